@@ -1,0 +1,27 @@
+"""Kubernetes CEL on cel-python's parser: compile → program → evaluate.
+
+`evaluate(expression, variables)` is the one-call form; `compile_program` gives a cached `Program`
+to evaluate many times with a shared `CostBudget`. See evaluator/README.md.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from evaluator.cel import library  # noqa: F401  (registers every function)
+from evaluator.cel.env import ADMISSION_VARIABLES, Env, admission_env
+from evaluator.cel.errors import CELError, CompileError, CostLimitError, EvaluationError
+from evaluator.cel.program import CostBudget, Evaluation, Program, compile_program
+from evaluator.cel.tojson import to_json
+from evaluator.cel.values import type_name
+
+__all__ = [
+    "evaluate", "compile_program", "Program", "Evaluation", "CostBudget", "CELError", "CompileError",
+    "EvaluationError", "CostLimitError", "to_json", "type_name", "Env", "admission_env", "ADMISSION_VARIABLES",
+]
+
+
+def evaluate(expression: str, variables: Mapping[str, Any] | None = None) -> Any:
+    """Evaluate in the Kubernetes admission environment; the result as plain JSON-like data."""
+    variables = dict(variables or {})
+    program = compile_program(expression, declared=tuple(variables))
+    return to_json(program.evaluate(variables).value)

@@ -1,0 +1,790 @@
+"""Compiles cel-python's parse tree into Python closures, checking types against the registry on the way.
+
+Each node becomes `fn(ctx) -> value`; CEL errors are `CELEvalError` exceptions that `&&`, `||`, `?:` and
+the `all`/`exists` macros absorb as CEL's error-value semantics require. A node also carries its static
+type (often `dyn`, since admission objects are untyped here) and, for constants, its value, so calls on
+constants can be validated and folded at compile time.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from lark import Token, Tree
+
+from evaluator.cel import operators as ops
+from evaluator.cel.env import Env
+from evaluator.cel.errors import CELEvalError
+from evaluator.cel.literals import LiteralError, parse_int, parse_string, parse_uint
+from evaluator.cel.registry import NOT_CONSTANT, Overload, constant_validators
+from evaluator.cel.runtime import Ctx, actual_size
+from evaluator.cel.types import (
+    BOOL, BYTES, DOUBLE, DYN, INT, NULL, STRING, TYPE, UINT, Type, assignable, join, list_of, map_of,
+    optional_of, substitute,
+)
+from evaluator.cel.values import OPTIONAL_NONE, CelType, Optional
+from evaluator.cel.escaping import unescape_field
+
+Fn = Callable[[Ctx], Any]
+_NC = NOT_CONSTANT
+
+# Type names usable as identifiers.
+_TYPE_IDENTS = {
+    "int": "int", "uint": "uint", "double": "double", "bool": "bool", "string": "string", "bytes": "bytes",
+    "list": "list", "map": "map", "null_type": "null_type", "type": "type", "dyn": "dyn",
+    "google.protobuf.Timestamp": "google.protobuf.Timestamp", "google.protobuf.Duration": "google.protobuf.Duration",
+    "optional_type": "optional_type",
+}
+_PASS_THROUGH = {"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary",
+                 "member", "primary", "listelem", "paren_expr_inner"}
+
+
+class CompileIssue(Exception):
+    def __init__(self, message: str, line: int, column: int):
+        super().__init__(message)
+        self.message, self.line, self.column = message, line, column
+
+
+@dataclass
+class Node:
+    fn: Fn
+    type: Type = DYN
+    const: Any = _NC
+
+    @property
+    def is_const(self) -> bool:
+        return self.const is not _NC
+
+
+def _const(value: Any, t: Type) -> Node:
+    return Node(lambda ctx: value, t, value)
+
+
+def _pos(item: Tree | Token) -> tuple[int, int]:
+    if isinstance(item, Token):
+        return item.line or 1, item.column or 1
+    meta = item.meta
+    return getattr(meta, "line", 1), getattr(meta, "column", 1)
+
+
+class Compiler:
+    def __init__(self, env: Env, source: str):
+        self.env = env
+        self.source = source
+        self.scopes: list[dict[str, tuple[int, Type]]] = []
+        self.nslots = 0
+
+    # --- helpers -------------------------------------------------------------------------------
+    def fail(self, message: str, at: Tree | Token) -> CompileIssue:
+        line, col = _pos(at)
+        return CompileIssue(message, line, col)
+
+    def new_slot(self) -> int:
+        self.nslots += 1
+        return self.nslots - 1
+
+    def lookup_local(self, name: str) -> tuple[int, Type] | None:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def compile(self, tree: Tree) -> Node:
+        while tree.data in _PASS_THROUGH and len(tree.children) == 1 and isinstance(tree.children[0], Tree):
+            tree = tree.children[0]
+        method = getattr(self, "c_" + tree.data, None)
+        if method is None:
+            raise self.fail(f"unsupported syntax: {tree.data}", tree)
+        return method(tree)
+
+    # --- logic ---------------------------------------------------------------------------------
+    def c_expr(self, t: Tree) -> Node:
+        cond_tree, qmark, a_tree, b_tree = t.children
+        cond, a, b = self.compile(cond_tree), self.compile(a_tree), self.compile(b_tree)
+        self.require(cond, BOOL, "_?_:_", qmark, [cond, a, b])
+        cf, af, bf = cond.fn, a.fn, b.fn
+
+        def ternary(ctx: Ctx) -> Any:
+            c = cf(ctx)
+            if c is True:
+                return af(ctx)
+            if c is False:
+                return bf(ctx)
+            raise CELEvalError("no such overload")
+
+        return Node(ternary, join(a.type, b.type) or DYN)
+
+    def _chain(self, t: Tree, rule: str) -> tuple[list[Node], Token]:
+        terms: list[Tree] = []
+        op = None
+        while t.data == rule and len(t.children) == 3:
+            terms.append(t.children[2])
+            op = t.children[1]
+            t = t.children[0]
+            while t.data in _PASS_THROUGH and len(t.children) == 1 and t.data != rule:
+                t = t.children[0]
+        terms.append(t)
+        terms.reverse()
+        return [self.compile(x) for x in terms], op
+
+    def c_conditionalor(self, t: Tree) -> Node:
+        nodes, op = self._chain(t, "conditionalor")
+        for n in nodes:
+            self.require(n, BOOL, "_||_", op, nodes)
+        fns = [n.fn for n in nodes]
+        return Node(_logic(fns, True), BOOL)
+
+    def c_conditionaland(self, t: Tree) -> Node:
+        nodes, op = self._chain(t, "conditionaland")
+        for n in nodes:
+            self.require(n, BOOL, "_&&_", op, nodes)
+        fns = [n.fn for n in nodes]
+        return Node(_logic(fns, False), BOOL)
+
+    def require(self, node: Node, t: Type, fname: str, at: Any, operands: list[Node]) -> None:
+        if self.env.check and not node.type.is_dyn and node.type != t:
+            types = ", ".join(str(o.type) for o in operands)
+            raise self.fail(f"found no matching overload for '{fname}' applied to '({types})'", at)
+
+    # --- binary operators ----------------------------------------------------------------------
+    _BINARY = {
+        "relation_lt": ("_<_", ops.lt), "relation_le": ("_<=_", ops.le), "relation_gt": ("_>_", ops.gt),
+        "relation_ge": ("_>=_", ops.ge), "relation_eq": ("_==_", ops.equals),
+        "relation_ne": ("_!=_", None), "relation_in": ("@in", None),
+        "addition_add": ("_+_", ops.add), "addition_sub": ("_-_", ops.sub),
+        "multiplication_mul": ("_*_", ops.mul), "multiplication_div": ("_/_", ops.div),
+        "multiplication_mod": ("_%_", ops.mod),
+    }
+
+    def _binary(self, t: Tree) -> Node:
+        op_tree, right_tree = t.children
+        left_tree, op_token = op_tree.children
+        name, impl = self._BINARY[op_tree.data]
+        left, right = self.compile(left_tree), self.compile(right_tree)
+        result_type = self.check_call(name, [left, right], False, op_token)
+        lf, rf = left.fn, right.fn
+        if name == "_!=_":
+            def fn(ctx: Ctx) -> Any:
+                a, b = lf(ctx), rf(ctx)
+                ctx.cost += _eq_cost(a, b)
+                return not ops.equals(a, b)
+        elif name == "_==_":
+            def fn(ctx: Ctx) -> Any:
+                a, b = lf(ctx), rf(ctx)
+                ctx.cost += _eq_cost(a, b)
+                return ops.equals(a, b)
+        elif name == "@in":
+            def fn(ctx: Ctx) -> Any:
+                a, b = lf(ctx), rf(ctx)
+                ctx.cost += actual_size(b) if type(b) is list else 1
+                return ops.contains(b, a)
+        elif name in ("_<_", "_<=_", "_>_", "_>=_"):
+            def fn(ctx: Ctx) -> Any:
+                a, b = lf(ctx), rf(ctx)
+                ctx.cost += _eq_cost(a, b)
+                return impl(a, b)
+        elif name == "_+_":
+            def fn(ctx: Ctx) -> Any:
+                a, b = lf(ctx), rf(ctx)
+                if type(a) is str or type(a) is bytes:
+                    ctx.cost += math.ceil((actual_size(a) + actual_size(b)) * 0.1)
+                else:
+                    ctx.cost += 1
+                return impl(a, b)
+        else:
+            def fn(ctx: Ctx) -> Any:
+                ctx.cost += 1
+                return impl(lf(ctx), rf(ctx))
+        return self.fold(Node(fn, result_type), [left, right])
+
+    def fold(self, node: Node, operands: list[Node]) -> Node:
+        """Evaluate a node whose operands are all constants now, so errors in constants surface early."""
+        if operands and all(o.is_const for o in operands):
+            ctx = Ctx({}, 0, 1 << 62, None)
+            try:
+                value = node.fn(ctx)
+            except CELEvalError:
+                return node
+            fn = node.fn
+            return Node(lambda c, _v=value, _k=ctx.cost: (_add_cost(c, _k), _v)[1], node.type, value)
+        return node
+
+    def c_relation(self, t: Tree) -> Node:
+        return self._binary(t)
+
+    c_addition = c_relation
+    c_multiplication = c_relation
+
+    def c_unary(self, t: Tree) -> Node:
+        op_tree, operand_tree = t.children
+        op_token = op_tree.children[0]
+        if op_tree.data == "unary_neg":
+            # `-` applied to a literal number is part of the literal in cel-go (so -9223372036854775808 works).
+            operand = self.compile(operand_tree)
+            rt = self.check_call("-_", [operand], False, op_token)
+            f = operand.fn
+            return self.fold(Node(lambda ctx: (_add_cost(ctx, 1), ops.neg(f(ctx)))[1], rt), [operand])
+        operand = self.compile(operand_tree)
+        rt = self.check_call("!_", [operand], False, op_token)
+        f = operand.fn
+        return self.fold(Node(lambda ctx: (_add_cost(ctx, 1), ops.logical_not(f(ctx)))[1], rt), [operand])
+
+    # --- members -------------------------------------------------------------------------------
+    def qualified_name(self, t: Tree) -> str | None:
+        """`a.b.c` as a dotted name when the tree is only identifiers and selections (and not local)."""
+        parts = []
+        while True:
+            while t.data in _PASS_THROUGH and len(t.children) == 1 and isinstance(t.children[0], Tree):
+                t = t.children[0]
+            if t.data == "member_dot" and t.children[2].type == "IDENT":
+                parts.append(str(t.children[2]))
+                t = t.children[0]
+            elif t.data == "ident":
+                parts.append(str(t.children[0]))
+                break
+            elif t.data == "dot_ident":
+                parts.append(str(t.children[1]))
+                parts.append("")
+                break
+            else:
+                return None
+        return ".".join(reversed(parts))
+
+    def resolve_name(self, name: str, at: Tree | Token) -> Node | None:
+        """Resolve a (possibly qualified) identifier: locals, variables, then type names."""
+        leading_dot = name.startswith(".")
+        bare = name.lstrip(".")
+        if not leading_dot and "." not in bare:
+            local = self.lookup_local(bare)
+            if local is not None:
+                slot, ltype = local
+                return Node(_slot_reader(slot), ltype)
+        candidates = [bare]
+        if self.env.container and not leading_dot:
+            parts = self.env.container.split(".")
+            candidates = [".".join(parts[:i] + [bare]) for i in range(len(parts), 0, -1)] + [bare]
+        for cand in candidates:
+            if cand in self.env.variables:
+                return Node(_var_reader(cand), self.env.variables[cand])
+            tname = _TYPE_IDENTS.get(cand) or (cand if cand in self.opaque_types() else None)
+            if tname is not None:
+                return _const(CelType(tname), Type("type", (Type(tname),)))
+        return None
+
+    def opaque_types(self) -> set[str]:
+        names = set()
+        for fname in self.env.registry.names():
+            for o in self.env.registry.overloads(fname):
+                for t in (*o.params, o.result):
+                    if any(c.isupper() for c in t.name.rsplit(".", 1)[-1]) and not t.is_param:
+                        names.add(t.name)
+        return names
+
+    def c_ident(self, t: Tree) -> Node:
+        token = t.children[0]
+        node = self.resolve_name(str(token), token)
+        if node is None:
+            raise self.fail(f"undeclared reference to '{token}' (in container '{self.env.container}')", token)
+        if node.is_const:
+            return node
+        f = node.fn
+        return Node(lambda ctx: (_add_cost(ctx, 1), f(ctx))[1], node.type)
+
+    def c_dot_ident(self, t: Tree) -> Node:
+        token = t.children[1]
+        node = self.resolve_name("." + str(token), token)
+        if node is None:
+            raise self.fail(f"undeclared reference to '{token}' (in container '{self.env.container}')", token)
+        return node
+
+    def c_member_dot(self, t: Tree) -> Node:
+        name = self.qualified_name(t)
+        if name is not None:
+            root = name.split(".", 1)[0]
+            if root and self.lookup_local(root) is None and root not in self.env.variables:
+                node = self.resolve_name(name, t.children[1])
+                if node is not None:
+                    return node
+            elif root == "":
+                node = self.resolve_name(name, t.children[1])
+                if node is not None:
+                    return node
+        target = self.compile(t.children[0])
+        return self.select(target, t.children[2], t.children[1], optional=False)
+
+    def c_member_dot_opt(self, t: Tree) -> Node:
+        target = self.compile(t.children[0])
+        return self.select(target, t.children[3], t.children[1], optional=True)
+
+    def select(self, target: Node, field_token: Token, at: Token, optional: bool) -> Node:
+        field = str(field_token)
+        if field_token.type == "QUOTED_IDENT":
+            field = field[1:-1]
+            alt = None
+        else:
+            alt = unescape_field(field)
+        tf = target.fn
+        tt = target.type
+        if self.env.check and not tt.is_dyn and tt.name not in ("map", "optional_type") and not optional:
+            raise self.fail(f"type '{tt}' does not support field selection", at)
+        result_type = tt.params[1] if tt.name == "map" and len(tt.params) == 2 else DYN
+        fn = _make_select(tf, field, alt, optional)
+        return Node(fn, optional_of(result_type) if optional else result_type)
+
+    def c_member_index(self, t: Tree) -> Node:
+        target, index = self.compile(t.children[0]), self.compile(t.children[2])
+        rt = self.check_call("_[_]", [target, index], False, t.children[1])
+        return Node(_make_index(target.fn, index.fn, optional=False), rt)
+
+    def c_member_index_opt(self, t: Tree) -> Node:
+        target, index = self.compile(t.children[0]), self.compile(t.children[3])
+        return Node(_make_index(target.fn, index.fn, optional=True), optional_of(DYN))
+
+    def args(self, t: Tree | None) -> list[Tree]:
+        if t is None:
+            return []
+        return [c for c in t.children if isinstance(c, Tree)]
+
+    def c_member_dot_arg(self, t: Tree) -> Node:
+        target_tree, dot, name_token = t.children[:3]
+        lparen = t.children[3]
+        arg_trees = self.args(t.children[4] if len(t.children) > 4 else None)
+        name = str(name_token)
+        from evaluator.cel import macros
+
+        macro = macros.member_macro(name, len(arg_trees))
+        if macro is not None:
+            return macro(self, target_tree, arg_trees, lparen)
+        qualified = self.qualified_name(target_tree)
+        if qualified is not None:
+            root = qualified.split(".", 1)[0]
+            if self.lookup_local(root) is None and root not in self.env.variables:
+                fname = f"{qualified}.{name}".lstrip(".")
+                if fname in self.env.registry:
+                    ns_macro = macros.global_macro(fname, len(arg_trees))
+                    if ns_macro is not None:
+                        return ns_macro(self, arg_trees, lparen)
+                    return self.call(fname, [self.compile(a) for a in arg_trees], False, lparen)
+                if self.resolve_name(qualified, dot) is None:
+                    raise self.fail(f"undeclared reference to '{fname}' (in container '{self.env.container}')",
+                                    lparen)
+        target = self.compile(target_tree)
+        return self.call(name, [target] + [self.compile(a) for a in arg_trees], True, lparen)
+
+    def c_ident_arg(self, t: Tree) -> Node:
+        name_token, lparen = t.children[0], t.children[1]
+        arg_trees = self.args(t.children[2] if len(t.children) > 2 else None)
+        from evaluator.cel import macros
+
+        macro = macros.global_macro(str(name_token), len(arg_trees))
+        if macro is not None:
+            return macro(self, arg_trees, lparen)
+        return self.call(str(name_token), [self.compile(a) for a in arg_trees], False, lparen)
+
+    def c_dot_ident_arg(self, t: Tree) -> Node:
+        name_token, lparen = t.children[1], t.children[2]
+        arg_trees = self.args(t.children[3] if len(t.children) > 3 else None)
+        return self.call(str(name_token), [self.compile(a) for a in arg_trees], False, lparen)
+
+    # --- calls ---------------------------------------------------------------------------------
+    def candidates(self, name: str, args: list[Node], member: bool) -> list[tuple[Overload, dict]]:
+        found = []
+        for o in self.env.registry.overloads(name):
+            if o.member != member or len(o.params) != len(args):
+                continue
+            bindings: dict[str, Type] = {}
+            if all(assignable(p, a.type, bindings) for p, a in zip(o.params, args)):
+                found.append((o, bindings))
+        return found
+
+    def check_call(self, name: str, args: list[Node], member: bool, at: Any) -> Type:
+        if not self.env.check:
+            return DYN
+        found = self.candidates(name, args, member)
+        if not found:
+            if member:
+                shown = f"{args[0].type}.({', '.join(str(a.type) for a in args[1:])})"
+            else:
+                shown = f"({', '.join(str(a.type) for a in args)})"
+            display = {"@in": "@in"}.get(name, name)
+            raise self.fail(f"found no matching overload for '{display}' applied to '{shown}'", at)
+        results = {substitute(o.result, b) for o, b in found}
+        return results.pop() if len(results) == 1 else DYN
+
+    def call(self, name: str, args: list[Node], member: bool, at: Any) -> Node:
+        registry = self.env.registry
+        if name not in registry:
+            display = name if not member else name
+            raise self.fail(f"undeclared reference to '{display}' (in container '{self.env.container}')", at)
+        overloads = [o for o in registry.overloads(name) if o.member == member and len(o.params) == len(args)]
+        if not overloads:
+            if self.env.check:
+                self.check_call(name, args, member, at)
+            raise self.fail(f"undeclared reference to '{name}' (in container '{self.env.container}')", at)
+        result_type = self.check_call(name, args, member, at)
+        if self.env.check:
+            overloads = [o for o, _ in self.candidates(name, args, member)] or overloads
+        self.validate_constants(name, args, at)
+        node = Node(_make_call(name, overloads, [a.fn for a in args]), result_type)
+        if name in _NO_FOLD:
+            return node
+        return self.fold(node, args)
+
+    def validate_constants(self, name: str, args: list[Node], at: Any) -> None:
+        validators = constant_validators(name)
+        if not validators:
+            return
+        consts = tuple(a.const for a in args)
+        for validate in validators:
+            message = validate(consts)
+            if message:
+                raise self.fail(message, at)
+
+    # --- literals and aggregates -----------------------------------------------------------------
+    def c_literal(self, t: Tree) -> Node:
+        token: Token = t.children[0]
+        kind, text = token.type, str(token)
+        try:
+            if kind == "INT_LIT":
+                return _const(parse_int(text), INT)
+            if kind == "UINT_LIT":
+                return _const(parse_uint(text), UINT)
+            if kind == "FLOAT_LIT":
+                return _const(float(text), DOUBLE)
+            if kind in ("STRING_LIT", "MLSTRING_LIT"):
+                return _const(parse_string(text), STRING)
+            if kind == "BYTES_LIT":
+                return _const(parse_string(text), BYTES)
+            if kind == "BOOL_LIT":
+                return _const(text == "true", BOOL)
+            if kind == "NULL_LIT":
+                return _const(None, NULL)
+        except LiteralError as e:
+            raise self.fail(str(e), token) from None
+        raise self.fail(f"unknown literal {text}", token)
+
+    def c_paren_expr(self, t: Tree) -> Node:
+        return self.compile([c for c in t.children if isinstance(c, Tree)][0])
+
+    def _flatten(self, t: Tree | None, rule: str) -> list[Tree]:
+        items: list[Tree] = []
+        while t is not None and t.data == rule:
+            kids = [c for c in t.children if isinstance(c, Tree)]
+            if len(kids) == 2 and kids[0].data == rule:
+                items.append(kids[1])
+                t = kids[0]
+            else:
+                items.append(kids[0])
+                t = None
+        items.reverse()
+        return items
+
+    def c_list_lit(self, t: Tree) -> Node:
+        elems_tree = next((c for c in t.children if isinstance(c, Tree)), None)
+        parts: list[tuple[Node, bool]] = []
+        for item in self._flatten(elems_tree, "listelems"):
+            if item.data == "listelem" and isinstance(item.children[0], Tree) and item.children[0].data == "listelem_opt":
+                item = item.children[0]
+            if item.data == "listelem_opt":
+                parts.append((self.compile(item.children[1]), True))
+            else:
+                parts.append((self.compile(item), False))
+        elem_type = self.homogeneous([(n, n.type.params[0] if opt and n.type.params else n.type, item)
+                                      for (n, opt), item in zip(parts, self._flatten(elems_tree, "listelems"))])
+        fns = [(n.fn, opt) for n, opt in parts]
+        if not any(opt for _, opt in fns):
+            plain = [f for f, _ in fns]
+
+            def make_list(ctx: Ctx) -> list:
+                ctx.cost += 10
+                return [f(ctx) for f in plain]
+        else:
+            def make_list(ctx: Ctx) -> list:
+                ctx.cost += 10
+                out = []
+                for f, opt in fns:
+                    v = f(ctx)
+                    if opt:
+                        if type(v) is not Optional:
+                            raise CELEvalError("no such overload")
+                        if v.has_value:
+                            out.append(v.value)
+                    else:
+                        out.append(v)
+                return out
+        node = Node(make_list, list_of(elem_type))
+        return self.fold(node, [n for n, _ in parts]) if parts else node
+
+    def homogeneous(self, items: list[tuple[Node, Type, Tree]]) -> Type:
+        current: Type | None = None
+        for node, t, tree in items:
+            if current is None:
+                current = t
+                continue
+            joined = join(current, t)
+            if joined is None:
+                if self.env.check and self.env.homogeneous_literals:
+                    raise self.fail(f"expected type '{current}' but found '{t}'", _first_token(tree))
+                current = DYN
+            else:
+                current = joined
+        return current or DYN
+
+    def c_map_lit(self, t: Tree) -> Node:
+        inits = next((c for c in t.children if isinstance(c, Tree)), None)
+        entries: list[tuple[Node, Node, bool, Tree]] = []
+        for item in self._flatten(inits, "mapinits"):
+            if item.data == "mapinit" and isinstance(item.children[0], Tree) and item.children[0].data == "mapinit_opt":
+                item = item.children[0]
+            kids = [c for c in item.children if isinstance(c, Tree)]
+            entries.append((self.compile(kids[0]), self.compile(kids[1]), item.data == "mapinit_opt", kids[0]))
+        key_type = self.homogeneous([(k, k.type, tree) for k, _, _, tree in entries])
+        val_type = self.homogeneous([(v, v.type.params[0] if opt and v.type.params else v.type, tree)
+                                     for _, v, opt, tree in entries])
+        for k, _, _, tree in entries:
+            if self.env.check and k.type.name not in ("int", "uint", "string", "bool", "dyn") and not k.type.is_param:
+                raise self.fail(f"unsupported map key type: {k.type}", _first_token(tree))
+        fns = [(k.fn, v.fn, opt) for k, v, opt, _ in entries]
+
+        def make_map(ctx: Ctx) -> dict:
+            ctx.cost += 30
+            out: dict = {}
+            for kf, vf, opt in fns:
+                key = kf(ctx)
+                ops.check_map_key(key)
+                value = vf(ctx)
+                if opt:
+                    if type(value) is not Optional:
+                        raise CELEvalError("no such overload")
+                    if not value.has_value:
+                        continue
+                    value = value.value
+                if ops.map_lookup(out, key)[0]:
+                    raise CELEvalError(f"Failed with repeated key: {_key_repr(key)}")
+                out[key] = value
+            return out
+
+        node = Node(make_map, map_of(key_type, val_type))
+        return self.fold(node, [n for k, v, _, _ in entries for n in (k, v)]) if entries else node
+
+    def c_member_object(self, t: Tree) -> Node:
+        from evaluator.cel.construction import compile_object
+
+        return compile_object(self, t)
+
+
+_NO_FOLD = frozenset()
+
+
+def _first_token(t: Tree) -> Tree | Token:
+    for tok in t.scan_values(lambda v: isinstance(v, Token)):
+        return tok
+    return t
+
+
+def _key_repr(key: Any) -> str:
+    if type(key) is str:
+        return key
+    if type(key) is bool:
+        return "true" if key else "false"
+    return str(int(key))
+
+
+def _add_cost(ctx: Ctx, n: int) -> None:
+    ctx.cost += n
+
+
+def _eq_cost(a: Any, b: Any) -> int:
+    ta, tb = type(a), type(b)
+    if (ta is str or ta is bytes or ta is list or ta is dict) and (tb is str or tb is bytes or tb is list or tb is dict):
+        return max(1, math.ceil(min(len(a), len(b)) * 0.1))
+    return 1
+
+
+def _logic(fns: list[Fn], is_or: bool) -> Fn:
+    """`||` / `&&` over n terms with CEL's commutative error absorption."""
+    decisive = is_or
+
+    def run(ctx: Ctx) -> Any:
+        error: CELEvalError | None = None
+        for f in fns:
+            try:
+                v = f(ctx)
+            except CELEvalError as e:
+                if error is None:
+                    error = e
+                continue
+            if v is decisive:
+                return decisive
+            if v is not (not decisive):
+                if error is None:
+                    error = CELEvalError("no such overload")
+        if error is not None:
+            raise error
+        return not decisive
+
+    return run
+
+
+def _slot_reader(slot: int) -> Fn:
+    return lambda ctx: ctx.slots[slot]
+
+
+def _var_reader(name: str) -> Fn:
+    def read(ctx: Ctx) -> Any:
+        try:
+            return ctx.act[name]
+        except KeyError:
+            raise CELEvalError(f"no such attribute: {name}") from None
+
+    return read
+
+
+def _make_select(tf: Fn, field: str, alt: str | None, optional: bool) -> Fn:
+    def select(ctx: Ctx) -> Any:
+        obj = tf(ctx)
+        ctx.cost += 1
+        if type(obj) is Optional:
+            if not obj.has_value:
+                return obj
+            return _select_value(obj.value, field, alt, True)
+        return _select_value(obj, field, alt, optional)
+
+    return select
+
+
+def _select_value(obj: Any, field: str, alt: str | None, optional: bool) -> Any:
+    if type(obj) is dict or hasattr(obj, "__getitem__") and hasattr(obj, "keys"):
+        try:
+            v = obj[field]
+        except KeyError:
+            if alt is not None:
+                try:
+                    v = obj[alt]
+                except KeyError:
+                    pass
+                else:
+                    return Optional(v) if optional else v
+            if optional:
+                return OPTIONAL_NONE
+            raise CELEvalError(f"no such key: {field}") from None
+        return Optional(v) if optional else v
+    selector = getattr(obj, "cel_select", None)
+    if selector is not None:
+        return selector(field)
+    raise CELEvalError(f"no such overload: {field} on {_tname(obj)}" if obj is not None else "no such overload")
+
+
+def _tname(v: Any) -> str:
+    from evaluator.cel.values import type_name
+
+    return type_name(v)
+
+
+def _make_index(tf: Fn, kf: Fn, optional: bool) -> Fn:
+    def index(ctx: Ctx) -> Any:
+        obj = tf(ctx)
+        key = kf(ctx)
+        ctx.cost += 1
+        if type(obj) is Optional:
+            if not obj.has_value:
+                return obj
+            return _index_value(obj.value, key, True)
+        return _index_value(obj, key, optional)
+
+    return index
+
+
+def _index_value(obj: Any, key: Any, optional: bool) -> Any:
+    t = type(obj)
+    if t is list or t is tuple:
+        kt = type(key)
+        if kt is float:
+            if not key.is_integer():
+                raise CELEvalError(f"unsupported index value {key}")
+            key = int(key)
+        elif kt is not int and kt.__name__ != "UintType":
+            raise CELEvalError("no such overload")
+        i = int(key)
+        if 0 <= i < len(obj):
+            return Optional(obj[i]) if optional else obj[i]
+        if optional:
+            return OPTIONAL_NONE
+        raise CELEvalError(f"index out of bounds: {i}")
+    if t is dict or (hasattr(obj, "keys") and hasattr(obj, "__getitem__")):
+        kt = type(key)
+        if not (kt is str or kt is int or kt is bool or kt is float or kt.__name__ == "UintType"):
+            raise CELEvalError("unsupported key type")
+        found, v = ops.map_lookup(obj, key)
+        if found:
+            return Optional(v) if optional else v
+        if optional:
+            return OPTIONAL_NONE
+        raise CELEvalError(f"no such key: {_key_repr(key) if kt is not float else key}")
+    raise CELEvalError("no such overload")
+
+
+def _make_call(name: str, overloads: list[Overload], fns: list[Fn]) -> Fn:
+    if len(overloads) == 1:
+        o = overloads[0]
+        impl, accepts, cost = o.impl, o.accepts, o.cost
+        if len(fns) == 1:
+            f0 = fns[0]
+
+            def call1(ctx: Ctx) -> Any:
+                a = f0(ctx)
+                if not accepts((a,)):
+                    raise CELEvalError(_no_overload(name, (a,)))
+                result = _invoke(impl, (a,))
+                _charge(ctx, cost, (a,), result)
+                return result
+
+            return call1
+
+        def call(ctx: Ctx) -> Any:
+            args = tuple(f(ctx) for f in fns)
+            if not accepts(args):
+                raise CELEvalError(_no_overload(name, args))
+            result = _invoke(impl, args)
+            _charge(ctx, cost, args, result)
+            return result
+
+        return call
+
+    def dispatch(ctx: Ctx) -> Any:
+        args = tuple(f(ctx) for f in fns)
+        for o in overloads:
+            if o.accepts(args):
+                result = _invoke(o.impl, args)
+                _charge(ctx, o.cost, args, result)
+                return result
+        raise CELEvalError(_no_overload(name, args))
+
+    return dispatch
+
+
+def _no_overload(name: str, args: tuple) -> str:
+    return f"no such overload: {name}({', '.join(_tname(a) for a in args)})"
+
+
+def _invoke(impl: Callable[..., Any], args: tuple) -> Any:
+    try:
+        return impl(*args)
+    except CELEvalError:
+        raise
+    except RecursionError:
+        raise CELEvalError("max recursion depth exceeded") from None
+    except (TypeError, AttributeError, ValueError, KeyError, IndexError, OverflowError, ZeroDivisionError) as e:
+        raise CELEvalError(f"{type(e).__name__}: {e}") from None
+
+
+def _charge(ctx: Ctx, cost: Any, args: tuple, result: Any) -> None:
+    if cost is None:
+        ctx.cost += 1
+    elif type(cost) is int:
+        ctx.cost += cost
+    else:
+        ctx.cost += cost(args, result)
+        if ctx.cost > ctx.limit:
+            ctx.check()

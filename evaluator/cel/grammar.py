@@ -1,0 +1,126 @@
+"""cel-python's Lark grammar, extended to the CEL syntax Kubernetes accepts.
+
+We read `celpy/cel.lark` from the installed package and edit it here rather than keep a copy: optional
+selection and entries (`a.?b`, `m[?k]`, `[?x]`, `{?k: v}`, `T{?f: v}`), backtick-quoted field names,
+trailing commas in aggregate literals, and CEL's float literal rule (`42.` is not a float, so
+`42.indexOf(...)` parses as a call). Our parser is a private Lark instance: cel-python's process-wide
+`CELParser.CEL_PARSER` is left alone.
+"""
+from __future__ import annotations
+
+import threading
+from importlib import resources
+
+import lark
+from celpy.celparser import CELParser
+
+_EDITS = [
+    # Member syntax: optional select/index and quoted field names.
+    (
+        'member         : member_dot | member_dot_arg | member_index | member_object | primary',
+        'member         : member_dot | member_dot_opt | member_dot_arg | member_index | member_index_opt'
+        ' | member_object | primary',
+    ),
+    (
+        'member_dot     : member "." IDENT',
+        'member_dot     : member DOT (IDENT | QUOTED_IDENT)\n'
+        'member_dot_opt : member DOT QMARK (IDENT | QUOTED_IDENT)',
+    ),
+    ('member_dot_arg : member "." IDENT "(" [exprlist] ")"', 'member_dot_arg : member DOT IDENT LPAREN [exprlist] ")"'),
+    (
+        'member_index   : member "[" expr "]"',
+        'member_index   : member LBRACK expr "]"\nmember_index_opt : member LBRACK QMARK expr "]"',
+    ),
+    ('member_object  : member "{" [fieldinits] "}"', 'member_object  : member LBRACE [fieldinits] "}"'),
+    ('dot_ident_arg  : "." IDENT "(" [exprlist] ")"', 'dot_ident_arg  : DOT IDENT LPAREN [exprlist] ")"'),
+    ('dot_ident      : "." IDENT', 'dot_ident      : DOT IDENT'),
+    ('ident_arg      : IDENT "(" [exprlist] ")"', 'ident_arg      : IDENT LPAREN [exprlist] ")"'),
+    ('list_lit       : "[" [exprlist] "]"', 'list_lit       : LBRACK [listelems [","]] "]"'),
+    ('map_lit        : "{" [mapinits] "}"', 'map_lit        : LBRACE [mapinits [","]] "}"'),
+    (
+        'fieldinits     : IDENT ":" expr ("," IDENT ":" expr)*',
+        'fieldinits     : fieldinit_list [","]\n'
+        'fieldinit_list : fieldinit | fieldinit_list "," fieldinit\n'
+        'fieldinit      : (IDENT | QUOTED_IDENT) ":" expr | fieldinit_opt\n'
+        'fieldinit_opt  : QMARK (IDENT | QUOTED_IDENT) ":" expr\n'
+        'listelems      : listelem | listelems "," listelem\n'
+        'listelem       : expr | listelem_opt\n'
+        'listelem_opt   : QMARK expr',
+    ),
+    (
+        'mapinits       : expr ":" expr ("," expr ":" expr)*',
+        'mapinits       : mapinit | mapinits "," mapinit\n'
+        'mapinit        : expr COLON expr | mapinit_opt\n'
+        'mapinit_opt    : QMARK expr COLON expr',
+    ),
+    # Operators keep their tokens so errors can point at them, as cel-go does.
+    ('expr           : conditionalor ["?" conditionalor ":" expr]', 'expr           : conditionalor [QMARK conditionalor ":" expr]'),
+    ('conditionalor  : [conditionalor "||"] conditionaland', 'conditionalor  : [conditionalor OROR] conditionaland'),
+    ('conditionaland : [conditionaland "&&"] relation', 'conditionaland : [conditionaland ANDAND] relation'),
+    (
+        'FLOAT_LIT      : /-?/ DIGIT+ "." DIGIT* EXPONENT? | /-?/ DIGIT* "." DIGIT+ EXPONENT? | /-?/ DIGIT+ EXPONENT',
+        'FLOAT_LIT      : /-?/ DIGIT* "." DIGIT+ EXPONENT? | /-?/ DIGIT+ EXPONENT',
+    ),
+]
+
+_TOKENS = r"""
+DOT            : "."
+QMARK          : "?"
+LPAREN         : "("
+LBRACK         : "["
+LBRACE         : "{"
+COLON          : ":"
+OROR           : "||"
+ANDAND         : "&&"
+QUOTED_IDENT   : /`[_a-zA-Z0-9.\-\/ ]+`/
+"""
+
+# The binary operators keep their token too: `relation_lt : relation "<"` becomes `relation LT`.
+_OPERATORS = {
+    '"<="': "LE", '">="': "GE", '"=="': "EQ", '"!="': "NE", '"<"': "LT", '">"': "GT", '"in"': "IN",
+    '"+"': "PLUS", '"-"': "MINUS", '"*"': "STAR", '"/"': "SLASH", '"%"': "PERCENT", '"!"': "BANG",
+}
+
+
+def _operator_rules(text: str) -> str:
+    lines = []
+    for line in text.splitlines():
+        head = line.split(":", 1)[0].strip()
+        if head.startswith(("relation_", "addition_", "multiplication_", "unary_not", "unary_neg")):
+            for literal, name in _OPERATORS.items():
+                if line.rstrip().endswith(literal):
+                    line = line.rstrip()[: -len(literal)] + name
+                    break
+        lines.append(line)
+    extra = "\n".join(f"{name:<15}: {literal}" for literal, name in _OPERATORS.items())
+    return "\n".join(lines) + "\n" + extra + "\n"
+
+
+def grammar_text() -> str:
+    text = resources.files("celpy").joinpath("cel.lark").read_text(encoding="utf-8")
+    for old, new in _EDITS:
+        if old not in text:
+            raise RuntimeError(f"cel-python's grammar changed; cannot apply edit: {old!r}")
+        text = text.replace(old, new)
+    return _operator_rules(text) + _TOKENS
+
+
+_lock = threading.Lock()
+_parser: lark.Lark | None = None
+
+
+def parser() -> lark.Lark:
+    global _parser
+    if _parser is None:
+        with _lock:
+            if _parser is None:
+                _parser = lark.Lark(
+                    grammar_text(),
+                    parser="lalr",
+                    start="expr",
+                    propagate_positions=True,
+                    maybe_placeholders=False,
+                    priority="invert",
+                    lexer_callbacks={"IDENT": CELParser.ambiguous_literals},
+                )
+    return _parser

@@ -1,0 +1,61 @@
+"""cel-go's optional types library: optional.of/none/ofNonZeroValue, hasValue, value, orValue, or."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from evaluator.cel.errors import CELEvalError
+from evaluator.cel.registry import function
+from evaluator.cel.values import OPTIONAL_NONE, Duration, Optional, Timestamp
+
+
+@function("optional.of(A) -> optional_type(A)")
+def of(v: Any) -> Optional:
+    return Optional(v)
+
+
+@function("optional.none() -> optional_type(dyn)")
+def none() -> Optional:
+    return OPTIONAL_NONE
+
+
+def _is_zero(v: Any) -> bool:
+    if v is None or v is False:
+        return True
+    t = type(v)
+    if t in (int, float, str, bytes, list, tuple, dict) or isinstance(v, (int, Mapping)):
+        return not v
+    if t is Timestamp or t is Duration:
+        return v.nanos == 0 if t is Duration else v.nanos == -62135596800 * 1_000_000_000
+    return False
+
+
+@function("optional.ofNonZeroValue(A) -> optional_type(A)")
+def of_non_zero(v: Any) -> Optional:
+    return OPTIONAL_NONE if _is_zero(v) else Optional(v)
+
+
+@function("optional_type(A).hasValue() -> bool")
+def has_value(o: Optional) -> bool:
+    return o.has_value
+
+
+@function("optional_type(A).value() -> A")
+def value(o: Optional) -> Any:
+    if not o.has_value:
+        raise CELEvalError("optional.none() dereference")
+    return o.value
+
+
+@function("optional_type(A).orValue(A) -> A")
+def or_value(o: Optional, default: Any) -> Any:
+    return o.value if o.has_value else default
+
+
+@function("optional_type(A).or(optional_type(A)) -> optional_type(A)")
+def or_(o: Optional, other: Any) -> Optional:
+    if o.has_value:
+        return o
+    if type(other) is not Optional:
+        raise CELEvalError("no such overload")
+    return other

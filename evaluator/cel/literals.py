@@ -1,0 +1,94 @@
+"""Decoding of CEL literal tokens (numbers, strings, bytes) with the spec's escapes and ranges."""
+from __future__ import annotations
+
+from evaluator.cel.values import INT64_MAX, INT64_MIN, UINT64_MAX, UInt
+
+_SIMPLE = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v",
+           "\\": "\\", "'": "'", '"': '"', "`": "`", "?": "?"}
+
+
+class LiteralError(ValueError):
+    pass
+
+
+def parse_int(text: str) -> int:
+    neg = text.startswith("-")
+    body = text[1:] if neg else text
+    value = int(body[2:], 16) if body[:2].lower() == "0x" else int(body, 10)
+    value = -value if neg else value
+    if value < INT64_MIN or value > INT64_MAX:
+        raise LiteralError("invalid int literal")
+    return value
+
+
+def parse_uint(text: str) -> UInt:
+    body = text[:-1]
+    if body.startswith("-"):
+        raise LiteralError("invalid uint literal")
+    value = int(body[2:], 16) if body[:2].lower() == "0x" else int(body, 10)
+    if value > UINT64_MAX:
+        raise LiteralError("invalid uint literal")
+    return UInt(value)
+
+
+def parse_string(text: str) -> str | bytes:
+    """A STRING_LIT, MLSTRING_LIT or BYTES_LIT token as a str (or bytes)."""
+    is_bytes = text[0] in "bB"
+    if is_bytes:
+        text = text[1:]
+    raw = text[0] in "rR"
+    if raw:
+        text = text[1:]
+    quote = text[:3] if text[:3] in ('"""', "'''") else text[0]
+    body = text[len(quote) : -len(quote)]
+    if raw:
+        return body.encode("utf-8") if is_bytes else body
+    out: list[bytes] = []
+    i, n = 0, len(body)
+    while i < n:
+        ch = body[i]
+        if ch != "\\":
+            j = body.find("\\", i)
+            j = n if j < 0 else j
+            out.append(body[i:j].encode("utf-8"))
+            i = j
+            continue
+        if i + 1 >= n:
+            raise LiteralError("invalid escape sequence")
+        e = body[i + 1]
+        if e in _SIMPLE:
+            out.append(_SIMPLE[e].encode())
+            i += 2
+        elif e in "xX":
+            hexs = body[i + 2 : i + 4]
+            if len(hexs) != 2 or not all(c in "0123456789abcdefABCDEF" for c in hexs):
+                raise LiteralError("invalid escape sequence")
+            v = int(hexs, 16)
+            out.append(bytes([v]) if is_bytes else chr(v).encode("utf-8"))
+            i += 4
+        elif e in "uU":
+            width = 4 if e == "u" else 8
+            hexs = body[i + 2 : i + 2 + width]
+            if is_bytes or len(hexs) != width or not all(c in "0123456789abcdefABCDEF" for c in hexs):
+                raise LiteralError("invalid escape sequence")
+            v = int(hexs, 16)
+            if 0xD800 <= v <= 0xDFFF or v > 0x10FFFF:
+                raise LiteralError("invalid unicode code point")
+            out.append(chr(v).encode("utf-8"))
+            i += 2 + width
+        elif e in "0123":
+            octs = body[i + 1 : i + 4]
+            if len(octs) != 3 or not all(c in "01234567" for c in octs):
+                raise LiteralError("invalid escape sequence")
+            v = int(octs, 8)
+            out.append(bytes([v]) if is_bytes else chr(v).encode("utf-8"))
+            i += 4
+        else:
+            raise LiteralError("invalid escape sequence")
+    data = b"".join(out)
+    if is_bytes:
+        return data
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise LiteralError("invalid UTF-8 in string literal") from None

@@ -1,0 +1,396 @@
+"""CEL macros: has(), the comprehensions (one- and two-variable), optMap/optFlatMap and sortBy.
+
+Each macro compiles its body with the iteration variables bound to slots of the evaluation context,
+so an iteration costs a slot write, not a new activation. Costs follow cel-go's expansion of each macro
+into a comprehension (loop condition, step and accumulator reads per iteration).
+"""
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any, Callable
+
+from lark import Token, Tree
+
+from evaluator.cel import operators as ops
+from evaluator.cel.errors import CELEvalError
+from evaluator.cel.runtime import Ctx
+from evaluator.cel.types import BOOL, DYN, INT, Type, list_of, map_of, optional_of
+from evaluator.cel.values import OPTIONAL_NONE, Optional, UInt
+
+_PASS = {"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary", "member",
+         "primary"}
+
+
+def _strip(t: Tree) -> Tree:
+    while t.data in _PASS and len(t.children) == 1 and isinstance(t.children[0], Tree):
+        t = t.children[0]
+    return t
+
+
+def _var_name(c, t: Tree, at) -> str:
+    t = _strip(t)
+    if t.data != "ident":
+        raise c.fail("argument must be a simple name", at)
+    return str(t.children[0])
+
+
+def _iterate(value: Any, two: bool):
+    """Pairs (first, second) to bind: list → (elem) or (index, elem); map → (key) or (key, value)."""
+    t = type(value)
+    if t is list or t is tuple:
+        return enumerate(value) if two else value
+    if t is dict or isinstance(value, Mapping):
+        return value.items() if two else list(value.keys())
+    raise CELEvalError(f"expression of type '{_tn(value)}' cannot be range of a comprehension "
+                       "(must be list, map, or dynamic)")
+
+
+def _tn(v: Any) -> str:
+    from evaluator.cel.values import type_name
+
+    return type_name(v)
+
+
+def _elem_types(range_type: Type, two: bool) -> tuple[Type, Type]:
+    if range_type.name == "list" and range_type.params:
+        return (INT, range_type.params[0]) if two else (range_type.params[0], DYN)
+    if range_type.name == "map" and len(range_type.params) == 2:
+        return (range_type.params[0], range_type.params[1]) if two else (range_type.params[0], DYN)
+    return DYN, DYN
+
+
+class _Bind:
+    """Compile-time scope for iteration variables."""
+
+    def __init__(self, c, names: list[str], types: tuple[Type, Type], at):
+        self.c, self.names, self.types, self.at = c, names, types, at
+
+    def __enter__(self) -> list[int]:
+        scope = {}
+        slots = []
+        for name, t in zip(self.names, self.types):
+            if name in scope:
+                raise self.c.fail(f"duplicate variable name: {name}", self.at)
+            slot = self.c.new_slot()
+            scope[name] = (slot, t)
+            slots.append(slot)
+        self.c.scopes.append(scope)
+        return slots
+
+    def __exit__(self, *exc) -> None:
+        self.c.scopes.pop()
+
+
+def _tick(ctx: Ctx, units: int) -> None:
+    ctx.cost += units
+    if ctx.cost > ctx.limit or ctx.deadline is not None:
+        ctx.check()
+
+
+# --- quantifiers ---------------------------------------------------------------------------------
+def _quantifier(kind: str) -> Callable:
+    def compile_quantifier(c, target_tree: Tree, args: list[Tree], at) -> Any:
+        two = len(args) == 3
+        names = [_var_name(c, a, at) for a in args[:-1]]
+        target = c.compile(target_tree)
+        with _Bind(c, names, _elem_types(target.type, two), at) as slots:
+            body = c.compile(args[-1])
+        c.require(body, BOOL, kind, at, [body])
+        tf, bf = target.fn, body.fn
+        s0 = slots[0]
+        s1 = slots[1] if two else None
+
+        def bind(ctx: Ctx, item: Any) -> None:
+            if two:
+                ctx.slots[s0], ctx.slots[s1] = item
+            else:
+                ctx.slots[s0] = item
+
+        if kind == "all" or kind == "exists":
+            decisive = kind == "exists"
+
+            def quantify(ctx: Ctx) -> Any:
+                rng = _iterate(tf(ctx), two)
+                error = None
+                for item in rng:
+                    bind(ctx, item)
+                    _tick(ctx, 3)
+                    try:
+                        v = bf(ctx)
+                    except CELEvalError as e:
+                        error = error or e
+                        continue
+                    if v is decisive:
+                        ctx.cost += 1
+                        return decisive
+                    if type(v) is not bool:
+                        error = error or CELEvalError("no such overload")
+                ctx.cost += 1
+                if error is not None:
+                    raise error
+                return not decisive
+
+            return _node(quantify, BOOL)
+
+        def exists_one(ctx: Ctx) -> Any:
+            rng = _iterate(tf(ctx), two)
+            count = 0
+            for item in rng:
+                bind(ctx, item)
+                _tick(ctx, 1)
+                v = bf(ctx)
+                if v is True:
+                    count += 1
+                    ctx.cost += 2
+                elif v is not False:
+                    raise CELEvalError("no such overload")
+            ctx.cost += 2
+            return count == 1
+
+        return _node(exists_one, BOOL)
+
+    return compile_quantifier
+
+
+def _node(fn, t: Type):
+    from evaluator.cel.compiler import Node
+
+    return Node(fn, t)
+
+
+# --- map / filter / transforms ---------------------------------------------------------------------
+def _compile_map(c, target_tree: Tree, args: list[Tree], at) -> Any:
+    name = _var_name(c, args[0], at)
+    target = c.compile(target_tree)
+    with _Bind(c, [name], _elem_types(target.type, False), at) as (slot,):
+        pred = c.compile(args[1]) if len(args) == 3 else None
+        body = c.compile(args[-1])
+    tf, bf = target.fn, body.fn
+    pf = pred.fn if pred is not None else None
+
+    def map_(ctx: Ctx) -> list:
+        rng = _iterate(tf(ctx), False)
+        ctx.cost += 10
+        out = []
+        for item in rng:
+            ctx.slots[slot] = item
+            _tick(ctx, 1)
+            if pf is not None:
+                keep = pf(ctx)
+                if type(keep) is not bool:
+                    raise CELEvalError("no such overload")
+                if not keep:
+                    ctx.cost += 1
+                    continue
+            out.append(bf(ctx))
+            ctx.cost += 12
+        ctx.cost += 1
+        return out
+
+    return _node(map_, list_of(body.type))
+
+
+def _compile_filter(c, target_tree: Tree, args: list[Tree], at) -> Any:
+    name = _var_name(c, args[0], at)
+    target = c.compile(target_tree)
+    elem_type = _elem_types(target.type, False)
+    with _Bind(c, [name], elem_type, at) as (slot,):
+        pred = c.compile(args[1])
+    c.require(pred, BOOL, "filter", at, [pred])
+    tf, pf = target.fn, pred.fn
+
+    def filter_(ctx: Ctx) -> list:
+        rng = _iterate(tf(ctx), False)
+        ctx.cost += 10
+        out = []
+        for item in rng:
+            ctx.slots[slot] = item
+            _tick(ctx, 1)
+            keep = pf(ctx)
+            if keep is True:
+                out.append(item)
+                ctx.cost += 13
+            elif keep is False:
+                ctx.cost += 1
+            else:
+                raise CELEvalError("no such overload")
+        ctx.cost += 1
+        return out
+
+    return _node(filter_, list_of(elem_type[0]))
+
+
+def _compile_transform(kind: str) -> Callable:
+    def compile_transform(c, target_tree: Tree, args: list[Tree], at) -> Any:
+        names = [_var_name(c, a, at) for a in args[:2]]
+        target = c.compile(target_tree)
+        with _Bind(c, names, _elem_types(target.type, True), at) as (s0, s1):
+            pred = c.compile(args[2]) if len(args) == 4 else None
+            body = c.compile(args[-1])
+        tf, bf = target.fn, body.fn
+        pf = pred.fn if pred is not None else None
+
+        def transform(ctx: Ctx) -> Any:
+            value = tf(ctx)
+            is_map = type(value) is dict or isinstance(value, Mapping)
+            if kind != "transformList" and not is_map and kind == "transformMap":
+                pass
+            rng = _iterate(value, True)
+            ctx.cost += 10 if kind == "transformList" else 30
+            out_list: list = []
+            out_map: dict = {}
+            for k, v in rng:
+                ctx.slots[s0], ctx.slots[s1] = k, v
+                _tick(ctx, 1)
+                if pf is not None:
+                    keep = pf(ctx)
+                    if type(keep) is not bool:
+                        raise CELEvalError("no such overload")
+                    if not keep:
+                        continue
+                result = bf(ctx)
+                ctx.cost += 12
+                if kind == "transformList":
+                    out_list.append(result)
+                elif kind == "transformMap":
+                    out_map[k] = result
+                else:
+                    if not isinstance(result, Mapping):
+                        raise CELEvalError("no such overload")
+                    for rk, rv in result.items():
+                        if ops.map_lookup(out_map, rk)[0]:
+                            raise CELEvalError(f"insert failed: key {rk} already exists")
+                        out_map[rk] = rv
+            return out_list if kind == "transformList" else out_map
+
+        if kind == "transformList":
+            return _node(transform, list_of(body.type))
+        if kind == "transformMap":
+            return _node(transform, map_of(_elem_types(target.type, True)[0], body.type))
+        return _node(transform, body.type if body.type.name == "map" else map_of(DYN, DYN))
+
+    return compile_transform
+
+
+# --- optionals and sorting ---------------------------------------------------------------------------
+def _compile_opt_map(flat: bool) -> Callable:
+    def compile_opt(c, target_tree: Tree, args: list[Tree], at) -> Any:
+        name = _var_name(c, args[0], at)
+        target = c.compile(target_tree)
+        inner = target.type.params[0] if target.type.name == "optional_type" and target.type.params else DYN
+        with _Bind(c, [name], (inner, DYN), at) as (slot,):
+            body = c.compile(args[1])
+        tf, bf = target.fn, body.fn
+
+        def opt_map(ctx: Ctx) -> Any:
+            opt = tf(ctx)
+            if type(opt) is not Optional:
+                raise CELEvalError("no such overload")
+            if not opt.has_value:
+                return OPTIONAL_NONE
+            ctx.slots[slot] = opt.value
+            result = bf(ctx)
+            if flat:
+                if type(result) is not Optional:
+                    raise CELEvalError("no such overload")
+                return result
+            return Optional(result)
+
+        return _node(opt_map, body.type if flat else optional_of(body.type))
+
+    return compile_opt
+
+
+def _compile_sort_by(c, target_tree: Tree, args: list[Tree], at) -> Any:
+    name = _var_name(c, args[0], at)
+    target = c.compile(target_tree)
+    elem = _elem_types(target.type, False)
+    with _Bind(c, [name], elem, at) as (slot,):
+        key = c.compile(args[1])
+    tf, kf = target.fn, key.fn
+
+    def sort_by(ctx: Ctx) -> list:
+        items = tf(ctx)
+        if type(items) not in (list, tuple):
+            raise CELEvalError("no such overload")
+        keyed = []
+        for item in items:
+            ctx.slots[slot] = item
+            _tick(ctx, 1)
+            keyed.append((kf(ctx), item))
+        if keyed:
+            first = type(keyed[0][0])
+            for k, _ in keyed:
+                if type(k) is not first and not (isinstance(k, (int, float)) and isinstance(keyed[0][0], (int, float))):
+                    raise CELEvalError("no such overload")
+
+        def cmp(a, b) -> int:
+            r = ops.order(a[0], b[0])
+            return 0 if r is None else r
+
+        return [item for _, item in sorted(keyed, key=functools.cmp_to_key(cmp))]
+
+    return _node(sort_by, target.type if target.type.name == "list" else list_of(DYN))
+
+
+_MEMBER = {
+    ("all", 2): _quantifier("all"), ("all", 3): _quantifier("all"),
+    ("exists", 2): _quantifier("exists"), ("exists", 3): _quantifier("exists"),
+    ("exists_one", 2): _quantifier("exists_one"), ("exists_one", 3): _quantifier("exists_one"),
+    ("existsOne", 2): _quantifier("exists_one"), ("existsOne", 3): _quantifier("exists_one"),
+    ("map", 2): _compile_map, ("map", 3): _compile_map,
+    ("filter", 2): _compile_filter,
+    ("transformList", 3): _compile_transform("transformList"), ("transformList", 4): _compile_transform("transformList"),
+    ("transformMap", 3): _compile_transform("transformMap"), ("transformMap", 4): _compile_transform("transformMap"),
+    ("transformMapEntry", 3): _compile_transform("transformMapEntry"),
+    ("transformMapEntry", 4): _compile_transform("transformMapEntry"),
+    ("optMap", 2): _compile_opt_map(False), ("optFlatMap", 2): _compile_opt_map(True),
+    ("sortBy", 2): _compile_sort_by,
+}
+
+
+def member_macro(name: str, nargs: int):
+    return _MEMBER.get((name, nargs))
+
+
+# --- has() -------------------------------------------------------------------------------------------
+def _compile_has(c, args: list[Tree], at) -> Any:
+    arg = _strip(args[0])
+    if arg.data != "member_dot":
+        raise c.fail("invalid argument to has() macro", at)
+    target = c.compile(arg.children[0])
+    field_token = arg.children[2]
+    field = str(field_token)
+    if field_token.type == "QUOTED_IDENT":
+        field, alt = field[1:-1], None
+    else:
+        from evaluator.cel.escaping import unescape_field
+
+        alt = unescape_field(field)
+    tf = target.fn
+
+    def has(ctx: Ctx) -> bool:
+        obj = tf(ctx)
+        ctx.cost += 1
+        if type(obj) is dict or isinstance(obj, Mapping):
+            return field in obj or (alt is not None and alt in obj)
+        if type(obj) is Optional:
+            if not obj.has_value:
+                return False
+            inner = obj.value
+            if isinstance(inner, Mapping):
+                return field in inner or (alt is not None and alt in inner)
+        presence = getattr(obj, "cel_has", None)
+        if presence is not None:
+            return presence(field)
+        raise CELEvalError("no such overload")
+
+    return _node(has, BOOL)
+
+
+_GLOBAL = {("has", 1): _compile_has}
+
+
+def global_macro(name: str, nargs: int):
+    return _GLOBAL.get((name, nargs))

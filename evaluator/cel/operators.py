@@ -1,0 +1,259 @@
+"""CEL equality, ordering and arithmetic with Kubernetes' options.
+
+Kubernetes enables heterogeneous equality and cross-type numeric comparisons (`1 == 1.0`, `1u < 2.5`),
+but arithmetic never mixes int, uint and double. Python's `bool` is an `int`, so every check here is on
+the exact type.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from evaluator.cel.errors import CELEvalError
+from evaluator.cel.values import (
+    DUR_MAX_NANOS, INT64_MAX, INT64_MIN, UINT64_MAX, Duration, Timestamp, UInt,
+)
+
+_NUMERIC = (int, UInt, float)
+
+
+def _is_num(v: Any) -> bool:
+    t = type(v)
+    return t is int or t is float or t is UInt
+
+
+def equals(a: Any, b: Any) -> bool:
+    ta, tb = type(a), type(b)
+    if ta is tb or (_is_num(a) and _is_num(b)):
+        if ta is list or ta is tuple:
+            return len(a) == len(b) and all(equals(x, y) for x, y in zip(a, b))
+        if ta is dict:
+            return _map_equals(a, b)
+        return a == b
+    if (ta is list and tb is tuple) or (ta is tuple and tb is list):
+        return len(a) == len(b) and all(equals(x, y) for x, y in zip(a, b))
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return _map_equals(a, b)
+    return False
+
+
+def _map_equals(a: Mapping, b: Mapping) -> bool:
+    if len(a) != len(b):
+        return False
+    for k, v in a.items():
+        found, other = map_lookup(b, k)
+        if not found or not equals(v, other):
+            return False
+    return True
+
+
+def map_lookup(m: Mapping, key: Any) -> tuple[bool, Any]:
+    """Find `key` in a CEL map, with numeric keys matching across int, uint and double."""
+    tk = type(key)
+    if tk is bool:
+        for k, v in m.items():
+            if type(k) is bool and k == key:
+                return True, v
+        return False, None
+    if tk is float:
+        if not key.is_integer():
+            return False, None
+        key = int(key)
+        tk = int
+    if tk is int or tk is UInt:
+        for k, v in m.items():
+            if (type(k) is int or type(k) is UInt) and k == key:
+                return True, v
+        return False, None
+    if tk is str or tk is bytes or key is None:
+        try:
+            v = m[key]
+        except KeyError:
+            return False, None
+        except TypeError:
+            return False, None
+        return True, v
+    return False, None
+
+
+def check_map_key(key: Any) -> None:
+    t = type(key)
+    if not (t is str or t is int or t is UInt or t is bool):
+        raise CELEvalError(f"unsupported key type: {_tn(key)}")
+
+
+def _tn(v: Any) -> str:
+    from evaluator.cel.values import type_name
+
+    return type_name(v)
+
+
+def order(a: Any, b: Any) -> int | None:
+    """-1, 0 or 1; None when unordered (NaN). Raises 'no such overload' for incomparable types."""
+    ta, tb = type(a), type(b)
+    if _is_num(a) and _is_num(b):
+        if (ta is float and math.isnan(a)) or (tb is float and math.isnan(b)):
+            return None
+        return -1 if a < b else (1 if a > b else 0)
+    if ta is tb and ta in (str, bytes, bool, Timestamp, Duration):
+        if ta is Timestamp or ta is Duration:
+            a, b = a.nanos, b.nanos
+        return -1 if a < b else (1 if a > b else 0)
+    compare_to = getattr(a, "cel_compare", None)
+    if compare_to is not None and ta is tb:
+        return compare_to(b)
+    raise CELEvalError("no such overload")
+
+
+def lt(a: Any, b: Any) -> bool:
+    r = order(a, b)
+    return r is not None and r < 0
+
+
+def le(a: Any, b: Any) -> bool:
+    r = order(a, b)
+    return r is not None and r <= 0
+
+
+def gt(a: Any, b: Any) -> bool:
+    r = order(a, b)
+    return r is not None and r > 0
+
+
+def ge(a: Any, b: Any) -> bool:
+    r = order(a, b)
+    return r is not None and r >= 0
+
+
+def contains(container: Any, item: Any) -> bool:
+    """The `in` operator."""
+    t = type(container)
+    if t is list or t is tuple:
+        return any(equals(item, x) for x in container)
+    if t is dict or isinstance(container, Mapping):
+        return map_lookup(container, item)[0]
+    raise CELEvalError("no such overload")
+
+
+def check_int(v: int) -> int:
+    if v < INT64_MIN or v > INT64_MAX:
+        raise CELEvalError("integer overflow")
+    return v
+
+
+def check_uint(v: int) -> UInt:
+    if v < 0 or v > UINT64_MAX:
+        raise CELEvalError("unsigned integer overflow")
+    return UInt(v)
+
+
+def check_duration(nanos: int) -> Duration:
+    if nanos < -DUR_MAX_NANOS or nanos > DUR_MAX_NANOS:
+        raise CELEvalError("integer overflow")
+    return Duration(nanos)
+
+
+def check_timestamp(nanos: int) -> Timestamp:
+    ts = Timestamp(nanos)
+    if not ts.in_range():
+        raise CELEvalError("timestamp out of range")
+    return ts
+
+
+def add(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is tb:
+        if ta is int:
+            return check_int(a + b)
+        if ta is float or ta is str or ta is bytes:
+            return a + b
+        if ta is UInt:
+            return check_uint(int(a) + int(b))
+        if ta is list or ta is tuple:
+            return list(a) + list(b)
+        if ta is Duration:
+            return check_duration(a.nanos + b.nanos)
+    elif ta is Timestamp and tb is Duration:
+        return check_timestamp(a.nanos + b.nanos)
+    elif ta is Duration and tb is Timestamp:
+        return check_timestamp(a.nanos + b.nanos)
+    elif (ta is list or ta is tuple) and (tb is list or tb is tuple):
+        return list(a) + list(b)
+    raise CELEvalError("no such overload")
+
+
+def sub(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is tb:
+        if ta is int:
+            return check_int(a - b)
+        if ta is float:
+            return a - b
+        if ta is UInt:
+            return check_uint(int(a) - int(b))
+        if ta is Duration:
+            return check_duration(a.nanos - b.nanos)
+        if ta is Timestamp:
+            return check_duration(a.nanos - b.nanos)
+    elif ta is Timestamp and tb is Duration:
+        return check_timestamp(a.nanos - b.nanos)
+    raise CELEvalError("no such overload")
+
+
+def mul(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is tb:
+        if ta is int:
+            return check_int(a * b)
+        if ta is float:
+            return a * b
+        if ta is UInt:
+            return check_uint(int(a) * int(b))
+    raise CELEvalError("no such overload")
+
+
+def div(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is tb:
+        if ta is int or ta is UInt:
+            if b == 0:
+                raise CELEvalError("division by zero")
+            q = abs(int(a)) // abs(int(b))
+            if (a < 0) != (b < 0):
+                q = -q
+            return check_int(q) if ta is int else check_uint(q)
+        if ta is float:
+            if b == 0.0:
+                if a == 0.0 or math.isnan(a):
+                    return math.nan
+                return math.copysign(math.inf, a) * math.copysign(1.0, b)
+            return a / b
+    raise CELEvalError("no such overload")
+
+
+def mod(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is tb and (ta is int or ta is UInt):
+        if b == 0:
+            raise CELEvalError("modulus by zero")
+        r = abs(int(a)) % abs(int(b))
+        if a < 0:
+            r = -r
+        return r if ta is int else UInt(r)
+    raise CELEvalError("no such overload")
+
+
+def neg(a: Any) -> Any:
+    t = type(a)
+    if t is int:
+        return check_int(-a)
+    if t is float:
+        return -a
+    raise CELEvalError("no such overload")
+
+
+def logical_not(a: Any) -> bool:
+    if type(a) is bool:
+        return not a
+    raise CELEvalError("no such overload")

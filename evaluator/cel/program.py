@@ -1,0 +1,171 @@
+"""Compile once, evaluate many: programs cached by (expression, environment), evaluated with cost limits."""
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import lark
+
+from evaluator.cel.compiler import CompileIssue, Compiler, Node
+from evaluator.cel.env import Env, admission_env
+from evaluator.cel.errors import (
+    CELEvalError, CompileError, CostLimitError, EvaluationError, _Abort, format_issue,
+)
+from evaluator.cel.grammar import parser
+from evaluator.cel.runtime import Ctx
+from evaluator.cel.types import Type
+
+MAX_EXPRESSION_LENGTH = 100_000  # cel-go's default ExpressionSizeCodePointLimit
+MAX_NESTING = 250  # cel-go's default parser recursion limit
+DEFAULT_TIMEOUT = 1.0
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    value: Any
+    cost: int
+
+
+class CostBudget:
+    """Cost shared by several evaluations, as the API server shares one budget across a binding's expressions."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.remaining = limit
+
+    def charge(self, cost: int) -> None:
+        self.remaining -= cost
+        if self.remaining < 0:
+            raise CostLimitError("operation cancelled: actual cost limit exceeded", cost=cost)
+
+
+class Program:
+    def __init__(self, expression: str, env: Env, node: Node, nslots: int):
+        self.expression = expression
+        self.env = env
+        self.type: Type = node.type
+        self._fn = node.fn
+        self._nslots = nslots
+
+    def evaluate(self, activation: Mapping[str, Any], budget: CostBudget | None = None, *,
+                 timeout: float | None = DEFAULT_TIMEOUT) -> Evaluation:
+        limit = self.env.cost_limit
+        if budget is not None:
+            limit = min(limit, max(budget.remaining, 0))
+        deadline = time.monotonic() + timeout if timeout else None
+        ctx = Ctx(activation, self._nslots, limit, deadline)
+        try:
+            value = self._fn(ctx)
+            if ctx.cost > limit:
+                raise CostLimitError("operation cancelled: actual cost limit exceeded", cost=ctx.cost)
+        except CELEvalError as e:
+            raise EvaluationError(e.message, cost=ctx.cost, expression=self.expression) from None
+        except _Abort as a:
+            a.error.expression = self.expression
+            raise a.error from None
+        except RecursionError:
+            raise EvaluationError("max recursion depth exceeded", cost=ctx.cost, expression=self.expression) from None
+        finally:
+            if budget is not None:
+                budget.remaining -= ctx.cost
+        return Evaluation(value, ctx.cost)
+
+
+_CACHE: "OrderedDict[tuple, Program]" = OrderedDict()
+_CACHE_SIZE = 4096
+_cache_lock = threading.Lock()
+
+
+def compile_program(expression: str, declared: frozenset[str] | tuple | None = None, env: Env | None = None) -> Program:
+    """Compile (or fetch from the cache) a program; raises CompileError with cel-go's error text."""
+    if env is None:
+        env = admission_env()
+    if declared:
+        env = env.with_variables(declared)
+    key = (expression, env.key())
+    with _cache_lock:
+        program = _CACHE.get(key)
+        if program is not None:
+            _CACHE.move_to_end(key)
+            return program
+    program = _compile(expression, env)
+    with _cache_lock:
+        _CACHE[key] = program
+        if len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return program
+
+
+def _compile(expression: str, env: Env) -> Program:
+    if not isinstance(expression, str):
+        raise CompileError("expression must be a string")
+    if len(expression) > MAX_EXPRESSION_LENGTH:
+        raise CompileError(
+            f"expression code point size exceeds limit: size: {len(expression)}, limit {MAX_EXPRESSION_LENGTH}",
+            expression=expression)
+    _check_nesting(expression)
+    try:
+        tree = parser().parse(expression)
+    except lark.exceptions.UnexpectedInput as e:
+        raise _syntax_error(expression, e) from None
+    except RecursionError:
+        raise CompileError("expression recursion limit exceeded", expression=expression) from None
+    compiler = Compiler(env, expression)
+    try:
+        node = compiler.compile(tree)
+    except CompileIssue as issue:
+        raise CompileError(format_issue(expression, issue.message, issue.line, issue.column),
+                           line=issue.line, column=issue.column, expression=expression,
+                           issues=[(issue.message, issue.line, issue.column)]) from None
+    except RecursionError:
+        raise CompileError("expression recursion limit exceeded", expression=expression) from None
+    return Program(expression, env, node, compiler.nslots)
+
+
+def _check_nesting(expression: str) -> None:
+    depth = 0
+    line, col = 1, 0
+    for ch in expression:
+        col += 1
+        if ch == "\n":
+            line, col = line + 1, 0
+        elif ch in "([{":
+            depth += 1
+            if depth > MAX_NESTING:
+                raise CompileError(format_issue(expression, "expression recursion limit exceeded", line, col),
+                                   line=line, column=col, expression=expression)
+        elif ch in ")]}":
+            depth -= 1
+
+
+def _syntax_error(expression: str, e: lark.exceptions.UnexpectedInput) -> CompileError:
+    line, col = getattr(e, "line", 1) or 1, getattr(e, "column", 1) or 1
+    if isinstance(e, lark.exceptions.UnexpectedToken):
+        tok = e.token
+        text = "<EOF>" if tok.type == "$END" else str(tok)
+        if tok.type == "$END":
+            lines = expression.split("\n")
+            line, col = len(lines), len(lines[-1]) + 1
+        message = f"Syntax error: mismatched input '{text}'"
+        expected = sorted(_display(x) for x in (e.expected or ()))
+        if expected:
+            message += " expecting {" + ", ".join(expected) + "}"
+    elif isinstance(e, lark.exceptions.UnexpectedCharacters):
+        message = f"Syntax error: token recognition error at: '{expression[e.pos_in_stream]}'"
+    else:
+        message = "Syntax error"
+    return CompileError(format_issue(expression, message, line, col), line=line, column=col, expression=expression)
+
+
+_TOKEN_TEXT = {"LPAREN": "'('", "RPAR": "')'", "LBRACK": "'['", "RSQB": "']'", "LBRACE": "'{'", "RBRACE": "'}'",
+               "DOT": "'.'", "COMMA": "','", "COLON": "':'", "QMARK": "'?'", "MINUS": "'-'", "BANG": "'!'",
+               "PLUS": "'+'", "STAR": "'*'", "SLASH": "'/'", "PERCENT": "'%'", "OROR": "'||'", "ANDAND": "'&&'",
+               "LT": "'<'", "LE": "'<='", "GT": "'>'", "GE": "'>='", "EQ": "'=='", "NE": "'!='", "IN": "'in'",
+               "$END": "<EOF>"}
+
+
+def _display(name: str) -> str:
+    return _TOKEN_TEXT.get(name, name)

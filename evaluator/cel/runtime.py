@@ -1,0 +1,33 @@
+"""Per-evaluation state shared by compiled closures: activation, comprehension slots, cost, deadline."""
+from __future__ import annotations
+
+import time
+from typing import Any, Mapping
+
+from evaluator.cel.errors import CostLimitError, TimeoutError_, _Abort
+
+
+class Ctx:
+    __slots__ = ("act", "slots", "cost", "limit", "deadline")
+
+    def __init__(self, act: Mapping[str, Any], nslots: int, limit: int, deadline: float | None):
+        self.act = act
+        self.slots: list[Any] = [None] * nslots
+        self.cost = 0
+        self.limit = limit
+        self.deadline = deadline
+
+    def check(self) -> None:
+        """Called every iteration of a comprehension and after costly calls, as cel-go's interrupt check."""
+        if self.cost > self.limit:
+            raise _Abort(CostLimitError("operation cancelled: actual cost limit exceeded", cost=self.cost))
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise _Abort(TimeoutError_("operation interrupted: evaluation took too long", cost=self.cost))
+
+
+def actual_size(v: Any) -> int:
+    """cel-go's actualSize: the length of strings, bytes, lists and maps; 1 for anything else."""
+    t = type(v)
+    if t is str or t is bytes or t is list or t is dict or t is tuple:
+        return len(v)
+    return 1

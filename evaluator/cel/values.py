@@ -1,0 +1,193 @@
+"""CEL values as plain Python data.
+
+Objects decoded from YAML/JSON are CEL values as they are (dict, list, str, int, float, bool, None), so a
+request is never converted. Only the CEL types without a JSON twin get a class here: uint, timestamp,
+duration, type values and optionals. Library types (quantity, ip, ...) live beside their functions.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Mapping
+from typing import Any
+
+from celpy.celtypes import UintType as UInt
+
+__all__ = ["UInt", "Timestamp", "Duration", "CelType", "Optional", "OPTIONAL_NONE", "type_of", "type_name",
+           "INT64_MIN", "INT64_MAX", "UINT64_MAX"]
+
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+UINT64_MAX = 2**64 - 1
+_NANOS = 1_000_000_000
+# Seconds of 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z: the range cel-go accepts.
+TS_MIN_SECONDS = -62135596800
+TS_MAX_SECONDS = 253402300799
+# cel-go bounds durations by what fits int64 nanoseconds.
+DUR_MAX_NANOS = INT64_MAX
+
+
+class Timestamp:
+    """A UTC instant with nanosecond precision (google.protobuf.Timestamp)."""
+
+    __slots__ = ("nanos",)
+
+    def __init__(self, nanos: int):
+        self.nanos = nanos
+
+    @property
+    def seconds(self) -> int:
+        return self.nanos // _NANOS
+
+    def in_range(self) -> bool:
+        return TS_MIN_SECONDS <= self.seconds <= TS_MAX_SECONDS
+
+    def to_datetime(self, tz: _dt.tzinfo = _dt.timezone.utc) -> _dt.datetime:
+        base = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+        return (base + _dt.timedelta(seconds=self.seconds)).astimezone(tz)
+
+    def __eq__(self, other: Any) -> bool:
+        return type(other) is Timestamp and other.nanos == self.nanos
+
+    def __lt__(self, other: "Timestamp") -> bool:
+        return self.nanos < other.nanos
+
+    def __hash__(self) -> int:
+        return hash(("ts", self.nanos))
+
+    def __repr__(self) -> str:
+        return f"timestamp({format_timestamp(self)!r})"
+
+
+class Duration:
+    """A signed span with nanosecond precision (google.protobuf.Duration)."""
+
+    __slots__ = ("nanos",)
+
+    def __init__(self, nanos: int):
+        self.nanos = nanos
+
+    def __eq__(self, other: Any) -> bool:
+        return type(other) is Duration and other.nanos == self.nanos
+
+    def __lt__(self, other: "Duration") -> bool:
+        return self.nanos < other.nanos
+
+    def __hash__(self) -> int:
+        return hash(("dur", self.nanos))
+
+    def __repr__(self) -> str:
+        return f"duration({format_duration(self)!r})"
+
+
+def format_timestamp(ts: Timestamp) -> str:
+    """RFC 3339 in UTC with 0, 3, 6 or 9 fraction digits, as protobuf's JSON form and cel-go's string()."""
+    secs, frac = divmod(ts.nanos, _NANOS)
+    base = ts.to_datetime().strftime("%Y-%m-%dT%H:%M:%S") if ts.in_range() else str(secs)
+    if frac == 0:
+        return base + "Z"
+    digits = f"{frac:09d}"
+    while digits.endswith("000"):
+        digits = digits[:-3]
+    return f"{base}.{digits}Z"
+
+
+def format_duration(d: Duration) -> str:
+    """Protobuf JSON form: seconds with 0, 3, 6 or 9 fraction digits and an 's' suffix."""
+    sign = "-" if d.nanos < 0 else ""
+    secs, frac = divmod(abs(d.nanos), _NANOS)
+    if frac == 0:
+        return f"{sign}{secs}s"
+    digits = f"{frac:09d}"
+    while digits.endswith("000"):
+        digits = digits[:-3]
+    return f"{sign}{secs}.{digits}s"
+
+
+class CelType:
+    """A type value, as `type(x)` returns and type identifiers (`int`, `map`) denote."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __eq__(self, other: Any) -> bool:
+        return type(other) is CelType and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(("type", self.name))
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class Optional:
+    """An optional value (`optional.of(x)` / `optional.none()`)."""
+
+    __slots__ = ("value", "has_value")
+
+    def __init__(self, value: Any = None, has_value: bool = True):
+        self.value = value
+        self.has_value = has_value
+
+    def __eq__(self, other: Any) -> bool:
+        if type(other) is not Optional or other.has_value != self.has_value:
+            return False
+        if not self.has_value:
+            return True
+        from evaluator.cel.operators import equals  # late: operators import values
+
+        return equals(self.value, other.value)
+
+    def __hash__(self) -> int:
+        return hash(("optional", self.has_value))
+
+    def __repr__(self) -> str:
+        return f"optional.of({self.value!r})" if self.has_value else "optional.none()"
+
+
+OPTIONAL_NONE = Optional(None, False)
+
+_TYPE_NAMES: dict[type, str] = {
+    bool: "bool",
+    int: "int",
+    UInt: "uint",
+    float: "double",
+    str: "string",
+    bytes: "bytes",
+    type(None): "null_type",
+    list: "list",
+    tuple: "list",
+    dict: "map",
+    Timestamp: "google.protobuf.Timestamp",
+    Duration: "google.protobuf.Duration",
+    CelType: "type",
+    Optional: "optional_type",
+}
+
+
+def type_name(value: Any) -> str:
+    """The CEL type name of a runtime value."""
+    name = _TYPE_NAMES.get(type(value))
+    if name is not None:
+        return name
+    cel_name = getattr(type(value), "cel_type_name", None)
+    if cel_name is not None:
+        return cel_name
+    if isinstance(value, Mapping):
+        return "map"
+    if isinstance(value, (list, tuple)):
+        return "list"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "double"
+    if isinstance(value, str):
+        return "string"
+    return type(value).__name__
+
+
+def type_of(value: Any) -> CelType:
+    return CelType(type_name(value))
