@@ -1,0 +1,62 @@
+"""cel-spec's conformance tests, for every file the Kubernetes CEL environment enables."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evaluator.cel import CELError, Env, compile_program
+from evaluator.cel.types import parse_type
+
+from .skips import CEL_SPEC_FILES_NOT_IN_KUBERNETES, CEL_SPEC_TESTS, CHECK_ONLY, NEEDS_PROTOBUF
+from .tagged import decode, same
+
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "conformance" / "cel-spec"
+
+
+def _cases():
+    for path in sorted(DATA.glob("*.json")):
+        name = path.stem
+        if name.startswith("baseline") or name in CEL_SPEC_FILES_NOT_IN_KUBERNETES:
+            continue
+        data = json.loads(path.read_text())
+        for section in data["sections"]:
+            for test in section["tests"]:
+                case_id = f"{name}/{section['name']}/{test['name']}"
+                marks = []
+                if test.get("needs_protobuf"):
+                    marks.append(pytest.mark.skip(reason=NEEDS_PROTOBUF))
+                elif test.get("check_only"):
+                    marks.append(pytest.mark.skip(reason=CHECK_ONLY))
+                elif case_id in CEL_SPEC_TESTS:
+                    marks.append(pytest.mark.skip(reason=CEL_SPEC_TESTS[case_id]))
+                yield pytest.param(test, id=case_id, marks=marks)
+
+
+def _env(test: dict) -> Env:
+    variables = {}
+    for decl in test.get("type_env") or []:
+        if "ident" in decl:
+            variables[decl["name"]] = parse_type(decl["ident"]["type"])
+    for name in test.get("bindings") or {}:
+        variables.setdefault(name, parse_type("dyn"))
+    return Env(variables, check=not test.get("disable_check"), homogeneous_literals=False,
+               validate_literals=False, container=test.get("container") or "", name="cel-spec")
+
+
+@pytest.mark.parametrize("test", list(_cases()))
+def test_cel_spec(test):
+    bindings = {k: decode(v) for k, v in (test.get("bindings") or {}).items()}
+    expect = test["expect"]
+    if "typed_result" in expect:
+        expect = {"value": expect["typed_result"]["value"]}
+    try:
+        program = compile_program(test["expr"], env=_env(test))
+        value = program.evaluate(bindings).value
+    except CELError as e:
+        assert "eval_error" in expect or "any_eval_errors" in expect, f"unexpected error: {e.message}"
+        return
+    assert "value" in expect, f"expected an error, got {value!r}"
+    want = decode(expect["value"])
+    assert same(value, want), f"got {value!r}, want {want!r}"
