@@ -23,7 +23,7 @@ from evaluator.cel.types import (
     BOOL, BYTES, DOUBLE, DYN, INT, NULL, STRING, TYPE, UINT, Type, assignable, join, list_of, map_of,
     optional_of, substitute,
 )
-from evaluator.cel.values import OPTIONAL_NONE, CelType, Optional
+from evaluator.cel.values import OPTIONAL_NONE, CelType, Optional, UInt
 from evaluator.cel.escaping import unescape_field
 
 Fn = Callable[[Ctx], Any]
@@ -32,7 +32,7 @@ _NC = NOT_CONSTANT
 # Type names usable as identifiers.
 _TYPE_IDENTS = {
     "int": "int", "uint": "uint", "double": "double", "bool": "bool", "string": "string", "bytes": "bytes",
-    "list": "list", "map": "map", "null_type": "null_type", "type": "type", "dyn": "dyn",
+    "list": "list", "map": "map", "null_type": "null_type", "type": "type",
     "google.protobuf.Timestamp": "google.protobuf.Timestamp", "google.protobuf.Duration": "google.protobuf.Duration",
     "optional_type": "optional_type",
 }
@@ -182,7 +182,7 @@ class Compiler:
         elif name in ("_<_", "_<=_", "_>_", "_>=_"):
             def fn(ctx: Ctx) -> Any:
                 a, b = lf(ctx), rf(ctx)
-                ctx.cost += _eq_cost(a, b)
+                ctx.cost += _order_cost(a, b)
                 return impl(a, b)
         elif name == "_+_":
             def fn(ctx: Ctx) -> Any:
@@ -199,15 +199,17 @@ class Compiler:
         return self.fold(Node(fn, result_type), [left, right])
 
     def fold(self, node: Node, operands: list[Node]) -> Node:
-        """Evaluate a node whose operands are all constants now, so errors in constants surface early."""
+        """Precompute a call on constants, as cel-go's OptOptimize does (so it costs nothing at runtime).
+
+        A call that fails is left to fail at evaluation, where CEL's error semantics apply.
+        """
         if operands and all(o.is_const for o in operands):
             ctx = Ctx({}, 0, 1 << 62, None)
             try:
                 value = node.fn(ctx)
             except CELEvalError:
                 return node
-            fn = node.fn
-            return Node(lambda c, _v=value, _k=ctx.cost: (_add_cost(c, _k), _v)[1], node.type, value)
+            return _const(value, node.type)
         return node
 
     def c_relation(self, t: Tree) -> Node:
@@ -272,6 +274,17 @@ class Compiler:
                 return _const(CelType(tname), Type("type", (Type(tname),)))
         return None
 
+    def undeclared(self, name: str, at: Tree | Token) -> Node:
+        """A compile error when checking; without the checker (as cel-go) an error at evaluation."""
+        if self.env.check:
+            raise self.fail(f"undeclared reference to '{name}' (in container '{self.env.container}')", at)
+        message = f"no such attribute: {name}"
+
+        def unbound(ctx: Ctx) -> Any:
+            raise CELEvalError(message)
+
+        return Node(unbound, DYN)
+
     def opaque_types(self) -> set[str]:
         names = set()
         for fname in self.env.registry.names():
@@ -285,7 +298,7 @@ class Compiler:
         token = t.children[0]
         node = self.resolve_name(str(token), token)
         if node is None:
-            raise self.fail(f"undeclared reference to '{token}' (in container '{self.env.container}')", token)
+            node = self.undeclared(str(token), token)
         if node.is_const:
             return node
         f = node.fn
@@ -294,9 +307,7 @@ class Compiler:
     def c_dot_ident(self, t: Tree) -> Node:
         token = t.children[1]
         node = self.resolve_name("." + str(token), token)
-        if node is None:
-            raise self.fail(f"undeclared reference to '{token}' (in container '{self.env.container}')", token)
-        return node
+        return node if node is not None else self.undeclared(str(token), token)
 
     def c_member_dot(self, t: Tree) -> Node:
         name = self.qualified_name(t)
@@ -366,7 +377,7 @@ class Compiler:
                     if ns_macro is not None:
                         return ns_macro(self, arg_trees, lparen)
                     return self.call(fname, [self.compile(a) for a in arg_trees], False, lparen)
-                if self.resolve_name(qualified, dot) is None:
+                if self.resolve_name(qualified, dot) is None and self.env.check:
                     raise self.fail(f"undeclared reference to '{fname}' (in container '{self.env.container}')",
                                     lparen)
         target = self.compile(target_tree)
@@ -414,14 +425,21 @@ class Compiler:
 
     def call(self, name: str, args: list[Node], member: bool, at: Any) -> Node:
         registry = self.env.registry
-        if name not in registry:
-            display = name if not member else name
-            raise self.fail(f"undeclared reference to '{display}' (in container '{self.env.container}')", at)
         overloads = [o for o in registry.overloads(name) if o.member == member and len(o.params) == len(args)]
         if not overloads:
-            if self.env.check:
+            if self.env.check and name in registry:
                 self.check_call(name, args, member, at)
-            raise self.fail(f"undeclared reference to '{name}' (in container '{self.env.container}')", at)
+            if self.env.check:
+                raise self.fail(f"undeclared reference to '{name}' (in container '{self.env.container}')", at)
+            fns = [a.fn for a in args]
+            message = f"no such overload: {name}"
+
+            def unbound(ctx: Ctx) -> Any:
+                for f in fns:
+                    f(ctx)
+                raise CELEvalError(message)
+
+            return Node(unbound, DYN)
         result_type = self.check_call(name, args, member, at)
         if self.env.check:
             overloads = [o for o, _ in self.candidates(name, args, member)] or overloads
@@ -433,7 +451,7 @@ class Compiler:
 
     def validate_constants(self, name: str, args: list[Node], at: Any) -> None:
         validators = constant_validators(name)
-        if not validators:
+        if not validators or not self.env.validate_literals:
             return
         consts = tuple(a.const for a in args)
         for validate in validators:
@@ -514,9 +532,10 @@ class Compiler:
                         out.append(v)
                 return out
         node = Node(make_list, list_of(elem_type))
-        return self.fold(node, [n for n, _ in parts]) if parts else node
+        return self.fold(node, [n for n, _ in parts]) if parts else _const([], list_of(elem_type))
 
     def homogeneous(self, items: list[tuple[Node, Type, Tree]]) -> Type:
+        """The element type of an aggregate literal; mixed types are an error in Kubernetes, else dyn."""
         current: Type | None = None
         for node, t, tree in items:
             if current is None:
@@ -526,9 +545,8 @@ class Compiler:
             if joined is None:
                 if self.env.check and self.env.homogeneous_literals:
                     raise self.fail(f"expected type '{current}' but found '{t}'", _first_token(tree))
-                current = DYN
-            else:
-                current = joined
+                return DYN
+            current = joined
         return current or DYN
 
     def c_map_lit(self, t: Tree) -> Node:
@@ -566,7 +584,9 @@ class Compiler:
             return out
 
         node = Node(make_map, map_of(key_type, val_type))
-        return self.fold(node, [n for k, v, _, _ in entries for n in (k, v)]) if entries else node
+        if not entries:
+            return _const({}, map_of(key_type, val_type))
+        return self.fold(node, [n for k, v, _, _ in entries for n in (k, v)])
 
     def c_member_object(self, t: Tree) -> Node:
         from evaluator.cel.construction import compile_object
@@ -596,9 +616,15 @@ def _add_cost(ctx: Ctx, n: int) -> None:
 
 
 def _eq_cost(a: Any, b: Any) -> int:
-    ta, tb = type(a), type(b)
-    if (ta is str or ta is bytes or ta is list or ta is dict) and (tb is str or tb is bytes or tb is list or tb is dict):
-        return max(1, math.ceil(min(len(a), len(b)) * 0.1))
+    """cel-go: equality traverses the smaller operand at 0.1 a unit (so scalars cost 1)."""
+    return math.ceil(min(actual_size(a), actual_size(b)) * 0.1)
+
+
+def _order_cost(a: Any, b: Any) -> int:
+    """cel-go: ordering strings or bytes is a traversal of the smaller one; other types cost 1."""
+    ta = type(a)
+    if (ta is str or ta is bytes) and type(b) is ta:
+        return math.ceil(min(len(a), len(b)) * 0.1)
     return 1
 
 
@@ -704,7 +730,7 @@ def _index_value(obj: Any, key: Any, optional: bool) -> Any:
             if not key.is_integer():
                 raise CELEvalError(f"unsupported index value {key}")
             key = int(key)
-        elif kt is not int and kt.__name__ != "UintType":
+        elif kt is not int and kt is not UInt:
             raise CELEvalError("no such overload")
         i = int(key)
         if 0 <= i < len(obj):
@@ -714,7 +740,7 @@ def _index_value(obj: Any, key: Any, optional: bool) -> Any:
         raise CELEvalError(f"index out of bounds: {i}")
     if t is dict or (hasattr(obj, "keys") and hasattr(obj, "__getitem__")):
         kt = type(key)
-        if not (kt is str or kt is int or kt is bool or kt is float or kt.__name__ == "UintType"):
+        if not (kt is str or kt is int or kt is bool or kt is float or kt is UInt):
             raise CELEvalError("unsupported key type")
         found, v = ops.map_lookup(obj, key)
         if found:

@@ -6,7 +6,7 @@ literals and validates constant arguments; the plain environment (used for cel-s
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 from evaluator.cel.registry import REGISTRY, Registry
@@ -18,6 +18,8 @@ class Env:
     variables: Mapping[str, Type] = field(default_factory=dict)
     check: bool = True
     homogeneous_literals: bool = True
+    # Kubernetes rejects invalid constant regexes, durations and timestamps when a policy is created.
+    validate_literals: bool = True
     container: str = ""
     # Construction types (`Object{...}`, `JSONPatch{...}`) that MutatingAdmissionPolicy enables.
     object_types: frozenset[str] = frozenset()
@@ -27,14 +29,13 @@ class Env:
 
     def key(self) -> tuple:
         return (self.name, tuple(sorted((k, str(v)) for k, v in self.variables.items())), self.check,
-                self.homogeneous_literals, self.container, self.object_types, self.cost_limit, id(self.registry))
+                self.homogeneous_literals, self.validate_literals, self.container, self.object_types, self.cost_limit, id(self.registry))
 
     def with_variables(self, names) -> "Env":
         merged = dict(self.variables)
         for n in names:
             merged.setdefault(n, DYN)
-        return Env(merged, self.check, self.homogeneous_literals, self.container, self.object_types,
-                   self.registry, self.cost_limit, self.name)
+        return replace(self, variables=merged)
 
 
 ADMISSION_VARIABLES = ("object", "oldObject", "request", "params", "namespaceObject", "variables", "authorizer")

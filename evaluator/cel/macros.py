@@ -138,12 +138,14 @@ def _quantifier(kind: str) -> Callable:
             count = 0
             for item in rng:
                 bind(ctx, item)
-                _tick(ctx, 1)
+                _tick(ctx, 0)
                 v = bf(ctx)
                 if v is True:
                     count += 1
                     ctx.cost += 2
-                elif v is not False:
+                elif v is False:
+                    ctx.cost += 1
+                else:
                     raise CELEvalError("no such overload")
             ctx.cost += 2
             return count == 1
@@ -171,11 +173,10 @@ def _compile_map(c, target_tree: Tree, args: list[Tree], at) -> Any:
 
     def map_(ctx: Ctx) -> list:
         rng = _iterate(tf(ctx), False)
-        ctx.cost += 10
         out = []
         for item in rng:
             ctx.slots[slot] = item
-            _tick(ctx, 1)
+            _tick(ctx, 0)
             if pf is not None:
                 keep = pf(ctx)
                 if type(keep) is not bool:
@@ -202,11 +203,10 @@ def _compile_filter(c, target_tree: Tree, args: list[Tree], at) -> Any:
 
     def filter_(ctx: Ctx) -> list:
         rng = _iterate(tf(ctx), False)
-        ctx.cost += 10
         out = []
         for item in rng:
             ctx.slots[slot] = item
-            _tick(ctx, 1)
+            _tick(ctx, 0)
             keep = pf(ctx)
             if keep is True:
                 out.append(item)
@@ -237,12 +237,11 @@ def _compile_transform(kind: str) -> Callable:
             if kind != "transformList" and not is_map and kind == "transformMap":
                 pass
             rng = _iterate(value, True)
-            ctx.cost += 10 if kind == "transformList" else 30
             out_list: list = []
             out_map: dict = {}
             for k, v in rng:
                 ctx.slots[s0], ctx.slots[s1] = k, v
-                _tick(ctx, 1)
+                _tick(ctx, 0)
                 if pf is not None:
                     keep = pf(ctx)
                     if type(keep) is not bool:
@@ -371,8 +370,7 @@ def _compile_has(c, args: list[Tree], at) -> Any:
     tf = target.fn
 
     def has(ctx: Ctx) -> bool:
-        obj = tf(ctx)
-        ctx.cost += 1
+        obj = tf(ctx)  # Kubernetes sets PresenceTestHasCost(false): the test itself is free
         if type(obj) is dict or isinstance(obj, Mapping):
             return field in obj or (alt is not None and alt in obj)
         if type(obj) is Optional:

@@ -23,9 +23,22 @@ def _is_num(v: Any) -> bool:
     return t is int or t is float or t is UInt
 
 
+def _num_order(a: Any, b: Any) -> int | None:
+    """cel-go's cross-type numeric comparison: an int or uint meets a double as a (lossy) double."""
+    ta, tb = type(a), type(b)
+    if ta is float or tb is float:
+        x, y = float(a), float(b)
+        if math.isnan(x) or math.isnan(y):
+            return None
+        return -1 if x < y else (1 if x > y else 0)
+    return -1 if a < b else (1 if a > b else 0)
+
+
 def equals(a: Any, b: Any) -> bool:
     ta, tb = type(a), type(b)
-    if ta is tb or (_is_num(a) and _is_num(b)):
+    if ta is not tb and _is_num(a) and _is_num(b):
+        return _num_order(a, b) == 0
+    if ta is tb:
         if ta is list or ta is tuple:
             return len(a) == len(b) and all(equals(x, y) for x, y in zip(a, b))
         if ta is dict:
@@ -93,9 +106,7 @@ def order(a: Any, b: Any) -> int | None:
     """-1, 0 or 1; None when unordered (NaN). Raises 'no such overload' for incomparable types."""
     ta, tb = type(a), type(b)
     if _is_num(a) and _is_num(b):
-        if (ta is float and math.isnan(a)) or (tb is float and math.isnan(b)):
-            return None
-        return -1 if a < b else (1 if a > b else 0)
+        return _num_order(a, b)
     if ta is tb and ta in (str, bytes, bool, Timestamp, Duration):
         if ta is Timestamp or ta is Duration:
             a, b = a.nanos, b.nanos

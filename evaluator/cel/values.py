@@ -10,7 +10,14 @@ import datetime as _dt
 from collections.abc import Mapping
 from typing import Any
 
-from celpy.celtypes import UintType as UInt
+
+class UInt(int):
+    """A CEL uint. Plain int arithmetic and comparison; the operators module enforces CEL's rules."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"{int(self)}u"
 
 __all__ = ["UInt", "Timestamp", "Duration", "CelType", "Optional", "OPTIONAL_NONE", "type_of", "type_name",
            "INT64_MIN", "INT64_MAX", "UINT64_MAX"]

@@ -19,9 +19,14 @@ from evaluator.cel.values import (
 )
 
 
-def _string_cost(args: tuple, result: Any) -> int:
-    """cel-go: traversal of the receiver and argument strings at 0.1 units a character."""
-    return 1 + math.ceil(sum(len(a) for a in args if isinstance(a, (str, bytes))) * 0.1)
+def _traversal_cost(args: tuple, result: Any) -> int:
+    """cel-go: O(n) functions cost a traversal of the receiver at 0.1 units a character."""
+    return math.ceil(len(args[0]) * 0.1)
+
+
+def _contains_cost(args: tuple, result: Any) -> int:
+    """cel-go: contains is O(n·m)."""
+    return math.ceil(len(args[0]) * 0.1) * math.ceil(len(args[1]) * 0.1)
 
 
 # --- operators (types only; the compiler binds operators.py) ---
@@ -49,7 +54,9 @@ for _name, _fn in (("_<_", ops.lt), ("_<=_", ops.le), ("_>_", ops.gt), ("_>=_", 
         for _b in _NUMBERS:
             if _a != _b:
                 function(f"{_name}({_a}, {_b}) -> bool")(_fn)
-function("_[_](list(A), int) -> A", "_[_](map(K, V), K) -> V")(None)
+function("_[_](list(A), int) -> A", "_[_](map(K, V), K) -> V",
+         "_[_](optional_type(list(A)), int) -> optional_type(A)",
+         "_[_](optional_type(map(K, V)), K) -> optional_type(V)")(None)
 function("_?_:_(bool, A, A) -> A", "_&&_(bool, bool) -> bool", "_||_(bool, bool) -> bool")(None)
 
 
@@ -60,17 +67,17 @@ def size(v: Any) -> int:
     return len(v)
 
 
-@function("string.contains(string) -> bool", cost=_string_cost)
+@function("string.contains(string) -> bool", cost=_contains_cost)
 def contains(s: str, sub: str) -> bool:
     return sub in s
 
 
-@function("string.startsWith(string) -> bool", cost=_string_cost)
+@function("string.startsWith(string) -> bool", cost=_traversal_cost)
 def starts_with(s: str, prefix: str) -> bool:
     return s.startswith(prefix)
 
 
-@function("string.endsWith(string) -> bool", cost=_string_cost)
+@function("string.endsWith(string) -> bool", cost=_traversal_cost)
 def ends_with(s: str, suffix: str) -> bool:
     return s.endswith(suffix)
 
