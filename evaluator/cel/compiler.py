@@ -20,11 +20,15 @@ from evaluator.cel.literals import LiteralError, parse_int, parse_string, parse_
 from evaluator.cel.registry import NOT_CONSTANT, Overload, constant_validators
 from evaluator.cel.runtime import Ctx, actual_size
 from evaluator.cel.types import (
-    BOOL, BYTES, DOUBLE, DYN, INT, NULL, STRING, TYPE, UINT, Type, assignable, join, list_of, map_of,
+    BOOL, BYTES, DOUBLE, DYN, INT, NULL, STRING, UINT, Type, assignable, join, list_of, map_of,
     optional_of, substitute,
 )
-from evaluator.cel.values import OPTIONAL_NONE, CelType, Optional, UInt
+from evaluator.cel.closures import (
+    add_cost, eq_cost, key_repr, logic, make_call, make_index, make_select, order_cost, slot_reader,
+    var_reader,
+)
 from evaluator.cel.escaping import unescape_field
+from evaluator.cel.values import CelType, Optional
 
 Fn = Callable[[Ctx], Any]
 _NC = NOT_CONSTANT
@@ -133,14 +137,14 @@ class Compiler:
         for n in nodes:
             self.require(n, BOOL, "_||_", op, nodes)
         fns = [n.fn for n in nodes]
-        return Node(_logic(fns, True), BOOL)
+        return Node(logic(fns, True), BOOL)
 
     def c_conditionaland(self, t: Tree) -> Node:
         nodes, op = self._chain(t, "conditionaland")
         for n in nodes:
             self.require(n, BOOL, "_&&_", op, nodes)
         fns = [n.fn for n in nodes]
-        return Node(_logic(fns, False), BOOL)
+        return Node(logic(fns, False), BOOL)
 
     def require(self, node: Node, t: Type, fname: str, at: Any, operands: list[Node]) -> None:
         if self.env.check and not node.type.is_dyn and node.type != t:
@@ -167,12 +171,12 @@ class Compiler:
         if name == "_!=_":
             def fn(ctx: Ctx) -> Any:
                 a, b = lf(ctx), rf(ctx)
-                ctx.cost += _eq_cost(a, b)
+                ctx.cost += eq_cost(a, b)
                 return not ops.equals(a, b)
         elif name == "_==_":
             def fn(ctx: Ctx) -> Any:
                 a, b = lf(ctx), rf(ctx)
-                ctx.cost += _eq_cost(a, b)
+                ctx.cost += eq_cost(a, b)
                 return ops.equals(a, b)
         elif name == "@in":
             def fn(ctx: Ctx) -> Any:
@@ -182,7 +186,7 @@ class Compiler:
         elif name in ("_<_", "_<=_", "_>_", "_>=_"):
             def fn(ctx: Ctx) -> Any:
                 a, b = lf(ctx), rf(ctx)
-                ctx.cost += _order_cost(a, b)
+                ctx.cost += order_cost(a, b)
                 return impl(a, b)
         elif name == "_+_":
             def fn(ctx: Ctx) -> Any:
@@ -226,11 +230,11 @@ class Compiler:
             operand = self.compile(operand_tree)
             rt = self.check_call("-_", [operand], False, op_token)
             f = operand.fn
-            return self.fold(Node(lambda ctx: (_add_cost(ctx, 1), ops.neg(f(ctx)))[1], rt), [operand])
+            return self.fold(Node(lambda ctx: (add_cost(ctx, 1), ops.neg(f(ctx)))[1], rt), [operand])
         operand = self.compile(operand_tree)
         rt = self.check_call("!_", [operand], False, op_token)
         f = operand.fn
-        return self.fold(Node(lambda ctx: (_add_cost(ctx, 1), ops.logical_not(f(ctx)))[1], rt), [operand])
+        return self.fold(Node(lambda ctx: (add_cost(ctx, 1), ops.logical_not(f(ctx)))[1], rt), [operand])
 
     # --- members -------------------------------------------------------------------------------
     def qualified_name(self, t: Tree) -> str | None:
@@ -261,14 +265,14 @@ class Compiler:
             local = self.lookup_local(bare)
             if local is not None:
                 slot, ltype = local
-                return Node(_slot_reader(slot), ltype)
+                return Node(slot_reader(slot), ltype)
         candidates = [bare]
         if self.env.container and not leading_dot:
             parts = self.env.container.split(".")
             candidates = [".".join(parts[:i] + [bare]) for i in range(len(parts), 0, -1)] + [bare]
         for cand in candidates:
             if cand in self.env.variables:
-                return Node(_var_reader(cand), self.env.variables[cand])
+                return Node(var_reader(cand), self.env.variables[cand])
             tname = _TYPE_IDENTS.get(cand) or (cand if cand in self.opaque_types() else None)
             if tname is not None:
                 return _const(CelType(tname), Type("type", (Type(tname),)))
@@ -302,7 +306,7 @@ class Compiler:
         if node.is_const:
             return node
         f = node.fn
-        return Node(lambda ctx: (_add_cost(ctx, 1), f(ctx))[1], node.type)
+        return Node(lambda ctx: (add_cost(ctx, 1), f(ctx))[1], node.type)
 
     def c_dot_ident(self, t: Tree) -> Node:
         token = t.children[1]
@@ -340,17 +344,17 @@ class Compiler:
         if self.env.check and not tt.is_dyn and tt.name not in ("map", "optional_type") and not optional:
             raise self.fail(f"type '{tt}' does not support field selection", at)
         result_type = tt.params[1] if tt.name == "map" and len(tt.params) == 2 else DYN
-        fn = _make_select(tf, field, alt, optional)
+        fn = make_select(tf, field, alt, optional)
         return Node(fn, optional_of(result_type) if optional else result_type)
 
     def c_member_index(self, t: Tree) -> Node:
         target, index = self.compile(t.children[0]), self.compile(t.children[2])
         rt = self.check_call("_[_]", [target, index], False, t.children[1])
-        return Node(_make_index(target.fn, index.fn, optional=False), rt)
+        return Node(make_index(target.fn, index.fn, optional=False), rt)
 
     def c_member_index_opt(self, t: Tree) -> Node:
         target, index = self.compile(t.children[0]), self.compile(t.children[3])
-        return Node(_make_index(target.fn, index.fn, optional=True), optional_of(DYN))
+        return Node(make_index(target.fn, index.fn, optional=True), optional_of(DYN))
 
     def args(self, t: Tree | None) -> list[Tree]:
         if t is None:
@@ -444,7 +448,7 @@ class Compiler:
         if self.env.check:
             overloads = [o for o, _ in self.candidates(name, args, member)] or overloads
         self.validate_constants(name, args, at)
-        node = Node(_make_call(name, overloads, [a.fn for a in args]), result_type)
+        node = Node(make_call(name, overloads, [a.fn for a in args]), result_type)
         if name in _NO_FOLD:
             return node
         return self.fold(node, args)
@@ -579,7 +583,7 @@ class Compiler:
                         continue
                     value = value.value
                 if ops.map_lookup(out, key)[0]:
-                    raise CELEvalError(f"Failed with repeated key: {_key_repr(key)}")
+                    raise CELEvalError(f"Failed with repeated key: {key_repr(key)}")
                 out[key] = value
             return out
 
@@ -603,214 +607,3 @@ def _first_token(t: Tree) -> Tree | Token:
     return t
 
 
-def _key_repr(key: Any) -> str:
-    if type(key) is str:
-        return key
-    if type(key) is bool:
-        return "true" if key else "false"
-    return str(int(key))
-
-
-def _add_cost(ctx: Ctx, n: int) -> None:
-    ctx.cost += n
-
-
-def _eq_cost(a: Any, b: Any) -> int:
-    """cel-go: equality traverses the smaller operand at 0.1 a unit (so scalars cost 1)."""
-    return math.ceil(min(actual_size(a), actual_size(b)) * 0.1)
-
-
-def _order_cost(a: Any, b: Any) -> int:
-    """cel-go: ordering strings or bytes is a traversal of the smaller one; other types cost 1."""
-    ta = type(a)
-    if (ta is str or ta is bytes) and type(b) is ta:
-        return math.ceil(min(len(a), len(b)) * 0.1)
-    return 1
-
-
-def _logic(fns: list[Fn], is_or: bool) -> Fn:
-    """`||` / `&&` over n terms with CEL's commutative error absorption."""
-    decisive = is_or
-
-    def run(ctx: Ctx) -> Any:
-        error: CELEvalError | None = None
-        for f in fns:
-            try:
-                v = f(ctx)
-            except CELEvalError as e:
-                if error is None:
-                    error = e
-                continue
-            if v is decisive:
-                return decisive
-            if v is not (not decisive):
-                if error is None:
-                    error = CELEvalError("no such overload")
-        if error is not None:
-            raise error
-        return not decisive
-
-    return run
-
-
-def _slot_reader(slot: int) -> Fn:
-    return lambda ctx: ctx.slots[slot]
-
-
-def _var_reader(name: str) -> Fn:
-    def read(ctx: Ctx) -> Any:
-        try:
-            return ctx.act[name]
-        except KeyError:
-            raise CELEvalError(f"no such attribute: {name}") from None
-
-    return read
-
-
-def _make_select(tf: Fn, field: str, alt: str | None, optional: bool) -> Fn:
-    def select(ctx: Ctx) -> Any:
-        obj = tf(ctx)
-        ctx.cost += 1
-        if type(obj) is Optional:
-            if not obj.has_value:
-                return obj
-            return _select_value(obj.value, field, alt, True)
-        return _select_value(obj, field, alt, optional)
-
-    return select
-
-
-def _select_value(obj: Any, field: str, alt: str | None, optional: bool) -> Any:
-    if type(obj) is dict or hasattr(obj, "__getitem__") and hasattr(obj, "keys"):
-        try:
-            v = obj[field]
-        except KeyError:
-            if alt is not None:
-                try:
-                    v = obj[alt]
-                except KeyError:
-                    pass
-                else:
-                    return Optional(v) if optional else v
-            if optional:
-                return OPTIONAL_NONE
-            raise CELEvalError(f"no such key: {field}") from None
-        return Optional(v) if optional else v
-    selector = getattr(obj, "cel_select", None)
-    if selector is not None:
-        return selector(field)
-    raise CELEvalError(f"no such overload: {field} on {_tname(obj)}" if obj is not None else "no such overload")
-
-
-def _tname(v: Any) -> str:
-    from evaluator.cel.values import type_name
-
-    return type_name(v)
-
-
-def _make_index(tf: Fn, kf: Fn, optional: bool) -> Fn:
-    def index(ctx: Ctx) -> Any:
-        obj = tf(ctx)
-        key = kf(ctx)
-        ctx.cost += 1
-        if type(obj) is Optional:
-            if not obj.has_value:
-                return obj
-            return _index_value(obj.value, key, True)
-        return _index_value(obj, key, optional)
-
-    return index
-
-
-def _index_value(obj: Any, key: Any, optional: bool) -> Any:
-    t = type(obj)
-    if t is list or t is tuple:
-        kt = type(key)
-        if kt is float:
-            if not key.is_integer():
-                raise CELEvalError(f"unsupported index value {key}")
-            key = int(key)
-        elif kt is not int and kt is not UInt:
-            raise CELEvalError("no such overload")
-        i = int(key)
-        if 0 <= i < len(obj):
-            return Optional(obj[i]) if optional else obj[i]
-        if optional:
-            return OPTIONAL_NONE
-        raise CELEvalError(f"index out of bounds: {i}")
-    if t is dict or (hasattr(obj, "keys") and hasattr(obj, "__getitem__")):
-        kt = type(key)
-        if not (kt is str or kt is int or kt is bool or kt is float or kt is UInt):
-            raise CELEvalError("unsupported key type")
-        found, v = ops.map_lookup(obj, key)
-        if found:
-            return Optional(v) if optional else v
-        if optional:
-            return OPTIONAL_NONE
-        raise CELEvalError(f"no such key: {_key_repr(key) if kt is not float else key}")
-    raise CELEvalError("no such overload")
-
-
-def _make_call(name: str, overloads: list[Overload], fns: list[Fn]) -> Fn:
-    if len(overloads) == 1:
-        o = overloads[0]
-        impl, accepts, cost = o.impl, o.accepts, o.cost
-        if len(fns) == 1:
-            f0 = fns[0]
-
-            def call1(ctx: Ctx) -> Any:
-                a = f0(ctx)
-                if not accepts((a,)):
-                    raise CELEvalError(_no_overload(name, (a,)))
-                result = _invoke(impl, (a,))
-                _charge(ctx, cost, (a,), result)
-                return result
-
-            return call1
-
-        def call(ctx: Ctx) -> Any:
-            args = tuple(f(ctx) for f in fns)
-            if not accepts(args):
-                raise CELEvalError(_no_overload(name, args))
-            result = _invoke(impl, args)
-            _charge(ctx, cost, args, result)
-            return result
-
-        return call
-
-    def dispatch(ctx: Ctx) -> Any:
-        args = tuple(f(ctx) for f in fns)
-        for o in overloads:
-            if o.accepts(args):
-                result = _invoke(o.impl, args)
-                _charge(ctx, o.cost, args, result)
-                return result
-        raise CELEvalError(_no_overload(name, args))
-
-    return dispatch
-
-
-def _no_overload(name: str, args: tuple) -> str:
-    return f"no such overload: {name}({', '.join(_tname(a) for a in args)})"
-
-
-def _invoke(impl: Callable[..., Any], args: tuple) -> Any:
-    try:
-        return impl(*args)
-    except CELEvalError:
-        raise
-    except RecursionError:
-        raise CELEvalError("max recursion depth exceeded") from None
-    except (TypeError, AttributeError, ValueError, KeyError, IndexError, OverflowError, ZeroDivisionError) as e:
-        raise CELEvalError(f"{type(e).__name__}: {e}") from None
-
-
-def _charge(ctx: Ctx, cost: Any, args: tuple, result: Any) -> None:
-    if cost is None:
-        ctx.cost += 1
-    elif type(cost) is int:
-        ctx.cost += cost
-    else:
-        ctx.cost += cost(args, result)
-        if ctx.cost > ctx.limit:
-            ctx.check()

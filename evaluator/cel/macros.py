@@ -10,13 +10,13 @@ import functools
 from collections.abc import Mapping
 from typing import Any, Callable
 
-from lark import Token, Tree
+from lark import Tree
 
 from evaluator.cel import operators as ops
 from evaluator.cel.errors import CELEvalError
 from evaluator.cel.runtime import Ctx
 from evaluator.cel.types import BOOL, DYN, INT, Type, list_of, map_of, optional_of
-from evaluator.cel.values import OPTIONAL_NONE, Optional, UInt
+from evaluator.cel.values import OPTIONAL_NONE, Optional
 
 _PASS = {"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary", "member",
          "primary"}

@@ -13,9 +13,9 @@ from evaluator.cel.errors import CELEvalError
 from evaluator.cel.library.timeconv import (
     duration_to_string, local_datetime, parse_duration, parse_timestamp, timestamp_to_string,
 )
-from evaluator.cel.registry import NOT_CONSTANT, constant_validator, function
+from evaluator.cel.registry import constant_validator, function
 from evaluator.cel.values import (
-    INT64_MAX, INT64_MIN, UINT64_MAX, CelType, Duration, Timestamp, UInt, type_name,
+    UINT64_MAX, CelType, Duration, Timestamp, UInt, type_name,
 )
 
 

@@ -1,0 +1,223 @@
+"""Runtime building blocks of compiled programs: logic, selection, indexing, calls and their costs.
+
+Kept apart from the compiler so the closures that run on every evaluation are easy to read and profile.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+from evaluator.cel import operators as ops
+from evaluator.cel.errors import CELEvalError
+from evaluator.cel.registry import Overload
+from evaluator.cel.runtime import Ctx, actual_size
+from evaluator.cel.values import OPTIONAL_NONE, Optional, UInt, type_name
+
+Fn = Callable[[Ctx], Any]
+
+
+def key_repr(key: Any) -> str:
+    if type(key) is str:
+        return key
+    if type(key) is bool:
+        return "true" if key else "false"
+    return str(int(key))
+
+
+def add_cost(ctx: Ctx, n: int) -> None:
+    ctx.cost += n
+
+
+def eq_cost(a: Any, b: Any) -> int:
+    """cel-go: equality traverses the smaller operand at 0.1 a unit (so scalars cost 1)."""
+    return math.ceil(min(actual_size(a), actual_size(b)) * 0.1)
+
+
+def order_cost(a: Any, b: Any) -> int:
+    """cel-go: ordering strings or bytes is a traversal of the smaller one; other types cost 1."""
+    ta = type(a)
+    if (ta is str or ta is bytes) and type(b) is ta:
+        return math.ceil(min(len(a), len(b)) * 0.1)
+    return 1
+
+
+def logic(fns: list[Fn], is_or: bool) -> Fn:
+    """`||` / `&&` over n terms with CEL's commutative error absorption."""
+    decisive = is_or
+
+    def run(ctx: Ctx) -> Any:
+        error: CELEvalError | None = None
+        for f in fns:
+            try:
+                v = f(ctx)
+            except CELEvalError as e:
+                if error is None:
+                    error = e
+                continue
+            if v is decisive:
+                return decisive
+            if v is not (not decisive):
+                if error is None:
+                    error = CELEvalError("no such overload")
+        if error is not None:
+            raise error
+        return not decisive
+
+    return run
+
+
+def slot_reader(slot: int) -> Fn:
+    return lambda ctx: ctx.slots[slot]
+
+
+def var_reader(name: str) -> Fn:
+    def read(ctx: Ctx) -> Any:
+        try:
+            return ctx.act[name]
+        except KeyError:
+            raise CELEvalError(f"no such attribute: {name}") from None
+
+    return read
+
+
+def make_select(tf: Fn, field: str, alt: str | None, optional: bool) -> Fn:
+    def select(ctx: Ctx) -> Any:
+        obj = tf(ctx)
+        ctx.cost += 1
+        if type(obj) is Optional:
+            if not obj.has_value:
+                return obj
+            return _select_value(obj.value, field, alt, True)
+        return _select_value(obj, field, alt, optional)
+
+    return select
+
+
+def _select_value(obj: Any, field: str, alt: str | None, optional: bool) -> Any:
+    if type(obj) is dict or hasattr(obj, "__getitem__") and hasattr(obj, "keys"):
+        try:
+            v = obj[field]
+        except KeyError:
+            if alt is not None:
+                try:
+                    v = obj[alt]
+                except KeyError:
+                    pass
+                else:
+                    return Optional(v) if optional else v
+            if optional:
+                return OPTIONAL_NONE
+            raise CELEvalError(f"no such key: {field}") from None
+        return Optional(v) if optional else v
+    selector = getattr(obj, "cel_select", None)
+    if selector is not None:
+        return selector(field)
+    raise CELEvalError(f"no such overload: {field} on {type_name(obj)}" if obj is not None else "no such overload")
+
+
+def make_index(tf: Fn, kf: Fn, optional: bool) -> Fn:
+    def index(ctx: Ctx) -> Any:
+        obj = tf(ctx)
+        key = kf(ctx)
+        ctx.cost += 1
+        if type(obj) is Optional:
+            if not obj.has_value:
+                return obj
+            return _index_value(obj.value, key, True)
+        return _index_value(obj, key, optional)
+
+    return index
+
+
+def _index_value(obj: Any, key: Any, optional: bool) -> Any:
+    t = type(obj)
+    if t is list or t is tuple:
+        kt = type(key)
+        if kt is float:
+            if not key.is_integer():
+                raise CELEvalError(f"unsupported index value {key}")
+            key = int(key)
+        elif kt is not int and kt is not UInt:
+            raise CELEvalError("no such overload")
+        i = int(key)
+        if 0 <= i < len(obj):
+            return Optional(obj[i]) if optional else obj[i]
+        if optional:
+            return OPTIONAL_NONE
+        raise CELEvalError(f"index out of bounds: {i}")
+    if t is dict or (hasattr(obj, "keys") and hasattr(obj, "__getitem__")):
+        kt = type(key)
+        if not (kt is str or kt is int or kt is bool or kt is float or kt is UInt):
+            raise CELEvalError("unsupported key type")
+        found, v = ops.map_lookup(obj, key)
+        if found:
+            return Optional(v) if optional else v
+        if optional:
+            return OPTIONAL_NONE
+        raise CELEvalError(f"no such key: {key_repr(key) if kt is not float else key}")
+    raise CELEvalError("no such overload")
+
+
+def make_call(name: str, overloads: list[Overload], fns: list[Fn]) -> Fn:
+    if len(overloads) == 1:
+        o = overloads[0]
+        impl, accepts, cost = o.impl, o.accepts, o.cost
+        if len(fns) == 1:
+            f0 = fns[0]
+
+            def call1(ctx: Ctx) -> Any:
+                a = f0(ctx)
+                if not accepts((a,)):
+                    raise CELEvalError(_no_overload(name, (a,)))
+                result = _invoke(impl, (a,))
+                _charge(ctx, cost, (a,), result)
+                return result
+
+            return call1
+
+        def call(ctx: Ctx) -> Any:
+            args = tuple(f(ctx) for f in fns)
+            if not accepts(args):
+                raise CELEvalError(_no_overload(name, args))
+            result = _invoke(impl, args)
+            _charge(ctx, cost, args, result)
+            return result
+
+        return call
+
+    def dispatch(ctx: Ctx) -> Any:
+        args = tuple(f(ctx) for f in fns)
+        for o in overloads:
+            if o.accepts(args):
+                result = _invoke(o.impl, args)
+                _charge(ctx, o.cost, args, result)
+                return result
+        raise CELEvalError(_no_overload(name, args))
+
+    return dispatch
+
+
+def _no_overload(name: str, args: tuple) -> str:
+    return f"no such overload: {name}({', '.join(type_name(a) for a in args)})"
+
+
+def _invoke(impl: Callable[..., Any], args: tuple) -> Any:
+    try:
+        return impl(*args)
+    except CELEvalError:
+        raise
+    except RecursionError:
+        raise CELEvalError("max recursion depth exceeded") from None
+    except (TypeError, AttributeError, ValueError, KeyError, IndexError, OverflowError, ZeroDivisionError) as e:
+        raise CELEvalError(f"{type(e).__name__}: {e}") from None
+
+
+def _charge(ctx: Ctx, cost: Any, args: tuple, result: Any) -> None:
+    if cost is None:
+        ctx.cost += 1
+    elif type(cost) is int:
+        ctx.cost += cost
+    else:
+        ctx.cost += cost(args, result)
+        if ctx.cost > ctx.limit:
+            ctx.check()
