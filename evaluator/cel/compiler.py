@@ -15,7 +15,7 @@ from lark import Token, Tree
 
 from evaluator.cel import operators as ops
 from evaluator.cel.env import Env
-from evaluator.cel.errors import CELEvalError
+from evaluator.cel.errors import CELEvalError, _Abort
 from evaluator.cel.literals import LiteralError, parse_int, parse_string, parse_uint
 from evaluator.cel.registry import NOT_CONSTANT, Overload, constant_validators
 from evaluator.cel.runtime import Ctx, actual_size
@@ -78,6 +78,7 @@ class Compiler:
         self.source = source
         self.scopes: list[dict[str, tuple[int, Type]]] = []
         self.nslots = 0
+        self.exempt_depth = 0  # inside arguments of a call exempt from the homogeneous-literal rule
 
     # --- helpers -------------------------------------------------------------------------------
     def fail(self, message: str, at: Tree | Token) -> CompileIssue:
@@ -211,7 +212,7 @@ class Compiler:
             ctx = Ctx({}, 0, 1 << 62, None)
             try:
                 value = node.fn(ctx)
-            except CELEvalError:
+            except (CELEvalError, _Abort):
                 return node
             return _const(value, node.type)
         return node
@@ -315,6 +316,8 @@ class Compiler:
 
     def c_member_dot(self, t: Tree) -> Node:
         name = self.qualified_name(t)
+        if name is not None and name in self.env.variables and self.lookup_local(name.split(".", 1)[0]) is None:
+            return self.resolve_name(name, t.children[1])
         if name is not None:
             root = name.split(".", 1)[0]
             if root and self.lookup_local(root) is None and root not in self.env.variables:
@@ -384,8 +387,15 @@ class Compiler:
                 if self.resolve_name(qualified, dot) is None and self.env.check:
                     raise self.fail(f"undeclared reference to '{fname}' (in container '{self.env.container}')",
                                     lparen)
-        target = self.compile(target_tree)
-        return self.call(name, [target] + [self.compile(a) for a in arg_trees], True, lparen)
+        exempt = name in _HOMOGENEITY_EXEMPT
+        self.exempt_depth += exempt
+        try:
+            target = self.compile(target_tree)
+            args = [self.compile(a) for a in arg_trees]
+        finally:
+            self.exempt_depth -= exempt
+        positions = [_first_token(t) for t in [target_tree, *arg_trees]]
+        return self.call(name, [target] + args, True, lparen, positions)
 
     def c_ident_arg(self, t: Tree) -> Node:
         name_token, lparen = t.children[0], t.children[1]
@@ -395,7 +405,8 @@ class Compiler:
         macro = macros.global_macro(str(name_token), len(arg_trees))
         if macro is not None:
             return macro(self, arg_trees, lparen)
-        return self.call(str(name_token), [self.compile(a) for a in arg_trees], False, lparen)
+        positions = [_first_token(t) for t in arg_trees]
+        return self.call(str(name_token), [self.compile(a) for a in arg_trees], False, lparen, positions)
 
     def c_dot_ident_arg(self, t: Tree) -> Node:
         name_token, lparen = t.children[1], t.children[2]
@@ -427,7 +438,7 @@ class Compiler:
         results = {substitute(o.result, b) for o, b in found}
         return results.pop() if len(results) == 1 else DYN
 
-    def call(self, name: str, args: list[Node], member: bool, at: Any) -> Node:
+    def call(self, name: str, args: list[Node], member: bool, at: Any, positions: list[Any] | None = None) -> Node:
         registry = self.env.registry
         overloads = [o for o in registry.overloads(name) if o.member == member and len(o.params) == len(args)]
         if not overloads:
@@ -447,21 +458,28 @@ class Compiler:
         result_type = self.check_call(name, args, member, at)
         if self.env.check:
             overloads = [o for o, _ in self.candidates(name, args, member)] or overloads
-        self.validate_constants(name, args, at)
+        self.validate_constants(name, args, member, at, positions)
         node = Node(make_call(name, overloads, [a.fn for a in args]), result_type)
         if name in _NO_FOLD:
             return node
         return self.fold(node, args)
 
-    def validate_constants(self, name: str, args: list[Node], at: Any) -> None:
-        validators = constant_validators(name)
+    def validate_constants(self, name: str, args: list[Node], member: bool, at: Any,
+                           positions: list[Any] | None = None) -> None:
+        validators = constant_validators(name, member)
         if not validators or not self.env.validate_literals:
             return
         consts = tuple(a.const for a in args)
         for validate in validators:
-            message = validate(consts)
-            if message:
-                raise self.fail(message, at)
+            problem = validate(consts)
+            if not problem:
+                continue
+            where = at
+            if isinstance(problem, tuple):
+                problem, index = problem
+                if positions and 0 <= index < len(positions) and positions[index] is not None:
+                    where = positions[index]
+            raise self.fail(problem, where)
 
     # --- literals and aggregates -----------------------------------------------------------------
     def c_literal(self, t: Tree) -> Node:
@@ -547,7 +565,7 @@ class Compiler:
                 continue
             joined = join(current, t)
             if joined is None:
-                if self.env.check and self.env.homogeneous_literals:
+                if self.env.check and self.env.homogeneous_literals and self.exempt_depth == 0:
                     raise self.fail(f"expected type '{current}' but found '{t}'", _first_token(tree))
                 return DYN
             current = joined
@@ -599,6 +617,8 @@ class Compiler:
 
 
 _NO_FOLD = frozenset()
+# ext.Strings exempts the argument list of format() from the homogeneous-literal rule.
+_HOMOGENEITY_EXEMPT = frozenset({"format"})
 
 
 def _first_token(t: Tree) -> Tree | Token:

@@ -6,7 +6,6 @@ into a comprehension (loop condition, step and accumulator reads per iteration).
 """
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from typing import Any, Callable
 
@@ -302,6 +301,9 @@ def _compile_opt_map(flat: bool) -> Callable:
 
 
 def _compile_sort_by(c, target_tree: Tree, args: list[Tree], at) -> Any:
+    """cel-go expands `l.sortBy(x, key)` to `l.@sortByAssociatedKeys(l.map(x, key))`; so do we, cost included."""
+    from evaluator.cel.library import lists
+
     name = _var_name(c, args[0], at)
     target = c.compile(target_tree)
     elem = _elem_types(target.type, False)
@@ -313,22 +315,15 @@ def _compile_sort_by(c, target_tree: Tree, args: list[Tree], at) -> Any:
         items = tf(ctx)
         if type(items) not in (list, tuple):
             raise CELEvalError("no such overload")
-        keyed = []
+        keys = []
         for item in items:
             ctx.slots[slot] = item
-            _tick(ctx, 1)
-            keyed.append((kf(ctx), item))
-        if keyed:
-            first = type(keyed[0][0])
-            for k, _ in keyed:
-                if type(k) is not first and not (isinstance(k, (int, float)) and isinstance(keyed[0][0], (int, float))):
-                    raise CELEvalError("no such overload")
-
-        def cmp(a, b) -> int:
-            r = ops.order(a[0], b[0])
-            return 0 if r is None else r
-
-        return [item for _, item in sorted(keyed, key=functools.cmp_to_key(cmp))]
+            _tick(ctx, 0)
+            keys.append(kf(ctx))
+            ctx.cost += 12
+        result = lists.sort_by_keys(list(items), keys)
+        ctx.cost += 1 + lists.sort_by_cost((items, keys), result)
+        return result
 
     return _node(sort_by, target.type if target.type.name == "list" else list_of(DYN))
 

@@ -48,6 +48,9 @@ def equals(a: Any, b: Any) -> bool:
         return len(a) == len(b) and all(equals(x, y) for x, y in zip(a, b))
     if isinstance(a, Mapping) and isinstance(b, Mapping):
         return _map_equals(a, b)
+    if hasattr(ta, "cel_type_name") or hasattr(tb, "cel_type_name"):
+        # cel-go: a library value (quantity, ip, ...) compared with another type is "no such overload".
+        raise CELEvalError("no such overload")
     return False
 
 

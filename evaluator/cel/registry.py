@@ -149,14 +149,16 @@ class _NotConstant:
 
 
 NOT_CONSTANT = _NotConstant()
-# name -> validators called at compile time with the constant arguments (NOT_CONSTANT for the others);
-# each returns an error message or None.
-_CONSTANT_VALIDATORS: dict[str, list[Callable[[tuple], str | None]]] = {}
+# A validator is called at compile time with the constant arguments (NOT_CONSTANT for the others, receiver
+# first) and returns None, an error message, or (message, index of the argument the error points at).
+Validator = Callable[[tuple], "str | tuple[str, int] | None"]
+_CONSTANT_VALIDATORS: dict[str, list[tuple[Validator, bool | None]]] = {}
 
 
-def constant_validator(name: str, validator: Callable[[tuple], str | None]) -> None:
-    _CONSTANT_VALIDATORS.setdefault(name, []).append(validator)
+def constant_validator(name: str, validator: Validator, *, member: bool | None = None) -> None:
+    """Register a check of constant arguments; `member` limits it to the member or the global form."""
+    _CONSTANT_VALIDATORS.setdefault(name, []).append((validator, member))
 
 
-def constant_validators(name: str) -> list[Callable[[tuple], str | None]]:
-    return _CONSTANT_VALIDATORS.get(name, [])
+def constant_validators(name: str, member: bool) -> list[Validator]:
+    return [v for v, m in _CONSTANT_VALIDATORS.get(name, []) if m is None or m == member]

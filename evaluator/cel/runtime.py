@@ -26,8 +26,10 @@ class Ctx:
 
 
 def actual_size(v: Any) -> int:
-    """cel-go's actualSize: the length of strings, bytes, lists and maps; 1 for anything else."""
+    """cel-go's actualSize: the length of strings, bytes, lists and maps, a library value's own size
+    (an IP's bytes), 1 for anything else."""
     t = type(v)
     if t is str or t is bytes or t is list or t is dict or t is tuple:
         return len(v)
-    return 1
+    size = getattr(v, "cel_size", None)
+    return size() if size is not None else 1

@@ -24,6 +24,14 @@ CHECK_ONLY = "asserts the type checker's deduced type only (the static checker i
 _IPV4_MAPPED = ("Kubernetes' IP library rejects IPv4-mapped IPv6 addresses (ip.go: 'IPv4-mapped IPv6 address ... is "
                 "not allowed'), where cel-go's network extension accepts them")
 CEL_SPEC_TESTS: dict[str, str] = {
+    # cel-spec's string_ext.json follows ext.Strings version 4 and runs against a registry of that version
+    # (strings_registry(4)); what is left:
+    "string_ext/value_errors/indexof_out_of_range": "cel-go skips it too: current cel-go returns -1 for an offset "
+                                                     "past the end",
+    "string_ext/value_errors/lastindexof_out_of_range": "cel-go skips it too: current cel-go returns -1 for an "
+                                                         "offset past the end",
+    "string_ext/format/map support (all key types)": "a map with both 1 and true as keys: Python's dict merges "
+                                                      "them (True == 1); Kubernetes rejects mixed-key literals",
     "network_ext/ipv4/ipv4_equals_ipv6": _IPV4_MAPPED,
     "network_ext/ipv4/ipv4_not_equals_ipv6": _IPV4_MAPPED,
 }

@@ -1,10 +1,9 @@
 """Every function library of the Kubernetes CEL environment; importing this package registers them."""
 from importlib import import_module
 
-_MODULES = ["stdlib", "optional"]
+_MODULES = ["stdlib", "optional", "quantity", "semver", "urls", "ip", "cidr", "format"]
 # Libraries written alongside; each registers its overloads on import.
-_OPTIONAL_MODULES = ["strings", "lists", "sets", "regex", "authz", "quantity", "semver", "urls", "ip", "cidr",
-                     "format"]
+_OPTIONAL_MODULES = ["strings", "lists", "sets", "regex", "authz"]
 
 for _name in _MODULES:
     import_module(f"{__name__}.{_name}")
