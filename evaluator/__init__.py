@@ -1,0 +1,1 @@
+"""The pure admission engine: simulate admission requests against policies (never imports Django)."""

@@ -1,0 +1,339 @@
+"""Load the user's documents: multi-document YAML (or JSON) into located objects, and index them.
+
+Never raises. Each document keeps its source, 1-based start line and index, so later layers can point
+at the document an error belongs to; a broken document is reported with line/column and skipped while
+the others still load. ``kind: List`` and typed lists (``ConfigMapList``...) are flattened, the way
+``kubectl apply`` treats them. YAML is read as ``sigs.k8s.io/yaml`` reads it: timestamps stay strings,
+keys become strings, duplicate keys are an error.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from evaluator.admission.positions import Position, locate, node_positions
+
+ADMISSION_GROUP = "admissionregistration.k8s.io"
+RBAC_GROUP = "rbac.authorization.k8s.io"
+RBAC_KINDS = frozenset({"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"})
+
+_SEPARATOR = re.compile(r"^(---|\.\.\.)(\s.*)?$")
+
+
+@dataclass
+class Document:
+    data: dict
+    index: int
+    line: int = 1
+    source: str | None = None
+    list_index: int | None = None
+    positions: dict[str, Position] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def api_version(self) -> str:
+        return self.data.get("apiVersion") if isinstance(self.data.get("apiVersion"), str) else ""
+
+    @property
+    def group(self) -> str:
+        return self.api_version.rpartition("/")[0]
+
+    @property
+    def kind(self) -> str:
+        return self.data.get("kind") if isinstance(self.data.get("kind"), str) else ""
+
+    @property
+    def name(self) -> str:
+        meta = self.data.get("metadata")
+        name = meta.get("name") if isinstance(meta, Mapping) else None
+        return name if isinstance(name, str) else ""
+
+    @property
+    def namespace(self) -> str:
+        meta = self.data.get("metadata")
+        ns = meta.get("namespace") if isinstance(meta, Mapping) else None
+        return ns if isinstance(ns, str) else ""
+
+    def location(self, path: str | None = None) -> dict:
+        """``{"document", "line", ["column"], ["source"], ["item"]}``; with a field path, the line of that
+        field (or of its nearest parent present in the text)."""
+        out = {"document": self.index, "line": self.line}
+        if path:
+            found = locate(self.positions, path)
+            if found is not None:
+                out["line"], out["column"] = found
+        if self.source is not None:
+            out["source"] = self.source
+        if self.list_index is not None:
+            out["item"] = self.list_index
+        return out
+
+
+@dataclass
+class LoadError:
+    message: str
+    document: int
+    line: int | None = None
+    column: int | None = None
+    source: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"message": self.message, "document": self.document, "line": self.line,
+                "column": self.column, "source": self.source}
+
+    def __str__(self) -> str:
+        where = f"{self.source}:" if self.source else ""
+        if self.line is not None:
+            where += f"{self.line}:" + (f"{self.column}:" if self.column is not None else "")
+        return f"{where} document {self.document}: {self.message}".strip()
+
+
+class _DuplicateKey(yaml.constructor.ConstructorError):
+    """A repeated mapping key; ``first_line`` is 0-based within the parsed chunk."""
+
+    def __init__(self, key: str, first_line: int, mark: yaml.Mark):
+        super().__init__(None, None, f'mapping key "{key}" already defined', mark)
+        self.key = key
+        self.first_line = first_line
+
+
+_BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when installed: ~5x faster
+
+
+class _Loader(_BASE_LOADER):
+    """SafeLoader minus timestamp resolution, with string keys and duplicate-key errors."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _key_text(key: Any) -> str:
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if key is None:
+        return "null"
+    return str(key)
+
+
+def _construct_mapping(loader: _Loader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    loader.flatten_mapping(node)
+    result: dict = {}
+    seen: dict[str, int] = {}
+    for key_node, value_node in node.value:
+        key = _key_text(loader.construct_object(key_node, deep=True))
+        if key in seen:
+            raise _DuplicateKey(key, seen[key], key_node.start_mark)
+        seen[key] = key_node.start_mark.line
+        result[key] = loader.construct_object(value_node, deep=deep)
+    return result
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _split(text: str) -> list[tuple[int, str]]:
+    """Split at ``---``/``...`` lines: ``[(0-based start line, chunk text)]`` (content lines only)."""
+    chunks: list[tuple[int, str]] = []
+    start, lines = 0, []
+    for number, line in enumerate(text.splitlines()):
+        if _SEPARATOR.match(line):
+            chunks.append((start, "\n".join(lines)))
+            rest = line[3:].strip()
+            start, lines = number, ([" " * 3 + " " + rest] if rest and line.startswith("---") else [])
+            if not lines:
+                start = number + 1
+            continue
+        lines.append(line)
+    chunks.append((start, "\n".join(lines)))
+    return chunks
+
+
+def _first_content_line(chunk: str) -> int:
+    for offset, line in enumerate(chunk.splitlines()):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            return offset
+    return 0
+
+
+def _parse(chunk: str) -> tuple[Any, yaml.Node | None]:
+    loader = _Loader(chunk)
+    try:
+        node = loader.get_single_node()
+        return (loader.construct_document(node) if node is not None else None), node
+    finally:
+        loader.dispose()
+
+
+def load_documents(text: str, source: str | None = None,
+                   positions: bool = True) -> tuple[list[Document], list[LoadError]]:
+    """Parse multi-document YAML/JSON text. Returns (documents, errors); never raises.
+
+    With ``positions`` each document records where its fields are (``Document.location(path)``);
+    turn it off for large dumps where only whole-document locations matter."""
+    documents: list[Document] = []
+    errors: list[LoadError] = []
+    if not isinstance(text, str):
+        return [], [LoadError("input is not text", 0, source=source)]
+    index = 0
+    for start, chunk in _split(text):
+        if not chunk.strip() or all(not ln.strip() or ln.strip().startswith("#") for ln in chunk.splitlines()):
+            continue
+        line = start + _first_content_line(chunk) + 1
+        try:
+            data, node = _parse(chunk)
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            problem = " ".join(p for p in (exc.context, exc.problem) if p) or str(exc)
+            if isinstance(exc, _DuplicateKey):
+                problem = f'mapping key "{exc.key}" already defined at line {start + exc.first_line + 1}'
+            errors.append(LoadError(f"invalid YAML: {problem}", index,
+                                    start + mark.line + 1 if mark else line, mark.column + 1 if mark else None, source))
+            index += 1
+            continue
+        except (yaml.YAMLError, RecursionError, ValueError) as exc:
+            errors.append(LoadError(f"invalid YAML: {exc}", index, line, None, source))
+            index += 1
+            continue
+        if data is not None:
+            before = len(documents)
+            _accept(data, index, line, source, documents, errors)
+            if positions and node is not None:
+                _attach_positions(documents[before:], node, start)
+        index += 1
+    return documents, errors
+
+
+def _attach_positions(documents: list[Document], node: yaml.Node, offset: int) -> None:
+    items = None
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            if key_node.value == "items" and isinstance(value_node, yaml.SequenceNode):
+                items = value_node.value
+    for doc in documents:
+        if doc.list_index is None:
+            doc.positions = node_positions(node, offset)
+        elif items is not None and doc.list_index < len(items):
+            item = items[doc.list_index]
+            doc.positions = node_positions(item, offset)
+            doc.line = item.start_mark.line + offset + 1
+
+
+def load_objects(objects: Iterable[Any], source: str | None = None) -> tuple[list[Document], list[LoadError]]:
+    """The same checks and List flattening for objects that are already parsed (JSON API input)."""
+    documents: list[Document] = []
+    errors: list[LoadError] = []
+    for index, data in enumerate(objects):
+        if data is not None:
+            _accept(data, index, 1, source, documents, errors, located=False)
+    return documents, errors
+
+
+def _accept(data: Any, index: int, line: int, source: str | None, documents: list[Document],
+            errors: list[LoadError], located: bool = True) -> None:
+    where = line if located else None
+    if not isinstance(data, dict):
+        errors.append(LoadError(f"document is not an object (got {type(data).__name__})", index, where, None, source))
+        return
+    if _is_list(data):
+        items = data.get("items") or []
+        item_kind = data["kind"][:-4] if data.get("kind") != "List" else None
+        for i, item in enumerate(items):
+            if not isinstance(item, dict):
+                errors.append(LoadError(f"items[{i}] is not an object", index, where, None, source))
+                continue
+            if item_kind:  # typed lists from the API omit apiVersion/kind on items
+                item = {"apiVersion": data.get("apiVersion"), "kind": item_kind, **item}
+            problem = _missing_type(item)
+            if problem:
+                errors.append(LoadError(f"items[{i}]: {problem}", index, where, None, source))
+                continue
+            documents.append(Document(item, index, line, source, i))
+        return
+    problem = _missing_type(data)
+    if problem:
+        errors.append(LoadError(problem, index, where, None, source))
+        return
+    documents.append(Document(data, index, line, source))
+
+
+def _is_list(data: dict) -> bool:
+    kind = data.get("kind")
+    return isinstance(kind, str) and kind.endswith("List") and isinstance(data.get("items"), list)
+
+
+def _missing_type(data: dict) -> str | None:
+    missing = [f for f in ("apiVersion", "kind") if not isinstance(data.get(f), str) or not data.get(f)]
+    if missing:
+        # kubectl's client-side check words it this way.
+        return "error validating data: [" + ", ".join(f"{f} not set" for f in missing) + "]"
+    return None
+
+
+# --------------------------------------------------------------------------- index
+@dataclass
+class DocumentIndex:
+    """Documents sorted by role. ``params`` holds every object that is not an admission policy/binding
+    (any of them can be a paramKind); ``namespaces`` maps name -> Namespace object."""
+
+    validating_policies: list[Document] = field(default_factory=list)
+    validating_bindings: list[Document] = field(default_factory=list)
+    mutating_policies: list[Document] = field(default_factory=list)
+    mutating_bindings: list[Document] = field(default_factory=list)
+    namespaces: dict[str, dict] = field(default_factory=dict)
+    crds: list[Document] = field(default_factory=list)
+    rbac: list[Document] = field(default_factory=list)
+    params: list[Document] = field(default_factory=list)
+    warnings: list[dict] = field(default_factory=list)
+
+    def namespace(self, name: str) -> dict | None:
+        return self.namespaces.get(name)
+
+    def objects_of_kind(self, api_version: str, kind: str) -> list[Document]:
+        """Param candidates of exactly this apiVersion and kind."""
+        return [d for d in self.params if d.api_version == api_version and d.kind == kind]
+
+
+_ROLE_LISTS = {
+    "ValidatingAdmissionPolicy": "validating_policies",
+    "ValidatingAdmissionPolicyBinding": "validating_bindings",
+    "MutatingAdmissionPolicy": "mutating_policies",
+    "MutatingAdmissionPolicyBinding": "mutating_bindings",
+}
+
+
+def index_documents(documents: Iterable[Document]) -> DocumentIndex:
+    """Sort documents by role; a later document with the same identity replaces an earlier one
+    (as a second ``kubectl apply`` would), with a warning."""
+    index = DocumentIndex()
+    seen: dict[tuple, tuple[str, Document]] = {}
+    for doc in documents:
+        identity = (doc.group, doc.kind, doc.namespace, doc.name)
+        role = _ROLE_LISTS.get(doc.kind) if doc.group == ADMISSION_GROUP else None
+        role = role or _other_role(doc)
+        if doc.name and identity in seen:
+            old_role, old_doc = seen[identity]
+            getattr(index, old_role).remove(old_doc)
+            index.warnings.append({**doc.location(), "message": f'{doc.kind} "{doc.name}" appears again; '
+                                   f"the later document (document {doc.index}) replaces document {old_doc.index}"})
+        seen[identity] = (role, doc)
+        getattr(index, role).append(doc)
+    for doc in index.params:
+        if doc.group == "" and doc.kind == "Namespace" and doc.name:
+            index.namespaces[doc.name] = doc.data
+    return index
+
+
+def _other_role(doc: Document) -> str:
+    if doc.kind == "CustomResourceDefinition" and doc.group == "apiextensions.k8s.io":
+        return "crds"
+    if doc.kind in RBAC_KINDS and doc.group == RBAC_GROUP:
+        return "rbac"
+    return "params"

@@ -1,0 +1,400 @@
+"""Does a policy's ``matchConstraints`` (or a binding's ``matchResources``) match an admission request?
+
+Follows the API server's ``policy/matching`` + ``webhook/predicates/{rules,namespace,object}`` exactly:
+1. namespaceSelector, then objectSelector: a plain non-match stops here; a selector *error* is held
+   back and only reported if the resource rules match (so broken selectors never break other requests);
+2. excludeResourceRules (with the same matchPolicy) win;
+3. resourceRules — an empty list matches everything, Exact matches are preferred, and with
+   ``matchPolicy: Equivalent`` equivalent resources are tried (rule by rule, equivalent by equivalent) and
+   the request is converted to the matched kind/resource.
+Every non-match says why in ``reason``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from evaluator.k8s.labels import Selector, object_labels, parse_selector
+from evaluator.k8s.restmapping import GVK, GVR, RESTMapper, builtin_mapper
+
+NamespaceLookup = Callable[[str], "Mapping | None"]
+
+ADMISSION_CONFIG_RESOURCES = frozenset({
+    ("admissionregistration.k8s.io", "validatingadmissionpolicies"),
+    ("admissionregistration.k8s.io", "validatingadmissionpolicybindings"),
+    ("admissionregistration.k8s.io", "mutatingadmissionpolicies"),
+    ("admissionregistration.k8s.io", "mutatingadmissionpolicybindings"),
+})
+# Not persisted, so the API server excludes them from all admission policies.
+NON_PERSISTED_RESOURCES = frozenset({
+    ("authentication.k8s.io", "tokenreviews"),
+    ("authentication.k8s.io", "selfsubjectreviews"),
+    ("authorization.k8s.io", "subjectaccessreviews"),
+    ("authorization.k8s.io", "localsubjectaccessreviews"),
+    ("authorization.k8s.io", "selfsubjectaccessreviews"),
+    ("authorization.k8s.io", "selfsubjectrulesreviews"),
+})
+NAMESPACES = GVR("", "v1", "namespaces")
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """Outcome of matching one set of criteria against a request.
+
+    ``error`` is set (and ``matched`` False) when the server would fail the match itself: an invalid
+    selector (``error_code`` 500, text as ``apierrors.NewInternalError``), a namespace that does not
+    exist (404), or an equivalent resource without a kind. The caller applies failurePolicy.
+    """
+
+    matched: bool
+    reason: str = ""
+    matched_kind: dict | None = None
+    matched_resource: dict | None = None
+    equivalent: bool = False
+    error: str | None = None
+    error_code: int | None = None
+
+    def to_dict(self) -> dict:
+        return {k: v for k, v in self.__dict__.items()}
+
+
+def _no(reason: str) -> MatchResult:
+    return MatchResult(False, reason)
+
+
+def _error(message: str, code: int) -> MatchResult:
+    return MatchResult(False, message, error=message, error_code=code)
+
+
+def exempt_reason(request: Mapping) -> str | None:
+    """Why the policy plugins skip this request entirely (seed 001 "API kinds exempt"), or None."""
+    resource = GVR.from_dict(request.get("resource"))
+    key = (resource.group, resource.resource)
+    if key in ADMISSION_CONFIG_RESOURCES:
+        return (f"{resource.resource}.{resource.group} are exempt from admission policies "
+                "(policies cannot govern policy objects)")
+    if key in NON_PERSISTED_RESOURCES:
+        return f"{resource.resource}.{resource.group} are not persisted and are exempt from admission policies"
+    return None
+
+
+# --------------------------------------------------------------------------- rules
+def _as_list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _fmt(items: list, quote: bool = False) -> str:
+    return "[" + " ".join(f'"{i}"' if quote else str(i) for i in items) + "]"
+
+
+def _wild(items: list) -> frozenset | None:
+    """None means "*" (everything); otherwise the accepted values."""
+    return None if "*" in items else frozenset(i for i in items if isinstance(i, str))
+
+
+@dataclass(frozen=True)
+class _View:
+    """The request fields matching reads, extracted once per request."""
+
+    resource: GVR
+    kind: GVK
+    sub: str
+    namespace: str
+    name: str
+    operation: str
+
+    @classmethod
+    def of(cls, request: Mapping) -> "_View":
+        return cls(GVR.from_dict(request.get("resource")), GVK.from_dict(request.get("kind")),
+                   request.get("subResource") or "", request.get("namespace") or "", request.get("name") or "",
+                   request.get("operation") or "")
+
+
+@dataclass(frozen=True)
+class CompiledRule:
+    """A NamedRuleWithOperations prepared for fast, repeated matching (``rules.Matcher``)."""
+
+    raw: Mapping
+    scope: Any
+    operations: frozenset | None
+    groups: frozenset | None
+    versions: frozenset | None
+    resources: tuple[tuple[str, str], ...]
+    names: tuple[str, ...]
+
+    @classmethod
+    def of(cls, rule: Any) -> "CompiledRule":
+        if not isinstance(rule, Mapping):
+            return cls({}, None, frozenset(), frozenset(), frozenset(), (), ())
+        resources = tuple(r.partition("/")[::2] for r in _as_list(rule.get("resources")) if isinstance(r, str))
+        return cls(rule, rule.get("scope"), _wild(_as_list(rule.get("operations"))),
+                   _wild(_as_list(rule.get("apiGroups"))), _wild(_as_list(rule.get("apiVersions"))), resources,
+                   tuple(n for n in _as_list(rule.get("resourceNames")) if isinstance(n, str)))
+
+    def matches(self, view: _View, resource: GVR) -> bool:
+        return self.mismatch(view, resource, explain=False) is None
+
+    def mismatch(self, view: _View, resource: GVR, explain: bool = True) -> str | None:
+        """None when the rule matches ``resource`` (the request's or an equivalent), else the first
+        failing dimension in the order Go checks them: scope, operation, group, version, resource."""
+        scope = self.scope
+        if scope is not None and scope != "*":
+            is_namespace = resource == NAMESPACES
+            if scope == "Namespaced":
+                if is_namespace or not view.namespace:
+                    return "scope Namespaced does not match a cluster-scoped request" if explain else "x"
+            elif scope == "Cluster":
+                if not is_namespace and view.namespace:
+                    return "scope Cluster does not match a namespaced request" if explain else "x"
+            else:
+                return f'scope "{scope}" matches nothing' if explain else "x"
+        if self.operations is not None and view.operation not in self.operations:
+            return f"operation {view.operation} not in {_fmt(_as_list(self.raw.get('operations')))}" if explain else "x"
+        if self.groups is not None and resource.group not in self.groups:
+            return f'apiGroup "{resource.group}" not in {_fmt(_as_list(self.raw.get("apiGroups")), True)}' if explain else "x"
+        if self.versions is not None and resource.version not in self.versions:
+            return f'apiVersion "{resource.version}" not in {_fmt(_as_list(self.raw.get("apiVersions")), True)}' if explain else "x"
+        for res, sub in self.resources:
+            if (res == "*" or res == resource.resource) and (sub == "*" or sub == view.sub):
+                return None
+        if not explain:
+            return "x"
+        requested = f"{resource.resource}/{view.sub}" if view.sub else resource.resource
+        return f'resource "{requested}" not in {_fmt(_as_list(self.raw.get("resources")))}'
+
+    def name_mismatch(self, view: _View) -> str | None:
+        if not self.names or view.name in self.names:
+            return None
+        return f'name "{view.name}" not in resourceNames {_fmt(list(self.names))}'
+
+
+def rule_mismatch(rule: Mapping, request: Mapping, resource: GVR) -> str | None:
+    """``rules.Matcher.Matches`` for one rule: None when it matches, else the first failing dimension."""
+    return CompiledRule.of(rule).mismatch(_View.of(request), resource)
+
+
+@dataclass(frozen=True)
+class _RulesOutcome:
+    matched: bool
+    resource: GVR | None = None
+    kind: GVK | None = None
+    equivalent: bool = False
+    reasons: tuple[str, ...] = ()
+    error: str | None = None
+
+
+def _match_rules(rules: tuple[CompiledRule, ...], match_policy: Any, view: _View, mapper: RESTMapper,
+                 explain: bool = True) -> _RulesOutcome:
+    """``matchesResourceRules``: exact pass over all rules first, then equivalents if Equivalent."""
+    for rule in rules:
+        if rule.matches(view, view.resource) and rule.name_mismatch(view) is None:
+            return _RulesOutcome(True, view.resource, view.kind)
+    if match_policy == "Equivalent":
+        equivalents = [e for e in mapper.equivalent_resources_for(view.resource, view.sub) if e != view.resource]
+        for rule in rules:
+            for equivalent in equivalents:
+                if not rule.matches(view, equivalent):
+                    continue
+                matched_kind = mapper.kind_for(equivalent, view.sub)
+                if matched_kind is None or matched_kind.empty:
+                    return _RulesOutcome(False, error=f"unable to convert to {equivalent}: unknown kind")
+                if rule.name_mismatch(view) is None:
+                    return _RulesOutcome(True, equivalent, matched_kind, equivalent=True)
+    else:
+        equivalents = []
+    if not explain:
+        return _RulesOutcome(False)
+    reasons = []
+    for i, rule in enumerate(rules):
+        why = rule.mismatch(view, view.resource) or rule.name_mismatch(view) or "matches"
+        reasons.append(why if len(rules) == 1 else f"[{i}] {why}")
+    if equivalents:
+        listed = ", ".join(f"{e.group or 'core'}/{e.version}" for e in equivalents)
+        reasons.append(f"nor any equivalent resource ({listed})")
+    return _RulesOutcome(False, reasons=tuple(reasons))
+
+
+def match_rules(rules: list, match_policy: Any, request: Mapping, mapper: RESTMapper) -> _RulesOutcome:
+    """Public form of the resource-rule pass over raw rule dicts."""
+    return _match_rules(tuple(CompiledRule.of(r) for r in rules), match_policy, _View.of(request), mapper)
+
+
+# --------------------------------------------------------------------------- selectors
+def _namespace_labels(request: Mapping, view: _View, lookup: NamespaceLookup) -> tuple[dict | None, MatchResult | None]:
+    """``GetNamespaceLabels``: the Namespace in the request for CREATE/UPDATE of a namespace, else stored."""
+    if view.resource.resource == "namespaces" and not view.sub and view.operation in ("CREATE", "UPDATE"):
+        obj = request.get("object")
+        if not isinstance(obj, Mapping):
+            return None, _error("Internal error occurred: object does not implement the Object interfaces", 500)
+        return object_labels(obj), None
+    namespace = lookup(view.namespace)
+    if namespace is None:
+        return None, _error(f'namespaces "{view.namespace}" not found', 404)
+    return object_labels(namespace), None
+
+
+def _parsed(selector: Any) -> tuple[Selector | None, str | None]:
+    parsed, problem = parse_selector(selector if selector is not None else {})
+    return parsed, (f"Internal error occurred: {problem}" if problem else None)
+
+
+def _match_namespace(selector: Selector | None, problem: str | None, request: Mapping, view: _View,
+                     lookup: NamespaceLookup) -> MatchResult:
+    if not view.namespace and view.resource.resource != "namespaces":
+        return _CLUSTER_SCOPED
+    if problem:
+        return _error(problem, 500)
+    if selector.empty:
+        return _YES
+    labels, failure = _namespace_labels(request, view, lookup)
+    if failure:
+        return failure
+    if selector.matches(labels):
+        return _YES
+    return _no(f'namespaceSelector does not match namespace "{view.namespace}" (labels {json.dumps(labels, sort_keys=True)})')
+
+
+def _match_object(selector: Selector | None, problem: str | None, request: Mapping) -> MatchResult:
+    if problem:
+        return _error(problem, 500)
+    if selector.empty:
+        return _YES
+    for key in ("object", "oldObject"):
+        obj = request.get(key)
+        if isinstance(obj, Mapping) and selector.matches(object_labels(obj)):
+            return _YES
+    return _no("objectSelector matches neither the object's nor the oldObject's labels")
+
+
+def match_namespace_selector(selector: Any, request: Mapping, lookup: NamespaceLookup) -> MatchResult:
+    return _match_namespace(*_parsed(selector), request, _View.of(request), lookup)
+
+
+def match_object_selector(selector: Any, request: Mapping) -> MatchResult:
+    return _match_object(*_parsed(selector), request)
+
+
+_YES = MatchResult(True)
+_CLUSTER_SCOPED = MatchResult(True, "cluster-scoped resources always match the namespaceSelector")
+
+
+# --------------------------------------------------------------------------- criteria
+def _lookup_from(namespaces: Mapping | NamespaceLookup | None) -> NamespaceLookup:
+    if callable(namespaces):
+        return namespaces
+    table = namespaces if isinstance(namespaces, Mapping) else {}
+    return table.get
+
+
+@dataclass(frozen=True)
+class CompiledCriteria:
+    """A MatchResources object (matchConstraints or a binding's matchResources) prepared once and
+    matched many times: selectors parsed, rules turned into sets."""
+
+    match_policy: Any
+    namespace_selector: Selector | None
+    namespace_problem: str | None
+    object_selector: Selector | None
+    object_problem: str | None
+    rules: tuple[CompiledRule, ...]
+    exclude: tuple[CompiledRule, ...]
+
+    @classmethod
+    def of(cls, criteria: Any) -> "CompiledCriteria":
+        criteria = criteria if isinstance(criteria, Mapping) else {}
+        return cls(criteria.get("matchPolicy"), *_parsed(criteria.get("namespaceSelector")),
+                   *_parsed(criteria.get("objectSelector")),
+                   tuple(CompiledRule.of(r) for r in _as_list(criteria.get("resourceRules"))),
+                   tuple(CompiledRule.of(r) for r in _as_list(criteria.get("excludeResourceRules"))))
+
+    def match(self, request: Mapping, namespaces: Mapping | NamespaceLookup | None = None,
+              mapper: RESTMapper | None = None) -> MatchResult:
+        """``Matcher.Matches``."""
+        mapper = mapper or builtin_mapper()
+        view = _View.of(request)
+        ns_result = _match_namespace(self.namespace_selector, self.namespace_problem, request, view,
+                                     _lookup_from(namespaces))
+        if not ns_result.matched and ns_result.error is None:
+            return ns_result
+        obj_result = _match_object(self.object_selector, self.object_problem, request)
+        if not obj_result.matched and obj_result.error is None:
+            return obj_result
+
+        excluded = _match_rules(self.exclude, self.match_policy, view, mapper, explain=False)
+        if excluded.error:
+            return _error(excluded.error, 500)
+        if excluded.matched:
+            return _no("excluded by excludeResourceRules" + (" (equivalent resource)" if excluded.equivalent else ""))
+
+        if not self.rules:
+            outcome = _RulesOutcome(True, view.resource, view.kind)
+        else:
+            outcome = _match_rules(self.rules, self.match_policy, view, mapper)
+        if outcome.error:
+            return _error(outcome.error, 500)
+        if not outcome.matched:
+            return _no("no resourceRules matched: " + "; ".join(outcome.reasons))
+
+        for held_back in (ns_result, obj_result):
+            if held_back.error:
+                return held_back
+        return MatchResult(True, "", outcome.kind.to_dict(), outcome.resource.to_dict(), outcome.equivalent)
+
+
+class _IdentityCache:
+    """Compiled forms keyed by object identity (the cache keeps the object alive, so ids stay unique).
+    Callers must not mutate a criteria dict after it was first matched."""
+
+    def __init__(self, build: Callable[[Any], Any], size: int = 4096):
+        self.build, self.size, self.entries = build, size, {}
+
+    def get(self, obj: Any) -> Any:
+        entry = self.entries.get(id(obj))
+        if entry is not None and entry[0] is obj:
+            return entry[1]
+        if len(self.entries) >= self.size:
+            self.entries.clear()
+        value = self.build(obj)
+        self.entries[id(obj)] = (obj, value)
+        return value
+
+
+_COMPILED = _IdentityCache(CompiledCriteria.of)
+
+
+def compile_criteria(criteria: Any) -> CompiledCriteria:
+    """The compiled form of a MatchResources dict (cached by identity)."""
+    return _COMPILED.get(criteria)
+
+
+def match_resources(criteria: Mapping, request: Mapping, namespaces: Mapping | NamespaceLookup | None = None,
+                    mapper: RESTMapper | None = None) -> MatchResult:
+    """``Matcher.Matches`` for a MatchResources object (selectors already defaulted when absent)."""
+    return compile_criteria(criteria).match(request, namespaces, mapper)
+
+
+def policy_matches(policy: Mapping, request: Mapping, namespaces: Mapping | NamespaceLookup | None = None,
+                   mapper: RESTMapper | None = None) -> MatchResult:
+    """``DefinitionMatches``: the policy's ``spec.matchConstraints`` (required)."""
+    spec = policy.get("spec") if isinstance(policy, Mapping) else None
+    constraints = spec.get("matchConstraints") if isinstance(spec, Mapping) else None
+    if not isinstance(constraints, Mapping):
+        return _error("policy contained no match constraints, a required field", 500)
+    return match_resources(constraints, request, namespaces, mapper)
+
+
+def binding_matches(binding: Mapping, request: Mapping, namespaces: Mapping | NamespaceLookup | None = None,
+                    mapper: RESTMapper | None = None) -> MatchResult:
+    """``BindingMatches``: no ``spec.matchResources`` matches every request the policy matches."""
+    spec = binding.get("spec") if isinstance(binding, Mapping) else None
+    resources = spec.get("matchResources") if isinstance(spec, Mapping) else None
+    if resources is None:
+        return MatchResult(True, "binding has no matchResources", request.get("kind"), request.get("resource"))
+    result = match_resources(resources, request, namespaces, mapper)
+    if result.matched:
+        # The binding never converts the request: only the policy's match decides the kind/resource.
+        return MatchResult(True, "", request.get("kind"), request.get("resource"))
+    return result

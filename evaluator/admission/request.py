@@ -1,0 +1,282 @@
+"""Turn what a user typed into a complete ``admission.k8s.io/v1`` AdmissionRequest.
+
+Accepted inputs: a full AdmissionReview (``{"kind": "AdmissionReview", "request": {...}}``), an
+AdmissionRequest (partial is fine), or a plain object (``apiVersion``/``kind`` strings and no
+``object`` key), which is a CREATE of that object. Everything a user would not want to type is
+inferred the way the API server would fill it: kind/resource/scope from the object through the REST
+mapping, name and namespace from the object (oldObject for DELETE), the operation from which objects
+are present, a default user, a deterministic uid, requestKind/requestResource, dryRun and options.
+Problems are returned as field errors, never raised.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from evaluator.k8s import fielderrors as fe
+from evaluator.k8s.restmapping import GVK, GVR, RESTMapper, builtin_mapper, guess_resource, parse_api_version
+
+OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
+DEFAULT_USER = {"username": "kubernetes-admin", "groups": ["kubeadm:cluster-admins", "system:authenticated"]}
+DEFAULT_NAMESPACE = "default"
+_OPTIONS_KIND = {"CREATE": "CreateOptions", "UPDATE": "UpdateOptions", "DELETE": "DeleteOptions"}
+_UID_NAMESPACE = uuid.UUID("6f1c7e0a-3b0e-4c4e-9a57-2d2f7f2c9b10")
+
+
+@dataclass
+class NormalizedRequest:
+    """``request`` is the full AdmissionRequest (None when the input is unusable).
+
+    ``inferred`` names the fields we filled in; ``warnings`` explain guesses (an unknown kind);
+    ``errors`` are field errors (``FieldError``) with paths rooted at ``request``.
+    """
+
+    request: dict | None
+    errors: list[fe.FieldError] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    inferred: list[str] = field(default_factory=list)
+    namespaced: bool | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.request is not None and not self.errors
+
+    def to_dict(self) -> dict:
+        return {
+            "request": self.request,
+            "errors": [e.to_dict() for e in self.errors],
+            "warnings": list(self.warnings),
+            "inferred": list(self.inferred),
+            "namespaced": self.namespaced,
+        }
+
+
+def is_plain_object(data: Any) -> bool:
+    """A Kubernetes object rather than an AdmissionRequest/AdmissionReview."""
+    return (isinstance(data, Mapping) and isinstance(data.get("kind"), str) and "apiVersion" in data
+            and data.get("kind") != "AdmissionReview" and "object" not in data and "request" not in data)
+
+
+def extract_request(data: Any) -> tuple[dict | None, str, list[fe.FieldError]]:
+    """The raw AdmissionRequest dict inside whatever was given, the path prefix, and shape errors."""
+    if not isinstance(data, Mapping):
+        return None, "request", [fe.invalid("request", type(data).__name__, "must be an object")]
+    if data.get("kind") == "AdmissionReview" or ("request" in data and "apiVersion" in data):
+        inner = data.get("request")
+        if not isinstance(inner, Mapping):
+            return None, "request", [fe.required("request", "an AdmissionReview needs a request")]
+        return dict(inner), "request", []
+    if is_plain_object(data):
+        return {"object": dict(data)}, "request", []
+    return dict(data), "request", []
+
+
+def normalize_request(data: Any, mapper: RESTMapper | None = None) -> NormalizedRequest:
+    """Complete an admission request; see the module docstring for what is inferred."""
+    mapper = mapper or builtin_mapper()
+    raw, _, errors = extract_request(data)
+    if raw is None:
+        return NormalizedRequest(None, errors)
+    return _Normalizer(raw, mapper).run()
+
+
+class _Normalizer:
+    def __init__(self, raw: dict, mapper: RESTMapper):
+        self.raw = raw
+        self.mapper = mapper
+        self.out = NormalizedRequest(None)
+
+    def _infer(self, name: str) -> None:
+        self.out.inferred.append(name)
+
+    def _err(self, error: fe.FieldError) -> None:
+        self.out.errors.append(error)
+
+    def run(self) -> NormalizedRequest:
+        raw = self.raw
+        obj, old = self._object("object"), self._object("oldObject")
+        operation = self._operation(obj, old)
+        source_key = "object" if obj is not None and not (operation == "DELETE" and old is not None) else "oldObject"
+        source = obj if source_key == "object" else old
+        sub_resource = raw.get("subResource") or ""
+        if not isinstance(sub_resource, str):
+            self._err(fe.invalid("request.subResource", str(sub_resource), "must be a string"))
+            sub_resource = ""
+        resource, kind, namespaced = self._resource_and_kind(source, source_key, sub_resource)
+        name = self._name(source)
+        namespace = self._namespace(source, resource, namespaced, operation, sub_resource, name)
+        if resource is None or kind is None or operation is None:
+            return self.out
+        request = {
+            "uid": raw.get("uid") or "",
+            "kind": kind.to_dict(),
+            "resource": resource.to_dict(),
+            "subResource": sub_resource,
+            "requestKind": self._dict_or(raw.get("requestKind"), kind.to_dict(), "requestKind"),
+            "requestResource": self._dict_or(raw.get("requestResource"), resource.to_dict(), "requestResource"),
+            "requestSubResource": raw.get("requestSubResource", sub_resource) or "",
+            "name": name,
+            "namespace": namespace,
+            "operation": operation,
+            "userInfo": self._user_info(),
+            "object": obj,
+            "oldObject": old,
+            "dryRun": bool(raw.get("dryRun", False)),
+            "options": self._options(operation),
+        }
+        if "dryRun" not in raw:
+            self._infer("dryRun")
+        if not request["uid"]:
+            request["uid"] = _deterministic_uid(request)
+            self._infer("uid")
+        self.out.request = request
+        self.out.namespaced = namespaced
+        return self.out
+
+    # --- pieces ------------------------------------------------------------------------------
+    def _object(self, key: str) -> dict | None:
+        value = self.raw.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, Mapping):
+            self._err(fe.invalid(f"request.{key}", type(value).__name__, "must be an object or null"))
+            return None
+        return copy.deepcopy(dict(value))
+
+    def _operation(self, obj: dict | None, old: dict | None) -> str | None:
+        operation = self.raw.get("operation")
+        if operation is None or operation == "":
+            self._infer("operation")
+            if obj is not None:
+                return "UPDATE" if old is not None else "CREATE"
+            if old is not None:
+                return "DELETE"
+            self._err(fe.required("request.object", "an object (CREATE), object and oldObject (UPDATE) "
+                                                    "or oldObject (DELETE) is needed to infer the operation"))
+            return None
+        if operation not in OPERATIONS:
+            self._err(fe.not_supported("request.operation", operation, list(OPERATIONS)))
+            return None
+        return operation
+
+    def _resource_and_kind(self, source: dict | None, source_key: str, sub_resource: str) -> tuple[GVR | None, GVK | None, bool | None]:
+        given_resource = self.raw.get("resource")
+        given_kind = self.raw.get("kind")
+        resource = GVR.from_dict(given_resource) if isinstance(given_resource, Mapping) else None
+        kind = GVK.from_dict(given_kind) if isinstance(given_kind, Mapping) else None
+        if resource is not None and not resource.resource:
+            self._err(fe.required("request.resource.resource"))
+            resource = None
+        object_gvk = self._object_gvk(source, source_key, quiet=resource is not None)
+        if resource is None:
+            if object_gvk is None:
+                if not self.out.errors:
+                    self._err(fe.required("request.resource", "give request.resource or an object with apiVersion and kind"))
+                return None, kind, None
+            info = self.mapper.resource_for_kind(object_gvk)
+            self._infer("resource")
+            if info is not None:
+                resource = info.gvr
+            else:
+                resource = GVR(object_gvk.group, object_gvk.version, guess_resource(object_gvk.kind))
+                self.out.warnings.append(self._unknown_kind_warning(object_gvk, resource))
+        info = self.mapper.info(resource)
+        if sub_resource and self.mapper.info(resource, sub_resource) is None and info is not None:
+            self.out.warnings.append(f'{resource.resource} has no subresource "{sub_resource}" in '
+                                     f"{resource.group or 'core'}/{resource.version}")
+        if kind is None:
+            self._infer("kind")
+            kind = self.mapper.kind_for(resource, sub_resource)
+            if kind is None:
+                kind = object_gvk if object_gvk is not None else None
+            if kind is None:
+                self._err(fe.required("request.kind", f"cannot infer the kind of {resource}"))
+        namespaced = info.namespaced if info is not None else None
+        return resource, kind, namespaced
+
+    def _object_gvk(self, source: dict | None, which: str, quiet: bool = False) -> GVK | None:
+        if source is None:
+            return None
+        api_version, kind = source.get("apiVersion"), source.get("kind")
+        if quiet:
+            parsed = parse_api_version(api_version)
+            return GVK(parsed[0], parsed[1], kind) if parsed and isinstance(kind, str) and kind else None
+        if not isinstance(kind, str) or not kind:
+            self._err(fe.required(f"request.{which}.kind", "Object 'Kind' is missing"))
+            return None
+        parsed = parse_api_version(api_version)
+        if parsed is None:
+            self._err(fe.invalid(f"request.{which}.apiVersion", api_version if isinstance(api_version, str) else "",
+                                 "must be \"<group>/<version>\" or \"v1\""))
+            return None
+        return GVK(parsed[0], parsed[1], kind)
+
+    def _unknown_kind_warning(self, gvk: GVK, guessed: GVR) -> str:
+        known = self.mapper.versions_of_kind(gvk.group, gvk.kind)
+        hint = f" (known versions: {', '.join(known)})" if known else ""
+        return (f'no matches for kind "{gvk.kind}" in version "{gvk.api_version}"{hint}; '
+                f'assuming resource "{guessed.resource}"')
+
+    def _name(self, source: dict | None) -> str:
+        name = self.raw.get("name")
+        if isinstance(name, str) and name:
+            return name
+        metadata = source.get("metadata") if isinstance(source, Mapping) else None
+        inferred = metadata.get("name") if isinstance(metadata, Mapping) else None
+        self._infer("name")
+        return inferred if isinstance(inferred, str) else ""
+
+    def _namespace(self, source: dict | None, resource: GVR | None, namespaced: bool | None, operation: str | None,
+                   sub_resource: str, name: str) -> str:
+        given = self.raw.get("namespace")
+        if isinstance(given, str) and ("namespace" in self.raw):
+            if given and namespaced is False and resource is not None and resource.resource != "namespaces":
+                self.out.warnings.append(f"{resource.resource} are cluster-scoped; namespace {given!r} is ignored")
+                return ""
+            return given
+        self._infer("namespace")
+        if resource is not None and resource.group == "" and resource.resource == "namespaces":
+            # The URL of an existing namespace (and of its subresources) carries its name as the namespace.
+            return name if (operation != "CREATE" or sub_resource) else ""
+        if namespaced is False:
+            return ""
+        metadata = source.get("metadata") if isinstance(source, Mapping) else None
+        from_object = metadata.get("namespace") if isinstance(metadata, Mapping) else None
+        if isinstance(from_object, str) and from_object:
+            return from_object
+        if namespaced is None:
+            return ""
+        return DEFAULT_NAMESPACE
+
+    def _user_info(self) -> dict:
+        user = self.raw.get("userInfo")
+        if isinstance(user, Mapping):
+            return copy.deepcopy(dict(user))
+        if user is not None:
+            self._err(fe.invalid("request.userInfo", type(user).__name__, "must be an object"))
+        self._infer("userInfo")
+        return copy.deepcopy(DEFAULT_USER)
+
+    def _dict_or(self, value: Any, default: dict, name: str) -> dict:
+        if isinstance(value, Mapping):
+            return dict(value)
+        self._infer(name)
+        return dict(default)
+
+    def _options(self, operation: str | None) -> dict | None:
+        if "options" in self.raw:
+            return self.raw["options"]
+        self._infer("options")
+        kind = _OPTIONS_KIND.get(operation or "")
+        return {"apiVersion": "meta.k8s.io/v1", "kind": kind} if kind else None
+
+
+def _deterministic_uid(request: Mapping) -> str:
+    """Same request, same uid: keeps simulation output stable (the server would use a random UUID)."""
+    digest = json.dumps(request, sort_keys=True, default=str)
+    return str(uuid.uuid5(_UID_NAMESPACE, digest))

@@ -1,0 +1,1 @@
+"""The Kubernetes object model the admission engine needs: REST mapping, label selectors, field errors."""
