@@ -69,6 +69,8 @@ def build_inputs(case: dict) -> tuple[dict, dict]:
         values["apiCallResponses"] = case["api_call_responses"]
     if case.get("global_context_entries"):
         values["globalContext"] = {e["name"]: global_entry_value(e) for e in case["global_context_entries"]}
+    if case.get("cluster_resources"):
+        values["apiCallsFromDocuments"] = True
     if case.get("namespace_labels") is not None:
         values["namespaceLabels"] = case["namespace_labels"]
     return request, values
@@ -87,7 +89,7 @@ def global_entry_value(entry: dict) -> object:
 
 def run_case(case: dict) -> tuple[bool, str]:
     request, values = build_inputs(case)
-    results = evaluate(case["policies"], request, values=values)
+    results = evaluate(case["policies"], request, documents=case.get("cluster_resources") or [], values=values)
     policy_name = case["policy"].split("/")[-1]
     mine = [r for r in results if r["policy"] == policy_name]
     if not mine:

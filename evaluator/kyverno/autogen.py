@@ -1,0 +1,233 @@
+"""Pod-controller autogen rules as Kyverno v1 computes them (pkg/autogen/v1)."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+from .variables import REGEX_REFERENCES
+
+POD_CONTROLLERS = {"DaemonSet", "Deployment", "Job", "StatefulSet", "ReplicaSet", "ReplicationController", "CronJob"}
+_GVK = {"DaemonSet": "apps/v1/DaemonSet", "Deployment": "apps/v1/Deployment", "Job": "batch/v1/Job",
+        "StatefulSet": "apps/v1/StatefulSet", "ReplicaSet": "apps/v1/ReplicaSet",
+        "ReplicationController": "v1/ReplicationController", "CronJob": "batch/v1/CronJob", "Pod": "v1/Pod"}
+ANNOTATION = "pod-policies.kyverno.io/autogen-controllers"
+
+
+def _kind_of(selector: str) -> str:
+    """kubeutils.GetKindFromGVK + SplitSubresource: the bare kind of a match entry."""
+    from .match import _VERSION
+
+    parts = selector.split("/")
+    if len(parts) == 1:
+        kind = selector.replace(".", "/", 1)
+    elif len(parts) == 2:
+        if parts[0] == "*" and parts[1] == "*":
+            kind = "*/*"
+        elif _VERSION.match(parts[0]):
+            kind = parts[1].replace(".", "/", 1)
+        else:
+            kind = parts[0] + "/" + parts[1]
+    elif len(parts) == 3:
+        kind = parts[1] + "/" + parts[2] if _VERSION.match(parts[0]) else parts[2].replace(".", "/", 1)
+    elif len(parts) == 4:
+        kind = parts[2] + "/" + parts[3]
+    else:
+        return ""
+    k = kind.split("/")
+    return k[0] if len(k) == 2 else kind
+
+
+def contains_kind(kinds: list[str], kind: str) -> bool:
+    return any(_kind_of(k) == kind for k in kinds or [])
+
+
+def _filters(block: dict | None) -> list[dict]:
+    if not block:
+        return []
+    out = [block.get("resources") or {}]
+    out += [f.get("resources") or {} for f in block.get("any") or []]
+    out += [f.get("resources") or {} for f in block.get("all") or []]
+    return out
+
+
+def _get_kinds(block: dict | None) -> list[str]:
+    if not block:
+        return []
+    kinds = list((block.get("resources") or {}).get("kinds") or [])
+    for f in (block.get("any") or []) + (block.get("all") or []):
+        kinds += (f.get("resources") or {}).get("kinds") or []
+    return kinds
+
+
+def can_autogen(spec: dict) -> bool:
+    needed = False
+    for rule in spec.get("rules") or []:
+        if rule.get("generate"):
+            return False
+        mutate = rule.get("mutate") or {}
+        if mutate.get("patchesJson6902") or any(f.get("patchesJson6902") for f in mutate.get("foreach") or []):
+            return False
+        for desc in _filters(rule.get("match")) + _filters(rule.get("exclude")):
+            kinds = desc.get("kinds") or []
+            if desc.get("name") or desc.get("names") or desc.get("selector") is not None \
+                    or desc.get("annotations") is not None or (len(kinds) > 1 and contains_kind(kinds, "Pod")):
+                return False
+            needed = needed or any(k in POD_CONTROLLERS or k == "Pod" for k in kinds)
+    return needed
+
+
+def _shift_references(message: str, shift: str, pivot: str) -> str:
+    for ref in [m.group(0) for m in REGEX_REFERENCES.finditer(message or "")]:
+        initial = ref[:2] == "$("
+        old = ref
+        if not initial:
+            ref = ref[1:]
+        p = pivot
+        index = ref.find(p)
+        if p == "anyPattern" and index >= 0:
+            p = p + "/" + ref[index + len(p) + 1:].split("/")[0]
+        shifted = ref.replace(p, p + "/" + shift)
+        message = message.replace(old, ("" if initial else old[0]) + shifted, 1)
+    return message
+
+
+def _validation_base(v: dict, shift: str, pivot: str) -> dict:
+    out = {"message": _shift_references(v.get("message", ""), shift, pivot)}
+    for k in ("failureAction", "failureActionOverrides", "allowExistingViolations"):
+        if k in v:
+            out[k] = v[k]
+    return out
+
+
+def _generate_rule(name: str, rule: dict | None, tpl_key: str, shift: str, kinds: list[str], replace_all: bool):
+    if rule is None:
+        return None
+    rule = copy.deepcopy(rule)
+    rule["name"] = name
+    gvks = [_GVK.get(k, k) for k in kinds]
+
+    def fix_filters(filters: list[dict]) -> list[dict]:
+        out = copy.deepcopy(filters)
+        for f in out:
+            res = f.setdefault("resources", {})
+            if replace_all or contains_kind(res.get("kinds") or [], "Pod"):
+                res["kinds"] = list(gvks)
+        return out
+
+    match = rule.setdefault("match", {})
+    if match.get("any"):
+        match["any"] = fix_filters(match["any"])
+    elif match.get("all"):
+        match["all"] = fix_filters(match["all"])
+    else:
+        match.setdefault("resources", {})["kinds"] = list(gvks)
+    exclude = rule.get("exclude")
+    if exclude:
+        if exclude.get("any"):
+            exclude["any"] = fix_filters(exclude["any"])
+        elif exclude.get("all"):
+            exclude["all"] = fix_filters(exclude["all"])
+        elif (exclude.get("resources") or {}).get("kinds"):
+            exclude["resources"]["kinds"] = list(gvks)
+    v = rule.get("validate")
+    if not v:
+        return None
+    if v.get("pattern") is not None:
+        nv = _validation_base(v, shift, "pattern")
+        nv["pattern"] = {"spec": {tpl_key: v["pattern"]}}
+    elif v.get("deny") is not None:
+        nv = _validation_base(v, shift, "deny")
+        nv["deny"] = v["deny"]
+    elif v.get("podSecurity") is not None:
+        nv = _validation_base(v, shift, "podSecurity")
+        ps = v["podSecurity"]
+        nv["podSecurity"] = {k: ps[k] for k in ("level", "version", "exclude") if k in ps}
+    elif v.get("anyPattern") is not None:
+        nv = _validation_base(v, shift, "anyPattern")
+        nv["anyPattern"] = [{"spec": {tpl_key: p}} for p in v["anyPattern"]]
+    elif v.get("foreach"):
+        nv = _validation_base(v, shift, "pattern")
+        nv["foreach"] = v["foreach"]
+    elif v.get("cel") is not None:
+        nv = v
+    else:
+        return None
+    rule["validate"] = nv
+    return rule
+
+
+_POD_REPLACEMENTS = [("request.object.spec", "request.object.spec.template.spec"),
+                     ("request.oldObject.spec", "request.oldObject.spec.template.spec"),
+                     ("request.object.metadata", "request.object.spec.template.metadata"),
+                     ("request.oldObject.metadata", "request.oldObject.spec.template.metadata")]
+_CRON_REPLACEMENTS = [(a, b.replace("spec.template.", "spec.jobTemplate.spec.template.", 1))
+                      for a, b in _POD_REPLACEMENTS]
+
+
+def _replace_fields(rule: dict, replacements, cel: bool) -> dict:
+    text = json.dumps(rule)
+    for old, new in replacements:
+        if cel:
+            old, new = old.replace("request.", "", 1), new.replace("request.", "", 1)
+        text = text.replace(old, new)
+    return json.loads(text)
+
+
+def _rule_for_controllers(rule: dict, controllers: str) -> dict | None:
+    if rule.get("name", "").startswith("autogen-") or controllers == "":
+        return None
+    if not contains_kind(_get_kinds(rule.get("match")), "Pod"):
+        return None
+    exclude_kinds = _get_kinds(rule.get("exclude"))
+    if exclude_kinds and not contains_kind(exclude_kinds, "Pod"):
+        return None
+    if controllers == "all":
+        controllers = "DaemonSet,Deployment,Job,StatefulSet,ReplicaSet,ReplicationController"
+    elif controllers != "none":
+        valid = [c for c in sorted(controllers.split(",")) if c in POD_CONTROLLERS - {"CronJob"}]
+        if valid:
+            controllers = ",".join(valid)
+    name = ("autogen-" + rule.get("name", ""))[:63]
+    return _generate_rule(name, rule, "template", "spec/template", sorted(controllers.split(",")), False)
+
+
+def _cronjob_rule(rule: dict, controllers: str) -> dict | None:
+    if "CronJob" not in controllers and "all" not in controllers:
+        return None
+    name = ("autogen-cronjob-" + rule.get("name", ""))[:63]
+    return _generate_rule(name, _rule_for_controllers(rule, controllers), "jobTemplate",
+                          "spec/jobTemplate/spec/template", ["CronJob"], True)
+
+
+def compute_rules(policy: dict, kind: str) -> list[dict]:
+    """autogen.ComputeRules(policy, kind): the rules Kyverno evaluates for a resource of `kind`."""
+    spec = policy.get("spec") or {}
+    rules = list(spec.get("rules") or [])
+    apply = can_autogen(spec)
+    annotations = (policy.get("metadata") or {}).get("annotations") or {}
+    if apply and ANNOTATION in annotations:
+        actual = set(str(annotations[ANNOTATION]).split(","))
+    elif apply:
+        actual = set(POD_CONTROLLERS)
+    else:
+        actual = {"none"}
+    if kind:
+        if kind not in actual:
+            return rules
+    else:
+        kind = ",".join(sorted(actual))
+    if kind == "none":
+        return rules
+    generated = []
+    stripped = ",".join(c for c in sorted(kind.split(",")) if c != "CronJob")
+    for rule in rules:
+        r = _rule_for_controllers(rule, stripped)
+        if r is not None:
+            generated.append(_replace_fields(r, _POD_REPLACEMENTS, bool((r.get("validate") or {}).get("cel"))))
+        r = _cronjob_rule(rule, kind)
+        if r is not None:
+            generated.append(_replace_fields(r, _CRON_REPLACEMENTS, bool((r.get("validate") or {}).get("cel"))))
+    if not generated:
+        return rules
+    return [r for r in rules if not r.get("name", "").startswith("autogen-")] + generated

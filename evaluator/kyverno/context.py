@@ -1,0 +1,136 @@
+"""Kyverno's JSON evaluation context: request data, variables, deferred context entries, checkpoints."""
+
+from __future__ import annotations
+
+import copy
+import csv
+import re
+from typing import Callable
+
+from . import jmes
+
+
+class ContextError(Exception):
+    """A query or loading failure, with Kyverno's wording."""
+
+
+class Context:
+    def __init__(self, data: dict | None = None) -> None:
+        self.data: dict = data if data is not None else {}
+        self.operation: str = ""
+        # deferred loaders: [name, regex, loader, matched, level]
+        self._loaders: list[list] = []
+        self._checkpoints: list[tuple[dict, int]] = []
+        self._loading = False
+        # context entries that cannot be loaded offline: name -> what they are
+        self.unavailable: dict[str, str] = {}
+
+    # --- data ---
+    def add(self, value: object, *path: str) -> None:
+        """addToContext: merge `value` at path (maps merge, other values replace)."""
+        node = self.data
+        for key in path[:-1]:
+            nxt = node.get(key)
+            if not isinstance(nxt, dict):
+                nxt = {}
+                node[key] = nxt
+            node = nxt
+        if not path:
+            if isinstance(value, dict):
+                _merge(self.data, value)
+            return
+        last = path[-1]
+        if isinstance(value, dict) and isinstance(node.get(last), dict):
+            node[last] = _merge(copy.deepcopy(node[last]), value)
+        else:
+            node[last] = copy.deepcopy(value)
+
+    def replace(self, name: str, value: object) -> None:
+        self.data[name] = copy.deepcopy(value)
+
+    def add_variable(self, key: str, value: object) -> None:
+        fields = next(csv.reader([key], delimiter="."))
+        self.add(value, *fields)
+
+    def add_element(self, element: object, index: int, nesting: int) -> None:
+        self.data.update({"element": element, f"element{nesting}": element,
+                          "elementIndex": index, f"elementIndex{nesting}": index})
+
+    # --- deferred entries ---
+    def add_deferred(self, name: str, loader: Callable[[], None]) -> None:
+        regex = re.compile(r"(?:\A|\Z|\s|[^.0-9A-Za-z])" + re.escape(name) + r"\b")
+        self._loaders.append([name, regex, loader, False, len(self._checkpoints)])
+
+    def _load_matching(self, query: str) -> None:
+        level = len(self._checkpoints)
+        progress = True
+        while progress:
+            progress = False
+            for entry in self._loaders:
+                if entry[3] or not entry[1].search(query) or entry[4] > level:
+                    continue
+                entry[3] = True
+                entry[2]()
+                progress = True
+                break
+
+    # --- queries ---
+    def query(self, expression: str) -> object:
+        """ctx.Query: raises ContextError with Kyverno's message."""
+        self._load_matching(expression)
+        expression = expression.strip()
+        if expression == "":
+            raise ContextError("invalid query (nil)")
+        syntax = jmes.check_syntax(expression)
+        if syntax is not None:
+            raise ContextError(f"incorrect query {expression}: {syntax}")
+        try:
+            return jmes.search(expression, self.data)
+        except jmes.NotFoundError as err:
+            raise ContextError(f"JMESPath query failed: {err}{self._why_missing(err.key)}") from None
+        except jmes.JMESPathError as err:
+            raise ContextError(f"JMESPath query failed: {err}") from None
+        except Exception as err:  # custom function failures surface as query errors
+            raise ContextError(f"JMESPath query failed: {err}") from None
+
+    def _why_missing(self, key: str) -> str:
+        what = self.unavailable.get(key)
+        if what is None:
+            return ""
+        return f" (context entry {key}: {what} cannot be loaded offline; supply its value in values)"
+
+    def query_operation(self) -> str:
+        if self.operation:
+            return self.operation
+        request = self.data.get("request")
+        if isinstance(request, dict) and isinstance(request.get("operation"), str):
+            return request["operation"]
+        return ""
+
+    # --- checkpoints ---
+    def checkpoint(self) -> None:
+        self._checkpoints.append((copy.deepcopy(self.data), len(self._loaders)))
+
+    def restore(self) -> None:
+        """Restore the last checkpoint and drop it."""
+        data, n = self._checkpoints.pop()
+        self.data = data
+        del self._loaders[n:]
+
+    def reset(self) -> None:
+        """Restore the last checkpoint but keep it."""
+        data, n = self._checkpoints[-1]
+        self.data = copy.deepcopy(data)
+        del self._loaders[n:]
+        for entry in self._loaders:
+            if entry[4] >= len(self._checkpoints):
+                entry[3] = False
+
+
+def _merge(dst: dict, src: dict) -> dict:
+    for k, v in src.items():
+        if isinstance(v, dict) and isinstance(dst.get(k), dict):
+            _merge(dst[k], v)
+        else:
+            dst[k] = copy.deepcopy(v)
+    return dst

@@ -1,0 +1,280 @@
+"""Condition operators of preconditions and deny (pkg/engine/variables/operator).
+
+Numbers are float64 there (everything went through JSON), so Python ints are handled as floats.
+"""
+
+from __future__ import annotations
+
+import json
+
+from . import pattern_value, semver, wildcard
+from .gofmt import sprint
+from .pattern_value import parse_go_float, parse_go_int
+from .units import parse_duration, parse_quantity
+
+SECOND = 1_000_000_000
+
+
+def _num(v: object) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _duration_pair(key: object, value: object) -> tuple[int, int] | None:
+    """operator.parseDuration: at least one side a duration string, the other a duration or seconds."""
+    kd = parse_duration(key) if isinstance(key, str) and key != "0" else None
+    vd = parse_duration(value) if isinstance(value, str) and value != "0" else None
+    if kd is None and vd is None:
+        return None
+    if kd is None:
+        if not _num(key):
+            return None
+        kd = int(float(key)) * SECOND
+    if vd is None:
+        if not _num(value):
+            return None
+        vd = int(float(value)) * SECOND
+    return kd, vd
+
+
+def equal(key: object, value: object) -> bool:
+    if isinstance(key, bool):
+        return isinstance(value, bool) and key == value
+    if _num(key):
+        k = float(key)
+        if isinstance(value, bool):
+            return False
+        if _num(value):
+            return float(value) == k
+        if isinstance(value, str):
+            f = parse_go_float(value)
+            return f is not None and f == k
+        return False
+    if isinstance(key, str):
+        pair = _duration_pair(key, value)
+        if pair is not None:
+            return pair[0] == pair[1]
+        kq = parse_quantity(key)
+        if kq is not None and isinstance(value, str):
+            vq = parse_quantity(value)
+            return vq is not None and kq == vq
+        if isinstance(value, str):
+            return wildcard.match(value, key)
+        return False
+    if isinstance(key, (dict, list)):
+        return type(value) is type(key) and _deep_equal(key, value)
+    return False
+
+
+def _deep_equal(a: object, b: object) -> bool:
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_deep_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_deep_equal(x, y) for x, y in zip(a, b))
+    if _num(a) and _num(b):
+        return float(a) == float(b)
+    return type(a) is type(b) and a == b
+
+
+def _cmp(k: float, v: float, op: str) -> bool:
+    return {"greaterthanorequals": k >= v, "greaterthan": k > v, "lessthanorequals": k <= v,
+            "lessthan": k < v}[op]
+
+
+def _numeric_number_key(k: float, value: object, op: str) -> bool:
+    if _num(value):
+        return _cmp(k, float(value), op)
+    if isinstance(value, str):
+        pair = _duration_pair(k, value)
+        if pair is not None:
+            return _cmp(pair[0], pair[1], op)
+        f = parse_go_float(value)
+        if f is not None:
+            return _cmp(k, f, op)
+        i = parse_go_int(value)
+        if i is not None:
+            return _cmp(k, float(i), op)
+    return False
+
+
+def numeric(key: object, value: object, op: str) -> bool:
+    if isinstance(key, bool):
+        return False
+    if _num(key):
+        return _numeric_number_key(float(key), value, op)
+    if isinstance(key, str):
+        pair = _duration_pair(key, value)
+        if pair is not None:
+            return _cmp(pair[0], pair[1], op)
+        kq = parse_quantity(key)
+        vq = parse_quantity(value) if isinstance(value, str) else None
+        if kq is not None and vq is not None:
+            return _cmp((kq > vq) - (kq < vq), 0, op)
+        f = parse_go_float(key)
+        if f is not None:
+            return _numeric_number_key(f, value, op)
+        i = parse_go_int(key)
+        if i is not None:
+            return _numeric_number_key(float(i), value, op)
+        kv = semver.parse(key)
+        if kv is not None:
+            vv = semver.parse(value) if isinstance(value, str) else None
+            if vv is None:
+                return False
+            return _cmp(semver.compare(kv, vv), 0, op)
+    return False
+
+
+def duration(key: object, value: object, op: str) -> bool:
+    op = op.replace("duration", "")
+
+    def side(v: object, allow_string: bool) -> int | None:
+        if _num(v):
+            return int(float(v)) * SECOND
+        if isinstance(v, str) and allow_string:
+            return parse_duration(v)
+        return None
+
+    if isinstance(key, bool) or not (_num(key) or isinstance(key, str)):
+        return False
+    k = side(key, True)
+    if k is None:
+        return False
+    if isinstance(value, bool):
+        return False
+    v = side(value, True)
+    if v is None:
+        return False
+    return _cmp(k, v, op)
+
+
+# --- set operators ---
+
+def _json_string_list(text: str) -> list[str] | None:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if isinstance(data, list) and all(isinstance(x, str) for x in data):
+        return data
+    return None
+
+
+def _match_either(a: str, b: str) -> bool:
+    return wildcard.match(a, b) or wildcard.match(b, a)
+
+
+def _in_range(key: str, value: str) -> bool:
+    return pattern_value.validate(key, value)
+
+
+def _key_in_value(key: str, value: object, ranges: bool) -> bool | None:
+    """keyExistsInArray / anyKeyExistsInArray; None means invalid type."""
+    if isinstance(value, list):
+        return any(_match_either(sprint(v), key) for v in value)
+    if isinstance(value, str):
+        if wildcard.match(value, key):
+            return True
+        if ranges and pattern_value.operator_of(value) == pattern_value.IN_RANGE:
+            return _in_range(key, value)
+        if ranges and not _json_valid(value):
+            arr = [value]
+        else:
+            arr = _json_string_list(value)
+            if arr is None:
+                return None
+        return key in arr
+    return None
+
+
+def _json_valid(text: str) -> bool:
+    try:
+        json.loads(text)
+        return True
+    except ValueError:
+        return False
+
+
+def _value_strings(value: object, name: str, key: list[str]) -> list[str] | None:
+    if isinstance(value, list):
+        return [sprint(v) for v in value]
+    if _num(value) or isinstance(value, bool):
+        return [sprint(value)] if name in ("anyin", "anynotin") else None
+    if isinstance(value, str):
+        if _json_valid(value):
+            arr = _json_string_list(value)
+            return arr
+        return [value]
+    return None
+
+
+def set_operator(name: str, key: object, value: object) -> bool:
+    """In, NotIn, AnyIn, AllIn, AnyNotIn, AllNotIn."""
+    if isinstance(key, (str, int, float, bool)) and key is not None:
+        k = key if isinstance(key, str) else sprint(key)
+        exists = _key_in_value(k, value, ranges=name not in ("in", "notin"))
+        if exists is None:
+            return False
+        return not exists if name in ("notin", "anynotin", "allnotin") else exists
+    if not isinstance(key, list):
+        return False
+    keys = [v if isinstance(v, str) else sprint(v) for v in key]
+    if name in ("in", "notin"):
+        if isinstance(value, list):
+            if not all(isinstance(v, str) for v in value):
+                return False
+            values = value
+        elif isinstance(value, str):
+            if len(keys) == 1 and keys[0] == value:
+                return name == "in"
+            values = _json_string_list(value)
+            if values is None:
+                return False
+        else:
+            return False
+        all_in = all(k in set(values) for k in keys)
+        return all_in if name == "in" else not all_in
+    # Any*/All* with ranges and wildcards
+    if isinstance(value, str):
+        if len(keys) == 1 and keys[0] == value:
+            return name in ("anyin", "allin")
+        if pattern_value.operator_of(value) == pattern_value.IN_RANGE:
+            if name == "anyin":
+                return any(_in_range(k, value) for k in keys)
+            if name == "anynotin":
+                neg = value.replace("-", "!-", 1)
+                return any(_in_range(k, neg) for k in keys)
+            if name == "allin":
+                return all(_in_range(k, value) for k in keys)
+            return not any(_in_range(k, value) for k in keys)
+    values = _value_strings(value, name, keys)
+    if values is None:
+        return False
+    if name == "anyin":
+        return any(_match_either(k, v) for k in keys for v in values)
+    if name == "anynotin":
+        return any(not any(_match_either(k, v) for v in values) for k in keys)
+    if name == "allin":
+        return all(any(_match_either(k, v) for v in values) for k in keys)
+    return not any(_match_either(k, v) for k in keys for v in values)
+
+
+OPERATORS = {"equal", "equals", "notequal", "notequals", "in", "anyin", "allin", "notin", "anynotin",
+             "allnotin", "greaterthanorequals", "greaterthan", "lessthanorequals", "lessthan",
+             "durationgreaterthanorequals", "durationgreaterthan", "durationlessthanorequals",
+             "durationlessthan"}
+
+
+def evaluate(operator: str, key: object, value: object) -> bool:
+    """Raises KeyError for an unknown operator."""
+    op = (operator or "").lower()
+    if op not in OPERATORS:
+        raise KeyError(operator)
+    if op in ("equal", "equals"):
+        return equal(key, value)
+    if op in ("notequal", "notequals"):
+        return not equal(key, value)
+    if op.startswith("duration"):
+        return duration(key, value, op)
+    if op in ("greaterthanorequals", "greaterthan", "lessthanorequals", "lessthan"):
+        return numeric(key, value, op)
+    return set_operator(op, key, value)

@@ -1,0 +1,344 @@
+"""Kyverno `validate.pattern`: walking a pattern over a resource with anchors (pkg/engine/validate).
+
+Returns None when the resource matches, else a PatternError whose `skip` / `path` decide the rule status:
+skip -> skip, empty path -> error, otherwise fail at that path.
+"""
+
+from __future__ import annotations
+
+from . import anchors as A
+from . import pattern_value, wildcard
+from .gofmt import sprint, sprint_int_aware
+
+
+def go_type(value: object) -> str:
+    if value is None:
+        return "<nil>"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int64"
+    if isinstance(value, float):
+        return "float64"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, dict):
+        return "map[string]interface {}"
+    if isinstance(value, list):
+        return "[]interface {}"
+    return type(value).__name__
+
+
+def _pattern_text(value: object) -> str:
+    return sprint(value)
+
+
+class _AnchorMap:
+    def __init__(self) -> None:
+        self.seen: dict[str, bool] = {}
+
+    def keys_are_missing(self) -> bool:
+        for k, v in self.seen.items():
+            if not v and not A.is_kind(k, A.NEGATION):
+                return True
+        return False
+
+    def check(self, pattern: dict, resource: object) -> None:
+        for key in pattern:
+            a = A.parse(key)
+            if a is None or a.modifier not in (A.CONDITION, A.EXISTENCE, A.NEGATION):
+                continue
+            if self.seen.get(key):
+                continue
+            self.seen.setdefault(key, False)
+            if _has_key(resource, a.key):
+                self.seen[key] = True
+
+
+def _has_key(resource: object, key: str) -> bool:
+    if isinstance(resource, dict):
+        return key in resource
+    if isinstance(resource, list):
+        return any(_has_key(v, key) for v in resource)
+    return False
+
+
+def match_pattern(resource: object, pattern: object) -> A.PatternError | None:
+    """validate.MatchPattern."""
+    ac = _AnchorMap()
+    try:
+        _validate_element(resource, pattern, "/", ac)
+    except A.PatternFailure as err:
+        path = getattr(err, "_path", "")
+        if A.is_conditional_error(err) or A.is_global_error(err):
+            return A.PatternError(err, "", True)
+        if A.is_negation_error(err):
+            return A.PatternError(err, path, False)
+        if ac.keys_are_missing():
+            return A.PatternError(err, "", False)
+        return A.PatternError(err, path, False)
+    return None
+
+
+def _fail(err: A.PatternFailure, path: str) -> A.PatternFailure:
+    err._path = path  # type: ignore[attr-defined]
+    return err
+
+
+def _validate_element(resource: object, pattern: object, path: str, ac: _AnchorMap) -> None:
+    """Raises PatternFailure (with `_path`) on mismatch."""
+    if isinstance(pattern, dict):
+        if not isinstance(resource, dict):
+            raise _fail(A.PatternFailure(
+                f"pattern and resource have different structures. Path: {path}. "
+                f"Expected {go_type(pattern)}, found {go_type(resource)}"), path)
+        ac.check(pattern, resource)
+        _validate_map(resource, pattern, path, ac)
+        return
+    if isinstance(pattern, list):
+        if not isinstance(resource, list):
+            raise _fail(A.PatternFailure(
+                f"validation rule failed at path {path}, resource does not satisfy the expected overlay pattern"),
+                path)
+        _validate_array(resource, pattern, path, ac)
+        return
+    if pattern is None or isinstance(pattern, (str, int, float, bool)):
+        values = resource if isinstance(resource, list) else [resource]
+        for value in values:
+            if not pattern_value.validate(value, pattern):
+                raise _fail(A.PatternFailure(
+                    f"resource value '{sprint_int_aware(resource)}' does not match '{_pattern_text(pattern)}' "
+                    f"at path {path}"), path)
+        return
+    raise _fail(A.PatternFailure(f"failed at '{path}', pattern contains unknown type"), path)
+
+
+def _split_anchors(pattern: dict) -> tuple[dict, dict]:
+    anchors, plain = {}, {}
+    for key, value in pattern.items():
+        if A.is_kind(key, A.CONDITION, A.EXISTENCE, A.EQUALITY, A.NEGATION):
+            anchors[key] = value
+        else:
+            plain[key] = value
+    return anchors, plain
+
+
+def _has_nested_anchors(pattern: object) -> bool:
+    if isinstance(pattern, dict):
+        if any(A.is_kind(k, A.CONDITION, A.EXISTENCE, A.EQUALITY, A.NEGATION, A.GLOBAL) for k in pattern):
+            return True
+        return any(_has_nested_anchors(v) for v in pattern.values())
+    if isinstance(pattern, list):
+        return any(_has_nested_anchors(v) for v in pattern)
+    return False
+
+
+def _sorted_resource_keys(plain: dict) -> list[str]:
+    """getSortedNestedAnchorResource: keys holding anchors go first (pushed to the front in sorted order)."""
+    front: list[str] = []
+    back: list[str] = []
+    for key in sorted(plain):
+        if A.is_kind(key, A.GLOBAL) or _has_nested_anchors(plain[key]):
+            front.insert(0, key)
+        else:
+            back.append(key)
+    return front + back
+
+
+def _validate_map(resource: dict, pattern: dict, path: str, ac: _AnchorMap) -> None:
+    pattern = expand_in_metadata(pattern, resource)
+    anchor_keys, plain = _split_anchors(pattern)
+    skip_errors: list[A.PatternFailure] = []
+    apply_count = 0
+    for key in sorted(anchor_keys):
+        try:
+            _handle(key, anchor_keys[key], resource, path, ac)
+        except A.PatternFailure as err:
+            if A.is_conditional_error(err) or A.is_global_error(err):
+                skip_errors.append(err)
+                continue
+            if not any(not isinstance(e, A.PatternError) for e in skip_errors):
+                raise
+            continue
+        apply_count += 1
+    if skip_errors:
+        direct = any(not isinstance(e, A.PatternError) for e in skip_errors)
+        if apply_count == 0 or direct:
+            raise _fail(A.PatternError(skip_errors, path, True), path)
+    for key in _sorted_resource_keys(plain):
+        _handle(key, plain[key], resource, path, ac)
+
+
+def _validate_array(resource: list, pattern: list, path: str, ac: _AnchorMap) -> None:
+    if not pattern:
+        raise _fail(A.PatternFailure("pattern Array empty"), path)
+    first = pattern[0]
+    if isinstance(first, dict):
+        _validate_array_of_maps(resource, first, path, ac)
+    elif first is None or isinstance(first, (str, int, float, bool)):
+        _validate_element(resource, first, path, ac)
+    else:
+        if len(resource) < len(pattern):
+            raise _fail(A.PatternFailure(
+                f"validate Array failed, array length mismatch, resource Array len is {len(resource)} "
+                f"and pattern Array len is {len(pattern)}"), "")
+        apply_count, skip_errors = 0, []
+        for i, element in enumerate(pattern):
+            try:
+                _validate_element(resource[i], element, f"{path}{i}/", ac)
+            except A.PatternFailure as err:
+                if A.is_conditional_error(err) or A.is_global_error(err):
+                    skip_errors.append(err)
+                    continue
+                raise
+            apply_count += 1
+        if apply_count == 0 and skip_errors:
+            raise _fail(A.PatternError(skip_errors, path, True), path)
+
+
+def _validate_array_of_maps(resource: list, pattern: dict, path: str, ac: _AnchorMap) -> None:
+    apply_count, skip_errors = 0, []
+    for i, element in enumerate(resource):
+        try:
+            _validate_element(element, pattern, f"{path}{i}/", ac)
+        except A.PatternFailure as err:
+            if A.is_conditional_error(err) or A.is_global_error(err):
+                skip_errors.append(err)
+                continue
+            raise
+        apply_count += 1
+    if apply_count == 0 and skip_errors:
+        raise _fail(A.PatternError(skip_errors, path, True), path)
+
+
+def _handle(key: str, pattern: object, resource: dict, path: str, ac: _AnchorMap) -> None:
+    """anchor.CreateElementHandler(...).Handle."""
+    a = A.parse(key)
+    modifier = a.modifier if a else None
+    if modifier == A.NEGATION:
+        current = f"{path}{a.key}/"
+        if a.key in resource:
+            raise _fail(A.AnchorError(A.NEGATION_MSG, f"{current} is not allowed"), current)
+        return
+    if modifier == A.EQUALITY:
+        current = f"{path}{a.key}/"
+        if a.key in resource:
+            _validate_element(resource[a.key], pattern, current, ac)
+        return
+    if modifier == A.CONDITION:
+        current = f"{path}{a.key}/"
+        if a.key in resource:
+            try:
+                _validate_element(resource[a.key], pattern, current, ac)
+            except A.PatternFailure as err:
+                raise _fail(A.AnchorError(A.CONDITIONAL_MSG, str(err)), getattr(err, "_path", current))
+            return
+        raise _fail(A.AnchorError(A.CONDITIONAL_MSG, "conditional anchor key doesn't exist in the resource"),
+                    current)
+    if modifier == A.GLOBAL:
+        current = f"{path}{a.key}/"
+        if a.key in resource:
+            try:
+                _validate_element(resource[a.key], pattern, current, ac)
+            except A.PatternFailure as err:
+                raise _fail(A.AnchorError(A.GLOBAL_MSG, str(err)), getattr(err, "_path", current))
+        return
+    if modifier == A.EXISTENCE:
+        current = f"{path}{a.key}/"
+        if a.key not in resource:
+            return
+        value = resource[a.key]
+        if not isinstance(value, list):
+            raise _fail(A.PatternFailure(
+                f"invalid resource type {go_type(value)}: Existence ^ () anchor can be used only on list/array "
+                f"type resource"), current)
+        if not isinstance(pattern, list):
+            raise _fail(A.PatternFailure(
+                f"invalid pattern type {go_type(pattern)}: Pattern has to be of list to compare against resource"),
+                current)
+        for item in pattern:
+            if not isinstance(item, dict):
+                raise _fail(A.PatternFailure(
+                    f"invalid pattern type {go_type(pattern)}: Pattern has to be of type map to compare against "
+                    f"items in resource"), current)
+            if not _any_element_matches(value, item, current, ac):
+                raise _fail(A.PatternFailure(f"existence anchor validation failed at path {current}"), current)
+        return
+    # default handler (plain keys and `+()` add-if-not-present, which validate treats literally)
+    current = f"{path}{key}/"
+    if pattern == "*":
+        if resource.get(key) is not None:
+            return
+        raise _fail(A.PatternFailure(f"{path}/{key} not found"), path)
+    _validate_element(resource.get(key), pattern, current, ac)
+
+
+def _any_element_matches(items: list, pattern: dict, path: str, ac: _AnchorMap) -> bool:
+    for i, element in enumerate(items):
+        try:
+            _validate_element(element, pattern, f"{path}{i}/", ac)
+            return True
+        except A.PatternFailure:
+            continue
+    return False
+
+
+# --- wildcards in metadata keys (pkg/engine/wildcards.ExpandInMetadata) ---
+
+def _get_pattern_value(tag: str, pattern: dict) -> tuple[str, object]:
+    for k, v in pattern.items():
+        if k == tag:
+            return k, v
+        a = A.parse(k)
+        if a is not None and a.key == tag:
+            return k, v
+    return "", None
+
+
+def _string_map(tag: str, data: object) -> tuple[str, dict | None]:
+    if not isinstance(data, dict):
+        return "", None
+    key, val = _get_pattern_value(tag, data)
+    if not isinstance(val, dict):
+        return "", None
+    return key, {k: v for k, v in val.items() if isinstance(v, str)}
+
+
+def _expand_key(k: str, resource_data: dict) -> str:
+    for rk in resource_data:
+        if wildcard.match(k, rk):
+            return rk
+    return k
+
+
+def expand_in_metadata(pattern: dict, resource: dict) -> dict:
+    _, meta = _get_pattern_value("metadata", pattern)
+    if not isinstance(meta, dict) or resource.get("metadata") is None:
+        return pattern
+    new_meta = dict(meta)
+    changed = False
+    for tag in ("labels", "annotations"):
+        pkey, pdata = _string_map(tag, meta)
+        if pdata is None:
+            continue
+        _, rdata = _string_map(tag, resource["metadata"])
+        if rdata is None:
+            continue
+        result = {}
+        for k, v in pdata.items():
+            if wildcard.contains_wildcard(k):
+                a = A.parse(k)
+                if a is not None:
+                    result[str(A.Anchor(a.modifier, _expand_key(a.key, rdata)))] = v
+                else:
+                    result[_expand_key(k, rdata)] = v
+            else:
+                result[k] = v
+        new_meta[pkey] = result
+        changed = True
+    if not changed:
+        return pattern
+    mkey, _ = _get_pattern_value("metadata", pattern)
+    out = dict(pattern)
+    out[mkey] = new_meta
+    return out
