@@ -20,8 +20,19 @@ __all__ = [
 ]
 
 
+_ENVS: dict[tuple[str, ...], Env] = {}
+
+
 def evaluate(expression: str, variables: Mapping[str, Any] | None = None) -> Any:
     """Evaluate in the Kubernetes admission environment; the result as plain JSON-like data."""
-    variables = dict(variables or {})
-    program = compile_program(expression, declared=tuple(variables))
-    return to_json(program.evaluate(variables).value)
+    variables = variables or {}
+    names = tuple(sorted(variables))
+    env = _ENVS.get(names)
+    if env is None:
+        env = _ENVS.setdefault(names, admission_env(names))
+    program = compile_program(expression, env=env)
+    value = program.evaluate(variables).value
+    try:
+        return to_json(value)
+    except RecursionError:
+        raise EvaluationError("result nested too deeply to convert to JSON", expression=expression) from None

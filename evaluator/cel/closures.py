@@ -24,8 +24,42 @@ def key_repr(key: Any) -> str:
     return str(int(key))
 
 
-def add_cost(ctx: Ctx, n: int) -> None:
-    ctx.cost += n
+def charged_const(value: Any, cost: int) -> Fn:
+    """A precomputed call on constants that still charges its cost at each evaluation."""
+
+    def const(ctx: Ctx) -> Any:
+        ctx.cost += cost
+        return value
+
+    return const
+
+
+def unary_call(impl: Callable[[Any], Any], f: Fn) -> Fn:
+    def unary(ctx: Ctx) -> Any:
+        ctx.cost += 1
+        return impl(f(ctx))
+
+    return unary
+
+
+_OPAQUE_CACHE: dict[int, tuple[int, frozenset[str]]] = {}
+
+
+def opaque_types(registry) -> frozenset[str]:
+    """Names of the library types (`net.IP`, `kubernetes.Quantity` …) usable as type identifiers."""
+    count = len(registry.names())
+    cached = _OPAQUE_CACHE.get(id(registry))
+    if cached is not None and cached[0] == count:
+        return cached[1]
+    names = set()
+    for fname in registry.names():
+        for o in registry.overloads(fname):
+            for t in (*o.params, o.result):
+                if any(c.isupper() for c in t.name.rsplit(".", 1)[-1]) and not t.is_param:
+                    names.add(t.name)
+    result = frozenset(names)
+    _OPAQUE_CACHE[id(registry)] = (count, result)
+    return result
 
 
 def eq_cost(a: Any, b: Any) -> int:
@@ -66,12 +100,20 @@ def logic(fns: list[Fn], is_or: bool) -> Fn:
     return run
 
 
-def slot_reader(slot: int) -> Fn:
-    return lambda ctx: ctx.slots[slot]
+def slot_reader(slot: int, cost: int) -> Fn:
+    if not cost:
+        return lambda ctx: ctx.slots[slot]
+
+    def read_slot(ctx: Ctx) -> Any:
+        ctx.cost += cost
+        return ctx.slots[slot]
+
+    return read_slot
 
 
-def var_reader(name: str) -> Fn:
+def var_reader(name: str, cost: int) -> Fn:
     def read(ctx: Ctx) -> Any:
+        ctx.cost += cost
         try:
             return ctx.act[name]
         except KeyError:
@@ -175,8 +217,21 @@ def make_call(name: str, overloads: list[Overload], fns: list[Fn]) -> Fn:
 
             return call1
 
+        if len(fns) == 2:
+            f0, f1 = fns
+
+            def call2(ctx: Ctx) -> Any:
+                args = (f0(ctx), f1(ctx))
+                if not accepts(args):
+                    raise CELEvalError(_no_overload(name, args))
+                result = _invoke(impl, args)
+                _charge(ctx, cost, args, result)
+                return result
+
+            return call2
+
         def call(ctx: Ctx) -> Any:
-            args = tuple(f(ctx) for f in fns)
+            args = tuple([f(ctx) for f in fns])
             if not accepts(args):
                 raise CELEvalError(_no_overload(name, args))
             result = _invoke(impl, args)

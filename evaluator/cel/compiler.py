@@ -24,10 +24,11 @@ from evaluator.cel.types import (
     optional_of, substitute,
 )
 from evaluator.cel.closures import (
-    add_cost, eq_cost, key_repr, logic, make_call, make_index, make_select, order_cost, slot_reader,
-    var_reader,
+    charged_const, eq_cost, key_repr, logic, make_call, make_index, make_select, opaque_types, order_cost,
+    slot_reader, unary_call, var_reader,
 )
 from evaluator.cel.escaping import unescape_field
+from evaluator.cel.schematypes import ObjectType, struct_target
 from evaluator.cel.values import CelType, Optional
 
 Fn = Callable[[Ctx], Any]
@@ -55,6 +56,9 @@ class Node:
     fn: Fn
     type: Type = DYN
     const: Any = _NC
+    # For identifiers: the reader without the identifier's cost, where cel-go charges nothing for the read
+    # (a ternary branch that is a plain identifier, an index key that is an identifier).
+    raw: Fn | None = None
 
     @property
     def is_const(self) -> bool:
@@ -108,7 +112,7 @@ class Compiler:
         cond_tree, qmark, a_tree, b_tree = t.children
         cond, a, b = self.compile(cond_tree), self.compile(a_tree), self.compile(b_tree)
         self.require(cond, BOOL, "_?_:_", qmark, [cond, a, b])
-        cf, af, bf = cond.fn, a.fn, b.fn
+        cf, af, bf = cond.fn, a.raw or a.fn, b.raw or b.fn
 
         def ternary(ctx: Ctx) -> Any:
             c = cf(ctx)
@@ -179,6 +183,12 @@ class Compiler:
                 a, b = lf(ctx), rf(ctx)
                 ctx.cost += eq_cost(a, b)
                 return ops.equals(a, b)
+        elif name == "@in" and right.is_const and type(right.const) is list:
+            # OptOptimize turns membership in a constant list into a set test, with no call cost.
+            items = right.const
+
+            def fn(ctx: Ctx) -> Any:
+                return ops.contains(items, lf(ctx))
         elif name == "@in":
             def fn(ctx: Ctx) -> Any:
                 a, b = lf(ctx), rf(ctx)
@@ -203,9 +213,11 @@ class Compiler:
                 return impl(lf(ctx), rf(ctx))
         return self.fold(Node(fn, result_type), [left, right])
 
-    def fold(self, node: Node, operands: list[Node]) -> Node:
-        """Precompute a call on constants, as cel-go's OptOptimize does (so it costs nothing at runtime).
+    def fold(self, node: Node, operands: list[Node], free: bool = False) -> Node:
+        """Precompute a call on constants once.
 
+        cel-go's OptOptimize makes only aggregate literals, type conversions and constant-list membership
+        free (`free=True`); any other call on constants still charges, at each evaluation, the cost it had.
         A call that fails is left to fail at evaluation, where CEL's error semantics apply.
         """
         if operands and all(o.is_const for o in operands):
@@ -214,7 +226,9 @@ class Compiler:
                 value = node.fn(ctx)
             except (CELEvalError, _Abort):
                 return node
-            return _const(value, node.type)
+            if free or ctx.cost == 0:
+                return _const(value, node.type)
+            return Node(charged_const(value, ctx.cost), node.type, value)
         return node
 
     def c_relation(self, t: Tree) -> Node:
@@ -230,12 +244,10 @@ class Compiler:
             # `-` applied to a literal number is part of the literal in cel-go (so -9223372036854775808 works).
             operand = self.compile(operand_tree)
             rt = self.check_call("-_", [operand], False, op_token)
-            f = operand.fn
-            return self.fold(Node(lambda ctx: (add_cost(ctx, 1), ops.neg(f(ctx)))[1], rt), [operand])
+            return self.fold(Node(unary_call(ops.neg, operand.fn), rt), [operand])
         operand = self.compile(operand_tree)
         rt = self.check_call("!_", [operand], False, op_token)
-        f = operand.fn
-        return self.fold(Node(lambda ctx: (add_cost(ctx, 1), ops.logical_not(f(ctx)))[1], rt), [operand])
+        return self.fold(Node(unary_call(ops.logical_not, operand.fn), rt), [operand])
 
     # --- members -------------------------------------------------------------------------------
     def qualified_name(self, t: Tree) -> str | None:
@@ -266,15 +278,15 @@ class Compiler:
             local = self.lookup_local(bare)
             if local is not None:
                 slot, ltype = local
-                return Node(slot_reader(slot), ltype)
+                return Node(slot_reader(slot, 1), ltype, raw=slot_reader(slot, 0))
         candidates = [bare]
         if self.env.container and not leading_dot:
             parts = self.env.container.split(".")
             candidates = [".".join(parts[:i] + [bare]) for i in range(len(parts), 0, -1)] + [bare]
         for cand in candidates:
             if cand in self.env.variables:
-                return Node(var_reader(cand), self.env.variables[cand])
-            tname = _TYPE_IDENTS.get(cand) or (cand if cand in self.opaque_types() else None)
+                return Node(var_reader(cand, 1), self.env.variables[cand], raw=var_reader(cand, 0))
+            tname = _TYPE_IDENTS.get(cand) or (cand if cand in opaque_types(self.env.registry) else None)
             if tname is not None:
                 return _const(CelType(tname), Type("type", (Type(tname),)))
         return None
@@ -290,24 +302,10 @@ class Compiler:
 
         return Node(unbound, DYN)
 
-    def opaque_types(self) -> set[str]:
-        names = set()
-        for fname in self.env.registry.names():
-            for o in self.env.registry.overloads(fname):
-                for t in (*o.params, o.result):
-                    if any(c.isupper() for c in t.name.rsplit(".", 1)[-1]) and not t.is_param:
-                        names.add(t.name)
-        return names
-
     def c_ident(self, t: Tree) -> Node:
         token = t.children[0]
         node = self.resolve_name(str(token), token)
-        if node is None:
-            node = self.undeclared(str(token), token)
-        if node.is_const:
-            return node
-        f = node.fn
-        return Node(lambda ctx: (add_cost(ctx, 1), f(ctx))[1], node.type)
+        return node if node is not None else self.undeclared(str(token), token)
 
     def c_dot_ident(self, t: Tree) -> Node:
         token = t.children[1]
@@ -315,21 +313,45 @@ class Compiler:
         return node if node is not None else self.undeclared(str(token), token)
 
     def c_member_dot(self, t: Tree) -> Node:
-        name = self.qualified_name(t)
-        if name is not None and name in self.env.variables and self.lookup_local(name.split(".", 1)[0]) is None:
-            return self.resolve_name(name, t.children[1])
-        if name is not None:
-            root = name.split(".", 1)[0]
-            if root and self.lookup_local(root) is None and root not in self.env.variables:
-                node = self.resolve_name(name, t.children[1])
-                if node is not None:
-                    return node
-            elif root == "":
-                node = self.resolve_name(name, t.children[1])
-                if node is not None:
-                    return node
-        target = self.compile(t.children[0])
-        return self.select(target, t.children[2], t.children[1], optional=False)
+        """A chain `base.f1.f2…` compiled in one pass: the longest prefix that names a variable or type
+        (`google.protobuf.Timestamp`, `authorizer.requestResource`, a container-qualified name) is resolved
+        once, and the remaining fields become selections; long chains cost no recursion."""
+        chain: list[Tree] = []
+        node = t
+        while True:
+            while node.data in _PASS_THROUGH and len(node.children) == 1 and isinstance(node.children[0], Tree):
+                node = node.children[0]
+            if node.data != "member_dot":
+                break
+            chain.append(node)
+            node = node.children[0]
+        chain.reverse()  # innermost selection first
+        base, consumed = self.resolve_prefix(node, chain)
+        for sel in chain[consumed:]:
+            base = self.select(base, sel.children[2], sel.children[1], optional=False)
+        return base
+
+    def resolve_prefix(self, base: Tree, chain: list[Tree]) -> tuple[Node, int]:
+        """The node for `base` plus as many selections of `chain` as form a declared qualified name."""
+        if base.data in ("ident", "dot_ident"):
+            token = base.children[0] if base.data == "ident" else base.children[1]
+            root = str(token)
+            fields: list[str] = []
+            for sel in chain:
+                if sel.children[2].type != "IDENT":
+                    break
+                fields.append(str(sel.children[2]))
+            is_local = base.data == "ident" and self.lookup_local(root) is not None
+            if not is_local and fields:
+                prefix = "." if base.data == "dot_ident" else ""
+                for k in range(len(fields), 0, -1):
+                    name = prefix + ".".join([root, *fields[:k]])
+                    if root in self.env.variables and name.lstrip(".") not in self.env.variables:
+                        continue  # a field of a variable, unless the dotted name is itself declared
+                    node = self.resolve_name(name, chain[k - 1].children[1])
+                    if node is not None:
+                        return node, k
+        return self.compile(base), 0
 
     def c_member_dot_opt(self, t: Tree) -> Node:
         target = self.compile(t.children[0])
@@ -342,18 +364,31 @@ class Compiler:
             alt = None
         else:
             alt = unescape_field(field)
-        tf = target.fn
-        tt = target.type
-        if self.env.check and not tt.is_dyn and tt.name not in ("map", "optional_type") and not optional:
-            raise self.fail(f"type '{tt}' does not support field selection", at)
+        fn = make_select(target.fn, field, alt, optional)
+        return Node(fn, self.select_type(target.type, field, at, optional))
+
+    def select_type(self, tt: Type, field: str, at: Any, optional: bool) -> Type:
+        """The static type of `target.field` (or `target.?field`); also checks has(target.field)."""
+        if self.env.check:
+            struct = struct_target(tt)
+            if struct is not None:
+                return self.struct_field_type(struct[0], field, at, optional or struct[1])
+            if not tt.is_dyn and tt.name not in ("map", "optional_type") and not optional:
+                raise self.fail(f"type '{tt}' does not support field selection", at)
         result_type = tt.params[1] if tt.name == "map" and len(tt.params) == 2 else DYN
-        fn = make_select(tf, field, alt, optional)
-        return Node(fn, optional_of(result_type) if optional else result_type)
+        return optional_of(result_type) if optional else result_type
+
+    def struct_field_type(self, struct: ObjectType, field: str, at: Any, optional: bool) -> Type:
+        """A field of a schema object type (cel-go checker: `undefined field` at the selection)."""
+        field_type = struct.field_type(field)
+        if field_type is None:
+            raise self.fail(f"undefined field '{field}'", at)
+        return optional_of(field_type) if optional else field_type
 
     def c_member_index(self, t: Tree) -> Node:
         target, index = self.compile(t.children[0]), self.compile(t.children[2])
         rt = self.check_call("_[_]", [target, index], False, t.children[1])
-        return Node(make_index(target.fn, index.fn, optional=False), rt)
+        return Node(make_index(target.fn, index.raw or index.fn, optional=False), rt)
 
     def c_member_index_opt(self, t: Tree) -> Node:
         target, index = self.compile(t.children[0]), self.compile(t.children[3])
@@ -460,9 +495,7 @@ class Compiler:
             overloads = [o for o, _ in self.candidates(name, args, member)] or overloads
         self.validate_constants(name, args, member, at, positions)
         node = Node(make_call(name, overloads, [a.fn for a in args]), result_type)
-        if name in _NO_FOLD:
-            return node
-        return self.fold(node, args)
+        return self.fold(node, args, free=name in _CONVERSIONS and not member)
 
     def validate_constants(self, name: str, args: list[Node], member: bool, at: Any,
                            positions: list[Any] | None = None) -> None:
@@ -554,7 +587,7 @@ class Compiler:
                         out.append(v)
                 return out
         node = Node(make_list, list_of(elem_type))
-        return self.fold(node, [n for n, _ in parts]) if parts else _const([], list_of(elem_type))
+        return self.fold(node, [n for n, _ in parts], free=True) if parts else _const([], list_of(elem_type))
 
     def homogeneous(self, items: list[tuple[Node, Type, Tree]]) -> Type:
         """The element type of an aggregate literal; mixed types are an error in Kubernetes, else dyn."""
@@ -578,13 +611,13 @@ class Compiler:
             if item.data == "mapinit" and isinstance(item.children[0], Tree) and item.children[0].data == "mapinit_opt":
                 item = item.children[0]
             kids = [c for c in item.children if isinstance(c, Tree)]
-            entries.append((self.compile(kids[0]), self.compile(kids[1]), item.data == "mapinit_opt", kids[0]))
-        key_type = self.homogeneous([(k, k.type, tree) for k, _, _, tree in entries])
-        val_type = self.homogeneous([(v, v.type.params[0] if opt and v.type.params else v.type, tree)
-                                     for _, v, opt, tree in entries])
-        for k, _, _, tree in entries:
+            entries.append((self.compile(kids[0]), self.compile(kids[1]), item.data == "mapinit_opt", kids))
+        key_type = self.homogeneous([(k, k.type, trees[0]) for k, _, _, trees in entries])
+        val_type = self.homogeneous([(v, v.type.params[0] if opt and v.type.params else v.type, trees[1])
+                                     for _, v, opt, trees in entries])
+        for k, _, _, trees in entries:
             if self.env.check and k.type.name not in ("int", "uint", "string", "bool", "dyn") and not k.type.is_param:
-                raise self.fail(f"unsupported map key type: {k.type}", _first_token(tree))
+                raise self.fail(f"unsupported map key type: {k.type}", _first_token(trees[0]))
         fns = [(k.fn, v.fn, opt) for k, v, opt, _ in entries]
 
         def make_map(ctx: Ctx) -> dict:
@@ -608,7 +641,7 @@ class Compiler:
         node = Node(make_map, map_of(key_type, val_type))
         if not entries:
             return _const({}, map_of(key_type, val_type))
-        return self.fold(node, [n for k, v, _, _ in entries for n in (k, v)])
+        return self.fold(node, [n for k, v, _, _ in entries for n in (k, v)], free=True)
 
     def c_member_object(self, t: Tree) -> Node:
         from evaluator.cel.construction import compile_object
@@ -616,7 +649,9 @@ class Compiler:
         return compile_object(self, t)
 
 
-_NO_FOLD = frozenset()
+# Type conversions of a constant are precomputed for free by cel-go's OptOptimize.
+_CONVERSIONS = frozenset({"int", "uint", "double", "string", "bytes", "bool", "duration", "timestamp", "dyn",
+                          "type"})
 # ext.Strings exempts the argument list of format() from the homogeneous-literal rule.
 _HOMOGENEITY_EXEMPT = frozenset({"format"})
 

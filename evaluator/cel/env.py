@@ -28,6 +28,13 @@ class Env:
     name: str = "kubernetes"
 
     def key(self) -> tuple:
+        cached = self.__dict__.get("_key")
+        if cached is None:
+            cached = self._compute_key()
+            object.__setattr__(self, "_key", cached)
+        return cached
+
+    def _compute_key(self) -> tuple:
         return (self.name, tuple(sorted((k, str(v)) for k, v in self.variables.items())), self.check,
                 self.homogeneous_literals, self.validate_literals, self.container, self.object_types, self.cost_limit, id(self.registry))
 

@@ -70,6 +70,8 @@ def format_issue(source: str, message: str, line: int, column: int) -> str:
     if not 0 < line <= len(lines):
         return head
     snippet = lines[line - 1].replace("\t", " ")
+    if len(snippet.encode("utf-8", "surrogatepass")) > 16384:  # cel-go leaves out very long lines
+        return head
     marks = ["\uff0e" if len(ch.encode()) > 1 else "." for ch in snippet[: column - 1]]
     under = snippet[column - 1 : column]
     marks.append("\uff3e" if under and len(under.encode()) > 1 else "^")

@@ -12,7 +12,6 @@ import threading
 from importlib import resources
 
 import lark
-from celpy.celparser import CELParser
 
 _EDITS = [
     # Member syntax: optional select/index and quoted field names.
@@ -96,13 +95,34 @@ def _operator_rules(text: str) -> str:
     return "\n".join(lines) + "\n" + extra + "\n"
 
 
+# Rules that only pass a single child through are inlined (Lark's `?rule`), so a long chain of operators
+# does not build nine wrapper nodes per term.
+_INLINED = ("expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary",
+            "member", "primary")
+
+
 def grammar_text() -> str:
     text = resources.files("celpy").joinpath("cel.lark").read_text(encoding="utf-8")
     for old, new in _EDITS:
         if old not in text:
             raise RuntimeError(f"cel-python's grammar changed; cannot apply edit: {old!r}")
         text = text.replace(old, new)
-    return _operator_rules(text) + _TOKENS
+    lines = []
+    for line in text.splitlines():
+        head = line.split(":", 1)[0].strip()
+        if head in _INLINED and not line.startswith(" "):
+            line = "?" + line
+        lines.append(line)
+    return _operator_rules("\n".join(lines)) + _TOKENS
+
+
+def _literal_keywords(token: lark.Token) -> lark.Token:
+    """`true`, `false` and `null` lex as identifiers first; retype them, keeping their position."""
+    if token.value in ("true", "false"):
+        return lark.Token.new_borrow_pos("BOOL_LIT", token.value, token)
+    if token.value == "null":
+        return lark.Token.new_borrow_pos("NULL_LIT", token.value, token)
+    return token
 
 
 _lock = threading.Lock()
@@ -121,6 +141,6 @@ def parser() -> lark.Lark:
                     propagate_positions=True,
                     maybe_placeholders=False,
                     priority="invert",
-                    lexer_callbacks={"IDENT": CELParser.ambiguous_literals},
+                    lexer_callbacks={"IDENT": _literal_keywords},
                 )
     return _parser

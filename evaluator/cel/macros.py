@@ -82,8 +82,11 @@ class _Bind:
 
 
 def _tick(ctx: Ctx, units: int) -> None:
+    """Charge an iteration; check the cost limit each time and the deadline every 100 iterations, as
+    Kubernetes' InterruptCheckFrequency does."""
     ctx.cost += units
-    if ctx.cost > ctx.limit or ctx.deadline is not None:
+    ctx.ticks += 1
+    if ctx.cost > ctx.limit or (ctx.deadline is not None and ctx.ticks % 100 == 0):
         ctx.check()
 
 
@@ -108,20 +111,24 @@ def _quantifier(kind: str) -> Callable:
 
         if kind == "all" or kind == "exists":
             decisive = kind == "exists"
+            # cel-go's loop condition: @not_strictly_false(__result__) for all, (!__result__) for exists.
+            cond_cost = 3 if decisive else 2
 
             def quantify(ctx: Ctx) -> Any:
                 rng = _iterate(tf(ctx), two)
+                items = rng if type(rng) is list else list(rng)
                 error = None
-                for item in rng:
+                last = len(items) - 1
+                for i, item in enumerate(items):
                     bind(ctx, item)
-                    _tick(ctx, 3)
+                    _tick(ctx, cond_cost + 1)  # the loop condition, then the step's read of __result__
                     try:
                         v = bf(ctx)
                     except CELEvalError as e:
                         error = error or e
                         continue
                     if v is decisive:
-                        ctx.cost += 1
+                        ctx.cost += (cond_cost if i < last else 0) + 1
                         return decisive
                     if type(v) is not bool:
                         error = error or CELEvalError("no such overload")
@@ -142,9 +149,7 @@ def _quantifier(kind: str) -> Callable:
                 if v is True:
                     count += 1
                     ctx.cost += 2
-                elif v is False:
-                    ctx.cost += 1
-                else:
+                elif v is not False:
                     raise CELEvalError("no such overload")
             ctx.cost += 2
             return count == 1
@@ -181,7 +186,6 @@ def _compile_map(c, target_tree: Tree, args: list[Tree], at) -> Any:
                 if type(keep) is not bool:
                     raise CELEvalError("no such overload")
                 if not keep:
-                    ctx.cost += 1
                     continue
             out.append(bf(ctx))
             ctx.cost += 12
@@ -210,14 +214,17 @@ def _compile_filter(c, target_tree: Tree, args: list[Tree], at) -> Any:
             if keep is True:
                 out.append(item)
                 ctx.cost += 13
-            elif keep is False:
-                ctx.cost += 1
-            else:
+            elif keep is not False:
                 raise CELEvalError("no such overload")
         ctx.cost += 1
         return out
 
     return _node(filter_, list_of(elem_type[0]))
+
+
+# cel-go's step of each transform: `__result__ + [e]` (12), `@mapInsert(__result__, k, e)` (3),
+# `@mapInsert(__result__, e)` (2).
+_TRANSFORM_STEP_COST = {"transformList": 12, "transformMap": 3, "transformMapEntry": 2}
 
 
 def _compile_transform(kind: str) -> Callable:
@@ -248,7 +255,7 @@ def _compile_transform(kind: str) -> Callable:
                     if not keep:
                         continue
                 result = bf(ctx)
-                ctx.cost += 12
+                ctx.cost += _TRANSFORM_STEP_COST[kind]
                 if kind == "transformList":
                     out_list.append(result)
                 elif kind == "transformMap":
@@ -260,6 +267,7 @@ def _compile_transform(kind: str) -> Callable:
                         if ops.map_lookup(out_map, rk)[0]:
                             raise CELEvalError(f"insert failed: key {rk} already exists")
                         out_map[rk] = rv
+            ctx.cost += 1  # the result read of __result__
             return out_list if kind == "transformList" else out_map
 
         if kind == "transformList":
@@ -362,6 +370,7 @@ def _compile_has(c, args: list[Tree], at) -> Any:
         from evaluator.cel.escaping import unescape_field
 
         alt = unescape_field(field)
+    c.select_type(target.type, field, at, optional=False)  # has(x.f) checks x.f as a selection, at `(`
     tf = target.fn
 
     def has(ctx: Ctx) -> bool:

@@ -82,9 +82,9 @@ _cache_lock = threading.Lock()
 def compile_program(expression: str, declared: frozenset[str] | tuple | None = None, env: Env | None = None) -> Program:
     """Compile (or fetch from the cache) a program; raises CompileError with cel-go's error text."""
     if env is None:
-        env = admission_env()
+        env = _default_env()
     if declared:
-        env = env.with_variables(declared)
+        env = _with_variables(env, tuple(declared))
     key = (expression, env.key())
     with _cache_lock:
         program = _CACHE.get(key)
@@ -99,9 +99,34 @@ def compile_program(expression: str, declared: frozenset[str] | tuple | None = N
     return program
 
 
+_ENV_CACHE: dict[tuple, Env] = {}
+
+
+def _default_env() -> Env:
+    env = _ENV_CACHE.get(())
+    if env is None:
+        env = _ENV_CACHE.setdefault((), admission_env())
+    return env
+
+
+def _with_variables(env: Env, names: tuple) -> Env:
+    key = (env.key(), names)
+    cached = _ENV_CACHE.get(key)
+    if cached is None:
+        if len(_ENV_CACHE) > 1024:
+            _ENV_CACHE.clear()
+        cached = _ENV_CACHE.setdefault(key, env.with_variables(names))
+    return cached
+
+
 def _compile(expression: str, env: Env) -> Program:
     if not isinstance(expression, str):
         raise CompileError("expression must be a string")
+    try:
+        expression.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise CompileError(f"ERROR: <input>:-1:0: invalid UTF-8 in expression at offset {e.start}",
+                           expression=expression) from None
     if len(expression) > MAX_EXPRESSION_LENGTH:
         raise CompileError(
             f"expression code point size exceeds limit: size: {len(expression)}, limit {MAX_EXPRESSION_LENGTH}",
@@ -112,7 +137,7 @@ def _compile(expression: str, env: Env) -> Program:
     except lark.exceptions.UnexpectedInput as e:
         raise _syntax_error(expression, e) from None
     except RecursionError:
-        raise CompileError("expression recursion limit exceeded", expression=expression) from None
+        raise _recursion_limit(expression) from None
     compiler = Compiler(env, expression)
     try:
         node = compiler.compile(tree)
@@ -121,8 +146,14 @@ def _compile(expression: str, env: Env) -> Program:
                            line=issue.line, column=issue.column, expression=expression,
                            issues=[(issue.message, issue.line, issue.column)]) from None
     except RecursionError:
-        raise CompileError("expression recursion limit exceeded", expression=expression) from None
+        raise _recursion_limit(expression) from None
     return Program(expression, env, node, compiler.nslots)
+
+
+def _recursion_limit(expression: str) -> CompileError:
+    """cel-go's parser limit, worded and located as cel-go prints it."""
+    return CompileError(f"ERROR: <input>:-1:0: expression recursion limit exceeded: {MAX_NESTING}",
+                        expression=expression)
 
 
 def _check_nesting(expression: str) -> None:
@@ -134,9 +165,8 @@ def _check_nesting(expression: str) -> None:
             line, col = line + 1, 0
         elif ch in "([{":
             depth += 1
-            if depth > MAX_NESTING:
-                raise CompileError(format_issue(expression, "expression recursion limit exceeded", line, col),
-                                   line=line, column=col, expression=expression)
+            if depth >= MAX_NESTING:  # cel-go counts the top-level expression as one level
+                raise _recursion_limit(expression)
         elif ch in ")]}":
             depth -= 1
 
@@ -150,7 +180,7 @@ def _syntax_error(expression: str, e: lark.exceptions.UnexpectedInput) -> Compil
             lines = expression.split("\n")
             line, col = len(lines), len(lines[-1]) + 1
         message = f"Syntax error: mismatched input '{text}'"
-        expected = sorted(_display(x) for x in (e.expected or ()))
+        expected = sorted(_displays(e.expected or ()), key=_ANTLR_ORDER.index)
         if expected:
             message += " expecting {" + ", ".join(expected) + "}"
     elif isinstance(e, lark.exceptions.UnexpectedCharacters):
@@ -160,12 +190,26 @@ def _syntax_error(expression: str, e: lark.exceptions.UnexpectedInput) -> Compil
     return CompileError(format_issue(expression, message, line, col), line=line, column=col, expression=expression)
 
 
-_TOKEN_TEXT = {"LPAREN": "'('", "RPAR": "')'", "LBRACK": "'['", "RSQB": "']'", "LBRACE": "'{'", "RBRACE": "'}'",
-               "DOT": "'.'", "COMMA": "','", "COLON": "':'", "QMARK": "'?'", "MINUS": "'-'", "BANG": "'!'",
-               "PLUS": "'+'", "STAR": "'*'", "SLASH": "'/'", "PERCENT": "'%'", "OROR": "'||'", "ANDAND": "'&&'",
-               "LT": "'<'", "LE": "'<='", "GT": "'>'", "GE": "'>='", "EQ": "'=='", "NE": "'!='", "IN": "'in'",
-               "$END": "<EOF>"}
+# Our terminals under the names cel-go's ANTLR grammar prints, in its token order.
+_TOKEN_TEXT = {"EQ": "'=='", "NE": "'!='", "IN": "'in'", "LT": "'<'", "LE": "'<='", "GE": "'>='", "GT": "'>'",
+               "ANDAND": "'&&'", "OROR": "'||'", "LBRACK": "'['", "RSQB": "']'", "LBRACE": "'{'", "RBRACE": "'}'",
+               "LPAREN": "'('", "RPAR": "')'", "DOT": "'.'", "COMMA": "','", "MINUS": "'-'", "BANG": "'!'",
+               "QMARK": "'?'", "COLON": "':'", "PLUS": "'+'", "STAR": "'*'", "SLASH": "'/'", "PERCENT": "'%'",
+               "BOOL_LIT": ("'true'", "'false'"), "NULL_LIT": "'null'", "FLOAT_LIT": "NUM_FLOAT",
+               "INT_LIT": "NUM_INT", "UINT_LIT": "NUM_UINT", "STRING_LIT": "STRING", "MLSTRING_LIT": "STRING",
+               "BYTES_LIT": "BYTES", "IDENT": "IDENTIFIER", "QUOTED_IDENT": "ESC_IDENTIFIER", "$END": "<EOF>"}
+_ANTLR_ORDER = ["'=='", "'!='", "'in'", "'<'", "'<='", "'>='", "'>'", "'&&'", "'||'", "'['", "']'", "'{'", "'}'",
+                "'('", "')'", "'.'", "','", "'-'", "'!'", "'?'", "':'", "'+'", "'*'", "'/'", "'%'", "'true'",
+                "'false'", "'null'", "NUM_FLOAT", "NUM_INT", "NUM_UINT", "STRING", "BYTES", "IDENTIFIER",
+                "ESC_IDENTIFIER", "<EOF>"]
 
 
-def _display(name: str) -> str:
-    return _TOKEN_TEXT.get(name, name)
+def _displays(names) -> set[str]:
+    out: set[str] = set()
+    for name in names:
+        shown = _TOKEN_TEXT.get(name)
+        if isinstance(shown, tuple):
+            out.update(shown)
+        elif shown:
+            out.add(shown)
+    return out

@@ -8,7 +8,7 @@ from evaluator.cel.errors import CostLimitError, TimeoutError_, _Abort
 
 
 class Ctx:
-    __slots__ = ("act", "slots", "cost", "limit", "deadline")
+    __slots__ = ("act", "slots", "cost", "limit", "deadline", "ticks")
 
     def __init__(self, act: Mapping[str, Any], nslots: int, limit: int, deadline: float | None):
         self.act = act
@@ -16,6 +16,7 @@ class Ctx:
         self.cost = 0
         self.limit = limit
         self.deadline = deadline
+        self.ticks = 0
 
     def check(self) -> None:
         """Called every iteration of a comprehension and after costly calls, as cel-go's interrupt check."""

@@ -41,4 +41,4 @@ def to_json(value: Any) -> Any:
 def _key(k: Any) -> str:
     if type(k) is bool:
         return "true" if k else "false"
-    return str(k)
+    return str(int(k)) if isinstance(k, int) else str(k)

@@ -186,9 +186,16 @@ def _shortest_digits(d: float) -> tuple[str, int]:
     return stripped.rstrip("0"), -(len(frac) - len(stripped)) - 1
 
 
+def _bytes_conversion_cost(args: tuple, result: Any) -> int:
+    """cel-go: converting between string and bytes traverses the value; other conversions cost 1."""
+    if type(args[0]) in (str, bytes) and type(result) in (str, bytes) and type(args[0]) is not type(result):
+        return math.ceil(len(args[0]) * 0.1)
+    return 1
+
+
 @function("string(string) -> string", "string(int) -> string", "string(uint) -> string",
           "string(double) -> string", "string(bool) -> string", "string(bytes) -> string",
-          "string(timestamp) -> string", "string(duration) -> string")
+          "string(timestamp) -> string", "string(duration) -> string", cost=_bytes_conversion_cost)
 def to_string(v: Any) -> str:
     t = type(v)
     if t is str:
@@ -214,7 +221,7 @@ def to_string(v: Any) -> str:
     raise CELEvalError("no such overload")
 
 
-@function("bytes(bytes) -> bytes", "bytes(string) -> bytes")
+@function("bytes(bytes) -> bytes", "bytes(string) -> bytes", cost=_bytes_conversion_cost)
 def to_bytes(v: Any) -> bytes:
     if type(v) is bytes:
         return v
@@ -268,32 +275,22 @@ def type_of(v: Any) -> CelType:
     return CelType(type_name(v))
 
 
-def _validate_literal(parse):
-    def validator(args: tuple) -> str | None:
-        if len(args) == 1 and type(args[0]) is str:
+def _validate_literal(name: str, convert):
+    """cel-go's ValidateDurationLiterals / ValidateTimestampLiterals: `invalid <fn> argument`, at the literal."""
+
+    def validator(args: tuple) -> tuple[str, int] | None:
+        if len(args) == 1 and type(args[0]) in (str, int):
             try:
-                parse(args[0])
-            except CELEvalError as e:
-                return e.message
+                convert(args[0])
+            except CELEvalError:
+                return f"invalid {name} argument", 0
         return None
 
     return validator
 
 
-constant_validator("timestamp", _validate_literal(parse_timestamp))
-constant_validator("duration", _validate_literal(parse_duration))
-
-
-def _validate_epoch(args: tuple) -> str | None:
-    if len(args) == 1 and type(args[0]) is int:
-        try:
-            ops.check_timestamp(args[0] * 1_000_000_000)
-        except CELEvalError as e:
-            return e.message
-    return None
-
-
-constant_validator("timestamp", _validate_epoch)
+constant_validator("timestamp", _validate_literal("timestamp", lambda v: to_timestamp(v)), member=False)
+constant_validator("duration", _validate_literal("duration", lambda v: to_duration(v)), member=False)
 
 
 # --- timestamp and duration accessors ---
