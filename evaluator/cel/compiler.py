@@ -27,6 +27,7 @@ from evaluator.cel.closures import (
     charged_const, eq_cost, key_repr, logic, make_call, make_index, make_select, opaque_types, order_cost,
     slot_reader, unary_call, var_reader,
 )
+from evaluator.cel.construction import constructed_field_type
 from evaluator.cel.escaping import unescape_field
 from evaluator.cel.schematypes import ObjectType, struct_target
 from evaluator.cel.values import CelType, Optional
@@ -373,6 +374,9 @@ class Compiler:
             struct = struct_target(tt)
             if struct is not None:
                 return self.struct_field_type(struct[0], field, at, optional or struct[1])
+            constructed = constructed_field_type(tt, field, self.env.object_types)
+            if constructed is not None:
+                return optional_of(constructed) if optional else constructed
             if not tt.is_dyn and tt.name not in ("map", "optional_type") and not optional:
                 raise self.fail(f"type '{tt}' does not support field selection", at)
         result_type = tt.params[1] if tt.name == "map" and len(tt.params) == 2 else DYN

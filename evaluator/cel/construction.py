@@ -11,7 +11,7 @@ from lark import Token, Tree
 
 from evaluator.cel.errors import CELEvalError
 from evaluator.cel.runtime import Ctx
-from evaluator.cel.types import Type
+from evaluator.cel.types import DYN, STRING, Type
 from evaluator.cel.values import Optional
 
 _JSONPATCH_FIELDS = {"op", "path", "value", "from"}
@@ -25,6 +25,15 @@ class ObjectValue(dict):
     def __init__(self, type_name: str, fields: dict):
         super().__init__(fields)
         self.type_name = type_name
+
+
+def constructed_field_type(t: Type, field: str, object_types: frozenset[str]) -> Type | None:
+    """The type of a field of a constructed value (`JSONPatch{...}.op`), or None for other types."""
+    if t.name.split(".", 1)[0] not in object_types:
+        return None
+    if t.name == "JSONPatch":
+        return STRING if field in ("op", "path", "from") else DYN
+    return DYN
 
 
 def compile_object(c, t: Tree):

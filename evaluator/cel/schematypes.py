@@ -26,6 +26,8 @@ FieldsFn = Callable[[], Mapping[str, Type]]
 class ObjectType(Type):
     """A struct type: a name and its fields (escaped name -> Type), computed once on first lookup."""
 
+    is_struct = True  # `null` is assignable to it (types.legacy_nullable)
+
     def __init__(self, name: str, fields: Mapping[str, Type] | FieldsFn):
         super().__init__(name, ())
         object.__setattr__(self, "_source", fields)

@@ -89,6 +89,10 @@ def assignable(param: Type, arg: Type, bindings: dict[str, Type]) -> bool:
         return assignable(bound, arg, bindings) or assignable(arg, bound, {})
     if arg.is_param:
         return True
+    if param.name == "null_type" or arg.name == "null_type":
+        other = arg if param.name == "null_type" else param
+        if other.name == "null_type" or legacy_nullable(other):
+            return True
     if param.name == "type" and arg.name == "type":
         return True  # type values compare whatever type they denote
     if param.name != arg.name:
@@ -98,6 +102,14 @@ def assignable(param: Type, arg: Type, bindings: dict[str, Type]) -> bool:
     return len(param.params) == len(arg.params) and all(
         assignable(p, a, bindings) for p, a in zip(param.params, arg.params)
     )
+
+
+def legacy_nullable(t: Type) -> bool:
+    """cel-go's checker lets `null` stand for a struct, opaque, timestamp or duration value (isLegacyNullable)."""
+    if getattr(t, "is_struct", False) or t.name in ("google.protobuf.Timestamp", "google.protobuf.Duration", "any"):
+        return True
+    last = t.name.rsplit(".", 1)[-1]
+    return not t.params and not t.is_param and "." in t.name and any(c.isupper() for c in last)
 
 
 def substitute(t: Type, bindings: Mapping[str, Type]) -> Type:

@@ -1,10 +1,10 @@
 """MutatingAdmissionPolicy: ApplyConfiguration (server-side apply) and JSONPatch mutations, reinvocation.
 
-`simulate_mutating(documents, request)` is `evaluator.simulate.simulate` with the mutating policies run
-first; `MutatingDispatcher` is the engine for callers that load documents themselves.
+`evaluator.simulate.simulate` runs `MutatingStage` before the validating policies; `MutatingDispatcher` is
+the engine for callers that load documents themselves.
 """
-from evaluator.mutating.admission import MutatingStage, denial_status, mutation_output, simulate_mutating
+from evaluator.mutating.admission import MutatingStage, denial_status, mutation_output
 from evaluator.mutating.dispatcher import MutatingClusterIndex, MutatingDispatcher, MutationResult, PolicyError
 
-__all__ = ["simulate_mutating", "MutatingStage", "mutation_output", "denial_status", "MutatingDispatcher", "MutatingClusterIndex",
+__all__ = ["MutatingStage", "mutation_output", "denial_status", "MutatingDispatcher", "MutatingClusterIndex",
            "MutationResult", "PolicyError"]

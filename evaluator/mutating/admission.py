@@ -9,11 +9,9 @@ param) records in `policies` next to the VAP ones. It never raises.
 """
 from __future__ import annotations
 
-import traceback
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from evaluator.admission import dispatch_ports as ports
 from evaluator.admission.audit import audit_event
 from evaluator.admission.response import (forbidden_text, kubectl_create_text, kubectl_text, qualified_resource,
                                           reason_to_code, request_name)
@@ -97,34 +95,6 @@ class MutatingStage:
             response = result["response"]["response"]
             response["patchType"] = "JSONPatch"
             response["patch"] = result["mutation"]["patchBase64"]
-
-
-def simulate_mutating(documents: Any, request: Any, *, resource_registry: list[Mapping] | None = None,
-                      api_validation: str = "enforce", defaulter: Callable[[dict], dict] | None = None,
-                      now: Any = None) -> dict[str, Any]:
-    """`evaluator.simulate.simulate` with MutatingAdmissionPolicies run first (see the module docstring)."""
-    from evaluator.simulate import Simulation, _crash, _summary
-    try:
-        simulation = Simulation(documents, resource_registry=resource_registry, api_validation=api_validation)
-        stage = MutatingStage(simulation.cluster.documents, simulation.cluster.mapper, defaulter)
-        normalized, request_errors, _ = ports.normalize_request(request, stage.cluster.mapper)
-        if normalized is None or request_errors or ports.exempt_reason(normalized) is not None:
-            result = simulation.run(request, now=now)
-            result["mutation"] = None
-            result["patchedObject"] = None
-            return result
-        outcome = stage.run(normalized, simulation._authorizers)
-        validated = normalized if outcome.denial is not None else stage.request_for_validation(normalized, outcome)
-        result = simulation.run(validated, now=now)
-        stage.annotate(result, outcome, normalized, now)
-        result["summary"] = _summary(result["policies"])
-        result["errors"] = list(result.get("errors") or []) + stage.compile_errors()
-        return result
-    except Exception as exc:  # the contract: errors are data
-        crashed = _crash(exc)
-        crashed["mutation"] = None
-        crashed["errors"][0]["traceback"] = traceback.format_exc(limit=8)
-        return crashed
 
 
 def _compile_error(policy: Mapping[str, Any], error: dict) -> dict[str, Any]:

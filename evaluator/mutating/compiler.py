@@ -15,11 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from evaluator import cel as _cel
-from evaluator.cel.library import jsonpatch as _jsonpatch_library
 from evaluator.validating import expressions as ex
-
-# jsonpatch.escapeKey registers on import; keep the import even while the library package lists it too.
-_LIBRARIES = (_jsonpatch_library,)
 
 APPLY_CONFIGURATION, JSON_PATCH = "ApplyConfiguration", "JSONPatch"
 RETURN_TYPES = {APPLY_CONFIGURATION: "Object", JSON_PATCH: "list(JSONPatch)"}

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -13,8 +12,9 @@ from evaluator.cel.types import parse_type
 
 from .skips import CEL_SPEC_FILES_NOT_IN_KUBERNETES, CEL_SPEC_TESTS, CHECK_ONLY, NEEDS_PROTOBUF
 from .tagged import decode, same
+from tests.shared_data import CONFORMANCE
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "conformance" / "cel-spec"
+DATA = CONFORMANCE / "cel-spec"
 
 
 def _cases():

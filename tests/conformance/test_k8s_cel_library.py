@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -11,8 +10,9 @@ from evaluator.cel import CELError, CompileError, compile_program
 from evaluator.cel.env import admission_env
 
 from .skips import K8S_CEL_LIBRARY
+from tests.shared_data import CONFORMANCE
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "conformance" / "k8s-cel-library" / "cases.jsonl"
+DATA = CONFORMANCE / "k8s-cel-library" / "cases.jsonl"
 
 
 def _cases():

@@ -1,6 +1,6 @@
 """The MutatingAdmissionPolicy scenarios of ../shared/conformance/k8s-vap as pytest cases.
 
-Every assertion present in `expect` is checked against `evaluator.mutating.simulate_mutating` (the
+Every assertion present in `expect` is checked against `evaluator.simulate.simulate` (the
 simulation with mutating policies first). `patched_object` compares semantically, as the README says:
 absent, null, empty and zero values are all the same Go zero value. The dispatcher tests of the API server
 install a fake defaulter that only sets `spec.strategy.type: RollingUpdate` on Deployments; the same
@@ -9,16 +9,14 @@ defaulter is passed for those scenarios (and only those).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from evaluator.mutating import simulate_mutating
+from evaluator.simulate import simulate
 from evaluator.mutating.diff import semantic_form
+from tests.shared_data import CONFORMANCE
 
-SCENARIOS = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "k8s-vap" / "scenarios.jsonl"
-if not SCENARIOS.exists():  # the repository may sit elsewhere than /work/main
-    SCENARIOS = Path("/work/shared/conformance/k8s-vap/scenarios.jsonl")
+SCENARIOS = CONFORMANCE / "k8s-vap" / "scenarios.jsonl"
 
 
 def _is_map(scenario: dict) -> bool:
@@ -46,7 +44,7 @@ def fake_deployment_defaulter(obj: dict) -> dict:
 def test_scenario(scenario: dict) -> None:
     defaulter = fake_deployment_defaulter if "dispatcher_test.go" in scenario["source"] else None
     mode = "enforce" if scenario.get("origin") == "docs" else "report"
-    result = simulate_mutating(scenario["documents"], scenario["request"], api_validation=mode, defaulter=defaulter)
+    result = simulate(scenario["documents"], scenario["request"], api_validation=mode, defaulter=defaulter)
     expect = scenario["expect"]
     assert not [e for e in result["errors"] if "traceback" in e], result["errors"]
     message = (result["status"] or {}).get("message", "")

@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from evaluator.kyverno import evaluate
+from tests.shared_data import CONFORMANCE
 
-CASES = Path(os.environ.get("KYVERNO_CASES", "/work/shared/conformance/kyverno/cases.jsonl"))
+CASES = Path(os.environ.get("KYVERNO_CASES") or CONFORMANCE / "kyverno" / "cases.jsonl")
 KNOWN = Path(__file__).with_name("kyverno_known_failures.md")
 
 

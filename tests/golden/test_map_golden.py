@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evaluator.mutating import simulate_mutating
+from evaluator.simulate import simulate
 from evaluator.mutating.diff import semantic_form
 
 CASES = sorted((Path(__file__).parent / "map").glob("*.yaml"))
@@ -45,6 +45,6 @@ def _check(result: dict, expect: dict) -> None:
 def test_golden(path: Path) -> None:
     case = yaml.safe_load(path.read_text())
     for request, expect in _requests(case):
-        result = simulate_mutating(case["documents"], request)
+        result = simulate(case["documents"], request)
         assert not [e for e in result["errors"] if e.get("severity") == "error"], result["errors"]
         _check(result, expect)

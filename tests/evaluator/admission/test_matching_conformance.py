@@ -8,7 +8,6 @@ policy (and its unconstrained binding) match, or the match itself errors (failur
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -16,8 +15,9 @@ from evaluator.admission.defaults import apply_defaults
 from evaluator.admission.documents import index_documents, load_objects
 from evaluator.admission.matching import binding_matches, exempt_reason, policy_matches
 from evaluator.k8s.restmapping import RESTMapper
+from tests.shared_data import CONFORMANCE
 
-SCENARIOS = Path("/work/shared/conformance/k8s-vap/scenarios.jsonl")
+SCENARIOS = CONFORMANCE / "k8s-vap" / "scenarios.jsonl"
 MATCHER_SOURCES = (
     "policy/matching/matching_test.go",
     "predicates/rules/rules_test.go",

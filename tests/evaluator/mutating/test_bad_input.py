@@ -1,7 +1,7 @@
 """Unusable policies and values never raise: each becomes a located error and the failurePolicy applies."""
 import pytest
 
-from evaluator.mutating import simulate_mutating
+from evaluator.simulate import simulate
 
 CONFIGMAP = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", "namespace": "default"}}
 
@@ -37,7 +37,7 @@ def apply(expression):
     ([{"patchType": "Strategic", "jsonPatch": {"expression": "[]"}}], 'unsupported patch type "Strategic"'),
 ])
 def test_errors_are_located_and_deny_under_fail(mutations, expected):
-    result = simulate_mutating(documents(mutations), CONFIGMAP, api_validation="report")
+    result = simulate(documents(mutations), CONFIGMAP, api_validation="report")
     assert not [e for e in result["errors"] if "traceback" in e], result["errors"]
     assert result["allowed"] is False, result["mutation"]
     assert expected in result["status"]["message"]
@@ -47,7 +47,7 @@ def test_errors_are_located_and_deny_under_fail(mutations, expected):
 
 def test_decoding_errors_are_internal_errors_whatever_the_failure_policy():
     for failure in ("Fail", "Ignore"):
-        result = simulate_mutating(documents(jsonpatch("[JSONPatch{op: 'add', path: '/spec', value: {'x': 1}}]"),
+        result = simulate(documents(jsonpatch("[JSONPatch{op: 'add', path: '/spec', value: {'x': 1}}]"),
                                              failure=failure), CONFIGMAP, api_validation="report")
         assert result["allowed"] is False
         assert result["status"] == {"code": 500, "reason": "InternalError",
@@ -55,7 +55,7 @@ def test_decoding_errors_are_internal_errors_whatever_the_failure_policy():
 
 
 def test_the_same_errors_are_ignored_under_ignore():
-    result = simulate_mutating(documents(apply("[1]"), failure="Ignore"), CONFIGMAP, api_validation="report")
+    result = simulate(documents(apply("[1]"), failure="Ignore"), CONFIGMAP, api_validation="report")
     assert result["allowed"] is True
     assert result["patchedObject"] == CONFIGMAP
     assert result["mutation"]["errors"][0]["ignored"] is True
@@ -66,6 +66,6 @@ def test_the_same_errors_are_ignored_under_ignore():
     {"apiVersion": "v1", "kind": "ConfigMap", "metadata": "not a map"},
 ])
 def test_odd_request_objects_do_not_crash(request_object):
-    result = simulate_mutating(documents(apply("Object{metadata: Object.metadata{labels: {'a': 'b'}}}")),
+    result = simulate(documents(apply("Object{metadata: Object.metadata{labels: {'a': 'b'}}}")),
                                request_object, api_validation="report")
     assert not [e for e in result["errors"] if "traceback" in e], result["errors"]

@@ -2,7 +2,7 @@
 import base64
 import json
 
-from evaluator.mutating import simulate_mutating
+from evaluator.simulate import simulate
 
 
 def policy(name, *expressions, patch_type="ApplyConfiguration", failure=None, reinvocation=None, conditions=None,
@@ -31,7 +31,7 @@ LABEL = "Object{metadata: Object.metadata{labels: {'%s': '%s'}}}"
 
 
 def run(*documents):
-    return simulate_mutating([d for group in documents for d in group], CONFIGMAP)
+    return simulate([d for group in documents for d in group], CONFIGMAP)
 
 
 def test_mutations_apply_in_order_and_the_chain_is_reported():
@@ -114,7 +114,7 @@ def test_params_are_visible_to_mutations():
     docs[1]["spec"]["paramRef"] = {"name": "settings", "namespace": "default", "parameterNotFoundAction": "Deny"}
     settings = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings", "namespace": "default"},
                 "data": {"team": "blue"}}
-    result = simulate_mutating(docs + [settings], CONFIGMAP)
+    result = simulate(docs + [settings], CONFIGMAP)
     assert result["patchedObject"]["metadata"]["labels"] == {"team": "blue"}
     assert [r["param"] for r in result["policies"]] == ["default/settings"]
 
@@ -129,8 +129,8 @@ def test_validating_policies_see_the_mutated_object():
            {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
             "metadata": {"name": "needs-owner-binding"},
             "spec": {"policyName": "needs-owner", "validationActions": ["Deny"]}}]
-    assert simulate_mutating(vap, CONFIGMAP)["allowed"] is False
-    combined = simulate_mutating(vap + policy("owner", LABEL % ("owner", "me")), CONFIGMAP)
+    assert simulate(vap, CONFIGMAP)["allowed"] is False
+    combined = simulate(vap + policy("owner", LABEL % ("owner", "me")), CONFIGMAP)
     assert combined["allowed"] is True
     assert [(r.get("kind"), r["policy"], r["outcome"]) for r in combined["policies"]] == [
         ("MutatingAdmissionPolicy", "owner", "mutated"), (None, "needs-owner", "admitted")]

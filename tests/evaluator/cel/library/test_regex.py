@@ -17,11 +17,7 @@ from evaluator.cel.errors import CELEvalError
 from evaluator.cel.library import regex as R
 from evaluator.cel.registry import NOT_CONSTANT, REGISTRY
 
-SHARED = Path("/work/shared/conformance")
-for _parent in Path(__file__).resolve().parents:
-    if (_parent / "shared" / "conformance").exists():
-        SHARED = _parent / "shared" / "conformance"
-        break
+from tests.shared_data import CONFORMANCE as SHARED
 
 
 def run(expr: str, **bindings):

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -12,11 +11,7 @@ from evaluator.cel.library.sets import sets_contains, sets_equivalent, sets_inte
 from evaluator.cel.registry import REGISTRY
 from evaluator.cel.values import Duration, UInt
 
-SHARED = Path("/work/shared/conformance")
-for _parent in Path(__file__).resolve().parents:
-    if (_parent / "shared" / "conformance").exists():
-        SHARED = _parent / "shared" / "conformance"
-        break
+from tests.shared_data import CONFORMANCE as SHARED
 
 
 def run(expr: str, **bindings):

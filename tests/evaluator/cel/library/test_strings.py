@@ -6,7 +6,6 @@ one cel-go's version-2 formatter calls) and `%q` ones by Go's strconv.Quote.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -20,9 +19,7 @@ from evaluator.cel.registry import REGISTRY
 from evaluator.cel.types import DYN
 from evaluator.cel.values import CelType, Duration, Timestamp, UInt
 
-SHARED = Path(__file__).resolve().parents[5] / "shared" / "conformance"
-if not SHARED.exists():
-    SHARED = Path("/work/shared/conformance")
+from tests.shared_data import CONFORMANCE as SHARED
 
 
 def run(expr: str, **bindings):

@@ -1,0 +1,157 @@
+"""What the API server answers: the Status of a denial, the AdmissionReview response, kubectl's text, ferricel.
+
+The denial is `admission.NewForbidden(attrs, errors.New(message))` with the reason and code of the first
+denied decision: `<resource>.<group> "<name>" is forbidden: <message>` even when the code is 422.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+REASON_CODES = {"Forbidden": 403, "Unauthorized": 401, "RequestEntityTooLarge": 413, "Invalid": 422}
+
+VERB_BY_OPERATION = {"CREATE": "create", "UPDATE": "update", "DELETE": "delete", "CONNECT": "connect"}
+
+
+def reason_to_code(reason: str) -> int:
+    return REASON_CODES.get(reason, 422)
+
+
+def denial_message(policy: str, binding: str | None, message: str) -> str:
+    if binding is not None:
+        return f"ValidatingAdmissionPolicy '{policy}' with binding '{binding}' denied request: {message}"
+    return f"ValidatingAdmissionPolicy '{policy}' denied request: {message}"
+
+
+def qualified_resource(request: Mapping[str, Any]) -> tuple[str, str]:
+    resource = request.get("resource") if isinstance(request.get("resource"), Mapping) else {}
+    return str(resource.get("group") or ""), str(resource.get("resource") or "")
+
+
+def request_name(request: Mapping[str, Any]) -> str:
+    """extractResourceName: the request name, else the object's name or generateName, else "Unknown"."""
+    if request.get("name"):
+        return str(request["name"])
+    obj = request.get("object")
+    if isinstance(obj, Mapping):
+        meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+        return str(meta.get("name") or meta.get("generateName") or "Unknown")
+    return "Unknown"
+
+
+def _go_quote(text: str) -> str:
+    out = []
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 0x20:
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def forbidden_text(request: Mapping[str, Any], message: str) -> str:
+    """apierrors.NewForbidden's message for the request's resource and name."""
+    group, resource = qualified_resource(request)
+    name = request_name(request)
+    if not group and not resource:
+        return f"forbidden: {message}"
+    qualified = f"{resource}.{group}" if group else resource
+    if not name:
+        return f"{qualified} is forbidden: {message}"
+    return f"{qualified} {_go_quote(name)} is forbidden: {message}"
+
+
+def status_for(request: Mapping[str, Any], policy: str, binding: str | None, message: str, reason: str) -> dict[str, Any]:
+    """The metav1.Status of a denial (code/reason of the decision, causes holding the plain message)."""
+    text = denial_message(policy, binding, message)
+    reason = reason or "Invalid"
+    group, resource = qualified_resource(request)
+    return {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": forbidden_text(request, text),
+        "reason": reason,
+        "details": {"name": request_name(request), "group": group, "kind": resource,
+                    "causes": [{"message": text}]},
+        "code": reason_to_code(reason),
+    }
+
+
+def admission_review(request: Mapping[str, Any], allowed: bool, status: Mapping[str, Any] | None,
+                     warnings: list[str], audit_annotations: Mapping[str, str]) -> dict[str, Any]:
+    response: dict[str, Any] = {"uid": str(request.get("uid") or ""), "allowed": allowed}
+    if status is not None:
+        response["status"] = {"code": status["code"], "reason": status["reason"], "message": status["message"],
+                              "status": "Failure"}
+    if warnings:
+        response["warnings"] = list(warnings)
+    if audit_annotations:
+        response["auditAnnotations"] = dict(audit_annotations)
+    return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": response}
+
+
+def kubectl_text(request: Mapping[str, Any], status: Mapping[str, Any] | None, warnings: list[str]) -> str:
+    """What `kubectl create`/`apply` prints: warnings first, then the error line."""
+    lines = [f"Warning: {w}" for w in warnings]
+    if status is None:
+        return "\n".join(lines)
+    operation = str(request.get("operation") or "CREATE")
+    if operation == "CREATE":
+        lines.append(f"Error from server ({status['reason']}): error when creating \"STDIN\": {status['message']}")
+    else:
+        lines.append(f"Error from server ({status['reason']}): {status['message']}")
+    return "\n".join(lines)
+
+
+def kubectl_create_text(request: Mapping[str, Any], status: Mapping[str, Any] | None) -> str | None:
+    """`kubectl create <kind>`'s line, e.g. `error: failed to create deployment: deployments.apps "nginx" ...`."""
+    if status is None:
+        return None
+    kind = request.get("kind") if isinstance(request.get("kind"), Mapping) else {}
+    return f"error: failed to create {str(kind.get('kind') or 'object').lower()}: {status['message']}"
+
+
+def ferricel(allowed: bool, first_denial: tuple[str, str] | None) -> dict[str, Any]:
+    """ferricel's evaluate() shape: {accepted} or {accepted, message, code} (message of the validation)."""
+    if allowed or first_denial is None:
+        return {"accepted": True}
+    message, reason = first_denial
+    return {"accepted": False, "message": message, "code": reason_to_code(reason or "Invalid")}
+
+
+TRUNCATE_AT_TOTAL_RUNES = 4 * 1024
+TRUNCATE_ITEM_RUNES = 256
+
+
+def client_warnings(warnings: list[str]) -> list[str]:
+    """The Warning headers the client receives (apiserver's warning recorder): empty and duplicate texts
+    dropped; once the total passes 4096 characters every warning is cut to 256 characters, and warnings
+    that arrive after the cut total is reached again are dropped."""
+    ordered: list[str] = []
+    written, truncating = 0, False
+    sent: list[str] = []
+    for text in warnings:
+        if not text or text in ordered:
+            continue
+        if truncating and written >= TRUNCATE_AT_TOTAL_RUNES:
+            continue
+        ordered.append(text)
+        item = text[:TRUNCATE_ITEM_RUNES] if truncating else text
+        if written + len(item) <= TRUNCATE_AT_TOTAL_RUNES or truncating:
+            written += len(item)
+            sent.append(item)
+            continue
+        truncating, written, sent = True, 0, []
+        for previous in ordered:
+            cut = previous[:TRUNCATE_ITEM_RUNES]
+            written += len(cut)
+            sent.append(cut)
+    return sent

@@ -1,0 +1,177 @@
+"""The one door from admission to CEL: compile with the server's error texts, run with cost accounting.
+
+Everything VAP needs from `evaluator.cel` goes through here, so a change of the CEL API is a change of
+this file only. Compilation results carry the text the API server would put in a decision
+(`compilation failed: ERROR: <input>:1:1: ...`, `must evaluate to bool but got int`).
+"""
+from __future__ import annotations
+
+import base64
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from evaluator import cel as _cel
+
+PER_CALL_LIMIT = 1_000_000
+
+# Names the admission environment declares (cel.OptionalVariableDeclarations of the server).
+BASE_DECLARATIONS = frozenset({"object", "oldObject", "request", "namespaceObject", "variables"})
+
+
+def declarations(*, has_params: bool, has_authorizer: bool) -> frozenset[str]:
+    names = set(BASE_DECLARATIONS)
+    if has_params:
+        names.add("params")
+    if has_authorizer:
+        names.update({"authorizer", "authorizer.requestResource"})
+    return frozenset(names)
+
+
+@dataclass(frozen=True)
+class CompiledExpression:
+    """One compiled expression; `error` holds the server's compilation error text when it failed."""
+
+    expression: str
+    program: Any = None
+    error: str | None = None
+    output_type: str | None = None
+
+
+@dataclass
+class Run:
+    """The outcome of one evaluation: a CEL value or an error text (cel-go form), and its cost."""
+
+    value: Any = None
+    cost: int = 0
+    error: str | None = None
+    cost_exceeded: bool = False
+
+
+def _type_text(output_type: Any) -> str | None:
+    if output_type is None:
+        return None
+    return str(output_type)
+
+
+@functools.lru_cache(maxsize=16)
+def _environment(declared: frozenset[str]) -> Any:
+    """The admission environment with exactly these variables declared (an undeclared name does not compile)."""
+    from dataclasses import replace
+
+    from evaluator.cel.types import DYN
+    names = {name: DYN for name in sorted(declared)}
+    return replace(_cel.admission_env(), variables=names)
+
+
+@functools.lru_cache(maxsize=4096)
+def compile_expression(expression: str, declared: frozenset[str], return_types: tuple[str, ...] = ()) -> CompiledExpression:
+    """Compile once per (expression, declarations, expected type); errors become data."""
+    try:
+        program = _cel.compile_program(expression, env=_environment(declared))
+    except _cel.CompileError as exc:
+        return CompiledExpression(expression, error=f"compilation failed: {exc.message}")
+    except Exception as exc:  # the CEL layer must never crash a simulation
+        return CompiledExpression(expression, error=f"compilation failed: {exc}")
+    output = _type_text(getattr(program, "output_type", None) or getattr(program, "type", None))
+    if return_types and output not in (None, "dyn", "any") and output not in return_types:
+        if len(return_types) == 1:
+            reason = f"must evaluate to {return_types[0]} but got {output}"
+        else:
+            reason = f"must evaluate to one of [{' '.join(return_types)}] but got {output}"
+        return CompiledExpression(expression, error=reason, output_type=output)
+    return CompiledExpression(expression, program=program, output_type=output)
+
+
+# What each kind of VAP expression may use and must return, as the plugin compiles it.
+_CONTEXTS = {
+    "matchCondition": (True, ("bool",)),
+    "variable": (True, ()),
+    "validation": (True, ("bool",)),
+    "messageExpression": (False, ("string",)),
+    "auditAnnotation": (True, ("string", "null_type")),
+}
+
+
+def compile_check(expression: str, context: str, has_params: bool) -> str | None:
+    """The API server's create-time compile check: the error detail, or None when it compiles."""
+    spec = _CONTEXTS.get(context)
+    if spec is None:  # not a ValidatingAdmissionPolicy expression
+        return None
+    with_authorizer, return_types = spec
+    declared = declarations(has_params=has_params, has_authorizer=with_authorizer)
+    return compile_expression(expression, declared, return_types).error
+
+
+def run(compiled: CompiledExpression, activation: Mapping[str, Any]) -> Run:
+    """Evaluate with the per-call limit; the caller accounts the cost against its own budgets."""
+    try:
+        evaluation = compiled.program.evaluate(activation)
+    except _cel.CostLimitError as exc:
+        return Run(cost=max(getattr(exc, "cost", 0) or 0, PER_CALL_LIMIT + 1), error=exc.message, cost_exceeded=True)
+    except _cel.EvaluationError as exc:
+        return Run(cost=getattr(exc, "cost", 0) or 0, error=exc.message)
+    except RecursionError:
+        return Run(error="max recursion depth exceeded")
+    except Exception as exc:  # a bug below must show as an error of this expression, not a crash
+        return Run(error=f"internal error: {type(exc).__name__}: {exc}")
+    return Run(value=evaluation.value, cost=int(evaluation.cost or 0))
+
+
+def evaluation_error(message: str, cost: int = 0) -> Exception:
+    """An error a lazy `variables` lookup raises so that it surfaces at the referring expression."""
+    try:
+        return _cel.EvaluationError(message, cost=cost)
+    except TypeError:
+        return _cel.EvaluationError(message)
+
+
+def type_name(value: Any) -> str:
+    try:
+        return _cel.type_name(value)
+    except Exception:
+        return type(value).__name__
+
+
+def to_json(value: Any) -> Any:
+    """A JSON-safe rendering of a CEL value for traces."""
+    try:
+        return _plain(_cel.to_json(value))
+    except Exception:
+        return _plain(value)
+
+
+def _plain(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return value if value == value and value not in (float("inf"), float("-inf")) else str(value)
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return str(value)
+
+
+def is_true(value: Any) -> bool:
+    return value is True
+
+
+def is_string(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def make_authorizers(check: Any, request: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The CEL `authorizer` (asking as the request's user) and `authorizer.requestResource` values."""
+    from evaluator.cel.library import authz as _authz
+    user = request.get("userInfo") if isinstance(request.get("userInfo"), Mapping) else {}
+    extra = {str(k): tuple(str(x) for x in (v or [])) for k, v in dict(user.get("extra") or {}).items()}
+    authorizer = _authz.Authorizer(check=check, user=str(user.get("username") or ""),
+                                   groups=tuple(str(g) for g in user.get("groups") or ()), extra=extra,
+                                   uid=str(user.get("uid") or ""))
+    return authorizer, _authz.request_resource(authorizer, request)

@@ -1,0 +1,1 @@
+"""The Django project and app of the Admission Playground: settings, pages, API, WebSocket routing."""

@@ -1,0 +1,60 @@
+"""The API's one error shape, and the DRF exception handler that produces it.
+
+    {"error": {"code": str, "message": str, "line": int | None, "column": int | None}}
+"""
+
+from __future__ import annotations
+
+import logging
+
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+
+logger = logging.getLogger(__name__)
+
+
+class APIError(exceptions.APIException):
+    """An API failure that already knows its code and, where it has one, its location."""
+
+    status_code = status.HTTP_400_BAD_REQUEST
+
+    def __init__(self, code: str, message: str, *, line: int | None = None,
+                 column: int | None = None, http_status: int | None = None):
+        super().__init__(detail=message, code=code)
+        self.code = code
+        self.message = message
+        self.line = line
+        self.column = column
+        if http_status is not None:
+            self.status_code = http_status
+
+
+def error_body(code: str, message: str, line: int | None = None, column: int | None = None) -> dict:
+    return {"error": {"code": code, "message": message, "line": line, "column": column}}
+
+
+def _validation_message(detail, prefix: str = "") -> str:
+    """Flatten DRF's nested validation detail into 'field: message' text."""
+    if isinstance(detail, dict):
+        parts = [_validation_message(value, f"{prefix}{key}: " if key != "non_field_errors" else prefix)
+                 for key, value in detail.items()]
+        return "; ".join(parts)
+    if isinstance(detail, list):
+        return "; ".join(_validation_message(item, prefix) for item in detail)
+    return f"{prefix}{detail}"
+
+
+def exception_handler(exc, context):
+    """DRF hook: map every exception raised in an API view to the one error shape."""
+    if isinstance(exc, APIError):
+        body = error_body(exc.code, exc.message, exc.line, exc.column)
+        return Response(body, status=exc.status_code)
+    if isinstance(exc, exceptions.ValidationError):
+        return Response(error_body("invalid_request", _validation_message(exc.detail)),
+                        status=exc.status_code)
+    if isinstance(exc, exceptions.APIException):
+        code = exc.get_codes() if isinstance(exc.get_codes(), str) else "error"
+        return Response(error_body(code, str(exc.detail)), status=exc.status_code)
+    logger.exception("unexpected error in %s", context.get("view").__class__.__name__)
+    return Response(error_body("internal_error", "internal error"),
+                    status=status.HTTP_500_INTERNAL_SERVER_ERROR)

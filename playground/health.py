@@ -1,0 +1,52 @@
+"""Liveness of the pieces a request depends on: the database and the channel layer."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
+from django.db import connection
+
+logger = logging.getLogger(__name__)
+
+CHANNEL_LAYER_TIMEOUT_SECONDS = 2.0
+
+
+def check_database() -> str:
+    """Run a trivial query on the default database."""
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    except Exception as exc:  # any driver error means "not ok"; details go to the log only
+        logger.warning("health: database check failed: %r", exc)
+        return "error"
+    return "ok"
+
+
+async def check_channel_layer() -> str:
+    """Send a message to a fresh channel and read it back."""
+    layer = get_channel_layer()
+    if layer is None:
+        return "error"
+    try:
+        channel = await layer.new_channel()
+        await layer.send(channel, {"type": "health.ping"})
+        message = await asyncio.wait_for(layer.receive(channel), CHANNEL_LAYER_TIMEOUT_SECONDS)
+    except Exception as exc:
+        logger.warning("health: channel layer check failed: %r", exc)
+        return "error"
+    return "ok" if message.get("type") == "health.ping" else "error"
+
+
+async def health_report() -> dict:
+    database = await sync_to_async(check_database)()
+    channel_layer = await check_channel_layer()
+    healthy = database == "ok" and channel_layer == "ok"
+    return {
+        "status": "ok" if healthy else "error",
+        "database": database,
+        "channel_layer": channel_layer,
+    }

@@ -1,0 +1,113 @@
+"""`simulate` never raises: bad input becomes located errors; `simulate_many` reuses compiled policies."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from evaluator.simulate import simulate, simulate_many
+
+POLICY_YAML = """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: replicas}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}
+  validations:
+  - expression: object.spec.replicas <= 5
+    message: too many replicas
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: replicas-binding}
+spec:
+  policyName: replicas
+  validationActions: [Deny]
+"""
+
+DEPLOYMENT = {"apiVersion": "apps/v1", "kind": "Deployment",
+              "metadata": {"name": "nginx", "namespace": "default"},
+              "spec": {"replicas": 6, "selector": {"matchLabels": {"app": "nginx"}},
+                       "template": {"metadata": {"labels": {"app": "nginx"}},
+                                    "spec": {"containers": [{"name": "nginx", "image": "nginx"}]}}}}
+
+
+def test_yaml_text_and_a_plain_object_request():
+    result = simulate(POLICY_YAML, DEPLOYMENT)
+    assert result["allowed"] is False
+    assert result["status"]["message"] == ('deployments.apps "nginx" is forbidden: ValidatingAdmissionPolicy '
+                                           "'replicas' with binding 'replicas-binding' denied request: too many replicas")
+    assert result["kubectl"]["create"].startswith('error: failed to create deployment: deployments.apps "nginx"')
+    json.dumps(result)  # JSON-serialisable
+
+
+def test_result_contract_keys():
+    result = simulate(POLICY_YAML, DEPLOYMENT)
+    for key in ("allowed", "status", "warnings", "auditAnnotations", "auditEvent", "response", "ferricel",
+                "policies", "errors"):
+        assert key in result
+    assert result["response"]["kind"] == "AdmissionReview"
+    assert result["auditEvent"]["apiVersion"] == "audit.k8s.io/v1"
+    assert set(result["status"]) >= {"code", "reason", "message"}
+
+
+@pytest.mark.parametrize("documents", [
+    "kind: [unclosed",
+    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n: : :\n",
+    [42, None, "not yaml: [", {"kind": "Unknown"}],
+    {"apiVersion": "example.com/v1", "kind": "Whatever", "metadata": {"name": "x"}},
+    12345,
+])
+def test_broken_documents_never_raise(documents):
+    result = simulate(documents, DEPLOYMENT)
+    assert result["allowed"] is True
+    json.dumps(result)
+
+
+def test_broken_yaml_is_located():
+    result = simulate(POLICY_YAML + "---\nkind: [unclosed\n", DEPLOYMENT)
+    assert result["allowed"] is False  # the good documents still work
+    broken = [e for e in result["errors"] if e["severity"] == "error"]
+    assert broken and broken[0]["line"] is not None and broken[0]["document"] == 2
+
+
+@pytest.mark.parametrize("request_", [None, 7, "::", {"operation": "EXPLODE"}, {"kind": {"kind": "Nope"}}])
+def test_bad_requests_never_raise(request_):
+    result = simulate(POLICY_YAML, request_)
+    assert isinstance(result["allowed"], bool)
+    json.dumps(result)
+
+
+def test_binding_to_missing_policy_is_reported():
+    docs = POLICY_YAML.replace("policyName: replicas", "policyName: missing")
+    result = simulate(docs, DEPLOYMENT)
+    assert result["allowed"] is True
+    assert any('"missing" not found' in e["message"] and e.get("path") == "spec.policyName" for e in result["errors"])
+
+
+def test_invalid_policy_takes_no_part():
+    docs = POLICY_YAML.replace("validationActions: [Deny]", "validationActions: [Deny, Warn]")
+    result = simulate(docs, DEPLOYMENT)
+    assert result["allowed"] is True
+    assert any(e.get("path", "").startswith("spec.validationActions") for e in result["errors"])
+
+
+def test_wrong_param_kind_is_a_configuration_error():
+    docs = POLICY_YAML.replace("  validations:", "  paramKind: {apiVersion: v1, kind: NoSuchKind}\n  validations:")
+    docs = docs.replace("  validationActions: [Deny]", "  validationActions: [Deny]\n  paramRef: {name: x, namespace: default}")
+    result = simulate(docs, DEPLOYMENT)
+    assert result["status"]["message"].endswith(
+        "failed to configure policy: failed to find resource referenced by paramKind: '/v1, Kind=NoSuchKind'")
+
+
+def test_simulate_many_compiles_once(monkeypatch):
+    from evaluator.validating import compiler
+    calls = []
+    original = compiler.compile_policy
+    monkeypatch.setattr("evaluator.admission.dispatch.compile_policy", lambda p: calls.append(1) or original(p))
+    small = dict(DEPLOYMENT, spec=dict(DEPLOYMENT["spec"], replicas=1))
+    results = simulate_many(POLICY_YAML, [DEPLOYMENT, small, DEPLOYMENT])
+    assert [r["allowed"] for r in results] == [False, True, False]
+    assert len(calls) == 1

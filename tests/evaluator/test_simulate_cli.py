@@ -1,0 +1,69 @@
+"""`python -m evaluator simulate|batch` without Django."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from evaluator.cli import main
+from evaluator.cli.batch import Summary, run_batch
+from evaluator.simulate import Simulation
+
+POLICY = """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: replicas}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+  validations:
+  - {expression: "object.spec.replicas <= 5", message: too many replicas}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: replicas}
+spec: {policyName: replicas, validationActions: [Deny]}
+"""
+
+
+def deployment(name: str, replicas: int) -> dict:
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "default"},
+            "spec": {"replicas": replicas}}
+
+
+def test_simulate_text_and_exit_status(tmp_path: Path, capsys):
+    (tmp_path / "p.yaml").write_text(POLICY)
+    (tmp_path / "r.yaml").write_text(yaml.safe_dump(deployment("big", 9)))
+    assert main(["simulate", "-f", str(tmp_path / "p.yaml"), "-f", str(tmp_path / "r.yaml")]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("DENIED (422 Invalid)\n")
+    assert "denied request: too many replicas" in out
+    (tmp_path / "r.yaml").write_text(yaml.safe_dump(deployment("small", 1)))
+    assert main(["simulate", "-f", str(tmp_path / "p.yaml"), "--request", str(tmp_path / "r.yaml"), "-o", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["allowed"] is True
+
+
+def test_batch_summary_per_policy(tmp_path: Path):
+    dump = {"apiVersion": "v1", "kind": "List", "items": [deployment(f"d{i}", i) for i in range(8)]}
+    (tmp_path / "p.yaml").write_text(POLICY)
+    (tmp_path / "dump.yaml").write_text(yaml.safe_dump(dump))
+    done = subprocess.run([sys.executable, "-m", "evaluator", "batch", "-f", str(tmp_path / "p.yaml"),
+                           "--objects", str(tmp_path / "dump.yaml"), "-o", "json"],
+                          capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2], timeout=120)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["objects"] == 8 and summary["denied"] == 2
+    assert summary["policies"]["replicas"]["denied"] == 2 and summary["policies"]["replicas"]["admitted"] == 6
+    assert "8/8" in done.stderr  # the progress bar
+
+
+def test_run_batch_reports_progress():
+    seen = []
+    summary = run_batch(Simulation(POLICY), [deployment("a", 9), deployment("b", 1)], seen.append)
+    assert isinstance(summary, Summary) and seen[-1] == 2
+    assert summary.policies["replicas"]["examples"]["denied"][0] == {
+        "object": "Deployment default/a", "message": "too many replicas"}

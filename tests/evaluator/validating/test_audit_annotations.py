@@ -1,0 +1,56 @@
+"""auditAnnotations: `<policy>/<key>`, null and blank dropped, errors follow failurePolicy, values joined."""
+from __future__ import annotations
+
+from evaluator.simulate import simulate
+
+
+def run(vap, annotations, bindings=None, failure_policy=None, mode="enforce"):
+    policy = vap.policy(auditAnnotations=[{"key": k, "valueExpression": e} for k, e in annotations],
+                        failure_policy=failure_policy)
+    bindings = bindings or [vap.binding()]
+    return simulate([policy, *bindings, vap.namespace()], vap.create(vap.configmap()), api_validation=mode)
+
+
+def test_key_prefix_and_null_or_blank_dropped(vap):
+    result = run(vap, [("kept", "'value '"), ("null", "null"), ("blank", "'  '")])
+    assert result["auditAnnotations"] == {"p/kept": "value"}
+    assert result["auditEvent"]["annotations"]["p/kept"] == "value"
+    assert result["allowed"] is True
+
+
+def test_non_string_value_is_an_error_even_under_ignore(vap):
+    result = run(vap, [("n", "object.metadata")], failure_policy="Ignore")
+    assert result["allowed"] is False
+    assert result["status"]["message"].endswith(
+        "denied request: valueExpression 'object.metadata' resulted in unsupported return type: map. "
+        "Return type must be either string or null.")
+
+
+def test_statically_non_string_value_does_not_compile(vap):
+    result = run(vap, [("n", "1")], mode="report")
+    assert result["status"]["message"].endswith(
+        "denied request: compilation error: must evaluate to one of [string null_type] but got int")
+    assert run(vap, [("n", "1")], failure_policy="Ignore", mode="report")["allowed"] is True
+
+
+def test_evaluation_error_denies_under_fail_and_drops_under_ignore(vap):
+    failing = [("k", "object.data.nope")]
+    assert run(vap, failing)["allowed"] is False
+    ignored = run(vap, failing, failure_policy="Ignore")
+    assert ignored["allowed"] is True and ignored["auditAnnotations"] == {}
+
+
+def test_values_from_several_bindings_are_deduplicated_and_joined(vap):
+    bindings = [vap.binding("b1"), vap.binding("b2"), vap.binding("b3")]
+    result = run(vap, [("k", "'same'")], bindings=bindings)
+    assert result["auditAnnotations"] == {"p/k": "same"}
+
+
+def test_distinct_values_are_joined_with_comma(vap):
+    policy = vap.policy(auditAnnotations=[{"key": "k", "valueExpression": "params.data.v"}],
+                        paramKind={"apiVersion": "v1", "kind": "ConfigMap"})
+    params = [vap.configmap("p1", data={"v": "one"}), vap.configmap("p2", data={"v": "two"})]
+    bindings = [vap.binding("b1", paramRef={"name": "p1", "namespace": "default"}),
+                vap.binding("b2", paramRef={"name": "p2", "namespace": "default"})]
+    result = simulate([policy, *bindings, *params, vap.namespace()], vap.create(vap.configmap()))
+    assert result["auditAnnotations"] == {"p/k": "one, two"}
