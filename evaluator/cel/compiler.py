@@ -423,9 +423,8 @@ class Compiler:
                     if ns_macro is not None:
                         return ns_macro(self, arg_trees, lparen)
                     return self.call(fname, [self.compile(a) for a in arg_trees], False, lparen)
-                if self.resolve_name(qualified, dot) is None and self.env.check:
-                    raise self.fail(f"undeclared reference to '{fname}' (in container '{self.env.container}')",
-                                    lparen)
+                # Not a function: the target is compiled as an expression, so an undeclared root is reported
+                # as cel-go does ("undeclared reference to 'authorizer'", at the identifier).
         exempt = name in _HOMOGENEITY_EXEMPT
         self.exempt_depth += exempt
         try:
