@@ -325,6 +325,7 @@ def validate_validation_actions(actions: Any, path: str) -> list[fe.FieldError]:
     for i, action in enumerate(actions):
         if action not in VALIDATION_ACTIONS:
             errors.append(fe.not_supported(f"{path}[{i}]", _text(action), VALIDATION_ACTIONS))
+            continue  # only supported (string) values can repeat; a list or map here must not crash
         if action in seen:
             errors.append(fe.duplicate(f"{path}[{i}]", _text(action)))
         seen.add(action)

@@ -220,3 +220,13 @@ def test_unknown_version_and_compile_hook():
         "undeclared reference to 'nope'"]
     assert ("'m'", "messageExpression", False) in calls
     assert out.message.startswith('The ValidatingAdmissionPolicy "demo.example.com" is invalid: spec.validations[0]')
+
+
+def test_validation_actions_of_the_wrong_type_are_field_errors_not_crashes():
+    from evaluator.admission.validation import prepare
+
+    binding = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+               "metadata": {"name": "b"}, "spec": {"policyName": "p", "validationActions": [[1], {}, "Deny", "Deny"]}}
+    texts = [str(e) for e in prepare(binding).errors]
+    assert any("spec.validationActions[0]" in t and "Unsupported value" in t for t in texts)
+    assert any("spec.validationActions[3]" in t and "Duplicate value" in t for t in texts)
