@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evaluator.cli.batch import run_batch  # noqa: E402
-from evaluator.simulate import Simulation  # noqa: E402
+from evaluator.simulation import Simulation  # noqa: E402
 
 DEPLOYMENTS = [{"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"],
                 "resources": ["deployments"]}]

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from evaluator.simulate import Simulation
+from evaluator.simulation import Simulation
 
 EXAMPLES_PER_POLICY = 5
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.cli.render import render_result
-from evaluator.simulate import simulate
+from evaluator.simulation import simulate
 
 CLUSTER_KINDS = {"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy",
                  "MutatingAdmissionPolicyBinding", "CustomResourceDefinition", "Namespace", "Role", "ClusterRole",

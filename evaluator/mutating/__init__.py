@@ -1,6 +1,6 @@
 """MutatingAdmissionPolicy: ApplyConfiguration (server-side apply) and JSONPatch mutations, reinvocation.
 
-`evaluator.simulate.simulate` runs `MutatingStage` before the validating policies; `MutatingDispatcher` is
+`evaluator.simulation.simulate` runs `MutatingStage` before the validating policies; `MutatingDispatcher` is
 the engine for callers that load documents themselves.
 """
 from evaluator.mutating.admission import MutatingStage, denial_status, mutation_output

@@ -1,7 +1,7 @@
 """Mutating admission as the API server orders it: MutatingAdmissionPolicies first, then the validating
 policies of the same documents on the mutated object.
 
-`simulate_mutating` wraps `evaluator.simulate.Simulation` (loading, API defaulting and validation of the
+`simulate_mutating` wraps `evaluator.simulation.Simulation` (loading, API defaulting and validation of the
 documents, request inference, VAP dispatch) and adds what mutation produces (see `mutation_output`):
 `patchedObject`, the JSON Patch from the request's object to it (`patch`, `patchBase64`, as an
 AdmissionReview response carries it), every mutation with the object after it, and per (policy, binding,

@@ -11,13 +11,11 @@ Everything loads lazily, once per process.
 from __future__ import annotations
 
 import functools
-import importlib.util
-import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
+
+from evaluator.k8s import schemas
 
 STRUCT, MAP, LIST, SCALAR, ANY = "struct", "map", "list", "scalar", "any"
 ATOMIC, SET, ASSOCIATIVE = "atomic", "set", "map"
@@ -164,36 +162,12 @@ def _with_extensions(node: Node, raw: Mapping[str, Any]) -> Node:
 
 
 # -- the built-in definitions ------------------------------------------------------------------------
-_VERSION_DIR = re.compile(r"^v(\d+)\.(\d+)\.(\d+)-local$")
-
-
-def _definitions_file() -> Path | None:
-    spec = importlib.util.find_spec("kubernetes_validate")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    root = Path(list(spec.submodule_search_locations)[0]) / "kubernetes-json-schema"
-    if not root.is_dir():
-        return None
-    versions = []
-    for child in root.iterdir():
-        match = _VERSION_DIR.match(child.name)
-        if match and (child / "_definitions.json").is_file():
-            versions.append((tuple(int(x) for x in match.groups()), child / "_definitions.json"))
-    return max(versions)[1] if versions else None
-
-
 @functools.lru_cache(maxsize=1)
 def builtin_schema() -> Schema | None:
-    """The newest Kubernetes definitions the installed kubernetes-validate ships (None when absent)."""
-    path = _definitions_file()
-    if path is None:
-        return None
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-    definitions = data.get("$defs") or data.get("definitions") or {}
-    return Schema(definitions, source=f"kubernetes-validate {path.parent.name}")
+    """The newest Kubernetes definitions the installed kubernetes-validate ships (None when absent);
+    loaded once by evaluator.k8s.schemas, which the type checker shares."""
+    definitions = schemas.builtin_definitions()
+    return Schema(definitions, source=schemas.builtin_source()) if definitions else None
 
 
 # -- schemas of objects --------------------------------------------------------------------------------
@@ -229,27 +203,13 @@ def schema_for(api_version: str, kind: str, crds: list[Mapping[str, Any]] = ()) 
         if name is not None:
             return ObjectSchema(builtin, builtin.ref(name), typed=True)
     for crd in crds:
-        raw = _crd_version_schema(crd, group, version, str(kind or ""))
+        raw = schemas.crd_version_schema(crd, group, version, str(kind or ""))
         if raw is not None:
             schema, root = _crd_schema(raw, builtin)
             return ObjectSchema(schema, root, typed=False)
     missing = "" if builtin is not None else " (the kubernetes-validate package with the built-in schemas is missing)"
     return ObjectSchema(None, None, note=f"no schema is known for {api_version}, Kind={kind}{missing}: every list "
                                          "is treated as atomic (replaced as a whole) and unknown fields are kept")
-
-
-def _crd_version_schema(crd: Mapping[str, Any], group: str, version: str, kind: str) -> Mapping | None:
-    spec = crd.get("spec") if isinstance(crd.get("spec"), Mapping) else {}
-    names = spec.get("names") if isinstance(spec.get("names"), Mapping) else {}
-    if spec.get("group") != group or names.get("kind") != kind:
-        return None
-    for entry in spec.get("versions") or []:
-        if isinstance(entry, Mapping) and entry.get("name") == version:
-            schema = (entry.get("schema") or {}).get("openAPIV3Schema")
-            if isinstance(schema, Mapping):
-                return schema
-    schema = (spec.get("validation") or {}).get("openAPIV3Schema")
-    return schema if isinstance(schema, Mapping) else None
 
 
 def _crd_schema(raw: Mapping[str, Any], builtin: Schema | None) -> tuple[Schema, dict]:

@@ -1,6 +1,6 @@
 """The MutatingAdmissionPolicy scenarios of ../shared/conformance/k8s-vap as pytest cases.
 
-Every assertion present in `expect` is checked against `evaluator.simulate.simulate` (the
+Every assertion present in `expect` is checked against `evaluator.simulation.simulate` (the
 simulation with mutating policies first). `patched_object` compares semantically, as the README says:
 absent, null, empty and zero values are all the same Go zero value. The dispatcher tests of the API server
 install a fake defaulter that only sets `spec.strategy.type: RollingUpdate` on Deployments; the same
@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from evaluator.simulate import simulate
+from evaluator.simulation import simulate
 from evaluator.mutating.diff import semantic_form
 from tests.shared_data import CONFORMANCE
 

@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 
-from evaluator.simulate import simulate
+from evaluator.simulation import simulate
 from tests.shared_data import CONFORMANCE
 
 SCENARIOS = CONFORMANCE / "k8s-vap" / "scenarios.jsonl"

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from evaluator.simulate import simulate, simulate_many
+from evaluator.simulation import simulate, simulate_many
 
 POLICY_YAML = """\
 apiVersion: admissionregistration.k8s.io/v1

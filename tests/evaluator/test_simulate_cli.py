@@ -10,7 +10,7 @@ import yaml
 
 from evaluator.cli import main
 from evaluator.cli.batch import Summary, run_batch
-from evaluator.simulate import Simulation
+from evaluator.simulation import Simulation
 
 POLICY = """\
 apiVersion: admissionregistration.k8s.io/v1

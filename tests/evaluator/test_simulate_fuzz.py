@@ -6,7 +6,7 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evaluator.simulate import simulate
+from evaluator.simulation import simulate
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=8),
                     st.sampled_from(["*", "Deny", "Fail", "Ignore", "v1", "apps/v1", "CREATE", "object.x == 1", "false"]))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evaluator.simulate import simulate
+from evaluator.simulation import simulate
 from evaluator.mutating.diff import semantic_form
 
 CASES = sorted((Path(__file__).parent / "map").glob("*.yaml"))

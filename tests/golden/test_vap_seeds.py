@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evaluator.simulate import simulate_many
+from evaluator.simulation import simulate_many
 
 CASES = sorted((Path(__file__).parent / "vap").glob("*.yaml"))
 VALIDATION_FAILURE = "validation.policy.admission.k8s.io/validation_failure"

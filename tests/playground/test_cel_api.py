@@ -11,7 +11,7 @@ def post(client, payload):
 
 def assert_error_shape(body, code):
     assert set(body) == {"error"}
-    assert set(body["error"]) == {"code", "message", "line", "column"}
+    assert set(body["error"]) == {"code", "message", "document", "path", "line", "column"}
     assert body["error"]["code"] == code
     assert isinstance(body["error"]["message"], str) and body["error"]["message"]
 

@@ -137,7 +137,7 @@ def test_bootstrap_cluster_admin_for_the_default_user():
 
 
 def test_rbac_in_cel_through_simulate():
-    from evaluator.simulate import simulate
+    from evaluator.simulation import simulate
     policy = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
               "metadata": {"name": "p"},
               "spec": {"matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],

@@ -1,7 +1,7 @@
 """Unusable policies and values never raise: each becomes a located error and the failurePolicy applies."""
 import pytest
 
-from evaluator.simulate import simulate
+from evaluator.simulation import simulate
 
 CONFIGMAP = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", "namespace": "default"}}
 

@@ -2,7 +2,7 @@
 import base64
 import json
 
-from evaluator.simulate import simulate
+from evaluator.simulation import simulate
 
 
 def policy(name, *expressions, patch_type="ApplyConfiguration", failure=None, reinvocation=None, conditions=None,

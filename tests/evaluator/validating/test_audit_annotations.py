@@ -1,7 +1,7 @@
 """auditAnnotations: `<policy>/<key>`, null and blank dropped, errors follow failurePolicy, values joined."""
 from __future__ import annotations
 
-from evaluator.simulate import simulate
+from evaluator.simulation import simulate
 
 
 def run(vap, annotations, bindings=None, failure_policy=None, mode="enforce"):

@@ -1,7 +1,7 @@
 """CEL cost: 1e6 per expression, 1e7 per binding evaluation shared by the validations."""
 from __future__ import annotations
 
-from evaluator.simulate import simulate
+from evaluator.simulation import simulate
 from evaluator.validating.conditions import OUT_OF_BUDGET
 
 L40 = "[" + ",".join(str(i) for i in range(40)) + "]"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaluator.simulate import simulate
+from evaluator.simulation import simulate
 
 ERR = "object.data.missingKey == 'x'"
 

@@ -1,7 +1,7 @@
 """Param resolution: paramKind scope, paramRef name/namespace/selector, parameterNotFoundAction."""
 from __future__ import annotations
 
-from evaluator.simulate import simulate
+from evaluator.simulation import simulate
 
 CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
        "metadata": {"name": "limits.example.com"},

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from evaluator.simulate import simulate
+from evaluator.simulation import simulate
 
 PREFIX = "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: "
 

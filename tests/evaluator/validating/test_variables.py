@@ -1,7 +1,7 @@
 """Composited variables: lazy, memoised per expression list, errors surface where they are used."""
 from __future__ import annotations
 
-from evaluator.simulate import simulate
+from evaluator.simulation import simulate
 
 
 def run(vap, variables, validations, mode="enforce", **spec):

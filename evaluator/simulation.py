@@ -163,20 +163,23 @@ class Simulation:
         exempt = ports.exempt_reason(normalized)
         if exempt is not None:
             result = _result(normalized, DispatchResult(), errors, exempt, now, full)
-            result.update(mutation=None, patchedObject=None, kyverno=[])
+            result.update(mutation=None, patchedObject=None, kyverno=[], kyvernoGeneratedVAPs=[])
             return result
         mutation = self.mutating.run(normalized, self._authorizers)
         outcome = DispatchResult()
         kyverno_results: list[dict] = []
         kyverno_denial = None
+        generated_vaps: list[dict] = []
         if mutation.denial is None:
             validated = self.mutating.request_for_validation(normalized, mutation)
             outcome = Dispatcher(self.cluster, self._authorizers, self.cache, trace=trace).dispatch(validated)
             kyverno_results, kyverno_denial, kyverno_warnings = self.kyverno.run(validated)
             outcome.warnings.extend(kyverno_warnings)
+            generated_vaps = self.kyverno.compare_generated(validated)
         result = _result(normalized, outcome, errors, exempt, now, full)
         self.mutating.annotate(result, mutation, normalized, now)
         result["kyverno"] = kyverno_results
+        result["kyvernoGeneratedVAPs"] = generated_vaps
         if kyverno_denial is not None and result["allowed"]:
             _deny_by_webhook(result, normalized, kyverno_denial, now, full)
         result["summary"] = _summary(result["policies"])
@@ -207,7 +210,7 @@ def _bad_request(request: Mapping[str, Any], errors: list[dict]) -> dict[str, An
                      "response": {"uid": "", "allowed": False, "status": status}},
         "ferricel": {"accepted": False, "message": status["message"], "code": 400},
         "policies": [], "errors": errors, "request": request or None, "exempt": None, "kubectl": None,
-        "summary": _summary([]), "mutation": None, "patchedObject": None, "kyverno": [],
+        "summary": _summary([]), "mutation": None, "patchedObject": None, "kyverno": [], "kyvernoGeneratedVAPs": [],
     }
 
 

@@ -1,0 +1,111 @@
+"""Which kinds the API server type-checks a policy against (typechecking.go `typesToCheck`, `paramsGVK`).
+
+Per resource rule, in spec order: a group or version containing `*` skips the whole rule, resources
+with `*` or `/` (sub-resources) are dropped; groups, versions and resources are sorted and every
+combination is resolved to kinds. A counter, reset for each rule and counting repeats, stops
+everything at the 10th resolved kind. The result is sorted by (group, version, kind).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from evaluator.k8s.restmapping import GVK, GVR, RESTMapper, builtin_mapper
+
+MAX_TYPES_TO_CHECK = 10
+
+
+def _strings(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def _bytewise(values: list[str]) -> list[str]:
+    return sorted(values, key=lambda s: s.encode("utf-8", "surrogatepass"))
+
+
+def mapper_for(documents: Sequence[Any] = ()) -> RESTMapper:
+    """The built-in REST mapping plus the CustomResourceDefinitions among the documents."""
+    crds = [d for d in documents if isinstance(d, Mapping) and d.get("kind") == "CustomResourceDefinition"]
+    mapper = builtin_mapper()
+    if crds:
+        mapper, _ = mapper.with_crds(crds)
+    return mapper
+
+
+def kinds_for(mapper: RESTMapper, gvr: GVR) -> list[GVK]:
+    """RESTMapper.KindsFor for a fully specified resource (served versions only; case-insensitive)."""
+    for candidate in (gvr, GVR(gvr.group, gvr.version, gvr.resource.lower())):
+        info = mapper.info(candidate)
+        if info is not None and info.served:
+            return [info.kind]
+    return []
+
+
+def types_to_check(policy: Mapping[str, Any], mapper: RESTMapper | None = None) -> list[GVK]:
+    spec = policy.get("spec") if isinstance(policy, Mapping) else None
+    constraints = spec.get("matchConstraints") if isinstance(spec, Mapping) else None
+    rules = constraints.get("resourceRules") if isinstance(constraints, Mapping) else None
+    if not isinstance(rules, list) or not rules:
+        return []
+    mapper = mapper or builtin_mapper()
+    found: set[GVK] = set()
+    for rule in rules:
+        if not isinstance(rule, Mapping):
+            continue
+        groups = _strings(rule.get("apiGroups"))
+        if not groups or any("*" in g for g in groups):
+            continue
+        versions = _strings(rule.get("apiVersions"))
+        if not versions or any("*" in v for v in versions):
+            continue
+        resources = [r for r in _strings(rule.get("resources")) if "*" not in r and "/" not in r]
+        if not resources:
+            continue
+        count = 0
+        for group in _bytewise(groups):
+            for version in _bytewise(versions):
+                for resource in _bytewise(resources):
+                    for kind in kinds_for(mapper, GVR(group, version, resource)):
+                        if kind.empty:
+                            continue
+                        found.add(kind)
+                        count += 1
+                        if count == MAX_TYPES_TO_CHECK:
+                            return sort_gvks(found)
+    return sort_gvks(found)
+
+
+def sort_gvks(gvks: set[GVK] | list[GVK]) -> list[GVK]:
+    return sorted(gvks, key=lambda g: (g.group.encode(), g.version.encode(), g.kind.encode()))
+
+
+def parse_group_version(api_version: Any) -> tuple[str, str] | None:
+    """apimachinery's ParseGroupVersion: "" and "/" are empty, "v1" is the core group, >1 "/" fails."""
+    if not isinstance(api_version, str):
+        return None
+    if api_version in ("", "/"):
+        return "", ""
+    count = api_version.count("/")
+    if count == 0:
+        return "", api_version
+    if count == 1:
+        group, version = api_version.split("/")
+        return group, version
+    return None
+
+
+def params_gvk(policy: Mapping[str, Any]) -> GVK:
+    """The paramKind as a GVK; empty when unset or when its apiVersion does not parse (params undeclared)."""
+    spec = policy.get("spec") if isinstance(policy, Mapping) else None
+    kind = spec.get("paramKind") if isinstance(spec, Mapping) else None
+    if not isinstance(kind, Mapping):
+        return GVK("", "", "")
+    parsed = parse_group_version(kind.get("apiVersion", ""))
+    if parsed is None:
+        return GVK("", "", "")
+    return GVK(parsed[0], parsed[1], str(kind.get("kind") or ""))
+
+
+def gvk_text(gvk: GVK) -> str:
+    """schema.GroupVersionKind.String(): `apps/v1, Kind=Deployment` (core: `/v1, Kind=Pod`)."""
+    return f"{gvk.group}/{gvk.version}, Kind={gvk.kind}"

@@ -1,0 +1,58 @@
+"""Small real projects shared by the playground tests (no engine mocks: every result is computed)."""
+
+POLICY = """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: max-replicas
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["apps"]
+      apiVersions: ["v1"]
+      operations: ["CREATE", "UPDATE"]
+      resources: ["deployments"]
+  validations:
+  - expression: "object.spec.replicas <= 5"
+    message: "replicas must be no greater than 5"
+"""
+
+BINDING = """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: max-replicas-binding
+spec:
+  policyName: max-replicas
+  validationActions: [Deny]
+"""
+
+
+def deployment(replicas: int, name: str = "web") -> str:
+    return f"""\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {name}
+  namespace: default
+spec:
+  replicas: {replicas}
+  selector: {{matchLabels: {{app: web}}}}
+  template:
+    metadata: {{labels: {{app: web}}}}
+    spec:
+      containers: [{{name: web, image: nginx}}]
+"""
+
+
+def project_body() -> dict:
+    return {
+        "title": "Replica limit",
+        "documents": [{"name": "policy", "text": POLICY}, {"name": "binding", "text": BINDING}],
+        "requests": [
+            {"name": "small", "text": deployment(2), "expected": {"allowed": True}},
+            {"name": "big", "text": deployment(9), "expected": {"outcome": "denied",
+                                                                 "messageContains": "no greater than 5"}},
+        ],
+    }

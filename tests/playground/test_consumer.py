@@ -1,0 +1,220 @@
+"""The project room over a WebSocket (channels' WebsocketCommunicator against the real ASGI application)."""
+
+import asyncio
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+
+from playground.asgi import application
+from playground.services import evaluation_service, project_service
+from tests.playground.playground_fixtures import deployment, project_body
+
+pytestmark = pytest.mark.django_db(transaction=True)
+TIMEOUT = 10
+HOST = [(b"host", b"localhost"), (b"origin", b"http://localhost")]
+
+
+async def make_project():
+    return await database_sync_to_async(project_service.create_project)(**_create_args())
+
+
+def _create_args():
+    body = project_body()
+    return {"title": body["title"], "documents": body["documents"], "requests": body["requests"]}
+
+
+async def connect(project_id, token=None):
+    path = f"/ws/projects/{project_id}/" + (f"?token={token}" if token else "")
+    communicator = WebsocketCommunicator(application, path, headers=HOST)
+    connected, _ = await communicator.connect(timeout=TIMEOUT)
+    assert connected
+    return communicator
+
+
+async def receive_until(communicator, kind, predicate=lambda m: True):
+    """Messages up to and including the first of this type that satisfies the predicate."""
+    seen = []
+    while True:
+        message = await communicator.receive_json_from(timeout=TIMEOUT)
+        seen.append(message)
+        if message["type"] == kind and predicate(message):
+            return message, seen
+
+
+async def test_connect_sends_state_then_streams_results_request_by_request():
+    evaluation_service.clear_caches()
+    state, token = await make_project()
+    ws = await connect(state["id"], token)
+    first = await ws.receive_json_from(timeout=TIMEOUT)
+    assert first["type"] == "state" and first["version"] == state["version"] and first["canEdit"] is True
+    assert first["viewers"] == 1 and "editToken" not in first["project"]
+    done, seen = await receive_until(ws, "done")
+    results = [m for m in seen if m["type"] == "result"]
+    assert [r["request"]["name"] for r in results] == ["small", "big"]
+    assert [r["request"]["verdict"] for r in results] == ["pass", "pass"]
+    assert any(m["type"] == "documentErrors" for m in seen)
+    assert done["version"] == state["version"] and done["ms"] >= 0
+    await ws.disconnect()
+
+
+async def test_edit_is_acked_saved_broadcast_and_re_evaluated():
+    state, token = await make_project()
+    editor = await connect(state["id"], token)
+    await receive_until(editor, "done")
+    viewer = await connect(state["id"])
+    viewer_state, _ = await receive_until(viewer, "state")
+    assert viewer_state["canEdit"] is False
+    await receive_until(viewer, "done")
+    await receive_until(editor, "viewers", lambda m: m["count"] == 2)
+
+    req_id = state["requests"][0]["id"]
+    await editor.send_json_to({"type": "edit", "target": "request", "id": req_id, "text": deployment(8),
+                               "clientSeq": 7})
+    ack, _ = await receive_until(editor, "ack")
+    assert ack["clientSeq"] == 7 and ack["version"] == state["version"] + 1
+    result, _ = await receive_until(editor, "result", lambda m: m["version"] == ack["version"])
+    assert result["request"]["name"] == "small" and result["request"]["verdict"] == "fail"
+    assert result["request"]["result"]["allowed"] is False
+
+    edited, _ = await receive_until(viewer, "edited")
+    assert edited["text"] == deployment(8) and edited["version"] == ack["version"] and edited["id"] == req_id
+    viewer_result, _ = await receive_until(viewer, "result", lambda m: m["version"] == ack["version"])
+    assert viewer_result["request"]["verdict"] == "fail"
+    saved = await database_sync_to_async(project_service.project_state)(state["id"])
+    assert saved["requests"][0]["text"] == deployment(8) and saved["version"] == ack["version"]
+    await editor.disconnect()
+    await viewer.disconnect()
+
+
+async def test_broken_yaml_is_saved_and_reported_at_its_line():
+    state, token = await make_project()
+    ws = await connect(state["id"], token)
+    await receive_until(ws, "done")
+    doc_id = state["documents"][1]["id"]
+    broken = "kind: ValidatingAdmissionPolicyBinding\nspec: [\n"
+    await ws.send_json_to({"type": "edit", "target": "document", "id": doc_id, "text": broken, "clientSeq": 1})
+    ack, _ = await receive_until(ws, "ack")
+    errors, _ = await receive_until(ws, "documentErrors", lambda m: m["version"] == ack["version"])
+    bad = errors["documents"][1]
+    assert bad["id"] == doc_id and bad["errors"][0]["line"] == 3
+    saved = await database_sync_to_async(project_service.project_state)(state["id"])
+    assert saved["documents"][1]["text"] == broken
+    await ws.disconnect()
+
+
+async def test_viewers_without_token_cannot_write():
+    state, _ = await make_project()
+    ws = await connect(state["id"], "not-the-token")
+    await receive_until(ws, "done")
+    await ws.send_json_to({"type": "edit", "target": "document", "id": state["documents"][0]["id"],
+                           "text": "x", "clientSeq": 3})
+    error, _ = await receive_until(ws, "error")
+    assert error["error"]["code"] == "forbidden" and error["clientSeq"] == 3
+    saved = await database_sync_to_async(project_service.project_state)(state["id"])
+    assert saved["version"] == state["version"]
+    await ws.disconnect()
+
+
+async def test_hello_resyncs_a_client_that_is_behind_only():
+    state, token = await make_project()
+    ws = await connect(state["id"], token)
+    await receive_until(ws, "done")
+    await ws.send_json_to({"type": "hello", "version": state["version"]})
+    await ws.send_json_to({"type": "hello", "version": state["version"] - 1})
+    resync, seen = await receive_until(ws, "state")
+    assert resync["version"] == state["version"]
+    assert not [m for m in seen[:-1] if m["type"] == "state"]  # the up-to-date hello got no state
+    await ws.disconnect()
+
+
+async def test_superseded_versions_are_not_sent():
+    state, token = await make_project()
+    ws = await connect(state["id"], token)
+    await receive_until(ws, "done")
+    req_id = state["requests"][1]["id"]
+    for seq, replicas in enumerate(range(10, 16)):
+        await ws.send_json_to({"type": "edit", "target": "request", "id": req_id, "text": deployment(replicas),
+                               "clientSeq": seq})
+    last = state["version"] + 6
+    _, seen = await receive_until(ws, "done", lambda m: m["version"] == last)
+    acks = [m["version"] for m in seen if m["type"] == "ack"]
+    assert acks == list(range(state["version"] + 1, last + 1))
+    results = [m for m in seen if m["type"] == "result"]
+    # versions only go up, and the newest state's results all arrive
+    versions = [m["version"] for m in results]
+    assert versions == sorted(versions)
+    assert {m["request"]["name"] for m in results if m["version"] == last} == {"small", "big"}
+    await ws.disconnect()
+
+
+async def test_create_rename_delete_broadcast_state():
+    state, token = await make_project()
+    ws = await connect(state["id"], token)
+    await receive_until(ws, "done")
+    await ws.send_json_to({"type": "create", "target": "request", "name": "new", "text": deployment(1),
+                           "expected": {"allowed": True}, "clientSeq": 1})
+    ack, _ = await receive_until(ws, "ack")
+    new_state, _ = await receive_until(ws, "state", lambda m: m["version"] == ack["version"])
+    assert [r["name"] for r in new_state["project"]["requests"]] == ["small", "big", "new"]
+    await ws.send_json_to({"type": "rename", "target": "request", "id": ack["id"], "name": "renamed",
+                           "clientSeq": 2})
+    renamed, _ = await receive_until(ws, "state", lambda m: m["version"] == ack["version"] + 1)
+    assert renamed["project"]["requests"][2]["name"] == "renamed"
+    await ws.send_json_to({"type": "delete", "target": "request", "id": ack["id"], "clientSeq": 3})
+    deleted, _ = await receive_until(ws, "state", lambda m: m["version"] == ack["version"] + 2)
+    assert len(deleted["project"]["requests"]) == 2
+    await ws.disconnect()
+
+
+async def test_bad_messages_get_errors_not_a_dropped_connection():
+    state, token = await make_project()
+    ws = await connect(state["id"], token)
+    await receive_until(ws, "done")
+    await ws.send_to(text_data="{not json")
+    error, _ = await receive_until(ws, "error")
+    assert error["error"]["code"] == "invalid_json" and error["error"]["column"] == 2
+    await ws.send_json_to({"type": "teleport"})
+    error, _ = await receive_until(ws, "error")
+    assert error["error"]["code"] == "invalid_message"
+    await ws.send_json_to({"type": "edit", "target": "document", "id": 999999, "text": "", "clientSeq": 1})
+    error, _ = await receive_until(ws, "error")
+    assert error["error"]["code"] == "not_found"
+    await ws.send_json_to({"type": "hello", "version": 0})
+    await receive_until(ws, "state")
+    await ws.disconnect()
+
+
+async def test_unknown_project_is_refused():
+    ws = WebsocketCommunicator(application, "/ws/projects/missing/", headers=HOST)
+    connected, _ = await ws.connect(timeout=TIMEOUT)
+    assert connected
+    error = await ws.receive_json_from(timeout=TIMEOUT)
+    assert error["type"] == "error" and error["error"]["code"] == "not_found"
+    closed = await ws.receive_output(timeout=TIMEOUT)
+    assert closed["type"] == "websocket.close" and closed["code"] == 4404
+
+
+async def test_explicit_evaluate_is_rate_limited(settings):
+    settings.PLAYGROUND_WS_EVALUATIONS_BURST = 2
+    settings.PLAYGROUND_WS_EVALUATIONS_PER_SECOND = 0.01
+    state, token = await make_project()
+    ws = await connect(state["id"], token)
+    await receive_until(ws, "done")
+    for _ in range(3):
+        await ws.send_json_to({"type": "evaluate"})
+    error, _ = await receive_until(ws, "error")
+    assert error["error"]["code"] == "rate_limited" and error["error"]["status"] == 429
+    await ws.disconnect()
+
+
+async def test_viewer_count_follows_connections():
+    state, _ = await make_project()
+    first = await connect(state["id"])
+    await receive_until(first, "viewers", lambda m: m["count"] == 1)
+    second = await connect(state["id"])
+    await receive_until(first, "viewers", lambda m: m["count"] == 2)
+    await second.disconnect()
+    await receive_until(first, "viewers", lambda m: m["count"] == 1)
+    await first.disconnect()
+    await asyncio.sleep(0)
