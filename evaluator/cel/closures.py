@@ -276,3 +276,47 @@ def _charge(ctx: Ctx, cost: Any, args: tuple, result: Any) -> None:
         ctx.cost += cost(args, result)
         if ctx.cost > ctx.limit:
             ctx.check()
+
+
+def binary_op(name: str, impl: Callable[[Any, Any], Any] | None, lf: Fn, rf: Fn, right_const: Any) -> Fn:
+    """The closure of a binary operator, charging cel-go's cost for it (`right_const` is the right operand's
+    constant value, or NOT_CONSTANT)."""
+    if name == "_!=_":
+        def fn(ctx: Ctx) -> Any:
+            a, b = lf(ctx), rf(ctx)
+            ctx.cost += eq_cost(a, b)
+            return not ops.equals(a, b)
+    elif name == "_==_":
+        def fn(ctx: Ctx) -> Any:
+            a, b = lf(ctx), rf(ctx)
+            ctx.cost += eq_cost(a, b)
+            return ops.equals(a, b)
+    elif name == "@in" and type(right_const) is list:
+        # OptOptimize turns membership in a constant list into a set test, with no call cost.
+        items = right_const
+
+        def fn(ctx: Ctx) -> Any:
+            return ops.contains(items, lf(ctx))
+    elif name == "@in":
+        def fn(ctx: Ctx) -> Any:
+            a, b = lf(ctx), rf(ctx)
+            ctx.cost += actual_size(b) if type(b) is list else 1
+            return ops.contains(b, a)
+    elif name in ("_<_", "_<=_", "_>_", "_>=_"):
+        def fn(ctx: Ctx) -> Any:
+            a, b = lf(ctx), rf(ctx)
+            ctx.cost += order_cost(a, b)
+            return impl(a, b)
+    elif name == "_+_":
+        def fn(ctx: Ctx) -> Any:
+            a, b = lf(ctx), rf(ctx)
+            if type(a) is str or type(a) is bytes:
+                ctx.cost += math.ceil((actual_size(a) + actual_size(b)) * 0.1)
+            else:
+                ctx.cost += 1
+            return impl(a, b)
+    else:
+        def fn(ctx: Ctx) -> Any:
+            ctx.cost += 1
+            return impl(lf(ctx), rf(ctx))
+    return fn

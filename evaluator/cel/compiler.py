@@ -7,33 +7,30 @@ constants can be validated and folded at compile time.
 """
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from lark import Token, Tree
 
+from evaluator.cel import aggregates
 from evaluator.cel import operators as ops
 from evaluator.cel.env import Env
 from evaluator.cel.errors import CELEvalError, _Abort
 from evaluator.cel.literals import LiteralError, parse_int, parse_string, parse_uint
 from evaluator.cel.registry import NOT_CONSTANT, Overload, constant_validators
-from evaluator.cel.runtime import Ctx, actual_size
+from evaluator.cel.nodes import CompileIssue, Node, const_node, first_token, position
+from evaluator.cel.runtime import Ctx
 from evaluator.cel.types import (
-    BOOL, BYTES, DOUBLE, DYN, INT, NULL, STRING, UINT, Type, assignable, join, list_of, map_of,
-    optional_of, substitute,
+    BOOL, BYTES, DOUBLE, DYN, INT, NULL, STRING, UINT, Type, assignable, join, optional_of, substitute,
 )
 from evaluator.cel.closures import (
-    charged_const, eq_cost, key_repr, logic, make_call, make_index, make_select, opaque_types, order_cost,
-    slot_reader, unary_call, var_reader,
+    binary_op, charged_const, logic, make_call, make_index, make_select, opaque_types, slot_reader, unary_call,
+    var_reader,
 )
 from evaluator.cel.construction import constructed_field_type
 from evaluator.cel.escaping import unescape_field
 from evaluator.cel.schematypes import ObjectType, struct_target
-from evaluator.cel.values import CelType, Optional
+from evaluator.cel.values import CelType
 
-Fn = Callable[[Ctx], Any]
-_NC = NOT_CONSTANT
 
 # Type names usable as identifiers.
 _TYPE_IDENTS = {
@@ -46,37 +43,6 @@ _PASS_THROUGH = {"expr", "conditionalor", "conditionaland", "relation", "additio
                  "member", "primary", "listelem", "paren_expr_inner"}
 
 
-class CompileIssue(Exception):
-    def __init__(self, message: str, line: int, column: int):
-        super().__init__(message)
-        self.message, self.line, self.column = message, line, column
-
-
-@dataclass
-class Node:
-    fn: Fn
-    type: Type = DYN
-    const: Any = _NC
-    # For identifiers: the reader without the identifier's cost, where cel-go charges nothing for the read
-    # (a ternary branch that is a plain identifier, an index key that is an identifier).
-    raw: Fn | None = None
-
-    @property
-    def is_const(self) -> bool:
-        return self.const is not _NC
-
-
-def _const(value: Any, t: Type) -> Node:
-    return Node(lambda ctx: value, t, value)
-
-
-def _pos(item: Tree | Token) -> tuple[int, int]:
-    if isinstance(item, Token):
-        return item.line or 1, item.column or 1
-    meta = item.meta
-    return getattr(meta, "line", 1), getattr(meta, "column", 1)
-
-
 class Compiler:
     def __init__(self, env: Env, source: str):
         self.env = env
@@ -87,7 +53,7 @@ class Compiler:
 
     # --- helpers -------------------------------------------------------------------------------
     def fail(self, message: str, at: Tree | Token) -> CompileIssue:
-        line, col = _pos(at)
+        line, col = position(at)
         return CompileIssue(message, line, col)
 
     def new_slot(self) -> int:
@@ -173,45 +139,7 @@ class Compiler:
         name, impl = self._BINARY[op_tree.data]
         left, right = self.compile(left_tree), self.compile(right_tree)
         result_type = self.check_call(name, [left, right], False, op_token)
-        lf, rf = left.fn, right.fn
-        if name == "_!=_":
-            def fn(ctx: Ctx) -> Any:
-                a, b = lf(ctx), rf(ctx)
-                ctx.cost += eq_cost(a, b)
-                return not ops.equals(a, b)
-        elif name == "_==_":
-            def fn(ctx: Ctx) -> Any:
-                a, b = lf(ctx), rf(ctx)
-                ctx.cost += eq_cost(a, b)
-                return ops.equals(a, b)
-        elif name == "@in" and right.is_const and type(right.const) is list:
-            # OptOptimize turns membership in a constant list into a set test, with no call cost.
-            items = right.const
-
-            def fn(ctx: Ctx) -> Any:
-                return ops.contains(items, lf(ctx))
-        elif name == "@in":
-            def fn(ctx: Ctx) -> Any:
-                a, b = lf(ctx), rf(ctx)
-                ctx.cost += actual_size(b) if type(b) is list else 1
-                return ops.contains(b, a)
-        elif name in ("_<_", "_<=_", "_>_", "_>=_"):
-            def fn(ctx: Ctx) -> Any:
-                a, b = lf(ctx), rf(ctx)
-                ctx.cost += order_cost(a, b)
-                return impl(a, b)
-        elif name == "_+_":
-            def fn(ctx: Ctx) -> Any:
-                a, b = lf(ctx), rf(ctx)
-                if type(a) is str or type(a) is bytes:
-                    ctx.cost += math.ceil((actual_size(a) + actual_size(b)) * 0.1)
-                else:
-                    ctx.cost += 1
-                return impl(a, b)
-        else:
-            def fn(ctx: Ctx) -> Any:
-                ctx.cost += 1
-                return impl(lf(ctx), rf(ctx))
+        fn = binary_op(name, impl, left.fn, right.fn, right.const if right.is_const else NOT_CONSTANT)
         return self.fold(Node(fn, result_type), [left, right])
 
     def fold(self, node: Node, operands: list[Node], free: bool = False) -> Node:
@@ -228,7 +156,7 @@ class Compiler:
             except (CELEvalError, _Abort):
                 return node
             if free or ctx.cost == 0:
-                return _const(value, node.type)
+                return const_node(value, node.type)
             return Node(charged_const(value, ctx.cost), node.type, value)
         return node
 
@@ -289,7 +217,7 @@ class Compiler:
                 return Node(var_reader(cand, 1), self.env.variables[cand], raw=var_reader(cand, 0))
             tname = _TYPE_IDENTS.get(cand) or (cand if cand in opaque_types(self.env.registry) else None)
             if tname is not None:
-                return _const(CelType(tname), Type("type", (Type(tname),)))
+                return const_node(CelType(tname), Type("type", (Type(tname),)))
         return None
 
     def undeclared(self, name: str, at: Tree | Token) -> Node:
@@ -432,7 +360,7 @@ class Compiler:
             args = [self.compile(a) for a in arg_trees]
         finally:
             self.exempt_depth -= exempt
-        positions = [_first_token(t) for t in [target_tree, *arg_trees]]
+        positions = [first_token(t) for t in [target_tree, *arg_trees]]
         return self.call(name, [target] + args, True, lparen, positions)
 
     def c_ident_arg(self, t: Tree) -> Node:
@@ -443,7 +371,7 @@ class Compiler:
         macro = macros.global_macro(str(name_token), len(arg_trees))
         if macro is not None:
             return macro(self, arg_trees, lparen)
-        positions = [_first_token(t) for t in arg_trees]
+        positions = [first_token(t) for t in arg_trees]
         return self.call(str(name_token), [self.compile(a) for a in arg_trees], False, lparen, positions)
 
     def c_dot_ident_arg(self, t: Tree) -> Node:
@@ -523,19 +451,19 @@ class Compiler:
         kind, text = token.type, str(token)
         try:
             if kind == "INT_LIT":
-                return _const(parse_int(text), INT)
+                return const_node(parse_int(text), INT)
             if kind == "UINT_LIT":
-                return _const(parse_uint(text), UINT)
+                return const_node(parse_uint(text), UINT)
             if kind == "FLOAT_LIT":
-                return _const(float(text), DOUBLE)
+                return const_node(float(text), DOUBLE)
             if kind in ("STRING_LIT", "MLSTRING_LIT"):
-                return _const(parse_string(text), STRING)
+                return const_node(parse_string(text), STRING)
             if kind == "BYTES_LIT":
-                return _const(parse_string(text), BYTES)
+                return const_node(parse_string(text), BYTES)
             if kind == "BOOL_LIT":
-                return _const(text == "true", BOOL)
+                return const_node(text == "true", BOOL)
             if kind == "NULL_LIT":
-                return _const(None, NULL)
+                return const_node(None, NULL)
         except LiteralError as e:
             raise self.fail(str(e), token) from None
         raise self.fail(f"unknown literal {text}", token)
@@ -543,108 +471,14 @@ class Compiler:
     def c_paren_expr(self, t: Tree) -> Node:
         return self.compile([c for c in t.children if isinstance(c, Tree)][0])
 
-    def _flatten(self, t: Tree | None, rule: str) -> list[Tree]:
-        items: list[Tree] = []
-        while t is not None and t.data == rule:
-            kids = [c for c in t.children if isinstance(c, Tree)]
-            if len(kids) == 2 and kids[0].data == rule:
-                items.append(kids[1])
-                t = kids[0]
-            else:
-                items.append(kids[0])
-                t = None
-        items.reverse()
-        return items
-
     def c_list_lit(self, t: Tree) -> Node:
-        elems_tree = next((c for c in t.children if isinstance(c, Tree)), None)
-        parts: list[tuple[Node, bool]] = []
-        for item in self._flatten(elems_tree, "listelems"):
-            if item.data == "listelem" and isinstance(item.children[0], Tree) and item.children[0].data == "listelem_opt":
-                item = item.children[0]
-            if item.data == "listelem_opt":
-                parts.append((self.compile(item.children[1]), True))
-            else:
-                parts.append((self.compile(item), False))
-        elem_type = self.homogeneous([(n, n.type.params[0] if opt and n.type.params else n.type, item)
-                                      for (n, opt), item in zip(parts, self._flatten(elems_tree, "listelems"))])
-        fns = [(n.fn, opt) for n, opt in parts]
-        if not any(opt for _, opt in fns):
-            plain = [f for f, _ in fns]
-
-            def make_list(ctx: Ctx) -> list:
-                ctx.cost += 10
-                return [f(ctx) for f in plain]
-        else:
-            def make_list(ctx: Ctx) -> list:
-                ctx.cost += 10
-                out = []
-                for f, opt in fns:
-                    v = f(ctx)
-                    if opt:
-                        if type(v) is not Optional:
-                            raise CELEvalError("no such overload")
-                        if v.has_value:
-                            out.append(v.value)
-                    else:
-                        out.append(v)
-                return out
-        node = Node(make_list, list_of(elem_type))
-        return self.fold(node, [n for n, _ in parts], free=True) if parts else _const([], list_of(elem_type))
-
-    def homogeneous(self, items: list[tuple[Node, Type, Tree]]) -> Type:
-        """The element type of an aggregate literal; mixed types are an error in Kubernetes, else dyn."""
-        current: Type | None = None
-        for node, t, tree in items:
-            if current is None:
-                current = t
-                continue
-            joined = join(current, t)
-            if joined is None:
-                if self.env.check and self.env.homogeneous_literals and self.exempt_depth == 0:
-                    raise self.fail(f"expected type '{current}' but found '{t}'", _first_token(tree))
-                return DYN
-            current = joined
-        return current or DYN
+        return aggregates.compile_list(self, t)
 
     def c_map_lit(self, t: Tree) -> Node:
-        inits = next((c for c in t.children if isinstance(c, Tree)), None)
-        entries: list[tuple[Node, Node, bool, Tree]] = []
-        for item in self._flatten(inits, "mapinits"):
-            if item.data == "mapinit" and isinstance(item.children[0], Tree) and item.children[0].data == "mapinit_opt":
-                item = item.children[0]
-            kids = [c for c in item.children if isinstance(c, Tree)]
-            entries.append((self.compile(kids[0]), self.compile(kids[1]), item.data == "mapinit_opt", kids))
-        key_type = self.homogeneous([(k, k.type, trees[0]) for k, _, _, trees in entries])
-        val_type = self.homogeneous([(v, v.type.params[0] if opt and v.type.params else v.type, trees[1])
-                                     for _, v, opt, trees in entries])
-        for k, _, _, trees in entries:
-            if self.env.check and k.type.name not in ("int", "uint", "string", "bool", "dyn") and not k.type.is_param:
-                raise self.fail(f"unsupported map key type: {k.type}", _first_token(trees[0]))
-        fns = [(k.fn, v.fn, opt) for k, v, opt, _ in entries]
+        return aggregates.compile_map(self, t)
 
-        def make_map(ctx: Ctx) -> dict:
-            ctx.cost += 30
-            out: dict = {}
-            for kf, vf, opt in fns:
-                key = kf(ctx)
-                ops.check_map_key(key)
-                value = vf(ctx)
-                if opt:
-                    if type(value) is not Optional:
-                        raise CELEvalError("no such overload")
-                    if not value.has_value:
-                        continue
-                    value = value.value
-                if ops.map_lookup(out, key)[0]:
-                    raise CELEvalError(f"Failed with repeated key: {key_repr(key)}")
-                out[key] = value
-            return out
-
-        node = Node(make_map, map_of(key_type, val_type))
-        if not entries:
-            return _const({}, map_of(key_type, val_type))
-        return self.fold(node, [n for k, v, _, _ in entries for n in (k, v)], free=True)
+    def homogeneous(self, items: list[tuple[Node, Type, Tree]]) -> Type:
+        return aggregates.homogeneous(self, items)
 
     def c_member_object(self, t: Tree) -> Node:
         from evaluator.cel.construction import compile_object
@@ -657,11 +491,5 @@ _CONVERSIONS = frozenset({"int", "uint", "double", "string", "bytes", "bool", "d
                           "type"})
 # ext.Strings exempts the argument list of format() from the homogeneous-literal rule.
 _HOMOGENEITY_EXEMPT = frozenset({"format"})
-
-
-def _first_token(t: Tree) -> Tree | Token:
-    for tok in t.scan_values(lambda v: isinstance(v, Token)):
-        return tok
-    return t
 
 

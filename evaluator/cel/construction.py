@@ -10,6 +10,7 @@ from typing import Any
 from lark import Token, Tree
 
 from evaluator.cel.errors import CELEvalError
+from evaluator.cel.nodes import Node
 from evaluator.cel.runtime import Ctx
 from evaluator.cel.types import DYN, STRING, Type
 from evaluator.cel.values import Optional
@@ -37,8 +38,6 @@ def constructed_field_type(t: Type, field: str, object_types: frozenset[str]) ->
 
 
 def compile_object(c, t: Tree):
-    from evaluator.cel.compiler import Node
-
     type_name = c.qualified_name(t.children[0])
     lbrace = t.children[1]
     if type_name is None:

@@ -13,6 +13,7 @@ from lark import Tree
 
 from evaluator.cel import operators as ops
 from evaluator.cel.errors import CELEvalError
+from evaluator.cel.nodes import Node
 from evaluator.cel.runtime import Ctx
 from evaluator.cel.types import BOOL, DYN, INT, Type, list_of, map_of, optional_of
 from evaluator.cel.values import OPTIONAL_NONE, Optional
@@ -137,7 +138,7 @@ def _quantifier(kind: str) -> Callable:
                     raise error
                 return not decisive
 
-            return _node(quantify, BOOL)
+            return Node(quantify, BOOL)
 
         def exists_one(ctx: Ctx) -> Any:
             rng = _iterate(tf(ctx), two)
@@ -154,15 +155,9 @@ def _quantifier(kind: str) -> Callable:
             ctx.cost += 2
             return count == 1
 
-        return _node(exists_one, BOOL)
+        return Node(exists_one, BOOL)
 
     return compile_quantifier
-
-
-def _node(fn, t: Type):
-    from evaluator.cel.compiler import Node
-
-    return Node(fn, t)
 
 
 # --- map / filter / transforms ---------------------------------------------------------------------
@@ -192,7 +187,7 @@ def _compile_map(c, target_tree: Tree, args: list[Tree], at) -> Any:
         ctx.cost += 1
         return out
 
-    return _node(map_, list_of(body.type))
+    return Node(map_, list_of(body.type))
 
 
 def _compile_filter(c, target_tree: Tree, args: list[Tree], at) -> Any:
@@ -219,7 +214,7 @@ def _compile_filter(c, target_tree: Tree, args: list[Tree], at) -> Any:
         ctx.cost += 1
         return out
 
-    return _node(filter_, list_of(elem_type[0]))
+    return Node(filter_, list_of(elem_type[0]))
 
 
 # cel-go's step of each transform: `__result__ + [e]` (12), `@mapInsert(__result__, k, e)` (3),
@@ -271,10 +266,10 @@ def _compile_transform(kind: str) -> Callable:
             return out_list if kind == "transformList" else out_map
 
         if kind == "transformList":
-            return _node(transform, list_of(body.type))
+            return Node(transform, list_of(body.type))
         if kind == "transformMap":
-            return _node(transform, map_of(_elem_types(target.type, True)[0], body.type))
-        return _node(transform, body.type if body.type.name == "map" else map_of(DYN, DYN))
+            return Node(transform, map_of(_elem_types(target.type, True)[0], body.type))
+        return Node(transform, body.type if body.type.name == "map" else map_of(DYN, DYN))
 
     return compile_transform
 
@@ -303,7 +298,7 @@ def _compile_opt_map(flat: bool) -> Callable:
                 return result
             return Optional(result)
 
-        return _node(opt_map, body.type if flat else optional_of(body.type))
+        return Node(opt_map, body.type if flat else optional_of(body.type))
 
     return compile_opt
 
@@ -333,7 +328,7 @@ def _compile_sort_by(c, target_tree: Tree, args: list[Tree], at) -> Any:
         ctx.cost += 1 + lists.sort_by_cost((items, keys), result)
         return result
 
-    return _node(sort_by, target.type if target.type.name == "list" else list_of(DYN))
+    return Node(sort_by, target.type if target.type.name == "list" else list_of(DYN))
 
 
 _MEMBER = {
@@ -388,7 +383,7 @@ def _compile_has(c, args: list[Tree], at) -> Any:
             return presence(field)
         raise CELEvalError("no such overload")
 
-    return _node(has, BOOL)
+    return Node(has, BOOL)
 
 
 _GLOBAL = {("has", 1): _compile_has}

@@ -1,0 +1,116 @@
+"""List and map literals: element types (Kubernetes' homogeneous-literal rule), optional entries, folding."""
+from __future__ import annotations
+
+from lark import Tree
+
+from evaluator.cel import operators as ops
+from evaluator.cel.errors import CELEvalError
+from evaluator.cel.nodes import Node, const_node, first_token
+from evaluator.cel.runtime import Ctx
+from evaluator.cel.types import DYN, Type, join, list_of, map_of
+from evaluator.cel.values import Optional
+from evaluator.cel.closures import key_repr
+
+
+def flatten(t: Tree | None, rule: str) -> list[Tree]:
+    items: list[Tree] = []
+    while t is not None and t.data == rule:
+        kids = [c for c in t.children if isinstance(c, Tree)]
+        if len(kids) == 2 and kids[0].data == rule:
+            items.append(kids[1])
+            t = kids[0]
+        else:
+            items.append(kids[0])
+            t = None
+    items.reverse()
+    return items
+
+def compile_list(c, t: Tree) -> Node:
+    elems_tree = next((c for c in t.children if isinstance(c, Tree)), None)
+    parts: list[tuple[Node, bool]] = []
+    for item in flatten(elems_tree, "listelems"):
+        if item.data == "listelem" and isinstance(item.children[0], Tree) and item.children[0].data == "listelem_opt":
+            item = item.children[0]
+        if item.data == "listelem_opt":
+            parts.append((c.compile(item.children[1]), True))
+        else:
+            parts.append((c.compile(item), False))
+    elem_type = c.homogeneous([(n, n.type.params[0] if opt and n.type.params else n.type, item)
+                                  for (n, opt), item in zip(parts, flatten(elems_tree, "listelems"))])
+    fns = [(n.fn, opt) for n, opt in parts]
+    if not any(opt for _, opt in fns):
+        plain = [f for f, _ in fns]
+
+        def make_list(ctx: Ctx) -> list:
+            ctx.cost += 10
+            return [f(ctx) for f in plain]
+    else:
+        def make_list(ctx: Ctx) -> list:
+            ctx.cost += 10
+            out = []
+            for f, opt in fns:
+                v = f(ctx)
+                if opt:
+                    if type(v) is not Optional:
+                        raise CELEvalError("no such overload")
+                    if v.has_value:
+                        out.append(v.value)
+                else:
+                    out.append(v)
+            return out
+    node = Node(make_list, list_of(elem_type))
+    return c.fold(node, [n for n, _ in parts], free=True) if parts else const_node([], list_of(elem_type))
+
+def homogeneous(c, items: list[tuple[Node, Type, Tree]]) -> Type:
+    """The element type of an aggregate literal; mixed types are an error in Kubernetes, else dyn."""
+    current: Type | None = None
+    for node, t, tree in items:
+        if current is None:
+            current = t
+            continue
+        joined = join(current, t)
+        if joined is None:
+            if c.env.check and c.env.homogeneous_literals and c.exempt_depth == 0:
+                raise c.fail(f"expected type '{current}' but found '{t}'", first_token(tree))
+            return DYN
+        current = joined
+    return current or DYN
+
+def compile_map(c, t: Tree) -> Node:
+    inits = next((c for c in t.children if isinstance(c, Tree)), None)
+    entries: list[tuple[Node, Node, bool, Tree]] = []
+    for item in flatten(inits, "mapinits"):
+        if item.data == "mapinit" and isinstance(item.children[0], Tree) and item.children[0].data == "mapinit_opt":
+            item = item.children[0]
+        kids = [c for c in item.children if isinstance(c, Tree)]
+        entries.append((c.compile(kids[0]), c.compile(kids[1]), item.data == "mapinit_opt", kids))
+    key_type = c.homogeneous([(k, k.type, trees[0]) for k, _, _, trees in entries])
+    val_type = c.homogeneous([(v, v.type.params[0] if opt and v.type.params else v.type, trees[1])
+                                 for _, v, opt, trees in entries])
+    for k, _, _, trees in entries:
+        if c.env.check and k.type.name not in ("int", "uint", "string", "bool", "dyn") and not k.type.is_param:
+            raise c.fail(f"unsupported map key type: {k.type}", first_token(trees[0]))
+    fns = [(k.fn, v.fn, opt) for k, v, opt, _ in entries]
+
+    def make_map(ctx: Ctx) -> dict:
+        ctx.cost += 30
+        out: dict = {}
+        for kf, vf, opt in fns:
+            key = kf(ctx)
+            ops.check_map_key(key)
+            value = vf(ctx)
+            if opt:
+                if type(value) is not Optional:
+                    raise CELEvalError("no such overload")
+                if not value.has_value:
+                    continue
+                value = value.value
+            if ops.map_lookup(out, key)[0]:
+                raise CELEvalError(f"Failed with repeated key: {key_repr(key)}")
+            out[key] = value
+        return out
+
+    node = Node(make_map, map_of(key_type, val_type))
+    if not entries:
+        return const_node({}, map_of(key_type, val_type))
+    return c.fold(node, [n for k, v, _, _ in entries for n in (k, v)], free=True)
