@@ -12,6 +12,7 @@ from evaluator.k8s import fielderrors as fe
 from evaluator.k8s.labels import validate_label_selector
 from evaluator.k8s.names import (is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_qualified_name,
                                  validate_path_segment_name)
+from evaluator.k8s.restmapping import parse_group_version
 
 SUPPORTED_FAILURE_POLICIES = ["Fail", "Ignore"]
 SUPPORTED_MATCH_POLICIES = ["Equivalent", "Exact"]
@@ -149,18 +150,6 @@ def validate_match_resources(match: Any, path: str) -> list[fe.FieldError]:
 
 
 # --------------------------------------------------------------------------- params
-def _parse_group_version(api_version: str) -> tuple[str, str] | None:
-    if api_version in ("", "/"):
-        return "", ""
-    count = api_version.count("/")
-    if count == 0:
-        return "", api_version
-    if count == 1:
-        group, _, version = api_version.partition("/")
-        return group, version
-    return None
-
-
 def validate_param_kind(param_kind: Any, path: str) -> list[fe.FieldError]:
     if not isinstance(param_kind, Mapping):
         return [fe.invalid(path, str(param_kind), "must be an object")]
@@ -169,7 +158,7 @@ def validate_param_kind(param_kind: Any, path: str) -> list[fe.FieldError]:
     if not api_version:
         errors.append(fe.required(f"{path}.apiVersion"))
     else:
-        parsed = _parse_group_version(api_version)
+        parsed = parse_group_version(api_version)
         if parsed is None:
             errors.append(fe.invalid(f"{path}.apiVersion", api_version, f"unexpected GroupVersion string: {api_version}"))
         else:

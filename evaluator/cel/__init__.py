@@ -5,9 +5,9 @@ to evaluate many times with a shared `CostBudget`. See evaluator/README.md.
 """
 from __future__ import annotations
 
+from importlib import import_module
 from typing import Any, Mapping
 
-from evaluator.cel import library  # noqa: F401  (registers every function)
 from evaluator.cel.env import ADMISSION_VARIABLES, Env, admission_env
 from evaluator.cel.errors import CELError, CompileError, CostLimitError, EvaluationError
 from evaluator.cel.program import CostBudget, Evaluation, Program, compile_program
@@ -19,6 +19,8 @@ __all__ = [
     "EvaluationError", "CostLimitError", "to_json", "type_name", "Env", "admission_env", "ADMISSION_VARIABLES",
 ]
 
+
+import_module(f"{__name__}.library")  # registers every function library before any program compiles
 
 _ENVS: dict[tuple[str, ...], Env] = {}
 

@@ -233,11 +233,7 @@ def _compile_transform(kind: str) -> Callable:
         pf = pred.fn if pred is not None else None
 
         def transform(ctx: Ctx) -> Any:
-            value = tf(ctx)
-            is_map = type(value) is dict or isinstance(value, Mapping)
-            if kind != "transformList" and not is_map and kind == "transformMap":
-                pass
-            rng = _iterate(value, True)
+            rng = _iterate(tf(ctx), True)
             out_list: list = []
             out_map: dict = {}
             for k, v in rng:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from evaluator.cel.types import Type, parse_type, runtime_check
+from evaluator.cel.types import Type, parse_type, runtime_check, split_top_level
 
 # A cost function receives the evaluated arguments (receiver first) and the result; returns cost units.
 CostFn = Callable[[tuple, Any], int]
@@ -57,21 +57,6 @@ def _parse_signature(signature: str) -> tuple[str | None, str, str, str]:
     return None, head, args, result.strip()
 
 
-def _split_args(text: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    if text.strip():
-        parts.append(text[start:])
-    return [p.strip() for p in parts]
-
-
 @dataclass(frozen=True)
 class Overload:
     id: str
@@ -102,7 +87,7 @@ class Registry:
     def add(self, signature: str, impl: Callable[..., Any], *, cost: CostFn | int | None = None,
             id: str | None = None) -> Overload:
         recv, name, args, result = _parse_signature(signature)
-        params = [parse_type(a) for a in _split_args(args)]
+        params = [parse_type(a) for a in split_top_level(args)]
         member = recv is not None
         if member:
             params.insert(0, parse_type(recv))

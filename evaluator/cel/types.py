@@ -63,18 +63,23 @@ def parse_type(text: str) -> Type:
         return Type(_ALIASES.get(text, text))
     name, rest = text.split("(", 1)
     inner = rest[: rest.rindex(")")]
-    params, depth, start = [], 0, 0
-    for i, ch in enumerate(inner):
+    return Type(name.strip(), tuple(parse_type(p) for p in split_top_level(inner)))
+
+
+def split_top_level(text: str) -> list[str]:
+    """The comma-separated items of `text` outside any parentheses, stripped ("" has none)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
         if ch == "(":
             depth += 1
         elif ch == ")":
             depth -= 1
         elif ch == "," and depth == 0:
-            params.append(parse_type(inner[start:i]))
+            parts.append(text[start:i])
             start = i + 1
-    if inner.strip():
-        params.append(parse_type(inner[start:]))
-    return Type(name.strip(), tuple(params))
+    if text.strip():
+        parts.append(text[start:])
+    return [p.strip() for p in parts]
 
 
 def assignable(param: Type, arg: Type, bindings: dict[str, Type]) -> bool:

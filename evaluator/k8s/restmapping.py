@@ -16,6 +16,20 @@ from typing import Any
 from evaluator.k8s import builtin_resources
 
 
+def parse_group_version(api_version: str) -> tuple[str, str] | None:
+    """apimachinery's ``schema.ParseGroupVersion``: "" and "/" are empty, "v1" is the core group, more than one
+    "/" is an error (None)."""
+    if api_version in ("", "/"):
+        return "", ""
+    count = api_version.count("/")
+    if count == 0:
+        return "", api_version
+    if count == 1:
+        group, _, version = api_version.partition("/")
+        return group, version
+    return None
+
+
 @dataclass(frozen=True, order=True)
 class GVK:
     group: str

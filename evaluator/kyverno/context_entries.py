@@ -70,6 +70,20 @@ class ContextLoader:
             call = substitute_all(ctx, entry["apiCall"])
         except SubstitutionError as err:
             raise ContextError(f"failed to substitute variables in apiCall context entry {name!r}: {err}") from None
+        found, body = self._api_call_response(call, name)
+        if not found:
+            ctx.unavailable[name] = "apiCall"
+            return
+        if call.get("jmesPath"):
+            try:
+                body = jmes.search(call["jmesPath"], body)
+            except (jmes.NotFoundError, jmes.JMESPathError) as err:
+                raise ContextError(f"failed to apply JMESPath {call['jmesPath']!r} for context entry "
+                                   f"{name!r}: {err}") from None
+        ctx.replace(name, body)
+
+    def _api_call_response(self, call: dict, name: str) -> tuple[bool, object]:
+        """The body of the first matching mock, else (when serving) a GET answered from the documents."""
         url = ((call.get("service") or {}).get("url")) or call.get("urlPath") or ""
         method = call.get("method") or "GET"
         for mock in self.data.api_calls:
@@ -78,27 +92,10 @@ class ContextLoader:
                 status = response.get("statusCode", 200)
                 if not 200 <= int(status) < 300:
                     raise ContextError(f"HTTP {status} from apiCall mock for context entry {name!r}")
-                body = copy.deepcopy(response.get("body"))
-                if call.get("jmesPath"):
-                    try:
-                        body = jmes.search(call["jmesPath"], body)
-                    except (jmes.NotFoundError, jmes.JMESPathError) as err:
-                        raise ContextError(f"failed to apply JMESPath {call['jmesPath']!r} for context entry "
-                                           f"{name!r}: {err}") from None
-                ctx.replace(name, body)
-                return
-        if self.data.serve_api_calls and (call.get("method") or "GET") == "GET" and call.get("urlPath"):
-            found, body = fake_cluster.get(self.data.documents, call["urlPath"])
-            if found:
-                if call.get("jmesPath"):
-                    try:
-                        body = jmes.search(call["jmesPath"], body)
-                    except (jmes.NotFoundError, jmes.JMESPathError) as err:
-                        raise ContextError(f"failed to apply JMESPath {call['jmesPath']!r} for context entry "
-                                           f"{name!r}: {err}") from None
-                ctx.replace(name, body)
-                return
-        ctx.unavailable[name] = "apiCall"
+                return True, copy.deepcopy(response.get("body"))
+        if self.data.serve_api_calls and method == "GET" and call.get("urlPath"):
+            return fake_cluster.get(self.data.documents, call["urlPath"])
+        return False, None
 
     def _load_configmap(self, ctx: Context, entry: dict) -> None:
         name = entry.get("name", "")

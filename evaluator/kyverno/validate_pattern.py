@@ -6,6 +6,8 @@ skip -> skip, empty path -> error, otherwise fail at that path.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from . import anchors as A
 from . import pattern_value, wildcard
 from .gofmt import sprint, sprint_int_aware
@@ -182,25 +184,20 @@ def _validate_array(resource: list, pattern: list, path: str, ac: _AnchorMap) ->
             raise _fail(A.PatternFailure(
                 f"validate Array failed, array length mismatch, resource Array len is {len(resource)} "
                 f"and pattern Array len is {len(pattern)}"), "")
-        apply_count, skip_errors = 0, []
-        for i, element in enumerate(pattern):
-            try:
-                _validate_element(resource[i], element, f"{path}{i}/", ac)
-            except A.PatternFailure as err:
-                if A.is_conditional_error(err) or A.is_global_error(err):
-                    skip_errors.append(err)
-                    continue
-                raise
-            apply_count += 1
-        if apply_count == 0 and skip_errors:
-            raise _fail(A.PatternError(skip_errors, path, True), path)
+        _validate_pairs(zip(resource, pattern), path, ac)
 
 
 def _validate_array_of_maps(resource: list, pattern: dict, path: str, ac: _AnchorMap) -> None:
+    _validate_pairs(((element, pattern) for element in resource), path, ac)
+
+
+def _validate_pairs(pairs: Iterable[tuple[object, object]], path: str, ac: _AnchorMap) -> None:
+    """Validate (resource, pattern) element pairs: a conditional or global anchor failure skips an element, and
+    fails the array only when no element applied (Kyverno's applyCount)."""
     apply_count, skip_errors = 0, []
-    for i, element in enumerate(resource):
+    for i, (element, element_pattern) in enumerate(pairs):
         try:
-            _validate_element(element, pattern, f"{path}{i}/", ac)
+            _validate_element(element, element_pattern, f"{path}{i}/", ac)
         except A.PatternFailure as err:
             if A.is_conditional_error(err) or A.is_global_error(err):
                 skip_errors.append(err)

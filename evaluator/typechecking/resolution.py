@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evaluator.k8s.restmapping import GVK, GVR, RESTMapper, builtin_mapper
+from evaluator.k8s.restmapping import parse_group_version as k8s_parse_group_version
 
 MAX_TYPES_TO_CHECK = 10
 
@@ -81,17 +82,7 @@ def sort_gvks(gvks: set[GVK] | list[GVK]) -> list[GVK]:
 
 def parse_group_version(api_version: Any) -> tuple[str, str] | None:
     """apimachinery's ParseGroupVersion: "" and "/" are empty, "v1" is the core group, >1 "/" fails."""
-    if not isinstance(api_version, str):
-        return None
-    if api_version in ("", "/"):
-        return "", ""
-    count = api_version.count("/")
-    if count == 0:
-        return "", api_version
-    if count == 1:
-        group, version = api_version.split("/")
-        return group, version
-    return None
+    return k8s_parse_group_version(api_version) if isinstance(api_version, str) else None
 
 
 def params_gvk(policy: Mapping[str, Any]) -> GVK:

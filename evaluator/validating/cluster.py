@@ -4,6 +4,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from evaluator.k8s.restmapping import parse_group_version
+
 VAP_KIND = "ValidatingAdmissionPolicy"
 VAPB_KIND = "ValidatingAdmissionPolicyBinding"
 ADMISSION_GROUP = "admissionregistration.k8s.io"
@@ -11,15 +13,7 @@ ADMISSION_GROUP = "admissionregistration.k8s.io"
 
 def group_version(api_version: Any) -> tuple[str, str] | None:
     """schema.ParseGroupVersion: "" and "v1" are core; more than one slash is an error (None)."""
-    text = api_version if isinstance(api_version, str) else ""
-    if text == "":
-        return "", ""
-    parts = text.split("/")
-    if len(parts) == 1:
-        return "", parts[0]
-    if len(parts) == 2:
-        return parts[0], parts[1]
-    return None
+    return parse_group_version(api_version if isinstance(api_version, str) else "")
 
 
 def metadata(doc: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -167,6 +167,21 @@ def _message_for(validation, message_result: ExpressionResult | None) -> tuple[s
     return message, source
 
 
+def _evaluate_section(policy: CompiledPolicy, inputs: Inputs, trace: dict, section: str, expressions, budget: int,
+                      *, with_authorizer: bool, namespace):
+    """One `for_input` pass over a section's expressions; the variables it evaluated are traced under `section`."""
+    bound = _bindings(inputs, with_authorizer=with_authorizer, has_params=policy.has_params,
+                      request=inputs.request, namespace=namespace)
+    outcome, context = for_input(expressions, bound, policy.variables, budget, trace=inputs.trace)
+    trace["variables"].extend(_variables_trace(section, context))
+    return outcome
+
+
+def _nth(results: list, i: int):
+    """The i-th result, or None where evaluation stopped before it (budget exhausted)."""
+    return results[i] if i < len(results) else None
+
+
 def validate(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult:
     fp = policy.failure_policy
     entry = _entry if inputs.trace else _no_entry
@@ -184,37 +199,31 @@ def validate(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult:
                                   else "matchConditions errored and failurePolicy is Ignore")
             return result
 
-    bound = _bindings(inputs, with_authorizer=True, has_params=policy.has_params,
-                      request=inputs.request, namespace=inputs.namespace_object)
-    outcome, context = for_input(policy.validation_expressions, bound, policy.variables, RUNTIME_CEL_COST_BUDGET,
-                                 trace=inputs.trace)
-    trace["variables"].extend(_variables_trace("validations", context))
+    outcome = _evaluate_section(policy, inputs, trace, "validations", policy.validation_expressions,
+                                RUNTIME_CEL_COST_BUDGET, with_authorizer=True, namespace=inputs.namespace_object)
     trace["budget"]["validations"] = {"limit": RUNTIME_CEL_COST_BUDGET,
                                       "remaining": outcome.remaining if outcome.error is None else 0}
     if outcome.error is not None:
-        trace["validations"] = [entry(v.expression, outcome.results[i] if i < len(outcome.results) else None,
-                                       index=v.index) for i, v in enumerate(policy.validations)]
+        trace["validations"] = [entry(v.expression, _nth(outcome.results, i), index=v.index)
+                                for i, v in enumerate(policy.validations)]
         result.decisions = [Decision(-1, _action_for_error(fp), EVAL_ERROR, outcome.error)]
         return result
 
     message_results: list = []
     message_budget_error = None
     if policy.has_messages:
-        message_bound = _bindings(inputs, with_authorizer=False, has_params=policy.has_params,
-                                  request=inputs.request, namespace=inputs.namespace_object)
-        message_outcome, message_context = for_input(policy.message_expressions, message_bound, policy.variables,
-                                                     outcome.remaining, trace=inputs.trace)
-        trace["variables"].extend(_variables_trace("messageExpressions", message_context))
+        message_outcome = _evaluate_section(policy, inputs, trace, "messageExpressions", policy.message_expressions,
+                                            outcome.remaining, with_authorizer=False, namespace=inputs.namespace_object)
         message_budget_error = message_outcome.error
         message_results = message_outcome.results
         for i, v in enumerate(policy.validations):
             if v.message_expression is not None:
-                mres = message_results[i] if i < len(message_results) else None
-                trace["messageExpressions"].append(entry(v.message_expression, mres, index=v.index))
+                trace["messageExpressions"].append(entry(v.message_expression, _nth(message_results, i),
+                                                         index=v.index))
 
     for i, validation in enumerate(policy.validations):
         evaluation = outcome.results[i]
-        message_result = message_results[i] if i < len(message_results) else None
+        message_result = _nth(message_results, i)
         decision = Decision(validation.index, ADMIT, EVAL_ADMIT)
         source = None
         if evaluation.error is not None:
@@ -236,16 +245,13 @@ def validate(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult:
         if not inputs.trace:
             result.trace = {}
         return result
-    audit_bound = _bindings(inputs, with_authorizer=False, has_params=policy.has_params,
-                            request=inputs.request, namespace=inputs.namespace_raw)
-    audit_outcome, audit_context = for_input(policy.audit_expressions, audit_bound, policy.variables, RUNTIME_CEL_COST_BUDGET,
-                                             trace=inputs.trace)
-    trace["variables"].extend(_variables_trace("auditAnnotations", audit_context))
+    audit_outcome = _evaluate_section(policy, inputs, trace, "auditAnnotations", policy.audit_expressions,
+                                      RUNTIME_CEL_COST_BUDGET, with_authorizer=False, namespace=inputs.namespace_raw)
     if audit_outcome.error is not None:
         result.decisions = [Decision(-1, _action_for_error(fp), EVAL_ERROR, audit_outcome.error)]
         result.audit_annotations = []
-        trace["auditAnnotations"] = [entry(a.value_expression, audit_outcome.results[i] if i < len(audit_outcome.results) else None,
-                                            key=a.key) for i, a in enumerate(policy.audit_annotations)]
+        trace["auditAnnotations"] = [entry(a.value_expression, _nth(audit_outcome.results, i), key=a.key)
+                                     for i, a in enumerate(policy.audit_annotations)]
         return result
     for annotation, evaluation in zip(policy.audit_annotations, audit_outcome.results):
         item = AuditAnnotationResult(annotation.key, EXCLUDE)

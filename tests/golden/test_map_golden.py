@@ -1,6 +1,6 @@
 """Golden cases for MutatingAdmissionPolicy: the seed's `set-default-owner` example and our own mutations.
 
-Each YAML file under map/ holds `documents` and either one `request` + `expect` or a list of `requests`.
+Each YAML file under map/ is a golden case (see golden_cases.py).
 `patched_object` compares semantically (zero values are absent values); `patch`, `message`, `outcomes`,
 `reinvoked` and `mutation_errors` compare exactly.
 """
@@ -9,25 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
-from evaluator.simulation import simulate
 from evaluator.mutating.diff import semantic_form
-
-CASES = sorted((Path(__file__).parent / "map").glob("*.yaml"))
-
-
-def _requests(case: dict) -> list[tuple[dict, dict]]:
-    if "requests" in case:
-        return [(item["request"], item["expect"]) for item in case["requests"]]
-    return [(case["request"], case["expect"])]
+from evaluator.simulation import simulate
+from tests.golden.golden_cases import check_status, golden_cases, load_case
 
 
 def _check(result: dict, expect: dict) -> None:
-    status = result["status"] or {}
-    assert result["allowed"] is expect["allowed"], (status, result["policies"])
-    if "message" in expect:
-        assert status["message"] == expect["message"]
+    check_status(result, expect)
     if "patched_object" in expect:
         assert semantic_form(result["patchedObject"]) == semantic_form(expect["patched_object"])
     if "patch" in expect:
@@ -41,10 +30,10 @@ def _check(result: dict, expect: dict) -> None:
         assert [e["message"] for e in result["mutation"]["errors"]] == expect["mutation_errors"]
 
 
-@pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
+@pytest.mark.parametrize("path", golden_cases("map"))
 def test_golden(path: Path) -> None:
-    case = yaml.safe_load(path.read_text())
-    for request, expect in _requests(case):
-        result = simulate(case["documents"], request)
+    documents, pairs = load_case(path)
+    for request, expect in pairs:
+        result = simulate(documents, request)
         assert not [e for e in result["errors"] if e.get("severity") == "error"], result["errors"]
         _check(result, expect)

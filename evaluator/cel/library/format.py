@@ -1,8 +1,9 @@
 """Kubernetes' format library: `format.named(name)`, `format.<name>()` and `<Format>.validate(s)`.
 
 The validators reproduce apimachinery's messages word for word (`k8s.io/apimachinery/pkg/util/validation`,
-`pkg/api/validate/content`) and kube-openapi's strfmt checks for uuid, byte, date and datetime. Lengths are
-Go byte lengths, and patterns run on RE2 (Go's regexp semantics: `$` is the end of the text).
+`pkg/api/validate/content`) and kube-openapi's strfmt checks for uuid, byte, date and datetime. The name
+checks are `evaluator.k8s.names`' with Go byte lengths; the other patterns run on RE2 (Go's regexp
+semantics: `$` is the end of the text).
 """
 from __future__ import annotations
 
@@ -15,36 +16,10 @@ import re2
 from evaluator.cel.library.urls import URLError, parse_request_uri
 from evaluator.cel.registry import function
 from evaluator.cel.values import OPTIONAL_NONE, Optional
+from evaluator.k8s import names
 
 __all__ = ["Format", "CONSTANT_FORMATS"]
 
-_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
-_DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
-_LABEL_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_LABEL_VALUE_FMT = "(" + _LABEL_KEY_FMT + ")?"
-
-_DNS1123_LABEL_MSG = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
-                      "must start and end with an alphanumeric character")
-_DNS1123_SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
-                          "or '.', and must start and end with an alphanumeric character")
-_DNS1035_LABEL_MSG = ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
-                      "alphabetic character, and end with an alphanumeric character")
-_LABEL_KEY_MSG = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-                  "alphanumeric character")
-_LABEL_VALUE_MSG = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
-                    "and must start and end with an alphanumeric character")
-
-
-def _anchored(fmt: str):
-    return re2.compile("^" + fmt + "$")
-
-
-_DNS1123_LABEL_RE = _anchored(_DNS1123_LABEL_FMT)
-_DNS1123_SUBDOMAIN_RE = _anchored(_DNS1123_SUBDOMAIN_FMT)
-_DNS1035_LABEL_RE = _anchored(_DNS1035_LABEL_FMT)
-_LABEL_KEY_RE = _anchored(_LABEL_KEY_FMT)
-_LABEL_VALUE_RE = _anchored(_LABEL_VALUE_FMT)
 _UUID_RE = re2.compile("(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$")
 _BASE64_RE = re2.compile("^(?:[A-Za-z0-9+\\/]{4})*(?:[A-Za-z0-9+\\/]{2}==|[A-Za-z0-9+\\/]{3}=|[A-Za-z0-9+\\/]{4})$")
 _DATE_TIME_PATTERN = "^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$"
@@ -62,86 +37,30 @@ def _blen(s: str) -> int:
     return len(s.encode("utf-8", "surrogatepass"))
 
 
-def _max_len_chars(n: int) -> str:  # util/validation.MaxLenError
-    return f"must be no more than {n} characters"
-
-
 def _max_len_bytes(n: int) -> str:  # content.MaxLenError
     return f"must be no more than {n} bytes"
 
 
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    shown = " or ".join(f"'{e}', " for e in examples)
-    return f"{msg} (e.g. {shown}regex used for validation is '{fmt}')"
-
-
+# Lengths are Go byte lengths; the label-key family counts in bytes and says so (`content` package).
 def is_dns1123_label(value: str) -> list[str]:
-    errs = []
-    if _blen(value) > 63:
-        errs.append(_max_len_chars(63))
-    if not _matches(_DNS1123_LABEL_RE, value):
-        if _matches(_DNS1123_SUBDOMAIN_RE, value):
-            errs.append("must not contain dots")
-        else:
-            errs.append(_regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
-    return errs
-
-
-def _is_dns1123_subdomain(value: str, max_len: Callable[[int], str]) -> list[str]:
-    errs = []
-    if _blen(value) > 253:
-        errs.append(max_len(253))
-    if not _matches(_DNS1123_SUBDOMAIN_RE, value):
-        errs.append(_regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
-    return errs
+    return names.is_dns1123_label(value, measure=_blen, dots_hint=True)
 
 
 def is_dns1123_subdomain(value: str) -> list[str]:
-    return _is_dns1123_subdomain(value, _max_len_chars)
+    return names.is_dns1123_subdomain(value, measure=_blen)
 
 
 def is_dns1035_label(value: str) -> list[str]:
-    errs = []
-    if _blen(value) > 63:
-        errs.append(_max_len_chars(63))
-    if not _matches(_DNS1035_LABEL_RE, value):
-        errs.append(_regex_error(_DNS1035_LABEL_MSG, _DNS1035_LABEL_FMT, "my-name", "abc-123"))
-    return errs
+    return names.is_dns1035_label(value, measure=_blen)
 
 
 def is_qualified_name(value: str) -> list[str]:
     """content.IsLabelKey (IsQualifiedName): an optional DNS subdomain prefix, '/', and a name part."""
-    errs: list[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            errs += ["prefix part " + m for m in _is_dns1123_subdomain(prefix, _max_len_bytes)]
-    else:
-        return ["a valid label key " + _regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
-                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif _blen(name) > 63:
-        errs.append("name part " + _max_len_bytes(63))
-    if not _matches(_LABEL_KEY_RE, name):
-        errs.append("name part " + _regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc"))
-    return errs
+    return names.is_qualified_name(value, measure=_blen, too_long=_max_len_bytes, noun="a valid label key")
 
 
 def is_label_value(value: str) -> list[str]:
-    errs = []
-    if _blen(value) > 63:
-        errs.append(_max_len_bytes(63))
-    if not _matches(_LABEL_VALUE_RE, value):
-        errs.append(_regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errs
+    return names.is_valid_label_value(value, measure=_blen, too_long=_max_len_bytes)
 
 
 def _mask_trailing_dash(name: str) -> str:

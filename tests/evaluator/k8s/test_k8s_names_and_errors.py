@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from evaluator.k8s import fielderrors as fe
-from evaluator.k8s.names import is_dns1035_label, is_dns1123_subdomain, is_qualified_name, validate_path_segment_name
+from evaluator.k8s.names import (is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_qualified_name,
+                                 is_valid_label_value, validate_path_segment_name)
 
 
 def test_qualified_names():
@@ -13,6 +14,23 @@ def test_qualified_names():
     assert is_qualified_name("a/b/c")[0].startswith("a qualified name must consist of")
     assert is_qualified_name("x" * 64) == ["name part must be no more than 63 characters"]
     assert is_qualified_name("Bad_Prefix/x")[0].startswith("prefix part a lowercase RFC 1123 subdomain")
+
+
+def test_options_measure_and_word_lengths_and_name_the_key():
+    wide = "é" * 40  # 40 characters, 80 UTF-8 bytes (and not a valid label either way)
+    assert not any("no more than" in e for e in is_valid_label_value(wide))
+    by_bytes = is_valid_label_value(wide, measure=lambda s: len(s.encode()),
+                                    too_long=lambda n: f"must be no more than {n} bytes")
+    assert by_bytes[0] == "must be no more than 63 bytes" and len(by_bytes) == 2
+    assert is_qualified_name("a/b/c", noun="a valid label key")[0].startswith("a valid label key must consist of")
+    assert is_qualified_name("p/" + wide, measure=lambda s: len(s.encode()))[0] == (
+        "name part must be no more than 63 characters")
+
+
+def test_dns1123_label_dots_hint():
+    assert is_dns1123_label("a.b")[0].startswith("a lowercase RFC 1123 label must consist of")
+    assert is_dns1123_label("a.b", dots_hint=True) == ["must not contain dots"]
+    assert is_dns1123_label("A.b", dots_hint=True)[0].startswith("a lowercase RFC 1123 label must consist of")
 
 
 def test_dns_names():

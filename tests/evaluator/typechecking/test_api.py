@@ -1,7 +1,9 @@
 """The contract others use: `evaluator.typecheck(policy, documents)` and the shape of its result."""
 from __future__ import annotations
 
-import evaluator
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from evaluator.typechecking import typecheck
 
 from .helpers import policy
@@ -27,9 +29,6 @@ def test_repeated_calls_give_equal_results():
                variables=[{"name": "v", "expression": "object.spec.replicas"}])
     assert typecheck(p) == typecheck(p)
 
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 _PIECES = st.sampled_from(["object", "oldObject", "params", "request", "variables", "authorizer", "namespaceObject",
                            ".", ".?", "spec", "metadata", "replicas", "[", "]", "(", ")", "0", "'a'", "+", "==",

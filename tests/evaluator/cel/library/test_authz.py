@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import pytest
 
-from evaluator.cel import CELError, compile_program
-from evaluator.cel.env import admission_env
+from evaluator.cel import CELError
 from evaluator.cel.errors import CELEvalError
 from evaluator.cel.library import authz as A
 from evaluator.cel.library.authz_selectors import Requirement, parse_field_selector, parse_label_selector
 from evaluator.cel.registry import REGISTRY
 from evaluator.cel.values import type_name
+from tests.evaluator.cel.library.helpers import run
 
 
 class Recorder:
@@ -27,10 +27,6 @@ class Recorder:
 def make(decision: str = "allow", **kw) -> tuple[A.Authorizer, Recorder]:
     rec = Recorder(decision, **kw)
     return A.Authorizer(rec, user="alice", groups=("dev",), extra={"scopes": ("a",)}, uid="u1"), rec
-
-
-def run(expr: str, **bindings):
-    return compile_program(expr, env=admission_env(tuple(bindings))).evaluate(bindings).value
 
 
 def test_resource_check_request():

@@ -4,15 +4,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, strategies as st
 
-from evaluator.cel import CELError, compile_program
-from evaluator.cel.env import admission_env
 from evaluator.cel.errors import CELEvalError
 from evaluator.cel.library.cidr import CIDR, parse_cidr
 from evaluator.cel.library.ip import parse_addr
-
-
-def run(expr: str, **bindings):
-    return compile_program(expr, env=admission_env(tuple(bindings))).evaluate(bindings).value
+from tests.evaluator.cel.library.helpers import cost_of, error_of, run
 
 
 # From Kubernetes' cidr_test.go and the CIDR part of the CRD validation test.
@@ -90,16 +85,13 @@ _WRAP = "network address parse error during conversion from string: "
     ('cidr("10.0.0.0/8").containsCIDR("10.0.0.0")', _WRAP * 2 + 'netip.ParsePrefix("10.0.0.0"): no \'/\''),
 ])
 def test_runtime_errors_are_exact(expr, message):
-    with pytest.raises(CELError) as err:
-        run(expr)
-    assert err.value.message == message
+    assert error_of(expr) == message
 
 
 def test_cost_of_contains():
-    program = compile_program("cidr(a).containsCIDR(b)", env=admission_env(("a", "b")))
     # two variable reads: 2; cidr(): ceil(10 * .1) = 1; containsCIDR on a /8 (1 byte): ceil(2 * .1) +
     # ceil(1 * .1) + 1, plus the string argument's parse ceil(11 * .1) = 2: 5 in all
-    assert program.evaluate({"a": "10.0.0.0/8", "b": "10.1.0.0/16"}).cost == 8
+    assert cost_of("cidr(a).containsCIDR(b)", a="10.0.0.0/8", b="10.1.0.0/16") == 8
 
 
 @given(st.text(alphabet="0123456789abcdef:./ -", max_size=45))
@@ -127,5 +119,4 @@ def test_any_text_parses_or_fails_cleanly(text):
 ])
 def test_runtime_cost(expr, arg, extra):
     variables = {"c": "192.168.0.0/16"} if arg is None else {"c": "192.168.0.0/16", "a": arg}
-    program = compile_program(expr, env=admission_env(tuple(variables)))
-    assert program.evaluate(variables).cost == 2 + extra + len(variables)
+    assert cost_of(expr, **variables) == 2 + extra + len(variables)

@@ -6,14 +6,9 @@ import itertools
 import pytest
 from hypothesis import given, strategies as st
 
-from evaluator.cel import compile_program
-from evaluator.cel.env import admission_env
 from evaluator.cel.library.format import CONSTANT_FORMATS, is_date, is_date_time
 from evaluator.cel.values import OPTIONAL_NONE, Optional
-
-
-def run(expr: str, **bindings):
-    return compile_program(expr, env=admission_env(tuple(bindings))).evaluate(bindings).value
+from tests.evaluator.cel.library.helpers import cost_of, run
 
 
 LABEL_MSG = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
@@ -128,9 +123,8 @@ def test_is_date_time(text, ok):
 
 
 def test_validate_cost_uses_the_format_regex_size():
-    program = compile_program("format.dns1123Label().validate(s)", env=admission_env(("s",)))
     # the variable: 1; format.dns1123Label(): 1; validate: ceil((1 + 9) * .1) * ceil(30 * .25) = 8
-    assert program.evaluate({"s": "my-label!"}).cost == 10
+    assert cost_of("format.dns1123Label().validate(s)", s="my-label!") == 10
 
 
 @given(st.sampled_from(sorted(CONSTANT_FORMATS)), st.text(max_size=40))
@@ -148,5 +142,4 @@ def test_validate_never_crashes(name, text):
     ("format.named(n).value() == format.named(n).value()", "dns1123Label", 5, 2),
 ])
 def test_runtime_cost(expr, name, cost, reads):
-    program = compile_program(expr, env=admission_env(("n", "s")))
-    assert program.evaluate({"n": name, "s": "my-name"}).cost == cost + reads
+    assert cost_of(expr, n=name, s="my-name") == cost + reads

@@ -1,5 +1,4 @@
 """jsonpatch.escapeKey, as Kubernetes' CEL JSONPatch library declares it."""
-import evaluator.cel.library.jsonpatch  # noqa: F401  (registers the function until the package imports it)
 from evaluator.cel import evaluate
 
 

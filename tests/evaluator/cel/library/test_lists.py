@@ -1,28 +1,14 @@
 """Kubernetes' lists library and cel-go's ext.Lists v3: semantics, exact errors, dispatch, costs."""
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from evaluator.cel import CELError, CompileError, CostLimitError, compile_program
-from evaluator.cel.env import admission_env
+from evaluator.cel import CompileError, CostLimitError
 from evaluator.cel.errors import CELEvalError
 from evaluator.cel.library import lists as L
 from evaluator.cel.registry import REGISTRY
 from evaluator.cel.values import Duration, Timestamp, UInt
-
-from tests.shared_data import CONFORMANCE as SHARED
-
-
-def run(expr: str, **bindings):
-    return compile_program(expr, env=admission_env(tuple(bindings))).evaluate(bindings).value
-
-
-def error_of(expr: str, **bindings) -> str:
-    with pytest.raises(CELError) as info:
-        run(expr, **bindings)
-    return str(info.value)
+from tests.evaluator.cel.library.helpers import check_k8s_library_case, error_of, k8s_library_cases, run
 
 
 # --- Kubernetes lists ------------------------------------------------------------------------------
@@ -158,19 +144,9 @@ def test_through_cel():
     assert run("[1, 2, 3].includes(2)") is True
 
 
-def _k8s_cases(*labels: str) -> list[dict]:
-    path = SHARED / "k8s-cel-library" / "cases.jsonl"
-    return [c for c in map(json.loads, path.read_text().splitlines()) if c["library"] in labels]
-
-
-@pytest.mark.parametrize("case", _k8s_cases("k8s lists", "cel-go ext.Lists v3"), ids=lambda c: c["id"])
+@pytest.mark.parametrize("case", k8s_library_cases("k8s lists", "cel-go ext.Lists v3"), ids=lambda c: c["id"])
 def test_k8s_conformance(case):
-    expect = case["expect"]
-    if "value" in expect:
-        assert run(case["expr"], **case["bindings"]) == expect["value"]
-    else:
-        assert (expect.get("error_contains") or expect["compile_error_contains"]) in error_of(
-            case["expr"], **case["bindings"])
+    check_k8s_library_case(case)
 
 
 # Orders produced by Go's sort.Slice over the indexes, as cel-go's @sortByAssociatedKeys sorts them.

@@ -9,12 +9,9 @@ from evaluator.cel.env import admission_env
 from evaluator.cel.library.quantity import (
     ERR_FORMAT, ERR_NUMERIC, ERR_SUFFIX, Quantity, QuantityError, compare_decimal, parse_quantity,
 )
+from tests.evaluator.cel.library.helpers import cost_of, error_of, run
 
 HUGE = "9999999999999999999999999999999999999"
-
-
-def run(expr: str, **bindings):
-    return compile_program(expr, env=admission_env(tuple(bindings))).evaluate(bindings).value
 
 
 # From Kubernetes' quantity_test.go and the quantity section of the CRD validation test.
@@ -95,9 +92,7 @@ def test_on_bound_values(expr, want):
     ('quantity("1.5").asInteger()', "cannot convert value to integer"),
 ])
 def test_runtime_errors(expr, message):
-    with pytest.raises(CELError) as err:
-        run(expr)
-    assert err.value.message == message
+    assert error_of(expr) == message
 
 
 def test_format_error_quotes_the_go_pattern():
@@ -206,5 +201,4 @@ def test_any_text_parses_or_fails_cleanly(text):
     ("quantity(a).asApproximateFloat() > 0.0", 3, 1),
 ])
 def test_runtime_cost(expr, cost, reads):
-    program = compile_program(expr, env=admission_env(("a", "b")))
-    assert program.evaluate({"a": "200M", "b": "50Mi"}).cost == cost + reads
+    assert cost_of(expr, a="200M", b="50Mi") == cost + reads

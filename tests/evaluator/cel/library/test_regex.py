@@ -4,30 +4,17 @@ Expected errors and findAll results were produced by Go's regexp package.
 """
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from evaluator.cel import CELError, CompileError, compile_program
-from evaluator.cel.env import admission_env
+from evaluator.cel import CompileError
 from evaluator.cel.errors import CELEvalError
 from evaluator.cel.library import regex as R
 from evaluator.cel.registry import NOT_CONSTANT, REGISTRY
-
-from tests.shared_data import CONFORMANCE as SHARED
-
-
-def run(expr: str, **bindings):
-    return compile_program(expr, env=admission_env(tuple(bindings))).evaluate(bindings).value
-
-
-def error_of(expr: str, **bindings) -> str:
-    with pytest.raises(CELError) as info:
-        run(expr, **bindings)
-    return str(info.value)
+from tests.evaluator.cel.library.helpers import check_k8s_library_case, error_of, k8s_library_cases, run
 
 
 @pytest.mark.parametrize("pattern, go_error", [
@@ -118,18 +105,9 @@ def test_through_cel():
         run("s.findAll(')')", s="x")
 
 
-def _cases() -> list[dict]:
-    path = SHARED / "k8s-cel-library" / "cases.jsonl"
-    return [c for c in map(json.loads, path.read_text().splitlines()) if c["library"] == "k8s regex"]
-
-
-@pytest.mark.parametrize("case", _cases(), ids=lambda c: c["id"])
+@pytest.mark.parametrize("case", k8s_library_cases("k8s regex"), ids=lambda c: c["id"])
 def test_k8s_conformance(case):
-    expect = case["expect"]
-    if "value" in expect:
-        assert run(case["expr"], **case["bindings"]) == expect["value"]
-    else:
-        assert expect["error_contains"] in error_of(case["expr"], **case["bindings"])
+    check_k8s_library_case(case)
 
 
 def test_find_all_is_linear_in_the_text():

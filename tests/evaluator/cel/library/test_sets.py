@@ -1,21 +1,13 @@
 """cel-go's ext.Sets: containment with CEL's heterogeneous equality, declarations, costs."""
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from evaluator.cel import CompileError, compile_program
-from evaluator.cel.env import admission_env
+from evaluator.cel import CompileError
 from evaluator.cel.library.sets import sets_contains, sets_equivalent, sets_intersects
 from evaluator.cel.registry import REGISTRY
 from evaluator.cel.values import Duration, UInt
-
-from tests.shared_data import CONFORMANCE as SHARED
-
-
-def run(expr: str, **bindings):
-    return compile_program(expr, env=admission_env(tuple(bindings))).evaluate(bindings).value
+from tests.evaluator.cel.library.helpers import k8s_library_cases, run
 
 
 def test_contains():
@@ -53,11 +45,6 @@ def test_through_cel():
         run("sets.contains([1], ['a'])")
 
 
-def _cases() -> list[dict]:
-    path = SHARED / "k8s-cel-library" / "cases.jsonl"
-    return [c for c in map(json.loads, path.read_text().splitlines()) if c["library"] == "cel-go ext.Sets"]
-
-
-@pytest.mark.parametrize("case", _cases(), ids=lambda c: c["id"])
+@pytest.mark.parametrize("case", k8s_library_cases("cel-go ext.Sets"), ids=lambda c: c["id"])
 def test_k8s_conformance(case):
     assert run(case["expr"], **case["bindings"]) == case["expect"]["value"]

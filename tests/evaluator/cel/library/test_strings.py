@@ -18,18 +18,7 @@ from evaluator.cel.operators import equals
 from evaluator.cel.registry import REGISTRY
 from evaluator.cel.types import DYN
 from evaluator.cel.values import CelType, Duration, Timestamp, UInt
-
-from tests.shared_data import CONFORMANCE as SHARED
-
-
-def run(expr: str, **bindings):
-    return compile_program(expr, env=admission_env(tuple(bindings))).evaluate(bindings).value
-
-
-def error_of(expr: str, **bindings) -> str:
-    with pytest.raises(CELError) as info:
-        run(expr, **bindings)
-    return str(info.value)
+from tests.evaluator.cel.library.helpers import SHARED, error_of, k8s_library_cases, run
 
 
 # --- plain functions -------------------------------------------------------------------------------
@@ -282,12 +271,7 @@ def test_through_cel():
         run("'abc'.reverse()")
 
 
-def _k8s_cases(*labels: str) -> list[dict]:
-    path = SHARED / "k8s-cel-library" / "cases.jsonl"
-    return [c for c in map(json.loads, path.read_text().splitlines()) if c["library"] in labels]
-
-
-@pytest.mark.parametrize("case", _k8s_cases("cel-go ext.Strings v2", "cel-go ext.Strings v2 (format)"),
+@pytest.mark.parametrize("case", k8s_library_cases("cel-go ext.Strings v2", "cel-go ext.Strings v2 (format)"),
                          ids=lambda c: c["id"])
 def test_k8s_conformance(case):
     assert run(case["expr"], **case["bindings"]) == case["expect"]["value"]

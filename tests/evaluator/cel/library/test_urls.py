@@ -4,15 +4,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, strategies as st
 
-from evaluator.cel import CELError, compile_program
-from evaluator.cel.env import admission_env
+from evaluator.cel import CELError
 from evaluator.cel.library.urls import URLError, parse_request_uri, parse_url
+from tests.evaluator.cel.library.helpers import cost_of, error_of, run
 
 FULL = "https://user:pass@kubernetes.io:80/docs/home?k1=a&k2=b&k2=c#anchor"
-
-
-def run(expr: str, **bindings):
-    return compile_program(expr, env=admission_env(tuple(bindings))).evaluate(bindings).value
 
 
 # From the "URL parsing" section of the CRD validation test and the library's documented examples.
@@ -85,9 +81,7 @@ def test_expressions(expr):
     ("url('http://x/\\n')", 'parse "http://x/\\n": net/url: invalid control character in URL'),
 ])
 def test_runtime_errors_are_exact(expr, message):
-    with pytest.raises(CELError) as err:
-        run(expr)
-    assert err.value.message == "URL parse error during conversion from string: " + message
+    assert error_of(expr) == "URL parse error during conversion from string: " + message
 
 
 @pytest.mark.parametrize("text, string", [
@@ -141,5 +135,4 @@ def test_any_text_parses_or_fails_cleanly(text):
     ("url(a) == url(b)", "http://x.b", 5, 2),
 ])
 def test_runtime_cost(expr, b, cost, reads):
-    program = compile_program(expr, env=admission_env(("a", "b")))
-    assert program.evaluate({"a": "https:://kubernetes.io/", "b": b}).cost == cost + reads
+    assert cost_of(expr, a="https:://kubernetes.io/", b=b) == cost + reads
