@@ -12,14 +12,19 @@ POSTGRES_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test
 POSTGRES_REDIS_URL    ?= redis://127.0.0.1:6379/0
 POSTGRES_TESTS        ?= tests/playground
 
-.PHONY: run test test-postgres bench install migrate collectstatic load-examples clean
+.PHONY: run test test-postgres test-browser frontend bench install migrate collectstatic load-examples clean
 
-run: install migrate load-examples collectstatic
+run: install frontend migrate load-examples collectstatic
 	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) playground.asgi:application
 
 # pytest exits 5 when it collects no test: make fails on any non-zero exit, so that fails too.
-test: install
-	$(PY) -m pytest $(PYTEST_ARGS)
+# Browser tests run once, in `make test-browser` (CI's browser pass), not here.
+test: install frontend
+	$(PY) -m pytest -m "not browser" $(PYTEST_ARGS)
+
+# Playwright drives Debian's Chromium (/usr/bin/chromium) against a live daphne; skipped, saying so, without it.
+test-browser: install frontend
+	$(PY) -m pytest tests/browser -m browser -rs $(PYTEST_ARGS)
 
 test-postgres: install
 	DATABASE_URL=$(POSTGRES_DATABASE_URL) REDIS_URL=$(POSTGRES_REDIS_URL) \
@@ -32,6 +37,22 @@ bench: install
 	done; [ $$found = 1 ] || { echo "no bench/*_bench.py yet" >&2; exit 1; }
 
 install: $(STAMP)
+
+# The front end: CodeMirror 6 and friends from npm (package-lock.json), bundled by esbuild into the
+# git-ignored static/dist/. Needs node and npm; rebuilds only when a source or the lock file changes.
+NODE_STAMP := node_modules/.installed-stamp
+DIST_STAMP := static/dist/.built-stamp
+
+frontend: $(DIST_STAMP)
+
+$(NODE_STAMP): package.json package-lock.json
+	@command -v npm >/dev/null || { echo "make frontend: npm (Node.js 18+) is needed to build static/dist/" >&2; exit 1; }
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(DIST_STAMP): $(NODE_STAMP) static/build.mjs $(wildcard static/src/*.js)
+	node static/build.mjs
+	touch $@
 
 $(PY):
 	$(PYTHON3) -m venv $(VENV)
@@ -47,9 +68,10 @@ migrate: install
 collectstatic: install
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 
-# Hook for the gallery issue: it will load playground/examples/ into the database here.
+# Store the gallery (playground/examples/*.yaml) as read-only example projects.
 load-examples: migrate
-	@echo "load-examples: no gallery examples yet (nothing to load)"
+	$(PY) manage.py load_examples
+	$(PY) manage.py load_workshops
 
 clean:
-	rm -rf $(STAMP) staticfiles .pytest_cache
+	rm -rf $(STAMP) staticfiles .pytest_cache static/dist node_modules

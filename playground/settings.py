@@ -24,6 +24,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "playground.apps.PlaygroundConfig",
+    "playground.workshops.apps.WorkshopsConfig",  # issue 8: teaching workshops
 ]
 
 MIDDLEWARE = [
@@ -33,6 +34,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "playground.middleware.ContentSecurityPolicyMiddleware",
 ]
 
 ROOT_URLCONF = "playground.urls"
@@ -53,6 +55,13 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": database_config(os.environ, BASE_DIR)}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Every keystroke is a committed write: WAL with synchronous=NORMAL keeps that at a fraction of a
+    # millisecond, and IMMEDIATE transactions take the write lock up front (no upgrade deadlocks).
+    DATABASES["default"].setdefault("OPTIONS", {}).update({
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;",
+        "transaction_mode": "IMMEDIATE",
+    })
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 CHANNEL_LAYERS = channel_layers_config(os.environ)
@@ -89,6 +98,25 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
 }
+
+# Playground limits (issue 4): sizes answer 413, evaluation rates 429.
+PLAYGROUND_MAX_DOCUMENT_BYTES = int(os.environ.get("PLAYGROUND_MAX_DOCUMENT_BYTES", 1024 * 1024))
+PLAYGROUND_MAX_PROJECT_BYTES = int(os.environ.get("PLAYGROUND_MAX_PROJECT_BYTES", 5 * 1024 * 1024))
+# A whole project travels in one JSON body (texts escaped): leave room above the project limit.
+DATA_UPLOAD_MAX_MEMORY_SIZE = PLAYGROUND_MAX_PROJECT_BYTES * 2
+PLAYGROUND_EVALUATION_RATE = os.environ.get("PLAYGROUND_EVALUATION_RATE", "120/min")  # REST, per client address
+PLAYGROUND_WS_EVALUATIONS_BURST = int(os.environ.get("PLAYGROUND_WS_EVALUATIONS_BURST", 30))  # per connection
+PLAYGROUND_WS_EVALUATIONS_PER_SECOND = float(os.environ.get("PLAYGROUND_WS_EVALUATIONS_PER_SECOND", 10))
+PLAYGROUND_EVALUATION_WORKERS = int(os.environ.get("PLAYGROUND_EVALUATION_WORKERS", 4))  # threads (REST)
+# Worker processes for live (WebSocket) evaluation, so the engine never holds the server's GIL; 0 = threads.
+PLAYGROUND_EVALUATION_PROCESSES = int(os.environ.get("PLAYGROUND_EVALUATION_PROCESSES",
+                                                     min(2, os.cpu_count() or 1)))
+
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+if os.environ.get("REDIS_URL", "").strip():
+    # Shared by every process, so the rate limits hold across them.
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                          "LOCATION": os.environ["REDIS_URL"].strip()}}
 
 LOGGING = {
     "version": 1,

@@ -1,11 +1,18 @@
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from playground import views
 
 urlpatterns = [
     path("", views.index, name="index"),
     path("healthz", views.healthz, name="healthz"),
+    path("p/<str:project_id>", views.editor, name="editor"),
+    path("s/<str:snapshot_id>", views.snapshot, name="snapshot"),
+    path("examples", views.gallery, name="gallery"),
+    path("examples/<slug:slug>", views.example, name="example"),
+    path("", include("playground.workshops.urls")),  # issue 8: /workshops, /w/<code>, /api/v1/workshops/
     path("api/v1/", include("playground.api.urls")),
     path("api/schema", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema-slash"),
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
 ]

@@ -1,14 +1,18 @@
 """The API's one error shape, and the DRF exception handler that produces it.
 
-    {"error": {"code": str, "message": str, "line": int | None, "column": int | None}}
+    {"error": {"code": str, "message": str, "document": str | int | None, "path": str | None,
+               "line": int | None, "column": int | None}}
 """
 
 from __future__ import annotations
 
 import logging
 
+from django.core.exceptions import RequestDataTooBig
 from rest_framework import exceptions, status
 from rest_framework.response import Response
+
+from playground.services.errors import ServiceError
 
 logger = logging.getLogger(__name__)
 
@@ -29,8 +33,10 @@ class APIError(exceptions.APIException):
             self.status_code = http_status
 
 
-def error_body(code: str, message: str, line: int | None = None, column: int | None = None) -> dict:
-    return {"error": {"code": code, "message": message, "line": line, "column": column}}
+def error_body(code: str, message: str, line: int | None = None, column: int | None = None, *,
+               document=None, path: str | None = None) -> dict:
+    return {"error": {"code": code, "message": message, "document": document, "path": path, "line": line,
+                      "column": column}}
 
 
 def _validation_message(detail, prefix: str = "") -> str:
@@ -46,6 +52,11 @@ def _validation_message(detail, prefix: str = "") -> str:
 
 def exception_handler(exc, context):
     """DRF hook: map every exception raised in an API view to the one error shape."""
+    if isinstance(exc, ServiceError):
+        return Response({"error": exc.as_dict()}, status=exc.status)
+    if isinstance(exc, RequestDataTooBig):
+        return Response(error_body("too_large", "request body is too large"),
+                        status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
     if isinstance(exc, APIError):
         body = error_body(exc.code, exc.message, exc.line, exc.column)
         return Response(body, status=exc.status_code)

@@ -31,3 +31,5 @@ class ErrorSerializer(serializers.Serializer):
 
 class CELResultSerializer(serializers.Serializer):
     result = serializers.JSONField(help_text="The value, as plain JSON (see evaluator/README.md).")
+    type = serializers.CharField(help_text="The CEL type of the value (e.g. int, string, list).")
+    cost = serializers.IntegerField(help_text="The evaluation's runtime cost, as the API server counts it.")

@@ -1,7 +1,22 @@
 from django.urls import path
 
+from playground.api import project_views as pv
 from playground.api import views
 
 urlpatterns = [
     path("cel", views.CELEvaluateView.as_view(), name="api-cel"),
+    path("evaluate", pv.EvaluateView.as_view(), name="api-evaluate"),
+    path("projects", pv.ProjectCreateView.as_view(), name="api-projects"),
+    path("projects/<str:project_id>", pv.ProjectDetailView.as_view(), name="api-project"),
+    path("projects/<str:project_id>/documents", pv.DocumentListView.as_view(), name="api-documents"),
+    path("projects/<str:project_id>/documents/<int:item_id>", pv.DocumentDetailView.as_view(), name="api-document"),
+    path("projects/<str:project_id>/requests", pv.RequestListView.as_view(), name="api-requests"),
+    path("projects/<str:project_id>/requests/<int:item_id>", pv.RequestDetailView.as_view(), name="api-request"),
+    path("projects/<str:project_id>/evaluate", pv.ProjectEvaluateView.as_view(), name="api-project-evaluate"),
+    path("projects/<str:project_id>/snapshots", pv.ProjectSnapshotView.as_view(), name="api-project-snapshots"),
+    path("snapshots/<str:snapshot_id>", pv.SnapshotDetailView.as_view(), name="api-snapshot"),
+    path("snapshots/<str:snapshot_id>/fork", pv.SnapshotForkView.as_view(), name="api-snapshot-fork"),
+    path("examples", pv.ExampleListView.as_view(), name="api-examples"),
+    path("examples/<slug:slug>", pv.ExampleDetailView.as_view(), name="api-example"),
+    path("examples/<slug:slug>/fork", pv.ExampleForkView.as_view(), name="api-example-fork"),
 ]

@@ -12,6 +12,7 @@ from playground.api.errors import APIError
 from playground.api.json_safe import json_safe
 from playground.api.serializers import CELRequestSerializer, CELResultSerializer, ErrorSerializer
 from playground.api.variables import parse_variables_text
+from playground.services.cel_service import evaluate_expression
 
 _UNPROCESSABLE = status.HTTP_422_UNPROCESSABLE_ENTITY
 
@@ -32,7 +33,7 @@ class CELEvaluateView(APIView):
         else:
             variables = data.get("variables", {})
         try:
-            result = cel.evaluate(data["expression"], variables)
+            outcome = evaluate_expression(data["expression"], variables)
         except cel.CompileError as exc:
             raise APIError("compile_error", exc.message, line=exc.line, column=exc.column,
                            http_status=_UNPROCESSABLE)
@@ -42,4 +43,4 @@ class CELEvaluateView(APIView):
         except cel.CELError as exc:  # any other engine error is still the user's data, not a crash
             raise APIError("cel_error", exc.message, line=exc.line, column=exc.column,
                            http_status=_UNPROCESSABLE)
-        return Response({"result": json_safe(result)})
+        return Response(json_safe(outcome))

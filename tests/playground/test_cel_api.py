@@ -22,7 +22,7 @@ def test_evaluates_an_expression_over_json_variables(client):
         "variables": {"object": {"spec": {"replicas": 3}}, "params": {"maxReplicas": 5}},
     })
     assert response.status_code == 200
-    assert response.json() == {"result": True}
+    assert response.json()["result"] is True
 
 
 def test_evaluates_over_yaml_variables_text(client):
@@ -31,23 +31,23 @@ def test_evaluates_over_yaml_variables_text(client):
         "variables_text": "object:\n  metadata:\n    labels:\n      app: web\n",
     })
     assert response.status_code == 200
-    assert response.json() == {"result": ["app=web"]}
+    assert response.json()["result"] == ["app=web"]
 
 
 def test_json_text_is_accepted_as_variables_text(client):
     response = post(client, {"expression": "size(items) * 2", "variables_text": '{"items": [1, 2, 3]}'})
-    assert response.json() == {"result": 6}
+    assert response.json()["result"] == 6
 
 
 def test_expression_without_variables(client):
     response = post(client, {"expression": "[1, 2, 3].filter(x, x > 1)"})
     assert response.status_code == 200
-    assert response.json() == {"result": [2, 3]}
+    assert response.json()["result"] == [2, 3]
 
 
 def test_yaml_dates_stay_strings(client):
     response = post(client, {"expression": "day", "variables_text": "day: 2024-01-31"})
-    assert response.json() == {"result": "2024-01-31"}
+    assert response.json()["result"] == "2024-01-31"
 
 
 def test_compile_error_points_at_its_line_and_column(client):
@@ -137,8 +137,21 @@ def test_an_unexpected_engine_failure_is_a_500_in_the_error_shape(client, monkey
     def explode(expression, variables):
         raise RuntimeError("secret internals")
 
-    monkeypatch.setattr(api_views.cel, "evaluate", explode)
+    monkeypatch.setattr(api_views, "evaluate_expression", explode)
     response = post(client, {"expression": "1"})
     assert response.status_code == 500
     assert_error_shape(response.json(), "internal_error")
     assert "secret" not in response.json()["error"]["message"]
+
+
+def test_cel_answer_carries_the_type_and_the_cost(client):
+    response = client.post("/api/v1/cel", {"expression": "object.spec.replicas <= params.maxReplicas",
+                                           "variables": {"object": {"spec": {"replicas": 3}},
+                                                         "params": {"maxReplicas": 5}}},
+                           content_type="application/json")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["result"] is True and body["type"] == "bool"
+    assert isinstance(body["cost"], int) and body["cost"] > 0
+    longer = client.post("/api/v1/cel", {"expression": "[1, 2, 3].map(x, x * 2)"}, content_type="application/json")
+    assert longer.json()["type"] == "list" and longer.json()["cost"] > body["cost"]

@@ -55,7 +55,7 @@ async def test_connect_sends_state_then_streams_results_request_by_request():
     assert [r["request"]["verdict"] for r in results] == ["pass", "pass"]
     assert any(m["type"] == "documentErrors" for m in seen)
     assert done["version"] == state["version"] and done["ms"] >= 0
-    await ws.disconnect()
+    await ws.disconnect(timeout=TIMEOUT)
 
 
 async def test_edit_is_acked_saved_broadcast_and_re_evaluated():
@@ -83,8 +83,8 @@ async def test_edit_is_acked_saved_broadcast_and_re_evaluated():
     assert viewer_result["request"]["verdict"] == "fail"
     saved = await database_sync_to_async(project_service.project_state)(state["id"])
     assert saved["requests"][0]["text"] == deployment(8) and saved["version"] == ack["version"]
-    await editor.disconnect()
-    await viewer.disconnect()
+    await editor.disconnect(timeout=TIMEOUT)
+    await viewer.disconnect(timeout=TIMEOUT)
 
 
 async def test_broken_yaml_is_saved_and_reported_at_its_line():
@@ -100,7 +100,7 @@ async def test_broken_yaml_is_saved_and_reported_at_its_line():
     assert bad["id"] == doc_id and bad["errors"][0]["line"] == 3
     saved = await database_sync_to_async(project_service.project_state)(state["id"])
     assert saved["documents"][1]["text"] == broken
-    await ws.disconnect()
+    await ws.disconnect(timeout=TIMEOUT)
 
 
 async def test_viewers_without_token_cannot_write():
@@ -113,7 +113,7 @@ async def test_viewers_without_token_cannot_write():
     assert error["error"]["code"] == "forbidden" and error["clientSeq"] == 3
     saved = await database_sync_to_async(project_service.project_state)(state["id"])
     assert saved["version"] == state["version"]
-    await ws.disconnect()
+    await ws.disconnect(timeout=TIMEOUT)
 
 
 async def test_hello_resyncs_a_client_that_is_behind_only():
@@ -125,7 +125,7 @@ async def test_hello_resyncs_a_client_that_is_behind_only():
     resync, seen = await receive_until(ws, "state")
     assert resync["version"] == state["version"]
     assert not [m for m in seen[:-1] if m["type"] == "state"]  # the up-to-date hello got no state
-    await ws.disconnect()
+    await ws.disconnect(timeout=TIMEOUT)
 
 
 async def test_superseded_versions_are_not_sent():
@@ -145,7 +145,7 @@ async def test_superseded_versions_are_not_sent():
     versions = [m["version"] for m in results]
     assert versions == sorted(versions)
     assert {m["request"]["name"] for m in results if m["version"] == last} == {"small", "big"}
-    await ws.disconnect()
+    await ws.disconnect(timeout=TIMEOUT)
 
 
 async def test_create_rename_delete_broadcast_state():
@@ -164,7 +164,7 @@ async def test_create_rename_delete_broadcast_state():
     await ws.send_json_to({"type": "delete", "target": "request", "id": ack["id"], "clientSeq": 3})
     deleted, _ = await receive_until(ws, "state", lambda m: m["version"] == ack["version"] + 2)
     assert len(deleted["project"]["requests"]) == 2
-    await ws.disconnect()
+    await ws.disconnect(timeout=TIMEOUT)
 
 
 async def test_bad_messages_get_errors_not_a_dropped_connection():
@@ -182,7 +182,7 @@ async def test_bad_messages_get_errors_not_a_dropped_connection():
     assert error["error"]["code"] == "not_found"
     await ws.send_json_to({"type": "hello", "version": 0})
     await receive_until(ws, "state")
-    await ws.disconnect()
+    await ws.disconnect(timeout=TIMEOUT)
 
 
 async def test_unknown_project_is_refused():
@@ -205,7 +205,7 @@ async def test_explicit_evaluate_is_rate_limited(settings):
         await ws.send_json_to({"type": "evaluate"})
     error, _ = await receive_until(ws, "error")
     assert error["error"]["code"] == "rate_limited" and error["error"]["status"] == 429
-    await ws.disconnect()
+    await ws.disconnect(timeout=TIMEOUT)
 
 
 async def test_viewer_count_follows_connections():
@@ -214,7 +214,7 @@ async def test_viewer_count_follows_connections():
     await receive_until(first, "viewers", lambda m: m["count"] == 1)
     second = await connect(state["id"])
     await receive_until(first, "viewers", lambda m: m["count"] == 2)
-    await second.disconnect()
+    await second.disconnect(timeout=TIMEOUT)
     await receive_until(first, "viewers", lambda m: m["count"] == 1)
-    await first.disconnect()
+    await first.disconnect(timeout=TIMEOUT)
     await asyncio.sleep(0)

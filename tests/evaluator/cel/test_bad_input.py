@@ -1,7 +1,7 @@
 """Hostile input never crashes, hangs or leaks: any text gives a clean CELError within a hang bound.
 
-The bound (2 s) is a hang guard, not a speed target. The secret tests plant a value in the
-activation and check that no error message repeats it.
+The bound (10 s) is a hang guard, not a speed target: a hang never ends, while a loaded CI machine may be
+slow. The secret tests plant a value in the activation and check that no error message repeats it.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from evaluator.cel import (
     CELError, CompileError, CostLimitError, EvaluationError, compile_program, evaluate,
 )
 
-HANG_BOUND_S = 2.0
+HANG_BOUND_S = 10.0
 
 
 def run(expression: str, activation: dict | None = None, bound: float | None = HANG_BOUND_S):

@@ -1,0 +1,326 @@
+"""Live re-evaluation over a real WebSocket: keystroke-to-result latency and a workshop load.
+
+Starts its own daphne on 127.0.0.1 (a fresh SQLite database in a temporary directory, the in-memory
+channel layer unless --redis), forks the `workshop-reference` example (3 policies, 4 bindings, 3 params,
+6 sample requests) and measures:
+
+1. keystrokes: one client types into the project at ~8 characters a second, each keystroke an `edit`;
+   the time from sending it to the `done` of its version (policy edits re-evaluate all 6 requests) or to
+   the one `result` it changes (request edits), and the server's own `done.ms`. Target p95 <= 25 ms.
+2. workshop: 100 clients, each on its own fork, all connected first, then one edit every 2 s each for 60 s
+   (--quick: 10 s), each participant typing its own text (no shared cache entries); time to `done` of each
+   edit's version. Target: 0 errors, p95 <= 150 ms. Bounded in count (seconds/2 + 1 edits a client) and time.
+
+The client runs on the same machine as the server (loopback), so its CPU use counts against the server.
+
+    .venv/bin/python bench/ws_bench.py [--quick] [--clients 100] [--seconds 60] [--keystrokes 120] [--json]
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from websockets.asyncio.client import connect
+
+ROOT = Path(__file__).resolve().parents[1]
+PYTHON = sys.executable
+EXAMPLE = "workshop-reference"
+EDIT_TIMEOUT = 10.0  # seconds: an edit without its `done` by then counts as an error
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered)) - 1))]
+
+
+def summary(values: list[float]) -> dict:
+    if not values:
+        return {"n": 0}
+    return {"n": len(values), "p50": round(statistics.median(values), 2), "p95": round(percentile(values, 0.95), 2),
+            "max": round(max(values), 2)}
+
+
+class Server:
+    """daphne on a free loopback port, with its own database; stopped (whole process group) on exit."""
+
+    def __init__(self, redis_url: str | None):
+        self.tmp = tempfile.TemporaryDirectory(prefix="ws-bench-")
+        self.port = free_port()
+        self.env = {**os.environ, "DATABASE_URL": f"sqlite:///{self.tmp.name}/bench.sqlite3", "DEBUG": "0",
+                    "ALLOWED_HOSTS": "127.0.0.1,localhost", "LOG_LEVEL": "WARNING"}
+        self.env.pop("REDIS_URL", None)
+        if redis_url:
+            self.env["REDIS_URL"] = redis_url
+        self.process: subprocess.Popen | None = None
+
+    def __enter__(self) -> "Server":
+        subprocess.run([PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=self.env, check=True)
+        self.log = open(Path(self.tmp.name) / "daphne.log", "w")
+        profile = os.environ.get("WS_BENCH_PROFILE")  # a path: profile the server's main thread into it
+        command = [str(Path(PYTHON).parent / "daphne")]
+        if profile:
+            command = [PYTHON, "-m", "cProfile", "-o", profile, command[0]]
+        self.process = subprocess.Popen(
+            command + ["-b", "127.0.0.1", "-p", str(self.port), "playground.asgi:application"],
+            cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"daphne exited: see {self.log.name}")
+            try:
+                with urllib.request.urlopen(f"{self.http}/healthz", timeout=1) as response:
+                    if response.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.2)
+        raise RuntimeError("daphne did not answer /healthz within 30 s")
+
+    def __exit__(self, *exc) -> None:
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+        self.log.close()
+        self.tmp.cleanup()
+
+    def cpu_seconds(self) -> dict:
+        """CPU time used so far by the server process and by its worker processes (Linux /proc)."""
+        def cpu(pid: int) -> float:
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            except (OSError, IndexError, ValueError):
+                return 0.0
+        children = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == self.process.pid:
+                    children.append(int(stat.parent.name))
+            except (OSError, IndexError, ValueError):
+                continue
+        return {"server": cpu(self.process.pid), "workers": sum(cpu(child) for child in children)}
+
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def ws(self, project_id: str, token: str) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws/projects/{project_id}/?token={token}"
+
+    def fork_example(self) -> dict:
+        request = urllib.request.Request(f"{self.http}/api/v1/examples/{EXAMPLE}/fork", data=b"", method="POST",
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.load(response)
+
+
+class Client:
+    """One WebSocket participant: sends edits and waits for their version's messages."""
+
+    def __init__(self, server: Server, project: dict):
+        self.server = server
+        self.project = project
+        self.seq = 0
+        self.errors: list[str] = []
+        self.ack_ms: list[float] = []
+
+    async def __aenter__(self) -> "Client":
+        self.ws = await connect(self.server.ws(self.project["id"], self.project["editToken"]), origin=self.server.http,
+                                max_size=None, open_timeout=30)
+        await self.until(lambda m: m["type"] == "done")  # the initial evaluation
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.ws.close()
+
+    async def until(self, predicate, timeout: float = EDIT_TIMEOUT) -> dict:
+        async with asyncio.timeout(timeout):
+            while True:
+                message = json.loads(await self.ws.recv())
+                if message["type"] == "error":
+                    self.errors.append(json.dumps(message["error"]))
+                if predicate(message):
+                    return message
+
+    async def edit(self, target: str, item: dict, text: str, wait_for: str) -> tuple[float, float | None]:
+        """Send one edit; (client-observed ms to the awaited message, server `done.ms` when awaited)."""
+        self.seq += 1
+        started = time.perf_counter()
+        await self.ws.send(json.dumps({"type": "edit", "target": target, "id": item["id"], "text": text,
+                                       "clientSeq": self.seq}))
+        ack = await self.until(lambda m: m["type"] == "ack" and m["clientSeq"] == self.seq)
+        self.ack_ms.append((time.perf_counter() - started) * 1000)
+        version = ack["version"]
+        if wait_for == "result":
+            await self.until(lambda m: m["type"] == "result" and m["version"] == version
+                             and m["request"]["id"] == item["id"])
+            return (time.perf_counter() - started) * 1000, None
+        done = await self.until(lambda m: m["type"] == "done" and m["version"] == version)
+        return (time.perf_counter() - started) * 1000, done["ms"]
+
+
+def typed_versions(text: str, anchor: str, typing: str) -> list[str]:
+    """The text after each keystroke of `typing` inserted after `anchor`."""
+    at = text.index(anchor) + len(anchor)
+    return [text[:at] + typing[:n] + text[at:] for n in range(1, len(typing) + 1)]
+
+
+async def keystrokes(server: Server, count: int) -> dict:
+    project = server.fork_example()
+    policies = project["documents"][0]
+    request = project["requests"][1]
+    phrase = (" (ask the platform team for an exception)" * 10)
+    policy_texts = typed_versions(policies["text"], "a team label is required", phrase)[: count // 2]
+    request_texts = typed_versions(request["text"], "name: web", "-frontend-service-v2" * 10)[: count - count // 2]
+    policy_ms, server_ms, request_ms = [], [], []
+    async with Client(server, project) as client:
+        for text in policy_texts:
+            started = time.perf_counter()
+            ms, done_ms = await client.edit("document", policies, text, "done")
+            policy_ms.append(ms)
+            server_ms.append(done_ms)
+            await asyncio.sleep(max(0.0, 0.125 - (time.perf_counter() - started)))  # ~8 keystrokes a second
+        for text in request_texts:
+            started = time.perf_counter()
+            request_ms.append((await client.edit("request", request, text, "result"))[0])
+            await asyncio.sleep(max(0.0, 0.125 - (time.perf_counter() - started)))
+        errors = client.errors
+    return {"policy_edit_to_done_ms": summary(policy_ms), "server_done_ms": summary(server_ms),
+            "request_edit_to_result_ms": summary(request_ms), "errors": len(errors), "error_samples": errors[:3]}
+
+
+class Barrier:
+    """Start the edits once every participant is connected (the load is 100 *connected* clients editing)."""
+
+    def __init__(self, parties: int):
+        self.waiting = parties
+        self.event = asyncio.Event()
+
+    async def arrive(self) -> None:
+        self.waiting -= 1
+        if self.waiting <= 0:
+            self.event.set()
+        await self.event.wait()
+
+
+async def participant(server: Server, project: dict, seconds: float, latencies: list, server_ms: list,
+                      errors: list, rng: random.Random, acks: list, barrier: Barrier) -> None:
+    arrived = False
+    try:
+        async with Client(server, project) as client:
+            policies, request = project["documents"][0], project["requests"][0]
+            arrived = True
+            await barrier.arrive()
+            await asyncio.sleep(rng.uniform(0, 2.0))  # participants do not type in lockstep
+            end = time.monotonic() + seconds
+            n = rng.randrange(2)  # half start with a policy edit, half with a request edit
+            max_edits = n + int(seconds // 2) + 1
+            while time.monotonic() < end and n < max_edits:
+                started = time.monotonic()
+                n += 1
+                if n % 2:  # each participant types something of their own (no shared cache entries)
+                    text = policies["text"].replace("a team label is required",
+                                                    f"a team label is required ({project['id']} {n})")
+                    ms, done_ms = await client.edit("document", policies, text, "done")
+                else:
+                    text = request["text"].replace("name: web", f"name: web-{project['id']}-{n}")
+                    ms, done_ms = await client.edit("request", request, text, "done")
+                latencies.append((started, ms))
+                server_ms.append(done_ms)
+                await asyncio.sleep(max(0.0, 2.0 - (time.monotonic() - started)))
+            errors.extend(client.errors)
+            acks.extend(client.ack_ms)
+    except Exception as exc:  # a dropped connection or a timeout is an error of the run, not a crash
+        errors.append(f"{type(exc).__name__}: {exc}")
+        if not arrived:
+            await barrier.arrive()
+
+
+async def workshop(server: Server, clients: int, seconds: float) -> dict:
+    projects = [server.fork_example() for _ in range(clients)]
+    timed: list[tuple[float, float]] = []
+    acks: list[float] = []
+    server_ms: list[float] = []
+    errors: list[str] = []
+    rng = random.Random(4)
+    barrier = Barrier(len(projects))
+    cpu_before = server.cpu_seconds()
+    started = time.monotonic()
+    async with asyncio.timeout(seconds + 90):  # bounded even if the server stalls
+        await asyncio.gather(*(participant(server, p, seconds, timed, server_ms, errors, rng, acks, barrier)
+                               for p in projects))
+    cpu_after = server.cpu_seconds()
+    latencies = [ms for _, ms in timed]
+    cpu_ms_per_edit = {part: round((cpu_after[part] - cpu_before[part]) * 1000 / max(1, len(timed)), 2)
+                       for part in cpu_before}
+    per_window = {}  # p95 per 5-second window of the editing period
+    first = min((at for at, _ in timed), default=started)
+    for at, ms in timed:
+        per_window.setdefault(int((at - first) // 5) * 5, []).append(ms)
+    return {"clients": clients, "seconds": seconds, "wall_s": round(time.monotonic() - started, 1),
+            "edits": len(latencies), "edit_to_done_ms": summary(latencies), "server_done_ms": summary(server_ms),
+            "edit_to_ack_ms": summary(acks), "server_cpu_ms_per_edit": cpu_ms_per_edit,
+            "load_average": os.getloadavg(), "p95_by_5s_window": {f"{k}s": round(percentile(v, 0.95), 1) for k, v in sorted(per_window.items())},
+            "errors": len(errors), "error_samples": errors[:3]}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a 10 s workshop and 40 keystrokes")
+    parser.add_argument("--clients", type=int, default=100)
+    parser.add_argument("--seconds", type=float, default=None)
+    parser.add_argument("--keystrokes", type=int, default=None)
+    parser.add_argument("--redis", default=None, help="REDIS_URL for the channel layer (default: in-memory)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    seconds = args.seconds or (10.0 if args.quick else 60.0)
+    count = args.keystrokes or (40 if args.quick else 120)
+    with Server(args.redis) as server:
+        report = {"keystrokes": asyncio.run(keystrokes(server, count)),
+                  "workshop": asyncio.run(workshop(server, args.clients, seconds)),
+                  "channel_layer": "redis" if args.redis else "in-memory"}
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        keys, shop = report["keystrokes"], report["workshop"]
+        print(f"keystrokes ({report['channel_layer']} layer): policy edit -> done {keys['policy_edit_to_done_ms']}, "
+              f"server done.ms {keys['server_done_ms']}, request edit -> result {keys['request_edit_to_result_ms']}, "
+              f"errors {keys['errors']}")
+        print(f"workshop: {shop['clients']} clients x {shop['seconds']} s, {shop['edits']} edits, "
+              f"edit -> done {shop['edit_to_done_ms']}, server done.ms {shop['server_done_ms']}, errors {shop['errors']}")
+        print(f"workshop edit -> ack {shop['edit_to_ack_ms']}; p95 by 5 s window: {shop['p95_by_5s_window']}")
+        print(f"workshop CPU ms per edit {shop['server_cpu_ms_per_edit']} (connections included); "
+              f"load average at the end {shop['load_average']}")
+        for sample in keys["error_samples"] + shop["error_samples"]:
+            print("  error:", sample)
+    keys, shop = report["keystrokes"], report["workshop"]
+    ok = (keys["errors"] == 0 and shop["errors"] == 0 and keys["policy_edit_to_done_ms"]["p95"] <= 25
+          and shop["edit_to_done_ms"]["p95"] <= 150)
+    print("targets met" if ok else "targets NOT met (p95 <= 25 ms keystrokes, 0 errors and p95 <= 150 ms workshop)")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

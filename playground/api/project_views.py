@@ -1,0 +1,174 @@
+"""Project, document, request, snapshot, example and evaluation endpoints. Thin: services do the work.
+
+The body is read by the services (they check types and size limits and raise ServiceError, which the
+exception handler turns into the one error shape); the serializers here document the API.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from playground.api.playground_serializers import (DocumentInSerializer, EvaluateInSerializer,
+                                                   ProjectInSerializer, ProjectPatchSerializer,
+                                                   RequestInSerializer, SnapshotRefSerializer)
+from playground.api.serializers import ErrorSerializer
+from playground.api.throttles import EvaluationThrottle
+from playground.services import (document_service, evaluation_service, example_service, notify, project_service,
+                                 snapshot_service)
+from playground.services.document_service import UNSET
+from playground.services.errors import ServiceError
+
+TOKEN_HEADER = OpenApiParameter("X-Edit-Token", str, OpenApiParameter.HEADER, required=True,
+                                description="The edit token returned once when the project was created.")
+ERRORS = {400: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer, 413: ErrorSerializer}
+
+
+def _token(request) -> str | None:
+    return request.headers.get("X-Edit-Token")
+
+
+def _body(request) -> dict:
+    if not isinstance(request.data, dict):
+        raise ServiceError("invalid_request", "the body must be a JSON object")
+    return request.data
+
+
+class ProjectCreateView(APIView):
+    @extend_schema(request=ProjectInSerializer, responses={201: dict, **ERRORS})
+    def post(self, request):
+        body = _body(request)
+        state, token = project_service.create_project(body.get("title", ""), body.get("description", ""),
+                                                      body.get("documents"), body.get("requests"))
+        return Response({**state, "editToken": token}, status=status.HTTP_201_CREATED)
+
+
+class ProjectDetailView(APIView):
+    @extend_schema(responses={200: dict, 404: ErrorSerializer})
+    def get(self, request, project_id):
+        return Response(project_service.project_state(project_id))
+
+    @extend_schema(request=ProjectPatchSerializer, parameters=[TOKEN_HEADER], responses={200: dict, **ERRORS})
+    def patch(self, request, project_id):
+        body = _body(request)
+        state = project_service.update_metadata(project_id, _token(request), body.get("title"),
+                                                body.get("description"))
+        notify.project_changed(project_id)
+        return Response(state)
+
+
+class _ItemListView(APIView):
+    target = "document"
+
+    def get(self, request, project_id):
+        state = project_service.project_state(project_id)
+        return Response(state["documents" if self.target == "document" else "requests"])
+
+    def post(self, request, project_id):
+        body = _body(request)
+        saved = document_service.add_item(project_id, _token(request), self.target, body.get("name"),
+                                          body.get("text", ""), body.get("expected"))
+        notify.project_changed(project_id)
+        return Response({**saved["item"], "projectVersion": saved["version"]}, status=status.HTTP_201_CREATED)
+
+
+class _ItemDetailView(APIView):
+    target = "document"
+
+    def get(self, request, project_id, item_id):
+        return Response(document_service.get_item(project_id, self.target, item_id))
+
+    def put(self, request, project_id, item_id):
+        body = _body(request)
+        saved = document_service.update_item(project_id, _token(request), self.target, item_id,
+                                             text=body.get("text"), name=body.get("name"),
+                                             expected=body["expected"] if "expected" in body else UNSET)
+        notify.project_changed(project_id)
+        return Response({**saved["item"], "projectVersion": saved["version"]})
+
+    def delete(self, request, project_id, item_id):
+        saved = document_service.delete_item(project_id, _token(request), self.target, item_id)
+        notify.project_changed(project_id)
+        return Response({"projectVersion": saved["version"]})
+
+
+@extend_schema(request=DocumentInSerializer, parameters=[TOKEN_HEADER], responses={201: dict, **ERRORS})
+class DocumentListView(_ItemListView):
+    target = "document"
+
+
+@extend_schema(request=DocumentInSerializer, responses={200: dict, **ERRORS})
+class DocumentDetailView(_ItemDetailView):
+    target = "document"
+
+
+@extend_schema(request=RequestInSerializer, parameters=[TOKEN_HEADER], responses={201: dict, **ERRORS})
+class RequestListView(_ItemListView):
+    target = "request"
+
+
+@extend_schema(request=RequestInSerializer, responses={200: dict, **ERRORS})
+class RequestDetailView(_ItemDetailView):
+    target = "request"
+
+
+class ProjectEvaluateView(APIView):
+    throttle_classes = [EvaluationThrottle]
+
+    @extend_schema(request=None, responses={200: dict, 404: ErrorSerializer, 429: ErrorSerializer})
+    def post(self, request, project_id):
+        state = project_service.project_state(project_id)
+        return Response(evaluation_service.evaluate(state["documents"], state["requests"], state["version"]))
+
+
+class EvaluateView(APIView):
+    """Stateless: evaluate the documents and requests in the body."""
+
+    throttle_classes = [EvaluationThrottle]
+
+    @extend_schema(request=EvaluateInSerializer, responses={200: dict, 400: ErrorSerializer,
+                                                             413: ErrorSerializer, 429: ErrorSerializer})
+    def post(self, request):
+        body = _body(request)
+        documents, requests = project_service.clean_contents(body.get("documents"), body.get("requests"))
+        return Response(evaluation_service.evaluate(documents, requests))
+
+
+class ProjectSnapshotView(APIView):
+    @extend_schema(request=None, responses={201: SnapshotRefSerializer, 404: ErrorSerializer})
+    def post(self, request, project_id):
+        return Response(snapshot_service.create_snapshot(project_id), status=status.HTTP_201_CREATED)
+
+
+class SnapshotDetailView(APIView):
+    @extend_schema(responses={200: dict, 404: ErrorSerializer})
+    def get(self, request, snapshot_id):
+        return Response(snapshot_service.get_snapshot(snapshot_id))
+
+
+class SnapshotForkView(APIView):
+    @extend_schema(request=None, responses={201: dict, 404: ErrorSerializer})
+    def post(self, request, snapshot_id):
+        state, token = snapshot_service.fork_snapshot(snapshot_id)
+        return Response({**state, "editToken": token}, status=status.HTTP_201_CREATED)
+
+
+class ExampleListView(APIView):
+    @extend_schema(responses={200: dict})
+    def get(self, request):
+        return Response(example_service.list_examples())
+
+
+class ExampleDetailView(APIView):
+    @extend_schema(responses={200: dict, 404: ErrorSerializer})
+    def get(self, request, slug):
+        return Response(example_service.get_example(slug))
+
+
+class ExampleForkView(APIView):
+    @extend_schema(request=None, responses={201: dict, 404: ErrorSerializer})
+    def post(self, request, slug):
+        state, token = example_service.fork_example(slug)
+        return Response({**state, "editToken": token}, status=status.HTTP_201_CREATED)

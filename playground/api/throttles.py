@@ -1,0 +1,14 @@
+"""Rate limit on evaluation endpoints (per client address), read from settings at each request."""
+
+from django.conf import settings
+from rest_framework.throttling import SimpleRateThrottle
+
+
+class EvaluationThrottle(SimpleRateThrottle):
+    scope = "evaluate"
+
+    def get_rate(self):
+        return getattr(settings, "PLAYGROUND_EVALUATION_RATE", "120/min")
+
+    def get_cache_key(self, request, view):
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}

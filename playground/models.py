@@ -1,0 +1,72 @@
+"""Stored playground state: projects with their YAML documents and sample requests, and immutable snapshots.
+
+Texts are kept exactly as typed (even broken YAML); the engine reads them at evaluation time.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Project(models.Model):
+    """A named set of documents and sample requests; writes need the edit token (stored hashed)."""
+
+    id = models.CharField(primary_key=True, max_length=64)
+    title = models.CharField(max_length=200, blank=True, default="")
+    description = models.TextField(blank=True, default="")
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+    version = models.PositiveBigIntegerField(default=1)
+    edit_token_hash = models.CharField(max_length=128, blank=True, default="")
+    forked_from_snapshot = models.ForeignKey("Snapshot", null=True, blank=True, on_delete=models.SET_NULL,
+                                             related_name="forks")
+    is_example = models.BooleanField(default=False)
+
+    def __str__(self) -> str:
+        return f"{self.id} ({self.title})"
+
+
+class Document(models.Model):
+    """One YAML document text (a policy, a binding, params, namespaces, RBAC objects ...)."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="documents")
+    name = models.CharField(max_length=200)
+    position = models.PositiveIntegerField(default=0)
+    text = models.TextField(blank=True, default="")
+    updated = models.DateTimeField(auto_now=True)
+    version = models.PositiveBigIntegerField(default=1)
+
+    class Meta:
+        ordering = ["position", "id"]
+
+
+class SampleRequest(models.Model):
+    """A sample admission request text with an optional expected outcome (checked like `kyverno test`)."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="requests")
+    name = models.CharField(max_length=200)
+    position = models.PositiveIntegerField(default=0)
+    text = models.TextField(blank=True, default="")
+    expected = models.JSONField(null=True, blank=True)
+    updated = models.DateTimeField(auto_now=True)
+    version = models.PositiveBigIntegerField(default=1)
+
+    class Meta:
+        ordering = ["position", "id"]
+
+
+class Snapshot(models.Model):
+    """An immutable, content-addressed copy of a project, pinned to the engine version."""
+
+    id = models.CharField(primary_key=True, max_length=16)
+    content = models.JSONField()
+    engine_version = models.CharField(max_length=64)
+    created = models.DateTimeField(auto_now_add=True)
+
+
+class Presence(models.Model):
+    """One open WebSocket on a project: the viewer count, shared by every server process."""
+
+    project_id = models.CharField(max_length=64, db_index=True)
+    channel_name = models.CharField(max_length=200, unique=True)
+    connected = models.DateTimeField(auto_now_add=True)

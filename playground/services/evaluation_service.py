@@ -1,0 +1,160 @@
+"""Evaluate a project's documents against its sample requests with the engine, caching by content hash.
+
+A document set is loaded (and its policies compiled) once per distinct set of texts; each request's result
+is cached under (hash of the document texts, hash of the request text), so editing one request re-runs only
+that request, and going back to an earlier text costs nothing. Verdicts are recomputed every time because
+the expected outcome is not part of the key. Everything here is synchronous and CPU-bound: the REST views
+call it in their request thread; the live WebSocket path runs it in worker processes (evaluation_jobs),
+never on the event loop.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import yaml
+from django.conf import settings
+
+from evaluator.simulation import Simulation
+from playground.api.json_safe import json_safe
+from playground.services.expectations import verdict
+from playground.services.result_cache import LRUCache, content_hash
+
+EXECUTOR = ThreadPoolExecutor(max_workers=getattr(settings, "PLAYGROUND_EVALUATION_WORKERS", 4),
+                              thread_name_prefix="evaluate")
+
+_SIMULATIONS = LRUCache(maxsize=64)
+_RESULTS = LRUCache(maxsize=4096)
+_SOURCE = re.compile(r"^<text (\d+)>$")
+
+try:  # issue 7: the API server's type checking, when the engine has it
+    from evaluator.typechecking import typecheck as _typecheck
+except ImportError:  # pragma: no cover - depends on the engine's version
+    _typecheck = None
+
+
+@dataclass
+class LoadedDocuments:
+    """A document set loaded once: the engine's Simulation, its errors by document, its type checks."""
+
+    key: str
+    simulation: Simulation
+    document_errors: list[list[dict]]
+    general_errors: list[dict]
+    texts: list[str] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    _typecheck: dict | None = None
+
+    def typecheck(self) -> dict:
+        """Type checks of the ValidatingAdmissionPolicies, computed on first use (they cost more than a run)."""
+        if self._typecheck is None:
+            self._typecheck = _typecheck_all(self.texts)
+        return self._typecheck
+
+
+def clear_caches() -> None:
+    _SIMULATIONS.clear()
+    _RESULTS.clear()
+
+
+def cache_stats() -> dict:
+    return {"simulations": {"hits": _SIMULATIONS.hits, "misses": _SIMULATIONS.misses},
+            "results": {"hits": _RESULTS.hits, "misses": _RESULTS.misses}}
+
+
+def _split_errors(errors: list[dict], count: int) -> tuple[list[list[dict]], list[dict]]:
+    """Give each engine error to the document (text) it came from; the rest are project-wide."""
+    per_document: list[list[dict]] = [[] for _ in range(count)]
+    general = []
+    for error in errors:
+        match = _SOURCE.match(str(error.get("source") or ""))
+        index = int(match.group(1)) if match else None
+        if index is not None and index < count:
+            per_document[index].append(json_safe(dict(error)))
+        else:
+            general.append(json_safe(dict(error)))
+    return per_document, general
+
+
+def _typecheck_all(texts: list[str]) -> dict:
+    if _typecheck is None:
+        return {}
+    objects = []
+    for text in texts:
+        try:
+            objects.extend(doc for doc in yaml.safe_load_all(text) if isinstance(doc, dict))
+        except yaml.YAMLError:
+            continue  # the engine already reports it, with its location
+    checks = {}
+    for obj in objects:
+        if obj.get("kind") != "ValidatingAdmissionPolicy":
+            continue
+        name = (obj.get("metadata") or {}).get("name") or "(unnamed)"
+        try:
+            checks[str(name)] = json_safe(_typecheck(obj, objects))
+        except ImportError:  # the engine's type checker is not there (yet)
+            return {}
+        except Exception as exc:  # a type checker bug must not hide the evaluation
+            checks[str(name)] = {"error": f"type checking failed: {exc}"}
+    return checks
+
+
+def load_documents(texts: list[str]) -> LoadedDocuments:
+    """The loaded form of these texts, from the cache when they were seen before."""
+    key = content_hash("documents", texts)
+    loaded = _SIMULATIONS.get(key)
+    if loaded is None:
+        simulation = Simulation(list(texts))
+        per_document, general = _split_errors(simulation.errors, len(texts))
+        loaded = LoadedDocuments(key, simulation, per_document, general, list(texts))
+        _SIMULATIONS.put(key, loaded)
+    return loaded
+
+
+def _request_errors(result: dict, loaded: LoadedDocuments) -> list[dict]:
+    known = loaded.simulation.errors
+    return [error for error in result.get("errors", []) if error not in known]
+
+
+def run_request(loaded: LoadedDocuments, text: str) -> dict:
+    """The engine's result for one request text (cached); JSON-safe."""
+    key = (loaded.key, content_hash("request", text))
+    result = _RESULTS.get(key)
+    if result is None:
+        with loaded.lock:  # one Simulation is not meant to run two requests at once
+            raw = loaded.simulation.run(text)
+        result = json_safe(raw)
+        result["requestErrors"] = _request_errors(result, loaded)
+        _RESULTS.put(key, result)
+    return result
+
+
+def is_cached(loaded: LoadedDocuments, text: str) -> bool:
+    return _RESULTS.get((loaded.key, content_hash("request", text))) is not None
+
+
+def request_entry(request: dict, result: dict) -> dict:
+    """One request's part of an EvaluationResult: the engine output plus the expected-vs-actual verdict."""
+    outcome, message = verdict(request.get("expected"), result)
+    return {"id": request.get("id"), "name": request.get("name"), "result": result,
+            "expected": request.get("expected"), "verdict": outcome, "verdictMessage": message}
+
+
+def documents_entry(documents: list[dict], loaded: LoadedDocuments) -> list[dict]:
+    return [{"id": doc.get("id"), "name": doc.get("name"), "errors": errors}
+            for doc, errors in zip(documents, loaded.document_errors)]
+
+
+def evaluate(documents: list[dict], requests: list[dict], version: int | None = None) -> dict:
+    """The whole EvaluationResult for documents [{id?, name, text}] and requests [{id?, name, text, expected?}]."""
+    loaded = load_documents([doc["text"] for doc in documents])
+    return {
+        "version": version,
+        "documents": documents_entry(documents, loaded),
+        "errors": loaded.general_errors,
+        "requests": [request_entry(request, run_request(loaded, request["text"])) for request in requests],
+        "typecheck": loaded.typecheck(),
+    }

@@ -1,0 +1,163 @@
+"""Live re-evaluation for the WebSocket: stream results request by request, dropping superseded work.
+
+One ProjectRunner per project and process: edits raise `wanted` to their version; the runner evaluates the
+newest saved state, and before each message it checks that no newer edit has arrived (else the work is
+dropped and the newest state evaluated instead). The engine runs in worker processes (evaluation_jobs),
+never on the event loop: one round trip per evaluation, for the requests whose results are not cached. Consumers in other processes (Redis layer) also drop results older than the newest
+version they have seen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from channels.db import database_sync_to_async
+
+from playground.services import evaluation_jobs as jobs
+from playground.services.errors import ServiceError
+from playground.services.project_service import project_state
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """A message already encoded as JSON text (big results are encoded once, in the worker)."""
+
+    kind: str
+    version: int
+    text: str
+
+
+Send = Callable[["dict | Encoded | Batch"], Awaitable[None]]
+
+
+TYPECHECK_DELAY_SECONDS = 0.3  # type check once the documents have been still this long
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Several messages of one version sent as one group message (each still its own WebSocket frame)."""
+
+    version: int
+    messages: tuple
+
+
+async def stream_evaluation(state: dict, send: Send, superseded: Callable[[], bool] = lambda: False,
+                            memo: dict | None = None) -> bool:
+    """Send evaluating; then documentErrors, one result per request and done (one batch); then, once the
+    documents have been still for a moment, typecheck. False if dropped as superseded.
+
+    Type checking comes last, in its own worker: it is a diagnostic of the policies, slower than evaluating
+    them, and a newer edit makes it moot."""
+    version = state["version"]
+    started = time.perf_counter()
+    texts = [doc["text"] for doc in state["documents"]]
+    await send({"type": "evaluating", "version": version})
+    loaded, results = await jobs.evaluate(texts, [request["text"] for request in state["requests"]])
+    if superseded():
+        return False
+    messages = [{"type": "documentErrors", "version": version,
+                 "documents": [{"id": doc["id"], "name": doc["name"], "errors": errors}
+                               for doc, errors in zip(state["documents"], loaded["document_errors"])],
+                 "errors": loaded["general_errors"]}]
+    messages.extend(Encoded("result", version, jobs.result_message_text(version, request, summary, result_json))
+                    for request, (summary, result_json) in zip(state["requests"], results))
+    messages.append({"type": "done", "version": version, "ms": round((time.perf_counter() - started) * 1000, 2)})
+    await send(Batch(version, tuple(messages)))
+    task = asyncio.create_task(_typecheck_later(version, texts, send, superseded, memo))
+    _BACKGROUND.add(task)  # keep a reference until it finishes
+    task.add_done_callback(_BACKGROUND.discard)
+    return True
+
+
+_BACKGROUND: set[asyncio.Task] = set()
+
+
+async def _typecheck_later(version: int, texts: list[str], send: Send, superseded: Callable[[], bool],
+                           memo: dict | None) -> None:
+    """Type check after the documents have been still for a moment, unless a newer version came; a room
+    (memo) is only sent type checks that differ from the last ones it got."""
+    try:
+        await asyncio.sleep(TYPECHECK_DELAY_SECONDS)
+        if superseded():
+            return
+        typecheck = await jobs.typecheck(texts)
+        if superseded() or (memo is not None and memo.get("typecheck") == typecheck):
+            return
+        if memo is not None:
+            memo["typecheck"] = typecheck
+        await send({"type": "typecheck", "version": version, "typecheck": typecheck})
+    except Exception:  # a diagnostic; never let it take the room down
+        logger.exception("type checking failed")
+
+
+class ProjectRunner:
+    """Evaluates one project's newest version; at most one evaluation at a time per project and process."""
+
+    def __init__(self, project_id: str, send: Send):
+        self.project_id = project_id
+        self.send = send
+        self.wanted = 0
+        self.state: dict | None = None  # the newest state an edit handed over (saves reloading it)
+        self.last: dict | None = None  # the last state evaluated
+        self.memo: dict = {}
+        self.task: asyncio.Task | None = None
+
+    def derive(self, target: str, item: dict, version: int) -> dict | None:
+        """The state after this one edit, when the last known state is the version just before it."""
+        base = self.state or self.last
+        if base is None or base["version"] != version - 1:
+            return None
+        key = "documents" if target == "document" else "requests"
+        items = [item if existing["id"] == item["id"] else existing for existing in base[key]]
+        return {**base, key: items, "version": version}
+
+    def request(self, version: int, state: dict | None = None) -> None:
+        self.wanted = max(self.wanted, version)
+        if state is not None and (self.state is None or state["version"] > self.state["version"]):
+            self.state = state
+        loop = asyncio.get_running_loop()
+        if self.task is None or self.task.done() or self.task.get_loop() is not loop:
+            self.task = loop.create_task(self._run())
+
+    async def _run(self) -> None:
+        try:
+            while True:
+                state, self.state = self.state, None
+                if state is None or state["version"] < self.wanted:
+                    state = await database_sync_to_async(project_state)(self.project_id)
+                evaluated = state["version"]
+                self.last = state
+                await stream_evaluation(state, self.send, lambda: self.wanted > evaluated, self.memo)
+                if self.wanted <= evaluated:
+                    return
+        except ServiceError as exc:  # e.g. the project was deleted meanwhile
+            await self.send({"type": "error", "error": exc.as_dict()})
+        except Exception:
+            logger.exception("live evaluation of project %s failed", self.project_id)
+            await self.send({"type": "error", "error": {"code": "internal_error", "message": "evaluation failed",
+                                                        "document": None, "path": None, "line": None,
+                                                        "column": None}})
+
+
+_RUNNERS: dict[str, ProjectRunner] = {}
+
+
+def runner_for(project_id: str, send: Send) -> ProjectRunner:
+    runner = _RUNNERS.get(project_id)
+    if runner is None:
+        runner = _RUNNERS[project_id] = ProjectRunner(project_id, send)
+    runner.send = send
+    return runner
+
+
+def forget(project_id: str) -> None:
+    """Drop an idle runner (the last viewer left)."""
+    runner = _RUNNERS.get(project_id)
+    if runner is not None and (runner.task is None or runner.task.done()):
+        _RUNNERS.pop(project_id, None)

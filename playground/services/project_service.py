@@ -1,0 +1,144 @@
+"""Projects: creation (with the one-time edit token), reading the full state, metadata edits, versioning."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from playground.models import Document, Project, SampleRequest, Snapshot
+from playground.services import limits, tokens
+from playground.services.errors import ServiceError, forbidden, not_found
+from playground.services.expectations import clean_expected
+
+TITLE_MAX = 200
+
+
+def _clean_items(items, kind: str, with_expected: bool) -> list[dict]:
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise ServiceError("invalid_request", f"{kind} must be a list")
+    cleaned = []
+    for position, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise ServiceError("invalid_request", f"{kind}[{position}] must be an object")
+        name = item.get("name") or f"{kind[:-1]}-{position + 1}"
+        text = item.get("text", "")
+        if not isinstance(name, str) or not isinstance(text, str):
+            raise ServiceError("invalid_request", f"{kind}[{position}]: name and text must be strings")
+        limits.check_text(text, name)
+        entry = {"name": name[:200], "text": text}
+        if with_expected:
+            entry["expected"] = clean_expected(item.get("expected"), name)
+        cleaned.append(entry)
+    return cleaned
+
+
+def create_project(title: str = "", description: str = "", documents=None, requests=None, *,
+                   forked_from: Snapshot | None = None, project_id: str | None = None,
+                   is_example: bool = False) -> tuple[dict, str | None]:
+    """Create a project; returns (state, edit token). Example projects get no token (read-only)."""
+    if not isinstance(title, str) or not isinstance(description, str):
+        raise ServiceError("invalid_request", "title and description must be strings")
+    docs = _clean_items(documents, "documents", with_expected=False)
+    reqs = _clean_items(requests, "requests", with_expected=True)
+    limits.check_total(limits.text_size(item["text"]) for item in docs + reqs)
+    token = None if is_example else tokens.new_token()
+    with transaction.atomic():
+        project = Project.objects.create(
+            id=project_id or tokens.new_project_id(), title=title[:TITLE_MAX], description=description,
+            edit_token_hash=tokens.hash_token(token) if token else "", forked_from_snapshot=forked_from,
+            is_example=is_example)
+        Document.objects.bulk_create(Document(project=project, name=d["name"], text=d["text"], position=i,
+                                              version=project.version) for i, d in enumerate(docs))
+        SampleRequest.objects.bulk_create(SampleRequest(project=project, name=r["name"], text=r["text"],
+                                                        expected=r["expected"], position=i,
+                                                        version=project.version) for i, r in enumerate(reqs))
+    return project_state(project.id), token
+
+
+def get_project(project_id: str) -> Project:
+    try:
+        return Project.objects.get(pk=project_id)
+    except (Project.DoesNotExist, ValueError):
+        raise not_found("project")
+
+
+def can_edit(project: Project, token: str | None) -> bool:
+    return tokens.token_matches(token, project.edit_token_hash)
+
+
+def authorize(project: Project, token: str | None) -> None:
+    if not can_edit(project, token):
+        raise forbidden()
+
+
+def item_dict(item, with_expected: bool) -> dict:
+    data = {"id": item.id, "name": item.name, "text": item.text, "version": item.version, "position": item.position}
+    if with_expected:
+        data["expected"] = item.expected
+    return data
+
+
+def project_state(project_id: str) -> dict:
+    """The full project as the API and the WebSocket send it (never the token)."""
+    project = get_project(project_id)
+    return {
+        "id": project.id,
+        "title": project.title,
+        "description": project.description,
+        "version": project.version,
+        "isExample": project.is_example,
+        "forkedFrom": project.forked_from_snapshot_id,
+        "created": project.created.isoformat(),
+        "updated": project.updated.isoformat(),
+        "documents": [item_dict(d, False) for d in project.documents.all()],
+        "requests": [item_dict(r, True) for r in project.requests.all()],
+    }
+
+
+_NO_CHECK = object()
+
+
+def bump_version(project_id: str, token=_NO_CHECK) -> Project:
+    """Lock the project row and give it the next version (checking the token when given, on the locked row);
+    call inside transaction.atomic()."""
+    try:
+        project = Project.objects.select_for_update().get(pk=project_id)
+    except Project.DoesNotExist:
+        raise not_found("project")
+    if token is not _NO_CHECK:
+        authorize(project, token)
+    project.version += 1
+    project.save(update_fields=["version", "updated"])
+    return project
+
+
+def update_metadata(project_id: str, token: str | None, title=None, description=None) -> dict:
+    project = get_project(project_id)
+    authorize(project, token)
+    if title is not None and not isinstance(title, str) or description is not None and not isinstance(description, str):
+        raise ServiceError("invalid_request", "title and description must be strings")
+    with transaction.atomic():
+        project = bump_version(project_id)
+        if title is not None:
+            project.title = title[:TITLE_MAX]
+        if description is not None:
+            limits.check_text(description, "description")
+            project.description = description
+        project.save(update_fields=["title", "description", "updated"])
+    return project_state(project_id)
+
+
+def current_version(project_id: str) -> int:
+    version = Project.objects.filter(pk=project_id).values_list("version", flat=True).first()
+    if version is None:
+        raise not_found("project")
+    return version
+
+
+def clean_contents(documents, requests) -> tuple[list[dict], list[dict]]:
+    """Check stateless documents/requests like stored ones (types, expected, size limits); ids are positions."""
+    docs = _clean_items(documents, "documents", with_expected=False)
+    reqs = _clean_items(requests, "requests", with_expected=True)
+    limits.check_total(limits.text_size(item["text"]) for item in docs + reqs)
+    return ([{"id": i, **d} for i, d in enumerate(docs)], [{"id": i, **r} for i, r in enumerate(reqs)])

@@ -1,0 +1,70 @@
+"""Snapshots: immutable, content-addressed copies of a project pinned to the engine version; forking them."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import metadata
+
+from django.db import IntegrityError, transaction
+
+from playground.models import Snapshot
+from playground.services import project_service, tokens
+from playground.services.errors import not_found
+
+
+@lru_cache(maxsize=1)
+def engine_version() -> str:
+    try:
+        return metadata.version("admission-playground")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def snapshot_content(state: dict) -> dict:
+    """What a snapshot keeps: the texts as typed, without ids or versions."""
+    return {
+        "title": state["title"],
+        "description": state["description"],
+        "documents": [{"name": d["name"], "text": d["text"]} for d in state["documents"]],
+        "requests": [{"name": r["name"], "text": r["text"], "expected": r.get("expected")}
+                     for r in state["requests"]],
+    }
+
+
+def snapshot_id(content: dict, version: str) -> str:
+    canonical = json.dumps({"content": content, "engine": version}, sort_keys=True, separators=(",", ":"))
+    return tokens.content_id(canonical.encode("utf-8"))
+
+
+def create_snapshot(project_id: str) -> dict:
+    """Snapshot the project as it is now; the same content (and engine) always gives the same id."""
+    content = snapshot_content(project_service.project_state(project_id))
+    version = engine_version()
+    sid = snapshot_id(content, version)
+    if not Snapshot.objects.filter(pk=sid).exists():
+        try:
+            with transaction.atomic():
+                Snapshot.objects.create(id=sid, content=content, engine_version=version)
+        except IntegrityError:  # created by a concurrent request: same id, same content
+            pass
+    return {"id": sid, "url": f"/s/{sid}"}
+
+
+def get_snapshot(snapshot_id_: str) -> dict:
+    try:
+        snapshot = Snapshot.objects.get(pk=snapshot_id_)
+    except Snapshot.DoesNotExist:
+        raise not_found("snapshot")
+    return {"id": snapshot.id, "engineVersion": snapshot.engine_version, "created": snapshot.created.isoformat(),
+            "url": f"/s/{snapshot.id}", **snapshot.content}
+
+
+def fork_snapshot(snapshot_id_: str) -> tuple[dict, str]:
+    try:
+        snapshot = Snapshot.objects.get(pk=snapshot_id_)
+    except Snapshot.DoesNotExist:
+        raise not_found("snapshot")
+    content = snapshot.content
+    return project_service.create_project(content.get("title", ""), content.get("description", ""),
+                                          content.get("documents"), content.get("requests"), forked_from=snapshot)

@@ -1,0 +1,142 @@
+"""Workshop REST endpoints under /api/v1/workshops/. Thin: services do the work, errors use the one shape.
+
+Teacher calls carry the room's teacher token (X-Teacher-Token), student calls the browser token
+(X-Participant-Token); both are returned once, when the room is opened or joined.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from playground.api.serializers import ErrorSerializer
+from playground.services.errors import ServiceError
+from playground.workshops.api import serializers as s
+from playground.workshops.services import broadcast, catalog, export, participants, progress, rooms
+from playground.workshops.services.groups import room_group
+
+TEACHER = OpenApiParameter("X-Teacher-Token", str, OpenApiParameter.HEADER, required=True,
+                           description="The teacher token returned once when the room was opened.")
+STUDENT = OpenApiParameter("X-Participant-Token", str, OpenApiParameter.HEADER, required=True,
+                           description="The browser token returned once when joining.")
+ERRORS = {400: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer, 409: ErrorSerializer}
+
+
+def _body(request) -> dict:
+    if not isinstance(request.data, dict):
+        raise ServiceError("invalid_request", "the body must be a JSON object")
+    return request.data
+
+
+def _teacher_token(request) -> str | None:
+    return request.headers.get("X-Teacher-Token") or request.query_params.get("token")
+
+
+class SetListView(APIView):
+    @extend_schema(operation_id="workshops_sets_list", responses={200: dict})
+    def get(self, request):
+        return Response(catalog.list_sets())
+
+
+class SetDetailView(APIView):
+    @extend_schema(responses={200: dict, 404: ErrorSerializer})
+    def get(self, request, slug):
+        exercise_set = catalog.get_set(slug)
+        return Response({"slug": exercise_set.slug, "title": exercise_set.title,
+                         "description": exercise_set.description,
+                         "exercises": [catalog.student_view(e) for e in exercise_set.exercises.all()]})
+
+
+class RoomCreateView(APIView):
+    @extend_schema(request=s.RoomInSerializer, responses={201: dict, **ERRORS})
+    def post(self, request):
+        body = _body(request)
+        room, token = rooms.create_room(body.get("set"), body.get("title") or "")
+        return Response({**room, "teacherToken": token}, status=status.HTTP_201_CREATED)
+
+
+class RoomDetailView(APIView):
+    @extend_schema(responses={200: dict, 404: ErrorSerializer})
+    def get(self, request, code):
+        return Response(rooms.room_public(rooms.get_room(code)))
+
+
+class JoinView(APIView):
+    @extend_schema(request=s.JoinInSerializer, responses={200: dict, 201: dict, **ERRORS})
+    def post(self, request, code):
+        body = _body(request)
+        participant, token, resumed = participants.join(code, body.get("displayName"), body.get("token"))
+        state = participants.student_state(participant)
+        return Response({**state, "token": token, "resumed": resumed},
+                        status=status.HTTP_200_OK if resumed else status.HTTP_201_CREATED)
+
+
+class MeView(APIView):
+    @extend_schema(parameters=[STUDENT], responses={200: dict, **ERRORS})
+    def get(self, request, code):
+        participant = participants.get_participant(code, request.headers.get("X-Participant-Token"))
+        return Response(participants.student_state(participant))
+
+
+class DashboardView(APIView):
+    @extend_schema(parameters=[TEACHER], responses={200: dict, **ERRORS})
+    def get(self, request, code):
+        rooms.teacher_room(code, _teacher_token(request), open_only=False)
+        return Response(progress.dashboard(code))
+
+
+class _TeacherAction(APIView):
+    """POST: do the action, tell the room's sockets, answer what was sent."""
+
+    def act(self, code: str, token: str | None, body: dict) -> dict:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @extend_schema(parameters=[TEACHER], request=dict, responses={200: dict, **ERRORS})
+    def post(self, request, code):
+        room = rooms.get_room(code)
+        message = self.act(room.code, _teacher_token(request), _body(request))
+        broadcast.send(room_group(room.code), message)
+        return Response(message)
+
+
+class AdvanceView(_TeacherAction):
+    def act(self, code, token, body):
+        return {"type": "exercise", "room": rooms.advance(code, token, body.get("position"))}
+
+
+class HintView(_TeacherAction):
+    def act(self, code, token, body):
+        return {"type": "hint", **rooms.reveal_hint(code, token)}
+
+
+class SolutionView(_TeacherAction):
+    def act(self, code, token, body):
+        return {"type": "solution", **rooms.reveal_solution(code, token)}
+
+
+class AnnounceView(_TeacherAction):
+    def act(self, code, token, body):
+        return {"type": "announcement", **rooms.announce(code, token, body.get("text"))}
+
+
+class PresentView(_TeacherAction):
+    def act(self, code, token, body):
+        return {"type": "presenting", "presenting": rooms.present(code, token, body.get("documents"),
+                                                                  body.get("title"))}
+
+
+class CloseView(_TeacherAction):
+    def act(self, code, token, body):
+        return {"type": "closed", "room": rooms.close(code, token)}
+
+
+class ResultsCSVView(APIView):
+    @extend_schema(parameters=[TEACHER], responses={(200, "text/csv"): str, **ERRORS})
+    def get(self, request, code):
+        text = export.results_csv(code, _teacher_token(request))
+        response = HttpResponse(text, content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="workshop-{rooms.normalise_code(code)}.csv"'
+        return response

@@ -1,0 +1,273 @@
+"""Workshop rooms over WebSocket: the teacher's dashboard and the students' pages.
+
+    ws/rooms/<code>/teacher/?token=<teacher token>     ws/rooms/<code>/student/?token=<participant token>
+
+Thin: state lives in the database (services/), so a reconnect (or a restart) resumes by token, and every
+broadcast goes through channel-layer groups (services/groups.py), so several server processes share a
+room through the Redis layer. Students edit their private fork here; each edit is saved, acknowledged,
+evaluated through the fair per-client queue, and the progress goes to the teachers' group.
+"""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import parse_qs
+
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from playground.services import limits
+from playground.services.errors import ServiceError
+from playground.workshops.models import ROOM_OPEN, Participant
+from playground.workshops.services import engine, evaluation_pool, fair_queue, participants, progress, rooms
+from playground.workshops.services.database import db
+from playground.workshops.services.groups import room_group, teacher_group, watch_group
+
+INTERNAL_ERROR = {"code": "internal_error", "message": "internal error", "document": None, "path": None,
+                  "line": None, "column": None}
+
+
+class _RoomConsumer(AsyncJsonWebsocketConsumer):
+    """Shared parts: message parsing, the error shape, group fan-out."""
+
+    code = ""
+    ready = False
+    handlers: dict[str, str] = {}
+
+    def query_token(self) -> str | None:
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        return (query.get("token") or [None])[0]
+
+    async def refuse(self, error: ServiceError, close_code: int) -> None:
+        await self.accept()
+        await self.send_error(error)
+        await self.close(code=close_code)
+
+    async def send_error(self, error: ServiceError, client_seq=None) -> None:
+        body = {"type": "error", "error": {**error.as_dict(), "status": error.status}}
+        if client_seq is not None:
+            body["clientSeq"] = client_seq
+        await self.send_json(body)
+
+    async def receive(self, text_data=None, bytes_data=None, **kwargs):
+        raw = text_data if text_data is not None else (bytes_data or b"").decode("utf-8", "replace")
+        if len(raw) > limits.document_limit() + 64 * 1024:
+            await self.send_error(ServiceError("too_large", "message is larger than the document limit", 413))
+            return
+        try:
+            message = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            await self.send_error(ServiceError("invalid_json", f"invalid JSON: {exc.msg}", line=exc.lineno,
+                                               column=exc.colno))
+            return
+        if not isinstance(message, dict):
+            await self.send_error(ServiceError("invalid_message", "a message must be a JSON object"))
+            return
+        handler = getattr(self, self.handlers.get(message.get("type"), ""), None)
+        try:
+            if handler is None:
+                raise ServiceError("invalid_message", f"unknown message type {message.get('type')!r}")
+            await handler(message)
+        except ServiceError as exc:
+            await self.send_error(exc, message.get("clientSeq"))
+
+    async def to_group(self, group: str, message: dict) -> None:
+        await self.channel_layer.group_send(group, {"type": "workshop.event", "message": message})
+
+
+class TeacherConsumer(_RoomConsumer):
+    handlers = {"hello": "on_hello", "watch": "on_watch", "unwatch": "on_unwatch", "announce": "on_announce",
+                "present": "on_present", "advance": "on_advance", "revealHint": "on_reveal_hint",
+                "revealSolution": "on_reveal_solution", "close": "on_close"}
+
+    async def connect(self):
+        self.token = self.query_token()
+        self.watching: str | None = None
+        try:
+            room = await db(rooms.get_room)(self.scope["url_route"]["kwargs"]["code"])
+        except ServiceError as exc:
+            return await self.refuse(exc, 4404)
+        if not rooms.is_teacher(room, self.token):
+            return await self.refuse(ServiceError("forbidden", "the teacher token of this room is required", 403),
+                                     4403)
+        self.code = room.code
+        for group in (room_group(self.code), teacher_group(self.code)):
+            await self.channel_layer.group_add(group, self.channel_name)
+        self.ready = True
+        await self.accept()
+        await self.send_dashboard()
+
+    async def disconnect(self, code):
+        if not self.ready:
+            return
+        for group in (room_group(self.code), teacher_group(self.code), self.watching):
+            if group:
+                await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def send_dashboard(self) -> None:
+        await self.send_json({"type": "dashboard", **await db(progress.dashboard)(self.code)})
+
+    async def on_hello(self, message):
+        await self.send_dashboard()
+
+    async def on_watch(self, message):
+        state = await db(progress.watch_state)(self.code, message.get("participant"))
+        await self.on_unwatch(message)
+        self.watching = watch_group(self.code, state["participant"]["id"])
+        await self.channel_layer.group_add(self.watching, self.channel_name)
+        await self.send_json({"type": "watching", **state})
+
+    async def on_unwatch(self, message):
+        if self.watching:
+            await self.channel_layer.group_discard(self.watching, self.channel_name)
+            self.watching = None
+
+    async def on_announce(self, message):
+        sent = await db(rooms.announce)(self.code, self.token, message.get("text"))
+        await self.to_group(room_group(self.code), {"type": "announcement", **sent})
+
+    async def on_present(self, message):
+        presenting = await db(rooms.present)(self.code, self.token, message.get("documents"), message.get("title"))
+        await self.to_group(room_group(self.code), {"type": "presenting", "presenting": presenting})
+
+    async def on_advance(self, message):
+        room = await db(rooms.advance)(self.code, self.token, message.get("position"))
+        await self.to_group(room_group(self.code), {"type": "exercise", "room": room})
+
+    async def on_reveal_hint(self, message):
+        hint = await db(rooms.reveal_hint)(self.code, self.token)
+        await self.to_group(room_group(self.code), {"type": "hint", **hint})
+
+    async def on_reveal_solution(self, message):
+        solution = await db(rooms.reveal_solution)(self.code, self.token)
+        await self.to_group(room_group(self.code), {"type": "solution", **solution})
+
+    async def on_close(self, message):
+        room = await db(rooms.close)(self.code, self.token)
+        await self.to_group(room_group(self.code), {"type": "closed", "room": room})
+
+    async def workshop_event(self, event):
+        message = event["message"]
+        if message["type"] in {"exercise", "hint", "solution"}:
+            await self.send_dashboard()  # positions, hint counts and forks changed: resend the picture
+        if message["type"] != "exercise":
+            await self.send_json(message)
+
+
+class StudentConsumer(_RoomConsumer):
+    handlers = {"hello": "on_hello", "edit": "on_edit", "evaluate": "on_evaluate", "submit": "on_submit"}
+
+    async def connect(self):
+        self.closed = False
+        self.want_submit = False
+        self.exercise_id = None
+        self.context: engine.Context | None = None
+        try:
+            participant = await db(participants.get_participant)(self.scope["url_route"]["kwargs"]["code"],
+                                                                  self.query_token())
+        except ServiceError as exc:
+            return await self.refuse(exc, 4404 if exc.status == 404 else 4403)
+        evaluation_pool.executor()  # start (and warm) the evaluation workers with the first student
+        self.participant_id = participant.id
+        self.client = f"participant-{participant.id}"
+        self.code = participant.room_id
+        await self.channel_layer.group_add(room_group(self.code), self.channel_name)
+        self.ready = True
+        await self.accept()
+        await db(participants.connected)(self.participant_id, 1)
+        await self.send_welcome()
+        await self.notify_teacher()
+        self.evaluate_soon()
+
+    async def disconnect(self, code):
+        if not self.ready:
+            return
+        self.closed = True
+        self.ready = False
+        fair_queue.queue().cancel(self.client)
+        await self.channel_layer.group_discard(room_group(self.code), self.channel_name)
+        await db(participants.connected)(self.participant_id, -1)
+        await self.notify_teacher()
+
+    async def notify_teacher(self) -> None:
+        participant = await db(Participant.objects.get)(pk=self.participant_id)
+        await self.to_group(teacher_group(self.code), {"type": "participant",
+                                                      **participants.participant_summary(participant)})
+
+    async def send_welcome(self, kind: str = "welcome") -> None:
+        participant = await db(Participant.objects.get)(pk=self.participant_id)
+        state = await db(participants.student_state)(participant)
+        self.fork = state["fork"]
+        self.exercise_id = state["exercise"]["id"]
+        self.context = None  # read again for the (possibly new) exercise on the next evaluation
+        self.room_open = state["room"]["state"] == ROOM_OPEN
+        await self.send_json({"type": kind, **state})
+
+    # -- client → server -------------------------------------------------------------------------------
+
+    async def on_hello(self, message):
+        await self.send_welcome()
+        self.evaluate_soon()
+
+    async def on_edit(self, message):
+        if not self.room_open:
+            raise ServiceError("room_closed", "this room is closed", 409)
+        fields = {"text": message.get("text")}
+        if message.get("name") is not None:
+            fields["name"] = message["name"]
+        if self.context is None:
+            self.context = await db(progress.context)(self.participant_id)
+        saved, ctx = await db(progress.save_edit)(self.context, self.fork["editToken"], message.get("target"),
+                                                  message.get("id"), fields)
+        item = saved["item"]
+        await self.send_json({"type": "ack", "clientSeq": message.get("clientSeq"), "version": saved["version"],
+                              "id": item["id"], "target": message.get("target")})
+        self.evaluate_soon(ctx)
+        await self.to_group(watch_group(self.code, self.participant_id), {
+            "type": "studentEdited", "participant": self.participant_id, "target": message.get("target"),
+            "id": item["id"], "name": item["name"], "text": item["text"], "version": saved["version"]})
+
+    async def on_evaluate(self, message):
+        self.evaluate_soon()
+
+    async def on_submit(self, message):
+        self.evaluate_soon(submit=True)
+
+    # -- evaluation through the fair queue ----------------------------------------------------------------
+
+    def evaluate_soon(self, ctx: engine.Context | None = None, submit: bool = False) -> None:
+        """Queue an evaluation of `ctx` (the state just saved) or, without one, of the state in the database."""
+        self.want_submit = self.want_submit or submit
+        fair_queue.queue().submit(self.client, lambda: self.run_evaluation(ctx))
+
+    async def run_evaluation(self, ctx: engine.Context | None) -> None:
+        if self.closed:
+            return
+        submit, self.want_submit = self.want_submit, False
+        if ctx is None or submit:  # a submit marks the progress: every later context carries it
+            ctx = self.context = await db(progress.context)(self.participant_id, submit)
+        result = await evaluation_pool.evaluate(ctx)
+        if not self.closed:  # the student first: the stored progress only matters to the teacher and to resumes
+            seen = engine.preview(ctx, result["checks"], result["version"])
+            await self.send_json({"type": "evaluation", **result, "checks": seen["checks"], "progress": seen,
+                                  "exercise": ctx.exercise_id})
+        views = await db(progress.record)(ctx, result["checks"], result["version"], submit)
+        await self.to_group(teacher_group(self.code), {"type": "progress", "participant": self.participant_id,
+                                                      "name": ctx.participant_name, **views["teacher"]})
+
+    # -- group → this student -----------------------------------------------------------------------------
+
+    async def workshop_event(self, event):
+        message = event["message"]
+        kind = message["type"]
+        if kind == "exercise":
+            await self.send_welcome("exercise")
+            self.evaluate_soon()
+        elif kind == "solution" and message["exercise"] == self.exercise_id:
+            await self.send_json(message)
+        elif kind == "hint" and message["exercise"] == self.exercise_id:
+            await self.send_json(message)
+        elif kind == "closed":
+            self.room_open = False
+            await self.send_json(message)
+        elif kind in {"announcement", "presenting"}:
+            await self.send_json(message)

@@ -1,0 +1,138 @@
+"""Exercise sets: YAML files in playground/workshops/sets/, stored in the database by `load_workshops`.
+
+A set file: {slug, title, description, exercises: [exercise]}. An exercise may start from a gallery example
+(`from_example: <slug>`): its documents are the reference solution and its sample requests become visible
+checks. `documents`/`extra_documents` add to the solution, `checks` add checks (with `hidden: true` for those
+the student sees only after submitting), and `starter_edits` [{document, replace, with}] derive the starter
+documents from the solution, so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from django.db import transaction
+
+from playground.services import example_service
+from playground.services.errors import ServiceError, not_found
+from playground.workshops.models import Exercise, ExerciseSet
+from playground.workshops.services import markdown
+from playground.workshops.services.checks import clean_check
+
+SETS_DIR = Path(__file__).resolve().parent.parent / "sets"
+
+
+def _documents(items, where: str) -> list[dict]:
+    if not isinstance(items, list) or not all(isinstance(d, dict) and isinstance(d.get("text"), str) for d in items):
+        raise ServiceError("invalid_exercise", f"{where}: documents are a list of {{name, text}}")
+    return [{"name": str(d.get("name") or f"document-{i + 1}"), "text": d["text"]} for i, d in enumerate(items)]
+
+
+def _starter(solution: list[dict], edits, where: str) -> list[dict]:
+    starter = [dict(doc) for doc in solution]
+    for edit in edits or []:
+        index = edit.get("document", 0)
+        if not isinstance(index, int) or not 0 <= index < len(starter) or edit.get("replace") not in starter[index]["text"]:
+            raise ServiceError("invalid_exercise", f"{where}: starter edit {edit.get('replace')!r} does not apply")
+        starter[index]["text"] = starter[index]["text"].replace(edit["replace"], str(edit.get("with", "")))
+    return starter
+
+
+def build_exercise(data: dict, position: int) -> dict:
+    """The stored form of one exercise from its file entry (examples resolved, checks validated)."""
+    where = f"exercise {position + 1}"
+    solution, checks = [], []
+    hidden = set(data.get("hide") or [])
+    if data.get("from_example"):
+        example = example_service.get_example(data["from_example"])
+        solution = _documents(example["documents"], where)
+        checks = [{**request, "hidden": request["name"] in hidden} for request in example["requests"]]
+    solution += _documents(data.get("documents") or [], where) + _documents(data.get("extra_documents") or [], where)
+    checks += list(data.get("checks") or [])
+    if not solution or not checks:
+        raise ServiceError("invalid_exercise", f"{where}: an exercise needs documents and checks")
+    starter = _documents(data["starter"], where) if "starter" in data else _starter(solution, data.get("starter_edits"), where)
+    return {"position": position, "slug": str(data.get("slug") or f"exercise-{position + 1}"),
+            "title": str(data.get("title") or f"Exercise {position + 1}"), "task": str(data.get("task") or ""),
+            "hints": [str(h) for h in data.get("hints") or []], "starter": starter, "solution": solution,
+            "checks": [clean_check(check, i) for i, check in enumerate(checks)]}
+
+
+def read_set_file(path: Path) -> dict:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or not isinstance(data.get("exercises"), list) or not data["exercises"]:
+        raise ServiceError("invalid_exercise", f"{path.name}: a set needs an exercises list")
+    return {"slug": str(data.get("slug") or path.stem), "title": str(data.get("title") or path.stem),
+            "description": str(data.get("description") or ""),
+            "exercises": [build_exercise(item, i) for i, item in enumerate(data["exercises"])]}
+
+
+def store_set(content: dict) -> ExerciseSet:
+    """Create or refresh a set; exercises keep their ids (rooms and forks point at them) when slugs match."""
+    with transaction.atomic():
+        exercise_set, _ = ExerciseSet.objects.update_or_create(
+            slug=content["slug"], defaults={"title": content["title"], "description": content["description"]})
+        existing = {e.slug: e for e in exercise_set.exercises.all()}
+        keep = {item["slug"] for item in content["exercises"]}
+        for slug, stale in existing.items():
+            if slug not in keep and not stale.forks.exists():
+                stale.delete()
+        # Park kept exercises on free positions first: positions are unique within a set.
+        for exercise in exercise_set.exercises.all():
+            exercise.position = 100_000 + exercise.id
+            exercise.save(update_fields=["position"])
+        for item in content["exercises"]:
+            Exercise.objects.update_or_create(exercise_set=exercise_set, slug=item["slug"],
+                                              defaults={k: v for k, v in item.items() if k != "slug"})
+    return exercise_set
+
+
+def load_sets() -> list[str]:
+    """Store every shipped set; returns the slugs."""
+    return [store_set(read_set_file(path)).slug for path in sorted(SETS_DIR.glob("*.yaml"))]
+
+
+def get_set(slug: str) -> ExerciseSet:
+    """A stored set, loading the shipped file of that slug on first use (so rooms work before `load_workshops`)."""
+    found = ExerciseSet.objects.filter(slug=slug).first()
+    if found is None:
+        path = SETS_DIR / f"{slug}.yaml"
+        if not slug or "/" in slug or not path.is_file():
+            raise not_found("exercise set")
+        found = store_set(read_set_file(path))
+    return found
+
+
+def list_sets() -> list[dict]:
+    stored = {s.slug: s for s in ExerciseSet.objects.all()}
+    slugs = sorted(set(stored) | {path.stem for path in SETS_DIR.glob("*.yaml")})
+    listed = []
+    for slug in slugs:
+        exercise_set = stored.get(slug) or get_set(slug)
+        listed.append({"slug": slug, "title": exercise_set.title, "description": exercise_set.description,
+                       "exercises": [{"position": e.position, "slug": e.slug, "title": e.title}
+                                     for e in exercise_set.exercises.all()]})
+    return listed
+
+
+def visible_checks(exercise: Exercise) -> list[dict]:
+    return [check for check in exercise.checks if not check.get("hidden")]
+
+
+def student_view(exercise: Exercise, hints_shown: int = 0, solution_shown: bool = False) -> dict:
+    """What a student may see of an exercise: no hidden check, no solution until the teacher reveals it."""
+    view = {"id": exercise.id, "position": exercise.position, "slug": exercise.slug, "title": exercise.title,
+            "taskHtml": markdown.render(exercise.task),
+            "hints": [{"index": i, "html": markdown.render(h)} for i, h in enumerate(exercise.hints[:hints_shown])],
+            "hintCount": len(exercise.hints), "hiddenChecks": len(exercise.checks) - len(visible_checks(exercise)),
+            "checks": [{"name": c["name"], "expected": c["expected"]} for c in visible_checks(exercise)],
+            "solution": exercise.solution if solution_shown else None}
+    return view
+
+
+def teacher_view(exercise: Exercise) -> dict:
+    return {"id": exercise.id, "position": exercise.position, "slug": exercise.slug, "title": exercise.title,
+            "taskHtml": markdown.render(exercise.task),
+            "hints": [{"index": i, "html": markdown.render(h)} for i, h in enumerate(exercise.hints)],
+            "checks": exercise.checks, "starter": exercise.starter, "solution": exercise.solution}

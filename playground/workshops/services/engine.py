@@ -1,0 +1,93 @@
+"""The engine part of a workshop evaluation: pure functions of plain data, no database and no models.
+
+Kept apart so worker processes (evaluation_pool.py) can import it without setting Django's apps up.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from playground.services import evaluation_service as evaluation
+from playground.services.expectations import actual_outcome, result_message
+from playground.workshops.services.checks import judge
+
+
+@dataclass
+class Context:
+    code: str
+    participant_id: int
+    participant_name: str
+    exercise_id: int
+    checks: list[dict]
+    state: dict  # the fork's project state
+    submitted: bool
+
+
+def _request_summary(entry: dict) -> dict:
+    """What the student's page shows of a sample request; the whole engine result stays on the project API."""
+    result = entry["result"]
+    return {"id": entry["id"], "name": entry["name"], "verdict": entry["verdict"],
+            "verdictMessage": entry["verdictMessage"], "outcome": actual_outcome(result),
+            "message": result_message(result)}
+
+
+def evaluate(ctx: Context) -> dict:
+    """Engine work (call it in evaluation_service.EXECUTOR): the fork's results and every check's verdict."""
+    started = time.perf_counter()
+    state = ctx.state
+    loaded = evaluation.load_documents([doc["text"] for doc in state["documents"]])
+    requests = [_request_summary(evaluation.request_entry(request, evaluation.run_request(loaded, request["text"])))
+                for request in state["requests"]]
+    checks = []
+    for check in ctx.checks:
+        outcome, message = judge(check["expected"], evaluation.run_request(loaded, check["text"]))
+        checks.append({"name": check["name"], "hidden": bool(check.get("hidden")), "verdict": outcome,
+                       "message": message})
+    return {"version": state["version"], "documents": evaluation.documents_entry(state["documents"], loaded),
+            "errors": loaded.general_errors, "requests": requests, "checks": checks,
+            "ms": round((time.perf_counter() - started) * 1000, 2)}
+
+
+def preview(ctx: Context, checks: list[dict], version: int) -> dict:
+    """The student's view of a fresh evaluation before it is stored (the student need not wait for the write)."""
+    passed = sum(1 for check in checks if check["verdict"] == "pass")
+    return {"exercise": ctx.exercise_id, "version": version, "passed": passed, "total": len(checks),
+            "complete": bool(checks) and passed == len(checks), "submitted": ctx.submitted,
+            "checks": [check for check in checks if ctx.submitted or not check["hidden"]]}
+
+
+_WARM_UP_POLICY = """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: warm-up}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}]
+  validations: [{expression: "object.spec.replicas <= 5"}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: warm-up}
+spec: {policyName: warm-up, validationActions: [Deny]}
+"""
+_WARM_UP_REQUEST = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: warm-up, namespace: default}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: w}}
+  template:
+    metadata: {labels: {app: w}}
+    spec: {containers: [{name: w, image: nginx}]}
+"""
+
+
+def warm_up() -> None:
+    """Load the engine's lazy parts (schemas, CEL library) once per worker, before it takes real work."""
+    evaluation.run_request(evaluation.load_documents([_WARM_UP_POLICY]), _WARM_UP_REQUEST)
+
+
+def ready() -> bool:
+    return True

@@ -1,0 +1,113 @@
+"""Joining a room (display name + browser token, no account) and each participant's private forks.
+
+The browser keeps its token; presenting it again (after a reconnect or a server restart) resumes the same
+participant, the same forks and the same progress.
+"""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from playground.services import project_service, tokens
+from playground.services.errors import ServiceError
+from playground.workshops.models import ROOM_OPEN, Exercise, ExerciseFork, Participant, Progress, Room
+from playground.workshops.services import catalog, rooms
+from playground.workshops.services.checks import split_expected
+
+NAME_MAX = 80
+
+
+def _clean_name(name) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise ServiceError("invalid_request", "displayName must be a non-empty string", path="displayName")
+    return " ".join(name.split())[:NAME_MAX]
+
+
+def join(code: str, display_name, token: str | None = None) -> tuple[Participant, str, bool]:
+    """(participant, browser token, resumed?): a known token resumes; otherwise a new participant joins."""
+    room = rooms.get_room(code)
+    if token:
+        found = find(room, token)
+        if found is not None:
+            return found, token, True
+    if room.state != ROOM_OPEN:
+        raise ServiceError("room_closed", "this room is closed", 409)
+    token = tokens.new_token()
+    participant = Participant.objects.create(room=room, display_name=_clean_name(display_name),
+                                             token_hash=tokens.hash_token(token))
+    return participant, token, False
+
+
+def find(room: Room, token: str | None) -> Participant | None:
+    if not token:
+        return None
+    return Participant.objects.filter(room=room, token_hash=tokens.hash_token(token)).first()
+
+
+def get_participant(code: str, token: str | None) -> Participant:
+    room = rooms.get_room(code)
+    participant = find(room, token)
+    if participant is None:
+        raise ServiceError("forbidden", "join the room first (unknown participant token)", 403)
+    return participant
+
+
+def fork_for(participant: Participant, exercise: Exercise) -> ExerciseFork:
+    """The participant's fork of the exercise, created from the starter on first use."""
+    fork = ExerciseFork.objects.filter(participant=participant, exercise=exercise).select_related("project").first()
+    if fork is not None:
+        return fork
+    requests = [{"name": check["name"], "text": check["text"], "expected": split_expected(check["expected"])[0]}
+                for check in catalog.visible_checks(exercise)]
+    state, token = project_service.create_project(f"{exercise.title} ({participant.display_name})", "",
+                                                  exercise.starter, requests)
+    try:
+        with transaction.atomic():
+            return ExerciseFork.objects.create(participant=participant, exercise=exercise, project_id=state["id"],
+                                               edit_token=token)
+    except IntegrityError:  # a second connection of the same participant forked meanwhile: use that one
+        project_service.get_project(state["id"]).delete()
+        return ExerciseFork.objects.get(participant=participant, exercise=exercise)
+
+
+def participant_summary(participant: Participant) -> dict:
+    return {"id": participant.id, "name": participant.display_name, "online": participant.connections > 0,
+            "joined": participant.joined.isoformat(),
+            "lastActivity": participant.last_activity.isoformat() if participant.last_activity else None}
+
+
+def progress_view(progress: Progress | None, *, for_teacher: bool) -> dict | None:
+    if progress is None:
+        return None
+    submitted = progress.submitted_at is not None
+    checks = [check for check in progress.checks if for_teacher or submitted or not check.get("hidden")]
+    return {"exercise": progress.exercise_id, "version": progress.project_version, "passed": progress.passed,
+            "total": progress.total,
+            "complete": progress.total > 0 and progress.passed == progress.total, "submitted": submitted,
+            "completedAt": progress.completed_at.isoformat() if progress.completed_at else None,
+            "lastActivity": progress.last_activity.isoformat() if progress.last_activity else None,
+            "checks": checks}
+
+
+def student_state(participant: Participant) -> dict:
+    """Everything a student's page needs on (re)connect: room, exercise, fork, progress, shared material."""
+    room = Room.objects.select_related("exercise_set").get(pk=participant.room_id)
+    exercise = rooms.current_exercise(room)
+    fork = fork_for(participant, exercise)
+    progress = Progress.objects.filter(participant=participant, exercise=exercise).first()
+    return {"room": rooms.room_public(room), "participant": participant_summary(participant),
+            "exercise": catalog.student_view(exercise, rooms.hints_shown(room, exercise),
+                                             rooms.solution_shown(room, exercise)),
+            "fork": {"projectId": fork.project_id, "editToken": fork.edit_token,
+                     "project": project_service.project_state(fork.project_id)},
+            "progress": progress_view(progress, for_teacher=False)}
+
+
+def connected(participant_id: int, delta: int) -> None:
+    Participant.objects.filter(pk=participant_id).update(connections=F("connections") + delta)
+
+
+def touch(participant_id: int) -> None:
+    Participant.objects.filter(pk=participant_id).update(last_activity=timezone.now())

@@ -1,0 +1,168 @@
+"""Room lifecycle: open a room for an exercise set, advance it, reveal hints and solutions, share, close.
+
+Every change is written to the database first (a restart or another server process sees it), then the
+caller broadcasts it. Teacher actions need the teacher token returned once by `create_room`.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from django.db import transaction
+from django.utils import timezone
+
+from playground.services import limits, tokens
+from playground.services.errors import ServiceError, not_found
+from playground.workshops.models import ROOM_CLOSED, ROOM_OPEN, Exercise, Room
+from playground.workshops.services import catalog
+
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no look-alikes (I/1, O/0, L)
+CODE_LENGTH = 6
+ANNOUNCEMENT_MAX = 2000
+
+
+def normalise_code(code: str) -> str:
+    return (code or "").strip().upper()
+
+
+def _new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def create_room(set_slug: str, title: str = "") -> tuple[dict, str]:
+    """Open a room on the set's first exercise; returns (room, teacher token shown once)."""
+    if not isinstance(set_slug, str) or not isinstance(title, str):
+        raise ServiceError("invalid_request", "set and title must be strings")
+    exercise_set = catalog.get_set(set_slug)
+    token = tokens.new_token()
+    for _ in range(10):
+        code = _new_code()
+        if not Room.objects.filter(pk=code).exists():
+            break
+    room = Room.objects.create(code=code, exercise_set=exercise_set, title=title[:200] or exercise_set.title,
+                               teacher_token_hash=tokens.hash_token(token))
+    return room_public(room), token
+
+
+def get_room(code: str) -> Room:
+    room = Room.objects.select_related("exercise_set").filter(pk=normalise_code(code)).first()
+    if room is None:
+        raise not_found("room")
+    return room
+
+
+def is_teacher(room: Room, token: str | None) -> bool:
+    return tokens.token_matches(token, room.teacher_token_hash)
+
+
+def teacher_room(code: str, token: str | None, *, open_only: bool = True) -> Room:
+    room = get_room(code)
+    if not is_teacher(room, token):
+        raise ServiceError("forbidden", "the teacher token of this room is required", 403)
+    if open_only and room.state != ROOM_OPEN:
+        raise ServiceError("room_closed", "this room is closed", 409)
+    return room
+
+
+def exercises(room: Room) -> list[Exercise]:
+    return list(room.exercise_set.exercises.all())
+
+
+def current_exercise(room: Room) -> Exercise:
+    items = exercises(room)
+    return items[min(room.position, len(items) - 1)]
+
+
+def hints_shown(room: Room, exercise: Exercise) -> int:
+    return int(room.revealed_hints.get(str(exercise.id), 0))
+
+
+def solution_shown(room: Room, exercise: Exercise) -> bool:
+    return exercise.id in room.revealed_solutions
+
+
+def room_public(room: Room) -> dict:
+    """What anyone with the code may know."""
+    return {"code": room.code, "title": room.title, "set": room.exercise_set.slug,
+            "setTitle": room.exercise_set.title, "state": room.state, "position": room.position,
+            "exerciseCount": room.exercise_set.exercises.count(), "announcement": room.announcement,
+            "presenting": room.presenting, "joinUrl": f"/w/{room.code}", "dashboardUrl": f"/w/{room.code}/teacher",
+            "created": room.created.isoformat()}
+
+
+def _locked(code: str, token: str | None) -> Room:
+    teacher_room(code, token)
+    return Room.objects.select_for_update().select_related("exercise_set").get(pk=normalise_code(code))
+
+
+def advance(code: str, token: str | None, position=None) -> dict:
+    """Move the room to `position` (default: the next exercise); students fork it when they get there."""
+    with transaction.atomic():
+        room = _locked(code, token)
+        count = room.exercise_set.exercises.count()
+        target = room.position + 1 if position is None else position
+        if not isinstance(target, int) or isinstance(target, bool) or not 0 <= target < count:
+            raise ServiceError("invalid_request", f"position must be an exercise index from 0 to {count - 1}")
+        room.position = target
+        room.save(update_fields=["position", "updated"])
+    return room_public(room)
+
+
+def reveal_hint(code: str, token: str | None) -> dict:
+    """Show the next hint of the current exercise: {exercise, index, html}."""
+    with transaction.atomic():
+        room = _locked(code, token)
+        exercise = current_exercise(room)
+        shown = hints_shown(room, exercise)
+        if shown >= len(exercise.hints):
+            raise ServiceError("no_more_hints", "every hint of this exercise is already shown", 409)
+        room.revealed_hints = {**room.revealed_hints, str(exercise.id): shown + 1}
+        room.save(update_fields=["revealed_hints", "updated"])
+    return {"exercise": exercise.id, **catalog.student_view(exercise, shown + 1)["hints"][shown]}
+
+
+def reveal_solution(code: str, token: str | None) -> dict:
+    with transaction.atomic():
+        room = _locked(code, token)
+        exercise = current_exercise(room)
+        if exercise.id not in room.revealed_solutions:
+            room.revealed_solutions = [*room.revealed_solutions, exercise.id]
+            room.save(update_fields=["revealed_solutions", "updated"])
+    return {"exercise": exercise.id, "documents": exercise.solution}
+
+
+def announce(code: str, token: str | None, text) -> dict:
+    if not isinstance(text, str) or len(text) > ANNOUNCEMENT_MAX:
+        raise ServiceError("invalid_request", f"text must be a string of at most {ANNOUNCEMENT_MAX} characters")
+    with transaction.atomic():
+        room = _locked(code, token)
+        room.announcement = text
+        room.save(update_fields=["announcement", "updated"])
+    return {"text": text, "at": timezone.now().isoformat()}
+
+
+def present(code: str, token: str | None, documents, title="") -> dict | None:
+    """Presenter mode: share the teacher's editor (documents) with every student; None stops it."""
+    if documents is not None:
+        if not isinstance(documents, list) or not all(
+                isinstance(d, dict) and isinstance(d.get("text"), str) for d in documents):
+            raise ServiceError("invalid_request", "documents must be a list of {name, text} or null")
+        limits.check_total(limits.text_size(d["text"]) for d in documents)
+        documents = [{"name": str(d.get("name") or f"document-{i + 1}")[:200], "text": d["text"]}
+                     for i, d in enumerate(documents)]
+    presenting = None if documents is None else {"title": str(title or "")[:200], "documents": documents}
+    with transaction.atomic():
+        room = _locked(code, token)
+        room.presenting = presenting
+        room.save(update_fields=["presenting", "updated"])
+    return presenting
+
+
+def close(code: str, token: str | None) -> dict:
+    with transaction.atomic():
+        room = _locked(code, token)
+        room.state = ROOM_CLOSED
+        room.closed_at = timezone.now()
+        room.presenting = None
+        room.save(update_fields=["state", "closed_at", "presenting", "updated"])
+    return room_public(room)

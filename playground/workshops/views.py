@@ -1,0 +1,46 @@
+"""Workshop pages: the set list (open a room), the student page and the teacher's dashboard.
+
+Each page gets `page_data` for `{{ page_data|json_script:"page-data" }}`; tokens never travel in the page
+(the browser keeps them in localStorage), so the pages are the same for everyone with the link.
+"""
+
+from django.http import Http404
+from django.shortcuts import render
+from django.views.decorators.csrf import ensure_csrf_cookie
+from django.views.decorators.http import require_GET
+
+from playground.services.errors import ServiceError
+from playground.workshops.services import catalog, rooms
+
+
+@require_GET
+@ensure_csrf_cookie
+def index(request):
+    sets = catalog.list_sets()
+    return render(request, "workshops/index.html", {"sets": sets, "page_data": {
+        "page": "workshops", "sets": sets, "apiBase": "/api/v1/workshops/"}})
+
+
+def _room(code):
+    try:
+        return rooms.room_public(rooms.get_room(code))
+    except ServiceError as exc:
+        raise Http404(exc.message)
+
+
+@require_GET
+@ensure_csrf_cookie
+def student(request, code):
+    room = _room(code)
+    return render(request, "workshops/student.html", {"room": room, "page_data": {
+        "page": "workshop-student", "code": room["code"], "room": room, "apiBase": "/api/v1/workshops/",
+        "wsPath": f"/ws/rooms/{room['code']}/student/"}})
+
+
+@require_GET
+@ensure_csrf_cookie
+def teacher(request, code):
+    room = _room(code)
+    return render(request, "workshops/teacher.html", {"room": room, "page_data": {
+        "page": "workshop-teacher", "code": room["code"], "room": room, "apiBase": "/api/v1/workshops/",
+        "wsPath": f"/ws/rooms/{room['code']}/teacher/"}})

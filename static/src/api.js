@@ -1,0 +1,54 @@
+// JSON over fetch with the CSRF cookie and the project's edit token; errors come back in the API's one shape.
+
+function cookie(name) {
+  for (const part of document.cookie.split(";")) {
+    const [key, ...rest] = part.trim().split("=");
+    if (key === name) return decodeURIComponent(rest.join("="));
+  }
+  return "";
+}
+
+export class ApiError extends Error {
+  constructor(status, error) {
+    super(error?.message || `HTTP ${status}`);
+    this.status = status;
+    this.error = error || { code: `http_${status}`, message: `HTTP ${status}` };
+  }
+}
+
+/** Call the API. Resolves with the parsed body; rejects with ApiError carrying {code, message, line, column}. */
+export async function api(method, url, body, { token } = {}) {
+  const headers = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (method !== "GET") headers["X-CSRFToken"] = cookie("csrftoken");
+  if (token) headers["X-Edit-Token"] = token;
+  let response;
+  try {
+    response = await fetch(url, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: "same-origin",
+    });
+  } catch (failure) {
+    throw new ApiError(0, { code: "network", message: `Network error: ${failure.message}` });
+  }
+  let data = null;
+  const text = await response.text();
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = null;
+    }
+  }
+  if (!response.ok) throw new ApiError(response.status, data?.error);
+  return data;
+}
+
+/** Describe an API error for a status line: "code (line 3, column 5): message". */
+export function describeError(error) {
+  if (!error) return "";
+  const where = error.line != null ? ` (line ${error.line}, column ${error.column ?? "?"})` : "";
+  return `${error.code || "error"}${where}: ${error.message || ""}`;
+}

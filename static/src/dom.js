@@ -1,0 +1,125 @@
+// DOM building without HTML parsing: every string becomes a text node, never markup.
+// This is the one place the page creates elements; nothing here accepts HTML.
+
+/** Create an element: h("div", {class: "x", dataset: {id: 1}, onclick: fn}, "text", child, [more]). */
+export function h(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name === "class") element.className = value;
+    else if (name === "dataset") Object.assign(element.dataset, value);
+    else if (name.startsWith("on") && typeof value === "function") element.addEventListener(name.slice(2), value);
+    else if (name === "value") element.value = value;
+    else if (name === "checked" || name === "disabled" || name === "readOnly") element[name] = Boolean(value);
+    else element.setAttribute(name, value === true ? "" : String(value));
+  }
+  append(element, children);
+  return element;
+}
+
+function append(element, children) {
+  for (const child of children) {
+    if (child === undefined || child === null || child === false) continue;
+    if (Array.isArray(child)) append(element, child);
+    else if (child instanceof Node) element.appendChild(child);
+    else element.appendChild(document.createTextNode(String(child)));
+  }
+}
+
+/** Replace all children of `element` with `children` (text or nodes). */
+export function replaceChildren(element, ...children) {
+  element.replaceChildren();
+  append(element, children);
+  return element;
+}
+
+/** Pretty JSON text for display (always through textContent). */
+export function jsonText(value) {
+  if (value === undefined) return "";
+  try {
+    return JSON.stringify(value, null, 2);
+  } catch {
+    return String(value);
+  }
+}
+
+/** A compact one-line rendering of a CEL/JSON value for tables. */
+export function compactValue(value) {
+  if (value === undefined) return "";
+  if (typeof value === "string") return JSON.stringify(value);
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? String(value) : text;
+  } catch {
+    return String(value);
+  }
+}
+
+/** Copy text to the clipboard; falls back to a hidden textarea where the async API is refused. */
+export async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    const area = h("textarea", { class: "offscreen", readonly: true }, text);
+    document.body.appendChild(area);
+    area.select();
+    let ok = false;
+    try {
+      ok = document.execCommand("copy");
+    } catch {
+      ok = false;
+    }
+    area.remove();
+    return ok;
+  }
+}
+
+/** A "Copy" button that copies what `getText()` returns and says so for a moment. */
+export function copyButton(getText, label = "Copy") {
+  const button = h("button", { type: "button", class: "btn btn-small copy-button", title: "Copy to clipboard" }, label);
+  button.addEventListener("click", async () => {
+    const ok = await copyText(getText());
+    button.textContent = ok ? "Copied" : "Copy failed";
+    setTimeout(() => (button.textContent = label), 1200);
+  });
+  return button;
+}
+
+/** A <pre> block of JSON with a copy button and a heading, inside a <details>. */
+export function jsonBlock(title, value, { open = false, testid } = {}) {
+  const text = jsonText(value);
+  return h(
+    "details",
+    { class: "json-block", open, dataset: testid ? { testid } : undefined },
+    h("summary", {}, title, " ", copyButton(() => text)),
+    h("pre", { class: "code" }, text),
+  );
+}
+
+/** Debounce: run `fn` once `ms` after the last call. `.flush()` runs it now, `.cancel()` drops it. */
+export function debounce(fn, ms) {
+  let timer = null;
+  let lastArgs = [];
+  const debounced = (...args) => {
+    lastArgs = args;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = null;
+      fn(...lastArgs);
+    }, ms);
+  };
+  debounced.flush = () => {
+    if (timer !== null) {
+      clearTimeout(timer);
+      timer = null;
+      fn(...lastArgs);
+    }
+  };
+  debounced.cancel = () => {
+    clearTimeout(timer);
+    timer = null;
+  };
+  debounced.pending = () => timer !== null;
+  return debounced;
+}

@@ -1,0 +1,114 @@
+// The right column: evaluation status, configuration errors, one card per sample request (in the
+// workspace's order), streamed in as results arrive; cards of an older version are dimmed, not removed.
+
+import { h, replaceChildren, jsonBlock } from "./dom.js";
+import { requestCard, documentErrorsView } from "./results.js";
+
+export class ResultsPane {
+  constructor(root) {
+    this.status = h("p", { class: "eval-status", "aria-live": "polite", dataset: { testid: "eval-status" } }, "Waiting for results…");
+    this.general = h("div", { class: "general-errors" });
+    this.typecheckBox = h("div", { class: "typecheck-box" });
+    this.cards = h("div", { class: "result-cards" });
+    this.version = -1;
+    this.entries = new Map();
+    replaceChildren(root, this.status, this.general, this.typecheckBox, this.cards);
+  }
+
+  evaluating(version) {
+    if (version != null && version < this.version) return;
+    this.version = version ?? this.version;
+    this.status.textContent = version != null ? `Evaluating version ${version}…` : "Evaluating…";
+    this.status.dataset.state = "evaluating";
+    for (const card of this.cards.children) card.classList.add("stale");
+  }
+
+  /** documentErrors message: per-document errors, errors with no document, typecheck output. */
+  documentErrors({ version, documents, errors, typecheck }) {
+    if (version != null && version < this.version) return;
+    const parts = [documentErrorsView(documents)];
+    if ((errors || []).length) {
+      parts.push(h("section", { class: "config-errors" }, h("h3", {}, "Other problems"),
+        h("ul", { class: "error-list" }, errors.map((e) => h("li", { class: `sev-${e.severity || "error"}` },
+          `${e.severity || "error"}: ${e.message}`)))));
+    }
+    replaceChildren(this.general, parts.filter(Boolean));
+    if (typecheck !== undefined) this.typecheck(version, typecheck);
+  }
+
+  /** The type checker's report {policyName: report} (sent after `done`: it is slower than evaluating). */
+  typecheck(version, typecheck) {
+    if (version != null && version < this.version) return;
+    replaceChildren(this.typecheckBox, typecheck && Object.keys(typecheck).length ? typecheckView(typecheck) : null);
+  }
+
+  /** One request's entry {id, name, result, expected, verdict, verdictMessage}. */
+  result(version, entry, order) {
+    if (version != null && version < this.version) return;
+    const key = String(entry.id ?? entry.name);
+    this.entries.set(key, entry);
+    const card = requestCard(entry);
+    const old = [...this.cards.children].find((c) => c.dataset.requestId === key);
+    if (old) old.replaceWith(card);
+    else this.cards.appendChild(card);
+    this.sort(order);
+  }
+
+  done(version, ms, order) {
+    if (version != null && version < this.version) return;
+    const keep = new Set(order.map((r) => String(r.id)));
+    for (const card of [...this.cards.children]) if (!keep.has(card.dataset.requestId)) card.remove();
+    const failures = [...this.entries.values()].filter((e) => keep.has(String(e.id)) && e.verdict === "fail").length;
+    const passes = [...this.entries.values()].filter((e) => keep.has(String(e.id)) && e.verdict === "pass").length;
+    const tests = passes + failures ? ` · tests: ${passes} passed, ${failures} failed` : "";
+    this.status.textContent = `${version != null ? `Version ${version} evaluated` : "Evaluated"}${ms != null ? ` in ${ms} ms (server)` : ""}${tests}`;
+    this.status.dataset.state = failures ? "failed" : "done";
+    if (!order.length) replaceChildren(this.cards, h("p", { class: "muted" }, "Add a sample request to see a decision."));
+  }
+
+  /** A whole EvaluationResult (REST): documents, requests. */
+  showAll(evaluation, order) {
+    const version = evaluation.version ?? null;
+    this.version = -1;
+    this.evaluating(version);
+    this.documentErrors({ version, documents: evaluation.documents, errors: evaluation.errors, typecheck: evaluation.typecheck });
+    replaceChildren(this.cards);
+    (evaluation.requests || []).forEach((entry, index) => {
+      this.result(version, { ...entry, id: entry.id ?? order[index]?.id ?? index }, order);
+    });
+    this.done(version, evaluation.ms ?? null, order);
+  }
+
+  error(text) {
+    this.status.textContent = text;
+    this.status.dataset.state = "error";
+  }
+
+  sort(order) {
+    const rank = new Map(order.map((r, index) => [String(r.id), index]));
+    const cards = [...this.cards.children].sort((a, b) =>
+      (rank.get(a.dataset.requestId) ?? 1e9) - (rank.get(b.dataset.requestId) ?? 1e9));
+    for (const card of cards) this.cards.appendChild(card);
+  }
+}
+
+function typecheckView(typecheck) {
+  const items = [];
+  for (const [policy, report] of Object.entries(typecheck)) {
+    if (report?.error) items.push(h("li", { class: "sev-error" }, `${policy}: ${report.error}`));
+    const diagnostics = report?.diagnostics
+      || (report?.status?.typeChecking?.expressionWarnings || []).map((w) => ({ fieldRef: w.fieldRef, message: w.warning, severity: "warning" }));
+    for (const d of diagnostics || []) {
+      const where = d.line ? ` (${d.line}:${d.column ?? "?"})` : "";
+      items.push(h("li", { class: `sev-${d.severity || "warning"}` }, `${policy} ${d.fieldRef || ""}${where}: ${d.message}`));
+    }
+  }
+  if (!items.length) {
+    const count = Object.keys(typecheck).length;
+    return h("details", { class: "typecheck-clean muted", dataset: { testid: "typecheck" } },
+      h("summary", {}, `Type check: no type errors in ${count} polic${count === 1 ? "y" : "ies"}`),
+      jsonBlock("Type check report", typecheck));
+  }
+  return h("section", { class: "typecheck", dataset: { testid: "typecheck" } }, h("h3", {}, "Type check"),
+    h("ul", { class: "error-list" }, items), jsonBlock("Type check report", typecheck));
+}

@@ -1,0 +1,188 @@
+// One sample request's result card: decision, expected-vs-actual badge, kubectl text, warnings, the
+// (policy, binding, param) table with skip reasons, traces, mutation diffs, Kyverno rules, JSON outputs.
+// Everything is built with createElement/textContent (dom.js): engine output may echo user text.
+
+import { h, jsonBlock, jsonText, copyButton } from "./dom.js";
+import { traceView } from "./trace.js";
+import { diffView } from "./diff.js";
+
+function decision(result) {
+  if (!result) return { label: "No result", kind: "none" };
+  if (result.exempt) return { label: "Exempt", kind: "none" };
+  if (result.allowed === false) return { label: "Denied", kind: "denied" };
+  if ((result.warnings || []).length) return { label: "Allowed with warnings", kind: "warned" };
+  return { label: "Allowed", kind: "allowed" };
+}
+
+export function badge(text, kind, extra = {}) {
+  return h("span", { class: `badge badge-${kind}`, ...extra }, text);
+}
+
+function verdictBadge(entry) {
+  const verdict = entry.verdict || "none";
+  if (verdict === "none") return badge("no expectation", "none", { dataset: { verdict } });
+  return badge(verdict === "pass" ? "PASS" : "FAIL", verdict, { dataset: { verdict }, title: entry.verdictMessage || "" });
+}
+
+function expectedText(expected) {
+  if (!expected) return "";
+  const parts = [];
+  if (expected.outcome) parts.push(expected.outcome);
+  else if (expected.allowed !== undefined && expected.allowed !== null) parts.push(expected.allowed ? "allowed" : "denied");
+  if (expected.messageContains) parts.push(`message contains “${expected.messageContains}”`);
+  return parts.length ? `expected: ${parts.join(", ")}` : "";
+}
+
+function section(title, body, { open = false, testid } = {}) {
+  return h("details", { class: "result-section", open, dataset: testid ? { testid } : undefined },
+    h("summary", {}, title), body);
+}
+
+function tupleTable(policies) {
+  const rows = policies.map((p) => {
+    const details = [];
+    if (p.skipReason) details.push(h("div", { class: "muted" }, `skipped: ${p.skipReason}`));
+    if (p.error) details.push(h("div", { class: "error-text" }, `${p.ignored ? "ignored error" : "error"}: ${p.error}`));
+    for (const d of p.decisions || []) {
+      if (d.evaluation !== "admit" || d.message) {
+        details.push(h("div", {}, `#${d.index} ${d.evaluation}${d.action && d.action !== d.evaluation ? ` → ${d.action}` : ""}`,
+          d.message ? `: ${d.message}` : ""));
+      }
+    }
+    for (const m of p.mutations || []) {
+      details.push(h("div", { class: m.error ? "error-text" : "" },
+        `mutation #${m.index} ${m.patchType}${m.changed ? " changed the object" : " no change"}${m.error ? `: ${m.error}` : ""}`));
+    }
+    const actions = p.validationActions ? p.validationActions.join(", ") : p.reinvocationPolicy ? `reinvocation ${p.reinvocationPolicy}` : "";
+    return h("tr", { dataset: { outcome: p.outcome || "" } },
+      h("td", {}, shortKind(p.kind)),
+      h("td", {}, p.policy ?? ""),
+      h("td", {}, p.binding ?? "—"),
+      h("td", {}, p.param ?? "—"),
+      h("td", {}, badge(p.outcome || "?", outcomeKind(p.outcome))),
+      h("td", { class: "muted" }, [p.failurePolicy, actions].filter(Boolean).join(" · ")),
+      h("td", {}, details));
+  });
+  return h("table", { class: "tuples", dataset: { testid: "tuples" } },
+    h("thead", {}, h("tr", {}, ["kind", "policy", "binding", "param", "outcome", "config", "why"].map((c) => h("th", {}, c)))),
+    h("tbody", {}, rows));
+}
+
+function shortKind(kind) {
+  return { MutatingAdmissionPolicy: "MAP", ValidatingAdmissionPolicy: "VAP" }[kind || "ValidatingAdmissionPolicy"] || kind;
+}
+
+function outcomeKind(outcome) {
+  return { admitted: "allowed", denied: "denied", warned: "warned", audited: "warned", skipped: "none",
+    error: "denied", mutated: "mutated", pass: "allowed", fail: "denied", skip: "none", warn: "warned" }[outcome] || "none";
+}
+
+function traces(policies) {
+  const traced = policies.filter((p) => p.trace);
+  if (!traced.length) return null;
+  return section(`Expression trace (${traced.length})`, h("div", {}, traced.map((p) =>
+    h("details", { class: "trace-tuple" },
+      h("summary", {}, `${shortKind(p.kind)} ${p.policy}${p.binding ? ` / ${p.binding}` : ""}${p.param ? ` / ${p.param}` : ""}`),
+      traceView(p.trace)))), { testid: "trace" });
+}
+
+function mutationView(result) {
+  const mutation = result.mutation;
+  if (!mutation || !(mutation.mutations || []).length) return null;
+  const original = result.request?.object ?? null;
+  let previous = original;
+  const steps = mutation.mutations.map((m) => {
+    const before = previous;
+    if (m.object) previous = m.object;
+    return h("details", { class: "mutation-step" },
+      h("summary", {}, `${m.policy} / ${m.binding ?? "—"}${m.param ? ` / ${m.param}` : ""} · mutation #${m.index} ` +
+        `(${m.patchType}, pass ${m.pass ?? 1})${m.error ? ` · error: ${m.error}` : m.changed ? "" : " · no change"}`),
+      m.object ? diffView(before, m.object) : h("p", { class: "muted" }, "No object produced."));
+  });
+  const notes = [...(mutation.errors || []), ...(mutation.notes || [])].map((n) =>
+    h("li", {}, typeof n === "string" ? n : n.message || jsonText(n)));
+  return section("Mutations", h("div", {},
+    h("h5", {}, "Whole chain"),
+    diffView(original, mutation.patchedObject ?? result.patchedObject ?? original),
+    h("h5", {}, "Each mutation"), steps,
+    notes.length ? h("ul", { class: "notes" }, notes) : null,
+    mutation.reinvoked?.length ? h("p", { class: "muted" }, `Reinvoked: ${mutation.reinvoked.map((r) => typeof r === "string" ? r : jsonText(r)).join(", ")}`) : null,
+    jsonBlock("JSON patch (the webhook response's patch)", mutation.patch ?? [])), { open: true, testid: "mutation" });
+}
+
+function kyvernoView(kyverno) {
+  if (!Array.isArray(kyverno) || !kyverno.length) return null;
+  const rows = [];
+  for (const policy of kyverno) {
+    for (const rule of policy.rules || []) {
+      rows.push(h("tr", {},
+        h("td", {}, `${policy.namespace ? `${policy.namespace}/` : ""}${policy.policy}`),
+        h("td", {}, rule.rule ?? ""),
+        h("td", {}, badge(rule.result || "?", outcomeKind(rule.result))),
+        h("td", {}, rule.action ?? ""),
+        h("td", {}, rule.message ?? "")));
+    }
+    for (const rule of policy.notApplicable || []) {
+      rows.push(h("tr", { class: "muted" }, h("td", {}, policy.policy), h("td", {}, typeof rule === "string" ? rule : rule.rule ?? jsonText(rule)),
+        h("td", {}, badge("not applicable", "none")), h("td", {}, ""), h("td", {}, typeof rule === "object" && rule.reason ? rule.reason : "")));
+    }
+  }
+  return section("Kyverno rules", h("table", { class: "tuples" },
+    h("thead", {}, h("tr", {}, ["policy", "rule", "result", "action", "message"].map((c) => h("th", {}, c)))),
+    h("tbody", {}, rows)), { open: true, testid: "kyverno" });
+}
+
+function errorList(errors) {
+  if (!errors?.length) return null;
+  return h("ul", { class: "error-list" }, errors.map((e) => {
+    const where = [e.kind, e.name, e.path].filter(Boolean).join(" ")
+      + (e.line ? ` (line ${e.line}${e.column ? `:${e.column}` : ""})` : "");
+    return h("li", { class: `sev-${e.severity || "error"}` },
+      `${e.severity || "error"}: ${where ? `${where} — ` : ""}${e.message}`);
+  }));
+}
+
+/** The card for one request entry {id, name, result, expected, verdict, verdictMessage}. */
+export function requestCard(entry, { stale = false } = {}) {
+  const result = entry.result || {};
+  const d = decision(entry.result);
+  const kubectlText = result.kubectl?.text || "";
+  const card = h("article", { class: `result-card${stale ? " stale" : ""}`, dataset: { requestId: String(entry.id ?? ""), decision: d.kind } },
+    h("header", { class: "result-head" },
+      h("h4", {}, entry.name || "request"),
+      badge(d.label, d.kind, { dataset: { testid: "decision" } }),
+      verdictBadge(entry),
+      h("span", { class: "muted expected" }, expectedText(entry.expected)),
+    ),
+    entry.verdict === "fail" && entry.verdictMessage ? h("p", { class: "error-text verdict-message" }, entry.verdictMessage) : null,
+    result.exempt ? h("p", { class: "muted" }, `Exempt: ${result.exempt}`) : null,
+    kubectlText ? h("div", { class: "kubectl" }, h("div", { class: "kubectl-head" }, "$ kubectl apply -f request.yaml",
+      copyButton(() => kubectlText)), h("pre", { class: "code kubectl-text", dataset: { testid: "kubectl" } }, kubectlText)) : null,
+    (result.warnings || []).length ? h("ul", { class: "warnings" }, result.warnings.map((w) => h("li", {}, `Warning: ${w}`))) : null,
+    errorList((result.errors || []).filter((e) => !/^<text \d+>$/.test(e.source || ""))), // documents' own: shown above
+    (result.policies || []).length ? section(`Policies (${summaryText(result.summary)})`, tupleTable(result.policies), { open: true })
+      : (result.kyverno || []).length ? null : h("p", { class: "muted" }, "No admission policy took part."),
+    traces(result.policies || []),
+    mutationView(result),
+    kyvernoView(result.kyverno),
+    Object.keys(result.auditAnnotations || {}).length ? jsonBlock("Audit annotations", result.auditAnnotations) : null,
+    result.response ? jsonBlock("AdmissionReview response", result.response, { testid: "review" }) : null,
+    result.auditEvent ? jsonBlock("Audit event", result.auditEvent, { testid: "audit" }) : null,
+    jsonBlock("Full result JSON", result),
+  );
+  return card;
+}
+
+function summaryText(summary) {
+  if (!summary) return "";
+  return Object.entries(summary).filter(([, n]) => n).map(([k, n]) => `${n} ${k}`).join(", ") || "none";
+}
+
+/** The configuration errors of the documents: [{id, name, errors}] → a list, or null when clean. */
+export function documentErrorsView(documents) {
+  const withErrors = (documents || []).filter((d) => (d.errors || []).length);
+  if (!withErrors.length) return null;
+  return h("section", { class: "config-errors", dataset: { testid: "config-errors" } },
+    h("h3", {}, "Configuration errors"),
+    withErrors.map((d) => h("div", {}, h("h4", {}, d.name || `document ${d.id}`), errorList(d.errors))));
+}

@@ -1,0 +1,122 @@
+// The student's page: join with a display name, edit the private fork, see checks pass live, submit.
+import { api, debounce, documentsView, el, pageData, roomSocket, setSanitisedHtml } from "./common.js";
+
+const data = pageData();
+const tokenKey = `workshop:student:${data.code}`;
+const $ = (id) => document.getElementById(id);
+let socket = null;
+let clientSeq = 0;
+let exerciseId = null;
+
+function showChecks(checks, progress) {
+  $("checks").replaceChildren(...(checks || []).map((check) => el("li", {
+    class: `ws-check ${check.verdict}`, dataset: { check: check.name, verdict: check.verdict },
+  }, el("span", { class: "ws-verdict" }, check.verdict === "pass" ? "✓" : check.verdict === "fail" ? "✗" : "·"),
+  " ", check.hidden ? "(hidden) " : "", check.name, check.message ? el("small", {}, ` — ${check.message}`) : null)));
+  if (progress) {
+    $("progress").textContent = `${progress.passed} / ${progress.total}`;
+    $("progress").dataset.complete = String(progress.complete);
+  }
+}
+
+function showErrors(evaluation) {
+  const lines = [];
+  for (const doc of evaluation.documents || []) {
+    for (const error of doc.errors || []) lines.push(`${doc.name}${error.line ? `:${error.line}` : ""}: ${error.message}`);
+  }
+  for (const error of evaluation.errors || []) lines.push(error.message);
+  $("doc-errors").replaceChildren(...lines.map((line) => el("p", { class: "ws-error" }, line)));
+}
+
+function showExercise(state) {
+  exerciseId = state.exercise.id;
+  $("exercise-title").textContent = state.exercise.title;
+  setSanitisedHtml($("task"), state.exercise.taskHtml);
+  $("hints").replaceChildren();
+  for (const hint of state.exercise.hints) addHint(hint);
+  showSolution(state.exercise.solution);
+  $("hidden-note").textContent = state.exercise.hiddenChecks ? `${state.exercise.hiddenChecks} hidden check(s) count after you submit` : "";
+  const editors = state.fork.project.documents.map((doc) => {
+    const area = el("textarea", { class: "ws-editor", spellcheck: "false", rows: Math.min(30, doc.text.split("\n").length + 2), dataset: { docId: doc.id, docName: doc.name } });
+    area.value = doc.text;
+    area.addEventListener("input", debounce(() => {
+      clientSeq += 1;
+      socket.send({ type: "edit", target: "document", id: doc.id, text: area.value, clientSeq });
+    }, 250));
+    return el("label", { class: "ws-editor-box" }, el("span", {}, doc.name), area);
+  });
+  $("documents").replaceChildren(...editors);
+  showChecks([], state.progress);
+  showAnnouncement(state.room.announcement);
+  showPresenting(state.room.presenting);
+  $("closed-banner").hidden = state.room.state !== "closed";
+  $("student").hidden = false;
+}
+
+function addHint(hint) {
+  const box = el("div", { class: "ws-hint", dataset: { hint: hint.index } }, el("strong", {}, `Hint ${hint.index + 1}`));
+  const body = el("div", { class: "ws-markdown" });
+  setSanitisedHtml(body, hint.html);
+  box.append(body);
+  $("hints").append(box);
+}
+
+function showSolution(documents) {
+  $("solution").hidden = !documents;
+  $("solution-docs").replaceChildren(...documentsView(documents));
+}
+
+function showAnnouncement(text) {
+  $("announcement").hidden = !text;
+  $("announcement").textContent = text || "";
+}
+
+function showPresenting(presenting) {
+  $("presenting").hidden = !presenting;
+  $("presenting-docs").replaceChildren(...documentsView(presenting?.documents));
+}
+
+function onMessage(message) {
+  switch (message.type) {
+    case "welcome":
+    case "exercise": showExercise(message); break;
+    case "evaluation":
+      if (message.exercise === exerciseId) { showChecks(message.checks, message.progress); showErrors(message); }
+      break;
+    case "hint": if (message.exercise === exerciseId && !document.querySelector(`[data-hint="${message.index}"]`)) addHint(message); break;
+    case "solution": if (message.exercise === exerciseId) showSolution(message.documents); break;
+    case "announcement": showAnnouncement(message.text); break;
+    case "presenting": showPresenting(message.presenting); break;
+    case "closed": $("closed-banner").hidden = false; break;
+    case "error": $("doc-errors").replaceChildren(el("p", { class: "ws-error" }, message.error.message)); break;
+    default: break;
+  }
+}
+
+function showJoin() {
+  $("join-form").hidden = false;
+  $("student").hidden = true;
+  $("ws-state").textContent = "not joined";
+}
+
+function start(token) {
+  $("join-form").hidden = true;
+  // A token the room does not know (another room, a reset database): forget it and join again.
+  socket = roomSocket(data.wsPath, token, onMessage, $("ws-state"), () => { localStorage.removeItem(tokenKey); showJoin(); });
+}
+
+$("submit").addEventListener("click", () => socket?.send({ type: "submit" }));
+$("join-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  try {
+    const joined = await api("POST", `${data.apiBase}rooms/${data.code}/join`, { displayName: $("display-name").value });
+    localStorage.setItem(tokenKey, joined.token);
+    start(joined.token);
+  } catch (error) {
+    $("join-error").textContent = error.message;
+  }
+});
+
+const saved = localStorage.getItem(tokenKey);
+if (saved) start(saved);
+else showJoin();

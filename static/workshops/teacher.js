@@ -1,0 +1,119 @@
+// The teacher's dashboard: live progress per student and exercise, watch a student, share, advance, close.
+import { debounce, documentsView, el, pageData, roomSocket, setSanitisedHtml } from "./common.js";
+
+const data = pageData();
+const $ = (id) => document.getElementById(id);
+const tokenKey = `workshop:teacher:${data.code}`;
+const fromHash = new URLSearchParams(location.hash.slice(1)).get("token");
+if (fromHash) { localStorage.setItem(tokenKey, fromHash); history.replaceState(null, "", location.pathname); }
+const token = localStorage.getItem(tokenKey);
+let exercises = [];
+let room = null;
+let watching = null;
+let presenting = false;
+
+function cellText(progress) { return progress ? `${progress.passed}/${progress.total}` : "–"; }
+
+function paintCell(cell, progress) {
+  cell.textContent = cellText(progress);
+  cell.classList.toggle("pass", Boolean(progress?.complete));
+  cell.classList.toggle("partial", Boolean(progress && !progress.complete && progress.passed > 0));
+  cell.dataset.complete = String(Boolean(progress?.complete));
+  if (progress?.submitted) cell.append(el("small", { class: "ws-submitted" }, " ✔ submitted"));
+}
+
+function row(participant) {
+  const cells = exercises.map((exercise) => {
+    const cell = el("td", { class: "ws-cell", dataset: { exercise: exercise.id } });
+    paintCell(cell, participant.progress?.[String(exercise.id)]);
+    return cell;
+  });
+  return el("tr", { dataset: { participant: participant.id }, class: participant.online ? "online" : "offline" },
+    el("th", {}, el("button", { type: "button", class: "btn btn-quiet watch", onclick: () => watch(participant.id) }, participant.name)),
+    el("td", { class: "ws-last" }, participant.lastActivity ? new Date(participant.lastActivity).toLocaleTimeString() : "–"),
+    ...cells);
+}
+
+function render(dashboard) {
+  room = dashboard.room;
+  exercises = dashboard.exercises;
+  $("join-link").textContent = `${location.origin}${room.joinUrl}`;
+  const current = exercises[room.position];
+  $("current-exercise").textContent = `${room.position + 1} / ${exercises.length}: ${current.title}`;
+  $("room-state").textContent = room.state === "closed" ? "closed" : "";
+  $("progress-head").replaceChildren(el("th", {}, "Student"), el("th", {}, "Last activity"),
+    ...exercises.map((e) => el("th", { class: e.position === room.position ? "current" : "" }, String(e.position + 1))));
+  $("progress-body").replaceChildren(...dashboard.participants.map(row));
+  const reference = $("reference");
+  const task = el("div", { class: "ws-markdown" });
+  setSanitisedHtml(task, current.taskHtml);
+  reference.replaceChildren(task, el("h4", {}, "Checks"),
+    el("ul", {}, current.checks.map((c) => el("li", {}, `${c.hidden ? "(hidden) " : ""}${c.name}: ${JSON.stringify(c.expected)}`))),
+    el("h4", {}, `Hints shown: ${current.hintsShown} / ${current.hints.length}`), el("h4", {}, "Solution"), ...documentsView(current.solution));
+  if (!$("presenter-text").value) $("presenter-text").value = current.solution.map((d) => d.text).join("---\n");
+  $("export").href = `${data.apiBase}rooms/${data.code}/results.csv?token=${encodeURIComponent(token)}`;
+  $("teacher").hidden = false;
+}
+
+function onProgress(message) {
+  const line = document.querySelector(`tr[data-participant="${message.participant}"]`);
+  if (!line) { socket.send({ type: "hello" }); return; }  // someone new: fetch the whole picture
+  const cell = line.querySelector(`td[data-exercise="${message.exercise}"]`);
+  if (cell) paintCell(cell, message);
+  line.querySelector(".ws-last").textContent = new Date(message.lastActivity).toLocaleTimeString();
+}
+
+function onParticipant(message) {
+  const line = document.querySelector(`tr[data-participant="${message.id}"]`);
+  if (!line) { socket.send({ type: "hello" }); return; }
+  line.className = message.online ? "online" : "offline";
+}
+
+function watch(participantId) { socket.send({ type: "watch", participant: participantId }); }
+
+function showWatch(message) {
+  watching = message.participant.id;
+  $("watch-name").textContent = message.participant.name;
+  $("watch-docs").replaceChildren(...message.project.documents.map((doc) =>
+    el("figure", { class: "ws-doc" }, el("figcaption", {}, doc.name), el("pre", { dataset: { docId: doc.id } }, doc.text))));
+  $("watch").hidden = false;
+}
+
+function onMessage(message) {
+  switch (message.type) {
+    case "dashboard": render(message); break;
+    case "progress": onProgress(message); break;
+    case "participant": onParticipant(message); break;
+    case "watching": showWatch(message); break;
+    case "studentEdited": {
+      if (message.participant !== watching) break;
+      const pre = document.querySelector(`#watch-docs pre[data-doc-id="${message.id}"]`);
+      if (pre) pre.textContent = message.text;
+      break;
+    }
+    case "closed": $("room-state").textContent = "closed"; break;
+    case "error": $("room-state").textContent = message.error.message; break;
+    default: break;
+  }
+}
+
+const socket = token ? roomSocket(data.wsPath, token, onMessage, $("ws-state")) : null;
+if (!socket) { $("no-token").hidden = false; $("ws-state").textContent = "no teacher token"; }
+
+function presenterDocuments() {
+  return $("presenter-text").value.split(/^---\s*$/m).map((text, i) => ({ name: `teacher ${i + 1}`, text: text.replace(/^\n/, "") }));
+}
+$("advance").addEventListener("click", () => socket.send({ type: "advance" }));
+$("reveal-hint").addEventListener("click", () => socket.send({ type: "revealHint" }));
+$("reveal-solution").addEventListener("click", () => socket.send({ type: "revealSolution" }));
+$("close-room").addEventListener("click", () => { if (confirm("Close the room for everyone?")) socket.send({ type: "close" }); });
+$("unwatch").addEventListener("click", () => { socket.send({ type: "unwatch" }); watching = null; $("watch").hidden = true; });
+$("announce-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  socket.send({ type: "announce", text: $("announce-text").value });
+});
+$("present").addEventListener("click", () => { presenting = true; socket.send({ type: "present", documents: presenterDocuments() }); });
+$("stop-present").addEventListener("click", () => { presenting = false; socket.send({ type: "present", documents: null }); });
+$("presenter-text").addEventListener("input", debounce(() => {
+  if (presenting) socket.send({ type: "present", documents: presenterDocuments() });
+}, 300));
