@@ -2,16 +2,19 @@
 
 Starts two daphne processes on 127.0.0.1 (REDIS_URL set, so rooms span both; a fresh PostgreSQL database
 they share, dropped afterwards), opens a room on the shipped `admission-basics` set, joins the students
-through the REST API (alternating between the servers), connects the teacher to the first server, and lets
-every student edit their policy every 2 s for 60 s (--quick: 10 s), alternating a fixing and a breaking
-edit, each text new (no cache hits). Measures:
+through the REST API (alternating between the servers), connects the teacher to the first server, warms up
+(one untimed edit each: the servers start their evaluation workers with the first student), then lets every
+student edit their policy every 2 s for 60 s (--quick: 10 s), alternating a fixing and a breaking edit, each
+text new (no cache hits). Measures:
 
 - evaluation result: a student's edit sent → that student's `evaluation` of the edit's version;
 - dashboard update: the same edit sent → the teacher's `progress` of that participant and version
   (often across processes through Redis).
 Targets (issue 8): 0 errors, dashboard update p95 <= 300 ms, evaluation result p95 <= 150 ms.
+`--runaway N` makes N students type an expression that exhausts the CEL cost budget on every edit; the
+targets then apply to the other students. Bounded: every wait has a timeout, the whole run seconds + 120 s.
 
-    .venv/bin/python bench/workshop_bench.py [--quick] [--students 60] [--seconds 60] [--json]
+    .venv/bin/python bench/workshop_bench.py [--quick] [--students 60] [--seconds 60] [--runaway N] [--json]
       [--redis redis://127.0.0.1:6379/0] [--postgres postgres://postgres@127.0.0.1:5432/postgres]
 """
 from __future__ import annotations

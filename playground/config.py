@@ -49,7 +49,8 @@ def channel_layers_config(env: Mapping[str, str]) -> dict:
         return {
             "default": {
                 "BACKEND": "channels_redis.core.RedisChannelLayer",
-                "CONFIG": {"hosts": [redis_url]},
+                # A teacher's dashboard channel takes ~30 messages a second in a full room: room for bursts.
+                "CONFIG": {"hosts": [redis_url], "capacity": 1000, "expiry": 60},
             }
         }
     return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}

@@ -154,7 +154,8 @@ class TeacherConsumer(_RoomConsumer):
 
 
 class StudentConsumer(_RoomConsumer):
-    handlers = {"hello": "on_hello", "edit": "on_edit", "evaluate": "on_evaluate", "submit": "on_submit"}
+    handlers = {"hello": "on_hello", "edit": "on_edit", "evaluate": "on_evaluate", "submit": "on_submit",
+                "ping": "on_ping"}
 
     async def connect(self):
         self.closed = False
@@ -228,6 +229,11 @@ class StudentConsumer(_RoomConsumer):
 
     async def on_evaluate(self, message):
         self.evaluate_soon()
+
+    async def on_ping(self, message):
+        """A sign of life from an idle page (every 30 s): keeps the student "online" on the dashboard."""
+        await db(participants.seen)(self.participant_id)
+        await self.send_json({"type": "pong"})
 
     async def on_submit(self, message):
         self.evaluate_soon(submit=True)

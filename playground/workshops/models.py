@@ -67,6 +67,7 @@ class Participant(models.Model):
     display_name = models.CharField(max_length=80)
     token_hash = models.CharField(max_length=128, unique=True)
     connections = models.IntegerField(default=0)  # open student sockets, across processes
+    seen = models.DateTimeField(null=True, blank=True)  # last sign of an open socket (connect, message, ping)
     joined = models.DateTimeField(auto_now_add=True)
     last_activity = models.DateTimeField(null=True, blank=True)
 

@@ -99,6 +99,8 @@ function showJoin() {
   $("ws-state").textContent = "not joined";
 }
 
+setInterval(() => socket?.send({ type: "ping" }), 30_000);  // "online" on the teacher's dashboard
+
 function start(token) {
   $("join-form").hidden = true;
   // A token the room does not know (another room, a reset database): forget it and join again.

@@ -4,8 +4,9 @@ Why: in a room of 40 students, one student's runaway expression (bounded anyway 
 limit and per-evaluation time limit) must not delay the others. A client that edits again while its job
 waits replaces that job (only its newest text matters) without losing its place in line; a client whose job
 is running waits for it before its next one starts, so it holds at most one of the `slots` at a time.
-A client whose job ran longer than `slow_after` seconds also rests as long before its next one starts, so
-a runaway uses at most half of a CPU however fast it types.
+A client whose job ran longer than `slow_after` seconds also rests as long before its next one starts (a
+runaway uses at most half of a CPU however fast it types), and until one of its jobs is quick again it never
+takes the last free slot: the others always find one.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ class FairQueue:
         self.waiting: OrderedDict[str, Job] = OrderedDict()  # in order of arrival; a newer job keeps the place
         self.running: dict[str, asyncio.Task] = {}
         self.resting: dict[str, float] = {}  # client -> when its next job may start
+        self.slow: set[str] = set()  # clients whose last job took longer than slow_after
         self.superseded = 0
 
     def submit(self, client: str, job: Job) -> None:
@@ -43,6 +45,8 @@ class FairQueue:
     def cancel(self, client: str) -> None:
         """Forget a client's waiting job (it left); a running one finishes."""
         self.waiting.pop(client, None)
+        self.slow.discard(client)
+        self.resting.pop(client, None)
 
     def _dispatch(self) -> None:
         now = self.clock()
@@ -53,6 +57,8 @@ class FairQueue:
                 continue  # one job at a time per client
             if self.resting.get(client, 0) > now:
                 continue  # woken by the timer set when its slow job ended
+            if client in self.slow and self.slots > 1 and len(self.running) >= self.slots - 1:
+                continue  # the last free slot is kept for the quick ones
             self.resting.pop(client, None)
             job = self.waiting.pop(client)
             task = asyncio.get_running_loop().create_task(self._run(client, job))
@@ -70,8 +76,11 @@ class FairQueue:
             self.running.pop(client, None)
             took = self.clock() - started
             if took > self.slow_after:
+                self.slow.add(client)
                 self.resting[client] = self.clock() + took
                 asyncio.get_running_loop().call_later(took, self._dispatch)
+            else:
+                self.slow.discard(client)
             self._dispatch()
 
     async def drain(self) -> None:

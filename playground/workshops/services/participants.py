@@ -6,6 +6,8 @@ participant, the same forks and the same progress.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -17,6 +19,9 @@ from playground.workshops.services import catalog, rooms
 from playground.workshops.services.checks import split_expected
 
 NAME_MAX = 80
+# A socket counter can outlive a crashed server (its sockets never said goodbye): "online" also needs a sign
+# of life this recent. Student pages ping every 30 s.
+ONLINE_WITHIN = timedelta(seconds=90)
 
 
 def _clean_name(name) -> str:
@@ -73,7 +78,9 @@ def fork_for(participant: Participant, exercise: Exercise) -> ExerciseFork:
 
 
 def participant_summary(participant: Participant) -> dict:
-    return {"id": participant.id, "name": participant.display_name, "online": participant.connections > 0,
+    online = (participant.connections > 0 and participant.seen is not None
+              and timezone.now() - participant.seen < ONLINE_WITHIN)
+    return {"id": participant.id, "name": participant.display_name, "online": online,
             "joined": participant.joined.isoformat(),
             "lastActivity": participant.last_activity.isoformat() if participant.last_activity else None}
 
@@ -106,7 +113,17 @@ def student_state(participant: Participant) -> dict:
 
 
 def connected(participant_id: int, delta: int) -> None:
-    Participant.objects.filter(pk=participant_id).update(connections=F("connections") + delta)
+    """Count a socket in (+1) or out (-1); never below zero (a counter from before a crash may be short)."""
+    now = timezone.now()
+    if delta > 0:
+        Participant.objects.filter(pk=participant_id).update(connections=F("connections") + delta, seen=now)
+    else:
+        Participant.objects.filter(pk=participant_id, connections__gt=0).update(
+            connections=F("connections") + delta)
+
+
+def seen(participant_id: int) -> None:
+    Participant.objects.filter(pk=participant_id).update(seen=timezone.now())
 
 
 def touch(participant_id: int) -> None:

@@ -57,7 +57,7 @@ def record(ctx: Context, checks: list[dict], version: int, submit: bool = False)
             progress.submitted_at = now
         progress.last_activity = now
         progress.save()
-        Participant.objects.filter(pk=ctx.participant_id).update(last_activity=now)
+        Participant.objects.filter(pk=ctx.participant_id).update(last_activity=now, seen=now)
     return {"teacher": progress_view(progress, for_teacher=True),
             "student": progress_view(progress, for_teacher=False)}
 

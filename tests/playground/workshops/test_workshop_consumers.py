@@ -161,6 +161,13 @@ async def test_bad_messages_get_errors_not_a_dropped_connection():
     assert (await receive_until(teacher, "error"))["error"]["code"] == "invalid_request"
     await teacher.send_json_to({"type": "hello"})
     assert (await receive_until(teacher, "dashboard"))["room"]["code"] == room["code"]
+    _, token, _ = await async_join(room["code"])
+    student, _ = await student_socket(room["code"], token)
+    await student.send_json_to({"type": "ping"})
+    await receive_until(student, "pong")
+    await student.send_json_to({"type": "advance"})  # a teacher's message from a student socket
+    assert (await receive_until(student, "error"))["error"]["code"] == "invalid_message"
+    await student.disconnect()
     await teacher.disconnect()
 
 

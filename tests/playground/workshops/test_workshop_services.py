@@ -1,8 +1,10 @@
 """Workshop services without sockets: checks, Markdown, the fair queue, the shipped set, CSV."""
 
 import asyncio
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from playground.services import evaluation_service
 from playground.services.errors import ServiceError
@@ -130,6 +132,33 @@ async def test_a_client_whose_job_was_slow_rests_as_long_while_the_others_go_on(
     assert times["runaway-2"] - times["runaway-1"] >= 0.38  # 0.2 s of work, then about as long at rest
 
 
+async def test_a_slow_client_never_takes_the_last_free_slot():
+    queue = FairQueue(slots=2, slow_after=0.02)
+    started: list[str] = []
+    hold = asyncio.Event()
+
+    def job(label: str, seconds: float = 0.0, wait: asyncio.Event | None = None):
+        async def run():
+            started.append(label)
+            await asyncio.sleep(seconds)
+            if wait is not None:
+                await wait.wait()
+        return run
+
+    queue.submit("runaway", job("runaway-1", 0.05))
+    await queue.drain()  # slow: it rests, then may use a slot only while another stays free
+    queue.submit("busy", job("busy-1", wait=hold))  # holds one of the two slots
+    queue.submit("runaway", job("runaway-2"))
+    await asyncio.sleep(0.15)  # the rest is over, but only the last slot is free
+    assert started == ["runaway-1", "busy-1"]
+    queue.submit("quick", job("quick-1"))
+    await asyncio.sleep(0.01)
+    assert started[-1] == "quick-1"  # a quick client gets the slot the runaway may not take
+    hold.set()
+    await queue.drain()
+    assert started[-1] == "runaway-2"
+
+
 @pytest.mark.django_db
 def test_progress_is_computed_from_the_checks_and_hidden_verdicts_wait_for_submit():
     room, _ = open_room()
@@ -158,6 +187,27 @@ def test_results_csv_lists_every_participant_and_exercise_and_defuses_formulas()
     with pytest.raises(ServiceError) as error:
         export.results_csv(room["code"], "wrong")
     assert error.value.status == 403
+
+
+@pytest.mark.django_db
+def test_a_socket_count_left_by_a_crash_does_not_keep_a_student_online():
+    room, _ = open_room()
+    ada, _, _ = join(room["code"])
+    participants.connected(ada.id, 1)
+    ada.refresh_from_db()
+    assert participants.participant_summary(ada)["online"] is True
+    # The server died: its sockets never counted out, and no sign of life came since.
+    participants.Participant.objects.filter(pk=ada.id).update(
+        seen=timezone.now() - participants.ONLINE_WITHIN - timedelta(seconds=1))
+    ada.refresh_from_db()
+    assert ada.connections == 1 and participants.participant_summary(ada)["online"] is False
+    participants.seen(ada.id)  # a ping from the reconnected page
+    ada.refresh_from_db()
+    assert participants.participant_summary(ada)["online"] is True
+    for _ in range(3):
+        participants.connected(ada.id, -1)
+    ada.refresh_from_db()
+    assert ada.connections == 0
 
 
 @pytest.mark.django_db
