@@ -1,7 +1,7 @@
 """The project room over WebSocket (ws/projects/<id>/?token=...): edits, live results, viewers.
 
 Thin: every action is a service call (playground/services); this module only speaks the protocol of
-/work/notes/web-contract.md and fans messages out to the project's group.
+playground/PROTOCOL.md and fans messages out to the project's group.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ INSTALLED_APPS = [
     "channels",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI served from our own static files, not a CDN
     "playground.apps.PlaygroundConfig",
     "playground.workshops.apps.WorkshopsConfig",  # issue 8: teaching workshops
 ]
@@ -97,6 +98,9 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Evaluate CEL and simulate Kubernetes admission policies.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # Playground limits (issue 4): sizes answer 413, evaluation rates 429.
