@@ -316,9 +316,11 @@ def main() -> int:
         for sample in keys["error_samples"] + shop["error_samples"]:
             print("  error:", sample)
     keys, shop = report["keystrokes"], report["workshop"]
-    ok = (keys["errors"] == 0 and shop["errors"] == 0 and keys["policy_edit_to_done_ms"]["p95"] <= 25
+    # Issue 4's keystroke target is server-side (the server's own `done.ms`); the workshop one is end to end.
+    ok = (keys["errors"] == 0 and shop["errors"] == 0 and keys["server_done_ms"]["p95"] <= 25
           and shop["edit_to_done_ms"]["p95"] <= 150)
-    print("targets met" if ok else "targets NOT met (p95 <= 25 ms keystrokes, 0 errors and p95 <= 150 ms workshop)")
+    print("targets met" if ok else "targets NOT met (server-side p95 <= 25 ms a keystroke; 0 errors and p95 <= 150 ms "
+                                   "in the workshop)")
     return 0 if ok else 1
 
 
