@@ -14,9 +14,10 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from playground.services import document_service, evaluation_jobs, limits, live, presence, project_service
+from playground.services import document_service, evaluation_jobs, live, presence, project_service
 from playground.services.errors import ServiceError, forbidden
 from playground.services.rate_limit import TokenBucket
+from playground.ws_messages import error_message, parse_client_message
 
 EVALUATION_MESSAGES = {"evaluating", "documentErrors", "result", "done", "typecheck", "batch"}
 WRITE_TYPES = {"edit", "create", "delete", "rename", "meta"}
@@ -95,18 +96,10 @@ class ProjectConsumer(AsyncJsonWebsocketConsumer):
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs):
         """Parse one message; bad input gets an error message, never a dropped connection."""
-        raw = text_data if text_data is not None else (bytes_data or b"").decode("utf-8", "replace")
-        if len(raw) > limits.document_limit() + 64 * 1024:
-            await self.send_error(ServiceError("too_large", "message is larger than the document limit", 413))
-            return
         try:
-            message = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            await self.send_error(ServiceError("invalid_json", f"invalid JSON: {exc.msg}", line=exc.lineno,
-                                               column=exc.colno))
-            return
-        if not isinstance(message, dict):
-            await self.send_error(ServiceError("invalid_message", "a message must be a JSON object"))
+            message = parse_client_message(text_data, bytes_data)
+        except ServiceError as error:
+            await self.send_error(error)
             return
         try:
             await self.handle(message)
@@ -222,10 +215,7 @@ class ProjectConsumer(AsyncJsonWebsocketConsumer):
             self.schedule_evaluation(version)
 
     async def send_error(self, error: ServiceError, client_seq=None) -> None:
-        body = {"type": "error", "error": {**error.as_dict(), "status": error.status}}
-        if client_seq is not None:
-            body["clientSeq"] = client_seq
-        await self.send_json(body)
+        await self.send_json(error_message(error, client_seq))
 
     async def broadcast(self, message: dict, exclude_self: bool = False) -> None:
         await self.channel_layer.group_send(self.group, room_event(message, self.channel_name if exclude_self else None))

@@ -10,17 +10,16 @@ evaluated through the fair per-client queue, and the progress goes to the teache
 
 from __future__ import annotations
 
-import json
 from urllib.parse import parse_qs
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from playground.services import limits
 from playground.services.errors import ServiceError
 from playground.workshops.models import ROOM_OPEN, Participant
 from playground.workshops.services import engine, evaluation_pool, fair_queue, participants, progress, rooms
 from playground.workshops.services.database import db
 from playground.workshops.services.groups import room_group, teacher_group, watch_group
+from playground.ws_messages import error_message, parse_client_message
 
 INTERNAL_ERROR = {"code": "internal_error", "message": "internal error", "document": None, "path": None,
                   "line": None, "column": None}
@@ -43,24 +42,13 @@ class _RoomConsumer(AsyncJsonWebsocketConsumer):
         await self.close(code=close_code)
 
     async def send_error(self, error: ServiceError, client_seq=None) -> None:
-        body = {"type": "error", "error": {**error.as_dict(), "status": error.status}}
-        if client_seq is not None:
-            body["clientSeq"] = client_seq
-        await self.send_json(body)
+        await self.send_json(error_message(error, client_seq))
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs):
-        raw = text_data if text_data is not None else (bytes_data or b"").decode("utf-8", "replace")
-        if len(raw) > limits.document_limit() + 64 * 1024:
-            await self.send_error(ServiceError("too_large", "message is larger than the document limit", 413))
-            return
         try:
-            message = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            await self.send_error(ServiceError("invalid_json", f"invalid JSON: {exc.msg}", line=exc.lineno,
-                                               column=exc.colno))
-            return
-        if not isinstance(message, dict):
-            await self.send_error(ServiceError("invalid_message", "a message must be a JSON object"))
+            message = parse_client_message(text_data, bytes_data)
+        except ServiceError as error:
+            await self.send_error(error)
             return
         handler = getattr(self, self.handlers.get(message.get("type"), ""), None)
         try:

@@ -1,10 +1,11 @@
 """Small real projects shared by the playground tests (no engine mocks: every result is computed)."""
 
-POLICY = """\
+def policy(name: str = "max-replicas", message: str = '"replicas must be no greater than 5"') -> str:
+    return f"""\
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
 metadata:
-  name: max-replicas
+  name: {name}
 spec:
   failurePolicy: Fail
   matchConstraints:
@@ -15,18 +16,24 @@ spec:
       resources: ["deployments"]
   validations:
   - expression: "object.spec.replicas <= 5"
-    message: "replicas must be no greater than 5"
+    message: {message}
 """
 
-BINDING = """\
+
+def binding(name: str = "max-replicas") -> str:
+    return f"""\
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicyBinding
 metadata:
-  name: max-replicas-binding
+  name: {name}-binding
 spec:
-  policyName: max-replicas
+  policyName: {name}
   validationActions: [Deny]
 """
+
+
+POLICY = policy()
+BINDING = binding()
 
 
 def deployment(replicas: int, name: str = "web") -> str:
