@@ -58,6 +58,8 @@ class Simulation:
         self.errors.extend(self.mutating.compile_errors())
         self.kyverno = KyvernoStage(data)
         self.rbac = RBACAuthorizer(data)
+        self._data = data
+        self._type_checks: dict[str, dict] | None = None
         self._records = {id(r.data): r for r in records}
         self._report_policies()
 
@@ -142,9 +144,26 @@ class Simulation:
     def _authorizers(self, request: Mapping[str, Any]) -> tuple[Any, Any]:
         return ex.make_authorizers(CachingAuthorizer(self.rbac.check), request)
 
-    def run(self, request: Any, *, now: dt.datetime | None = None, trace: bool = True, full: bool = True) -> dict[str, Any]:
+    def type_checks(self) -> dict[str, dict]:
+        """`evaluator.typecheck` of every ValidatingAdmissionPolicy (by name), computed once per document set."""
+        if self._type_checks is None:
+            from evaluator.typechecking import typecheck
+
+            checks = {}
+            for policy in self.cluster.policies:
+                name = str((policy.get("metadata") or {}).get("name") or "(unnamed)")
+                try:
+                    checks[name] = typecheck(policy, self._data)
+                except Exception as exc:  # a checker bug must not hide the decision
+                    checks[name] = {"error": f"type checking failed: {type(exc).__name__}: {exc}"}
+            self._type_checks = checks
+        return self._type_checks
+
+    def run(self, request: Any, *, now: dt.datetime | None = None, trace: bool = True, full: bool = True,
+            type_checks: bool = True) -> dict[str, Any]:
         """The result for one request. Batch runs pass `trace=False` (no per-expression traces) and
-        `full=False` (no audit event, AdmissionReview or kubectl text: those keys are null)."""
+        `full=False` (no audit event, AdmissionReview, kubectl text or type checks: those keys are null);
+        `type_checks=False` leaves out only the type checks (the live editor computes them apart)."""
         errors = list(self.errors)
         if isinstance(request, str):
             records, load_errors = ports.load_documents(request, "<request>")
@@ -163,7 +182,7 @@ class Simulation:
         exempt = ports.exempt_reason(normalized)
         if exempt is not None:
             result = _result(normalized, DispatchResult(), errors, exempt, now, full)
-            result.update(mutation=None, patchedObject=None, kyverno=[], kyvernoGeneratedVAPs=[])
+            result.update(mutation=None, patchedObject=None, kyverno=[], kyvernoGeneratedVAPs=[], typeChecking=None)
             return result
         mutation = self.mutating.run(normalized, self._authorizers)
         outcome = DispatchResult()
@@ -183,6 +202,7 @@ class Simulation:
         if kyverno_denial is not None and result["allowed"]:
             _deny_by_webhook(result, normalized, kyverno_denial, now, full)
         result["summary"] = _summary(result["policies"])
+        result["typeChecking"] = self.type_checks() if full and type_checks else None
         return result
 
 
@@ -211,6 +231,7 @@ def _bad_request(request: Mapping[str, Any], errors: list[dict]) -> dict[str, An
         "ferricel": {"accepted": False, "message": status["message"], "code": 400},
         "policies": [], "errors": errors, "request": request or None, "exempt": None, "kubectl": None,
         "summary": _summary([]), "mutation": None, "patchedObject": None, "kyverno": [], "kyvernoGeneratedVAPs": [],
+        "typeChecking": None,
     }
 
 

@@ -15,7 +15,6 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-import yaml
 from django.conf import settings
 
 from evaluator.simulation import Simulation
@@ -29,12 +28,6 @@ EXECUTOR = ThreadPoolExecutor(max_workers=getattr(settings, "PLAYGROUND_EVALUATI
 _SIMULATIONS = LRUCache(maxsize=64)
 _RESULTS = LRUCache(maxsize=4096)
 _SOURCE = re.compile(r"^<text (\d+)>$")
-
-try:  # issue 7: the API server's type checking, when the engine has it
-    from evaluator.typechecking import typecheck as _typecheck
-except ImportError:  # pragma: no cover - depends on the engine's version
-    _typecheck = None
-
 
 @dataclass
 class LoadedDocuments:
@@ -51,7 +44,7 @@ class LoadedDocuments:
     def typecheck(self) -> dict:
         """Type checks of the ValidatingAdmissionPolicies, computed on first use (they cost more than a run)."""
         if self._typecheck is None:
-            self._typecheck = _typecheck_all(self.texts)
+            self._typecheck = json_safe(self.simulation.type_checks())
         return self._typecheck
 
 
@@ -79,29 +72,6 @@ def _split_errors(errors: list[dict], count: int) -> tuple[list[list[dict]], lis
     return per_document, general
 
 
-def _typecheck_all(texts: list[str]) -> dict:
-    if _typecheck is None:
-        return {}
-    objects = []
-    for text in texts:
-        try:
-            objects.extend(doc for doc in yaml.safe_load_all(text) if isinstance(doc, dict))
-        except yaml.YAMLError:
-            continue  # the engine already reports it, with its location
-    checks = {}
-    for obj in objects:
-        if obj.get("kind") != "ValidatingAdmissionPolicy":
-            continue
-        name = (obj.get("metadata") or {}).get("name") or "(unnamed)"
-        try:
-            checks[str(name)] = json_safe(_typecheck(obj, objects))
-        except ImportError:  # the engine's type checker is not there (yet)
-            return {}
-        except Exception as exc:  # a type checker bug must not hide the evaluation
-            checks[str(name)] = {"error": f"type checking failed: {exc}"}
-    return checks
-
-
 def load_documents(texts: list[str]) -> LoadedDocuments:
     """The loaded form of these texts, from the cache when they were seen before."""
     key = content_hash("documents", texts)
@@ -125,7 +95,7 @@ def run_request(loaded: LoadedDocuments, text: str) -> dict:
     result = _RESULTS.get(key)
     if result is None:
         with loaded.lock:  # one Simulation is not meant to run two requests at once
-            raw = loaded.simulation.run(text)
+            raw = loaded.simulation.run(text, type_checks=False)
         result = json_safe(raw)
         result["requestErrors"] = _request_errors(result, loaded)
         _RESULTS.put(key, result)

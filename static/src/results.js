@@ -132,6 +132,33 @@ function kyvernoView(kyverno) {
     h("tbody", {}, rows)), { open: true, testid: "kyverno" });
 }
 
+/** Each Kyverno CEL policy beside the ValidatingAdmissionPolicy Kyverno would generate from it, with both verdicts. */
+function generatedVapView(result) {
+  const compared = result.kyvernoGeneratedVAPs;
+  if (!Array.isArray(compared) || !compared.length) return null;
+  const kyverno = new Map((result.kyverno || []).map((p) => [p.policy, p]));
+  const kyvernoVerdict = (name) => {
+    const rules = kyverno.get(name)?.rules || [];
+    if (rules.some((r) => r.result === "fail" || r.result === "error")) return ["fails", "denied"];
+    if (rules.some((r) => r.result === "pass")) return ["passes", "allowed"];
+    return ["skips", "none"];
+  };
+  const rows = compared.map((c) => {
+    const [kText, kKind] = kyvernoVerdict(c.policy);
+    const vap = c.skipped ? badge("not generated", "none")
+      : badge(c.allowed ? "allowed" : "denied", c.allowed ? "allowed" : "denied");
+    const note = c.skipped ? c.skipped : (c.status?.message || (c.warnings || []).join("; "));
+    return h("tr", {}, h("td", {}, c.policy), h("td", {}, badge(kText, kKind)), h("td", {}, vap), h("td", {}, note || ""));
+  });
+  const generated = compared.filter((c) => c.generated?.policy).map((c) =>
+    jsonBlock(`Generated for ${c.policy}`, [c.generated.policy, c.generated.binding]));
+  return section("Kyverno policy vs its generated ValidatingAdmissionPolicy", h("div", {},
+    h("table", { class: "tuples" },
+      h("thead", {}, h("tr", {}, ["policy", "Kyverno", "generated VAP", "message"].map((c) => h("th", {}, c)))),
+      h("tbody", {}, rows)),
+    ...generated), { open: false, testid: "generated-vap" });
+}
+
 function errorList(errors) {
   if (!errors?.length) return null;
   return h("ul", { class: "error-list" }, errors.map((e) => {
@@ -165,6 +192,7 @@ export function requestCard(entry, { stale = false } = {}) {
     traces(result.policies || []),
     mutationView(result),
     kyvernoView(result.kyverno),
+    generatedVapView(result),
     Object.keys(result.auditAnnotations || {}).length ? jsonBlock("Audit annotations", result.auditAnnotations) : null,
     result.response ? jsonBlock("AdmissionReview response", result.response, { testid: "review" }) : null,
     result.auditEvent ? jsonBlock("Audit event", result.auditEvent, { testid: "audit" }) : null,

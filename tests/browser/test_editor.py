@@ -220,3 +220,15 @@ def test_mutation_diffs_and_kyverno_rule_results_are_shown(page, server_url):
     expect(rules.first).to_contain_text("check-deployment-replicas")
     expect(page.locator(".result-card [data-testid=kyverno] .badge-denied, .result-card [data-testid=kyverno] .badge-allowed")
            .first).to_be_visible()
+
+
+def test_a_kyverno_cel_policy_is_shown_beside_its_generated_validating_admission_policy(page, server_url):
+    page.goto(f"{server_url}/examples/seed-kyverno-cel-replicas")
+    compared = card(page).locator("[data-testid=generated-vap]")
+    compared.locator("summary").first.click()
+    row = compared.locator("tbody tr").first
+    expect(row).to_contain_text("check-deployment-replicas")  # the Kyverno policy, one row per policy
+    expect(row.locator(".badge")).to_have_count(2)            # Kyverno's verdict and the generated VAP's
+    expect(row).to_contain_text("fails")                      # 5 replicas: Kyverno's rule fails ...
+    expect(row).to_contain_text("denied")                     # ... and the generated policy denies too
+    expect(compared).to_contain_text("ValidatingAdmissionPolicy")

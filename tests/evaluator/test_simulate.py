@@ -111,3 +111,21 @@ def test_simulate_many_compiles_once(monkeypatch):
     results = simulate_many(POLICY_YAML, [DEPLOYMENT, small, DEPLOYMENT])
     assert [r["allowed"] for r in results] == [False, True, False]
     assert len(calls) == 1
+
+
+def test_the_result_carries_the_api_servers_type_checking_of_each_policy():
+    from evaluator import simulate
+
+    policy = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+              "metadata": {"name": "typo"},
+              "spec": {"matchConstraints": {"resourceRules": [{"apiGroups": ["apps"], "apiVersions": ["v1"],
+                                                               "operations": ["CREATE"], "resources": ["deployments"]}]},
+                       "validations": [{"expression": "object.replicas > 1"}]}}
+    binding = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+               "metadata": {"name": "typo-binding"}, "spec": {"policyName": "typo", "validationActions": ["Deny"]}}
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
+                  "spec": {"replicas": 2}}
+    result = simulate([policy, binding], deployment)
+    (warning,) = result["typeChecking"]["typo"]["status"]["typeChecking"]["expressionWarnings"]
+    assert warning["fieldRef"] == "spec.validations[0].expression"
+    assert warning["warning"].startswith("apps/v1, Kind=Deployment: ERROR: <input>:1:7: undefined field 'replicas'")
