@@ -11,7 +11,7 @@ from .exceptions import matching_exceptions
 from .images import extract_images
 from .match import MatchInput, RequestInfo, matches_rule
 from .rule_validator import ERROR, FAIL, SKIP, RuleInput, RuleResponse, Validator
-from .special_rules import validate_cel, validate_pod_security
+from . import cel_rules, pss
 
 
 def _split_gv(api_version: str) -> tuple[str, str]:
@@ -159,11 +159,11 @@ def _run_rule(policy, rule, ctx, resource, request, operation, offline, exceptio
             return RuleResponse(name, SKIP, "rule is skipped due to policy exception " + without_pss[0])
         excludes = [e for _, exc in matched for e in (exc.get("spec") or {}).get("podSecurity") or []]
         enforce = _action(policy, rule, (resource.get("metadata") or {}).get("namespace", "")) == "Enforce"
-        return validate_pod_security(rule, resource, operation, request.get("oldObject"), enforce, excludes)
+        return pss.evaluate_rule(rule, resource, operation, request.get("oldObject"), enforce, excludes)
     if matched:
         return RuleResponse(name, SKIP, "rule is skipped due to policy exceptions" + ", ".join(k for k, _ in matched))
     if v.get("cel") is not None:
-        return validate_cel(rule, request, resource, m, offline)
+        return cel_rules.evaluate_rule(rule, request, resource, m, offline)
     if v.get("manifests") is not None:
         return RuleResponse(name, ERROR, "validate.manifests (signature verification) cannot run offline")
     inp = RuleInput(ctx, resource, operation, loader)
