@@ -1,7 +1,7 @@
-"""Authorizer decisions in the shape `evaluator.cel.library.authz` expects (with a stand-in until it exists)."""
+"""Authorizer decisions, in the CEL authorizer library's own type so `authorizer...check()` can return them."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from evaluator.cel.library.authz import AuthzDecision
 
 
 class Decision:
@@ -10,17 +10,5 @@ class Decision:
     NO_OPINION = "no-opinion"
 
 
-@dataclass(frozen=True)
-class _FallbackDecision:
-    decision: str
-    reason: str = ""
-    error: str | None = None
-
-
-def make_decision(decision: str, reason: str = "", error: str | None = None):
-    """An AuthzDecision of the CEL library when it is importable, else an equivalent dataclass."""
-    try:
-        from evaluator.cel.library.authz import AuthzDecision  # type: ignore
-    except ImportError:
-        return _FallbackDecision(decision, reason, error)
+def make_decision(decision: str, reason: str = "", error: str | None = None) -> AuthzDecision:
     return AuthzDecision(decision=decision, reason=reason, error=error)

@@ -1,32 +1,23 @@
-"""`python -m evaluator <command>`: simulate one request, or run a cluster dump as a batch (no Django).
+"""The engine's command line, without Django: simulate | batch | kyverno-test.
 
-Other packages add commands by exposing `register(subparsers)` in a module listed in PLUGINS.
+`simulate` decides one request, `batch` runs a cluster dump and sums up what would be denied, `kyverno-test`
+runs a Kyverno test folder as `kyverno test` does.
 """
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Sequence
 
-PLUGINS = ("evaluator.cli.kyverno_test",)
-
 
 def build_parser() -> argparse.ArgumentParser:
-    from evaluator.cli import batch, simulate_command
+    from evaluator.cli import batch, kyverno_test, simulate_command
 
     parser = argparse.ArgumentParser(prog="python -m evaluator", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     simulate_command.register(commands)
     batch.register(commands)
-    for name in PLUGINS:
-        try:
-            module = importlib.import_module(name)
-        except ImportError:
-            continue
-        register = getattr(module, "register", None)
-        if callable(register):
-            register(commands)
+    kyverno_test.register(commands)
     return parser
 
 
