@@ -1,6 +1,9 @@
 // The student's page: join with a display name, edit the private fork, see checks pass live, submit.
 import { api, debounce, documentsView, el, pageData, roomSocket, setSanitisedHtml } from "./common.js";
 
+// The playground's CodeMirror editor, from the bundle `make frontend` builds; plain text areas without it.
+const codemirror = await import(new URL("../dist/workshop-editors.js", import.meta.url).href).catch(() => null);
+
 const data = pageData();
 const tokenKey = `workshop:student:${data.code}`;
 const $ = (id) => document.getElementById(id);
@@ -37,12 +40,18 @@ function showExercise(state) {
   showSolution(state.exercise.solution);
   $("hidden-note").textContent = state.exercise.hiddenChecks ? `${state.exercise.hiddenChecks} hidden check(s) count after you submit` : "";
   const editors = state.fork.project.documents.map((doc) => {
+    const send = debounce((text) => {
+      clientSeq += 1;
+      socket.send({ type: "edit", target: "document", id: doc.id, text, clientSeq });
+    }, 250);
+    if (codemirror) {
+      const host = el("div", { class: "ws-editor ws-codemirror", dataset: { docId: doc.id, docName: doc.name } });
+      codemirror.createEditor(host, { text: doc.text, role: "document", label: doc.name, onChange: send });
+      return el("div", { class: "ws-editor-box" }, el("span", {}, doc.name), host);
+    }
     const area = el("textarea", { class: "ws-editor", spellcheck: "false", rows: Math.min(30, doc.text.split("\n").length + 2), dataset: { docId: doc.id, docName: doc.name } });
     area.value = doc.text;
-    area.addEventListener("input", debounce(() => {
-      clientSeq += 1;
-      socket.send({ type: "edit", target: "document", id: doc.id, text: area.value, clientSeq });
-    }, 250));
+    area.addEventListener("input", () => send(area.value));
     return el("label", { class: "ws-editor-box" }, el("span", {}, doc.name), area);
   });
   $("documents").replaceChildren(...editors);

@@ -46,7 +46,7 @@ def test_student_fixes_the_policy_and_the_teachers_dashboard_turns_green(two_pag
     student.goto(f"{server_url}/w/{code}")
     student.fill("#display-name", NAME)
     student.click("#join-form button[type=submit]")
-    editor = student.locator("textarea.ws-editor").first
+    editor = student.locator(".ws-codemirror .cm-content").first  # the playground's CodeMirror editor
     expect(student.locator("#ws-state")).to_have_attribute("data-state", "open")
     expect(student.locator("#task")).to_contain_text("at most 5 replicas")
     expect(student.locator("#progress")).to_have_text("2 / 3")
@@ -57,9 +57,11 @@ def test_student_fixes_the_policy_and_the_teachers_dashboard_turns_green(two_pag
     expect(cell).to_have_text("2/3")
     expect(cell).not_to_have_class("ws-cell pass")
 
-    text = editor.input_value()
+    text = editor.inner_text()  # a short document: every line is rendered
     assert STARTER in text
-    editor.fill(text.replace(STARTER, FIXED))
+    editor.click()
+    student.keyboard.press("ControlOrMeta+a")
+    student.keyboard.insert_text(text.replace(STARTER, FIXED))
     expect(student.locator("#progress")).to_have_attribute("data-complete", "true")
     expect(student.locator("#checks li.pass")).to_have_count(2)
 
@@ -69,11 +71,12 @@ def test_student_fixes_the_policy_and_the_teachers_dashboard_turns_green(two_pag
     assert teacher.evaluate("performance.getEntriesByType('navigation').length") == 1
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     teacher.screenshot(path=str(SCREENSHOTS / "workshop-dashboard.png"))
+    student.screenshot(path=str(SCREENSHOTS / "workshop-student.png"))
 
     # A reload (or a restarted server) resumes by the browser token: same fork, same text, same progress.
     student.reload()
     expect(student.locator("#ws-state")).to_have_attribute("data-state", "open")
-    expect(student.locator("textarea.ws-editor").first).to_have_value(text.replace(STARTER, FIXED))
+    expect(student.locator(".ws-codemirror .cm-content").first).to_contain_text(FIXED.splitlines()[0].strip())
     expect(student.locator("#progress")).to_have_attribute("data-complete", "true")
     expect(teacher.locator("#progress-body tr")).to_have_count(1)  # the same participant, not a new one
 
