@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import Any, Callable
 
 from evaluator.cel.errors import CELEvalError
-from evaluator.cel.library.stdlib import format_double
+from evaluator.cel.library.stdlib import to_string
 from evaluator.cel.library.timeconv import timestamp_to_string
 from evaluator.cel.values import CelType, Duration, Timestamp, UInt, type_name
 
@@ -152,6 +152,9 @@ def _as_double_v2(arg: Any, kind: str) -> float:
     raise _bad(kind, arg)
 
 
+_STRING_CONVERTIBLE = frozenset({str, bool, int, UInt, float, bytes, Timestamp})
+
+
 # --- version 2 (Kubernetes) ---------------------------------------------------------------------
 def _v2_string(arg: Any) -> str:
     t = type(arg)
@@ -159,28 +162,17 @@ def _v2_string(arg: Any) -> str:
         return _v2_list(arg)
     if t is dict or isinstance(arg, Mapping):
         return _v2_map(arg)
-    if t is str:
-        return arg
-    if t is bool:
-        return "true" if arg else "false"
-    if t is int or t is UInt:
-        return str(int(arg))
-    if t is float:
-        return format_double(arg)
-    if t is bytes:
-        try:
-            return arg.decode("utf-8")
-        except UnicodeDecodeError:
-            raise _ClauseError('could not convert argument "invalid UTF-8 in bytes, cannot convert to string" '
-                               "to string") from None
-    if t is Timestamp:
-        return timestamp_to_string(arg)
     if t is Duration:
         return _duration_seconds_text(arg)
     if t is CelType:
         return arg.name
     if arg is None:
         return "null"
+    if t in _STRING_CONVERTIBLE:  # as CEL's string() converts them
+        try:
+            return to_string(arg)
+        except CELEvalError as exc:
+            raise _ClauseError(f'could not convert argument "{exc.message}" to string') from None
     raise _bad("s", arg)
 
 
