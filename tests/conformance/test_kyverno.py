@@ -1,4 +1,4 @@
-"""Kyverno conformance: cases of ../shared/conformance/kyverno (engine kyverno-validate, no needs_cluster).
+"""Kyverno conformance: cases of tests/data/conformance/kyverno (engine kyverno-validate, no needs_cluster).
 
 Each case is run the way `kyverno test` builds its input; known failures are listed, with reasons, in
 kyverno_known_failures.md next to this file (their ids are xfail here). Run as a script for a summary by tag.
@@ -17,15 +17,13 @@ from pathlib import Path
 import pytest
 
 from evaluator.kyverno import evaluate
-from tests.shared_data import CONFORMANCE
+from tests.shared_data import conformance_file
 
-CASES = Path(os.environ.get("KYVERNO_CASES") or CONFORMANCE / "kyverno" / "cases.jsonl")
+CASES = Path(os.environ.get("KYVERNO_CASES") or conformance_file("kyverno", "cases.jsonl"))
 KNOWN = Path(__file__).with_name("kyverno_known_failures.md")
 
 
 def load_cases() -> list[dict]:
-    if not CASES.exists():
-        return []
     out = []
     for line in CASES.read_text().splitlines():
         case = json.loads(line)

@@ -1,0 +1,63 @@
+"""The repository works on its own: a fresh clone with nothing beside it collects the whole suite.
+
+The clone lives in a temporary folder, so a test that reads `../shared` (or anything else outside the
+repository) fails to collect there, and this test fails with pytest's own report of what was missing.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _clone(tmp_path: Path) -> Path:
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: nothing to clone")
+    target = tmp_path / "clone"
+    subprocess.run(["git", "clone", "--quiet", "--local", str(ROOT), str(target)], check=True, timeout=120)
+    return target
+
+
+def _environment(clone: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SHARED_DIR", "KYVERNO_CASES")}
+    env["PYTHONPATH"] = str(clone)
+    return env
+
+
+@pytest.mark.slow
+def test_a_fresh_clone_collects_every_test_without_anything_beside_it(tmp_path):
+    clone = _clone(tmp_path)
+    assert not (clone.parent / "shared").exists()
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-m", "not browser"],
+        cwd=clone, env=_environment(clone), capture_output=True, text=True, timeout=600,
+    )
+    tail = "\n".join(run.stdout.splitlines()[-15:]) + run.stderr[-2000:]
+    assert run.returncode == 0, tail
+    assert "error" not in run.stdout.splitlines()[-1], tail
+    # the clone's own code and data were used, not the checkout this test runs from
+    assert str(ROOT) not in run.stdout, tail
+
+
+def test_the_conformance_data_carries_its_notice():
+    data = ROOT / "tests" / "data"
+    notice = (data / "NOTICE.md").read_text()
+    for suite in sorted(p.name for p in (data / "conformance").iterdir() if p.is_dir()):
+        assert f"conformance/{suite}/" in notice, f"tests/data/NOTICE.md names no source for {suite}"
+        assert (data / "conformance" / suite / "README.md").is_file(), suite
+
+
+def test_no_test_reads_outside_the_repository():
+    offenders = []
+    for path in [*(ROOT / "tests").rglob("*.py"), ROOT / "Makefile", ROOT / ".ci" / "run"]:
+        text = path.read_text()
+        if "../shared" in text or "SHARED_DIR" in text or 'parent / "shared"' in text:
+            offenders.append(str(path.relative_to(ROOT)))
+    offenders.remove("tests/repository/test_self_contained.py")
+    assert not offenders
