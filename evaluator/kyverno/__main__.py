@@ -1,20 +1,10 @@
-"""`python -m evaluator.kyverno kyverno-test DIR`: run Kyverno CLI test folders like `kyverno test`."""
+"""`python -m evaluator.kyverno kyverno-test DIR`: the same as `python -m evaluator kyverno-test DIR`."""
 
 from __future__ import annotations
 
 import sys
 
-from .cli_test import format_reports, run_directory
-
-
-def main(argv: list[str]) -> int:
-    if len(argv) != 2 or argv[0] != "kyverno-test":
-        print("usage: python -m evaluator.kyverno kyverno-test DIR", file=sys.stderr)
-        return 2
-    reports = run_directory(argv[1])
-    print(format_reports(reports))
-    return 0 if all(r.passed for r in reports) else 1
-
+from evaluator.cli import main
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main(["kyverno-test", *sys.argv[2:]] if sys.argv[1:2] == ["kyverno-test"] else sys.argv[1:]))
