@@ -146,7 +146,7 @@ class Dispatcher:
         out = DispatchResult()
         self._authorizers = None
         self._views = act.RequestViews(request)
-        self._namespaces: dict[str, tuple] = {}
+        self._namespaces = {}
         for policy, bindings in self.cluster.hooks():
             try:
                 self._dispatch_policy(policy, bindings, request, out)

@@ -33,5 +33,6 @@ def rename_sources(problems: Iterable[dict], names: Mapping[str, str]) -> list[d
     out = []
     for problem in problems:
         source = problem.get("source")
-        out.append({**problem, "source": names.get(source, source)} if source in names else dict(problem))
+        out.append({**problem, "source": names[source]} if isinstance(source, str) and source in names
+                   else dict(problem))
     return out

@@ -90,7 +90,7 @@ def load_all(paths: list[str]) -> tuple[list[Any], list[dict]]:
 
 def read_files(paths: list[str]) -> list[tuple[str, str, dict | None]]:
     """(name, text, problem) per path; an unreadable file gives a problem instead of text."""
-    out = []
+    out: list[tuple[str, str, dict | None]] = []
     for path in paths:
         name = "<stdin>" if path == "-" else path
         try:
