@@ -17,6 +17,8 @@ POLICY_KINDS = {"ClusterPolicy", "Policy"}
 def find_resource(resources: list[dict], name: str, kind: str) -> dict | None:
     """The resource a result names (`name` or `namespace/name`, of `kind` when given)."""
     ns, _, short = name.rpartition("/")
+    if not short:
+        return None
     for doc in resources:
         meta = doc.get("metadata") or {}
         d_ns, d_name = meta.get("namespace", "") or "", meta.get("name", "") or ""

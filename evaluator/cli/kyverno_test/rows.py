@@ -2,8 +2,9 @@
 
 Kyverno's CLI marks what engine a result is for with a flag (`isValidatingAdmissionPolicy: true`, ...);
 a row with no flag is for a ClusterPolicy/Policy, or for a ValidatingAdmissionPolicy when that is what the
-named policy is. `ROW_RUNNERS` maps each flag to its runner: a new policy type adds one entry (and leaves
-`NOT_EVALUATED`). A row no runner handles is reported as skipped, with the reason, never as passed."""
+named policy is. `_runners()` maps each flag to its runner, `(folder, result, resource name) -> Row`: a new
+policy type adds one entry there (and leaves `NOT_EVALUATED`). A row no runner handles is reported as
+skipped, with the reason, never as passed."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -102,7 +103,7 @@ def run_rows(folder: TestFolder) -> list[Row]:
             continue
         flag = _flag(folder, result)
         runner = runners.get(flag)
-        for name in result_resources(result):
+        for name in result_resources(result) or [""]:  # a result naming no resource still gets its row
             if runner is None:
                 rows.append(row_for(folder, result, name, NOT_EVALUATED.get(flag, f"{flag} rows are not evaluated")))
                 continue
