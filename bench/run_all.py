@@ -1,6 +1,7 @@
 """`make bench`: run every bench/*_bench.py, then list every target as met or not met.
 
-Each script's exit status is its verdict (0: its targets met, 1: a target missed; anything else: it broke).
+Each script's exit status is its verdict (0: its targets met, 1 with its target line printed: a target
+missed; anything else: it broke).
 All scripts run even when one misses or breaks; the exit status is non-zero when any did.
 Usage:  python bench/run_all.py [--quick] [--timeout SECONDS]
 """
@@ -34,7 +35,12 @@ def run(script: Path, quick: bool, timeout: float) -> tuple[str, list[str], floa
     if done.stderr.strip():
         print(done.stderr[-3000:], end="", file=sys.stderr)
     lines = _target_lines(done.stdout)
-    verdict = {0: "met", 1: "NOT met"}.get(done.returncode, f"NOT met: the script failed (exit {done.returncode})")
+    if done.returncode == 0:
+        verdict = "met"
+    elif done.returncode == 1 and lines:
+        verdict = "NOT met"
+    else:  # no verdict printed: it broke before measuring (the traceback is above)
+        verdict = f"NOT met: the script failed (exit {done.returncode}) before stating its targets"
     return verdict, lines, time.monotonic() - started
 
 
