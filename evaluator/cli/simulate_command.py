@@ -102,9 +102,9 @@ def read_files(paths: list[str]) -> list[tuple[str, str, dict | None]]:
 
 
 def _parse(text: str, name: str) -> tuple[list[Any], list[dict]]:
-    from evaluator.admission.dispatch_ports import load_documents
+    from evaluator.admission.documents import load_documents
     records, problems = load_documents(text, name)
-    return records, [{"severity": "error", **p} for p in problems]
+    return records, [{"severity": "error", **p.to_dict()} for p in problems]
 
 
 def _without_document(text: str, line: int) -> str:

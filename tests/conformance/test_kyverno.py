@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.cli.kyverno_test.vap_rows import kyverno_vap_result
-from evaluator.kyverno import evaluate
+from evaluator.policies.kyverno import evaluate
 from tests.shared_data import conformance_file
 
 CASES = Path(os.environ.get("KYVERNO_CASES") or conformance_file("kyverno", "cases.jsonl"))

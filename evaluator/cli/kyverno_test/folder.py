@@ -10,7 +10,8 @@ from typing import Any
 
 import yaml
 
-from evaluator.kyverno.yaml_io import GoYamlLoader
+from evaluator.k8s.kinds import POLICY_EXCEPTION
+from evaluator.policies.kyverno.yaml_io import GoYamlLoader
 
 TEST_FILE = "kyverno-test.yaml"
 
@@ -80,7 +81,7 @@ def load_folder(path: Path) -> list[TestFolder]:
 def _load_test(path: Path, test: dict, problems: list[dict]) -> TestFolder:
     folder = TestFolder(path, test, problems=list(problems))
     folder.policies = _objects(folder, test.get("policies"))
-    folder.exceptions = [d for d in _objects(folder, test.get("exceptions")) if d.get("kind") == "PolicyException"]
+    folder.exceptions = [d for d in _objects(folder, test.get("exceptions")) if d.get("kind") == POLICY_EXCEPTION]
     folder.resources = _objects(folder, test.get("resources"))
     folder.cluster = list(folder.resources)
     for doc in _objects(folder, test.get("clusterResources")):

@@ -8,10 +8,11 @@ import copy
 
 from evaluator.cli.kyverno_test.folder import TestFolder, read_yaml
 from evaluator.cli.kyverno_test.rows import ERROR, EXCLUDED, FAILED, OK, Row, row_for
-from evaluator.kyverno import evaluate
-from evaluator.kyverno.cli_values import values_from_spec
+from evaluator.k8s.kinds import KYVERNO_POLICY_KINDS
+from evaluator.policies.kyverno import evaluate
+from evaluator.policies.kyverno.cli_values import values_from_spec
 
-POLICY_KINDS = {"ClusterPolicy", "Policy"}
+POLICY_KINDS = KYVERNO_POLICY_KINDS
 
 
 def find_resource(resources: list[dict], name: str, kind: str) -> dict | None:
@@ -46,7 +47,7 @@ def _global_value(entry: dict, folder: TestFolder) -> object:
         return docs
     data = entry.get("data")
     if entry.get("projections"):
-        from evaluator.kyverno.jmes import search
+        from evaluator.policies.kyverno.jmes import search
         return {p["name"]: search(p["path"], data) for p in entry["projections"]}
     return data
 

@@ -15,11 +15,12 @@ from typing import Any
 from evaluator.cli.kyverno_test.folder import TestFolder
 from evaluator.cli.kyverno_test.policy_rows import as_created, find_resource
 from evaluator.cli.kyverno_test.rows import ERROR, EXCLUDED, FAILED, OK, Row, row_for
-from evaluator.kyverno.cli_values import values_from_spec
+from evaluator.k8s.kinds import VALIDATING_BINDING, VALIDATING_POLICY
+from evaluator.policies.kyverno.cli_values import values_from_spec
 from evaluator.simulation import simulate
 
-VAP = "ValidatingAdmissionPolicy"
-BINDING = "ValidatingAdmissionPolicyBinding"
+VAP = VALIDATING_POLICY
+BINDING = VALIDATING_BINDING
 MATCH_ALL = [{"apiGroups": ["*"], "apiVersions": ["*"], "resources": ["*"], "operations": ["*"]}]
 
 
