@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.cli import junit
+from evaluator.admission.loading import text_source
 from evaluator.cli.located import is_error, located, rename_sources
 from evaluator.cli.render import render_result
 from evaluator.simulation import simulate
@@ -138,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
     read_back = read_files(args.filename)
     problems = [problem for _, _, problem in read_back if problem]
     files = [(name, text) for name, text, problem in read_back if not problem]
-    names = {f"<text {i}>": name for i, (name, _) in enumerate(files)}
+    names = {text_source(i): name for i, (name, _) in enumerate(files)}
     if args.request:
         [(name, text, problem)] = read_files([args.request])
         records, request_problems = _parse(text, name) if not problem else ([], [problem])
@@ -158,9 +159,9 @@ def run(args: argparse.Namespace) -> int:
     result = simulate(texts, request)
     result["errors"] = problems + rename_sources(result["errors"], names)
     _print(args.output, result)
+    # a request the API server cannot decode (400) or an engine crash (500) comes with its error too; a
+    # webhook's denial may also be a 400, and is still a denial
     if any(is_error(p) for p in result["errors"]):
-        return UNUSABLE
-    if result["status"] and result["status"].get("code") in (400, 500):
         return UNUSABLE
     return ADMITTED if result["allowed"] else DENIED
 

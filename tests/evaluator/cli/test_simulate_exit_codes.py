@@ -59,6 +59,31 @@ def test_admitted_is_0_and_denied_is_1(files, capsys):
     assert status == 1 and out.startswith("DENIED (422 Invalid)\n")
 
 
+KYVERNO = """\
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: require-team}
+spec:
+  validationFailureAction: Enforce
+  rules:
+  - name: team
+    match: {any: [{resources: {kinds: [Deployment]}}]}
+    validate: {message: "a team label is required", pattern: {metadata: {labels: {team: "?*"}}}}
+"""
+
+
+def test_a_kyverno_denial_is_1_not_unusable(files, capsys):
+    status, out, _ = simulate(capsys, "-f", files("k.yaml", KYVERNO), "-f", files("big.yaml", deployment(1)))
+    assert status == 1
+    assert out.startswith("DENIED") and "a team label is required" in out
+
+
+def test_an_undecodable_request_is_2(files, capsys):
+    request = files("req.yaml", "operation: CREATE\nobject: [1, 2]\n")
+    status, _, err = simulate(capsys, "-f", files("p.yaml", POLICY), "--request", request)
+    assert status == 2 and ": error: " in err
+
+
 def test_a_yaml_error_is_2_and_located_in_its_own_file(files, capsys):
     policy = files("p.yaml", POLICY)
     broken = files("broken.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: [web\n")
