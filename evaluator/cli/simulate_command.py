@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,13 +18,13 @@ from evaluator.cli import junit
 from evaluator.admission.loading import text_source
 from evaluator.cli.located import is_error, located, rename_sources
 from evaluator.cli.render import render_result
+from evaluator.cli.yaml_text import parse_documents, without_document
 from evaluator.simulation import simulate
 
 CLUSTER_KINDS = {"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy",
                  "MutatingAdmissionPolicyBinding", "CustomResourceDefinition", "Namespace", "Role", "ClusterRole",
                  "RoleBinding", "ClusterRoleBinding"}
 ADMITTED, DENIED, UNUSABLE = 0, 1, 2
-_SEPARATOR = re.compile(r"^(---|\.\.\.)(\s.*)?$")
 
 
 def register(commands: Any) -> None:
@@ -60,7 +59,9 @@ def request_position(documents: list[Any]) -> int | None:
             return i
     for i in range(len(documents) - 1, -1, -1):
         doc = documents[i]
-        if isinstance(doc, dict) and doc.get("kind") not in CLUSTER_KINDS and not _is_param(doc, documents):
+        kind = doc.get("kind") if isinstance(doc, dict) else None
+        if isinstance(doc, dict) and kind not in CLUSTER_KINDS and not str(kind).endswith("List") \
+                and not _is_param(doc, documents):
             return i
     return None
 
@@ -108,31 +109,20 @@ def _parse(text: str, name: str) -> tuple[list[Any], list[dict]]:
     return records, [{"severity": "error", **p.to_dict()} for p in problems]
 
 
-def _without_document(text: str, line: int) -> str:
-    """`text` with the document starting at `line` (1-based) replaced by an empty one: the other documents
-    keep their lines and their numbers."""
-    lines = text.split("\n")
-    end = line
-    while end < len(lines) and not _SEPARATOR.match(lines[end]):
-        end += 1
-    return "\n".join(lines[:line - 1] + ["~"] + [""] * (end - line) + lines[end:])
-
-
 def _choose_request(files: list[tuple[str, str]]) -> tuple[list[str], Any, list[dict]]:
     """(texts without the request document, request, the files' YAML problems) from the -f files."""
     found, problems = [], []
     for position, (name, text) in enumerate(files):
-        records, file_problems = _parse(text, name)
-        found += [(position, record) for record in records]
+        documents, file_problems = parse_documents(text, name)
+        found += [(position, line, data) for line, data in documents]
         problems += file_problems
-    chosen = request_position([record.data for _, record in found])
+    chosen = request_position([data for _, _, data in found])
     texts = [text for _, text in files]
     if chosen is None:
         return texts, None, problems
-    position, record = found[chosen]
-    if record.list_index is None:  # an item of a List stays: the rest of the List is cluster state
-        texts[position] = _without_document(texts[position], record.line)
-    return texts, record.data, problems
+    position, line, data = found[chosen]
+    texts[position] = without_document(texts[position], line)
+    return texts, data, problems
 
 
 def run(args: argparse.Namespace) -> int:
@@ -142,9 +132,9 @@ def run(args: argparse.Namespace) -> int:
     names = {text_source(i): name for i, (name, _) in enumerate(files)}
     if args.request:
         [(name, text, problem)] = read_files([args.request])
-        records, request_problems = _parse(text, name) if not problem else ([], [problem])
+        documents, request_problems = parse_documents(text, name) if not problem else ([], [problem])
         problems += request_problems
-        request = records[0].data if records else None
+        request = documents[0][1] if documents else None
         texts = [text for _, text in files]
         if request is None and not request_problems:
             problems.append({"severity": "error", "source": name, "message": "no request found in this file"})

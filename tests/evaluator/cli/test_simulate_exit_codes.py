@@ -139,6 +139,26 @@ def test_a_broken_request_file_reports_its_yaml_error(files, capsys):
     assert "no request found" not in err
 
 
+ADMISSION_REQUEST = """\
+operation: CREATE
+userInfo: {username: alice}
+object:
+  apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web, namespace: default}
+  spec: {replicas: 9}
+"""
+
+
+def test_an_admission_request_is_a_request_in_its_own_file_or_among_the_documents(files, capsys):
+    policy = files("p.yaml", POLICY)
+    status, out, err = simulate(capsys, "-f", policy, "--request", files("ar.yaml", ADMISSION_REQUEST))
+    assert status == 1 and out.startswith("DENIED (422 Invalid)"), err
+    status, out, err = simulate(capsys, "-f", files("all.yaml", POLICY + "---\n" + ADMISSION_REQUEST))
+    assert status == 1 and out.startswith("DENIED (422 Invalid)"), err
+    assert ": error: " not in err
+
+
 def test_an_empty_request_file_is_2(files, capsys):
     status, _, err = simulate(capsys, "-f", files("p.yaml", POLICY), "--request", files("req.yaml", "# nothing\n"))
     assert status == 2 and "no request found in this file" in err
