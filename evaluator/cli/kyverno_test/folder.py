@@ -8,10 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from evaluator.cli.yaml_text import parse_documents
 from evaluator.k8s.kinds import POLICY_EXCEPTION
-from evaluator.policies.kyverno.yaml_io import GoYamlLoader
 
 TEST_FILE = "kyverno-test.yaml"
 
@@ -36,26 +34,16 @@ class TestFolder:
 
 
 def read_yaml(path: Path, problems: list[dict]) -> list[Any]:
-    """Every non-empty document of `path`; on a YAML error, the documents before it and a located problem."""
+    """Every non-empty document of `path`; a broken one becomes a located problem and the others load."""
     try:
         text = path.read_text()
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         problems.append({"severity": "error", "source": str(path), "message": f"cannot read file: {reason}"})
         return []
-    documents: list[Any] = []
-    try:
-        for doc in yaml.load_all(text, Loader=GoYamlLoader):
-            if doc is not None:
-                documents.append(doc)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problem = " ".join(p for p in (exc.context, exc.problem) if p) or str(exc)
-        problems.append({"severity": "error", "source": str(path), "line": mark.line + 1 if mark else None,
-                         "column": mark.column + 1 if mark else None, "message": f"invalid YAML: {problem}"})
-    except (yaml.YAMLError, RecursionError, ValueError) as exc:
-        problems.append({"severity": "error", "source": str(path), "message": f"invalid YAML: {exc}"})
-    return documents
+    documents, yaml_problems = parse_documents(text, str(path))
+    problems += yaml_problems
+    return [data for _, data in documents]
 
 
 def _objects(folder: TestFolder, names: Any) -> list[dict]:

@@ -12,7 +12,6 @@ from evaluator.k8s.kinds import KYVERNO_POLICY_KINDS
 from evaluator.policies.kyverno import evaluate
 from evaluator.policies.kyverno.cli_values import values_from_spec
 
-POLICY_KINDS = KYVERNO_POLICY_KINDS
 
 
 def find_resource(resources: list[dict], name: str, kind: str) -> dict | None:
@@ -62,7 +61,7 @@ def run_row(folder: TestFolder, result: dict, name: str) -> Row:
         return row_for(folder, result, name, f"resource {name} is not in the test's resources", ERROR, "missing")
     short = policy_name.split("/")[-1]
     wanted = [p for p in folder.policies
-              if p.get("kind") in POLICY_KINDS and (p.get("metadata") or {}).get("name") == short]
+              if p.get("kind") in KYVERNO_POLICY_KINDS and (p.get("metadata") or {}).get("name") == short]
     if not wanted:
         return row_for(folder, result, name, f"no policy named {policy_name!r} in the test's policies "
                        "(kyverno test reports pass (Excluded))", EXCLUDED, "excluded")
