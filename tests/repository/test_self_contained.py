@@ -50,6 +50,16 @@ def test_a_fresh_clone_collects_every_test_without_anything_beside_it(tmp_path):
                   "test_k8s_cel_library.py", "test_k8s_typecheck.py"):
         assert f"tests/conformance/{suite}::" in run.stdout, suite
 
+    # and a suite whose data is missing fails to collect, it does not shrink to nothing
+    for suite_data, test_file in (("kyverno", "test_kyverno.py"), ("cel-spec", "test_cel_spec.py")):
+        shutil.rmtree(clone / "tests" / "data" / "conformance" / suite_data)
+        run = subprocess.run(
+            [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+             f"tests/conformance/{test_file}"],
+            cwd=clone, env=_environment(clone), capture_output=True, text=True, timeout=600,
+        )
+        assert run.returncode != 0 and "conformance data missing" in run.stdout, run.stdout[-2000:]
+
 
 def test_the_conformance_data_carries_its_notice():
     data = ROOT / "tests" / "data"
