@@ -9,6 +9,7 @@ import { pageData } from "./page-data.js";
 import { Workspace } from "./workspace.js";
 import { ResultsPane } from "./results-pane.js";
 import { LiveProject } from "./live.js";
+import { installFormatsMenu } from "./formats-menu.js";
 
 const $ = (id) => document.getElementById(id);
 const data = pageData();
@@ -212,6 +213,8 @@ function startScratch(content, { fork, kindLabel }) {
 
 async function main() {
   installThemeToggle();
+  installFormatsMenu({ projectId: data.projectId || data.example?.projectId,
+                       onError: (error) => toast(describeError(error.error || { message: String(error) }), "error") });
   try {
     if (data.page === "editor") {
       startProject();
