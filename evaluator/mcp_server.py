@@ -73,7 +73,7 @@ def run_tests(project: str) -> dict[str, Any]:
     test's verdict, as `admission-playground test` does."""
     import json
 
-    from evaluator.cli.test_command import as_json, run_project
+    from evaluator.project_tests import as_json, run_project
     from evaluator.formats.bounded_yaml import FormatError
     from evaluator.formats.project_files import read_project
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.cli.test_command import run_project
+from evaluator.project_tests import run_project
 from evaluator.formats import admission_review, kaptest, kyverno_test, manifests, project_files
 from evaluator.formats.archives import read_archive, write_zip
 from evaluator.formats.bounded_yaml import FormatError, load_all
