@@ -53,12 +53,12 @@ def read_archive(data: bytes) -> dict[str, str]:
                     _add(files, name, handle.read(MAX_TEXT + 1), total)
         return files
     try:
-        archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
+        tar = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
     except tarfile.TarError:
         raise FormatError("not a zip or tar archive") from None
-    with archive:
+    with tar:
         count = 0
-        for member in archive:
+        for member in tar:
             if member.isdir():
                 continue
             count += 1
@@ -69,7 +69,7 @@ def read_archive(data: bytes) -> dict[str, str]:
                 raise FormatError(f"archive member {name!r} is a link or device, which is refused")
             if member.size > MAX_TEXT:
                 raise FormatError(f"{name}: larger than {MAX_TEXT // 1024} KiB")
-            handle = archive.extractfile(member)
+            handle = tar.extractfile(member)
             _add(files, name, handle.read(MAX_TEXT + 1) if handle else b"", total)
     return files
 
