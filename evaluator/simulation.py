@@ -16,6 +16,7 @@ from typing import Any
 
 from evaluator.admission import dispatch_ports as ports
 from evaluator.admission.audit import audit_event
+from evaluator.admission.error_location import locate
 from evaluator.admission.dispatch import CompileCache, Dispatcher, DispatchResult
 from evaluator.admission.response import (admission_review, client_warnings, denial_message, ferricel,
                                           kubectl_create_text, kubectl_text, status_for)
@@ -33,8 +34,20 @@ __all__ = ["simulate", "simulate_many", "Simulation"]
 
 
 def _located(doc: Any, **extra: Any) -> dict[str, Any]:
-    location = doc.location() if hasattr(doc, "location") else {}
+    location = locate(doc, extra.get("path"), extra.get("message")) if hasattr(doc, "location") else {}
     return {**location, "kind": getattr(doc, "kind", None), "name": getattr(doc, "name", None), **extra}
+
+
+def _where(error: dict[str, Any]) -> str:
+    parts = [f"in {error['source']}" if error.get("source") else "",
+             f"at line {error['line']}, column {error['column']}" if error.get("line") and error.get("column") else "",
+             f"({error['path']})" if error.get("path") else ""]
+    return "".join(" " + p for p in parts if p)
+
+
+def _pointer(error: dict[str, Any]) -> dict[str, Any]:
+    """Where a policy's error is, for the binding that cannot use it (the editor links to it)."""
+    return {k: error[k] for k in ("document", "source", "line", "column", "path") if error.get(k) is not None}
 
 
 class Simulation:
@@ -43,6 +56,7 @@ class Simulation:
     def __init__(self, documents: Any, *, resource_registry: list[Mapping] | None = None,
                  api_validation: str = "enforce", defaulter: Any = None):
         self.errors: list[dict[str, Any]] = []
+        self._refused: dict[tuple[str, str], dict[str, Any]] = {}  # (kind, name) -> its first error
         self.api_validation = api_validation
         self.cache = CompileCache()
         records = self._load(documents)
@@ -106,6 +120,7 @@ class Simulation:
                     self.errors.append(_located(record, severity="error" if enforce else "warning",
                                                 takesPart=not enforce, **error))
                 if enforce:
+                    self._refused.setdefault((record.kind, record.name), self.errors[-len(errors)])
                     continue
             record.data = dict(defaulted)
             if enforce and record.kind == "ValidatingAdmissionPolicy" and self._refused_by_compiler(record):
@@ -120,14 +135,19 @@ class Simulation:
         for error in compiled.compile_errors:
             field_error = fe.invalid(error["path"], error["expression"], error["message"]).to_dict()
             self.errors.append(_located(record, severity="error", **field_error))
+            self._refused.setdefault((record.kind, record.name), self.errors[-1])
         return bool(compiled.compile_errors)
 
     def _report_policies(self) -> None:
         for binding in self.cluster.orphan_bindings():
             record = self._records.get(id(binding))
             policy = (binding.get("spec") or {}).get("policyName")
-            self.errors.append(_located(record, severity="warning", path="spec.policyName",
-                                        message=f'ValidatingAdmissionPolicy "{policy}" not found: the binding has no effect'))
+            refused = self._refused.get(("ValidatingAdmissionPolicy", str(policy)))
+            message = (f'ValidatingAdmissionPolicy "{policy}" not found: the binding has no effect' if refused is None
+                       else f'ValidatingAdmissionPolicy "{policy}" is invalid, so the binding has no effect: '
+                            f"see its error{_where(refused)}")
+            self.errors.append(_located(record, severity="warning", path="spec.policyName", message=message,
+                                        **({"policyError": _pointer(refused)} if refused else {})))
         bound = {id(policy) for policy, _ in self.cluster.hooks()}
         for policy in self.cluster.policies:
             if id(policy) not in bound:
