@@ -17,6 +17,7 @@ from typing import Any
 from evaluator.admission import dispatch_ports as ports
 from evaluator.admission.audit import audit_event
 from evaluator.admission.error_location import locate
+from evaluator.admission.trace_location import locate_traces
 from evaluator.admission.dispatch import CompileCache, Dispatcher, DispatchResult
 from evaluator.admission.response import (admission_review, client_warnings, denial_message, ferricel,
                                           kubectl_create_text, kubectl_text, status_for)
@@ -69,12 +70,12 @@ class Simulation:
         self.errors.extend({"severity": "warning", "kind": "CustomResourceDefinition", "message": p} for p in problems)
         self.cluster = ClusterIndex(data, mapper)
         self.mutating = MutatingStage(data, mapper, defaulter)
-        self.errors.extend(self.mutating.compile_errors())
+        self._records = {id(r.data): r for r in records}
+        self.errors.extend(self._located_by_name(e) for e in self.mutating.compile_errors())
         self.kyverno = KyvernoStage(data)
         self.rbac = RBACAuthorizer(data)
         self._data = data
         self._type_checks: dict[str, dict] | None = None
-        self._records = {id(r.data): r for r in records}
         self._report_policies()
 
     # -- loading ----------------------------------------------------------------------------------
@@ -160,6 +161,19 @@ class Simulation:
             for error in compiled.compile_errors:
                 self.errors.append(_located(record, severity="error", **error))
 
+    def document_of(self, kind: str, name: str) -> Any:
+        """The loaded document of the policy `kind`/`name`, or None."""
+        for record in self._records.values():
+            if getattr(record, "kind", None) == kind and getattr(record, "name", None) == name:
+                return record
+        return None
+
+    def _located_by_name(self, error: dict[str, Any]) -> dict[str, Any]:
+        document = self.document_of(error.get("kind") or "", error.get("name") or "")
+        if document is None:
+            return error
+        return {**error, **locate(document, error.get("path"), error.get("message"))}
+
     # -- one request ------------------------------------------------------------------------------
     def _authorizers(self, request: Mapping[str, Any]) -> tuple[Any, Any]:
         return ex.make_authorizers(CachingAuthorizer(self.rbac.check), request)
@@ -221,6 +235,7 @@ class Simulation:
         result["kyvernoGeneratedVAPs"] = generated_vaps
         if kyverno_denial is not None and result["allowed"]:
             _deny_by_webhook(result, normalized, kyverno_denial, now, full)
+        locate_traces(result["policies"], self.document_of)
         result["summary"] = _summary(result["policies"])
         result["typeChecking"] = self.type_checks() if full and type_checks else None
         return result
