@@ -214,19 +214,26 @@ def _map_block(text: str, start: int, end: int, folded: bool, value: str) -> lis
         return None
     chomp = header.group(1) or header.group(3)
     body = text.find("\n", start)
-    if body < 0 or body >= end:
-        return [start] if value == "" else None
+    if body < 0 or body >= end:  # nothing after the header: the value can only be line breaks
+        return [end] * (len(value) + 1) if not value.strip("\n") else None
     body += 1
     lines = _lines(text, body, end)
     if header.group(2):  # an explicit indentation indicator: relative to the parent, which we do not
-        candidates = range(1, 1 + max((_indent(text, a, b) for a, b in lines), default=1))  # know: try each
+        candidates = range(1, 1 + max(1, max((_indent(text, a, b) for a, b in lines), default=1)))  # know: try each
     else:
         candidates = [_auto_indent(text, lines)]
+    near = None
     for indent in candidates:
         built, offsets = _block_with_indent(text, lines, indent, folded, chomp)
         if built == value:
             return offsets
-    return None
+        if near is None and built.rstrip("\n") == value.rstrip("\n"):
+            near = offsets
+    if near is None:  # the text differs, not only the trailing line breaks (chomping at the stream's end)
+        return None
+    keep = len(value.rstrip("\n"))
+    last = near[keep - 1] + 1 if keep else (lines[0][0] if lines else end)
+    return near[:keep] + [min(last + k, end) for k in range(len(value) - keep + 1)]
 
 
 def _lines(text: str, begin: int, end: int) -> list[tuple[int, int]]:
@@ -290,12 +297,13 @@ def _block_with_indent(text: str, lines: list[tuple[int, int]], indent: int, fol
             chars.append(text[k])
             offsets.append(k)
         started, last_break, last_leading_blank = True, b, leading_blank
-    if started and chomp != "-":
+    if started and chomp != "-" and last_break < len(text):  # the last line's break, if it has one
         chars.append("\n")
         offsets.append(last_break)
     if chomp == "+":
         for at in pending:
-            chars.append("\n")
-            offsets.append(at)
+            if at < len(text):
+                chars.append("\n")
+                offsets.append(at)
     offsets.append(offsets[-1] + 1 if offsets else (lines[0][0] if lines else 0))
     return "".join(chars), offsets
