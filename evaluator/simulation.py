@@ -168,6 +168,16 @@ class Simulation:
                 return record
         return None
 
+    @staticmethod
+    def _locate_diagnostics(report: dict, document: Any) -> None:
+        """Each diagnostic at its character in the policy's text (`location`), beside its place in the expression."""
+        if document is None:
+            return
+        for diagnostic in report.get("diagnostics") or ():
+            field = diagnostic.get("fieldRef")
+            if field and diagnostic.get("line"):
+                diagnostic["location"] = locate(document, field, point=(diagnostic["line"], diagnostic.get("column") or 1))
+
     def _located_by_name(self, error: dict[str, Any]) -> dict[str, Any]:
         document = self.document_of(error.get("kind") or "", error.get("name") or "")
         if document is None:
@@ -190,6 +200,12 @@ class Simulation:
                     checks[name] = typecheck(policy, self._data)
                 except Exception as exc:  # a checker bug must not hide the decision
                     checks[name] = {"error": f"type checking failed: {type(exc).__name__}: {exc}"}
+                    continue
+                self._locate_diagnostics(checks[name], self.document_of("ValidatingAdmissionPolicy", name))
+            for (kind, name), error in self._refused.items():
+                if kind == "ValidatingAdmissionPolicy" and name not in checks:
+                    checks[name] = {"notChecked": "the policy has configuration errors: fix them first",
+                                    "policyError": _pointer(error)}
             self._type_checks = checks
         return self._type_checks
 
