@@ -16,14 +16,15 @@ from typing import Any
 
 from evaluator.admission import dispatch_ports as ports
 from evaluator.admission.audit import audit_event
-from evaluator.admission.error_location import locate
+from evaluator.admission.error_location import locate, point_of, value_at as _value_at
 from evaluator.admission.trace_location import locate_traces
 from evaluator.admission.dispatch import CompileCache, Dispatcher, DispatchResult
 from evaluator.admission.response import (admission_review, client_warnings, denial_message, ferricel,
                                           kubectl_create_text, kubectl_text, status_for)
 from evaluator.authz import CachingAuthorizer, RBACAuthorizer
 from evaluator.k8s import fielderrors as fe
-from evaluator.kyverno.webhook import KyvernoStage
+from evaluator.kyverno import cel_diagnostics as kyverno_cel, jmes_diagnostics as kyverno_jmes
+from evaluator.kyverno.webhook import POLICY_KINDS as KYVERNO_KINDS, KyvernoStage
 from evaluator.mutating import MutatingStage
 from evaluator.validating import expressions as ex
 from evaluator.validating.cluster import ADMISSION_GROUP, ClusterIndex
@@ -73,6 +74,7 @@ class Simulation:
         self._records = {id(r.data): r for r in records}
         self.errors.extend(self._located_by_name(e) for e in self.mutating.compile_errors())
         self.kyverno = KyvernoStage(data)
+        self._report_kyverno_cel()
         self.rbac = RBACAuthorizer(data)
         self._data = data
         self._type_checks: dict[str, dict] | None = None
@@ -139,6 +141,21 @@ class Simulation:
             self._refused.setdefault((record.kind, record.name), self.errors[-1])
         return bool(compiled.compile_errors)
 
+    def _kyverno_records(self) -> list[Any]:
+        return [r for r in self._records.values()
+                if getattr(r, "kind", None) in KYVERNO_KINDS and getattr(r, "group", None) == "kyverno.io"]
+
+    def _report_kyverno_cel(self) -> None:
+        """Kyverno's CEL (validate.cel, celPreconditions) compiled as the VAP Kyverno runs it, errors located."""
+        for record in self._kyverno_records():
+            for error in kyverno_cel.compile_errors(record.data):
+                self.errors.append(_located(record, severity="error", path=error["path"], message=error["message"]))
+            for error in kyverno_jmes.syntax_errors(record.data):
+                value = _value_at(record.data, error["path"])
+                self.errors.append({**locate(record, error["path"], point=point_of(value, error["offset"])),
+                                    "kind": record.kind, "name": record.name, "severity": "error",
+                                    "path": error["path"], "message": error["message"]})
+
     def _report_policies(self) -> None:
         for binding in self.cluster.orphan_bindings():
             record = self._records.get(id(binding))
@@ -202,6 +219,17 @@ class Simulation:
                     checks[name] = {"error": f"type checking failed: {type(exc).__name__}: {exc}"}
                     continue
                 self._locate_diagnostics(checks[name], self.document_of("ValidatingAdmissionPolicy", name))
+            for record in self._kyverno_records():
+                if kyverno_cel.has_cel(record.data):
+                    key = f"{record.kind}/{record.name or '(unnamed)'}"
+                    try:
+                        checks[key] = kyverno_cel.typecheck(record.data, self._data)
+                    except Exception as exc:  # a checker bug must not hide the decision
+                        checks[key] = {"error": f"type checking failed: {type(exc).__name__}: {exc}"}
+                        continue
+                    broken = {e.get("path") for e in self.errors if e.get("kind") == record.kind and e.get("name") == record.name}
+                    checks[key]["diagnostics"] = [d for d in checks[key]["diagnostics"] if d.get("fieldRef") not in broken]
+                    self._locate_diagnostics(checks[key], record)
             for (kind, name), error in self._refused.items():
                 if kind == "ValidatingAdmissionPolicy" and name not in checks:
                     checks[name] = {"notChecked": "the policy has configuration errors: fix them first",

@@ -15,7 +15,7 @@ from typing import Any
 
 _CEL_POINT = re.compile(r"<input>:(\d+):(\d+):")
 _MISMATCHED = re.compile(r"(?:mismatched input|token recognition error at:) '(.+?)'")
-_WORD = re.compile(r"[A-Za-z0-9_]+")
+_WORD = re.compile(r"[A-Za-z0-9_]+|[=!<>&|]+")  # an identifier or number, or an operator
 
 
 def expression_point(message: Any) -> tuple[int, int] | None:
@@ -63,7 +63,7 @@ def _offset(value: str, point: tuple[int, int]) -> int | None:
 
 def _token_length(value: str, offset: int, message: Any) -> int:
     """The length of the token cel-go's error is about: the quoted input of a syntax error, else the word
-    at the position, else one character."""
+    or comparison/logical operator at the position, else one character."""
     quoted = _MISMATCHED.search(message) if isinstance(message, str) else None
     if quoted and value.startswith(quoted.group(1), offset):
         return len(quoted.group(1))
@@ -75,3 +75,24 @@ def locate_entry(document: Any, entry: Mapping[str, Any]) -> dict[str, Any]:
     """An error entry (``path``, ``message``) with its location filled in."""
     return {**locate(document, entry.get("path"), entry.get("message")), **{
         k: v for k, v in entry.items() if k not in ("line", "column", "endLine", "endColumn")}}
+
+
+def point_of(value: Any, offset: int) -> tuple[int, int] | None:
+    """(line, column), 1-based, of ``offset`` in the string ``value``."""
+    if not isinstance(value, str):
+        return None
+    offset = max(0, min(offset, len(value)))
+    return value.count("\n", 0, offset) + 1, offset - (value.rfind("\n", 0, offset) + 1) + 1
+
+
+def value_at(data: Any, path: str) -> Any:
+    """The value at a field path (``spec.rules[0].validate.message``) of plain data, or None."""
+    from evaluator.admission.positions import split_path
+
+    for part in split_path(path):
+        if part.startswith("["):
+            index = part[1:-1]
+            data = data[int(index)] if isinstance(data, list) and index.isdigit() and int(index) < len(data) else None
+        else:
+            data = data.get(part) if isinstance(data, Mapping) else None
+    return data

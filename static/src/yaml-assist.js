@@ -5,6 +5,7 @@ import { parse as parseYaml, parseAllDocuments, isMap, isSeq, isScalar } from "y
 import { schemaFor, schemaAt } from "./schemas.js";
 import { pathAbove, documentAround } from "./yaml-path.js";
 import { inCelRange } from "./cel-in-yaml.js";
+import { errorRange, messageNode } from "./locations.js";
 
 function documentData(segment) {
   try {
@@ -184,18 +185,15 @@ export function lintYaml(text, role) {
   return out.map((d) => ({ ...d, from: Math.min(d.from, length), to: Math.min(Math.max(d.to, d.from), length) }));
 }
 
-/** The engine's diagnostics ({line, column, message, severity, path}) as offsets in `doc`. */
+/** The engine's diagnostics ({line, column, endLine, endColumn, message, severity, path, hint}) as ranges in
+ * `doc`; an error about an object with no text (`located: false`) has no place to mark. */
 export function serverDiagnostics(doc, errors) {
-  return (errors || []).map((error) => {
-    const lineNumber = Math.min(Math.max(error.line || 1, 1), doc.lines);
-    const line = doc.line(lineNumber);
-    const column = error.column ? Math.min(Math.max(error.column - 1, 0), line.length) : 0;
-    const from = line.from + column;
-    const to = error.column ? Math.max(from + 1, line.to) : line.to;
+  return (errors || []).filter((error) => error.located !== false && error.line).map((error) => {
+    const { from, to } = errorRange(doc, error);
     const path = error.path ? `${error.path}: ` : "";
     const message = error.message && error.path && error.message.startsWith(error.path) ? error.message
       : `${path}${error.message || "error"}`;
-    return { from: Math.min(from, doc.length), to: Math.min(to, doc.length),
-      severity: error.severity === "warning" ? "warning" : "error", message, source: "engine" };
+    return { from, to, severity: error.severity === "warning" ? "warning" : "error", message, source: "engine",
+      renderMessage: () => messageNode(message, error.hint) };
   });
 }

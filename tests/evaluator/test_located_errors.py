@@ -191,3 +191,61 @@ def test_a_binding_of_an_invalid_policy_points_at_the_policy_error():
                                      "error at line 14, column 41 (spec.validations[0].expression)")
     assert binding[0]["policyError"] == {"document": 0, "line": 14, "column": 41,
                                          "path": "spec.validations[0].expression"}
+
+
+KYVERNO = """\
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: replicas
+spec:
+  validationFailureAction: Enforce
+  rules:
+  - name: limit
+    match:
+      any:
+      - resources:
+          kinds: [Deployment]
+    celPreconditions:
+    - name: pre
+      expression: "object.metadata.name != 1 +"
+    validate:
+      cel:
+        expressions:
+        - expression: object.spec.replicas <= 'five'
+        - expression: >-
+            object.spec.replicas <=
+              5 &&)
+  - name: labels
+    match:
+      any:
+      - resources:
+          kinds: [Pod]
+    validate:
+      message: "pod {{ request.object.metadata.[name }} has no team"
+      pattern:
+        metadata:
+          labels:
+            team: "?*"
+"""
+
+
+def test_kyverno_cel_and_jmespath_errors_are_located():
+    from evaluator.simulation import Simulation
+
+    simulation = Simulation(KYVERNO)
+    found = {e["path"]: e for e in simulation.errors if e.get("path")}
+    pre = found["spec.rules[0].celPreconditions[0].expression"]
+    assert (pre["line"], pre["column"]) == (15, 47)  # just after the dangling "+"
+    syntax = found["spec.rules[0].validate.cel.expressions[1].expression"]
+    assert (syntax["line"], syntax["column"]) == (22, 19) and char_at(KYVERNO, 22, 19) == ")"
+    jmes = found["spec.rules[1].validate.message"]
+    assert (jmes["line"], jmes["column"]) == (29, 53)
+    assert jmes["message"].startswith("invalid JMESPath in {{ request.object.metadata.[name }}: SyntaxError")
+    # The type checker types validate.cel against the matched kind's schema (Deployment: replicas is an int).
+    report = simulation.type_checks()["ClusterPolicy/replicas"]
+    typed = [d for d in report["diagnostics"] if d.get("fieldRef") == "spec.rules[0].validate.cel.expressions[0].expression"]
+    assert typed and "'_<=_' applied to '(int, string)'" in typed[0]["message"]
+    assert (typed[0]["location"]["line"], typed[0]["location"]["column"]) == (19, 44)
+    assert char_at(KYVERNO, 19, 44) == "<"
+    assert report["typesChecked"] == [{"group": "apps", "version": "v1", "kind": "Deployment"}]
