@@ -29,7 +29,9 @@ function celCompletion(context, data) {
   if (!word && !context.explicit) return null;
   const text = word ? word.text : "";
   if (text.startsWith("variables.")) {
-    const names = (data?.spec?.variables || []).map((v) => v && v.name).filter((n) => typeof n === "string");
+    // A VAP's spec.variables, or a Kyverno rule's validate.cel.variables.
+    const lists = [data?.spec?.variables, ...(Array.isArray(data?.spec?.rules) ? data.spec.rules.map((r) => r?.validate?.cel?.variables) : [])];
+    const names = [...new Set(lists.filter(Array.isArray).flat().map((v) => v && v.name).filter((n) => typeof n === "string"))];
     return { from: word.from + "variables.".length, options: names.map((n) => ({ label: n, type: "variable" })) };
   }
   const dot = text.lastIndexOf(".");
