@@ -39,7 +39,7 @@ class SourceText:
         return self.line_offset + row + 1, index - self._starts[row] + 1
 
 
-@dataclass
+@dataclass(slots=True)
 class ScalarSource:
     """A string scalar: its style, its span in the source, and its value as the parser built it."""
 

@@ -249,3 +249,34 @@ def test_kyverno_cel_and_jmespath_errors_are_located():
     assert (typed[0]["location"]["line"], typed[0]["location"]["column"]) == (19, 44)
     assert char_at(KYVERNO, 19, 44) == "<"
     assert report["typesChecked"] == [{"group": "apps", "version": "v1", "kind": "Deployment"}]
+
+
+def test_map_runtime_errors_in_the_trace_are_located():
+    text = """\
+apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicy
+metadata: {name: m}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+  matchConditions:
+  - name: c
+    expression: object.spec.nope == 1
+  reinvocationPolicy: Never
+  failurePolicy: Ignore
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration: {expression: "Object{}"}
+---
+apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: mb}
+spec: {policyName: m}
+"""
+    result = simulate(text, REQUEST)
+    row = result["policies"][0]["trace"]["matchConditions"][0]
+    assert row["error"].endswith("no such key: nope")
+    assert (row["location"]["line"], row["location"]["column"], row["location"]["path"]) == \
+        (10, 17, "spec.matchConditions[0].expression")
+    assert row["hint"] == "the object has no spec.nope; guard it with has(object.spec.nope)"
