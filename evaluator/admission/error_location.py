@@ -96,3 +96,29 @@ def value_at(data: Any, path: str) -> Any:
         else:
             data = data.get(part) if isinstance(data, Mapping) else None
     return data
+
+
+def where(error: Mapping[str, Any]) -> str:
+    """` in <text 0> at line 3, column 7 (spec.validations[0].expression)`: where another error is."""
+    parts = [f"in {error['source']}" if error.get("source") else "",
+             f"at line {error['line']}, column {error['column']}" if error.get("line") and error.get("column") else "",
+             f"({error['path']})" if error.get("path") else ""]
+    return "".join(" " + p for p in parts if p)
+
+
+def pointer(error: Mapping[str, Any]) -> dict[str, Any]:
+    """Where an error is, for another entry that refers to it (the editor links to it)."""
+    return {k: error[k] for k in ("document", "source", "line", "column", "path") if error.get(k) is not None}
+
+
+_PLACE = ("document", "source", "item", "line", "column", "endLine", "endColumn", "located")
+
+
+def locate_diagnostics(report: dict, locate_field: Any) -> None:
+    """Add `location` to each type-check diagnostic with a fieldRef and a position inside its expression;
+    ``locate_field(path=..., point=...)`` is the policy's located() (loading.py)."""
+    for diagnostic in report.get("diagnostics") or ():
+        field = diagnostic.get("fieldRef")
+        if field and diagnostic.get("line"):
+            found = locate_field(path=field, point=(diagnostic["line"], diagnostic.get("column") or 1))
+            diagnostic["location"] = {k: found[k] for k in _PLACE if k in found}
