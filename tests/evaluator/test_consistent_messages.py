@@ -94,3 +94,11 @@ def test_type_check_diagnostics_carry_their_place_in_the_text():
     diagnostic = Simulation(text).type_checks()["good"]["diagnostics"][0]
     assert (diagnostic["location"]["line"], diagnostic["location"]["column"]) == (9, 38)
     assert text.split("\n")[8][37] == "<"
+
+
+def test_a_compile_error_gets_a_hint_after_the_kubernetes_text():
+    text = POLICIES.replace("object.spec.replicas <= 5", "objct.spec.replicas <= 5")
+    error = [e for e in Simulation(text).errors if e.get("path") == "spec.validations[0].expression"][0]
+    assert error["message"].startswith("compilation failed: ERROR: <input>:1:1: undeclared reference to 'objct'")
+    assert error["hint"] == "did you mean object?"
+    assert (error["line"], error["column"]) == (9, 17)
