@@ -13,6 +13,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from evaluator.admission.source_map import value_offset
+
 _CEL_POINT = re.compile(r"<input>:(\d+):(\d+):")
 _MISMATCHED = re.compile(r"(?:mismatched input|token recognition error at:) '(.+?)'")
 _WORD = re.compile(r"[A-Za-z0-9_]+|[=!<>&|]+")  # an identifier or number, or an operator
@@ -56,8 +58,6 @@ def locate(document: Any, path: str | None, message: Any = None, *,
 
 
 def _offset(value: str, point: tuple[int, int]) -> int | None:
-    from evaluator.admission.source_map import value_offset
-
     return value_offset(value, *point)
 
 
@@ -69,12 +69,6 @@ def _token_length(value: str, offset: int, message: Any) -> int:
         return len(quoted.group(1))
     word = _WORD.match(value, offset)
     return len(word.group(0)) if word else 1
-
-
-def locate_entry(document: Any, entry: Mapping[str, Any]) -> dict[str, Any]:
-    """An error entry (``path``, ``message``) with its location filled in."""
-    return {**locate(document, entry.get("path"), entry.get("message")), **{
-        k: v for k, v in entry.items() if k not in ("line", "column", "endLine", "endColumn")}}
 
 
 def point_of(value: Any, offset: int) -> tuple[int, int] | None:

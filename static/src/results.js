@@ -196,7 +196,8 @@ export function requestCard(entry, { stale = false } = {}) {
     ),
     entry.verdict === "fail" && entry.verdictMessage ? h("p", { class: "error-text verdict-message" }, entry.verdictMessage) : null,
     result.exempt ? h("p", { class: "muted" }, `Exempt: ${result.exempt}`) : null,
-    kubectlText ? h("div", { class: "kubectl" }, h("div", { class: "kubectl-head" }, "$ kubectl apply -f request.yaml",
+    // Read from stdin, as the engine's text says (`error when creating "STDIN"`): header and text agree.
+    kubectlText ? h("div", { class: "kubectl" }, h("div", { class: "kubectl-head" }, "$ kubectl apply -f - < request.yaml",
       copyButton(() => kubectlText)), h("pre", { class: "code kubectl-text", dataset: { testid: "kubectl" } }, kubectlText)) : null,
     (result.warnings || []).length && !kubectlText ? h("ul", { class: "warnings" }, result.warnings.map((w) => h("li", {}, `Warning: ${w}`))) : null,
     errorList((result.errors || []).filter((e) => !/^<text \d+>$/.test(e.source || ""))), // documents' own: shown above

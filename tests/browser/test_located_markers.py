@@ -110,6 +110,10 @@ def test_a_syntax_error_on_line_17_is_marked_on_line_17_and_the_list_links_to_it
     assert "mono" in family.lower(), family
     page.locator("[data-testid=config-errors] [data-testid=goto][data-line='17']").first.click()
     assert cursor(page, panel) == [17, 35]
+    # The refused policy takes no part: kubectl creates the Deployment, and says so as kubectl does.
+    kubectl = page.locator(".result-card").first.locator(".kubectl")
+    expect(kubectl.locator("[data-testid=kubectl]")).to_have_text("deployment.apps/web created")
+    expect(kubectl.locator(".kubectl-head")).to_contain_text("kubectl apply -f - < request.yaml")
 
 
 def test_the_student_editor_marks_a_line_17_error_where_it_is(browser, server_url, api):
