@@ -58,18 +58,18 @@ def read_archive(data: bytes) -> dict[str, str]:
         raise FormatError("not a zip or tar archive") from None
     with tar:
         count = 0
-        for member in tar:
-            if member.isdir():
+        for entry in tar:
+            if entry.isdir():
                 continue
             count += 1
             if count > MAX_FILES:
                 raise FormatError(f"archive has more than {MAX_FILES} files")
-            name = _safe_path(member.name)
-            if not member.isfile():
-                raise FormatError(f"archive member {name!r} is a link or device, which is refused")
-            if member.size > MAX_TEXT:
+            name = _safe_path(entry.name)
+            if not entry.isfile():
+                raise FormatError(f"archive entry {name!r} is a link or device, which is refused")
+            if entry.size > MAX_TEXT:
                 raise FormatError(f"{name}: larger than {MAX_TEXT // 1024} KiB")
-            handle = tar.extractfile(member)
+            handle = tar.extractfile(entry)
             _add(files, name, handle.read(MAX_TEXT + 1) if handle else b"", total)
     return files
 
