@@ -10,6 +10,8 @@ and never raises for bad input: problems come back in the result.
 from __future__ import annotations
 
 import argparse
+import functools
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -87,13 +89,25 @@ def run_tests(project: str) -> dict[str, Any]:
 TOOLS = (simulate, evaluate_cel, typecheck, run_tests)
 
 
+def _in_thread(fn: Callable[..., dict[str, Any]]) -> Callable[..., Awaitable[dict[str, Any]]]:
+    """The tool as a coroutine running `fn` in a worker thread: a simulation is CPU-bound and must not hold
+    the event loop (on the web app, daphne's loop serves every other request too). Same signature and doc."""
+    import anyio.to_thread
+
+    @functools.wraps(fn)
+    async def call(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
+
+    return call
+
+
 def build_server(**settings: Any):
     """A FastMCP server with the tools; `settings` go to FastMCP (HTTP options for the web mount)."""
     from mcp.server.fastmcp import FastMCP
 
     server = FastMCP(NAME, instructions=INSTRUCTIONS, **settings)
     for tool in TOOLS:
-        server.add_tool(tool, structured_output=True)
+        server.add_tool(_in_thread(tool), name=tool.__name__, structured_output=True)
     return server
 
 
