@@ -56,7 +56,7 @@ def import_suite(files: dict[str, str], title: str | None = None) -> dict:
     policies = _files(files, base, suite.get("validatingAdmissionPolicies"), "policy")
     resources = _files(files, base, suite.get("resources"), "resource")
     index = {(r.get("kind"), object_key(r)): r for r in resources}
-    tested, bindings, requests = set(), {}, []
+    tested, bindings, requests, warnings = set(), {}, [], []
     for group in suite.get("testSuites") or []:
         policy = str(group.get("policy")) if isinstance(group, dict) else ""
         for case in (group.get("tests") or []) if isinstance(group, dict) else []:
@@ -65,6 +65,12 @@ def import_suite(files: dict[str, str], title: str | None = None) -> dict:
             if obj is None:
                 raise FormatError(f"{found[0]}: test object {ref.get('kind')} {_key(ref)} is not among the resources")
             tested.add((ref.get("kind"), _key(ref)))
+            ignored = sorted(k for k in ("oldObject", "userInfo", "namespaceObject") if case.get(k))
+            if ignored:
+                warnings.append(f"{policy}: {ref.get('kind')} {_key(ref)}: {', '.join(ignored)} not imported "
+                                "(the request is a CREATE of the object)")
+            if case.get("expect") == "error":
+                warnings.append(f"{policy}: {ref.get('kind')} {_key(ref)}: expect error imported as denied")
             binding = _binding(policy, param if isinstance(param, dict) else None)
             bindings[binding["metadata"]["name"]] = binding
             name = f"{policy}: {ref.get('kind')} {_key(ref)}" + (f" (param {_key(param)})" if param else "")
@@ -74,7 +80,7 @@ def import_suite(files: dict[str, str], title: str | None = None) -> dict:
     documents = policies + list(bindings.values()) + others
     return {"title": title or f"kaptest: {posixpath.basename(base) or 'suite'}", "description": f"Imported from {found[0]}",
             "documents": [{"name": document_name(d), "text": object_text(d)} for d in documents],
-            "requests": requests}
+            "requests": requests, "warnings": warnings}
 
 
 def export_suite(project: dict) -> tuple[dict[str, str], list[str]]:

@@ -70,10 +70,16 @@ def import_folder(files: dict[str, str], title: str | None = None) -> dict:
                 f"{resource.get('kind')}:{(resource.get('metadata') or {}).get('name')}"}
         expected = {"allowed": False} if keys & denied else {"allowed": True} if keys & with_rows else None
         requests.append({"name": request_name(resource), "text": object_text(resource), "expected": expected})
+    warnings = [f"{TEST_FILE}: {key} is not imported (a project has no place for it)"
+                for key in ("variables", "values", "userinfo", "exceptions") if test.get(key)]
+    flagged = sorted({flag for row in test.get("results") or [] if isinstance(row, dict)
+                      for flag in ("patchedResources", "patchedResource", "generatedResource", "cloneSourceResource")
+                      if row.get(flag)})
+    warnings += [f"{TEST_FILE}: {flag} rows are not imported (only admission outcomes are)" for flag in flagged]
     name = (test.get("metadata") or {}).get("name") or base or "kyverno test"
     return {"title": title or f"kyverno test: {posixpath.basename(base) or name}", "description": f"Imported from {tests[0]}",
             "documents": [{"name": document_name(d), "text": object_text(d)} for d in policies + cluster],
-            "requests": requests}
+            "requests": requests, "warnings": warnings}
 
 
 def export_folder(project: dict) -> tuple[dict[str, str], list[str]]:

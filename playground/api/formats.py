@@ -77,7 +77,8 @@ class ImportView(APIView):
             raise ServiceError("invalid_import", str(exc)) from None
         state, token = project_service.create_project(project["title"][:200], project.get("description", ""),
                                                       project["documents"], project["requests"])
-        return Response({**state, "editToken": token, "warnings": []}, status=status.HTTP_201_CREATED)
+        return Response({**state, "editToken": token, "warnings": project.get("warnings", [])},
+                        status=status.HTTP_201_CREATED)
 
 
 class ExportView(APIView):

@@ -71,6 +71,15 @@ def test_kaptest_suite_round_trip(name):
     same(first, second)
 
 
+def test_what_an_import_cannot_keep_is_a_warning():
+    simple = kaptest.import_suite(folder(DATA / "kaptest" / "simple"))
+    assert simple["warnings"] == ["error-policy: Deployment good-deployment: expect error imported as denied"]
+    files = folder(DATA / "kyverno-test" / "disallow-service")
+    files["kyverno-test.yaml"] += "variables: values.yaml\n"
+    files["values.yaml"] = "policies: []\n"
+    assert kyverno_test.import_folder(files)["warnings"] == ["kyverno-test.yaml: variables is not imported (a project has no place for it)"]
+
+
 def test_kaptest_expectations_and_bindings():
     project = kaptest.import_suite(folder(DATA / "kaptest" / "complicated"))
     names = {r["name"]: r["expected"] for r in project["requests"]}
