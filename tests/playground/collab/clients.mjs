@@ -8,6 +8,8 @@
 //   {filler: n, at: 0..1}           insert n "." characters
 //   {remove: 0..1}                  delete one filler "." (never part of a marker)
 //   {wait: ms} | {drop: true}       pause | lose the connection (typing goes on offline; it reconnects)
+// and optionally `pace` (ms between a client's operations, ± 50 %; default 1–16 ms). It also reports every
+// keystroke → remote echo time: from typing a marker to another client receiving it.
 
 import { EditorState } from "@codemirror/state";
 import { CollabSync, collabExtensions } from "../../../static/src/collab.js";
@@ -18,6 +20,10 @@ const plan = JSON.parse(await new Promise((resolve) => {
   process.stdin.on("end", () => resolve(text));
 }));
 const wsBase = plan.base.replace(/^http/, "ws");
+// Keystroke → remote echo: when each marker was typed, and how long until each other client received it.
+const typedAt = new Map();
+const echoes = [];
+const MARKER = /<c\d+-\d+>/g;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 class Client {
@@ -78,11 +84,24 @@ class Client {
         .find((i) => i.id === plan.id);
       if (item) this.sync.resync(item.collabVersion);
     } else if (message.type === "updates" && message.id === plan.id) {
+      if (!message.rejected) this.measure(message.updates || []);
       this.sync.receive(message);
     } else if (message.type === "ack" && message.updates) {
       this.sync.ack(message);
     } else if (message.type === "error") {
       this.errors.push(message.error);
+    }
+  }
+
+  measure(updates) {
+    const now = performance.now();
+    for (const update of updates) {
+      for (const part of update.changes) {
+        if (!Array.isArray(part)) continue;
+        for (const marker of part.slice(1).join("\n").match(MARKER) || []) {
+          if (typedAt.has(marker)) echoes.push(now - typedAt.get(marker));
+        }
+      }
     }
   }
 
@@ -106,7 +125,10 @@ class Client {
       else if (op.drop) {
         this.drop();
         offlineFor = 2;
-      } else if (op.insert) this.type({ from: this.boundary(op.at), insert: op.insert });
+      } else if (op.insert) {
+        typedAt.set(op.insert, performance.now());
+        this.type({ from: this.boundary(op.at), insert: op.insert });
+      }
       else if (op.filler) this.type({ from: this.boundary(op.at), insert: ".".repeat(op.filler) });
       else if (op.remove !== undefined) {
         const text = this.state.doc.toString();
@@ -120,7 +142,7 @@ class Client {
         offlineFor -= 1;
         if (offlineFor === 0) await this.connect();
       }
-      await sleep(1 + Math.random() * 15);
+      await sleep(plan.pace ? plan.pace * (0.5 + Math.random()) : 1 + Math.random() * 15);
     }
     if (!this.open) await this.connect();
   }
@@ -154,6 +176,7 @@ console.log(JSON.stringify({
   versions: clients.map((client) => client.sync.version),
   unsent: clients.map((client) => client.sync.unsent),
   errors: clients.flatMap((client) => client.errors),
+  echoes,
 }));
 for (const client of clients) client.ws.close();
 process.exit(0);

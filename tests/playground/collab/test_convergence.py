@@ -3,7 +3,7 @@
 N clients (headless CodeMirror states with the real @codemirror/collab and the page's CollabSync, in Node)
 type random scripts into one document of a live daphne at the same time, with random delays and dropped
 connections; afterwards every client and the database hold the same text, and every marker a client typed
-is in it exactly once (the scripts never delete markers, only filler dots)."""
+is in it exactly once (markers hold no dot; the scripts delete only filler dots)."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def scripts(draw):
         for n, step in enumerate(ops):
             step = dict(step)
             if "insert" in step:
-                step["insert"] = f"<c{client}.{n}>"
+                step["insert"] = f"<c{client}-{n}>"
             numbered.append(step)
         plans.append(numbered)
     return plans
@@ -97,7 +97,7 @@ def test_concurrent_random_scripts_converge_and_keep_every_insertion(server, pla
 
 
 def test_five_clients_typing_fast_at_the_same_place(server):
-    plans = [[{"insert": f"<c{c}.{n}>", "at": 1.0} for n in range(25)] for c in range(CLIENT_COUNT)]
+    plans = [[{"insert": f"<c{c}-{n}>", "at": 1.0} for n in range(25)] for c in range(CLIENT_COUNT)]
     outcome, stored = run_clients(server, plans, text="")
     assert_converged(outcome, stored, plans)
     assert len(stored["text"]) == sum(len(m) for m in markers_of(plans))
