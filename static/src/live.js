@@ -142,7 +142,10 @@ export class LiveProject {
       case "ack": {
         this.bumpVersion(message.version);
         if (typeof message.collabVersion === "number" && message.updates) {
-          this.sync(message.target, message.id)?.ack(message);
+          const sync = this.sync(message.target, message.id);
+          sync?.ack(message);
+          // The cursor waits for typing to be confirmed (positions then agree): show it to the others now.
+          if (sync?.host.view?.hasFocus) this.selection(message.target, message.id);
         }
         this.pending.delete(message.clientSeq);
         this.showSaved();
