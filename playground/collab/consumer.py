@@ -7,13 +7,17 @@ bookkeeping (`latest`) and `schedule_evaluation`.
 
 from __future__ import annotations
 
+import asyncio
+
 from channels.db import database_sync_to_async
 
 from playground.collab import authority
-from playground.services import live
 from playground.services.errors import ServiceError
 
 NAME_MAX = 40
+# Keystrokes arrive as separate pushes; a burst is evaluated once, at its newest version (the evaluation of an
+# older version cannot be stopped once a worker has it, so starting one per keystroke only delays the newest).
+EVALUATE_AFTER_TYPING_SECONDS = 0.08
 
 
 def clean_name(value) -> str:
@@ -46,8 +50,14 @@ class CollabHandlers:
                               "by": self.connection_id, **_history(answer)}, exclude_self=True)
         await self.send_json({"type": "ack", "clientSeq": message.get("clientSeq"), "version": version,
                               "id": item_id, "target": target, **_history(answer)})
-        runner = live.runner_for(self.project_id, self.group_send_message)
-        self.schedule_evaluation(version, runner.derive(target, answer["item"], version))
+        self.evaluate_after_typing(version)
+
+    def evaluate_after_typing(self, version: int) -> None:
+        timer = getattr(self, "typing_timer", None)
+        if timer is not None:
+            timer.cancel()
+        self.typing_timer = asyncio.get_running_loop().call_later(
+            EVALUATE_AFTER_TYPING_SECONDS, self.schedule_evaluation, version)
 
     async def on_pull(self, message: dict) -> None:
         target, item_id = message.get("target"), message.get("id")
@@ -72,6 +82,10 @@ class CollabHandlers:
                              exclude_self=True)
 
     async def cursor_gone(self) -> None:
+        """The connection leaves: its cursor goes, and so does an evaluation it was about to start."""
+        timer = getattr(self, "typing_timer", None)
+        if timer is not None:
+            timer.cancel()
         await self.broadcast({"type": "cursor", "connection": self.connection_id, "gone": True}, exclude_self=True)
 
 
