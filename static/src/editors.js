@@ -16,6 +16,7 @@ import { celInYaml } from "./cel-in-yaml.js";
 import { celLanguage } from "./cel-syntax.js";
 import { yamlCompletion, lintYaml, serverDiagnostics } from "./yaml-assist.js";
 import { collabExtensions } from "./collab.js";
+import { errorRange } from "./locations.js";
 
 /** Marks transactions that came from the server (not typed here), so they are not sent back. */
 const remote = Annotation.define();
@@ -70,8 +71,8 @@ const serverErrorsChanged = (update) => update.transactions.some((tr) => tr.effe
  * options: {text, language: "yaml"|"cel", role: "document"|"request", readOnly, label, onChange(text),
  *           onRun(), onSave(), placeholder, collab: {version} (co-edited with the server as authority),
  *           onSelection()}
- * Returns {view, getText, setText(text), setServerErrors(errors), setReadOnly(bool), focus(), and for
- * co-edited editors the collab host: state(), dispatch(transaction), reset(text, version)}.
+ * Returns {view, getText, setText(text), setServerErrors(errors), setReadOnly(bool), focus(), goTo(line, column),
+ * and for co-edited editors the collab host: state(), dispatch(transaction), reset(text, version)}.
  */
 export function createEditor(parent, options) {
   const readOnly = new Compartment();
@@ -148,6 +149,12 @@ export function createEditor(parent, options) {
       view.dispatch({ effects: readOnly.reconfigure([EditorState.readOnly.of(value), EditorView.editable.of(!value)]) });
     },
     focus: () => view.focus(),
+    /** Put the cursor at 1-based line/column (code points) and show it. */
+    goTo(line, column = 1) {
+      const { from } = errorRange(view.state.doc, { line, column });
+      view.dispatch({ selection: { anchor: from }, scrollIntoView: true });
+      view.focus();
+    },
     destroy: () => view.destroy(),
   };
 }
