@@ -18,9 +18,7 @@ import yaml
 
 from evaluator.admission.positions import Position, locate, node_positions
 from evaluator.k8s import kinds
-from evaluator.k8s.kinds import ADMISSION_GROUP, APIEXTENSIONS_GROUP, CUSTOM_RESOURCE_DEFINITION
-RBAC_GROUP = "rbac.authorization.k8s.io"
-RBAC_KINDS = frozenset({"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"})
+from evaluator.k8s.kinds import ADMISSION_GROUP, APIEXTENSIONS_GROUP, CUSTOM_RESOURCE_DEFINITION, RBAC_GROUP, RBAC_KINDS
 
 _SEPARATOR = re.compile(r"^(---|\.\.\.)(\s.*)?$")
 

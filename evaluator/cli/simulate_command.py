@@ -1,8 +1,8 @@
 """`simulate -f policies.yaml -f request.yaml [--output json|text]`: one request, the full decision.
 
 Every file is read as multi-document YAML. The request is the document that is an AdmissionReview or
-AdmissionRequest, else the last document that is not a policy, binding, param-kind CRD, Namespace or RBAC
-object (a plain object is a CREATE). `--request FILE` names it explicitly.
+AdmissionRequest, else the last document that is not a policy (Kyverno's too), binding, policy exception, CRD,
+Namespace or RBAC object (a plain object is a CREATE). `--request FILE` names it explicitly.
 Exit status: 0 admitted, 1 denied, 2 unusable input.
 """
 from __future__ import annotations
@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.cli.render import render_result
+from evaluator.k8s import kinds
 from evaluator.simulation import simulate
 
-CLUSTER_KINDS = {"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy",
-                 "MutatingAdmissionPolicyBinding", "CustomResourceDefinition", "Namespace", "Role", "ClusterRole",
-                 "RoleBinding", "ClusterRoleBinding"}
+# Kinds that are cluster state, never the request: policies, bindings, CRDs, namespaces, RBAC, exceptions.
+CLUSTER_KINDS = (kinds.ADMISSION_KINDS | kinds.KYVERNO_POLICY_KINDS | kinds.RBAC_KINDS
+                 | {kinds.CUSTOM_RESOURCE_DEFINITION, kinds.NAMESPACE, kinds.POLICY_EXCEPTION})
 
 
 def register(commands: Any) -> None:
@@ -55,7 +56,7 @@ def _is_param(doc: dict, documents: list[Any]) -> bool:
     """A document some binding names as its param (so it is cluster state, not the request)."""
     name = (doc.get("metadata") or {}).get("name")
     for other in documents:
-        if isinstance(other, dict) and other.get("kind") == "ValidatingAdmissionPolicyBinding":
+        if isinstance(other, dict) and other.get("kind") in kinds.ADMISSION_BINDING_KINDS:
             ref = (other.get("spec") or {}).get("paramRef") or {}
             if ref.get("name") and ref.get("name") == name:
                 return True
