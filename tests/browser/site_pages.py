@@ -1,0 +1,47 @@
+"""Every page of the site, ready to open: set-up through the REST API and what "usable" means on each.
+
+Shared by the layout and accessibility tests (tests/browser/test_layout.py) and `make screenshots`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tests.browser.helpers import project_body
+
+EXAMPLE = "seed-vap-message-expression"
+
+
+@dataclass
+class SitePage:
+    name: str
+    path: str
+    ready: str  # a selector that shows the page has rendered its main content
+    actions: list[str] = field(default_factory=list)  # main controls: visible and enabled at every width
+    storage: dict[str, str] = field(default_factory=dict)  # localStorage set before opening (edit tokens)
+
+
+def site_pages(api) -> list[SitePage]:
+    """Create a project, a snapshot and a workshop room, and list every page with its main actions."""
+    status, project = api("POST", "/api/v1/projects", project_body(title="Layout check"))
+    assert status == 201, project
+    status, snapshot = api("POST", f"/api/v1/projects/{project['id']}/snapshots", {}, token=project["editToken"])
+    assert status == 201, snapshot
+    status, room = api("POST", "/api/v1/workshops/rooms", {"set": "admission-basics", "title": "Layout class"})
+    assert status == 201, room
+    code = room["code"]
+    return [
+        SitePage("landing", "/", "#landing-demo [data-testid=decision]", ["#btn-new-project", "a[href='/examples']"]),
+        SitePage("cel", "/cel", "#cel-value:not(:empty)", ["#cel-form button[type=submit]", "#btn-cel-share"]),
+        SitePage("gallery", "/examples", ".example-card", ["#gallery-filter"]),
+        SitePage("example", f"/examples/{EXAMPLE}", ".result-card [data-testid=decision]", ["#btn-fork"]),
+        SitePage("project", f"/p/{project['id']}", ".result-card [data-testid=decision]",
+                 ["#btn-evaluate", "#btn-share", "#btn-fork", "#btn-add-document"],
+                 {f"admission-playground:token:{project['id']}": project["editToken"]}),
+        SitePage("snapshot", f"/s/{snapshot['id']}", ".result-card [data-testid=decision]", ["#btn-fork"]),
+        SitePage("workshops", "/workshops", ".ws-set", [".open-room", "#join-code"]),
+        SitePage("workshop-student", f"/w/{code}", "#join-form:not([hidden])", ["#display-name"]),
+        SitePage("workshop-teacher", f"/w/{code}/teacher", "#teacher:not([hidden])", ["#advance", "#close-room"],
+                 {f"workshop:teacher:{code}": room["teacherToken"]}),
+        SitePage("not-found", "/w/NOPE99", ".error-page", ["a.error-home"]),
+    ]
