@@ -12,7 +12,7 @@ import re
 GROUPS = [
     ("vap-basics", "VAP basics", "One ValidatingAdmissionPolicy, one binding, one CEL rule: where everyone starts."),
     ("params-bindings", "Params and bindings", "One policy, many bindings: limits that come from parameter objects."),
-    ("match-conditions", "Scoping: match rules and matchConditions", "Which requests a policy looks at at all."),
+    ("match-conditions", "Scoping and matchConditions", "Which requests a policy looks at at all."),
     ("messages-audit", "Messages, warnings and audit", "What the user reads, what the audit log keeps, and failure policies."),
     ("authorizer", "Authorizer and request info", "Decisions that depend on who is asking."),
     ("map", "MutatingAdmissionPolicy", "Changing objects on their way in, with CEL."),
