@@ -71,7 +71,8 @@ def snapshot(request, snapshot_id):
 @ensure_csrf_cookie
 def gallery(request):
     examples = sorted(example_service.list_examples(), key=lambda e: e["title"].casefold())
-    groups = [{"slug": slug, "title": title, "blurb": blurb, "examples": [e for e in examples if e["groupSlug"] == slug]}
+    by_level = sorted(examples, key=lambda e: example_meta.DIFFICULTIES.index(e["difficulty"]))  # stable: A–Z within
+    groups = [{"slug": slug, "title": title, "blurb": blurb, "examples": [e for e in by_level if e["groupSlug"] == slug]}
               for slug, title, blurb in example_meta.GROUPS]
     searchable = [{**e, "words": example_meta.search_words(example_service.get_example(e["slug"]))} for e in examples]
     return render(request, "gallery.html", {"groups": [g for g in groups if g["examples"]], "count": len(examples),

@@ -11,6 +11,7 @@ import { wordMatcher } from "./search.js";
 const data = pageData();
 const DIFFICULTY = { beginner: 0, intermediate: 1, advanced: 2 };
 const byTitle = (a, b) => a.title.localeCompare(b.title, undefined, { sensitivity: "base" });
+const byLevel = (a, b) => (DIFFICULTY[a.difficulty] - DIFFICULTY[b.difficulty]) || byTitle(a, b);
 const state = { query: "", tag: "", sort: "topic" };
 
 function forkButton(example) {
@@ -54,11 +55,10 @@ function render(list, examples, groups, onTag) {
   const shown = examples.filter((e) => matches(e, matcher));
   let sections;
   if (state.sort === "topic") {
-    sections = groups.map((group) => ({ ...group, items: shown.filter((e) => e.groupSlug === group.slug).sort(byTitle) }))
+    sections = groups.map((group) => ({ ...group, items: shown.filter((e) => e.groupSlug === group.slug).sort(byLevel) }))
       .filter((group) => group.items.length);
   } else {
-    const sorted = [...shown].sort(state.sort === "title" ? byTitle
-      : (a, b) => (DIFFICULTY[a.difficulty] - DIFFICULTY[b.difficulty]) || byTitle(a, b));
+    const sorted = [...shown].sort(state.sort === "title" ? byTitle : byLevel);
     sections = sorted.length ? [{ slug: "all", title: state.sort === "title" ? "A–Z" : "From beginner to advanced", items: sorted }] : [];
   }
   replaceChildren(list, sections.map((group) => h("section", { class: "gallery-group", id: group.slug, dataset: { group: group.slug } },

@@ -53,7 +53,7 @@ function liveDemo(demo) {
   // The name fields and Delete buttons belong to full projects; here only the YAML is for playing with.
   for (const entry of workspace.items.values()) {
     entry.nameInput.readOnly = true;
-    entry.panel.querySelector(".panel-head button")?.remove();
+    entry.panel.querySelector(".panel-head .item-delete")?.remove();
   }
   show(demo.evaluation);
   window.__playground = { workspace, results };
