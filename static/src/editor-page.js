@@ -124,7 +124,13 @@ function startProject() {
       const editable = Boolean(message.canEdit);
       workspace.setEditable(editable);
       if (titleInput) titleInput.readOnly = !editable;
-      for (const id of ["btn-add-document", "btn-add-request"]) if ($(id)) $(id).disabled = !editable;
+      for (const id of ["btn-add-document", "btn-add-request", "btn-evaluate"]) {
+        if ($(id)) {
+          $(id).disabled = !editable;
+          $(id).hidden = !editable;
+        }
+      }
+      if ($("btn-fork")) $("btn-fork").textContent = editable ? "Fork" : "Fork to edit";
       banner(editable ? "" : message.project.isExample
         ? "This example is read-only. Fork it to make your own copy."
         : "You are watching this project live. Fork it to edit your own copy.");

@@ -5,6 +5,9 @@ Shared by the layout and accessibility tests (tests/browser/test_layout.py) and 
 
 from __future__ import annotations
 
+import json
+import urllib.error
+import urllib.request
 from dataclasses import dataclass, field
 
 from tests.browser.helpers import project_body
@@ -21,6 +24,22 @@ class SitePage:
     storage: dict[str, str] = field(default_factory=dict)  # localStorage set before opening (edit tokens)
 
 
+def api_client(server_url: str):
+    """api(method, path, body=None, token=None) -> (status, json), usable outside a test function."""
+    def call(method: str, path: str, body=None, token: str | None = None):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(server_url + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json", "Accept": "application/json"})
+        if token:
+            request.add_header("X-Edit-Token", token)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, json.loads(response.read() or b"null")
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read() or b"null")
+    return call
+
+
 def site_pages(api) -> list[SitePage]:
     """Create a project, a snapshot and a workshop room, and list every page with its main actions."""
     status, project = api("POST", "/api/v1/projects", project_body(title="Layout check"))
@@ -35,7 +54,7 @@ def site_pages(api) -> list[SitePage]:
         SitePage("cel", "/cel", "#cel-value:not(:empty)", ["#cel-form button[type=submit]", "#btn-cel-share"]),
         SitePage("gallery", "/examples", ".example-card", ["#gallery-filter"]),
         SitePage("example", f"/examples/{EXAMPLE}", ".result-card [data-testid=decision]", ["#btn-fork"]),
-        SitePage("project", f"/p/{project['id']}", ".result-card [data-testid=decision]",
+        SitePage("project", f"/p/{project['id']}", "#conn-state[data-state=open]",
                  ["#btn-evaluate", "#btn-share", "#btn-fork", "#btn-add-document"],
                  {f"admission-playground:token:{project['id']}": project["editToken"]}),
         SitePage("snapshot", f"/s/{snapshot['id']}", ".result-card [data-testid=decision]", ["#btn-fork"]),
