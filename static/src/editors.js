@@ -96,7 +96,8 @@ export function createEditor(parent, options) {
     keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...historyKeymap, ...searchKeymap, ...foldKeymap,
       ...completionKeymap, ...lintKeymap, indentWithTab]),
     readOnly.of([EditorState.readOnly.of(Boolean(options.readOnly)), EditorView.editable.of(!options.readOnly)]),
-    EditorView.contentAttributes.of({ "aria-label": options.label || "editor", "data-role": role }),
+    // tabindex: a read-only editor stays reachable by keyboard (to scroll, select and copy).
+    EditorView.contentAttributes.of({ "aria-label": options.label || "editor", "data-role": role, tabindex: "0" }),
     EditorView.updateListener.of((update) => {
       if (update.docChanged && !update.transactions.every((tr) => tr.annotation(remote)) && options.onChange) {
         options.onChange(update.state.doc.toString());

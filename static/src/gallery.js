@@ -15,7 +15,7 @@ const byLevel = (a, b) => (DIFFICULTY[a.difficulty] - DIFFICULTY[b.difficulty]) 
 const state = { query: "", tag: "", sort: "topic" };
 
 function forkButton(example) {
-  const fork = h("button", { type: "button", class: "btn btn-small", "aria-label": `Fork “${example.title}” to edit` }, "Fork to edit");
+  const fork = h("button", { type: "button", class: "btn btn-small", "aria-label": `Fork to edit: ${example.title}` }, "Fork to edit");
   fork.addEventListener("click", async () => {
     fork.disabled = true;
     try {
