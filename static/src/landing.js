@@ -1,11 +1,11 @@
 // The landing page: a small gallery example, live. Its result came with the page (computed by the server),
-// so a decision is on screen before any request; edits re-evaluate statelessly (POST /api/v1/evaluate).
+// so a decision is on screen before any request; the result cards render from this small bundle first, and
+// the editor (CodeMirror, most of the weight) loads after them. Edits re-evaluate statelessly.
 
 import { h, debounce } from "./dom.js";
 import { api, describeError } from "./api.js";
 import { pageData } from "./page-data.js";
 import { openProject } from "./tokens.js";
-import { Workspace } from "./workspace.js";
 import { ResultsPane } from "./results-pane.js";
 import { STARTER } from "./starter.js";
 import { startTour } from "./tour.js";
@@ -26,8 +26,10 @@ function newProjectButton() {
   });
 }
 
-function liveDemo(demo) {
+async function liveDemo(demo) {
   const results = new ResultsPane($("results"));
+  results.showAll(demo.evaluation, demo.requests.map((r) => ({ id: r.id, name: r.name })));
+  const { Workspace } = await import("./workspace.js");
   const show = (evaluation) => {
     const order = workspace.requestOrder();
     results.showAll(evaluation, order);
@@ -60,8 +62,7 @@ function liveDemo(demo) {
 }
 
 newProjectButton();
-if (data.demo) liveDemo(data.demo);
-document.body.dataset.ready = "true";
+if (data.demo) liveDemo(data.demo).then(() => (document.body.dataset.ready = "true"));
 const tourButton = $("btn-tour");
 tourButton?.addEventListener("click", () => startTour({ force: true }));
 startTour({ force: false });
