@@ -20,7 +20,8 @@ def test_landing_page_shows_a_live_example_with_its_result_already_computed(clie
     assert demo["slug"] == "first-policy"
     decisions = [entry["result"]["allowed"] for entry in demo["evaluation"]["requests"]]
     assert decisions == [False, True]  # 7 replicas denied, 3 allowed: on screen before any script runs
-    assert "<strong>Denied</strong>" in page and "<strong>Allowed</strong>" in page
+    assert '<strong data-testid="decision-static">Denied</strong>' in page
+    assert '<strong data-testid="decision-static">Allowed</strong>' in page
     assert "csrftoken" in response.cookies
 
 
