@@ -32,7 +32,7 @@ const highlight = HighlightStyle.define([
 ]);
 
 const baseTheme = EditorView.theme({
-  "&": { backgroundColor: "var(--editor-bg)", color: "var(--fg)", fontSize: "13px" },
+  "&": { backgroundColor: "var(--editor-bg)", color: "var(--fg)", fontSize: "0.8125rem" }, // rem: presenter zoom scales it
   ".cm-content": { fontFamily: "var(--mono)", caretColor: "var(--fg)" },
   ".cm-gutters": { backgroundColor: "var(--editor-gutter)", color: "var(--muted)", border: "none" },
   ".cm-activeLine": { backgroundColor: "var(--editor-active)" },
