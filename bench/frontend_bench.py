@@ -10,7 +10,9 @@
    cards are ("cards": after the results bundle ran; the editor loads after that). 5 runs, median and max.
    Target: <= 1 s on loopback.
 
-    .venv/bin/python bench/frontend_bench.py [--runs 5] [--json]
+    .venv/bin/python bench/frontend_bench.py [--runs 5] [--quick] [--json]
+
+Exit status: 0 when both targets are met, 1 when one is missed (bench/run_all.py reads it).
 """
 from __future__ import annotations
 
@@ -65,7 +67,8 @@ def first_result(runs: int) -> list[float]:
     from playwright.sync_api import sync_playwright
 
     workdir = Path(tempfile.mkdtemp(prefix="frontend-bench-"))
-    env = {**os.environ, "DATABASE_URL": f"sqlite:///{workdir / 'db.sqlite3'}", "DEBUG": "0", "REDIS_URL": "",
+    env = {"SECRET_KEY": "frontend-bench-only", **os.environ, "DATABASE_URL": f"sqlite:///{workdir / 'db.sqlite3'}",
+           "DEBUG": "0", "REDIS_URL": "",
            "ALLOWED_HOSTS": "127.0.0.1", "DJANGO_SETTINGS_MODULE": "playground.settings", "PYTHONPATH": str(ROOT)}
     for command in (["migrate", "--noinput", "-v0"], ["load_examples"], ["collectstatic", "--noinput", "-v0"]):
         subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=env, check=True, capture_output=True)
@@ -107,8 +110,11 @@ def first_result(runs: int) -> list[float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="2 loads instead of --runs")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.quick:
+        args.runs = 2
     if not (DIST / "editor-page.js").exists():
         sys.exit("static/dist/ is missing: run `node static/build.mjs` first")
     weights = [weight(entry) for entry in ENTRIES]
@@ -116,9 +122,12 @@ def main() -> None:
     stats = lambda values: {"median": round(statistics.median(values), 3), "max": round(max(values), 3)}  # noqa: E731
     report = {"weights": weights, "first_result_s": {"static": stats([t[0] for t in times]), "cards": stats([t[1] for t in times]),
                                                      "runs": len(times)} if times else None}
+    editor = next(row for row in weights if row["entry"] == "editor-page.js")
+    weight_met = editor["gzip_kib"] <= 1024
+    first_met = report["first_result_s"] is None or report["first_result_s"]["static"]["median"] <= 1.0
     if args.json:
         print(json.dumps(report, indent=2))
-        return
+        sys.exit(0 if weight_met and first_met else 1)
     print("| entry | files | raw KiB | gzip KiB |\n| --- | --- | --- | --- |")
     for row in weights:
         print(f"| {row['entry']} | {row['files']} | {row['raw_kib']} | {row['gzip_kib']} |")
@@ -127,6 +136,11 @@ def main() -> None:
         print(f"\nlanding page over {first['runs']} cold loads (target <= 1 s): decisions in the HTML on screen "
               f"median {first['static']['median']} s (max {first['static']['max']}), result cards median "
               f"{first['cards']['median']} s (max {first['cards']['max']})")
+    print(f"target: editor bundle <= 1 MiB gzipped ({editor['gzip_kib']} KiB) — {'met' if weight_met else 'missed'}")
+    if report["first_result_s"]:
+        print(f"target: first result on the landing page <= 1 s on loopback (median {first['static']['median']} s) — "
+              f"{'met' if first_met else 'missed'}")
+    sys.exit(0 if weight_met and first_met else 1)
 
 
 if __name__ == "__main__":
