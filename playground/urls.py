@@ -8,6 +8,7 @@ urlpatterns = [
     path("cel", views.cel, name="cel"),
     path("healthz", views.healthz, name="healthz"),
     path("p/<str:project_id>", views.editor, name="editor"),
+    path("projects", views.my_projects, name="my-projects"),
     path("s/<str:snapshot_id>", views.snapshot, name="snapshot"),
     path("examples", views.gallery, name="gallery"),
     path("examples/<slug:slug>", views.example, name="example"),

@@ -19,12 +19,14 @@ export class Workspace {
   /**
    * hosts: {documents: Element, requests: Element}
    * hooks: {onEdit(target, id, text), onRename(target, id, name), onDelete(target, id),
-   *         onExpected(target, id, expected), onRun(), onSave()}
+   *         onExpected(target, id, expected), onRun(), onSave(), onSelection(target, id)}
+   * collab: texts are co-edited (the server's text is never forced over the editor's; collab.js syncs it).
    */
-  constructor(hosts, hooks, { editable = true } = {}) {
+  constructor(hosts, hooks, { editable = true, collab = false } = {}) {
     this.hosts = hosts;
     this.hooks = hooks;
     this.editable = editable;
+    this.collab = collab;
     this.items = new Map();
     this.order = { document: [], request: [] };
     // A "line L:C" link anywhere on the page (results, type checks) moves the cursor to that document.
@@ -68,7 +70,7 @@ export class Workspace {
   }
 
   update(entry, item, keepText) {
-    if (!keepText && typeof item.text === "string") entry.editor.setText(item.text);
+    if (!keepText && !this.collab && typeof item.text === "string") entry.editor.setText(item.text);
     if (typeof item.name === "string" && document.activeElement !== entry.nameInput) entry.nameInput.value = item.name;
     if (entry.target === "request" && item.expected !== undefined) this.showExpected(entry, item.expected);
     entry.kindLabel.textContent = kindOf(entry.editor.getText());
@@ -89,6 +91,8 @@ export class Workspace {
       role: target,
       readOnly: !this.editable,
       label: `${target} ${item.name || id}`,
+      collab: this.collab ? { version: item.collabVersion ?? 0 } : undefined,
+      onSelection: () => this.hooks.onSelection?.(target, entry.id),
       onChange: (text) => {
         kindLabel.textContent = kindOf(text);
         this.hooks.onEdit?.(target, entry.id, text);
