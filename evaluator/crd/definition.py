@@ -258,7 +258,7 @@ def check_crd(crd: Mapping[str, Any], old_crd: Mapping[str, Any] | None = None) 
             continue
         schema = (version.get("schema") or {}).get("openAPIV3Schema") if isinstance(version.get("schema"), Mapping) else None
         if isinstance(schema, Mapping):
-            suppress = any(s == schema for s in old_schemas.values())
+            suppress = schema in (old_schemas.get(str(version.get("name"))), old_schemas.get("*"))
             errors += check_schema(schema, f"spec.versions[{i}].schema.openAPIV3Schema",
                                    suppress_per_expression_cost=suppress)
     return errors
