@@ -252,6 +252,12 @@ class Estimator:
 
     def c_member_dot(self, t: Tree) -> tuple[int, int]:
         operand = t.children[0]
+        qualified = _qualified(t)
+        if qualified is not None:
+            root = qualified.split(".")[0]
+            if root not in self.env.variables and not self.locals.get(root):
+                self.paths[id(t)] = [qualified]  # a qualified name (a type) is one identifier to cel-go
+                return (1, 1)
         c = self.cost(operand)
         ot = self.type_of(operand)
         if ot.name == "map" or struct_target(ot) is not None and ot.name != "optional_type" or ot.is_param \
@@ -264,10 +270,12 @@ class Estimator:
         return c
 
     def c_member_dot_opt(self, t: Tree) -> tuple[int, int]:
-        # `a.?b` is the call _?._(a, "b"): one call plus its arguments.
-        c = add(self.cost(t.children[0]), (1, 1))
-        self.paths[id(t)] = self.path(t.children[0]) + [str(t.children[-1])]
-        return c
+        # `a.?b` is the call _?._(a, "b"): one call plus its arguments; its result has no path.
+        return add(self.cost(t.children[0]), (1, 1))
+
+    def c_member_index_opt(self, t: Tree) -> tuple[int, int]:
+        target, key = [c for c in t.children if isinstance(c, Tree)][:2]
+        return add(add(self.cost(target), self.cost(key)), (1, 1))
 
     def c_member_index(self, t: Tree) -> tuple[int, int]:
         target, key = [c for c in t.children if isinstance(c, Tree)][:2]
@@ -284,7 +292,6 @@ class Estimator:
             self.paths[id(t)] = self.path(target) + ["@values"]
         return c
 
-    c_member_index_opt = c_member_index
 
     def c_list_lit(self, t: Tree) -> tuple[int, int]:
         items = self.list_items(t)
@@ -615,7 +622,22 @@ def _transform_map(e: Estimator, t: Tree, target: Tree, args: list[Tree]) -> tup
     return e.comprehension(t, target, vars_, "{}", (0, 0), step, (1, 1))
 
 
-_MACROS = {("all", 2): _all, ("all", 3): _all, ("exists", 2): _exists, ("exists", 3): _exists,
+def _opt_map(flat: bool) -> Callable:
+    """cel-go expands `o.optMap(v, e)` to `o.hasValue() ? optional.of(cel.bind(v, o.value(), e)) : optional.none()`."""
+    def estimate_opt(e: Estimator, t: Tree, target: Tree, args: list[Tree]) -> tuple[int, int]:
+        target_cost = e.cost(target)
+        has_value = add(target_cost, (1, 1))
+        value = add(target_cost, (1, 1))
+        e.push(_var(e, args[0]), [], None, None, DYN)
+        body = e.cost(args[-1])
+        e.pop(_var(e, args[0]))
+        bound = add(add((10, 10), value), body)
+        present = bound if flat else add(bound, (1, 1))
+        return add(has_value, union(present, (1, 1)))
+    return estimate_opt
+
+
+_MACROS = {("optMap", 2): _opt_map(False), ("optFlatMap", 2): _opt_map(True), ("all", 2): _all, ("all", 3): _all, ("exists", 2): _exists, ("exists", 3): _exists,
            ("exists_one", 2): _exists_one, ("existsOne", 2): _exists_one, ("exists_one", 3): _exists_one,
            ("existsOne", 3): _exists_one, ("map", 2): _map, ("map", 3): _map, ("filter", 2): _filter,
            ("transformList", 3): _transform_list, ("transformList", 4): _transform_list,

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from evaluator.cel.escaping import escape
+from evaluator.cel.escaping import RESERVED, escape
 from evaluator.cel.types import (
     BOOL, BYTES, DOUBLE, DURATION, DYN, INT, STRING, TIMESTAMP, Type, list_of, map_of,
 )
@@ -161,6 +161,8 @@ def _fields(properties: Mapping[str, Any], ctx: SchemaContext, name: str, visiti
         field_type = schema_type(prop, ctx, f"{name}.{escaped}", _embedded(prop), visiting)
         if field_type is not None:
             fields[escaped] = field_type
+            if escaped != prop_name and prop_name in RESERVED:  # DeclTypeProvider recognizeKeywordAsFieldName
+                fields[str(prop_name)] = field_type
     return fields
 
 

@@ -63,7 +63,7 @@ def compile_rule(rule: Mapping[str, Any], node_schema: Mapping[str, Any], self_t
     try:
         program = compile_program(text, env=env)
     except CompileError as e:
-        result.error = "compilation failed: " + e.message
+        result.error = _compile_failure(e)
         return result
     if program.type != BOOL:
         result.error = "cel expression must evaluate to a bool"
@@ -91,6 +91,14 @@ def compile_rule(rule: Mapping[str, Any], node_schema: Mapping[str, Any], self_t
         if resolved.error is None:
             result.field_path = resolved.path
     return result
+
+
+def _compile_failure(e: CompileError) -> str:
+    """cel-go rejects an invalid constant regex when the program is built, not when it is checked."""
+    issues = getattr(e, "issues", None) or []
+    if len(issues) == 1 and str(issues[0][0]).startswith("error parsing regexp"):
+        return "program instantiation failed: " + str(issues[0][0])
+    return "compilation failed: " + e.message
 
 
 def references(expression: str, name: str) -> bool:

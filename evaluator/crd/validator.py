@@ -297,6 +297,8 @@ def has_rules(schema: Any) -> bool:
         return True
     if has_rules(st.items(schema)) or has_rules(st.additional_properties(schema)):
         return True
+    if any(has_rules(part) for part in schema.get("allOf") or ()):
+        return True
     return any(has_rules(p) for p in (st.properties(schema) or {}).values())
 
 

@@ -69,9 +69,13 @@ def to_cel(data: Any, schema: Mapping[str, Any], depth: int = 0) -> Any:
         if st.is_embedded(schema):
             schema = st.with_type_and_object_meta(schema)
         props = st.properties(schema)
-        if props is not None or st.is_embedded(schema):
-            return _object({k: to_cel(v, st.node(props.get(k)), depth + 1) if k in props else v
-                            for k, v in data.items()}) if props else dict(data)
+        if props is not None:
+            # Fields outside the schema are invisible; a null field of an object is an absent field.
+            # Unknown fields kept by x-kubernetes-preserve-unknown-fields still count in equality.
+            keep_unknown = st.flag(schema, "x-kubernetes-preserve-unknown-fields")
+            return _object({k: to_cel(v, st.node(props[k]), depth + 1) if k in props else v
+                            for k, v in data.items()
+                            if (k in props and v is not None) or (k not in props and keep_unknown)})
         extra = st.additional_properties(schema)
         if extra is not None:
             return _object({k: to_cel(v, extra, depth + 1) for k, v in data.items()})
