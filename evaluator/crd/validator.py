@@ -22,7 +22,7 @@ from evaluator.crd.fielderrors import OMIT, FieldError, for_reason, invalid
 from evaluator.crd.values import Activation, to_cel
 
 MAX_MESSAGE_BYTES = 5 * 1024
-_CTX = SchemaContext({})
+_CTX = SchemaContext({}, keyword_fields=True)
 _NO_DECL = "failed to convert to declType for CEL validation rules"
 
 
