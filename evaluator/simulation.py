@@ -20,6 +20,7 @@ from evaluator.admission.dispatch import CompileCache, Dispatcher, DispatchResul
 from evaluator.admission.response import (admission_review, client_warnings, denial_message, ferricel,
                                           kubectl_create_text, kubectl_text, status_for)
 from evaluator.authz import CachingAuthorizer, RBACAuthorizer
+from evaluator.crd.stage import CRDStage, kubectl_invalid_text
 from evaluator.k8s import fielderrors as fe
 from evaluator.kyverno.webhook import KyvernoStage
 from evaluator.mutating import MutatingStage
@@ -57,11 +58,18 @@ class Simulation:
         self.mutating = MutatingStage(data, mapper, defaulter)
         self.errors.extend(self.mutating.compile_errors())
         self.kyverno = KyvernoStage(data)
+        self.crds = CRDStage(data)
+        self.errors.extend(_located(self._record_of(records, crd), severity="error", **error)
+                           for crd, error in self.crds.definition_errors())
         self.rbac = RBACAuthorizer(data)
         self._data = data
         self._type_checks: dict[str, dict] | None = None
         self._records = {id(r.data): r for r in records}
         self._report_policies()
+
+    @staticmethod
+    def _record_of(records: list[Any], data: Any) -> Any:
+        return next((r for r in records if r.data is data), None)
 
     # -- loading ----------------------------------------------------------------------------------
     def _load(self, documents: Any) -> list[Any]:
@@ -182,15 +190,19 @@ class Simulation:
         exempt = ports.exempt_reason(normalized)
         if exempt is not None:
             result = _result(normalized, DispatchResult(), errors, exempt, now, full)
-            result.update(mutation=None, patchedObject=None, kyverno=[], kyvernoGeneratedVAPs=[], typeChecking=None)
+            result.update(mutation=None, patchedObject=None, kyverno=[], kyvernoGeneratedVAPs=[], typeChecking=None,
+                          crdValidation=None)
             return result
         mutation = self.mutating.run(normalized, self._authorizers)
         outcome = DispatchResult()
         kyverno_results: list[dict] = []
         kyverno_denial = None
         generated_vaps: list[dict] = []
+        crd_result = None
         if mutation.denial is None:
             validated = self.mutating.request_for_validation(normalized, mutation)
+            crd_result = self.crds.run(validated)  # object validation comes before validating admission
+        if mutation.denial is None and (crd_result is None or crd_result["allowed"]):
             outcome = Dispatcher(self.cluster, self._authorizers, self.cache, trace=trace).dispatch(validated)
             kyverno_results, kyverno_denial, kyverno_warnings = self.kyverno.run(validated)
             outcome.warnings.extend(kyverno_warnings)
@@ -201,6 +213,15 @@ class Simulation:
         result["kyvernoGeneratedVAPs"] = generated_vaps
         if kyverno_denial is not None and result["allowed"]:
             _deny_by_webhook(result, normalized, kyverno_denial, now, full)
+        result["crdValidation"] = crd_result
+        if crd_result is not None:
+            result["warnings"] = list(crd_result["warnings"]) + result["warnings"]
+            if crd_result["status"] is not None:
+                status = {k: crd_result["status"][k] for k in ("code", "reason", "message")}
+                _deny_by_webhook(result, normalized, status, now, full)
+                result["statusObject"] = crd_result["status"]
+                if full:
+                    result["kubectl"]["text"] = kubectl_invalid_text(crd_result["status"], result["warnings"])
         result["summary"] = _summary(result["policies"])
         result["typeChecking"] = self.type_checks() if full and type_checks else None
         return result
@@ -231,7 +252,7 @@ def _bad_request(request: Mapping[str, Any], errors: list[dict]) -> dict[str, An
         "ferricel": {"accepted": False, "message": status["message"], "code": 400},
         "policies": [], "errors": errors, "request": request or None, "exempt": None, "kubectl": None,
         "summary": _summary([]), "mutation": None, "patchedObject": None, "kyverno": [], "kyvernoGeneratedVAPs": [],
-        "typeChecking": None,
+        "typeChecking": None, "crdValidation": None,
     }
 
 
