@@ -189,7 +189,7 @@ class NodeValidator:
                 return -1
             budget -= cost
             field_path = child(path, compiled.field_path) if compiled.field_path else path
-            self._record(out, rule, field_path, value, cost, error_text)
+            self._record(out, rule, path, value, cost, error_text)
             if error_text is not None:
                 label = rule_error_string(rule)
                 if error_text.startswith("no such overload"):
