@@ -21,6 +21,7 @@ from evaluator.admission.response import (admission_review, client_warnings, den
                                           kubectl_create_text, kubectl_text, status_for)
 from evaluator.authz import CachingAuthorizer, RBACAuthorizer
 from evaluator.crd.stage import CRDStage, kubectl_invalid_text
+from evaluator.webhooks import WebhookStage
 from evaluator.k8s import fielderrors as fe
 from evaluator.kyverno.webhook import KyvernoStage
 from evaluator.mutating import MutatingStage
@@ -59,6 +60,7 @@ class Simulation:
         self.errors.extend(self.mutating.compile_errors())
         self.kyverno = KyvernoStage(data)
         self.crds = CRDStage(data)
+        self.webhooks = WebhookStage(data, mapper, self.cluster.namespaces)
         self.errors.extend(_located(self._record_of(records, crd), severity="error", **error)
                            for crd, error in self.crds.definition_errors())
         self.rbac = RBACAuthorizer(data)
@@ -152,6 +154,19 @@ class Simulation:
     def _authorizers(self, request: Mapping[str, Any]) -> tuple[Any, Any]:
         return ex.make_authorizers(CachingAuthorizer(self.rbac.check), request)
 
+    def _webhooks(self, kind: str, request: dict, hooks: dict) -> tuple[dict, dict | None, bool]:
+        """Run the mutating or validating webhooks; their decisions go into `hooks[kind]`."""
+        if not self.webhooks:
+            return request, None, False
+        outcome = self.webhooks.run(kind, request, self._authorizers)
+        if outcome.decisions:
+            outcome.decisions[0]["_warnings"] = outcome.warnings
+            outcome.decisions[0]["_annotations"] = outcome.audit_annotations
+        hooks[kind] = outcome.decisions
+        if outcome.patched and outcome.denial is None:
+            request = {**request, "object": outcome.object}
+        return request, outcome.denial, outcome.patched
+
     def type_checks(self) -> dict[str, dict]:
         """`evaluator.typecheck` of every ValidatingAdmissionPolicy (by name), computed once per document set."""
         if self._type_checks is None:
@@ -191,19 +206,24 @@ class Simulation:
         if exempt is not None:
             result = _result(normalized, DispatchResult(), errors, exempt, now, full)
             result.update(mutation=None, patchedObject=None, kyverno=[], kyvernoGeneratedVAPs=[], typeChecking=None,
-                          crdValidation=None)
+                          crdValidation=None, webhooks=None)
             return result
         mutation = self.mutating.run(normalized, self._authorizers)
         outcome = DispatchResult()
         kyverno_results: list[dict] = []
         kyverno_denial = None
         generated_vaps: list[dict] = []
-        crd_result = None
+        crd_result = webhook_denial = None
+        hooks = {"mutating": [], "validating": []}
         if mutation.denial is None:
             validated = self.mutating.request_for_validation(normalized, mutation)
-            crd_result = self.crds.run(validated)  # object validation comes before validating admission
-        if mutation.denial is None and (crd_result is None or crd_result["allowed"]):
+            validated, webhook_denial, mutated_by_hooks = self._webhooks("mutating", validated, hooks)
+            if webhook_denial is None:  # object validation comes before validating admission
+                crd_result = self.crds.run(validated)
+        if mutation.denial is None and webhook_denial is None and (crd_result is None or crd_result["allowed"]):
             outcome = Dispatcher(self.cluster, self._authorizers, self.cache, trace=trace).dispatch(validated)
+            if not outcome.denials:
+                webhook_denial = self._webhooks("validating", validated, hooks)[1]
             kyverno_results, kyverno_denial, kyverno_warnings = self.kyverno.run(validated)
             outcome.warnings.extend(kyverno_warnings)
             generated_vaps = self.kyverno.compare_generated(validated)
@@ -214,6 +234,15 @@ class Simulation:
         if kyverno_denial is not None and result["allowed"]:
             _deny_by_webhook(result, normalized, kyverno_denial, now, full)
         result["crdValidation"] = crd_result
+        result["webhooks"] = hooks if self.webhooks else None
+        for kind in ("mutating", "validating"):
+            for decision in hooks[kind]:
+                result["warnings"] = result["warnings"] + decision.pop("_warnings", [])
+                result["auditAnnotations"].update(decision.pop("_annotations", {}))
+        if webhook_denial is not None and result["allowed"]:
+            _deny_by_webhook(result, normalized, webhook_denial, now, full)
+            if full and not webhook_denial["reason"]:  # kubectl names no reason when the Status has none
+                result["kubectl"]["text"] = result["kubectl"]["text"].replace("Error from server (): ", "Error from server: ")
         if crd_result is not None:
             result["warnings"] = list(crd_result["warnings"]) + result["warnings"]
             if crd_result["status"] is not None:
@@ -252,7 +281,7 @@ def _bad_request(request: Mapping[str, Any], errors: list[dict]) -> dict[str, An
         "ferricel": {"accepted": False, "message": status["message"], "code": 400},
         "policies": [], "errors": errors, "request": request or None, "exempt": None, "kubectl": None,
         "summary": _summary([]), "mutation": None, "patchedObject": None, "kyverno": [], "kyvernoGeneratedVAPs": [],
-        "typeChecking": None, "crdValidation": None,
+        "typeChecking": None, "crdValidation": None, "webhooks": None,
     }
 
 
