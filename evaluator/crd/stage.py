@@ -90,7 +90,9 @@ class CRDStage:
                 errors = check_crd(crd)
             except RecursionError:
                 errors = []
-            out.extend((crd, e.to_dict()) for e in errors)
+            out.extend((crd, {"path": e.field, "type": e.text[len(e.field) + 2:].split(":", 1)[0] if e.field else e.type,
+                              "reason": e.type, "message": e.detail, "text": e.text, "field": e.field,
+                              "detail": e.detail}) for e in errors)
         return out
 
     def find(self, request: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str, Any], str] | None:

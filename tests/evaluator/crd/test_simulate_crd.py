@@ -166,7 +166,7 @@ spec:
     paths = [e["field"] for e in errors]
     assert ("spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[items]"
             ".x-kubernetes-validations[0].rule") in paths
-    forbidden = next(e for e in errors if e["field"].endswith("[0].rule") and e["type"] == "FieldValueForbidden"
+    forbidden = next(e for e in errors if e["field"].endswith("[0].rule") and e["reason"] == "FieldValueForbidden"
                      and "estimated rule cost" in e["detail"])
     assert forbidden["detail"] == (
         "estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding "
