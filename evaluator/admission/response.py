@@ -17,12 +17,6 @@ def reason_to_code(reason: str) -> int:
     return REASON_CODES.get(reason, 422)
 
 
-def denial_message(policy: str, binding: str | None, message: str) -> str:
-    if binding is not None:
-        return f"ValidatingAdmissionPolicy '{policy}' with binding '{binding}' denied request: {message}"
-    return f"ValidatingAdmissionPolicy '{policy}' denied request: {message}"
-
-
 def qualified_resource(request: Mapping[str, Any]) -> tuple[str, str]:
     resource = request.get("resource") if isinstance(request.get("resource"), Mapping) else {}
     return str(resource.get("group") or ""), str(resource.get("resource") or "")
@@ -67,9 +61,9 @@ def forbidden_text(request: Mapping[str, Any], message: str) -> str:
     return f"{qualified} {_go_quote(name)} is forbidden: {message}"
 
 
-def status_for(request: Mapping[str, Any], policy: str, binding: str | None, message: str, reason: str) -> dict[str, Any]:
-    """The metav1.Status of a denial (code/reason of the decision, causes holding the plain message)."""
-    text = denial_message(policy, binding, message)
+def status_for(request: Mapping[str, Any], text: str, reason: str) -> dict[str, Any]:
+    """The metav1.Status of a denial worded `text` by its policy kind (code/reason of the decision, causes
+    holding the plain text)."""
     reason = reason or "Invalid"
     group, resource = qualified_resource(request)
     return {
@@ -103,12 +97,29 @@ def kubectl_text(request: Mapping[str, Any], status: Mapping[str, Any] | None, w
     lines = [f"Warning: {w}" for w in warnings]
     if status is None:
         return "\n".join(lines)
+    details = status.get("details") if isinstance(status.get("details"), Mapping) else None
+    causes = details.get("causes") if details else None
+    if status.get("reason") == "Invalid" and causes and all(isinstance(c, Mapping) and c.get("field") for c in causes):
+        lines.append(_invalid_text(details))  # kubectl's checkErr for IsInvalid (object validation errors)
+        return "\n".join(lines)
+    # StandardErrorMessage: no reason in the Status, no parentheses
+    prefix = f"Error from server ({status['reason']})" if status.get("reason") else "Error from server"
     operation = str(request.get("operation") or "CREATE")
     if operation == "CREATE":
-        lines.append(f"Error from server ({status['reason']}): error when creating \"STDIN\": {status['message']}")
+        lines.append(f"{prefix}: error when creating \"STDIN\": {status['message']}")
     else:
-        lines.append(f"Error from server ({status['reason']}): {status['message']}")
+        lines.append(f"{prefix}: {status['message']}")
     return "\n".join(lines)
+
+
+def _invalid_text(details: Mapping[str, Any]) -> str:
+    """`The <Kind> "<name>" is invalid: <cause>`, or one `* <cause>` line per cause when there are several."""
+    causes = list(dict.fromkeys(f"{c.get('field')}: {c.get('message')}" for c in details.get("causes") or ()
+                                if isinstance(c, Mapping)))
+    head = f'The {details.get("kind")} "{details.get("name")}" is invalid'
+    if len(causes) == 1:
+        return f"{head}: {causes[0]}"
+    return f"{head}: \n" + "\n".join(f"* {c}" for c in causes)
 
 
 def kubectl_create_text(request: Mapping[str, Any], status: Mapping[str, Any] | None) -> str | None:

@@ -19,7 +19,7 @@ from evaluator.crd.definition import check_crd
 CRD_GROUP = "apiextensions.k8s.io"
 
 
-def _is_crd(doc: Any) -> bool:
+def is_crd(doc: Any) -> bool:
     return (isinstance(doc, Mapping) and doc.get("kind") == "CustomResourceDefinition"
             and str(doc.get("apiVersion") or "").startswith(CRD_GROUP + "/"))
 
@@ -63,18 +63,9 @@ def invalid_status(kind: str, group: str, name: str, errors: list[dict]) -> dict
             "code": 422}
 
 
-def kubectl_invalid_text(status: Mapping[str, Any], warnings: list[str]) -> str:
-    """kubectl's StandardErrorMessage for 422 Invalid: `The <Kind> "<name>" is invalid: <causes>`."""
-    details = status.get("details") or {}
-    causes = [f"{c['field']}: {c['message']}" if c.get("field") else c["message"] for c in details.get("causes", [])]
-    head = f'The {details.get("kind")} "{details.get("name")}" is invalid'
-    body = causes[0] if len(causes) == 1 else "\n" + "\n".join(f"* {c}" for c in causes)
-    return "\n".join([f"Warning: {w}" for w in warnings] + [f"{head}: {body}"])
-
-
 class CRDStage:
     def __init__(self, documents: list[Any]):
-        self.crds = [d for d in documents if _is_crd(d)]
+        self.crds = [d for d in documents if is_crd(d)]
         self._by_kind: dict[tuple[str, str], Mapping[str, Any]] = {}
         for crd in self.crds:
             spec = _spec(crd)

@@ -25,9 +25,11 @@ spec:
             type: object
             x-kubernetes-validations:
             - rule: self.minReplicas <= self.maxReplicas
-              messageExpression: "'minReplicas (' + string(self.minReplicas) + ') exceeds maxReplicas (' + string(self.maxReplicas) + ')'"
+              messageExpression: "'minReplicas of ' + self.name + ' exceeds its maxReplicas'"
               fieldPath: .minReplicas
+            required: [name]
             properties:
+              name: {type: string, maxLength: 63}
               engine:
                 type: string
                 enum: [postgres, mysql]
@@ -69,7 +71,7 @@ spec:
 
 
 def _db(**spec):
-    base = {"engine": "postgres", "minReplicas": 1, "maxReplicas": 3, "version": "v15"}
+    base = {"name": "orders", "engine": "postgres", "minReplicas": 1, "maxReplicas": 3, "version": "v15"}
     base.update(spec)
     return {"apiVersion": "example.com/v1", "kind": "Database", "metadata": {"name": "db", "namespace": "default"},
             "spec": base}
@@ -92,8 +94,8 @@ def test_a_failing_rule_is_denied_as_422_invalid_with_message_expression_and_fie
     assert result["allowed"] is False
     assert result["status"]["code"] == 422 and result["status"]["reason"] == "Invalid"
     assert result["status"]["message"] == (
-        'Database.example.com "db" is invalid: [spec.minReplicas: Invalid value: minReplicas (5) exceeds '
-        'maxReplicas (3), spec.version: Invalid value: "15": version must start with v]')
+        'Database.example.com "db" is invalid: [spec.minReplicas: Invalid value: minReplicas of orders exceeds '
+        'its maxReplicas, spec.version: Invalid value: "15": version must start with v]')
     causes = result["statusObject"]["details"]["causes"]
     assert [c["field"] for c in causes] == ["spec.minReplicas", "spec.version"]
     assert result["kubectl"]["text"].startswith('The Database "db" is invalid: \n* spec.minReplicas: Invalid value')
@@ -167,7 +169,18 @@ spec:
     assert ("spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[items]"
             ".x-kubernetes-validations[0].rule") in paths
     forbidden = next(e for e in errors if e["field"].endswith("[0].rule") and e["reason"] == "FieldValueForbidden"
-                     and "estimated rule cost" in e["detail"])
-    assert forbidden["detail"] == (
+                     and "estimated rule cost" in e["message"])
+    assert forbidden["message"] == (
         "estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding "
         "maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)")
+
+
+def test_a_message_expression_of_unbounded_size_makes_the_api_server_refuse_the_crd():
+    """cel-go gives `string(int)` no size bound, so concatenating it is estimated past the per-expression limit."""
+    unbounded = CRD.replace("'minReplicas of ' + self.name + ' exceeds its maxReplicas'",
+                            "'minReplicas ' + string(self.minReplicas) + ' exceeds maxReplicas'")
+    result = simulate(unbounded, {"operation": "CREATE", "object": _db()})
+    refused = [e for e in result["errors"] if e.get("field", "").endswith("x-kubernetes-validations[0].messageExpression")]
+    assert refused and refused[0]["reason"] == "FieldValueForbidden"
+    assert refused[0]["message"].startswith("estimated messageExpression cost exceeds budget by factor of more than 100x")
+    assert result["crdValidation"] is None  # the CRD takes no part: its resources do not exist

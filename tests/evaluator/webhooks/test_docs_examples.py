@@ -71,7 +71,7 @@ def _request(obj, user="alice", groups=("dev",), operation="CREATE", **extra):
 
 
 def _decisions(result, kind="validating"):
-    return {d["webhook"]: d for d in result["webhooks"][kind]}
+    return {d["webhook"]: d for d in result[kind + "Webhooks"]}
 
 
 CONFIGMAP = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}}
@@ -132,7 +132,7 @@ webhooks:
         "no such key: labels")}
     lenient = simulate(docs.replace("failurePolicy: Fail", "failurePolicy: Ignore"), _request(CONFIGMAP))
     assert lenient["allowed"] is True
-    assert lenient["webhooks"]["validating"][0]["result"] == "skipped"
+    assert lenient["validatingWebhooks"][0]["result"] == "skipped"
 
 
 NAMESPACE_SELECTOR = """
@@ -169,15 +169,15 @@ metadata: {name: apps, labels: {runlevel: "3"}}
 def test_namespace_selector_skips_namespaces_with_runlevel_0_or_1():
     in_system = {**CONFIGMAP, "metadata": {"name": "c", "namespace": "kube-system"}}
     in_apps = {**CONFIGMAP, "metadata": {"name": "c", "namespace": "apps"}}
-    skipped = simulate(NAMESPACE_SELECTOR, _request(in_system))["webhooks"]["mutating"][0]
+    skipped = simulate(NAMESPACE_SELECTOR, _request(in_system))["mutatingWebhooks"][0]
     assert skipped["called"] is False
-    called = simulate(NAMESPACE_SELECTOR, _request(in_apps))["webhooks"]["mutating"][0]
+    called = simulate(NAMESPACE_SELECTOR, _request(in_apps))["mutatingWebhooks"][0]
     assert called["called"] is True
 
 
 def test_a_namespaced_rule_scope_does_not_match_cluster_scoped_resources():
     ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "new"}}
-    hook = simulate(NAMESPACE_SELECTOR, _request(ns))["webhooks"]["mutating"][0]
+    hook = simulate(NAMESPACE_SELECTOR, _request(ns))["mutatingWebhooks"][0]
     assert hook["called"] is False
 
 
@@ -204,8 +204,8 @@ webhooks:
 
 def test_object_selector_matches_labels_of_the_object():
     labelled = {**CONFIGMAP, "metadata": {"name": "c", "namespace": "default", "labels": {"foo": "bar"}}}
-    assert simulate(OBJECT_SELECTOR, _request(labelled))["webhooks"]["validating"][0]["called"] is True
-    assert simulate(OBJECT_SELECTOR, _request(CONFIGMAP))["webhooks"]["validating"][0]["called"] is False
+    assert simulate(OBJECT_SELECTOR, _request(labelled))["validatingWebhooks"][0]["called"] is True
+    assert simulate(OBJECT_SELECTOR, _request(CONFIGMAP))["validatingWebhooks"][0]["called"] is False
 
 
 def test_mocked_answers_deny_patch_and_time_out_as_the_api_server_reports_them():
@@ -222,7 +222,7 @@ spec:
     labelled = {**CONFIGMAP, "metadata": {"name": "c", "namespace": "apps"}}
     result = simulate(NAMESPACE_SELECTOR + mocks, _request(labelled))
     assert result["allowed"] is True
-    assert result["webhooks"]["mutating"][0]["result"] == "patched"
+    assert result["mutatingWebhooks"][0]["result"] == "patched"
     assert result["auditAnnotations"]["mutation.webhook.admission.k8s.io/round_0_index_0"] == (
         '{"configuration":"runlevel","webhook":"my-webhook.example.com","mutated":true}')
     timeout = NAMESPACE_SELECTOR + mocks.replace("response: patch", "response: timeout")

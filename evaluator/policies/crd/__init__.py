@@ -1,0 +1,56 @@
+"""CustomResourceDefinition validation as a policy kind of the admission core (the SCHEMA stage).
+
+A thin adapter over `evaluator.crd`: CRDs whose rules the API server refuses on create are refused here
+too (their custom resources then do not exist); a request for a custom resource of an accepted CRD is
+validated against its version's schema and rules between mutating and validating admission.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from evaluator.admission.policy_kind import SCHEMA, Denial, KindOutcome, RequestContext, Setup, register
+from evaluator.crd.definition import check_crd
+from evaluator.crd.stage import CRDStage, is_crd
+
+
+@register
+class CustomResourceValidation:
+    name = "CustomResourceDefinition"
+    stage = SCHEMA
+    order = 100
+    result_keys: Mapping[str, Any] = {"crdValidation": None}
+
+    def __init__(self) -> None:
+        self.runner: CRDStage | None = None
+        self.active = False
+
+    def refuse(self, document: Mapping[str, Any]) -> list[dict[str, Any]]:
+        if not is_crd(document):
+            return []
+        try:
+            errors = check_crd(document)
+        except RecursionError:
+            return [{"message": "schema nested too deeply", "path": "spec"}]
+        return [{"path": e.field, "type": e.text[len(e.field) + 2:].split(":", 1)[0] if e.field else e.type,
+                 "reason": e.type, "message": e.detail, "text": e.text, "field": e.field} for e in errors]
+
+    def load(self, setup: Setup) -> list[dict[str, Any]]:
+        self.runner = CRDStage(list(setup.documents))
+        self.active = bool(self.runner.crds)
+        return []
+
+    def evaluate(self, request: Mapping[str, Any], context: RequestContext) -> KindOutcome:
+        if self.runner is None or not self.active:
+            return KindOutcome()
+        try:
+            result = self.runner.run(request)
+        except Exception as exc:  # a bug here must cost this kind only
+            return KindOutcome(keys={"crdValidation": {"error": f"internal error: {type(exc).__name__}: {exc}"}})
+        if result is None:
+            return KindOutcome()
+        denial = None
+        if result["status"] is not None:
+            denial = Denial(status=result["status"], denials=[{"crd": result["crd"], "message": result["status"]["message"],
+                                                               "reason": "Invalid"}])
+        return KindOutcome(denial=denial, warnings=list(result["warnings"]), keys={"crdValidation": result})
