@@ -19,9 +19,10 @@ from evaluator.crd import structural as st
 from evaluator.crd.compilation import CompiledRule, compile_rule, type_name_for
 from evaluator.crd.correlation import MapList, Ratchet
 from evaluator.crd.fielderrors import OMIT, FieldError, for_reason, invalid
-from evaluator.crd.values import Activation, to_cel
+from evaluator.crd.values import Activation, CheckedMap, to_cel
 
 MAX_MESSAGE_BYTES = 5 * 1024
+_UNCONVERTED = object()
 _CTX = SchemaContext({}, keyword_fields=True)
 _NO_DECL = "failed to convert to declType for CEL validation rules"
 
@@ -99,28 +100,39 @@ class NodeValidator:
         return bool(self.rules or self.items or self.additional or self.properties or self.all_of)
 
     # -- validation ------------------------------------------------------------------------------------
-    def validate(self, path: str, obj: Any, old: Any, ratchet: Ratchet, budget: int, out: Outcome) -> int:
+    def validate(self, path: str, obj: Any, old: Any, ratchet: Ratchet, budget: int, out: Outcome,
+                 converted: Any = _UNCONVERTED) -> int:
+        """`converted` is `obj` as CEL sees it when a parent already converted it (converted once, top down)."""
         if obj is None:
             return budget
-        budget = self.validate_rules(path, obj, old, ratchet, budget, out)
+        if converted is _UNCONVERTED and (self.compiled or self.all_of or self.items or self.properties
+                                          or self.additional):
+            sts = st.with_type_and_object_meta(self.schema) if self.is_resource_root else self.schema
+            converted = to_cel(obj, sts)
+        budget = self.validate_rules(path, obj, old, ratchet, budget, out, converted)
         if budget < 0:
             return budget
         for sub in self.all_of:
-            budget = sub.validate(path, obj, old, Ratchet(None, ratchet.parent), budget, out)
+            budget = sub.validate(path, obj, old, Ratchet(None, ratchet.parent), budget, out, converted)
             if budget < 0:
                 return budget
         if isinstance(obj, list):
-            return self.validate_list(path, obj, old if isinstance(old, list) else None, ratchet, budget, out)
+            return self.validate_list(path, obj, old if isinstance(old, list) else None, ratchet, budget, out,
+                                      converted if isinstance(converted, list) else None)
         if isinstance(obj, dict):
-            return self.validate_map(path, obj, old if isinstance(old, dict) else None, ratchet, budget, out)
+            return self.validate_map(path, obj, old if isinstance(old, dict) else None, ratchet, budget, out,
+                                     converted)
         return budget
 
-    def validate_map(self, path: str, obj: dict, old: dict | None, ratchet: Ratchet, budget: int, out: Outcome) -> int:
+    def validate_map(self, path: str, obj: dict, old: dict | None, ratchet: Ratchet, budget: int, out: Outcome,
+                     converted: Any = None) -> int:
+        values = _plain(converted)
         correlatable = st.map_type(self.schema) in (None, "granular", "atomic")
         if self.additional is not None:
             for k, v in obj.items():
                 old_v = old.get(k) if correlatable and old is not None else None
-                budget = self.additional.validate(keyed(path, k), v, old_v, ratchet.key(k), budget, out)
+                budget = self.additional.validate(keyed(path, k), v, old_v, ratchet.key(k), budget, out,
+                                                  values.get(k, _UNCONVERTED))
                 if budget < 0:
                     return budget
         if self.properties:
@@ -129,22 +141,26 @@ class NodeValidator:
                 if sub is None:
                     continue
                 old_v = old.get(k) if correlatable and old is not None else None
-                budget = sub.validate(child(path, k), v, old_v, ratchet.key(k), budget, out)
+                budget = sub.validate(child(path, k), v, old_v, ratchet.key(k), budget, out, values.get(k, _UNCONVERTED))
                 if budget < 0:
                     return budget
         return budget
 
-    def validate_list(self, path: str, obj: list, old: list | None, ratchet: Ratchet, budget: int, out: Outcome) -> int:
+    def validate_list(self, path: str, obj: list, old: list | None, ratchet: Ratchet, budget: int, out: Outcome,
+                      converted: list | None = None) -> int:
         if self.items is None:
             return budget
         old_items = MapList(self.schema, old)
+        same = converted is not None and len(converted) == len(obj)
         for i, item in enumerate(obj):
-            budget = self.items.validate(keyed(path, i), item, old_items.get(item), ratchet.index(i), budget, out)
+            budget = self.items.validate(keyed(path, i), item, old_items.get(item), ratchet.index(i), budget, out,
+                                         converted[i] if same else _UNCONVERTED)
             if budget < 0:
                 return budget
         return budget
 
-    def validate_rules(self, path: str, obj: Any, old: Any, ratchet: Ratchet, budget: int, out: Outcome) -> int:
+    def validate_rules(self, path: str, obj: Any, old: Any, ratchet: Ratchet, budget: int, out: Outcome,
+                       self_value: Any = None) -> int:
         sts = self.schema
         type_value = st.type_of(sts)
         if self.compilation_error is not None:
@@ -158,7 +174,6 @@ class NodeValidator:
             return -1
         if self.is_resource_root:
             sts = st.with_type_and_object_meta(sts)
-        self_value = to_cel(obj, sts)
         old_value = to_cel(old, sts) if old is not None and self.uses_old_self else None
         plain = Activation({"self": self_value, "oldSelf": old_value} if old is not None and self.uses_old_self
                            else {"self": self_value})
@@ -263,6 +278,12 @@ def _go_quote(text: Any) -> str:
     import json
 
     return json.dumps(str(text), ensure_ascii=False)
+
+
+def _plain(converted: Any) -> Mapping[str, Any]:
+    if isinstance(converted, CheckedMap):
+        return converted.raw
+    return converted if isinstance(converted, dict) else {}
 
 
 def rule_error_string(rule: Mapping[str, Any]) -> str:

@@ -35,6 +35,10 @@ class CheckedMap(Mapping):
     def __init__(self, data: dict[str, Any]):
         self._data = data
 
+    @property
+    def raw(self) -> dict[str, Any]:
+        return self._data
+
     def __getitem__(self, key: str) -> Any:
         value = self._data[key]
         if type(value) is InvalidData:
