@@ -27,10 +27,14 @@ def validate(schema: Mapping[str, Any], obj: Any, old_obj: Any = None, *, is_res
     out = Outcome(trace)
     remaining = cost_budget
     schema = schema if isinstance(schema, Mapping) else {}
-    validator = root_validator(schema, is_resource_root, per_call_limit, decl_root=_decl_type_is_resource_root)
-    if validator is not None and obj is not None:
-        ratchet = Ratchet(Correlation(obj, old_obj, schema)) if ratcheting else Ratchet()
-        remaining = validator.validate(root_path or "", obj, old_obj, ratchet, cost_budget, out)
+    try:
+        validator = root_validator(schema, is_resource_root, per_call_limit, decl_root=_decl_type_is_resource_root)
+        if validator is not None and obj is not None:
+            ratchet = Ratchet(Correlation(obj, old_obj, schema)) if ratcheting else Ratchet()
+            remaining = validator.validate(root_path or "", obj, old_obj, ratchet, cost_budget, out)
+    except RecursionError:  # a schema or object nested beyond what we walk: an error, never a crash
+        from evaluator.crd.fielderrors import FieldError
+        out.errors.append(FieldError("InternalError", root_path or "", "schema or object nested too deeply"))
     result = {"errors": [e.to_dict() for e in out.errors], "warnings": out.warnings, "remainingBudget": remaining}
     if trace:
         result["rules"] = out.trace
@@ -40,6 +44,16 @@ def validate(schema: Mapping[str, Any], obj: Any, old_obj: Any = None, *, is_res
 def compile_rules(schema: Mapping[str, Any], *, is_resource_root: bool = False,
                   per_call_limit: int = PER_CALL_LIMIT) -> list[dict]:
     """One `{rule, error, maxCost, usesOldSelf}` per rule at the schema's root, in order."""
+    try:
+        return _compile_rules(schema, is_resource_root, per_call_limit)
+    except RecursionError:  # a schema nested beyond what we walk: every rule gets the error
+        from evaluator.crd import structural as st
+        rules = st.rules(schema) if isinstance(schema, Mapping) else []
+        return [{"rule": r.get("rule"), "error": "schema nested too deeply", "maxCost": 0, "usesOldSelf": False}
+                for r in rules]
+
+
+def _compile_rules(schema: Mapping[str, Any], is_resource_root: bool, per_call_limit: int) -> list[dict]:
     from evaluator.crd.compilation import compile_rule, type_name_for
     from evaluator.crd.estimation import estimate_for_schema
     from evaluator.crd.validator import decl_type

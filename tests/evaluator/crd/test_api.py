@@ -51,3 +51,13 @@ def test_bad_input_is_data_not_a_crash():
     result = crd.validate(schema, deep)
     assert isinstance(result["errors"], list)
     assert crd.compile_rules({"type": "object", "x-kubernetes-validations": [None, {"rule": 5}]})[0]["error"] is None
+
+
+def test_a_schema_nested_too_deeply_is_an_error_not_a_crash():
+    schema: dict = {"type": "object", "x-kubernetes-validations": [{"rule": "true"}]}
+    node = schema
+    for _ in range(5000):
+        node["properties"] = {"a": {"type": "object", "x-kubernetes-validations": [{"rule": "true"}]}}
+        node = node["properties"]["a"]
+    assert crd.validate(schema, {"a": {}})["errors"][0]["detail"] == "schema or object nested too deeply"
+    assert crd.compile_rules(schema)[0]["error"] == "schema nested too deeply"
