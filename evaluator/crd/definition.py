@@ -45,6 +45,7 @@ def cost_error_message(name: str, cost: int, limit: int) -> str:
 class _Total:
     total: int = 0
     most_expensive: list[tuple[int, str]] = field(default_factory=list)
+    rules: list[dict] = field(default_factory=list)  # every expression's estimate, for display
 
     def observe(self, path: str, cost: int) -> None:
         self.total = min(self.total + cost, U64)
@@ -82,11 +83,18 @@ def _max_elements(schema: Mapping[str, Any]) -> int | None:
     return 1
 
 
+def estimated_costs(schema: Mapping[str, Any], path: str = "openAPIV3Schema") -> list[dict]:
+    """Each rule's estimated cost as the API server computes it on create (max cost × cardinality)."""
+    total = _Total()
+    check_schema(schema, path, _total=total)
+    return total.rules
+
+
 def check_schema(schema: Mapping[str, Any], path: str = "spec.validation.openAPIV3Schema", *,
-                 suppress_per_expression_cost: bool = False) -> list[FieldError]:
+                 suppress_per_expression_cost: bool = False, _total: "_Total | None" = None) -> list[FieldError]:
     """Every CEL-related error the API server reports for this openAPIV3Schema, in its order."""
     schema = schema if isinstance(schema, Mapping) else {}
-    total = _Total()
+    total = _total if _total is not None else _Total()
     errors: list[FieldError] = []
     root_type = decl_type(schema, True, type_name_for(schema))
     schema_errors, cel_errors = _walk(schema, path, _Ctx(1, None, root_type, True), total, suppress_per_expression_cost)
@@ -179,6 +187,9 @@ def _walk(schema: Mapping[str, Any], path: str, ctx: _Ctx, total: _Total,
             cel_errors.append(FieldError("FieldValueForbidden", rule_path,
                                          cost_error_message("estimated rule cost", cost, PER_EXPRESSION_LIMIT)))
         total.observe(rule_path, cost)
+        total.rules.append({"path": rule_path, "rule": rule.get("rule"), "maxCost": compiled.max_cost,
+                            "cardinality": card, "estimatedCost": cost, "limit": PER_EXPRESSION_LIMIT,
+                            "withinBudget": cost <= PER_EXPRESSION_LIMIT})
         if compiled.error is not None:
             cel_errors.append(FieldError("FieldValueInvalid", rule_path, compiled.error, rule.get("rule")))
         message_path = f"{base}[{i}].messageExpression"

@@ -14,7 +14,7 @@ from typing import Any
 
 from evaluator.cel import to_json
 from evaluator.crd.custom_resource import validate_custom_resource
-from evaluator.crd.definition import check_crd
+from evaluator.crd.definition import check_crd, estimated_costs
 
 CRD_GROUP = "apiextensions.k8s.io"
 
@@ -67,11 +67,21 @@ class CRDStage:
     def __init__(self, documents: list[Any]):
         self.crds = [d for d in documents if is_crd(d)]
         self._by_kind: dict[tuple[str, str], Mapping[str, Any]] = {}
+        self._costs: dict[tuple[str, str], list[dict]] = {}
         for crd in self.crds:
             spec = _spec(crd)
             names = spec.get("names") if isinstance(spec.get("names"), Mapping) else {}
             key = (str(spec.get("group") or ""), str(names.get("kind") or ""))
             self._by_kind.setdefault(key, crd)
+
+    def _estimates(self, crd: Mapping[str, Any], version: str, schema: Mapping[str, Any]) -> list[dict]:
+        key = (_name(crd), version)
+        if key not in self._costs:
+            try:
+                self._costs[key] = estimated_costs(schema)
+            except RecursionError:
+                self._costs[key] = []
+        return self._costs[key]
 
     def definition_errors(self) -> list[tuple[Mapping[str, Any], dict]]:
         """(crd, field error) for every CEL problem the API server reports when the CRD is created."""
@@ -115,6 +125,7 @@ class CRDStage:
             status = invalid_status(str(kind.get("kind") or ""), str(kind.get("group") or ""),
                                     _object_name(request), errors)
         return {"crd": _name(crd), "version": version, "allowed": not errors, "errors": errors,
+                "estimatedCosts": self._estimates(crd, version, schema),
                 "warnings": outcome["warnings"], "rules": rules, "remainingBudget": outcome["remainingBudget"],
                 "status": status}
 

@@ -87,6 +87,10 @@ def test_a_valid_custom_resource_is_admitted_with_every_rule_listed():
         ("self.startsWith('v')", "spec.version", True),
     ]
     assert all(r["cost"] > 0 for r in crd["rules"])
+    estimates = {e["rule"]: e for e in crd["estimatedCosts"]}
+    assert estimates["self.minReplicas <= self.maxReplicas"]["estimatedCost"] == 5  # 4 selects/idents + `<=`
+    assert estimates["self.startsWith('v')"]["cardinality"] == 1
+    assert all(e["withinBudget"] for e in crd["estimatedCosts"])
 
 
 def test_a_failing_rule_is_denied_as_422_invalid_with_message_expression_and_field_path():
