@@ -12,8 +12,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import evaluator.crd as crd  # noqa: E402
-from evaluator.crd.definition import check_schema  # noqa: E402
+from evaluator import crd
+from evaluator.crd.definition import check_schema
 
 ITEM_RULES = [
     "self.name.size() <= 63", "self.port >= 1 && self.port <= 65535", "self.protocol in ['TCP', 'UDP']",

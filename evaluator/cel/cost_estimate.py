@@ -10,14 +10,15 @@ macros expanded as cel-go expands them, and take each node's static type from ou
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from lark import Token, Tree
 
 from evaluator.cel.compiler import Compiler
 from evaluator.cel.env import Env
 from evaluator.cel.grammar import parser
-from evaluator.cel.literals import parse_string
+from evaluator.cel.literals import LiteralError, parse_string
 from evaluator.cel.nodes import CompileIssue
 from evaluator.cel.schematypes import struct_target
 from evaluator.cel.types import DYN, Type
@@ -65,7 +66,7 @@ class _Recorder(Compiler):
 
 
 class Local:
-    __slots__ = ("path", "size", "entry", "type")
+    __slots__ = ("entry", "path", "size", "type")
 
     def __init__(self, path, size, entry, type_):
         self.path, self.size, self.entry, self.type = path, size, entry, type_
@@ -107,7 +108,7 @@ class Estimator:
             return found
         if t2.data == "ident":
             name = str(t2.children[0])
-            if name in self.locals and self.locals[name]:
+            if self.locals.get(name):
                 return self.locals[name][-1].type
             return self.env.variables.get(name, DYN)
         if t2.data in ("member_dot", "member_dot_opt"):
@@ -172,13 +173,13 @@ class Estimator:
             if tok.type in ("STRING_LIT", "MLSTRING_LIT"):
                 try:
                     return (len(parse_string(str(tok))),) * 2
-                except Exception:
+                except LiteralError:
                     return None
             if tok.type == "BYTES_LIT":
                 try:
                     value = parse_string(str(tok))
                     return (len(value),) * 2
-                except Exception:
+                except LiteralError:
                     return None
             return (1, 1)
         if t.data == "list_lit":

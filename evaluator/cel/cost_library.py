@@ -9,7 +9,16 @@ from typing import Any
 
 from lark import Tree
 
-from evaluator.cel.cost_estimate import REGEX_FACTOR, TRAVERSAL, U64, Estimator, add, factor, mul, union
+from evaluator.cel.cost_estimate import (
+    REGEX_FACTOR,
+    TRAVERSAL,
+    U64,
+    Estimator,
+    add,
+    factor,
+    mul,
+    union,
+)
 
 _ONE = (1, 1)
 _O1 = {"serviceAccount", "path", "group", "resource", "subresource", "namespace", "name", "allowed", "reason",

@@ -12,7 +12,7 @@ from typing import Any
 from evaluator.crd.fieldpath import valid_field_path
 from evaluator.crd.validator import Outcome, root_validator
 
-__all__ = ["validate", "compile_rules", "validate_field_path"]
+__all__ = ["compile_rules", "validate", "validate_field_path"]
 
 RUNTIME_COST_BUDGET = 10_000_000
 PER_CALL_LIMIT = 1_000_000
@@ -54,10 +54,10 @@ def compile_rules(schema: Mapping[str, Any], *, is_resource_root: bool = False,
 
 
 def _compile_rules(schema: Mapping[str, Any], is_resource_root: bool, per_call_limit: int) -> list[dict]:
+    from evaluator.crd import structural as st
     from evaluator.crd.compilation import compile_rule, type_name_for
     from evaluator.crd.estimation import estimate_for_schema
     from evaluator.crd.validator import decl_type
-    from evaluator.crd import structural as st
 
     schema = schema if isinstance(schema, Mapping) else {}
     rules = st.rules(schema)

@@ -118,9 +118,8 @@ def _refers(t: Any, name: str, bound: frozenset[str]) -> bool:
         return False
     if t.data in ("ident", "ident_arg") and t.children:
         tok = t.children[0]
-        if isinstance(tok, Token) and str(tok) == name and name not in bound:
-            if t.data == "ident":
-                return True
+        if isinstance(tok, Token) and str(tok) == name and name not in bound and t.data == "ident":
+            return True
     if t.data == "member_dot_arg":
         method = next((str(c) for c in t.children[1:] if isinstance(c, Token) and str(c) not in ".()"), "")
         if method in _MACROS_WITH_VARS:

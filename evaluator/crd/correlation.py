@@ -78,7 +78,7 @@ class Correlation:
             return all((c := self.key(k)) is not None and c.deep_equal() for k in value)
         return _deep_equal(old, value)
 
-    def key(self, name: str) -> "Correlation | None":
+    def key(self, name: str) -> Correlation | None:
         if self.schema is None:
             return None
         if name in self._children:
@@ -98,7 +98,7 @@ class Correlation:
         self._children[name] = child
         return child
 
-    def index(self, i: int) -> "Correlation | None":
+    def index(self, i: int) -> Correlation | None:
         if self.schema is None:
             return None
         if i in self._children:
@@ -144,14 +144,14 @@ class Ratchet:
             return self.current.deep_equal()
         return self.parent.deep_equal() if self.parent is not None else False
 
-    def key(self, name: str) -> "Ratchet":
+    def key(self, name: str) -> Ratchet:
         if self.current is None:
             return self
         if self.parent is None and name in ("apiVersion", "kind"):
             return Ratchet()
         return Ratchet(self.current.key(name), self.current)
 
-    def index(self, i: int) -> "Ratchet":
+    def index(self, i: int) -> Ratchet:
         if self.current is None:
             return self
         return Ratchet(self.current.index(i), self.current)

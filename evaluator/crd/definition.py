@@ -18,8 +18,8 @@ from evaluator.cel.schematypes import ObjectType
 from evaluator.crd import structural as st
 from evaluator.crd.compilation import compile_rule, type_name_for
 from evaluator.crd.estimation import estimate_for_schema, max_cardinality, size_tree
-from evaluator.crd.fieldpath import valid_field_path
 from evaluator.crd.fielderrors import FieldError
+from evaluator.crd.fieldpath import valid_field_path
 from evaluator.crd.validator import decl_type
 
 PER_EXPRESSION_LIMIT = 10_000_000
@@ -91,7 +91,7 @@ def estimated_costs(schema: Mapping[str, Any], path: str = "openAPIV3Schema") ->
 
 
 def check_schema(schema: Mapping[str, Any], path: str = "spec.validation.openAPIV3Schema", *,
-                 suppress_per_expression_cost: bool = False, _total: "_Total | None" = None) -> list[FieldError]:
+                 suppress_per_expression_cost: bool = False, _total: _Total | None = None) -> list[FieldError]:
     """Every CEL-related error the API server reports for this openAPIV3Schema, in its order."""
     schema = schema if isinstance(schema, Mapping) else {}
     total = _total if _total is not None else _Total()

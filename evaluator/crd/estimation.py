@@ -6,9 +6,9 @@ request); a list's is `maxItems`, or how many of its smallest items fit in a req
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from evaluator.cel.cost_estimate import estimate
 from evaluator.cel.escaping import escape
@@ -22,9 +22,9 @@ _SIMPLE_MIN = {"boolean": 4, "number": 1, "integer": 1}
 class SizeNode:
     max_elements: int = 0
     min_size: int = 1
-    fields: dict[str, "SizeNode"] = field(default_factory=dict)
-    elem: "SizeNode | None" = None
-    key: "SizeNode | None" = None
+    fields: dict[str, SizeNode] = field(default_factory=dict)
+    elem: SizeNode | None = None
+    key: SizeNode | None = None
 
 
 def _int(value: Any) -> int | None:
@@ -67,7 +67,7 @@ def size_tree(schema: Any, is_resource_root: bool = False, depth: int = 0) -> Si
             count = max(max_props, 0) if max_props is not None else (MAX_REQUEST_BYTES - 2) // (value.min_size + 6)
             return SizeNode(count, 2, elem=value, key=SizeNode(0, 2))
         node = SizeNode(0, 2)
-        required = set(r for r in (schema.get("required") or []) if isinstance(r, str))
+        required = {r for r in (schema.get("required") or []) if isinstance(r, str)}
         min_size = 2
         for name, prop in (st.properties(schema) or {}).items():
             sub = size_tree(prop, st.is_embedded(st.node(prop)), depth + 1)

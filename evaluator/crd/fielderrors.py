@@ -33,7 +33,7 @@ def go_float(value: float) -> str:
     exponent = int(exp)
     digits = repr(value)
     if -4 <= exponent < 6 and "e" not in digits:
-        return digits[:-2] if digits.endswith(".0") else digits
+        return digits.removesuffix(".0")
     shortest = next(f"{value:.{p}e}" for p in range(17) if float(f"{value:.{p}e}") == value)
     mantissa, exp = shortest.split("e")
     exponent = int(exp)

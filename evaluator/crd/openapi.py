@@ -100,10 +100,10 @@ class OpenAPIValidator:
             if isinstance(part, Mapping):
                 self.validate(_value_only(part), data, name, depth + 1)
         any_of = [p for p in schema.get("anyOf") or () if isinstance(p, Mapping)]
-        if any_of and not st.is_int_or_string(schema):
-            if not any(not _errors_of(_value_only(p), data) for p in any_of):
-                self.invalid(name, data if not isinstance(data, (dict, list)) else "",
-                             f"{name or '.'} in {_IN} must validate at least one schema (anyOf)")
+        matches_any = any(not _errors_of(_value_only(p), data) for p in any_of)
+        if any_of and not st.is_int_or_string(schema) and not matches_any:
+            self.invalid(name, data if not isinstance(data, (dict, list)) else "",
+                         f"{name or '.'} in {_IN} must validate at least one schema (anyOf)")
         one_of = [p for p in schema.get("oneOf") or () if isinstance(p, Mapping)]
         if one_of:
             matched = sum(1 for p in one_of if not _errors_of(_value_only(p), data))
@@ -126,7 +126,7 @@ class OpenAPIValidator:
             self.invalid(name, data, f"{label} in {_IN} should be at least {min_length} chars long")
         pattern = schema.get("pattern")
         if isinstance(pattern, str):
-            compiled, error = compile_pattern(pattern)
+            compiled, _ = compile_pattern(pattern)
             if compiled is not None and compiled.search(data) is None:
                 self.invalid(name, data, f"{label} in {_IN} should match '{pattern}'")
         fmt = schema.get("format")

@@ -7,14 +7,14 @@ rules (`oldSelf`) run only where an old value correlates, unless `optionalOldSel
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from evaluator.cel.errors import CostLimitError, EvaluationError
+from evaluator.cel.escaping import escape
 from evaluator.cel.schematypes import ObjectType, SchemaContext, schema_type
 from evaluator.cel.types import Type
 from evaluator.cel.values import OPTIONAL_NONE, Optional
-from evaluator.cel.escaping import escape
 from evaluator.crd import structural as st
 from evaluator.crd.compilation import CompiledRule, compile_rule, type_name_for
 from evaluator.crd.correlation import MapList, Ratchet

@@ -8,9 +8,8 @@ from __future__ import annotations
 import copy
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
-import evaluator.crd as crd
+from evaluator import crd
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "conformance" / "k8s-crd"
 CASES_FILE = DATA / "cases.jsonl"
@@ -26,7 +25,7 @@ def case_schema(case: dict) -> dict:
 
 def _validate(case: dict) -> dict:
     env = case.get("env") or {}
-    root_path = env["rootPath"] if "rootPath" in env else "root"
+    root_path = env.get("rootPath", "root")
     return crd.validate(
         case_schema(case), case.get("self"), case.get("oldSelf"),
         is_resource_root=bool(env.get("isResourceRoot", False)),

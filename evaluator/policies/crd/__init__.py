@@ -9,7 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from evaluator.admission.policy_kind import SCHEMA, Denial, KindOutcome, RequestContext, Setup, register
+from evaluator.admission.policy_kind import (
+    SCHEMA,
+    Denial,
+    KindOutcome,
+    RequestContext,
+    Setup,
+    register,
+)
 from evaluator.crd.definition import check_crd
 from evaluator.crd.stage import CRDStage, is_crd
 

@@ -6,4 +6,4 @@ from evaluator.policies.webhooks import kind  # noqa: F401  (registers the two k
 from evaluator.policies.webhooks.matching import WebhookDecision, should_call
 from evaluator.policies.webhooks.stage import WebhookStage
 
-__all__ = ["WebhookDecision", "should_call", "WebhookStage"]
+__all__ = ["WebhookDecision", "WebhookStage", "should_call"]

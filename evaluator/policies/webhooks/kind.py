@@ -7,7 +7,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from evaluator.admission.policy_kind import (
-    MUTATING, UNCHANGED, VALIDATING, Denial, KindOutcome, RequestContext, Setup, register,
+    MUTATING,
+    UNCHANGED,
+    VALIDATING,
+    Denial,
+    KindOutcome,
+    RequestContext,
+    Setup,
+    register,
 )
 from evaluator.policies.webhooks.stage import WebhookStage
 

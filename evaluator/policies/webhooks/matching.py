@@ -7,13 +7,13 @@ request as Forbidden, Ignore skips the webhook.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
-from evaluator.admission.matching import compile_criteria
 from evaluator.admission import expressions as ex
 from evaluator.admission.activation import cel_request
+from evaluator.admission.matching import compile_criteria
 
 MATCH_CONDITION_DECLARATIONS = frozenset({"object", "oldObject", "request", "authorizer", "authorizer.requestResource"})
 

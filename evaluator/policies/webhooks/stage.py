@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from evaluator.admission.response import forbidden_text
 from evaluator.policies.mutating.jsonpatch import PatchError, apply_patch

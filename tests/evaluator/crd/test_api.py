@@ -1,7 +1,7 @@
 """The standalone validator's contract: the Go validator's results, and bad input never crashes."""
 from __future__ import annotations
 
-import evaluator.crd as crd
+from evaluator import crd
 
 SCHEMA = {"type": "object", "properties": {"items": {"type": "array", "maxItems": 10, "items": {"type": "string"}}},
           "x-kubernetes-validations": [{"rule": "self.items.all(i, i.size() < 5)", "message": "short items"},
