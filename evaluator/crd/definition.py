@@ -95,6 +95,9 @@ def check_schema(schema: Mapping[str, Any], path: str = "spec.validation.openAPI
     """Every CEL-related error the API server reports for this openAPIV3Schema, in its order."""
     schema = schema if isinstance(schema, Mapping) else {}
     total = _total if _total is not None else _Total()
+    defaults = default_errors(schema, path)
+    if defaults:  # structuraldefaulting.ValidateDefaults fails first; the CEL checks are then skipped
+        return defaults
     errors: list[FieldError] = []
     root_type = decl_type(schema, True, type_name_for(schema))
     schema_errors, cel_errors = _walk(schema, path, _Ctx(1, None, root_type, True), total, suppress_per_expression_cost)
@@ -210,6 +213,28 @@ def _walk(schema: Mapping[str, Any], path: str, ctx: _Ctx, total: _Total,
             cel_errors.append(FieldError("FieldValueInvalid", f"{base}[{i}].optionalOldSelf",
                                          "may not be set if oldSelf is not used in rule", rule.get("optionalOldSelf")))
     return schema_errors, cel_errors
+
+
+def default_errors(schema: Mapping[str, Any], path: str, is_root: bool = True, depth: int = 0) -> list[FieldError]:
+    """Each `default` must pass the rules of its schema node (and below), as the API server checks on create."""
+    from evaluator.crd import validate
+
+    errors: list[FieldError] = []
+    if depth > 64 or not isinstance(schema, Mapping):
+        return errors
+    if "default" in schema and schema.get("default") is not None:
+        result = validate(schema, schema["default"], is_resource_root=is_root or st.is_embedded(schema),
+                          root_path=f"{path}.default")
+        errors += [FieldError(e["type"], e["field"], e["detail"]) for e in result["errors"]]
+    for name, prop in (st.properties(schema) or {}).items():
+        errors += default_errors(st.node(prop), f"{path}.properties[{name}]", False, depth + 1)
+    extra = st.additional_properties(schema)
+    if extra is not None:
+        errors += default_errors(extra, f"{path}.additionalProperties", False, depth + 1)
+    items = st.items(schema)
+    if items is not None:
+        errors += default_errors(items, f"{path}.items", False, depth + 1)
+    return errors
 
 
 def _rule_shape(rule: Mapping[str, Any], schema: Mapping[str, Any], path: str, errors: list[FieldError]) -> None:

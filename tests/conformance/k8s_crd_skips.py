@@ -9,7 +9,6 @@ BYTES_TO_STRING = "string(bytes) of a schema `format: byte` field: the compariso
 NULL_ITEM = "a null item of a non-nullable list is not reported as 'invalid data' when indexed"
 RECURSION = "cel-go's runtime 'max recursion depth exceeded' for deeply nested data is not reproduced"
 OPTIONAL_SELECT = "field selection on optional_type(list) is not rejected at compile time ('does not support field selection')"
-DEFAULTS = "defaults are not yet checked against the rules at CRD creation"
 
 KNOWN_GAPS: dict[str, str] = {
     "apiserver/schema/cel/validation_test.go#TestValidationExpressions/conversions/valid16": BYTES_TO_STRING,
@@ -40,5 +39,4 @@ KNOWN_GAPS: dict[str, str] = {
     "apiserver/schema/cel/celcoststability_test.go#TestCelCostStability/ext lists version 3/cost22": EXT_LISTS_COST,
     "apiserver/schema/cel/celcoststability_test.go#TestCelCostStability/ext lists version 3/cost23": EXT_LISTS_COST,
     "apiserver/schema/cel/celcoststability_test.go#TestCelCostStability/ext lists version 3/cost24": EXT_LISTS_COST,
-    "apis/apiextensions/validation/validation_test.go#TestValidateCustomResourceDefinitionValidation/invalid default with x-kubernetes-validations/0": DEFAULTS,
 }
