@@ -6,6 +6,7 @@ validated against its version's schema and rules between mutating and validating
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,7 +19,37 @@ from evaluator.admission.policy_kind import (
     register,
 )
 from evaluator.crd.definition import check_crd
+from evaluator.crd.fielderrors import FieldError
 from evaluator.crd.stage import CRDStage, is_crd
+from evaluator.crd.suggest import suggest_max_items
+
+_VERSION_ROOT = re.compile(r"^(spec\.versions\[(\d+)\]\.schema\.openAPIV3Schema|spec\.validation\.openAPIV3Schema)\.")
+
+
+def _max_items_hint(crd: Mapping[str, Any], error: FieldError) -> str | None:
+    """For a rule refused for its estimated cost: which maxItems would let the API server accept it."""
+    if error.type != "FieldValueForbidden" or not error.field.endswith(".rule") \
+            or not error.detail.startswith("estimated rule cost exceeds budget"):
+        return None
+    match = _VERSION_ROOT.match(error.field)
+    if match is None:
+        return None
+    spec = crd.get("spec") if isinstance(crd.get("spec"), Mapping) else {}
+    if match.group(2) is not None:
+        versions = spec.get("versions") or []
+        version = versions[int(match.group(2))] if int(match.group(2)) < len(versions) else {}
+        schema = ((version.get("schema") or {}) if isinstance(version, Mapping) else {}).get("openAPIV3Schema")
+    else:
+        schema = (spec.get("validation") or {}).get("openAPIV3Schema")
+    if not isinstance(schema, Mapping):
+        return None
+    try:
+        n = suggest_max_items(schema, error.field, match.group(1))
+    except RecursionError:
+        return None
+    if n is None:
+        return "no maxItems is enough: bound the strings the rule reads with maxLength, or simplify the rule"
+    return f"maxItems/maxProperties of {n} or less on every list and map without one brings this rule within budget"
 
 
 @register
@@ -39,8 +70,15 @@ class CustomResourceValidation:
             errors = check_crd(document)
         except RecursionError:
             return [{"message": "schema nested too deeply", "path": "spec"}]
-        return [{"path": e.field, "type": e.text[len(e.field) + 2:].split(":", 1)[0] if e.field else e.type,
-                 "reason": e.type, "message": e.detail, "text": e.text, "field": e.field} for e in errors]
+        out = []
+        for e in errors:
+            entry = {"path": e.field, "type": e.text[len(e.field) + 2:].split(":", 1)[0] if e.field else e.type,
+                     "reason": e.type, "message": e.detail, "text": e.text, "field": e.field}
+            hint = _max_items_hint(document, e)
+            if hint:
+                entry["hint"] = hint
+            out.append(entry)
+        return out
 
     def load(self, setup: Setup) -> list[dict[str, Any]]:
         self.runner = CRDStage(list(setup.documents))
