@@ -5,28 +5,21 @@ reported as skips (a listed case that starts passing fails the test, so the list
 """
 from __future__ import annotations
 
-import json
-
 import pytest
+
+from tests.shared_data import conformance_file, read_jsonl
 
 from .k8s_crd_harness import CASES_FILE, judge
 from .k8s_crd_skips import KNOWN_GAPS
 
 
 def _cases() -> list:
-    if not CASES_FILE.exists():  # collected as one failing test, never a silent skip
-        return [pytest.param(None, id="data-file-missing")]
-    params = []
-    for line in CASES_FILE.read_text().splitlines():
-        if line.strip():
-            case = json.loads(line)
-            params.append(pytest.param(case, id=case["id"]))
-    return params
+    # conformance_file raises when the data is missing: collection fails, the suite never shrinks to nothing
+    return [pytest.param(case, id=case["id"]) for case in read_jsonl(conformance_file("k8s-crd", "cases.jsonl"))]
 
 
 @pytest.mark.parametrize("case", _cases())
 def test_k8s_crd(case):
-    assert case is not None, f"conformance data missing: {CASES_FILE}"
     problem = judge(case)
     gap = KNOWN_GAPS.get(case["id"])
     if gap is not None:
@@ -38,7 +31,7 @@ def test_k8s_crd(case):
 
 def test_suite_is_complete():
     assert CASES_FILE.exists(), f"conformance data missing: {CASES_FILE}"
-    ids = [json.loads(line)["id"] for line in CASES_FILE.read_text().splitlines() if line.strip()]
+    ids = [case["id"] for case in read_jsonl(CASES_FILE)]
     assert len(ids) == 871
     stale = sorted(set(KNOWN_GAPS) - set(ids))
     assert not stale, f"known gaps that name no case: {stale}"
