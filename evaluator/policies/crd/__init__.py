@@ -62,6 +62,7 @@ class CustomResourceValidation:
     def __init__(self) -> None:
         self.runner: CRDStage | None = None
         self.active = False
+        self.refused: dict[tuple[str, str], str] = {}  # (group, kind) -> name of a CRD the API server refused
 
     def refuse(self, document: Mapping[str, Any]) -> list[dict[str, Any]]:
         if not is_crd(document):
@@ -69,6 +70,13 @@ class CustomResourceValidation:
         try:
             errors = check_crd(document)
         except RecursionError:
+            errors = None
+        if errors is None or errors:
+            spec = document.get("spec") if isinstance(document.get("spec"), Mapping) else {}
+            names = spec.get("names") if isinstance(spec.get("names"), Mapping) else {}
+            meta = document.get("metadata") if isinstance(document.get("metadata"), Mapping) else {}
+            self.refused[(str(spec.get("group") or ""), str(names.get("kind") or ""))] = str(meta.get("name") or "")
+        if errors is None:
             return [{"message": "schema nested too deeply", "path": "spec"}]
         out = []
         for e in errors:
@@ -88,6 +96,9 @@ class CustomResourceValidation:
         return []
 
     def evaluate(self, request: Mapping[str, Any], context: RequestContext) -> KindOutcome:
+        missing = self._of_refused_crd(request)
+        if missing is not None:
+            return missing
         if self.runner is None or not self.runner.crds:
             return KindOutcome()
         try:
@@ -101,3 +112,22 @@ class CustomResourceValidation:
             denial = Denial(status=result["status"], denials=[{"crd": result["crd"], "message": result["status"]["message"],
                                                                "reason": "Invalid"}])
         return KindOutcome(denial=denial, warnings=list(result["warnings"]), keys={"crdValidation": result})
+
+    def _of_refused_crd(self, request: Mapping[str, Any]) -> KindOutcome | None:
+        """A custom resource whose CRD was refused does not exist: kubectl cannot even map its kind."""
+        kind = request.get("kind") if isinstance(request.get("kind"), Mapping) else {}
+        crd = self.refused.get((str(kind.get("group") or ""), str(kind.get("kind") or "")))
+        if crd is None:
+            return None
+        obj = request.get("object") if isinstance(request.get("object"), Mapping) else {}
+        meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+        version = f'{kind.get("group")}/{kind.get("version")}' if kind.get("group") else str(kind.get("version"))
+        message = (f'resource mapping not found for name: "{meta.get("name") or request.get("name") or ""}" namespace: '
+                   f'"{meta.get("namespace") or request.get("namespace") or ""}" from "STDIN": no matches for kind '
+                   f'"{kind.get("kind")}" in version "{version}"\nensure CRDs are installed first')
+        status = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message,
+                  "reason": "NotFound", "details": {"kind": kind.get("kind"), "group": kind.get("group")}, "code": 404}
+        return KindOutcome(denial=Denial(status=status, denials=[{"crd": crd, "message": message, "reason": "NotFound"}]),
+                           keys={"crdValidation": {"crd": crd, "refused": True, "allowed": False, "errors": [],
+                                                   "warnings": [], "rules": [], "estimatedCosts": [],
+                                                   "remainingBudget": None, "status": status}})

@@ -187,4 +187,9 @@ def test_a_message_expression_of_unbounded_size_makes_the_api_server_refuse_the_
     refused = [e for e in result["errors"] if e.get("field", "").endswith("x-kubernetes-validations[0].messageExpression")]
     assert refused and refused[0]["reason"] == "FieldValueForbidden"
     assert refused[0]["message"].startswith("estimated messageExpression cost exceeds budget by factor of more than 100x")
-    assert result["crdValidation"] is None  # the CRD takes no part: its resources do not exist
+    # the CRD takes no part: its resources do not exist, so kubectl cannot map the kind
+    assert result["crdValidation"]["refused"] is True
+    assert result["status"]["code"] == 404 and result["status"]["reason"] == "NotFound"
+    assert result["status"]["message"] == (
+        'resource mapping not found for name: "db" namespace: "default" from "STDIN": no matches for kind '
+        '"Database" in version "example.com/v1"\nensure CRDs are installed first')
