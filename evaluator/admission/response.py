@@ -95,20 +95,21 @@ def admission_review(request: Mapping[str, Any], allowed: bool, status: Mapping[
 def kubectl_text(request: Mapping[str, Any], status: Mapping[str, Any] | None, warnings: list[str]) -> str:
     """What `kubectl create`/`apply` prints: warnings first, then the error line."""
     lines = [f"Warning: {w}" for w in warnings]
+    operation = str(request.get("operation") or "CREATE")
     if status is None:
-        return "\n".join(lines)
+        done = _kubectl_success(request, operation)
+        return "\n".join(lines + ([done] if done else []))
     details = status.get("details") if isinstance(status.get("details"), Mapping) else None
     causes = details.get("causes") if details else None
     if status.get("reason") == "Invalid" and causes and all(isinstance(c, Mapping) and c.get("field") for c in causes):
         lines.append(_invalid_text(details))  # kubectl's checkErr for IsInvalid (object validation errors)
         return "\n".join(lines)
-    # StandardErrorMessage: no reason in the Status, no parentheses
-    prefix = f"Error from server ({status['reason']})" if status.get("reason") else "Error from server"
-    operation = str(request.get("operation") or "CREATE")
+    # kubectl's StandardErrorMessage: "Error from server (Reason): ..." only when the Status has a reason.
+    prefix = f"Error from server ({status['reason']}): " if status.get("reason") else "Error from server: "
     if operation == "CREATE":
-        lines.append(f"{prefix}: error when creating \"STDIN\": {status['message']}")
+        lines.append(f"{prefix}error when creating \"STDIN\": {status['message']}")
     else:
-        lines.append(f"{prefix}: {status['message']}")
+        lines.append(f"{prefix}{status['message']}")
     return "\n".join(lines)
 
 
@@ -120,6 +121,23 @@ def _invalid_text(details: Mapping[str, Any]) -> str:
     if len(causes) == 1:
         return f"{head}: {causes[0]}"
     return f"{head}: \n" + "\n".join(f"* {c}" for c in causes)
+
+
+def _kubectl_success(request: Mapping[str, Any], operation: str) -> str | None:
+    """kubectl's line for an admitted request: `deployment.apps/web created` (its name printer)."""
+    kind = request.get("kind") if isinstance(request.get("kind"), Mapping) else {}
+    if not kind.get("kind") or request.get("subResource"):  # kubectl scale/exec... print other lines
+        return None
+    group = str(kind.get("group") or "")
+    kind_text = str(kind["kind"]).lower() + (f".{group}" if group else "")
+    name = request_name(request)
+    if operation == "CREATE":
+        return f"{kind_text}/{name} created"
+    if operation == "UPDATE":
+        return f"{kind_text}/{name} configured"
+    if operation == "DELETE":
+        return f'{kind_text} "{name}" deleted'
+    return None
 
 
 def kubectl_create_text(request: Mapping[str, Any], status: Mapping[str, Any] | None) -> str | None:
