@@ -8,7 +8,7 @@ class EvaluationThrottle(SimpleRateThrottle):
     scope = "evaluate"
 
     def get_rate(self):
-        return getattr(settings, "PLAYGROUND_EVALUATION_RATE", "120/min")
+        return settings.PLAYGROUND_EVALUATION_RATE
 
     def get_cache_key(self, request, view):
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 import evaluator.cel as cel
+from playground.services.result_cache import LRUCache
 
-_ENVS: dict[tuple[str, ...], Any] = {}
+_ENVS = LRUCache(maxsize=64)  # one CEL environment per set of variable names, the most recent 64
 
 
 def evaluate_expression(expression: str, variables: Mapping[str, Any]) -> dict:
@@ -15,7 +15,8 @@ def evaluate_expression(expression: str, variables: Mapping[str, Any]) -> dict:
     names = tuple(sorted(variables))
     env = _ENVS.get(names)
     if env is None:
-        env = _ENVS.setdefault(names, cel.admission_env(names))
+        env = cel.admission_env(names)
+        _ENVS.put(names, env)
     evaluation = cel.compile_program(expression, env=env).evaluate(variables)
     try:
         value = cel.to_json(evaluation.value)
