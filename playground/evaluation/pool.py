@@ -87,6 +87,7 @@ class _Worker:
         self.restarts = 0
         self.process = None
         self.conn = None
+        self.ready = False  # the current process finished its warm-up
         self.stopping = False
         self.thread = threading.Thread(target=self._supervise, name=f"evaluation-worker-{index}", daemon=True)
         self.thread.start()
@@ -108,7 +109,7 @@ class _Worker:
     def health(self) -> dict:
         process = self.process
         return {"pid": process.pid if process is not None else None,
-                "alive": process is not None and process.is_alive(), "restarts": self.restarts,
+                "alive": process is not None and process.is_alive(), "ready": self.ready, "restarts": self.restarts,
                 "pending": self.pending}
 
     # -- the supervisor thread ---------------------------------------------------------------------------
@@ -148,6 +149,7 @@ class _Worker:
         process = context.Process(
             target=worker.main, name=f"evaluation-worker-{self.index}", daemon=True,
             args=(child_conn, os.getpid(), self.limits.memory_mb * 1024 * 1024, NICENESS, jobs.warm_up))
+        self.ready = False
         process.start()
         child_conn.close()  # only the worker holds its end: it sees EOF when the server goes
         self.process, self.conn = process, parent_conn
@@ -158,6 +160,7 @@ class _Worker:
         if not ready:
             self._kill()
             raise _Died("the worker did not become ready")
+        self.ready = True
 
     def _run(self, future: Future, function, args: tuple) -> None:
         for attempt in (1, 2):
@@ -197,6 +200,7 @@ class _Worker:
         return reply
 
     def _kill(self) -> None:
+        self.ready = False
         process, conn = self.process, self.conn
         if process is not None and process.is_alive():
             process.kill()
@@ -306,7 +310,7 @@ def wait_until_started(timeout: float = START_TIMEOUT_SECONDS) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         report = pool().health()
-        if report["mode"] == "threads" or all(w["alive"] for w in report["workers"]):
+        if report["mode"] == "threads" or all(w["alive"] and w["ready"] for w in report["workers"]):
             return True
         time.sleep(0.05)
     return False
