@@ -19,7 +19,7 @@ from django.conf import settings
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from playground.evaluation import pool
-from playground.services import document_service, live, presence, project_service
+from playground.services import document_service, live, outage, presence, project_service
 from playground.services.errors import ServiceError, forbidden
 from playground.services.rate_limit import TokenBucket
 from playground.ws_messages import PROJECT_MESSAGES, client_seq, error_message, internal_error, parse_client_message
@@ -77,10 +77,11 @@ class ProjectConsumer(AsyncJsonWebsocketConsumer):
             self.joined = True
         except ServiceError as exc:
             return await self.refuse(exc, 4404)
-        except Exception as exc:  # the database or the channel layer (Redis) is down: the page reconnects
-            logger.warning("project room %s unavailable: %r", self.project_id, exc)
-            return await self.refuse(ServiceError("unavailable", "the server is reconnecting to its services; "
-                                                  "try again shortly", 503), 4503)
+        except Exception as exc:
+            if not outage.is_outage(exc):
+                raise
+            outage.report("project room", exc)  # Redis or the database is down: the page shows "reconnecting"
+            return await self.refuse(outage.unavailable(), 4503)
         await self.accept()
         viewers = await database_sync_to_async(presence.join)(self.project_id, self.channel_name)
         self.viewers = viewers
@@ -107,7 +108,7 @@ class ProjectConsumer(AsyncJsonWebsocketConsumer):
                 if viewers != self.viewers:
                     await self.broadcast({"type": "viewers", "count": viewers})
             except Exception as exc:  # the next beat tries again
-                logger.warning("presence heartbeat failed: %r", exc)
+                outage.report("presence heartbeat", exc)
 
     async def disconnect(self, code):
         if not self.joined:
@@ -120,7 +121,7 @@ class ProjectConsumer(AsyncJsonWebsocketConsumer):
             viewers = await database_sync_to_async(presence.leave)(self.project_id, self.channel_name)
             await self.broadcast({"type": "viewers", "count": viewers})
         except Exception as exc:  # the row expires by itself
-            logger.warning("leaving project room %s: %r", self.project_id, exc)
+            outage.report("project room", exc)
         live.forget(self.project_id)
 
     # -- client → server -------------------------------------------------------------------------------
@@ -135,9 +136,13 @@ class ProjectConsumer(AsyncJsonWebsocketConsumer):
             await getattr(self, HANDLERS[message["type"]])(message)
         except ServiceError as exc:
             await self.send_error(exc, client_seq(message))
-        except Exception:
-            logger.exception("project room %s: %s message failed", self.project_id, message.get("type"))
-            await self.send_error(internal_error(), client_seq(message))
+        except Exception as exc:
+            if outage.is_outage(exc):
+                outage.report("project room", exc)
+                await self.send_error(outage.unavailable(), client_seq(message))
+            else:
+                logger.exception("project room %s: %s message failed", self.project_id, message.get("type"))
+                await self.send_error(internal_error(), client_seq(message))
 
     async def on_hello(self, message: dict) -> None:
         state = await database_sync_to_async(project_service.project_state)(self.project_id)

@@ -15,6 +15,7 @@ from urllib.parse import parse_qs
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from playground.services import outage
 from playground.services.errors import ServiceError
 from playground.workshops.models import ROOM_OPEN, Participant
 from playground.workshops.services import engine, evaluation_pool, fair_queue, participants, progress, rooms
@@ -38,6 +39,20 @@ class _RoomConsumer(AsyncJsonWebsocketConsumer):
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         return (query.get("token") or [None])[0]
 
+    async def websocket_connect(self, message):
+        """Connect; while Redis or the database is down, say so and close (the page reconnects by itself)."""
+        try:
+            await super().websocket_connect(message)
+        except Exception as exc:
+            if not outage.is_outage(exc):
+                raise
+            outage.report("workshop room", exc)
+            self.ready = False
+            try:
+                await self.refuse(outage.unavailable(), 4503)
+            except Exception:  # already accepted: just close
+                await self.close(code=4503)
+
     async def refuse(self, error: ServiceError, close_code: int) -> None:
         await self.accept()
         await self.send_error(error)
@@ -54,9 +69,13 @@ class _RoomConsumer(AsyncJsonWebsocketConsumer):
             await getattr(self, self.handlers[message["type"]])(message)
         except ServiceError as exc:
             await self.send_error(exc, client_seq(message))
-        except Exception:
-            logger.exception("workshop room %s: %s message failed", self.code, message.get("type"))
-            await self.send_error(internal_error(), client_seq(message))
+        except Exception as exc:
+            if outage.is_outage(exc):
+                outage.report("workshop room", exc)
+                await self.send_error(outage.unavailable(), client_seq(message))
+            else:
+                logger.exception("workshop room %s: %s message failed", self.code, message.get("type"))
+                await self.send_error(internal_error(), client_seq(message))
 
     async def to_group(self, group: str, message: dict) -> None:
         await self.channel_layer.group_send(group, {"type": "workshop.event", "message": message})
