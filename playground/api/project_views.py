@@ -25,6 +25,7 @@ from playground.services.errors import ServiceError
 
 TOKEN_HEADER = OpenApiParameter("X-Edit-Token", str, OpenApiParameter.HEADER, required=True,
                                 description="The edit token returned once when the project was created.")
+LIST = {"type": "array", "items": {"type": "object"}}
 ERRORS = {400: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer, 413: ErrorSerializer}
 
 
@@ -73,6 +74,7 @@ class _ItemListView(APIView):
     target = "document"
     fields = ("name", "text")
 
+    @extend_schema(request=None, parameters=[], responses={200: LIST, 404: ErrorSerializer})
     def get(self, request, project_id):
         state = project_service.project_state(project_id)
         return Response(state["documents" if self.target == "document" else "requests"])
@@ -89,6 +91,7 @@ class _ItemDetailView(APIView):
     target = "document"
     fields = ("name", "text")
 
+    @extend_schema(request=None, parameters=[], responses={200: dict, 404: ErrorSerializer})
     def get(self, request, project_id, item_id):
         return Response(document_service.get_item(project_id, self.target, item_id))
 
@@ -176,7 +179,7 @@ class SnapshotForkView(APIView):
 
 
 class ExampleListView(APIView):
-    @extend_schema(responses={200: dict})
+    @extend_schema(responses={200: LIST})
     def get(self, request):
         return Response(example_service.list_examples())
 
