@@ -15,8 +15,8 @@ import secrets
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
-from django.conf import settings
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
 
 from playground.evaluation import pool
 from playground.services import document_service, live, outage, presence, project_service

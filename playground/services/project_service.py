@@ -8,7 +8,7 @@ from django.db import transaction
 
 from playground.models import Document, Project, SampleRequest, Snapshot
 from playground.services import edge, limits, tokens
-from playground.services.errors import ServiceError, forbidden, not_found
+from playground.services.errors import forbidden, not_found
 from playground.services.expectations import clean_expected
 
 TITLE_MAX = 200

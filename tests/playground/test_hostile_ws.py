@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from channels.db import database_sync_to_async
 
 from tests.playground import hostile
 from tests.playground.test_consumer import connect, make_project, receive_until
