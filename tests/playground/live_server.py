@@ -74,6 +74,7 @@ class Daphne:
         if not database.startswith("postgres"):
             database = f"sqlite:///{tmp / 'live.sqlite3'}"
         self.env = {**os.environ, "DATABASE_URL": database, "DEBUG": "0", "ALLOWED_HOSTS": "127.0.0.1,localhost",
+                    "SECRET_KEY": os.environ.get("SECRET_KEY") or "live-test-only-key",
                     "LOG_LEVEL": "WARNING", "PLAYGROUND_EVALUATION_PROCESSES": "1", **env}
         if not env.get("REDIS_URL"):
             self.env.pop("REDIS_URL", None)
