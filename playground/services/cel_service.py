@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import evaluator.cel as cel
 from playground.services.result_cache import LRUCache

@@ -56,7 +56,7 @@ def test_a_large_share_of_aliases_in_a_small_document_is_allowed_below_99_percen
     text = "a: &a [" + ", ".join(str(i) for i in range(2000)) + "]\n" + "".join(f"b{i}: *a\n" for i in range(40))
     check_aliases(composed(text))
     # ...but one more level of aliasing on top of it goes past 99 %.
-    text += "c: &c [" + ", ".join(f"*a" for _ in range(200)) + "]\n"
+    text += "c: &c [" + ", ".join("*a" for _ in range(200)) + "]\n"
     with pytest.raises(AliasError):
         check_aliases(composed(text))
 
