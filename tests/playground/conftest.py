@@ -26,13 +26,3 @@ def _close_kept_connections(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
         asyncio.run(sync_to_async(connections.close_all, thread_sensitive=True)())
         connections.close_all()
-
-
-@pytest.fixture(autouse=True)
-def _close_workshop_connections():
-    """The workshop consumers' PostgreSQL threads keep their connections between calls: close them after each
-    test (any test may open a workshop room), or the next transactional test's flush waits for them."""
-    yield
-    from playground.workshops.services.database import close_pool_connections
-
-    close_pool_connections()
