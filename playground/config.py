@@ -69,17 +69,11 @@ def env_list(env: Mapping[str, str], name: str, default: list[str]) -> list[str]
 def database_config(env: Mapping[str, str], base_dir: Path) -> dict:
     """DATABASE_URL (any dj-database-url scheme), else SQLite at <base_dir>/db.sqlite3.
 
-    On PostgreSQL connections come from a pool (Django's ``OPTIONS["pool"]``, psycopg_pool) of at most
-    DATABASE_POOL_SIZE, checked before reuse: the WebSocket room saves every edit, and opening a server
-    connection costs more than the write. Kept per-thread connections (CONN_MAX_AGE) would not do under
-    ASGI, where every HTTP request runs in a thread of its own."""
+    A server connection is kept for DATABASE_CONN_MAX_AGE seconds (checked before reuse), not opened per
+    query: the WebSocket room saves every edit, and a new PostgreSQL connection costs more than the write."""
     url = env.get("DATABASE_URL", "").strip() or f"sqlite:///{base_dir / 'db.sqlite3'}"
-    config = dj_database_url.parse(url, conn_max_age=0)
-    if config["ENGINE"] == "django.db.backends.postgresql":
-        size = env_int(env, "DATABASE_POOL_SIZE", 20, minimum=1)
-        config.setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": size, "timeout": 10}
-        config["CONN_HEALTH_CHECKS"] = True  # with a pool: each connection is checked as it is handed out
-    return config
+    max_age = env_int(env, "DATABASE_CONN_MAX_AGE", 600, minimum=0)
+    return dj_database_url.parse(url, conn_max_age=max_age, conn_health_checks=max_age > 0)
 
 
 def channel_layers_config(env: Mapping[str, str]) -> dict:

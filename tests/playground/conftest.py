@@ -17,8 +17,8 @@ def fresh_channel_layer():
 
 @pytest.fixture(autouse=True, scope="session")
 def _close_kept_connections(django_db_setup, django_db_blocker):
-    """Close the connection Channels' database thread holds (and so the PostgreSQL pool's) before the test
-    database is dropped: PostgreSQL refuses to drop a database in use."""
+    """Database connections are kept between requests (DATABASE_CONN_MAX_AGE): close the one Channels'
+    database thread holds before the test database is dropped (PostgreSQL refuses to drop a database in use)."""
     yield
     from asgiref.sync import sync_to_async
     from django.db import connections
