@@ -71,7 +71,11 @@ class Daphne:
         self.port = free_port()
         self.log_path = tmp / f"daphne-{self.port}.log"
         database = os.environ.get("DATABASE_URL", "")
-        if not database.startswith("postgres"):
+        self.postgres: str | None = None
+        if database.startswith("postgres"):  # a database of its own beside the tests' one, made in migrate()
+            self.postgres = database.rsplit("/", 1)[0] + f"/live_{self.port}"
+            database = self.postgres
+        else:
             database = f"sqlite:///{tmp / 'live.sqlite3'}"
         self.env = {**os.environ, "DATABASE_URL": database, "DEBUG": "0", "ALLOWED_HOSTS": "127.0.0.1,localhost",
                     "SECRET_KEY": os.environ.get("SECRET_KEY") or "live-test-only-key",
@@ -88,7 +92,17 @@ class Daphne:
     def ws(self) -> str:
         return f"ws://127.0.0.1:{self.port}"
 
+    def _maintenance(self, statement: str) -> None:
+        import psycopg
+
+        base, name = self.postgres.rsplit("/", 1)
+        with psycopg.connect(base + "/postgres", autocommit=True) as connection:
+            connection.execute(statement.format(name=name))
+
     def migrate(self) -> None:
+        if self.postgres:
+            self._maintenance('DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            self._maintenance('CREATE DATABASE "{name}"')
         subprocess.run([PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=self.env, check=True)
 
     def start(self) -> "Daphne":
@@ -130,13 +144,15 @@ class Daphne:
         os.kill(self.process.pid, signal.SIGKILL)
         self.process.wait()
 
-    def stop(self) -> None:
+    def stop(self, drop: bool = True) -> None:
         if self.process is not None and self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGTERM)
             try:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
+        if drop and self.postgres:
+            self._maintenance('DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
