@@ -7,6 +7,7 @@ urlpatterns = [
     path("", views.index, name="index"),
     path("healthz", views.healthz, name="healthz"),
     path("p/<str:project_id>", views.editor, name="editor"),
+    path("projects", views.my_projects, name="my-projects"),
     path("s/<str:snapshot_id>", views.snapshot, name="snapshot"),
     path("examples", views.gallery, name="gallery"),
     path("examples/<slug:slug>", views.example, name="example"),

@@ -47,6 +47,13 @@ def editor(request, project_id):
 
 @require_safe
 @ensure_csrf_cookie
+def my_projects(request):
+    """The list lives in the browser (edit tokens never leave it); the page reads titles from the API."""
+    return render(request, "my_projects.html", {"page_data": {"page": "my-projects", "apiBase": "/api/v1/"}})
+
+
+@require_safe
+@ensure_csrf_cookie
 def snapshot(request, snapshot_id):
     content = _or_404(snapshot_service.get_snapshot, snapshot_id)
     return render(request, "snapshot.html", {"snapshot": content, "page_data": {

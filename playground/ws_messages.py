@@ -17,13 +17,17 @@ TOO_LARGE_SLACK = 64 * 1024  # room for the JSON around a document-sized text
 # Field kinds: "str", "int", "target", "object?" (object or null), "list?" (array or null), "any".
 COMMON = {"type": "str", "clientSeq": "int"}
 PROJECT_MESSAGES = {
-    "hello": {"version": "int"},
+    "hello": {"version": "int", "name": "str", "token": "str"},
     "edit": {"target": "target", "id": "int", "text": "str", "name": "str", "expected": "object?"},
     "create": {"target": "target", "name": "str", "text": "str", "expected": "object?"},
     "delete": {"target": "target", "id": "int"},
     "rename": {"target": "target", "id": "int", "name": "str"},
     "meta": {"title": "str", "description": "str"},
     "evaluate": {},
+    # Co-editing (playground/collab): the shapes inside "updates" and "ranges" are checked there.
+    "push": {"target": "target", "id": "int", "version": "int", "updates": "list?"},
+    "pull": {"target": "target", "id": "int", "version": "int"},
+    "cursor": {"target": "target", "id": "int", "version": "int", "ranges": "list?"},
 }
 STUDENT_MESSAGES = {
     "hello": {}, "evaluate": {}, "submit": {}, "ping": {},

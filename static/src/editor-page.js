@@ -3,7 +3,8 @@
 
 import { h, replaceChildren, debounce, copyText } from "./dom.js";
 import { api, describeError } from "./api.js";
-import { getToken, openProject } from "./tokens.js";
+import { adoptFragmentToken, displayName, editLink, getToken, openProject, remember, saveToken,
+  setDisplayName } from "./tokens.js";
 import { installThemeToggle } from "./theme.js";
 import { pageData } from "./page-data.js";
 import { Workspace } from "./workspace.js";
@@ -35,7 +36,8 @@ const indicators = {
     if (!node) return;
     node.dataset.state = state;
     node.textContent = { saved: `Saved · v${version ?? "—"}`, saving: "Saving…", unsaved: "Editing…",
-      offline: "Offline: will save on reconnect", error: "Save failed", readonly: "Read-only" }[state] || state;
+      offline: "Offline — your changes will be sent", "offline-clean": "Offline", error: "Save failed",
+      readonly: "Read-only" }[state] || state;
   },
   viewers(count) {
     const node = $("viewers");
@@ -100,23 +102,26 @@ function onClick(id, handler) {
 
 function startProject() {
   const projectId = data.projectId;
+  adoptFragmentToken(projectId);
   const token = getToken(projectId);
   const results = new ResultsPane($("results"));
   let live = null;
   const workspace = new Workspace({ documents: $("documents"), requests: $("requests") }, {
-    onEdit: (target, id, text) => live.edit(target, id, text),
+    onEdit: (target, id) => live.edit(target, id),
+    onSelection: (target, id) => live.selection(target, id),
     onRename: (target, id, name) => live.send({ type: "rename", target, id, name }),
     onDelete: (target, id) => live.send({ type: "delete", target, id }),
     onExpected: (target, id, expected) => live.expected(target, id, expected),
     onRun: () => live.evaluateNow(),
     onSave: () => share(),
-  }, { editable: false });
+  }, { editable: false, collab: true });
   let title = "";
   const titleInput = $("project-title");
-  live = new LiveProject({ projectId, token, wsPath: data.wsPath, ui: {
+  live = new LiveProject({ projectId, token, name: displayName(), wsPath: data.wsPath, ui: {
     workspace, results, indicators,
     onState(message) {
       title = message.project.title || "";
+      if (message.canEdit) remember(projectId, { title, lastEdited: message.project.updated });
       if (titleInput && document.activeElement !== titleInput) titleInput.value = title;
       document.title = `${title || "Untitled"} · Admission Playground`;
       const editable = Boolean(message.canEdit);
@@ -131,7 +136,16 @@ function startProject() {
     onError(error) {
       toast(describeError(error), "error");
     },
+    onNotice({ message, target, text }) {
+      const restore = h("button", { type: "button", class: "btn btn-small", onclick: () => {
+        live.send({ type: "create", target, name: `recovered-${target}.yaml`, text });
+        item.remove();
+      } }, "Restore it");
+      const item = h("div", { class: "toast toast-error", role: "alert" }, message, " ", restore);
+      $("toast")?.appendChild(item);
+    },
   } });
+  setUpEditLink(projectId, () => getToken(projectId), live);
   window.__playground = { live, workspace, results }; // for debugging and browser tests
   if (titleInput) {
     titleInput.addEventListener("change", () => live.send({ type: "meta", title: titleInput.value }));
@@ -149,6 +163,44 @@ function startProject() {
     text: "apiVersion: v1\nkind: Pod\nmetadata:\n  name: example\n  namespace: default\n" }));
   bindShortcuts({ run: () => live.evaluateNow(), save: () => share().catch((e) => toast(describeError(e.error), "error")) });
   live.start();
+}
+
+// ---- edit links, display name, revoking -------------------------------------------------------------------
+
+function setUpEditLink(projectId, currentToken, live) {
+  const nameInput = $("display-name");
+  if (nameInput) {
+    nameInput.value = displayName();
+    nameInput.addEventListener("change", () => {
+      const name = nameInput.value.trim().slice(0, 40);
+      if (!name) return;
+      setDisplayName(name);
+      live.name = name;
+      live.socket.send({ type: "hello", version: live.version, name });
+    });
+  }
+  onClick("btn-edit-link", () => {
+    const box = $("edit-link-box");
+    if (!box) return;
+    box.hidden = !box.hidden;
+    const token = currentToken();
+    $("edit-link-url").value = token ? editLink(projectId, token) : "You cannot edit this project: fork it first.";
+    $("btn-copy-edit-link").disabled = !token;
+    $("btn-revoke").disabled = !token;
+  });
+  onClick("btn-copy-edit-link", async () => {
+    const ok = await copyText($("edit-link-url").value);
+    toast(ok ? "Edit link copied: whoever opens it can edit this project" : "Copy the edit link from the box");
+  });
+  onClick("btn-revoke", async () => {
+    if (!window.confirm("Revoke every edit link of this project? Other browsers and co-authors lose their edit "
+      + "right; this browser gets a new link.")) return;
+    const answer = await api("POST", `${API}projects/${encodeURIComponent(projectId)}/token`, {}, { token: currentToken() });
+    saveToken(projectId, answer.editToken);
+    live.token = answer.editToken;
+    $("edit-link-url").value = editLink(projectId, answer.editToken);
+    toast("Old edit links revoked; here is the new one");
+  });
 }
 
 // ---- snapshots and examples: scratch editing, stateless evaluation ---------------------------------------------

@@ -4,6 +4,7 @@
 import { h } from "./dom.js";
 import { createEditor } from "./editors.js";
 import { typecheckDiagnostics } from "./field-locator.js";
+import { GOTO_EVENT } from "./locations.js";
 
 const OUTCOMES = [["", "no expectation"], ["allowed", "allowed"], ["denied", "denied"], ["warned", "warned"]];
 
@@ -18,14 +19,28 @@ export class Workspace {
   /**
    * hosts: {documents: Element, requests: Element}
    * hooks: {onEdit(target, id, text), onRename(target, id, name), onDelete(target, id),
-   *         onExpected(target, id, expected), onRun(), onSave()}
+   *         onExpected(target, id, expected), onRun(), onSave(), onSelection(target, id)}
+   * collab: texts are co-edited (the server's text is never forced over the editor's; collab.js syncs it).
    */
-  constructor(hosts, hooks, { editable = true } = {}) {
+  constructor(hosts, hooks, { editable = true, collab = false } = {}) {
     this.hosts = hosts;
     this.hooks = hooks;
     this.editable = editable;
+    this.collab = collab;
     this.items = new Map();
     this.order = { document: [], request: [] };
+    // A "line L:C" link anywhere on the page (results, type checks) moves the cursor to that document.
+    document.addEventListener(GOTO_EVENT, (event) => this.goTo(event.detail));
+  }
+
+  /** Show {docId | docIndex, line, column} in its document's editor. */
+  goTo({ docId, docIndex, line, column }) {
+    const key = docId !== undefined && docId !== null ? itemKey("document", docId) : this.order.document[docIndex];
+    const entry = key && this.items.get(key);
+    if (!entry) return false;
+    entry.panel.scrollIntoView?.({ block: "nearest" });
+    entry.editor.goTo(line, column);
+    return true;
   }
 
   /** Build, update and remove panels to match `project` (documents/requests); `keep` keys are left as typed. */
@@ -55,7 +70,7 @@ export class Workspace {
   }
 
   update(entry, item, keepText) {
-    if (!keepText && typeof item.text === "string") entry.editor.setText(item.text);
+    if (!keepText && !this.collab && typeof item.text === "string") entry.editor.setText(item.text);
     if (typeof item.name === "string" && document.activeElement !== entry.nameInput) entry.nameInput.value = item.name;
     if (entry.target === "request" && item.expected !== undefined) this.showExpected(entry, item.expected);
     entry.kindLabel.textContent = kindOf(entry.editor.getText());
@@ -76,6 +91,8 @@ export class Workspace {
       role: target,
       readOnly: !this.editable,
       label: `${target} ${item.name || id}`,
+      collab: this.collab ? { version: item.collabVersion ?? 0 } : undefined,
+      onSelection: () => this.hooks.onSelection?.(target, entry.id),
       onChange: (text) => {
         kindLabel.textContent = kindOf(text);
         this.hooks.onEdit?.(target, entry.id, text);
@@ -147,7 +164,8 @@ export class Workspace {
     if (typecheck !== undefined) this.typecheck = typecheck;
     const byId = new Map((this.documentErrors || []).map((d, index) => [String(d.id ?? index), d.errors || []]));
     const docs = [...this.items.values()].filter((e) => e.target === "document");
-    const typed = typecheckDiagnostics(this.typecheck, docs.map((e) => ({ id: e.id, text: e.editor.getText() })));
+    const typed = typecheckDiagnostics(this.typecheck, docs.map((e) => ({ id: e.id, text: e.editor.getText() })),
+      this.order.document.map((key) => String(this.items.get(key)?.id)));
     for (const entry of docs) {
       const key = String(entry.id);
       entry.editor.setServerErrors([...(byId.get(key) || []), ...(typed.get(key) || [])]);
