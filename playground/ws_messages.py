@@ -39,6 +39,7 @@ TEACHER_MESSAGES = {
     "present": {"documents": "list?", "title": "str"},
 }
 REQUIRED = {"edit": ("target", "id"), "create": ("target",), "delete": ("target", "id"),
+            "push": ("target", "id"), "pull": ("target", "id"), "cursor": ("target", "id"),
             "rename": ("target", "id", "name"), "watch": ("participant",), "announce": ("text",)}
 
 
@@ -85,8 +86,9 @@ def check_message(message: dict, schema: dict[str, dict[str, str]]) -> None:
         shown = kind if isinstance(kind, str) else edge.json_type(kind)
         raise ServiceError("invalid_message", f"unknown message type {shown!r}", path="type")
     fields = {**COMMON, **schema[kind]}
+    required = REQUIRED.get(kind, ())
     for name, value in message.items():
-        if name in fields and not (value is None and name == "clientSeq"):
+        if name in fields and not (value is None and name not in required):  # null: "not given"
             _check_field(fields[name], value, name)
     for name in REQUIRED.get(kind, ()):
         if name in schema[kind] and name not in message:

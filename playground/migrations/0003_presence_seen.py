@@ -5,7 +5,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("playground", "0001_initial"),
+        ("playground", "0002_text_changes"),
     ]
 
     operations = [
