@@ -12,6 +12,7 @@ from playground.models import Snapshot
 from playground.services import project_service, tokens
 from playground.services.edge import text_problem
 from playground.services.errors import not_found
+from playground.services.fork_titles import fork_title
 
 
 @lru_cache(maxsize=1)
@@ -71,5 +72,5 @@ def fork_snapshot(snapshot_id_: str) -> tuple[dict, str]:
     except Snapshot.DoesNotExist:
         raise not_found("snapshot")
     content = snapshot.content
-    return project_service.create_project(content.get("title", ""), content.get("description", ""),
+    return project_service.create_project(fork_title(content.get("title")), content.get("description", ""),
                                           content.get("documents"), content.get("requests"), forked_from=snapshot)
