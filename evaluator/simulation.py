@@ -21,6 +21,8 @@ from evaluator.admission.response import (admission_review, client_warnings, den
                                           kubectl_create_text, kubectl_text, status_for)
 from evaluator.authz import CachingAuthorizer, RBACAuthorizer
 from evaluator.k8s import fielderrors as fe
+from evaluator.k8s.defaulting import default_object, redefault
+from evaluator.k8s.defaulting.requests import default_request
 from evaluator.kyverno.webhook import KyvernoStage
 from evaluator.mutating import MutatingStage
 from evaluator.validating import expressions as ex
@@ -41,9 +43,12 @@ class Simulation:
     """A loaded document set, ready for many requests (policies compiled once)."""
 
     def __init__(self, documents: Any, *, resource_registry: list[Mapping] | None = None,
-                 api_validation: str = "enforce", defaulter: Any = None):
+                 api_validation: str = "enforce", defaulter: Any = None, defaulting: bool = True):
         self.errors: list[dict[str, Any]] = []
         self.api_validation = api_validation
+        self.defaulting = defaulting  # built-in objects defaulted as the API server decodes them
+        if defaulter is None and defaulting:
+            defaulter = redefault
         self.cache = CompileCache()
         records = self._load(documents)
         records = self._default_and_validate(records)
@@ -90,6 +95,8 @@ class Simulation:
         kept = []
         for record in records:
             if record.group != ADMISSION_GROUP or record.kind not in VALIDATED_KINDS:
+                if self.defaulting:  # the cluster's objects (namespaces, params) as stored: defaulted
+                    record.data = default_object(record.data).object
                 kept.append(record)
                 continue
             enforce = self.api_validation != "report"
@@ -174,15 +181,19 @@ class Simulation:
         errors += [{"severity": "warning", "source": "request", "message": w} for w in warnings]
         if normalized is None or request_errors:
             return _bad_request(normalized or {}, errors)
+        defaulted: dict[str, list[str]] = {"object": [], "oldObject": []}
+        if self.defaulting:
+            normalized, defaulted = default_request(normalized)
         namespace = normalized.get("namespace")
         if namespace and namespace not in self.cluster.namespaces and self.cluster.hooks():
             errors.append({"severity": "warning", "source": "request",
                            "message": f'Namespace "{namespace}" is not among the documents: it is taken to exist '
-                                      "with no labels"})
+                                      "with only its kubernetes.io/metadata.name label"})
         exempt = ports.exempt_reason(normalized)
         if exempt is not None:
             result = _result(normalized, DispatchResult(), errors, exempt, now, full)
-            result.update(mutation=None, patchedObject=None, kyverno=[], kyvernoGeneratedVAPs=[], typeChecking=None)
+            result.update(mutation=None, patchedObject=None, kyverno=[], kyvernoGeneratedVAPs=[], typeChecking=None,
+                          defaulted=defaulted)
             return result
         mutation = self.mutating.run(normalized, self._authorizers)
         outcome = DispatchResult()
@@ -203,6 +214,7 @@ class Simulation:
             _deny_by_webhook(result, normalized, kyverno_denial, now, full)
         result["summary"] = _summary(result["policies"])
         result["typeChecking"] = self.type_checks() if full and type_checks else None
+        result["defaulted"] = defaulted
         return result
 
 
@@ -231,7 +243,7 @@ def _bad_request(request: Mapping[str, Any], errors: list[dict]) -> dict[str, An
         "ferricel": {"accepted": False, "message": status["message"], "code": 400},
         "policies": [], "errors": errors, "request": request or None, "exempt": None, "kubectl": None,
         "summary": _summary([]), "mutation": None, "patchedObject": None, "kyverno": [], "kyvernoGeneratedVAPs": [],
-        "typeChecking": None,
+        "typeChecking": None, "defaulted": {"object": [], "oldObject": []},
     }
 
 
@@ -285,26 +297,29 @@ def _crash(exc: BaseException) -> dict[str, Any]:
 
 def simulate(documents: Any, request: Any, *, resource_registry: list[Mapping] | None = None,
              api_validation: str = "enforce", now: dt.datetime | None = None,
-             defaulter: Any = None) -> dict[str, Any]:
+             defaulter: Any = None, defaulting: bool = True) -> dict[str, Any]:
     """Admit or deny `request` against `documents`; never raises (see SCHEMA.md for the result).
 
     `api_validation="enforce"` drops documents the API server would refuse (as `kubectl apply` would);
     `"report"` lists the same errors as warnings but lets the documents take part, as objects built
     in-process (the API server's own unit tests) do. `resource_registry` replaces the built-in REST
-    mapping by `[{kind, resource, subresource}]` rows."""
+    mapping by `[{kind, resource, subresource}]` rows. `defaulting=False` leaves built-in objects as given
+    (the API server's in-process unit tests build them without defaulting)."""
     try:
         return Simulation(documents, resource_registry=resource_registry, api_validation=api_validation,
-                          defaulter=defaulter).run(request, now=now)
+                          defaulter=defaulter, defaulting=defaulting).run(request, now=now)
     except Exception as exc:  # the contract: errors are data
         return _crash(exc)
 
 
 def simulate_many(documents: Any, requests: Iterable[Any], *, resource_registry: list[Mapping] | None = None,
-                  api_validation: str = "enforce", now: dt.datetime | None = None) -> list[dict[str, Any]]:
+                  api_validation: str = "enforce", now: dt.datetime | None = None,
+                  defaulting: bool = True) -> list[dict[str, Any]]:
     """`simulate` for many requests against one document set, compiling each policy once."""
     requests = list(requests)
     try:
-        simulation = Simulation(documents, resource_registry=resource_registry, api_validation=api_validation)
+        simulation = Simulation(documents, resource_registry=resource_registry, api_validation=api_validation,
+                                defaulting=defaulting)
     except Exception as exc:
         return [_crash(exc) for _ in requests]
     results = []

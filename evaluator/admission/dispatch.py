@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evaluator.admission import dispatch_ports as ports
+from evaluator.k8s.namespaces import assumed_namespace
 from evaluator.validating import activation as act
 from evaluator.validating.cluster import ClusterIndex, name_of
 from evaluator.validating.compiler import CompiledPolicy, compile_policy
@@ -171,12 +172,11 @@ class Dispatcher:
 
     def _namespace_values(self, name: str) -> tuple[Any, Any]:
         """(namespaceObject, stored Namespace) for the request namespace; an unknown namespace is
-        assumed to exist without labels (the simulation has no API server to ask)."""
+        assumed to exist with only its metadata.name label (the simulation has no API server to ask)."""
         if name not in self._namespaces:
             doc = None
             if name:
-                doc = self.cluster.namespaces.get(name) or {"apiVersion": "v1", "kind": "Namespace",
-                                                            "metadata": {"name": name}}
+                doc = self.cluster.namespaces.get(name) or assumed_namespace(name)
             self._namespaces[name] = (act.namespace_object(doc), act.stored_namespace(doc))
         return self._namespaces[name]
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evaluator.admission import dispatch_ports as ports
+from evaluator.k8s.namespaces import assumed_namespace
 from evaluator.mutating.compiler import CompiledMutatingPolicy, compile_policy
 from evaluator.mutating.diff import json_patch_between, semantic_equal
 from evaluator.mutating.patchers import run_mutation
@@ -264,8 +265,7 @@ class MutatingDispatcher:
         namespace = "" if _is_core_namespace(request.get("kind")) else str(request.get("namespace") or "")
         ns_doc = None
         if namespace:
-            ns_doc = self.cluster.namespaces.get(namespace) or {"apiVersion": "v1", "kind": "Namespace",
-                                                                "metadata": {"name": namespace}}
+            ns_doc = self.cluster.namespaces.get(namespace) or assumed_namespace(namespace)
         return Inputs(
             object=act.versioned_object(request.get("object"), request.get("kind"), inv.matched_kind),
             old_object=act.versioned_object(request.get("oldObject"), request.get("kind"), inv.matched_kind),

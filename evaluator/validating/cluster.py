@@ -4,6 +4,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from evaluator.k8s.namespaces import builtin_namespaces
+
 from evaluator.k8s.restmapping import parse_group_version
 
 VAP_KIND = "ValidatingAdmissionPolicy"
@@ -53,6 +55,8 @@ class ClusterIndex:
             elif gv[0] == "apiextensions.k8s.io" and kind == "CustomResourceDefinition":
                 self.crds.append(doc)
             self.by_group_kind.setdefault((gv[0], kind), []).append(doc)
+        for name, namespace in builtin_namespaces().items():  # every cluster has them
+            self.namespaces.setdefault(name, namespace)
 
     def bindings_for(self, policy_name: str) -> list[Mapping]:
         return [b for b in self.bindings if str((b.get("spec") or {}).get("policyName") or "") == policy_name]
