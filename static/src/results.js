@@ -5,6 +5,7 @@
 import { h, jsonBlock, jsonText, copyButton } from "./dom.js";
 import { traceView } from "./trace.js";
 import { diffView } from "./diff.js";
+import { valueAt } from "./field-path.js";
 
 function decision(result) {
   if (!result) return { label: "No result", kind: "none" };
@@ -159,6 +160,25 @@ function generatedVapView(result) {
     ...generated), { open: false, testid: "generated-vap" });
 }
 
+/** The fields the API server's defaulting set before any policy ran: why `replicas` is 1. */
+function defaultedView(result) {
+  const sides = [["object", result.request?.object], ["oldObject", result.request?.oldObject]];
+  const rows = [];
+  for (const [side, object] of sides) {
+    for (const path of result.defaulted?.[side] || []) {
+      const value = valueAt(object, path);
+      if (value !== null && typeof value === "object" && Object.keys(value).length) continue; // its fields are listed
+      rows.push(h("tr", {}, h("td", {}, side), h("td", { class: "code" }, path), h("td", { class: "code" }, jsonText(value))));
+    }
+  }
+  if (!rows.length) return null;
+  return section(`Defaulted by the API server (${rows.length})`, h("div", {},
+    h("p", { class: "muted" }, "Set when the request was decoded, before any policy ran: policies see the object as admitted."),
+    h("table", { class: "tuples", dataset: { testid: "defaulted-fields" } },
+      h("thead", {}, h("tr", {}, ["object", "field", "value"].map((c) => h("th", {}, c)))),
+      h("tbody", {}, rows))), { testid: "defaulted" });
+}
+
 function errorList(errors) {
   if (!errors?.length) return null;
   return h("ul", { class: "error-list" }, errors.map((e) => {
@@ -190,6 +210,7 @@ export function requestCard(entry, { stale = false } = {}) {
     (result.policies || []).length ? section(`Policies (${summaryText(result.summary)})`, tupleTable(result.policies), { open: true })
       : (result.kyverno || []).length ? null : h("p", { class: "muted" }, "No admission policy took part."),
     traces(result.policies || []),
+    defaultedView(result),
     mutationView(result),
     kyvernoView(result.kyverno),
     generatedVapView(result),
