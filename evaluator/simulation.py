@@ -20,8 +20,10 @@ from evaluator.admission.dispatch import CompileCache, Dispatcher, DispatchResul
 from evaluator.admission.response import (admission_review, client_warnings, denial_message, ferricel,
                                           kubectl_create_text, kubectl_text, status_for)
 from evaluator.authz import CachingAuthorizer, RBACAuthorizer
+from evaluator.cel.versions import NEWEST, parse_version, simulating
 from evaluator.k8s import fielderrors as fe
 from evaluator.k8s.defaulting import default_object, redefault
+from evaluator.k8s.served_versions import unserved_reason
 from evaluator.k8s.defaulting.requests import default_request
 from evaluator.kyverno.webhook import KyvernoStage
 from evaluator.mutating import MutatingStage
@@ -43,7 +45,14 @@ class Simulation:
     """A loaded document set, ready for many requests (policies compiled once)."""
 
     def __init__(self, documents: Any, *, resource_registry: list[Mapping] | None = None,
-                 api_validation: str = "enforce", defaulter: Any = None, defaulting: bool = True):
+                 api_validation: str = "enforce", defaulter: Any = None, defaulting: bool = True,
+                 kubernetes_version: str | None = None):
+        self.kubernetes_version = parse_version(kubernetes_version or NEWEST)
+        with simulating(self.kubernetes_version):
+            self._build(documents, resource_registry, api_validation, defaulter, defaulting)
+
+    def _build(self, documents: Any, resource_registry: list[Mapping] | None, api_validation: str, defaulter: Any,
+               defaulting: bool) -> None:
         self.errors: list[dict[str, Any]] = []
         self.api_validation = api_validation
         self.defaulting = defaulting  # built-in objects defaulted as the API server decodes them
@@ -100,6 +109,10 @@ class Simulation:
                 kept.append(record)
                 continue
             enforce = self.api_validation != "report"
+            unserved = unserved_reason(record.data, self.kubernetes_version)
+            if unserved is not None:
+                self.errors.append(_located(record, severity="error", message=unserved))
+                continue
             try:
                 defaulted, errors, tolerated = ports.default_and_validate(record.data, ex.compile_check if enforce else None)
             except Exception as exc:  # a bug in validation must cost this document only
@@ -160,7 +173,7 @@ class Simulation:
             for policy in self.cluster.policies:
                 name = str((policy.get("metadata") or {}).get("name") or "(unnamed)")
                 try:
-                    checks[name] = typecheck(policy, self._data)
+                    checks[name] = typecheck(policy, self._data, kubernetes_version=self.kubernetes_version)
                 except Exception as exc:  # a checker bug must not hide the decision
                     checks[name] = {"error": f"type checking failed: {type(exc).__name__}: {exc}"}
             self._type_checks = checks
@@ -171,6 +184,13 @@ class Simulation:
         """The result for one request. Batch runs pass `trace=False` (no per-expression traces) and
         `full=False` (no audit event, AdmissionReview, kubectl text or type checks: those keys are null);
         `type_checks=False` leaves out only the type checks (the live editor computes them apart)."""
+        with simulating(self.kubernetes_version):
+            result = self._run(request, now=now, trace=trace, full=full, type_checks=type_checks)
+        result["kubernetesVersion"] = self.kubernetes_version
+        return result
+
+    def _run(self, request: Any, *, now: dt.datetime | None, trace: bool, full: bool,
+             type_checks: bool) -> dict[str, Any]:
         errors = list(self.errors)
         if isinstance(request, str):
             records, load_errors = ports.load_documents(request, "<request>")
@@ -297,29 +317,40 @@ def _crash(exc: BaseException) -> dict[str, Any]:
 
 def simulate(documents: Any, request: Any, *, resource_registry: list[Mapping] | None = None,
              api_validation: str = "enforce", now: dt.datetime | None = None,
-             defaulter: Any = None, defaulting: bool = True) -> dict[str, Any]:
+             defaulter: Any = None, defaulting: bool = True, kubernetes_version: str | None = None) -> dict[str, Any]:
     """Admit or deny `request` against `documents`; never raises (see SCHEMA.md for the result).
 
     `api_validation="enforce"` drops documents the API server would refuse (as `kubectl apply` would);
     `"report"` lists the same errors as warnings but lets the documents take part, as objects built
     in-process (the API server's own unit tests) do. `resource_registry` replaces the built-in REST
     mapping by `[{kind, resource, subresource}]` rows. `defaulting=False` leaves built-in objects as given
-    (the API server's in-process unit tests build them without defaulting)."""
+    (the API server's in-process unit tests build them without defaulting). `kubernetes_version` ("1.31")
+    simulates that release (default: the newest): its CEL libraries, macros and checks, and the admission
+    API versions it serves (evaluator/cel/versions.py); an unsupported version is a 400-style error."""
+    try:
+        parse_version(kubernetes_version or NEWEST)
+    except ValueError as exc:
+        return _bad_request({}, [{"severity": "error", "source": "request", "message": str(exc)}])
     try:
         return Simulation(documents, resource_registry=resource_registry, api_validation=api_validation,
-                          defaulter=defaulter, defaulting=defaulting).run(request, now=now)
+                          defaulter=defaulter, defaulting=defaulting,
+                          kubernetes_version=kubernetes_version).run(request, now=now)
     except Exception as exc:  # the contract: errors are data
         return _crash(exc)
 
 
 def simulate_many(documents: Any, requests: Iterable[Any], *, resource_registry: list[Mapping] | None = None,
                   api_validation: str = "enforce", now: dt.datetime | None = None,
-                  defaulting: bool = True) -> list[dict[str, Any]]:
+                  defaulting: bool = True, kubernetes_version: str | None = None) -> list[dict[str, Any]]:
     """`simulate` for many requests against one document set, compiling each policy once."""
     requests = list(requests)
     try:
+        parse_version(kubernetes_version or NEWEST)
+    except ValueError as exc:
+        return [_bad_request({}, [{"severity": "error", "source": "request", "message": str(exc)}]) for _ in requests]
+    try:
         simulation = Simulation(documents, resource_registry=resource_registry, api_validation=api_validation,
-                                defaulting=defaulting)
+                                defaulting=defaulting, kubernetes_version=kubernetes_version)
     except Exception as exc:
         return [_crash(exc) for _ in requests]
     results = []

@@ -13,6 +13,7 @@ from evaluator.cel.errors import CELError, CompileError, CostLimitError, Evaluat
 from evaluator.cel.program import CostBudget, Evaluation, Program, compile_program
 from evaluator.cel.tojson import to_json
 from evaluator.cel.values import type_name
+from evaluator.cel.versions import active_version
 
 __all__ = [
     "evaluate", "compile_program", "Program", "Evaluation", "CostBudget", "CELError", "CompileError",
@@ -22,16 +23,17 @@ __all__ = [
 
 import_module(f"{__name__}.library")  # registers every function library before any program compiles
 
-_ENVS: dict[tuple[str, ...], Env] = {}
+_ENVS: dict[tuple, Env] = {}
 
 
 def evaluate(expression: str, variables: Mapping[str, Any] | None = None) -> Any:
     """Evaluate in the Kubernetes admission environment; the result as plain JSON-like data."""
     variables = variables or {}
     names = tuple(sorted(variables))
-    env = _ENVS.get(names)
+    key = (names, active_version())
+    env = _ENVS.get(key)
     if env is None:
-        env = _ENVS.setdefault(names, admission_env(names))
+        env = _ENVS.setdefault(key, admission_env(names))
     program = compile_program(expression, env=env)
     value = program.evaluate(variables).value
     try:
