@@ -123,9 +123,9 @@ class Declarations:
     @property
     def key(self) -> tuple:
         if self.profile in _UNTYPED:
-            return (None, self.has_params, None, self.profile)
+            return (None, self.has_params, None, self.profile, active_version())
         return (self.object.key if self.object else None, self.has_params,
-                self.params.key if self.params else None, self.profile)
+                self.params.key if self.params else None, self.profile, active_version())
 
     def env(self, variable_types: Mapping[str, Type]) -> Env:
         typed = self.profile not in _UNTYPED
