@@ -27,7 +27,22 @@ def register(commands: Any) -> None:
     parser.add_argument("-f", "--filename", action="append", required=True, help="YAML/JSON file (repeatable, - for stdin)")
     parser.add_argument("--request", help="file holding the request (else taken from the -f documents)")
     parser.add_argument("-o", "--output", choices=("json", "text"), default="text")
+    add_version_argument(parser)
     parser.set_defaults(handler=run)
+
+
+def add_version_argument(parser: argparse.ArgumentParser) -> None:
+    """`--kubernetes-version 1.31`: simulate that release's API server (default: the newest)."""
+    from evaluator.cel.versions import NEWEST, SUPPORTED_VERSIONS, parse_version
+
+    def version(text: str) -> str:
+        try:
+            return parse_version(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parser.add_argument("--kubernetes-version", type=version, default=NEWEST, metavar="1.N",
+                        help=f"the Kubernetes release to simulate ({SUPPORTED_VERSIONS[0]} to {NEWEST}; default {NEWEST})")
 
 
 def read(path: str) -> str:
@@ -88,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     if request is None:
         print("error: no request found (give a plain object, an AdmissionRequest or --request FILE)", file=sys.stderr)
         return 2
-    result = simulate(documents, request)
+    result = simulate(documents, request, kubernetes_version=getattr(args, "kubernetes_version", None))
     result["errors"] = errors + result["errors"]
     if args.output == "json":
         print(json.dumps(result, indent=2, sort_keys=False))
