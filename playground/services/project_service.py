@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from evaluator.cel.versions import NEWEST, parse_version
 from playground.models import Document, Project, SampleRequest, Snapshot
 from playground.services import limits, tokens
 from playground.services.errors import ServiceError, forbidden, not_found
@@ -88,6 +89,7 @@ def project_state(project_id: str) -> dict:
         "description": project.description,
         "version": project.version,
         "isExample": project.is_example,
+        "kubernetesVersion": project.kubernetes_version or NEWEST,
         "forkedFrom": project.forked_from_snapshot_id,
         "created": project.created.isoformat(),
         "updated": project.updated.isoformat(),
@@ -113,11 +115,22 @@ def bump_version(project_id: str, token=_NO_CHECK) -> Project:
     return project
 
 
-def update_metadata(project_id: str, token: str | None, title=None, description=None) -> dict:
+def clean_kubernetes_version(value) -> str:
+    """A supported release as "1.N", or invalid_request naming the supported range."""
+    try:
+        return parse_version(value)
+    except ValueError as exc:
+        raise ServiceError("invalid_request", str(exc))
+
+
+def update_metadata(project_id: str, token: str | None, title=None, description=None,
+                    kubernetes_version=None) -> dict:
     project = get_project(project_id)
     authorize(project, token)
     if title is not None and not isinstance(title, str) or description is not None and not isinstance(description, str):
         raise ServiceError("invalid_request", "title and description must be strings")
+    if kubernetes_version is not None:
+        kubernetes_version = clean_kubernetes_version(kubernetes_version)
     with transaction.atomic():
         project = bump_version(project_id)
         if title is not None:
@@ -125,7 +138,9 @@ def update_metadata(project_id: str, token: str | None, title=None, description=
         if description is not None:
             limits.check_text(description, "description")
             project.description = description
-        project.save(update_fields=["title", "description", "updated"])
+        if kubernetes_version is not None:
+            project.kubernetes_version = kubernetes_version
+        project.save(update_fields=["title", "description", "kubernetes_version", "updated"])
     return project_state(project_id)
 
 
