@@ -41,7 +41,8 @@ class ProjectCreateView(APIView):
     def post(self, request):
         body = _body(request)
         state, token = project_service.create_project(body.get("title", ""), body.get("description", ""),
-                                                      body.get("documents"), body.get("requests"))
+                                                      body.get("documents"), body.get("requests"),
+                                                      kubernetes_version=body.get("kubernetesVersion"))
         return Response({**state, "editToken": token}, status=status.HTTP_201_CREATED)
 
 

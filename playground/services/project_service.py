@@ -36,10 +36,11 @@ def _clean_items(items, kind: str, with_expected: bool) -> list[dict]:
 
 def create_project(title: str = "", description: str = "", documents=None, requests=None, *,
                    forked_from: Snapshot | None = None, project_id: str | None = None,
-                   is_example: bool = False) -> tuple[dict, str | None]:
+                   is_example: bool = False, kubernetes_version=None) -> tuple[dict, str | None]:
     """Create a project; returns (state, edit token). Example projects get no token (read-only)."""
     if not isinstance(title, str) or not isinstance(description, str):
         raise ServiceError("invalid_request", "title and description must be strings")
+    kubernetes_version = clean_kubernetes_version(kubernetes_version) if kubernetes_version is not None else ""
     docs = _clean_items(documents, "documents", with_expected=False)
     reqs = _clean_items(requests, "requests", with_expected=True)
     limits.check_total(limits.text_size(item["text"]) for item in docs + reqs)
@@ -48,7 +49,7 @@ def create_project(title: str = "", description: str = "", documents=None, reque
         project = Project.objects.create(
             id=project_id or tokens.new_project_id(), title=title[:TITLE_MAX], description=description,
             edit_token_hash=tokens.hash_token(token) if token else "", forked_from_snapshot=forked_from,
-            is_example=is_example)
+            is_example=is_example, kubernetes_version=kubernetes_version)
         Document.objects.bulk_create(Document(project=project, name=d["name"], text=d["text"], position=i,
                                               version=project.version) for i, d in enumerate(docs))
         SampleRequest.objects.bulk_create(SampleRequest(project=project, name=r["name"], text=r["text"],

@@ -22,6 +22,19 @@ function toast(text, kind = "info") {
   setTimeout(() => item.remove(), kind === "error" ? 8000 : 3500);
 }
 
+/** The Kubernetes version picker: the releases the engine simulates, newest first; `current` selected. */
+function versionPicker(current, onChange) {
+  const select = $("kubernetes-version");
+  const versions = data.kubernetesVersions || [];
+  if (!select || !versions.length) return null;
+  if (!select.options.length) {
+    for (const version of [...versions].reverse()) select.appendChild(h("option", { value: version }, version));
+    select.addEventListener("change", () => onChange(select.value));
+  }
+  select.value = versions.includes(current) ? current : versions[versions.length - 1];
+  return select;
+}
+
 const indicators = {
   connection(state) {
     const node = $("conn-state");
@@ -122,6 +135,9 @@ function startProject() {
       const editable = Boolean(message.canEdit);
       workspace.setEditable(editable);
       if (titleInput) titleInput.readOnly = !editable;
+      const picker = versionPicker(message.project.kubernetesVersion,
+        (kubernetesVersion) => live.send({ type: "meta", kubernetesVersion }));
+      if (picker) picker.disabled = !editable;
       for (const id of ["btn-add-document", "btn-add-request"]) if ($(id)) $(id).disabled = !editable;
       banner(editable ? "" : message.project.isExample
         ? "This example is read-only. Fork it to make your own copy."
@@ -157,7 +173,7 @@ function startScratch(content, { fork, kindLabel }) {
   const results = new ResultsPane($("results"));
   let modified = false;
   const evaluate = debounce(async () => {
-    const body = workspace.content();
+    const body = { ...workspace.content(), kubernetesVersion: $("kubernetes-version")?.value || undefined };
     results.evaluating(null);
     try {
       const evaluation = await api("POST", `${API}evaluate`, body);
@@ -199,6 +215,7 @@ function startScratch(content, { fork, kindLabel }) {
     titleInput.readOnly = true;
   }
   document.title = `${content.title || "Untitled"} · Admission Playground`;
+  versionPicker(content.kubernetesVersion, runNow);
   indicators.connection("scratch");
   indicators.saved("readonly");
   banner(`${kindLabel}: read-only. Edit to try things out, fork to keep them.`);

@@ -47,3 +47,17 @@ def test_stateless_evaluate_takes_a_version(client):
     assert response.json()["requests"][0]["result"]["kubernetesVersion"] == "1.33"
     bad = client.post("/api/v1/evaluate", {**body(), "kubernetesVersion": "x"}, content_type="application/json")
     assert bad.status_code == 400
+
+
+def test_version_is_kept_by_snapshots_and_forks(client):
+    created = client.post("/api/v1/projects", body(kubernetesVersion="1.32"), content_type="application/json").json()
+    assert created["kubernetesVersion"] == "1.32"
+    snapshot = client.post(f"/api/v1/projects/{created['id']}/snapshots").json()
+    forked = client.post(f"/api/v1/snapshots/{snapshot['id']}/fork").json()
+    assert forked["kubernetesVersion"] == "1.32"
+
+
+def test_editor_page_offers_every_supported_version(client):
+    created = client.post("/api/v1/projects", body(), content_type="application/json").json()
+    page = client.get(f"/p/{created['id']}").content.decode()
+    assert 'id="kubernetes-version"' in page and '"kubernetesVersions"' in page and f'"{NEWEST}"' in page
