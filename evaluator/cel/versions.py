@@ -33,6 +33,9 @@ _NAME_GATES = {
     **{("lists", name): 34 for name in ("slice", "flatten", "distinct", "reverse", "sort", "@sortByAssociatedKeys",
                                         "lists.range")},
     ("lists", "includes"): 37,
+    # Unversioned in base.go but new in the cel-go a release ships: optional types v2 came with cel-go v0.22
+    # (Kubernetes 1.32), usable in new expressions of a 1.32 server (compatibility 1.31) already.
+    **{("optional", name): 31 for name in ("first", "last", "optional.unwrap", "unwrapOpt")},
 }
 # (macro name, argument count) -> minor version; counted as cel-go's parser counts them (receiver excluded).
 MACRO_GATES = {
