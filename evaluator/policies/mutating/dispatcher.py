@@ -159,6 +159,8 @@ class MutatingDispatcher:
     # -- one request ----------------------------------------------------------------------------------
     def dispatch(self, request: Mapping[str, Any]) -> MutationResult:
         original = request.get("object")
+        if not self.hooks():  # no bound policy: nothing can change the object, so nothing is copied
+            return MutationResult(original=original, object=original)
         result = MutationResult(original=copy.deepcopy(original), object=copy.deepcopy(original))
         if str(request.get("operation") or "") not in MUTATING_OPERATIONS or not isinstance(original, Mapping):
             return result
