@@ -78,6 +78,9 @@ class Setup:
     # An error or warning about one of `documents`, with that document's location (index, line, source…);
     # a kind reports every document problem through it so the caller can show it at its document.
     locate: Callable[..., dict[str, Any]] = lambda document, **fields: dict(fields)
+    # Documents the API server refused on create, by (kind, name): the first of their located errors
+    # (a binding naming one says its policy is invalid, not that it is missing).
+    refused: Mapping[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     # Load another document set as a simulation of its own and return an object with
     # `run(request, *, trace, full) -> result` (Kyverno compares a policy with the VAP it generates).
     nested: Callable[[list[Mapping[str, Any]]], Any] | None = None
@@ -136,10 +139,10 @@ class PolicyKind(Protocol):
         """This kind's outcome for one normalized AdmissionRequest; never raises."""
 
 
-_REGISTRY: dict[str, type] = {}
+_REGISTRY: dict[str, Any] = {}  # kind classes: PolicyKind describes their instances, not the classes
 
 
-def register(kind: type) -> type:
+def register(kind: Any) -> Any:
     """Make a kind class known to the simulation (usable as a decorator); its `name` is the key."""
     if kind.stage not in STAGES:
         raise ValueError(f"unknown stage {kind.stage!r} for {kind.name}: one of {', '.join(STAGES)}")
@@ -147,7 +150,7 @@ def register(kind: type) -> type:
     return kind
 
 
-def registered(stage: str | None = None) -> list[type]:
+def registered(stage: str | None = None) -> list[Any]:
     """The registered kind classes in chain order (stage, then order, then name), or those of one stage."""
     kinds = sorted(_REGISTRY.values(), key=lambda k: (STAGES.index(k.stage), k.order, k.name))
     return [k for k in kinds if stage is None or k.stage == stage]
