@@ -41,7 +41,8 @@ class ProjectCreateView(APIView):
     def post(self, request):
         body = _body(request)
         state, token = project_service.create_project(body.get("title", ""), body.get("description", ""),
-                                                      body.get("documents"), body.get("requests"))
+                                                      body.get("documents"), body.get("requests"),
+                                                      kubernetes_version=body.get("kubernetesVersion"))
         return Response({**state, "editToken": token}, status=status.HTTP_201_CREATED)
 
 
@@ -54,7 +55,7 @@ class ProjectDetailView(APIView):
     def patch(self, request, project_id):
         body = _body(request)
         state = project_service.update_metadata(project_id, _token(request), body.get("title"),
-                                                body.get("description"))
+                                                body.get("description"), body.get("kubernetesVersion"))
         notify.project_changed(project_id)
         return Response(state)
 
@@ -128,7 +129,8 @@ class ProjectEvaluateView(APIView):
     @extend_schema(request=None, responses={200: dict, 404: ErrorSerializer, 429: ErrorSerializer})
     def post(self, request, project_id):
         state = project_service.project_state(project_id)
-        return Response(evaluation_service.evaluate(state["documents"], state["requests"], state["version"]))
+        return Response(evaluation_service.evaluate(state["documents"], state["requests"], state["version"],
+                                                    kubernetes_version=state["kubernetesVersion"]))
 
 
 class EvaluateView(APIView):
@@ -141,7 +143,9 @@ class EvaluateView(APIView):
     def post(self, request):
         body = _body(request)
         documents, requests = project_service.clean_contents(body.get("documents"), body.get("requests"))
-        return Response(evaluation_service.evaluate(documents, requests))
+        version = body.get("kubernetesVersion")
+        version = project_service.clean_kubernetes_version(version) if version is not None else None
+        return Response(evaluation_service.evaluate(documents, requests, kubernetes_version=version))
 
 
 class ProjectSnapshotView(APIView):

@@ -33,26 +33,28 @@ TYPECHECK_NICENESS = 15
 
 # -- jobs (module-level functions: they are pickled to the worker processes) -------------------------------
 
-def job_load(texts: list[str]) -> dict:
-    loaded = evaluation.load_documents(texts)
+def job_load(texts: list[str], kubernetes_version: str | None = None) -> dict:
+    loaded = evaluation.load_documents(texts, kubernetes_version)
     return {"document_errors": loaded.document_errors, "general_errors": loaded.general_errors}
 
 
-def job_run(texts: list[str], request_text: str) -> tuple[dict, str]:
+def job_run(texts: list[str], request_text: str, kubernetes_version: str | None = None) -> tuple[dict, str]:
     """(what a verdict needs, the whole result as JSON text)."""
-    result = evaluation.run_request(evaluation.load_documents(texts), request_text)
+    result = evaluation.run_request(evaluation.load_documents(texts, kubernetes_version), request_text)
     summary = {"allowed": result.get("allowed"), "warnings": result.get("warnings") or [],
                "status": {"message": (result.get("status") or {}).get("message")}}
     return summary, json.dumps(result)
 
 
-def job_evaluate(texts: list[str], request_texts: list[str]) -> tuple[dict, list[tuple[dict, str]]]:
+def job_evaluate(texts: list[str], request_texts: list[str],
+                 kubernetes_version: str | None = None) -> tuple[dict, list[tuple[dict, str]]]:
     """The document errors and every listed request's result, in one round trip."""
-    return job_load(texts), [job_run(texts, text) for text in request_texts]
+    return (job_load(texts, kubernetes_version),
+            [job_run(texts, text, kubernetes_version) for text in request_texts])
 
 
-def job_typecheck(texts: list[str]) -> dict:
-    return evaluation.load_documents(texts).typecheck()
+def job_typecheck(texts: list[str], kubernetes_version: str | None = None) -> dict:
+    return evaluation.load_documents(texts, kubernetes_version).typecheck()
 
 
 def _lower_priority(increment: int = 10) -> None:
@@ -122,33 +124,36 @@ async def run_job(documents_key: str, function, *args):
     return await asyncio.wrap_future(pool.submit(function, *args))
 
 
-def documents_key(texts: list[str]) -> str:
-    return content_hash("documents", texts)
+def documents_key(texts: list[str], kubernetes_version: str | None = None) -> str:
+    return evaluation.documents_key(texts, kubernetes_version)
 
 
-async def load(texts: list[str]) -> dict:
-    return await run_job(documents_key(texts), job_load, texts)
+async def load(texts: list[str], kubernetes_version: str | None = None) -> dict:
+    return await run_job(documents_key(texts, kubernetes_version), job_load, texts, kubernetes_version)
 
 
-async def run(texts: list[str], request_text: str, key: str | None = None) -> tuple[dict, str]:
-    key = key or documents_key(texts)
+async def run(texts: list[str], request_text: str, key: str | None = None,
+              kubernetes_version: str | None = None) -> tuple[dict, str]:
+    key = key or documents_key(texts, kubernetes_version)
     cache_key = (key, content_hash("request", request_text))
     cached = _ENCODED.get(cache_key)
     if cached is None:
-        cached = await run_job(key, job_run, texts, request_text)
+        cached = await run_job(key, job_run, texts, request_text, kubernetes_version)
         _ENCODED.put(cache_key, cached)
     return cached
 
 
-async def evaluate(texts: list[str], request_texts: list[str]) -> tuple[dict, list[tuple[dict, str]]]:
+async def evaluate(texts: list[str], request_texts: list[str],
+                   kubernetes_version: str | None = None) -> tuple[dict, list[tuple[dict, str]]]:
     """Document errors and (summary, result JSON) per request text; only what is not cached goes to a worker."""
-    key = documents_key(texts)
+    key = documents_key(texts, kubernetes_version)
     request_keys = [(key, content_hash("request", text)) for text in request_texts]
     results = [_ENCODED.get(request_key) for request_key in request_keys]
     loaded = _LOADED.get(key)
     missing = [i for i, result in enumerate(results) if result is None]
     if missing or loaded is None:
-        loaded, computed = await run_job(key, job_evaluate, texts, [request_texts[i] for i in missing])
+        loaded, computed = await run_job(key, job_evaluate, texts, [request_texts[i] for i in missing],
+                                         kubernetes_version)
         _LOADED.put(key, loaded)
         for i, result in zip(missing, computed):
             _ENCODED.put(request_keys[i], result)
@@ -159,11 +164,11 @@ async def evaluate(texts: list[str], request_texts: list[str]) -> tuple[dict, li
 _TYPECHECKS = LRUCache(maxsize=256)
 
 
-async def typecheck(texts: list[str]) -> dict:
-    key = documents_key(texts)
+async def typecheck(texts: list[str], kubernetes_version: str | None = None) -> dict:
+    key = documents_key(texts, kubernetes_version)
     checks = _TYPECHECKS.get(key)
     if checks is None:
-        checks = await asyncio.wrap_future(_typecheck_pool().submit(job_typecheck, texts))
+        checks = await asyncio.wrap_future(_typecheck_pool().submit(job_typecheck, texts, kubernetes_version))
         _TYPECHECKS.put(key, checks)
     return checks
 

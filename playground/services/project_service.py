@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from evaluator.cel.versions import NEWEST, parse_version
 from playground.models import Document, Project, SampleRequest, Snapshot
 from playground.services import limits, tokens
 from playground.services.errors import ServiceError, forbidden, not_found
@@ -35,10 +36,11 @@ def _clean_items(items, kind: str, with_expected: bool) -> list[dict]:
 
 def create_project(title: str = "", description: str = "", documents=None, requests=None, *,
                    forked_from: Snapshot | None = None, project_id: str | None = None,
-                   is_example: bool = False) -> tuple[dict, str | None]:
+                   is_example: bool = False, kubernetes_version=None) -> tuple[dict, str | None]:
     """Create a project; returns (state, edit token). Example projects get no token (read-only)."""
     if not isinstance(title, str) or not isinstance(description, str):
         raise ServiceError("invalid_request", "title and description must be strings")
+    kubernetes_version = clean_kubernetes_version(kubernetes_version) if kubernetes_version is not None else ""
     docs = _clean_items(documents, "documents", with_expected=False)
     reqs = _clean_items(requests, "requests", with_expected=True)
     limits.check_total(limits.text_size(item["text"]) for item in docs + reqs)
@@ -47,7 +49,7 @@ def create_project(title: str = "", description: str = "", documents=None, reque
         project = Project.objects.create(
             id=project_id or tokens.new_project_id(), title=title[:TITLE_MAX], description=description,
             edit_token_hash=tokens.hash_token(token) if token else "", forked_from_snapshot=forked_from,
-            is_example=is_example)
+            is_example=is_example, kubernetes_version=kubernetes_version)
         Document.objects.bulk_create(Document(project=project, name=d["name"], text=d["text"], position=i,
                                               version=project.version) for i, d in enumerate(docs))
         SampleRequest.objects.bulk_create(SampleRequest(project=project, name=r["name"], text=r["text"],
@@ -89,6 +91,7 @@ def project_state(project_id: str) -> dict:
         "description": project.description,
         "version": project.version,
         "isExample": project.is_example,
+        "kubernetesVersion": project.kubernetes_version or NEWEST,
         "forkedFrom": project.forked_from_snapshot_id,
         "created": project.created.isoformat(),
         "updated": project.updated.isoformat(),
@@ -114,11 +117,22 @@ def bump_version(project_id: str, token=_NO_CHECK) -> Project:
     return project
 
 
-def update_metadata(project_id: str, token: str | None, title=None, description=None) -> dict:
+def clean_kubernetes_version(value) -> str:
+    """A supported release as "1.N", or invalid_request naming the supported range."""
+    try:
+        return parse_version(value)
+    except ValueError as exc:
+        raise ServiceError("invalid_request", str(exc))
+
+
+def update_metadata(project_id: str, token: str | None, title=None, description=None,
+                    kubernetes_version=None) -> dict:
     project = get_project(project_id)
     authorize(project, token)
     if title is not None and not isinstance(title, str) or description is not None and not isinstance(description, str):
         raise ServiceError("invalid_request", "title and description must be strings")
+    if kubernetes_version is not None:
+        kubernetes_version = clean_kubernetes_version(kubernetes_version)
     with transaction.atomic():
         project = bump_version(project_id)
         if title is not None:
@@ -126,7 +140,9 @@ def update_metadata(project_id: str, token: str | None, title=None, description=
         if description is not None:
             limits.check_text(description, "description")
             project.description = description
-        project.save(update_fields=["title", "description", "updated"])
+        if kubernetes_version is not None:
+            project.kubernetes_version = kubernetes_version
+        project.save(update_fields=["title", "description", "kubernetes_version", "updated"])
     return project_state(project_id)
 
 
