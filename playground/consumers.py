@@ -203,9 +203,10 @@ class ProjectConsumer(CollabHandlers, AsyncJsonWebsocketConsumer):
 
     async def on_meta(self, message: dict) -> None:
         state = await database_sync_to_async(project_service.update_metadata)(
-            self.project_id, self.token_ok(), message.get("title"), message.get("description"))
+            self.project_id, self.token_ok(), message.get("title"), message.get("description"),
+            message.get("kubernetesVersion"))
         await self.ack(message, state["version"], None)
-        await self.broadcast_state(state["version"], evaluate=False)
+        await self.broadcast_state(state["version"], evaluate="kubernetesVersion" in message)
 
     async def on_evaluate(self, message: dict) -> None:
         if not self.bucket.take():

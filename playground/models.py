@@ -22,6 +22,8 @@ class Project(models.Model):
     forked_from_snapshot = models.ForeignKey("Snapshot", null=True, blank=True, on_delete=models.SET_NULL,
                                              related_name="forks")
     is_example = models.BooleanField(default=False)
+    # The Kubernetes release the project simulates ("1.31"); blank follows the newest release.
+    kubernetes_version = models.CharField(max_length=8, blank=True, default="")
 
     def __str__(self) -> str:
         return f"{self.id} ({self.title})"

@@ -92,6 +92,7 @@ def bad_request(request: Mapping[str, Any], document_errors: list[dict], request
         "policies": [], **error_keys(document_errors, request_errors), "request": request or None, "exempt": None,
         "kubectl": None,
         "summary": summary([]), **dict(kind_keys), "typeChecking": None,
+        "defaulted": {"object": [], "oldObject": []},
     }
 
 

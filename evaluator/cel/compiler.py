@@ -14,6 +14,7 @@ from lark import Token, Tree
 from evaluator.cel import aggregates
 from evaluator.cel import operators as ops
 from evaluator.cel.env import Env
+from evaluator.cel.versions import macro_available
 from evaluator.cel.errors import CELEvalError, _Abort
 from evaluator.cel.literals import LiteralError, parse_int, parse_string, parse_uint
 from evaluator.cel.registry import NOT_CONSTANT, Overload, constant_validators
@@ -344,6 +345,8 @@ class Compiler:
         from evaluator.cel import macros
 
         macro = macros.member_macro(name, len(arg_trees))
+        if macro is not None and not macro_available(name, len(arg_trees), self.env.version_minor):
+            macro = None  # a later release's macro: an ordinary (undeclared) call, as cel-go's parser leaves it
         if macro is not None:
             return macro(self, target_tree, arg_trees, lparen)
         qualified = self.qualified_name(target_tree)
@@ -374,6 +377,8 @@ class Compiler:
         from evaluator.cel import macros
 
         macro = macros.global_macro(str(name_token), len(arg_trees))
+        if macro is not None and not macro_available(str(name_token), len(arg_trees), self.env.version_minor):
+            macro = None
         if macro is not None:
             return macro(self, arg_trees, lparen)
         positions = [first_token(t) for t in arg_trees]

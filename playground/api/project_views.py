@@ -52,7 +52,8 @@ class ProjectCreateView(APIView):
     def post(self, request):
         body = _body(request, "title", "description", "documents", "requests")
         state, token = project_service.create_project(body.get("title", ""), body.get("description", ""),
-                                                      body.get("documents"), body.get("requests"))
+                                                      body.get("documents"), body.get("requests"),
+                                                      kubernetes_version=body.get("kubernetesVersion"))
         return Response({**state, "editToken": token}, status=status.HTTP_201_CREATED)
 
 
@@ -65,7 +66,7 @@ class ProjectDetailView(APIView):
     def patch(self, request, project_id):
         body = _body(request, "title", "description")
         state = project_service.update_metadata(project_id, _token(request), body.get("title"),
-                                                body.get("description"))
+                                                body.get("description"), body.get("kubernetesVersion"))
         notify.project_changed(project_id)
         return Response(state)
 
@@ -139,10 +140,11 @@ class RequestDetailView(_ItemDetailView):
     fields = ("name", "text", "expected")
 
 
-def _evaluate(documents: list[dict], requests: list[dict], version: int | None = None) -> dict:
+def _evaluate(documents: list[dict], requests: list[dict], version: int | None = None,
+              kubernetes_version: str | None = None) -> dict:
     """In the supervised workers, bounded like every evaluation; routed like the live room's (warm caches)."""
-    key = documents_key([doc["text"] for doc in documents])
-    return pool.call(jobs.evaluate_project, documents, requests, version, key=key)
+    key = documents_key([doc["text"] for doc in documents], kubernetes_version)
+    return pool.call(jobs.evaluate_project, documents, requests, version, kubernetes_version, key=key)
 
 
 class ProjectEvaluateView(APIView):
@@ -151,7 +153,8 @@ class ProjectEvaluateView(APIView):
     @extend_schema(request=None, responses={200: dict, 404: ErrorSerializer, 429: ErrorSerializer})
     def post(self, request, project_id):
         state = project_service.project_state(project_id)
-        return Response(_evaluate(state["documents"], state["requests"], state["version"]))
+        return Response(_evaluate(state["documents"], state["requests"], state["version"],
+                                  kubernetes_version=state["kubernetesVersion"]))
 
 
 class EvaluateView(APIView):
@@ -164,7 +167,9 @@ class EvaluateView(APIView):
     def post(self, request):
         body = _body(request, "documents", "requests", required=("documents",))
         documents, requests = project_service.clean_contents(body.get("documents"), body.get("requests"))
-        return Response(_evaluate(documents, requests))
+        version = body.get("kubernetesVersion")
+        version = project_service.clean_kubernetes_version(version) if version is not None else None
+        return Response(_evaluate(documents, requests, kubernetes_version=version))
 
 
 class ProjectSnapshotView(APIView):

@@ -20,9 +20,10 @@ def _summary(result: dict) -> dict:
             "status": {"message": (result.get("status") or {}).get("message")}}
 
 
-def evaluate_texts(texts: list[str], request_texts: list[str]) -> tuple[dict, list[tuple[dict, str]]]:
+def evaluate_texts(texts: list[str], request_texts: list[str],
+                   kubernetes_version: str | None = None) -> tuple[dict, list[tuple[dict, str]]]:
     """The live room: document errors and, per request text, (summary, result as JSON text)."""
-    loaded = evaluation.load_documents(texts)
+    loaded = evaluation.load_documents(texts, kubernetes_version)
     errors = {"document_errors": loaded.document_errors, "general_errors": loaded.general_errors}
     results = []
     for text in request_texts:
@@ -31,13 +32,14 @@ def evaluate_texts(texts: list[str], request_texts: list[str]) -> tuple[dict, li
     return errors, results
 
 
-def typecheck(texts: list[str]) -> dict:
-    return evaluation.load_documents(texts).typecheck()
+def typecheck(texts: list[str], kubernetes_version: str | None = None) -> dict:
+    return evaluation.load_documents(texts, kubernetes_version).typecheck()
 
 
-def evaluate_project(documents: list[dict], requests: list[dict], version: int | None = None) -> dict:
+def evaluate_project(documents: list[dict], requests: list[dict], version: int | None = None,
+                     kubernetes_version: str | None = None) -> dict:
     """REST: the whole EvaluationResult."""
-    return evaluation.evaluate(documents, requests, version)
+    return evaluation.evaluate(documents, requests, version, kubernetes_version=kubernetes_version)
 
 
 def evaluate_workshop(ctx: engine.Context) -> dict:

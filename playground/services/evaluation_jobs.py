@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 from playground.evaluation import jobs, pool
+from playground.services import evaluation_service as evaluation
 from playground.services.expectations import verdict
 from playground.services.result_cache import LRUCache, content_hash
 
@@ -18,19 +19,21 @@ _LOADED = LRUCache(maxsize=256)  # documents key -> the document errors
 _TYPECHECKS = LRUCache(maxsize=256)
 
 
-def documents_key(texts: list[str]) -> str:
-    return content_hash("documents", texts)
+def documents_key(texts: list[str], kubernetes_version: str | None = None) -> str:
+    return evaluation.documents_key(texts, kubernetes_version)
 
 
-async def evaluate(texts: list[str], request_texts: list[str]) -> tuple[dict, list[tuple[dict, str]]]:
+async def evaluate(texts: list[str], request_texts: list[str],
+                   kubernetes_version: str | None = None) -> tuple[dict, list[tuple[dict, str]]]:
     """Document errors and (summary, result JSON) per request text; only what is not cached goes to a worker."""
-    key = documents_key(texts)
+    key = documents_key(texts, kubernetes_version)
     request_keys = [(key, content_hash("request", text)) for text in request_texts]
     results = [_ENCODED.get(request_key) for request_key in request_keys]
     loaded = _LOADED.get(key)
     missing = [i for i, result in enumerate(results) if result is None]
     if missing or loaded is None:
-        loaded, computed = await pool.run(jobs.evaluate_texts, texts, [request_texts[i] for i in missing], key=key)
+        loaded, computed = await pool.run(jobs.evaluate_texts, texts, [request_texts[i] for i in missing],
+                                          kubernetes_version, key=key)
         _LOADED.put(key, loaded)
         for i, result in zip(missing, computed):
             _ENCODED.put(request_keys[i], result)
@@ -38,12 +41,12 @@ async def evaluate(texts: list[str], request_texts: list[str]) -> tuple[dict, li
     return loaded, results
 
 
-async def typecheck(texts: list[str]) -> dict:
+async def typecheck(texts: list[str], kubernetes_version: str | None = None) -> dict:
     """Type checks go to the worker that holds the loaded documents."""
-    key = documents_key(texts)
+    key = documents_key(texts, kubernetes_version)
     checks = _TYPECHECKS.get(key)
     if checks is None:
-        checks = await pool.run(jobs.typecheck, texts, key=key)
+        checks = await pool.run(jobs.typecheck, texts, kubernetes_version, key=key)
         _TYPECHECKS.put(key, checks)
     return checks
 

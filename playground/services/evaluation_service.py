@@ -63,12 +63,19 @@ def _split_errors(errors: list[dict], count: int) -> tuple[list[list[dict]], lis
     return per_document, general
 
 
-def load_documents(texts: list[str]) -> LoadedDocuments:
+def documents_key(texts: list[str], kubernetes_version: str | None = None) -> str:
+    """The cache key of a document set as one Kubernetes release sees it (None: the newest)."""
+    if kubernetes_version is None:
+        return content_hash("documents", texts)
+    return content_hash("documents", texts, kubernetes_version)
+
+
+def load_documents(texts: list[str], kubernetes_version: str | None = None) -> LoadedDocuments:
     """The loaded form of these texts, from the cache when they were seen before."""
-    key = content_hash("documents", texts)
+    key = documents_key(texts, kubernetes_version)
     loaded = _SIMULATIONS.get(key)
     if loaded is None:
-        simulation = evaluator.load(list(texts))
+        simulation = evaluator.load(list(texts), kubernetes_version=kubernetes_version)
         per_document, general = _split_errors(simulation.errors, len(texts))
         loaded = LoadedDocuments(key, simulation, per_document, general, list(texts))
         _SIMULATIONS.put(key, loaded)
@@ -103,9 +110,10 @@ def documents_entry(documents: list[dict], loaded: LoadedDocuments) -> list[dict
             for doc, errors in zip(documents, loaded.document_errors)]
 
 
-def evaluate(documents: list[dict], requests: list[dict], version: int | None = None) -> dict:
+def evaluate(documents: list[dict], requests: list[dict], version: int | None = None, *,
+             kubernetes_version: str | None = None) -> dict:
     """The whole EvaluationResult for documents [{id?, name, text}] and requests [{id?, name, text, expected?}]."""
-    loaded = load_documents([doc["text"] for doc in documents])
+    loaded = load_documents([doc["text"] for doc in documents], kubernetes_version)
     return {
         "version": version,
         "documents": documents_entry(documents, loaded),

@@ -59,7 +59,8 @@ async def stream_evaluation(state: dict, send: Send, superseded: Callable[[], bo
     started = time.perf_counter()
     texts = [doc["text"] for doc in state["documents"]]
     await send({"type": "evaluating", "version": version})
-    loaded, results = await jobs.evaluate(texts, [request["text"] for request in state["requests"]])
+    kubernetes_version = state.get("kubernetesVersion")
+    loaded, results = await jobs.evaluate(texts, [request["text"] for request in state["requests"]], kubernetes_version)
     if superseded():
         return False
     messages = [{"type": "documentErrors", "version": version,
@@ -70,7 +71,7 @@ async def stream_evaluation(state: dict, send: Send, superseded: Callable[[], bo
                     for request, (summary, result_json) in zip(state["requests"], results))
     messages.append({"type": "done", "version": version, "ms": round((time.perf_counter() - started) * 1000, 2)})
     await send(Batch(version, tuple(messages)))
-    task = asyncio.create_task(_typecheck_later(version, texts, send, superseded, memo))
+    task = asyncio.create_task(_typecheck_later(version, texts, send, superseded, memo, kubernetes_version))
     _BACKGROUND.add(task)  # keep a reference until it finishes
     task.add_done_callback(_BACKGROUND.discard)
     return True
@@ -80,14 +81,14 @@ _BACKGROUND: set[asyncio.Task] = set()
 
 
 async def _typecheck_later(version: int, texts: list[str], send: Send, superseded: Callable[[], bool],
-                           memo: dict | None) -> None:
+                           memo: dict | None, kubernetes_version: str | None = None) -> None:
     """Type check after the documents have been still for a moment, unless a newer version came; a room
     (memo) is only sent type checks that differ from the last ones it got."""
     try:
         await asyncio.sleep(TYPECHECK_DELAY_SECONDS)
         if superseded():
             return
-        typecheck = await jobs.typecheck(texts)
+        typecheck = await jobs.typecheck(texts, kubernetes_version)
         if superseded() or (memo is not None and memo.get("typecheck") == typecheck):
             return
         if memo is not None:

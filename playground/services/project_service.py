@@ -6,9 +6,10 @@ import json
 
 from django.db import transaction
 
+from evaluator.cel.versions import NEWEST, parse_version
 from playground.models import Document, Project, SampleRequest, Snapshot
 from playground.services import edge, limits, tokens
-from playground.services.errors import forbidden, not_found
+from playground.services.errors import ServiceError, forbidden, not_found
 from playground.services.expectations import clean_expected
 
 TITLE_MAX = 200
@@ -61,10 +62,11 @@ def _object_name(item: dict) -> str:
 
 def create_project(title: str = "", description: str = "", documents=None, requests=None, *,
                    forked_from: Snapshot | None = None, project_id: str | None = None,
-                   is_example: bool = False) -> tuple[dict, str | None]:
+                   is_example: bool = False, kubernetes_version=None) -> tuple[dict, str | None]:
     """Create a project; returns (state, edit token). Example projects get no token (read-only)."""
     edge.check_text(title, "title")
     edge.check_text(description, "description")
+    kubernetes_version = clean_kubernetes_version(kubernetes_version) if kubernetes_version is not None else ""
     docs = _clean_items(documents, "documents", with_expected=False)
     reqs = _clean_items(requests, "requests", with_expected=True)
     limits.check_total(limits.text_size(item["text"]) for item in docs + reqs)
@@ -73,7 +75,7 @@ def create_project(title: str = "", description: str = "", documents=None, reque
         project = Project.objects.create(
             id=project_id or tokens.new_project_id(), title=title[:TITLE_MAX], description=description,
             edit_token_hash=tokens.hash_token(token) if token else "", forked_from_snapshot=forked_from,
-            is_example=is_example)
+            is_example=is_example, kubernetes_version=kubernetes_version)
         Document.objects.bulk_create(Document(project=project, name=d["name"], text=d["text"], position=i,
                                               version=project.version) for i, d in enumerate(docs))
         SampleRequest.objects.bulk_create(SampleRequest(project=project, name=r["name"], text=r["text"],
@@ -122,6 +124,7 @@ def project_state(project_id: str) -> dict:
         "description": project.description,
         "version": project.version,
         "isExample": project.is_example,
+        "kubernetesVersion": project.kubernetes_version or NEWEST,
         "forkedFrom": project.forked_from_snapshot_id,
         "created": project.created.isoformat(),
         "updated": project.updated.isoformat(),
@@ -149,13 +152,24 @@ def bump_version(project_id: str, token=_NO_CHECK) -> Project:
     return project
 
 
-def update_metadata(project_id: str, token: str | None, title=None, description=None) -> dict:
+def clean_kubernetes_version(value) -> str:
+    """A supported release as "1.N", or invalid_request naming the supported range."""
+    try:
+        return parse_version(value)
+    except ValueError as exc:
+        raise ServiceError("invalid_request", str(exc))
+
+
+def update_metadata(project_id: str, token: str | None, title=None, description=None,
+                    kubernetes_version=None) -> dict:
     project = get_project(project_id)
     authorize(project, token)
     if title is not None:
         edge.check_text(title, "title")
     if description is not None:
         edge.check_text(description, "description")
+    if kubernetes_version is not None:
+        kubernetes_version = clean_kubernetes_version(kubernetes_version)
     with transaction.atomic():
         project = bump_version(project_id)
         if title is not None:
@@ -163,7 +177,9 @@ def update_metadata(project_id: str, token: str | None, title=None, description=
         if description is not None:
             limits.check_text(description, "description")
             project.description = description
-        project.save(update_fields=["title", "description", "updated"])
+        if kubernetes_version is not None:
+            project.kubernetes_version = kubernetes_version
+        project.save(update_fields=["title", "description", "kubernetes_version", "updated"])
     return project_state(project_id)
 
 

@@ -8,6 +8,7 @@ from importlib import metadata
 
 from django.db import IntegrityError, transaction
 
+from evaluator.cel.versions import NEWEST
 from playground.models import Snapshot
 from playground.services import project_service, tokens
 from playground.services.edge import text_problem
@@ -24,8 +25,11 @@ def engine_version() -> str:
 
 
 def snapshot_content(state: dict) -> dict:
-    """What a snapshot keeps: the texts as typed, without ids or versions."""
+    """What a snapshot keeps: the texts as typed, without ids or versions (the Kubernetes version only when it
+    is not the newest, so snapshots of projects that never chose one keep their content-derived ids)."""
+    version = state.get("kubernetesVersion")
     return {
+        **({"kubernetesVersion": version} if version and version != NEWEST else {}),
         "title": state["title"],
         "description": state["description"],
         "documents": [{"name": d["name"], "text": d["text"]} for d in state["documents"]],
@@ -73,4 +77,5 @@ def fork_snapshot(snapshot_id_: str) -> tuple[dict, str]:
         raise not_found("snapshot")
     content = snapshot.content
     return project_service.create_project(fork_title(content.get("title")), content.get("description", ""),
-                                          content.get("documents"), content.get("requests"), forked_from=snapshot)
+                                          content.get("documents"), content.get("requests"), forked_from=snapshot,
+                                          kubernetes_version=content.get("kubernetesVersion"))
