@@ -22,7 +22,7 @@ PROJECT_MESSAGES = {
     "create": {"target": "target", "name": "str", "text": "str", "expected": "object?"},
     "delete": {"target": "target", "id": "int"},
     "rename": {"target": "target", "id": "int", "name": "str"},
-    "meta": {"title": "str", "description": "str"},
+    "meta": {"title": "str", "description": "str", "kubernetesVersion": "str"},
     "evaluate": {},
     # Co-editing (playground/collab): the shapes inside "updates" and "ranges" are checked there.
     "push": {"target": "target", "id": "int", "version": "int", "updates": "list?"},

@@ -50,7 +50,7 @@ def _body(request, *fields: str, required: tuple[str, ...] = ()) -> dict:
 class ProjectCreateView(APIView):
     @extend_schema(request=ProjectInSerializer, responses={201: dict, **ERRORS})
     def post(self, request):
-        body = _body(request, "title", "description", "documents", "requests")
+        body = _body(request, "title", "description", "documents", "requests", "kubernetesVersion")
         state, token = project_service.create_project(body.get("title", ""), body.get("description", ""),
                                                       body.get("documents"), body.get("requests"),
                                                       kubernetes_version=body.get("kubernetesVersion"))
@@ -64,7 +64,7 @@ class ProjectDetailView(APIView):
 
     @extend_schema(request=ProjectPatchSerializer, parameters=[TOKEN_HEADER], responses={200: dict, **ERRORS})
     def patch(self, request, project_id):
-        body = _body(request, "title", "description")
+        body = _body(request, "title", "description", "kubernetesVersion")
         state = project_service.update_metadata(project_id, _token(request), body.get("title"),
                                                 body.get("description"), body.get("kubernetesVersion"))
         notify.project_changed(project_id)
@@ -165,7 +165,7 @@ class EvaluateView(APIView):
     @extend_schema(request=EvaluateInSerializer, responses={200: dict, 400: ErrorSerializer,
                                                              413: ErrorSerializer, 429: ErrorSerializer})
     def post(self, request):
-        body = _body(request, "documents", "requests", required=("documents",))
+        body = _body(request, "documents", "requests", "kubernetesVersion", required=("documents",))
         documents, requests = project_service.clean_contents(body.get("documents"), body.get("requests"))
         version = body.get("kubernetesVersion")
         version = project_service.clean_kubernetes_version(version) if version is not None else None
