@@ -58,12 +58,23 @@ def _locate(problem: dict, path: Path, names: list[str], positions: dict) -> dic
     return located_problem
 
 
-def run_project(project: dict, path: Path, file_text: str = "") -> ProjectReport:
+BROKEN_ON_PURPOSE = "broken-on-purpose"  # a gallery tag: the example shows an error, so it expects one
+
+
+def run_project(project: dict, path: Path, file_text: str = "", kubernetes_version: str | None = None) -> ProjectReport:
     report = ProjectReport(str(path), project.get("title", ""))
     names = [d["name"] for d in project["documents"]]
     positions = text_positions(file_text) if file_text else {}
-    simulation = Simulation([d["text"] for d in project["documents"]])
+    simulation = Simulation([d["text"] for d in project["documents"]], kubernetes_version=kubernetes_version)
     report.problems = [_locate(p, path, names, positions) for p in simulation.errors]
+    if BROKEN_ON_PURPOSE in project.get("tags", []):
+        # its errors are what it demonstrates: reported as expected; none at all is the failure
+        expected_errors = [p for p in report.problems if is_error(p)]
+        report.problems = [{**p, "severity": "info" if is_error(p) else p.get("severity"),
+                            "message": f"(expected) {p.get('message')}"} for p in report.problems]
+        if not expected_errors:
+            report.problems.append({"severity": "error", "source": str(path), "message":
+                                    f"tagged {BROKEN_ON_PURPOSE} but its documents load without an error"})
     for request in project["requests"]:
         result = simulation.run(request["text"], trace=False, full=False, type_checks=False)
         request_errors = [e for e in result.get("errors", []) if e not in simulation.errors and is_error(e)]
@@ -74,7 +85,7 @@ def run_project(project: dict, path: Path, file_text: str = "") -> ProjectReport
     return report
 
 
-def run_paths(paths: list[str]) -> tuple[list[ProjectReport], list[str]]:
+def run_paths(paths: list[str], kubernetes_version: str | None = None) -> tuple[list[ProjectReport], list[str]]:
     reports, problems = [], []
     for name in paths:
         root = Path(name)
@@ -87,7 +98,7 @@ def run_paths(paths: list[str]) -> tuple[list[ProjectReport], list[str]]:
         for path in files:
             try:
                 text = path.read_text(encoding="utf-8")
-                reports.append(run_project(read_project(text, str(path)), path, text))
+                reports.append(run_project(read_project(text, str(path)), path, text, kubernetes_version))
             except (OSError, UnicodeDecodeError, FormatError) as exc:
                 reports.append(ProjectReport(str(path), problems=[{"severity": "error", "source": str(path),
                                                                    "message": str(exc)}]))

@@ -4,6 +4,8 @@ expected outcomes) the way `kyverno test` runs its folders; for CI.
 Each *.yaml under PATH with a `documents` list is a project; every request with an expected outcome is a
 test, checked with the same verdict as the web app (evaluator/expectations.py). A request without one is
 listed and not counted. Problems in the documents are printed as FILE:LINE:COLUMN: severity: message.
+A project tagged `broken-on-purpose` (a gallery example showing an error) expects document errors.
+`--kubernetes-version 1.N` simulates that release's API server (default: the newest).
 Exit status: 0 when every test passed and no document has an error; 1 when a test failed or a project has
 errors; 2 when a path does not exist or holds no project file.
 """
@@ -15,6 +17,7 @@ from typing import Any
 
 from evaluator.cli import junit
 from evaluator.cli.located import is_error, located
+from evaluator.cli.simulate_command import add_version_argument
 from evaluator.project_tests import ProjectReport, as_json, counts, run_paths
 
 UNUSABLE = 2
@@ -25,6 +28,7 @@ def register(commands: Any) -> None:
                                  description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("paths", nargs="+", metavar="PATH", help="a project file or a folder searched for them")
     parser.add_argument("-o", "--output", choices=("text", "json", "junit"), default="text")
+    add_version_argument(parser)
     parser.set_defaults(handler=run)
 
 
@@ -55,7 +59,7 @@ def as_junit(reports: list[ProjectReport]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    reports, problems = run_paths(args.paths)
+    reports, problems = run_paths(args.paths, args.kubernetes_version)
     for problem in problems:
         print(problem, file=sys.stderr)
     print({"json": as_json, "junit": as_junit}.get(args.output, as_text)(reports))

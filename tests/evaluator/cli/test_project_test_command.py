@@ -141,3 +141,24 @@ def test_console_script_form(tmp_path):
     done = subprocess.run([sys.executable, "-m", "evaluator", "test", str(write(tmp_path, "object.spec.replicas <= 5"))],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_kubernetes_version_is_simulated(capsys):
+    example = str(EXAMPLES / "seed-vap-basic-deny.yaml")
+    assert run(capsys, example, "--kubernetes-version", "1.30")[0] == 0
+    status, out, _ = run(capsys, example, "--kubernetes-version", "1.28")
+    assert status == 1 and "Kubernetes 1.28 does not serve it (from 1.30)" in out
+
+
+def test_broken_on_purpose_expects_document_errors(tmp_path, capsys):
+    broken = POLICY.format(expression="object.spec.replicas <=").replace("title: replicas\n",
+                                                                          "title: replicas\ntags: [broken-on-purpose]\n")
+    (tmp_path / "broken.yaml").write_text(broken.replace("expected: {allowed: false, messageContains: \"failed expression\"}",
+                                                         "expected: {allowed: true}"))
+    status, out, _ = run(capsys, str(tmp_path))
+    assert status == 0, out
+    assert "info: (expected) policy: spec.validations[0].expression" in out
+    (tmp_path / "broken.yaml").write_text(POLICY.format(expression="object.spec.replicas <= 5")
+                                          .replace("title: replicas\n", "title: replicas\ntags: [broken-on-purpose]\n"))
+    status, out, _ = run(capsys, str(tmp_path))
+    assert status == 1 and "tagged broken-on-purpose but its documents load without an error" in out
