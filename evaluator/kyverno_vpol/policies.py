@@ -1,0 +1,141 @@
+"""A set of ValidatingPolicies compiled once with their exceptions and autogen variants (the vpol engine's
+provider), evaluated per input into results shaped like the Kyverno ClusterPolicy results.
+
+Each policy document gives one result: `{"kind", "policy", "namespace", "validationActions", "mode",
+"rules": [...], "notApplicable": [...], "autogen": [...]}`. `rules` holds one entry per evaluation that
+selected the input (the policy itself, or one of its autogen variants): `rule` is the name Kyverno's
+PolicyReport gives it ("" for a validation result, "exception", "evaluation", "match"), `autogen` which
+variant ran ("" for the policy itself).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import autogen, spec as sp
+from .compiler import CompiledPolicy, compile_policy, exceptions_for
+from .engine import Inputs, RuleResponse, evaluate
+
+UNSUPPORTED_MODES = {"HTTP", "Envoy"}
+
+
+@dataclass
+class PolicyEntry:
+    document: Mapping[str, Any]
+    compiled: list[CompiledPolicy] = field(default_factory=list)  # the policy first, then its variants
+    generated: list[dict] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return sp.name_of(self.document)
+
+    @property
+    def spec(self) -> Mapping[str, Any]:
+        return sp.spec_of(self.document)
+
+    @property
+    def mode(self) -> str:
+        return sp.evaluation_mode(self.spec)
+
+
+def compile_all(documents: Iterable[Any]) -> list[PolicyEntry]:
+    docs = [d for d in documents if isinstance(d, Mapping)]
+    exceptions = [d for d in docs if sp.is_cel_exception(d)]
+    entries = []
+    for doc in docs:
+        if not sp.is_validating_policy(doc):
+            continue
+        mine = exceptions_for(doc, exceptions)
+        entry = PolicyEntry(doc)
+        entry.compiled.append(compile_policy(doc, entry.spec, mine))
+        for variant in autogen.variants(entry.spec):
+            entry.generated.append(variant)
+            entry.compiled.append(compile_policy(doc, variant["spec"], mine, variant=variant["config"]))
+        entries.append(entry)
+    return entries
+
+
+def action_of(actions: list[str]) -> str:
+    return "Enforce" if "Deny" in actions else "Audit"
+
+
+def _rule(resp: RuleResponse, variant: str, actions: list[str]) -> dict[str, Any]:
+    entry: dict[str, Any] = {"rule": resp.rule, "result": resp.status, "message": resp.message,
+                             "action": action_of(actions), "autogen": variant}
+    if resp.properties:
+        entry["properties"] = dict(resp.properties)
+    if resp.exceptions:
+        entry["exceptions"] = list(resp.exceptions)
+    return entry
+
+
+def base_result(entry: PolicyEntry) -> dict[str, Any]:
+    return {"kind": entry.document.get("kind"), "apiVersion": entry.document.get("apiVersion"),
+            "policy": entry.name, "namespace": sp.namespace_of(entry.document),
+            "validationActions": sp.validation_actions(entry.spec), "mode": entry.mode,
+            "failurePolicy": sp.failure_policy(entry.spec), "rules": [], "notApplicable": [],
+            "autogen": [{"config": g["config"], "targets": g["targets"],
+                         "matchConstraints": g["spec"].get("matchConstraints")} for g in entry.generated]}
+
+
+def _unsupported(entry: PolicyEntry) -> dict[str, Any]:
+    result = base_result(entry)
+    result["rules"].append({"rule": "", "result": "error", "action": action_of(result["validationActions"]),
+                            "autogen": "", "message": f"evaluation.mode {entry.mode} (kyverno-authz) is not "
+                            "supported by the playground: only Kubernetes and JSON policies are evaluated"})
+    return result
+
+
+def evaluate_request(entries: list[PolicyEntry], inputs: Inputs, *, admission: bool = False) -> list[dict[str, Any]]:
+    """Every policy on one Kubernetes input (JSON-mode policies see the resource as their `object`)."""
+    results = []
+    for entry in entries:
+        if entry.mode in UNSUPPORTED_MODES:
+            results.append(_unsupported(entry))
+            continue
+        if admission and not sp.admission_enabled(entry.spec):
+            continue
+        if admission and entry.document.get("kind") == "NamespacedValidatingPolicy":
+            ns = (inputs.match_request or {}).get("namespace") or ""
+            if ns != sp.namespace_of(entry.document):
+                continue
+        result = base_result(entry)
+        json_mode = entry.mode == "JSON"
+        if json_mode and admission:
+            continue  # JSON policies are not registered with the admission webhook
+        for compiled in entry.compiled:
+            if json_mode and compiled.variant:
+                continue
+            try:
+                responses = evaluate(compiled, _as_json(inputs) if json_mode else inputs, check_match=not json_mode)
+            except Exception as err:  # a defect must still come out as data about this policy
+                responses = [RuleResponse("", "error", f"internal error: {type(err).__name__}: {err}")]
+            label = compiled.variant and f"autogen-{compiled.variant}"
+            if responses is None:
+                result["notApplicable"].append(label or entry.name)
+                continue
+            result["rules"].extend(_rule(r, compiled.variant, result["validationActions"]) for r in responses)
+        results.append(result)
+    return results
+
+
+def _as_json(inputs: Inputs) -> Inputs:
+    obj = inputs.object if inputs.object is not None else inputs.old_object
+    return Inputs(object=obj, context=inputs.context, payload=True)
+
+
+def evaluate_payload(entries: list[PolicyEntry], inputs: Inputs) -> list[dict[str, Any]]:
+    """JSON-mode policies on a payload (Kubernetes-mode policies are not run on payloads)."""
+    results = []
+    for entry in entries:
+        if entry.mode in UNSUPPORTED_MODES:
+            results.append(_unsupported(entry))
+            continue
+        if entry.mode != "JSON":
+            continue
+        result = base_result(entry)
+        responses = evaluate(entry.compiled[0], inputs, check_match=False) or []
+        result["rules"].extend(_rule(r, "", result["validationActions"]) for r in responses)
+        results.append(result)
+    return results
