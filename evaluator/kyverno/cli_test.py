@@ -101,7 +101,12 @@ def run_test_file(path: Path) -> TestReport:
     if test.get("userinfo"):
         docs = _read_docs(base, [test["userinfo"]], report.errors)
         user = docs[0] if docs else {}
+    vpol = _vpol_test(test, base, report.errors)
     for result in test.get("results") or []:
+        if vpol.handles(result):  # ValidatingPolicy rows: evaluator.kyverno_vpol.cli_test
+            report.rows.extend(Row(r.policy, "", r.resource, r.kind, r.expected, r.actual, r.ok, r.message)
+                               for r in vpol.rows(result))
+            continue
         if any(result.get(k) for k in ("isValidatingAdmissionPolicy", "isMutatingAdmissionPolicy",
                                        "isValidatingPolicy", "isDeletingPolicy", "isImageValidatingPolicy",
                                        "isGeneratingPolicy", "isMutatingPolicy", "patchedResources",
@@ -112,6 +117,14 @@ def run_test_file(path: Path) -> TestReport:
             report.rows.append(_run_row(result, name, policies, exceptions, resources, values, user, test,
                                          base, cluster))
     return report
+
+
+def _vpol_test(test: dict, base: Path, errors: list[str]):
+    from evaluator.kyverno_vpol.cli_test import VpolTest
+    found: list[str] = []
+    vpol = VpolTest(test, base, lambda paths: _read_docs(base, paths, found))
+    errors.extend(e for e in dict.fromkeys(found) if e not in errors)
+    return vpol
 
 
 def _run_row(result, name, policies, exceptions, resources, values, user, test, base, cluster) -> Row:
