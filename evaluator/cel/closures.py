@@ -154,6 +154,8 @@ def _select_value(obj: Any, field: str, alt: str | None, optional: bool) -> Any:
     selector = getattr(obj, "cel_select", None)
     if selector is not None:
         return selector(field)
+    if optional and obj is None:  # cel-go's refQualify: a presence test on null finds nothing
+        return OPTIONAL_NONE
     raise CELEvalError(f"no such overload: {field} on {type_name(obj)}" if obj is not None else "no such overload")
 
 

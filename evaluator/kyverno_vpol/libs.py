@@ -313,11 +313,11 @@ def image_contains_digest(ref):
           "user.parseServiceAccount(string) -> map(string, string)")
 def parse_service_account(user):
     prefix = "system:serviceaccount:"
-    account = {"name": "", "namespace": ""}
+    account = {"Name": "", "Namespace": ""}  # a Go struct exposed as a native type: Go field names
     if user.startswith(prefix):
         rest = user[len(prefix):]
         if ":" in rest:
-            account["namespace"], account["name"] = rest.split(":", 1)
+            account["Namespace"], account["Name"] = rest.split(":", 1)
     return account
 
 
