@@ -57,6 +57,7 @@ class Simulation:
         self.mutating = MutatingStage(data, mapper, defaulter)
         self.errors.extend(self.mutating.compile_errors())
         self.kyverno = KyvernoStage(data)
+        self.errors.extend(self.kyverno.vpol.compile_errors())
         self.rbac = RBACAuthorizer(data)
         self._data = data
         self._type_checks: dict[str, dict] | None = None

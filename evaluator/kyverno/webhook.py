@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from evaluator import kyverno
+from evaluator.kyverno_vpol import VpolStage
 
 # Kyverno registers its validating webhook under this name when the policies' failurePolicy is Fail.
 WEBHOOK_NAME = "validate.kyverno.svc-fail"
@@ -33,6 +34,7 @@ class KyvernoStage:
     def __init__(self, documents: list[Mapping[str, Any]]):
         self.documents = list(documents)
         self.policies = kyverno_policies(self.documents)
+        self.vpol = VpolStage(self.documents)  # ValidatingPolicies: their own webhooks (evaluator.kyverno_vpol)
         self._generated: list[tuple[str, dict, Any]] | None = None
 
     def generated_vaps(self) -> list[tuple[str, dict, Any]]:
@@ -65,7 +67,12 @@ class KyvernoStage:
         return out
 
     def run(self, request: Mapping[str, Any]) -> tuple[list[dict], dict[str, Any] | None, list[str]]:
-        """(per-policy results, the denial status or None, warnings)."""
+        """(per-policy results, the denial status or None, warnings); ValidatingPolicy results follow."""
+        results, status, warnings = self._run_policies(request)
+        vpol_results, vpol_status, vpol_warnings = self.vpol.run(request)
+        return results + vpol_results, status or vpol_status, warnings + vpol_warnings
+
+    def _run_policies(self, request: Mapping[str, Any]) -> tuple[list[dict], dict[str, Any] | None, list[str]]:
         if not self.policies:
             return [], None, []
         results = kyverno.evaluate(self.policies, dict(request), documents=self.documents)

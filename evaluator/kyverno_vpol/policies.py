@@ -107,6 +107,10 @@ def evaluate_request(entries: list[PolicyEntry], inputs: Inputs, *, admission: b
         for compiled in entry.compiled:
             if json_mode and compiled.variant:
                 continue
+            if compiled.error is not None:  # Kyverno's provider fails the whole policy: report it once
+                result["rules"].append(_rule(RuleResponse("", "error", compiled.error), compiled.variant,
+                                             result["validationActions"]))
+                break
             try:
                 responses = evaluate(compiled, _as_json(inputs) if json_mode else inputs, check_match=not json_mode)
             except Exception as err:  # a defect must still come out as data about this policy
