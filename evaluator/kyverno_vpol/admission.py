@@ -35,6 +35,8 @@ def decision(results: list[Mapping[str, Any]]) -> dict[str, Any]:
     denials: dict[str, list[str]] = {}
     warnings: list[str] = []
     for result in results:
+        if result.get("mode") != "Kubernetes":  # JSON policies have no webhook; authz modes are unsupported
+            continue
         actions = result.get("validationActions") or ["Deny"]
         texts = _texts(result)
         if "Deny" in actions and texts:

@@ -18,6 +18,8 @@ from .compiler import CompiledPolicy, compile_policy, exceptions_for
 from .engine import Inputs, RuleResponse, evaluate
 
 UNSUPPORTED_MODES = {"HTTP", "Envoy"}
+JSON_NOTE = ("evaluation.mode JSON: Kyverno's admission webhooks do not run this policy; it is evaluated on the "
+             "request's object as `kyverno apply` evaluates it on a resource, and does not change the verdict")
 
 
 @dataclass
@@ -102,8 +104,8 @@ def evaluate_request(entries: list[PolicyEntry], inputs: Inputs, *, admission: b
                 continue
         result = base_result(entry)
         json_mode = entry.mode == "JSON"
-        if json_mode and admission:
-            continue  # JSON policies are not registered with the admission webhook
+        if json_mode and admission:  # no webhook runs them: shown as `kyverno apply` runs them on a resource
+            result["note"] = JSON_NOTE
         for compiled in entry.compiled:
             if json_mode and compiled.variant:
                 continue
