@@ -50,6 +50,11 @@ def compile_all(documents: Iterable[Any]) -> list[PolicyEntry]:
             continue
         mine = exceptions_for(doc, exceptions)
         entry = PolicyEntry(doc)
+        issue = sp.version_issue(doc)
+        if issue is not None and issue[0] == "error":
+            entry.compiled.append(CompiledPolicy(document=doc, spec=entry.spec, error=issue[1]))
+            entries.append(entry)
+            continue
         entry.compiled.append(compile_policy(doc, entry.spec, mine))
         for variant in autogen.variants(entry.spec):
             entry.generated.append(variant)

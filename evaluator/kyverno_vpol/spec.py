@@ -12,6 +12,10 @@ from typing import Any
 
 GROUP = "policies.kyverno.io"
 VERSIONS = ("v1alpha1", "v1beta1", "v1")
+# Served versions per kind (Kyverno's CRDs: config/crds/policies.kyverno.io); v1alpha1 is deprecated.
+SERVED = {"ValidatingPolicy": ("v1alpha1", "v1beta1", "v1"), "NamespacedValidatingPolicy": ("v1beta1", "v1"),
+          "PolicyException": ("v1alpha1", "v1beta1", "v1")}
+DEPRECATED = frozenset({"v1alpha1"})
 KINDS = frozenset({"ValidatingPolicy", "NamespacedValidatingPolicy"})
 EXCEPTION_KIND = "PolicyException"
 MODES = ("Kubernetes", "JSON", "HTTP", "Envoy")
@@ -30,6 +34,18 @@ def is_validating_policy(doc: Any) -> bool:
 def is_cel_exception(doc: Any) -> bool:
     """A policies.kyverno.io PolicyException (kyverno.io PolicyExceptions belong to ClusterPolicies)."""
     return isinstance(doc, Mapping) and doc.get("kind") == EXCEPTION_KIND and api_group(doc)[0] == GROUP
+
+
+def version_issue(doc: Mapping[str, Any]) -> tuple[str, str] | None:
+    """("error", text) for a version the CRD does not serve (kubectl's text), ("warning", text) for a deprecated
+    one (the API server's default CRD deprecation warning), else None."""
+    kind = str(doc.get("kind") or "")
+    _, version = api_group(doc)
+    if version not in SERVED.get(kind, VERSIONS):
+        return "error", f'no matches for kind "{kind}" in version "{GROUP}/{version}"'
+    if version in DEPRECATED:
+        return "warning", f"{GROUP}/{version} {kind} is deprecated; use {GROUP}/v1 {kind}"
+    return None
 
 
 def spec_of(doc: Mapping[str, Any]) -> Mapping[str, Any]:

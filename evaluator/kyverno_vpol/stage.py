@@ -70,16 +70,22 @@ class VpolStage:
 
     def __init__(self, documents: list[Mapping[str, Any]]):
         docs = [d for d in documents if isinstance(d, Mapping)]
+        self.documents = docs
         self.entries = compile_all(docs)
         self.context = offline_context(docs) if self.entries else OfflineContext()
         self.namespaces = {str((d.get("metadata") or {}).get("name") or ""): d for d in docs
                            if d.get("kind") == "Namespace" and d.get("apiVersion") == "v1"}
 
     def compile_errors(self) -> list[dict[str, Any]]:
+        """Compile errors of every policy, and version problems of policies and CEL exceptions."""
         out = []
+        for doc in self.documents:
+            issue = sp.version_issue(doc) if sp.is_validating_policy(doc) or sp.is_cel_exception(doc) else None
+            if issue is not None:
+                out.append({"severity": issue[0], "kind": doc.get("kind"), "name": sp.name_of(doc), "message": issue[1]})
         for entry in self.entries:
             for compiled in entry.compiled[:1]:
-                for error in compiled.errors:
+                for error in compiled.errors:  # (a version error has no located compile errors)
                     out.append({"severity": "error", "kind": entry.document.get("kind"), "name": entry.name, **error})
         return out
 
