@@ -57,12 +57,16 @@ class Simulation:
         self.mutating = MutatingStage(data, mapper, defaulter)
         self.errors.extend(self.mutating.compile_errors())
         self.kyverno = KyvernoStage(data)
-        self.errors.extend(self.kyverno.vpol.compile_errors())
         self.rbac = RBACAuthorizer(data)
         self._data = data
         self._type_checks: dict[str, dict] | None = None
         self._records = {id(r.data): r for r in records}
         self._report_policies()
+        self.errors.extend(self.kyverno.vpol.compile_errors(self._locate))
+
+    def _locate(self, data: Any, path: str | None = None) -> dict[str, Any]:
+        record = self._records.get(id(data))
+        return record.location(path) if record is not None else {}
 
     # -- loading ----------------------------------------------------------------------------------
     def _load(self, documents: Any) -> list[Any]:

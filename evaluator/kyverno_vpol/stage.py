@@ -7,7 +7,7 @@ Values document (`apiCallResponses` mocks for http, `globalContextEntries` for g
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import admission, spec as sp
@@ -76,17 +76,20 @@ class VpolStage:
         self.namespaces = {str((d.get("metadata") or {}).get("name") or ""): d for d in docs
                            if d.get("kind") == "Namespace" and d.get("apiVersion") == "v1"}
 
-    def compile_errors(self) -> list[dict[str, Any]]:
-        """Compile errors of every policy, and version problems of policies and CEL exceptions."""
+    def compile_errors(self, locate: Callable[[Any, str | None], dict] | None = None) -> list[dict[str, Any]]:
+        """Compile errors of every policy, and version problems of policies and CEL exceptions; `locate(document,
+        path)` adds where they are (document index, line, column)."""
+        locate = locate or (lambda _doc, _path: {})
         out = []
         for doc in self.documents:
             issue = sp.version_issue(doc) if sp.is_validating_policy(doc) or sp.is_cel_exception(doc) else None
             if issue is not None:
-                out.append({"severity": issue[0], "kind": doc.get("kind"), "name": sp.name_of(doc), "message": issue[1]})
+                out.append({**locate(doc, "apiVersion"), "severity": issue[0], "kind": doc.get("kind"),
+                            "name": sp.name_of(doc), "message": issue[1]})
         for entry in self.entries:
-            for compiled in entry.compiled[:1]:
-                for error in compiled.errors:  # (a version error has no located compile errors)
-                    out.append({"severity": "error", "kind": entry.document.get("kind"), "name": entry.name, **error})
+            for error in entry.compiled[0].errors:  # the policy's own expressions (variants repeat them)
+                out.append({**locate(entry.document, error["path"]), "severity": "error",
+                            "kind": entry.document.get("kind"), "name": entry.name, **error})
         return out
 
     def _namespace(self, name: str) -> Mapping[str, Any] | None:
