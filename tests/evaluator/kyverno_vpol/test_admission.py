@@ -67,9 +67,9 @@ def test_policy_report_names_the_source_and_process():
 def test_version_differences_follow_kyvernos_crds():
     old = policy(TEAM, version="v1alpha1")
     warnings = [e for e in simulate([old], create(pod()))["errors"] if e.get("kind") == "ValidatingPolicy"]
-    assert warnings == [{"severity": "warning", "kind": "ValidatingPolicy", "name": "p", "message":
-                         "policies.kyverno.io/v1alpha1 ValidatingPolicy is deprecated; use policies.kyverno.io/v1 "
-                         "ValidatingPolicy"}]
+    assert [(w["severity"], w["name"], w["message"]) for w in warnings] == [
+        ("warning", "p", "policies.kyverno.io/v1alpha1 ValidatingPolicy is deprecated; use policies.kyverno.io/v1 "
+                         "ValidatingPolicy")]
     namespaced = policy(TEAM, kind="NamespacedValidatingPolicy", version="v1alpha1")
     result = evaluate([namespaced], create(pod()))
     assert result[0]["rules"][0]["message"] == ('no matches for kind "NamespacedValidatingPolicy" in version '
