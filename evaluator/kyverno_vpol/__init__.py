@@ -38,8 +38,9 @@ def evaluate(documents: Iterable[Any], request: Mapping[str, Any]) -> list[dict[
     return evaluate_request(stage.entries, inputs)
 
 
-def evaluate_json(documents: Iterable[Any], payload: Any) -> list[dict[str, Any]]:
-    """JSON-mode ValidatingPolicies of `documents` on a payload."""
+def evaluate_json(documents: Iterable[Any], payload: Any, payload_type: str = "json") -> list[dict[str, Any]]:
+    """The ValidatingPolicies of `documents` that run on a payload: JSON mode for "json", Envoy / HTTP mode
+    (kyverno-authz CheckRequests) for "envoy" / "http"."""
     docs = [d for d in documents if isinstance(d, Mapping)]
     entries = compile_all(docs)
-    return evaluate_payload(entries, json_inputs(payload, context=offline_context(docs)))
+    return evaluate_payload(entries, json_inputs(payload, context=offline_context(docs)), payload_type)

@@ -26,7 +26,7 @@ from evaluator.k8s.restmapping import builtin_mapper
 
 from . import spec as sp
 from .context import OfflineContext, http_mock_index
-from .engine import RuleResponse, evaluate
+from .engine import RuleResponse, evaluate, evaluate_authz
 from .inputs import json_inputs, kubernetes_inputs
 from .policies import PolicyEntry, compile_all
 
@@ -85,6 +85,15 @@ def responses_for(entry: PolicyEntry, inputs: Any) -> tuple[list[RuleResponse], 
 
 def json_responses(entry: PolicyEntry, payload: Any, context: OfflineContext) -> list[RuleResponse]:
     return evaluate(entry.compiled[0], json_inputs(payload, context=context), check_match=False) or []
+
+
+def payload_responses(entry: PolicyEntry, payload_type: str, payload: Any, context: OfflineContext) -> list[RuleResponse]:
+    """A payload reaches JSON-mode policies (json payloads) or the authz policies of its kind (http, envoy)."""
+    if payload_type == "json":
+        return json_responses(entry, payload, context) if entry.mode == "JSON" else []
+    if entry.mode.lower() == payload_type:
+        return [evaluate_authz(entry.compiled[0], payload)]
+    return []
 
 
 def score(rules: list[RuleResponse], kept_empty: bool, expected: str) -> tuple[bool, str, str]:
@@ -217,12 +226,7 @@ class VpolTest:
                     out.append(VpolRow(name, label, result.get("kind", ""), expected, "missing", False, "resource not found"))
                     continue
                 kind, payload = found
-                if kind != "json" or entry.mode in ("HTTP", "Envoy"):
-                    ok, actual, message = False, "error", (f"{kind} payloads and evaluation.mode {entry.mode} "
-                                                           "(kyverno-authz) are not supported by the playground")
-                else:
-                    rules = json_responses(entry, payload, self.context) if entry.mode == "JSON" else []
-                    ok, actual, message = score(rules, False, expected)
+                ok, actual, message = score(payload_responses(entry, kind, payload, self.context), False, expected)
             else:
                 ok, actual, message = self._resource_row(entry, doc, result)
             out.append(VpolRow(name, label, result.get("kind", ""), expected, actual, ok, message))
@@ -246,8 +250,8 @@ class VpolTest:
         meta = obj.setdefault("metadata", {})
         if not meta.get("namespace") and namespaced(obj, self.crd_scopes):
             meta["namespace"] = "default"
-        if entry.mode in ("HTTP", "Envoy"):
-            return False, "error", f"evaluation.mode {entry.mode} is not supported by the playground"
+        if entry.mode in ("HTTP", "Envoy"):  # authz policies run on their payloads only
+            return score([], False, expected)
         if entry.mode == "JSON":
             return score(json_responses(entry, obj, self.context), False, expected)
         globals_ = self.values.get("globalValues") or {}

@@ -81,10 +81,10 @@ class _Failed(Exception):
         return f"{self.path}: Invalid value: {_quote(self.expression)}: {self.detail}"
 
 
-def _compile(path: str, expression: Any, want: str | None) -> Any:
+def _compile(path: str, expression: Any, want: str | None, env: Any = None) -> Any:
     text = expression if isinstance(expression, str) else ""
     try:
-        program = _cel.compile_program(text, env=environment())
+        program = _cel.compile_program(text, env=env or environment())
     except _cel.CompileError as err:
         raise _Failed(path, text, err.message) from None
     except Exception as err:  # the CEL layer must never crash a simulation
@@ -106,16 +106,22 @@ def compile_policy(document: Mapping[str, Any], spec: Mapping[str, Any], excepti
                               failure_policy=sp.failure_policy(spec),
                               match_constraints=spec.get("matchConstraints") if isinstance(
                                   spec.get("matchConstraints"), Mapping) else None)
+    authz_mode = compiled.mode in ("HTTP", "Envoy")
+    env = None
+    if authz_mode:
+        from .authz import environment as authz_environment
+        env = authz_environment()
     try:
         compiled.match_conditions = tuple(
-            (str(c.get("name") or ""), _compile(f"spec.matchConditions[{i}].expression", c.get("expression"), "bool"))
+            (str(c.get("name") or ""), _compile(f"spec.matchConditions[{i}].expression", c.get("expression"), "bool", env))
             for i, c in enumerate(_items(spec.get("matchConditions"))))
         compiled.variables = tuple(
-            (str(v.get("name") or ""), _compile(f"spec.variables[{i}].expression", v.get("expression"), None))
+            (str(v.get("name") or ""), _compile(f"spec.variables[{i}].expression", v.get("expression"), None, env))
             for i, v in enumerate(_items(spec.get("variables"))))
         validations = []
         for i, v in enumerate(_items(spec.get("validations"))):
-            program = _compile(f"spec.validations[{i}].expression", v.get("expression"), "bool")
+            program = _compile(f"spec.validations[{i}].expression", v.get("expression"),
+                               None if authz_mode else "bool", env)
             message_expression = None
             if v.get("messageExpression"):
                 message_expression = _compile(f"spec.validations[{i}].messageExpression", v.get("messageExpression"),
@@ -123,7 +129,7 @@ def compile_policy(document: Mapping[str, Any], spec: Mapping[str, Any], excepti
             validations.append(Validation(i, program, str(v.get("message") or ""), message_expression,
                                           str(v.get("reason") or "")))
         compiled.validations = tuple(validations)
-        if compiled.mode != "JSON":
+        if compiled.mode == "Kubernetes":
             compiled.audit_annotations = tuple(
                 (str(a.get("key") or ""), _compile(f"spec.auditAnnotations[{i}].valueExpression",
                                                    a.get("valueExpression"), None))

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from evaluator import cel as _cel
 from evaluator.admission.matching import match_resources
+from evaluator.cel.errors import CELEvalError
 
 from .compiler import CompiledPolicy
 from .context import OfflineContext
@@ -262,3 +263,25 @@ def _audit_annotations(policy: CompiledPolicy, activation: Mapping[str, Any]) ->
             raise _EvalFailure(f"failed to convert auditAnnotation '{key}' expression: "
                                f"{_conversion_error(value, 'string')}")
     return out
+
+
+def evaluate_authz(policy: CompiledPolicy, payload: Any) -> RuleResponse:
+    """An Envoy / HTTP policy on a CheckRequest payload (see evaluator.kyverno_vpol.authz)."""
+    from .authz import decide
+    if policy.error is not None:
+        return RuleResponse(policy.name, ERROR, policy.error)
+    activation: dict[str, Any] = {"object": payload, "variables": {}}
+    try:
+        if not _matches(policy, tuple(p for _, p in policy.match_conditions), activation):
+            return RuleResponse(policy.name, SKIP, "request does not match")
+        activation["variables"] = _LazyVariables(policy.variables, activation)
+        for validation in policy.validations:
+            try:
+                decided = decide(_run(validation.program, activation), policy.mode)
+            except CELEvalError as err:
+                raise _EvalFailure(err.message) from None
+            if decided is not None:
+                return RuleResponse(policy.name, decided[0], decided[1])
+    except _EvalFailure as err:
+        return RuleResponse(policy.name, ERROR, err.message)
+    return RuleResponse(policy.name, SKIP, "request does not match")

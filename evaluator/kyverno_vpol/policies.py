@@ -88,9 +88,9 @@ def base_result(entry: PolicyEntry) -> dict[str, Any]:
 
 def _unsupported(entry: PolicyEntry) -> dict[str, Any]:
     result = base_result(entry)
-    result["rules"].append({"rule": "", "result": "error", "action": action_of(result["validationActions"]),
-                            "autogen": "", "message": f"evaluation.mode {entry.mode} (kyverno-authz) is not "
-                            "supported by the playground: only Kubernetes and JSON policies are evaluated"})
+    result["note"] = (f"evaluation.mode {entry.mode}: this policy validates {entry.mode} CheckRequests for "
+                      "kyverno-authz, not Kubernetes admission requests; Kyverno's admission webhooks do not run it "
+                      "(run it on a payload with kyverno-test's httpPayloads / envoyPayloads)")
     return result
 
 
@@ -136,17 +136,19 @@ def _as_json(inputs: Inputs) -> Inputs:
     return Inputs(object=obj, context=inputs.context, payload=True)
 
 
-def evaluate_payload(entries: list[PolicyEntry], inputs: Inputs) -> list[dict[str, Any]]:
-    """JSON-mode policies on a payload (Kubernetes-mode policies are not run on payloads)."""
+def evaluate_payload(entries: list[PolicyEntry], inputs: Inputs, payload_type: str = "json") -> list[dict[str, Any]]:
+    """Policies on a payload: a JSON payload reaches JSON-mode policies, an HTTP / Envoy CheckRequest the
+    policies of that mode (Kubernetes-mode policies are not run on payloads)."""
+    from .engine import evaluate_authz
     results = []
     for entry in entries:
-        if entry.mode in UNSUPPORTED_MODES:
-            results.append(_unsupported(entry))
-            continue
-        if entry.mode != "JSON":
+        if payload_type == "json" and entry.mode == "JSON":
+            responses = evaluate(entry.compiled[0], inputs, check_match=False) or []
+        elif payload_type != "json" and entry.mode.lower() == payload_type:
+            responses = [evaluate_authz(entry.compiled[0], inputs.object)]
+        else:
             continue
         result = base_result(entry)
-        responses = evaluate(entry.compiled[0], inputs, check_match=False) or []
         result["rules"].extend(_rule(r, "", result["validationActions"]) for r in responses)
         results.append(result)
     return results

@@ -11,11 +11,8 @@ from evaluator.kyverno_vpol.engine import evaluate
 from evaluator.kyverno_vpol.inputs import json_inputs, kubernetes_inputs
 from evaluator.kyverno_vpol.policies import compile_all
 
-# Cases we do not run, by feature tag, with the reason (reported as skips, never dropped).
-UNSUPPORTED_TAGS = {
-    "vpol-envoy-mode": "evaluation.mode Envoy (kyverno-authz) is reported as unsupported by the playground",
-    "vpol-http-mode": "evaluation.mode HTTP (kyverno-authz) is reported as unsupported by the playground",
-}
+# Cases we do not run, by feature tag, with the reason (reported as skips, never dropped). None today.
+UNSUPPORTED_TAGS: dict[str, str] = {}
 
 
 def as_floats(value: Any) -> Any:
@@ -88,10 +85,11 @@ def run_case(case: dict) -> tuple[bool, str]:
     context = context_for(case)
     expect = case["expect"]
     if case.get("payload_type"):
-        if entry.mode != "JSON":
-            return expect == "skip", "Kubernetes-mode policy not run on a payload"
-        responses = evaluate(entry.compiled[0], json_inputs(case["resource"], context=context), check_match=False)
-        return _score(responses or [], False, expect)
+        from evaluator.kyverno_vpol.cli_test import payload_responses
+        responses = payload_responses(entry, case["payload_type"], case["resource"], context)
+        if not responses:
+            return expect == "skip", "policy not run on this payload"
+        return _score(responses, False, expect)
     request = _request(case)
     if "go-integration-test" in case["features"] and not _namespace_applies(entry.document, request):
         return expect == "skip", "NamespacedValidatingPolicy of another namespace (webhook predicate)"

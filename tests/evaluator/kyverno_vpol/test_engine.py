@@ -83,7 +83,43 @@ def test_json_mode_sees_the_payload_as_object():
     assert (result["mode"], result["rules"][0]["result"], result["rules"][0]["message"]) == ("JSON", "fail", "too many")
 
 
-def test_envoy_and_http_modes_are_reported_as_unsupported():
-    p = policy([{"expression": "true"}], evaluation={"mode": "Envoy"})
+def test_envoy_and_http_policies_do_not_run_on_admission_requests():
+    p = policy([{"expression": "envoy.Allowed().Response()"}], evaluation={"mode": "Envoy"})
     [result] = evaluate([p], create(pod()))
-    assert result["rules"][0]["result"] == "error" and "not supported" in result["rules"][0]["message"]
+    assert result["rules"] == [] and "do not run it" in result["note"]
+
+
+def test_envoy_and_http_policies_decide_on_check_requests():
+    from evaluator.kyverno_vpol import evaluate_json
+    envoy = policy([{"expression": "object.attributes.request.http.path == '/ok' ? null : envoy.Denied(403)"
+                                   ".WithBody('no').Response()"},
+                    {"expression": "envoy.Allowed().WithHeader('x', 'y').Response()"}], evaluation={"mode": "Envoy"})
+    request = {"attributes": {"request": {"http": {"path": "/admin"}}}}
+    [result] = evaluate_json([envoy], request, "envoy")
+    assert (result["rules"][0]["result"], result["rules"][0]["message"]) == ("fail", "request denied with status code 403")
+    request["attributes"]["request"]["http"]["path"] = "/ok"
+    assert evaluate_json([envoy], request, "envoy")[0]["rules"][0]["message"] == "request allowed"
+    http = policy([{"expression": "http.Denied('not allowed').Response()"}], name="h", evaluation={"mode": "HTTP"})
+    [result] = evaluate_json([http], {"attributes": {}}, "http")
+    assert result["rules"][0]["message"] == "request denied, reason: not allowed"
+    nothing = policy([{"expression": "null"}], name="n", evaluation={"mode": "HTTP"})
+    assert evaluate_json([nothing], {}, "http")[0]["rules"][0]["result"] == "skip"
+
+
+def test_jwt_decode_checks_the_signature():
+    import base64
+    import hashlib
+    import hmac
+    import json as _json
+    from evaluator.kyverno_vpol import evaluate_json
+
+    def seg(data):
+        return base64.urlsafe_b64encode(_json.dumps(data).encode()).rstrip(b"=").decode()
+    head, claims = seg({"alg": "HS256", "typ": "JWT"}), seg({"role": "admin"})
+    sig = base64.urlsafe_b64encode(hmac.new(b"secret", f"{head}.{claims}".encode(), hashlib.sha256).digest())
+    token = f"{head}.{claims}.{sig.rstrip(b'=').decode()}"
+    p = policy([{"expression": "jwt.Decode(object.token, 'secret').Valid && "
+                               "jwt.Decode(object.token, 'secret').Claims.role == 'admin' ? envoy.Allowed().Response()"
+                               " : envoy.Denied(401).Response()"}], evaluation={"mode": "Envoy"})
+    assert evaluate_json([p], {"token": token}, "envoy")[0]["rules"][0]["result"] == "pass"
+    assert evaluate_json([p], {"token": token[:-2] + "xx"}, "envoy")[0]["rules"][0]["result"] == "fail"
