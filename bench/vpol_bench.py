@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from evaluator.kyverno_vpol import compile_all  # noqa: E402
+from evaluator.policies.kyverno_vpol import compile_all  # noqa: E402
 from tests.conformance.kyverno_vpol_cases import run_case  # noqa: E402
 
 CASES = ROOT / "tests" / "data" / "conformance" / "kyverno-vpol" / "cases.jsonl"

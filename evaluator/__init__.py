@@ -13,7 +13,7 @@ __all__ = ["simulate", "simulate_many", "typecheck"]
 
 
 def simulate(documents: Any, request: Any, **options: Any) -> dict:
-    """One admission request through the admission chain; see evaluator/validating/SCHEMA.md."""
+    """One admission request through the admission chain; see evaluator/SCHEMA.md."""
     from evaluator.simulation import simulate as _simulate
 
     return _simulate(documents, request, **options)

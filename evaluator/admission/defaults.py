@@ -17,10 +17,9 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-ADMISSION_GROUP = "admissionregistration.k8s.io"
-POLICY_KINDS = frozenset({"ValidatingAdmissionPolicy", "MutatingAdmissionPolicy"})
-BINDING_KINDS = frozenset({"ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicyBinding"})
-ADMISSION_KINDS = POLICY_KINDS | BINDING_KINDS
+from evaluator.k8s.kinds import ADMISSION_GROUP, ADMISSION_KINDS
+from evaluator.k8s.kinds import ADMISSION_POLICY_KINDS as POLICY_KINDS
+
 SERVED_VERSIONS = ("v1", "v1beta1", "v1alpha1")
 
 

@@ -17,8 +17,8 @@ from typing import Any
 import yaml
 
 from evaluator.admission.positions import Position, locate, node_positions
-
-ADMISSION_GROUP = "admissionregistration.k8s.io"
+from evaluator.k8s import kinds
+from evaluator.k8s.kinds import ADMISSION_GROUP, APIEXTENSIONS_GROUP, CUSTOM_RESOURCE_DEFINITION
 RBAC_GROUP = "rbac.authorization.k8s.io"
 RBAC_KINDS = frozenset({"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"})
 
@@ -302,10 +302,10 @@ class DocumentIndex:
 
 
 _ROLE_LISTS = {
-    "ValidatingAdmissionPolicy": "validating_policies",
-    "ValidatingAdmissionPolicyBinding": "validating_bindings",
-    "MutatingAdmissionPolicy": "mutating_policies",
-    "MutatingAdmissionPolicyBinding": "mutating_bindings",
+    kinds.VALIDATING_POLICY: "validating_policies",
+    kinds.VALIDATING_BINDING: "validating_bindings",
+    kinds.MUTATING_POLICY: "mutating_policies",
+    kinds.MUTATING_BINDING: "mutating_bindings",
 }
 
 
@@ -332,8 +332,16 @@ def index_documents(documents: Iterable[Document]) -> DocumentIndex:
 
 
 def _other_role(doc: Document) -> str:
-    if doc.kind == "CustomResourceDefinition" and doc.group == "apiextensions.k8s.io":
+    if doc.kind == CUSTOM_RESOURCE_DEFINITION and doc.group == APIEXTENSIONS_GROUP:
         return "crds"
     if doc.kind in RBAC_KINDS and doc.group == RBAC_GROUP:
         return "rbac"
     return "params"
+
+
+def deduplicate(documents: list[Document]) -> tuple[list[Document], list[dict]]:
+    """Later documents with the same identity replace earlier ones (a second `kubectl apply`): (kept, warnings)."""
+    index = index_documents(documents)
+    kept = {id(d) for role in ("validating_policies", "validating_bindings", "mutating_policies",
+                               "mutating_bindings", "crds", "rbac", "params") for d in getattr(index, role)}
+    return [d for d in documents if id(d) in kept], list(index.warnings)

@@ -17,12 +17,6 @@ def reason_to_code(reason: str) -> int:
     return REASON_CODES.get(reason, 422)
 
 
-def denial_message(policy: str, binding: str | None, message: str) -> str:
-    if binding is not None:
-        return f"ValidatingAdmissionPolicy '{policy}' with binding '{binding}' denied request: {message}"
-    return f"ValidatingAdmissionPolicy '{policy}' denied request: {message}"
-
-
 def qualified_resource(request: Mapping[str, Any]) -> tuple[str, str]:
     resource = request.get("resource") if isinstance(request.get("resource"), Mapping) else {}
     return str(resource.get("group") or ""), str(resource.get("resource") or "")
@@ -67,9 +61,9 @@ def forbidden_text(request: Mapping[str, Any], message: str) -> str:
     return f"{qualified} {_go_quote(name)} is forbidden: {message}"
 
 
-def status_for(request: Mapping[str, Any], policy: str, binding: str | None, message: str, reason: str) -> dict[str, Any]:
-    """The metav1.Status of a denial (code/reason of the decision, causes holding the plain message)."""
-    text = denial_message(policy, binding, message)
+def status_for(request: Mapping[str, Any], text: str, reason: str) -> dict[str, Any]:
+    """The metav1.Status of a denial worded `text` by its policy kind (code/reason of the decision, causes
+    holding the plain text)."""
     reason = reason or "Invalid"
     group, resource = qualified_resource(request)
     return {

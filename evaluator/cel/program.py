@@ -131,11 +131,11 @@ def _compile(expression: str, env: Env) -> Program:
         raise CompileError(
             f"expression code point size exceeds limit: size: {len(expression)}, limit {MAX_EXPRESSION_LENGTH}",
             expression=expression)
-    _check_nesting(expression)
+    check_nesting(expression)
     try:
         tree = parser().parse(expression)
     except lark.exceptions.UnexpectedInput as e:
-        raise _syntax_error(expression, e) from None
+        raise syntax_error(expression, e) from None
     except RecursionError:
         raise _recursion_limit(expression) from None
     compiler = Compiler(env, expression)
@@ -156,7 +156,7 @@ def _recursion_limit(expression: str) -> CompileError:
                         expression=expression)
 
 
-def _check_nesting(expression: str) -> None:
+def check_nesting(expression: str) -> None:
     depth = 0
     line, col = 1, 0
     for ch in expression:
@@ -171,7 +171,7 @@ def _check_nesting(expression: str) -> None:
             depth -= 1
 
 
-def _syntax_error(expression: str, e: lark.exceptions.UnexpectedInput) -> CompileError:
+def syntax_error(expression: str, e: lark.exceptions.UnexpectedInput) -> CompileError:
     line, col = getattr(e, "line", 1) or 1, getattr(e, "column", 1) or 1
     if isinstance(e, lark.exceptions.UnexpectedToken):
         tok = e.token

@@ -1,4 +1,4 @@
-"""`kyverno-test DIR`: delegates to evaluator.kyverno (Kyverno CLI test folders, as `kyverno test`)."""
+"""`kyverno-test DIR`: delegates to evaluator.policies.kyverno (Kyverno CLI test folders, as `kyverno test`)."""
 from __future__ import annotations
 
 import argparse
@@ -12,5 +12,5 @@ def register(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evaluator.kyverno.__main__ import main
+    from evaluator.policies.kyverno.__main__ import main
     return main(["kyverno-test", args.directory])

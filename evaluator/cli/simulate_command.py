@@ -63,7 +63,7 @@ def _is_param(doc: dict, documents: list[Any]) -> bool:
 
 
 def load_all(paths: list[str]) -> tuple[list[Any], list[dict]]:
-    from evaluator.admission.dispatch_ports import load_documents
+    from evaluator.admission.documents import load_documents
     documents, errors = [], []
     for path in paths:
         try:
@@ -73,7 +73,7 @@ def load_all(paths: list[str]) -> tuple[list[Any], list[dict]]:
             continue
         records, problems = load_documents(text, path)
         documents += [r.data for r in records]
-        errors += [{"severity": "error", **p} for p in problems]
+        errors += [{"severity": "error", **p.to_dict()} for p in problems]
     return documents, errors
 
 

@@ -141,10 +141,10 @@ def _parse(expression: str) -> tuple[Tree | None, Issue | None]:
     from evaluator.cel.grammar import parser
 
     try:
-        _program._check_nesting(expression)
+        _program.check_nesting(expression)
         return parser().parse(expression), None
     except lark.exceptions.UnexpectedInput as e:
-        error = _program._syntax_error(expression, e)
+        error = _program.syntax_error(expression, e)
     except CompileError as e:
         error = e
     except RecursionError:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from evaluator.kyverno_vpol import autogen
-from evaluator.kyverno_vpol.context import OfflineContext
-from evaluator.kyverno_vpol.engine import evaluate
-from evaluator.kyverno_vpol.inputs import json_inputs, kubernetes_inputs
-from evaluator.kyverno_vpol.policies import compile_all
+from evaluator.policies.kyverno_vpol import autogen
+from evaluator.policies.kyverno_vpol.context import OfflineContext
+from evaluator.policies.kyverno_vpol.engine import evaluate
+from evaluator.policies.kyverno_vpol.inputs import json_inputs, kubernetes_inputs
+from evaluator.policies.kyverno_vpol.policies import compile_all
 
 # Cases we do not run, by feature tag, with the reason (reported as skips, never dropped). None today.
 UNSUPPORTED_TAGS: dict[str, str] = {}
@@ -85,7 +85,7 @@ def run_case(case: dict) -> tuple[bool, str]:
     context = context_for(case)
     expect = case["expect"]
     if case.get("payload_type"):
-        from evaluator.kyverno_vpol.cli_test import payload_responses
+        from evaluator.policies.kyverno_vpol.cli_test import payload_responses
         responses = payload_responses(entry, case["payload_type"], case["resource"], context)
         if not responses:
             return expect == "skip", "policy not run on this payload"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaluator.mutating.diff import semantic_form
+from evaluator.policies.mutating.diff import semantic_form
 from evaluator.simulation import simulate
 from tests.conformance.k8s_scenarios import api_validation_mode, check_status, load_scenarios
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.kyverno import evaluate
+from evaluator.policies.kyverno import evaluate
 from tests.shared_data import CONFORMANCE
 
 CASES = Path(os.environ.get("KYVERNO_CASES") or CONFORMANCE / "kyverno" / "cases.jsonl")

@@ -103,10 +103,10 @@ def test_wrong_param_kind_is_a_configuration_error():
 
 
 def test_simulate_many_compiles_once(monkeypatch):
-    from evaluator.validating import compiler
+    from evaluator.policies.validating import compiler
     calls = []
     original = compiler.compile_policy
-    monkeypatch.setattr("evaluator.admission.dispatch.compile_policy", lambda p: calls.append(1) or original(p))
+    monkeypatch.setattr("evaluator.policies.validating.kind.compile_policy", lambda p: calls.append(1) or original(p))
     small = dict(DEPLOYMENT, spec=dict(DEPLOYMENT["spec"], replicas=1))
     results = simulate_many(POLICY_YAML, [DEPLOYMENT, small, DEPLOYMENT])
     assert [r["allowed"] for r in results] == [False, True, False]

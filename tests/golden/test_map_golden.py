@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.mutating.diff import semantic_form
+from evaluator.policies.mutating.diff import semantic_form
 from evaluator.simulation import simulate
 from tests.golden.golden_cases import check_status, golden_cases, load_case
 

@@ -1,6 +1,6 @@
 """ValidatingPolicies inside simulate: the vpol webhook's verdict as the API server reports it."""
 from evaluator import simulate
-from evaluator.kyverno_vpol import evaluate, policy_report
+from evaluator.policies.kyverno_vpol import evaluate, policy_report
 
 from .helpers import create, pod, policy
 

@@ -1,5 +1,5 @@
 """Pod-controller autogen of ValidatingPolicies, as Kyverno generates it."""
-from evaluator.kyverno_vpol import autogen
+from evaluator.policies.kyverno_vpol import autogen
 
 from .helpers import policy
 

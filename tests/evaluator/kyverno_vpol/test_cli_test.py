@@ -1,7 +1,7 @@
 """`kyverno-test` evaluates ValidatingPolicy rows as `kyverno test` scores them."""
 import textwrap
 
-from evaluator.kyverno.cli_test import run_test_file
+from evaluator.policies.kyverno.cli_test import run_test_file
 
 POLICY = """
 apiVersion: policies.kyverno.io/v1alpha1

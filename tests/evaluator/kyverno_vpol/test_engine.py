@@ -1,5 +1,5 @@
 """One ValidatingPolicy evaluation: statuses and Kyverno's messages."""
-from evaluator.kyverno_vpol import evaluate
+from evaluator.policies.kyverno_vpol import evaluate
 
 from .helpers import create, deployment, policy, pod
 
@@ -76,7 +76,7 @@ def test_a_compile_error_fails_the_whole_policy_with_the_field_path():
 
 
 def test_json_mode_sees_the_payload_as_object():
-    from evaluator.kyverno_vpol import evaluate_json
+    from evaluator.policies.kyverno_vpol import evaluate_json
     p = policy([{"expression": "object.replicas < 3", "message": "too many"}], evaluation={"mode": "JSON"})
     del p["spec"]["matchConstraints"]
     [result] = evaluate_json([p], {"replicas": 5})
@@ -90,7 +90,7 @@ def test_envoy_and_http_policies_do_not_run_on_admission_requests():
 
 
 def test_envoy_and_http_policies_decide_on_check_requests():
-    from evaluator.kyverno_vpol import evaluate_json
+    from evaluator.policies.kyverno_vpol import evaluate_json
     envoy = policy([{"expression": "object.attributes.request.http.path == '/ok' ? null : envoy.Denied(403)"
                                    ".WithBody('no').Response()"},
                     {"expression": "envoy.Allowed().WithHeader('x', 'y').Response()"}], evaluation={"mode": "Envoy"})
@@ -111,7 +111,7 @@ def test_jwt_decode_checks_the_signature():
     import hashlib
     import hmac
     import json as _json
-    from evaluator.kyverno_vpol import evaluate_json
+    from evaluator.policies.kyverno_vpol import evaluate_json
 
     def seg(data):
         return base64.urlsafe_b64encode(_json.dumps(data).encode()).rstrip(b"=").decode()

@@ -1,7 +1,7 @@
 """Kyverno's CEL libraries offline: their signatures, answers and error texts."""
 import pytest
 
-from evaluator.kyverno_vpol import evaluate
+from evaluator.policies.kyverno_vpol import evaluate
 
 from .helpers import create, policy, pod
 
@@ -65,7 +65,7 @@ def test_user_and_json_yaml_helpers():
 
 
 def test_kyverno_functions_do_not_leak_into_validating_admission_policies():
-    from evaluator.validating.expressions import compile_check
+    from evaluator.admission.expressions import compile_check
     assert compile_check("resource.Get('v1', 'configmaps', 'default', 'x') != null", "validation", False)
     assert compile_check("image('nginx').registry() != ''", "validation", False)
 
@@ -74,3 +74,11 @@ def test_kyverno_functions_do_not_leak_into_validating_admission_policies():
 def test_writes_are_refused_offline(expression):
     status, message = _outcome(f"{expression} != null")
     assert status == "error" and "failed to create resource" in message
+
+
+def test_yaml_alias_bombs_stop_at_the_node_budget():
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\\n" \
+           "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\\n" \
+           "e: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]"
+    status, message = _outcome(f"yaml.parse('{bomb}') != null")
+    assert status == "error" and "more than 100000 nodes" in message

@@ -1,0 +1,114 @@
+"""The generic (policy, binding, param) dispatcher: which tuples of one policy kind a request reaches.
+
+This is the part of the API server's generic.policyDispatcher that every policy-and-binding kind shares
+(ValidatingAdmissionPolicy, MutatingAdmissionPolicy, and kinds built the same way): for each policy that
+some binding names, resolve its paramKind, match the policy (spec.matchConstraints), then each binding
+(spec.matchResources), and collect the binding's params. What a tuple then *does* (validate, mutate) is the
+kind's business; so is the order in which it reports skips and errors, which is why `resolve` returns a
+plain description instead of calling back.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from evaluator.admission.cluster import ClusterIndex
+from evaluator.admission.matching import binding_matches, policy_matches
+from evaluator.admission.params import ParamSource, PolicySkipped, collect_params, resolve_param_kind
+
+
+@dataclass
+class BindingTuples:
+    """One binding of a matched policy: skipped (with why), a configuration error, or its params (each param
+    is one tuple to evaluate; `[None]` is one evaluation with `params == null`)."""
+
+    binding: Mapping[str, Any]
+    skip: str | None = None
+    error: str | None = None
+    params: list[Any] = field(default_factory=list)
+
+
+@dataclass
+class PolicyTuples:
+    """One policy's part of a request: skipped or a configuration error, else its bindings."""
+
+    policy: Mapping[str, Any]
+    compiled: Any
+    skip: str | None = None
+    error: str | None = None
+    matched_kind: Any = None
+    matched_resource: Any = None
+    bindings: list[BindingTuples] = field(default_factory=list)
+
+
+class PolicyDispatcher:
+    """The hooks of one (policy kind, binding kind) pair in a cluster, each policy compiled once by `compile`
+    (whose result must have a `param_kind` attribute); reuse it across requests."""
+
+    def __init__(self, cluster: ClusterIndex, policy_kind: str, binding_kind: str,
+                 compile: Callable[[Mapping[str, Any]], Any]):
+        self.cluster = cluster
+        self.policy_kind = policy_kind
+        self.binding_kind = binding_kind
+        self._compile = compile
+        self._compiled: dict[int, tuple[Mapping, Any]] = {}
+        self._sources: dict[int, tuple[Mapping, tuple]] = {}
+
+    def hooks(self) -> list[tuple[Mapping, list[Mapping]]]:
+        """(policy, bindings) for every policy of this kind that some binding names, in document order."""
+        return self.cluster.hooks(self.policy_kind, self.binding_kind)
+
+    def compiled(self, policy: Mapping[str, Any]) -> Any:
+        hit = self._compiled.get(id(policy))
+        if hit is None or hit[0] is not policy:
+            hit = (policy, self._compile(policy))
+            self._compiled[id(policy)] = hit
+        return hit[1]
+
+    def param_source(self, policy: Mapping[str, Any]) -> tuple[ParamSource | None, str | None, str | None]:
+        """(ParamSource, configuration error, reason the policy is dropped) for the policy's paramKind."""
+        hit = self._sources.get(id(policy))
+        if hit is not None and hit[0] is policy:
+            return hit[1]
+        try:
+            value = (*resolve_param_kind(self.compiled(policy).param_kind, self.cluster), None)
+        except PolicySkipped as exc:
+            value = (None, None, str(exc))
+        self._sources[id(policy)] = (policy, value)
+        return value
+
+    def resolve(self, policy: Mapping[str, Any], bindings: list[Mapping], request: Mapping[str, Any]) -> PolicyTuples:
+        """Where `request` leaves this policy and each of its bindings (in the server's order of checks)."""
+        compiled = self.compiled(policy)
+        source, config_error, skipped = self.param_source(policy)
+        if skipped is not None:
+            return PolicyTuples(policy, compiled, skip=skipped)
+        match = policy_matches(policy, request, self.cluster.namespaces, self.cluster.mapper)
+        if match.error is not None:
+            return PolicyTuples(policy, compiled, error=match.error)
+        if not match.matched:
+            return PolicyTuples(policy, compiled, skip=match.reason or "policy does not match")
+        out = PolicyTuples(policy, compiled, matched_kind=match.matched_kind or request.get("kind"),
+                           matched_resource=match.matched_resource or request.get("resource"))
+        if config_error is not None:
+            out.error = config_error
+            return out
+        namespace = str(request.get("namespace") or "")
+        for binding in bindings:
+            bmatch = binding_matches(binding, request, self.cluster.namespaces, self.cluster.mapper)
+            if bmatch.error is not None:
+                out.bindings.append(BindingTuples(binding, error=bmatch.error))
+                continue
+            if not bmatch.matched:
+                out.bindings.append(BindingTuples(binding, skip=bmatch.reason or "binding does not match"))
+                continue
+            spec = binding.get("spec") or {}
+            params, error = collect_params(compiled.param_kind, source, spec.get("paramRef"), namespace, self.cluster)
+            if error is not None:
+                out.bindings.append(BindingTuples(binding, error=error))
+            elif not params:
+                out.bindings.append(BindingTuples(binding, skip="no params found and parameterNotFoundAction is Allow"))
+            else:
+                out.bindings.append(BindingTuples(binding, params=params))
+        return out

@@ -1,0 +1,100 @@
+"""From what a caller gives `simulate` to the documents the admission plugins see, as `kubectl apply` would.
+
+`load` accepts YAML/JSON text, one object, or a list of texts and objects, and never raises: what cannot be
+read becomes a located error. `default_and_validate` applies the API server's defaulting and create-time
+validation to admission policies and bindings (dropping refused ones, or under `api_validation="report"`
+only reporting them); policy kinds may refuse more (`PolicyKind.refuse`). `deduplicate` lets a later
+document replace an earlier one of the same identity.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from evaluator.admission.documents import Document, deduplicate, load_documents, load_objects
+from evaluator.admission.expressions import compile_check
+from evaluator.admission.validation import prepare
+from evaluator.k8s.kinds import ADMISSION_GROUP, ADMISSION_KINDS
+
+__all__ = ["load", "default_and_validate", "deduplicate", "located", "text_source"]
+
+
+def text_source(position: int) -> str:
+    """The `source` of errors in the position-th text of a document list."""
+    return f"<text {position}>"
+
+
+def located(doc: Any, **extra: Any) -> dict[str, Any]:
+    """An error or warning about a loaded document, with its location, kind and name."""
+    location = doc.location() if hasattr(doc, "location") else {}
+    return {**location, "kind": getattr(doc, "kind", None), "name": getattr(doc, "name", None), **extra}
+
+
+def _dicts(errors: Iterable[Any]) -> list[dict]:
+    return [dict(e) if isinstance(e, Mapping) else e.to_dict() for e in errors]
+
+
+def load(documents: Any) -> tuple[list[Document], list[dict]]:
+    """(Document records, errors with severity) from text, an object, or a list of texts and objects."""
+    if isinstance(documents, str):
+        records, errors = load_documents(documents)
+    elif isinstance(documents, Mapping):
+        records, errors = load_objects([documents])
+    elif isinstance(documents, Iterable):
+        records, errors = [], []
+        texts = [d for d in documents if isinstance(d, str)]
+        objects = [d for d in documents if not isinstance(d, str)]
+        for position, text in enumerate(texts):
+            r, e = load_documents(text, text_source(position))
+            records += r
+            errors += e
+        r, e = load_objects(objects)
+        records += r
+        errors += e
+    else:
+        records, errors = [], [{"message": f"documents must be YAML text or a list of objects, "
+                                           f"not {type(documents).__name__}", "document": None}]
+    return records, [{"severity": "error", **e} for e in _dicts(errors)]
+
+
+def default_and_validate(records: list[Document], api_validation: str,
+                         refusers: Iterable[Callable[[Mapping[str, Any]], list[dict]]] = ()
+                         ) -> tuple[list[Document], list[dict]]:
+    """(kept records, errors): admission policies and bindings defaulted and validated as on create."""
+    kept, problems = [], []
+    refusers = list(refusers)
+    enforce = api_validation != "report"
+    for record in records:
+        if record.group != ADMISSION_GROUP or record.kind not in ADMISSION_KINDS:
+            if not (enforce and _refused(record, refusers, problems)):
+                kept.append(record)
+            continue
+        try:
+            prepared = prepare(record.data, compile_check if enforce else None)
+        except Exception as exc:  # a bug in validation must cost this document only
+            problems.append(located(record, severity="error",
+                                    message=f"internal error while validating: {type(exc).__name__}: {exc}"))
+            continue
+        for warning in _dicts(prepared.warnings):
+            problems.append(located(record, severity="warning", **warning))
+        errors = _dicts(prepared.errors)
+        if errors:
+            for error in errors:
+                problems.append(located(record, severity="error" if enforce else "warning",
+                                        takesPart=not enforce, **error))
+            if enforce:
+                continue
+        record.data = dict(prepared.object)
+        if enforce and _refused(record, refusers, problems):
+            continue
+        kept.append(record)
+    return kept, problems
+
+
+def _refused(record: Document, refusers: list[Callable], problems: list[dict]) -> bool:
+    refused = False
+    for refuse in refusers:
+        for error in refuse(record.data):
+            problems.append(located(record, severity="error", **error))
+            refused = True
+    return refused

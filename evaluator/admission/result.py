@@ -1,0 +1,104 @@
+"""simulate()'s result, assembled from the policy kinds' outcomes (every key is in evaluator/SCHEMA.md).
+
+The first denial in chain order answers the request; its Status, the AdmissionReview response, the audit
+Event, kubectl's text and ferricel's view are built here once, whatever kind denied. Warnings pass through
+the API server's warning recorder (`client_warnings`), audit annotations of every kind are merged.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import traceback
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from evaluator.admission.audit import audit_event
+from evaluator.admission.policy_kind import KindOutcome
+from evaluator.admission.response import admission_review, client_warnings, kubectl_create_text, kubectl_text
+
+OUTCOMES = ("admitted", "denied", "warned", "audited", "skipped", "error")
+
+
+def summary(policies: list[dict]) -> dict[str, int]:
+    """How many tuples ended in each outcome (other words, e.g. a mutation's, are counted too)."""
+    counts = dict.fromkeys(OUTCOMES, 0)
+    for record in policies:
+        counts[record["outcome"]] = counts.get(record["outcome"], 0) + 1
+    return counts
+
+
+def admission_result(request: Mapping[str, Any], outcomes: list[KindOutcome], errors: list[dict],
+                     exempt: str | None, now: dt.datetime | None, full: bool = True) -> dict[str, Any]:
+    """The result for a request every kind in `outcomes` (chain order) has seen; kind-owned keys are added
+    by the caller."""
+    denial = next((o.denial for o in outcomes if o.denial is not None), None)
+    allowed = denial is None
+    status = status_object = None
+    if denial is not None:
+        status_object = denial.status
+        status = {"code": status_object["code"], "reason": status_object["reason"], "message": status_object["message"]}
+    annotations: dict[str, str] = {}
+    for outcome in outcomes:
+        annotations.update(outcome.audit_annotations)
+    warnings = client_warnings([w for o in outcomes for w in o.warnings])
+    policies = [r for o in outcomes for r in o.records]
+    response = admission_review(request, allowed, status, warnings, annotations) if full else None
+    patch = next((o.patch for o in reversed(outcomes) if o.patch), None)
+    if response is not None and allowed and patch:
+        response["response"]["patchType"] = "JSONPatch"
+        response["response"]["patch"] = patch
+    if denial is None:
+        ferricel = {"accepted": True}
+    else:
+        ferricel = denial.ferricel or {"accepted": False, "message": status["message"], "code": status["code"]}
+    return {
+        "allowed": allowed,
+        "status": status,
+        "statusObject": status_object,
+        "warnings": warnings,
+        "auditAnnotations": annotations,
+        "auditEvent": audit_event(request, status, annotations, now) if full else None,
+        "response": response,
+        "ferricel": ferricel,
+        "denials": list(denial.denials) if denial is not None else [],
+        "kubectl": {"text": kubectl_text(request, status, warnings),
+                    "create": kubectl_create_text(request, status)} if full else None,
+        "policies": policies,
+        "summary": summary(policies),
+        "errors": errors,
+        "request": dict(request) if full else None,
+        "exempt": exempt,
+    }
+
+
+def bad_request(request: Mapping[str, Any], errors: list[dict], kind_keys: Mapping[str, Any]) -> dict[str, Any]:
+    """The API server's 400 for a request it cannot decode or that lacks what admission needs."""
+    details = "; ".join(e.get("message", "") for e in errors if e.get("severity") == "error" and e.get("source") == "request")
+    status = {"code": 400, "reason": "BadRequest", "message": f"invalid admission request: {details}"}
+    return {
+        "allowed": False, "status": status, "warnings": [], "auditAnnotations": {}, "auditEvent": None,
+        "response": {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+                     "response": {"uid": "", "allowed": False, "status": status}},
+        "ferricel": {"accepted": False, "message": status["message"], "code": 400},
+        "policies": [], "errors": errors, "request": request or None, "exempt": None, "kubectl": None,
+        "summary": summary([]), **dict(kind_keys), "typeChecking": None,
+    }
+
+
+def crash(exc: BaseException, kind_keys: Mapping[str, Any]) -> dict[str, Any]:
+    """A bug of ours as a result: a 500 with the exception, never a raised error."""
+    error = {"severity": "error", "message": f"internal error: {type(exc).__name__}: {exc}",
+             "traceback": traceback.format_exc(limit=8), "document": None}
+    result = bad_request({}, [error], kind_keys)
+    result["status"] = {"code": 500, "reason": "InternalError", "message": error["message"]}
+    result["ferricel"] = {"accepted": False, "message": error["message"], "code": 500}
+    return result
+
+
+def kind_defaults(kinds: Iterable[Any]) -> dict[str, Any]:
+    """Every kind-owned result key with its value when the kind does not run, in chain order (fresh copies,
+    so no two results share a list)."""
+    keys: dict[str, Any] = {}
+    for kind in kinds:
+        for key, value in kind.result_keys.items():
+            keys[key] = type(value)() if isinstance(value, (list, dict)) else value
+    return keys

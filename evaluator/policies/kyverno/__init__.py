@@ -1,0 +1,77 @@
+"""Kyverno validate rules in pure Python: `evaluate(policies, request, documents=..., values=...)`.
+
+Each Kyverno policy gives `{"kind", "policy", "namespace", "rules": [{"rule", "result", "message", "action"}],
+"notApplicable": [rule names]}`; `admission_decision(results, request)` words the webhook's verdict,
+`policy_report(policies, results, request)` builds a PolicyReport, `generate_vap(policy)` the
+ValidatingAdmissionPolicy + binding Kyverno generates from a `validate.cel` rule. Kyverno CLI test folders run
+with `python -m evaluator.policies.kyverno kyverno-test DIR` (`evaluator.policies.kyverno.cli_test`).
+"""
+
+from __future__ import annotations
+
+from evaluator.k8s.kinds import KYVERNO_POLICY_KINDS, POLICY_EXCEPTION
+
+from .admission import admission_decision
+from .cli_values import merge_values, values_from_documents
+from .engine import evaluate_policy
+from .policy_report import policy_report
+from .vap_generation import generate as generate_vap
+
+__all__ = ["evaluate", "admission_decision", "policy_report", "generate_vap"]
+
+
+def _with_request_namespace(request: dict) -> dict:
+    """The API server sets an object's empty namespace from the request before admission runs, and a
+    request always carries the namespace of a namespaced object (`request.namespace`)."""
+    if not isinstance(request, dict):
+        return request
+    ns = request.get("namespace")
+    if "namespace" not in request:
+        obj = request.get("object") or request.get("oldObject") or {}
+        found = (obj.get("metadata") or {}).get("namespace") if isinstance(obj, dict) else None
+        if found:
+            return {**request, "namespace": found}
+    if not ns:
+        return request
+    out = dict(request)
+    for key in ("object", "oldObject"):
+        obj = out.get(key)
+        if isinstance(obj, dict) and not (obj.get("metadata") or {}).get("namespace"):
+            out[key] = {**obj, "metadata": {**(obj.get("metadata") or {}), "namespace": ns}}
+    return out
+
+
+def evaluate(policies: list[dict], request: dict, *, documents: list[dict] = (), values: dict | None = None
+             ) -> list[dict]:
+    """Evaluate every Kyverno ClusterPolicy/Policy in `policies` on an AdmissionRequest dict.
+
+    values: {"variables": {dotted.path: value}, "ruleValues": {policy: {rule: {key: value}}},
+    "foreachValues": {...}, "namespaceLabels": {...}, "roles": [...], "clusterRoles": [...],
+    "globalContext": {name: data}, "apiCallResponses": [...], "apiCallsFromDocuments": bool (answer apiCall
+    GETs from `documents`, like `kyverno test` with clusterResources)}. PolicyException documents may be among
+    `policies` or `documents`; so may the CLI's `Values` and `UserInfo` documents (cli.kyverno.io), which
+    apply as `kyverno test` applies them (explicit `values` win).
+    """
+    docs = list(documents or ())
+    request = _with_request_namespace(request)
+    doc_values, user = values_from_documents(docs, request)
+    values = merge_values(doc_values, values)
+    if user and not request.get("userInfo"):
+        request = {**request, "userInfo": user["userInfo"]}
+        values = merge_values(user["_roles"], values)
+    exceptions = [d for d in list(policies) + docs if isinstance(d, dict) and d.get("kind") == POLICY_EXCEPTION]
+    results = []
+    for policy in policies:
+        if not isinstance(policy, dict) or policy.get("kind") not in KYVERNO_POLICY_KINDS:
+            continue
+        try:
+            results.append(evaluate_policy(policy, request, docs, values, exceptions))
+        except Exception as err:  # malformed policy structure: report it, never raise
+            results.append({"kind": policy.get("kind"), "policy": str((policy.get("metadata") or {}).get("name", "")),
+                            "namespace": "", "notApplicable": [],
+                            "rules": [{"rule": "", "result": "error", "action": "Audit",
+                                       "message": f"invalid policy: {type(err).__name__}: {err}"}]})
+    return results
+
+
+from . import webhook  # noqa: E402,F401  (registers the kind with the admission core; needs `evaluate` above)

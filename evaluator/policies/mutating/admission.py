@@ -1,0 +1,89 @@
+"""MutatingAdmissionPolicy as a policy kind of the admission core (mutating stage, first plugin).
+
+The kind runs `MutatingDispatcher` on each request and describes what mutation produced (see
+`mutation_output`): `patchedObject`, the JSON Patch from the request's object to it (`patch`, `patchBase64`,
+as an AdmissionReview response carries it), every mutation with the object after it, and per (policy,
+binding, param) records at the front of `policies`. The mutated object goes on to schema validation and the
+validating policies; a denial (`denial_status`) ends admission before they run.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from evaluator.admission.policy_kind import MUTATING, Denial, KindOutcome, RequestContext, Setup, register
+from evaluator.admission.response import forbidden_text, qualified_resource, reason_to_code, request_name
+from evaluator.k8s.kinds import MUTATING_POLICY
+from evaluator.policies.mutating.diff import encode_patch, json_patch_between
+from evaluator.policies.mutating.dispatcher import MutatingDispatcher, MutationResult, PolicyError
+
+
+def mutation_output(result: MutationResult) -> dict[str, Any]:
+    """The JSON-ready description of what the mutating policies did (the `mutation` key of a result)."""
+    patch = json_patch_between(result.original, result.object) if result.denial is None else []
+    return {
+        "patchedObject": result.object if result.denial is None else None,
+        "patch": patch,
+        "patchBase64": encode_patch(patch) if patch else None,
+        "patchType": "JSONPatch" if patch else None,
+        "mutations": result.mutations,
+        "reinvoked": result.reinvoked,
+        "errors": [{"policy": e.policy, "binding": e.binding, "message": e.text(), "failurePolicy": e.failure_policy,
+                    "ignored": e.failure_policy == "Ignore"} for e in result.errors],
+        "notes": list(result.notes),
+    }
+
+
+def denial_status(request: Mapping[str, Any], error: PolicyError, reason: str = "Invalid") -> dict[str, Any]:
+    """The metav1.Status of a MutatingAdmissionPolicy denial (admission.NewForbidden with the error text)."""
+    text = error.text()
+    if error.internal:
+        return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": text,
+                "reason": "InternalError", "details": {"causes": [{"message": text.removeprefix(
+                    "Internal error occurred: ")}]}, "code": 500}
+    group, resource = qualified_resource(request)
+    return {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": forbidden_text(request, text), "reason": reason,
+        "details": {"name": request_name(request), "group": group, "kind": resource, "causes": [{"message": text}]},
+        "code": reason_to_code(reason),
+    }
+
+
+@register
+class MutatingAdmissionPolicies:
+    name = MUTATING_POLICY
+    stage = MUTATING
+    order = 100
+    result_keys: Mapping[str, Any] = {"mutation": None, "patchedObject": None}
+
+    def __init__(self) -> None:
+        self.dispatcher: MutatingDispatcher | None = None
+        self.active = False
+
+    def refuse(self, document: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return []
+
+    def load(self, setup: Setup) -> list[dict[str, Any]]:
+        """Compile every bound MutatingAdmissionPolicy once; their compile errors, located."""
+        self.dispatcher = MutatingDispatcher(setup.cluster, None, setup.defaulter)
+        hooks = self.dispatcher.hooks()
+        self.active = bool(hooks)
+        return [setup.locate(policy, severity="error", **error) for policy, _ in hooks
+                for error in self.dispatcher.compiled(policy).compile_errors]
+
+    def evaluate(self, request: Mapping[str, Any], context: RequestContext) -> KindOutcome:
+        """Every mutating policy on a normalized AdmissionRequest; never raises."""
+        self.dispatcher.authorizer_factory = context.authorizers
+        result = self.dispatcher.dispatch(request)
+        output = mutation_output(result)
+        denial = None
+        if result.denial is not None:
+            error = result.denial
+            status = denial_status(context.original, error)
+            denial = Denial(status, denials=[{"policy": error.policy, "binding": error.binding, "message": error.text(),
+                                              "reason": status["reason"]}],
+                            ferricel={"accepted": False, "message": error.text(), "code": status["code"]})
+        return KindOutcome(records=result.policies, denial=denial, object=result.object,
+                           patch=output["patchBase64"] if output["patch"] else None,
+                           keys={"mutation": output, "patchedObject": output["patchedObject"]})

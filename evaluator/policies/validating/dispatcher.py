@@ -1,0 +1,294 @@
+"""The ValidatingAdmissionPolicy dispatcher: every (policy, binding, param) tuple, as validating/dispatcher.go.
+
+The core's PolicyDispatcher says which tuples a request reaches (policy and binding matching, params); here
+each tuple is evaluated once per param and each decision is sorted by the binding's validationActions into
+denials, warnings and audited failures. Configuration errors obey the policy's failurePolicy. The first
+denial becomes the response. Every tuple, and every policy or binding that was skipped, is reported with
+its reason.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from evaluator.admission import activation as act
+from evaluator.admission.cluster import ClusterIndex, name_of
+from evaluator.admission.dispatcher import PolicyDispatcher, PolicyTuples
+from evaluator.admission.evaluation import Inputs
+from evaluator.admission.params import param_key
+from evaluator.k8s.kinds import VALIDATING_BINDING, VALIDATING_POLICY
+from evaluator.policies.validating.compiler import CompiledPolicy, compile_policy
+from evaluator.policies.validating.validator import DENY, ERROR, PUBLISH, validate
+
+MAX_AUDIT_ANNOTATION_VALUE_BYTES = 10 * 1024
+MAX_VALIDATION_FAILURES = 50
+VALIDATION_FAILURE_KEY = "validation.policy.admission.k8s.io/validation_failure"
+
+
+@dataclass
+class Denial:
+    policy: str
+    binding: str | None
+    message: str
+    reason: str = ""
+
+
+@dataclass
+class DispatchResult:
+    denials: list[Denial] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    audit_annotations: dict[str, str] = field(default_factory=dict)
+    validation_failures: list[dict] = field(default_factory=list)
+    policies: list[dict] = field(default_factory=list)
+
+
+def denial_message(policy: str, binding: str | None, message: str) -> str:
+    """How the API server words a ValidatingAdmissionPolicy denial (the Status cause and message)."""
+    if binding is not None:
+        return f"ValidatingAdmissionPolicy '{policy}' with binding '{binding}' denied request: {message}"
+    return f"ValidatingAdmissionPolicy '{policy}' denied request: {message}"
+
+
+class CompileCache:
+    """What does not change between requests, per policy/binding document: the compiled policy, the
+    resolved paramKind (both kept by the core's PolicyDispatcher), names and actions. simulate_many and
+    batch runs compute each once."""
+
+    def __init__(self, cluster: ClusterIndex, compile: Callable[[Mapping], CompiledPolicy] = compile_policy):
+        self.tuples = PolicyDispatcher(cluster, VALIDATING_POLICY, VALIDATING_BINDING, compile)
+        self._meta: dict[int, tuple[Mapping, tuple[str, list[str], str]]] = {}
+
+    def get(self, policy: Mapping[str, Any]) -> CompiledPolicy:
+        return self.tuples.compiled(policy)
+
+    def meta(self, doc: Mapping) -> tuple[str, list[str], str]:
+        """(name, validationActions, failurePolicy) of a policy or binding document."""
+        hit = self._meta.get(id(doc))
+        if hit is not None and hit[0] is doc:
+            return hit[1]
+        value = (name_of(doc), _actions(doc), _failure_policy(doc))
+        self._meta[id(doc)] = (doc, value)
+        return value
+
+
+def _failure_policy(policy: Mapping) -> str:
+    return str((policy.get("spec") or {}).get("failurePolicy") or "Fail")
+
+
+def _actions(binding: Mapping) -> list[str]:
+    return [str(a) for a in ((binding.get("spec") or {}).get("validationActions") or [])]
+
+
+def _record(policy: Mapping, binding: Mapping | None, outcome: str, _meta: Callable | None = None,
+            **extra: Any) -> dict[str, Any]:
+    meta = _meta or (lambda doc: (name_of(doc), _actions(doc), _failure_policy(doc)))
+    policy_name, _, failure_policy = meta(policy)
+    binding_name, actions, _ = meta(binding) if binding is not None else (None, [], None)
+    record = {
+        "policy": policy_name,
+        "binding": binding_name,
+        "param": None,
+        "outcome": outcome,
+        "skipReason": None,
+        "failurePolicy": failure_policy,
+        "validationActions": list(actions),
+        "error": None,
+        "matchedKind": None,
+        "matchedResource": None,
+        "decisions": [],
+        "auditAnnotations": [],
+        "trace": None,
+    }
+    record.update(extra)
+    return record
+
+
+def _as_param_kind(param: Mapping | None, param_kind: Mapping | None) -> Mapping | None:
+    """The param as the policy sees it: read through the paramKind's version, so its apiVersion and kind
+    are the paramKind's (the informer serves that version; typed objects are wrapped with it)."""
+    if param is None or param_kind is None:
+        return param
+    api_version, kind = param_kind.get("apiVersion"), param_kind.get("kind")
+    if param.get("apiVersion") == api_version and param.get("kind") == kind:
+        return param
+    return {**param, "apiVersion": api_version, "kind": kind}
+
+
+class Dispatcher:
+    """Runs one request through every hook of a cluster; reuse it across requests (compiled policies)."""
+
+    def __init__(self, cluster: ClusterIndex, authorizer_factory: Callable[[Mapping], tuple[Any, Any]] | None = None,
+                 cache: CompileCache | None = None, trace: bool = True):
+        self.cluster = cluster
+        self.trace = trace
+        self.authorizer_factory = authorizer_factory
+        self.cache = cache or CompileCache(cluster)
+        self._authorizers: tuple[Any, Any] | None = None
+        self._views: act.RequestViews | None = None
+        self._namespaces: dict[str, tuple] = {}
+
+    def dispatch(self, request: Mapping[str, Any]) -> DispatchResult:
+        out = DispatchResult()
+        self._authorizers = None
+        self._views = act.RequestViews(request)
+        self._namespaces: dict[str, tuple] = {}
+        for policy, bindings in self.cache.tuples.hooks():
+            try:
+                self._dispatch_policy(policy, bindings, request, out)
+            except Exception as exc:  # our bug: fail this policy as the server fails on unexpected errors
+                out.policies.append(self._config_error(out, policy, None, f"internal error: {type(exc).__name__}: {exc}"))
+        if out.validation_failures:
+            failures = out.validation_failures[:MAX_VALIDATION_FAILURES]
+            out.audit_annotations[VALIDATION_FAILURE_KEY] = _go_json(failures)
+        return out
+
+    # -- one policy -------------------------------------------------------------------------------
+    def _config_error(self, out: DispatchResult, policy: Mapping, binding: Mapping | None, error: str) -> dict:
+        fp = _failure_policy(policy)
+        prefix = "failed to configure binding: " if binding is not None else "failed to configure policy: "
+        message = prefix + error
+        if fp == "Ignore":
+            return _record(policy, binding, "error", self.cache.meta, error=message, ignored=True)
+        if fp != "Fail":
+            message = f"unrecognized failure policy: '{fp}'"
+        out.denials.append(Denial(name_of(policy), name_of(binding) if binding is not None else None, message))
+        return _record(policy, binding, "error", self.cache.meta, error=message, ignored=False)
+
+    def _namespace_values(self, name: str) -> tuple[Any, Any]:
+        """(namespaceObject, stored Namespace) for the request namespace; an unknown namespace is
+        assumed to exist without labels (the simulation has no API server to ask)."""
+        if name not in self._namespaces:
+            doc = None
+            if name:
+                doc = self.cluster.namespaces.get(name) or {"apiVersion": "v1", "kind": "Namespace",
+                                                            "metadata": {"name": name}}
+            self._namespaces[name] = (act.namespace_object(doc), act.stored_namespace(doc))
+        return self._namespaces[name]
+
+    def _authorizers_for(self, request: Mapping) -> tuple[Any, Any]:
+        """The CEL `authorizer` values, built once per request (the server's caching authorizer)."""
+        if self._authorizers is None:
+            self._authorizers = (self.authorizer_factory(request) if self.authorizer_factory is not None
+                                 else (None, None))
+        return self._authorizers
+
+    def _dispatch_policy(self, policy: Mapping, bindings: list[Mapping], request: Mapping, out: DispatchResult) -> None:
+        found = self.cache.tuples.resolve(policy, bindings, request)
+        if found.skip is not None:
+            out.policies.append(_record(policy, None, "skipped", self.cache.meta, skipReason=found.skip))
+            return
+        if found.error is not None:
+            out.policies.append(self._config_error(out, policy, None, found.error))
+            return
+        collector: dict[str, list[str]] = {}
+        for item in found.bindings:
+            if item.error is not None:
+                out.policies.append(self._config_error(out, policy, item.binding, item.error))
+            elif item.skip is not None:
+                out.policies.append(_record(policy, item.binding, "skipped", self.cache.meta, skipReason=item.skip))
+            else:
+                self._dispatch_binding(policy, found, item.binding, item.params, request, out, collector)
+        policy_name = self.cache.meta(policy)[0]
+        for key, values in collector.items():
+            out.audit_annotations[f"{policy_name}/{key}"] = values[0] if len(values) == 1 else ", ".join(values)
+
+    def _dispatch_binding(self, policy: Mapping, found: PolicyTuples, binding: Mapping, params: list, request: Mapping,
+                          out: DispatchResult, collector: dict[str, list[str]]) -> None:
+        compiled: CompiledPolicy = found.compiled
+        spec = binding.get("spec") or {}
+        namespace = str(request.get("namespace") or "")
+        ns_name = "" if act.is_core_namespace(request.get("kind")) else namespace
+        namespace_object, namespace_raw = self._namespace_values(ns_name)
+        matched_kind = found.matched_kind
+        matched_resource = found.matched_resource
+        authorizer, resource_authorizer = self._authorizers_for(request)
+        views = self._views
+        inputs = Inputs(
+            object=act.versioned_object(request.get("object"), request.get("kind"), matched_kind),
+            old_object=act.versioned_object(request.get("oldObject"), request.get("kind"), matched_kind),
+            request=views.view(matched_kind, matched_resource),
+            match_request=lambda: views.view(matched_kind, request.get("resource")),
+            params=None,
+            namespace_object=namespace_object,
+            namespace_raw=namespace_raw,
+            trace=self.trace,
+            authorizer=authorizer,
+            request_resource_authorizer=resource_authorizer,
+        )
+        policy_name = self.cache.meta(policy)[0]
+        binding_name, actions, _ = self.cache.meta(binding)
+        for param in params:
+            inputs.params = _as_param_kind(param, compiled.param_kind)
+            result = validate(compiled, inputs)
+            record = _record(policy, binding, "admitted", self.cache.meta, param=param_key(param),
+                             matchedKind=matched_kind, matchedResource=matched_resource, trace=result.trace or None)
+            if result.skipped:
+                record.update(outcome="skipped", skipReason=result.skip_reason)
+                out.policies.append(record)
+                continue
+            outcomes = set()
+            for position, decision in enumerate(result.decisions):
+                record["decisions"].append({"index": decision.index, "action": decision.action,
+                                            "evaluation": decision.evaluation, "message": decision.message or None,
+                                            "reason": decision.reason or None})
+                if decision.action != DENY:
+                    if decision.evaluation == "error":
+                        outcomes.add("error-ignored")
+                    continue
+                is_error = decision.evaluation == "error"
+                for action in actions:
+                    if action == "Deny":
+                        out.denials.append(Denial(policy_name, binding_name, decision.message, decision.reason))
+                        outcomes.add("error" if is_error else "denied")
+                    elif action == "Audit":
+                        out.validation_failures.append({
+                            "message": decision.message, "policy": str(spec.get("policyName") or ""),
+                            "binding": binding_name, "expressionIndex": position, "validationActions": list(actions)})
+                        outcomes.add("audited")
+                    elif action == "Warn":
+                        warning = (f"Validation failed for ValidatingAdmissionPolicy '{policy_name}' "
+                                   f"with binding '{binding_name}': {decision.message}")
+                        if warning not in out.warnings:
+                            out.warnings.append(warning)
+                        outcomes.add("warned")
+            for annotation in result.audit_annotations:
+                record["auditAnnotations"].append({"key": annotation.key, "action": annotation.action,
+                                                   "value": annotation.value or None, "error": annotation.error or None})
+                if annotation.action == PUBLISH:
+                    value = _truncate(annotation.value, MAX_AUDIT_ANNOTATION_VALUE_BYTES)
+                    values = collector.setdefault(annotation.key, [])
+                    if value not in values:
+                        values.append(value)
+                elif annotation.action == ERROR:
+                    out.denials.append(Denial(policy_name, binding_name, annotation.error))
+                    outcomes.add("error")
+            record["outcome"] = _outcome(outcomes)
+            if "error" in outcomes or "error-ignored" in outcomes:
+                record["error"] = next((d.message for d in result.decisions if d.evaluation == "error"), None) or \
+                    next((a.error for a in result.audit_annotations if a.error), None)
+                record["ignored"] = "error-ignored" in outcomes and "error" not in outcomes
+            out.policies.append(record)
+
+
+def _outcome(outcomes: set[str]) -> str:
+    """One word for a tuple: a failed validation that denies wins, then an error under Fail, then the
+    softer actions; an error that failurePolicy Ignore swallowed is still reported as an error."""
+    for name in ("denied", "error", "warned", "audited"):
+        if name in outcomes:
+            return name
+    return "error" if "error-ignored" in outcomes else "admitted"
+
+
+def _truncate(value: str, limit: int) -> str:
+    encoded = value.encode()
+    if len(encoded) <= limit:
+        return value
+    return encoded[:limit].decode(errors="ignore")
+
+
+def _go_json(value: Any) -> str:
+    """encoding/json's compact form (Go escapes <, > and & in strings)."""
+    import json
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

@@ -1,0 +1,110 @@
+"""ValidatingAdmissionPolicy as a policy kind of the admission core (validating stage, first plugin).
+
+Loading compiles every bound policy once and reports what the API server would (compile errors, bindings
+naming no policy, policies without a binding); each request goes through `Dispatcher`, whose first denial
+becomes the Status the API server answers with.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from evaluator.admission.policy_kind import VALIDATING, Denial, KindOutcome, RequestContext, Setup, register
+from evaluator.admission.response import ferricel, status_for
+from evaluator.k8s import fielderrors as fe
+from evaluator.k8s.kinds import ADMISSION_GROUP, VALIDATING_BINDING, VALIDATING_POLICY
+from evaluator.k8s.restmapping import parse_group_version
+from evaluator.policies.validating.compiler import CompiledPolicy, compile_policy
+from evaluator.policies.validating.dispatcher import CompileCache, Dispatcher, DispatchResult, denial_message
+
+
+def _is_policy(document: Mapping[str, Any]) -> bool:
+    api_version = document.get("apiVersion")
+    gv = parse_group_version(api_version if isinstance(api_version, str) else "") or ("", "")
+    return gv[0] == ADMISSION_GROUP and document.get("kind") == VALIDATING_POLICY
+
+
+@register
+class ValidatingAdmissionPolicies:
+    name = VALIDATING_POLICY
+    stage = VALIDATING
+    order = 100
+    result_keys: Mapping[str, Any] = {}
+
+    def __init__(self) -> None:
+        self._compiled: dict[int, tuple[Mapping, CompiledPolicy]] = {}
+        self.cache: CompileCache | None = None
+        self.documents: list[Mapping[str, Any]] = []
+        self._type_checks: dict[str, dict] | None = None
+        self.policies: list[Mapping[str, Any]] = []
+        self.active = False
+
+    def _compile(self, policy: Mapping[str, Any]) -> CompiledPolicy:
+        hit = self._compiled.get(id(policy))
+        if hit is None or hit[0] is not policy:
+            hit = self._compiled[id(policy)] = (policy, compile_policy(policy))
+        return hit[1]
+
+    def refuse(self, document: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The create-time compile also types `variables`: a reference to a variable that is not declared
+        before is refused there too (the structural check cannot see it)."""
+        if not _is_policy(document):
+            return []
+        return [fe.invalid(error["path"], error["expression"], error["message"]).to_dict()
+                for error in self._compile(document).compile_errors]
+
+    def load(self, setup: Setup) -> list[dict[str, Any]]:
+        cluster = setup.cluster
+        self.documents = setup.documents
+        self.cache = CompileCache(cluster, self._compile)
+        self.policies = cluster.objects(ADMISSION_GROUP, VALIDATING_POLICY)
+        errors = []
+        for binding in cluster.orphan_bindings(VALIDATING_POLICY, VALIDATING_BINDING):
+            policy = (binding.get("spec") or {}).get("policyName")
+            errors.append(setup.locate(binding, severity="warning", path="spec.policyName",
+                                       message=f'ValidatingAdmissionPolicy "{policy}" not found: the binding has no effect'))
+        hooks = self.cache.tuples.hooks()
+        bound = {id(policy) for policy, _ in hooks}
+        for policy in self.policies:
+            if id(policy) not in bound:
+                name = (policy.get("metadata") or {}).get("name")
+                errors.append(setup.locate(policy, severity="warning",
+                                           message=f'ValidatingAdmissionPolicy "{name}" has no binding: it has no effect'))
+        for policy, _ in hooks:
+            for error in self.cache.get(policy).compile_errors:
+                errors.append(setup.locate(policy, severity="error", **error))
+        self.active = bool(hooks)
+        return errors
+
+    def evaluate(self, request: Mapping[str, Any], context: RequestContext) -> KindOutcome:
+        outcome = Dispatcher(self.cache.tuples.cluster, context.authorizers, self.cache, trace=context.trace).dispatch(request)
+        return KindOutcome(records=outcome.policies, denial=_denial(context.original, outcome),
+                           warnings=outcome.warnings, audit_annotations=dict(outcome.audit_annotations))
+
+    def type_checks(self) -> dict[str, dict]:
+        """`evaluator.typecheck` of every ValidatingAdmissionPolicy (by name), computed once per document set."""
+        if self._type_checks is None:
+            from evaluator.typechecking import typecheck
+
+            checks = {}
+            for policy in self.policies:
+                name = str((policy.get("metadata") or {}).get("name") or "(unnamed)")
+                try:
+                    checks[name] = typecheck(policy, self.documents)
+                except Exception as exc:  # a checker bug must not hide the decision
+                    checks[name] = {"error": f"type checking failed: {type(exc).__name__}: {exc}"}
+            self._type_checks = checks
+        return self._type_checks
+
+
+def _denial(request: Mapping[str, Any], outcome: DispatchResult) -> Denial | None:
+    """The first denial answers the request (admission.NewForbidden with that decision's reason and code)."""
+    if not outcome.denials:
+        return None
+    first = outcome.denials[0]
+    return Denial(
+        status=status_for(request, denial_message(first.policy, first.binding, first.message), first.reason),
+        denials=[{"policy": d.policy, "binding": d.binding, "message": denial_message(d.policy, d.binding, d.message),
+                  "reason": d.reason or "Invalid"} for d in outcome.denials],
+        ferricel=ferricel(False, (first.message, first.reason)),
+    )
