@@ -129,6 +129,8 @@ def make_select(tf: Fn, field: str, alt: str | None, optional: bool) -> Fn:
         if type(obj) is Optional:
             if not obj.has_value:
                 return obj
+            if obj.value is None and not optional:  # a chained plain select on null: cel-go's missing key
+                raise CELEvalError(f"no such key: {field}")
             return _select_value(obj.value, field, alt, True)
         return _select_value(obj, field, alt, optional)
 
