@@ -261,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     missed = verdict(summary)
     if a.json == "-":
         print(json.dumps({"machine": info, "results": summary, "targets_missed": missed}, indent=1))
-        return 0
+        return 1 if missed else 0
     print(f"machine: {info}  rounds: {a.rounds}")
     if cel_expr is None:
         print("cel-expr-python not installed: its columns are left out")
@@ -270,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.json:
         with open(a.json, "w", encoding="utf-8") as fh:
             json.dump({"machine": info, "results": summary, "targets_missed": missed}, fh, indent=1)
-    return 0
+    return 1 if missed else 0
 
 
 if __name__ == "__main__":

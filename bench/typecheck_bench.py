@@ -88,7 +88,7 @@ def _edits(path: tuple, n: int) -> list[dict]:
     return out
 
 
-def main() -> None:
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer samples (smoke run)")
     ap.add_argument("--json", help="write the figures to this file")
@@ -125,7 +125,8 @@ def main() -> None:
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(results, fh, indent=2)
+    return 0 if worst <= TARGET_MS else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -74,7 +74,8 @@ class Servers:
     def __init__(self, count: int, database_url: str, redis_url: str):
         self.tmp = tempfile.TemporaryDirectory(prefix="workshop-bench-")
         self.env = {**os.environ, "DATABASE_URL": database_url, "REDIS_URL": redis_url, "DEBUG": "0",
-                    "ALLOWED_HOSTS": "127.0.0.1,localhost", "LOG_LEVEL": "WARNING", **BENCH_SERVER_ENV}
+                    "ALLOWED_HOSTS": "127.0.0.1,localhost", "LOG_LEVEL": "WARNING",
+                    "SECRET_KEY": os.environ.get("SECRET_KEY") or "bench-only-key", **BENCH_SERVER_ENV}
         self.ports = [free_port() for _ in range(count)]
         self.processes: list[subprocess.Popen] = []
 

@@ -67,7 +67,8 @@ class Server:
         self.tmp = tempfile.TemporaryDirectory(prefix="ws-bench-")
         self.port = free_port()
         self.env = {**os.environ, "DATABASE_URL": f"sqlite:///{self.tmp.name}/bench.sqlite3", "DEBUG": "0",
-                    "ALLOWED_HOSTS": "127.0.0.1,localhost", "LOG_LEVEL": "WARNING"}
+                    "ALLOWED_HOSTS": "127.0.0.1,localhost", "LOG_LEVEL": "WARNING",
+                    "SECRET_KEY": os.environ.get("SECRET_KEY") or "bench-only-key"}
         self.env.pop("REDIS_URL", None)
         if redis_url:
             self.env["REDIS_URL"] = redis_url

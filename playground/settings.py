@@ -19,7 +19,7 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "whitenoise.runserver_nostatic",
-    "django.contrib.staticfiles",
+    "playground.staticfiles.BuiltAssetsOnly",  # django.contrib.staticfiles, publishing built assets only
     "channels",
     "rest_framework",
     "drf_spectacular",

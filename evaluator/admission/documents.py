@@ -104,7 +104,7 @@ class _DuplicateKey(yaml.constructor.ConstructorError):
 _BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when installed: ~5x faster
 
 
-class _Loader(_BASE_LOADER):
+class _Loader(_BASE_LOADER):  # type: ignore[valid-type]  # chosen at import time
     """SafeLoader minus timestamp resolution, with string keys and duplicate-key errors."""
 
 

@@ -36,6 +36,7 @@ def _dicts(errors: Iterable[Any]) -> list[dict]:
 
 def load(documents: Any) -> tuple[list[Document], list[dict]]:
     """(Document records, errors with severity) from text, an object, or a list of texts and objects."""
+    errors: list[Any]
     if isinstance(documents, str):
         records, errors = load_documents(documents)
     elif isinstance(documents, Mapping):

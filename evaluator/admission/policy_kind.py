@@ -136,10 +136,10 @@ class PolicyKind(Protocol):
         """This kind's outcome for one normalized AdmissionRequest; never raises."""
 
 
-_REGISTRY: dict[str, type] = {}
+_REGISTRY: dict[str, Any] = {}  # kind classes: PolicyKind describes their instances, not the classes
 
 
-def register(kind: type) -> type:
+def register(kind: Any) -> Any:
     """Make a kind class known to the simulation (usable as a decorator); its `name` is the key."""
     if kind.stage not in STAGES:
         raise ValueError(f"unknown stage {kind.stage!r} for {kind.name}: one of {', '.join(STAGES)}")
@@ -147,7 +147,7 @@ def register(kind: type) -> type:
     return kind
 
 
-def registered(stage: str | None = None) -> list[type]:
+def registered(stage: str | None = None) -> list[Any]:
     """The registered kind classes in chain order (stage, then order, then name), or those of one stage."""
     kinds = sorted(_REGISTRY.values(), key=lambda k: (STAGES.index(k.stage), k.order, k.name))
     return [k for k in kinds if stage is None or k.stage == stage]

@@ -27,6 +27,8 @@ class ObjectType(Type):
     """A struct type: a name and its fields (escaped name -> Type), computed once on first lookup."""
 
     is_struct = True  # `null` is assignable to it (types.legacy_nullable)
+    _source: Mapping[str, Type] | FieldsFn  # set once in __init__ (the base class is frozen)
+    _fields: Mapping[str, Type] | None
 
     def __init__(self, name: str, fields: Mapping[str, Type] | FieldsFn):
         super().__init__(name, ())

@@ -1,7 +1,8 @@
 """The engine's command line, without Django: simulate | batch | kyverno-test.
 
 `simulate` decides one request, `batch` runs a cluster dump and sums up what would be denied, `kyverno-test`
-runs a Kyverno test folder as `kyverno test` does.
+runs a Kyverno test folder as `kyverno test` does. Installed as the `admission-playground` console script;
+`python -m evaluator` is the same command.
 """
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+PROG = "admission-playground"
+
 
 def build_parser() -> argparse.ArgumentParser:
     from evaluator.cli import batch, kyverno_test, simulate_command
 
-    parser = argparse.ArgumentParser(prog="python -m evaluator", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=PROG, description=(__doc__ or "").splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     simulate_command.register(commands)
     batch.register(commands)
@@ -25,6 +28,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     return int(args.handler(args) or 0)
+
+
+def console() -> None:
+    """The console script's entry point (pyproject.toml [project.scripts])."""
+    sys.exit(main())
 
 
 if __name__ == "__main__":  # pragma: no cover

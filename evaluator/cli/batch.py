@@ -38,7 +38,7 @@ def _label(obj: Any) -> str:
 class Summary:
     """Counts per policy and overall, with a few example objects for each outcome."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.total = self.denied = self.warned = self.audited = self.errors = 0
         self.policies: dict[str, dict[str, Any]] = {}
 

@@ -37,12 +37,12 @@ def _outcome(item: dict) -> str:
 
 def render_result(result: dict) -> str:
     lines: list[str] = []
-    status = result.get("status")
+    status = result.get("status") or {}
     if result.get("allowed"):
         lines.append("ALLOWED")
     else:
-        lines.append(f"DENIED ({status['code']} {status['reason']})")
-        lines.append(status["message"])
+        lines.append(f"DENIED ({status.get('code')} {status.get('reason')})")
+        lines.append(str(status.get("message", "")))
     for warning in result.get("warnings", []):
         lines.append(f"Warning: {warning}")
     if result.get("exempt"):

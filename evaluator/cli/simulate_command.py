@@ -1,9 +1,10 @@
-"""`simulate -f policies.yaml -f request.yaml [--output json|text]`: one request, the full decision.
+"""`simulate -f policies.yaml -f request.yaml [--output text|json|junit]`: one request, the full decision.
 
 Every file is read as multi-document YAML. The request is the document that is an AdmissionReview or
 AdmissionRequest, else the last document that is not a policy, binding, param-kind CRD, Namespace or RBAC
 object (a plain object is a CREATE). `--request FILE` names it explicitly.
-Exit status: 0 admitted, 1 denied, 2 unusable input.
+Exit status: 0 admitted, 1 denied, 2 unusable input (unreadable file, YAML error, invalid policy, CEL
+compile error, no request). Input problems are printed as FILE:LINE:COLUMN: severity: message.
 """
 from __future__ import annotations
 
@@ -13,20 +14,25 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from evaluator.cli import junit
+from evaluator.admission.loading import text_source
+from evaluator.cli.located import is_error, located, rename_sources
 from evaluator.cli.render import render_result
+from evaluator.cli.yaml_text import parse_documents, without_document
 from evaluator.simulation import simulate
 
 CLUSTER_KINDS = {"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy",
                  "MutatingAdmissionPolicyBinding", "CustomResourceDefinition", "Namespace", "Role", "ClusterRole",
                  "RoleBinding", "ClusterRoleBinding"}
+ADMITTED, DENIED, UNUSABLE = 0, 1, 2
 
 
 def register(commands: Any) -> None:
     parser = commands.add_parser("simulate", help="admit or deny one request against policies",
-                                 description=__doc__)
+                                 description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-f", "--filename", action="append", required=True, help="YAML/JSON file (repeatable, - for stdin)")
     parser.add_argument("--request", help="file holding the request (else taken from the -f documents)")
-    parser.add_argument("-o", "--output", choices=("json", "text"), default="text")
+    parser.add_argument("-o", "--output", choices=("text", "json", "junit"), default="text")
     parser.set_defaults(handler=run)
 
 
@@ -41,14 +47,23 @@ def _is_request(doc: Any) -> bool:
 
 def split_request(documents: list[Any]) -> tuple[list[Any], Any]:
     """(cluster documents, request) following the rule in the module docstring."""
+    position = request_position(documents)
+    if position is None:
+        return documents, None
+    return documents[:position] + documents[position + 1:], documents[position]
+
+
+def request_position(documents: list[Any]) -> int | None:
     for i, doc in enumerate(documents):
         if _is_request(doc):
-            return documents[:i] + documents[i + 1:], doc
+            return i
     for i in range(len(documents) - 1, -1, -1):
         doc = documents[i]
-        if isinstance(doc, dict) and doc.get("kind") not in CLUSTER_KINDS and not _is_param(doc, documents):
-            return documents[:i] + documents[i + 1:], doc
-    return documents, None
+        kind = doc.get("kind") if isinstance(doc, dict) else None
+        if isinstance(doc, dict) and kind not in CLUSTER_KINDS and not str(kind).endswith("List") \
+                and not _is_param(doc, documents):
+            return i
+    return None
 
 
 def _is_param(doc: dict, documents: list[Any]) -> bool:
@@ -63,37 +78,104 @@ def _is_param(doc: dict, documents: list[Any]) -> bool:
 
 
 def load_all(paths: list[str]) -> tuple[list[Any], list[dict]]:
-    from evaluator.admission.documents import load_documents
+    """Every document of `paths` as data, and the located problems (unreadable file, YAML errors)."""
     documents, errors = [], []
-    for path in paths:
-        try:
-            text = read(path)
-        except OSError as exc:
-            errors.append({"severity": "error", "source": path, "message": str(exc)})
+    for path, text, problem in read_files(paths):
+        if problem:
+            errors.append(problem)
             continue
-        records, problems = load_documents(text, path)
+        records, problems = _parse(text, path)
         documents += [r.data for r in records]
-        errors += [{"severity": "error", **p.to_dict()} for p in problems]
+        errors += problems
     return documents, errors
 
 
+def read_files(paths: list[str]) -> list[tuple[str, str, dict | None]]:
+    """(name, text, problem) per path; an unreadable file gives a problem instead of text."""
+    out: list[tuple[str, str, dict | None]] = []
+    for path in paths:
+        name = "<stdin>" if path == "-" else path
+        try:
+            out.append((name, read(path), None))
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            out.append((name, "", {"severity": "error", "source": name, "message": f"cannot read file: {reason}"}))
+    return out
+
+
+def _parse(text: str, name: str) -> tuple[list[Any], list[dict]]:
+    from evaluator.admission.documents import load_documents
+    records, problems = load_documents(text, name)
+    return records, [{"severity": "error", **p.to_dict()} for p in problems]
+
+
+def _choose_request(files: list[tuple[str, str]]) -> tuple[list[str], Any, list[dict]]:
+    """(texts without the request document, request, the files' YAML problems) from the -f files."""
+    found, problems = [], []
+    for position, (name, text) in enumerate(files):
+        documents, file_problems = parse_documents(text, name)
+        found += [(position, line, data) for line, data in documents]
+        problems += file_problems
+    chosen = request_position([data for _, _, data in found])
+    texts = [text for _, text in files]
+    if chosen is None:
+        return texts, None, problems
+    position, line, data = found[chosen]
+    texts[position] = without_document(texts[position], line)
+    return texts, data, problems
+
+
 def run(args: argparse.Namespace) -> int:
-    documents, errors = load_all(args.filename)
+    read_back = read_files(args.filename)
+    problems = [problem for _, _, problem in read_back if problem]
+    files = [(name, text) for name, text, problem in read_back if not problem]
+    names = {text_source(i): name for i, (name, _) in enumerate(files)}
     if args.request:
-        request_docs, request_errors = load_all([args.request])
-        errors += request_errors
-        request = request_docs[0] if request_docs else None
+        [(name, text, problem)] = read_files([args.request])
+        documents, request_problems = parse_documents(text, name) if not problem else ([], [problem])
+        problems += request_problems
+        request = documents[0][1] if documents else None
+        texts = [text for _, text in files]
+        if request is None and not request_problems:
+            problems.append({"severity": "error", "source": name, "message": "no request found in this file"})
     else:
-        documents, request = split_request(documents)
+        texts, request, file_problems = _choose_request(files)
+        if request is None:
+            problems += file_problems
+            problems.append({"severity": "error", "source": ", ".join(n for n, _ in files) or "<input>",
+                             "message": "no request found (give a plain object, an AdmissionRequest or --request FILE)"})
     if request is None:
-        print("error: no request found (give a plain object, an AdmissionRequest or --request FILE)", file=sys.stderr)
-        return 2
-    result = simulate(documents, request)
-    result["errors"] = errors + result["errors"]
+        return _report_unusable(args, problems)
+    result = simulate(texts, request)
+    result["errors"] = problems + rename_sources(result["errors"], names)
+    _print(args.output, result)
+    # a request the API server cannot decode (400) or an engine crash (500) comes with its error too; a
+    # webhook's denial may also be a 400, and is still a denial
+    if any(is_error(p) for p in result["errors"]):
+        return UNUSABLE
+    return ADMITTED if result["allowed"] else DENIED
+
+
+def _report_unusable(args: argparse.Namespace, problems: list[dict]) -> int:
     if args.output == "json":
+        print(json.dumps({"allowed": None, "errors": problems}, indent=2))
+    elif args.output == "junit":
+        print(junit.simulate_report({"allowed": None, "errors": problems}))
+    for problem in problems:
+        print(located(problem), file=sys.stderr)
+    return UNUSABLE
+
+
+def _print(output: str, result: dict) -> None:
+    if output == "json":
         print(json.dumps(result, indent=2, sort_keys=False))
+        return
+    if output == "junit":
+        print(junit.simulate_report(result))
     else:
-        print(render_result(result))
-    if result["status"] and result["status"].get("code") in (400, 500):
-        return 2
-    return 0 if result["allowed"] else 1
+        errors = sum(is_error(p) for p in result["errors"])
+        if errors:
+            print(f"UNUSABLE INPUT: {errors} error(s), listed on stderr; the decision below leaves out what they name")
+        print(render_result({**result, "errors": []}))
+    for problem in result["errors"]:
+        print(located(problem), file=sys.stderr)

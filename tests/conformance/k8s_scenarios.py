@@ -1,11 +1,11 @@
-"""What the ValidatingAdmissionPolicy and MutatingAdmissionPolicy scenario tests share (../shared/conformance/k8s-vap)."""
+"""What the ValidatingAdmissionPolicy and MutatingAdmissionPolicy scenario tests share (tests/data/conformance/k8s-vap)."""
 from __future__ import annotations
 
 import json
 
-from tests.shared_data import CONFORMANCE
+from tests.shared_data import conformance_file
 
-SCENARIOS = CONFORMANCE / "k8s-vap" / "scenarios.jsonl"
+SCENARIOS = conformance_file("k8s-vap", "scenarios.jsonl")
 
 
 def is_map(scenario: dict) -> bool:

@@ -1,7 +1,7 @@
 """Every deliberate skip of a conformance case, with its reason. Nothing else in tests/ skips cases."""
 
 # cel-spec files that the Kubernetes CEL environment does not enable (see the README of
-# ../shared/conformance/cel-spec): not run at all.
+# tests/data/conformance/cel-spec): each of their tests is reported as skipped with this reason.
 CEL_SPEC_FILES_NOT_IN_KUBERNETES = {
     "math_ext": "ext.Math is not in the Kubernetes base environment",
     "encoders_ext": "ext.Encoders (base64) is not in the Kubernetes base environment",

@@ -10,9 +10,9 @@ from evaluator.cel import CELError, CompileError, compile_program
 from evaluator.cel.env import admission_env
 
 from .skips import K8S_CEL_LIBRARY
-from tests.shared_data import CONFORMANCE
+from tests.shared_data import conformance_file
 
-DATA = CONFORMANCE / "k8s-cel-library" / "cases.jsonl"
+DATA = conformance_file("k8s-cel-library", "cases.jsonl")
 
 
 def _cases():

@@ -1,4 +1,4 @@
-"""The MutatingAdmissionPolicy scenarios of ../shared/conformance/k8s-vap as pytest cases.
+"""The MutatingAdmissionPolicy scenarios of tests/data/conformance/k8s-vap as pytest cases.
 
 Every assertion present in `expect` is checked against `evaluator.simulation.simulate` (the
 simulation with mutating policies first). `patched_object` compares semantically, as the README says:

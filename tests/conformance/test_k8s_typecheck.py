@@ -1,20 +1,16 @@
-"""ValidatingAdmissionPolicy type checking cases (shared/conformance/k8s-typecheck), run through evaluator.typecheck."""
+"""ValidatingAdmissionPolicy type checking cases (tests/data/conformance/k8s-typecheck), run through evaluator.typecheck."""
 from __future__ import annotations
-
-import json
-from pathlib import Path
 
 import pytest
 
 from evaluator.typechecking import typecheck
+from tests.shared_data import conformance_file, read_jsonl
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "conformance" / "k8s-typecheck" / "cases.jsonl"
+DATA = conformance_file("k8s-typecheck", "cases.jsonl")
 
 
 def _cases():
-    if not DATA.is_file():
-        return []
-    return [pytest.param(json.loads(line), id=json.loads(line)["id"]) for line in DATA.read_text().splitlines() if line.strip()]
+    return [pytest.param(case, id=case["id"]) for case in read_jsonl(DATA)]
 
 
 def _gvk(text: str) -> dict:

@@ -1,4 +1,4 @@
-"""The ValidatingAdmissionPolicy scenarios of ../shared/conformance/k8s-vap as pytest cases.
+"""The ValidatingAdmissionPolicy scenarios of tests/data/conformance/k8s-vap as pytest cases.
 
 Each scenario gives documents, one request and what a Kubernetes test or the documentation asserts;
 every assertion present in `expect` is checked against `evaluator.simulate`. The MAP scenarios run in

@@ -1,6 +1,8 @@
-"""Kyverno conformance: cases of ../shared/conformance/kyverno (engine kyverno-validate, no needs_cluster).
+"""Kyverno conformance: every case of tests/data/conformance/kyverno.
 
-Each case is run the way `kyverno test` builds its input; known failures are listed, with reasons, in
+`kyverno-validate` cases run the way `kyverno test` builds its input; `vap` cases (ValidatingAdmissionPolicy
+as Kyverno's CLI evaluates it) run through kyverno-test's own VAP rows; `needs_cluster` cases are reported as
+skipped with the reasons the data gives. Known failures are listed, with reasons, in
 kyverno_known_failures.md next to this file (their ids are xfail here). Run as a script for a summary by tag.
 """
 
@@ -16,22 +18,25 @@ from pathlib import Path
 
 import pytest
 
+from evaluator.cli.kyverno_test.vap_rows import kyverno_vap_result
 from evaluator.policies.kyverno import evaluate
-from tests.shared_data import CONFORMANCE
+from tests.shared_data import conformance_file
 
-CASES = Path(os.environ.get("KYVERNO_CASES") or CONFORMANCE / "kyverno" / "cases.jsonl")
+CASES = Path(os.environ.get("KYVERNO_CASES") or conformance_file("kyverno", "cases.jsonl"))
 KNOWN = Path(__file__).with_name("kyverno_known_failures.md")
 
 
 def load_cases() -> list[dict]:
-    if not CASES.exists():
-        return []
-    out = []
-    for line in CASES.read_text().splitlines():
-        case = json.loads(line)
-        if case["engine"] == "kyverno-validate" and not case.get("needs_cluster"):
-            out.append(case)
-    return out
+    """The cases this suite can run offline (both engines)."""
+    return [case for case in _all_cases() if not case.get("needs_cluster")]
+
+
+def _all_cases() -> list[dict]:
+    return [json.loads(line) for line in CASES.read_text().splitlines() if line.strip()]
+
+
+def needs_cluster_reason(case: dict) -> str:
+    return "needs a cluster: " + "; ".join(case.get("needs_cluster_reason") or ["see the case"])
 
 
 def known_failures() -> set[str]:
@@ -88,7 +93,23 @@ def global_entry_value(entry: dict) -> object:
     return data
 
 
+def run_vap_case(case: dict) -> tuple[bool, str]:
+    """A ValidatingAdmissionPolicy case, as kyverno-test evaluates a VAP row."""
+    kinds = ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")
+    [policy] = [p for p in case["policies"] if p["kind"] == kinds[0] and p["metadata"]["name"] == case["policy"]]
+    bindings = [p for p in case["policies"] if p["kind"] == kinds[1]]
+    params = [p for p in case["policies"] if p["kind"] not in kinds]
+    outcome = kyverno_vap_result(policy, bindings, case["resource"], namespace_labels=case.get("namespace_labels"),
+                                 params=params, user_info=(case.get("userInfo") or {}).get("userInfo"))
+    if outcome is None:
+        # no binding or constraint selects it: `kyverno test` prints pass (Excluded)
+        return case["expect"] in ("skip", "pass"), "not applicable"
+    return outcome.result == case["expect"], f"{outcome.result}: {outcome.message}"
+
+
 def run_case(case: dict) -> tuple[bool, str]:
+    if case["engine"] == "vap":
+        return run_vap_case(case)
     request, values = build_inputs(case)
     results = evaluate(case["policies"], request, documents=case.get("cluster_resources") or [], values=values)
     policy_name = case["policy"].split("/")[-1]
@@ -108,9 +129,17 @@ def run_case(case: dict) -> tuple[bool, str]:
 
 _CASES = load_cases()
 _KNOWN = known_failures()
+_PARAMS = [pytest.param(c, id=c["id"], marks=[pytest.mark.skip(reason=needs_cluster_reason(c))]
+                        if c.get("needs_cluster") else []) for c in _all_cases()]
 
 
-@pytest.mark.parametrize("case", _CASES, ids=[c["id"] for c in _CASES])
+def test_every_engine_of_the_data_is_run() -> None:
+    """A new engine in the data must get a runner here, not vanish from the counts."""
+    assert {c["engine"] for c in _all_cases()} == {"kyverno-validate", "vap"}
+    assert sum(c["engine"] == "vap" for c in _CASES) >= 190
+
+
+@pytest.mark.parametrize("case", _PARAMS)
 def test_kyverno_case(case: dict) -> None:
     if case["id"] in _KNOWN:
         pytest.xfail("listed in kyverno_known_failures.md")

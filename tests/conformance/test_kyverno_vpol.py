@@ -3,25 +3,17 @@ README says. Cases we cannot run are skips with their reason (tests/conformance/
 the suite fails when its data is missing. Run as a script for the pass rate by feature tag."""
 from __future__ import annotations
 
-import json
 import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from tests.conformance.kyverno_vpol_cases import UNSUPPORTED_TAGS, run_case
+from tests.shared_data import conformance_file, read_jsonl
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "conformance" / "kyverno-vpol"
-CASES_FILE = DATA / "cases.jsonl"
-
-
-def load_cases() -> list[dict]:
-    return [json.loads(line) for line in CASES_FILE.read_text().splitlines() if line.strip()] \
-        if CASES_FILE.exists() else []
-
-
-_CASES = load_cases()
+CASES_FILE = conformance_file("kyverno-vpol", "cases.jsonl")  # missing data fails collection
+DATA = CASES_FILE.parent
+_CASES = read_jsonl(CASES_FILE)
 
 
 def skip_reason(case: dict) -> str | None:

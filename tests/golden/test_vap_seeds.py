@@ -47,6 +47,7 @@ def _check(result: dict, expect: dict) -> None:
 def test_golden(path: Path) -> None:
     documents, pairs = load_case(path)
     results = simulate_many(documents, [request for request, _ in pairs])
-    assert not [e for e in results[0]["errors"] if e.get("severity") == "error"], results[0]["errors"]
+    assert len(results) == len(pairs)
     for result, (_, expect) in zip(results, pairs):
+        assert not [e for e in result["errors"] if e.get("severity") == "error"], result["errors"]
         _check(result, expect)

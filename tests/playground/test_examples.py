@@ -21,9 +21,14 @@ def test_example_expectations_hold(slug):
     requests = [{"id": i, **req} for i, req in enumerate(example["requests"])]
     result = evaluation_service.evaluate(documents, requests)
     errors = [(d["name"], e["message"]) for d in result["documents"] for e in d["errors"] if e["severity"] == "error"]
-    if "broken-on-purpose" not in example["tags"]:
+    if "broken-on-purpose" in example["tags"]:
+        assert errors, "an example tagged broken-on-purpose shows at least one error"
+    else:
         assert not errors
     assert requests, "an example needs at least one sample request"
     for request in result["requests"]:
         if request["expected"]:
             assert request["verdict"] == "pass", (request["name"], request["verdictMessage"])
+        else:  # no stated expectation: still a usable request that got a decision
+            problems = [e for e in request["result"]["errors"] if e.get("severity", "error") == "error"]
+            assert isinstance(request["result"]["allowed"], bool) and not problems, (request["name"], problems)

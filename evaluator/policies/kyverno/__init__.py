@@ -4,7 +4,7 @@ Each Kyverno policy gives `{"kind", "policy", "namespace", "rules": [{"rule", "r
 "notApplicable": [rule names]}`; `admission_decision(results, request)` words the webhook's verdict,
 `policy_report(policies, results, request)` builds a PolicyReport, `generate_vap(policy)` the
 ValidatingAdmissionPolicy + binding Kyverno generates from a `validate.cel` rule. Kyverno CLI test folders run
-with `python -m evaluator.policies.kyverno kyverno-test DIR` (`evaluator.policies.kyverno.cli_test`).
+with `python -m evaluator kyverno-test DIR` (`evaluator.cli.kyverno_test`).
 """
 
 from __future__ import annotations

@@ -37,8 +37,8 @@ def evaluate_conditions(ctx: Context, conditions: object) -> tuple[bool, str]:
     """Returns (passed, message). Raises ConditionError."""
     if conditions is None:
         return True, ""
+    true_msgs: list[str] = []
     if isinstance(conditions, list):
-        true_msgs = []
         for c in conditions:
             ok, msg = evaluate_condition(ctx, c)
             if not ok:
@@ -51,7 +51,6 @@ def evaluate_conditions(ctx: Context, conditions: object) -> tuple[bool, str]:
     all_conditions = conditions.get("all") or []
     any_result, all_result = True, True
     false_msgs: list[str] = []
-    true_msgs: list[str] = []
     if any_conditions is not None:
         any_result = False
         for c in any_conditions:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import fake_cluster, jmes
 from .context import Context, ContextError
@@ -67,7 +68,7 @@ class ContextLoader:
     def _load_api_call(self, ctx: Context, entry: dict) -> None:
         name = entry.get("name", "")
         try:
-            call = substitute_all(ctx, entry["apiCall"])
+            call: Any = substitute_all(ctx, entry["apiCall"])
         except SubstitutionError as err:
             raise ContextError(f"failed to substitute variables in apiCall context entry {name!r}: {err}") from None
         found, body = self._api_call_response(call, name)

@@ -132,7 +132,7 @@ class Dispatcher:
         out = DispatchResult()
         self._authorizers = None
         self._views = act.RequestViews(request)
-        self._namespaces: dict[str, tuple] = {}
+        self._namespaces = {}
         for policy, bindings in self.cache.tuples.hooks():
             try:
                 self._dispatch_policy(policy, bindings, request, out)

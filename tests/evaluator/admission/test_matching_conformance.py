@@ -7,17 +7,15 @@ policy (and its unconstrained binding) match, or the match itself errors (failur
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from evaluator.admission.defaults import apply_defaults
 from evaluator.admission.documents import index_documents, load_objects
 from evaluator.admission.matching import binding_matches, exempt_reason, policy_matches
 from evaluator.k8s.restmapping import RESTMapper
-from tests.shared_data import CONFORMANCE
+from tests.shared_data import conformance_file, read_jsonl
 
-SCENARIOS = CONFORMANCE / "k8s-vap" / "scenarios.jsonl"
+SCENARIOS = conformance_file("k8s-vap", "scenarios.jsonl")
 MATCHER_SOURCES = (
     "policy/matching/matching_test.go",
     "predicates/rules/rules_test.go",
@@ -27,10 +25,7 @@ MATCHER_SOURCES = (
 
 
 def _matcher_scenarios() -> list[dict]:
-    if not SCENARIOS.exists():
-        return []
-    rows = [json.loads(line) for line in SCENARIOS.read_text().splitlines() if line.strip()]
-    return [r for r in rows if any(src in r["source"] for src in MATCHER_SOURCES)]
+    return [r for r in read_jsonl(SCENARIOS) if any(src in r["source"] for src in MATCHER_SOURCES)]
 
 
 def _mapper(scenario: dict) -> RESTMapper | None:
@@ -41,7 +36,6 @@ def _mapper(scenario: dict) -> RESTMapper | None:
     return RESTMapper.from_registry(registry, identity=lambda gvr: gvr.resource)
 
 
-@pytest.mark.skipif(not SCENARIOS.exists(), reason="conformance data not present")
 @pytest.mark.parametrize("scenario", _matcher_scenarios(), ids=lambda s: s["id"])
 def test_matcher_scenario(scenario: dict) -> None:
     documents, errors = load_objects(scenario["documents"])
@@ -70,17 +64,13 @@ def test_matcher_scenario(scenario: dict) -> None:
 
 
 def test_the_conformance_set_has_matcher_scenarios() -> None:
-    if SCENARIOS.exists():
-        assert len(_matcher_scenarios()) >= 40
+    assert len(_matcher_scenarios()) >= 40
 
 
 def _all_scenarios() -> list[dict]:
-    if not SCENARIOS.exists():
-        return []
-    return [json.loads(line) for line in SCENARIOS.read_text().splitlines() if line.strip()]
+    return read_jsonl(SCENARIOS)
 
 
-@pytest.mark.skipif(not SCENARIOS.exists(), reason="conformance data not present")
 @pytest.mark.parametrize("scenario", [s for s in _all_scenarios() if not s["expect"]["allowed"]], ids=lambda s: s["id"])
 def test_every_denied_scenario_has_a_matching_policy_and_binding(scenario: dict) -> None:
     """A denial needs a (policy, binding) pair that matches (or errors) under the built-in REST mapping."""

@@ -108,55 +108,64 @@ async def test_fair_queue_gives_each_client_one_slot_and_keeps_only_the_newest_j
     assert started[-1] == "runaway-3" and "runaway-2" not in started and queue.superseded == 1
 
 
+class FakeClock:
+    """The queue's clock, advanced by the test: who rests and who runs does not depend on the machine's speed."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def timed_job(clock: FakeClock, started: list[tuple[str, float]], label: str, seconds: float = 0.0,
+              wait: asyncio.Event | None = None):
+    async def run():
+        started.append((label, clock.now))
+        clock.now += seconds  # the job's duration, on the queue's clock
+        if wait is not None:
+            await wait.wait()
+    return run
+
+
 async def test_a_client_whose_job_was_slow_rests_as_long_while_the_others_go_on():
-    queue = FairQueue(slots=2, slow_after=0.05)
+    clock = FakeClock()
+    queue = FairQueue(slots=2, slow_after=0.05, clock=clock)
     started: list[tuple[str, float]] = []
-    loop = asyncio.get_running_loop()
-
-    def job(label: str, seconds: float = 0.0):
-        async def run():
-            started.append((label, loop.time()))
-            await asyncio.sleep(seconds)
-        return run
-
-    queue.submit("runaway", job("runaway-1", 0.2))
-    await asyncio.sleep(0.01)
-    queue.submit("runaway", job("runaway-2"))
-    await asyncio.sleep(0.25)  # runaway-1 is over; runaway-2 waits out the rest
-    queue.submit("quick", job("quick-1"))
-    await asyncio.sleep(0.01)
+    queue.submit("runaway", timed_job(clock, started, "runaway-1", 0.2))
+    await queue.drain()  # runaway-1 took 0.2 s: it now rests 0.2 s
+    queue.submit("runaway", timed_job(clock, started, "runaway-2"))
+    queue.submit("quick", timed_job(clock, started, "quick-1"))
+    await asyncio.sleep(0)  # let started tasks run
+    queue._dispatch()  # however late the loop is, the rest is not over on the queue's clock
     assert [label for label, _ in started] == ["runaway-1", "quick-1"]
-    await queue.drain()
+    clock.now += 0.2  # the rest is over: the next dispatch (the timer set when runaway-1 ended, or any submit)
+    queue._dispatch()  # starts runaway-2; called here so the test does not wait on the real timer
+    await asyncio.wait_for(queue.drain(), 10)
     times = dict(started)
     assert [label for label, _ in started] == ["runaway-1", "quick-1", "runaway-2"]
-    assert times["runaway-2"] - times["runaway-1"] >= 0.38  # 0.2 s of work, then about as long at rest
+    assert times["runaway-2"] - times["runaway-1"] >= 0.4  # 0.2 s of work, then as long at rest
 
 
 async def test_a_slow_client_never_takes_the_last_free_slot():
-    queue = FairQueue(slots=2, slow_after=0.02)
-    started: list[str] = []
+    clock = FakeClock()
+    queue = FairQueue(slots=2, slow_after=0.02, clock=clock)
+    started: list[tuple[str, float]] = []
     hold = asyncio.Event()
-
-    def job(label: str, seconds: float = 0.0, wait: asyncio.Event | None = None):
-        async def run():
-            started.append(label)
-            await asyncio.sleep(seconds)
-            if wait is not None:
-                await wait.wait()
-        return run
-
-    queue.submit("runaway", job("runaway-1", 0.05))
+    queue.submit("runaway", timed_job(clock, started, "runaway-1", 0.05))
     await queue.drain()  # slow: it rests, then may use a slot only while another stays free
-    queue.submit("busy", job("busy-1", wait=hold))  # holds one of the two slots
-    queue.submit("runaway", job("runaway-2"))
-    await asyncio.sleep(0.15)  # the rest is over, but only the last slot is free
-    assert started == ["runaway-1", "busy-1"]
-    queue.submit("quick", job("quick-1"))
-    await asyncio.sleep(0.01)
-    assert started[-1] == "quick-1"  # a quick client gets the slot the runaway may not take
+    clock.now += 0.05  # the rest is over
+    queue.submit("busy", timed_job(clock, started, "busy-1", wait=hold))  # holds one of the two slots
+    queue.submit("runaway", timed_job(clock, started, "runaway-2"))
+    await asyncio.sleep(0)
+    queue._dispatch()
+    assert [label for label, _ in started] == ["runaway-1", "busy-1"]  # only the last slot is free
+    queue.submit("quick", timed_job(clock, started, "quick-1"))
+    await asyncio.sleep(0)
+    assert started[-1][0] == "quick-1"  # a quick client gets the slot the runaway may not take
     hold.set()
     await queue.drain()
-    assert started[-1] == "runaway-2"
+    assert started[-1][0] == "runaway-2"
 
 
 @pytest.mark.django_db

@@ -5,15 +5,13 @@ tests/conformance/test_k8s_cel_library.py; each library's test module re-runs it
 """
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from evaluator.cel import CELError, compile_program
 from evaluator.cel.env import admission_env
-from tests.shared_data import CONFORMANCE as SHARED
+from tests.shared_data import conformance_file, read_jsonl
 
-__all__ = ["SHARED", "run", "error_of", "cost_of", "k8s_library_cases", "check_k8s_library_case"]
+__all__ = ["run", "error_of", "cost_of", "k8s_library_cases", "check_k8s_library_case"]
 
 
 def run(expr: str, **bindings):
@@ -30,15 +28,17 @@ def error_of(expr: str, **bindings) -> str:
 
 def k8s_library_cases(*libraries: str) -> list[dict]:
     """The cases of `k8s-cel-library/cases.jsonl` whose `library` is one of `libraries`."""
-    path = SHARED / "k8s-cel-library" / "cases.jsonl"
-    return [c for c in map(json.loads, path.read_text().splitlines()) if c["library"] in libraries]
+    cases = read_jsonl(conformance_file("k8s-cel-library", "cases.jsonl"))
+    return [c for c in cases if c["library"] in libraries]
 
 
 def check_k8s_library_case(case: dict) -> None:
     """The case's value, or an error that contains its expected fragment."""
     expect = case["expect"]
     if "value" in expect:
-        assert run(case["expr"], **case["bindings"]) == expect["value"]
+        value, want = run(case["expr"], **case["bindings"]), expect["value"]
+        # types too: 1 == 1.0 == True in Python, not in CEL
+        assert value == want and type(value) is type(want), f"got {value!r}, want {want!r}"
     else:
         assert (expect.get("error_contains") or expect["compile_error_contains"]) in error_of(
             case["expr"], **case["bindings"])

@@ -18,7 +18,8 @@ from evaluator.cel.operators import equals
 from evaluator.cel.registry import REGISTRY
 from evaluator.cel.types import DYN
 from evaluator.cel.values import CelType, Duration, Timestamp, UInt
-from tests.evaluator.cel.library.helpers import SHARED, error_of, k8s_library_cases, run
+from tests.evaluator.cel.library.helpers import error_of, k8s_library_cases, run
+from tests.shared_data import conformance_file
 
 
 # --- plain functions -------------------------------------------------------------------------------
@@ -288,7 +289,7 @@ def _tagged(t: dict):
 
 
 def _spec_tests() -> list[tuple[str, dict]]:
-    data = json.loads((SHARED / "cel-spec" / "string_ext.json").read_text())
+    data = json.loads(conformance_file("cel-spec", "string_ext.json").read_text())
     return [(f"{s['name']}/{t['name']}", t) for s in data["sections"] for t in s["tests"] if not t["needs_protobuf"]]
 
 

@@ -1,4 +1,6 @@
 """Properties over generated input: patches and merges either succeed or fail with their own error type."""
+import copy
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,10 +22,34 @@ operations = st.fixed_dictionaries({"op": st.sampled_from(["add", "remove", "rep
 @settings(max_examples=300, deadline=None)
 @given(json_values, st.lists(operations, max_size=4))
 def test_json_patch_fails_only_with_patch_errors(doc, ops):
+    before = copy.deepcopy(doc)
     try:
-        jp.apply_patch(doc, ops)
+        result = jp.apply_patch(doc, ops)
+    except jp.PatchError as error:
+        assert str(error)  # a patch error says what went wrong
+        result = None
+    assert doc == before  # the input is never changed, success or not
+    if result is not None:
+        # ops that succeeded once succeed again on the same input, with the same result
+        assert jp.apply_patch(before, ops) == result
+        # and each successful step is a prefix: applying them one at a time gives the same document
+        stepwise = copy.deepcopy(before)
+        for op in ops:
+            stepwise = jp.apply_patch(stepwise, [op])
+        assert stepwise == result
+
+
+@settings(max_examples=200, deadline=None)
+@given(json_values, pointers, json_values)
+def test_json_patch_add_then_test_holds(doc, path, value):
+    """Whatever `add` accepts, a `test` of the same path and value right after it passes (RFC 6902)."""
+    try:
+        added = jp.apply_patch(doc, [{"op": "add", "path": path, "value": value}])
     except jp.PatchError:
-        pass
+        return
+    if path.endswith("/-"):
+        return  # "-" names the end of an array: there is nothing at it to test
+    assert jp.apply_patch(added, [{"op": "test", "path": path, "value": value}]) == added
 
 
 POD = schema_for("v1", "Pod")

@@ -1,0 +1,105 @@
+"""Rows for Kyverno ClusterPolicy/Policy validate rules, as `kyverno test` builds them: values
+(globalValues, per-policy rule/resource values, namespaceSelector), userinfo, API-call and global-context
+mocks, exceptions; results compared per (policy, rule, resource)."""
+
+from __future__ import annotations
+
+import copy
+
+from evaluator.cli.kyverno_test.folder import TestFolder, read_yaml
+from evaluator.cli.kyverno_test.rows import ERROR, EXCLUDED, FAILED, OK, Row, row_for
+from evaluator.k8s.kinds import KYVERNO_POLICY_KINDS
+from evaluator.policies.kyverno import evaluate
+from evaluator.policies.kyverno.cli_values import values_from_spec
+
+
+
+def find_resource(resources: list[dict], name: str, kind: str) -> dict | None:
+    """The resource a result names (`name` or `namespace/name`, of `kind` when given)."""
+    ns, _, short = name.rpartition("/")
+    if not short:
+        return None
+    for doc in resources:
+        meta = doc.get("metadata") or {}
+        d_ns, d_name = meta.get("namespace", "") or "", meta.get("name", "") or ""
+        if d_name == short and (not kind or doc.get("kind") == kind) and (not ns or ns == (d_ns or "default")):
+            return doc
+    return None
+
+
+def as_created(doc: dict) -> dict:
+    """The resource as the CLI submits it: a copy, namespace "default" when a namespaced object has none."""
+    obj = copy.deepcopy(doc)
+    meta = obj.setdefault("metadata", {})
+    if not meta.get("namespace") and obj.get("kind") != "Namespace":
+        meta["namespace"] = "default"
+    return obj
+
+
+def _global_value(entry: dict, folder: TestFolder) -> object:
+    if "resources" in entry:
+        return entry["resources"]
+    if entry.get("resourceFiles"):
+        docs: list = []
+        for name in entry["resourceFiles"]:
+            docs += read_yaml(folder.base / str(name), folder.problems)
+        return docs
+    data = entry.get("data")
+    if entry.get("projections"):
+        from evaluator.policies.kyverno.jmes import search
+        return {p["name"]: search(p["path"], data) for p in entry["projections"]}
+    return data
+
+
+def run_row(folder: TestFolder, result: dict, name: str) -> Row:
+    test = folder.test
+    policy_name = str(result.get("policy", ""))
+    rule = result.get("rule")
+    expected = str(result.get("result", ""))
+    doc = find_resource(folder.resources, name, str(result.get("kind", "")))
+    if doc is None:
+        return row_for(folder, result, name, f"resource {name} is not in the test's resources", ERROR, "missing")
+    short = policy_name.split("/")[-1]
+    wanted = [p for p in folder.policies
+              if p.get("kind") in KYVERNO_POLICY_KINDS and (p.get("metadata") or {}).get("name") == short]
+    if not wanted:
+        return row_for(folder, result, name, f"no policy named {policy_name!r} in the test's policies "
+                       "(kyverno test reports pass (Excluded))", EXCLUDED, "excluded")
+    obj = as_created(doc)
+    meta = obj["metadata"]
+    vals = values_from_spec(folder.values, meta.get("name", ""), meta.get("namespace", ""))
+    op = result.get("operation") or vals["variables"].get("request.operation") or "CREATE"
+    request = {"operation": op, "namespace": meta.get("namespace", "")}
+    request["oldObject" if op == "DELETE" else "object"] = obj
+    if op == "UPDATE":
+        request["oldObject"] = copy.deepcopy(obj)
+    if folder.user:
+        request["userInfo"] = folder.user.get("userInfo") or {}
+        vals["roles"] = folder.user.get("roles") or []
+        vals["clusterRoles"] = folder.user.get("clusterRoles") or []
+    if test.get("clusterResources"):
+        vals["apiCallsFromDocuments"] = True
+    if test.get("apiCallResponses"):
+        vals["apiCallResponses"] = test["apiCallResponses"]
+    if test.get("globalContextEntries"):
+        vals["globalContext"] = {e["name"]: _global_value(e, folder) for e in test["globalContextEntries"]}
+    outcome = evaluate(wanted + folder.exceptions, request, documents=folder.cluster, values=vals)
+    rules = [r for res in outcome for r in res["rules"]]
+    if rule:
+        names = {rule, "autogen-" + rule, "autogen-cronjob-" + rule}
+        rules = [r for r in rules if r["rule"] in names]
+    if not rules:
+        reason = f"no rule named {rule!r} in {policy_name}" if rule and not _has_rule(wanted, rule) else \
+            "no rule response"
+        return row_for(folder, result, name, f"{reason} (kyverno test reports pass (Excluded))", EXCLUDED, "excluded")
+    ok = all(r["result"] == expected for r in rules)
+    actual = ",".join(sorted({r["result"] for r in rules}))
+    message = "; ".join(r["message"] for r in rules if r["result"] != "pass")
+    return Row(policy_name, rule or "", name, str(result.get("kind", "")), expected, actual, OK if ok else FAILED,
+               message)
+
+
+def _has_rule(policies: list[dict], rule: str) -> bool:
+    names = {rule, rule.removeprefix("autogen-"), rule.removeprefix("autogen-cronjob-")}
+    return any(r.get("name") in names for p in policies for r in (p.get("spec") or {}).get("rules") or []
+               if isinstance(r, dict))

@@ -1,0 +1,114 @@
+"""One result row of a kyverno-test.yaml, and which runner evaluates it.
+
+Kyverno's CLI marks what engine a result is for with a flag (`isValidatingAdmissionPolicy: true`, ...);
+a row with no flag is for a ClusterPolicy/Policy, or for a ValidatingAdmissionPolicy when that is what the
+named policy is. `_runners()` maps each flag to its runner, `(folder, result, resource name) -> Row`: a new
+policy type adds one entry there (and leaves `NOT_EVALUATED`). A row no runner handles is reported as
+skipped, with the reason, never as passed."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from evaluator.cli.kyverno_test.folder import TestFolder
+
+# statuses: the row matched its expectation (ok), had no rule response, which `kyverno test` counts as
+# pass (excluded), did not match (failed), could not be evaluated here (skipped), or broke (error)
+OK, EXCLUDED, FAILED, SKIPPED, ERROR = "ok", "excluded", "failed", "skipped", "error"
+PASSING = {OK, EXCLUDED}
+
+
+@dataclass
+class Row:
+    policy: str
+    rule: str
+    resource: str
+    kind: str
+    expected: str
+    actual: str
+    status: str
+    message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status in PASSING
+
+
+RowRunner = Callable[[TestFolder, dict, str], Row]
+
+# result flags of rows this runner cannot evaluate yet, with the reason reported for them
+NOT_EVALUATED: dict[str, str] = {
+    "isMutatingAdmissionPolicy": "MutatingAdmissionPolicy rows are not evaluated by kyverno-test yet",
+    "isDeletingPolicy": "DeletingPolicy rows are not evaluated by kyverno-test yet",
+    "isImageValidatingPolicy": "ImageValidatingPolicy rows are not evaluated by kyverno-test yet",
+    "isGeneratingPolicy": "GeneratingPolicy rows are not evaluated by kyverno-test yet",
+    "isMutatingPolicy": "MutatingPolicy rows are not evaluated by kyverno-test yet",
+    "patchedResources": "mutate results (patchedResources) are not compared by kyverno-test yet",
+    "generatedResource": "generate results (generatedResource) are not compared by kyverno-test yet",
+    "cloneSourceResource": "generate results (cloneSourceResource) are not compared by kyverno-test yet",
+}
+
+
+def _runners() -> dict[str, RowRunner]:
+    from evaluator.cli.kyverno_test import policy_rows, vap_rows, vpol_rows
+    return {
+        "": policy_rows.run_row,
+        "isValidatingAdmissionPolicy": vap_rows.run_row,
+        "isValidatingPolicy": vpol_rows.run_row,
+    }
+
+
+def result_resources(result: dict) -> list[str]:
+    """The resource names a result lists (`resources:`, or the old singular `resource:`)."""
+    names = [str(n) for n in result.get("resources") or []]
+    return names + ([str(result["resource"])] if result.get("resource") else [])
+
+
+def row_for(folder: TestFolder, result: dict, resource: str, reason: str, status: str = SKIPPED,
+            actual: str = "") -> Row:
+    return Row(str(result.get("policy", "")), str(result.get("rule") or ""), resource, str(result.get("kind", "")),
+               str(result.get("result", "")), actual or status, status, reason)
+
+
+# the flag a row without one gets from the kind of the policy it names
+KIND_FLAGS = {
+    "ValidatingAdmissionPolicy": "isValidatingAdmissionPolicy",
+    "MutatingAdmissionPolicy": "isMutatingAdmissionPolicy",
+    "ValidatingPolicy": "isValidatingPolicy",
+    "NamespacedValidatingPolicy": "isValidatingPolicy",
+    "ImageValidatingPolicy": "isImageValidatingPolicy",
+    "DeletingPolicy": "isDeletingPolicy",
+    "GeneratingPolicy": "isGeneratingPolicy",
+    "MutatingPolicy": "isMutatingPolicy",
+}
+
+
+def _flag(folder: TestFolder, result: dict) -> str:
+    for flag in ("isValidatingAdmissionPolicy", "isValidatingPolicy", *NOT_EVALUATED):
+        if result.get(flag):
+            return flag
+    name = str(result.get("policy", "")).split("/")[-1]
+    kinds = {p.get("kind") for p in folder.policies if (p.get("metadata") or {}).get("name") == name}
+    if kinds & {"ClusterPolicy", "Policy"}:
+        return ""
+    return next((KIND_FLAGS[k] for k in sorted(k for k in kinds if k in KIND_FLAGS)), "")
+
+
+def run_rows(folder: TestFolder) -> list[Row]:
+    """Every row of the folder's results: evaluated by its runner, or skipped with the reason."""
+    runners = _runners()
+    rows = []
+    for result in folder.test.get("results") or []:
+        if not isinstance(result, dict):
+            continue
+        flag = _flag(folder, result)
+        runner = runners.get(flag)
+        for name in result_resources(result) or [""]:  # a result naming no resource still gets its row
+            if runner is None:
+                rows.append(row_for(folder, result, name, NOT_EVALUATED.get(flag, f"{flag} rows are not evaluated")))
+                continue
+            try:
+                rows.append(runner(folder, result, name))
+            except Exception as exc:  # one broken row must not hide the others
+                rows.append(row_for(folder, result, name, f"{type(exc).__name__}: {exc}", ERROR))
+    return rows

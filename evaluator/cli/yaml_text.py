@@ -1,0 +1,65 @@
+"""Any YAML documents of a file, with their lines: the request a user gives may be an AdmissionRequest or
+AdmissionReview (no apiVersion/kind of a Kubernetes object), which the engine's document loader refuses.
+
+Documents are split on `---` lines as the engine splits them, so a broken document is reported (located)
+and the ones after it still load. Scalars are read as Kubernetes reads them (no YAML timestamps)."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+
+from evaluator.policies.kyverno.yaml_io import GoYamlLoader
+
+SEPARATOR = re.compile(r"^(---|\.\.\.)(\s.*)?$")
+
+
+def _chunks(text: str) -> list[tuple[int, str]]:
+    """(0-based line of the chunk's first line, chunk text) between separator lines."""
+    chunks: list[tuple[int, str]] = []
+    start = 0
+    lines: list[str] = []
+    for number, line in enumerate(text.split("\n")):
+        if SEPARATOR.match(line):
+            chunks.append((start, "\n".join(lines)))
+            start, lines = number + 1, []
+        else:
+            lines.append(line)
+    chunks.append((start, "\n".join(lines)))
+    return chunks
+
+
+def parse_documents(text: str, source: str) -> tuple[list[tuple[int, Any]], list[dict]]:
+    """((1-based first content line, data) per non-empty document, located YAML problems)."""
+    documents: list[tuple[int, Any]] = []
+    problems: list[dict] = []
+    for offset, chunk in _chunks(text):
+        loader = GoYamlLoader(chunk)
+        try:
+            node = loader.get_single_node()
+            if node is not None:
+                data = loader.construct_document(node)
+                if data is not None:
+                    documents.append((offset + node.start_mark.line + 1, data))
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            problem = " ".join(p for p in (exc.context, exc.problem) if p) or str(exc)
+            problems.append({"severity": "error", "source": source, "line": offset + mark.line + 1 if mark else None,
+                             "column": mark.column + 1 if mark else None, "message": f"invalid YAML: {problem}"})
+        except (yaml.YAMLError, RecursionError, ValueError) as exc:
+            problems.append({"severity": "error", "source": source, "line": offset + 1,
+                             "message": f"invalid YAML: {exc}"})
+        finally:
+            loader.dispose()
+    return documents, problems
+
+
+def without_document(text: str, line: int) -> str:
+    """`text` with the document starting at `line` (1-based) replaced by an empty one (`~`): the other
+    documents keep their lines and their numbers."""
+    lines = text.split("\n")
+    end = line
+    while end < len(lines) and not SEPARATOR.match(lines[end]):
+        end += 1
+    return "\n".join(lines[:line - 1] + ["~"] + [""] * (end - line) + lines[end:])
