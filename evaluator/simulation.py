@@ -21,6 +21,7 @@ from evaluator.admission.policy_kind import UNCHANGED, KindOutcome, RequestConte
 from evaluator.admission.request import normalize_request
 from evaluator.admission.documents import load_documents
 from evaluator.admission.result import admission_result, bad_request, crash, kind_defaults
+from evaluator.admission.trace_location import locate_traces
 from evaluator.authz import CachingAuthorizer, RBACAuthorizer
 from evaluator.k8s.kinds import CUSTOM_RESOURCE_DEFINITION
 from evaluator.k8s.restmapping import RESTMapper, builtin_mapper
@@ -43,6 +44,10 @@ class Simulation:
         self.errors.extend(errors)
         records, errors = loading.default_and_validate(records, api_validation, [k.refuse for k in self.kinds])
         self.errors.extend(errors)
+        refused: dict[tuple[str, str], dict[str, Any]] = {}
+        for error in errors:  # in enforce mode a refused document's errors are errors, else warnings
+            if error.get("severity") == "error" and error.get("kind"):
+                refused.setdefault((error["kind"], error.get("name") or ""), error)
         records, duplicates = loading.deduplicate(records)
         self.errors.extend({"severity": "warning", **w} for w in duplicates)
         data = [r.data for r in records]
@@ -53,13 +58,20 @@ class Simulation:
         self.cluster = ClusterIndex(data, mapper)
         self.rbac = RBACAuthorizer(data)
         self._records = {id(r.data): r for r in records}
-        setup = Setup(data, self.cluster, defaulter, locate=self._locate, nested=Simulation)
+        setup = Setup(data, self.cluster, defaulter, locate=self._locate, nested=Simulation, refused=refused)
         for kind in self.kinds:
             self.errors.extend(kind.load(setup))
         self._type_checks: dict[str, dict] | None = None
 
     def _locate(self, document: Mapping[str, Any], **fields: Any) -> dict[str, Any]:
         return loading.located(self._records.get(id(document)), **fields)
+
+    def document_of(self, kind: str, name: str) -> Any:
+        """The loaded document of the policy `kind`/`name`, or None."""
+        for record in self._records.values():
+            if getattr(record, "kind", None) == kind and getattr(record, "name", None) == name:
+                return record
+        return None
 
     # -- one request ------------------------------------------------------------------------------
     def _authorizers(self, request: Mapping[str, Any]) -> tuple[Any, Any]:
@@ -120,6 +132,7 @@ class Simulation:
                 current = dict(current, object=outcome.object)
         result = admission_result(request, outcomes, errors, exempt, now, full)
         result.update(keys)
+        locate_traces(result["policies"], self.document_of)
         result["typeChecking"] = self.type_checks() if full and type_checks else None
         return result
 

@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from evaluator.admission.positions import Position, locate, node_positions
+from evaluator.admission.source_map import ScalarSource, SourceText, scalar_sources
 from evaluator.k8s import kinds
 from evaluator.k8s.kinds import ADMISSION_GROUP, APIEXTENSIONS_GROUP, CUSTOM_RESOURCE_DEFINITION
 RBAC_GROUP = "rbac.authorization.k8s.io"
@@ -29,10 +30,11 @@ _SEPARATOR = re.compile(r"^(---|\.\.\.)(\s.*)?$")
 class Document:
     data: dict
     index: int
-    line: int = 1
+    line: int | None = 1  # None: given as an object, not text
     source: str | None = None
     list_index: int | None = None
     positions: dict[str, Position] | None = field(default=None, repr=False, compare=False)
+    scalars: dict[str, ScalarSource] | None = field(default=None, repr=False, compare=False)
 
     @property
     def api_version(self) -> str:
@@ -62,7 +64,9 @@ class Document:
         """``{"document", "line", ["column"], ["source"], ["item"]}``; with a field path, the line of that
         field (or of its nearest parent present in the text)."""
         out = {"document": self.index, "line": self.line}
-        if path:
+        if self.line is None:  # given as an object: there is no text to point into, only the path
+            out["located"] = False
+        elif path:
             found = locate(self.positions, path)
             if found is not None:
                 out["line"], out["column"] = found
@@ -206,12 +210,13 @@ def load_documents(text: str, source: str | None = None,
             before = len(documents)
             _accept(data, index, line, source, documents, errors)
             if positions and node is not None:
-                _attach_positions(documents[before:], node, start)
+                _attach_positions(documents[before:], node, start, chunk)
         index += 1
     return documents, errors
 
 
-def _attach_positions(documents: list[Document], node: yaml.Node, offset: int) -> None:
+def _attach_positions(documents: list[Document], node: yaml.Node, offset: int, chunk: str) -> None:
+    source = SourceText(chunk, offset)
     items = None
     if isinstance(node, yaml.MappingNode):
         for key_node, value_node in node.value:
@@ -220,9 +225,11 @@ def _attach_positions(documents: list[Document], node: yaml.Node, offset: int) -
     for doc in documents:
         if doc.list_index is None:
             doc.positions = node_positions(node, offset)
+            doc.scalars = scalar_sources(node, source)
         elif items is not None and doc.list_index < len(items):
             item = items[doc.list_index]
             doc.positions = node_positions(item, offset)
+            doc.scalars = scalar_sources(item, source)
             doc.line = item.start_mark.line + offset + 1
 
 
@@ -232,11 +239,11 @@ def load_objects(objects: Iterable[Any], source: str | None = None) -> tuple[lis
     errors: list[LoadError] = []
     for index, data in enumerate(objects):
         if data is not None:
-            _accept(data, index, 1, source, documents, errors, located=False)
+            _accept(data, index, None, source, documents, errors, located=False)
     return documents, errors
 
 
-def _accept(data: Any, index: int, line: int, source: str | None, documents: list[Document],
+def _accept(data: Any, index: int, line: int | None, source: str | None, documents: list[Document],
             errors: list[LoadError], located: bool = True) -> None:
     where = line if located else None
     if not isinstance(data, dict):

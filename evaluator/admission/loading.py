@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from evaluator.admission.documents import Document, deduplicate, load_documents, load_objects
+from evaluator.admission.error_location import locate
+from evaluator.admission.hints import hint_for
 from evaluator.admission.expressions import compile_check
 from evaluator.admission.validation import prepare
 from evaluator.k8s.kinds import ADMISSION_GROUP, ADMISSION_KINDS
@@ -24,10 +26,14 @@ def text_source(position: int) -> str:
     return f"<text {position}>"
 
 
-def located(doc: Any, **extra: Any) -> dict[str, Any]:
-    """An error or warning about a loaded document, with its location, kind and name."""
-    location = doc.location() if hasattr(doc, "location") else {}
-    return {**location, "kind": getattr(doc, "kind", None), "name": getattr(doc, "name", None), **extra}
+def located(doc: Any, point: tuple[int, int] | None = None, **extra: Any) -> dict[str, Any]:
+    """An error or warning about a loaded document, with its location, kind and name. With a field `path`,
+    the location is the character the error is about (error_location.py): the (line, column) inside the
+    expression that cel-go's message names, or `point` when the caller knows it."""
+    location = locate(doc, extra.get("path"), extra.get("message"), point=point) if hasattr(doc, "location") else {}
+    hint = hint_for(extra.get("message"), extra.get("expression") or extra.get("value"))
+    return {**location, "kind": getattr(doc, "kind", None), "name": getattr(doc, "name", None),
+            **({"hint": hint} if hint else {}), **extra}
 
 
 def _dicts(errors: Iterable[Any]) -> list[dict]:

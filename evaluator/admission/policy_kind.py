@@ -78,6 +78,9 @@ class Setup:
     # An error or warning about one of `documents`, with that document's location (index, line, source…);
     # a kind reports every document problem through it so the caller can show it at its document.
     locate: Callable[..., dict[str, Any]] = lambda document, **fields: dict(fields)
+    # Documents the API server refused on create, by (kind, name): the first of their located errors
+    # (a binding naming one says its policy is invalid, not that it is missing).
+    refused: Mapping[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     # Load another document set as a simulation of its own and return an object with
     # `run(request, *, trace, full) -> result` (Kyverno compares a policy with the VAP it generates).
     nested: Callable[[list[Mapping[str, Any]]], Any] | None = None

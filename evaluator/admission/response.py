@@ -95,14 +95,34 @@ def admission_review(request: Mapping[str, Any], allowed: bool, status: Mapping[
 def kubectl_text(request: Mapping[str, Any], status: Mapping[str, Any] | None, warnings: list[str]) -> str:
     """What `kubectl create`/`apply` prints: warnings first, then the error line."""
     lines = [f"Warning: {w}" for w in warnings]
-    if status is None:
-        return "\n".join(lines)
     operation = str(request.get("operation") or "CREATE")
+    if status is None:
+        done = _kubectl_success(request, operation)
+        return "\n".join(lines + ([done] if done else []))
+    # kubectl's StandardErrorMessage: "Error from server (Reason): ..." only when the Status has a reason.
+    prefix = f"Error from server ({status['reason']}): " if status.get("reason") else "Error from server: "
     if operation == "CREATE":
-        lines.append(f"Error from server ({status['reason']}): error when creating \"STDIN\": {status['message']}")
+        lines.append(f"{prefix}error when creating \"STDIN\": {status['message']}")
     else:
-        lines.append(f"Error from server ({status['reason']}): {status['message']}")
+        lines.append(f"{prefix}{status['message']}")
     return "\n".join(lines)
+
+
+def _kubectl_success(request: Mapping[str, Any], operation: str) -> str | None:
+    """kubectl's line for an admitted request: `deployment.apps/web created` (its name printer)."""
+    kind = request.get("kind") if isinstance(request.get("kind"), Mapping) else {}
+    if not kind.get("kind") or request.get("subResource"):  # kubectl scale/exec... print other lines
+        return None
+    group = str(kind.get("group") or "")
+    kind_text = str(kind["kind"]).lower() + (f".{group}" if group else "")
+    name = request_name(request)
+    if operation == "CREATE":
+        return f"{kind_text}/{name} created"
+    if operation == "UPDATE":
+        return f"{kind_text}/{name} configured"
+    if operation == "DELETE":
+        return f'{kind_text} "{name}" deleted'
+    return None
 
 
 def kubectl_create_text(request: Mapping[str, Any], status: Mapping[str, Any] | None) -> str | None:

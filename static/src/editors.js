@@ -15,6 +15,7 @@ import { searchKeymap, highlightSelectionMatches } from "@codemirror/search";
 import { celInYaml } from "./cel-in-yaml.js";
 import { celLanguage } from "./cel-syntax.js";
 import { yamlCompletion, lintYaml, serverDiagnostics } from "./yaml-assist.js";
+import { errorRange } from "./locations.js";
 
 /** Marks transactions that came from the server (not typed here), so they are not sent back. */
 const remote = Annotation.define();
@@ -68,7 +69,7 @@ const serverErrorsChanged = (update) => update.transactions.some((tr) => tr.effe
  * Create an editor in `parent`.
  * options: {text, language: "yaml"|"cel", role: "document"|"request", readOnly, label, onChange(text),
  *           onRun(), onSave(), placeholder}
- * Returns {view, getText, setText(text), setServerErrors(errors), setReadOnly(bool), focus()}.
+ * Returns {view, getText, setText(text), setServerErrors(errors), setReadOnly(bool), focus(), goTo(line, column)}.
  */
 export function createEditor(parent, options) {
   const readOnly = new Compartment();
@@ -135,6 +136,12 @@ export function createEditor(parent, options) {
       view.dispatch({ effects: readOnly.reconfigure([EditorState.readOnly.of(value), EditorView.editable.of(!value)]) });
     },
     focus: () => view.focus(),
+    /** Put the cursor at 1-based line/column (code points) and show it. */
+    goTo(line, column = 1) {
+      const { from } = errorRange(view.state.doc, { line, column });
+      view.dispatch({ selection: { anchor: from }, scrollIntoView: true });
+      view.focus();
+    },
     destroy: () => view.destroy(),
   };
 }

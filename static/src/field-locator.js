@@ -2,6 +2,7 @@
 // column inside the expression) to a line and column of the document that holds the policy.
 
 import { parseAllDocuments, isMap, isSeq, isScalar, Scalar } from "yaml";
+import { textIndex } from "./locations.js";
 
 function steps(fieldRef) {
   const out = [];
@@ -52,19 +53,33 @@ export function locateField(text, name, fieldRef, exprLine = 1, exprColumn = 1) 
   return null;
 }
 
-/** Diagnostics for each document id from the typecheck map {policyName: report}: {docId: [errors]}. */
-export function typecheckDiagnostics(typecheck, documents) {
+/**
+ * Diagnostics for each document id from the typecheck map {policyName: report}: {docId: [errors]}.
+ * The engine places each diagnostic itself (`location`: line/column in the text it was given, `source`
+ * "<text i>" = the i-th document of `order`); without it, the policy is looked up in the current texts.
+ */
+export function typecheckDiagnostics(typecheck, documents, order = []) {
   const byDocument = new Map();
+  const add = (id, place, d) => {
+    const list = byDocument.get(String(id)) || [];
+    list.push({ ...place, severity: d.severity === "error" ? "error" : "warning",
+      message: `type check: ${d.fieldRef}: ${d.message}`, path: null });
+    byDocument.set(String(id), list);
+  };
   for (const [policy, report] of Object.entries(typecheck || {})) {
     for (const d of report?.diagnostics || []) {
       if (!d.fieldRef) continue;
-      for (const { id, text } of documents) {
+      const at = d.location;
+      const index = at ? textIndex(at.source) : null;
+      const id = index !== null ? order[index] : at && documents.length === 1 ? documents[0].id : undefined;
+      if (at?.line && id !== undefined) {
+        add(id, { line: at.line, column: at.column, endLine: at.endLine, endColumn: at.endColumn }, d);
+        continue;
+      }
+      for (const { id: docId, text } of documents) {
         const place = locateField(text, policy, d.fieldRef, d.line || 1, d.column || 1);
         if (!place) continue;
-        const list = byDocument.get(String(id)) || [];
-        list.push({ ...place, severity: d.severity === "error" ? "error" : "warning",
-          message: `type check: ${d.fieldRef}: ${d.message}`, path: null });
-        byDocument.set(String(id), list);
+        add(docId, place, d);
         break;
       }
     }

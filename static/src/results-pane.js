@@ -3,6 +3,7 @@
 
 import { h, replaceChildren, jsonBlock } from "./dom.js";
 import { requestCard, documentErrorsView } from "./results.js";
+import { gotoLink, messageNode, textIndex } from "./locations.js";
 
 export class ResultsPane {
   constructor(root) {
@@ -30,7 +31,7 @@ export class ResultsPane {
     if ((errors || []).length) {
       parts.push(h("section", { class: "config-errors" }, h("h3", {}, "Other problems"),
         h("ul", { class: "error-list" }, errors.map((e) => h("li", { class: `sev-${e.severity || "error"}` },
-          `${e.severity || "error"}: ${e.message}`)))));
+          `${e.severity || "error"}: `, messageNode(e.message, e.hint))))));
     }
     replaceChildren(this.general, parts.filter(Boolean));
     if (typecheck !== undefined) this.typecheck(version, typecheck);
@@ -92,23 +93,45 @@ export class ResultsPane {
   }
 }
 
+/** The type checker's findings; the summary counts the policies checked and those that could not be. */
 function typecheckView(typecheck) {
   const items = [];
+  let checked = 0;
+  let unchecked = 0;
   for (const [policy, report] of Object.entries(typecheck)) {
-    if (report?.error) items.push(h("li", { class: "sev-error" }, `${policy}: ${report.error}`));
+    if (report?.notChecked) {
+      unchecked += 1;
+      const at = report.policyError;
+      const index = at ? textIndex(at.source) : null;
+      const link = at?.line ? gotoLink(at, { docIndex: index ?? 0 }) : null;
+      items.push(h("li", { class: "sev-info", dataset: { testid: "not-checked" } },
+        `${policy}: not type-checked: ${report.notChecked}`, link ? h("span", {}, " (", link, ")") : null));
+      continue;
+    }
+    if (report?.error) {
+      unchecked += 1;
+      items.push(h("li", { class: "sev-error" }, `${policy}: ${report.error}`));
+      continue;
+    }
+    checked += 1;
     const diagnostics = report?.diagnostics
       || (report?.status?.typeChecking?.expressionWarnings || []).map((w) => ({ fieldRef: w.fieldRef, message: w.warning, severity: "warning" }));
     for (const d of diagnostics || []) {
       const where = d.line ? ` (${d.line}:${d.column ?? "?"})` : "";
-      items.push(h("li", { class: `sev-${d.severity || "warning"}` }, `${policy} ${d.fieldRef || ""}${where}: ${d.message}`));
+      const at = d.location;
+      const index = at ? textIndex(at.source) : null;
+      const link = at?.line ? gotoLink(at, { docIndex: index ?? 0 }) : null;
+      items.push(h("li", { class: `sev-${d.severity || "warning"}` }, `${policy} ${d.fieldRef || ""}${where}: `,
+        messageNode(d.message), link ? h("span", {}, " — ", link) : null));
     }
   }
+  const plural = (n) => `${n} polic${n === 1 ? "y" : "ies"}`;
+  const counts = `${plural(checked)} checked${unchecked ? `, ${plural(unchecked)} not checked` : ""}`;
   if (!items.length) {
-    const count = Object.keys(typecheck).length;
     return h("details", { class: "typecheck-clean muted", dataset: { testid: "typecheck" } },
-      h("summary", {}, `Type check: no type errors in ${count} polic${count === 1 ? "y" : "ies"}`),
+      h("summary", {}, `Type check: no type errors (${counts})`),
       jsonBlock("Type check report", typecheck));
   }
-  return h("section", { class: "typecheck", dataset: { testid: "typecheck" } }, h("h3", {}, "Type check"),
+  return h("section", { class: "typecheck", dataset: { testid: "typecheck" } }, h("h3", {}, `Type check (${counts})`),
     h("ul", { class: "error-list" }, items), jsonBlock("Type check report", typecheck));
 }

@@ -4,6 +4,7 @@
 
 import { h, jsonBlock, jsonText, copyButton } from "./dom.js";
 import { traceView } from "./trace.js";
+import { gotoLink, messageNode, textIndex } from "./locations.js";
 import { diffView } from "./diff.js";
 
 function decision(result) {
@@ -42,7 +43,7 @@ function tupleTable(policies) {
   const rows = policies.map((p) => {
     const details = [];
     if (p.skipReason) details.push(h("div", { class: "muted" }, `skipped: ${p.skipReason}`));
-    if (p.error) details.push(h("div", { class: "error-text" }, `${p.ignored ? "ignored error" : "error"}: ${p.error}`));
+    if (p.error) details.push(h("div", { class: "error-text" }, `${p.ignored ? "ignored error" : "error"}: `, messageNode(p.error, p.hint)));
     for (const d of p.decisions || []) {
       if (d.evaluation !== "admit" || d.message) {
         details.push(h("div", {}, `#${d.index} ${d.evaluation}${d.action && d.action !== d.evaluation ? ` → ${d.action}` : ""}`,
@@ -159,13 +160,25 @@ function generatedVapView(result) {
     ...generated), { open: false, testid: "generated-vap" });
 }
 
-function errorList(errors) {
+/** Where an error is, as a link to its place when it has one: {docId} for a document's own errors, else
+ * the engine's source "<text i>" (the i-th document). */
+function placeLink(error, docId) {
+  if (!error?.line) return null;
+  const index = textIndex(error.source);
+  if (docId === undefined && index === null) return null;
+  return gotoLink(error, docId !== undefined ? { docId } : { docIndex: index });
+}
+
+function errorList(errors, docId) {
   if (!errors?.length) return null;
   return h("ul", { class: "error-list" }, errors.map((e) => {
-    const where = [e.kind, e.name, e.path].filter(Boolean).join(" ")
-      + (e.line ? ` (line ${e.line}${e.column ? `:${e.column}` : ""})` : "");
+    const where = [e.kind, e.name, e.path].filter(Boolean).join(" ");
+    const located = e.located === false ? " (no line: given as an object, not text)" : "";
+    const link = placeLink(e, docId);
+    const policyLink = e.policyError ? placeLink(e.policyError, textIndex(e.policyError.source) === null ? docId : undefined) : null;
     return h("li", { class: `sev-${e.severity || "error"}` },
-      `${e.severity || "error"}: ${where ? `${where} — ` : ""}${e.message}`);
+      `${e.severity || "error"}: ${where}`, link ? " (" : "", link, link ? ")" : "", located, where || link ? " — " : "",
+      messageNode(e.message, e.hint), policyLink ? h("span", {}, " → policy error at ", policyLink) : null);
   }));
 }
 
@@ -183,9 +196,10 @@ export function requestCard(entry, { stale = false } = {}) {
     ),
     entry.verdict === "fail" && entry.verdictMessage ? h("p", { class: "error-text verdict-message" }, entry.verdictMessage) : null,
     result.exempt ? h("p", { class: "muted" }, `Exempt: ${result.exempt}`) : null,
-    kubectlText ? h("div", { class: "kubectl" }, h("div", { class: "kubectl-head" }, "$ kubectl apply -f request.yaml",
+    // Read from stdin, as the engine's text says (`error when creating "STDIN"`): header and text agree.
+    kubectlText ? h("div", { class: "kubectl" }, h("div", { class: "kubectl-head" }, "$ kubectl apply -f - < request.yaml",
       copyButton(() => kubectlText)), h("pre", { class: "code kubectl-text", dataset: { testid: "kubectl" } }, kubectlText)) : null,
-    (result.warnings || []).length ? h("ul", { class: "warnings" }, result.warnings.map((w) => h("li", {}, `Warning: ${w}`))) : null,
+    (result.warnings || []).length && !kubectlText ? h("ul", { class: "warnings" }, result.warnings.map((w) => h("li", {}, `Warning: ${w}`))) : null,
     errorList((result.errors || []).filter((e) => !/^<text \d+>$/.test(e.source || ""))), // documents' own: shown above
     (result.policies || []).length ? section(`Policies (${summaryText(result.summary)})`, tupleTable(result.policies), { open: true })
       : (result.kyverno || []).length ? null : h("p", { class: "muted" }, "No admission policy took part."),
@@ -212,5 +226,5 @@ export function documentErrorsView(documents) {
   if (!withErrors.length) return null;
   return h("section", { class: "config-errors", dataset: { testid: "config-errors" } },
     h("h3", {}, "Configuration errors"),
-    withErrors.map((d) => h("div", {}, h("h4", {}, d.name || `document ${d.id}`), errorList(d.errors))));
+    withErrors.map((d) => h("div", {}, h("h4", {}, d.name || `document ${d.id}`), errorList(d.errors, d.id))));
 }

@@ -1,6 +1,7 @@
 // The expression trace of one (policy, binding, param) tuple: values, types, costs, errors, lazy order.
 
 import { h, compactValue } from "./dom.js";
+import { gotoLink, messageNode, textIndex } from "./locations.js";
 
 const SECTIONS = [
   ["matchConditions", "Match conditions", (row) => row.name],
@@ -33,8 +34,16 @@ function sectionTable(key, title, label, rows) {
         valueCell(row),
         h("td", {}, row.type || ""),
         h("td", { class: "num" }, row.cost == null ? "" : String(row.cost)),
-        h("td", { class: row.error ? "error-text" : "" }, row.error || resultText(row)),
+        h("td", { class: row.error ? "error-text" : "" }, row.error ? errorCell(row) : resultText(row)),
       )))));
+}
+
+/** The error as the API server words it, then a link to the expression and a hint. */
+function errorCell(row) {
+  const at = row.location;
+  const index = at ? textIndex(at.source) : null;
+  const link = at?.line ? gotoLink(at, index !== null ? { docIndex: index } : { docIndex: 0 }) : null;
+  return [messageNode(row.error, row.hint), link ? h("span", { class: "muted" }, " at ", link) : null];
 }
 
 function resultText(row) {

@@ -4,6 +4,7 @@
 import { h } from "./dom.js";
 import { createEditor } from "./editors.js";
 import { typecheckDiagnostics } from "./field-locator.js";
+import { GOTO_EVENT } from "./locations.js";
 
 const OUTCOMES = [["", "no expectation"], ["allowed", "allowed"], ["denied", "denied"], ["warned", "warned"]];
 
@@ -26,6 +27,18 @@ export class Workspace {
     this.editable = editable;
     this.items = new Map();
     this.order = { document: [], request: [] };
+    // A "line L:C" link anywhere on the page (results, type checks) moves the cursor to that document.
+    document.addEventListener(GOTO_EVENT, (event) => this.goTo(event.detail));
+  }
+
+  /** Show {docId | docIndex, line, column} in its document's editor. */
+  goTo({ docId, docIndex, line, column }) {
+    const key = docId !== undefined && docId !== null ? itemKey("document", docId) : this.order.document[docIndex];
+    const entry = key && this.items.get(key);
+    if (!entry) return false;
+    entry.panel.scrollIntoView?.({ block: "nearest" });
+    entry.editor.goTo(line, column);
+    return true;
   }
 
   /** Build, update and remove panels to match `project` (documents/requests); `keep` keys are left as typed. */
@@ -147,7 +160,8 @@ export class Workspace {
     if (typecheck !== undefined) this.typecheck = typecheck;
     const byId = new Map((this.documentErrors || []).map((d, index) => [String(d.id ?? index), d.errors || []]));
     const docs = [...this.items.values()].filter((e) => e.target === "document");
-    const typed = typecheckDiagnostics(this.typecheck, docs.map((e) => ({ id: e.id, text: e.editor.getText() })));
+    const typed = typecheckDiagnostics(this.typecheck, docs.map((e) => ({ id: e.id, text: e.editor.getText() })),
+      this.order.document.map((key) => String(this.items.get(key)?.id)));
     for (const entry of docs) {
       const key = String(entry.id);
       entry.editor.setServerErrors([...(byId.get(key) || []), ...(typed.get(key) || [])]);

@@ -5,6 +5,7 @@ import { parse as parseYaml, parseAllDocuments, isMap, isSeq, isScalar } from "y
 import { schemaFor, schemaAt } from "./schemas.js";
 import { pathAbove, documentAround } from "./yaml-path.js";
 import { inCelRange } from "./cel-in-yaml.js";
+import { errorRange, messageNode } from "./locations.js";
 
 function documentData(segment) {
   try {
@@ -28,7 +29,9 @@ function celCompletion(context, data) {
   if (!word && !context.explicit) return null;
   const text = word ? word.text : "";
   if (text.startsWith("variables.")) {
-    const names = (data?.spec?.variables || []).map((v) => v && v.name).filter((n) => typeof n === "string");
+    // A VAP's spec.variables, or a Kyverno rule's validate.cel.variables.
+    const lists = [data?.spec?.variables, ...(Array.isArray(data?.spec?.rules) ? data.spec.rules.map((r) => r?.validate?.cel?.variables) : [])];
+    const names = [...new Set(lists.filter(Array.isArray).flat().map((v) => v && v.name).filter((n) => typeof n === "string"))];
     return { from: word.from + "variables.".length, options: names.map((n) => ({ label: n, type: "variable" })) };
   }
   const dot = text.lastIndexOf(".");
@@ -184,18 +187,15 @@ export function lintYaml(text, role) {
   return out.map((d) => ({ ...d, from: Math.min(d.from, length), to: Math.min(Math.max(d.to, d.from), length) }));
 }
 
-/** The engine's diagnostics ({line, column, message, severity, path}) as offsets in `doc`. */
+/** The engine's diagnostics ({line, column, endLine, endColumn, message, severity, path, hint}) as ranges in
+ * `doc`; an error about an object with no text (`located: false`) has no place to mark. */
 export function serverDiagnostics(doc, errors) {
-  return (errors || []).map((error) => {
-    const lineNumber = Math.min(Math.max(error.line || 1, 1), doc.lines);
-    const line = doc.line(lineNumber);
-    const column = error.column ? Math.min(Math.max(error.column - 1, 0), line.length) : 0;
-    const from = line.from + column;
-    const to = error.column ? Math.max(from + 1, line.to) : line.to;
+  return (errors || []).filter((error) => error.located !== false && error.line).map((error) => {
+    const { from, to } = errorRange(doc, error);
     const path = error.path ? `${error.path}: ` : "";
     const message = error.message && error.path && error.message.startsWith(error.path) ? error.message
       : `${path}${error.message || "error"}`;
-    return { from: Math.min(from, doc.length), to: Math.min(to, doc.length),
-      severity: error.severity === "warning" ? "warning" : "error", message, source: "engine" };
+    return { from, to, severity: error.severity === "warning" ? "warning" : "error", message, source: "engine",
+      renderMessage: () => messageNode(message, error.hint) };
   });
 }

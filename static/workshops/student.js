@@ -22,13 +22,32 @@ function showChecks(checks, progress) {
   }
 }
 
+const editors = new Map();  // document id → the CodeMirror editor handle (when the bundle is built)
+
+/** A message with cel-go's caret excerpt (" | expr" / " | ...^") in a monospace block. */
+function messageParts(message) {
+  const text = String(message ?? "");
+  const cut = text.search(/\n \| /);
+  return cut < 0 ? [text] : [text.slice(0, cut), el("pre", { class: "caret-excerpt" }, text.slice(cut + 1))];
+}
+
+/** Each document's errors: a "name:line:column" link to the place (the editor marks it too), then the message. */
 function showErrors(evaluation) {
-  const lines = [];
+  const items = [];
   for (const doc of evaluation.documents || []) {
-    for (const error of doc.errors || []) lines.push(`${doc.name}${error.line ? `:${error.line}` : ""}: ${error.message}`);
+    const editor = editors.get(String(doc.id));
+    editor?.setServerErrors(doc.errors || []);
+    for (const error of doc.errors || []) {
+      const where = `${doc.name}${error.line ? `:${error.line}${error.column ? `:${error.column}` : ""}` : ""}`;
+      const link = editor && error.line
+        ? el("a", { href: "#", class: "ws-goto", onclick: (event) => { event.preventDefault(); editor.goTo(error.line, error.column || 1); } }, where)
+        : where;
+      items.push(el("div", { class: "ws-error", dataset: { line: error.line ?? "" } }, link, ": ", ...messageParts(error.message),
+        error.hint ? el("span", { class: "error-hint" }, `Hint: ${error.hint}`) : null));
+    }
   }
-  for (const error of evaluation.errors || []) lines.push(error.message);
-  $("doc-errors").replaceChildren(...lines.map((line) => el("p", { class: "ws-error" }, line)));
+  for (const error of evaluation.errors || []) items.push(el("div", { class: "ws-error" }, ...messageParts(error.message)));
+  $("doc-errors").replaceChildren(...items);
 }
 
 function showExercise(state) {
@@ -39,14 +58,15 @@ function showExercise(state) {
   for (const hint of state.exercise.hints) addHint(hint);
   showSolution(state.exercise.solution);
   $("hidden-note").textContent = state.exercise.hiddenChecks ? `${state.exercise.hiddenChecks} hidden check(s) count after you submit` : "";
-  const editors = state.fork.project.documents.map((doc) => {
+  editors.clear();
+  const boxes = state.fork.project.documents.map((doc) => {
     const send = debounce((text) => {
       clientSeq += 1;
       socket.send({ type: "edit", target: "document", id: doc.id, text, clientSeq });
     }, 250);
     if (codemirror) {
       const host = el("div", { class: "ws-editor ws-codemirror", dataset: { docId: doc.id, docName: doc.name } });
-      codemirror.createEditor(host, { text: doc.text, role: "document", label: doc.name, onChange: send });
+      editors.set(String(doc.id), codemirror.createEditor(host, { text: doc.text, role: "document", label: doc.name, onChange: send }));
       return el("div", { class: "ws-editor-box" }, el("span", {}, doc.name), host);
     }
     const area = el("textarea", { class: "ws-editor", spellcheck: "false", rows: Math.min(30, doc.text.split("\n").length + 2), dataset: { docId: doc.id, docName: doc.name } });
@@ -54,7 +74,7 @@ function showExercise(state) {
     area.addEventListener("input", () => send(area.value));
     return el("label", { class: "ws-editor-box" }, el("span", {}, doc.name), area);
   });
-  $("documents").replaceChildren(...editors);
+  $("documents").replaceChildren(...boxes);
   showChecks([], state.progress);
   showAnnouncement(state.room.announcement);
   showPresenting(state.room.presenting);

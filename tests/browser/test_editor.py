@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.helpers import card, editor, project_body, replace_text
+from tests.browser.test_located_markers import MARKER
 
 pytestmark = pytest.mark.browser
 
@@ -140,13 +141,17 @@ def test_engine_errors_show_inline_and_completion_offers_schema_fields(page, api
     panel = page.locator(".panel[data-target=document]").first
     expect(panel.locator(".cm-lintRange-error").first).to_be_visible()
     expect(page.locator("[data-testid=config-errors]")).to_contain_text("validations[0].expression")
+    # At the character cel-go names (<EOF>: just after "<="), not at the document's first line.
+    where = panel.evaluate(f"(root) => ({MARKER})([root, 'error'])")
+    assert (where["line"], where["column"], where["gutter"]) == (14, 41, True), where
+    assert broken.split("\n")[13][39:41] == "= "
     # The type checker's finding lands inside the expression, as a warning.
     replace_text(page, "document", 0, policy.replace('"object.spec.replicas <= 5"', "'object.spec.replicas == \"five\"'"))
     expect(page.locator("[data-testid=typecheck]")).to_contain_text("no matching overload")
     # cel-go points at the operator (column 22 of the expression): the range starts there, in the document.
     expect(panel.locator(".cm-lintRange-warning").first).to_have_text("==")
-    marked = panel.locator(".cm-lintRange-warning").evaluate_all("nodes => nodes.map(n => n.textContent).join('')")
-    assert marked.startswith('== "five"'), marked
+    where = panel.evaluate(f"(root) => ({MARKER})([root, 'warning'])")
+    assert (where["line"], where["column"], where["text"]) == (14, 39, "=="), where
     # Field-name completion from the built-in ValidatingAdmissionPolicy schema.
     replace_text(page, "document", 0, policy + "  auditAnn")
     page.keyboard.press("Control+Space")

@@ -67,10 +67,13 @@ def test_broken_documents_never_raise(documents):
 
 
 def test_broken_yaml_is_located():
-    result = simulate(POLICY_YAML + "---\nkind: [unclosed\n", DEPLOYMENT)
+    text = POLICY_YAML + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: [x}\n"
+    result = simulate(text, DEPLOYMENT)
     assert result["allowed"] is False  # the good documents still work
     broken = [e for e in result["errors"] if e["severity"] == "error"]
-    assert broken and broken[0]["line"] is not None and broken[0]["document"] == 2
+    assert len(broken) == 1 and broken[0]["document"] == 2
+    assert (broken[0]["line"], broken[0]["column"]) == (21, 20)  # the "}" where "]" was expected
+    assert text.split("\n")[20][19] == "}"
 
 
 @pytest.mark.parametrize("request_", [None, 7, "::", {"operation": "EXPLODE"}, {"kind": {"kind": "Nope"}}])

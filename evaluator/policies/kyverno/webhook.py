@@ -12,6 +12,7 @@ from typing import Any, Mapping
 from evaluator.admission.policy_kind import VALIDATING, Denial, KindOutcome, RequestContext, Setup, register
 from evaluator.k8s.kinds import ADMISSION_KINDS, KYVERNO_CLUSTER_POLICY, KYVERNO_GROUP, KYVERNO_POLICY_KINDS
 from evaluator.policies import kyverno
+from evaluator.policies.kyverno import cel_diagnostics
 
 # Kyverno registers its validating webhook under this name when the policies' failurePolicy is Fail.
 WEBHOOK_NAME = "validate.kyverno.svc-fail"
@@ -40,6 +41,8 @@ class KyvernoPolicies:
         self.policies: list[dict] = []
         self.active = False
         self._nested: Any = None
+        self._locate: Any = lambda document, **fields: dict(fields)
+        self._type_checks: dict[str, dict] | None = None
         self._generated: list[tuple[str, dict, Any]] | None = None
 
     def refuse(self, document: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -50,7 +53,14 @@ class KyvernoPolicies:
         self.policies = kyverno_policies(self.documents)
         self.active = bool(self.policies)
         self._nested = setup.nested
-        return []
+        self._locate = setup.locate
+        return cel_diagnostics.located_errors(self.policies, setup.locate)
+
+    def type_checks(self) -> dict[str, dict]:
+        """The CEL of each policy's rules type-checked as the VAP Kyverno runs it, by `Kind/name`."""
+        if self._type_checks is None:
+            self._type_checks = cel_diagnostics.type_checks(self.policies, self.documents, self._locate)
+        return self._type_checks
 
     def generated_vaps(self) -> list[tuple[str, dict, Any]]:
         """(policy name, generate_vap's output, a simulation of the generated VAP or None), built once."""

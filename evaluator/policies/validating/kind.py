@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from evaluator.admission.error_location import locate_diagnostics, pointer, where
 from evaluator.admission.policy_kind import VALIDATING, Denial, KindOutcome, RequestContext, Setup, register
 from evaluator.admission.response import ferricel, status_for
 from evaluator.k8s import fielderrors as fe
@@ -36,6 +37,8 @@ class ValidatingAdmissionPolicies:
         self.cache: CompileCache | None = None
         self.documents: list[Mapping[str, Any]] = []
         self._type_checks: dict[str, dict] | None = None
+        self._locate: Any = lambda document, **fields: dict(fields)
+        self._refused: dict[str, dict[str, Any]] = {}
         self.policies: list[Mapping[str, Any]] = []
         self.active = False
 
@@ -59,10 +62,18 @@ class ValidatingAdmissionPolicies:
         self.cache = CompileCache(cluster, self._compile)
         self.policies = cluster.objects(ADMISSION_GROUP, VALIDATING_POLICY)
         errors = []
+        self._locate = setup.locate
+        self._refused = {name: error for (kind, name), error in setup.refused.items() if kind == VALIDATING_POLICY}
         for binding in cluster.orphan_bindings(VALIDATING_POLICY, VALIDATING_BINDING):
-            policy = (binding.get("spec") or {}).get("policyName")
-            errors.append(setup.locate(binding, severity="warning", path="spec.policyName",
-                                       message=f'ValidatingAdmissionPolicy "{policy}" not found: the binding has no effect'))
+            policy = str((binding.get("spec") or {}).get("policyName") or "")
+            refused = self._refused.get(policy)
+            if refused is None:
+                errors.append(setup.locate(binding, severity="warning", path="spec.policyName",
+                                           message=f'ValidatingAdmissionPolicy "{policy}" not found: the binding has no effect'))
+            else:  # it exists but the API server refused it: say so, and where its error is
+                errors.append(setup.locate(binding, severity="warning", path="spec.policyName", policyError=pointer(refused),
+                                           message=f'ValidatingAdmissionPolicy "{policy}" is invalid, so the binding has '
+                                                   f"no effect: see its error{where(refused)}"))
         hooks = self.cache.tuples.hooks()
         bound = {id(policy) for policy, _ in hooks}
         for policy in self.policies:
@@ -93,6 +104,11 @@ class ValidatingAdmissionPolicies:
                     checks[name] = typecheck(policy, self.documents)
                 except Exception as exc:  # a checker bug must not hide the decision
                     checks[name] = {"error": f"type checking failed: {type(exc).__name__}: {exc}"}
+                    continue
+                locate_diagnostics(checks[name], lambda **f: self._locate(policy, **f))
+            for name, error in self._refused.items():  # refused: listed as not checked, never as clean
+                checks.setdefault(name or "(unnamed)", {"notChecked": "the policy has configuration errors: fix them first",
+                                                        "policyError": pointer(error)})
             self._type_checks = checks
         return self._type_checks
 

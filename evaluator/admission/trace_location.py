@@ -1,0 +1,76 @@
+"""Runtime errors in a result's traces, pointed at the expression that raised them.
+
+A trace row names its expression by role (validation #0, matchCondition "m", variable "v", ...). The
+policy's document and that row's field path give its place in the user's text (error_location.py), and
+a fixable error gets a hint (hints.py) next to, never inside, the Kubernetes text.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from evaluator.admission.error_location import locate
+from evaluator.admission.hints import hint_for
+
+
+def _by_field(items: Any, field: str, value: Any) -> int | None:
+    if not isinstance(items, list):
+        return None
+    for i, item in enumerate(items):
+        if isinstance(item, Mapping) and item.get(field) == value:
+            return i
+    return None
+
+
+def row_path(spec: Mapping[str, Any], section: str, row: Mapping[str, Any]) -> str | None:
+    """The field path of the expression a trace row is about."""
+    index = row.get("index")
+    if section == "validations" and isinstance(index, int) and index >= 0:
+        return f"spec.validations[{index}].expression"
+    if section == "messageExpressions" and isinstance(index, int):
+        return f"spec.validations[{index}].messageExpression"
+    if section == "matchConditions":
+        found = _by_field(spec.get("matchConditions"), "name", row.get("name"))
+        return None if found is None else f"spec.matchConditions[{found}].expression"
+    if section == "variables":
+        found = _by_field(spec.get("variables"), "name", row.get("name"))
+        return None if found is None else f"spec.variables[{found}].expression"
+    if section == "auditAnnotations":
+        found = _by_field(spec.get("auditAnnotations"), "key", row.get("key"))
+        return None if found is None else f"spec.auditAnnotations[{found}].valueExpression"
+    if section == "mutations" and isinstance(index, int):
+        mutations = spec.get("mutations")
+        item = mutations[index] if isinstance(mutations, list) and 0 <= index < len(mutations) else None
+        for kind in ("applyConfiguration", "jsonPatch"):
+            if isinstance(item, Mapping) and isinstance(item.get(kind), Mapping):
+                return f"spec.mutations[{index}].{kind}.expression"
+    return None
+
+
+def locate_traces(policies: list[dict], find_document: Callable[[str, str], Any]) -> None:
+    """Add ``location`` (document, line, column, endLine, endColumn, path) and ``hint`` to every trace row
+    with an error; ``find_document(kind, name)`` gives the policy's loaded document or None."""
+    for record in policies:
+        trace = record.get("trace")
+        if not isinstance(trace, Mapping):
+            continue
+        document = find_document(record.get("kind") or "ValidatingAdmissionPolicy", record.get("policy") or "")
+        spec = (getattr(document, "data", None) or {}).get("spec")
+        spec = spec if isinstance(spec, Mapping) else {}
+        for section, rows in trace.items():
+            if not isinstance(rows, list):
+                continue
+            for row in rows:
+                if not isinstance(row, dict) or not row.get("error"):
+                    continue
+                hint = hint_for(row["error"], row.get("expression"))
+                if hint:
+                    row["hint"] = hint
+                path = row_path(spec, section, row)
+                if document is not None and path:
+                    row["location"] = {**locate(document, path, row["error"]), "path": path}
+        if record.get("error") and not record.get("hint"):
+            messages = [r for rows in trace.values() if isinstance(rows, list) for r in rows
+                        if isinstance(r, dict) and r.get("error") and r.get("error") in record["error"]]
+            if messages and messages[0].get("hint"):
+                record["hint"] = messages[0]["hint"]
