@@ -14,13 +14,14 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from playground.collab.consumer import CollabHandlers, clean_name
 from playground.services import document_service, evaluation_jobs, live, presence, project_service
 from playground.services.errors import ServiceError, forbidden
 from playground.services.rate_limit import TokenBucket
 from playground.ws_messages import error_message, parse_client_message
 
 EVALUATION_MESSAGES = {"evaluating", "documentErrors", "result", "done", "typecheck", "batch"}
-WRITE_TYPES = {"edit", "create", "delete", "rename", "meta"}
+WRITE_TYPES = {"edit", "create", "delete", "rename", "meta", "push"}
 
 
 def group_name(project_id: str) -> str:
@@ -43,10 +44,11 @@ def room_event(message, exclude: str | None = None) -> dict:
             "text": json.dumps(message), "exclude": exclude}
 
 
-class ProjectConsumer(AsyncJsonWebsocketConsumer):
+class ProjectConsumer(CollabHandlers, AsyncJsonWebsocketConsumer):
     project_id: str = ""
     joined = False
     viewers = 1
+    display_name = "Guest"
 
     async def connect(self):
         self.project_id = self.scope["url_route"]["kwargs"]["project_id"]
@@ -87,6 +89,7 @@ class ProjectConsumer(AsyncJsonWebsocketConsumer):
             self.initial.cancel()
         if self.deferred is not None:
             self.deferred.cancel()
+        await self.cursor_gone()
         await self.channel_layer.group_discard(self.group, self.channel_name)
         viewers = await database_sync_to_async(presence.leave)(self.project_id, self.channel_name)
         await self.broadcast({"type": "viewers", "count": viewers})
@@ -111,12 +114,23 @@ class ProjectConsumer(AsyncJsonWebsocketConsumer):
         if kind in WRITE_TYPES and not self.can_edit:
             raise forbidden()
         handler = {"hello": self.on_hello, "edit": self.on_edit, "create": self.on_create, "delete": self.on_delete,
-                   "rename": self.on_rename, "meta": self.on_meta, "evaluate": self.on_evaluate}.get(kind)
+                   "rename": self.on_rename, "meta": self.on_meta, "evaluate": self.on_evaluate,
+                   "push": self.on_push, "pull": self.on_pull, "cursor": self.on_cursor}.get(kind)
         if handler is None:
             raise ServiceError("invalid_message", f"unknown message type {kind!r}")
         await handler(message)
 
     async def on_hello(self, message: dict) -> None:
+        if "name" in message:
+            self.display_name = clean_name(message["name"])
+        if isinstance(message.get("token"), str) and message["token"] != self.token:
+            # The edit token travels in the first message, never in the URL (logs, history).
+            project = await database_sync_to_async(project_service.get_project)(self.project_id)
+            self.token = message["token"]
+            self.can_edit = project_service.can_edit(project, self.token)
+            await self.send_state(await database_sync_to_async(project_service.project_state)(self.project_id),
+                                  await database_sync_to_async(presence.count)(self.project_id))
+            return
         state = await database_sync_to_async(project_service.project_state)(self.project_id)
         if message.get("version") != state["version"]:
             viewers = await database_sync_to_async(presence.count)(self.project_id)
@@ -134,7 +148,7 @@ class ProjectConsumer(AsyncJsonWebsocketConsumer):
         if self.viewers > 1:  # nobody else to tell otherwise
             await self.broadcast({"type": "edited", "target": message.get("target"), "id": item["id"],
                                   "text": item["text"], "name": item["name"], "expected": item.get("expected"),
-                                  "version": version, "by": self.connection_id}, exclude_self=True)
+                                  "collabVersion": item["collabVersion"], "version": version, "by": self.connection_id}, exclude_self=True)
         runner = live.runner_for(self.project_id, self.group_send_message)
         self.schedule_evaluation(version, runner.derive(message.get("target"), item, version))
 
@@ -233,7 +247,7 @@ class ProjectConsumer(AsyncJsonWebsocketConsumer):
             self.viewers = json.loads(event["text"])["count"]
         if kind in EVALUATION_MESSAGES and isinstance(version, int) and version < self.latest:
             return  # superseded: a newer version exists
-        if isinstance(version, int) and kind in {"edited", "state"}:
+        if isinstance(version, int) and kind in {"edited", "state", "updates"}:
             self.latest = max(self.latest, version)
         if kind == "state":  # per-connection fields are added here
             message = {**json.loads(event["text"]),

@@ -35,6 +35,8 @@ class Document(models.Model):
     text = models.TextField(blank=True, default="")
     updated = models.DateTimeField(auto_now=True)
     version = models.PositiveBigIntegerField(default=1)
+    # How many changes the text's co-editing history holds (playground/collab): clients send changes on top of it.
+    collab_version = models.PositiveBigIntegerField(default=0)
 
     class Meta:
         ordering = ["position", "id"]
@@ -50,9 +52,25 @@ class SampleRequest(models.Model):
     expected = models.JSONField(null=True, blank=True)
     updated = models.DateTimeField(auto_now=True)
     version = models.PositiveBigIntegerField(default=1)
+    collab_version = models.PositiveBigIntegerField(default=0)
 
     class Meta:
         ordering = ["position", "id"]
+
+
+class TextChange(models.Model):
+    """One accepted change of a document's or request's text, numbered: the co-editing history that lets a
+    client which missed changes catch up and rebase what it typed meanwhile."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="text_changes")
+    target = models.CharField(max_length=8)  # "document" or "request"
+    item_id = models.BigIntegerField()
+    version = models.PositiveBigIntegerField()  # the item's collab_version after this change
+    changes = models.JSONField()
+    client_id = models.CharField(max_length=64)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["target", "item_id", "version"], name="one_change_per_version")]
 
 
 class Snapshot(models.Model):

@@ -40,3 +40,7 @@ KYVERNO_NAMESPACED_VALIDATING_POLICY = "NamespacedValidatingPolicy"
 KYVERNO_VALIDATING_POLICY_KINDS = frozenset({KYVERNO_VALIDATING_POLICY, KYVERNO_NAMESPACED_VALIDATING_POLICY})
 
 NAMESPACE = "Namespace"
+
+# rbac.authorization.k8s.io: the authorizer's documents
+RBAC_GROUP = "rbac.authorization.k8s.io"
+RBAC_KINDS = frozenset({"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"})

@@ -59,6 +59,14 @@ class ProjectDetailView(APIView):
         return Response(state)
 
 
+class ProjectTokenView(APIView):
+    """Rotate the edit token: every earlier edit link stops working."""
+
+    @extend_schema(request=None, parameters=[TOKEN_HEADER], responses={200: dict, **ERRORS})
+    def post(self, request, project_id):
+        return Response({"editToken": project_service.rotate_token(project_id, _token(request))})
+
+
 class _ItemListView(APIView):
     target = "document"
 

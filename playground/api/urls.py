@@ -8,6 +8,7 @@ urlpatterns = [
     path("evaluate", pv.EvaluateView.as_view(), name="api-evaluate"),
     path("projects", pv.ProjectCreateView.as_view(), name="api-projects"),
     path("projects/<str:project_id>", pv.ProjectDetailView.as_view(), name="api-project"),
+    path("projects/<str:project_id>/token", pv.ProjectTokenView.as_view(), name="api-project-token"),
     path("projects/<str:project_id>/documents", pv.DocumentListView.as_view(), name="api-documents"),
     path("projects/<str:project_id>/documents/<int:item_id>", pv.DocumentDetailView.as_view(), name="api-document"),
     path("projects/<str:project_id>/requests", pv.RequestListView.as_view(), name="api-requests"),

@@ -6,6 +6,7 @@ from django.db import transaction
 from django.db.models import Max, Sum
 from django.db.models.functions import Length
 
+from playground.collab import authority
 from playground.models import Document, SampleRequest
 from playground.services import limits
 from playground.services.errors import ServiceError, not_found
@@ -96,10 +97,11 @@ def update_item(project_id: str, token: str | None, target: str, item_id, *, tex
         except (model.DoesNotExist, ValueError, TypeError):
             raise not_found(target)
         fields = ["version", "updated"]
-        if text is not None:
+        if text is not None and text != item.text:
             _check_project_total(project_id, model, item.pk, text)
-            item.text = text
-            fields.append("text")
+            old_text, item.text = item.text, text
+            authority.record_replacement(project, target, item, old_text)
+            fields += ["text", "collab_version"]
         if name is not None:
             item.name = _clean_name(name, item.name)
             fields.append("name")
@@ -120,6 +122,7 @@ def delete_item(project_id: str, token: str | None, target: str, item_id) -> dic
         except (model.DoesNotExist, ValueError, TypeError):
             raise not_found(target)
         project = bump_version(project_id)
+        authority.forget(target, item.pk)
         item.delete()
     return {"version": project.version}
 

@@ -73,7 +73,8 @@ def authorize(project: Project, token: str | None) -> None:
 
 
 def item_dict(item, with_expected: bool) -> dict:
-    data = {"id": item.id, "name": item.name, "text": item.text, "version": item.version, "position": item.position}
+    data = {"id": item.id, "name": item.name, "text": item.text, "version": item.version, "position": item.position,
+            "collabVersion": item.collab_version}
     if with_expected:
         data["expected"] = item.expected
     return data
@@ -127,6 +128,18 @@ def update_metadata(project_id: str, token: str | None, title=None, description=
             project.description = description
         project.save(update_fields=["title", "description", "updated"])
     return project_state(project_id)
+
+
+def rotate_token(project_id: str, token: str | None) -> str:
+    """Revoke every edit link of the project at once: a new token replaces the old one (returned once).
+    Open connections holding the old token fail their next write, since every write checks it again."""
+    with transaction.atomic():
+        project = Project.objects.select_for_update().get(pk=get_project(project_id).pk)
+        authorize(project, token)
+        new = tokens.new_token()
+        project.edit_token_hash = tokens.hash_token(new)
+        project.save(update_fields=["edit_token_hash"])
+    return new
 
 
 def current_version(project_id: str) -> int:

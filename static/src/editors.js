@@ -1,7 +1,7 @@
 // CodeMirror 6 editors: YAML with CEL marks, schema completion and lint (local + the engine's diagnostics),
 // or a CEL editor for the plain CEL mode. Colours come from CSS variables, so dark mode is CSS only.
 
-import { Annotation, EditorState, Compartment, StateEffect, StateField, Prec } from "@codemirror/state";
+import { Annotation, EditorState, Compartment, StateEffect, StateField, Prec, Transaction } from "@codemirror/state";
 import { EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection,
   placeholder as placeholderExt } from "@codemirror/view";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
@@ -15,6 +15,7 @@ import { searchKeymap, highlightSelectionMatches } from "@codemirror/search";
 import { celInYaml } from "./cel-in-yaml.js";
 import { celLanguage } from "./cel-syntax.js";
 import { yamlCompletion, lintYaml, serverDiagnostics } from "./yaml-assist.js";
+import { collabExtensions } from "./collab.js";
 import { errorRange } from "./locations.js";
 
 /** Marks transactions that came from the server (not typed here), so they are not sent back. */
@@ -33,7 +34,7 @@ const highlight = HighlightStyle.define([
 ]);
 
 const baseTheme = EditorView.theme({
-  "&": { backgroundColor: "var(--editor-bg)", color: "var(--fg)", fontSize: "13px" },
+  "&": { backgroundColor: "var(--editor-bg)", color: "var(--fg)", fontSize: "0.8125rem" }, // rem: presenter zoom scales it
   ".cm-content": { fontFamily: "var(--mono)", caretColor: "var(--fg)" },
   ".cm-gutters": { backgroundColor: "var(--editor-gutter)", color: "var(--muted)", border: "none" },
   ".cm-activeLine": { backgroundColor: "var(--editor-active)" },
@@ -68,8 +69,10 @@ const serverErrorsChanged = (update) => update.transactions.some((tr) => tr.effe
 /**
  * Create an editor in `parent`.
  * options: {text, language: "yaml"|"cel", role: "document"|"request", readOnly, label, onChange(text),
- *           onRun(), onSave(), placeholder}
- * Returns {view, getText, setText(text), setServerErrors(errors), setReadOnly(bool), focus(), goTo(line, column)}.
+ *           onRun(), onSave(), placeholder, collab: {version} (co-edited with the server as authority),
+ *           onSelection()}
+ * Returns {view, getText, setText(text), setServerErrors(errors), setReadOnly(bool), focus(), goTo(line, column),
+ * and for co-edited editors the collab host: state(), dispatch(transaction), reset(text, version)}.
  */
 export function createEditor(parent, options) {
   const readOnly = new Compartment();
@@ -97,13 +100,17 @@ export function createEditor(parent, options) {
     keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...historyKeymap, ...searchKeymap, ...foldKeymap,
       ...completionKeymap, ...lintKeymap, indentWithTab]),
     readOnly.of([EditorState.readOnly.of(Boolean(options.readOnly)), EditorView.editable.of(!options.readOnly)]),
-    EditorView.contentAttributes.of({ "aria-label": options.label || "editor", "data-role": role }),
+    // tabindex: a read-only editor stays reachable by keyboard (to scroll, select and copy).
+    EditorView.contentAttributes.of({ "aria-label": options.label || "editor", "data-role": role, tabindex: "0" }),
     EditorView.updateListener.of((update) => {
-      if (update.docChanged && !update.transactions.every((tr) => tr.annotation(remote)) && options.onChange) {
-        options.onChange(update.state.doc.toString());
-      }
+      const local = update.transactions.some((tr) => !tr.changes.empty && !tr.annotation(remote)
+        && !tr.annotation(Transaction.remote));
+      if (update.docChanged && local && options.onChange) options.onChange(update.state.doc.toString());
+      if (update.selectionSet && options.onSelection) options.onSelection();
     }),
   ];
+  const collabSlot = new Compartment();
+  extensions.push(collabSlot.of(options.collab ? collabExtensions(options.collab.version) : []));
   if (options.placeholder) extensions.push(placeholderExt(options.placeholder));
   if (options.language !== "cel") {
     extensions.push(
@@ -121,6 +128,13 @@ export function createEditor(parent, options) {
   const view = new EditorView({ parent, state: EditorState.create({ doc: options.text || "", extensions }) });
   return {
     view,
+    state: () => view.state,
+    dispatch: (transaction) => view.dispatch(transaction),
+    /** Start over from the server's text (a client too far behind for the kept history). */
+    reset(text, version) {
+      const fresh = EditorState.create({ doc: text, extensions });
+      view.setState(fresh.update({ effects: collabSlot.reconfigure(collabExtensions(version)) }).state);
+    },
     getText: () => view.state.doc.toString(),
     setText(text) {
       if (text === view.state.doc.toString()) return;

@@ -1,76 +1,110 @@
-// The live project: edits go over the WebSocket as typed (debounced), acks bump the version, results
-// stream back with no click. Reconnects resync by version and resend whatever was typed while offline.
+// The live project: texts are co-edited with the server as the authority (collab.js), names, expected
+// outcomes and structure edits go as messages, results stream back with no click. Reconnects resync every
+// text by version and send whatever was typed while offline; nothing typed is dropped.
 
-import { debounce } from "./dom.js";
 import { ReconnectingSocket } from "./socket.js";
 import { itemKey } from "./workspace.js";
+import { CollabSync } from "./collab.js";
+import { debounce } from "./dom.js";
 
-const EDIT_DELAY_MS = 150;
+const CURSOR_DELAY_MS = 80;
 
 export class LiveProject {
-  /** ui: {workspace, results, indicators: {connection(state), saved(state, version), viewers(n)}, onState(msg), onError(e)} */
-  constructor({ projectId, token, wsPath, ui }) {
+  /** ui: {workspace, results, indicators: {connection(state), saved(state, version), viewers(n)}, onState(msg),
+   *       onError(e), onNotice(text)}; token travels in the first message, never in the URL. */
+  constructor({ projectId, token, wsPath, name, ui }) {
     this.projectId = projectId;
+    this.token = token;
+    this.name = name;
     this.ui = ui;
     this.version = null;
     this.seq = 0;
-    this.pending = new Map(); // clientSeq → {key, text}
-    this.dirty = new Map(); // item key → {target, id, text, expected?} typed but not acked
-    this.senders = new Map(); // item key → debounced sender
+    this.pending = new Map(); // clientSeq → item key (name/expected edits awaiting their ack)
+    this.syncs = new Map(); // item key → CollabSync
     this.canEdit = false;
+    this.online = false;
     const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
     const path = wsPath || `/ws/projects/${encodeURIComponent(projectId)}/`;
-    const query = token ? `?token=${encodeURIComponent(token)}` : "";
-    this.socket = new ReconnectingSocket(`${scheme}//${window.location.host}${path}${query}`, {
-      onOpen: () => this.socket.send({ type: "hello", version: this.version }),
+    this.socket = new ReconnectingSocket(`${scheme}//${window.location.host}${path}`, {
+      onOpen: () => {
+        this.online = true;
+        const hello = { type: "hello", version: this.version, name: this.name };
+        if (this.token) hello.token = this.token;
+        this.socket.send(hello);
+        for (const sync of this.syncs.values()) sync.resync();
+        this.showSaved();
+      },
       onMessage: (message) => this.receive(message),
-      onStatus: (status) => ui.indicators.connection(status),
+      onStatus: (status) => {
+        if (status !== "open") this.online = false;
+        ui.indicators.connection(status);
+        this.showSaved();
+      },
     });
+    this.sendCursor = debounce((key) => {
+      const message = this.syncs.get(key)?.cursorMessage();
+      if (message) this.socket.send(message);
+    }, CURSOR_DELAY_MS);
   }
 
   start() {
     this.socket.connect();
   }
 
-  // -- outgoing ----------------------------------------------------------------------------------------
+  // -- co-edited texts ---------------------------------------------------------------------------------------
 
-  edit(target, id, text) {
+  /** The sync of one text, bound to its current editor (a panel rebuilt after a state gets a new one). */
+  sync(target, id) {
     const key = itemKey(target, id);
-    const previous = this.dirty.get(key);
-    this.dirty.set(key, { ...previous, target, id, text });
-    this.ui.indicators.saved("unsaved", this.version);
-    if (!this.senders.has(key)) this.senders.set(key, debounce(() => this.flush(key), EDIT_DELAY_MS));
-    this.senders.get(key)();
+    const entry = this.ui.workspace.get(target, id);
+    if (!entry) return null;
+    let sync = this.syncs.get(key);
+    if (!sync || sync.host !== entry.editor) {
+      sync = new CollabSync({ target, id, host: entry.editor, send: (message) => this.socket.send({ ...message, clientSeq: ++this.seq }) });
+      this.syncs.set(key, sync);
+    }
+    return sync;
   }
+
+  /** A local change of a text (the editor already holds it; the collab state keeps it until confirmed). */
+  edit(target, id) {
+    this.sync(target, id)?.push();
+    this.showSaved();
+  }
+
+  selection(target, id) {
+    if (this.syncs.size && this.online) this.sendCursor(itemKey(target, id));
+  }
+
+  unsent() {
+    let count = this.pending.size;
+    for (const sync of this.syncs.values()) count += sync.unsent;
+    return count;
+  }
+
+  showSaved() {
+    const { indicators } = this.ui;
+    if (!this.canEdit) return;
+    if (!this.online) indicators.saved(this.unsent() ? "offline" : "offline-clean", this.version);
+    else indicators.saved(this.unsent() ? "saving" : "saved", this.version);
+  }
+
+  // -- other edits -----------------------------------------------------------------------------------------
 
   expected(target, id, expected) {
-    const key = itemKey(target, id);
-    const text = this.ui.workspace.text(target, id);
-    this.dirty.set(key, { ...this.dirty.get(key), target, id, text, expected });
-    this.flush(key);
-  }
-
-  flush(key) {
-    const item = this.dirty.get(key);
-    if (!item) return;
-    const message = { type: "edit", target: item.target, id: item.id, text: item.text, clientSeq: ++this.seq };
-    if ("expected" in item) message.expected = item.expected;
-    if (this.socket.send(message)) {
-      this.pending.set(message.clientSeq, { key, item });
-      this.ui.indicators.saved("saving", this.version);
-    } else {
-      this.ui.indicators.saved("offline", this.version);
-    }
+    this.send({ type: "edit", target, id, expected }, itemKey(target, id));
   }
 
   flushAll() {
-    for (const sender of this.senders.values()) sender.cancel();
-    for (const key of this.dirty.keys()) this.flush(key);
+    for (const sync of this.syncs.values()) sync.push();
   }
 
-  send(message) {
-    const ok = this.socket.send({ ...message, clientSeq: ++this.seq });
+  send(message, key = null) {
+    const clientSeq = ++this.seq;
+    const ok = this.socket.send({ ...message, clientSeq });
     if (!ok) this.ui.onError?.({ code: "offline", message: "Not connected: try again in a moment." });
+    else if (key) this.pending.set(clientSeq, key);
+    this.showSaved();
     return ok;
   }
 
@@ -87,27 +121,49 @@ export class LiveProject {
       case "state": {
         this.version = message.version;
         if (typeof message.canEdit === "boolean") this.canEdit = message.canEdit;
-        workspace.reconcile(message.project, new Set(this.dirty.keys()));
+        this.noticeDeleted(message.project);
+        workspace.reconcile(message.project);
+        for (const target of ["document", "request"]) {
+          for (const item of message.project[target === "document" ? "documents" : "requests"] || []) {
+            this.sync(target, item.id)?.resync(item.collabVersion);
+          }
+        }
         this.ui.onState?.(message);
         if (message.viewers != null) indicators.viewers(message.viewers);
-        if (this.dirty.size) this.flushAll(); // typed while offline: save it now
-        else indicators.saved("saved", this.version);
+        this.showSaved();
+        break;
+      }
+      case "updates": {
+        this.bumpVersion(message.version);
+        this.sync(message.target, message.id)?.receive(message);
+        this.showSaved();
         break;
       }
       case "ack": {
-        const sent = this.pending.get(message.clientSeq);
+        this.bumpVersion(message.version);
+        if (typeof message.collabVersion === "number" && message.updates) {
+          const sync = this.sync(message.target, message.id);
+          sync?.ack(message);
+          // The cursor waits for typing to be confirmed (positions then agree): show it to the others now.
+          if (sync?.host.view?.hasFocus) this.selection(message.target, message.id);
+        }
         this.pending.delete(message.clientSeq);
-        if (typeof message.version === "number") this.version = Math.max(this.version ?? 0, message.version);
-        if (sent && this.dirty.get(sent.key) === sent.item) this.dirty.delete(sent.key);
-        if (!this.pending.size && !this.dirty.size) indicators.saved("saved", this.version);
+        this.showSaved();
         break;
       }
       case "edited": {
-        const key = itemKey(message.target, message.id);
-        if (typeof message.version === "number") this.version = Math.max(this.version ?? 0, message.version);
-        if (!this.dirty.has(key)) {
-          const entry = workspace.get(message.target, message.id);
-          if (entry) workspace.update(entry, { text: message.text, name: message.name, expected: message.expected }, false);
+        this.bumpVersion(message.version);
+        const entry = workspace.get(message.target, message.id);
+        if (entry) workspace.update(entry, { name: message.name, expected: message.expected });
+        if (typeof message.collabVersion === "number") this.sync(message.target, message.id)?.resync(message.collabVersion);
+        break;
+      }
+      case "cursor": {
+        if (message.gone) {
+          for (const sync of this.syncs.values()) sync.remoteCursor(message, sync.host.view);
+        } else {
+          const sync = this.sync(message.target, message.id);
+          sync?.remoteCursor(message, sync.host.view);
         }
         break;
       }
@@ -133,16 +189,38 @@ export class LiveProject {
         indicators.viewers(message.count);
         break;
       case "error": {
-        if (message.clientSeq != null) {
-          const sent = this.pending.get(message.clientSeq);
-          this.pending.delete(message.clientSeq);
-          if (sent) indicators.saved("error", this.version);
-        }
+        if (message.clientSeq != null && this.pending.delete(message.clientSeq)) indicators.saved("error", this.version);
+        if (message.error?.code === "not_found") this.dropGone();
         this.ui.onError?.(message.error || {});
         break;
       }
       default:
         break;
     }
+  }
+
+  bumpVersion(version) {
+    if (typeof version === "number") this.version = Math.max(this.version ?? 0, version);
+  }
+
+  /** A text deleted by someone else while this client still had unsent changes in it: say so, keep the text. */
+  noticeDeleted(project) {
+    const present = new Set();
+    for (const target of ["document", "request"]) {
+      for (const item of project[target === "document" ? "documents" : "requests"] || []) present.add(itemKey(target, item.id));
+    }
+    for (const [key, sync] of this.syncs) {
+      if (present.has(key)) continue;
+      if (sync.unsent) {
+        const text = sync.host.state().doc.toString();
+        this.ui.onNotice?.({ message: `Another editor deleted the ${sync.target} you were typing in; your text was kept.`,
+          target: sync.target, text });
+      }
+      this.syncs.delete(key);
+    }
+  }
+
+  dropGone() {
+    for (const [key, sync] of this.syncs) if (!this.ui.workspace.get(sync.target, sync.id)) this.syncs.delete(key);
   }
 }

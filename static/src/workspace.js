@@ -19,12 +19,14 @@ export class Workspace {
   /**
    * hosts: {documents: Element, requests: Element}
    * hooks: {onEdit(target, id, text), onRename(target, id, name), onDelete(target, id),
-   *         onExpected(target, id, expected), onRun(), onSave()}
+   *         onExpected(target, id, expected), onRun(), onSave(), onSelection(target, id)}
+   * collab: texts are co-edited (the server's text is never forced over the editor's; collab.js syncs it).
    */
-  constructor(hosts, hooks, { editable = true } = {}) {
+  constructor(hosts, hooks, { editable = true, collab = false } = {}) {
     this.hosts = hosts;
     this.hooks = hooks;
     this.editable = editable;
+    this.collab = collab;
     this.items = new Map();
     this.order = { document: [], request: [] };
     // A "line L:C" link anywhere on the page (results, type checks) moves the cursor to that document.
@@ -68,7 +70,7 @@ export class Workspace {
   }
 
   update(entry, item, keepText) {
-    if (!keepText && typeof item.text === "string") entry.editor.setText(item.text);
+    if (!keepText && !this.collab && typeof item.text === "string") entry.editor.setText(item.text);
     if (typeof item.name === "string" && document.activeElement !== entry.nameInput) entry.nameInput.value = item.name;
     if (entry.target === "request" && item.expected !== undefined) this.showExpected(entry, item.expected);
     entry.kindLabel.textContent = kindOf(entry.editor.getText());
@@ -78,8 +80,8 @@ export class Workspace {
     const nameInput = h("input", { class: "item-name", value: item.name || "", "aria-label": `${target} name`,
       readOnly: !this.editable, spellcheck: "false" });
     const kindLabel = h("span", { class: "kind-label" }, kindOf(item.text || ""));
-    const deleteButton = h("button", { type: "button", class: "btn btn-small btn-quiet", title: `Delete this ${target}`,
-      disabled: !this.editable }, "Delete");
+    const deleteButton = h("button", { type: "button", class: "btn btn-small btn-quiet item-delete", title: `Delete this ${target}`,
+      disabled: !this.editable, hidden: !this.editable }, "Delete");
     const editorHost = h("div", { class: "editor-host" });
     const panel = h("section", { class: `panel panel-${target}`, dataset: { target, id: String(id) } },
       h("header", { class: "panel-head" }, nameInput, kindLabel, deleteButton), editorHost);
@@ -89,6 +91,8 @@ export class Workspace {
       role: target,
       readOnly: !this.editable,
       label: `${target} ${item.name || id}`,
+      collab: this.collab ? { version: item.collabVersion ?? 0 } : undefined,
+      onSelection: () => this.hooks.onSelection?.(target, entry.id),
       onChange: (text) => {
         kindLabel.textContent = kindOf(text);
         this.hooks.onEdit?.(target, entry.id, text);
@@ -122,7 +126,7 @@ export class Workspace {
     contains.addEventListener("change", changed);
     entry.expectedSelect = select;
     entry.expectedInput = contains;
-    panel.appendChild(h("footer", { class: "panel-foot" }, h("label", {}, "Expect ", select), contains));
+    panel.appendChild(h("footer", { class: "panel-foot", hidden: !this.editable }, h("label", {}, "Expect ", select), contains));
     this.showExpected(entry, entry.expected);
   }
 
@@ -138,7 +142,13 @@ export class Workspace {
     for (const entry of this.items.values()) {
       entry.editor.setReadOnly(!editable);
       entry.nameInput.readOnly = !editable;
-      entry.panel.querySelector(".panel-head button").disabled = !editable;
+      const deleteButton = entry.panel.querySelector(".panel-head .item-delete");
+      if (deleteButton) {
+        deleteButton.disabled = !editable;
+        deleteButton.hidden = !editable; // read-only: no control that cannot do anything
+      }
+      const foot = entry.panel.querySelector(".panel-foot");
+      if (foot) foot.hidden = !editable;
       if (entry.expectedSelect) {
         entry.expectedSelect.disabled = !editable;
         entry.expectedInput.readOnly = !editable;

@@ -51,8 +51,17 @@ function render(dashboard) {
     el("ul", {}, current.checks.map((c) => el("li", {}, `${c.hidden ? "(hidden) " : ""}${c.name}: ${JSON.stringify(c.expected)}`))),
     el("h4", {}, `Hints shown: ${current.hintsShown} / ${current.hints.length}`), el("h4", {}, "Solution"), ...documentsView(current.solution));
   if (!$("presenter-text").value) $("presenter-text").value = current.solution.map((d) => d.text).join("---\n");
-  $("export").href = `${data.apiBase}rooms/${data.code}/results.csv?token=${encodeURIComponent(token)}`;
+  $("export").onclick = (event) => { event.preventDefault(); exportCsv(); };
   $("teacher").hidden = false;
+}
+
+/** The results as CSV: fetched with the teacher token in a header (never in a URL, logs or history). */
+async function exportCsv() {
+  const response = await fetch(`${data.apiBase}rooms/${data.code}/results.csv`, { headers: { "X-Teacher-Token": token } });
+  if (!response.ok) return;
+  const link = el("a", { href: URL.createObjectURL(await response.blob()), download: `${data.code}-results.csv` });
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
 }
 
 function onProgress(message) {

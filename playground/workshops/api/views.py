@@ -32,7 +32,7 @@ def _body(request) -> dict:
 
 
 def _teacher_token(request) -> str | None:
-    return request.headers.get("X-Teacher-Token") or request.query_params.get("token")
+    return request.headers.get("X-Teacher-Token")
 
 
 class SetListView(APIView):

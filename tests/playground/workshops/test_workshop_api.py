@@ -102,7 +102,8 @@ def test_closed_rooms_take_no_new_participants_but_export_results(client):
     late = client.post(f"{API}/rooms/{code}/join", {"displayName": "Bob"}, format="json")
     assert late.status_code == 409 and late.json()["error"]["code"] == "room_closed"
     assert client.post(f"{API}/rooms/{code}/advance", {}, format="json", HTTP_X_TEACHER_TOKEN=token).status_code == 409
-    csv = client.get(f"{API}/rooms/{code}/results.csv?token={token}")
+    assert client.get(f"{API}/rooms/{code}/results.csv?token={token}").status_code == 403  # never in a URL
+    csv = client.get(f"{API}/rooms/{code}/results.csv", HTTP_X_TEACHER_TOKEN=token)
     assert csv.status_code == 200 and csv["Content-Type"].startswith("text/csv")
     assert csv.content.decode().count("\nAda,") == 7
 

@@ -1,0 +1,146 @@
+"""The central authority: accepts changes on top of the newest version of a text, durably, in order.
+
+A push is answered only after its transaction committed, so an acknowledged change survives a crash of the
+server at any moment. A push on an older version is refused with the changes the client missed; the client
+rebases its own and pushes again (see `playground/collab/__init__.py`).
+"""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+
+from playground.collab import changes as change_sets
+from playground.models import Document, Project, SampleRequest, TextChange
+from playground.services import limits
+from playground.services.errors import ServiceError, not_found
+from playground.services.project_service import authorize, item_dict
+
+TARGETS = {"document": Document, "request": SampleRequest}
+MAX_UPDATES_PER_PUSH = 200
+HISTORY_KEPT = 5_000  # changes kept per text; a client further behind than this reloads the text
+CLIENT_ID_MAX = 64
+
+
+def _model(target):
+    model = TARGETS.get(target) if isinstance(target, str) else None
+    if model is None:
+        raise ServiceError("invalid_message", "target must be 'document' or 'request'")
+    return model
+
+
+def _int(value, name: str) -> int:
+    if type(value) is not int or value < 0 or value > 2**53:
+        raise ServiceError("invalid_message", f"{name} must be a non-negative integer")
+    return value
+
+
+def _updates(updates) -> list[tuple[list, str]]:
+    if not isinstance(updates, list) or not updates or len(updates) > MAX_UPDATES_PER_PUSH:
+        raise ServiceError("invalid_message", f"updates must be a list of 1 to {MAX_UPDATES_PER_PUSH} changes")
+    checked = []
+    for update in updates:
+        if not isinstance(update, dict):
+            raise ServiceError("invalid_message", "each update must be an object {changes, clientID}")
+        client_id = update.get("clientID")
+        if not isinstance(client_id, str) or not 0 < len(client_id) <= CLIENT_ID_MAX:
+            raise ServiceError("invalid_message", "clientID must be a short string")
+        checked.append((change_sets.check(update.get("changes")), client_id))
+    return checked
+
+
+def _missed(target: str, item_id: int, since: int, current: int) -> list[dict] | None:
+    """The changes after `since`, or None when the history no longer reaches back that far."""
+    if since >= current:
+        return []
+    rows = list(TextChange.objects.filter(target=target, item_id=item_id, version__gt=since)
+                .order_by("version").values_list("version", "changes", "client_id"))
+    if len(rows) != current - since or (rows and rows[0][0] != since + 1):
+        return None
+    return [{"changes": c, "clientID": client} for _, c, client in rows]
+
+
+def push(*, project_id: str, token: str | None, target: str, item_id, version, updates) -> dict:
+    """Apply `updates` made on top of `version` of one text. Returns {"accepted": True, "item", "version"
+    (the project's), "from", "collabVersion", "updates"} or, when the client is behind, {"accepted": False,
+    "from", "collabVersion", "updates": what it missed} ("reset" with the text when the history is too short)."""
+    model = _model(target)
+    item_id = _int(item_id, "id")
+    base = _int(version, "version")
+    checked = _updates(updates)
+    try:
+        with transaction.atomic():
+            try:
+                project = Project.objects.select_for_update().get(pk=project_id)
+            except Project.DoesNotExist:
+                raise not_found("project") from None
+            authorize(project, token)
+            try:
+                item = model.objects.select_for_update().get(project_id=project_id, pk=item_id)
+            except model.DoesNotExist:
+                raise not_found(target) from None
+            if base != item.collab_version:
+                return _behind(target, item, base)
+            text = change_sets.normalise(item.text)
+            for changes, _ in checked:
+                text = change_sets.apply(text, changes)
+            limits.check_text(text, item.name)
+            project.version += 1
+            project.save(update_fields=["version", "updated"])
+            TextChange.objects.bulk_create(
+                TextChange(project=project, target=target, item_id=item.pk, version=base + n + 1, changes=changes,
+                           client_id=client) for n, (changes, client) in enumerate(checked))
+            item.text = text
+            item.collab_version = base + len(checked)
+            item.version = project.version
+            item.save(update_fields=["text", "collab_version", "version", "updated"])
+            _prune(target, item)
+    except IntegrityError:  # another process accepted a change on this version first
+        item = model.objects.get(pk=item_id)
+        return _behind(target, item, base)
+    return {"accepted": True, "item": item_dict(item, model is SampleRequest), "version": project.version,
+            "from": base, "collabVersion": item.collab_version,
+            "updates": [{"changes": c, "clientID": client} for c, client in checked]}
+
+
+def _behind(target: str, item, base: int) -> dict:
+    answer = {"accepted": False, "from": base, "collabVersion": item.collab_version}
+    missed = _missed(target, item.pk, base, item.collab_version) if base <= item.collab_version else None
+    if missed is None:
+        answer.update(reset=True, text=change_sets.normalise(item.text))
+    else:
+        answer["updates"] = missed
+    return answer
+
+
+def pull(*, project_id: str, target: str, item_id, since) -> dict:
+    """What changed in one text after version `since`: {"from", "collabVersion", "updates"} or a reset."""
+    model = _model(target)
+    item_id = _int(item_id, "id")
+    since = _int(since, "version")
+    try:
+        item = model.objects.get(project_id=project_id, pk=item_id)
+    except model.DoesNotExist:
+        raise not_found(target) from None
+    return _behind(target, item, since)
+
+
+def record_replacement(project: Project, target: str, item, old_text: str, client_id: str = "server") -> None:
+    """A whole-text save (REST, a client without co-editing) enters the history as the smallest change, so
+    co-editors rebase onto it instead of losing what they typed. Call inside the saving transaction, before
+    `item.save()`; it sets `item.collab_version`."""
+    changes = change_sets.between(change_sets.normalise(old_text), change_sets.normalise(item.text))
+    if not changes or changes == [change_sets.length(change_sets.normalise(old_text))]:
+        return
+    item.collab_version += 1
+    TextChange.objects.create(project=project, target=target, item_id=item.pk, version=item.collab_version,
+                              changes=changes, client_id=client_id)
+
+
+def forget(target: str, item_id: int) -> None:
+    TextChange.objects.filter(target=target, item_id=item_id).delete()
+
+
+def _prune(target: str, item) -> None:
+    if item.collab_version % 500 == 0 and item.collab_version > HISTORY_KEPT:
+        TextChange.objects.filter(target=target, item_id=item.pk,
+                                  version__lte=item.collab_version - HISTORY_KEPT).delete()

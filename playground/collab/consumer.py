@@ -1,0 +1,102 @@
+"""The co-editing messages of the project room: push, pull and cursor (see playground/PROTOCOL.md).
+
+A mixin of the project consumer, so the protocol of co-editing lives beside its authority; the consumer
+supplies `project_id`, `token`, `connection_id`, `display_name`, `broadcast`, `send_json`, `ack`-style
+bookkeeping (`latest`) and `schedule_evaluation`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from channels.db import database_sync_to_async
+
+from playground.collab import authority
+from playground.services.errors import ServiceError
+
+NAME_MAX = 40
+# Keystrokes arrive as separate pushes; a burst is evaluated once, at its newest version (the evaluation of an
+# older version cannot be stopped once a worker has it, so starting one per keystroke only delays the newest).
+EVALUATE_AFTER_TYPING_SECONDS = 0.08
+
+
+def clean_name(value) -> str:
+    """A display name shown beside the cursor: a short single-line string, or a neutral default."""
+    if not isinstance(value, str):
+        return "Guest"
+    name = " ".join(value.split())[:NAME_MAX]
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return "Guest"
+    return name.replace("\x00", "") or "Guest"
+
+
+class CollabHandlers:
+    async def on_push(self, message: dict) -> None:
+        target, item_id = message.get("target"), message.get("id")
+        answer = await database_sync_to_async(authority.push)(
+            project_id=self.project_id, token=self.token, target=target, item_id=item_id,
+            version=message.get("version"), updates=message.get("updates"))
+        if not answer["accepted"]:  # behind: here is what was missed; rebase and push again
+            await self.send_json({"type": "updates", "target": target, "id": item_id, "rejected": True,
+                                  "clientSeq": message.get("clientSeq"), **_history(answer)})
+            return
+        version = answer["version"]
+        self.latest = max(self.latest, version)
+        # Everyone else gets the change; the sender gets it in its ack (sent before any later change reaches
+        # this connection, so it lands exactly on top of what the sender has).
+        await self.broadcast({"type": "updates", "target": target, "id": item_id, "version": version,
+                              "by": self.connection_id, **_history(answer)}, exclude_self=True)
+        await self.send_json({"type": "ack", "clientSeq": message.get("clientSeq"), "version": version,
+                              "id": item_id, "target": target, **_history(answer)})
+        self.evaluate_after_typing(version)
+
+    def evaluate_after_typing(self, version: int) -> None:
+        timer = getattr(self, "typing_timer", None)
+        if timer is not None:
+            timer.cancel()
+        self.typing_timer = asyncio.get_running_loop().call_later(
+            EVALUATE_AFTER_TYPING_SECONDS, self.schedule_evaluation, version)
+
+    async def on_pull(self, message: dict) -> None:
+        target, item_id = message.get("target"), message.get("id")
+        answer = await database_sync_to_async(authority.pull)(
+            project_id=self.project_id, target=target, item_id=item_id, since=message.get("version"))
+        await self.send_json({"type": "updates", "target": target, "id": item_id, **_history(answer)})
+
+    async def on_cursor(self, message: dict) -> None:
+        target, item_id = message.get("target"), message.get("id")
+        if target not in authority.TARGETS or type(item_id) is not int:
+            raise ServiceError("invalid_message", "cursor needs a target and an id")
+        ranges = message.get("ranges")
+        if (not isinstance(ranges, list) or not 0 < len(ranges) <= 20 or not all(
+                isinstance(r, dict) and _position(r.get("anchor")) and _position(r.get("head")) for r in ranges)):
+            raise ServiceError("invalid_message", "cursor ranges must be a list of {anchor, head} positions")
+        version = message.get("version")
+        if type(version) is not int or version < 0:
+            raise ServiceError("invalid_message", "cursor needs the text's version")
+        await self.broadcast({"type": "cursor", "connection": self.connection_id, "name": self.display_name,
+                              "target": target, "id": item_id, "version": version,
+                              "ranges": [{"anchor": r["anchor"], "head": r["head"]} for r in ranges]},
+                             exclude_self=True)
+
+    async def cursor_gone(self) -> None:
+        """The connection leaves: its cursor goes, and so does an evaluation it was about to start."""
+        timer = getattr(self, "typing_timer", None)
+        if timer is not None:
+            timer.cancel()
+        await self.broadcast({"type": "cursor", "connection": self.connection_id, "gone": True}, exclude_self=True)
+
+
+def _position(value) -> bool:
+    return type(value) is int and 0 <= value <= 2**31
+
+
+def _history(answer: dict) -> dict:
+    body = {"from": answer["from"], "collabVersion": answer["collabVersion"]}
+    if answer.get("reset"):
+        body.update(reset=True, text=answer["text"])
+    else:
+        body["updates"] = answer["updates"]
+    return body

@@ -1,0 +1,188 @@
+// Co-editing of one text with the server as the central authority (@codemirror/collab): local changes are
+// pushed on top of the newest version the client knows; the server either accepts them (and tells the others)
+// or answers with what this client missed, which the library rebases our unsent changes onto before we push
+// again. Nothing typed is dropped: unsent changes stay in the editor state until the server confirms them,
+// across reconnects. Remote cursors are shown with their author's name.
+
+import { ChangeSet, StateEffect, StateField } from "@codemirror/state";
+import { Decoration, EditorView, WidgetType } from "@codemirror/view";
+import { collab, getClientID, getSyncedVersion, receiveUpdates, sendableUpdates } from "@codemirror/collab";
+
+const PULL_AFTER_ACK_MS = 300;
+
+/** The extensions a co-edited editor needs: the collab state plus the remote cursors. */
+export function collabExtensions(startVersion) {
+  return [collab({ startVersion }), remoteCursors];
+}
+
+/**
+ * Keeps one editor in sync with the authority.
+ * host: {state(), dispatch(transaction), reset(text, version)}; send(message) → bool (false when offline).
+ */
+export class CollabSync {
+  constructor({ target, id, host, send }) {
+    this.target = target;
+    this.id = id;
+    this.host = host;
+    this.send = send;
+    this.inflight = false;
+    this.cursors = new Map(); // connection → {name, ranges, version}
+  }
+
+  get version() {
+    return getSyncedVersion(this.host.state());
+  }
+
+  /** Changes typed here that the server has not confirmed yet. */
+  get unsent() {
+    return sendableUpdates(this.host.state()).length;
+  }
+
+  /** Push what was typed, unless a push is already on its way (its answer triggers the next one). */
+  push() {
+    if (this.inflight) return false;
+    const updates = sendableUpdates(this.host.state());
+    if (!updates.length) return false;
+    const message = { type: "push", target: this.target, id: this.id, version: this.version,
+      updates: updates.map((u) => ({ clientID: u.clientID, changes: u.changes.toJSON() })) };
+    if (!this.send(message)) return false;
+    this.inflight = true;
+    return true;
+  }
+
+  /** The server's answer with history: our accepted push (ack), a rejection, a pull or another's change. */
+  receive(message) {
+    if (message.reset) {
+      this.inflight = false;
+      this.host.reset(message.text, message.collabVersion);
+      return;
+    }
+    if (message.from !== this.version) {
+      // Not on top of what we have: ask for exactly what we miss (a duplicate is simply ignored).
+      if (message.collabVersion > this.version) this.pull();
+      if (message.rejected) this.inflight = false;
+      return;
+    }
+    const updates = (message.updates || []).map((u) => ({ changes: ChangeSet.fromJSON(u.changes), clientID: u.clientID }));
+    if (updates.length) this.host.dispatch(receiveUpdates(this.host.state(), updates));
+    if (message.rejected) this.inflight = false;
+    this.push();
+  }
+
+  /** Our push was saved (committed) by the server; the ack carries it back so the library confirms it. */
+  ack(message) {
+    this.inflight = false;
+    this.receive(message);
+    const expected = message.collabVersion;
+    setTimeout(() => {
+      if (this.version < expected) this.pull();
+    }, PULL_AFTER_ACK_MS);
+  }
+
+  pull() {
+    this.send({ type: "pull", target: this.target, id: this.id, version: this.version });
+  }
+
+  /** After a reconnect or a project state: catch up with the server, then send what was typed meanwhile. */
+  resync(serverVersion) {
+    this.inflight = false;
+    if (typeof serverVersion === "number" && serverVersion > this.version) this.pull();
+    else this.push();
+  }
+
+  /** This client's cursor, for the others (only when everything typed is confirmed: positions then agree). */
+  cursorMessage() {
+    const state = this.host.state();
+    if (sendableUpdates(state).length) return null;
+    const ranges = state.selection.ranges.map((r) => ({ anchor: r.anchor, head: r.head }));
+    return { type: "cursor", target: this.target, id: this.id, version: this.version, ranges };
+  }
+
+  /** Another editor's cursor; positions refer to `version`, so they are mapped over our unsent changes. */
+  remoteCursor(message, view) {
+    if (message.gone) this.cursors.delete(message.connection);
+    else if (message.version === this.version) {
+      let ranges = message.ranges;
+      for (const update of sendableUpdates(this.host.state())) {
+        ranges = ranges.map((r) => ({ anchor: update.changes.mapPos(r.anchor, 1), head: update.changes.mapPos(r.head, 1) }));
+      }
+      const length = this.host.state().doc.length;
+      const clamp = (n) => Math.max(0, Math.min(n, length));
+      this.cursors.set(message.connection, { name: message.name || "Guest",
+        ranges: ranges.map((r) => ({ anchor: clamp(r.anchor), head: clamp(r.head) })) });
+    } else return;
+    view?.dispatch({ effects: setRemoteCursors.of([...this.cursors.entries()]) });
+  }
+
+  clientID() {
+    return getClientID(this.host.state());
+  }
+}
+
+// ---- remote cursors ----------------------------------------------------------------------------------------
+
+const setRemoteCursors = StateEffect.define();
+
+/** A stable colour per connection, from a small palette readable on light and dark backgrounds. */
+const PALETTE = ["#d9480f", "#1971c2", "#2b8a3e", "#ae3ec9", "#c2255c", "#0c8599", "#e67700", "#5f3dc4"];
+export function colourOf(connection) {
+  let hash = 0;
+  for (const char of String(connection)) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return PALETTE[hash % PALETTE.length];
+}
+
+class CaretWidget extends WidgetType {
+  constructor(name, colour) {
+    super();
+    this.name = name;
+    this.colour = colour;
+  }
+
+  eq(other) {
+    return other.name === this.name && other.colour === this.colour;
+  }
+
+  toDOM() {
+    const caret = document.createElement("span");
+    caret.className = "cm-remote-caret";
+    caret.style.borderLeftColor = this.colour;
+    const label = document.createElement("span");
+    label.className = "cm-remote-name";
+    label.style.backgroundColor = this.colour;
+    label.textContent = this.name; // text, never HTML
+    caret.appendChild(label);
+    caret.setAttribute("aria-label", `${this.name}'s cursor`);
+    return caret;
+  }
+
+  ignoreEvent() {
+    return true;
+  }
+}
+
+function decorations(entries) {
+  const marks = [];
+  for (const [connection, cursor] of entries) {
+    const colour = colourOf(connection);
+    for (const range of cursor.ranges) {
+      const from = Math.min(range.anchor, range.head);
+      const to = Math.max(range.anchor, range.head);
+      if (from < to) {
+        marks.push(Decoration.mark({ class: "cm-remote-selection", attributes: { style: `background-color: ${colour}33` } })
+          .range(from, to));
+      }
+      marks.push(Decoration.widget({ widget: new CaretWidget(cursor.name, colour), side: 1 }).range(range.head));
+    }
+  }
+  return Decoration.set(marks, true);
+}
+
+const remoteCursors = StateField.define({
+  create: () => Decoration.none,
+  update(value, transaction) {
+    let next = value.map(transaction.changes);
+    for (const effect of transaction.effects) if (effect.is(setRemoteCursors)) next = decorations(effect.value);
+    return next;
+  },
+  provide: (field) => EditorView.decorations.from(field),
+});

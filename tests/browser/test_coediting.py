@@ -1,0 +1,119 @@
+"""Two browsers on one project: interleaved typing survives everywhere, cursors carry names, undo is per
+user, and an edit link hands the edit right to another browser."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.helpers import editor, project_body
+
+pytestmark = pytest.mark.browser
+
+
+def open_with_token(browser, server_url, created, name):
+    context = browser.new_context(viewport={"width": 1440, "height": 1000})
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    page.goto(server_url + "/")
+    page.evaluate("([id, token, name]) => { localStorage.setItem('admission-playground:token:' + id, token);"
+                  " localStorage.setItem('admission-playground:name', name); }",
+                  [created["id"], created["editToken"], name])
+    page.goto(f"{server_url}/p/{created['id']}")
+    page.wait_for_selector("#conn-state[data-state=open]")
+    expect(page.locator("#save-state")).to_have_attribute("data-state", "saved")
+    return context, page
+
+
+def type_at_end(page, text):
+    content = editor(page, "request", 0)
+    content.click()
+    page.keyboard.press("ControlOrMeta+End")
+    page.keyboard.type(text, delay=15)
+
+
+def request_text(page):
+    return page.evaluate("() => [...window.__playground.workspace.items.values()]"
+                         ".find((e) => e.target === 'request').editor.getText()")
+
+
+def test_interleaved_typing_in_two_tabs_survives_in_both_and_after_a_reload(browser, server_url, api):
+    status, created = api("POST", "/api/v1/projects", project_body(title="Two tabs"))
+    assert status == 201
+    first_context, first = open_with_token(browser, server_url, created, "Ada")
+    second_context, second = open_with_token(browser, server_url, created, "Grace")
+    try:
+        lines = []
+        for round_ in range(3):
+            for page, who in ((first, "A"), (second, "B")):
+                line = f"\n# {who} line {round_}"
+                type_at_end(page, line)
+                lines.append(line.strip())
+        for page in (first, second):
+            expect(page.locator("#save-state")).to_have_attribute("data-state", "saved", timeout=20_000)
+        for page in (first, second):
+            expect(editor(page, "request", 0)).to_contain_text(lines[-1])
+        texts = [request_text(first), request_text(second)]
+        assert texts[0] == texts[1]
+        for line in lines:
+            assert line in texts[0]
+        status, project = api("GET", f"/api/v1/projects/{created['id']}")
+        assert project["requests"][0]["text"] == texts[0]
+        first.reload()
+        first.wait_for_selector("#conn-state[data-state=open]")
+        expect(editor(first, "request", 0)).to_contain_text(lines[-1])
+        assert request_text(first) == texts[0]
+    finally:
+        first_context.close()
+        second_context.close()
+
+
+def test_cursors_carry_names_and_undo_undoes_only_my_own_typing(browser, server_url, api):
+    status, created = api("POST", "/api/v1/projects", project_body(title="Pair"))
+    assert status == 201
+    first_context, first = open_with_token(browser, server_url, created, "Ada")
+    second_context, second = open_with_token(browser, server_url, created, "Grace")
+    try:
+        type_at_end(first, "\n# mine")
+        expect(editor(second, "request", 0)).to_contain_text("# mine")
+        type_at_end(second, "\n# yours")
+        expect(editor(first, "request", 0)).to_contain_text("# yours")
+        expect(first.locator(".cm-remote-name").first).to_have_text("Grace")
+        editor(first, "request", 0).click()
+        first.keyboard.press("ControlOrMeta+z")
+        expect(editor(first, "request", 0)).not_to_contain_text("# mine")
+        expect(editor(first, "request", 0)).to_contain_text("# yours")
+        expect(editor(second, "request", 0)).not_to_contain_text("# mine")
+        expect(first.locator("#save-state")).to_have_attribute("data-state", "saved")
+        status, project = api("GET", f"/api/v1/projects/{created['id']}")
+        assert "# yours" in project["requests"][0]["text"] and "# mine" not in project["requests"][0]["text"]
+    finally:
+        first_context.close()
+        second_context.close()
+
+
+def test_an_edit_link_gives_another_browser_the_edit_right_and_revoking_takes_it_back(browser, server_url, api):
+    status, created = api("POST", "/api/v1/projects", project_body(title="Hand over"))
+    assert status == 201
+    owner_context, owner = open_with_token(browser, server_url, created, "Owner")
+    other_context = browser.new_context()
+    try:
+        owner.click("#btn-edit-link")
+        link = owner.input_value("#edit-link-url")
+        assert link.endswith("#edit=" + created["editToken"])
+        other = other_context.new_page()
+        other.goto(link)
+        other.wait_for_selector("#conn-state[data-state=open]")
+        assert "#edit=" not in other.url  # the secret leaves the address bar at once
+        expect(editor(other, "request", 0)).to_have_attribute("contenteditable", "true")
+        other.goto(server_url + "/projects")
+        expect(other.locator("#my-projects article")).to_have_count(1)
+        expect(other.locator("#my-projects article h3")).to_have_text("Hand over")
+        owner.once("dialog", lambda dialog: dialog.accept())
+        owner.click("#btn-revoke")
+        expect(owner.locator("#edit-link-url")).not_to_have_value(link)
+        status, _ = api("PATCH", f"/api/v1/projects/{created['id']}", {"title": "x"}, token=created["editToken"])
+        assert status == 403
+    finally:
+        owner_context.close()
+        other_context.close()

@@ -1,0 +1,87 @@
+"""The central authority: pushes on the newest version are saved; older ones get what they missed."""
+
+import pytest
+
+from playground.collab import authority
+from playground.models import TextChange
+from playground.services import document_service, project_service
+from playground.services.errors import ServiceError
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def project():
+    state, token = project_service.create_project("t", documents=[{"name": "a.yaml", "text": "hello"}])
+    return state["id"], token, state["documents"][0]["id"]
+
+
+def push(project, version, *changes, client="c1"):
+    project_id, token, doc = project
+    return authority.push(project_id=project_id, token=token, target="document", item_id=doc, version=version,
+                          updates=[{"changes": c, "clientID": client} for c in changes])
+
+
+def test_a_push_on_the_newest_version_is_saved_and_numbered(project):
+    answer = push(project, 0, [5, [0, " world"]])
+    assert answer["accepted"] and answer["collabVersion"] == 1 and answer["from"] == 0
+    assert answer["item"]["text"] == "hello world"
+    state = project_service.project_state(project[0])
+    assert state["documents"][0]["text"] == "hello world" and state["documents"][0]["collabVersion"] == 1
+    assert state["version"] == answer["version"]
+
+
+def test_a_push_on_an_older_version_gets_what_it_missed(project):
+    push(project, 0, [5, [0, "!"]], client="first")
+    answer = push(project, 0, [[0, ">"], 5], client="second")
+    assert answer == {"accepted": False, "from": 0, "collabVersion": 1,
+                      "updates": [{"changes": [5, [0, "!"]], "clientID": "first"}]}
+    assert project_service.project_state(project[0])["documents"][0]["text"] == "hello!"
+
+
+def test_pull_returns_the_changes_since_a_version(project):
+    push(project, 0, [5, [0, "1"]], [6, [0, "2"]])
+    assert [u["changes"] for u in authority.pull(project_id=project[0], target="document", item_id=project[2],
+                                                 since=1)["updates"]] == [[6, [0, "2"]]]
+
+
+def test_a_whole_text_save_enters_the_history_as_a_small_change(project):
+    project_id, token, doc = project
+    document_service.update_item(project_id, token, "document", doc, text="help")
+    answer = authority.pull(project_id=project_id, target="document", item_id=doc, since=0)
+    assert answer["updates"] == [{"changes": [3, [2, "p"]], "clientID": "server"}]
+    assert push(project, 0, [5, [0, "x"]])["accepted"] is False  # the editor must rebase onto it first
+
+
+def test_pushes_need_the_edit_token(project):
+    project_id, _, doc = project
+    with pytest.raises(ServiceError) as error:
+        authority.push(project_id=project_id, token="wrong", target="document", item_id=doc, version=0,
+                       updates=[{"changes": [5], "clientID": "c"}])
+    assert error.value.status == 403
+
+
+@pytest.mark.parametrize("updates", [[], "x", [{"changes": [5]}], [{"changes": [4], "clientID": "c"}],
+                                     [{"changes": [5], "clientID": "c" * 100}], [7]])
+def test_bad_pushes_are_refused_without_saving(project, updates):
+    project_id, token, doc = project
+    with pytest.raises(ServiceError):
+        authority.push(project_id=project_id, token=token, target="document", item_id=doc, version=0,
+                       updates=updates)
+    assert project_service.project_state(project_id)["documents"][0]["text"] == "hello"
+    assert not TextChange.objects.exists()
+
+
+def test_a_client_too_far_behind_gets_the_text(project, monkeypatch):
+    project_id, _, doc = project
+    push(project, 0, [5, [0, "1"]])
+    TextChange.objects.all().delete()  # as if pruned
+    answer = authority.pull(project_id=project_id, target="document", item_id=doc, since=0)
+    assert answer["reset"] is True and answer["text"] == "hello1" and answer["collabVersion"] == 1
+
+
+def test_deleting_a_text_forgets_its_history(project):
+    project_id, token, doc = project
+    push(project, 0, [5, [0, "1"]])
+    document_service.delete_item(project_id, token, "document", doc)
+    assert not TextChange.objects.exists()
