@@ -6,6 +6,7 @@ Texts are kept exactly as typed (even broken YAML); the engine reads them at eva
 from __future__ import annotations
 
 from django.db import models
+from django.utils import timezone
 
 
 class Project(models.Model):
@@ -83,8 +84,10 @@ class Snapshot(models.Model):
 
 
 class Presence(models.Model):
-    """One open WebSocket on a project: the viewer count, shared by every server process."""
+    """One open WebSocket on a project: the viewer count, shared by every server process. ``seen`` is renewed
+    by the connection's heartbeat, so the row of a process that crashed stops counting by itself."""
 
     project_id = models.CharField(max_length=64, db_index=True)
     channel_name = models.CharField(max_length=200, unique=True)
     connected = models.DateTimeField(auto_now_add=True)
+    seen = models.DateTimeField(default=timezone.now, db_index=True)

@@ -43,6 +43,11 @@ _PASS_THROUGH = {"expr", "conditionalor", "conditionaland", "relation", "additio
                  "member", "primary", "listelem", "paren_expr_inner"}
 
 
+def _checked(text: str) -> str:
+    """Types as cel-go's checker prints them in errors (FormatCheckedType: the null type is `null`)."""
+    return text.replace("null_type", "null")
+
+
 class Compiler:
     def __init__(self, env: Env, source: str):
         self.env = env
@@ -121,7 +126,7 @@ class Compiler:
     def require(self, node: Node, t: Type, fname: str, at: Any, operands: list[Node]) -> None:
         if self.env.check and not node.type.is_dyn and node.type != t:
             types = ", ".join(str(o.type) for o in operands)
-            raise self.fail(f"found no matching overload for '{fname}' applied to '({types})'", at)
+            raise self.fail(f"found no matching overload for '{fname}' applied to '({_checked(types)})'", at)
 
     # --- binary operators ----------------------------------------------------------------------
     _BINARY = {
@@ -400,7 +405,7 @@ class Compiler:
             else:
                 shown = f"({', '.join(str(a.type) for a in args)})"
             display = {"@in": "@in"}.get(name, name)
-            raise self.fail(f"found no matching overload for '{display}' applied to '{shown}'", at)
+            raise self.fail(f"found no matching overload for '{display}' applied to '{_checked(shown)}'", at)
         results = {substitute(o.result, b) for o, b in found}
         return results.pop() if len(results) == 1 else DYN
 

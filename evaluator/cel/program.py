@@ -20,7 +20,10 @@ from evaluator.cel.types import Type
 
 MAX_EXPRESSION_LENGTH = 100_000  # cel-go's default ExpressionSizeCodePointLimit
 MAX_NESTING = 250  # cel-go's default parser recursion limit
-DEFAULT_TIMEOUT = 1.0
+# A safety net only: the cost limit (1,000,000 units a call) must always stop an expression first, so the
+# answer never depends on how loaded the machine is. 1,000,000 units take well under a second here; five
+# seconds leaves room for a machine ten times slower.
+DEFAULT_TIMEOUT = 5.0
 
 
 @dataclass(frozen=True)

@@ -3,27 +3,20 @@
 A document set is loaded (and its policies compiled) once per distinct set of texts; each request's result
 is cached under (hash of the document texts, hash of the request text), so editing one request re-runs only
 that request, and going back to an earlier text costs nothing. Verdicts are recomputed every time because
-the expected outcome is not part of the key. Everything here is synchronous and CPU-bound: the REST views
-call it in their request thread; the live WebSocket path runs it in worker processes (evaluation_jobs),
-never on the event loop.
+the expected outcome is not part of the key. Everything here is synchronous, CPU-bound and Django-free: it
+runs in the evaluation workers (playground/evaluation), never in the server process.
 """
 
 from __future__ import annotations
 
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-
-from django.conf import settings
 
 import evaluator
 from evaluator import Simulation
 from playground.api.json_safe import json_safe
 from playground.services.expectations import verdict
 from playground.services.result_cache import LRUCache, content_hash
-
-EXECUTOR = ThreadPoolExecutor(max_workers=getattr(settings, "PLAYGROUND_EVALUATION_WORKERS", 4),
-                              thread_name_prefix="evaluate")
 
 _SIMULATIONS = LRUCache(maxsize=64)
 _RESULTS = LRUCache(maxsize=4096)

@@ -10,6 +10,7 @@ from django.db import IntegrityError, transaction
 
 from playground.models import Snapshot
 from playground.services import project_service, tokens
+from playground.services.edge import text_problem
 from playground.services.errors import not_found
 from playground.services.fork_titles import fork_title
 
@@ -54,6 +55,8 @@ def create_snapshot(project_id: str) -> dict:
 
 def get_snapshot(snapshot_id_: str) -> dict:
     try:
+        if text_problem(snapshot_id_) is not None:
+            raise Snapshot.DoesNotExist
         snapshot = Snapshot.objects.get(pk=snapshot_id_)
     except Snapshot.DoesNotExist:
         raise not_found("snapshot")
@@ -63,6 +66,8 @@ def get_snapshot(snapshot_id_: str) -> dict:
 
 def fork_snapshot(snapshot_id_: str) -> tuple[dict, str]:
     try:
+        if text_problem(snapshot_id_) is not None:
+            raise Snapshot.DoesNotExist
         snapshot = Snapshot.objects.get(pk=snapshot_id_)
     except Snapshot.DoesNotExist:
         raise not_found("snapshot")

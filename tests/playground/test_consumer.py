@@ -7,6 +7,7 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from playground.asgi import application
+from playground.evaluation import pool
 from playground.services import evaluation_service, project_service
 from tests.playground.playground_fixtures import deployment, project_body
 
@@ -25,6 +26,7 @@ def _create_args():
 
 
 async def connect(project_id, token=None):
+    await asyncio.to_thread(pool.wait_until_started)  # time the room, not the start of the worker processes
     path = f"/ws/projects/{project_id}/" + (f"?token={token}" if token else "")
     communicator = WebsocketCommunicator(application, path, headers=HOST)
     connected, _ = await communicator.connect(timeout=TIMEOUT)

@@ -15,6 +15,8 @@ from typing import Any, Callable
 from fractions import Fraction
 
 import yaml
+
+from evaluator.admission.yaml_aliases import safe_load
 from jmespath import functions as jfunctions
 
 from . import wildcard
@@ -310,7 +312,7 @@ def _parse_json(a):
 def _parse_yaml(a):
     s = _arg("parse_yaml", a, 0, "String")
     try:
-        return json.loads(json.dumps(yaml.safe_load(s), default=str))
+        return json.loads(json.dumps(safe_load(s), default=str))
     except yaml.YAMLError as err:
         raise FunctionError(str(err).replace("\n", " ")) from None
 
