@@ -26,7 +26,7 @@ from playground.services.errors import ServiceError
 
 
 def _limit() -> int:
-    return int(getattr(settings, "PLAYGROUND_MAX_PROJECT_BYTES", 5 * 1024 * 1024))
+    return int(settings.PLAYGROUND_MAX_PROJECT_BYTES)
 
 
 class RawUploadParser(BaseParser):
