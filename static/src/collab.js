@@ -26,6 +26,8 @@ export class CollabSync {
     this.host = host;
     this.send = send;
     this.inflight = false;
+    this.inflightSeq = null; // the clientSeq of the push on its way, to recognise an error answer
+    this.retry = null;
     this.cursors = new Map(); // connection → {name, ranges, version}
   }
 
@@ -45,8 +47,20 @@ export class CollabSync {
     if (!updates.length) return false;
     const message = { type: "push", target: this.target, id: this.id, version: this.version,
       updates: updates.map((u) => ({ clientID: u.clientID, changes: u.changes.toJSON() })) };
-    if (!this.send(message)) return false;
+    const seq = this.send(message);
+    if (!seq) return false;
     this.inflight = true;
+    this.inflightSeq = seq;
+    return true;
+  }
+
+  /** The server refused our push with an error (rate, size, a dropped worker): nothing was saved; the
+   * changes stay unsent and are pushed again after a pause. */
+  failed(clientSeq) {
+    if (!this.inflight || clientSeq !== this.inflightSeq) return false;
+    this.inflight = false;
+    clearTimeout(this.retry);
+    this.retry = setTimeout(() => this.push(), 500);
     return true;
   }
 

@@ -60,7 +60,10 @@ export class LiveProject {
     if (!entry) return null;
     let sync = this.syncs.get(key);
     if (!sync || sync.host !== entry.editor) {
-      sync = new CollabSync({ target, id, host: entry.editor, send: (message) => this.socket.send({ ...message, clientSeq: ++this.seq }) });
+      sync = new CollabSync({ target, id, host: entry.editor, send: (message) => {
+        const clientSeq = ++this.seq;
+        return this.socket.send({ ...message, clientSeq }) ? clientSeq : 0;
+      } });
       this.syncs.set(key, sync);
     }
     return sync;
@@ -190,6 +193,7 @@ export class LiveProject {
         break;
       case "error": {
         if (message.clientSeq != null && this.pending.delete(message.clientSeq)) indicators.saved("error", this.version);
+        for (const sync of this.syncs.values()) sync.failed(message.clientSeq);
         if (message.error?.code === "not_found") this.dropGone();
         this.ui.onError?.(message.error || {});
         break;

@@ -33,6 +33,7 @@ class Client {
     this.ws = null;
     this.open = false;
     this.errors = [];
+    this.closes = [];
     this.state = EditorState.create({ doc: text, extensions: [collabExtensions(version)] });
     const host = {
       state: () => this.state,
@@ -57,11 +58,13 @@ class Client {
         resolve();
       };
       ws.onmessage = (event) => this.receive(JSON.parse(event.data));
-      ws.onclose = () => {
+      ws.onclose = (event) => {
         if (this.ws !== ws) return;
         const wasOpen = this.open;
         this.open = false;
-        if (!wasOpen && !this.dropped) setTimeout(() => this.connect().then(resolve), 100); // refused: retry
+        if (this.dropped) return; // the script's own drop: it reconnects when the script says
+        if (wasOpen) this.closes.push(event.code); // the server closed it: reconnect, as the page does
+        setTimeout(() => this.connect().then(resolve), 100);
       };
     });
   }
@@ -73,9 +76,9 @@ class Client {
   }
 
   send(message) {
-    if (!this.open || this.ws.readyState !== WebSocket.OPEN) return false;
+    if (!this.open || this.ws.readyState !== WebSocket.OPEN) return 0;
     this.ws.send(JSON.stringify({ ...message, clientSeq: ++this.seq }));
-    return true;
+    return this.seq;
   }
 
   receive(message) {
@@ -90,6 +93,7 @@ class Client {
       this.sync.ack(message);
     } else if (message.type === "error") {
       this.errors.push(message.error);
+      this.sync.failed(message.clientSeq);
     }
   }
 
@@ -176,6 +180,7 @@ console.log(JSON.stringify({
   versions: clients.map((client) => client.sync.version),
   unsent: clients.map((client) => client.sync.unsent),
   errors: clients.flatMap((client) => client.errors),
+  closes: clients.flatMap((client) => client.closes),
   echoes,
 }));
 for (const client of clients) client.ws.close();

@@ -54,7 +54,7 @@ def markers_of(scripts):
 
 
 def assert_converged(outcome, stored, scripts):
-    assert outcome["settled"], outcome
+    assert outcome["settled"], outcome  # "closes": close codes of connections the server ended
     assert outcome["errors"] == []
     assert len(set(outcome["texts"])) == 1, outcome["texts"]
     assert outcome["texts"][0] == stored["text"]
