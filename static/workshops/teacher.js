@@ -49,8 +49,9 @@ function render(dashboard) {
   setSanitisedHtml(task, current.taskHtml);
   reference.replaceChildren(task, el("h4", {}, "Checks"),
     el("ul", {}, current.checks.map((c) => el("li", {}, `${c.hidden ? "(hidden) " : ""}${c.name}: ${JSON.stringify(c.expected)}`))),
-    el("h4", {}, `Hints shown: ${current.hintsShown} / ${current.hints.length}`), el("h4", {}, "Solution"), ...documentsView(current.solution));
-  if (!$("presenter-text").value) $("presenter-text").value = current.solution.map((d) => d.text).join("---\n");
+    el("h4", {}, `Hints shown: ${current.hintsShown} / ${current.hints.length}`),
+    // The solution stays folded: a projected dashboard must not show it by accident.
+    el("details", { class: "ws-teacher-solution" }, el("summary", {}, "Solution (only you see this)"), ...documentsView(current.solution)));
   $("export").onclick = (event) => { event.preventDefault(); exportCsv(); };
   $("teacher").hidden = false;
 }
@@ -114,7 +115,10 @@ function presenterDocuments() {
 }
 $("advance").addEventListener("click", () => socket.send({ type: "advance" }));
 $("reveal-hint").addEventListener("click", () => socket.send({ type: "revealHint" }));
-$("reveal-solution").addEventListener("click", () => socket.send({ type: "revealSolution" }));
+// Showing the solution to every student is a deliberate act: it asks first, and is never part of presenting.
+$("reveal-solution").addEventListener("click", () => {
+  if (confirm("Show the reference solution of this exercise to every student?")) socket.send({ type: "revealSolution" });
+});
 $("close-room").addEventListener("click", () => { if (confirm("Close the room for everyone?")) socket.send({ type: "close" }); });
 $("unwatch").addEventListener("click", () => { socket.send({ type: "unwatch" }); watching = null; $("watch").hidden = true; });
 $("announce-form").addEventListener("submit", (event) => {
