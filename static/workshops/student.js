@@ -11,11 +11,16 @@ let socket = null;
 let clientSeq = 0;
 let exerciseId = null;
 
+/** Each check: the author's title, then what the student's policy actually did (outcome and message);
+ * the comparison with the expectation only when the author chose to show it (it may quote the answer). */
 function showChecks(checks, progress) {
   $("checks").replaceChildren(...(checks || []).map((check) => el("li", {
     class: `ws-check ${check.verdict}`, dataset: { check: check.name, verdict: check.verdict },
   }, el("span", { class: "ws-verdict" }, check.verdict === "pass" ? "✓" : check.verdict === "fail" ? "✗" : "·"),
-  " ", check.hidden ? "(hidden) " : "", check.name, check.message ? el("small", {}, ` — ${check.message}`) : null)));
+  " ", check.hidden ? "(hidden) " : "", el("span", { class: "ws-check-title" }, check.title || check.name),
+  check.outcome ? el("div", { class: "ws-check-actual" }, `Your policy: ${check.outcome}`,
+    check.message ? el("pre", { class: "ws-check-message" }, check.message) : null) : null,
+  check.explanation && check.verdict === "fail" ? el("small", { class: "ws-check-expected" }, check.explanation) : null)));
   if (progress) {
     $("progress").textContent = `${progress.passed} / ${progress.total}`;
     $("progress").dataset.complete = String(progress.complete);

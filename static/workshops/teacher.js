@@ -48,7 +48,7 @@ function render(dashboard) {
   const task = el("div", { class: "ws-markdown" });
   setSanitisedHtml(task, current.taskHtml);
   reference.replaceChildren(task, el("h4", {}, "Checks"),
-    el("ul", {}, current.checks.map((c) => el("li", {}, `${c.hidden ? "(hidden) " : ""}${c.name}: ${JSON.stringify(c.expected)}`))),
+    el("ul", {}, current.checks.map((c) => el("li", {}, `${c.hidden ? "(hidden) " : ""}${c.title || c.name}: ${JSON.stringify(c.expected)}`))),
     el("h4", {}, `Hints shown: ${current.hintsShown} / ${current.hints.length}`),
     // The solution stays folded: a projected dashboard must not show it by accident.
     el("details", { class: "ws-teacher-solution" }, el("summary", {}, "Solution (only you see this)"), ...documentsView(current.solution)));

@@ -16,7 +16,7 @@ from playground.services import project_service, tokens
 from playground.services.errors import ServiceError
 from playground.workshops.models import ROOM_OPEN, Exercise, ExerciseFork, Participant, Progress, Room
 from playground.workshops.services import catalog, rooms
-from playground.workshops.services.checks import split_expected
+from playground.workshops.services.checks import student_check
 
 NAME_MAX = 80
 # A socket counter can outlive a crashed server (its sockets never said goodbye): "online" also needs a sign
@@ -64,8 +64,8 @@ def fork_for(participant: Participant, exercise: Exercise) -> ExerciseFork:
     fork = ExerciseFork.objects.filter(participant=participant, exercise=exercise).select_related("project").first()
     if fork is not None:
         return fork
-    requests = [{"name": check["name"], "text": check["text"], "expected": split_expected(check["expected"])[0]}
-                for check in catalog.visible_checks(exercise)]
+    requests = [{"name": check.get("title") or check["name"], "text": check["text"],
+                 "expected": catalog.student_expected(check)} for check in catalog.visible_checks(exercise)]
     state, token = project_service.create_project(f"{exercise.title} ({participant.display_name})", "",
                                                   exercise.starter, requests)
     try:
@@ -89,7 +89,8 @@ def progress_view(progress: Progress | None, *, for_teacher: bool) -> dict | Non
     if progress is None:
         return None
     submitted = progress.submitted_at is not None
-    checks = [check for check in progress.checks if for_teacher or submitted or not check.get("hidden")]
+    checks = [check if for_teacher else student_check(check)
+              for check in progress.checks if for_teacher or submitted or not check.get("hidden")]
     return {"exercise": progress.exercise_id, "version": progress.project_version, "passed": progress.passed,
             "total": progress.total,
             "complete": progress.total > 0 and progress.passed == progress.total, "submitted": submitted,
