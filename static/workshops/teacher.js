@@ -41,6 +41,7 @@ function render(dashboard) {
   const current = exercises[room.position];
   $("current-exercise").textContent = `${room.position + 1} / ${exercises.length}: ${current.title}`;
   $("room-state").textContent = room.state === "closed" ? "closed" : "";
+  showFlow();
   $("progress-head").replaceChildren(el("th", {}, "Student"), el("th", {}, "Last activity"),
     ...exercises.map((e) => el("th", { class: e.position === room.position ? "current" : "" }, String(e.position + 1))));
   $("progress-body").replaceChildren(...dashboard.participants.map(row));
@@ -63,6 +64,17 @@ async function exportCsv() {
   const link = el("a", { href: URL.createObjectURL(await response.blob()), download: `${data.code}-results.csv` });
   link.click();
   setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+}
+
+/** Previous / next, and "Finish the workshop" (which closes the room) on the last exercise. */
+function showFlow() {
+  const closed = room.state === "closed";
+  const last = room.position >= exercises.length - 1;
+  $("previous").disabled = closed || room.position === 0;
+  $("advance").disabled = closed;
+  $("advance").textContent = last ? "Finish the workshop" : "Next exercise";
+  $("advance").dataset.finish = String(last);
+  for (const id of ["reveal-hint", "reveal-solution", "close-room", "present"]) $(id).disabled = closed;
 }
 
 function onProgress(message) {
@@ -101,7 +113,7 @@ function onMessage(message) {
       if (pre) pre.textContent = message.text;
       break;
     }
-    case "closed": $("room-state").textContent = "closed"; break;
+    case "closed": room = message.room; $("room-state").textContent = "closed"; showFlow(); break;
     case "error": $("room-state").textContent = message.error.message; break;
     default: break;
   }
@@ -113,7 +125,11 @@ if (!socket) { $("no-token").hidden = false; $("ws-state").textContent = "no tea
 function presenterDocuments() {
   return $("presenter-text").value.split(/^---\s*$/m).map((text, i) => ({ name: `teacher ${i + 1}`, text: text.replace(/^\n/, "") }));
 }
-$("advance").addEventListener("click", () => socket.send({ type: "advance" }));
+$("advance").addEventListener("click", () => {
+  if ($("advance").dataset.finish !== "true") socket.send({ type: "advance" });
+  else if (confirm("Finish the workshop? The room closes and students' work becomes read-only.")) socket.send({ type: "close" });
+});
+$("previous").addEventListener("click", () => { if (room.position > 0) socket.send({ type: "advance", position: room.position - 1 }); });
 $("reveal-hint").addEventListener("click", () => socket.send({ type: "revealHint" }));
 // Showing the solution to every student is a deliberate act: it asks first, and is never part of presenting.
 $("reveal-solution").addEventListener("click", () => {

@@ -68,3 +68,27 @@ def test_presenting_shows_the_teachers_text_and_the_room_finishes_read_only(two_
     teacher.click("#advance")
     expect(teacher.locator("#current-exercise")).to_contain_text("2 / 7")
     assert teacher.locator("#presenter-text").input_value() == "# look at this\nkind: Pod"
+    expect(student.locator("#exercise-number")).to_have_text("Exercise 2 of 7")
+    assert not student.locator("#exercise-title").inner_text()[:1].isdigit()  # numbered once, not "2. 2. …"
+    teacher.click("#previous")
+    expect(teacher.locator("#current-exercise")).to_contain_text("1 / 7")
+    expect(teacher.locator("#previous")).to_be_disabled()
+
+    # The last exercise has "finish"; finishing closes the room and the student's editor turns read-only.
+    for number in range(2, 8):
+        teacher.click("#advance")
+        expect(teacher.locator("#current-exercise")).to_contain_text(f"{number} / 7")
+    expect(teacher.locator("#advance")).to_have_text("Finish the workshop")
+    teacher.click("#advance")
+    expect(student.locator("#closed-banner")).to_be_visible()
+    editor = student.locator(".ws-codemirror .cm-content").first
+    expect(editor).to_have_attribute("contenteditable", "false")
+    expect(student.locator("#submit")).to_be_disabled()
+    expect(teacher.locator("#room-state")).to_have_text("closed")
+
+    # A late joiner is told at once, before typing a name.
+    late = student.context.browser.new_context().new_page()
+    late.goto(f"{server_url}/w/{code}")
+    expect(late.locator("#closed-banner")).to_be_visible()
+    expect(late.locator("#join-form")).to_be_hidden()
+    late.context.close()

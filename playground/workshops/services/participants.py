@@ -39,10 +39,24 @@ def join(code: str, display_name, token: str | None = None) -> tuple[Participant
             return found, token, True
     if room.state != ROOM_OPEN:
         raise ServiceError("room_closed", "this room is closed", 409)
+    name = _clean_name(display_name)
     token = tokens.new_token()
-    participant = Participant.objects.create(room=room, display_name=_clean_name(display_name),
-                                             token_hash=tokens.hash_token(token))
+    with transaction.atomic():  # the room's row lock serialises joins, so two "Ada"s cannot both be "Ada"
+        Room.objects.select_for_update().filter(pk=room.pk).first()
+        participant = Participant.objects.create(room=room, display_name=unique_name(room, name),
+                                                 token_hash=tokens.hash_token(token))
     return participant, token, False
+
+
+def unique_name(room: Room, name: str) -> str:
+    """`name`, or `name (2)`, `name (3)` ...: the dashboard must tell two students apart."""
+    taken = {n.casefold() for n in room.participants.values_list("display_name", flat=True)}
+    candidate, number = name, 1
+    while candidate.casefold() in taken:
+        number += 1
+        suffix = f" ({number})"
+        candidate = name[:NAME_MAX - len(suffix)] + suffix
+    return candidate
 
 
 def find(room: Room, token: str | None) -> Participant | None:
@@ -68,6 +82,8 @@ def fork_for(participant: Participant, exercise: Exercise) -> ExerciseFork:
                  "expected": catalog.student_expected(check)} for check in catalog.visible_checks(exercise)]
     state, token = project_service.create_project(f"{exercise.title} ({participant.display_name})", "",
                                                   exercise.starter, requests)
+    if participant.room.state != ROOM_OPEN:  # a first look after the room closed: readable, not writable
+        rooms.freeze_projects([state["id"]])
     try:
         with transaction.atomic():
             return ExerciseFork.objects.create(participant=participant, exercise=exercise, project_id=state["id"],
