@@ -16,7 +16,7 @@ POSTGRES_TESTS        ?= tests/playground
 # development key explicitly. A deployment sets its own SECRET_KEY; without one the server refuses to start.
 DEV_KEY := SECRET_KEY="$${SECRET_KEY:-insecure-make-run-development-key}"
 
-.PHONY: run test test-postgres test-browser frontend bench install migrate collectstatic load-examples clean
+.PHONY: run test test-postgres test-browser screenshots frontend bench install migrate collectstatic load-examples clean
 
 run: install frontend migrate load-examples collectstatic
 	$(DEV_KEY) $(VENV)/bin/daphne -b $(HOST) -p $(PORT) playground.asgi:application
@@ -29,6 +29,14 @@ test: install frontend
 # Playwright drives Debian's Chromium (/usr/bin/chromium) against a live daphne; skipped, saying so, without it.
 test-browser: install frontend
 	$(PY) -m pytest tests/browser -m browser -rs $(PYTEST_ARGS)
+
+# Every page at 390 and 1440 px (and 1440 px dark) as PNGs in screenshots/ (git-ignored), for a reviewer:
+# the layout and accessibility browser tests take them as they check each page.
+SCREENSHOTS_DIR ?= screenshots
+screenshots: install frontend
+	rm -rf $(SCREENSHOTS_DIR)
+	SCREENSHOTS_DIR=$(abspath $(SCREENSHOTS_DIR)) $(PY) -m pytest tests/browser/test_layout.py -m browser -q $(PYTEST_ARGS)
+	@echo "screenshots in $(SCREENSHOTS_DIR)/"; ls $(SCREENSHOTS_DIR)
 
 test-postgres: install
 	DATABASE_URL=$(POSTGRES_DATABASE_URL) REDIS_URL=$(POSTGRES_REDIS_URL) \

@@ -20,29 +20,45 @@ from evaluator.admission.matching import exempt_reason
 from evaluator.admission.policy_kind import UNCHANGED, KindOutcome, RequestContext, Setup, registered
 from evaluator.admission.request import normalize_request
 from evaluator.admission.documents import load_documents
-from evaluator.admission.result import admission_result, bad_request, crash, kind_defaults
+from evaluator.admission.result import admission_result, bad_request, crash, internal_error, kind_defaults
 from evaluator.admission.trace_location import locate_traces
 from evaluator.authz import CachingAuthorizer, RBACAuthorizer
 from evaluator.k8s.kinds import CUSTOM_RESOURCE_DEFINITION
 from evaluator.k8s.restmapping import RESTMapper, builtin_mapper
 from evaluator.policies import load_kinds
 
-__all__ = ["simulate", "simulate_many", "Simulation"]
+__all__ = ["simulate", "simulate_many", "load", "Simulation"]
 
 load_kinds()
 
 
 class Simulation:
-    """A loaded document set, ready for many requests (policies compiled once)."""
+    """A loaded document set, ready for many requests (policies compiled once). Neither loading nor `run`
+    raises: a bug of ours becomes an internal-error entry (and a 500 result)."""
 
     def __init__(self, documents: Any, *, resource_registry: list[Mapping] | None = None,
                  api_validation: str = "enforce", defaulter: Any = None):
         self.errors: list[dict[str, Any]] = []
         self.api_validation = api_validation
-        self.kinds = [kind() for kind in registered()]
+        self.kinds: list[Any] = []
+        self.cluster = ClusterIndex([], None)
+        self.rbac = RBACAuthorizer([])
+        self._records: dict[int, Any] = {}
+        self._type_checks: dict[str, dict] | None = None
+        self._failure: dict[str, Any] | None = None
+        try:
+            self._load(documents, resource_registry, defaulter)
+        except Exception as exc:  # the contract: errors are data
+            self._failure = internal_error(exc)
+            self.errors.append(self._failure)
+        for error in self.errors:
+            error.setdefault("document", None)
+
+    def _load(self, documents: Any, resource_registry: list[Mapping] | None, defaulter: Any) -> None:
+        kinds = [kind() for kind in registered()]
         records, errors = loading.load(documents)
         self.errors.extend(errors)
-        records, errors = loading.default_and_validate(records, api_validation, [k.refuse for k in self.kinds])
+        records, errors = loading.default_and_validate(records, self.api_validation, [k.refuse for k in kinds])
         self.errors.extend(errors)
         refused: dict[tuple[str, str], dict[str, Any]] = {}
         for error in errors:  # in enforce mode a refused document's errors are errors, else warnings
@@ -59,9 +75,9 @@ class Simulation:
         self.rbac = RBACAuthorizer(data)
         self._records = {id(r.data): r for r in records}
         setup = Setup(data, self.cluster, defaulter, locate=self._locate, nested=Simulation, refused=refused)
-        for kind in self.kinds:
+        for kind in kinds:
             self.errors.extend(kind.load(setup))
-        self._type_checks: dict[str, dict] | None = None
+        self.kinds = kinds
 
     def _locate(self, document: Mapping[str, Any], **fields: Any) -> dict[str, Any]:
         return loading.located(self._records.get(id(document)), **fields)
@@ -89,30 +105,42 @@ class Simulation:
 
     def run(self, request: Any, *, now: dt.datetime | None = None, trace: bool = True, full: bool = True,
             type_checks: bool = True) -> dict[str, Any]:
-        """The result for one request. Batch runs pass `trace=False` (no per-expression traces) and
-        `full=False` (no audit event, AdmissionReview, kubectl text or type checks: those keys are null);
+        """The result for one request; never raises. Batch runs pass `trace=False` (no per-expression traces)
+        and `full=False` (no audit event, AdmissionReview, kubectl text or type checks: those keys are null);
         `type_checks=False` leaves out only the type checks (the live editor computes them apart)."""
-        errors = list(self.errors)
+        if self._failure is not None:
+            return crash(self._failure, kind_defaults(registered()), [e for e in self.errors if e is not self._failure])
+        try:
+            return self._run(request, now=now, trace=trace, full=full, type_checks=type_checks)
+        except Exception as exc:  # the contract: errors are data
+            return crash(internal_error(exc), kind_defaults(self.kinds), self.errors)
+
+    def _run(self, request: Any, *, now: dt.datetime | None, trace: bool, full: bool,
+             type_checks: bool) -> dict[str, Any]:
+        document_errors = list(self.errors)
+        request_errors: list[dict[str, Any]] = []
         if isinstance(request, str):
             records, load_errors = load_documents(request, "<request>")
-            errors += [{"severity": "error", "source": "request", **e.to_dict()} for e in load_errors]
+            request_errors += [{"severity": "error", "source": "request", **e.to_dict(), "document": None}
+                               for e in load_errors]
             request = records[0].data if records else None
         normalized = normalize_request(request, self.cluster.mapper)
-        request_errors = [e.to_dict() for e in normalized.errors]
-        errors += [{"severity": "error", "source": "request", **e} for e in request_errors]
-        errors += [{"severity": "warning", "source": "request", "message": w} for w in normalized.warnings]
+        invalid = [e.to_dict() for e in normalized.errors]
+        request_errors += [{"severity": "error", "source": "request", **e, "document": None} for e in invalid]
+        request_errors += [{"severity": "warning", "source": "request", "message": w, "document": None}
+                           for w in normalized.warnings]
         keys = kind_defaults(self.kinds)
-        if normalized.request is None or request_errors:
-            return bad_request(normalized.request or {}, errors, keys)
+        if normalized.request is None or invalid:
+            return bad_request(normalized.request or {}, document_errors, request_errors, keys)
         request = normalized.request
         namespace = request.get("namespace")
         if namespace and namespace not in self.cluster.namespaces and any(k.active for k in self.kinds):
-            errors.append({"severity": "warning", "source": "request",
-                           "message": f'Namespace "{namespace}" is not among the documents: it is taken to exist '
-                                      "with no labels"})
+            request_errors.append({"severity": "warning", "source": "request",
+                                   "message": f'Namespace "{namespace}" is not among the documents: it is taken to '
+                                              "exist with no labels", "document": None})
         exempt = exempt_reason(request)
         if exempt is not None:
-            result = admission_result(request, [], errors, exempt, now, full)
+            result = admission_result(request, [], document_errors, request_errors, exempt, now, full)
             result.update(keys, typeChecking=None)
             return result
         context = RequestContext(request, self._authorizers, trace=trace, full=full, now=now)
@@ -129,11 +157,19 @@ class Simulation:
                 denied_in = kind.stage
             if outcome.object is not UNCHANGED:
                 current = dict(current, object=outcome.object)
-        result = admission_result(request, outcomes, errors, exempt, now, full)
+        result = admission_result(request, outcomes, document_errors, request_errors, exempt, now, full)
         result.update(keys)
         locate_traces(result["policies"], self.document_of)
         result["typeChecking"] = self.type_checks() if full and type_checks else None
         return result
+
+
+def load(documents: Any, *, resource_registry: list[Mapping] | None = None, api_validation: str = "enforce",
+         defaulter: Any = None) -> Simulation:
+    """A document set loaded once (policies compiled), for many `run(request)` calls; never raises.
+    `simulation.errors` lists the documents' errors, each with the index of its document."""
+    return Simulation(documents, resource_registry=resource_registry, api_validation=api_validation,
+                      defaulter=defaulter)
 
 
 def simulate(documents: Any, request: Any, *, resource_registry: list[Mapping] | None = None,
@@ -145,25 +181,12 @@ def simulate(documents: Any, request: Any, *, resource_registry: list[Mapping] |
     `"report"` lists the same errors as warnings but lets the documents take part, as objects built
     in-process (the API server's own unit tests) do. `resource_registry` replaces the built-in REST
     mapping by `[{kind, resource, subresource}]` rows."""
-    try:
-        return Simulation(documents, resource_registry=resource_registry, api_validation=api_validation,
-                          defaulter=defaulter).run(request, now=now)
-    except Exception as exc:  # the contract: errors are data
-        return crash(exc, kind_defaults(registered()))
+    return load(documents, resource_registry=resource_registry, api_validation=api_validation,
+                defaulter=defaulter).run(request, now=now)
 
 
 def simulate_many(documents: Any, requests: Iterable[Any], *, resource_registry: list[Mapping] | None = None,
                   api_validation: str = "enforce", now: dt.datetime | None = None) -> list[dict[str, Any]]:
     """`simulate` for many requests against one document set, compiling each policy once."""
-    requests = list(requests)
-    try:
-        simulation = Simulation(documents, resource_registry=resource_registry, api_validation=api_validation)
-    except Exception as exc:
-        return [crash(exc, kind_defaults(registered())) for _ in requests]
-    results = []
-    for request in requests:
-        try:
-            results.append(simulation.run(request, now=now))
-        except Exception as exc:
-            results.append(crash(exc, kind_defaults(simulation.kinds)))
-    return results
+    simulation = load(documents, resource_registry=resource_registry, api_validation=api_validation)
+    return [simulation.run(request, now=now) for request in requests]

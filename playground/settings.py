@@ -36,6 +36,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "playground.middleware.ContentSecurityPolicyMiddleware",
+    "playground.error_pages.PageNotFoundMiddleware",
 ]
 
 ROOT_URLCONF = "playground.urls"

@@ -5,6 +5,7 @@ from playground import views
 
 urlpatterns = [
     path("", views.index, name="index"),
+    path("cel", views.cel, name="cel"),
     path("healthz", views.healthz, name="healthz"),
     path("p/<str:project_id>", views.editor, name="editor"),
     path("projects", views.my_projects, name="my-projects"),
@@ -17,3 +18,6 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema-slash"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
 ]
+
+handler404 = "playground.error_pages.page_not_found"
+handler500 = "playground.error_pages.server_error"

@@ -9,16 +9,29 @@ from django.shortcuts import render
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_safe
 
+from playground import landing, timestamps
 from playground.health import health_report
 from playground.models import Project
-from playground.services import example_service, project_service, snapshot_service
+from playground.services import example_meta, example_service, project_service, snapshot_service
 from playground.services.errors import ServiceError
+
+
+LANDING_EXAMPLE = "first-policy"
 
 
 @require_GET
 @ensure_csrf_cookie
 def index(request):
-    return render(request, "index.html", {"page_data": {"page": "index"}})
+    """The landing page: a small live example, its result computed here so it shows on first paint."""
+    demo = landing.demo(LANDING_EXAMPLE)
+    return render(request, "index.html", {"demo": demo, "page_data": {
+        "page": "landing", "demo": demo, "apiBase": "/api/v1/"}})
+
+
+@require_GET
+@ensure_csrf_cookie
+def cel(request):
+    return render(request, "cel.html", {"page_data": {"page": "cel"}})
 
 
 @require_GET
@@ -56,16 +69,23 @@ def my_projects(request):
 @ensure_csrf_cookie
 def snapshot(request, snapshot_id):
     content = _or_404(snapshot_service.get_snapshot, snapshot_id)
-    return render(request, "snapshot.html", {"snapshot": content, "page_data": {
+    created = timestamps.describe(content.get("created"))
+    return render(request, "snapshot.html", {"snapshot": content, "created": created, "read_only": True, "page_data": {
         "page": "snapshot", "snapshotId": content["id"], "snapshot": content, "apiBase": "/api/v1/"}})
 
 
 @require_safe
 @ensure_csrf_cookie
 def gallery(request):
-    examples = example_service.list_examples()
-    return render(request, "gallery.html", {"examples": examples, "page_data": {
-        "page": "gallery", "examples": examples, "apiBase": "/api/v1/"}})
+    examples = sorted(example_service.list_examples(), key=lambda e: e["title"].casefold())
+    by_level = sorted(examples, key=lambda e: example_meta.DIFFICULTIES.index(e["difficulty"]))  # stable: A–Z within
+    groups = [{"slug": slug, "title": title, "blurb": blurb, "examples": [e for e in by_level if e["groupSlug"] == slug]}
+              for slug, title, blurb in example_meta.GROUPS]
+    searchable = [{**e, "words": example_meta.search_words(example_service.get_example(e["slug"]))} for e in examples]
+    return render(request, "gallery.html", {"groups": [g for g in groups if g["examples"]], "count": len(examples),
+                                            "page_data": {"page": "gallery", "examples": searchable,
+                                                          "groups": [{k: g[k] for k in ("slug", "title", "blurb")} for g in groups],
+                                                          "apiBase": "/api/v1/"}})
 
 
 @require_safe
@@ -73,7 +93,7 @@ def gallery(request):
 def example(request, slug):
     content = _or_404(example_service.get_example, slug)
     loaded = Project.objects.filter(pk=content["projectId"]).exists()
-    return render(request, "example.html", {"example": content, "page_data": {
+    return render(request, "example.html", {"example": content, "read_only": True, "page_data": {
         "page": "example", "slug": slug, "example": content, "apiBase": "/api/v1/",
         "projectId": content["projectId"] if loaded else None,
         "wsPath": f"/ws/projects/{content['projectId']}/" if loaded else None}})

@@ -19,9 +19,7 @@ import yaml
 from evaluator.admission.positions import Position, locate, node_positions
 from evaluator.admission.source_map import ScalarSource, SourceText, scalar_sources
 from evaluator.k8s import kinds
-from evaluator.k8s.kinds import ADMISSION_GROUP, APIEXTENSIONS_GROUP, CUSTOM_RESOURCE_DEFINITION
-RBAC_GROUP = "rbac.authorization.k8s.io"
-RBAC_KINDS = frozenset({"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"})
+from evaluator.k8s.kinds import ADMISSION_GROUP, APIEXTENSIONS_GROUP, CUSTOM_RESOURCE_DEFINITION, RBAC_GROUP, RBAC_KINDS
 
 _SEPARATOR = re.compile(r"^(---|\.\.\.)(\s.*)?$")
 
@@ -35,6 +33,9 @@ class Document:
     list_index: int | None = None
     positions: dict[str, Position] | None = field(default=None, repr=False, compare=False)
     scalars: dict[str, ScalarSource] | None = field(default=None, repr=False, compare=False)
+    # Index of the text or object this document came from in a list given to the engine (None: the input
+    # was one text, and `index` is the YAML document's index in it).
+    position: int | None = None
 
     @property
     def api_version(self) -> str:
@@ -61,9 +62,10 @@ class Document:
         return ns if isinstance(ns, str) else ""
 
     def location(self, path: str | None = None) -> dict:
-        """``{"document", "line", ["column"], ["source"], ["item"]}``; with a field path, the line of that
-        field (or of its nearest parent present in the text)."""
-        out = {"document": self.index, "line": self.line}
+        """``{"document", "line", ["column"], ["source"], ["item"], ["yamlDocument"]}``; with a field path,
+        the line of that field (or of its nearest parent present in the text). ``document`` indexes the
+        documents the engine was given; for a text in a list, ``yamlDocument`` is the index within it."""
+        out = {"document": self.index if self.position is None else self.position, "line": self.line}
         if self.line is None:  # given as an object: there is no text to point into, only the path
             out["located"] = False
         elif path:
@@ -74,6 +76,8 @@ class Document:
             out["source"] = self.source
         if self.list_index is not None:
             out["item"] = self.list_index
+        if self.position is not None and self.source is not None:
+            out["yamlDocument"] = self.index
         return out
 
 

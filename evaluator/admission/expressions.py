@@ -158,14 +158,6 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def is_true(value: Any) -> bool:
-    return value is True
-
-
-def is_string(value: Any) -> bool:
-    return isinstance(value, str)
-
-
 def make_authorizers(check: Any, request: Mapping[str, Any]) -> tuple[Any, Any]:
     """The CEL `authorizer` (asking as the request's user) and `authorizer.requestResource` values."""
     from evaluator.cel.library import authz as _authz

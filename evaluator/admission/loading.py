@@ -48,20 +48,32 @@ def load(documents: Any) -> tuple[list[Document], list[dict]]:
     elif isinstance(documents, Mapping):
         records, errors = load_objects([documents])
     elif isinstance(documents, Iterable):
-        records, errors = [], []
-        texts = [d for d in documents if isinstance(d, str)]
-        objects = [d for d in documents if not isinstance(d, str)]
-        for position, text in enumerate(texts):
-            r, e = load_documents(text, text_source(position))
-            records += r
-            errors += e
-        r, e = load_objects(objects)
-        records += r
-        errors += e
+        records, errors = _load_list(list(documents))
     else:
         records, errors = [], [{"message": f"documents must be YAML text or a list of objects, "
                                            f"not {type(documents).__name__}", "document": None}]
     return records, [{"severity": "error", **e} for e in _dicts(errors)]
+
+
+def _load_list(documents: list[Any]) -> tuple[list[Document], list[dict]]:
+    """Texts (each multi-document YAML) and objects in any mix; `document` of every record and error is its
+    position in the list (texts are loaded first, then objects, as before positions were kept)."""
+    records: list[Document] = []
+    errors: list[dict] = []
+    texts = [(i, d) for i, d in enumerate(documents) if isinstance(d, str)]
+    objects = [(i, d) for i, d in enumerate(documents) if not isinstance(d, str)]
+    for number, (position, text) in enumerate(texts):
+        loaded, problems = load_documents(text, text_source(number))
+        for record in loaded:
+            record.position = position
+        records += loaded
+        errors += [{**e, "document": position, "yamlDocument": e["document"]} for e in _dicts(problems)]
+    loaded, problems = load_objects([d for _, d in objects])
+    for record in loaded:
+        record.position = objects[record.index][0]
+    records += loaded
+    errors += [{**e, "document": objects[e["document"]][0]} for e in _dicts(problems)]
+    return records, errors
 
 
 def default_and_validate(records: list[Document], api_validation: str,

@@ -269,14 +269,6 @@ def _match_object(selector: Selector | None, problem: str | None, request: Mappi
     return _no("objectSelector matches neither the object's nor the oldObject's labels")
 
 
-def match_namespace_selector(selector: Any, request: Mapping, lookup: NamespaceLookup) -> MatchResult:
-    return _match_namespace(*_parsed(selector), request, _View.of(request), lookup)
-
-
-def match_object_selector(selector: Any, request: Mapping) -> MatchResult:
-    return _match_object(*_parsed(selector), request)
-
-
 _YES = MatchResult(True)
 _CLUSTER_SCOPED = MatchResult(True, "cluster-scoped resources always match the namespaceSelector")
 

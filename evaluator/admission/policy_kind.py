@@ -1,57 +1,94 @@
 """The one interface a policy kind implements, and the registry the simulation reads.
 
 The admission core (this package) knows no particular policy kind. Each kind is a package under
-`evaluator/policies/<name>/` whose `__init__.py` calls `register(TheKind)`; `evaluator.policies` imports every
-such package, and `evaluator.simulation` runs the registered kinds stage by stage, in the API server's order:
+`evaluator/policies/<name>/` whose `__init__.py` calls `register(TheKind)` (directly or by importing the
+module that does); `evaluator.policies.load_kinds()` imports every such package, and `evaluator.simulation`
+runs the registered kinds stage by stage, in the API server's order:
 
-    MUTATING    mutating admission: MutatingAdmissionPolicy, then mutating webhooks
-    SCHEMA      the object against its schema: CRD validation rules (x-kubernetes-validations)
-    VALIDATING  validating admission: ValidatingAdmissionPolicy, then validating webhooks (Kyverno's too)
+    MUTATING    mutating admission: MutatingAdmissionPolicy (order 100), then mutating webhooks
+    SCHEMA      the (mutated) object against its schema: CRD validation rules (x-kubernetes-validations)
+    VALIDATING  validating admission: ValidatingAdmissionPolicy (100), then validating webhooks: Kyverno
+                ClusterPolicy/Policy (200), other webhooks after them
 
-Within a stage, kinds run by `order` (the admission plugin order; ties by name). Every kind of a stage runs on
-the same request; the first denial in that order answers the request, and a denial ends the chain (later
-stages do not run). A kind that changes the object (`KindOutcome.object`) hands it to every kind after it.
+Within a stage, kinds run by `order` (the admission plugin order; ties by name). Every kind of a stage sees
+the same request; the first denial in that order answers it, and a denial ends the chain (kinds of later
+stages do not run; their `result_keys` keep their defaults). A kind that changes the object
+(`KindOutcome.object`) hands it to every kind after it.
 
-Writing a kind — the whole contract:
+Writing a kind: a class with these members (no base class needed; `PolicyKind` below is the Protocol):
 
-    class WebhookMatchConditions:                      # any class with these members; no base class needed
-        name = "ValidatingWebhookConfiguration"         # the registry key; also shown in results and errors
+    @register
+    class WebhookMatchConditions:
+        name = "ValidatingWebhookConfiguration"   # registry key, unique; a kind name from k8s/kinds.py
         stage = VALIDATING
-        order = 200                                     # after ValidatingAdmissionPolicy (100)
-        result_keys = {"webhooks": []}                  # keys this kind adds to simulate()'s result, with
-                                                        # their value when it does not run (bad request, denial
-                                                        # earlier in the chain, exempt request)
+        order = 300                               # after ValidatingAdmissionPolicy (100) and Kyverno (200)
+        result_keys = {"webhooks": []}            # keys this kind adds to simulate()'s result, with their value
+                                                  # when it does not run; document them in evaluator/SCHEMA.md
 
-        def refuse(self, document) -> list[dict]:       # create-time checks: field errors make the API server
-            return []                                   # refuse the document (it then takes no part)
+        def __init__(self): self.active = False   # no arguments: one instance per loaded document set
 
-        def load(self, setup: Setup) -> list[dict]:     # once per document set: pick your documents from
-            ...                                         # setup.cluster, compile policies and bindings; return
-                                                        # located document errors (compile errors, orphans)
+        def refuse(self, document) -> list[dict]:
+            # Create-time validation beyond the core's (which defaults and validates the admissionregistration
+            # policy and binding kinds): field errors (`k8s.fielderrors` dicts) for a document of YOUR kind
+            # that the API server would refuse; the core drops it and reports them located. [] otherwise.
+            return []
 
-        def evaluate(self, request, context: RequestContext) -> KindOutcome:   # once per request; never raises
+        def load(self, setup: Setup) -> list[dict]:
+            # Once per document set. Pick your documents (`setup.cluster.objects(group, kind)`, `.crds`,
+            # `.hooks(policy_kind, binding_kind)`), compile every expression once, set `self.active` (some
+            # policy can take part). Return problems as `setup.locate(document, severity=..., message=...,
+            # path=...)` so each names its document.
             ...
 
-        active: bool                                    # set by load: some policy of this kind can take part
+        def evaluate(self, request, context: RequestContext) -> KindOutcome:
+            # Once per request: a normalized AdmissionRequest (object already mutated by earlier kinds;
+            # `context.original` is the request before mutation). Never raise: a bug in one policy is that
+            # policy's error record, as the server fails a policy on an unexpected error.
+            ...
 
-        def type_checks(self) -> dict[str, dict]:       # optional: status.typeChecking per policy name
+        def type_checks(self) -> dict[str, dict]:   # optional: `status.typeChecking`-like data per policy name
             return {}
 
-    register(WebhookMatchConditions)
+What the core gives a kind (import these; never another kind's internals or a `_private` name):
+`cluster.ClusterIndex` (objects by (group, kind), namespaces, CRDs, the REST mapper, `hooks()`);
+`dispatcher.PolicyDispatcher` (the (policy, binding, param) tuples of a policy-and-binding kind: paramKind,
+matchConstraints, matchResources, params, each policy compiled once); `matching` (`policy_matches`,
+`match_resources` for rules + namespaceSelector + objectSelector + matchPolicy, `exempt_reason`);
+`expressions` (`compile_expression` with the server's error texts, `run` with the per-call cost limit);
+`conditions.for_input` (a list of expressions with lazily composited `variables` and a budget);
+`evaluation` (`Inputs`, `bindings`, `match_conditions`, trace entries, the budgets); `activation` (the CEL
+`request`, `namespaceObject`, versioned objects); `response` (`status_for`, `forbidden_text`, reason codes)
+to word a denial; kind names and groups from `k8s/kinds.py`.
 
-What the core gives a kind to build on (import them, do not copy them): `Setup.cluster`
-(`admission.cluster.ClusterIndex`: objects by (group, kind), namespaces, CRDs, hooks(policy kind, binding kind));
-`admission.dispatcher.PolicyDispatcher` (policy/binding matching, paramKind and params: the (policy, binding,
-param) tuples); `admission.matching` (matchConstraints, matchResources, namespace and object selectors);
-`admission.expressions` (compile with the server's error texts, run with cost); `admission.conditions.for_input`
-(variables composition and budgets); `admission.evaluation` (`Inputs`, `bindings`, `match_conditions`, trace
-entries); `admission.activation` (the CEL `request`, `namespaceObject`); `admission.response` (Status texts,
-`forbidden_text`) for wording a denial; kind names from `k8s.kinds`.
+The three kinds in preparation, as this interface expects them:
+- Kyverno ValidatingPolicy (`policies/kyverno_vpol/`): stage VALIDATING, order 200 (Kyverno's webhook).
+  `load` takes `policies.kyverno.io` ValidatingPolicy objects and compiles variables, matchConditions,
+  validations, auditAnnotations with `expressions`; `evaluate` matches `spec.matchConstraints` with
+  `matching.policy_matches`, runs `evaluation.match_conditions` then `conditions.for_input`, applies
+  `spec.validationActions` (Deny → `Denial` worded as the Kyverno webhook does, Warn → `warnings`, Audit →
+  `audit_annotations`); `records` one per policy; `result_keys` e.g. `{"kyvernoValidatingPolicies": []}`;
+  `refuse` for what Kyverno's admission check of the policy rejects.
+- CRD validation rules (`policies/crd/`): stage SCHEMA, order 100. `load` compiles each
+  `x-kubernetes-validations` rule of `setup.cluster.crds` (per version and schema node, `self`/`oldSelf`);
+  `refuse` returns the CRD's create-time errors (rules that do not compile, cost over budget); `evaluate`
+  validates `request["object"]` (after mutation) of a custom resource, and a failure is a `Denial` with the
+  422 Invalid Status (`<Kind>.<group> "<name>" is invalid: <path>: Invalid value: ...`, causes per field);
+  `result_keys` e.g. `{"schemaValidation": None}`.
+- Webhook matchConditions (`policies/webhooks/`): two classes, `MutatingWebhookConfiguration` (stage
+  MUTATING, order 200: after MutatingAdmissionPolicy) and `ValidatingWebhookConfiguration` (stage VALIDATING,
+  order 300). `load` compiles each webhook's matchConditions (the webhook entry works as
+  `evaluation.MatchConditionPolicy`: failure_policy, has_params False, no variables); `evaluate` matches
+  rules/namespaceSelector/objectSelector with `matching.match_resources`, then `evaluation.match_conditions`,
+  and reports per webhook whether the API server would call it (`records`, `result_keys`
+  `{"webhooks": []}`); only a matchCondition error under `failurePolicy: Fail` is a `Denial`. The object is
+  not changed (nothing is called).
 
-A `KindOutcome` describes the outcome; the core turns it into the result (status, AdmissionReview, audit Event,
-kubectl text): `records` go to `result["policies"]` (one dict per tuple, see evaluator/SCHEMA.md), `warnings`
-to the Warning headers, `audit_annotations` to the response and the audit Event, `denial` (a full
-metav1.Status plus the `denials` entries and ferricel's view) decides the request, `keys` fill `result_keys`.
+A `KindOutcome` describes one request's outcome; the core turns it into the result (Status, AdmissionReview,
+audit Event, kubectl text, ferricel): `records` go to `result["policies"]` (one dict per tuple or policy,
+with `policy`, `binding`, `outcome`, see evaluator/SCHEMA.md), `warnings` to the Warning headers,
+`audit_annotations` to the response and the audit Event, `denial` (the full metav1.Status plus the
+`denials` entries and ferricel's view) decides the request, `keys` fill `result_keys`, `object`/`patch`
+carry a mutation (the patch is base64 JSONPatch from `context.original`'s object).
 """
 from __future__ import annotations
 

@@ -1,10 +1,12 @@
 """Kubernetes CEL on cel-python's parser: compile → program → evaluate.
 
-`evaluate(expression, variables)` is the one-call form; `compile_program` gives a cached `Program`
-to evaluate many times with a shared `CostBudget`. See evaluator/README.md.
+`evaluate(expression, variables)` is the one-call form (`evaluate_json` also gives the CEL type and cost);
+`compile_program` gives a cached `Program` to evaluate many times with a shared `CostBudget`.
+See evaluator/README.md.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from importlib import import_module
 from typing import Any, Mapping
 
@@ -15,7 +17,7 @@ from evaluator.cel.tojson import to_json
 from evaluator.cel.values import type_name
 
 __all__ = [
-    "evaluate", "compile_program", "Program", "Evaluation", "CostBudget", "CELError", "CompileError",
+    "evaluate", "evaluate_json", "JSONEvaluation", "compile_program", "Program", "Evaluation", "CostBudget", "CELError", "CompileError",
     "EvaluationError", "CostLimitError", "to_json", "type_name", "Env", "admission_env", "ADMISSION_VARIABLES",
 ]
 
@@ -23,18 +25,38 @@ __all__ = [
 import_module(f"{__name__}.library")  # registers every function library before any program compiles
 
 _ENVS: dict[tuple[str, ...], Env] = {}
+_MAX_ENVS = 256
+
+
+@dataclass(frozen=True)
+class JSONEvaluation:
+    """One evaluation as plain data: the value as JSON (`to_json`), its CEL type name and its cost."""
+
+    value: Any
+    type: str
+    cost: int
+
+
+def _evaluate(expression: str, variables: Mapping[str, Any]) -> tuple[Evaluation, Any]:
+    names = tuple(sorted(variables))
+    env = _ENVS.get(names)
+    if env is None:
+        if len(_ENVS) >= _MAX_ENVS:  # variable names come from users: keep the cache bounded
+            _ENVS.clear()
+        env = _ENVS.setdefault(names, admission_env(names))
+    evaluation = compile_program(expression, env=env).evaluate(variables)
+    try:
+        return evaluation, to_json(evaluation.value)
+    except RecursionError:
+        raise EvaluationError("result nested too deeply to convert to JSON", expression=expression) from None
+
+
+def evaluate_json(expression: str, variables: Mapping[str, Any] | None = None) -> JSONEvaluation:
+    """Evaluate in the Kubernetes admission environment with `variables` declared; raises `CELError`s."""
+    evaluation, value = _evaluate(expression, variables or {})
+    return JSONEvaluation(value, type_name(evaluation.value), evaluation.cost)
 
 
 def evaluate(expression: str, variables: Mapping[str, Any] | None = None) -> Any:
     """Evaluate in the Kubernetes admission environment; the result as plain JSON-like data."""
-    variables = variables or {}
-    names = tuple(sorted(variables))
-    env = _ENVS.get(names)
-    if env is None:
-        env = _ENVS.setdefault(names, admission_env(names))
-    program = compile_program(expression, env=env)
-    value = program.evaluate(variables).value
-    try:
-        return to_json(value)
-    except RecursionError:
-        raise EvaluationError("result nested too deeply to convert to JSON", expression=expression) from None
+    return _evaluate(expression, variables or {})[1]

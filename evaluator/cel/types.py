@@ -179,12 +179,3 @@ def runtime_check(t: Type) -> Callable[[Any], bool]:
     name = t.name
     return lambda v: getattr(type(v), "cel_type_name", None) == name
 
-
-def static_type_of_value(v: Any) -> Type:
-    """The static type of a constant."""
-    from evaluator.cel.values import type_name
-
-    name = type_name(v)
-    if name in ("list", "map"):
-        return Type(name, (DYN,) if name == "list" else (DYN, DYN))
-    return Type(name)

@@ -19,8 +19,8 @@ def located(problem: Mapping[str, Any], default_source: str = "<input>") -> str:
         where += f":{problem['line']}"
         if problem.get("column") is not None:
             where += f":{problem['column']}"
-    elif problem.get("document") is not None:
-        where += f": document {int(problem['document']) + 1}"
+    elif problem.get("document") is not None:  # for a text of a list, the engine's `document` is the text
+        where += f": document {int(problem.get('yamlDocument', problem['document'])) + 1}"
     return f"{where}: {problem.get('severity', 'error')}: {problem_text(problem)}"
 
 

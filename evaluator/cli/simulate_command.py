@@ -1,8 +1,8 @@
 """`simulate -f policies.yaml -f request.yaml [--output text|json|junit]`: one request, the full decision.
 
 Every file is read as multi-document YAML. The request is the document that is an AdmissionReview or
-AdmissionRequest, else the last document that is not a policy, binding, param-kind CRD, Namespace or RBAC
-object (a plain object is a CREATE). `--request FILE` names it explicitly.
+AdmissionRequest, else the last document that is not a policy (Kyverno's too), binding, policy exception, CRD,
+Namespace or RBAC object (a plain object is a CREATE). `--request FILE` names it explicitly.
 Exit status: 0 admitted, 1 denied, 2 unusable input (unreadable file, YAML error, invalid policy, CEL
 compile error, no request). Input problems are printed as FILE:LINE:COLUMN: severity: message.
 """
@@ -19,11 +19,12 @@ from evaluator.admission.loading import text_source
 from evaluator.cli.located import is_error, located, rename_sources
 from evaluator.cli.render import render_result
 from evaluator.cli.yaml_text import parse_documents, without_document
+from evaluator.k8s import kinds
 from evaluator.simulation import simulate
 
-CLUSTER_KINDS = {"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy",
-                 "MutatingAdmissionPolicyBinding", "CustomResourceDefinition", "Namespace", "Role", "ClusterRole",
-                 "RoleBinding", "ClusterRoleBinding"}
+# Kinds that are cluster state, never the request: policies, bindings, CRDs, namespaces, RBAC, exceptions.
+CLUSTER_KINDS = (kinds.ADMISSION_KINDS | kinds.KYVERNO_POLICY_KINDS | kinds.RBAC_KINDS
+                 | {kinds.CUSTOM_RESOURCE_DEFINITION, kinds.NAMESPACE, kinds.POLICY_EXCEPTION})
 ADMITTED, DENIED, UNUSABLE = 0, 1, 2
 
 
@@ -70,7 +71,7 @@ def _is_param(doc: dict, documents: list[Any]) -> bool:
     """A document some binding names as its param (so it is cluster state, not the request)."""
     name = (doc.get("metadata") or {}).get("name")
     for other in documents:
-        if isinstance(other, dict) and other.get("kind") == "ValidatingAdmissionPolicyBinding":
+        if isinstance(other, dict) and other.get("kind") in kinds.ADMISSION_BINDING_KINDS:
             ref = (other.get("spec") or {}).get("paramRef") or {}
             if ref.get("name") and ref.get("name") == name:
                 return True

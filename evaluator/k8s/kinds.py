@@ -35,3 +35,7 @@ KYVERNO_POLICY_KINDS = frozenset({KYVERNO_CLUSTER_POLICY, KYVERNO_POLICY})
 POLICY_EXCEPTION = "PolicyException"
 
 NAMESPACE = "Namespace"
+
+# rbac.authorization.k8s.io: the authorizer's documents
+RBAC_GROUP = "rbac.authorization.k8s.io"
+RBAC_KINDS = frozenset({"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"})

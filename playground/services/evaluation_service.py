@@ -10,14 +10,14 @@ never on the event loop.
 
 from __future__ import annotations
 
-import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from evaluator.simulation import Simulation
+import evaluator
+from evaluator import Simulation
 from playground.api.json_safe import json_safe
 from playground.services.expectations import verdict
 from playground.services.result_cache import LRUCache, content_hash
@@ -27,7 +27,6 @@ EXECUTOR = ThreadPoolExecutor(max_workers=getattr(settings, "PLAYGROUND_EVALUATI
 
 _SIMULATIONS = LRUCache(maxsize=64)
 _RESULTS = LRUCache(maxsize=4096)
-_SOURCE = re.compile(r"^<text (\d+)>$")
 
 @dataclass
 class LoadedDocuments:
@@ -59,13 +58,12 @@ def cache_stats() -> dict:
 
 
 def _split_errors(errors: list[dict], count: int) -> tuple[list[list[dict]], list[dict]]:
-    """Give each engine error to the document (text) it came from; the rest are project-wide."""
+    """Give each engine error to the document (text) it names; the rest are project-wide."""
     per_document: list[list[dict]] = [[] for _ in range(count)]
     general = []
     for error in errors:
-        match = _SOURCE.match(str(error.get("source") or ""))
-        index = int(match.group(1)) if match else None
-        if index is not None and index < count:
+        index = error.get("document")
+        if isinstance(index, int) and 0 <= index < count:
             per_document[index].append(json_safe(dict(error)))
         else:
             general.append(json_safe(dict(error)))
@@ -77,16 +75,11 @@ def load_documents(texts: list[str]) -> LoadedDocuments:
     key = content_hash("documents", texts)
     loaded = _SIMULATIONS.get(key)
     if loaded is None:
-        simulation = Simulation(list(texts))
+        simulation = evaluator.load(list(texts))
         per_document, general = _split_errors(simulation.errors, len(texts))
         loaded = LoadedDocuments(key, simulation, per_document, general, list(texts))
         _SIMULATIONS.put(key, loaded)
     return loaded
-
-
-def _request_errors(result: dict, loaded: LoadedDocuments) -> list[dict]:
-    known = loaded.simulation.errors
-    return [error for error in result.get("errors", []) if error not in known]
 
 
 def run_request(loaded: LoadedDocuments, text: str) -> dict:
@@ -97,7 +90,6 @@ def run_request(loaded: LoadedDocuments, text: str) -> dict:
         with loaded.lock:  # one Simulation is not meant to run two requests at once
             raw = loaded.simulation.run(text, type_checks=False)
         result = json_safe(raw)
-        result["requestErrors"] = _request_errors(result, loaded)
         _RESULTS.put(key, result)
     return result
 

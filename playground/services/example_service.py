@@ -15,8 +15,9 @@ import yaml
 from django.db import transaction
 
 from playground.models import Document, Project, SampleRequest
-from playground.services import project_service
+from playground.services import example_meta, project_service
 from playground.services.errors import ServiceError, not_found
+from playground.services.fork_titles import fork_title
 from playground.services.expectations import clean_expected
 
 EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "examples"
@@ -32,7 +33,8 @@ def _read(path: Path) -> dict:
     for request in requests:
         request["expected"] = clean_expected(request.get("expected"), request.get("name"))
     return {"slug": path.stem, "title": data.get("title", path.stem), "description": data.get("description", ""),
-            "tags": list(data.get("tags") or []), "documents": data["documents"], "requests": requests}
+            "tags": list(data.get("tags") or []), **example_meta.describe(data),
+            "documents": data["documents"], "requests": requests}
 
 
 @lru_cache(maxsize=1)
@@ -41,7 +43,8 @@ def _all() -> dict[str, dict]:
 
 
 def list_examples() -> list[dict]:
-    return [{key: example[key] for key in ("slug", "title", "description", "tags")} for example in _all().values()]
+    return [{key: value for key, value in example.items() if key not in ("documents", "requests")}
+            for example in _all().values()]
 
 
 def get_example(slug: str) -> dict:
@@ -53,8 +56,8 @@ def get_example(slug: str) -> dict:
 
 def fork_example(slug: str) -> tuple[dict, str]:
     example = get_example(slug)
-    return project_service.create_project(example["title"], example["description"], example["documents"],
-                                          example["requests"])
+    return project_service.create_project(fork_title(example["title"]), example["description"],
+                                          example["documents"], example["requests"])
 
 
 def load_examples() -> list[str]:

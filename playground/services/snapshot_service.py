@@ -11,6 +11,7 @@ from django.db import IntegrityError, transaction
 from playground.models import Snapshot
 from playground.services import project_service, tokens
 from playground.services.errors import not_found
+from playground.services.fork_titles import fork_title
 
 
 @lru_cache(maxsize=1)
@@ -66,5 +67,5 @@ def fork_snapshot(snapshot_id_: str) -> tuple[dict, str]:
     except Snapshot.DoesNotExist:
         raise not_found("snapshot")
     content = snapshot.content
-    return project_service.create_project(content.get("title", ""), content.get("description", ""),
+    return project_service.create_project(fork_title(content.get("title")), content.get("description", ""),
                                           content.get("documents"), content.get("requests"), forked_from=snapshot)

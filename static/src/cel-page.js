@@ -1,55 +1,12 @@
-// The plain CEL mode on the home page: turns the form's textareas into CodeMirror editors (CEL and YAML)
+// The plain CEL mode (/cel): turns the form's textareas into CodeMirror editors (CEL and YAML)
 // and evaluates as you type. The form (static/playground/cel-form.js) still sends and renders the result,
 // so the page also works before this bundle loads.
 
 import { createEditor } from "./editors.js";
 import { debounce } from "./dom.js";
-import { api, describeError } from "./api.js";
-import { installThemeToggle } from "./theme.js";
-import { openProject } from "./tokens.js";
+import { shareHash, readShareLink } from "./cel-share.js";
 import { CEL_EXAMPLES } from "./cel-examples.js";
-import { h } from "./dom.js";
-
-const STARTER = {
-  title: "My admission policy",
-  documents: [{ name: "policy.yaml", text: `apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata:
-  name: replica-limit
-spec:
-  failurePolicy: Fail
-  matchConstraints:
-    resourceRules:
-    - apiGroups: ["apps"]
-      apiVersions: ["v1"]
-      operations: ["CREATE", "UPDATE"]
-      resources: ["deployments"]
-  validations:
-  - expression: "object.spec.replicas <= 5"
-    messageExpression: "'replicas must be at most 5, got ' + string(object.spec.replicas)"
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata:
-  name: replica-limit-binding
-spec:
-  policyName: replica-limit
-  validationActions: [Deny]
-` }],
-  requests: [{ name: "too-many-replicas.yaml", expected: { outcome: "denied" }, text: `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: default
-spec:
-  replicas: 7
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers: [{name: web, image: nginx}]
-` }],
-};
+import { h, copyText } from "./dom.js";
 
 function upgrade(textarea, options) {
   const host = document.createElement("div");
@@ -63,19 +20,13 @@ function upgrade(textarea, options) {
 }
 
 function main() {
-  installThemeToggle();
   const form = document.getElementById("cel-form");
-  const newProject = document.getElementById("btn-new-project");
-  newProject?.addEventListener("click", async () => {
-    newProject.disabled = true;
-    try {
-      openProject(await api("POST", "/api/v1/projects", STARTER));
-    } catch (error) {
-      newProject.disabled = false;
-      newProject.textContent = describeError(error.error);
-    }
-  });
   if (!form) return;
+  const shared = readShareLink(window.location.hash);
+  if (shared) {
+    form.elements.expression.value = shared.expression;
+    form.elements.variables_text.value = shared.input;
+  }
   const submit = debounce(() => form.requestSubmit(), 200);
   const run = () => form.requestSubmit();
   const expression = upgrade(form.elements.expression, { language: "cel", label: "CEL expression", onChange: submit, onRun: run });
@@ -104,6 +55,17 @@ function main() {
       run();
     });
   }
+  document.getElementById("btn-cel-share")?.addEventListener("click", async () => {
+    const url = new URL(window.location.href);
+    url.hash = shareHash(form.elements.expression.value, form.elements.variables_text.value);
+    window.history.replaceState(null, "", url);
+    const box = document.getElementById("cel-share-box");
+    const field = document.getElementById("cel-share-url");
+    box.hidden = false;
+    field.value = url.href;
+    field.select();
+    await copyText(url.href);
+  });
   form.dataset.live = "true";
   run();
 }

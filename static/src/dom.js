@@ -86,15 +86,14 @@ export function copyButton(getText, label = "Copy") {
   return button;
 }
 
-/** A <pre> block of JSON with a copy button and a heading, inside a <details>. */
+/** A <pre> block of JSON with a heading, inside a <details>, and a copy button beside it (a button inside
+ *  a <summary> would be a control nested in a control: unusable with a screen reader). */
 export function jsonBlock(title, value, { open = false, testid } = {}) {
   const text = jsonText(value);
-  return h(
-    "details",
-    { class: "json-block", open, dataset: testid ? { testid } : undefined },
-    h("summary", {}, title, " ", copyButton(() => text)),
-    h("pre", { class: "code" }, text),
-  );
+  return h("div", { class: "json-block-row" },
+    h("details", { class: "json-block", open, dataset: testid ? { testid } : undefined },
+      h("summary", {}, title), h("pre", { class: "code" }, text)),
+    copyButton(() => text));
 }
 
 /** Debounce: run `fn` once `ms` after the last call. `.flush()` runs it now, `.cancel()` drops it. */

@@ -1,15 +1,15 @@
 // Entry of the editor pages: a live project (/p/<id>), a read-only snapshot (/s/<id>) or an example
-// (/examples/<slug>). Snapshots and examples can be edited here as scratch (evaluated statelessly) and forked.
+// (/examples/<slug>). Snapshots and examples are read-only: "Fork to edit" is the one way to change them.
 
-import { h, replaceChildren, debounce, copyText } from "./dom.js";
+import { h, replaceChildren, copyText } from "./dom.js";
 import { api, describeError } from "./api.js";
 import { adoptFragmentToken, displayName, editLink, getToken, openProject, remember, saveToken,
   setDisplayName } from "./tokens.js";
-import { installThemeToggle } from "./theme.js";
 import { pageData } from "./page-data.js";
 import { Workspace } from "./workspace.js";
 import { ResultsPane } from "./results-pane.js";
 import { LiveProject } from "./live.js";
+import { forkTitle, installPaneSwitch, installTemplateMenu, humanTimes, uniqueName } from "./page-controls.js";
 
 const $ = (id) => document.getElementById(id);
 const data = pageData();
@@ -29,7 +29,7 @@ const indicators = {
     if (!node) return;
     node.dataset.state = state;
     node.textContent = { open: "Live", connecting: "Connecting…", closed: "Reconnecting…", failed: "Not found",
-      scratch: "Scratch (not saved)" }[state] || state;
+      readonly: "Read-only" }[state] || state;
   },
   saved(state, version) {
     const node = $("save-state");
@@ -72,14 +72,15 @@ function showShareLink(url) {
 }
 
 async function forkContent(content, title) {
-  const created = await api("POST", `${API}projects`, { title: `${title || "Untitled"} (fork)`, ...content });
+  const created = await api("POST", `${API}projects`, { title: forkTitle(title), ...content });
   openProject(created);
 }
 
+/** Page-wide Ctrl/⌘+Enter and Ctrl/⌘+S; an editor that already handled the key (defaultPrevented) wins. */
 function bindShortcuts(actions) {
   document.addEventListener("keydown", (event) => {
     const mod = event.ctrlKey || event.metaKey;
-    if (!mod) return;
+    if (!mod || event.defaultPrevented) return;
     if (event.key === "Enter") {
       event.preventDefault();
       actions.run();
@@ -116,6 +117,7 @@ function startProject() {
     onSave: () => share(),
   }, { editable: false, collab: true });
   let title = "";
+  let focusNext = null;
   const titleInput = $("project-title");
   live = new LiveProject({ projectId, token, name: displayName(), wsPath: data.wsPath, ui: {
     workspace, results, indicators,
@@ -127,11 +129,25 @@ function startProject() {
       const editable = Boolean(message.canEdit);
       workspace.setEditable(editable);
       if (titleInput) titleInput.readOnly = !editable;
-      for (const id of ["btn-add-document", "btn-add-request"]) if ($(id)) $(id).disabled = !editable;
+      for (const id of ["btn-add-document", "btn-add-request", "btn-evaluate"]) {
+        if ($(id)) {
+          $(id).disabled = !editable;
+          $(id).hidden = !editable;
+        }
+      }
+      if ($("btn-fork")) $("btn-fork").textContent = editable ? "Fork" : "Fork to edit";
       banner(editable ? "" : message.project.isExample
         ? "This example is read-only. Fork it to make your own copy."
         : "You are watching this project live. Fork it to edit your own copy.");
       if (!editable) indicators.saved("readonly");
+      if (focusNext) {
+        const entry = [...workspace.items.values()].find((e) => e.target === focusNext.target && e.nameInput.value === focusNext.name);
+        if (entry) {
+          focusNext = null;
+          entry.panel.scrollIntoView({ block: "nearest" });
+          entry.editor.focus();
+        }
+      }
     },
     onError(error) {
       toast(describeError(error), "error");
@@ -158,9 +174,17 @@ function startProject() {
   onClick("btn-evaluate", () => live.evaluateNow());
   onClick("btn-share", share);
   onClick("btn-fork", () => forkContent(workspace.content(), title));
-  onClick("btn-add-document", () => live.send({ type: "create", target: "document", name: "policy.yaml", text: "" }));
-  onClick("btn-add-request", () => live.send({ type: "create", target: "request", name: "request.yaml",
-    text: "apiVersion: v1\nkind: Pod\nmetadata:\n  name: example\n  namespace: default\n" }));
+  const existingNames = (target) => workspace.order[target].map((key) => workspace.items.get(key)?.nameInput.value);
+  installTemplateMenu($("btn-add-document"), $("document-templates"), existingNames("document"), (template) => {
+    focusNext = { target: "document", name: template.name };
+    live.send({ type: "create", target: "document", name: template.name, text: template.text });
+  }, () => existingNames("document"));
+  onClick("btn-add-request", () => {
+    const name = uniqueName("request.yaml", existingNames("request"));
+    focusNext = { target: "request", name };
+    live.send({ type: "create", target: "request", name,
+      text: "apiVersion: v1\nkind: Pod\nmetadata:\n  name: example\n  namespace: default\n" });
+  });
   bindShortcuts({ run: () => live.evaluateNow(), save: () => share().catch((e) => toast(describeError(e.error), "error")) });
   live.start();
 }
@@ -203,12 +227,15 @@ function setUpEditLink(projectId, currentToken, live) {
   });
 }
 
-// ---- snapshots and examples: scratch editing, stateless evaluation ---------------------------------------------
+// ---- snapshots and examples: read-only, evaluated once, "Fork to edit" ----------------------------------------
 
-function startScratch(content, { fork, kindLabel }) {
+function startReadOnly(content, { fork, kindLabel }) {
   const results = new ResultsPane($("results"));
-  let modified = false;
-  const evaluate = debounce(async () => {
+  const workspace = new Workspace({ documents: $("documents"), requests: $("requests") }, {
+    onRun: () => evaluate(),
+    onSave: () => showShareLink(content.url || window.location.pathname),
+  }, { editable: false });
+  async function evaluate() {
     const body = workspace.content();
     results.evaluating(null);
     try {
@@ -220,60 +247,39 @@ function startScratch(content, { fork, kindLabel }) {
     } catch (error) {
       results.error(describeError(error.error));
     }
-  }, 300);
-  const runNow = () => {
-    evaluate();
-    evaluate.flush();
-  };
-  const workspace = new Workspace({ documents: $("documents"), requests: $("requests") }, {
-    onEdit: () => {
-      modified = true;
-      banner(`${kindLabel}: your changes are not saved. Fork to keep them.`);
-      evaluate();
-    },
-    onExpected: () => {
-      modified = true;
-      evaluate();
-    },
-    onRename: () => (modified = true),
-    onRun: runNow,
-    onSave: () => toast("This page is already a permalink: copy the address bar"),
-  }, { editable: true });
-  const project = {
+  }
+  workspace.reconcile({
     documents: (content.documents || []).map((d, index) => ({ ...d, id: d.id ?? index })),
     requests: (content.requests || []).map((r, index) => ({ ...r, id: r.id ?? index })),
-  };
-  workspace.reconcile(project);
-  for (const id of ["btn-add-document", "btn-add-request"]) if ($(id)) $(id).hidden = true;
+  });
   const titleInput = $("project-title");
   if (titleInput) {
     titleInput.value = content.title || "";
     titleInput.readOnly = true;
   }
   document.title = `${content.title || "Untitled"} · Admission Playground`;
-  indicators.connection("scratch");
-  indicators.saved("readonly");
-  banner(`${kindLabel}: read-only. Edit to try things out, fork to keep them.`);
+  indicators.connection("readonly");
+  banner(`${kindLabel} (read-only). Fork it to edit your own copy.`);
   window.__playground = { workspace, results };
-  onClick("btn-evaluate", runNow);
   onClick("btn-share", () => showShareLink(content.url || window.location.pathname));
-  onClick("btn-fork", async () => (modified ? forkContent(workspace.content(), content.title) : openProject(await fork())));
-  bindShortcuts({ run: runNow, save: () => showShareLink(content.url || window.location.pathname) });
-  runNow();
+  onClick("btn-fork", async () => openProject(await fork()));
+  bindShortcuts({ run: evaluate, save: () => showShareLink(content.url || window.location.pathname) });
+  return evaluate();
 }
 
 async function main() {
-  installThemeToggle();
+  installPaneSwitch();
+  humanTimes();
   try {
     if (data.page === "editor") {
       startProject();
     } else if (data.page === "snapshot") {
       const content = data.snapshot || await api("GET", `${API}snapshots/${encodeURIComponent(data.snapshotId)}`);
-      startScratch(content, { kindLabel: "Snapshot",
+      startReadOnly(content, { kindLabel: "Snapshot",
         fork: () => api("POST", `${API}snapshots/${encodeURIComponent(content.id || data.snapshotId)}/fork`, {}) });
     } else if (data.page === "example") {
       const content = data.example || await api("GET", `${API}examples/${encodeURIComponent(data.slug)}`);
-      startScratch(content, { kindLabel: "Example",
+      startReadOnly(content, { kindLabel: "Example",
         fork: () => api("POST", `${API}examples/${encodeURIComponent(data.slug)}/fork`, {}) });
     }
   } catch (error) {

@@ -34,7 +34,7 @@ const highlight = HighlightStyle.define([
 ]);
 
 const baseTheme = EditorView.theme({
-  "&": { backgroundColor: "var(--editor-bg)", color: "var(--fg)", fontSize: "13px" },
+  "&": { backgroundColor: "var(--editor-bg)", color: "var(--fg)", fontSize: "0.8125rem" }, // rem: presenter zoom scales it
   ".cm-content": { fontFamily: "var(--mono)", caretColor: "var(--fg)" },
   ".cm-gutters": { backgroundColor: "var(--editor-gutter)", color: "var(--muted)", border: "none" },
   ".cm-activeLine": { backgroundColor: "var(--editor-active)" },
@@ -100,7 +100,8 @@ export function createEditor(parent, options) {
     keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...historyKeymap, ...searchKeymap, ...foldKeymap,
       ...completionKeymap, ...lintKeymap, indentWithTab]),
     readOnly.of([EditorState.readOnly.of(Boolean(options.readOnly)), EditorView.editable.of(!options.readOnly)]),
-    EditorView.contentAttributes.of({ "aria-label": options.label || "editor", "data-role": role }),
+    // tabindex: a read-only editor stays reachable by keyboard (to scroll, select and copy).
+    EditorView.contentAttributes.of({ "aria-label": options.label || "editor", "data-role": role, tabindex: "0" }),
     EditorView.updateListener.of((update) => {
       const local = update.transactions.some((tr) => !tr.changes.empty && !tr.annotation(remote)
         && !tr.annotation(Transaction.remote));

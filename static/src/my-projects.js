@@ -3,7 +3,6 @@
 
 import { h, replaceChildren } from "./dom.js";
 import { api } from "./api.js";
-import { installThemeToggle } from "./theme.js";
 import { pageData } from "./page-data.js";
 import { forget, myProjects, remember } from "./tokens.js";
 
@@ -52,5 +51,4 @@ async function render() {
   replaceChildren(host, projects.map((project, index) => card(project, states[index])));
 }
 
-installThemeToggle();
 render();

@@ -200,7 +200,7 @@ export function requestCard(entry, { stale = false } = {}) {
     kubectlText ? h("div", { class: "kubectl" }, h("div", { class: "kubectl-head" }, "$ kubectl apply -f - < request.yaml",
       copyButton(() => kubectlText)), h("pre", { class: "code kubectl-text", dataset: { testid: "kubectl" } }, kubectlText)) : null,
     (result.warnings || []).length && !kubectlText ? h("ul", { class: "warnings" }, result.warnings.map((w) => h("li", {}, `Warning: ${w}`))) : null,
-    errorList((result.errors || []).filter((e) => !/^<text \d+>$/.test(e.source || ""))), // documents' own: shown above
+    errorList((result.errors || []).filter((e) => e.document == null)), // documents' own: shown above
     (result.policies || []).length ? section(`Policies (${summaryText(result.summary)})`, tupleTable(result.policies), { open: true })
       : (result.kyverno || []).length ? null : h("p", { class: "muted" }, "No admission policy took part."),
     traces(result.policies || []),

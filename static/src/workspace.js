@@ -80,8 +80,8 @@ export class Workspace {
     const nameInput = h("input", { class: "item-name", value: item.name || "", "aria-label": `${target} name`,
       readOnly: !this.editable, spellcheck: "false" });
     const kindLabel = h("span", { class: "kind-label" }, kindOf(item.text || ""));
-    const deleteButton = h("button", { type: "button", class: "btn btn-small btn-quiet", title: `Delete this ${target}`,
-      disabled: !this.editable }, "Delete");
+    const deleteButton = h("button", { type: "button", class: "btn btn-small btn-quiet item-delete", title: `Delete this ${target}`,
+      disabled: !this.editable, hidden: !this.editable }, "Delete");
     const editorHost = h("div", { class: "editor-host" });
     const panel = h("section", { class: `panel panel-${target}`, dataset: { target, id: String(id) } },
       h("header", { class: "panel-head" }, nameInput, kindLabel, deleteButton), editorHost);
@@ -126,7 +126,7 @@ export class Workspace {
     contains.addEventListener("change", changed);
     entry.expectedSelect = select;
     entry.expectedInput = contains;
-    panel.appendChild(h("footer", { class: "panel-foot" }, h("label", {}, "Expect ", select), contains));
+    panel.appendChild(h("footer", { class: "panel-foot", hidden: !this.editable }, h("label", {}, "Expect ", select), contains));
     this.showExpected(entry, entry.expected);
   }
 
@@ -142,7 +142,13 @@ export class Workspace {
     for (const entry of this.items.values()) {
       entry.editor.setReadOnly(!editable);
       entry.nameInput.readOnly = !editable;
-      entry.panel.querySelector(".panel-head button").disabled = !editable;
+      const deleteButton = entry.panel.querySelector(".panel-head .item-delete");
+      if (deleteButton) {
+        deleteButton.disabled = !editable;
+        deleteButton.hidden = !editable; // read-only: no control that cannot do anything
+      }
+      const foot = entry.panel.querySelector(".panel-foot");
+      if (foot) foot.hidden = !editable;
       if (entry.expectedSelect) {
         entry.expectedSelect.disabled = !editable;
         entry.expectedInput.readOnly = !editable;

@@ -15,9 +15,9 @@ pytestmark = pytest.mark.browser
 EXAMPLE = "seed-vap-message-expression"  # 5 replicas against a ReplicaLimit param of 3: denied
 
 
-def test_example_from_the_gallery_shows_results_and_updates_as_you_type(page, server_url, screenshot):
+def test_example_from_the_gallery_shows_results_and_is_read_only_until_forked(page, server_url, screenshot):
     page.goto(server_url + "/examples")
-    page.fill("#gallery-filter", "messageExpression text reaches kubectl")
+    page.fill("#gallery-filter", "messageExpression kubectl")
     link = page.locator(f".example-card[data-slug={EXAMPLE}] a.example-link")
     expect(link).to_be_visible()
     link.click()
@@ -25,17 +25,20 @@ def test_example_from_the_gallery_shows_results_and_updates_as_you_type(page, se
     first = card(page)
     expect(first.locator("[data-testid=decision]")).to_have_text("Denied")
     expect(first.locator("[data-testid=kubectl]")).to_contain_text("must be no greater than 3")
-    # Scratch edit of the read-only example: the param now allows 10, evaluated with no click.
-    param = page.locator(".panel[data-target=document]", has_text="kind: ReplicaLimit").last
-    param.locator(".cm-content").click()
-    page.keyboard.press("ControlOrMeta+End")
-    page.keyboard.press("ArrowUp")
-    page.keyboard.press("End")
-    page.keyboard.press("Backspace")
-    page.keyboard.type("10")
-    expect(first.locator("[data-testid=decision]")).to_have_text("Allowed")
-    expect(page.locator("#mode-banner")).to_contain_text("not saved")
-    screenshot("example-scratch")
+    # Read-only: no control that cannot do anything; typing changes nothing; Fork to edit is the way in.
+    expect(page.locator("#mode-banner")).to_contain_text("read-only")
+    expect(editor(page, "document", 0)).to_have_attribute("contenteditable", "false")
+    expect(page.locator(".panel .item-delete:visible")).to_have_count(0)
+    expect(page.locator(".panel-foot:visible")).to_have_count(0)
+    for hidden in ("#btn-add-document", "#btn-add-request", "#btn-evaluate"):
+        expect(page.locator(hidden)).to_be_hidden()
+    expect(page.locator("#project-title")).to_have_attribute("readonly", "")
+    expect(page.locator("#btn-fork")).to_have_text("Fork to edit")
+    before = editor(page, "document", 0).inner_text()
+    editor(page, "document", 0).click()
+    page.keyboard.type("zzz")
+    assert editor(page, "document", 0).inner_text() == before
+    screenshot("example-read-only")
 
 
 def test_forked_example_is_live_edits_are_saved_and_results_stream_without_a_click(page, server_url, api, screenshot):
@@ -167,7 +170,7 @@ def test_engine_errors_show_inline_and_completion_offers_schema_fields(page, api
 
 
 def test_cel_mode_evaluates_as_you_type(page, server_url):
-    page.goto(server_url + "/")
+    page.goto(server_url + "/cel")
     expect(page.locator("#cel-value")).to_have_text("true")
     expression = page.locator(".cel-mode .cm-content").first
     expression.click()

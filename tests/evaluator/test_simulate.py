@@ -132,3 +132,12 @@ def test_the_result_carries_the_api_servers_type_checking_of_each_policy():
     (warning,) = result["typeChecking"]["typo"]["status"]["typeChecking"]["expressionWarnings"]
     assert warning["fieldRef"] == "spec.validations[0].expression"
     assert warning["warning"].startswith("apps/v1, Kind=Deployment: ERROR: <input>:1:7: undefined field 'replicas'")
+
+
+def test_a_non_list_validation_actions_on_a_policy_is_not_a_crash():
+    """Found by test_simulate_fuzz: an unknown `validationActions: true` on the policy itself."""
+    policy, binding = POLICY_YAML.split("---", 1)[0], "---" + POLICY_YAML.split("---", 1)[1]
+    policy = policy.replace("spec:\n", "spec:\n  validationActions: true\n", 1)
+    result = simulate(policy + binding, DEPLOYMENT)
+    assert not [e for e in result["errors"] if "traceback" in e]
+    assert result["allowed"] is False

@@ -1,19 +1,39 @@
-"""The home page says the service is up and carries the CEL form."""
+"""The landing page runs a live example; the plain CEL mode lives at /cel."""
 
 from pathlib import Path
 
+import pytest
 from django.contrib.staticfiles import finders
 
+from tests.playground.test_pages import page_data
 
-def test_index_says_the_service_is_up_and_has_the_cel_form(client):
+pytestmark = pytest.mark.django_db
+
+
+def test_landing_page_shows_a_live_example_with_its_result_already_computed(client):
     response = client.get("/")
     assert response.status_code == 200
     page = response.content.decode()
-    assert "The service is up." in page
+    assert "The service is up." not in page
+    assert 'id="landing-demo"' in page and "dist/landing.js" in page
+    demo = page_data(response)["demo"]
+    assert demo["slug"] == "first-policy"
+    decisions = [entry["result"]["allowed"] for entry in demo["evaluation"]["requests"]]
+    assert decisions == [False, True]  # 7 replicas denied, 3 allowed: on screen before any script runs
+    assert '<strong data-testid="decision-static">Denied</strong>' in page
+    assert '<strong data-testid="decision-static">Allowed</strong>' in page
+    assert "csrftoken" in response.cookies
+
+
+def test_cel_page_has_the_form_and_a_share_link(client):
+    response = client.get("/cel")
+    assert response.status_code == 200
+    page = response.content.decode()
     assert 'id="cel-form"' in page
     assert 'data-endpoint="/api/v1/cel"' in page
     assert 'name="csrfmiddlewaretoken"' in page
     assert "playground/cel-form.js" in page
+    assert 'id="btn-cel-share"' in page
     assert "csrftoken" in response.cookies
 
 

@@ -60,7 +60,9 @@ def test_gallery_and_example_pages(client):
     assert response.status_code == 200
     assert_csp(response)
     slugs = [example["slug"] for example in page_data(response)["examples"]]
-    assert slugs == [example["slug"] for example in example_service.list_examples()]
+    titles = {example["slug"]: example["title"] for example in example_service.list_examples()}
+    assert sorted(slugs) == sorted(titles)
+    assert slugs == sorted(slugs, key=lambda slug: titles[slug].casefold())  # A–Z whatever the case
     example = client.get(f"/examples/{slugs[0]}")
     assert example.status_code == 200
     assert page_data(example)["example"]["slug"] == slugs[0]

@@ -77,7 +77,8 @@ def _failure_policy(policy: Mapping) -> str:
 
 
 def _actions(binding: Mapping) -> list[str]:
-    return [str(a) for a in ((binding.get("spec") or {}).get("validationActions") or [])]
+    actions = (binding.get("spec") or {}).get("validationActions")
+    return [str(a) for a in actions] if isinstance(actions, list) else []  # a policy has none (fuzzed: anything)
 
 
 def _record(policy: Mapping, binding: Mapping | None, outcome: str, _meta: Callable | None = None,

@@ -335,3 +335,17 @@ def test_no_snippet_for_very_long_lines():
     with pytest.raises(CompileError) as info:
         compile_program(expression, declared=("x",))
     assert info.value.message == f"ERROR: <input>:1:{len(expression) - 3}: undeclared reference to 'nope' (in container '')"
+
+
+def test_evaluate_json_gives_value_type_and_cost():
+    outcome = cel.evaluate_json("[1, 2, 3].map(x, x * 2)", {})
+    assert outcome == cel.JSONEvaluation([2, 4, 6], "list", outcome.cost) and outcome.cost > 0
+    assert cel.evaluate_json("object.n + 1u", {"object": {"n": UInt(1)}}).type == "uint"
+    assert cel.evaluate_json("duration('1.5s')").value == "1.500s"
+
+
+def test_evaluate_json_raises_the_engines_errors():
+    with pytest.raises(cel.CompileError):
+        cel.evaluate_json("1 +")
+    with pytest.raises(cel.EvaluationError):
+        cel.evaluate_json("x.missing", {"x": {}})

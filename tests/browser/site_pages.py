@@ -1,0 +1,66 @@
+"""Every page of the site, ready to open: set-up through the REST API and what "usable" means on each.
+
+Shared by the layout and accessibility tests (tests/browser/test_layout.py) and `make screenshots`.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+
+from tests.browser.helpers import project_body
+
+EXAMPLE = "seed-vap-message-expression"
+
+
+@dataclass
+class SitePage:
+    name: str
+    path: str
+    ready: str  # a selector that shows the page has rendered its main content
+    actions: list[str] = field(default_factory=list)  # main controls: visible and enabled at every width
+    storage: dict[str, str] = field(default_factory=dict)  # localStorage set before opening (edit tokens)
+
+
+def api_client(server_url: str):
+    """api(method, path, body=None, token=None) -> (status, json), usable outside a test function."""
+    def call(method: str, path: str, body=None, token: str | None = None):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(server_url + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json", "Accept": "application/json"})
+        if token:
+            request.add_header("X-Edit-Token", token)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, json.loads(response.read() or b"null")
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read() or b"null")
+    return call
+
+
+def site_pages(api) -> list[SitePage]:
+    """Create a project, a snapshot and a workshop room, and list every page with its main actions."""
+    status, project = api("POST", "/api/v1/projects", project_body(title="Layout check"))
+    assert status == 201, project
+    status, snapshot = api("POST", f"/api/v1/projects/{project['id']}/snapshots", {}, token=project["editToken"])
+    assert status == 201, snapshot
+    status, room = api("POST", "/api/v1/workshops/rooms", {"set": "admission-basics", "title": "Layout class"})
+    assert status == 201, room
+    code = room["code"]
+    return [
+        SitePage("landing", "/", "#landing-demo [data-testid=decision]", ["#btn-new-project", "a[href='/examples']"]),
+        SitePage("cel", "/cel", "#cel-value:not(:empty)", ["#cel-form button[type=submit]", "#btn-cel-share"]),
+        SitePage("gallery", "/examples", ".example-card", ["#gallery-filter"]),
+        SitePage("example", f"/examples/{EXAMPLE}", ".result-card [data-testid=decision]", ["#btn-fork"]),
+        SitePage("project", f"/p/{project['id']}", "#conn-state[data-state=open]",
+                 ["#btn-evaluate", "#btn-share", "#btn-fork", "#btn-add-document"],
+                 {f"admission-playground:token:{project['id']}": project["editToken"]}),
+        SitePage("snapshot", f"/s/{snapshot['id']}", ".result-card [data-testid=decision]", ["#btn-fork"]),
+        SitePage("workshops", "/workshops", ".ws-set", [".open-room", "#join-code"]),
+        SitePage("workshop-student", f"/w/{code}", "#join-form:not([hidden])", ["#display-name"]),
+        SitePage("workshop-teacher", f"/w/{code}/teacher", "#teacher:not([hidden])", ["#advance", "#close-room"],
+                 {f"workshop:teacher:{code}": room["teacherToken"]}),
+        SitePage("not-found", "/w/NOPE99", ".error-page", ["a.error-home"]),
+    ]

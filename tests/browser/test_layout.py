@@ -1,0 +1,93 @@
+"""Every page at a phone's width (390 px) and a laptop's (1440 px): nothing runs off the right edge, the main
+actions are visible and enabled, and axe-core finds no serious or critical accessibility violation, in the
+light and the dark theme. `make screenshots` runs this module to leave a PNG of each page for a reviewer."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import CHROMIUM, PageWatch
+from tests.browser.site_pages import api_client, site_pages
+
+pytestmark = pytest.mark.browser
+expect.set_options(timeout=20_000)  # a loaded CI machine evaluates slower than a laptop
+
+ROOT = Path(__file__).resolve().parents[2]
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+SHOTS = os.environ.get("SCREENSHOTS_DIR")  # set by `make screenshots`
+WIDTHS = {"phone": (390, 844), "laptop": (1440, 900)}
+PAGE_NAMES = ["landing", "cel", "gallery", "example", "project", "snapshot", "workshops", "workshop-student",
+              "workshop-teacher", "not-found"]
+
+
+@pytest.fixture(scope="module")
+def pages(server_url):
+    assert os.path.exists(CHROMIUM)
+    return {page.name: page for page in site_pages(api_client(server_url))}
+
+
+def open_page(browser, server_url, site_page, width, theme, *, inject=False):
+    viewport = dict(zip(("width", "height"), WIDTHS[width]))
+    # axe-core is injected as a script of the test's own: only then is the page's CSP bypassed.
+    context = browser.new_context(viewport=viewport, bypass_csp=inject)
+    context.set_default_timeout(20_000)
+    storage = {**site_page.storage, "admission-playground:theme": theme, "admission-playground:tour-done": "1"}
+    context.add_init_script("".join(
+        f"localStorage.setItem({key!r}, {value!r});" for key, value in storage.items()))
+    page = context.new_page()
+    page.watch = PageWatch(page)
+    page.goto(server_url + site_page.path)
+    expect(page.locator(site_page.ready).first).to_be_visible()
+    return context, page
+
+
+def serious_violations(page) -> list[str]:
+    page.add_script_tag(path=str(AXE))
+    violations = page.evaluate("""async () => {
+        const result = await axe.run(document, {resultTypes: ["violations"]});
+        return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+            .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`);
+    }""")
+    return violations
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+@pytest.mark.parametrize("name", PAGE_NAMES)
+def test_page_fits_the_width_and_its_main_actions_are_usable(browser, server_url, pages, name, width):
+    site_page = pages[name]
+    context, page = open_page(browser, server_url, site_page, width, "light")
+    try:
+        overflow = page.evaluate("""() => ({scroll: document.documentElement.scrollWidth, inner: window.innerWidth,
+            wide: [...document.querySelectorAll('body *')].filter((n) => n.getBoundingClientRect().right > window.innerWidth + 1
+                && getComputedStyle(n).position !== 'fixed' && n.offsetParent !== null
+                && !n.closest('.cm-scroller, .table-scroll, table, pre')).slice(0, 5).map((n) => n.tagName + '.' + n.className)})""")
+        assert overflow["scroll"] <= overflow["inner"], overflow
+        for selector in site_page.actions:
+            action = page.locator(selector).first
+            expect(action).to_be_visible()
+            expect(action).to_be_enabled()
+            box = action.bounding_box()
+            assert box and box["x"] >= 0 and box["x"] + box["width"] <= WIDTHS[width][0], (selector, box)
+        if SHOTS:
+            Path(SHOTS).mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(Path(SHOTS) / f"{name}-{WIDTHS[width][0]}.png"), full_page=True)
+        assert page.watch.errors == []
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("name", PAGE_NAMES)
+def test_page_has_no_serious_accessibility_violation(browser, server_url, pages, name, theme):
+    context, page = open_page(browser, server_url, pages[name], "laptop", theme, inject=True)
+    try:
+        page.wait_for_timeout(300)  # let streamed results and editors settle
+        assert serious_violations(page) == []
+        if SHOTS and theme == "dark":
+            page.screenshot(path=str(Path(SHOTS) / f"{name}-1440-dark.png"))
+    finally:
+        context.close()
