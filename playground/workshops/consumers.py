@@ -65,7 +65,7 @@ class _RoomConsumer(AsyncJsonWebsocketConsumer):
 class TeacherConsumer(_RoomConsumer):
     handlers = {"hello": "on_hello", "watch": "on_watch", "unwatch": "on_unwatch", "announce": "on_announce",
                 "present": "on_present", "advance": "on_advance", "revealHint": "on_reveal_hint",
-                "revealSolution": "on_reveal_solution", "close": "on_close"}
+                "revealSolution": "on_reveal_solution", "close": "on_close", "stuckMinutes": "on_stuck_minutes"}
 
     async def connect(self):
         self.token = self.query_token()
@@ -129,13 +129,17 @@ class TeacherConsumer(_RoomConsumer):
         solution = await db(rooms.reveal_solution)(self.code, self.token)
         await self.to_group(room_group(self.code), {"type": "solution", **solution})
 
+    async def on_stuck_minutes(self, message):
+        await db(rooms.set_stuck_minutes)(self.code, self.token, message.get("minutes"))
+        await self.to_group(teacher_group(self.code), {"type": "stuckMinutes", "minutes": message.get("minutes")})
+
     async def on_close(self, message):
         room = await db(rooms.close)(self.code, self.token)
         await self.to_group(room_group(self.code), {"type": "closed", "room": room})
 
     async def workshop_event(self, event):
         message = event["message"]
-        if message["type"] in {"exercise", "hint", "solution"}:
+        if message["type"] in {"exercise", "hint", "solution", "stuckMinutes"}:
             await self.send_dashboard()  # positions, hint counts and forks changed: resend the picture
         if message["type"] != "exercise":
             await self.send_json(message)
@@ -244,7 +248,7 @@ class StudentConsumer(_RoomConsumer):
             seen = engine.preview(ctx, result["checks"], result["version"])
             await self.send_json({"type": "evaluation", **result, "checks": seen["checks"], "progress": seen,
                                   "exercise": ctx.exercise_id})
-        views = await db(progress.record)(ctx, result["checks"], result["version"], submit)
+        views = await db(progress.record)(ctx, result["checks"], result["version"], submit, result["diagnosis"])
         await self.to_group(teacher_group(self.code), {"type": "progress", "participant": self.participant_id,
                                                       "name": ctx.participant_name, **views["teacher"]})
 

@@ -14,12 +14,58 @@ let presenting = false;
 
 function cellText(progress) { return progress ? `${progress.passed}/${progress.total}` : "–"; }
 
+function minutes(seconds) { return seconds >= 60 ? `${Math.floor(seconds / 60)} min` : `${seconds} s`; }
+
+/** Stuck: not complete and no progress for the teacher's N minutes (re-checked as time passes). */
+function isStuck(progress) {
+  const limit = room?.stuckMinutes ?? 5;
+  if (!progress || progress.complete || !progress.progressedAt || limit <= 0) return false;
+  return Date.now() - Date.parse(progress.progressedAt) >= limit * 60_000;
+}
+
 function paintCell(cell, progress) {
+  cell.progress = progress;
   cell.textContent = cellText(progress);
   cell.classList.toggle("pass", Boolean(progress?.complete));
   cell.classList.toggle("partial", Boolean(progress && !progress.complete && progress.passed > 0));
   cell.dataset.complete = String(Boolean(progress?.complete));
   if (progress?.submitted) cell.append(el("small", { class: "ws-submitted" }, " ✔ submitted"));
+  cell.dataset.compiles = String(progress?.compiles ?? "");
+  if (progress?.compiles === false) {
+    cell.classList.add("broken");
+    cell.append(el("small", { class: "ws-first-error", title: progress.firstError }, progress.firstError));
+  } else cell.classList.remove("broken");
+  if (progress) cell.append(el("small", { class: "ws-time" }, minutes(progress.secondsOnTask || 0)));
+  paintStuck(cell);
+}
+
+function paintStuck(cell) {
+  const stuck = isStuck(cell.progress);
+  cell.dataset.stuck = String(stuck);
+  cell.classList.toggle("stuck", stuck);
+  cell.querySelector(".ws-stuck")?.remove();
+  if (stuck) cell.append(el("small", { class: "ws-stuck" }, " stuck"));
+}
+
+/** "Most common errors right now": the current exercise's errors grouped by class and location. */
+function paintCommonErrors() {
+  const current = exercises[room.position];
+  const groups = new Map();
+  for (const cell of document.querySelectorAll(`td.ws-cell[data-exercise="${current?.id}"]`)) {
+    const name = cell.closest("tr").querySelector("th").textContent;
+    const seen = new Set();
+    for (const error of cell.progress?.errors || []) {
+      if (seen.has(error.key)) continue;
+      seen.add(error.key);
+      const group = groups.get(error.key) || { ...error, students: [] };
+      group.students.push(name);
+      groups.set(error.key, group);
+    }
+  }
+  const ranked = [...groups.values()].sort((a, b) => b.students.length - a.students.length).slice(0, 5);
+  $("common-errors").replaceChildren(...(ranked.length ? ranked.map((g) => el("li", { class: "ws-common-error", dataset: { count: g.students.length } },
+    el("strong", {}, `${g.students.length} × `), `${g.class}`, el("span", { class: "ws-muted" }, ` at ${g.document}${g.location ? ` ${g.location}` : ""}`),
+    el("small", {}, ` (${g.students.join(", ")})`))) : [el("li", { class: "ws-muted" }, "no errors right now")]));
 }
 
 function row(participant) {
@@ -45,6 +91,8 @@ function render(dashboard) {
   $("progress-head").replaceChildren(el("th", {}, "Student"), el("th", {}, "Last activity"),
     ...exercises.map((e) => el("th", { class: e.position === room.position ? "current" : "" }, String(e.position + 1))));
   $("progress-body").replaceChildren(...dashboard.participants.map(row));
+  paintCommonErrors();
+  $("stuck-minutes").value = String(room.stuckMinutes ?? 5);
   const reference = $("reference");
   const task = el("div", { class: "ws-markdown" });
   setSanitisedHtml(task, current.taskHtml);
@@ -83,6 +131,7 @@ function onProgress(message) {
   const cell = line.querySelector(`td[data-exercise="${message.exercise}"]`);
   if (cell) paintCell(cell, message);
   line.querySelector(".ws-last").textContent = new Date(message.lastActivity).toLocaleTimeString();
+  paintCommonErrors();
 }
 
 function onParticipant(message) {
@@ -113,7 +162,7 @@ function onMessage(message) {
       if (pre) pre.textContent = message.text;
       break;
     }
-    case "closed": room = message.room; $("room-state").textContent = "closed"; showFlow(); break;
+    case "closed": room = { ...room, ...message.room }; $("room-state").textContent = "closed"; showFlow(); break;
     case "error": $("room-state").textContent = message.error.message; break;
     default: break;
   }
@@ -137,6 +186,11 @@ $("reveal-solution").addEventListener("click", () => {
 });
 $("close-room").addEventListener("click", () => { if (confirm("Close the room for everyone?")) socket.send({ type: "close" }); });
 $("unwatch").addEventListener("click", () => { socket.send({ type: "unwatch" }); watching = null; $("watch").hidden = true; });
+setInterval(() => document.querySelectorAll("td.ws-cell").forEach(paintStuck), 15_000);
+$("stuck-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  socket.send({ type: "stuckMinutes", minutes: Number.parseInt($("stuck-minutes").value, 10) || 0 });
+});
 $("announce-form").addEventListener("submit", (event) => {
   event.preventDefault();
   socket.send({ type: "announce", text: $("announce-text").value });

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from playground.services import evaluation_service as evaluation
 from playground.services.expectations import actual_outcome, result_message
 from playground.workshops.services.checks import judge, student_check
+from playground.workshops.services.diagnosis import diagnose
 
 
 @dataclass
@@ -47,8 +48,9 @@ def evaluate(ctx: Context) -> dict:
                        "hidden": bool(check.get("hidden")), "showExpected": bool(check.get("showExpected")),
                        "verdict": verdict, "outcome": actual_outcome(result), "message": result_message(result),
                        "explanation": explanation})
-    return {"version": state["version"], "documents": evaluation.documents_entry(state["documents"], loaded),
-            "errors": loaded.general_errors, "requests": requests, "checks": checks,
+    documents = evaluation.documents_entry(state["documents"], loaded)
+    return {"version": state["version"], "documents": documents, "errors": loaded.general_errors,
+            "requests": requests, "checks": checks, "diagnosis": diagnose(documents, loaded.general_errors),
             "ms": round((time.perf_counter() - started) * 1000, 2)}
 
 

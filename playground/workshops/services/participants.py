@@ -17,6 +17,7 @@ from playground.services.errors import ServiceError
 from playground.workshops.models import ROOM_OPEN, Exercise, ExerciseFork, Participant, Progress, Room
 from playground.workshops.services import catalog, rooms
 from playground.workshops.services.checks import student_check
+from playground.workshops.services.diagnosis import first_error_line
 
 NAME_MAX = 80
 # A socket counter can outlive a crashed server (its sockets never said goodbye): "online" also needs a sign
@@ -101,18 +102,32 @@ def participant_summary(participant: Participant) -> dict:
             "lastActivity": participant.last_activity.isoformat() if participant.last_activity else None}
 
 
-def progress_view(progress: Progress | None, *, for_teacher: bool) -> dict | None:
+def progress_view(progress: Progress | None, *, for_teacher: bool, stuck_minutes: int = 5, now=None) -> dict | None:
     if progress is None:
         return None
     submitted = progress.submitted_at is not None
     checks = [check if for_teacher else student_check(check)
               for check in progress.checks if for_teacher or submitted or not check.get("hidden")]
-    return {"exercise": progress.exercise_id, "version": progress.project_version, "passed": progress.passed,
+    teacher = _teacher_fields(progress, stuck_minutes, now or timezone.now()) if for_teacher else {}
+    return {**teacher,"exercise": progress.exercise_id, "version": progress.project_version, "passed": progress.passed,
             "total": progress.total,
             "complete": progress.total > 0 and progress.passed == progress.total, "submitted": submitted,
             "completedAt": progress.completed_at.isoformat() if progress.completed_at else None,
             "lastActivity": progress.last_activity.isoformat() if progress.last_activity else None,
             "checks": checks}
+
+
+def _teacher_fields(progress: Progress, stuck_minutes: int, now) -> dict:
+    """Compile state, the first error, time on task and the stuck flag (no progress for `stuck_minutes`)."""
+    complete = progress.total > 0 and progress.passed == progress.total
+    end = progress.completed_at if complete and progress.completed_at else (progress.last_activity or now)
+    on_task = (end - progress.started_at).total_seconds() if progress.started_at else 0
+    stuck = (not complete and progress.progressed_at is not None and stuck_minutes > 0
+             and (now - progress.progressed_at).total_seconds() >= stuck_minutes * 60)
+    return {"compiles": progress.compiles, "errors": progress.errors, "firstError": first_error_line(progress.errors),
+            "startedAt": progress.started_at.isoformat() if progress.started_at else None,
+            "progressedAt": progress.progressed_at.isoformat() if progress.progressed_at else None,
+            "secondsOnTask": max(0, round(on_task)), "stuck": stuck}
 
 
 def student_state(participant: Participant) -> dict:

@@ -179,3 +179,17 @@ def close(code: str, token: str | None) -> dict:
 def freeze_projects(project_ids) -> None:
     """Make projects read-only for everyone: an empty edit-token hash matches no token."""
     Project.objects.filter(pk__in=project_ids).update(edit_token_hash="")
+
+
+STUCK_MINUTES_MAX = 180
+
+
+def set_stuck_minutes(code: str, token: str | None, minutes) -> int:
+    """How long without progress flags a student as stuck on the dashboard (0 turns the flag off)."""
+    if not isinstance(minutes, int) or isinstance(minutes, bool) or not 0 <= minutes <= STUCK_MINUTES_MAX:
+        raise ServiceError("invalid_request", f"minutes must be a whole number from 0 to {STUCK_MINUTES_MAX}")
+    with transaction.atomic():
+        room = _locked(code, token)
+        room.stuck_minutes = minutes
+        room.save(update_fields=["stuck_minutes", "updated"])
+    return minutes
