@@ -45,6 +45,21 @@ def test_presenting_shows_the_teachers_text_and_the_room_finishes_read_only(two_
     student.click("#join-form button[type=submit]")
     expect(student.locator("#ws-state")).to_have_attribute("data-state", "open")
 
+    # A compile error reaches the dashboard with its line, and the "most common errors" panel.
+    editor = student.locator(".ws-codemirror .cm-content").first
+    expect(editor).to_contain_text('expression: "true"')
+    text = editor.inner_text()
+    editor.click()
+    student.keyboard.press("ControlOrMeta+a")
+    student.keyboard.insert_text(text.replace('expression: "true"', "expression: object.spec.replicas <="))
+    expect(student.locator("#doc-errors")).to_contain_text("Syntax error", timeout=15_000)
+    cell = teacher.locator("#progress-body tr").first.locator("td.ws-cell").first
+    expect(cell).to_have_attribute("data-compiles", "false", timeout=15_000)
+    expect(cell.locator(".ws-first-error")).to_contain_text("Syntax error")
+    assert ":18:" in cell.locator(".ws-first-error").inner_text() or ":1" in cell.locator(".ws-first-error").inner_text()
+    expect(teacher.locator("#common-errors li").first).to_contain_text("1 ×")
+    expect(teacher.locator("#common-errors li").first).to_contain_text("spec.validations[0].expression")
+
     teacher.fill("#presenter-text", "# look at this\nkind: Deployment")
     teacher.click("#present")
     expect(student.locator("#presenting")).to_be_visible()
