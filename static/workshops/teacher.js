@@ -25,7 +25,7 @@ function isStuck(progress) {
 
 function paintCell(cell, progress) {
   cell.progress = progress;
-  cell.textContent = cellText(progress);
+  cell.replaceChildren(el("span", { class: "ws-score" }, cellText(progress)));
   cell.classList.toggle("pass", Boolean(progress?.complete));
   cell.classList.toggle("partial", Boolean(progress && !progress.complete && progress.passed > 0));
   cell.dataset.complete = String(Boolean(progress?.complete));
