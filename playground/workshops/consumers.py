@@ -1,6 +1,10 @@
 """Workshop rooms over WebSocket: the teacher's dashboard and the students' pages.
 
-    ws/rooms/<code>/teacher/?token=<teacher token>     ws/rooms/<code>/student/?token=<participant token>
+    ws/rooms/<code>/teacher/   then {"type": "hello", "token": <teacher token>} as the first message
+    ws/rooms/<code>/student/?token=<participant token>
+
+The teacher token never travels in a URL (proxy logs, browser history): the socket opens unauthenticated,
+takes nothing but `hello` with the token, and closes with 4403 on a wrong one.
 
 Thin: state lives in the database (services/), so a reconnect (or a restart) resumes by token, and every
 broadcast goes through channel-layer groups (services/groups.py), so several server processes share a
@@ -30,6 +34,7 @@ class _RoomConsumer(AsyncJsonWebsocketConsumer):
 
     code = ""
     ready = False
+    needs_hello = False  # the teacher socket: nothing but `hello {token}` until it is authenticated
     handlers: dict[str, str] = {}
 
     def query_token(self) -> str | None:
@@ -52,6 +57,8 @@ class _RoomConsumer(AsyncJsonWebsocketConsumer):
             return
         handler = getattr(self, self.handlers.get(message.get("type"), ""), None)
         try:
+            if self.needs_hello and not self.ready and message.get("type") != "hello":
+                raise ServiceError("forbidden", "send hello with the teacher token first", 403)
             if handler is None:
                 raise ServiceError("invalid_message", f"unknown message type {message.get('type')!r}")
             await handler(message)
@@ -63,26 +70,31 @@ class _RoomConsumer(AsyncJsonWebsocketConsumer):
 
 
 class TeacherConsumer(_RoomConsumer):
+    needs_hello = True
     handlers = {"hello": "on_hello", "watch": "on_watch", "unwatch": "on_unwatch", "announce": "on_announce",
                 "present": "on_present", "advance": "on_advance", "revealHint": "on_reveal_hint",
                 "revealSolution": "on_reveal_solution", "close": "on_close", "stuckMinutes": "on_stuck_minutes"}
 
     async def connect(self):
-        self.token = self.query_token()
+        self.token = None
         self.watching: str | None = None
         try:
             room = await db(rooms.get_room)(self.scope["url_route"]["kwargs"]["code"])
         except ServiceError as exc:
             return await self.refuse(exc, 4404)
-        if not rooms.is_teacher(room, self.token):
-            return await self.refuse(ServiceError("forbidden", "the teacher token of this room is required", 403),
-                                     4403)
         self.code = room.code
+        await self.accept()  # unauthenticated until `hello` brings the token
+
+    async def authenticate(self, token) -> None:
+        room = await db(rooms.get_room)(self.code)
+        if not isinstance(token, str) or not rooms.is_teacher(room, token):
+            await self.send_error(ServiceError("forbidden", "the teacher token of this room is required", 403))
+            await self.close(code=4403)
+            return
+        self.token = token
         for group in (room_group(self.code), teacher_group(self.code)):
             await self.channel_layer.group_add(group, self.channel_name)
         self.ready = True
-        await self.accept()
-        await self.send_dashboard()
 
     async def disconnect(self, code):
         if not self.ready:
@@ -95,6 +107,10 @@ class TeacherConsumer(_RoomConsumer):
         await self.send_json({"type": "dashboard", **await db(progress.dashboard)(self.code)})
 
     async def on_hello(self, message):
+        if not self.ready:
+            await self.authenticate(message.get("token"))
+            if not self.ready:
+                return
         await self.send_dashboard()
 
     async def on_watch(self, message):

@@ -84,6 +84,8 @@ function render(dashboard) {
   room = dashboard.room;
   exercises = dashboard.exercises;
   $("join-link").textContent = `${location.origin}${room.joinUrl}`;
+  // The teacher link: the secret in the fragment (never sent to the server), to open the dashboard elsewhere.
+  $("teacher-link").value = `${location.origin}${location.pathname}#token=${encodeURIComponent(token)}`;
   const current = exercises[room.position];
   $("current-exercise").textContent = `${room.position + 1} / ${exercises.length}: ${current.title}`;
   $("room-state").textContent = room.state === "closed" ? "closed" : "";
@@ -168,7 +170,7 @@ function onMessage(message) {
   }
 }
 
-const socket = token ? roomSocket(data.wsPath, token, onMessage, $("ws-state")) : null;
+const socket = token ? roomSocket(data.wsPath, token, onMessage, $("ws-state"), () => {}, { tokenInHello: true }) : null;
 if (!socket) { $("no-token").hidden = false; $("ws-state").textContent = "no teacher token"; }
 
 function presenterDocuments() {
@@ -190,6 +192,10 @@ setInterval(() => document.querySelectorAll("td.ws-cell").forEach(paintStuck), 1
 $("stuck-form").addEventListener("submit", (event) => {
   event.preventDefault();
   socket.send({ type: "stuckMinutes", minutes: Number.parseInt($("stuck-minutes").value, 10) || 0 });
+});
+$("copy-teacher-link").addEventListener("click", async () => {
+  $("teacher-link").select();
+  try { await navigator.clipboard.writeText($("teacher-link").value); $("copy-teacher-link").textContent = "Copied"; } catch { /* selected: copy by hand */ }
 });
 $("announce-form").addEventListener("submit", (event) => {
   event.preventDefault();

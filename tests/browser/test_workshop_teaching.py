@@ -35,9 +35,21 @@ def test_presenting_shows_the_teachers_text_and_the_room_finishes_read_only(two_
     status, room = api("POST", "/api/v1/workshops/rooms", {"set": "admission-basics", "title": "Show and tell"})
     assert status == 201, room
     code = room["code"]
+    socket_urls = []
+    teacher.on("websocket", lambda ws: socket_urls.append(ws.url))
     teacher.goto(f"{server_url}/w/{code}/teacher#token={room['teacherToken']}")
     expect(teacher.locator("#ws-state")).to_have_attribute("data-state", "open")
     expect(teacher.locator("#current-exercise")).to_contain_text("1 / 7")
+    assert socket_urls and not [url for url in socket_urls if room["teacherToken"] in url]
+
+    # The teacher link opens the dashboard in another browser (the secret in the fragment).
+    link = teacher.locator("#teacher-link").input_value()
+    assert link.endswith(f"#token={room['teacherToken']}")
+    elsewhere = teacher.context.browser.new_context().new_page()
+    elsewhere.goto(link)
+    expect(elsewhere.locator("#ws-state")).to_have_attribute("data-state", "open")
+    expect(elsewhere.locator("#current-exercise")).to_contain_text("1 / 7")
+    elsewhere.context.close()
     assert teacher.locator("#presenter-text").input_value() == ""  # never pre-filled with the solution
 
     student.goto(f"{server_url}/w/{code}")
