@@ -67,10 +67,16 @@ def build_exercise(data: dict, position: int) -> dict:
 
 
 def read_set_file(path: Path) -> dict:
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return parse_set(yaml.safe_load(path.read_text(encoding="utf-8")), path.stem)
+
+
+def parse_set(data, default_slug: str) -> dict:
+    """The stored form of a set file's content (a shipped file or an imported one)."""
     if not isinstance(data, dict) or not isinstance(data.get("exercises"), list) or not data["exercises"]:
-        raise ServiceError("invalid_exercise", f"{path.name}: a set needs an exercises list")
-    return {"slug": str(data.get("slug") or path.stem), "title": str(data.get("title") or path.stem),
+        raise ServiceError("invalid_exercise", f"{default_slug}: a set needs an exercises list")
+    if not all(isinstance(item, dict) for item in data["exercises"]):
+        raise ServiceError("invalid_exercise", f"{default_slug}: each exercise is a mapping")
+    return {"slug": str(data.get("slug") or default_slug), "title": str(data.get("title") or default_slug),
             "description": str(data.get("description") or ""),
             "exercises": [build_exercise(item, i) for i, item in enumerate(data["exercises"])]}
 
