@@ -32,4 +32,4 @@ EXPOSE 8000
 # Migrate and load the example gallery on start, so the database service only has to be reachable.
 # Django's system checks run with `migrate`: with DEBUG off and no SECRET_KEY the container stops there,
 # saying so (playground.checks), instead of serving with a development key.
-CMD ["sh", "-c", "python manage.py migrate --noinput && python manage.py load_examples && exec daphne -b 0.0.0.0 -p 8000 playground.asgi:application"]
+CMD ["sh", "-c", "python manage.py migrate --noinput && python manage.py load_examples && exec daphne -b 0.0.0.0 -p 8000 --websocket-max-message-size 8388608 --websocket-max-frame-size 8388608 playground.asgi:application"]

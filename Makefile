@@ -6,6 +6,8 @@ PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed-stamp
 HOST    ?= 127.0.0.1
 PORT    ?= 8000
+# A document may be 1 MiB: let WebSocket messages that large through, the app answers too_large beyond.
+WS_LIMITS := --websocket-max-message-size 8388608 --websocket-max-frame-size 8388608
 
 # `make test-postgres` runs the suites that touch the database and the channel layer.
 POSTGRES_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test
@@ -19,7 +21,7 @@ DEV_KEY := SECRET_KEY="$${SECRET_KEY:-insecure-make-run-development-key}"
 .PHONY: run test test-postgres test-browser screenshots frontend bench install migrate collectstatic load-examples clean
 
 run: install frontend migrate load-examples collectstatic
-	$(DEV_KEY) $(VENV)/bin/daphne -b $(HOST) -p $(PORT) playground.asgi:application
+	$(DEV_KEY) $(VENV)/bin/daphne -b $(HOST) -p $(PORT) $(WS_LIMITS) playground.asgi:application
 
 # pytest exits 5 when it collects no test: make fails on any non-zero exit, so that fails too.
 # Browser tests run once, in `make test-browser` (CI's browser pass), not here.

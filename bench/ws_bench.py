@@ -1,7 +1,7 @@
 """Live re-evaluation over a real WebSocket: keystroke-to-result latency and a workshop load.
 
-Starts its own daphne on 127.0.0.1 (a fresh SQLite database in a temporary directory, the in-memory
-channel layer unless --redis), forks the `workshop-reference` example (3 policies, 4 bindings, 3 params,
+Starts its own daphne on 127.0.0.1 (a fresh SQLite database in a temporary directory unless --postgres, which
+creates -- and afterwards drops -- a fresh PostgreSQL database; the in-memory channel layer unless --redis), forks the `workshop-reference` example (3 policies, 4 bindings, 3 params,
 6 sample requests) and measures:
 
 1. keystrokes: one client types into the project at ~8 characters a second, each keystroke an `edit`;
@@ -14,6 +14,7 @@ channel layer unless --redis), forks the `workshop-reference` example (3 policie
 The client runs on the same machine as the server (loopback), so its CPU use counts against the server.
 
     .venv/bin/python bench/ws_bench.py [--quick] [--clients 100] [--seconds 60] [--keystrokes 120] [--json]
+                                       [--postgres [URL]] [--redis [URL]]
 """
 from __future__ import annotations
 
@@ -63,10 +64,12 @@ def summary(values: list[float]) -> dict:
 class Server:
     """daphne on a free loopback port, with its own database; stopped (whole process group) on exit."""
 
-    def __init__(self, redis_url: str | None):
+    def __init__(self, redis_url: str | None, postgres_url: str | None = None):
         self.tmp = tempfile.TemporaryDirectory(prefix="ws-bench-")
         self.port = free_port()
-        self.env = {**os.environ, "DATABASE_URL": f"sqlite:///{self.tmp.name}/bench.sqlite3", "DEBUG": "0",
+        self.postgres_url = postgres_url
+        database = postgres_url or f"sqlite:///{self.tmp.name}/bench.sqlite3"
+        self.env = {**os.environ, "DATABASE_URL": database, "DEBUG": "0",
                     "ALLOWED_HOSTS": "127.0.0.1,localhost", "LOG_LEVEL": "WARNING",
                     "SECRET_KEY": os.environ.get("SECRET_KEY") or "bench-only-key"}
         self.env.pop("REDIS_URL", None)
@@ -74,7 +77,19 @@ class Server:
             self.env["REDIS_URL"] = redis_url
         self.process: subprocess.Popen | None = None
 
+    def _postgres(self, statement: str) -> None:
+        """Run CREATE/DROP DATABASE on the server's maintenance database (a fresh database per run)."""
+        import psycopg
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(self.postgres_url)
+        with psycopg.connect(parts._replace(path="/postgres").geturl(), autocommit=True) as connection:
+            connection.execute(statement.format(name=parts.path.lstrip("/")))
+
     def __enter__(self) -> "Server":
+        if self.postgres_url:
+            self._postgres('DROP DATABASE IF EXISTS "{name}"')
+            self._postgres('CREATE DATABASE "{name}"')
         subprocess.run([PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=self.env, check=True)
         self.log = open(Path(self.tmp.name) / "daphne.log", "w")
         profile = os.environ.get("WS_BENCH_PROFILE")  # a path: profile the server's main thread into it
@@ -82,7 +97,8 @@ class Server:
         if profile:
             command = [PYTHON, "-m", "cProfile", "-o", profile, command[0]]
         self.process = subprocess.Popen(
-            command + ["-b", "127.0.0.1", "-p", str(self.port), "playground.asgi:application"],
+            command + ["-b", "127.0.0.1", "-p", str(self.port), "--websocket-max-message-size", "8388608",
+                       "--websocket-max-frame-size", "8388608", "playground.asgi:application"],
             cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -91,10 +107,39 @@ class Server:
             try:
                 with urllib.request.urlopen(f"{self.http}/healthz", timeout=1) as response:
                     if response.status == 200:
+                        self.wait_for_workers()
                         return self
             except OSError:
                 time.sleep(0.2)
         raise RuntimeError("daphne did not answer /healthz within 30 s")
+
+    def database_sessions(self) -> int:
+        """PostgreSQL sessions opened on the bench database so far (pg_stat_database.sessions); 0 on SQLite."""
+        if not self.postgres_url:
+            return 0
+        import psycopg
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(self.postgres_url)
+        with psycopg.connect(parts._replace(path="/postgres").geturl()) as connection:
+            row = connection.execute("SELECT sessions FROM pg_stat_database WHERE datname = %s",
+                                     (parts.path.lstrip("/"),)).fetchone()
+        return int(row[0]) if row else 0
+
+    def wait_for_workers(self, seconds: float = 120) -> None:
+        """One REST evaluation starts the evaluation workers; wait until each has warmed up (not measured)."""
+        request = urllib.request.Request(f"{self.http}/api/v1/cel", data=b'{"expression": "1 + 1"}', method="POST",
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=seconds):
+            pass
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            with urllib.request.urlopen(f"{self.http}/healthz", timeout=5) as response:
+                workers = json.load(response).get("evaluation_workers", [])
+            if workers and all(worker.get("ready") for worker in workers):
+                return
+            time.sleep(0.2)
+        raise RuntimeError("the evaluation workers did not warm up")
 
     def __exit__(self, *exc) -> None:
         if self.process and self.process.poll() is None:
@@ -105,6 +150,8 @@ class Server:
                 os.killpg(self.process.pid, signal.SIGKILL)
         self.log.close()
         self.tmp.cleanup()
+        if self.postgres_url:
+            self._postgres('DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
     def cpu_seconds(self) -> dict:
         """CPU time used so far by the server process and by its worker processes (Linux /proc)."""
@@ -268,11 +315,13 @@ async def workshop(server: Server, clients: int, seconds: float) -> dict:
     rng = random.Random(4)
     barrier = Barrier(len(projects))
     cpu_before = server.cpu_seconds()
+    sessions_before = server.database_sessions()
     started = time.monotonic()
     async with asyncio.timeout(seconds + 90):  # bounded even if the server stalls
         await asyncio.gather(*(participant(server, p, seconds, timed, server_ms, errors, rng, acks, barrier)
                                for p in projects))
     cpu_after = server.cpu_seconds()
+    sessions = server.database_sessions() - sessions_before
     latencies = [ms for _, ms in timed]
     cpu_ms_per_edit = {part: round((cpu_after[part] - cpu_before[part]) * 1000 / max(1, len(timed)), 2)
                        for part in cpu_before}
@@ -283,6 +332,7 @@ async def workshop(server: Server, clients: int, seconds: float) -> dict:
     return {"clients": clients, "seconds": seconds, "wall_s": round(time.monotonic() - started, 1),
             "edits": len(latencies), "edit_to_done_ms": summary(latencies), "server_done_ms": summary(server_ms),
             "edit_to_ack_ms": summary(acks), "server_cpu_ms_per_edit": cpu_ms_per_edit,
+            "database_connections_per_edit": round(sessions / max(1, len(timed)), 3) if server.postgres_url else None,
             "load_average": os.getloadavg(), "p95_by_5s_window": {f"{k}s": round(percentile(v, 0.95), 1) for k, v in sorted(per_window.items())},
             "errors": len(errors), "error_samples": errors[:3]}
 
@@ -293,25 +343,31 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=100)
     parser.add_argument("--seconds", type=float, default=None)
     parser.add_argument("--keystrokes", type=int, default=None)
-    parser.add_argument("--redis", default=None, help="REDIS_URL for the channel layer (default: in-memory)")
+    parser.add_argument("--redis", nargs="?", const="redis://127.0.0.1:6379/0", default=None,
+                        help="REDIS_URL for the channel layer and cache (default: in-memory)")
+    parser.add_argument("--postgres", nargs="?", const="postgres://postgres@127.0.0.1:5432/ws_bench", default=None,
+                        help="a PostgreSQL URL whose database is created fresh and dropped afterwards (default: SQLite)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     seconds = args.seconds or (10.0 if args.quick else 60.0)
     count = args.keystrokes or (40 if args.quick else 120)
-    with Server(args.redis) as server:
+    with Server(args.redis, args.postgres) as server:
         report = {"keystrokes": asyncio.run(keystrokes(server, count)),
                   "workshop": asyncio.run(workshop(server, args.clients, seconds)),
-                  "channel_layer": "redis" if args.redis else "in-memory"}
+                  "channel_layer": "redis" if args.redis else "in-memory",
+                  "database": "postgresql" if args.postgres else "sqlite"}
     if args.json:
         print(json.dumps(report, indent=2))
     else:
         keys, shop = report["keystrokes"], report["workshop"]
-        print(f"keystrokes ({report['channel_layer']} layer): policy edit -> done {keys['policy_edit_to_done_ms']}, "
+        print(f"keystrokes ({report['database']}, {report['channel_layer']} layer): policy edit -> done {keys['policy_edit_to_done_ms']}, "
               f"server done.ms {keys['server_done_ms']}, request edit -> result {keys['request_edit_to_result_ms']}, "
               f"errors {keys['errors']}")
         print(f"workshop: {shop['clients']} clients x {shop['seconds']} s, {shop['edits']} edits, "
               f"edit -> done {shop['edit_to_done_ms']}, server done.ms {shop['server_done_ms']}, errors {shop['errors']}")
         print(f"workshop edit -> ack {shop['edit_to_ack_ms']}; p95 by 5 s window: {shop['p95_by_5s_window']}")
+        if shop["database_connections_per_edit"] is not None:
+            print(f"workshop PostgreSQL connections opened per edit: {shop['database_connections_per_edit']}")
         print(f"workshop CPU ms per edit {shop['server_cpu_ms_per_edit']} (connections included); "
               f"load average at the end {shop['load_average']}")
         for sample in keys["error_samples"] + shop["error_samples"]:

@@ -38,11 +38,12 @@ def load(documents: Any, **options: Any) -> Simulation:
     return _load(documents, **options)
 
 
-def typecheck(policy: dict, documents: Any = ()) -> dict:
-    """The API server's `status.typeChecking` for a policy, plus our own diagnostics."""
+def typecheck(policy: dict, documents: Any = (), **options: Any) -> dict:
+    """The API server's `status.typeChecking` for a policy, plus our own diagnostics
+    (`kubernetes_version="1.31"` checks with that release's CEL environment)."""
     from evaluator.typechecking import typecheck as _typecheck
 
-    return _typecheck(policy, documents)
+    return _typecheck(policy, documents, **options)
 
 
 def __getattr__(name: str) -> Any:

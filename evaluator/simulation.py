@@ -23,6 +23,10 @@ from evaluator.admission.documents import load_documents
 from evaluator.admission.result import admission_result, bad_request, crash, internal_error, kind_defaults
 from evaluator.admission.trace_location import locate_traces
 from evaluator.authz import CachingAuthorizer, RBACAuthorizer
+from evaluator.cel.versions import NEWEST, parse_version, simulating
+from evaluator.k8s.defaulting import default_object, redefault
+from evaluator.k8s.defaulting.requests import default_request
+from evaluator.k8s.served_versions import unserved_reason
 from evaluator.k8s.kinds import CUSTOM_RESOURCE_DEFINITION
 from evaluator.k8s.restmapping import RESTMapper, builtin_mapper
 from evaluator.policies import load_kinds
@@ -37,7 +41,17 @@ class Simulation:
     raises: a bug of ours becomes an internal-error entry (and a 500 result)."""
 
     def __init__(self, documents: Any, *, resource_registry: list[Mapping] | None = None,
-                 api_validation: str = "enforce", defaulter: Any = None):
+                 api_validation: str = "enforce", defaulter: Any = None, defaulting: bool = True,
+                 kubernetes_version: str | None = None):
+        self.kubernetes_version = parse_version(kubernetes_version or NEWEST)
+        self.defaulting = defaulting  # built-in objects as the API server decodes and stores them
+        if defaulter is None and defaulting:
+            defaulter = redefault  # MutatingAdmissionPolicy: re-defaulted after each patch
+        with simulating(self.kubernetes_version):
+            self._build(documents, resource_registry, api_validation, defaulter)
+
+    def _build(self, documents: Any, resource_registry: list[Mapping] | None, api_validation: str,
+               defaulter: Any) -> None:
         self.errors: list[dict[str, Any]] = []
         self.api_validation = api_validation
         self.kinds: list[Any] = []
@@ -58,6 +72,7 @@ class Simulation:
         kinds = [kind() for kind in registered()]
         records, errors = loading.load(documents)
         self.errors.extend(errors)
+        records = self._served_and_stored(records)
         records, errors = loading.default_and_validate(records, self.api_validation, [k.refuse for k in kinds])
         self.errors.extend(errors)
         refused: dict[tuple[str, str], dict[str, Any]] = {}
@@ -79,6 +94,20 @@ class Simulation:
             self.errors.extend(kind.load(setup))
         self.kinds = kinds
 
+    def _served_and_stored(self, records: list[Any]) -> list[Any]:
+        """Drop admission-policy documents of an API version the simulated release does not serve; default
+        the cluster's built-in objects (namespaces, params) as they are stored."""
+        kept = []
+        for record in records:
+            unserved = unserved_reason(record.data, self.kubernetes_version)
+            if unserved is not None:
+                self.errors.append(loading.located(record, severity="error", message=unserved))
+                continue
+            if self.defaulting:
+                record.data = default_object(record.data).object
+            kept.append(record)
+        return kept
+
     def _locate(self, document: Mapping[str, Any], **fields: Any) -> dict[str, Any]:
         return loading.located(self._records.get(id(document)), **fields)
 
@@ -97,9 +126,10 @@ class Simulation:
         """`status.typeChecking` of every policy that has one (by name), computed once per document set."""
         if self._type_checks is None:
             checks: dict[str, dict] = {}
-            for kind in self.kinds:
-                if hasattr(kind, "type_checks"):
-                    checks.update(kind.type_checks())
+            with simulating(self.kubernetes_version):
+                for kind in self.kinds:
+                    if hasattr(kind, "type_checks"):
+                        checks.update(kind.type_checks())
             self._type_checks = checks
         return self._type_checks
 
@@ -109,11 +139,15 @@ class Simulation:
         and `full=False` (no audit event, AdmissionReview, kubectl text or type checks: those keys are null);
         `type_checks=False` leaves out only the type checks (the live editor computes them apart)."""
         if self._failure is not None:
-            return crash(self._failure, kind_defaults(registered()), [e for e in self.errors if e is not self._failure])
-        try:
-            return self._run(request, now=now, trace=trace, full=full, type_checks=type_checks)
-        except Exception as exc:  # the contract: errors are data
-            return crash(internal_error(exc), kind_defaults(self.kinds), self.errors)
+            result = crash(self._failure, kind_defaults(registered()), [e for e in self.errors if e is not self._failure])
+        else:
+            try:
+                with simulating(self.kubernetes_version):
+                    result = self._run(request, now=now, trace=trace, full=full, type_checks=type_checks)
+            except Exception as exc:  # the contract: errors are data
+                result = crash(internal_error(exc), kind_defaults(self.kinds), self.errors)
+        result["kubernetesVersion"] = self.kubernetes_version
+        return result
 
     def _run(self, request: Any, *, now: dt.datetime | None, trace: bool, full: bool,
              type_checks: bool) -> dict[str, Any]:
@@ -133,15 +167,19 @@ class Simulation:
         if normalized.request is None or invalid:
             return bad_request(normalized.request or {}, document_errors, request_errors, keys)
         request = normalized.request
+        defaulted: dict[str, list[str]] = {"object": [], "oldObject": []}
+        if self.defaulting:  # once per request, before any policy: the object as the API server decodes it
+            request, defaulted = default_request(request)
         namespace = request.get("namespace")
         if namespace and namespace not in self.cluster.namespaces and any(k.active for k in self.kinds):
             request_errors.append({"severity": "warning", "source": "request",
                                    "message": f'Namespace "{namespace}" is not among the documents: it is taken to '
-                                              "exist with no labels", "document": None})
+                                              "exist with only its kubernetes.io/metadata.name label",
+                                   "document": None})
         exempt = exempt_reason(request)
         if exempt is not None:
             result = admission_result(request, [], document_errors, request_errors, exempt, now, full)
-            result.update(keys, typeChecking=None)
+            result.update(keys, typeChecking=None, defaulted=defaulted)
             return result
         context = RequestContext(request, self._authorizers, trace=trace, full=full, now=now)
         outcomes: list[KindOutcome] = []
@@ -161,32 +199,54 @@ class Simulation:
         result.update(keys)
         locate_traces(result["policies"], self.document_of)
         result["typeChecking"] = self.type_checks() if full and type_checks else None
+        result["defaulted"] = defaulted
         return result
 
 
 def load(documents: Any, *, resource_registry: list[Mapping] | None = None, api_validation: str = "enforce",
-         defaulter: Any = None) -> Simulation:
+         defaulter: Any = None, defaulting: bool = True, kubernetes_version: str | None = None) -> Simulation:
     """A document set loaded once (policies compiled), for many `run(request)` calls; never raises.
     `simulation.errors` lists the documents' errors, each with the index of its document."""
     return Simulation(documents, resource_registry=resource_registry, api_validation=api_validation,
-                      defaulter=defaulter)
+                      defaulter=defaulter, defaulting=defaulting, kubernetes_version=kubernetes_version)
 
 
 def simulate(documents: Any, request: Any, *, resource_registry: list[Mapping] | None = None,
              api_validation: str = "enforce", now: dt.datetime | None = None,
-             defaulter: Any = None) -> dict[str, Any]:
+             defaulter: Any = None, defaulting: bool = True, kubernetes_version: str | None = None) -> dict[str, Any]:
     """Admit or deny `request` against `documents`; never raises (see SCHEMA.md for the result).
 
     `api_validation="enforce"` drops documents the API server would refuse (as `kubectl apply` would);
     `"report"` lists the same errors as warnings but lets the documents take part, as objects built
     in-process (the API server's own unit tests) do. `resource_registry` replaces the built-in REST
-    mapping by `[{kind, resource, subresource}]` rows."""
-    return load(documents, resource_registry=resource_registry, api_validation=api_validation,
-                defaulter=defaulter).run(request, now=now)
+    mapping by `[{kind, resource, subresource}]` rows. `defaulting=False` leaves built-in objects as given
+    (the API server's in-process unit tests build them without defaulting). `kubernetes_version` ("1.31")
+    simulates that release (default: the newest): its CEL libraries, macros and checks, and the admission
+    API versions it serves (evaluator/cel/versions.py); an unsupported version is a 400."""
+    refused = _unsupported_version(kubernetes_version)
+    if refused is not None:
+        return refused
+    return load(documents, resource_registry=resource_registry, api_validation=api_validation, defaulter=defaulter,
+                defaulting=defaulting, kubernetes_version=kubernetes_version).run(request, now=now)
+
+
+def _unsupported_version(kubernetes_version: str | None) -> dict[str, Any] | None:
+    try:
+        parse_version(kubernetes_version or NEWEST)
+    except ValueError as exc:
+        return bad_request({}, [], [{"severity": "error", "source": "request", "message": str(exc), "document": None}],
+                           kind_defaults(registered()))
+    return None
 
 
 def simulate_many(documents: Any, requests: Iterable[Any], *, resource_registry: list[Mapping] | None = None,
-                  api_validation: str = "enforce", now: dt.datetime | None = None) -> list[dict[str, Any]]:
+                  api_validation: str = "enforce", now: dt.datetime | None = None, defaulting: bool = True,
+                  kubernetes_version: str | None = None) -> list[dict[str, Any]]:
     """`simulate` for many requests against one document set, compiling each policy once."""
-    simulation = load(documents, resource_registry=resource_registry, api_validation=api_validation)
+    refused = _unsupported_version(kubernetes_version)
+    requests = list(requests)
+    if refused is not None:
+        return [refused for _ in requests]
+    simulation = load(documents, resource_registry=resource_registry, api_validation=api_validation,
+                      defaulting=defaulting, kubernetes_version=kubernetes_version)
     return [simulation.run(request, now=now) for request in requests]

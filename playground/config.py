@@ -28,6 +28,36 @@ def env_bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     raise ValueError(f"{name}={raw!r} is not a boolean (use 1/0, true/false, yes/no, on/off)")
 
 
+def env_int(env: Mapping[str, str], name: str, default: int, minimum: int | None = None) -> int:
+    """Read an integer; a word that is not one (or is below ``minimum``) is an error naming the variable."""
+    raw = env.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise ValueError(f"{name}={raw!r} is not an integer") from None
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name}={raw!r} must be at least {minimum}")
+    return value
+
+
+def env_float(env: Mapping[str, str], name: str, default: float, minimum: float | None = None) -> float:
+    """Read a finite number; anything else is an error naming the variable."""
+    raw = env.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        raise ValueError(f"{name}={raw!r} is not a number") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"{name}={raw!r} is not a finite number")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name}={raw!r} must be at least {minimum:g}")
+    return value
+
+
 def env_list(env: Mapping[str, str], name: str, default: list[str]) -> list[str]:
     """Read a comma-separated list, ignoring blanks."""
     raw = env.get(name)
@@ -37,9 +67,13 @@ def env_list(env: Mapping[str, str], name: str, default: list[str]) -> list[str]
 
 
 def database_config(env: Mapping[str, str], base_dir: Path) -> dict:
-    """DATABASE_URL (any dj-database-url scheme), else SQLite at <base_dir>/db.sqlite3."""
+    """DATABASE_URL (any dj-database-url scheme), else SQLite at <base_dir>/db.sqlite3.
+
+    A server connection is kept for DATABASE_CONN_MAX_AGE seconds (checked before reuse), not opened per
+    query: the WebSocket room saves every edit, and a new PostgreSQL connection costs more than the write."""
     url = env.get("DATABASE_URL", "").strip() or f"sqlite:///{base_dir / 'db.sqlite3'}"
-    return dj_database_url.parse(url, conn_max_age=0)
+    max_age = env_int(env, "DATABASE_CONN_MAX_AGE", 600, minimum=0)
+    return dj_database_url.parse(url, conn_max_age=max_age, conn_health_checks=max_age > 0)
 
 
 def channel_layers_config(env: Mapping[str, str]) -> dict:

@@ -1,27 +1,37 @@
 """The project room over WebSocket (ws/projects/<id>/?token=...): edits, live results, viewers.
 
-Thin: every action is a service call (playground/services); this module only speaks the protocol of
-playground/PROTOCOL.md and fans messages out to the project's group.
+Every action is a service call (playground/services); this module speaks the protocol of
+playground/PROTOCOL.md and fans messages out to the project's group. A message is checked before any
+handler runs (ws_messages.PROJECT_MESSAGES), and no message can end the connection: a failure that is ours
+becomes an `error` message and one log line.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import secrets
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
 
 from playground.collab.consumer import CollabHandlers, clean_name
-from playground.services import document_service, evaluation_jobs, live, presence, project_service
+from playground.evaluation import pool
+from playground.services import document_service, live, outage, presence, project_service
 from playground.services.errors import ServiceError, forbidden
 from playground.services.rate_limit import TokenBucket
-from playground.ws_messages import error_message, parse_client_message
+from playground.ws_messages import PROJECT_MESSAGES, client_seq, error_message, internal_error, parse_client_message
+
+logger = logging.getLogger(__name__)
 
 EVALUATION_MESSAGES = {"evaluating", "documentErrors", "result", "done", "typecheck", "batch"}
 WRITE_TYPES = {"edit", "create", "delete", "rename", "meta", "push"}
+HANDLERS = {"hello": "on_hello", "edit": "on_edit", "create": "on_create", "delete": "on_delete",
+            "rename": "on_rename", "meta": "on_meta", "evaluate": "on_evaluate", "push": "on_push",
+            "pull": "on_pull", "cursor": "on_cursor"}
 
 
 def group_name(project_id: str) -> str:
@@ -58,20 +68,23 @@ class ProjectConsumer(CollabHandlers, AsyncJsonWebsocketConsumer):
         self.bucket = TokenBucket()
         self.deferred: asyncio.TimerHandle | None = None
         self.initial: asyncio.Task | None = None
+        self.heartbeat: asyncio.Task | None = None
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         token = (query.get("token") or [None])[0]
         try:
             project = await database_sync_to_async(project_service.get_project)(self.project_id)
+            self.token = token
+            self.can_edit = project_service.can_edit(project, token)
+            pool.warm_up()
+            await self.channel_layer.group_add(self.group, self.channel_name)
+            self.joined = True
         except ServiceError as exc:
-            await self.accept()
-            await self.send_error(exc)
-            await self.close(code=4404)
-            return
-        self.token = token
-        self.can_edit = project_service.can_edit(project, token)
-        evaluation_jobs.warm_up()
-        await self.channel_layer.group_add(self.group, self.channel_name)
-        self.joined = True
+            return await self.refuse(exc, 4404)
+        except Exception as exc:
+            if not outage.is_outage(exc):
+                raise
+            outage.report("project room", exc)  # Redis or the database is down: the page shows "reconnecting"
+            return await self.refuse(outage.unavailable(), 4503)
         await self.accept()
         viewers = await database_sync_to_async(presence.join)(self.project_id, self.channel_name)
         self.viewers = viewers
@@ -81,44 +94,59 @@ class ProjectConsumer(CollabHandlers, AsyncJsonWebsocketConsumer):
         version = state["version"]
         self.initial = asyncio.create_task(
             live.stream_evaluation(state, self.send_message, lambda: self.latest > version))
+        self.heartbeat = asyncio.create_task(self.keep_presence())
+
+    async def refuse(self, error: ServiceError, close_code: int) -> None:
+        await self.accept()
+        await self.send_error(error)
+        await self.close(code=close_code)
+
+    async def keep_presence(self) -> None:
+        """Renew this viewer's presence row; tell the room when the count changed (a crashed server's
+        viewers expire)."""
+        while True:
+            await asyncio.sleep(settings.PLAYGROUND_PRESENCE_HEARTBEAT_SECONDS)
+            try:
+                viewers = await database_sync_to_async(presence.heartbeat)(self.project_id, self.channel_name)
+                if viewers != self.viewers:
+                    await self.broadcast({"type": "viewers", "count": viewers})
+            except Exception as exc:  # the next beat tries again
+                outage.report("presence heartbeat", exc)
 
     async def disconnect(self, code):
         if not self.joined:
             return
-        if self.initial is not None:
-            self.initial.cancel()
-        if self.deferred is not None:
-            self.deferred.cancel()
-        await self.cursor_gone()
-        await self.channel_layer.group_discard(self.group, self.channel_name)
-        viewers = await database_sync_to_async(presence.leave)(self.project_id, self.channel_name)
-        await self.broadcast({"type": "viewers", "count": viewers})
+        for task in (self.initial, self.heartbeat, self.deferred):
+            if task is not None:
+                task.cancel()
+        try:
+            await self.cursor_gone()
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+            viewers = await database_sync_to_async(presence.leave)(self.project_id, self.channel_name)
+            await self.broadcast({"type": "viewers", "count": viewers})
+        except Exception as exc:  # the row expires by itself
+            outage.report("project room", exc)
         live.forget(self.project_id)
 
     # -- client → server -------------------------------------------------------------------------------
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs):
-        """Parse one message; bad input gets an error message, never a dropped connection."""
+        """Check one message and run its handler; every failure is answered, none drops the connection."""
+        message: dict = {}
         try:
-            message = parse_client_message(text_data, bytes_data)
-        except ServiceError as error:
-            await self.send_error(error)
-            return
-        try:
-            await self.handle(message)
+            message = parse_client_message(text_data, bytes_data, PROJECT_MESSAGES)
+            if message["type"] in WRITE_TYPES and not self.can_edit:
+                raise forbidden()
+            await getattr(self, HANDLERS[message["type"]])(message)
         except ServiceError as exc:
-            await self.send_error(exc, message.get("clientSeq"))
-
-    async def handle(self, message: dict) -> None:
-        kind = message.get("type")
-        if kind in WRITE_TYPES and not self.can_edit:
-            raise forbidden()
-        handler = {"hello": self.on_hello, "edit": self.on_edit, "create": self.on_create, "delete": self.on_delete,
-                   "rename": self.on_rename, "meta": self.on_meta, "evaluate": self.on_evaluate,
-                   "push": self.on_push, "pull": self.on_pull, "cursor": self.on_cursor}.get(kind)
-        if handler is None:
-            raise ServiceError("invalid_message", f"unknown message type {kind!r}")
-        await handler(message)
+            await self.send_error(exc, client_seq(message))
+        except Exception as exc:
+            if outage.is_outage(exc):
+                outage.report("project room", exc)
+                await self.send_error(outage.unavailable(), client_seq(message))
+            else:
+                logger.exception("project room %s: %s message failed", self.project_id, message.get("type"))
+                await self.send_error(internal_error(), client_seq(message))
 
     async def on_hello(self, message: dict) -> None:
         if "name" in message:
@@ -166,7 +194,7 @@ class ProjectConsumer(CollabHandlers, AsyncJsonWebsocketConsumer):
         await self.broadcast_state(saved["version"])
 
     async def on_rename(self, message: dict) -> None:
-        if not isinstance(message.get("name"), str) or not message["name"]:
+        if not message["name"]:
             raise ServiceError("invalid_message", "rename needs a non-empty name")
         saved = await database_sync_to_async(document_service.update_item)(
             self.project_id, self.token_ok(), message.get("target"), message.get("id"), name=message["name"])
@@ -175,9 +203,10 @@ class ProjectConsumer(CollabHandlers, AsyncJsonWebsocketConsumer):
 
     async def on_meta(self, message: dict) -> None:
         state = await database_sync_to_async(project_service.update_metadata)(
-            self.project_id, self.token_ok(), message.get("title"), message.get("description"))
+            self.project_id, self.token_ok(), message.get("title"), message.get("description"),
+            message.get("kubernetesVersion"))
         await self.ack(message, state["version"], None)
-        await self.broadcast_state(state["version"], evaluate=False)
+        await self.broadcast_state(state["version"], evaluate="kubernetesVersion" in message)
 
     async def on_evaluate(self, message: dict) -> None:
         if not self.bucket.take():
@@ -206,7 +235,7 @@ class ProjectConsumer(CollabHandlers, AsyncJsonWebsocketConsumer):
 
     async def ack(self, message: dict, version: int, item_id) -> None:
         self.latest = max(self.latest, version)
-        await self.send_json({"type": "ack", "clientSeq": message.get("clientSeq"), "version": version,
+        await self.send_json({"type": "ack", "clientSeq": client_seq(message), "version": version,
                               "id": item_id, "target": message.get("target")})
 
     async def send_message(self, message) -> None:

@@ -1,4 +1,4 @@
-"""Liveness of the pieces a request depends on: the database and the channel layer."""
+"""Liveness of the pieces a request depends on: the database, the channel layer and the evaluation workers."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import logging
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from django.db import connection
+
+from playground.evaluation import pool
 
 logger = logging.getLogger(__name__)
 
@@ -44,9 +46,12 @@ async def check_channel_layer() -> str:
 async def health_report() -> dict:
     database = await sync_to_async(check_database)()
     channel_layer = await check_channel_layer()
-    healthy = database == "ok" and channel_layer == "ok"
+    workers = pool.health()  # a dead worker shows here until its supervisor replaced it (within a second)
+    healthy = database == "ok" and channel_layer == "ok" and workers["status"] == "ok"
     return {
         "status": "ok" if healthy else "error",
         "database": database,
         "channel_layer": channel_layer,
+        "evaluation": workers["status"],
+        "evaluation_workers": workers["workers"],
     }

@@ -6,6 +6,7 @@ Texts are kept exactly as typed (even broken YAML); the engine reads them at eva
 from __future__ import annotations
 
 from django.db import models
+from django.utils import timezone
 
 
 class Project(models.Model):
@@ -21,6 +22,8 @@ class Project(models.Model):
     forked_from_snapshot = models.ForeignKey("Snapshot", null=True, blank=True, on_delete=models.SET_NULL,
                                              related_name="forks")
     is_example = models.BooleanField(default=False)
+    # The Kubernetes release the project simulates ("1.31"); blank follows the newest release.
+    kubernetes_version = models.CharField(max_length=8, blank=True, default="")
 
     def __str__(self) -> str:
         return f"{self.id} ({self.title})"
@@ -83,8 +86,10 @@ class Snapshot(models.Model):
 
 
 class Presence(models.Model):
-    """One open WebSocket on a project: the viewer count, shared by every server process."""
+    """One open WebSocket on a project: the viewer count, shared by every server process. ``seen`` is renewed
+    by the connection's heartbeat, so the row of a process that crashed stops counting by itself."""
 
     project_id = models.CharField(max_length=64, db_index=True)
     channel_name = models.CharField(max_length=200, unique=True)
     connected = models.DateTimeField(auto_now_add=True)
+    seen = models.DateTimeField(default=timezone.now, db_index=True)

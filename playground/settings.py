@@ -3,7 +3,7 @@
 import os
 from pathlib import Path
 
-from playground.config import channel_layers_config, database_config, env_bool, env_list
+from playground.config import channel_layers_config, database_config, env_bool, env_float, env_int, env_list
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -30,6 +30,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "playground.api.middleware.ApiErrorMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -104,18 +105,30 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
-# Playground limits (issue 4): sizes answer 413, evaluation rates 429.
-PLAYGROUND_MAX_DOCUMENT_BYTES = int(os.environ.get("PLAYGROUND_MAX_DOCUMENT_BYTES", 1024 * 1024))
-PLAYGROUND_MAX_PROJECT_BYTES = int(os.environ.get("PLAYGROUND_MAX_PROJECT_BYTES", 5 * 1024 * 1024))
+# Playground limits: sizes answer 413, evaluation rates 429. Every knob is listed in README.md.
+PLAYGROUND_MAX_DOCUMENT_BYTES = env_int(os.environ, "PLAYGROUND_MAX_DOCUMENT_BYTES", 1024 * 1024, minimum=1)
+PLAYGROUND_MAX_PROJECT_BYTES = env_int(os.environ, "PLAYGROUND_MAX_PROJECT_BYTES", 5 * 1024 * 1024, minimum=1)
+PLAYGROUND_MAX_ITEMS = env_int(os.environ, "PLAYGROUND_MAX_ITEMS", 200, minimum=1)  # documents (or requests)
 # A whole project travels in one JSON body (texts escaped): leave room above the project limit.
 DATA_UPLOAD_MAX_MEMORY_SIZE = PLAYGROUND_MAX_PROJECT_BYTES * 2
 PLAYGROUND_EVALUATION_RATE = os.environ.get("PLAYGROUND_EVALUATION_RATE", "120/min")  # REST, per client address
-PLAYGROUND_WS_EVALUATIONS_BURST = int(os.environ.get("PLAYGROUND_WS_EVALUATIONS_BURST", 30))  # per connection
-PLAYGROUND_WS_EVALUATIONS_PER_SECOND = float(os.environ.get("PLAYGROUND_WS_EVALUATIONS_PER_SECOND", 10))
-PLAYGROUND_EVALUATION_WORKERS = int(os.environ.get("PLAYGROUND_EVALUATION_WORKERS", 4))  # threads (REST)
-# Worker processes for live (WebSocket) evaluation, so the engine never holds the server's GIL; 0 = threads.
-PLAYGROUND_EVALUATION_PROCESSES = int(os.environ.get("PLAYGROUND_EVALUATION_PROCESSES",
-                                                     min(2, os.cpu_count() or 1)))
+PLAYGROUND_WS_EVALUATIONS_BURST = env_int(os.environ, "PLAYGROUND_WS_EVALUATIONS_BURST", 30, minimum=1)
+PLAYGROUND_WS_EVALUATIONS_PER_SECOND = env_float(os.environ, "PLAYGROUND_WS_EVALUATIONS_PER_SECOND", 10, minimum=0.01)
+# Evaluation worker processes (playground/evaluation/pool.py); 0 runs evaluations in threads (tests only:
+# no wall-clock or memory bound). More workers than cores is fine: the OS then serves short evaluations
+# between the slices of a long one.
+PLAYGROUND_EVALUATION_PROCESSES = env_int(os.environ, "PLAYGROUND_EVALUATION_PROCESSES",
+                                          min(2, os.cpu_count() or 1), minimum=0)
+# Safety bounds of one evaluation job, far above what the CEL cost limits allow.
+PLAYGROUND_EVALUATION_TIMEOUT_SECONDS = env_float(os.environ, "PLAYGROUND_EVALUATION_TIMEOUT_SECONDS", 10,
+                                                  minimum=0.1)
+PLAYGROUND_EVALUATION_MEMORY_MB = env_int(os.environ, "PLAYGROUND_EVALUATION_MEMORY_MB", 512, minimum=64)
+PLAYGROUND_EVALUATION_QUEUE = env_int(os.environ, "PLAYGROUND_EVALUATION_QUEUE", 256, minimum=1)  # per worker
+# Seconds between a WebSocket's presence heartbeats; a viewer not seen for three of them no longer counts.
+PLAYGROUND_PRESENCE_HEARTBEAT_SECONDS = env_float(os.environ, "PLAYGROUND_PRESENCE_HEARTBEAT_SECONDS", 20,
+                                                  minimum=0.05)
+# Database threads of the workshop consumers on PostgreSQL (each keeps its connection).
+WORKSHOP_DATABASE_THREADS = env_int(os.environ, "WORKSHOP_DATABASE_THREADS", 8, minimum=1)
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 if os.environ.get("REDIS_URL", "").strip():

@@ -9,6 +9,7 @@ from django.shortcuts import render
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_safe
 
+from evaluator.cel.versions import SUPPORTED_VERSIONS
 from playground import landing, timestamps
 from playground.health import health_report
 from playground.models import Project
@@ -55,7 +56,8 @@ def editor(request, project_id):
     project = _or_404(project_service.project_state, project_id)
     return render(request, "editor.html", {"project": project, "page_data": {
         "page": "editor", "projectId": project["id"], "readOnly": project["isExample"],
-        "wsPath": f"/ws/projects/{project['id']}/", "apiBase": "/api/v1/"}})
+        "wsPath": f"/ws/projects/{project['id']}/", "apiBase": "/api/v1/",
+        "kubernetesVersions": list(SUPPORTED_VERSIONS)}})
 
 
 @require_safe
@@ -71,7 +73,8 @@ def snapshot(request, snapshot_id):
     content = _or_404(snapshot_service.get_snapshot, snapshot_id)
     created = timestamps.describe(content.get("created"))
     return render(request, "snapshot.html", {"snapshot": content, "created": created, "read_only": True, "page_data": {
-        "page": "snapshot", "snapshotId": content["id"], "snapshot": content, "apiBase": "/api/v1/"}})
+        "page": "snapshot", "snapshotId": content["id"], "snapshot": content, "apiBase": "/api/v1/",
+        "kubernetesVersions": list(SUPPORTED_VERSIONS)}})
 
 
 @require_safe
@@ -96,4 +99,5 @@ def example(request, slug):
     return render(request, "example.html", {"example": content, "read_only": True, "page_data": {
         "page": "example", "slug": slug, "example": content, "apiBase": "/api/v1/",
         "projectId": content["projectId"] if loaded else None,
-        "wsPath": f"/ws/projects/{content['projectId']}/" if loaded else None}})
+        "wsPath": f"/ws/projects/{content['projectId']}/" if loaded else None,
+        "kubernetesVersions": list(SUPPORTED_VERSIONS)}})

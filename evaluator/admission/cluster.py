@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from evaluator.k8s.kinds import ADMISSION_GROUP, APIEXTENSIONS_GROUP, CUSTOM_RESOURCE_DEFINITION, NAMESPACE
+from evaluator.k8s.namespaces import builtin_namespaces
 from evaluator.k8s.restmapping import parse_group_version
 
 
@@ -48,6 +49,8 @@ class ClusterIndex:
             elif gv[0] == APIEXTENSIONS_GROUP and kind == CUSTOM_RESOURCE_DEFINITION:
                 self.crds.append(doc)
             self.by_group_kind.setdefault((gv[0], kind), []).append(doc)
+        for name, namespace in builtin_namespaces().items():  # every cluster has them
+            self.namespaces.setdefault(name, namespace)
 
     def hooks(self, policy_kind: str, binding_kind: str, group: str = ADMISSION_GROUP) -> list[tuple[Mapping, list[Mapping]]]:
         """(policy, bindings) for every policy that some binding names, as the policy source builds them:

@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from evaluator.admission.positions import Position, locate, node_positions
+from evaluator.admission.yaml_aliases import check_aliases
 from evaluator.admission.source_map import ScalarSource, SourceText, scalar_sources
 from evaluator.k8s import kinds
 from evaluator.k8s.kinds import ADMISSION_GROUP, APIEXTENSIONS_GROUP, CUSTOM_RESOURCE_DEFINITION, RBAC_GROUP, RBAC_KINDS
@@ -175,6 +176,7 @@ def _parse(chunk: str) -> tuple[Any, yaml.Node | None]:
     loader = _Loader(chunk)
     try:
         node = loader.get_single_node()
+        check_aliases(node, chunk)  # before anything walks (and so expands) the tree
         return (loader.construct_document(node) if node is not None else None), node
     finally:
         loader.dispose()

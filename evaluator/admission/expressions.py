@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaluator import cel as _cel
+from evaluator.cel.versions import active_version
 
 PER_CALL_LIMIT = 1_000_000
 
@@ -55,21 +56,26 @@ def _type_text(output_type: Any) -> str | None:
     return str(output_type)
 
 
-@functools.lru_cache(maxsize=16)
-def _environment(declared: frozenset[str]) -> Any:
+@functools.lru_cache(maxsize=64)
+def _environment(declared: frozenset[str], version: str | None = None) -> Any:
     """The admission environment with exactly these variables declared (an undeclared name does not compile)."""
     from dataclasses import replace
 
     from evaluator.cel.types import DYN
     names = {name: DYN for name in sorted(declared)}
-    return replace(_cel.admission_env(), variables=names)
+    return replace(_cel.admission_env(version=version), variables=names)
+
+
+def compile_expression(expression: str, declared: frozenset[str], return_types: tuple[str, ...] = ()) -> CompiledExpression:
+    """Compile once per (expression, declarations, expected type, simulated Kubernetes version); errors are data."""
+    return _compile_expression(expression, declared, return_types, active_version())
 
 
 @functools.lru_cache(maxsize=4096)
-def compile_expression(expression: str, declared: frozenset[str], return_types: tuple[str, ...] = ()) -> CompiledExpression:
-    """Compile once per (expression, declarations, expected type); errors become data."""
+def _compile_expression(expression: str, declared: frozenset[str], return_types: tuple[str, ...],
+                        version: str | None) -> CompiledExpression:
     try:
-        program = _cel.compile_program(expression, env=_environment(declared))
+        program = _cel.compile_program(expression, env=_environment(declared, version))
     except _cel.CompileError as exc:
         return CompiledExpression(expression, error=f"compilation failed: {exc.message}")
     except Exception as exc:  # the CEL layer must never crash a simulation

@@ -99,6 +99,11 @@ def kubectl_text(request: Mapping[str, Any], status: Mapping[str, Any] | None, w
     if status is None:
         done = _kubectl_success(request, operation)
         return "\n".join(lines + ([done] if done else []))
+    details = status.get("details") if isinstance(status.get("details"), Mapping) else None
+    causes = details.get("causes") if details else None
+    if status.get("reason") == "Invalid" and causes and all(isinstance(c, Mapping) and c.get("field") for c in causes):
+        lines.append(_invalid_text(details))  # kubectl's checkErr for IsInvalid (object validation errors)
+        return "\n".join(lines)
     # kubectl's StandardErrorMessage: "Error from server (Reason): ..." only when the Status has a reason.
     prefix = f"Error from server ({status['reason']}): " if status.get("reason") else "Error from server: "
     if operation == "CREATE":
@@ -106,6 +111,16 @@ def kubectl_text(request: Mapping[str, Any], status: Mapping[str, Any] | None, w
     else:
         lines.append(f"{prefix}{status['message']}")
     return "\n".join(lines)
+
+
+def _invalid_text(details: Mapping[str, Any]) -> str:
+    """`The <Kind> "<name>" is invalid: <cause>`, or one `* <cause>` line per cause when there are several."""
+    causes = list(dict.fromkeys(f"{c.get('field')}: {c.get('message')}" for c in details.get("causes") or ()
+                                if isinstance(c, Mapping)))
+    head = f'The {details.get("kind")} "{details.get("name")}" is invalid'
+    if len(causes) == 1:
+        return f"{head}: {causes[0]}"
+    return f"{head}: \n" + "\n".join(f"* {c}" for c in causes)
 
 
 def _kubectl_success(request: Mapping[str, Any], operation: str) -> str | None:

@@ -61,7 +61,7 @@ def admission_result(request: Mapping[str, Any], outcomes: list[KindOutcome], do
         "response": response,
         "ferricel": ferricel,
         "denials": list(denial.denials) if denial is not None else [],
-        "kubectl": {"text": kubectl_text(request, status, warnings),
+        "kubectl": {"text": kubectl_text(request, status_object or status, warnings),
                     "create": kubectl_create_text(request, status)} if full else None,
         "policies": policies,
         "summary": summary(policies),
@@ -92,6 +92,7 @@ def bad_request(request: Mapping[str, Any], document_errors: list[dict], request
         "policies": [], **error_keys(document_errors, request_errors), "request": request or None, "exempt": None,
         "kubectl": None,
         "summary": summary([]), **dict(kind_keys), "typeChecking": None,
+        "defaulted": {"object": [], "oldObject": []},
     }
 
 

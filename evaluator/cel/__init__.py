@@ -15,6 +15,7 @@ from evaluator.cel.errors import CELError, CompileError, CostLimitError, Evaluat
 from evaluator.cel.program import CostBudget, Evaluation, Program, compile_program
 from evaluator.cel.tojson import to_json
 from evaluator.cel.values import type_name
+from evaluator.cel.versions import active_version
 
 __all__ = [
     "evaluate", "evaluate_json", "JSONEvaluation", "compile_program", "Program", "Evaluation", "CostBudget", "CELError", "CompileError",
@@ -24,7 +25,7 @@ __all__ = [
 
 import_module(f"{__name__}.library")  # registers every function library before any program compiles
 
-_ENVS: dict[tuple[str, ...], Env] = {}
+_ENVS: dict[tuple, Env] = {}
 _MAX_ENVS = 256
 
 
@@ -39,11 +40,12 @@ class JSONEvaluation:
 
 def _evaluate(expression: str, variables: Mapping[str, Any]) -> tuple[Evaluation, Any]:
     names = tuple(sorted(variables))
-    env = _ENVS.get(names)
+    key = (names, active_version())  # the environment of the Kubernetes release being simulated
+    env = _ENVS.get(key)
     if env is None:
         if len(_ENVS) >= _MAX_ENVS:  # variable names come from users: keep the cache bounded
             _ENVS.clear()
-        env = _ENVS.setdefault(names, admission_env(names))
+        env = _ENVS.setdefault(key, admission_env(names))
     evaluation = compile_program(expression, env=env).evaluate(variables)
     try:
         return evaluation, to_json(evaluation.value)

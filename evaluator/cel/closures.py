@@ -5,6 +5,7 @@ Kept apart from the compiler so the closures that run on every evaluation are ea
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any, Callable
 
 from evaluator.cel import operators as ops
@@ -129,7 +130,11 @@ def make_select(tf: Fn, field: str, alt: str | None, optional: bool) -> Fn:
         if type(obj) is Optional:
             if not obj.has_value:
                 return obj
-            return _select_value(obj.value, field, alt, True)
+            inner = obj.value
+            if type(inner) is dict or isinstance(inner, Mapping) or hasattr(inner, "cel_select"):
+                return _select_value(inner, field, alt, True)
+            # a present optional's null or scalar: no such key (cel-spec optionals/map_null_entry_no_such_key)
+            return _qualify_other(inner, field, False)
         return _select_value(obj, field, alt, optional)
 
     return select
@@ -154,7 +159,17 @@ def _select_value(obj: Any, field: str, alt: str | None, optional: bool) -> Any:
     selector = getattr(obj, "cel_select", None)
     if selector is not None:
         return selector(field)
-    raise CELEvalError(f"no such overload: {field} on {type_name(obj)}" if obj is not None else "no such overload")
+    return _qualify_other(obj, field, optional)
+
+
+def _qualify_other(obj: Any, key: Any, optional: bool) -> Any:
+    """Selecting from something that is neither map nor object, as cel-go's refQualify does: a list wants a
+    number; anything else (null, a scalar) has no such key, so `.?f` is optional.none() and has() false."""
+    if type(obj) is list or type(obj) is tuple:
+        raise CELEvalError(f"unsupported index type '{type_name(key)}' in list")
+    if optional:
+        return OPTIONAL_NONE
+    raise CELEvalError(f"no such key: {key_repr(key) if type(key) is not float else key}")
 
 
 def make_index(tf: Fn, kf: Fn, optional: bool) -> Fn:
@@ -165,7 +180,10 @@ def make_index(tf: Fn, kf: Fn, optional: bool) -> Fn:
         if type(obj) is Optional:
             if not obj.has_value:
                 return obj
-            return _index_value(obj.value, key, True)
+            inner = obj.value
+            if inner is None or type(inner) in (bool, int, float, str, bytes, UInt):
+                return _qualify_other(inner, key, False)
+            return _index_value(inner, key, True)
         return _index_value(obj, key, optional)
 
     return index
@@ -180,7 +198,7 @@ def _index_value(obj: Any, key: Any, optional: bool) -> Any:
                 raise CELEvalError(f"unsupported index value {key}")
             key = int(key)
         elif kt is not int and kt is not UInt:
-            raise CELEvalError("no such overload")
+            raise CELEvalError(f"unsupported index type '{type_name(key)}' in list")
         i = int(key)
         if 0 <= i < len(obj):
             return Optional(obj[i]) if optional else obj[i]
@@ -197,7 +215,7 @@ def _index_value(obj: Any, key: Any, optional: bool) -> Any:
         if optional:
             return OPTIONAL_NONE
         raise CELEvalError(f"no such key: {key_repr(key) if kt is not float else key}")
-    raise CELEvalError("no such overload")
+    return _qualify_other(obj, key, optional)
 
 
 def make_call(name: str, overloads: list[Overload], fns: list[Fn]) -> Fn:

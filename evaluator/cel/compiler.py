@@ -14,6 +14,7 @@ from lark import Token, Tree
 from evaluator.cel import aggregates
 from evaluator.cel import operators as ops
 from evaluator.cel.env import Env
+from evaluator.cel.versions import macro_available
 from evaluator.cel.errors import CELEvalError, _Abort
 from evaluator.cel.literals import LiteralError, parse_int, parse_string, parse_uint
 from evaluator.cel.registry import NOT_CONSTANT, Overload, constant_validators
@@ -41,6 +42,11 @@ _TYPE_IDENTS = {
 }
 _PASS_THROUGH = {"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary",
                  "member", "primary", "listelem", "paren_expr_inner"}
+
+
+def _checked(text: str) -> str:
+    """Types as cel-go's checker prints them in errors (FormatCheckedType: the null type is `null`)."""
+    return text.replace("null_type", "null")
 
 
 class Compiler:
@@ -121,7 +127,7 @@ class Compiler:
     def require(self, node: Node, t: Type, fname: str, at: Any, operands: list[Node]) -> None:
         if self.env.check and not node.type.is_dyn and node.type != t:
             types = ", ".join(str(o.type) for o in operands)
-            raise self.fail(f"found no matching overload for '{fname}' applied to '({types})'", at)
+            raise self.fail(f"found no matching overload for '{fname}' applied to '({_checked(types)})'", at)
 
     # --- binary operators ----------------------------------------------------------------------
     _BINARY = {
@@ -339,6 +345,8 @@ class Compiler:
         from evaluator.cel import macros
 
         macro = macros.member_macro(name, len(arg_trees))
+        if macro is not None and not macro_available(name, len(arg_trees), self.env.version_minor):
+            macro = None  # a later release's macro: an ordinary (undeclared) call, as cel-go's parser leaves it
         if macro is not None:
             return macro(self, target_tree, arg_trees, lparen)
         qualified = self.qualified_name(target_tree)
@@ -369,6 +377,8 @@ class Compiler:
         from evaluator.cel import macros
 
         macro = macros.global_macro(str(name_token), len(arg_trees))
+        if macro is not None and not macro_available(str(name_token), len(arg_trees), self.env.version_minor):
+            macro = None
         if macro is not None:
             return macro(self, arg_trees, lparen)
         positions = [first_token(t) for t in arg_trees]
@@ -400,7 +410,7 @@ class Compiler:
             else:
                 shown = f"({', '.join(str(a.type) for a in args)})"
             display = {"@in": "@in"}.get(name, name)
-            raise self.fail(f"found no matching overload for '{display}' applied to '{shown}'", at)
+            raise self.fail(f"found no matching overload for '{display}' applied to '{_checked(shown)}'", at)
         results = {substitute(o.result, b) for o, b in found}
         return results.pop() if len(results) == 1 else DYN
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Callable
 
-from lark import Tree
+from lark import Token, Tree
 
 from evaluator.cel import operators as ops
 from evaluator.cel.errors import CELEvalError
-from evaluator.cel.nodes import Node
+from evaluator.cel.nodes import Node, first_token
 from evaluator.cel.runtime import Ctx
 from evaluator.cel.types import BOOL, DYN, INT, Type, list_of, map_of, optional_of
 from evaluator.cel.values import OPTIONAL_NONE, Optional
@@ -28,11 +28,61 @@ def _strip(t: Tree) -> Tree:
     return t
 
 
-def _var_name(c, t: Tree, at) -> str:
+ACCUMULATOR_NAME = "__result__"  # cel-go's parser.AccumulatorName: an iteration variable may not shadow it
+
+
+def _arg_location(t: Tree) -> Any:
+    """Where cel-go locates an argument expression: a selection at its dot, a call at its parenthesis,
+    anything else at its first token."""
     t = _strip(t)
-    if t.data != "ident":
-        raise c.fail("argument must be a simple name", at)
-    return str(t.children[0])
+    if t.data in ("member_dot", "member_dot_opt"):
+        return t.children[1]
+    if t.data in ("member_dot_arg", "ident_arg", "dot_ident_arg"):
+        paren = next((k for k in t.children if isinstance(k, Token) and k.type == "LPAREN"), None)
+        if paren is not None:
+            return paren
+    return first_token(t)
+
+
+def _var_name(c, t: Tree, at, not_simple: str = "argument must be a simple name") -> str:
+    """The iteration variable of a macro, refused with cel-go's parser messages."""
+    stripped = _strip(t)
+    if stripped.data != "ident":
+        raise c.fail(not_simple, _arg_location(t))
+    name = str(stripped.children[0])
+    if name == ACCUMULATOR_NAME:
+        raise c.fail("iteration variable overwrites accumulator variable", _arg_location(t))
+    return name
+
+
+def _iteration_vars(c, first: Tree, second: Tree) -> list[str]:
+    """The two variables of ext.TwoVarComprehensions (extractIterVars): names, then duplicates, then the
+    accumulator, each refused at the argument cel-go names."""
+    names = []
+    for t in (first, second):
+        stripped = _strip(t)
+        if stripped.data != "ident":
+            raise c.fail("argument must be a simple name", _arg_location(t))
+        names.append(str(stripped.children[0]))
+    if names[0] == names[1]:
+        raise c.fail(f"duplicate variable name: {names[0]}", _arg_location(second))
+    for name, t in zip(names, (first, second)):
+        if name == ACCUMULATOR_NAME:
+            raise c.fail("iteration variable overwrites accumulator variable", _arg_location(t))
+    return names
+
+
+def _range(c, target_tree: Tree) -> Node:
+    """The compiled range of a comprehension; cel-go's checker refuses one that is statically neither list, map
+    nor dynamic (checkComprehension's notAComprehensionRange), at the range expression."""
+    target = c.compile(target_tree)
+    t = target.type
+    if getattr(c, "reports_ranges_itself", False):  # the type checker records it and goes on checking
+        return target
+    if c.env.check and t.name not in ("list", "map", "dyn", "any", "error") and not (len(t.name) == 1 and t.name.isupper()):
+        raise c.fail(f"expression of type '{t}' cannot be range of a comprehension (must be list, map, or dynamic)",
+                     _arg_location(target_tree))
+    return target
 
 
 def _iterate(value: Any, two: bool):
@@ -95,8 +145,8 @@ def _tick(ctx: Ctx, units: int) -> None:
 def _quantifier(kind: str) -> Callable:
     def compile_quantifier(c, target_tree: Tree, args: list[Tree], at) -> Any:
         two = len(args) == 3
-        names = [_var_name(c, a, at) for a in args[:-1]]
-        target = c.compile(target_tree)
+        names = _iteration_vars(c, args[0], args[1]) if two else [_var_name(c, args[0], at)]
+        target = _range(c, target_tree)
         with _Bind(c, names, _elem_types(target.type, two), at) as slots:
             body = c.compile(args[-1])
         c.require(body, BOOL, kind, at, [body])
@@ -162,8 +212,8 @@ def _quantifier(kind: str) -> Callable:
 
 # --- map / filter / transforms ---------------------------------------------------------------------
 def _compile_map(c, target_tree: Tree, args: list[Tree], at) -> Any:
-    name = _var_name(c, args[0], at)
-    target = c.compile(target_tree)
+    name = _var_name(c, args[0], at, "argument is not an identifier")
+    target = _range(c, target_tree)
     with _Bind(c, [name], _elem_types(target.type, False), at) as (slot,):
         pred = c.compile(args[1]) if len(args) == 3 else None
         body = c.compile(args[-1])
@@ -191,8 +241,8 @@ def _compile_map(c, target_tree: Tree, args: list[Tree], at) -> Any:
 
 
 def _compile_filter(c, target_tree: Tree, args: list[Tree], at) -> Any:
-    name = _var_name(c, args[0], at)
-    target = c.compile(target_tree)
+    name = _var_name(c, args[0], at, "argument is not an identifier")
+    target = _range(c, target_tree)
     elem_type = _elem_types(target.type, False)
     with _Bind(c, [name], elem_type, at) as (slot,):
         pred = c.compile(args[1])
@@ -224,8 +274,8 @@ _TRANSFORM_STEP_COST = {"transformList": 12, "transformMap": 3, "transformMapEnt
 
 def _compile_transform(kind: str) -> Callable:
     def compile_transform(c, target_tree: Tree, args: list[Tree], at) -> Any:
-        names = [_var_name(c, a, at) for a in args[:2]]
-        target = c.compile(target_tree)
+        names = _iteration_vars(c, args[0], args[1])
+        target = _range(c, target_tree)
         with _Bind(c, names, _elem_types(target.type, True), at) as (s0, s1):
             pred = c.compile(args[2]) if len(args) == 4 else None
             body = c.compile(args[-1])
@@ -273,7 +323,11 @@ def _compile_transform(kind: str) -> Callable:
 # --- optionals and sorting ---------------------------------------------------------------------------
 def _compile_opt_map(flat: bool) -> Callable:
     def compile_opt(c, target_tree: Tree, args: list[Tree], at) -> Any:
-        name = _var_name(c, args[0], at)
+        stripped = _strip(args[0])  # cel-go's optMap/optFlatMap check only the name's form
+        if stripped.data != "ident":
+            macro = "optFlatMap" if flat else "optMap"
+            raise c.fail(f"{macro}() variable name must be a simple identifier", _arg_location(args[0]))
+        name = str(stripped.children[0])
         target = c.compile(target_tree)
         inner = target.type.params[0] if target.type.name == "optional_type" and target.type.params else DYN
         with _Bind(c, [name], (inner, DYN), at) as (slot,):
@@ -303,8 +357,11 @@ def _compile_sort_by(c, target_tree: Tree, args: list[Tree], at) -> Any:
     """cel-go expands `l.sortBy(x, key)` to `l.@sortByAssociatedKeys(l.map(x, key))`; so do we, cost included."""
     from evaluator.cel.library import lists
 
-    name = _var_name(c, args[0], at)
-    target = c.compile(target_tree)
+    stripped = _strip(args[0])  # ext.Lists' sortByMacro checks only the name's form
+    if stripped.data != "ident":
+        raise c.fail("sortBy(var, ...) variable name must be a simple identifier", _arg_location(args[0]))
+    name = str(stripped.children[0])
+    target = _range(c, target_tree)
     elem = _elem_types(target.type, False)
     with _Bind(c, [name], elem, at) as (slot,):
         key = c.compile(args[1])
@@ -377,7 +434,9 @@ def _compile_has(c, args: list[Tree], at) -> Any:
         presence = getattr(obj, "cel_has", None)
         if presence is not None:
             return presence(field)
-        raise CELEvalError("no such overload")
+        if type(obj) is list or type(obj) is tuple:  # cel-go's refQualify: a list wants a number
+            raise CELEvalError("unsupported index type 'string' in list")
+        return False  # null or a scalar: the field is not present (refQualify with presenceTest)
 
     return Node(has, BOOL)
 

@@ -20,7 +20,10 @@ from evaluator.cel.types import Type
 
 MAX_EXPRESSION_LENGTH = 100_000  # cel-go's default ExpressionSizeCodePointLimit
 MAX_NESTING = 250  # cel-go's default parser recursion limit
-DEFAULT_TIMEOUT = 1.0
+# A safety net only: the cost limit (1,000,000 units a call) must always stop an expression first, so the
+# answer never depends on how loaded the machine is. 1,000,000 units take well under a second here; five
+# seconds leaves room for a machine ten times slower.
+DEFAULT_TIMEOUT = 5.0
 
 
 @dataclass(frozen=True)
@@ -103,9 +106,11 @@ _ENV_CACHE: dict[tuple, Env] = {}
 
 
 def _default_env() -> Env:
-    env = _ENV_CACHE.get(())
+    from evaluator.cel.versions import active_version
+    key = ("default", active_version())
+    env = _ENV_CACHE.get(key)
     if env is None:
-        env = _ENV_CACHE.setdefault((), admission_env())
+        env = _ENV_CACHE.setdefault(key, admission_env())
     return env
 
 
@@ -140,6 +145,8 @@ def _compile(expression: str, env: Env) -> Program:
         raise _recursion_limit(expression) from None
     compiler = Compiler(env, expression)
     try:
+        if not env.optional_syntax:
+            reject_optional_syntax(compiler, tree)
         node = compiler.compile(tree)
     except CompileIssue as issue:
         raise CompileError(format_issue(expression, issue.message, issue.line, issue.column),
@@ -148,6 +155,27 @@ def _compile(expression: str, env: Env) -> Program:
     except RecursionError:
         raise _recursion_limit(expression) from None
     return Program(expression, env, node, compiler.nslots)
+
+
+_OPTIONAL_FORMS = {"member_dot_opt": (1, "'.?'"), "member_index_opt": (1, "'[?'"), "listelem_opt": (0, "'?'"),
+                   "mapinit_opt": (0, "'?'"), "fieldinit_opt": (0, "'?'")}
+
+
+def reject_optional_syntax(compiler: Compiler, tree: lark.Tree) -> None:
+    """Before Kubernetes enabled optional types (1.28) the parser refused `.?`, `[?` and `?` entries, with
+    cel-go's text; the first one in the source is reported."""
+    found = []
+    for sub in tree.iter_subtrees():
+        form = _OPTIONAL_FORMS.get(sub.data)
+        if form is not None:
+            tokens = [t for t in sub.scan_values(lambda v: isinstance(v, lark.Token))]
+            at = sub.children[form[0]] if form[0] and isinstance(sub.children[form[0]], lark.Token) else \
+                next((t for t in tokens if t.type == "QMARK"), tokens[0] if tokens else None)
+            if at is not None:
+                found.append((at.start_pos or 0, at, form[1]))
+    if found:
+        _, at, text = min(found, key=lambda f: f[0])
+        raise compiler.fail(f"unsupported syntax {text}", at)
 
 
 def _recursion_limit(expression: str) -> CompileError:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from evaluator.cel.escaping import escape
+from evaluator.cel.escaping import RESERVED, escape
 from evaluator.cel.types import (
     BOOL, BYTES, DOUBLE, DURATION, DYN, INT, STRING, TIMESTAMP, Type, list_of, map_of,
 )
@@ -62,9 +62,12 @@ class SchemaContext:
     """Resolves `$ref`s against `definitions`; `normalize(name, schema)` adapts a definition on the way."""
 
     def __init__(self, definitions: Mapping[str, Any],
-                 normalize: Callable[[str | None, Mapping[str, Any]], Mapping[str, Any]] | None = None):
+                 normalize: Callable[[str | None, Mapping[str, Any]], Mapping[str, Any]] | None = None,
+                 keyword_fields: bool = False):
         self.definitions = definitions
         self.normalize = normalize or (lambda name, schema: schema)
+        # DeclTypeProvider.recognizeKeywordAsFieldName (CRD rules since 1.31): `self.namespace` finds `__namespace__`.
+        self.keyword_fields = keyword_fields
 
     def deref(self, schema: Mapping[str, Any], visiting: frozenset[str]) -> tuple[Mapping[str, Any] | None, frozenset[str]]:
         """The schema a `$ref` points to (as the resolver's PopulateRefs inlines it); a cycle is `{type: object}`."""
@@ -163,6 +166,8 @@ def _fields(properties: Mapping[str, Any], ctx: SchemaContext, name: str, visiti
         field_type = schema_type(prop, ctx, f"{name}.{escaped}", _embedded(prop), visiting)
         if field_type is not None:
             fields[escaped] = field_type
+            if ctx.keyword_fields and escaped != prop_name and prop_name in RESERVED:
+                fields[str(prop_name)] = field_type
     return fields
 
 

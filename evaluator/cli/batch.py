@@ -24,6 +24,8 @@ def register(commands: Any) -> None:
     parser.add_argument("--objects", action="append", required=True, help="objects to admit as CREATE (repeatable)")
     parser.add_argument("-o", "--output", choices=("json", "text"), default="text")
     parser.add_argument("--no-progress", action="store_true", help="do not draw the progress bar")
+    from evaluator.cli.simulate_command import add_version_argument
+    add_version_argument(parser)
     parser.set_defaults(handler=run)
 
 
@@ -111,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     documents, errors = load_all(args.filename)
     objects, object_errors = load_all(args.objects)
     errors += object_errors
-    simulation = Simulation(documents)
+    simulation = Simulation(documents, kubernetes_version=getattr(args, "kubernetes_version", None))
     for problem in errors + simulation.errors:
         if problem.get("severity") == "error":
             print(f"error: {problem.get('message')} ({problem.get('source') or ''} line {problem.get('line')})", file=sys.stderr)

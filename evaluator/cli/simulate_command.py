@@ -34,7 +34,22 @@ def register(commands: Any) -> None:
     parser.add_argument("-f", "--filename", action="append", required=True, help="YAML/JSON file (repeatable, - for stdin)")
     parser.add_argument("--request", help="file holding the request (else taken from the -f documents)")
     parser.add_argument("-o", "--output", choices=("text", "json", "junit"), default="text")
+    add_version_argument(parser)
     parser.set_defaults(handler=run)
+
+
+def add_version_argument(parser: argparse.ArgumentParser) -> None:
+    """`--kubernetes-version 1.31`: simulate that release's API server (default: the newest)."""
+    from evaluator.cel.versions import NEWEST, SUPPORTED_VERSIONS, parse_version
+
+    def version(text: str) -> str:
+        try:
+            return parse_version(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parser.add_argument("--kubernetes-version", type=version, default=NEWEST, metavar="1.N",
+                        help=f"the Kubernetes release to simulate ({SUPPORTED_VERSIONS[0]} to {NEWEST}; default {NEWEST})")
 
 
 def read(path: str) -> str:
@@ -147,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
                              "message": "no request found (give a plain object, an AdmissionRequest or --request FILE)"})
     if request is None:
         return _report_unusable(args, problems)
-    result = simulate(texts, request)
+    result = simulate(texts, request, kubernetes_version=getattr(args, "kubernetes_version", None))
     result["errors"] = problems + rename_sources(result["errors"], names)
     _print(args.output, result)
     # a request the API server cannot decode (400) or an engine crash (500) comes with its error too; a

@@ -76,6 +76,8 @@ _RANGE_MACROS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "f
 class CollectingCompiler(Compiler):
     """The engine's compiler, recording issues instead of stopping at the first."""
 
+    reports_ranges_itself = True  # c_member_dot_arg records a bad comprehension range and checks the body too
+
     def __init__(self, env: Env, source: str):
         super().__init__(env, source)
         self.issues: list[Issue] = []

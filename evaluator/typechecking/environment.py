@@ -20,7 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evaluator.cel.env import Env
+from evaluator.cel.env import Env, for_version
+from evaluator.cel.versions import active_version
 from evaluator.cel.schematypes import (
     ObjectType, SchemaContext, admission_request_type, authorizer_type, namespace_type, schema_type,
     variable_field_type, variables_type,
@@ -122,9 +123,9 @@ class Declarations:
     @property
     def key(self) -> tuple:
         if self.profile in _UNTYPED:
-            return (None, self.has_params, None, self.profile)
+            return (None, self.has_params, None, self.profile, active_version())
         return (self.object.key if self.object else None, self.has_params,
-                self.params.key if self.params else None, self.profile)
+                self.params.key if self.params else None, self.profile, active_version())
 
     def env(self, variable_types: Mapping[str, Type]) -> Env:
         typed = self.profile not in _UNTYPED
@@ -138,7 +139,7 @@ class Declarations:
         elif self.profile in (RUNTIME, PLUGIN):
             names["authorizer"] = _RUNTIME_AUTHORIZER
         names["variables"] = variables_type(variable_types)
-        return Env(variables=names)
+        return for_version(Env(variables=names), active_version())
 
 
 @dataclass

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from evaluator.cel.versions import active_version, parse_version, simulating
 from evaluator.cel.types import Type
 from evaluator.k8s import schemas
 from evaluator.typechecking.checker import CheckResult, Issue
@@ -31,7 +32,8 @@ _RESULT_TYPES = {"validation": ("bool",), "matchCondition": ("bool",), "messageE
 
 
 def typecheck(policy: Mapping[str, Any], documents: Sequence[Any] = (), *,
-              schemas_by_kind: Mapping[str, Any] | None = None, mapper: Any = None) -> dict:
+              schemas_by_kind: Mapping[str, Any] | None = None, mapper: Any = None,
+              kubernetes_version: str | None = None) -> dict:
     """Type-check a ValidatingAdmissionPolicy against the kinds it matches. Never raises on bad input.
 
     `documents` may hold the project's other documents: its CustomResourceDefinitions make custom kinds
@@ -48,7 +50,11 @@ def typecheck(policy: Mapping[str, Any], documents: Sequence[Any] = (), *,
 
     For tests and what-if tools: `schemas_by_kind` ("group/version, Kind=K" -> raw OpenAPI schema, or
     None for "not found") replaces schema resolution for those kinds; `mapper` replaces the REST mapping.
+    `kubernetes_version` checks with that release's CEL environment (evaluator.cel.versions).
     """
+    if kubernetes_version is not None and parse_version(kubernetes_version) != active_version():
+        with simulating(kubernetes_version):
+            return typecheck(policy, documents, schemas_by_kind=schemas_by_kind, mapper=mapper)
     policy = policy if isinstance(policy, Mapping) else {}
     spec = policy.get("spec") if isinstance(policy.get("spec"), Mapping) else {}
     documents = [d for d in (documents or ()) if isinstance(d, Mapping)]

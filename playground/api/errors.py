@@ -1,7 +1,11 @@
-"""The API's one error shape, and the DRF exception handler that produces it.
+"""The API's one error shape, and the DRF exception handler that produces it in one place.
 
     {"error": {"code": str, "message": str, "document": str | int | None, "path": str | None,
                "line": int | None, "column": int | None}}
+
+Services raise ServiceError (the one application error); DRF's own exceptions (405, 415, throttling,
+validation) are mapped here too, and anything unexpected is logged once and answered as a 500 in the same
+shape. Non-DRF URLs under /api/ get the shape from playground.middleware.ApiErrorMiddleware.
 """
 
 from __future__ import annotations
@@ -9,28 +13,13 @@ from __future__ import annotations
 import logging
 
 from django.core.exceptions import RequestDataTooBig
+from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
 from playground.services.errors import ServiceError
 
 logger = logging.getLogger(__name__)
-
-
-class APIError(exceptions.APIException):
-    """An API failure that already knows its code and, where it has one, its location."""
-
-    status_code = status.HTTP_400_BAD_REQUEST
-
-    def __init__(self, code: str, message: str, *, line: int | None = None,
-                 column: int | None = None, http_status: int | None = None):
-        super().__init__(detail=message, code=code)
-        self.code = code
-        self.message = message
-        self.line = line
-        self.column = column
-        if http_status is not None:
-            self.status_code = http_status
 
 
 def error_body(code: str, message: str, line: int | None = None, column: int | None = None, *,
@@ -57,15 +46,17 @@ def exception_handler(exc, context):
     if isinstance(exc, RequestDataTooBig):
         return Response(error_body("too_large", "request body is too large"),
                         status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
-    if isinstance(exc, APIError):
-        body = error_body(exc.code, exc.message, exc.line, exc.column)
-        return Response(body, status=exc.status_code)
     if isinstance(exc, exceptions.ValidationError):
         return Response(error_body("invalid_request", _validation_message(exc.detail)),
                         status=exc.status_code)
+    if isinstance(exc, exceptions.Throttled):
+        return Response(error_body("throttled", str(exc.detail)), status=exc.status_code,
+                        headers={"Retry-After": str(int(exc.wait or 1))})
     if isinstance(exc, exceptions.APIException):
         code = exc.get_codes() if isinstance(exc.get_codes(), str) else "error"
         return Response(error_body(code, str(exc.detail)), status=exc.status_code)
+    if isinstance(exc, Http404):
+        return Response(error_body("not_found", "not found"), status=status.HTTP_404_NOT_FOUND)
     logger.exception("unexpected error in %s", context.get("view").__class__.__name__)
     return Response(error_body("internal_error", "internal error"),
                     status=status.HTTP_500_INTERNAL_SERVER_ERROR)

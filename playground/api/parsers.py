@@ -1,12 +1,11 @@
-"""A JSON parser whose syntax errors carry line and column."""
+"""A JSON parser whose errors carry line and column, and that applies the edge checks (services/edge.py)."""
 
 from __future__ import annotations
 
-import json
-
 from rest_framework.parsers import JSONParser
 
-from playground.api.errors import APIError
+from playground.services import edge
+from playground.services.errors import ServiceError
 
 
 class LocatedJSONParser(JSONParser):
@@ -15,10 +14,5 @@ class LocatedJSONParser(JSONParser):
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise APIError("invalid_json", f"request body is not UTF-8: {exc.reason} at byte {exc.start}")
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise APIError("invalid_json", f"invalid JSON: {exc.msg}", line=exc.lineno, column=exc.colno)
-        except RecursionError:
-            raise APIError("invalid_json", "invalid JSON: nested too deeply")
+            raise ServiceError("invalid_json", f"request body is not UTF-8: {exc.reason} at byte {exc.start}")
+        return edge.loads(text)

@@ -23,16 +23,19 @@ class ProjectInSerializer(serializers.Serializer):
     description = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
     documents = DocumentInSerializer(many=True, required=False)
     requests = RequestInSerializer(many=True, required=False)
+    kubernetesVersion = serializers.CharField(required=False, help_text="the Kubernetes release to simulate, e.g. 1.31")
 
 
 class ProjectPatchSerializer(serializers.Serializer):
     title = serializers.CharField(required=False, allow_blank=True)
     description = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    kubernetesVersion = serializers.CharField(required=False, help_text="the Kubernetes release to simulate, e.g. 1.31")
 
 
 class EvaluateInSerializer(serializers.Serializer):
     documents = DocumentInSerializer(many=True)
     requests = RequestInSerializer(many=True, required=False)
+    kubernetesVersion = serializers.CharField(required=False, help_text="the Kubernetes release to simulate, e.g. 1.31")
 
 
 class SnapshotRefSerializer(serializers.Serializer):

@@ -16,13 +16,16 @@ from playground.api.playground_serializers import (DocumentInSerializer, Evaluat
                                                    RequestInSerializer, SnapshotRefSerializer)
 from playground.api.serializers import ErrorSerializer
 from playground.api.throttles import EvaluationThrottle
-from playground.services import (document_service, evaluation_service, example_service, notify, project_service,
-                                 snapshot_service)
+from playground.evaluation import jobs, pool
+from playground.services import document_service, example_service, notify, project_service, snapshot_service
+from playground.services.evaluation_jobs import documents_key
 from playground.services.document_service import UNSET
+from playground.services import edge
 from playground.services.errors import ServiceError
 
 TOKEN_HEADER = OpenApiParameter("X-Edit-Token", str, OpenApiParameter.HEADER, required=True,
                                 description="The edit token returned once when the project was created.")
+LIST = {"type": "array", "items": {"type": "object"}}
 ERRORS = {400: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer, 413: ErrorSerializer}
 
 
@@ -30,18 +33,27 @@ def _token(request) -> str | None:
     return request.headers.get("X-Edit-Token")
 
 
-def _body(request) -> dict:
-    if not isinstance(request.data, dict):
+def _body(request, *fields: str, required: tuple[str, ...] = ()) -> dict:
+    """The JSON object body; an unknown or missing field is refused, naming it."""
+    data = request.data
+    if not isinstance(data, dict):
         raise ServiceError("invalid_request", "the body must be a JSON object")
-    return request.data
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise edge.invalid(f"unknown field (expected {', '.join(fields)})", unknown[0])
+    for name in required:
+        if name not in data:
+            raise edge.invalid("this field is required", name)
+    return data
 
 
 class ProjectCreateView(APIView):
     @extend_schema(request=ProjectInSerializer, responses={201: dict, **ERRORS})
     def post(self, request):
-        body = _body(request)
+        body = _body(request, "title", "description", "documents", "requests", "kubernetesVersion")
         state, token = project_service.create_project(body.get("title", ""), body.get("description", ""),
-                                                      body.get("documents"), body.get("requests"))
+                                                      body.get("documents"), body.get("requests"),
+                                                      kubernetes_version=body.get("kubernetesVersion"))
         return Response({**state, "editToken": token}, status=status.HTTP_201_CREATED)
 
 
@@ -52,9 +64,9 @@ class ProjectDetailView(APIView):
 
     @extend_schema(request=ProjectPatchSerializer, parameters=[TOKEN_HEADER], responses={200: dict, **ERRORS})
     def patch(self, request, project_id):
-        body = _body(request)
+        body = _body(request, "title", "description", "kubernetesVersion")
         state = project_service.update_metadata(project_id, _token(request), body.get("title"),
-                                                body.get("description"))
+                                                body.get("description"), body.get("kubernetesVersion"))
         notify.project_changed(project_id)
         return Response(state)
 
@@ -69,13 +81,15 @@ class ProjectTokenView(APIView):
 
 class _ItemListView(APIView):
     target = "document"
+    fields = ("name", "text")
 
+    @extend_schema(request=None, parameters=[], responses={200: LIST, 404: ErrorSerializer})
     def get(self, request, project_id):
         state = project_service.project_state(project_id)
         return Response(state["documents" if self.target == "document" else "requests"])
 
     def post(self, request, project_id):
-        body = _body(request)
+        body = _body(request, *self.fields)
         saved = document_service.add_item(project_id, _token(request), self.target, body.get("name"),
                                           body.get("text", ""), body.get("expected"))
         notify.project_changed(project_id)
@@ -84,12 +98,14 @@ class _ItemListView(APIView):
 
 class _ItemDetailView(APIView):
     target = "document"
+    fields = ("name", "text")
 
+    @extend_schema(request=None, parameters=[], responses={200: dict, 404: ErrorSerializer})
     def get(self, request, project_id, item_id):
         return Response(document_service.get_item(project_id, self.target, item_id))
 
     def put(self, request, project_id, item_id):
-        body = _body(request)
+        body = _body(request, *self.fields)
         saved = document_service.update_item(project_id, _token(request), self.target, item_id,
                                              text=body.get("text"), name=body.get("name"),
                                              expected=body["expected"] if "expected" in body else UNSET)
@@ -115,11 +131,20 @@ class DocumentDetailView(_ItemDetailView):
 @extend_schema(request=RequestInSerializer, parameters=[TOKEN_HEADER], responses={201: dict, **ERRORS})
 class RequestListView(_ItemListView):
     target = "request"
+    fields = ("name", "text", "expected")
 
 
 @extend_schema(request=RequestInSerializer, responses={200: dict, **ERRORS})
 class RequestDetailView(_ItemDetailView):
     target = "request"
+    fields = ("name", "text", "expected")
+
+
+def _evaluate(documents: list[dict], requests: list[dict], version: int | None = None,
+              kubernetes_version: str | None = None) -> dict:
+    """In the supervised workers, bounded like every evaluation; routed like the live room's (warm caches)."""
+    key = documents_key([doc["text"] for doc in documents], kubernetes_version)
+    return pool.call(jobs.evaluate_project, documents, requests, version, kubernetes_version, key=key)
 
 
 class ProjectEvaluateView(APIView):
@@ -128,7 +153,8 @@ class ProjectEvaluateView(APIView):
     @extend_schema(request=None, responses={200: dict, 404: ErrorSerializer, 429: ErrorSerializer})
     def post(self, request, project_id):
         state = project_service.project_state(project_id)
-        return Response(evaluation_service.evaluate(state["documents"], state["requests"], state["version"]))
+        return Response(_evaluate(state["documents"], state["requests"], state["version"],
+                                  kubernetes_version=state["kubernetesVersion"]))
 
 
 class EvaluateView(APIView):
@@ -139,9 +165,11 @@ class EvaluateView(APIView):
     @extend_schema(request=EvaluateInSerializer, responses={200: dict, 400: ErrorSerializer,
                                                              413: ErrorSerializer, 429: ErrorSerializer})
     def post(self, request):
-        body = _body(request)
+        body = _body(request, "documents", "requests", "kubernetesVersion", required=("documents",))
         documents, requests = project_service.clean_contents(body.get("documents"), body.get("requests"))
-        return Response(evaluation_service.evaluate(documents, requests))
+        version = body.get("kubernetesVersion")
+        version = project_service.clean_kubernetes_version(version) if version is not None else None
+        return Response(_evaluate(documents, requests, kubernetes_version=version))
 
 
 class ProjectSnapshotView(APIView):
@@ -164,7 +192,7 @@ class SnapshotForkView(APIView):
 
 
 class ExampleListView(APIView):
-    @extend_schema(responses={200: dict})
+    @extend_schema(responses={200: LIST})
     def get(self, request):
         return Response(example_service.list_examples())
 

@@ -21,6 +21,8 @@ class CELRequestSerializer(serializers.Serializer):
 class ErrorDetailSerializer(serializers.Serializer):
     code = serializers.CharField()
     message = serializers.CharField()
+    document = serializers.JSONField(allow_null=True, help_text="The document (name or index) it belongs to.")
+    path = serializers.CharField(allow_null=True, help_text="The field it concerns, e.g. documents[0].text.")
     line = serializers.IntegerField(allow_null=True)
     column = serializers.IntegerField(allow_null=True)
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import yaml
 
-from playground.api.errors import APIError
+from playground.services.edge import check_json
+from playground.services.errors import ServiceError
 
 
 class _JSONLikeLoader(yaml.SafeLoader):
@@ -34,13 +35,13 @@ def _check_json_like(value, path: str) -> None:
     if isinstance(value, dict):
         for key, item in value.items():
             if not isinstance(key, (str, int, bool)):
-                raise APIError("invalid_variables", f"{path}: map key of type {type(key).__name__} is not supported")
+                raise ServiceError("invalid_variables", f"{path}: map key of type {type(key).__name__} is not supported")
             _check_json_like(item, f"{path}.{key}")
     elif isinstance(value, list):
         for position, item in enumerate(value):
             _check_json_like(item, f"{path}[{position}]")
     elif not isinstance(value, _SCALARS):
-        raise APIError("invalid_variables", f"{path}: value of type {type(value).__name__} is not supported")
+        raise ServiceError("invalid_variables", f"{path}: value of type {type(value).__name__} is not supported")
 
 
 def parse_variables_text(text: str) -> dict:
@@ -51,18 +52,21 @@ def parse_variables_text(text: str) -> dict:
         mark = exc.problem_mark or exc.context_mark
         message = f"invalid YAML/JSON: {exc.problem or exc.context}"
         if mark is None:
-            raise APIError("invalid_variables", message)
-        raise APIError("invalid_variables", message, line=mark.line + 1, column=mark.column + 1)
+            raise ServiceError("invalid_variables", message)
+        raise ServiceError("invalid_variables", message, line=mark.line + 1, column=mark.column + 1)
     except yaml.YAMLError as exc:
-        raise APIError("invalid_variables", f"invalid YAML/JSON: {exc}")
+        raise ServiceError("invalid_variables", f"invalid YAML/JSON: {exc}")
     except RecursionError:
-        raise APIError("invalid_variables", "variables are nested too deeply")
+        raise ServiceError("invalid_variables", "variables are nested too deeply")
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise ServiceError("invalid_variables", f"invalid YAML/JSON: {exc}")
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise APIError("invalid_variables", "variables must be a map of names to values")
+        raise ServiceError("invalid_variables", "variables must be a map of names to values")
     try:
         _check_json_like(data, "variables")
     except RecursionError:
-        raise APIError("invalid_variables", "variables are nested too deeply")
+        raise ServiceError("invalid_variables", "variables are nested too deeply")
+    check_json(data, "variables")  # the same limits as JSON variables: text, 64-bit integers, depth
     return data

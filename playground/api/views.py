@@ -1,28 +1,30 @@
-"""API views. Thin: validate the request, call the engine, shape the answer."""
+"""The CEL endpoint: validate the request, evaluate in the supervised workers, shape the answer."""
 
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-import evaluator.cel as cel
-from playground.api.errors import APIError
 from playground.api.json_safe import json_safe
 from playground.api.serializers import CELRequestSerializer, CELResultSerializer, ErrorSerializer
+from playground.api.throttles import EvaluationThrottle
 from playground.api.variables import parse_variables_text
-from playground.services.cel_service import evaluate_expression
+from playground.evaluation import jobs, pool
+from playground.services.errors import ServiceError
 
-_UNPROCESSABLE = status.HTTP_422_UNPROCESSABLE_ENTITY
+# The engine's error kinds (jobs.evaluate_cel) and the API's codes; all are the user's data, hence 422.
+_CEL_ERROR_CODES = {"compile": "compile_error", "evaluation": "evaluation_error", "cel": "cel_error"}
 
 
 class CELEvaluateView(APIView):
     """Evaluate one CEL expression in the Kubernetes admission environment."""
 
+    throttle_classes = [EvaluationThrottle]
+
     @extend_schema(
         request=CELRequestSerializer,
-        responses={200: CELResultSerializer, 400: ErrorSerializer, 422: ErrorSerializer},
+        responses={200: CELResultSerializer, 400: ErrorSerializer, 422: ErrorSerializer, 429: ErrorSerializer},
     )
     def post(self, request):
         serializer = CELRequestSerializer(data=request.data)
@@ -32,15 +34,9 @@ class CELEvaluateView(APIView):
             variables = parse_variables_text(data["variables_text"])
         else:
             variables = data.get("variables", {})
-        try:
-            outcome = evaluate_expression(data["expression"], variables)
-        except cel.CompileError as exc:
-            raise APIError("compile_error", exc.message, line=exc.line, column=exc.column,
-                           http_status=_UNPROCESSABLE)
-        except cel.EvaluationError as exc:
-            raise APIError("evaluation_error", exc.message, line=exc.line, column=exc.column,
-                           http_status=_UNPROCESSABLE)
-        except cel.CELError as exc:  # any other engine error is still the user's data, not a crash
-            raise APIError("cel_error", exc.message, line=exc.line, column=exc.column,
-                           http_status=_UNPROCESSABLE)
+        outcome = pool.call(jobs.evaluate_cel, data["expression"], variables)
+        if "error" in outcome:
+            error = outcome["error"]
+            raise ServiceError(_CEL_ERROR_CODES[error["kind"]], error["message"], 422, line=error["line"],
+                               column=error["column"])
         return Response(json_safe(outcome))

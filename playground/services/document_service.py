@@ -8,7 +8,7 @@ from django.db.models.functions import Length
 
 from playground.collab import authority
 from playground.models import Document, SampleRequest
-from playground.services import limits
+from playground.services import edge, limits
 from playground.services.errors import ServiceError, not_found
 from playground.services.expectations import clean_expected
 from playground.services.project_service import authorize, bump_version, get_project, item_dict, project_state
@@ -20,7 +20,7 @@ UNSET = object()
 def _model(target: str):
     try:
         return TARGETS[target]
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: an unhashable target (a list or an object)
         raise ServiceError("invalid_request", "target must be 'document' or 'request'")
 
 
@@ -47,17 +47,14 @@ def _check_project_total(project_id: str, replaced_model=None, replaced_id=None,
 def _clean_name(name, default: str) -> str:
     if name is None or name == "":
         return default
-    if not isinstance(name, str):
-        raise ServiceError("invalid_request", "name must be a string")
-    return name[:200]
+    return edge.check_text(name, "name")[:200]
 
 
 def add_item(project_id: str, token: str | None, target: str, name=None, text: str = "", expected=None) -> dict:
     """Append a document or sample request; returns {"item", "version"}."""
     model = _model(target)
     authorize(get_project(project_id), token)
-    if not isinstance(text, str):
-        raise ServiceError("invalid_request", "text must be a string")
+    edge.check_text(text, "text")
     name = _clean_name(name, target)
     limits.check_text(text, name)
     fields = {}
@@ -66,17 +63,29 @@ def add_item(project_id: str, token: str | None, target: str, name=None, text: s
     with transaction.atomic():
         project = bump_version(project_id)
         _check_project_total(project_id, new_text=text)
+        limits.check_count(model.objects.filter(project_id=project_id).count() + 1,
+                           "documents" if model is Document else "requests")
         last = model.objects.filter(project_id=project_id).aggregate(m=Max("position"))["m"]
         item = model.objects.create(project=project, name=name, text=text, version=project.version,
                                     position=0 if last is None else last + 1, **fields)
     return {"item": item_dict(item, model is SampleRequest), "version": project.version}
 
 
+def _item_id(item_id) -> int:
+    """An item id as a client sent it (URL digits or a JSON number); one no row can have is not found."""
+    if isinstance(item_id, bool) or not isinstance(item_id, (int, str)):
+        raise ValueError(item_id)
+    value = int(item_id)
+    if not 0 < value < 2**63:
+        raise ValueError(item_id)
+    return value
+
+
 def get_item(project_id: str, target: str, item_id) -> dict:
     model = _model(target)
     get_project(project_id)
     try:
-        item = model.objects.get(project_id=project_id, pk=int(item_id))
+        item = model.objects.get(project_id=project_id, pk=_item_id(item_id))
     except (model.DoesNotExist, ValueError, TypeError):
         raise not_found(target)
     return item_dict(item, model is SampleRequest)
@@ -86,14 +95,14 @@ def update_item(project_id: str, token: str | None, target: str, item_id, *, tex
                 expected=UNSET) -> dict:
     """Save a new text/name/expected exactly as given (broken YAML included); returns {"item", "version"}."""
     model = _model(target)
-    if text is not None and not isinstance(text, str):
-        raise ServiceError("invalid_request", "text must be a string")
+    if text is not None:
+        edge.check_text(text, "text")
     if text is not None:
         limits.check_text(text, name if isinstance(name, str) else None)
     with transaction.atomic():
         project = bump_version(project_id, token)
         try:
-            item = model.objects.select_for_update().get(project_id=project_id, pk=int(item_id))
+            item = model.objects.select_for_update().get(project_id=project_id, pk=_item_id(item_id))
         except (model.DoesNotExist, ValueError, TypeError):
             raise not_found(target)
         fields = ["version", "updated"]
@@ -118,7 +127,7 @@ def delete_item(project_id: str, token: str | None, target: str, item_id) -> dic
     authorize(get_project(project_id), token)
     with transaction.atomic():
         try:
-            item = model.objects.get(project_id=project_id, pk=int(item_id))
+            item = model.objects.get(project_id=project_id, pk=_item_id(item_id))
         except (model.DoesNotExist, ValueError, TypeError):
             raise not_found(target)
         project = bump_version(project_id)

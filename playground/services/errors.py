@@ -17,9 +17,16 @@ class ServiceError(Exception):
         self.line = line
         self.column = column
 
+    def __reduce__(self):  # raised in evaluation workers and sent back to the server
+        return (_rebuild, (self.code, self.message, self.status, self.document, self.path, self.line, self.column))
+
     def as_dict(self) -> dict:
         return {"code": self.code, "message": self.message, "document": self.document, "path": self.path,
                 "line": self.line, "column": self.column}
+
+
+def _rebuild(code, message, status, document, path, line, column) -> ServiceError:
+    return ServiceError(code, message, status, document=document, path=path, line=line, column=column)
 
 
 def not_found(what: str) -> ServiceError:

@@ -3,27 +3,20 @@
 A document set is loaded (and its policies compiled) once per distinct set of texts; each request's result
 is cached under (hash of the document texts, hash of the request text), so editing one request re-runs only
 that request, and going back to an earlier text costs nothing. Verdicts are recomputed every time because
-the expected outcome is not part of the key. Everything here is synchronous and CPU-bound: the REST views
-call it in their request thread; the live WebSocket path runs it in worker processes (evaluation_jobs),
-never on the event loop.
+the expected outcome is not part of the key. Everything here is synchronous, CPU-bound and Django-free: it
+runs in the evaluation workers (playground/evaluation), never in the server process.
 """
 
 from __future__ import annotations
 
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-
-from django.conf import settings
 
 import evaluator
 from evaluator import Simulation
 from playground.api.json_safe import json_safe
 from playground.services.expectations import verdict
 from playground.services.result_cache import LRUCache, content_hash
-
-EXECUTOR = ThreadPoolExecutor(max_workers=getattr(settings, "PLAYGROUND_EVALUATION_WORKERS", 4),
-                              thread_name_prefix="evaluate")
 
 _SIMULATIONS = LRUCache(maxsize=64)
 _RESULTS = LRUCache(maxsize=4096)
@@ -70,12 +63,19 @@ def _split_errors(errors: list[dict], count: int) -> tuple[list[list[dict]], lis
     return per_document, general
 
 
-def load_documents(texts: list[str]) -> LoadedDocuments:
+def documents_key(texts: list[str], kubernetes_version: str | None = None) -> str:
+    """The cache key of a document set as one Kubernetes release sees it (None: the newest)."""
+    if kubernetes_version is None:
+        return content_hash("documents", texts)
+    return content_hash("documents", texts, kubernetes_version)
+
+
+def load_documents(texts: list[str], kubernetes_version: str | None = None) -> LoadedDocuments:
     """The loaded form of these texts, from the cache when they were seen before."""
-    key = content_hash("documents", texts)
+    key = documents_key(texts, kubernetes_version)
     loaded = _SIMULATIONS.get(key)
     if loaded is None:
-        simulation = evaluator.load(list(texts))
+        simulation = evaluator.load(list(texts), kubernetes_version=kubernetes_version)
         per_document, general = _split_errors(simulation.errors, len(texts))
         loaded = LoadedDocuments(key, simulation, per_document, general, list(texts))
         _SIMULATIONS.put(key, loaded)
@@ -110,9 +110,10 @@ def documents_entry(documents: list[dict], loaded: LoadedDocuments) -> list[dict
             for doc, errors in zip(documents, loaded.document_errors)]
 
 
-def evaluate(documents: list[dict], requests: list[dict], version: int | None = None) -> dict:
+def evaluate(documents: list[dict], requests: list[dict], version: int | None = None, *,
+             kubernetes_version: str | None = None) -> dict:
     """The whole EvaluationResult for documents [{id?, name, text}] and requests [{id?, name, text, expected?}]."""
-    loaded = load_documents([doc["text"] for doc in documents])
+    loaded = load_documents([doc["text"] for doc in documents], kubernetes_version)
     return {
         "version": version,
         "documents": documents_entry(documents, loaded),

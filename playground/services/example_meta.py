@@ -19,6 +19,8 @@ GROUPS = [
     ("kyverno-patterns", "Kyverno patterns and anchors", "Kyverno's overlay patterns, anchors, deny rules and foreach."),
     ("kyverno-cel", "Kyverno CEL and generated VAPs", "Kyverno rules written in CEL, and the ValidatingAdmissionPolicy Kyverno generates."),
     ("pod-security", "Pod Security", "The Pod Security Standards through Kyverno's podSecurity rule."),
+    ("crd-rules", "CRD validation rules", "x-kubernetes-validations on custom resources, their costs and ratcheting."),
+    ("webhooks", "Admission webhooks", "Which webhooks the API server calls, and what their answers do."),
     ("workshops", "Bigger projects", "Several policies, bindings and params working together."),
 ]
 GROUP_TITLES = {slug: title for slug, title, _ in GROUPS}

@@ -1,4 +1,5 @@
-"""Size limits on what a project may hold (1 MiB a document, 5 MiB a project by default): 413 beyond."""
+"""Size limits on what a project may hold (1 MiB a document, 5 MiB a project, 200 documents and 200
+requests by default): 413 beyond."""
 
 from __future__ import annotations
 
@@ -6,16 +7,14 @@ from django.conf import settings
 
 from playground.services.errors import ServiceError
 
-DEFAULT_DOCUMENT_BYTES = 1024 * 1024
-DEFAULT_PROJECT_BYTES = 5 * 1024 * 1024
 
 
 def document_limit() -> int:
-    return getattr(settings, "PLAYGROUND_MAX_DOCUMENT_BYTES", DEFAULT_DOCUMENT_BYTES)
+    return settings.PLAYGROUND_MAX_DOCUMENT_BYTES
 
 
 def project_limit() -> int:
-    return getattr(settings, "PLAYGROUND_MAX_PROJECT_BYTES", DEFAULT_PROJECT_BYTES)
+    return settings.PLAYGROUND_MAX_PROJECT_BYTES
 
 
 def text_size(text: str) -> int:
@@ -34,3 +33,10 @@ def check_total(sizes) -> None:
     if total > project_limit():
         raise ServiceError("too_large", f"project is {total} bytes; the limit is {project_limit()} bytes a project",
                            413)
+
+
+def check_count(count: int, kind: str) -> None:
+    """At most PLAYGROUND_MAX_ITEMS documents (and as many sample requests) in a project or an evaluation."""
+    if count > settings.PLAYGROUND_MAX_ITEMS:
+        raise ServiceError("too_large", f"{kind}: {count} items; the limit is {settings.PLAYGROUND_MAX_ITEMS}",
+                           413, path=kind)

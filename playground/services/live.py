@@ -2,8 +2,8 @@
 
 One ProjectRunner per project and process: edits raise `wanted` to their version; the runner evaluates the
 newest saved state, and before each message it checks that no newer edit has arrived (else the work is
-dropped and the newest state evaluated instead). The engine runs in worker processes (evaluation_jobs),
-never on the event loop: one round trip per evaluation, for the requests whose results are not cached. Consumers in other processes (Redis layer) also drop results older than the newest
+dropped and the newest state evaluated instead). The engine runs in the evaluation workers
+(playground/evaluation), never on the event loop: one round trip per evaluation, for the requests whose results are not cached. Consumers in other processes (Redis layer) also drop results older than the newest
 version they have seen.
 """
 
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from channels.db import database_sync_to_async
 
 from playground.services import evaluation_jobs as jobs
+from playground.services import outage
 from playground.services.errors import ServiceError
 from playground.services.project_service import project_state
 
@@ -58,7 +59,8 @@ async def stream_evaluation(state: dict, send: Send, superseded: Callable[[], bo
     started = time.perf_counter()
     texts = [doc["text"] for doc in state["documents"]]
     await send({"type": "evaluating", "version": version})
-    loaded, results = await jobs.evaluate(texts, [request["text"] for request in state["requests"]])
+    kubernetes_version = state.get("kubernetesVersion")
+    loaded, results = await jobs.evaluate(texts, [request["text"] for request in state["requests"]], kubernetes_version)
     if superseded():
         return False
     messages = [{"type": "documentErrors", "version": version,
@@ -69,7 +71,7 @@ async def stream_evaluation(state: dict, send: Send, superseded: Callable[[], bo
                     for request, (summary, result_json) in zip(state["requests"], results))
     messages.append({"type": "done", "version": version, "ms": round((time.perf_counter() - started) * 1000, 2)})
     await send(Batch(version, tuple(messages)))
-    task = asyncio.create_task(_typecheck_later(version, texts, send, superseded, memo))
+    task = asyncio.create_task(_typecheck_later(version, texts, send, superseded, memo, kubernetes_version))
     _BACKGROUND.add(task)  # keep a reference until it finishes
     task.add_done_callback(_BACKGROUND.discard)
     return True
@@ -79,21 +81,24 @@ _BACKGROUND: set[asyncio.Task] = set()
 
 
 async def _typecheck_later(version: int, texts: list[str], send: Send, superseded: Callable[[], bool],
-                           memo: dict | None) -> None:
+                           memo: dict | None, kubernetes_version: str | None = None) -> None:
     """Type check after the documents have been still for a moment, unless a newer version came; a room
     (memo) is only sent type checks that differ from the last ones it got."""
     try:
         await asyncio.sleep(TYPECHECK_DELAY_SECONDS)
         if superseded():
             return
-        typecheck = await jobs.typecheck(texts)
+        typecheck = await jobs.typecheck(texts, kubernetes_version)
         if superseded() or (memo is not None and memo.get("typecheck") == typecheck):
             return
         if memo is not None:
             memo["typecheck"] = typecheck
         await send({"type": "typecheck", "version": version, "typecheck": typecheck})
-    except Exception:  # a diagnostic; never let it take the room down
-        logger.exception("type checking failed")
+    except Exception as exc:  # a diagnostic; never let it take the room down
+        if outage.is_outage(exc) or isinstance(exc, ServiceError):
+            outage.report("type checking", exc)
+        else:
+            logger.exception("type checking failed")
 
 
 class ProjectRunner:
@@ -138,11 +143,12 @@ class ProjectRunner:
                     return
         except ServiceError as exc:  # e.g. the project was deleted meanwhile
             await self.send({"type": "error", "error": exc.as_dict()})
-        except Exception:
+        except Exception as exc:
+            if outage.is_outage(exc):
+                outage.report("live evaluation", exc)
+                return  # nobody can be told while the channel layer is down; the next edit evaluates again
             logger.exception("live evaluation of project %s failed", self.project_id)
-            await self.send({"type": "error", "error": {"code": "internal_error", "message": "evaluation failed",
-                                                        "document": None, "path": None, "line": None,
-                                                        "column": None}})
+            await self.send({"type": "error", "error": ServiceError("internal_error", "evaluation failed").as_dict()})
 
 
 _RUNNERS: dict[str, ProjectRunner] = {}

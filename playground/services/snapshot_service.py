@@ -8,8 +8,10 @@ from importlib import metadata
 
 from django.db import IntegrityError, transaction
 
+from evaluator.cel.versions import NEWEST
 from playground.models import Snapshot
 from playground.services import project_service, tokens
+from playground.services.edge import text_problem
 from playground.services.errors import not_found
 from playground.services.fork_titles import fork_title
 
@@ -23,8 +25,11 @@ def engine_version() -> str:
 
 
 def snapshot_content(state: dict) -> dict:
-    """What a snapshot keeps: the texts as typed, without ids or versions."""
+    """What a snapshot keeps: the texts as typed, without ids or versions (the Kubernetes version only when it
+    is not the newest, so snapshots of projects that never chose one keep their content-derived ids)."""
+    version = state.get("kubernetesVersion")
     return {
+        **({"kubernetesVersion": version} if version and version != NEWEST else {}),
         "title": state["title"],
         "description": state["description"],
         "documents": [{"name": d["name"], "text": d["text"]} for d in state["documents"]],
@@ -54,6 +59,8 @@ def create_snapshot(project_id: str) -> dict:
 
 def get_snapshot(snapshot_id_: str) -> dict:
     try:
+        if text_problem(snapshot_id_) is not None:
+            raise Snapshot.DoesNotExist
         snapshot = Snapshot.objects.get(pk=snapshot_id_)
     except Snapshot.DoesNotExist:
         raise not_found("snapshot")
@@ -63,9 +70,12 @@ def get_snapshot(snapshot_id_: str) -> dict:
 
 def fork_snapshot(snapshot_id_: str) -> tuple[dict, str]:
     try:
+        if text_problem(snapshot_id_) is not None:
+            raise Snapshot.DoesNotExist
         snapshot = Snapshot.objects.get(pk=snapshot_id_)
     except Snapshot.DoesNotExist:
         raise not_found("snapshot")
     content = snapshot.content
     return project_service.create_project(fork_title(content.get("title")), content.get("description", ""),
-                                          content.get("documents"), content.get("requests"), forked_from=snapshot)
+                                          content.get("documents"), content.get("requests"), forked_from=snapshot,
+                                          kubernetes_version=content.get("kubernetesVersion"))

@@ -14,19 +14,21 @@ evaluated through the fair per-client queue, and the progress goes to the teache
 
 from __future__ import annotations
 
+import logging
 from urllib.parse import parse_qs
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from playground.services import outage
 from playground.services.errors import ServiceError
 from playground.workshops.models import ROOM_OPEN, Participant
 from playground.workshops.services import engine, evaluation_pool, fair_queue, participants, progress, rooms
 from playground.workshops.services.database import db
 from playground.workshops.services.groups import room_group, teacher_group, watch_group
-from playground.ws_messages import error_message, parse_client_message
+from playground.ws_messages import (STUDENT_MESSAGES, TEACHER_MESSAGES, client_seq, error_message, internal_error,
+                                    parse_client_message)
 
-INTERNAL_ERROR = {"code": "internal_error", "message": "internal error", "document": None, "path": None,
-                  "line": None, "column": None}
+logger = logging.getLogger(__name__)
 
 
 class _RoomConsumer(AsyncJsonWebsocketConsumer):
@@ -36,10 +38,25 @@ class _RoomConsumer(AsyncJsonWebsocketConsumer):
     ready = False
     needs_hello = False  # the teacher socket: nothing but `hello {token}` until it is authenticated
     handlers: dict[str, str] = {}
+    messages: dict[str, dict[str, str]] = {}  # the checked fields of each message type (ws_messages)
 
     def query_token(self) -> str | None:
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         return (query.get("token") or [None])[0]
+
+    async def websocket_connect(self, message):
+        """Connect; while Redis or the database is down, say so and close (the page reconnects by itself)."""
+        try:
+            await super().websocket_connect(message)
+        except Exception as exc:
+            if not outage.is_outage(exc):
+                raise
+            outage.report("workshop room", exc)
+            self.ready = False
+            try:
+                await self.refuse(outage.unavailable(), 4503)
+            except Exception:  # already accepted: just close
+                await self.close(code=4503)
 
     async def refuse(self, error: ServiceError, close_code: int) -> None:
         await self.accept()
@@ -50,20 +67,22 @@ class _RoomConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json(error_message(error, client_seq))
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs):
+        """Check one message and run its handler; every failure is answered, none drops the connection."""
+        message: dict = {}
         try:
-            message = parse_client_message(text_data, bytes_data)
-        except ServiceError as error:
-            await self.send_error(error)
-            return
-        handler = getattr(self, self.handlers.get(message.get("type"), ""), None)
-        try:
-            if self.needs_hello and not self.ready and message.get("type") != "hello":
+            message = parse_client_message(text_data, bytes_data, self.messages)
+            if self.needs_hello and not self.ready and message["type"] != "hello":
                 raise ServiceError("forbidden", "send hello with the teacher token first", 403)
-            if handler is None:
-                raise ServiceError("invalid_message", f"unknown message type {message.get('type')!r}")
-            await handler(message)
+            await getattr(self, self.handlers[message["type"]])(message)
         except ServiceError as exc:
-            await self.send_error(exc, message.get("clientSeq"))
+            await self.send_error(exc, client_seq(message))
+        except Exception as exc:
+            if outage.is_outage(exc):
+                outage.report("workshop room", exc)
+                await self.send_error(outage.unavailable(), client_seq(message))
+            else:
+                logger.exception("workshop room %s: %s message failed", self.code, message.get("type"))
+                await self.send_error(internal_error(), client_seq(message))
 
     async def to_group(self, group: str, message: dict) -> None:
         await self.channel_layer.group_send(group, {"type": "workshop.event", "message": message})
@@ -74,6 +93,7 @@ class TeacherConsumer(_RoomConsumer):
     handlers = {"hello": "on_hello", "watch": "on_watch", "unwatch": "on_unwatch", "announce": "on_announce",
                 "present": "on_present", "advance": "on_advance", "revealHint": "on_reveal_hint",
                 "revealSolution": "on_reveal_solution", "close": "on_close", "stuckMinutes": "on_stuck_minutes"}
+    messages = TEACHER_MESSAGES
 
     async def connect(self):
         self.token = None
@@ -164,6 +184,7 @@ class TeacherConsumer(_RoomConsumer):
 class StudentConsumer(_RoomConsumer):
     handlers = {"hello": "on_hello", "edit": "on_edit", "evaluate": "on_evaluate", "submit": "on_submit",
                 "ping": "on_ping"}
+    messages = STUDENT_MESSAGES
 
     async def connect(self):
         self.closed = False
@@ -175,7 +196,7 @@ class StudentConsumer(_RoomConsumer):
                                                                   self.query_token())
         except ServiceError as exc:
             return await self.refuse(exc, 4404 if exc.status == 404 else 4403)
-        evaluation_pool.executor()  # start (and warm) the evaluation workers with the first student
+        evaluation_pool.warm_up()  # start (and warm) the evaluation workers with the first student
         self.participant_id = participant.id
         self.client = f"participant-{participant.id}"
         self.code = participant.room_id
@@ -228,7 +249,7 @@ class StudentConsumer(_RoomConsumer):
         saved, ctx = await db(progress.save_edit)(self.context, self.fork["editToken"], message.get("target"),
                                                   message.get("id"), fields)
         item = saved["item"]
-        await self.send_json({"type": "ack", "clientSeq": message.get("clientSeq"), "version": saved["version"],
+        await self.send_json({"type": "ack", "clientSeq": client_seq(message), "version": saved["version"],
                               "id": item["id"], "target": message.get("target")})
         self.evaluate_soon(ctx)
         await self.to_group(watch_group(self.code, self.participant_id), {
@@ -259,7 +280,12 @@ class StudentConsumer(_RoomConsumer):
         submit, self.want_submit = self.want_submit, False
         if ctx is None or submit:  # a submit marks the progress: every later context carries it
             ctx = self.context = await db(progress.context)(self.participant_id, submit)
-        result = await evaluation_pool.evaluate(ctx)
+        try:
+            result = await evaluation_pool.evaluate(ctx)
+        except ServiceError as exc:  # over the wall-clock or memory bound, or the worker failed twice
+            if not self.closed:
+                await self.send_error(exc)
+            return
         if not self.closed:  # the student first: the stored progress only matters to the teacher and to resumes
             seen = engine.preview(ctx, result["checks"], result["version"])
             await self.send_json({"type": "evaluation", **result, "checks": seen["checks"], "progress": seen,

@@ -23,6 +23,19 @@ function toast(text, kind = "info") {
   setTimeout(() => item.remove(), kind === "error" ? 8000 : 3500);
 }
 
+/** The Kubernetes version picker: the releases the engine simulates, newest first; `current` selected. */
+function versionPicker(current, onChange) {
+  const select = $("kubernetes-version");
+  const versions = data.kubernetesVersions || [];
+  if (!select || !versions.length) return null;
+  if (!select.options.length) {
+    for (const version of [...versions].reverse()) select.appendChild(h("option", { value: version }, version));
+    select.addEventListener("change", () => onChange(select.value));
+  }
+  select.value = versions.includes(current) ? current : versions[versions.length - 1];
+  return select;
+}
+
 const indicators = {
   connection(state) {
     const node = $("conn-state");
@@ -129,6 +142,9 @@ function startProject() {
       const editable = Boolean(message.canEdit);
       workspace.setEditable(editable);
       if (titleInput) titleInput.readOnly = !editable;
+      const picker = versionPicker(message.project.kubernetesVersion,
+        (kubernetesVersion) => live.send({ type: "meta", kubernetesVersion }));
+      if (picker) picker.disabled = !editable;
       for (const id of ["btn-add-document", "btn-add-request", "btn-evaluate"]) {
         if ($(id)) {
           $(id).disabled = !editable;
@@ -236,7 +252,7 @@ function startReadOnly(content, { fork, kindLabel }) {
     onSave: () => showShareLink(content.url || window.location.pathname),
   }, { editable: false });
   async function evaluate() {
-    const body = workspace.content();
+    const body = { ...workspace.content(), kubernetesVersion: $("kubernetes-version")?.value || undefined };
     results.evaluating(null);
     try {
       const evaluation = await api("POST", `${API}evaluate`, body);
@@ -258,6 +274,7 @@ function startReadOnly(content, { fork, kindLabel }) {
     titleInput.readOnly = true;
   }
   document.title = `${content.title || "Untitled"} · Admission Playground`;
+  versionPicker(content.kubernetesVersion, evaluate);
   indicators.connection("readonly");
   banner(`${kindLabel} (read-only). Fork it to edit your own copy.`);
   window.__playground = { workspace, results };

@@ -6,6 +6,7 @@ import { h, jsonBlock, jsonText, copyButton } from "./dom.js";
 import { traceView } from "./trace.js";
 import { gotoLink, messageNode, textIndex } from "./locations.js";
 import { diffView } from "./diff.js";
+import { valueAt } from "./field-path.js";
 
 function decision(result) {
   if (!result) return { label: "No result", kind: "none" };
@@ -160,6 +161,25 @@ function generatedVapView(result) {
     ...generated), { open: false, testid: "generated-vap" });
 }
 
+/** The fields the API server's defaulting set before any policy ran: why `replicas` is 1. */
+function defaultedView(result) {
+  const sides = [["object", result.request?.object], ["oldObject", result.request?.oldObject]];
+  const rows = [];
+  for (const [side, object] of sides) {
+    for (const path of result.defaulted?.[side] || []) {
+      const value = valueAt(object, path);
+      if (value !== null && typeof value === "object" && Object.keys(value).length) continue; // its fields are listed
+      rows.push(h("tr", {}, h("td", {}, side), h("td", { class: "code" }, path), h("td", { class: "code" }, jsonText(value))));
+    }
+  }
+  if (!rows.length) return null;
+  return section(`Defaulted by the API server (${rows.length})`, h("div", {},
+    h("p", { class: "muted" }, "Set when the request was decoded, before any policy ran: policies see the object as admitted."),
+    h("table", { class: "tuples", dataset: { testid: "defaulted-fields" } },
+      h("thead", {}, h("tr", {}, ["object", "field", "value"].map((c) => h("th", {}, c)))),
+      h("tbody", {}, rows))), { testid: "defaulted" });
+}
+
 /** Where an error is, as a link to its place when it has one: {docId} for a document's own errors, else
  * the engine's source "<text i>" (the i-th document). */
 function placeLink(error, docId) {
@@ -204,6 +224,7 @@ export function requestCard(entry, { stale = false } = {}) {
     (result.policies || []).length ? section(`Policies (${summaryText(result.summary)})`, tupleTable(result.policies), { open: true })
       : (result.kyverno || []).length ? null : h("p", { class: "muted" }, "No admission policy took part."),
     traces(result.policies || []),
+    defaultedView(result),
     mutationView(result),
     kyvernoView(result.kyverno),
     generatedVapView(result),

@@ -12,7 +12,7 @@ import pytest
 
 from evaluator.policies.mutating.diff import semantic_form
 from evaluator.simulation import simulate
-from tests.conformance.k8s_scenarios import api_validation_mode, check_status, load_scenarios
+from tests.conformance.k8s_scenarios import api_validation_mode, check_status, defaulting_mode, load_scenarios
 
 
 def fake_deployment_defaulter(obj: dict) -> dict:
@@ -29,6 +29,7 @@ def fake_deployment_defaulter(obj: dict) -> dict:
 def test_scenario(scenario: dict) -> None:
     defaulter = fake_deployment_defaulter if "dispatcher_test.go" in scenario["source"] else None
     result = simulate(scenario["documents"], scenario["request"], api_validation=api_validation_mode(scenario),
+                      defaulting=defaulting_mode(scenario),
                       defaulter=defaulter)
     expect = scenario["expect"]
     assert not [e for e in result["errors"] if "traceback" in e], result["errors"]

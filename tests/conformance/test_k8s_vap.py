@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 
 from evaluator.simulation import simulate
-from tests.conformance.k8s_scenarios import api_validation_mode, check_status, load_scenarios
+from tests.conformance.k8s_scenarios import api_validation_mode, check_status, defaulting_mode, load_scenarios
 
 VALIDATION_FAILURE_KEY = "validation.policy.admission.k8s.io/validation_failure"
 
@@ -35,7 +35,7 @@ def _check_annotation(name: str, expected, actual: str | None) -> None:
 def test_scenario(scenario: dict) -> None:
     registry = (scenario.get("context") or {}).get("resource_registry")
     result = simulate(scenario["documents"], scenario["request"], resource_registry=registry,
-                      api_validation=api_validation_mode(scenario))
+                      api_validation=api_validation_mode(scenario), defaulting=defaulting_mode(scenario))
     expect = scenario["expect"]
     assert not [e for e in result["errors"] if e.get("severity") == "error" and "traceback" in e]
     check_status(result, expect)

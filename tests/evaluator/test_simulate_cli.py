@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from evaluator.cli import main
@@ -67,3 +68,21 @@ def test_run_batch_reports_progress():
     assert isinstance(summary, Summary) and seen[-1] == 2
     assert summary.policies["replicas"]["examples"]["denied"][0] == {
         "object": "Deployment default/a", "message": "too many replicas"}
+
+
+def test_kubernetes_version_option(tmp_path: Path, capsys):
+    """isSemver (1.33) is refused in a new policy by a 1.33 server (compatibility version 1.32), not by 1.34."""
+    (tmp_path / "p.yaml").write_text(POLICY.replace("object.spec.replicas <= 5",
+                                                    "isSemver('1.0.0') && object.spec.replicas <= 5"))
+    (tmp_path / "r.yaml").write_text(yaml.safe_dump(deployment("big", 9)))
+    args = ["simulate", "-f", str(tmp_path / "p.yaml"), "--request", str(tmp_path / "r.yaml"), "-o", "json"]
+    assert main([*args, "--kubernetes-version", "1.33"]) == 2  # the refused policy is an error of the input
+    result = json.loads(capsys.readouterr().out)
+    assert result["allowed"] is True
+    assert result["kubernetesVersion"] == "1.33"
+    assert any("undeclared reference to 'isSemver'" in e["message"] for e in result["errors"])
+    assert main([*args, "--kubernetes-version", "v1.34"]) == 1
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main([*args, "--kubernetes-version", "0.9"])
+    assert "unsupported Kubernetes version" in capsys.readouterr().err

@@ -1,5 +1,7 @@
 """Fixtures for the playground tests."""
 
+import asyncio
+
 import pytest
 from channels.layers import channel_layers
 
@@ -11,3 +13,16 @@ def fresh_channel_layer():
     channel_layers.backends.clear()
     yield
     channel_layers.backends.clear()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _close_kept_connections(django_db_setup, django_db_blocker):
+    """Database connections are kept between requests (DATABASE_CONN_MAX_AGE): close the one Channels'
+    database thread holds before the test database is dropped (PostgreSQL refuses to drop a database in use)."""
+    yield
+    from asgiref.sync import sync_to_async
+    from django.db import connections
+
+    with django_db_blocker.unblock():
+        asyncio.run(sync_to_async(connections.close_all, thread_sensitive=True)())
+        connections.close_all()

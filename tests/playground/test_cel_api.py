@@ -132,13 +132,14 @@ def test_get_is_not_allowed_and_says_so_in_the_error_shape(client):
     assert_error_shape(response.json(), "method_not_allowed")
 
 
-def test_an_unexpected_engine_failure_is_a_500_in_the_error_shape(client, monkeypatch):
-    import playground.api.views as api_views
+def test_an_unexpected_engine_failure_is_a_500_in_the_error_shape(client, monkeypatch, settings):
+    from playground.evaluation import jobs
 
     def explode(expression, variables):
         raise RuntimeError("secret internals")
 
-    monkeypatch.setattr(api_views, "evaluate_expression", explode)
+    settings.PLAYGROUND_EVALUATION_PROCESSES = 0  # in threads, so the patched job is the one that runs
+    monkeypatch.setattr(jobs, "evaluate_cel", explode)
     response = post(client, {"expression": "1"})
     assert response.status_code == 500
     assert_error_shape(response.json(), "internal_error")

@@ -7,6 +7,7 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from playground.asgi import application
+from playground.evaluation import pool
 from playground.services import evaluation_service, project_service
 from tests.playground.playground_fixtures import deployment, project_body
 
@@ -25,6 +26,7 @@ def _create_args():
 
 
 async def connect(project_id, token=None):
+    await asyncio.to_thread(pool.wait_until_started)  # time the room, not the start of the worker processes
     path = f"/ws/projects/{project_id}/" + (f"?token={token}" if token else "")
     communicator = WebsocketCommunicator(application, path, headers=HOST)
     connected, _ = await communicator.connect(timeout=TIMEOUT)
@@ -218,3 +220,19 @@ async def test_viewer_count_follows_connections():
     await receive_until(first, "viewers", lambda m: m["count"] == 1)
     await first.disconnect(timeout=TIMEOUT)
     await asyncio.sleep(0)
+
+
+async def test_meta_sets_the_kubernetes_version_and_re_evaluates():
+    state, token = await make_project()
+    ws = await connect(state["id"], token)
+    await receive_until(ws, "done")
+    await ws.send_json_to({"type": "meta", "kubernetesVersion": "1.32", "clientSeq": 3})
+    ack, _ = await receive_until(ws, "ack")
+    new_state, _ = await receive_until(ws, "state", lambda m: m["version"] == ack["version"])
+    assert new_state["project"]["kubernetesVersion"] == "1.32"
+    result, _ = await receive_until(ws, "result", lambda m: m["version"] == ack["version"])
+    assert result["request"]["result"]["kubernetesVersion"] == "1.32"
+    await ws.send_json_to({"type": "meta", "kubernetesVersion": "0.1", "clientSeq": 4})
+    error, _ = await receive_until(ws, "error")
+    assert "supported are" in error["error"]["message"]
+    await ws.disconnect(timeout=TIMEOUT)

@@ -105,7 +105,6 @@ async def test_live_jobs_give_the_same_results_in_threads_and_processes(settings
 
     from playground.services import evaluation_jobs
 
-    evaluation_jobs.shutdown()
     evaluation_jobs.clear_caches()
     settings.PLAYGROUND_EVALUATION_PROCESSES = processes
     try:
@@ -122,4 +121,4 @@ async def test_live_jobs_give_the_same_results_in_threads_and_processes(settings
         assert message["request"]["verdict"] == "pass" and message["request"]["result"]["allowed"] is False
         assert "max-replicas" in await evaluation_jobs.typecheck(texts)
     finally:
-        evaluation_jobs.shutdown()
+        evaluation_jobs.clear_caches()

@@ -77,3 +77,42 @@ def test_settings_module_reads_the_process_environment():
         "django.db.backends.postgresql", "pg.example", "channels_redis.core.RedisChannelLayer",
         True, ["play.example"], "from-env",
     ]
+
+
+def test_every_playground_and_workshop_setting_is_in_the_readme_table():
+    import re
+
+    from django.conf import settings
+
+    declared = {name for name in dir(settings) if re.match(r"^(PLAYGROUND|WORKSHOP)_[A-Z_]+$", name)}
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"^\| `((?:PLAYGROUND|WORKSHOP)_[A-Z_]+)` \|", readme, re.M))
+    assert declared and declared == documented
+
+
+def test_settings_read_from_python_code_are_declared():
+    """Every settings.PLAYGROUND_*/WORKSHOP_* the code reads exists in settings.py (no getattr defaults)."""
+    import re
+
+    from django.conf import settings
+
+    code = "\n".join(path.read_text(encoding="utf-8") for path in (REPO_ROOT / "playground").rglob("*.py"))
+    read = set(re.findall(r"settings\.((?:PLAYGROUND|WORKSHOP)_[A-Z_]+)", code))
+    assert read and all(hasattr(settings, name) for name in read), sorted(n for n in read if not hasattr(settings, n))
+    assert not re.search(r"getattr\(settings, \"(PLAYGROUND|WORKSHOP)_", code)
+
+
+@pytest.mark.parametrize("reader, raw, message", [
+    ("int", "ten", "PLAYGROUND_X='ten' is not an integer"),
+    ("int", "-1", "PLAYGROUND_X='-1' must be at least 0"),
+    ("float", "nan", "PLAYGROUND_X='nan' is not a finite number"),
+    ("float", "fast", "PLAYGROUND_X='fast' is not a number"),
+])
+def test_typed_settings_name_the_variable_on_error(reader, raw, message):
+    from playground.config import env_float, env_int
+
+    read = env_int if reader == "int" else env_float
+    with pytest.raises(ValueError) as caught:
+        read({"PLAYGROUND_X": raw}, "PLAYGROUND_X", 1, minimum=0)
+    assert str(caught.value) == message
+    assert read({}, "PLAYGROUND_X", 3) == 3 and read({"PLAYGROUND_X": " 7 "}, "PLAYGROUND_X", 3) == 7

@@ -1,4 +1,5 @@
-"""cel-go's optional types library: optional.of/none/ofNonZeroValue, hasValue, value, orValue, or."""
+"""cel-go's optional types library at the version Kubernetes enables (the latest of its cel-go): optional.of/none/
+ofNonZeroValue, hasValue, value, orValue, or; from version 2 list first()/last(), optional.unwrap() and unwrapOpt()."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -59,3 +60,38 @@ def or_(o: Optional, other: Any) -> Optional:
     if type(other) is not Optional:
         raise CELEvalError("no such overload")
     return other
+
+
+# --- optional types library version 2 (cel-go v0.22, Kubernetes 1.32): lists and optionals ---------------
+@function("list(A).first() -> optional_type(A)")
+def first(items: list) -> Optional:
+    """The first element as an optional: optional.none() for an empty list."""
+    return Optional(items[0]) if items else OPTIONAL_NONE
+
+
+@function("list(A).last() -> optional_type(A)")
+def last(items: list) -> Optional:
+    return Optional(items[-1]) if items else OPTIONAL_NONE
+
+
+def _unwrap(items: list) -> list:
+    values = []
+    for item in items:
+        if type(item) is not Optional:
+            from evaluator.cel.tojson import to_json
+
+            raise CELEvalError(f"value {to_json(item)} is not optional")
+        if item.has_value:
+            values.append(item.value)
+    return values
+
+
+@function("optional.unwrap(list(optional_type(A))) -> list(A)")
+def unwrap(items: list) -> list:
+    """The values of the present optionals, in order (cel-go's optUnwrap)."""
+    return _unwrap(items)
+
+
+@function("list(optional_type(A)).unwrapOpt() -> list(A)")
+def unwrap_opt(items: list) -> list:
+    return _unwrap(items)

@@ -84,7 +84,8 @@ def kyverno_vap_result(policy: dict, bindings: list[dict], resource: dict, *, na
         cluster.append({"apiVersion": "v1", "kind": "Namespace",
                         "metadata": {"name": namespace, "labels": dict(namespace_labels or {})}})
     for new_policy, binding in _candidates(policy, bindings):
-        result = simulate([new_policy, binding, *cluster], request, api_validation="report")
+        # kyverno test evaluates resources as written: no API server decodes (and defaults) them
+        result = simulate([new_policy, binding, *cluster], request, api_validation="report", defaulting=False)
         records = [r for r in result["policies"] if r["policy"] == _name(policy) and r["binding"] == _name(binding)]
         outcome = _outcome(records, _name(binding) if bindings else None)
         if outcome is not None:

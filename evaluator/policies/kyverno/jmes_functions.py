@@ -15,9 +15,11 @@ from typing import Any, Callable
 from fractions import Fraction
 
 import yaml
+
+from evaluator.admission.yaml_aliases import safe_load
 from jmespath import functions as jfunctions
 
-from . import wildcard
+from . import golayout, wildcard
 from .units import parse_duration, parse_quantity
 
 
@@ -310,7 +312,7 @@ def _parse_json(a):
 def _parse_yaml(a):
     s = _arg("parse_yaml", a, 0, "String")
     try:
-        return json.loads(json.dumps(yaml.safe_load(s), default=str))
+        return json.loads(json.dumps(safe_load(s), default=str))
     except yaml.YAMLError as err:
         raise FunctionError(str(err).replace("\n", " ")) from None
 
@@ -357,11 +359,38 @@ def _now_utc(a):
     return _rfc3339(dt.datetime.now(dt.timezone.utc).replace(microsecond=0))
 
 
+def _parse_layout(name: str, layout: str, text: str) -> dt.datetime:
+    """time.Parse(layout, text); an empty layout is RFC 3339 (Kyverno's default)."""
+    if not layout:
+        return _parse_time(name, text)
+    try:
+        return golayout.parse(layout, text)
+    except ValueError as exc:
+        raise _fmt(name, str(exc)) from None
+
+
 def _time_since(a):
-    t1, t2 = a[1], a[2]  # a[0] is the layout; RFC 3339 is assumed
-    start = _parse_time("time_since", t1)
-    end = _parse_time("time_since", t2) if t2 else dt.datetime.now(dt.timezone.utc)
+    layout = _arg("time_since", a, 0, "String")
+    start = _parse_layout("time_since", layout, _arg("time_since", a, 1, "String"))
+    end = _parse_layout("time_since", layout, a[2]) if a[2] else dt.datetime.now(dt.timezone.utc)
     return _go_duration_string(int((end - start).total_seconds() * 1e9))
+
+
+def _time_parse(a):
+    """jpTimeParse: a numeric layout means the value is Unix seconds; else a Go layout."""
+    layout, text = _arg("time_parse", a, 0, "String"), _arg("time_parse", a, 1, "String")
+    if layout.isdigit():
+        try:
+            return _rfc3339(dt.datetime.fromtimestamp(int(text), dt.timezone.utc))
+        except ValueError:
+            raise _fmt("time_parse", f'strconv.ParseInt: parsing "{text}": invalid syntax') from None
+    return _rfc3339(_parse_layout("time_parse", layout, text))
+
+
+def _time_to_cron(a):
+    """jpTimeToCron: "minute hour day month weekday" of the time, in its own zone."""
+    t = _parse_time("time_to_cron", _arg("time_to_cron", a, 0, "String"))
+    return f"{t.minute} {t.hour} {t.day} {t.month} {(t.weekday() + 1) % 7}"
 
 
 def _time_add(a):
@@ -480,7 +509,8 @@ _TABLE: dict[str, Callable[[list], Any]] = {
     "random": _random,
     "x509_decode": _x509_decode,
     "time_add": _time_add,
-    "time_parse": lambda a: _rfc3339(_parse_time("time_parse", _arg("time_parse", a, 1, "String"))),
+    "time_parse": _time_parse,
+    "time_to_cron": _time_to_cron,
     "time_utc": _time_utc,
     "time_diff": _time_diff,
     "time_before": _time_cmp("time_before", lambda x, y: x < y),

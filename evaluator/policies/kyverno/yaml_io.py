@@ -7,6 +7,8 @@ import re
 
 import yaml
 
+from evaluator.admission.yaml_aliases import safe_load_all
+
 
 class GoYamlLoader(yaml.SafeLoader):
     """SafeLoader without YAML 1.1 timestamps and base-60 numbers."""
@@ -43,4 +45,4 @@ GoYamlLoader.add_implicit_resolver(
 
 def load_all(text: str) -> list:
     """Every non-empty document of a YAML stream."""
-    return [d for d in yaml.load_all(text, Loader=GoYamlLoader) if d is not None]
+    return [d for d in safe_load_all(text, GoYamlLoader) if d is not None]

@@ -20,7 +20,8 @@ from evaluator.policies.mutating.dispatcher import MutatingDispatcher, MutationR
 
 def mutation_output(result: MutationResult) -> dict[str, Any]:
     """The JSON-ready description of what the mutating policies did (the `mutation` key of a result)."""
-    patch = json_patch_between(result.original, result.object) if result.denial is None else []
+    unchanged = result.original is result.object  # no policy ran: the very same object, no diff to compute
+    patch = json_patch_between(result.original, result.object) if result.denial is None and not unchanged else []
     return {
         "patchedObject": result.object if result.denial is None else None,
         "patch": patch,

@@ -44,10 +44,16 @@ class CompiledMutatingPolicy:
     compile_errors: tuple[dict, ...] = field(default=())
 
 
-@functools.lru_cache(maxsize=16)
 def _environment(declared: frozenset[str]) -> Any:
+    from evaluator.cel.versions import active_version
+    return _versioned_environment(declared, active_version())
+
+
+@functools.lru_cache(maxsize=64)
+def _versioned_environment(declared: frozenset[str], version: str | None) -> Any:
     from evaluator.cel.types import DYN
-    return replace(_cel.admission_env(mutating=True), variables={name: DYN for name in sorted(declared)})
+    return replace(_cel.admission_env(mutating=True, version=version),
+                   variables={name: DYN for name in sorted(declared)})
 
 
 def _loosely_typed(type_text: str) -> bool:

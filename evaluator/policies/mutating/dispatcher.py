@@ -25,6 +25,7 @@ from evaluator.admission.dispatcher import PolicyDispatcher
 from evaluator.admission.evaluation import Inputs, bindings, match_conditions
 from evaluator.admission.params import param_key
 from evaluator.k8s.kinds import MUTATING_BINDING, MUTATING_POLICY
+from evaluator.k8s.namespaces import assumed_namespace
 from evaluator.policies.mutating.compiler import CompiledMutatingPolicy, compile_policy
 from evaluator.policies.mutating.diff import json_patch_between, semantic_equal
 from evaluator.policies.mutating.patchers import run_mutation
@@ -158,6 +159,8 @@ class MutatingDispatcher:
     # -- one request ----------------------------------------------------------------------------------
     def dispatch(self, request: Mapping[str, Any]) -> MutationResult:
         original = request.get("object")
+        if not self.hooks():  # no bound policy: nothing can change the object, so nothing is copied
+            return MutationResult(original=original, object=original)
         result = MutationResult(original=copy.deepcopy(original), object=copy.deepcopy(original))
         if str(request.get("operation") or "") not in MUTATING_OPERATIONS or not isinstance(original, Mapping):
             return result
@@ -228,8 +231,7 @@ class MutatingDispatcher:
         namespace = "" if act.is_core_namespace(request.get("kind")) else str(request.get("namespace") or "")
         ns_doc = None
         if namespace:
-            ns_doc = self.cluster.namespaces.get(namespace) or {"apiVersion": "v1", "kind": "Namespace",
-                                                                "metadata": {"name": namespace}}
+            ns_doc = self.cluster.namespaces.get(namespace) or assumed_namespace(namespace)
         return Inputs(
             object=act.versioned_object(request.get("object"), request.get("kind"), inv.matched_kind),
             old_object=act.versioned_object(request.get("oldObject"), request.get("kind"), inv.matched_kind),

@@ -18,6 +18,7 @@ from evaluator.admission.dispatcher import PolicyDispatcher, PolicyTuples
 from evaluator.admission.evaluation import Inputs
 from evaluator.admission.params import param_key
 from evaluator.k8s.kinds import VALIDATING_BINDING, VALIDATING_POLICY
+from evaluator.k8s.namespaces import assumed_namespace
 from evaluator.policies.validating.compiler import CompiledPolicy, compile_policy
 from evaluator.policies.validating.validator import DENY, ERROR, PUBLISH, validate
 
@@ -158,12 +159,11 @@ class Dispatcher:
 
     def _namespace_values(self, name: str) -> tuple[Any, Any]:
         """(namespaceObject, stored Namespace) for the request namespace; an unknown namespace is
-        assumed to exist without labels (the simulation has no API server to ask)."""
+        assumed to exist with only its metadata.name label (the simulation has no API server to ask)."""
         if name not in self._namespaces:
             doc = None
             if name:
-                doc = self.cluster.namespaces.get(name) or {"apiVersion": "v1", "kind": "Namespace",
-                                                            "metadata": {"name": name}}
+                doc = self.cluster.namespaces.get(name) or assumed_namespace(name)
             self._namespaces[name] = (act.namespace_object(doc), act.stored_namespace(doc))
         return self._namespaces[name]
 

@@ -36,7 +36,7 @@ def _teacher_token(request) -> str | None:
 
 
 class SetListView(APIView):
-    @extend_schema(operation_id="workshops_sets_list", responses={200: dict})
+    @extend_schema(operation_id="workshops_sets_list", responses={200: {"type": "array", "items": {"type": "object"}}})
     def get(self, request):
         return Response(catalog.list_sets())
 

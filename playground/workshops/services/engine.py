@@ -1,6 +1,6 @@
 """The engine part of a workshop evaluation: pure functions of plain data, no database and no models.
 
-Kept apart so worker processes (evaluation_pool.py) can import it without setting Django's apps up.
+Kept apart so evaluation workers (playground/evaluation) can import it without setting Django's apps up.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def _request_summary(entry: dict) -> dict:
 
 
 def evaluate(ctx: Context) -> dict:
-    """Engine work (call it in evaluation_service.EXECUTOR): the fork's results and every check's verdict."""
+    """Engine work (a job of the evaluation workers): the fork's results and every check's verdict."""
     started = time.perf_counter()
     state = ctx.state
     loaded = evaluation.load_documents([doc["text"] for doc in state["documents"]])

@@ -217,7 +217,7 @@ SAFE = [
     "object.spec.token + 1", "object.spec.token.missing", "object.spec.missing", "object.spec.list[5]",
     "object.spec.token.charAt(100)", "object.spec.token.substring(50)", "'%d'.format([object.spec.token])",
     "object.spec.list.all(x, x > 1)", "undeclared_thing == object.spec.token", "object.spec.token.foo()",
-    "object.spec.token < 1", "object.spec.token in object.spec.token", "has(object.spec.token.x)",
+    "object.spec.token < 1", "object.spec.token in object.spec.token", "object.spec.token.x",
     "object.spec.m.exists(k, k.x)", "quantity(object.spec.token)", "semver(object.spec.token)",
     "[object.spec.token].max() + 1", "object.spec.list.sortBy(x, x.y)", "object.spec.token > object.spec.n",
     "sets.contains(object.spec.token, [1])", "dyn(object.spec.token).getHostname()",

@@ -7,7 +7,7 @@ from playground.workshops.services.database import close_pool_connections
 def _evaluate_in_threads(settings):
     """Evaluations in the playground's threads: spawning worker processes per test would be slow
     (test_evaluation_pool.py covers the worker processes)."""
-    settings.WORKSHOP_EVALUATION_PROCESSES = 0
+    settings.PLAYGROUND_EVALUATION_PROCESSES = 0
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,4 @@
-"""Workshop evaluations in worker processes: the same verdicts as in-process, and a runaway does not block."""
+"""Workshop evaluations in the supervised worker processes: the same verdicts as in-process, loop stays free."""
 
 import asyncio
 import time
@@ -6,6 +6,7 @@ import time
 import pytest
 from channels.db import database_sync_to_async
 
+from playground.evaluation import pool
 from playground.workshops.services import engine, evaluation_pool, progress
 from tests.playground.workshops.workshop_fixtures import async_join, async_open_room
 
@@ -13,7 +14,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 async def test_a_worker_process_gives_the_same_result_and_the_event_loop_stays_free(settings):
-    settings.WORKSHOP_EVALUATION_PROCESSES = 1
+    settings.PLAYGROUND_EVALUATION_PROCESSES = 1
     room, _ = await async_open_room()
     participant, _, _ = await async_join(room["code"])
     ctx = await database_sync_to_async(progress.context)(participant.id)
@@ -36,4 +37,4 @@ async def test_a_worker_process_gives_the_same_result_and_the_event_loop_stays_f
     # leave one gap as long as the whole call. Gaps, not a tick count, so a loaded machine does not fail it.
     gaps = [b - a for a, b in zip([started, *ticks], [*ticks, started + elapsed])]
     assert len(ticks) >= 3 and max(gaps) < elapsed / 2, (len(ticks), max(gaps), elapsed)
-    assert isinstance(evaluation_pool.executor(), evaluation_pool.ProcessPoolExecutor)
+    assert pool.health()["mode"] == "processes" and pool.health()["workers"][0]["alive"]

@@ -1,0 +1,338 @@
+"""Running every `x-kubernetes-validations` rule of a schema over an object (apiextensions `schema/cel/validation.go`).
+
+The schema is walked with the object: a node's rules run first, then allOf's rules, then the rules below
+(properties and additionalProperties in the object's key order, list items in order). One cost budget is
+shared by the whole object; running out of it stops validation with the API server's error. Transition
+rules (`oldSelf`) run only where an old value correlates, unless `optionalOldSelf` is set.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from evaluator.cel.errors import CostLimitError, EvaluationError
+from evaluator.cel.escaping import escape
+from evaluator.cel.schematypes import ObjectType, SchemaContext, schema_type
+from evaluator.cel.types import Type
+from evaluator.cel.values import OPTIONAL_NONE, Optional
+from evaluator.crd import structural as st
+from evaluator.crd.compilation import CompiledRule, compile_rule, type_name_for
+from evaluator.crd.correlation import MapList, Ratchet
+from evaluator.crd.fielderrors import OMIT, FieldError, for_reason, invalid
+from evaluator.crd.values import Activation, CheckedMap, to_cel
+
+MAX_MESSAGE_BYTES = 5 * 1024
+_UNCONVERTED = object()
+_CTX = SchemaContext({}, keyword_fields=True)
+_NO_DECL = "failed to convert to declType for CEL validation rules"
+
+
+def child(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
+
+
+def keyed(path: str, key: Any) -> str:
+    return f"{path}[{key}]"
+
+
+def decl_type(schema: Mapping[str, Any], is_resource_root: bool, name: str) -> Type | None:
+    return schema_type(schema, _CTX, name, is_resource_root)
+
+
+class Outcome:
+    """What one validation collects: errors, ratcheted warnings and a trace of every rule evaluated."""
+
+    def __init__(self, trace: bool = False):
+        self.errors: list[FieldError] = []
+        self.warnings: list[str] = []
+        self.trace: list[dict] | None = [] if trace else None
+
+
+class NodeValidator:
+    def __init__(self, validation_schema: Mapping[str, Any], node_schema: Mapping[str, Any], is_resource_root: bool,
+                 self_type: Type | None, per_call_limit: int, estimator: Callable | None = None):
+        self.schema = node_schema
+        self.rules = st.rules(validation_schema)
+        self.is_resource_root = is_resource_root
+        self.compilation_error: str | None = None
+        self.compiled: list[CompiledRule] = []
+        if self.rules:
+            if self_type is None:
+                self.compilation_error = _NO_DECL
+            else:
+                self.compiled = [compile_rule(r, node_schema, self_type, per_call_limit, estimator) for r in self.rules]
+        self.items: NodeValidator | None = None
+        self.properties: dict[str, NodeValidator] = {}
+        self.additional: NodeValidator | None = None
+        self.all_of: list[NodeValidator] = []
+        elem = _elem_type(self_type)
+        v_items, n_items = st.items(validation_schema), st.items(node_schema)
+        if v_items is not None and n_items is not None:
+            self.items = build(v_items, n_items, st.is_embedded(n_items), elem, per_call_limit, estimator)
+        v_props, n_props = st.properties(validation_schema) or {}, st.properties(node_schema) or {}
+        for name, v_prop in v_props.items():
+            if name not in n_props:
+                continue
+            n_prop = st.node(n_props[name])
+            escaped = escape(str(name))
+            if escaped is not None:
+                if not isinstance(self_type, ObjectType) or self_type.field_type(escaped) is None:
+                    continue
+                field_type = self_type.field_type(escaped)
+            else:
+                field_type = decl_type(n_prop, st.is_embedded(n_prop), "selfType.unescaped")
+                if field_type is None:
+                    continue
+            sub = build(st.node(v_prop), n_prop, st.is_embedded(n_prop), field_type, per_call_limit, estimator)
+            if sub is not None:
+                self.properties[name] = sub
+        v_extra, n_extra = st.additional_properties(validation_schema), st.additional_properties(node_schema)
+        if v_extra is not None and n_extra is not None:
+            self.additional = build(v_extra, n_extra, st.is_embedded(n_extra), elem, per_call_limit, estimator)
+        for part in validation_schema.get("allOf") or ():
+            if isinstance(part, Mapping):
+                sub = build(part, node_schema, is_resource_root, self_type, per_call_limit, estimator)
+                if sub is not None:
+                    self.all_of.append(sub)
+        self.uses_old_self = any(c.uses_old_self for c in self.compiled)
+
+    def useful(self) -> bool:
+        return bool(self.rules or self.items or self.additional or self.properties or self.all_of)
+
+    # -- validation ------------------------------------------------------------------------------------
+    def validate(self, path: str, obj: Any, old: Any, ratchet: Ratchet, budget: int, out: Outcome,
+                 converted: Any = _UNCONVERTED) -> int:
+        """`converted` is `obj` as CEL sees it when a parent already converted it (converted once, top down)."""
+        if obj is None:
+            return budget
+        if converted is _UNCONVERTED and (self.compiled or self.all_of or self.items or self.properties
+                                          or self.additional):
+            sts = st.with_type_and_object_meta(self.schema) if self.is_resource_root else self.schema
+            converted = to_cel(obj, sts)
+        budget = self.validate_rules(path, obj, old, ratchet, budget, out, converted)
+        if budget < 0:
+            return budget
+        for sub in self.all_of:
+            budget = sub.validate(path, obj, old, Ratchet(None, ratchet.parent), budget, out, converted)
+            if budget < 0:
+                return budget
+        if isinstance(obj, list):
+            return self.validate_list(path, obj, old if isinstance(old, list) else None, ratchet, budget, out,
+                                      converted if isinstance(converted, list) else None)
+        if isinstance(obj, dict):
+            return self.validate_map(path, obj, old if isinstance(old, dict) else None, ratchet, budget, out,
+                                     converted)
+        return budget
+
+    def validate_map(self, path: str, obj: dict, old: dict | None, ratchet: Ratchet, budget: int, out: Outcome,
+                     converted: Any = None) -> int:
+        values = _plain(converted)
+        correlatable = st.map_type(self.schema) in (None, "granular", "atomic")
+        if self.additional is not None:
+            for k, v in obj.items():
+                old_v = old.get(k) if correlatable and old is not None else None
+                budget = self.additional.validate(keyed(path, k), v, old_v, ratchet.key(k), budget, out,
+                                                  values.get(k, _UNCONVERTED))
+                if budget < 0:
+                    return budget
+        if self.properties:
+            for k, v in obj.items():
+                sub = self.properties.get(k)
+                if sub is None:
+                    continue
+                old_v = old.get(k) if correlatable and old is not None else None
+                budget = sub.validate(child(path, k), v, old_v, ratchet.key(k), budget, out, values.get(k, _UNCONVERTED))
+                if budget < 0:
+                    return budget
+        return budget
+
+    def validate_list(self, path: str, obj: list, old: list | None, ratchet: Ratchet, budget: int, out: Outcome,
+                      converted: list | None = None) -> int:
+        if self.items is None:
+            return budget
+        old_items = MapList(self.schema, old)
+        same = converted is not None and len(converted) == len(obj)
+        for i, item in enumerate(obj):
+            budget = self.items.validate(keyed(path, i), item, old_items.get(item), ratchet.index(i), budget, out,
+                                         converted[i] if same else _UNCONVERTED)
+            if budget < 0:
+                return budget
+        return budget
+
+    def validate_rules(self, path: str, obj: Any, old: Any, ratchet: Ratchet, budget: int, out: Outcome,
+                       self_value: Any = None) -> int:
+        sts = self.schema
+        type_value = st.type_of(sts)
+        if self.compilation_error is not None:
+            out.errors.append(invalid(path, type_value, f"rule compiler initialization error: {self.compilation_error}"))
+            return budget
+        if not self.compiled:
+            return budget
+        if budget <= 0:
+            out.errors.append(invalid(path, type_value, "validation failed due to running out of cost budget, "
+                                                        "no further validation rules will be run"))
+            return -1
+        if self.is_resource_root:
+            sts = st.with_type_and_object_meta(sts)
+        old_value = to_cel(old, sts) if old is not None and self.uses_old_self else None
+        plain = Activation({"self": self_value, "oldSelf": old_value} if old is not None and self.uses_old_self
+                           else {"self": self_value})
+        optional = Activation({"self": self_value,
+                               "oldSelf": Optional(old_value) if old is not None else OPTIONAL_NONE})
+        for compiled in self.compiled:
+            rule = compiled.rule
+            if compiled.error is not None:
+                out.errors.append(invalid(path, type_value, f"rule compile error: {compiled.error}"))
+                continue
+            if compiled.program is None:
+                continue
+            if compiled.uses_old_self and old is None and not compiled.optional_old_self:
+                continue
+            activation = optional if compiled.optional_old_self else plain
+            error_text, value, cost = None, None, 0
+            is_cost_limit = False
+            try:
+                evaluation = compiled.program.evaluate(activation, timeout=5.0)
+                value, cost = evaluation.value, evaluation.cost
+            except CostLimitError as e:
+                error_text, cost, is_cost_limit = e.message, e.cost, True
+            except EvaluationError as e:
+                error_text, cost = e.message, e.cost
+            if cost > budget:
+                out.errors.append(invalid(path, type_value, "validation failed due to running out of cost budget, "
+                                                            "no further validation rules will be run"))
+                return -1
+            budget -= cost
+            field_path = child(path, compiled.field_path) if compiled.field_path else path
+            self._record(out, rule, path, value, cost, error_text)
+            if error_text is not None:
+                label = rule_error_string(rule)
+                if error_text.startswith("no such overload"):
+                    out.errors.append(invalid(path, type_value, f"'{error_text}': call arguments did not match a "
+                                              f"supported operator, function or macro signature for rule: {label}"))
+                elif is_cost_limit or error_text.startswith("operation cancelled: actual cost limit exceeded"):
+                    out.errors.append(invalid(path, type_value, f"'{error_text}': no further validation rules will be "
+                                              f"run due to call cost exceeds limit for rule: {label}"))
+                    return -1
+                else:
+                    out.errors.append(invalid(path, type_value, f"{error_text} evaluating rule: {label}"))
+                continue
+            if value is True:
+                continue
+            detail = None
+            if compiled.message_program is not None:
+                detail, budget, fatal = _message(compiled, plain, budget, field_path, type_value)
+                if fatal is not None:
+                    self._add(out, compiled, ratchet, fatal)
+                    return -1
+            if detail is None:
+                detail = rule_message_or_default(rule)
+            bad_value = OMIT if st.type_of(sts) in ("object", "array") else obj
+            reason = rule.get("reason") if isinstance(rule.get("reason"), str) else None
+            self._add(out, compiled, ratchet, for_reason(field_path, bad_value, detail, reason))
+        return budget
+
+    @staticmethod
+    def _add(out: Outcome, compiled: CompiledRule, ratchet: Ratchet, error: FieldError) -> None:
+        if not compiled.uses_old_self and ratchet.should_ratchet():
+            out.warnings.append(error.text)
+        else:
+            out.errors.append(error)
+
+    @staticmethod
+    def _record(out: Outcome, rule: Mapping[str, Any], path: str, value: Any, cost: int, error: str | None) -> None:
+        if out.trace is not None:
+            out.trace.append({"rule": rule.get("rule"), "path": path, "value": value if error is None else None,
+                              "cost": cost, "error": error})
+
+
+def _message(compiled: CompiledRule, activation: Activation, budget: int, path: str,
+             type_value: str) -> tuple[str | None, int, FieldError | None]:
+    """evalMessageExpression: (message or None to fall back on `message`, remaining budget, fatal error)."""
+    source = compiled.rule.get("messageExpression")
+    try:
+        evaluation = compiled.message_program.evaluate(activation, timeout=5.0)
+        value, cost, error, limit = evaluation.value, evaluation.cost, None, False
+    except CostLimitError as e:
+        value, cost, error, limit = None, e.cost, e.message, True
+    except EvaluationError as e:
+        value, cost, error, limit = None, e.cost, e.message, False
+    if cost > budget:
+        return None, -1, invalid(path, type_value, "messageExpression evaluation failed due to running out of cost "
+                                                   "budget, no further validation rules will be run")
+    if error is not None:
+        if limit or error.startswith("operation cancelled: actual cost limit exceeded"):
+            quoted = _go_quote(source)
+            return None, -1, invalid(path, type_value, "no further validation rules will be run due to call cost "
+                                                       f"exceeds limit for messageExpression: {quoted}")
+        return None, budget - cost, None
+    if not isinstance(value, str):
+        return None, budget - cost, None
+    text = value.strip()
+    if len(text.encode()) > MAX_MESSAGE_BYTES or "\n" in text or not text:
+        return None, budget - cost, None
+    return text, budget - cost, None
+
+
+def _go_quote(text: Any) -> str:
+    import json
+
+    return json.dumps(str(text), ensure_ascii=False)
+
+
+def _plain(converted: Any) -> Mapping[str, Any]:
+    if isinstance(converted, CheckedMap):
+        return converted.raw
+    return converted if isinstance(converted, dict) else {}
+
+
+def rule_error_string(rule: Mapping[str, Any]) -> str:
+    message = rule.get("message")
+    if isinstance(message, str) and message:
+        return message.strip()
+    text = rule.get("rule")
+    return text.strip() if isinstance(text, str) else ""
+
+
+def rule_message_or_default(rule: Mapping[str, Any]) -> str:
+    message = rule.get("message")
+    if isinstance(message, str) and message:
+        return message.strip()
+    return f"failed rule: {rule_error_string(rule)}"
+
+
+def _elem_type(t: Type | None) -> Type | None:
+    if t is None:
+        return None
+    if t.name == "list" and t.params:
+        return t.params[0]
+    if t.name == "map" and len(t.params) == 2:
+        return t.params[1]
+    return None
+
+
+def has_rules(schema: Any) -> bool:
+    if not isinstance(schema, Mapping):
+        return False
+    if st.rules(schema):
+        return True
+    if has_rules(st.items(schema)) or has_rules(st.additional_properties(schema)):
+        return True
+    if any(has_rules(part) for part in schema.get("allOf") or ()):
+        return True
+    return any(has_rules(p) for p in (st.properties(schema) or {}).values())
+
+
+def build(validation_schema: Mapping[str, Any], node_schema: Mapping[str, Any], is_resource_root: bool,
+          self_type: Type | None, per_call_limit: int, estimator: Callable | None = None) -> NodeValidator | None:
+    v = NodeValidator(validation_schema, node_schema, is_resource_root, self_type, per_call_limit, estimator)
+    return v if v.useful() else None
+
+
+def root_validator(schema: Mapping[str, Any], is_resource_root: bool, per_call_limit: int,
+                   estimator: Callable | None = None, decl_root: bool | None = None) -> NodeValidator | None:
+    if not has_rules(schema):
+        return None
+    decl_root = is_resource_root if decl_root is None else decl_root
+    self_type = decl_type(schema, decl_root, type_name_for(schema))
+    return build(schema, schema, is_resource_root, self_type, per_call_limit, estimator)

@@ -1,0 +1,79 @@
+"""Defaulting of built-in objects, as the API server applies it when it decodes a request.
+
+Before any admission plugin sees an object, the API server runs the defaulting functions of the object's API
+group (`pkg/apis/<group>/<version>/defaults.go` and the generated defaulters), and it runs them again on the
+result of every mutating admission policy's patch. Policies therefore see `spec.replicas: 1` on a Deployment
+that did not set it. One small module per API group; this file is the registry and the entry points.
+
+policy/v1 (PodDisruptionBudget) has no defaulting function, so it has no module. Not to be confused with
+`evaluator.admission.defaults`, the API defaulting of the admission *policy* objects themselves.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from evaluator.k8s.defaulting import apps, autoscaling, batch, core, networking, rbac
+from evaluator.k8s.defaulting.fields import Recorder, clone
+
+__all__ = ["Defaulted", "default_object", "default_in_place", "defaults_known_for", "redefault"]
+
+_REGISTRY: dict[tuple[str, str], dict[str, Callable[[dict, Recorder], None]]] = {
+    ("", "v1"): core.DEFAULTERS,
+    ("apps", "v1"): apps.DEFAULTERS,
+    ("batch", "v1"): batch.DEFAULTERS,
+    ("networking.k8s.io", "v1"): networking.DEFAULTERS,
+    ("rbac.authorization.k8s.io", "v1"): rbac.DEFAULTERS,
+    ("autoscaling", "v2"): autoscaling.DEFAULTERS,
+}
+
+
+@dataclass(frozen=True)
+class Defaulted:
+    """The object as the API server stores it, and the paths of the fields defaulting set (in order)."""
+
+    object: Any
+    paths: tuple[str, ...] = ()
+
+
+def _defaulter(obj: Any) -> Callable[[dict, Recorder], None] | None:
+    if type(obj) is not dict:
+        return None
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        return None
+    group, _, version = api_version.rpartition("/")
+    return _REGISTRY.get((group, version), {}).get(kind)
+
+
+def defaults_known_for(obj: Any) -> bool:
+    """Whether `obj` (by apiVersion and kind) is a built-in kind with defaulting functions."""
+    return _defaulter(obj) is not None
+
+
+def default_in_place(obj: Any) -> list[str]:
+    """Apply the defaults to `obj` itself; the paths set. Objects of other kinds are left as they are."""
+    defaulter = _defaulter(obj)
+    if defaulter is None:
+        return []
+    rec = Recorder()
+    defaulter(obj, rec)
+    return rec.paths
+
+
+def default_object(obj: Any) -> Defaulted:
+    """A defaulted copy of `obj` (the input is never changed); `obj` itself when nothing applies."""
+    defaulter = _defaulter(obj)
+    if defaulter is None:
+        return Defaulted(obj)
+    copied = clone(obj)
+    rec = Recorder()
+    defaulter(copied, rec)
+    return Defaulted(copied, tuple(rec.paths)) if rec.paths else Defaulted(obj)
+
+
+def redefault(obj: Mapping[str, Any]) -> Any:
+    """The MutatingAdmissionPolicy dispatcher's defaulter: applied to each patched object (a fresh copy)."""
+    default_in_place(obj)
+    return obj

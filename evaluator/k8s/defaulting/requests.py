@@ -1,0 +1,26 @@
+"""Defaulting an AdmissionRequest once: its `object` as decoded and its `oldObject` as stored.
+
+The API server defaults what it decodes from the client, and objects it reads from storage are defaulted
+when they are decoded too, so both sides of an UPDATE (and the old object of a DELETE) are seen defaulted.
+This runs once per request, before any policy, never per policy.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from evaluator.k8s.defaulting import default_object
+
+SIDES = ("object", "oldObject")
+
+
+def default_request(request: Mapping[str, Any]) -> tuple[Mapping[str, Any], dict[str, list[str]]]:
+    """(request with defaulted objects, {"object": paths, "oldObject": paths}); the input is not changed."""
+    paths: dict[str, list[str]] = {side: [] for side in SIDES}
+    changed: dict[str, Any] = {}
+    for side in SIDES:
+        defaulted = default_object(request.get(side))
+        if defaulted.paths:
+            changed[side] = defaulted.object
+            paths[side] = list(defaulted.paths)
+    return ({**request, **changed} if changed else request), paths

@@ -1,0 +1,139 @@
+"""Webhooks in the admission chain, with their answers mocked in the project.
+
+A `WebhookMock` document (apiVersion `playground.admission/v1alpha1`) names a webhook and what it
+answers: `allow` (the default for a called webhook without a mock), `deny` (with `message`, `code`,
+`reason`), `patch` (a JSON patch, mutating webhooks only) or `timeout`. Answers are turned into the API
+server's results: `admission webhook "<name>" denied the request: <message>`, failures
+(`failed calling webhook ...`) under failurePolicy, mutations applied in order with the audit
+annotations the API server records.
+"""
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from evaluator.admission.response import forbidden_text
+from evaluator.policies.mutating.jsonpatch import PatchError, apply_patch
+from evaluator.policies.webhooks.config import webhooks_of
+from evaluator.policies.webhooks.matching import should_call
+
+MOCK_KIND = "WebhookMock"
+
+
+@dataclass
+class WebhookOutcome:
+    decisions: list[dict] = field(default_factory=list)
+    denial: dict | None = None  # {code, reason, message}
+    warnings: list[str] = field(default_factory=list)
+    audit_annotations: dict[str, str] = field(default_factory=dict)
+    object: Any = None
+    patched: bool = False
+
+
+def _mocks(documents: list[Any]) -> dict[str, Mapping[str, Any]]:
+    out: dict[str, Mapping[str, Any]] = {}
+    for doc in documents:
+        if isinstance(doc, Mapping) and doc.get("kind") == MOCK_KIND:
+            spec = doc.get("spec") if isinstance(doc.get("spec"), Mapping) else {}
+            name = str(spec.get("webhook") or (doc.get("metadata") or {}).get("name") or "")
+            out.setdefault(name, spec)
+    return out
+
+
+def _denied(name: str, mock: Mapping[str, Any]) -> dict[str, Any]:
+    """webhookerrors.ToStatusErr: at least 400, message prefixed with who denied it."""
+    code = mock.get("code") if isinstance(mock.get("code"), int) else 400
+    code = max(code, 400)
+    denied_by = f'admission webhook "{name}" denied the request'
+    if mock.get("message"):
+        message = f"{denied_by}: {mock['message']}"
+    elif mock.get("reason"):
+        message = f"{denied_by}: {mock['reason']}"
+    else:
+        message = f"{denied_by} without explanation"
+    return {"code": code, "reason": str(mock.get("reason") or ""), "message": message}
+
+
+class WebhookStage:
+    def __init__(self, documents: list[Any], mapper: Any = None, namespaces: Any = None):
+        self.validating = webhooks_of(documents, "validating")
+        self.mutating = webhooks_of(documents, "mutating")
+        self.mocks = _mocks(documents)
+        self.mapper = mapper
+        self.namespaces = namespaces
+
+    def __bool__(self) -> bool:
+        return bool(self.validating or self.mutating)
+
+    def run(self, kind: str, request: Mapping[str, Any], authorizers: Callable | None = None) -> WebhookOutcome:
+        hooks = self.mutating if kind == "mutating" else self.validating
+        outcome = WebhookOutcome(object=request.get("object"))
+        current = dict(request)
+        for hook in hooks:
+            decision = should_call(hook, current, self.namespaces, self.mapper, authorizers)
+            record = decision.to_dict()
+            outcome.decisions.append(record)
+            if decision.error is not None:
+                if decision.error_code == 403:
+                    message = forbidden_text(current, decision.error)
+                    outcome.denial = {"code": 403, "reason": "Forbidden", "message": message}
+                else:
+                    outcome.denial = {"code": decision.error_code or 500, "reason": "InternalError",
+                                      "message": f"Internal error occurred: {decision.error}"}
+                record["result"] = "refused"
+                return outcome
+            if not decision.called:
+                record["result"] = "skipped"
+                continue
+            stop = self._answer(hook, current, record, outcome, kind)
+            if stop:
+                return outcome
+            current["object"] = outcome.object
+        return outcome
+
+    def _answer(self, hook: Any, request: dict, record: dict, outcome: WebhookOutcome, kind: str) -> bool:
+        mock = self.mocks.get(hook.name)
+        answer = str((mock or {}).get("response") or "allow")
+        record["mock"] = dict(mock) if mock else None
+        for w in (mock or {}).get("warnings") or ():
+            outcome.warnings.append(str(w))
+        for key, value in dict((mock or {}).get("auditAnnotations") or {}).items():
+            outcome.audit_annotations[f"{hook.name}/{key}"] = str(value)
+        if answer == "timeout":
+            error = (f'failed calling webhook "{hook.name}": failed to call webhook: Post "{hook.url()}": '
+                     "context deadline exceeded")
+            record["result"] = "error"
+            record["callError"] = error
+            if hook.failure_policy == "Ignore":
+                key = f"failed-open.{kind}.webhook.admission.k8s.io/round_0_index_{len(outcome.decisions) - 1}"
+                outcome.audit_annotations[key] = hook.name
+                return False
+            outcome.denial = {"code": 500, "reason": "InternalError", "message": f"Internal error occurred: {error}"}
+            return True
+        if answer == "deny":
+            record["result"] = "denied"
+            outcome.denial = _denied(hook.name, mock or {})
+            return True
+        if answer == "patch" and kind == "mutating":
+            patch = (mock or {}).get("patch") or []
+            try:
+                patched = apply_patch(copy.deepcopy(request.get("object")), list(patch))
+            except (PatchError, TypeError, ValueError) as e:
+                error = f'failed calling webhook "{hook.name}": {e}'
+                record["result"] = "error"
+                record["callError"] = error
+                outcome.denial = {"code": 500, "reason": "InternalError", "message": f"Internal error occurred: {error}"}
+                return True
+            index = len(outcome.decisions) - 1
+            outcome.object = patched
+            outcome.patched = True
+            outcome.audit_annotations[f"mutation.webhook.admission.k8s.io/round_0_index_{index}"] = json.dumps(
+                {"configuration": hook.configuration, "webhook": hook.name, "mutated": True}, separators=(",", ":"))
+            record["result"] = "patched"
+            record["patch"] = patch
+            return False
+        record["result"] = "allowed"
+        return False

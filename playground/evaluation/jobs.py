@@ -1,0 +1,63 @@
+"""Every job the evaluation workers run: plain data in, plain data out, no Django.
+
+Module-level functions, pickled by name to the workers. The live room's jobs return results already encoded
+as JSON text (big results are encoded once, in the worker, never parsed again in the server).
+"""
+
+from __future__ import annotations
+
+import json
+
+import evaluator.cel as cel
+from playground.services import cel_service
+from playground.services import evaluation_service as evaluation
+from playground.workshops.services import engine
+
+
+def _summary(result: dict) -> dict:
+    """What a verdict needs of a result."""
+    return {"allowed": result.get("allowed"), "warnings": result.get("warnings") or [],
+            "status": {"message": (result.get("status") or {}).get("message")}}
+
+
+def evaluate_texts(texts: list[str], request_texts: list[str],
+                   kubernetes_version: str | None = None) -> tuple[dict, list[tuple[dict, str]]]:
+    """The live room: document errors and, per request text, (summary, result as JSON text)."""
+    loaded = evaluation.load_documents(texts, kubernetes_version)
+    errors = {"document_errors": loaded.document_errors, "general_errors": loaded.general_errors}
+    results = []
+    for text in request_texts:
+        result = evaluation.run_request(loaded, text)
+        results.append((_summary(result), json.dumps(result)))
+    return errors, results
+
+
+def typecheck(texts: list[str], kubernetes_version: str | None = None) -> dict:
+    return evaluation.load_documents(texts, kubernetes_version).typecheck()
+
+
+def evaluate_project(documents: list[dict], requests: list[dict], version: int | None = None,
+                     kubernetes_version: str | None = None) -> dict:
+    """REST: the whole EvaluationResult."""
+    return evaluation.evaluate(documents, requests, version, kubernetes_version=kubernetes_version)
+
+
+def evaluate_workshop(ctx: engine.Context) -> dict:
+    return engine.evaluate(ctx)
+
+
+def evaluate_cel(expression: str, variables: dict) -> dict:
+    """``{"result", "type", "cost"}`` or ``{"error": {"kind", "message", "line", "column"}}`` (the engine's
+    error classes stay in the worker; the API maps the kind to its error code)."""
+    try:
+        return cel_service.evaluate_expression(expression, variables)
+    except cel.CELError as exc:
+        kind = ("compile" if isinstance(exc, cel.CompileError)
+                else "evaluation" if isinstance(exc, cel.EvaluationError) else "cel")
+        return {"error": {"kind": kind, "message": exc.message, "line": exc.line, "column": exc.column}}
+
+
+def warm_up() -> None:
+    """Load the engine's lazy parts (schemas, CEL library) once per worker, before it takes real work."""
+    engine.warm_up()
+    cel_service.evaluate_expression("1 + 1", {})

@@ -1,0 +1,316 @@
+"""One supervised evaluation runtime for the project room, workshops and REST.
+
+``submit(job, *args, key=None)`` runs a job from ``jobs.py`` in a worker process and returns a
+``concurrent.futures.Future`` (``run`` awaits it, ``call`` blocks on it). Jobs with the same key go to the same
+worker, whose caches then hold that document set's compiled policies; jobs without a key go to the least busy
+worker. Each worker has a supervisor thread in the server that:
+
+* starts it (warmed up once, before it takes work) and starts it again when it has died, even when idle;
+* bounds every job in wall-clock time and, through the worker's ``RLIMIT_AS``, in memory: a worker over
+  either is killed and replaced, and the caller gets ``evaluation_limit`` ("evaluation exceeded 10 s /
+  512 MiB"). The bounds are a safety net set far above what the CEL cost limits allow, so an expression over
+  its cost limit always gets the API server's cost-limit error, however loaded the machine is;
+* retries a job once when its worker died under it (the OOM killer, a crash), then fails it with a message;
+* skips work its caller abandoned while it was queued (a cancelled future is never started).
+
+``PLAYGROUND_EVALUATION_PROCESSES=0`` runs jobs in threads of this process instead (tests, debugging): no
+bounds beyond the engine's own, no supervision needed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import multiprocessing
+import os
+import queue
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from playground.evaluation import jobs, worker
+from playground.services.errors import ServiceError
+
+logger = logging.getLogger(__name__)
+
+THREADS_WITHOUT_PROCESSES = 4
+START_TIMEOUT_SECONDS = 120.0  # importing and warming the engine on a loaded machine
+IDLE_CHECK_SECONDS = 1.0
+NICENESS = 5
+
+
+@dataclass(frozen=True)
+class Limits:
+    processes: int
+    timeout_seconds: float
+    memory_mb: int
+    queue_size: int
+
+    @classmethod
+    def from_settings(cls) -> "Limits":
+        return cls(settings.PLAYGROUND_EVALUATION_PROCESSES, settings.PLAYGROUND_EVALUATION_TIMEOUT_SECONDS,
+                   settings.PLAYGROUND_EVALUATION_MEMORY_MB, settings.PLAYGROUND_EVALUATION_QUEUE)
+
+    def exceeded(self) -> ServiceError:
+        return ServiceError(
+            "evaluation_limit",
+            f"evaluation exceeded {self.timeout_seconds:g} s / {self.memory_mb} MiB and was stopped (a safety "
+            "limit far above what the CEL cost limits allow: look for very large documents or expressions)", 422)
+
+
+def _failed() -> ServiceError:
+    return ServiceError("evaluation_failed", "the evaluation worker stopped twice while running this "
+                        "evaluation; it was not retried again", 503)
+
+
+def _busy() -> ServiceError:
+    return ServiceError("busy", "too many evaluations are waiting; try again shortly", 503)
+
+
+class _Died(Exception):
+    """The worker process ended while it ran a job."""
+
+
+class _Worker:
+    """One worker process and the supervisor thread that owns it (and alone talks to it)."""
+
+    def __init__(self, index: int, limits: Limits):
+        self.index = index
+        self.limits = limits
+        self.jobs: queue.Queue = queue.Queue()
+        self.pending = 0  # queued + running, for least-busy routing
+        self.pending_lock = threading.Lock()
+        self.restarts = 0
+        self.process = None
+        self.conn = None
+        self.ready = False  # the current process finished its warm-up
+        self.stopping = False
+        self.thread = threading.Thread(target=self._supervise, name=f"evaluation-worker-{index}", daemon=True)
+        self.thread.start()
+
+    # -- called from any thread --------------------------------------------------------------------------
+
+    def submit(self, future: Future, function, args: tuple) -> None:
+        with self.pending_lock:
+            if self.pending >= self.limits.queue_size:
+                future.set_exception(_busy())
+                return
+            self.pending += 1
+        self.jobs.put((future, function, args))
+
+    def stop(self) -> None:
+        self.stopping = True
+        self.jobs.put(None)
+
+    def health(self) -> dict:
+        process = self.process
+        return {"pid": process.pid if process is not None else None,
+                "alive": process is not None and process.is_alive(), "ready": self.ready, "restarts": self.restarts,
+                "pending": self.pending}
+
+    # -- the supervisor thread ---------------------------------------------------------------------------
+
+    def _supervise(self) -> None:
+        while not self.stopping:
+            try:
+                item = self.jobs.get(timeout=IDLE_CHECK_SECONDS)
+            except queue.Empty:
+                item = ()
+            if item is None:
+                break
+            try:
+                self._ensure_started()
+            except _Died:
+                logger.error("evaluation worker %d could not start", self.index)
+            if item:
+                future, function, args = item
+                try:
+                    if future.set_running_or_notify_cancel():  # False: abandoned while queued
+                        self._run(future, function, args)
+                finally:
+                    with self.pending_lock:
+                        self.pending -= 1
+        self._kill()
+
+    def _ensure_started(self) -> None:
+        if self.process is not None and self.process.is_alive():
+            return
+        if self.process is not None:
+            logger.warning("evaluation worker %d (pid %s) ended with exit code %s; starting a new one",
+                           self.index, self.process.pid, self.process.exitcode)
+            self.restarts += 1
+            self._kill()
+        context = multiprocessing.get_context("spawn")  # never fork a running server
+        parent_conn, child_conn = context.Pipe()
+        process = context.Process(
+            target=worker.main, name=f"evaluation-worker-{self.index}", daemon=True,
+            args=(child_conn, os.getpid(), self.limits.memory_mb * 1024 * 1024, NICENESS, jobs.warm_up))
+        self.ready = False
+        process.start()
+        child_conn.close()  # only the worker holds its end: it sees EOF when the server goes
+        self.process, self.conn = process, parent_conn
+        try:
+            ready = parent_conn.poll(START_TIMEOUT_SECONDS) and parent_conn.recv() == ("ready",)
+        except (EOFError, OSError):
+            ready = False
+        if not ready:
+            self._kill()
+            raise _Died("the worker did not become ready")
+        self.ready = True
+
+    def _run(self, future: Future, function, args: tuple) -> None:
+        for attempt in (1, 2):
+            try:
+                if attempt == 2:
+                    self._ensure_started()
+                reply = self._exchange(function, args)
+            except _Died:
+                logger.warning("evaluation worker %d died during %s (attempt %d)", self.index,
+                               getattr(function, "__name__", function), attempt)
+                continue
+            if reply[0] == "ok":
+                future.set_result(reply[1])
+            elif reply[0] == "error":
+                future.set_exception(reply[1])
+            else:  # "timeout" / "memory": the worker was over its bounds; it is replaced, the job not retried
+                logger.warning("evaluation worker %d exceeded its %s bound in %s", self.index, reply[0],
+                               getattr(function, "__name__", function))
+                future.set_exception(self.limits.exceeded())
+            return
+        future.set_exception(_failed())
+
+    def _exchange(self, function, args: tuple) -> tuple:
+        if self.conn is None or self.process is None or not self.process.is_alive():
+            self._ensure_started()
+        try:
+            self.conn.send((function, args))
+            if not self.conn.poll(self.limits.timeout_seconds):
+                self._kill()
+                return ("timeout",)
+            reply = self.conn.recv()
+        except (EOFError, OSError, BrokenPipeError):
+            self._kill()
+            raise _Died() from None
+        if reply == ("memory",):
+            self._kill()
+        return reply
+
+    def _kill(self) -> None:
+        self.ready = False
+        process, conn = self.process, self.conn
+        if process is not None and process.is_alive():
+            process.kill()
+        if process is not None:
+            process.join(timeout=5)
+        if conn is not None:
+            conn.close()
+        self.conn = None
+        if process is not None and not process.is_alive():
+            self.process = process  # keep it for health() until a new one starts
+
+
+class EvaluationPool:
+    """Worker processes (``limits.processes`` of them) with routing by key."""
+
+    def __init__(self, limits: Limits):
+        self.limits = limits
+        self.workers = [_Worker(i, limits) for i in range(limits.processes)]
+        self.threads = None if self.workers else ThreadPoolExecutor(THREADS_WITHOUT_PROCESSES,
+                                                                   thread_name_prefix="evaluate")
+
+    def submit(self, function, *args, key: str | None = None) -> Future:
+        if self.threads is not None:
+            return self.threads.submit(function, *args)
+        if key is None:
+            chosen = min(self.workers, key=lambda w: w.pending)
+        else:
+            digest = hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest()
+            chosen = self.workers[int.from_bytes(digest, "big") % len(self.workers)]
+        future: Future = Future()
+        chosen.submit(future, function, args)
+        return future
+
+    def slots(self) -> int:
+        return len(self.workers) or THREADS_WITHOUT_PROCESSES
+
+    def health(self) -> dict:
+        if self.threads is not None:
+            return {"status": "ok", "mode": "threads", "workers": []}
+        workers = [w.health() for w in self.workers]
+        # A worker not started yet (no pid) is fine: it starts within a second.
+        healthy = all(w["alive"] or w["pid"] is None for w in workers)
+        return {"status": "ok" if healthy else "error", "mode": "processes", "workers": workers}
+
+    def shutdown(self) -> None:
+        for w in self.workers:
+            w.stop()
+        for w in self.workers:
+            w.thread.join(timeout=10)
+        if self.threads is not None:
+            self.threads.shutdown(wait=False, cancel_futures=True)
+
+
+_POOL: EvaluationPool | None = None
+_LOCK = threading.Lock()
+
+
+def pool() -> EvaluationPool:
+    """The process's pool, made from the settings (made again when they changed: tests override them)."""
+    global _POOL
+    limits = Limits.from_settings()
+    with _LOCK:
+        if _POOL is None or _POOL.limits != limits:
+            if _POOL is not None:
+                _POOL.shutdown()
+            _POOL = EvaluationPool(limits)
+        return _POOL
+
+
+def submit(job, *args, key: str | None = None) -> Future:
+    return pool().submit(job, *args, key=key)
+
+
+async def run(job, *args, key: str | None = None):
+    """Await a job; cancelling the awaiting task cancels the job if it has not started."""
+    return await asyncio.wrap_future(submit(job, *args, key=key))
+
+
+def call(job, *args, key: str | None = None):
+    """Run a job and wait for it (REST views, in their request thread)."""
+    return submit(job, *args, key=key).result()
+
+
+def warm_up() -> None:
+    """Start the workers now (each loads the engine once) rather than on the first edit."""
+    pool()
+
+
+def slots() -> int:
+    return pool().slots()
+
+
+def health() -> dict:
+    return pool().health() if _POOL is not None else {"status": "ok", "mode": "not started", "workers": []}
+
+
+def shutdown() -> None:
+    global _POOL
+    with _LOCK:
+        if _POOL is not None:
+            _POOL.shutdown()
+        _POOL = None
+
+
+def wait_until_started(timeout: float = START_TIMEOUT_SECONDS) -> bool:
+    """Block until every worker runs (tests and benchmarks that must not time the start)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        report = pool().health()
+        if report["mode"] == "threads" or all(w["alive"] and w["ready"] for w in report["workers"]):
+            return True
+        time.sleep(0.05)
+    return False

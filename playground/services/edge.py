@@ -1,0 +1,115 @@
+"""What every input path checks before the database or the engine sees a value: REST and WebSocket alike.
+
+JSON is read strictly (no NaN/Infinity, integers within 64 bits, at most MAX_DEPTH levels) and every string
+in it, keys included, must be storable text: no NUL character (PostgreSQL refuses it in text) and no lone
+surrogate (it has no UTF-8 encoding). A problem is a ServiceError naming where it is (``path``), so the
+client gets a 400 in the one error shape, never a 500 or a dropped socket.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from playground.services.errors import ServiceError
+
+MAX_DEPTH = 100  # far beyond any Kubernetes object, far below Python's recursion limit
+INT_MIN = -(2**63)  # int64, the widest integer Kubernetes' JSON decoding keeps as an integer...
+INT_MAX = 2**64 - 1  # ...and uint64, which CEL also has
+
+
+def invalid(message: str, path: str | None = None, code: str = "invalid_request") -> ServiceError:
+    return ServiceError(code, f"{path}: {message}" if path else message, 400, path=path)
+
+
+def text_problem(value: str) -> str | None:
+    """Why a string cannot be stored, or None."""
+    if "\x00" in value:
+        return "contains a NUL character"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "contains a lone surrogate (not valid Unicode)"
+    return None
+
+
+def check_text(value: Any, path: str) -> str:
+    """A string fit for the database; raises otherwise."""
+    if not isinstance(value, str):
+        raise invalid(f"must be a string, not {json_type(value)}", path)
+    problem = text_problem(value)
+    if problem:
+        raise invalid(problem, path)
+    return value
+
+
+def json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def check_json(value: Any, path: str = "") -> Any:
+    """Walk parsed JSON (iteratively: depth is what is being checked) and raise on the first bad value."""
+    stack = [(value, path, 0)]
+    while stack:
+        item, where, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise invalid(f"nested more than {MAX_DEPTH} levels deep", where or None)
+        if isinstance(item, str):
+            problem = text_problem(item)
+            if problem:
+                raise invalid(problem, where or None)
+        elif isinstance(item, bool) or item is None:
+            continue
+        elif isinstance(item, int):
+            if not INT_MIN <= item <= INT_MAX:
+                raise invalid("integer out of the 64-bit range", where or None)
+        elif isinstance(item, float):
+            if item != item or item in (float("inf"), float("-inf")):
+                raise invalid("number is not finite", where or None)
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                problem = text_problem(key) if isinstance(key, str) else "key is not a string"
+                if problem:
+                    raise invalid(f"key {problem}", where or None)
+                stack.append((child, f"{where}.{key}" if where else key, depth + 1))
+        elif isinstance(item, list):
+            stack.extend((child, f"{where}[{i}]", depth + 1) for i, child in enumerate(item))
+    return value
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def loads(text: str) -> Any:
+    """Parse and check JSON text; ServiceError ``invalid_json`` with line and column when it is not JSON."""
+    try:
+        value = json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise ServiceError("invalid_json", f"invalid JSON: {exc.msg}", line=exc.lineno, column=exc.colno) from None
+    except RecursionError:
+        raise ServiceError("invalid_json", f"invalid JSON: nested more than {MAX_DEPTH} levels deep") from None
+    except ValueError as exc:  # NaN/Infinity, or an integer of more than 4,300 digits
+        raise ServiceError("invalid_json", f"invalid JSON: {exc}") from None
+    return check_json(value)
+
+
+def bounded_int(value: Any, path: str, *, allow_none: bool = True) -> int | None:
+    """An integer in the 64-bit range (not a boolean), or None when allowed."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not INT_MIN <= value <= INT_MAX:
+        raise invalid("must be an integer", path)
+    return value

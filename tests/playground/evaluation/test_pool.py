@@ -1,0 +1,133 @@
+"""The supervised evaluation pool: dead workers replaced, in-flight jobs retried once, bounds enforced."""
+from __future__ import annotations
+
+import os
+import signal
+import time
+from concurrent.futures import CancelledError
+
+import pytest
+
+from playground.evaluation import jobs, pool
+from playground.services.errors import ServiceError
+from tests.playground.evaluation import jobs_for_tests as t
+
+
+@pytest.fixture
+def one_worker(settings):
+    settings.PLAYGROUND_EVALUATION_PROCESSES = 1
+    settings.PLAYGROUND_EVALUATION_TIMEOUT_SECONDS = 10
+    settings.PLAYGROUND_EVALUATION_MEMORY_MB = 512
+    assert pool.wait_until_started()
+    yield pool
+    pool.shutdown()
+
+
+def wait_for(condition, seconds: float = 30.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_a_killed_worker_is_replaced_and_the_next_evaluation_succeeds(one_worker):
+    first = pool.call(t.pid)
+    os.kill(first, signal.SIGKILL)  # as the OOM killer would, between two evaluations
+    assert wait_for(lambda: pool.health()["workers"][0]["restarts"] >= 1 and pool.health()["status"] == "ok")
+    assert pool.call(jobs.evaluate_cel, "1 + 2", {}) == {"result": 3, "type": "int", "cost": 1}
+    assert pool.call(t.pid) != first
+
+
+def test_an_evaluation_whose_worker_died_under_it_is_retried_once(one_worker, tmp_path):
+    assert pool.call(t.crash_once, str(tmp_path / "crashed")) == "second attempt"
+
+
+def test_an_evaluation_that_kills_its_worker_twice_fails_with_a_message(one_worker):
+    with pytest.raises(ServiceError) as caught:
+        pool.call(t.crash)
+    assert caught.value.code == "evaluation_failed" and "stopped twice" in caught.value.message
+    assert pool.call(jobs.evaluate_cel, "true", {})["result"] is True
+
+
+def test_the_wall_clock_bound_kills_the_worker_and_says_so(one_worker, settings):
+    settings.PLAYGROUND_EVALUATION_TIMEOUT_SECONDS = 1
+    assert pool.wait_until_started()
+    started = time.monotonic()
+    with pytest.raises(ServiceError) as caught:
+        pool.call(t.sleep, 30)
+    assert time.monotonic() - started < 10
+    assert caught.value.code == "evaluation_limit" and caught.value.status == 422
+    assert caught.value.message.startswith("evaluation exceeded 1 s / 512 MiB")
+    assert "far above what the CEL cost limits allow" in caught.value.message
+    assert pool.call(jobs.evaluate_cel, "2 * 21", {})["result"] == 42
+
+
+def test_the_memory_bound_stops_an_evaluation_and_the_worker_is_replaced(one_worker, settings):
+    settings.PLAYGROUND_EVALUATION_MEMORY_MB = 300
+    assert pool.wait_until_started()
+    with pytest.raises(ServiceError) as caught:
+        pool.call(t.allocate, 1024)
+    assert caught.value.code == "evaluation_limit" and "300 MiB" in caught.value.message
+    assert pool.call(t.allocate, 10) == 10 * 1024 * 1024
+
+
+def test_work_abandoned_while_queued_never_runs(one_worker, tmp_path):
+    marker = tmp_path / "ran"
+    busy = pool.submit(t.sleep, 1.5)
+    abandoned = pool.submit(t.touch, str(marker))
+    assert abandoned.cancel()
+    assert busy.result() == 1.5
+    assert pool.call(t.pid) > 0  # the queue moved past the abandoned job
+    with pytest.raises(CancelledError):
+        abandoned.result()
+    assert not marker.exists()
+
+
+def test_the_same_key_goes_to_the_same_worker(settings):
+    settings.PLAYGROUND_EVALUATION_PROCESSES = 2
+    try:
+        assert pool.wait_until_started()
+        assert len({pool.call(t.pid, key="project-a") for _ in range(4)}) == 1
+        assert pool.health()["mode"] == "processes" and len(pool.health()["workers"]) == 2
+    finally:
+        pool.shutdown()
+
+
+def test_workers_exit_when_their_server_is_killed(tmp_path):
+    """kill -9 of the server process: its workers go too (no orphans), whatever they were doing."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "server.py"
+    script.write_text(
+        "import django, os, sys\n"
+        "os.environ['PLAYGROUND_EVALUATION_PROCESSES'] = '2'\n"
+        "django.setup()\n"
+        "from playground.evaluation import pool\n"
+        "from tests.playground.evaluation import jobs_for_tests as t\n"
+        "if __name__ == '__main__':\n"
+        "    pool.wait_until_started()\n"
+        "    pool.submit(t.sleep, 600)\n"  # one worker busy, one idle
+        "    pids = {pool.call(t.pid, key=str(i)) for i in range(8)}\n"
+        "    print(' '.join(str(p) for p in sorted(set(w['pid'] for w in pool.health()['workers']))), flush=True)\n"
+        "    import time; time.sleep(600)\n")
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "playground.settings", "PYTHONPATH": os.getcwd()}
+    server = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        line = server.stdout.readline()
+        pids = [int(pid) for pid in line.split()]
+        assert len(pids) == 2 and not any(gone(pid) for pid in pids)
+    finally:
+        server.kill()
+        server.wait()
+    assert wait_for(lambda: all(gone(pid) for pid in pids), 10)
