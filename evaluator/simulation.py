@@ -190,7 +190,8 @@ class Simulation:
                 break  # a denial ends admission: later stages never see the request
             outcome = kind.evaluate(current, context)
             outcomes.append(outcome)
-            keys.update(outcome.keys)
+            for key, value in outcome.keys.items():  # kinds sharing a list key (Kyverno's two) add to it
+                keys[key] = keys[key] + value if isinstance(value, list) and isinstance(keys.get(key), list) else value
             if outcome.denial is not None and denied_in is None:
                 denied_in = kind.stage
             if outcome.object is not UNCHANGED:

@@ -133,6 +133,8 @@ def make_select(tf: Fn, field: str, alt: str | None, optional: bool) -> Fn:
             inner = obj.value
             if type(inner) is dict or isinstance(inner, Mapping) or hasattr(inner, "cel_select"):
                 return _select_value(inner, field, alt, True)
+            if inner is None and optional:  # `.?f` on a present null finds nothing (refQualify's presence test)
+                return OPTIONAL_NONE
             # a present optional's null or scalar: no such key (cel-spec optionals/map_null_entry_no_such_key)
             return _qualify_other(inner, field, False)
         return _select_value(obj, field, alt, optional)

@@ -84,12 +84,17 @@ def split_top_level(text: str) -> list[str]:
 
 def assignable(param: Type, arg: Type, bindings: dict[str, Type]) -> bool:
     """Whether a value of static type `arg` may be passed where `param` is declared (binding type params)."""
-    if param.name == "dyn" or arg.name == "dyn":
+    if param.name == "dyn" or (arg.name == "dyn" and not param.is_param):
         return True
     if param.is_param:
         bound = bindings.get(param.name)
-        if bound is None or bound.is_dyn:
+        if bound is None or bound.is_param:
             bindings[param.name] = arg
+            return True
+        if bound.name == "dyn":  # cel-go keeps the more general substitution (mostGeneral)
+            return True
+        if arg.name == "dyn":
+            bindings[param.name] = DYN
             return True
         return assignable(bound, arg, bindings) or assignable(arg, bound, {})
     if arg.is_param:

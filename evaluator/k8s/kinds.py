@@ -34,6 +34,11 @@ KYVERNO_POLICY = "Policy"
 KYVERNO_POLICY_KINDS = frozenset({KYVERNO_CLUSTER_POLICY, KYVERNO_POLICY})
 POLICY_EXCEPTION = "PolicyException"
 
+# policies.kyverno.io (Kyverno's CEL policy types; PolicyException is spelled as above)
+KYVERNO_VALIDATING_POLICY = "ValidatingPolicy"
+KYVERNO_NAMESPACED_VALIDATING_POLICY = "NamespacedValidatingPolicy"
+KYVERNO_VALIDATING_POLICY_KINDS = frozenset({KYVERNO_VALIDATING_POLICY, KYVERNO_NAMESPACED_VALIDATING_POLICY})
+
 NAMESPACE = "Namespace"
 
 # rbac.authorization.k8s.io: the authorizer's documents

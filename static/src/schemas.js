@@ -165,6 +165,35 @@ const kyvernoSpec = obj({
 }, { required: ["rules"] });
 const clusterPolicy = common("ClusterPolicy", kyvernoSpec, ["kyverno.io/v1", "kyverno.io/v2beta1"]);
 const policy = common("Policy", kyvernoSpec, ["kyverno.io/v1", "kyverno.io/v2beta1"]);
+const VPOL_VERSIONS = ["policies.kyverno.io/v1", "policies.kyverno.io/v1beta1", "policies.kyverno.io/v1alpha1"];
+const vpolSpec = obj({
+  matchConstraints: matchResources,
+  matchConditions: arr(namedExpression("name", "condition name"), "CEL pre-conditions"),
+  variables: arr(namedExpression("name", "variable name, used as variables.<name>"), "lazy CEL variables"),
+  validations: arr(obj({
+    expression: str("CEL: true passes"),
+    message: str("message when false"),
+    messageExpression: str("CEL: the message as a string"),
+    reason: oneOf(["Unauthorized", "Forbidden", "Invalid", "RequestEntityTooLarge"], "HTTP reason"),
+  }, { required: ["expression"] }), "CEL validations"),
+  auditAnnotations: arr(obj({ key: str("annotation key"), valueExpression: str("CEL: the value") },
+    { required: ["key", "valueExpression"] })),
+  failurePolicy,
+  validationActions: arr(oneOf(["Deny", "Warn", "Audit"], "action"), "what a failure does (default Deny)"),
+  evaluation: obj({
+    mode: oneOf(["Kubernetes", "JSON", "HTTP", "Envoy"], "what `object` is"),
+    admission: obj({ enabled: bool("run at admission") }),
+    background: obj({ enabled: bool("run in background scans") }),
+  }),
+  autogen: obj({
+    podControllers: obj({ controllers: arr(oneOf(["daemonsets", "deployments", "replicasets", "statefulsets",
+      "jobs", "cronjobs"], "pod controller"), "controllers to generate variants for ([] for none)") }),
+    validatingAdmissionPolicy: obj({ enabled: bool("generate a ValidatingAdmissionPolicy") }),
+  }),
+  webhookConfiguration: obj({ timeoutSeconds: int("webhook timeout") }),
+});
+const validatingPolicy = common("ValidatingPolicy", vpolSpec, VPOL_VERSIONS);
+const namespacedValidatingPolicy = common("NamespacedValidatingPolicy", vpolSpec, VPOL_VERSIONS.slice(0, 2));
 const namespace = obj({ apiVersion: oneOf(["v1"], "v1"), kind: oneOf(["Namespace"], "kind"), metadata,
   spec: any("spec"), status: any("status") });
 
@@ -190,6 +219,8 @@ export const KIND_SCHEMAS = {
   MutatingAdmissionPolicyBinding: mapb,
   ClusterPolicy: clusterPolicy,
   Policy: policy,
+  ValidatingPolicy: validatingPolicy,
+  NamespacedValidatingPolicy: namespacedValidatingPolicy,
   Namespace: namespace,
   AdmissionReview: admissionReview,
 };

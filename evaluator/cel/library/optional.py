@@ -3,10 +3,11 @@ ofNonZeroValue, hasValue, value, orValue, or; from version 2 list first()/last()
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from evaluator.cel.errors import CELEvalError
-from evaluator.cel.registry import function
+from evaluator.cel.registry import REGISTRY, function
 from evaluator.cel.values import OPTIONAL_NONE, Duration, Optional, Timestamp
 
 
@@ -50,7 +51,20 @@ def value(o: Optional) -> Any:
 
 @function("optional_type(A).orValue(A) -> A")
 def or_value(o: Optional, default: Any) -> Any:
+    if type(o) is not Optional:  # cel-go <= 0.27 (Kubernetes' CEL) returns a non-optional receiver as it is
+        return o
     return o.value if o.has_value else default
+
+
+def _any_receiver(name: str, impl: Any) -> None:
+    """cel-go plans `orValue` specially (evalOptionalOrValue) without checking the receiver's kind at run time."""
+    overloads = REGISTRY.overloads(name)
+    for i, o in enumerate(overloads):
+        if o.impl is impl:
+            overloads[i] = replace(o, checks=(lambda _v: True,) + o.checks[1:])
+
+
+_any_receiver("orValue", or_value)
 
 
 @function("optional_type(A).or(optional_type(A)) -> optional_type(A)")

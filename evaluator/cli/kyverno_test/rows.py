@@ -39,7 +39,6 @@ RowRunner = Callable[[TestFolder, dict, str], Row]
 # result flags of rows this runner cannot evaluate yet, with the reason reported for them
 NOT_EVALUATED: dict[str, str] = {
     "isMutatingAdmissionPolicy": "MutatingAdmissionPolicy rows are not evaluated by kyverno-test yet",
-    "isValidatingPolicy": "ValidatingPolicy rows are not evaluated by kyverno-test yet",
     "isDeletingPolicy": "DeletingPolicy rows are not evaluated by kyverno-test yet",
     "isImageValidatingPolicy": "ImageValidatingPolicy rows are not evaluated by kyverno-test yet",
     "isGeneratingPolicy": "GeneratingPolicy rows are not evaluated by kyverno-test yet",
@@ -51,10 +50,11 @@ NOT_EVALUATED: dict[str, str] = {
 
 
 def _runners() -> dict[str, RowRunner]:
-    from evaluator.cli.kyverno_test import policy_rows, vap_rows
+    from evaluator.cli.kyverno_test import policy_rows, vap_rows, vpol_rows
     return {
         "": policy_rows.run_row,
         "isValidatingAdmissionPolicy": vap_rows.run_row,
+        "isValidatingPolicy": vpol_rows.run_row,
     }
 
 
@@ -84,7 +84,7 @@ KIND_FLAGS = {
 
 
 def _flag(folder: TestFolder, result: dict) -> str:
-    for flag in ("isValidatingAdmissionPolicy", *NOT_EVALUATED):
+    for flag in ("isValidatingAdmissionPolicy", "isValidatingPolicy", *NOT_EVALUATED):
         if result.get(flag):
             return flag
     name = str(result.get("policy", "")).split("/")[-1]

@@ -283,7 +283,7 @@ def test_json_and_junit_outputs(tmp_path, capsys):
     test_file = path / "kyverno-test.yaml"
     test_file.write_text(test_file.read_text() + textwrap.dedent("""\
         - {policy: require-team, rule: team, kind: Pod, resources: [bad], result: pass}
-        - {policy: p, kind: Pod, resources: [good], result: pass, isValidatingPolicy: true}
+        - {policy: p, kind: Pod, resources: [good], result: pass, isMutatingPolicy: true}
         """))
     status, out, _ = kyverno_test(capsys, str(path), "-o", "json")
     assert status == 1

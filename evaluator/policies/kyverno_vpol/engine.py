@@ -1,0 +1,287 @@
+"""Evaluate one compiled ValidatingPolicy (or autogen variant) on one input, as Kyverno's vpol engine does
+(pkg/cel/policies/vpol/engine/engine.go handlePolicy + compiler/policy.go evaluateWithData).
+
+Order: matchConstraints (Kubernetes mode only; no constraints -> no match), then CEL PolicyExceptions
+(all their matchConditions true -> exempt), then matchConditions (false -> skip; an error -> error, or
+no match with failurePolicy Ignore), then validations in order: the first false gives `fail`, an error
+`error`, all true `pass`. Variables are lazy and memoised. The rule response carries Kyverno's texts:
+"success", "skip", "error: <cel error>", "failed to load context: <error>", the validation's message.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from evaluator import cel as _cel
+from evaluator.admission.matching import match_resources
+from evaluator.cel.errors import CELEvalError
+
+from .compiler import CompiledPolicy
+from .context import OfflineContext
+from .libs import bindings
+
+PASS, FAIL, SKIP, ERROR = "pass", "fail", "skip", "error"
+
+
+@dataclass
+class Inputs:
+    """One thing to validate: an admission request (Kubernetes mode) or a JSON payload."""
+
+    object: Any
+    old_object: Any = None
+    request: Mapping[str, Any] | None = None        # the CEL `request` (AdmissionRequest as JSON)
+    match_request: Mapping[str, Any] | None = None  # kind/resource/namespace/operation/... for matching
+    namespace_object: Any = None
+    namespace_lookup: Callable[[str], Any] | None = None
+    context: OfflineContext = field(default_factory=OfflineContext)
+    payload: bool = False                           # a JSON payload (not a Kubernetes resource)
+
+
+@dataclass
+class RuleResponse:
+    rule: str
+    status: str
+    message: str
+    properties: dict[str, str] = field(default_factory=dict)
+    exceptions: list[str] = field(default_factory=list)
+
+
+class _EvalFailure(Exception):
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class _LazyVariables(Mapping):
+    """`variables`: each evaluated on first use in the shared activation, memoised with its error."""
+
+    def __init__(self, compiled: tuple[tuple[str, Any], ...], activation: dict[str, Any]):
+        self._programs = dict(compiled)
+        self._activation = activation
+        self._memo: dict[str, tuple[Any, str | None]] = {}
+        self.trace: list[dict[str, Any]] = []
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._programs:
+            raise KeyError(name)
+        if name not in self._memo:
+            try:
+                value, error = self._programs[name].evaluate(self._activation).value, None
+            except _cel.EvaluationError as err:
+                value, error = None, err.message
+            self._memo[name] = (value, error)
+            self.trace.append({"name": name, "value": _plain(value) if error is None else None, "error": error})
+        value, error = self._memo[name]
+        if error is not None:
+            raise _cel.EvaluationError(error)
+        return value
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._programs
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._programs)
+
+    def __len__(self) -> int:
+        return len(self._programs)
+
+
+def _plain(value: Any) -> Any:
+    try:
+        return _cel.to_json(value)
+    except Exception:
+        return str(value)
+
+
+def _run(program: Any, activation: Mapping[str, Any]) -> Any:
+    try:
+        return program.evaluate(activation).value
+    except _cel.EvaluationError as err:
+        raise _EvalFailure(err.message) from None
+    except Exception as err:  # a defect below must become this expression's error
+        raise _EvalFailure(f"internal error: {type(err).__name__}: {err}") from None
+
+
+def _conversion_error(value: Any, want: str) -> str:
+    from evaluator.admission.expressions import type_name
+    return f"type conversion error from '{type_name(value)}' to '{want}'"
+
+
+def _matches(policy: CompiledPolicy, programs: tuple[Any, ...], activation: Mapping[str, Any]) -> bool:
+    """compiler.Policy.match: any false -> False; errors collected; Ignore turns them into no match."""
+    errors = []
+    for program in programs:
+        try:
+            value = _run(program, activation)
+        except _EvalFailure as err:
+            errors.append(err.message)
+            continue
+        if not isinstance(value, bool):
+            errors.append(_conversion_error(value, "bool"))
+            continue
+        if not value:
+            return False
+    if not errors:
+        return True
+    if policy.failure_policy == "Ignore":
+        return False
+    raise _EvalFailure("; ".join(errors))
+
+
+def _exception_key(exc: Mapping[str, Any]) -> str:
+    meta = exc.get("metadata") if isinstance(exc.get("metadata"), Mapping) else {}
+    name, namespace = str(meta.get("name") or ""), str(meta.get("namespace") or "")
+    return f"{namespace}/{name}" if namespace else name
+
+
+def _exception_response(matched: list[Mapping[str, Any]]) -> RuleResponse:
+    keys = [_exception_key(e) for e in matched]
+    best, best_priority = 0, 0
+    for i, exc in enumerate(matched):
+        labels = ((exc.get("metadata") or {}).get("labels") or {})
+        try:
+            priority = int(labels.get("kyverno.io/exception-priority", ""))
+        except ValueError:
+            continue
+        if priority > best_priority:
+            best, best_priority = i, priority
+    report = ((matched[best].get("spec") or {}).get("reportResult"))
+    verb = "passed" if report == PASS else "skipped"
+    return RuleResponse("exception", PASS if report == PASS else SKIP,
+                        f"rule is {verb} due to policy exception: " + ", ".join(keys), exceptions=keys)
+
+
+def match_constraints(policy: CompiledPolicy, inputs: Inputs) -> tuple[bool, str | None]:
+    """(matched, error) for the Kubernetes path; policies without constraints match nothing."""
+    if policy.match_constraints is None or inputs.match_request is None:
+        return False, None
+    result = match_resources(policy.match_constraints, inputs.match_request, inputs.namespace_lookup)
+    if result.error:
+        return False, result.error
+    return result.matched, None
+
+
+def evaluate(policy: CompiledPolicy, inputs: Inputs, *, check_match: bool = True) -> list[RuleResponse] | None:
+    """The rule responses of one policy evaluation; None when matchConstraints do not select the input."""
+    if policy.error is not None:
+        return [RuleResponse("", ERROR, policy.error)]
+    if check_match:
+        matched, error = match_constraints(policy, inputs)
+        if error is not None:
+            return [RuleResponse("match", ERROR, f"failed to execute matching: {error}")]
+        if not matched:
+            return None
+    activation: dict[str, Any] = {"object": inputs.object, "oldObject": inputs.old_object,
+                                  "request": inputs.request, "namespaceObject": inputs.namespace_object}
+    activation.update(bindings(inputs.context, _policy_namespace(policy)))
+    activation["variables"] = {}
+    try:
+        matched_exceptions = []
+        full = False
+        allowed_images: list[str] = []
+        allowed_values: list[str] = []
+        for exc in policy.exceptions:
+            try:
+                hit = _matches(policy, exc.conditions, activation)
+            except _EvalFailure:
+                if full:
+                    continue
+                raise
+            if hit:
+                matched_exceptions.append(exc.document)
+                exc_spec = exc.document.get("spec") or {}
+                if not exc_spec.get("images") and not exc_spec.get("allowedValues"):
+                    full = True
+                elif not full:
+                    allowed_images += list(exc_spec.get("images") or [])
+                    allowed_values += list(exc_spec.get("allowedValues") or [])
+        if full:
+            return [_exception_response(matched_exceptions)]
+        activation["exceptions"] = {"allowedImages": allowed_images, "allowedValues": allowed_values}
+        if not _matches(policy, tuple(p for _, p in policy.match_conditions), activation):
+            return [RuleResponse("", SKIP, "skip")]
+    except _EvalFailure as err:
+        return [RuleResponse("evaluation", ERROR, f"failed to load context: {err.message}")]
+    variables = _LazyVariables(policy.variables, activation)
+    activation["variables"] = variables
+    return [_validate(policy, activation)]
+
+
+def _policy_namespace(policy: CompiledPolicy) -> str:
+    from .spec import namespace_of
+    return namespace_of(policy.document)
+
+
+def _validate(policy: CompiledPolicy, activation: dict[str, Any]) -> RuleResponse:
+    for validation in policy.validations:
+        try:
+            value = _run(validation.program, activation)
+        except _EvalFailure as err:
+            return RuleResponse("", ERROR, f"error: {err.message}", {"cel.validationIndex": str(validation.index)})
+        if not isinstance(value, bool):
+            return RuleResponse("", ERROR, f"error: {_conversion_error(value, 'bool')}",
+                                {"cel.validationIndex": str(validation.index)})
+        if value:
+            continue
+        message = validation.message
+        if validation.message_expression is not None:
+            try:
+                out = _run(validation.message_expression, activation)
+                message = out if isinstance(out, str) else \
+                    f"failed to convert message expression to string: {_conversion_error(out, 'string')}"
+            except _EvalFailure as err:
+                message = f"failed to evaluate message expression: {err.message}"
+        if not message:
+            message = f"CEL expression validation failed at index {validation.index}"
+        try:
+            annotations = _audit_annotations(policy, activation)
+        except _EvalFailure as err:
+            return RuleResponse("", ERROR, f"error: {err.message}", {"cel.validationIndex": str(validation.index)})
+        properties = {**annotations, "cel.validationIndex": str(validation.index)}
+        if validation.reason:
+            properties.setdefault("reason", validation.reason)
+        return RuleResponse("", FAIL, message, properties)
+    try:
+        annotations = _audit_annotations(policy, activation)
+    except _EvalFailure as err:
+        return RuleResponse("evaluation", ERROR, f"failed to load context: {err.message}")
+    return RuleResponse("", PASS, "success", annotations)
+
+
+def _audit_annotations(policy: CompiledPolicy, activation: Mapping[str, Any]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key, program in policy.audit_annotations:
+        try:
+            value = _run(program, activation)
+        except _EvalFailure as err:
+            raise _EvalFailure(f"failed to evaluate auditAnnotation '{key}': {err.message}") from None
+        if isinstance(value, str):
+            if value:
+                out[key] = value
+        else:  # Kyverno converts to a Go string: null is an error too
+            raise _EvalFailure(f"failed to convert auditAnnotation '{key}' expression: "
+                               f"{_conversion_error(value, 'string')}")
+    return out
+
+
+def evaluate_authz(policy: CompiledPolicy, payload: Any) -> RuleResponse:
+    """An Envoy / HTTP policy on a CheckRequest payload (see evaluator.policies.kyverno_vpol.authz)."""
+    from .authz import decide
+    if policy.error is not None:
+        return RuleResponse(policy.name, ERROR, policy.error)
+    activation: dict[str, Any] = {"object": payload, "variables": {}}
+    try:
+        if not _matches(policy, tuple(p for _, p in policy.match_conditions), activation):
+            return RuleResponse(policy.name, SKIP, "request does not match")
+        activation["variables"] = _LazyVariables(policy.variables, activation)
+        for validation in policy.validations:
+            try:
+                decided = decide(_run(validation.program, activation), policy.mode)
+            except CELEvalError as err:
+                raise _EvalFailure(err.message) from None
+            if decided is not None:
+                return RuleResponse(policy.name, decided[0], decided[1])
+    except _EvalFailure as err:
+        return RuleResponse(policy.name, ERROR, err.message)
+    return RuleResponse(policy.name, SKIP, "request does not match")

@@ -1,0 +1,96 @@
+"""Build the engine's inputs from an admission request dict or a JSON payload, as Kyverno's
+celengine.Request and the vpol compiler's prepareK8sData do: `request` is the whole AdmissionRequest as
+JSON (original kind/resource, object and oldObject included), `object`/`oldObject` null when absent,
+`namespaceObject` the request namespace's Namespace when one is known."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Callable
+
+from evaluator.k8s.restmapping import builtin_mapper, guess_resource, parse_api_version
+
+from .context import OfflineContext
+from .engine import Inputs
+
+
+def _gvk_of(obj: Any) -> dict[str, str]:
+    obj = obj if isinstance(obj, Mapping) else {}
+    group, version = parse_api_version(obj.get("apiVersion")) or ("", "")
+    return {"group": group, "version": version, "kind": str(obj.get("kind") or "")}
+
+
+def gvr_for(gvk: Mapping[str, str], crd_plurals: Mapping[tuple[str, str], str] | None = None) -> dict[str, str]:
+    """The resource of a kind: built-in REST mapping, a CRD's plural, else Kyverno's guess."""
+    group, version, kind = gvk.get("group", ""), gvk.get("version", ""), gvk.get("kind", "")
+    api_version = f"{group}/{version}" if group else version
+    plural = (crd_plurals or {}).get((group, kind))
+    if plural is None:
+        info = builtin_mapper().resource_for(api_version, kind)
+        plural = info.gvr.resource if info is not None else guess_resource(kind)
+    return {"group": group, "version": version, "resource": plural}
+
+
+def _user_info(user: Any) -> dict[str, Any]:
+    user = user if isinstance(user, Mapping) else {}
+    out: dict[str, Any] = {}
+    for key in ("username", "uid", "groups", "extra"):
+        if user.get(key):
+            out[key] = user[key]
+    return out
+
+
+def namespace_lookup(namespaces: Mapping[str, Mapping] | None) -> Callable[[str], Mapping]:
+    """Namespaces for namespaceSelector: a known one, else one labelled only kubernetes.io/metadata.name
+    (what Kyverno's CLI resolver and the API server's automatic label give)."""
+    known = dict(namespaces or {})
+
+    def lookup(name: str) -> Mapping:
+        found = known.get(name)
+        if found is not None:
+            return found
+        return {"apiVersion": "v1", "kind": "Namespace",
+                "metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}}}
+    return lookup
+
+
+def kubernetes_inputs(request: Mapping[str, Any], *, context: OfflineContext | None = None,
+                      namespaces: Mapping[str, Mapping] | None = None,
+                      namespace_object: Any = "lookup") -> Inputs:
+    """Inputs for an admission request dict ({operation, object, oldObject, kind?, resource?, namespace?,
+    name?, userInfo?, subResource?, dryRun?}). `namespace_object="lookup"` takes it from `namespaces`."""
+    context = context or OfflineContext()
+    operation = str(request.get("operation") or "CREATE")
+    obj = request.get("object") if operation != "DELETE" else None
+    old = request.get("oldObject") if operation in ("UPDATE", "DELETE") else None
+    source = obj if isinstance(obj, Mapping) else (old if isinstance(old, Mapping) else {})
+    meta = source.get("metadata") if isinstance(source.get("metadata"), Mapping) else {}
+    gvk = dict(request.get("kind") or {}) or _gvk_of(source)
+    gvr = dict(request.get("resource") or {}) or gvr_for(gvk, context.crd_plurals)
+    namespace = str(request.get("namespace") or meta.get("namespace") or "")
+    name = str(request.get("name") or meta.get("name") or "")
+    sub = str(request.get("subResource") or "")
+    cel_request: dict[str, Any] = {"uid": str(request.get("uid") or ""), "kind": gvk, "resource": gvr}
+    if sub:
+        cel_request["subResource"] = sub
+    cel_request["requestKind"] = dict(request.get("requestKind") or gvk)
+    cel_request["requestResource"] = dict(request.get("requestResource") or gvr)
+    if sub:
+        cel_request["requestSubResource"] = sub
+    if name:
+        cel_request["name"] = name
+    if namespace:
+        cel_request["namespace"] = namespace
+    cel_request.update(operation=operation, userInfo=_user_info(request.get("userInfo")), object=obj,
+                       oldObject=old, dryRun=bool(request.get("dryRun") or False), options=request.get("options"))
+    match_request = {"kind": gvk, "resource": gvr, "subResource": sub, "namespace": namespace, "name": name,
+                     "operation": operation, "object": obj, "oldObject": old}
+    if namespace_object == "lookup":
+        namespace_object = (namespaces or {}).get(namespace) if namespace else None
+    return Inputs(object=obj, old_object=old, request=cel_request, match_request=match_request,
+                  namespace_object=namespace_object, namespace_lookup=namespace_lookup(namespaces),
+                  context=context)
+
+
+def json_inputs(payload: Any, *, context: OfflineContext | None = None) -> Inputs:
+    """JSON mode: `object` is the payload; no request, oldObject or namespaceObject."""
+    return Inputs(object=payload, context=context or OfflineContext(), payload=True)

@@ -1,0 +1,396 @@
+"""Kyverno's CEL libraries for ValidatingPolicy (kyverno/sdk extensions/cel/libs), offline.
+
+They live in their own function registry layered over the Kubernetes one, so they exist in Kyverno
+policies only (a ValidatingAdmissionPolicy using `resource.Get` still fails to compile, as on a cluster).
+Each context variable (`resource`, `http`, `image`, `globalContext`, `json`, `yaml`) is an opaque value
+bound per evaluation to an `OfflineContext`; member functions keep Kyverno's PascalCase and camelCase
+names, argument types and error texts (`failed to get resource: ...`, `failed to get image data: ...`).
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json as _json
+from collections.abc import Mapping
+from typing import Any
+
+from evaluator.cel.errors import CELEvalError
+from evaluator.cel.registry import REGISTRY, Overload, Registry
+from evaluator.cel.values import Duration, Timestamp
+
+from .context import LookupError_, OfflineContext
+from .image_ref import ImageRef, ImageRefError, parse_reference
+
+
+class LayeredRegistry(Registry):
+    """Kyverno's functions on top of the Kubernetes registry (the base stays untouched)."""
+
+    def __init__(self, base: Registry) -> None:
+        super().__init__()
+        self.base = base
+
+    def overloads(self, name: str) -> list[Overload]:
+        return self._functions.get(name, []) + self.base.overloads(name)
+
+    def names(self) -> list[str]:
+        return sorted(set(self._functions) | set(self.base.names()))
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._functions or name in self.base
+
+
+KYVERNO_REGISTRY = LayeredRegistry(REGISTRY)
+
+
+def function(*signatures: str, cost: int | None = 1):
+    def decorate(impl):
+        for sig in signatures:
+            KYVERNO_REGISTRY.add(sig, impl, cost=cost)
+        return impl
+    return decorate
+
+
+# ------------------------------------------------------------------ context values
+class ResourceContext:
+    cel_type_name = "resource.Context"
+
+    def __init__(self, data: OfflineContext, namespace: str = ""):
+        self.data, self.namespace = data, namespace
+
+
+class HTTPContext:
+    cel_type_name = "http.Context"
+
+    def __init__(self, data: OfflineContext):
+        self.data = data
+
+
+class ImageDataContext:
+    cel_type_name = "imagedata.Context"
+
+    def __init__(self, data: OfflineContext):
+        self.data = data
+
+
+class GlobalContext:
+    cel_type_name = "globalcontext.Context"
+
+    def __init__(self, data: OfflineContext):
+        self.data = data
+
+
+class JSONContext:
+    cel_type_name = "json.Json"
+
+
+class YAMLContext:
+    cel_type_name = "yaml.Yaml"
+
+
+class GVR:
+    cel_type_name = "resource.GroupVersionResource"
+
+    def __init__(self, api_version: str, resource: str):
+        self.api_version, self.resource = api_version, resource
+
+
+def bindings(data: OfflineContext, policy_namespace: str = "") -> dict[str, Any]:
+    """The library variables of one evaluation."""
+    return {"resource": ResourceContext(data, policy_namespace), "http": HTTPContext(data),
+            "image": ImageDataContext(data), "globalContext": GlobalContext(data),
+            "json": JSONContext(), "yaml": YAMLContext()}
+
+
+LIBRARY_VARIABLES = ("resource", "http", "image", "globalContext", "json", "yaml")
+
+
+def _err(prefix: str, err: LookupError_) -> CELEvalError:
+    return CELEvalError(f"{prefix}: {err.message}")
+
+
+# ------------------------------------------------------------------ resource
+def _get(ctx: ResourceContext, api_version: str, resource: str, namespace: str, name: str) -> Any:
+    try:
+        return dict(ctx.data.get_resource(api_version, resource, namespace, name))
+    except LookupError_ as err:
+        if err.not_found:
+            return None
+        raise _err("failed to get resource", err) from None
+
+
+def _list(ctx: ResourceContext, api_version: str, resource: str, namespace: str, labels: Any = None) -> Any:
+    try:
+        return ctx.data.list_resources(api_version, resource, namespace, labels)
+    except LookupError_ as err:
+        raise _err("failed to list resource", err) from None
+
+
+def _cluster_only(ctx: ResourceContext) -> None:
+    if ctx.namespace:
+        raise CELEvalError("no such overload")
+
+
+def _namespaced_only(ctx: ResourceContext) -> None:
+    if not ctx.namespace:
+        raise CELEvalError("no such overload")
+
+
+@function("resource.Context.Get(string, string, string, string) -> dyn",
+          "resource.Context.get(string, string, string, string) -> dyn")
+def resource_get(ctx, api_version, resource, namespace, name):
+    _cluster_only(ctx)
+    return _get(ctx, api_version, resource, namespace, name)
+
+
+@function("resource.Context.Get(string, string, string) -> dyn",
+          "resource.Context.get(string, string, string) -> dyn")
+def resource_get_namespaced(ctx, api_version, resource, name):
+    _namespaced_only(ctx)
+    return _get(ctx, api_version, resource, ctx.namespace, name)
+
+
+@function("resource.Context.List(string, string, string) -> dyn",
+          "resource.Context.list(string, string, string) -> dyn")
+def resource_list(ctx, api_version, resource, namespace):
+    _cluster_only(ctx)
+    return _list(ctx, api_version, resource, namespace)
+
+
+@function("resource.Context.List(string, string, string, map(string, string)) -> dyn",
+          "resource.Context.list(string, string, string, map(string, string)) -> dyn")
+def resource_list_labels(ctx, api_version, resource, namespace, labels):
+    _cluster_only(ctx)
+    return _list(ctx, api_version, resource, namespace, labels)
+
+
+@function("resource.Context.List(string, string) -> dyn", "resource.Context.list(string, string) -> dyn")
+def resource_list_namespaced(ctx, api_version, resource):
+    _namespaced_only(ctx)
+    return _list(ctx, api_version, resource, ctx.namespace)
+
+
+@function("resource.Context.Post(string, string, string, map(string, dyn)) -> dyn",
+          "resource.Context.post(string, string, string, map(string, dyn)) -> dyn")
+def resource_post(ctx, api_version, resource, namespace, data):
+    raise CELEvalError("failed to create resource: resource.Post creates objects in a cluster; the playground "
+                       "evaluates offline and creates nothing")
+
+
+@function("resource.Context.ToGVR(string, string) -> resource.GroupVersionResource",
+          "resource.Context.toGVR(string, string) -> resource.GroupVersionResource")
+def resource_to_gvr(ctx, api_version, kind):
+    from .context import resource_for
+    return GVR(api_version, resource_for(api_version, kind, ctx.data.crd_plurals))
+
+
+@function("resource.Context.Get(resource.GroupVersionResource, string, string) -> dyn",
+          "resource.Context.get(resource.GroupVersionResource, string, string) -> dyn")
+def resource_get_gvr(ctx, gvr, namespace, name):
+    return _get(ctx, gvr.api_version, gvr.resource, namespace, name)
+
+
+@function("resource.Context.List(resource.GroupVersionResource, string) -> dyn",
+          "resource.Context.list(resource.GroupVersionResource, string) -> dyn")
+def resource_list_gvr(ctx, gvr, namespace):
+    return _list(ctx, gvr.api_version, gvr.resource, namespace)
+
+
+# ------------------------------------------------------------------ globalContext
+def _global(ctx: GlobalContext, name: str, projection: str) -> Any:
+    try:
+        return ctx.data.global_reference(name, projection)
+    except LookupError_ as err:
+        raise _err("failed to get global reference", err) from None
+
+
+@function("globalcontext.Context.Get(string) -> dyn", "globalcontext.Context.get(string) -> dyn")
+def global_get(ctx, name):
+    return _global(ctx, name, "")
+
+
+@function("globalcontext.Context.Get(string, string) -> dyn", "globalcontext.Context.get(string, string) -> dyn")
+def global_get_projection(ctx, name, projection):
+    return _global(ctx, name, projection)
+
+
+# ------------------------------------------------------------------ http
+def _http(ctx: HTTPContext, method: str, url: str) -> Any:
+    try:
+        return ctx.data.http(method, url)
+    except LookupError_ as err:
+        raise _err("request failed", err) from None
+
+
+@function("http.Context.Get(string) -> dyn", "http.Context.get(string) -> dyn")
+def http_get(ctx, url):
+    return _http(ctx, "GET", url)
+
+
+@function("http.Context.Get(string, map(string, string)) -> dyn",
+          "http.Context.get(string, map(string, string)) -> dyn")
+def http_get_headers(ctx, url, headers):
+    return _http(ctx, "GET", url)
+
+
+@function("http.Context.Post(string, dyn) -> dyn", "http.Context.post(string, dyn) -> dyn")
+def http_post(ctx, url, data):
+    return _http(ctx, "POST", url)
+
+
+@function("http.Context.Post(string, dyn, map(string, string)) -> dyn",
+          "http.Context.post(string, dyn, map(string, string)) -> dyn")
+def http_post_headers(ctx, url, data, headers):
+    return _http(ctx, "POST", url)
+
+
+@function("http.Context.Client(string) -> http.Context", "http.Context.client(string) -> http.Context")
+def http_client(ctx, ca_bundle):
+    return ctx  # mocks answer whatever client asks
+
+
+# ------------------------------------------------------------------ image data
+@function("imagedata.Context.GetMetadata(string) -> dyn", "imagedata.Context.getMetadata(string) -> dyn")
+def image_get_metadata(ctx, image):
+    try:
+        return ctx.data.image_data(image)
+    except LookupError_ as err:
+        raise _err("failed to get image data", err) from None
+
+
+# ------------------------------------------------------------------ image references
+def _parse(text: str) -> ImageRef:
+    try:
+        return parse_reference(text)
+    except ImageRefError as err:
+        raise CELEvalError(str(err)) from None
+
+
+@function("image(string) -> kyverno.Image", "parseImageReference(string) -> kyverno.Image")
+def image_parse(text):
+    return _parse(text)
+
+
+@function("isImage(string) -> bool")
+def image_is(text):
+    try:
+        parse_reference(text)
+    except ImageRefError:
+        return False
+    return True
+
+
+@function("kyverno.Image.registry() -> string")
+def image_registry(ref):
+    return ref.registry
+
+
+@function("kyverno.Image.repository() -> string")
+def image_repository(ref):
+    return ref.repository
+
+
+@function("kyverno.Image.identifier() -> string")
+def image_identifier(ref):
+    return ref.identifier
+
+
+@function("kyverno.Image.tag() -> string")
+def image_tag(ref):
+    return ref.tag
+
+
+@function("kyverno.Image.digest() -> string")
+def image_digest(ref):
+    return ref.digest
+
+
+@function("kyverno.Image.containsDigest() -> bool")
+def image_contains_digest(ref):
+    return bool(ref.digest)
+
+
+# ------------------------------------------------------------------ user
+@function("parseServiceAccount(string) -> map(string, string)",
+          "user.parseServiceAccount(string) -> map(string, string)")
+def parse_service_account(user):
+    prefix = "system:serviceaccount:"
+    account = {"Name": "", "Namespace": ""}  # a Go struct exposed as a native type: Go field names
+    if user.startswith(prefix):
+        rest = user[len(prefix):]
+        if ":" in rest:
+            account["Namespace"], account["Name"] = rest.split(":", 1)
+    return account
+
+
+# ------------------------------------------------------------------ json / yaml
+@function("json.Json.unmarshal(dyn) -> dyn")
+def json_unmarshal(ctx, text):
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    if not isinstance(text, str):
+        raise CELEvalError("no such overload")
+    try:
+        return _json.loads(text)
+    except ValueError as err:
+        raise CELEvalError(str(err)) from None
+
+
+@function("json.Json.marshal(dyn) -> string")
+def json_marshal(ctx, value):
+    from evaluator.cel import to_json
+    return _json.dumps(to_json(value), separators=(",", ":"), sort_keys=True)
+
+
+_YAML_MAX_NODES = 100_000
+
+
+def _expanded(value: Any, budget: list[int]) -> Any:
+    """A tree copy of parsed YAML (aliases expanded), refusing documents that grow past the node budget."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise CELEvalError("failed to parse YAML: the document expands to more than 100000 nodes")
+    if isinstance(value, dict):
+        return {str(k) if not isinstance(k, (str, int, float, bool)) else k: _expanded(v, budget)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_expanded(v, budget) for v in value]
+    if isinstance(value, (_dt.date, _dt.datetime)):
+        return value.isoformat()
+    return value
+
+
+@function("yaml.Yaml.parse(string) -> dyn")
+def yaml_parse(ctx, text):
+    """yaml.parse: any YAML value (aliases expanded within a node budget, so alias bombs stop)."""
+    import yaml as _yaml
+    try:
+        value = _yaml.safe_load(text)
+    except _yaml.YAMLError as err:
+        raise CELEvalError(f"failed to parse YAML: {err}") from None
+    return _expanded(value, [_YAML_MAX_NODES])
+
+
+# ------------------------------------------------------------------ time
+@function("time.now() -> google.protobuf.Timestamp")
+def time_now():
+    now = _dt.datetime.now(_dt.timezone.utc)
+    return Timestamp(int(now.timestamp()) * 1_000_000_000 + now.microsecond * 1000)
+
+
+@function("time.truncate(google.protobuf.Timestamp, google.protobuf.Duration) -> google.protobuf.Timestamp")
+def time_truncate(ts, duration):
+    if duration.nanos <= 0:
+        return ts
+    return Timestamp(ts.nanos - ts.nanos % duration.nanos)
+
+
+@function("time.toCron(google.protobuf.Timestamp) -> string")
+def time_to_cron(ts):
+    moment = ts.to_datetime()
+    return f"{moment.minute} {moment.hour} {moment.day} {moment.month} {(moment.weekday() + 1) % 7}"
+
+
+def as_mapping(value: Any) -> Mapping | None:
+    return value if isinstance(value, Mapping) else None
+
+
+__all__ = ["KYVERNO_REGISTRY", "LIBRARY_VARIABLES", "bindings", "Duration"]

@@ -1,0 +1,68 @@
+"""PolicyReport results of ValidatingPolicies (pkg/utils/report/results.go ToPolicyReportResult): source
+KyvernoValidatingPolicy, the policy's namespace/name key, the rule name Kyverno gives the response ("" for a
+validation, "exception", ...), the `process` property from evaluation.background/admission, and
+`fail` shown as `warn` when the policy is not scored."""
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from . import spec as sp
+
+SOURCE = "KyvernoValidatingPolicy"
+_SEVERITIES = {"critical", "high", "medium", "low", "info"}
+
+
+def result_entries(policy: Mapping[str, Any], result: Mapping[str, Any], subject: dict, now: int) -> list[dict]:
+    meta = policy.get("metadata") if isinstance(policy.get("metadata"), Mapping) else {}
+    annotations = meta.get("annotations") or {}
+    key = (f"{meta['namespace']}/" if meta.get("namespace") else "") + str(meta.get("name") or result.get("policy"))
+    scored = annotations.get("policies.kyverno.io/scored") != "false"
+    entries = []
+    for rule in result.get("rules") or []:
+        properties = dict(rule.get("properties") or {})
+        process = sp.process(sp.spec_of(policy))
+        if process:
+            properties["process"] = process
+        if rule.get("exceptions"):
+            properties["exceptions"] = ",".join(e.rsplit("/", 1)[-1] for e in rule["exceptions"])
+        status = rule["result"]
+        if status == "fail" and not scored:
+            status = "warn"
+        entry = {"source": SOURCE, "policy": key, "rule": rule.get("rule", ""), "message": rule.get("message", ""),
+                 "result": status, "scored": scored, "properties": properties, "resources": [subject],
+                 "timestamp": {"seconds": now, "nanos": 0}}
+        if annotations.get("policies.kyverno.io/category"):
+            entry["category"] = annotations["policies.kyverno.io/category"]
+        if annotations.get("policies.kyverno.io/severity") in _SEVERITIES:
+            entry["severity"] = annotations["policies.kyverno.io/severity"]
+        entries.append(entry)
+    return entries
+
+
+def policy_report(policies: list[Mapping[str, Any]], results: list[Mapping[str, Any]], resource: Mapping[str, Any],
+                  now: int | None = None) -> dict:
+    """One report for `resource` from `results` (as `evaluate` returns them for `policies`)."""
+    now = int(time.time()) if now is None else now
+    meta = resource.get("metadata") if isinstance(resource.get("metadata"), Mapping) else {}
+    subject = {"apiVersion": resource.get("apiVersion", ""), "kind": resource.get("kind", ""),
+               "name": meta.get("name", "")}
+    if meta.get("namespace"):
+        subject["namespace"] = meta["namespace"]
+    if meta.get("uid"):
+        subject["uid"] = meta["uid"]
+    by_name = {(sp.name_of(p), str(p.get("kind"))): p for p in policies if sp.is_validating_policy(p)}
+    entries = []
+    for result in results:
+        policy = by_name.get((result.get("policy"), str(result.get("kind"))), {"metadata": {"name": result.get("policy")}})
+        entries.extend(result_entries(policy, result, subject, now))
+    summary = {k: sum(1 for e in entries if e["result"] == k) for k in ("pass", "fail", "warn", "error", "skip")}
+    namespace = meta.get("namespace") or ""
+    report = {"apiVersion": "wgpolicyk8s.io/v1alpha2", "kind": "PolicyReport" if namespace else "ClusterPolicyReport",
+              "metadata": {"name": meta.get("uid") or f"{str(resource.get('kind', '')).lower()}-{meta.get('name', '')}",
+                           "labels": {"app.kubernetes.io/managed-by": "kyverno"}},
+              "scope": subject, "results": entries, "summary": summary}
+    if namespace:
+        report["metadata"]["namespace"] = namespace
+    return report

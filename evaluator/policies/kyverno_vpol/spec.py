@@ -1,0 +1,118 @@
+"""ValidatingPolicy / NamespacedValidatingPolicy documents: recognising them and reading their spec with
+Kyverno's defaults (api/policies.kyverno.io, the same fields in v1alpha1, v1beta1 and v1).
+
+Defaults as the API types' getters apply them: validationActions [Deny], evaluation.mode Kubernetes,
+failurePolicy Fail, admission and background enabled. v1alpha1 and v1beta1 are served alongside v1; the
+fields read here have one shape in all three (the conversion webhook copies them verbatim).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from evaluator.k8s.kinds import KYVERNO_POLICIES_GROUP, KYVERNO_VALIDATING_POLICY_KINDS, POLICY_EXCEPTION
+
+GROUP = KYVERNO_POLICIES_GROUP
+VERSIONS = ("v1alpha1", "v1beta1", "v1")
+# Served versions per kind (Kyverno's CRDs: config/crds/policies.kyverno.io); v1alpha1 is deprecated.
+SERVED = {"ValidatingPolicy": ("v1alpha1", "v1beta1", "v1"), "NamespacedValidatingPolicy": ("v1beta1", "v1"),
+          "PolicyException": ("v1alpha1", "v1beta1", "v1")}
+DEPRECATED = frozenset({"v1alpha1"})
+KINDS = KYVERNO_VALIDATING_POLICY_KINDS
+EXCEPTION_KIND = POLICY_EXCEPTION
+MODES = ("Kubernetes", "JSON", "HTTP", "Envoy")
+
+
+def api_group(doc: Mapping[str, Any]) -> tuple[str, str]:
+    api_version = str(doc.get("apiVersion") or "")
+    group, _, version = api_version.partition("/")
+    return group, version
+
+
+def is_validating_policy(doc: Any) -> bool:
+    return isinstance(doc, Mapping) and doc.get("kind") in KINDS and api_group(doc)[0] == GROUP
+
+
+def is_cel_exception(doc: Any) -> bool:
+    """A policies.kyverno.io PolicyException (kyverno.io PolicyExceptions belong to ClusterPolicies)."""
+    return isinstance(doc, Mapping) and doc.get("kind") == EXCEPTION_KIND and api_group(doc)[0] == GROUP
+
+
+def version_issue(doc: Mapping[str, Any]) -> tuple[str, str] | None:
+    """("error", text) for a version the CRD does not serve (kubectl's text), ("warning", text) for a deprecated
+    one (the API server's default CRD deprecation warning), else None."""
+    kind = str(doc.get("kind") or "")
+    _, version = api_group(doc)
+    if version not in SERVED.get(kind, VERSIONS):
+        return "error", f'no matches for kind "{kind}" in version "{GROUP}/{version}"'
+    if version in DEPRECATED:
+        return "warning", f"{GROUP}/{version} {kind} is deprecated; use {GROUP}/v1 {kind}"
+    return None
+
+
+def spec_of(doc: Mapping[str, Any]) -> Mapping[str, Any]:
+    spec = doc.get("spec")
+    return spec if isinstance(spec, Mapping) else {}
+
+
+def name_of(doc: Mapping[str, Any]) -> str:
+    meta = doc.get("metadata") if isinstance(doc.get("metadata"), Mapping) else {}
+    return str(meta.get("name") or "")
+
+
+def namespace_of(doc: Mapping[str, Any]) -> str:
+    """Only a NamespacedValidatingPolicy has a namespace that matters."""
+    if doc.get("kind") != "NamespacedValidatingPolicy":
+        return ""
+    meta = doc.get("metadata") if isinstance(doc.get("metadata"), Mapping) else {}
+    return str(meta.get("namespace") or "default")
+
+
+def validation_actions(spec: Mapping[str, Any]) -> list[str]:
+    actions = spec.get("validationActions")
+    if isinstance(actions, list) and actions:
+        return [str(a) for a in actions]
+    return ["Deny"]
+
+
+def evaluation_mode(spec: Mapping[str, Any]) -> str:
+    evaluation = spec.get("evaluation") if isinstance(spec.get("evaluation"), Mapping) else {}
+    mode = evaluation.get("mode")
+    return str(mode) if mode else "Kubernetes"
+
+
+def _enabled(spec: Mapping[str, Any], key: str) -> bool:
+    evaluation = spec.get("evaluation") if isinstance(spec.get("evaluation"), Mapping) else {}
+    section = evaluation.get(key) if isinstance(evaluation.get(key), Mapping) else {}
+    return section.get("enabled") is not False
+
+
+def admission_enabled(spec: Mapping[str, Any]) -> bool:
+    return _enabled(spec, "admission")
+
+
+def background_enabled(spec: Mapping[str, Any]) -> bool:
+    return _enabled(spec, "background")
+
+
+def failure_policy(spec: Mapping[str, Any]) -> str:
+    return "Ignore" if spec.get("failurePolicy") == "Ignore" else "Fail"
+
+
+def process(spec: Mapping[str, Any]) -> str:
+    """The PolicyReport's `process` property (reportutils.selectProcess)."""
+    if background_enabled(spec):
+        return "background scan"
+    if admission_enabled(spec):
+        return "admission review"
+    return ""
+
+
+def autogen_controllers(spec: Mapping[str, Any]) -> list[str] | None:
+    """spec.autogen.podControllers.controllers as written (None when unset: every controller)."""
+    autogen = spec.get("autogen") if isinstance(spec.get("autogen"), Mapping) else {}
+    pods = autogen.get("podControllers") if isinstance(autogen.get("podControllers"), Mapping) else {}
+    controllers = pods.get("controllers")
+    if controllers is None:
+        return None
+    return [str(c) for c in controllers] if isinstance(controllers, list) else []

@@ -1,0 +1,111 @@
+"""ValidatingPolicies inside `simulate`: Kyverno's vpol webhooks on the request the validating stage sees.
+
+Built once per document set: policies compiled with their CEL exceptions and autogen variants, and the
+offline data Kyverno's libraries read: every other document of the project (resource.Get/List, like the
+CLI's fake cluster), a `cli.kyverno.io` Context (spec.resources, spec.images for image.GetMetadata) and a
+Values document (`apiCallResponses` mocks for http, `globalContextEntries` for globalContext).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from . import admission, spec as sp
+from .context import OfflineContext, http_mock_index
+from .inputs import kubernetes_inputs
+from .policies import compile_all, evaluate_request
+
+CLI_GROUP = "cli.kyverno.io/"
+_NOT_RESOURCES = frozenset({"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy",
+                            "MutatingAdmissionPolicyBinding"})
+
+
+def _is_cli(doc: Mapping[str, Any]) -> bool:
+    return str(doc.get("apiVersion") or "").startswith(CLI_GROUP)
+
+
+def _global_value(entry: Mapping[str, Any]) -> Any:
+    if "resources" in entry:
+        return entry["resources"]
+    data = entry.get("data")
+    if entry.get("projections"):
+        from jmespath import search
+        return {p.get("name"): search(str(p.get("path") or ""), data) for p in entry["projections"]
+                if isinstance(p, Mapping)}
+    return data
+
+
+def offline_context(documents: list[Mapping[str, Any]]) -> OfflineContext:
+    resources: list[Mapping[str, Any]] = []
+    images: dict[str, Any] = {}
+    mocks: dict[str, Any] = {}
+    global_values: dict[str, Any] = {}
+    plurals: dict[tuple[str, str], str] = {}
+    for doc in documents:
+        if _is_cli(doc):
+            spec = doc.get("spec") if isinstance(doc.get("spec"), Mapping) else doc
+            if doc.get("kind") == "Context":
+                resources.extend(r for r in spec.get("resources") or [] if isinstance(r, Mapping))
+                images.update({i["image"]: i for i in spec.get("images") or [] if isinstance(i, Mapping) and "image" in i})
+            mocks.update(http_mock_index(spec.get("apiCallResponses") or doc.get("apiCallResponses")))
+            for entry in spec.get("globalContextEntries") or doc.get("globalContextEntries") or []:
+                if isinstance(entry, Mapping) and entry.get("name"):
+                    global_values[str(entry["name"])] = _global_value(entry)
+            continue
+        if sp.is_validating_policy(doc) or sp.is_cel_exception(doc) or doc.get("kind") in _NOT_RESOURCES:
+            continue
+        if str(doc.get("apiVersion") or "").startswith("kyverno.io/"):
+            continue
+        if doc.get("kind") == "CustomResourceDefinition":
+            s = doc.get("spec") or {}
+            names = s.get("names") or {}
+            plurals[(str(s.get("group") or ""), str(names.get("kind") or ""))] = str(names.get("plural") or "")
+        resources.append(doc)
+    return OfflineContext(resources=resources, images=images, global_values=global_values, http_mocks=mocks,
+                          crd_plurals=plurals)
+
+
+class VpolStage:
+    """Built once per document set; `run` per admission request."""
+
+    def __init__(self, documents: list[Mapping[str, Any]]):
+        docs = [d for d in documents if isinstance(d, Mapping)]
+        self.documents = docs
+        self.entries = compile_all(docs)
+        self.context = offline_context(docs) if self.entries else OfflineContext()
+        self.namespaces = {str((d.get("metadata") or {}).get("name") or ""): d for d in docs
+                           if d.get("kind") == "Namespace" and d.get("apiVersion") == "v1"}
+
+    def compile_errors(self, locate: Callable[..., dict] | None = None) -> list[dict[str, Any]]:
+        """Compile errors of every policy, and version problems of policies and CEL exceptions, each passed
+        through `locate(document, **fields)` (which adds where the document is)."""
+        locate = locate or (lambda _doc, **fields: dict(fields))
+        out = []
+        for doc in self.documents:
+            issue = sp.version_issue(doc) if sp.is_validating_policy(doc) or sp.is_cel_exception(doc) else None
+            if issue is not None:
+                out.append(locate(doc, severity=issue[0], path="apiVersion", message=issue[1]))
+        for entry in self.entries:
+            for error in entry.compiled[0].errors:  # the policy's own expressions (variants repeat them)
+                out.append(locate(entry.document, severity="error", **error))
+        return out
+
+    def _namespace(self, name: str) -> Mapping[str, Any] | None:
+        if not name:
+            return None
+        return self.namespaces.get(name) or {"apiVersion": "v1", "kind": "Namespace",
+                                             "metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}}}
+
+    def run(self, request: Mapping[str, Any]) -> tuple[list[dict], dict[str, Any] | None, list[str]]:
+        """(per-policy results, the denial status or None, warnings)."""
+        if not self.entries:
+            return [], None, []
+        namespace = str(request.get("namespace") or "")
+        ns_obj = self._namespace(namespace)
+        namespaces = dict(self.namespaces)
+        if ns_obj is not None:
+            namespaces.setdefault(namespace, ns_obj)
+        inputs = kubernetes_inputs(request, context=self.context, namespaces=namespaces, namespace_object=ns_obj)
+        results = evaluate_request(self.entries, inputs, admission=True)
+        verdict = admission.decision(results)
+        return results, verdict["status"], verdict["warnings"]
