@@ -1,4 +1,5 @@
-"""ASGI entry point: HTTP through Django, WebSockets through Channels (served by daphne)."""
+"""ASGI entry point: HTTP through Django (and /mcp through the MCP server), WebSockets through Channels
+(served by daphne)."""
 
 import os
 
@@ -12,11 +13,13 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from playground.mcp_http import MCPMount, route_http  # noqa: E402
 from playground.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        # /mcp: the MCP server over streamable HTTP (issue 19); everything else: Django
+        "http": route_http(django_asgi_app, MCPMount()),
         "websocket": AllowedHostsOriginValidator(URLRouter(websocket_urlpatterns)),
     }
 )

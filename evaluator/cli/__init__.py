@@ -1,4 +1,4 @@
-"""The engine's command line, without Django: simulate | batch | kyverno-test.
+"""The engine's command line, without Django: simulate | batch | kyverno-test | test | mcp.
 
 `simulate` decides one request, `batch` runs a cluster dump and sums up what would be denied, `kyverno-test`
 runs a Kyverno test folder as `kyverno test` does. Installed as the `admission-playground` console script;
@@ -14,13 +14,16 @@ PROG = "admission-playground"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from evaluator.cli import batch, kyverno_test, simulate_command
+    from evaluator import mcp_server
+    from evaluator.cli import batch, kyverno_test, simulate_command, test_command
 
     parser = argparse.ArgumentParser(prog=PROG, description=(__doc__ or "").splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     simulate_command.register(commands)
     batch.register(commands)
     kyverno_test.register(commands)
+    test_command.register(commands)
+    mcp_server.register(commands)
     return parser
 
 

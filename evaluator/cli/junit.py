@@ -37,7 +37,8 @@ def document(suites: Iterable[tuple[str, list[Case]]]) -> str:
             suite.set(key, str(value))
             totals[key] += value
     for key, value in totals.items():
-        root.set(key, str(value))
+        if key != "skipped":  # the JUnit schema (tests/data/junit) has no skipped count on <testsuites>
+            root.set(key, str(value))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode")
 

@@ -1,21 +1,3 @@
-"""Make a result strictly JSON-serialisable before it leaves the API."""
+"""Make a result strictly JSON-serialisable before it leaves the API (one copy, in the engine)."""
 
-from __future__ import annotations
-
-import math
-
-# proto3's JSON mapping spells non-finite doubles this way; JSON itself has no such numbers.
-_NON_FINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
-
-
-def json_safe(value):
-    """Replace non-finite floats (which strict JSON cannot carry) by their proto3 JSON strings."""
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "NaN"
-        return _NON_FINITE.get(value, value)
-    if isinstance(value, dict):
-        return {key: json_safe(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(item) for item in value]
-    return value
+from evaluator.json_safe import json_safe  # noqa: F401 (re-exported)

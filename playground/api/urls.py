@@ -1,5 +1,6 @@
 from django.urls import path
 
+from playground.api import formats
 from playground.api import project_views as pv
 from playground.api import views
 
@@ -20,4 +21,7 @@ urlpatterns = [
     path("examples", pv.ExampleListView.as_view(), name="api-examples"),
     path("examples/<slug:slug>", pv.ExampleDetailView.as_view(), name="api-example"),
     path("examples/<slug:slug>/fork", pv.ExampleForkView.as_view(), name="api-example-fork"),
+    # issue 19: import and export (playground/api/formats.py)
+    path("import/<str:fmt>", formats.ImportView.as_view(), name="api-import"),
+    path("projects/<str:project_id>/export/<str:fmt>", formats.ExportView.as_view(), name="api-export"),
 ]

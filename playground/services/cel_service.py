@@ -1,14 +1,6 @@
-"""Plain CEL mode: one expression in the Kubernetes admission environment → value, CEL type and cost."""
+"""Plain CEL mode: one expression in the Kubernetes admission environment → value, CEL type and cost.
+The engine's evaluator/expression.py (one copy, shared with the MCP server)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-import evaluator.cel as cel
-
-
-def evaluate_expression(expression: str, variables: Mapping[str, Any]) -> dict:
-    """{"result", "type", "cost"}; raises the engine's CELError subclasses for the API to shape."""
-    outcome = cel.evaluate_json(expression, variables)
-    return {"result": outcome.value, "type": outcome.type, "cost": outcome.cost}
+from evaluator.expression import evaluate_expression  # noqa: F401 (re-exported)

@@ -10,6 +10,7 @@ import { Workspace } from "./workspace.js";
 import { ResultsPane } from "./results-pane.js";
 import { LiveProject } from "./live.js";
 import { forkTitle, installPaneSwitch, installTemplateMenu, humanTimes, uniqueName } from "./page-controls.js";
+import { installFormatsMenu } from "./formats-menu.js";
 
 const $ = (id) => document.getElementById(id);
 const data = pageData();
@@ -287,6 +288,8 @@ function startReadOnly(content, { fork, kindLabel }) {
 async function main() {
   installPaneSwitch();
   humanTimes();
+  installFormatsMenu({ projectId: data.projectId || data.example?.projectId,
+                       onError: (error) => toast(describeError(error.error || { message: String(error) }), "error") });
   try {
     if (data.page === "editor") {
       startProject();

@@ -3,41 +3,16 @@
 from __future__ import annotations
 
 import copy
-from typing import Any
 
 from evaluator.policies.kyverno_vpol import autogen
 from evaluator.policies.kyverno_vpol.context import OfflineContext
 from evaluator.policies.kyverno_vpol.engine import evaluate
 from evaluator.policies.kyverno_vpol.inputs import json_inputs, kubernetes_inputs
+from evaluator.policies.kyverno_vpol.cli_test import as_floats, simple_constraints as _simple
 from evaluator.policies.kyverno_vpol.policies import compile_all
 
 # Cases we do not run, by feature tag, with the reason (reported as skips, never dropped). None today.
 UNSUPPORTED_TAGS: dict[str, str] = {}
-
-
-def as_floats(value: Any) -> Any:
-    """kyverno test converts every number in the test's resources to float64."""
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, int):
-        return float(value)
-    if isinstance(value, list):
-        return [as_floats(v) for v in value]
-    if isinstance(value, dict):
-        return {k: as_floats(v) for k, v in value.items()}
-    return value
-
-
-def _simple(constraints: Any) -> bool:
-    """The CLI's `hasSelector`: exactly one resourceRule, no selectors, excludes or resourceNames."""
-    if not isinstance(constraints, dict):
-        return False
-    for key in ("namespaceSelector", "objectSelector"):
-        sel = constraints.get(key) or {}
-        if sel.get("matchLabels") or sel.get("matchExpressions"):
-            return False
-    rules = constraints.get("resourceRules") or []
-    return not constraints.get("excludeResourceRules") and len(rules) == 1 and not rules[0].get("resourceNames")
 
 
 def context_for(case: dict) -> OfflineContext:

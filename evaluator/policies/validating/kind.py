@@ -76,10 +76,11 @@ class ValidatingAdmissionPolicies:
                                                    f"no effect: see its error{where(refused)}"))
         hooks = self.cache.tuples.hooks()
         bound = {id(policy) for policy, _ in hooks}
-        for policy in self.policies:
-            if id(policy) not in bound:
-                name = (policy.get("metadata") or {}).get("name")
-                errors.append(setup.locate(policy, severity="warning",
+        for unbound in self.policies:
+            if id(unbound) not in bound:
+                metadata = unbound.get("metadata")
+                name = metadata.get("name") if isinstance(metadata, Mapping) else None
+                errors.append(setup.locate(unbound, severity="warning",
                                            message=f'ValidatingAdmissionPolicy "{name}" has no binding: it has no effect'))
         for policy, _ in hooks:
             for error in self.cache.get(policy).compile_errors:

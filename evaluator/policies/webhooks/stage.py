@@ -45,8 +45,8 @@ def _mocks(documents: list[Any]) -> dict[str, Mapping[str, Any]]:
 
 def _denied(name: str, mock: Mapping[str, Any]) -> dict[str, Any]:
     """webhookerrors.ToStatusErr: at least 400, message prefixed with who denied it."""
-    code = mock.get("code") if isinstance(mock.get("code"), int) else 400
-    code = max(code, 400)
+    raw_code = mock.get("code")
+    code = max(raw_code, 400) if isinstance(raw_code, int) else 400
     denied_by = f'admission webhook "{name}" denied the request'
     if mock.get("message"):
         message = f"{denied_by}: {mock['message']}"

@@ -1,0 +1,119 @@
+"""A `kyverno test` folder: kyverno-test.yaml naming policy and resource files, with result rows
+{policy, rule, kind, resources, result: pass|fail|skip}.
+
+Import: the policies (and clusterResources) become documents, each resource a request (a CREATE of it).
+Kyverno's rows are per rule; a project's expectation is per request: a resource with a `fail` row of a rule
+whose failure action is Enforce is expected denied, any other resource with rows is expected allowed.
+Export: runs the engine on each request with an expected outcome and writes its per-rule results as rows,
+so `kyverno test` on the folder checks what the playground decided."""
+from __future__ import annotations
+
+import posixpath
+
+from evaluator.formats.archives import resolve
+from evaluator.formats.bounded_yaml import FormatError, dump, dump_all, load_one
+from evaluator.formats.objects import document_name, object_key, object_text, objects_of, plain_object, request_name
+
+TEST_FILE = "kyverno-test.yaml"
+KYVERNO_KINDS = ("ClusterPolicy", "Policy")
+
+
+def _files(files: dict[str, str], base: str, names: object, what: str) -> list[dict]:
+    objects: list[dict] = []
+    for name in names if isinstance(names, list) else []:
+        text = resolve(files, base, str(name))
+        if text is None:
+            raise FormatError(f"{TEST_FILE}: {what} file {name!r} is not in the folder")
+        objects.extend(d for d in objects_of(text, str(name)) if isinstance(d, dict))
+    return objects
+
+
+def _enforced(policy: dict, rule_name: str) -> bool:
+    spec = policy.get("spec") or {}
+    for rule in spec.get("rules") or []:
+        if isinstance(rule, dict) and rule.get("name") == rule_name:
+            action = (rule.get("validate") or {}).get("failureAction")
+            if action:
+                return str(action).lower() == "enforce"
+    return str(spec.get("validationFailureAction", "Audit")).lower() == "enforce"
+
+
+def import_folder(files: dict[str, str], title: str | None = None) -> dict:
+    tests = sorted((p for p in files if posixpath.basename(p) == TEST_FILE), key=lambda p: (p.count("/"), p))
+    if not tests:
+        raise FormatError(f"no {TEST_FILE} in the folder")
+    base = posixpath.dirname(tests[0])
+    test = load_one(files[tests[0]], tests[0])
+    if not isinstance(test, dict):
+        raise FormatError(f"{tests[0]}: not a kyverno test")
+    policies = _files(files, base, test.get("policies"), "policy")
+    cluster = _files(files, base, test.get("clusterResources"), "clusterResources")
+    cluster = [r for d in cluster for r in ((d.get("spec") or {}).get("resources") or [])
+               if d.get("kind") == "ClusterResource"] + [d for d in cluster if d.get("kind") != "ClusterResource"]
+    resources = _files(files, base, test.get("resources"), "resource")
+    by_name = {(p.get("metadata") or {}).get("name"): p for p in policies}
+    denied: set[str] = set()
+    with_rows: set[str] = set()
+    for row in test.get("results") or []:
+        if not isinstance(row, dict):
+            continue
+        for resource in row.get("resources") or []:
+            key = f"{row.get('kind')}:{resource}"
+            with_rows.add(key)
+            policy = by_name.get(row.get("policy")) or {}
+            if row.get("result") == "fail" and (policy.get("kind") not in KYVERNO_KINDS
+                                                or _enforced(policy, str(row.get("rule")))):
+                denied.add(key)
+    requests = []
+    for resource in resources:
+        keys = {f"{resource.get('kind')}:{object_key(resource)}",
+                f"{resource.get('kind')}:{(resource.get('metadata') or {}).get('name')}"}
+        expected = {"allowed": False} if keys & denied else {"allowed": True} if keys & with_rows else None
+        requests.append({"name": request_name(resource), "text": object_text(resource), "expected": expected})
+    warnings = [f"{TEST_FILE}: {key} is not imported (a project has no place for it)"
+                for key in ("variables", "values", "userinfo", "exceptions") if test.get(key)]
+    flagged = sorted({flag for row in test.get("results") or [] if isinstance(row, dict)
+                      for flag in ("patchedResources", "patchedResource", "generatedResource", "cloneSourceResource")
+                      if row.get(flag)})
+    warnings += [f"{TEST_FILE}: {flag} rows are not imported (only admission outcomes are)" for flag in flagged]
+    name = (test.get("metadata") or {}).get("name") or base or "kyverno test"
+    return {"title": title or f"kyverno test: {posixpath.basename(base) or name}", "description": f"Imported from {tests[0]}",
+            "documents": [{"name": document_name(d), "text": object_text(d)} for d in policies + cluster],
+            "requests": requests, "warnings": warnings}
+
+
+def export_folder(project: dict) -> tuple[dict[str, str], list[str]]:
+    """({path: text} of the folder, warnings about what could not be written)."""
+    from evaluator.simulation import Simulation  # the engine only when exporting
+
+    policies, cluster, warnings = [], [], []
+    for doc in project.get("documents", []):
+        for obj in objects_of(doc["text"], doc["name"]):
+            (policies if obj.get("kind") in KYVERNO_KINDS or obj.get("kind") == "ValidatingAdmissionPolicy"
+             or str(obj.get("apiVersion")).startswith("policies.kyverno.io/") else cluster).append(obj)
+    simulation = Simulation([d["text"] for d in project.get("documents", [])])
+    resources, rows = [], {}
+    for request in project.get("requests", []):
+        obj = plain_object(request["text"], request["name"])
+        if obj is None:
+            warnings.append(f"request {request['name']!r} is not a plain object and is left out")
+            continue
+        resources.append(obj)
+        if not request.get("expected"):
+            continue
+        result = simulation.run(request["text"], trace=False, full=False, type_checks=False)
+        for entry in result.get("kyverno") or []:
+            for rule in entry.get("rules") or []:
+                verdict = {"warn": "fail", "error": "error"}.get(rule.get("result"), rule.get("result"))
+                key = (entry.get("policy"), rule.get("rule"), obj.get("kind"), verdict)
+                rows.setdefault(key, []).append(object_key(obj))
+    test = {"apiVersion": "cli.kyverno.io/v1alpha1", "kind": "Test", "metadata": {"name": "kyverno-test"},
+            "policies": ["policies.yaml"], "resources": ["resources.yaml"]}
+    files = {"policies.yaml": dump_all(policies), "resources.yaml": dump_all(resources)}
+    if cluster:
+        test["clusterResources"] = ["cluster-resources.yaml"]
+        files["cluster-resources.yaml"] = dump_all(cluster)
+    test["results"] = [{"policy": p, "rule": r, "kind": k, "resources": sorted(set(names)), "result": v}
+                       for (p, r, k, v), names in sorted(rows.items(), key=lambda item: tuple(map(str, item[0])))]
+    files[TEST_FILE] = dump(test)
+    return files, warnings

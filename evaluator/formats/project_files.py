@@ -1,0 +1,72 @@
+"""The project file: the gallery's YAML (playground/examples/*.yaml), what `admission-playground test` runs.
+
+{title, description, tags?, documents: [{name, text}], requests: [{name, text, expected?}]}
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from evaluator.expectations import ExpectationError, clean_expected
+from evaluator.formats.bounded_yaml import FormatError, dump, load_one
+
+SUFFIXES = (".yaml", ".yml")
+
+
+def _entries(data: dict, key: str, source: str) -> list[dict]:
+    entries = data.get(key) or []
+    if not isinstance(entries, list):
+        raise FormatError(f"{source}: {key} must be a list")
+    cleaned = []
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict) or not isinstance(entry.get("text"), str):
+            raise FormatError(f"{source}: {key}[{i}] needs a text")
+        cleaned.append({"name": str(entry.get("name") or f"{key[:-1]} {i + 1}"), "text": entry["text"]})
+        if key == "requests":
+            try:
+                cleaned[-1]["expected"] = clean_expected(entry.get("expected"))
+            except ExpectationError as exc:
+                raise FormatError(f"{source}: {key}[{i}].{exc.path}: {exc}") from None
+    return cleaned
+
+
+def is_project(data: Any) -> bool:
+    return isinstance(data, dict) and isinstance(data.get("documents"), list)
+
+
+def read_project(text: str, source: str = "project.yaml") -> dict:
+    data = load_one(text, source)
+    if not is_project(data):
+        raise FormatError(f"{source}: a project file needs a documents list")
+    return {"title": str(data.get("title") or Path(source).stem), "description": str(data.get("description") or ""),
+            "tags": [str(t) for t in data.get("tags") or []],
+            "documents": _entries(data, "documents", source), "requests": _entries(data, "requests", source)}
+
+
+def write_project(project: dict) -> str:
+    out: dict[str, Any] = {"title": project.get("title") or "", "description": project.get("description") or ""}
+    if project.get("tags"):
+        out["tags"] = list(project["tags"])
+    out["documents"] = [{"name": d["name"], "text": d["text"]} for d in project.get("documents", [])]
+    out["requests"] = []
+    for r in project.get("requests", []):
+        entry = {"name": r["name"], "text": r["text"]}
+        if r.get("expected"):
+            entry["expected"] = dict(r["expected"])
+        out["requests"].append(entry)
+    return dump(out)
+
+
+def find_project_files(root: Path) -> list[Path]:
+    """`root` itself when it is a file, else every *.yaml/*.yml under it that is a project file, in order."""
+    if root.is_file():
+        return [root]
+    found = []
+    for path in sorted(p for p in root.rglob("*") if p.suffix in SUFFIXES and p.is_file()):
+        try:
+            head = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if "\ndocuments:" in "\n" + head:  # cheap pre-filter; read_project decides
+            found.append(path)
+    return found

@@ -1,0 +1,37 @@
+// The Import/Export menu of the project toolbar (issue 19): an upload becomes a new project
+// (POST /api/v1/import/<format>, raw body); export links download GET /api/v1/projects/<id>/export/<format>.
+import { ApiError } from "./api.js";
+import { openProject } from "./tokens.js";
+
+const API = "/api/v1/";
+
+async function importFile(format, file) {
+  const response = await fetch(`${API}import/${encodeURIComponent(format)}`, {
+    method: "POST", body: file, credentials: "same-origin",
+    headers: { Accept: "application/json", "Content-Type": file.type || "application/octet-stream" },
+  });
+  const body = await response.json().catch(() => null);
+  if (!response.ok) throw new ApiError(response.status, body?.error);
+  return body;
+}
+
+/** Wire the menu; `projectId` (when the page shows a stored project) enables the export links. */
+export function installFormatsMenu({ projectId, onError }) {
+  const input = document.getElementById("import-file");
+  const format = document.getElementById("import-format");
+  if (input && format) {
+    input.addEventListener("change", () => {
+      const file = input.files && input.files[0];
+      if (!file) return;
+      importFile(format.value, file).then(openProject).catch((error) => onError(error))
+        .finally(() => { input.value = ""; });
+    });
+  }
+  const links = document.getElementById("export-links");
+  if (links && projectId) {
+    for (const link of links.querySelectorAll("a[data-export]")) {
+      link.href = `${API}projects/${encodeURIComponent(projectId)}/export/${encodeURIComponent(link.dataset.export)}`;
+    }
+    links.hidden = false;
+  }
+}

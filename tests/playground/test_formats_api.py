@@ -1,0 +1,82 @@
+"""Import and export endpoints: every format in and out through HTTP, errors in the one error shape."""
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from evaluator.formats.archives import read_archive
+
+pytestmark = pytest.mark.django_db
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "formats"
+
+
+def zipped(root: Path) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path in sorted(root.rglob("*")):
+            if path.is_file():
+                archive.writestr(str(path.relative_to(root.parent)), path.read_text())
+    return buffer.getvalue()
+
+
+def contents(state: dict) -> tuple[list, list]:
+    return ([(d["name"], d["text"]) for d in state["documents"]],
+            [(r["name"], r["text"], r["expected"]) for r in state["requests"]])
+
+
+@pytest.mark.parametrize("fmt, root", [("kyverno-test", DATA / "kyverno-test" / "disallow-service"),
+                                        ("kaptest", DATA / "kaptest" / "simple")])
+def test_folder_import_export_import(client, fmt, root):
+    first = client.post(f"/api/v1/import/{fmt}", zipped(root), content_type="application/zip")
+    assert first.status_code == 201, first.content
+    state = first.json()
+    assert state["editToken"] and state["requests"]
+    assert state["warnings"] == (["error-policy: Deployment good-deployment: expect error imported as denied"]
+                                 if fmt == "kaptest" else [])
+    exported = client.get(f"/api/v1/projects/{state['id']}/export/{fmt}")
+    assert exported.status_code == 200 and exported["Content-Type"] == "application/zip"
+    assert json.loads(exported["X-Export-Warnings"]) == []
+    assert read_archive(exported.content)
+    second = client.post(f"/api/v1/import/{fmt}", exported.content, content_type="application/octet-stream")
+    assert second.status_code == 201, second.content
+    assert contents(second.json()) == contents(state)
+
+
+def test_multipart_upload_and_project_file_export(client):
+    bundle = b"apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: a}\n"
+    upload = io.BytesIO(bundle)
+    upload.name = "bundle.yaml"
+    state = client.post("/api/v1/import/manifests", {"file": upload}).json()
+    assert [r["name"] for r in state["requests"]] == ["CREATE Pod a/p"]
+    exported = client.get(f"/api/v1/projects/{state['id']}/export/project")
+    assert exported.status_code == 200 and b"documents:" in exported.content
+    again = client.post("/api/v1/import/project", exported.content, content_type="application/yaml").json()
+    assert contents(again) == contents(state)
+
+
+def test_admission_review_import(client):
+    review = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+              "request": {"uid": "1", "kind": {"group": "", "version": "v1", "kind": "Pod"}, "operation": "DELETE",
+                          "name": "p", "namespace": "a"}}
+    state = client.post("/api/v1/import/admission-review", json.dumps(review).encode(),
+                        content_type="application/json")
+    assert state.status_code == 201, state.content
+    assert state.json()["requests"][0]["name"] == "DELETE Pod a/p"
+
+
+def test_errors(client):
+    bad = client.post("/api/v1/import/kyverno-test", b"not an archive", content_type="application/zip")
+    assert bad.status_code == 400 and bad.json()["error"]["code"] == "invalid_import"
+    unknown = client.post("/api/v1/import/nope", b"x", content_type="application/zip")
+    assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "unknown_format"
+    traversal = io.BytesIO()
+    with zipfile.ZipFile(traversal, "w") as archive:
+        archive.writestr("../kyverno-test.yaml", "a: 1")
+    refused = client.post("/api/v1/import/kyverno-test", traversal.getvalue(), content_type="application/zip")
+    assert refused.status_code == 400 and "outside" in refused.json()["error"]["message"]
+    assert client.get("/api/v1/projects/nope/export/project").status_code == 404
