@@ -150,8 +150,9 @@ class Run:
 
 
 async def teacher(servers: Servers, room: dict, run: Run, ready: asyncio.Event, stop: asyncio.Event) -> None:
-    path = f"/ws/rooms/{room['code']}/teacher/?token={room['teacherToken']}"
+    path = f"/ws/rooms/{room['code']}/teacher/"
     async with connect(servers.ws(0, path), origin=servers.origin(0), max_size=None, open_timeout=30) as ws:
+        await ws.send(json.dumps({"type": "hello", "token": room["teacherToken"]}))  # never in the URL
         ready.set()
         while not stop.is_set():
             try:

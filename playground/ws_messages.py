@@ -34,7 +34,7 @@ STUDENT_MESSAGES = {
     "edit": {"target": "target", "id": "int", "text": "str", "name": "str"},
 }
 TEACHER_MESSAGES = {
-    "hello": {}, "unwatch": {}, "revealHint": {}, "revealSolution": {}, "close": {},
+    "hello": {"token": "str"}, "stuckMinutes": {"minutes": "int"}, "unwatch": {}, "revealHint": {}, "revealSolution": {}, "close": {},
     "watch": {"participant": "int"}, "announce": {"text": "str"}, "advance": {"position": "int"},
     "present": {"documents": "list?", "title": "str"},
 }

@@ -1,6 +1,10 @@
 """Workshop rooms over WebSocket: the teacher's dashboard and the students' pages.
 
-    ws/rooms/<code>/teacher/?token=<teacher token>     ws/rooms/<code>/student/?token=<participant token>
+    ws/rooms/<code>/teacher/   then {"type": "hello", "token": <teacher token>} as the first message
+    ws/rooms/<code>/student/?token=<participant token>
+
+The teacher token never travels in a URL (proxy logs, browser history): the socket opens unauthenticated,
+takes nothing but `hello` with the token, and closes with 4403 on a wrong one.
 
 Thin: state lives in the database (services/), so a reconnect (or a restart) resumes by token, and every
 broadcast goes through channel-layer groups (services/groups.py), so several server processes share a
@@ -32,6 +36,7 @@ class _RoomConsumer(AsyncJsonWebsocketConsumer):
 
     code = ""
     ready = False
+    needs_hello = False  # the teacher socket: nothing but `hello {token}` until it is authenticated
     handlers: dict[str, str] = {}
     messages: dict[str, dict[str, str]] = {}  # the checked fields of each message type (ws_messages)
 
@@ -66,6 +71,8 @@ class _RoomConsumer(AsyncJsonWebsocketConsumer):
         message: dict = {}
         try:
             message = parse_client_message(text_data, bytes_data, self.messages)
+            if self.needs_hello and not self.ready and message["type"] != "hello":
+                raise ServiceError("forbidden", "send hello with the teacher token first", 403)
             await getattr(self, self.handlers[message["type"]])(message)
         except ServiceError as exc:
             await self.send_error(exc, client_seq(message))
@@ -82,27 +89,32 @@ class _RoomConsumer(AsyncJsonWebsocketConsumer):
 
 
 class TeacherConsumer(_RoomConsumer):
+    needs_hello = True
     handlers = {"hello": "on_hello", "watch": "on_watch", "unwatch": "on_unwatch", "announce": "on_announce",
                 "present": "on_present", "advance": "on_advance", "revealHint": "on_reveal_hint",
-                "revealSolution": "on_reveal_solution", "close": "on_close"}
+                "revealSolution": "on_reveal_solution", "close": "on_close", "stuckMinutes": "on_stuck_minutes"}
     messages = TEACHER_MESSAGES
 
     async def connect(self):
-        self.token = self.query_token()
+        self.token = None
         self.watching: str | None = None
         try:
             room = await db(rooms.get_room)(self.scope["url_route"]["kwargs"]["code"])
         except ServiceError as exc:
             return await self.refuse(exc, 4404)
-        if not rooms.is_teacher(room, self.token):
-            return await self.refuse(ServiceError("forbidden", "the teacher token of this room is required", 403),
-                                     4403)
         self.code = room.code
+        await self.accept()  # unauthenticated until `hello` brings the token
+
+    async def authenticate(self, token) -> None:
+        room = await db(rooms.get_room)(self.code)
+        if not isinstance(token, str) or not rooms.is_teacher(room, token):
+            await self.send_error(ServiceError("forbidden", "the teacher token of this room is required", 403))
+            await self.close(code=4403)
+            return
+        self.token = token
         for group in (room_group(self.code), teacher_group(self.code)):
             await self.channel_layer.group_add(group, self.channel_name)
         self.ready = True
-        await self.accept()
-        await self.send_dashboard()
 
     async def disconnect(self, code):
         if not self.ready:
@@ -115,6 +127,10 @@ class TeacherConsumer(_RoomConsumer):
         await self.send_json({"type": "dashboard", **await db(progress.dashboard)(self.code)})
 
     async def on_hello(self, message):
+        if not self.ready:
+            await self.authenticate(message.get("token"))
+            if not self.ready:
+                return
         await self.send_dashboard()
 
     async def on_watch(self, message):
@@ -149,13 +165,17 @@ class TeacherConsumer(_RoomConsumer):
         solution = await db(rooms.reveal_solution)(self.code, self.token)
         await self.to_group(room_group(self.code), {"type": "solution", **solution})
 
+    async def on_stuck_minutes(self, message):
+        await db(rooms.set_stuck_minutes)(self.code, self.token, message.get("minutes"))
+        await self.to_group(teacher_group(self.code), {"type": "stuckMinutes", "minutes": message.get("minutes")})
+
     async def on_close(self, message):
         room = await db(rooms.close)(self.code, self.token)
         await self.to_group(room_group(self.code), {"type": "closed", "room": room})
 
     async def workshop_event(self, event):
         message = event["message"]
-        if message["type"] in {"exercise", "hint", "solution"}:
+        if message["type"] in {"exercise", "hint", "solution", "stuckMinutes"}:
             await self.send_dashboard()  # positions, hint counts and forks changed: resend the picture
         if message["type"] != "exercise":
             await self.send_json(message)
@@ -270,7 +290,7 @@ class StudentConsumer(_RoomConsumer):
             seen = engine.preview(ctx, result["checks"], result["version"])
             await self.send_json({"type": "evaluation", **result, "checks": seen["checks"], "progress": seen,
                                   "exercise": ctx.exercise_id})
-        views = await db(progress.record)(ctx, result["checks"], result["version"], submit)
+        views = await db(progress.record)(ctx, result["checks"], result["version"], submit, result["diagnosis"])
         await self.to_group(teacher_group(self.code), {"type": "progress", "participant": self.participant_id,
                                                       "name": ctx.participant_name, **views["teacher"]})
 

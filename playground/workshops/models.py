@@ -55,6 +55,7 @@ class Room(models.Model):
     presenting = models.JSONField(null=True, blank=True)  # {"title", "documents": [{name, text}]} or null
     revealed_hints = models.JSONField(default=dict)  # {exercise id: how many hints are shown}
     revealed_solutions = models.JSONField(default=list)  # [exercise id]
+    stuck_minutes = models.PositiveIntegerField(default=5)  # no progress this long flags a student as stuck
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
     closed_at = models.DateTimeField(null=True, blank=True)
@@ -99,6 +100,10 @@ class Progress(models.Model):
     submitted_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)  # first time every check passed
     last_activity = models.DateTimeField(null=True, blank=True)
+    compiles = models.BooleanField(null=True)  # from the last evaluation; null before the first
+    errors = models.JSONField(default=list)  # the first few errors (services/diagnosis.py)
+    started_at = models.DateTimeField(null=True, blank=True)  # first evaluation: the student opened the exercise
+    progressed_at = models.DateTimeField(null=True, blank=True)  # last time a check started passing (or it compiled)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["participant", "exercise"], name="workshops_one_progress")]

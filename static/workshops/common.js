@@ -42,15 +42,21 @@ export async function api(method, path, body, headers = {}) {
 }
 
 // A socket that reconnects with backoff (a restarted server resumes the room by token).
-export function roomSocket(path, token, onMessage, stateNode, onRefused = () => {}) {
+// `tokenInHello`: the token goes in the first message ({type: "hello", token}), never in the URL.
+export function roomSocket(path, token, onMessage, stateNode, onRefused = () => {}, { tokenInHello = false } = {}) {
   let socket = null;
   let delay = 500;
   let stopped = false;
   const show = (state, text) => { if (stateNode) { stateNode.dataset.state = state; stateNode.textContent = text; } };
   function open() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    socket = new WebSocket(`${scheme}://${location.host}${path}?token=${encodeURIComponent(token)}`);
-    socket.addEventListener("open", () => { delay = 500; show("open", "live"); });
+    const query = tokenInHello ? "" : `?token=${encodeURIComponent(token)}`;
+    socket = new WebSocket(`${scheme}://${location.host}${path}${query}`);
+    socket.addEventListener("open", () => {
+      delay = 500;
+      show("open", "live");
+      if (tokenInHello) socket.send(JSON.stringify({ type: "hello", token }));
+    });
     socket.addEventListener("message", (event) => onMessage(JSON.parse(event.data)));
     socket.addEventListener("close", (event) => {
       if (stopped || event.code === 4403 || event.code === 4404) {

@@ -6,7 +6,7 @@ for (const button of document.querySelectorAll(".open-room")) {
   button.addEventListener("click", async () => {
     button.disabled = true;
     try {
-      const room = await api("POST", `${data.apiBase}rooms`, { set: button.dataset.set });
+      const room = await api("POST", `${data.apiBase}rooms`, { set: button.dataset.set, title: document.getElementById("room-title")?.value.trim() || "" });
       localStorage.setItem(`workshop:teacher:${room.code}`, room.teacherToken);
       location.assign(room.dashboardUrl);
     } catch (error) {

@@ -11,11 +11,16 @@ let socket = null;
 let clientSeq = 0;
 let exerciseId = null;
 
+/** Each check: the author's title, then what the student's policy actually did (outcome and message);
+ * the comparison with the expectation only when the author chose to show it (it may quote the answer). */
 function showChecks(checks, progress) {
   $("checks").replaceChildren(...(checks || []).map((check) => el("li", {
     class: `ws-check ${check.verdict}`, dataset: { check: check.name, verdict: check.verdict },
   }, el("span", { class: "ws-verdict" }, check.verdict === "pass" ? "✓" : check.verdict === "fail" ? "✗" : "·"),
-  " ", check.hidden ? "(hidden) " : "", check.name, check.message ? el("small", {}, ` — ${check.message}`) : null)));
+  " ", check.hidden ? "(hidden) " : "", el("span", { class: "ws-check-title" }, check.title || check.name),
+  check.outcome ? el("div", { class: "ws-check-actual" }, `Your policy: ${check.outcome}`,
+    check.message ? el("pre", { class: "ws-check-message" }, check.message) : null) : null,
+  check.explanation && check.verdict === "fail" ? el("small", { class: "ws-check-expected" }, check.explanation) : null)));
   if (progress) {
     $("progress").textContent = `${progress.passed} / ${progress.total}`;
     $("progress").dataset.complete = String(progress.complete);
@@ -52,6 +57,7 @@ function showErrors(evaluation) {
 
 function showExercise(state) {
   exerciseId = state.exercise.id;
+  $("exercise-number").textContent = `Exercise ${state.exercise.position + 1} of ${state.room.exerciseCount}`;
   $("exercise-title").textContent = state.exercise.title;
   setSanitisedHtml($("task"), state.exercise.taskHtml);
   $("hints").replaceChildren();
@@ -78,8 +84,16 @@ function showExercise(state) {
   showChecks([], state.progress);
   showAnnouncement(state.room.announcement);
   showPresenting(state.room.presenting);
-  $("closed-banner").hidden = state.room.state !== "closed";
   $("student").hidden = false;
+  if (state.room.state === "closed") showClosed();
+}
+
+/** A closed room: the work stays readable, nothing can be typed or submitted (the server refuses it too). */
+function showClosed() {
+  $("closed-banner").hidden = false;
+  $("submit").disabled = true;
+  for (const editor of editors.values()) editor.setReadOnly(true);
+  for (const area of document.querySelectorAll("textarea.ws-editor")) area.readOnly = true;
 }
 
 function addHint(hint) {
@@ -116,7 +130,7 @@ function onMessage(message) {
     case "solution": if (message.exercise === exerciseId) showSolution(message.documents); break;
     case "announcement": showAnnouncement(message.text); break;
     case "presenting": showPresenting(message.presenting); break;
-    case "closed": $("closed-banner").hidden = false; break;
+    case "closed": showClosed(); break;
     case "error": $("doc-errors").replaceChildren(el("p", { class: "ws-error" }, message.error.message)); break;
     default: break;
   }
@@ -150,4 +164,5 @@ $("join-form").addEventListener("submit", async (event) => {
 
 const saved = localStorage.getItem(tokenKey);
 if (saved) start(saved);
+else if (data.room?.state === "closed") { $("closed-banner").hidden = false; $("ws-state").textContent = "room closed"; }
 else showJoin();

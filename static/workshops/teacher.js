@@ -14,12 +14,58 @@ let presenting = false;
 
 function cellText(progress) { return progress ? `${progress.passed}/${progress.total}` : "–"; }
 
+function minutes(seconds) { return seconds >= 60 ? `${Math.floor(seconds / 60)} min` : `${seconds} s`; }
+
+/** Stuck: not complete and no progress for the teacher's N minutes (re-checked as time passes). */
+function isStuck(progress) {
+  const limit = room?.stuckMinutes ?? 5;
+  if (!progress || progress.complete || !progress.progressedAt || limit <= 0) return false;
+  return Date.now() - Date.parse(progress.progressedAt) >= limit * 60_000;
+}
+
 function paintCell(cell, progress) {
-  cell.textContent = cellText(progress);
+  cell.progress = progress;
+  cell.replaceChildren(el("span", { class: "ws-score" }, cellText(progress)));
   cell.classList.toggle("pass", Boolean(progress?.complete));
   cell.classList.toggle("partial", Boolean(progress && !progress.complete && progress.passed > 0));
   cell.dataset.complete = String(Boolean(progress?.complete));
   if (progress?.submitted) cell.append(el("small", { class: "ws-submitted" }, " ✔ submitted"));
+  cell.dataset.compiles = String(progress?.compiles ?? "");
+  if (progress?.compiles === false) {
+    cell.classList.add("broken");
+    cell.append(el("small", { class: "ws-first-error", title: progress.firstError }, progress.firstError));
+  } else cell.classList.remove("broken");
+  if (progress) cell.append(el("small", { class: "ws-time" }, minutes(progress.secondsOnTask || 0)));
+  paintStuck(cell);
+}
+
+function paintStuck(cell) {
+  const stuck = isStuck(cell.progress);
+  cell.dataset.stuck = String(stuck);
+  cell.classList.toggle("stuck", stuck);
+  cell.querySelector(".ws-stuck")?.remove();
+  if (stuck) cell.append(el("small", { class: "ws-stuck" }, " stuck"));
+}
+
+/** "Most common errors right now": the current exercise's errors grouped by class and location. */
+function paintCommonErrors() {
+  const current = exercises[room.position];
+  const groups = new Map();
+  for (const cell of document.querySelectorAll(`td.ws-cell[data-exercise="${current?.id}"]`)) {
+    const name = cell.closest("tr").querySelector("th").textContent;
+    const seen = new Set();
+    for (const error of cell.progress?.errors || []) {
+      if (seen.has(error.key)) continue;
+      seen.add(error.key);
+      const group = groups.get(error.key) || { ...error, students: [] };
+      group.students.push(name);
+      groups.set(error.key, group);
+    }
+  }
+  const ranked = [...groups.values()].sort((a, b) => b.students.length - a.students.length).slice(0, 5);
+  $("common-errors").replaceChildren(...(ranked.length ? ranked.map((g) => el("li", { class: "ws-common-error", dataset: { count: g.students.length } },
+    el("strong", {}, `${g.students.length} × `), `${g.class}`, el("span", { class: "ws-muted" }, ` at ${g.document}${g.location ? ` ${g.location}` : ""}`),
+    el("small", {}, ` (${g.students.join(", ")})`))) : [el("li", { class: "ws-muted" }, "no errors right now")]));
 }
 
 function row(participant) {
@@ -38,19 +84,25 @@ function render(dashboard) {
   room = dashboard.room;
   exercises = dashboard.exercises;
   $("join-link").textContent = `${location.origin}${room.joinUrl}`;
+  // The teacher link: the secret in the fragment (never sent to the server), to open the dashboard elsewhere.
+  $("teacher-link").value = `${location.origin}${location.pathname}#token=${encodeURIComponent(token)}`;
   const current = exercises[room.position];
   $("current-exercise").textContent = `${room.position + 1} / ${exercises.length}: ${current.title}`;
   $("room-state").textContent = room.state === "closed" ? "closed" : "";
+  showFlow();
   $("progress-head").replaceChildren(el("th", {}, "Student"), el("th", {}, "Last activity"),
     ...exercises.map((e) => el("th", { class: e.position === room.position ? "current" : "" }, String(e.position + 1))));
   $("progress-body").replaceChildren(...dashboard.participants.map(row));
+  paintCommonErrors();
+  $("stuck-minutes").value = String(room.stuckMinutes ?? 5);
   const reference = $("reference");
   const task = el("div", { class: "ws-markdown" });
   setSanitisedHtml(task, current.taskHtml);
   reference.replaceChildren(task, el("h4", {}, "Checks"),
-    el("ul", {}, current.checks.map((c) => el("li", {}, `${c.hidden ? "(hidden) " : ""}${c.name}: ${JSON.stringify(c.expected)}`))),
-    el("h4", {}, `Hints shown: ${current.hintsShown} / ${current.hints.length}`), el("h4", {}, "Solution"), ...documentsView(current.solution));
-  if (!$("presenter-text").value) $("presenter-text").value = current.solution.map((d) => d.text).join("---\n");
+    el("ul", {}, current.checks.map((c) => el("li", {}, `${c.hidden ? "(hidden) " : ""}${c.title || c.name}: ${JSON.stringify(c.expected)}`))),
+    el("h4", {}, `Hints shown: ${current.hintsShown} / ${current.hints.length}`),
+    // The solution stays folded: a projected dashboard must not show it by accident.
+    el("details", { class: "ws-teacher-solution" }, el("summary", {}, "Solution (only you see this)"), ...documentsView(current.solution)));
   $("export").onclick = (event) => { event.preventDefault(); exportCsv(); };
   $("teacher").hidden = false;
 }
@@ -64,12 +116,24 @@ async function exportCsv() {
   setTimeout(() => URL.revokeObjectURL(link.href), 1000);
 }
 
+/** Previous / next, and "Finish the workshop" (which closes the room) on the last exercise. */
+function showFlow() {
+  const closed = room.state === "closed";
+  const last = room.position >= exercises.length - 1;
+  $("previous").disabled = closed || room.position === 0;
+  $("advance").disabled = closed;
+  $("advance").textContent = last ? "Finish the workshop" : "Next exercise";
+  $("advance").dataset.finish = String(last);
+  for (const id of ["reveal-hint", "reveal-solution", "close-room", "present"]) $(id).disabled = closed;
+}
+
 function onProgress(message) {
   const line = document.querySelector(`tr[data-participant="${message.participant}"]`);
   if (!line) { socket.send({ type: "hello" }); return; }  // someone new: fetch the whole picture
   const cell = line.querySelector(`td[data-exercise="${message.exercise}"]`);
   if (cell) paintCell(cell, message);
   line.querySelector(".ws-last").textContent = new Date(message.lastActivity).toLocaleTimeString();
+  paintCommonErrors();
 }
 
 function onParticipant(message) {
@@ -100,23 +164,39 @@ function onMessage(message) {
       if (pre) pre.textContent = message.text;
       break;
     }
-    case "closed": $("room-state").textContent = "closed"; break;
+    case "closed": room = { ...room, ...message.room }; $("room-state").textContent = "closed"; showFlow(); break;
     case "error": $("room-state").textContent = message.error.message; break;
     default: break;
   }
 }
 
-const socket = token ? roomSocket(data.wsPath, token, onMessage, $("ws-state")) : null;
+const socket = token ? roomSocket(data.wsPath, token, onMessage, $("ws-state"), () => {}, { tokenInHello: true }) : null;
 if (!socket) { $("no-token").hidden = false; $("ws-state").textContent = "no teacher token"; }
 
 function presenterDocuments() {
   return $("presenter-text").value.split(/^---\s*$/m).map((text, i) => ({ name: `teacher ${i + 1}`, text: text.replace(/^\n/, "") }));
 }
-$("advance").addEventListener("click", () => socket.send({ type: "advance" }));
+$("advance").addEventListener("click", () => {
+  if ($("advance").dataset.finish !== "true") socket.send({ type: "advance" });
+  else if (confirm("Finish the workshop? The room closes and students' work becomes read-only.")) socket.send({ type: "close" });
+});
+$("previous").addEventListener("click", () => { if (room.position > 0) socket.send({ type: "advance", position: room.position - 1 }); });
 $("reveal-hint").addEventListener("click", () => socket.send({ type: "revealHint" }));
-$("reveal-solution").addEventListener("click", () => socket.send({ type: "revealSolution" }));
+// Showing the solution to every student is a deliberate act: it asks first, and is never part of presenting.
+$("reveal-solution").addEventListener("click", () => {
+  if (confirm("Show the reference solution of this exercise to every student?")) socket.send({ type: "revealSolution" });
+});
 $("close-room").addEventListener("click", () => { if (confirm("Close the room for everyone?")) socket.send({ type: "close" }); });
 $("unwatch").addEventListener("click", () => { socket.send({ type: "unwatch" }); watching = null; $("watch").hidden = true; });
+setInterval(() => document.querySelectorAll("td.ws-cell").forEach(paintStuck), 15_000);
+$("stuck-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  socket.send({ type: "stuckMinutes", minutes: Number.parseInt($("stuck-minutes").value, 10) || 0 });
+});
+$("copy-teacher-link").addEventListener("click", async () => {
+  $("teacher-link").select();
+  try { await navigator.clipboard.writeText($("teacher-link").value); $("copy-teacher-link").textContent = "Copied"; } catch { /* selected: copy by hand */ }
+});
 $("announce-form").addEventListener("submit", (event) => {
   event.preventDefault();
   socket.send({ type: "announce", text: $("announce-text").value });

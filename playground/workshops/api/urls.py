@@ -6,7 +6,9 @@ CODE = "rooms/<str:code>"
 
 urlpatterns = [
     path("sets", v.SetListView.as_view(), name="api-workshop-sets"),
+    path("sets/import", v.SetImportView.as_view(), name="api-workshop-set-import"),
     path("sets/<slug:slug>", v.SetDetailView.as_view(), name="api-workshop-set"),
+    path("sets/<slug:slug>/export", v.SetExportView.as_view(), name="api-workshop-set-export"),
     path("rooms", v.RoomCreateView.as_view(), name="api-workshop-rooms"),
     path(CODE, v.RoomDetailView.as_view(), name="api-workshop-room"),
     path(f"{CODE}/join", v.JoinView.as_view(), name="api-workshop-join"),

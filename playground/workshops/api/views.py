@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from playground.api.serializers import ErrorSerializer
 from playground.services.errors import ServiceError
 from playground.workshops.api import serializers as s
-from playground.workshops.services import broadcast, catalog, export, participants, progress, rooms
+from playground.workshops.services import authoring, broadcast, catalog, export, participants, progress, rooms
 from playground.workshops.services.groups import room_group
 
 TEACHER = OpenApiParameter("X-Teacher-Token", str, OpenApiParameter.HEADER, required=True,
@@ -48,6 +48,22 @@ class SetDetailView(APIView):
         return Response({"slug": exercise_set.slug, "title": exercise_set.title,
                          "description": exercise_set.description,
                          "exercises": [catalog.student_view(e) for e in exercise_set.exercises.all()]})
+
+
+class SetExportView(APIView):
+    @extend_schema(responses={(200, "application/yaml"): str, 404: ErrorSerializer})
+    def get(self, request, slug):
+        response = HttpResponse(authoring.export_set(slug), content_type="application/yaml; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{slug}.yaml"'
+        return response
+
+
+class SetImportView(APIView):
+    @extend_schema(request=dict, responses={201: dict, **ERRORS})
+    def post(self, request):
+        exercise_set = authoring.import_set(_body(request).get("yaml"))
+        return Response({"slug": exercise_set.slug, "title": exercise_set.title,
+                         "exercises": exercise_set.exercises.count()}, status=status.HTTP_201_CREATED)
 
 
 class RoomCreateView(APIView):

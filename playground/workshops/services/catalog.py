@@ -18,7 +18,7 @@ from playground.services import example_service
 from playground.services.errors import ServiceError, not_found
 from playground.workshops.models import Exercise, ExerciseSet
 from playground.workshops.services import markdown
-from playground.workshops.services.checks import clean_check
+from playground.workshops.services.checks import clean_check, split_expected
 
 SETS_DIR = Path(__file__).resolve().parent.parent / "sets"
 
@@ -50,6 +50,13 @@ def build_exercise(data: dict, position: int) -> dict:
         checks = [{**request, "hidden": request["name"] in hidden} for request in example["requests"]]
     solution += _documents(data.get("documents") or [], where) + _documents(data.get("extra_documents") or [], where)
     checks += list(data.get("checks") or [])
+    # Titles and shown expectations for checks taken from an example, by request name.
+    titles, shown = data.get("titles") or {}, set(data.get("show_expected") or [])
+    unknown = sorted((set(titles) | shown) - {check.get("name") for check in checks})
+    if unknown:
+        raise ServiceError("invalid_exercise", f"{where}: titles/show_expected name no check: {', '.join(unknown)}")
+    checks = [{**check, **({"title": titles[check.get("name")]} if check.get("name") in titles else {}),
+               **({"show_expected": True} if check.get("name") in shown else {})} for check in checks]
     if not solution or not checks:
         raise ServiceError("invalid_exercise", f"{where}: an exercise needs documents and checks")
     starter = _documents(data["starter"], where) if "starter" in data else _starter(solution, data.get("starter_edits"), where)
@@ -60,10 +67,16 @@ def build_exercise(data: dict, position: int) -> dict:
 
 
 def read_set_file(path: Path) -> dict:
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return parse_set(yaml.safe_load(path.read_text(encoding="utf-8")), path.stem)
+
+
+def parse_set(data, default_slug: str) -> dict:
+    """The stored form of a set file's content (a shipped file or an imported one)."""
     if not isinstance(data, dict) or not isinstance(data.get("exercises"), list) or not data["exercises"]:
-        raise ServiceError("invalid_exercise", f"{path.name}: a set needs an exercises list")
-    return {"slug": str(data.get("slug") or path.stem), "title": str(data.get("title") or path.stem),
+        raise ServiceError("invalid_exercise", f"{default_slug}: a set needs an exercises list")
+    if not all(isinstance(item, dict) for item in data["exercises"]):
+        raise ServiceError("invalid_exercise", f"{default_slug}: each exercise is a mapping")
+    return {"slug": str(data.get("slug") or default_slug), "title": str(data.get("title") or default_slug),
             "description": str(data.get("description") or ""),
             "exercises": [build_exercise(item, i) for i, item in enumerate(data["exercises"])]}
 
@@ -120,13 +133,23 @@ def visible_checks(exercise: Exercise) -> list[dict]:
     return [check for check in exercise.checks if not check.get("hidden")]
 
 
+def student_expected(check: dict) -> dict | None:
+    """The part of a visible check's expectation a student may read: the outcome, and the message only
+    when the author chose to show it (a message to match often is the answer)."""
+    base = split_expected(check["expected"])[0] or {}
+    if not check.get("showExpected"):
+        base.pop("messageContains", None)
+    return base or None
+
+
 def student_view(exercise: Exercise, hints_shown: int = 0, solution_shown: bool = False) -> dict:
     """What a student may see of an exercise: no hidden check, no solution until the teacher reveals it."""
     view = {"id": exercise.id, "position": exercise.position, "slug": exercise.slug, "title": exercise.title,
             "taskHtml": markdown.render(exercise.task),
             "hints": [{"index": i, "html": markdown.render(h)} for i, h in enumerate(exercise.hints[:hints_shown])],
             "hintCount": len(exercise.hints), "hiddenChecks": len(exercise.checks) - len(visible_checks(exercise)),
-            "checks": [{"name": c["name"], "expected": c["expected"]} for c in visible_checks(exercise)],
+            "checks": [{"name": c["name"], "title": c.get("title") or c["name"], "expected": student_expected(c)}
+                       for c in visible_checks(exercise)],
             "solution": exercise.solution if solution_shown else None}
     return view
 

@@ -6,6 +6,10 @@
                kyverno?: [{policy, rule, result}]}              (Kyverno rule results: pass|fail|skip|warn|error)
 
 The base part is judged by the playground's own verdict function; the rest is judged here.
+
+Each check has a `title` written by the author ("a Deployment with 7 replicas is denied"): students see it
+with their own outcome and message, and the comparison with the expectation (which may quote the answer)
+only when the author set `showExpected` (YAML `show_expected: true`).
 """
 
 from __future__ import annotations
@@ -46,8 +50,21 @@ def clean_check(check, index: int) -> dict:
         if not isinstance(rule, dict) or rule.get("result") not in KYVERNO_RESULTS or not rule.get("rule"):
             raise ServiceError("invalid_exercise", f"{name}: expected.kyverno is a list of "
                                "{policy?, rule, result: pass|fail|skip|warn|error}", path="expected.kyverno")
-    return {"name": name, "text": check["text"], "expected": {**(base or {}), **extra},
-            "hidden": bool(check.get("hidden", False))}
+    title = check.get("title", name)
+    if not isinstance(title, str) or not title.strip():
+        raise ServiceError("invalid_exercise", f"{name}: title must be a non-empty string", path="title")
+    return {"name": name, "title": " ".join(title.split())[:300], "text": check["text"],
+            "expected": {**(base or {}), **extra}, "hidden": bool(check.get("hidden", False)),
+            "showExpected": bool(check.get("show_expected", check.get("showExpected", False)))}
+
+
+def student_check(check: dict) -> dict:
+    """A check result as a student sees it: the title, their own outcome and message; the comparison with
+    the expectation (it may quote the answer) only for checks whose author chose to show it."""
+    seen = {key: check.get(key) for key in ("name", "title", "hidden", "verdict", "outcome", "message")}
+    if check.get("showExpected"):
+        seen["explanation"] = check.get("explanation", "")
+    return seen
 
 
 def _pointer(document, pointer: str):

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 from playground.services import evaluation_service as evaluation
 from playground.services.expectations import actual_outcome, result_message
-from playground.workshops.services.checks import judge
+from playground.workshops.services.checks import judge, student_check
+from playground.workshops.services.diagnosis import diagnose
 
 
 @dataclass
@@ -41,11 +42,15 @@ def evaluate(ctx: Context) -> dict:
                 for request in state["requests"]]
     checks = []
     for check in ctx.checks:
-        outcome, message = judge(check["expected"], evaluation.run_request(loaded, check["text"]))
-        checks.append({"name": check["name"], "hidden": bool(check.get("hidden")), "verdict": outcome,
-                       "message": message})
-    return {"version": state["version"], "documents": evaluation.documents_entry(state["documents"], loaded),
-            "errors": loaded.general_errors, "requests": requests, "checks": checks,
+        result = evaluation.run_request(loaded, check["text"])
+        verdict, explanation = judge(check["expected"], result)
+        checks.append({"name": check["name"], "title": check.get("title") or check["name"],
+                       "hidden": bool(check.get("hidden")), "showExpected": bool(check.get("showExpected")),
+                       "verdict": verdict, "outcome": actual_outcome(result), "message": result_message(result),
+                       "explanation": explanation})
+    documents = evaluation.documents_entry(state["documents"], loaded)
+    return {"version": state["version"], "documents": documents, "errors": loaded.general_errors,
+            "requests": requests, "checks": checks, "diagnosis": diagnose(documents, loaded.general_errors),
             "ms": round((time.perf_counter() - started) * 1000, 2)}
 
 
@@ -54,7 +59,7 @@ def preview(ctx: Context, checks: list[dict], version: int) -> dict:
     passed = sum(1 for check in checks if check["verdict"] == "pass")
     return {"exercise": ctx.exercise_id, "version": version, "passed": passed, "total": len(checks),
             "complete": bool(checks) and passed == len(checks), "submitted": ctx.submitted,
-            "checks": [check for check in checks if ctx.submitted or not check["hidden"]]}
+            "checks": [student_check(check) for check in checks if ctx.submitted or not check["hidden"]]}
 
 
 _WARM_UP_POLICY = """\

@@ -16,7 +16,8 @@ from playground.services import project_service, tokens
 from playground.services.errors import ServiceError
 from playground.workshops.models import ROOM_OPEN, Exercise, ExerciseFork, Participant, Progress, Room
 from playground.workshops.services import catalog, rooms
-from playground.workshops.services.checks import split_expected
+from playground.workshops.services.checks import student_check
+from playground.workshops.services.diagnosis import first_error_line
 
 NAME_MAX = 80
 # A socket counter can outlive a crashed server (its sockets never said goodbye): "online" also needs a sign
@@ -39,10 +40,24 @@ def join(code: str, display_name, token: str | None = None) -> tuple[Participant
             return found, token, True
     if room.state != ROOM_OPEN:
         raise ServiceError("room_closed", "this room is closed", 409)
+    name = _clean_name(display_name)
     token = tokens.new_token()
-    participant = Participant.objects.create(room=room, display_name=_clean_name(display_name),
-                                             token_hash=tokens.hash_token(token))
+    with transaction.atomic():  # the room's row lock serialises joins, so two "Ada"s cannot both be "Ada"
+        Room.objects.select_for_update().filter(pk=room.pk).first()
+        participant = Participant.objects.create(room=room, display_name=unique_name(room, name),
+                                                 token_hash=tokens.hash_token(token))
     return participant, token, False
+
+
+def unique_name(room: Room, name: str) -> str:
+    """`name`, or `name (2)`, `name (3)` ...: the dashboard must tell two students apart."""
+    taken = {n.casefold() for n in room.participants.values_list("display_name", flat=True)}
+    candidate, number = name, 1
+    while candidate.casefold() in taken:
+        number += 1
+        suffix = f" ({number})"
+        candidate = name[:NAME_MAX - len(suffix)] + suffix
+    return candidate
 
 
 def find(room: Room, token: str | None) -> Participant | None:
@@ -64,10 +79,12 @@ def fork_for(participant: Participant, exercise: Exercise) -> ExerciseFork:
     fork = ExerciseFork.objects.filter(participant=participant, exercise=exercise).select_related("project").first()
     if fork is not None:
         return fork
-    requests = [{"name": check["name"], "text": check["text"], "expected": split_expected(check["expected"])[0]}
-                for check in catalog.visible_checks(exercise)]
+    requests = [{"name": check.get("title") or check["name"], "text": check["text"],
+                 "expected": catalog.student_expected(check)} for check in catalog.visible_checks(exercise)]
     state, token = project_service.create_project(f"{exercise.title} ({participant.display_name})", "",
                                                   exercise.starter, requests)
+    if participant.room.state != ROOM_OPEN:  # a first look after the room closed: readable, not writable
+        rooms.freeze_projects([state["id"]])
     try:
         with transaction.atomic():
             return ExerciseFork.objects.create(participant=participant, exercise=exercise, project_id=state["id"],
@@ -85,17 +102,32 @@ def participant_summary(participant: Participant) -> dict:
             "lastActivity": participant.last_activity.isoformat() if participant.last_activity else None}
 
 
-def progress_view(progress: Progress | None, *, for_teacher: bool) -> dict | None:
+def progress_view(progress: Progress | None, *, for_teacher: bool, stuck_minutes: int = 5, now=None) -> dict | None:
     if progress is None:
         return None
     submitted = progress.submitted_at is not None
-    checks = [check for check in progress.checks if for_teacher or submitted or not check.get("hidden")]
-    return {"exercise": progress.exercise_id, "version": progress.project_version, "passed": progress.passed,
+    checks = [check if for_teacher else student_check(check)
+              for check in progress.checks if for_teacher or submitted or not check.get("hidden")]
+    teacher = _teacher_fields(progress, stuck_minutes, now or timezone.now()) if for_teacher else {}
+    return {**teacher,"exercise": progress.exercise_id, "version": progress.project_version, "passed": progress.passed,
             "total": progress.total,
             "complete": progress.total > 0 and progress.passed == progress.total, "submitted": submitted,
             "completedAt": progress.completed_at.isoformat() if progress.completed_at else None,
             "lastActivity": progress.last_activity.isoformat() if progress.last_activity else None,
             "checks": checks}
+
+
+def _teacher_fields(progress: Progress, stuck_minutes: int, now) -> dict:
+    """Compile state, the first error, time on task and the stuck flag (no progress for `stuck_minutes`)."""
+    complete = progress.total > 0 and progress.passed == progress.total
+    end = progress.completed_at if complete and progress.completed_at else (progress.last_activity or now)
+    on_task = (end - progress.started_at).total_seconds() if progress.started_at else 0
+    stuck = (not complete and progress.progressed_at is not None and stuck_minutes > 0
+             and (now - progress.progressed_at).total_seconds() >= stuck_minutes * 60)
+    return {"compiles": progress.compiles, "errors": progress.errors, "firstError": first_error_line(progress.errors),
+            "startedAt": progress.started_at.isoformat() if progress.started_at else None,
+            "progressedAt": progress.progressed_at.isoformat() if progress.progressed_at else None,
+            "secondsOnTask": max(0, round(on_task)), "stuck": stuck}
 
 
 def student_state(participant: Participant) -> dict:

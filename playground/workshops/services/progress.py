@@ -15,8 +15,9 @@ from django.utils import timezone
 
 from playground.services import document_service, project_service
 from playground.services.errors import not_found
-from playground.workshops.models import ExerciseFork, Participant, Progress
+from playground.workshops.models import ExerciseFork, Participant, Progress, Room
 from playground.workshops.services import catalog, rooms
+from playground.workshops.services.diagnosis import common_errors
 from playground.workshops.services.engine import Context
 from playground.workshops.services.participants import fork_for, participant_summary, progress_view
 
@@ -41,14 +42,24 @@ def save_edit(ctx: Context, edit_token: str, target, item_id, fields: dict) -> t
     return saved, replace(ctx, state=project_service.project_state(ctx.state["id"]))
 
 
-def record(ctx: Context, checks: list[dict], version: int, submit: bool = False) -> dict:
-    """Store the progress (newest project version wins); returns {"teacher": view, "student": view}."""
+def record(ctx: Context, checks: list[dict], version: int, submit: bool = False,
+           diagnosis: dict | None = None) -> dict:
+    """Store the progress (newest project version wins); returns {"teacher": view, "student": view}.
+
+    "Progress" for the stuck flag: more checks pass than before, or the documents compile again."""
     now = timezone.now()
     passed = sum(1 for check in checks if check["verdict"] == "pass")
     with transaction.atomic():
         progress, _ = Progress.objects.select_for_update().get_or_create(
             participant_id=ctx.participant_id, exercise_id=ctx.exercise_id)
+        if progress.started_at is None:
+            progress.started_at = progress.progressed_at = now
         if version >= progress.project_version:
+            compiles = None if diagnosis is None else diagnosis["compiles"]
+            if passed > progress.passed or (compiles and progress.compiles is False):
+                progress.progressed_at = now
+            if diagnosis is not None:
+                progress.compiles, progress.errors = compiles, diagnosis["errors"]
             progress.passed, progress.total, progress.checks = passed, len(checks), checks
             progress.project_version = version
             if passed == len(checks) and checks and progress.completed_at is None:
@@ -58,7 +69,8 @@ def record(ctx: Context, checks: list[dict], version: int, submit: bool = False)
         progress.last_activity = now
         progress.save()
         Participant.objects.filter(pk=ctx.participant_id).update(last_activity=now, seen=now)
-    return {"teacher": progress_view(progress, for_teacher=True),
+    stuck_minutes = Room.objects.values_list("stuck_minutes", flat=True).get(pk=ctx.code)
+    return {"teacher": progress_view(progress, for_teacher=True, stuck_minutes=stuck_minutes, now=now),
             "student": progress_view(progress, for_teacher=False)}
 
 
@@ -68,12 +80,20 @@ def dashboard(code: str) -> dict:
     exercises = rooms.exercises(room)
     participants = list(room.participants.all())
     by_participant: dict[int, dict] = {p.id: {} for p in participants}
+    now = timezone.now()
+    current = rooms.current_exercise(room)
+    names = {p.id: p.display_name for p in participants}
+    current_errors = []
     for progress in Progress.objects.filter(participant__room=room):
-        by_participant[progress.participant_id][str(progress.exercise_id)] = progress_view(progress, for_teacher=True)
+        by_participant[progress.participant_id][str(progress.exercise_id)] = progress_view(
+            progress, for_teacher=True, stuck_minutes=room.stuck_minutes, now=now)
+        if progress.exercise_id == current.id:
+            current_errors.append((names[progress.participant_id], progress.errors))
     forks = {(f.participant_id, f.exercise_id): f.project_id
              for f in ExerciseFork.objects.filter(participant__room=room)}
     return {
-        "room": rooms.room_public(room),
+        "room": {**rooms.room_public(room), "stuckMinutes": room.stuck_minutes},
+        "commonErrors": common_errors(current_errors),
         "exercises": [{**catalog.teacher_view(e), "hintsShown": rooms.hints_shown(room, e),
                        "solutionShown": rooms.solution_shown(room, e)} for e in exercises],
         "participants": [{**participant_summary(p), "progress": by_participant[p.id],

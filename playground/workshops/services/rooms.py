@@ -11,9 +11,10 @@ import secrets
 from django.db import transaction
 from django.utils import timezone
 
+from playground.models import Project
 from playground.services import limits, tokens
 from playground.services.errors import ServiceError, not_found
-from playground.workshops.models import ROOM_CLOSED, ROOM_OPEN, Exercise, Room
+from playground.workshops.models import ROOM_CLOSED, ROOM_OPEN, Exercise, ExerciseFork, Room
 from playground.workshops.services import catalog
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no look-alikes (I/1, O/0, L)
@@ -101,6 +102,9 @@ def advance(code: str, token: str | None, position=None) -> dict:
         room = _locked(code, token)
         count = room.exercise_set.exercises.count()
         target = room.position + 1 if position is None else position
+        if position is None and target >= count:
+            raise ServiceError("last_exercise", "this is the last exercise: finish the workshop to close the room",
+                               409)
         if not isinstance(target, int) or isinstance(target, bool) or not 0 <= target < count:
             raise ServiceError("invalid_request", f"position must be an exercise index from 0 to {count - 1}")
         room.position = target
@@ -159,10 +163,33 @@ def present(code: str, token: str | None, documents, title="") -> dict | None:
 
 
 def close(code: str, token: str | None) -> dict:
+    """Close the room: students keep reading their work, but every fork stops taking writes, through any
+    door (the workshop socket, the project REST API, the co-editing socket), because its edit token is
+    revoked here rather than checked in each of them."""
     with transaction.atomic():
         room = _locked(code, token)
         room.state = ROOM_CLOSED
         room.closed_at = timezone.now()
         room.presenting = None
         room.save(update_fields=["state", "closed_at", "presenting", "updated"])
+        freeze_projects(ExerciseFork.objects.filter(participant__room=room).values("project_id"))
     return room_public(room)
+
+
+def freeze_projects(project_ids) -> None:
+    """Make projects read-only for everyone: an empty edit-token hash matches no token."""
+    Project.objects.filter(pk__in=project_ids).update(edit_token_hash="")
+
+
+STUCK_MINUTES_MAX = 180
+
+
+def set_stuck_minutes(code: str, token: str | None, minutes) -> int:
+    """How long without progress flags a student as stuck on the dashboard (0 turns the flag off)."""
+    if not isinstance(minutes, int) or isinstance(minutes, bool) or not 0 <= minutes <= STUCK_MINUTES_MAX:
+        raise ServiceError("invalid_request", f"minutes must be a whole number from 0 to {STUCK_MINUTES_MAX}")
+    with transaction.atomic():
+        room = _locked(code, token)
+        room.stuck_minutes = minutes
+        room.save(update_fields=["stuck_minutes", "updated"])
+    return minutes

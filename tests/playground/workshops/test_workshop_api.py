@@ -125,3 +125,41 @@ def test_pages_render_with_page_data(client):
     assert student.status_code == 200 and b'id="page-data"' in student.content
     assert room["teacherToken"].encode() not in client.get(f"/w/{room['code']}/teacher").content
     assert client.get("/w/NOPE99").status_code == 404
+
+
+def test_a_students_fork_refuses_writes_through_the_project_api_once_the_room_is_closed(client):
+    room = _open(client)
+    code, token = room["code"], room["teacherToken"]
+    joined = client.post(f"{API}/rooms/{code}/join", {"displayName": "Ada"}, format="json").json()
+    fork = joined["fork"]
+    document = fork["project"]["documents"][0]
+    url = f"/api/v1/projects/{fork['projectId']}/documents/{document['id']}"
+    before = client.put(url, {"text": document["text"] + "\n# mine"}, format="json", HTTP_X_EDIT_TOKEN=fork["editToken"])
+    assert before.status_code == 200, before.json()
+    assert client.post(f"{API}/rooms/{code}/close", {}, format="json", HTTP_X_TEACHER_TOKEN=token).status_code == 200
+    after = client.put(url, {"text": "kind: Pod"}, format="json", HTTP_X_EDIT_TOKEN=fork["editToken"])
+    assert after.status_code == 403, after.json()
+    kept = client.get(f"/api/v1/projects/{fork['projectId']}").json()
+    assert kept["documents"][0]["text"].endswith("# mine")  # still readable, unchanged
+    # Resuming after the close shows the same work, still read-only.
+    resumed = client.post(f"{API}/rooms/{code}/join", {"displayName": "Ada", "token": joined["token"]}, format="json")
+    assert resumed.status_code == 200 and resumed.json()["room"]["state"] == "closed"
+
+
+def test_two_students_with_one_name_are_told_apart(client):
+    code = _open(client)["code"]
+    names = [client.post(f"{API}/rooms/{code}/join", {"displayName": name}, format="json").json()["participant"]["name"]
+             for name in ("Ada", "ada", "Ada", "Bob")]
+    assert names == ["Ada", "ada (2)", "Ada (3)", "Bob"]
+
+
+def test_next_on_the_last_exercise_says_to_finish_and_previous_goes_back(client):
+    room = _open(client)
+    code, token = room["code"], room["teacherToken"]
+    last = client.post(f"{API}/rooms/{code}/advance", {"position": 6}, format="json", HTTP_X_TEACHER_TOKEN=token)
+    assert last.json()["room"]["position"] == 6
+    beyond = client.post(f"{API}/rooms/{code}/advance", {}, format="json", HTTP_X_TEACHER_TOKEN=token)
+    assert beyond.status_code == 409 and beyond.json()["error"]["code"] == "last_exercise"
+    assert "finish" in beyond.json()["error"]["message"]
+    back = client.post(f"{API}/rooms/{code}/advance", {"position": 5}, format="json", HTTP_X_TEACHER_TOKEN=token)
+    assert back.json()["room"]["position"] == 5

@@ -140,8 +140,7 @@ async def test_a_closed_room_refuses_edits_and_wrong_tokens_are_refused():
     assert refused["error"]["code"] == "room_closed" and refused["clientSeq"] == 5
     await teacher.send_json_to({"type": "advance"})
     assert (await receive_until(teacher, "error"))["error"]["code"] == "room_closed"
-    for path, close_code in ((f"/ws/rooms/{room['code']}/teacher/?token=wrong", 4403),
-                             (f"/ws/rooms/{room['code']}/student/?token=wrong", 4403),
+    for path, close_code in ((f"/ws/rooms/{room['code']}/student/?token=wrong", 4403),
                              ("/ws/rooms/NOSUCH/student/?token=x", 4404)):
         ws = await connect(path)
         assert (await ws.receive_json_from(timeout=TIMEOUT))["type"] == "error"
@@ -226,3 +225,17 @@ async def test_many_students_each_get_their_own_results():
     for _, ws, _ in students:
         await ws.disconnect()
     await teacher.disconnect()
+
+
+async def test_the_teacher_socket_takes_its_token_in_the_first_message_never_in_the_url():
+    room, teacher_token = await async_open_room()
+    ws = await connect(f"/ws/rooms/{room['code']}/teacher/?token={teacher_token}")  # a token in the URL is ignored
+    await ws.send_json_to({"type": "announce", "text": "hi"})  # nothing but hello before the token
+    assert (await ws.receive_json_from(timeout=TIMEOUT))["error"]["code"] == "forbidden"
+    await ws.send_json_to({"type": "hello", "token": teacher_token})
+    assert (await ws.receive_json_from(timeout=TIMEOUT))["type"] == "dashboard"
+    await ws.disconnect()
+    wrong = await connect(f"/ws/rooms/{room['code']}/teacher/")
+    await wrong.send_json_to({"type": "hello", "token": "wrong"})
+    assert (await wrong.receive_json_from(timeout=TIMEOUT))["error"]["code"] == "forbidden"
+    assert (await wrong.receive_output(timeout=TIMEOUT))["code"] == 4403

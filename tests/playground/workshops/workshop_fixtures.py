@@ -32,7 +32,8 @@ async def connect(path: str) -> WebsocketCommunicator:
 
 
 async def teacher_socket(code: str, token: str) -> tuple[WebsocketCommunicator, dict]:
-    ws = await connect(f"/ws/rooms/{code}/teacher/?token={token}")
+    ws = await connect(f"/ws/rooms/{code}/teacher/")
+    await ws.send_json_to({"type": "hello", "token": token})  # the token in the first message, never the URL
     first = await ws.receive_json_from(timeout=TIMEOUT)
     assert first["type"] == "dashboard", first
     return ws, first

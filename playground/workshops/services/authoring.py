@@ -1,0 +1,82 @@
+"""Exercise sets as one YAML file, so teachers share them in git: export a stored set, import a file.
+
+The exported file is the shipped format (`sets/*.yaml`) with everything spelled out (solution documents,
+starter documents, checks with titles), so it reads back without the gallery. An import is validated
+before it is stored: every solution passes all of its checks and every starter fails at least one (an
+exercise the starter already solves, or the solution cannot solve, would only confuse a class).
+"""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+from playground.services import evaluation_service, limits
+from playground.services.errors import ServiceError
+from playground.workshops.models import ExerciseSet
+from playground.workshops.services import catalog
+from playground.workshops.services.checks import judge
+
+SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,79}$")
+
+
+class _NoAliases(yaml.SafeDumper):
+    """Imports refuse aliases, so exports never write them (shared values are written out in full)."""
+
+    def ignore_aliases(self, data) -> bool:
+        return True
+
+
+def export_set(slug: str) -> str:
+    exercise_set = catalog.get_set(slug)
+    content = {"slug": exercise_set.slug, "title": exercise_set.title, "description": exercise_set.description,
+               "exercises": [_exercise(e) for e in exercise_set.exercises.all()]}
+    return yaml.dump(content, Dumper=_NoAliases, sort_keys=False, allow_unicode=True, width=120)
+
+
+def _exercise(exercise) -> dict:
+    return {"slug": exercise.slug, "title": exercise.title, "task": exercise.task, "hints": list(exercise.hints),
+            "documents": exercise.solution, "starter": exercise.starter,
+            "checks": [{"name": c["name"], "title": c.get("title") or c["name"], "hidden": bool(c.get("hidden")),
+                        "show_expected": bool(c.get("showExpected")), "text": c["text"], "expected": c["expected"]}
+                       for c in exercise.checks]}
+
+
+def _load(text) -> dict:
+    """Parse an uploaded file: bounded in size, no YAML aliases (a few lines could expand to gigabytes)."""
+    if not isinstance(text, str):
+        raise ServiceError("invalid_request", "the set must be YAML text")
+    limits.check_total([limits.text_size(text)])
+    try:
+        if any(isinstance(event, yaml.AliasEvent) for event in yaml.parse(text, Loader=yaml.SafeLoader)):
+            raise ServiceError("invalid_exercise", "YAML aliases are not allowed in an exercise set")
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ServiceError("invalid_exercise", f"invalid YAML: {exc}") from None
+
+
+def validate(content: dict) -> None:
+    """Every solution passes all its checks; every starter fails at least one (errors name the exercise)."""
+    for exercise in content["exercises"]:
+        where = f"exercise {exercise['position'] + 1} ({exercise['slug']})"
+        for label, want_all in (("solution", True), ("starter", False)):
+            loaded = evaluation_service.load_documents([d["text"] for d in exercise[label]])
+            failing = [check["name"] for check in exercise["checks"]
+                       if judge(check["expected"], evaluation_service.run_request(loaded, check["text"]))[0] != "pass"]
+            if want_all and failing:
+                raise ServiceError("invalid_exercise", f"{where}: the solution fails check(s): {', '.join(failing)}")
+            if not want_all and not failing:
+                raise ServiceError("invalid_exercise", f"{where}: the starter already passes every check")
+
+
+def import_set(text) -> ExerciseSet:
+    """Validate and store a new set; an existing set (a shipped one included) is never overwritten."""
+    data = _load(text)
+    content = catalog.parse_set(data, "imported")
+    if not SLUG.match(content["slug"]):
+        raise ServiceError("invalid_exercise", "slug: lower-case letters, digits and dashes (at most 80)")
+    if ExerciseSet.objects.filter(slug=content["slug"]).exists() or (catalog.SETS_DIR / f"{content['slug']}.yaml").exists():
+        raise ServiceError("conflict", f"a set named {content['slug']!r} exists already: choose another slug", 409)
+    validate(content)
+    return catalog.store_set(content)
