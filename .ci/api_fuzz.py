@@ -5,6 +5,7 @@ gallery loaded and one project whose ids and edit token the fuzzer is given (so 
 runs a fixed number of generated cases per operation, and fails on any server error (5xx) or response that
 does not match the schema. Usage: python .ci/api_fuzz.py [--max-examples N]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,15 +23,22 @@ from tests.playground.live_server import Daphne  # noqa: E402
 
 def _parameters(server: Daphne) -> str:
     """Real ids for the path parameters and the project's edit token, as schemathesis configuration."""
-    status, project = server.request("POST", "/api/v1/projects", {
-        "title": "fuzz", "documents": [{"name": "d", "text": "a: 1"}], "requests": [{"name": "r", "text": "b: 2"}]})
+    status, project = server.request(
+        "POST",
+        "/api/v1/projects",
+        {"title": "fuzz", "documents": [{"name": "d", "text": "a: 1"}], "requests": [{"name": "r", "text": "b: 2"}]},
+    )
     assert status == 201, project
     status, snapshot = server.request("POST", f"/api/v1/projects/{project['id']}/snapshots")
     assert status == 201, snapshot
     _, examples = server.request("GET", "/api/v1/examples")
-    values = {"path.project_id": project["id"], "path.item_id": project["documents"][0]["id"],
-              "path.snapshot_id": snapshot["id"], "path.slug": examples[0]["slug"],
-              "header.X-Edit-Token": project["editToken"]}
+    values = {
+        "path.project_id": project["id"],
+        "path.item_id": project["documents"][0]["id"],
+        "path.snapshot_id": snapshot["id"],
+        "path.slug": examples[0]["slug"],
+        "header.X-Edit-Token": project["editToken"],
+    }
     return "[parameters]\n" + "".join(f'"{key}" = {json.dumps(value)}\n' for key, value in values.items())
 
 
@@ -41,17 +49,33 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="api-fuzz-") as tmp:
         server = Daphne(Path(tmp), PLAYGROUND_EVALUATION_RATE="100000/min")
         server.migrate()
-        subprocess.run([sys.executable, "manage.py", "load_examples"], cwd=ROOT, env=server.env, check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, "manage.py", "load_examples"],
+            cwd=ROOT,
+            env=server.env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         server.start()
         try:
             config = Path(tmp) / "schemathesis.toml"
             config.write_text(_parameters(server))
-            command = [str(Path(sys.executable).parent / "schemathesis"), "--config-file", str(config),
-                       "run", f"{server.http}/api/schema/",
-                       "--checks", "not_a_server_error,response_schema_conformance",
-                       "--max-examples", str(args.max_examples), "--generation-deterministic",
-                       "--request-timeout", "30", "--workers", "1"]
+            command = [
+                str(Path(sys.executable).parent / "schemathesis"),
+                "--config-file",
+                str(config),
+                "run",
+                f"{server.http}/api/schema/",
+                "--checks",
+                "not_a_server_error,response_schema_conformance",
+                "--max-examples",
+                str(args.max_examples),
+                "--generation-deterministic",
+                "--request-timeout",
+                "30",
+                "--workers",
+                "1",
+            ]
             return subprocess.run(command, cwd=ROOT).returncode
         finally:
             server.stop()

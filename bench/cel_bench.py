@@ -20,6 +20,7 @@ Targets (issue 2): ours eval ≥ 30x faster than celpy eval; ours call ≥ 10x f
 conv+eval; aim: ours eval within 3x of cel-expr eval. Results must be identical across engines.
 cel-expr-python is optional: when it is not installed its columns are left out.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,9 +49,13 @@ DEPLOYMENT = {
     "metadata": {"name": "web", "namespace": "prod", "labels": {"app": "web"}},
     "spec": {
         "replicas": 3,
-        "template": {"spec": {"containers": [
-            {"name": n, "image": f"prod.example.com/{n}:1", "ports": [{"containerPort": 8080}]} for n in "abc"
-        ]}},
+        "template": {
+            "spec": {
+                "containers": [
+                    {"name": n, "image": f"prod.example.com/{n}:1", "ports": [{"containerPort": 8080}]} for n in "abc"
+                ]
+            }
+        },
     },
 }
 SMALL = {"object": DEPLOYMENT, "params": {"maxReplicas": 5}, "variables": {"environment": "prod"}}
@@ -61,12 +66,13 @@ BIG = {
 }
 
 CASES = [
-    ("(b) all/startsWith, 3 containers",
-     "object.spec.template.spec.containers.all(c, c.image.startsWith(variables.environment + '.example.com/'))",
-     SMALL),
+    (
+        "(b) all/startsWith, 3 containers",
+        "object.spec.template.spec.containers.all(c, c.image.startsWith(variables.environment + '.example.com/'))",
+        SMALL,
+    ),
     ("(c) replicas <= params.maxReplicas", "object.spec.replicas <= params.maxReplicas", SMALL),
-    ("(d) filter+map over 1000 elements",
-     "size(object.items.filter(x, x.value > 500).map(x, x.name)) == 499", BIG),
+    ("(d) filter+map over 1000 elements", "size(object.items.filter(x, x.value > 500).map(x, x.name)) == 499", BIG),
 ]
 
 TARGETS = {"eval": 30.0, "call": 10.0}
@@ -190,8 +196,9 @@ def one_round(n: int, budget: float, celpy_engine: Celpy, cel_expr: CelExpr | No
         row["celpy eval"] = median_us(runner.evaluate, n, budget, setup=lambda: celpy_engine.convert(bindings))
         row["celpy conv+eval"] = median_us(lambda _: celpy_engine.conv_eval(runner, bindings), n, budget)
         if cel_expr is not None:
-            row["cel-expr eval"] = median_us(cprog.eval, n, budget,
-                                             setup=lambda: cel_expr.fresh_activation(cprog, bindings))
+            row["cel-expr eval"] = median_us(
+                cprog.eval, n, budget, setup=lambda: cel_expr.fresh_activation(cprog, bindings)
+            )
             row["cel-expr conv+eval"] = median_us(lambda _: cprog.eval(data=bindings), n, budget)
         row["eval speed-up vs celpy"] = row["celpy eval"] / row["ours eval"]
         row["call speed-up vs celpy"] = row["celpy conv+eval"] / row["ours call"]
@@ -202,13 +209,20 @@ def one_round(n: int, budget: float, celpy_engine: Celpy, cel_expr: CelExpr | No
 
 
 def summarise(rounds: list[dict]) -> dict:
-    return {label: {metric: statistics.median(r[label][metric] for r in rounds) for metric in rounds[0][label]}
-            for label in rounds[0]}
+    return {
+        label: {metric: statistics.median(r[label][metric] for r in rounds) for metric in rounds[0][label]}
+        for label in rounds[0]
+    }
 
 
 def machine() -> dict:
-    return {"machine": platform.machine(), "cpus": os.cpu_count(), "python": platform.python_version(),
-            "celpy": _version("cel-python"), "cel-expr-python": _version("cel-expr-python")}
+    return {
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "celpy": _version("cel-python"),
+        "cel-expr-python": _version("cel-expr-python"),
+    }
 
 
 def _version(dist: str) -> str | None:
@@ -222,14 +236,20 @@ def _version(dist: str) -> str | None:
 
 def table(summary: dict) -> str:
     metrics = [m for m in next(iter(summary.values())) if "speed-up" not in m and "/" not in m]
-    lines = ["| expression | " + " | ".join(f"{m} (µs)" for m in metrics)
-             + " | eval speed-up | call speed-up | ours/cel-expr eval |",
-             "|---" * (len(metrics) + 4) + "|"]
+    lines = [
+        "| expression | "
+        + " | ".join(f"{m} (µs)" for m in metrics)
+        + " | eval speed-up | call speed-up | ours/cel-expr eval |",
+        "|---" * (len(metrics) + 4) + "|",
+    ]
     for label, row in summary.items():
         cells = [f"{row[m]:,.1f}" for m in metrics]
         ratio = row.get("ours eval / cel-expr eval")
-        cells += [f"{row['eval speed-up vs celpy']:,.0f}x", f"{row['call speed-up vs celpy']:,.0f}x",
-                  f"{ratio:.1f}x" if ratio is not None else "—"]
+        cells += [
+            f"{row['eval speed-up vs celpy']:,.0f}x",
+            f"{row['call speed-up vs celpy']:,.0f}x",
+            f"{ratio:.1f}x" if ratio is not None else "—",
+        ]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -266,7 +286,9 @@ def main(argv: list[str] | None = None) -> int:
     if cel_expr is None:
         print("cel-expr-python not installed: its columns are left out")
     print(table(summary))
-    print("targets: eval ≥ 30x, call ≥ 10x vs cel-python —", "all met" if not missed else "MISSED: " + "; ".join(missed))
+    print(
+        "targets: eval ≥ 30x, call ≥ 10x vs cel-python —", "all met" if not missed else "MISSED: " + "; ".join(missed)
+    )
     if a.json:
         with open(a.json, "w", encoding="utf-8") as fh:
             json.dump({"machine": info, "results": summary, "targets_missed": missed}, fh, indent=1)

@@ -7,6 +7,7 @@ database end with the same text holding every keystroke. Targets: p95 echo <= 10
 
     .venv/bin/python bench/coedit_bench.py [--quick] [--clients 10] [--seconds 30] [--redis URL] [--json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,23 +26,43 @@ TARGET_P95_MS = 100.0
 
 def api(server: Server, method: str, path: str, body=None) -> dict:
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(server.http + path, data=data, method=method,
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        server.http + path, data=data, method=method, headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(request, timeout=30) as response:
         return json.loads(response.read())
 
 
 def run(server: Server, clients: int, seconds: float) -> dict:
-    created = api(server, "POST", "/api/v1/projects", {"title": "co-editing bench",
-                                                       "documents": [{"name": "doc.yaml", "text": "start\n"}]})
+    created = api(
+        server,
+        "POST",
+        "/api/v1/projects",
+        {"title": "co-editing bench", "documents": [{"name": "doc.yaml", "text": "start\n"}]},
+    )
     doc = created["documents"][0]["id"]
     keystrokes = int(seconds * 2)
-    scripts = [[{"insert": f"<c{c}-{n}>", "at": (n * 7919 + c * 104729) % 1000 / 1000} for n in range(keystrokes)]
-               for c in range(clients)]
-    plan = {"base": server.http, "projectId": created["id"], "token": created["editToken"], "target": "document",
-            "id": doc, "scripts": scripts, "pace": 500}
-    completed = subprocess.run(["node", "--experimental-websocket", str(CLIENTS)], input=json.dumps(plan),
-                               capture_output=True, text=True, timeout=seconds + 120, cwd=ROOT)
+    scripts = [
+        [{"insert": f"<c{c}-{n}>", "at": (n * 7919 + c * 104729) % 1000 / 1000} for n in range(keystrokes)]
+        for c in range(clients)
+    ]
+    plan = {
+        "base": server.http,
+        "projectId": created["id"],
+        "token": created["editToken"],
+        "target": "document",
+        "id": doc,
+        "scripts": scripts,
+        "pace": 500,
+    }
+    completed = subprocess.run(
+        ["node", "--experimental-websocket", str(CLIENTS)],
+        input=json.dumps(plan),
+        capture_output=True,
+        text=True,
+        timeout=seconds + 120,
+        cwd=ROOT,
+    )
     if completed.returncode != 0:
         raise SystemExit(f"clients failed: {completed.stderr[-2000:]}")
     outcome = json.loads(completed.stdout.strip().splitlines()[-1])
@@ -49,8 +70,15 @@ def run(server: Server, clients: int, seconds: float) -> dict:
     markers = [op["insert"] for script in scripts for op in script]
     lost = [m for m in markers if stored["text"].count(m) != 1]
     diverged = len(set(outcome["texts"])) != 1 or outcome["texts"][0] != stored["text"]
-    return {"clients": clients, "keystrokes": len(markers), "echo_ms": summary(outcome["echoes"]),
-            "settled": outcome["settled"], "diverged": diverged, "lost": len(lost), "errors": len(outcome["errors"])}
+    return {
+        "clients": clients,
+        "keystrokes": len(markers),
+        "echo_ms": summary(outcome["echoes"]),
+        "settled": outcome["settled"],
+        "diverged": diverged,
+        "lost": len(lost),
+        "errors": len(outcome["errors"]),
+    }
 
 
 def main() -> int:
@@ -64,8 +92,13 @@ def main() -> int:
     seconds = args.seconds or (10 if args.quick else 30)
     with Server(args.redis) as server:
         report = run(server, args.clients, seconds)
-    met = (report["echo_ms"].get("p95", float("inf")) <= TARGET_P95_MS and not report["diverged"]
-           and report["lost"] == 0 and report["errors"] == 0 and report["settled"])
+    met = (
+        report["echo_ms"].get("p95", float("inf")) <= TARGET_P95_MS
+        and not report["diverged"]
+        and report["lost"] == 0
+        and report["errors"] == 0
+        and report["settled"]
+    )
     report["target"] = f"p95 echo <= {TARGET_P95_MS:.0f} ms, 0 divergence, 0 lost: {'met' if met else 'NOT met'}"
     print(json.dumps(report, indent=None if args.json else 2))
     return 0 if met else 1

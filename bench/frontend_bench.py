@@ -14,6 +14,7 @@
 
 Exit status: 0 when both targets are met, 1 when one is missed (bench/run_all.py reads it).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -67,15 +68,26 @@ def first_result(runs: int) -> list[float]:
     from playwright.sync_api import sync_playwright
 
     workdir = Path(tempfile.mkdtemp(prefix="frontend-bench-"))
-    env = {"SECRET_KEY": "frontend-bench-only", **os.environ, "DATABASE_URL": f"sqlite:///{workdir / 'db.sqlite3'}",
-           "DEBUG": "0", "REDIS_URL": "",
-           "ALLOWED_HOSTS": "127.0.0.1", "DJANGO_SETTINGS_MODULE": "playground.settings", "PYTHONPATH": str(ROOT)}
+    env = {
+        "SECRET_KEY": "frontend-bench-only",
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{workdir / 'db.sqlite3'}",
+        "DEBUG": "0",
+        "REDIS_URL": "",
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "DJANGO_SETTINGS_MODULE": "playground.settings",
+        "PYTHONPATH": str(ROOT),
+    }
     for command in (["migrate", "--noinput", "-v0"], ["load_examples"], ["collectstatic", "--noinput", "-v0"]):
         subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=env, check=True, capture_output=True)
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-                               "playground.asgi:application"], cwd=ROOT, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "playground.asgi:application"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}/"
     try:
         for _ in range(200):
@@ -120,8 +132,16 @@ def main() -> None:
     weights = [weight(entry) for entry in ENTRIES]
     times = first_result(args.runs) if os.path.exists(CHROMIUM) else []
     stats = lambda values: {"median": round(statistics.median(values), 3), "max": round(max(values), 3)}  # noqa: E731
-    report = {"weights": weights, "first_result_s": {"static": stats([t[0] for t in times]), "cards": stats([t[1] for t in times]),
-                                                     "runs": len(times)} if times else None}
+    report = {
+        "weights": weights,
+        "first_result_s": {
+            "static": stats([t[0] for t in times]),
+            "cards": stats([t[1] for t in times]),
+            "runs": len(times),
+        }
+        if times
+        else None,
+    }
     editor = next(row for row in weights if row["entry"] == "editor-page.js")
     weight_met = editor["gzip_kib"] <= 1024
     first_met = report["first_result_s"] is None or report["first_result_s"]["static"]["median"] <= 1.0
@@ -133,13 +153,17 @@ def main() -> None:
         print(f"| {row['entry']} | {row['files']} | {row['raw_kib']} | {row['gzip_kib']} |")
     if report["first_result_s"]:
         first = report["first_result_s"]
-        print(f"\nlanding page over {first['runs']} cold loads (target <= 1 s): decisions in the HTML on screen "
-              f"median {first['static']['median']} s (max {first['static']['max']}), result cards median "
-              f"{first['cards']['median']} s (max {first['cards']['max']})")
+        print(
+            f"\nlanding page over {first['runs']} cold loads (target <= 1 s): decisions in the HTML on screen "
+            f"median {first['static']['median']} s (max {first['static']['max']}), result cards median "
+            f"{first['cards']['median']} s (max {first['cards']['max']})"
+        )
     print(f"target: editor bundle <= 1 MiB gzipped ({editor['gzip_kib']} KiB) — {'met' if weight_met else 'missed'}")
     if report["first_result_s"]:
-        print(f"target: first result on the landing page <= 1 s on loopback (median {first['static']['median']} s) — "
-              f"{'met' if first_met else 'missed'}")
+        print(
+            f"target: first result on the landing page <= 1 s on loopback (median {first['static']['median']} s) — "
+            f"{'met' if first_met else 'missed'}"
+        )
     sys.exit(0 if weight_met and first_met else 1)
 
 

@@ -5,6 +5,7 @@ missed; anything else: it broke).
 All scripts run even when one misses or breaks; the exit status is non-zero when any did.
 Usage:  python bench/run_all.py [--quick] [--timeout SECONDS]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,7 +19,11 @@ HERE = Path(__file__).resolve().parent
 
 def _target_lines(output: str) -> list[str]:
     """The lines where a script states its targets (every bench script prints one)."""
-    return [ln.strip() for ln in output.splitlines() if "target" in ln.lower() and ("met" in ln.lower() or "missed" in ln.lower())]
+    return [
+        ln.strip()
+        for ln in output.splitlines()
+        if "target" in ln.lower() and ("met" in ln.lower() or "missed" in ln.lower())
+    ]
 
 
 def run(script: Path, quick: bool, timeout: float) -> tuple[str, list[str], float]:
@@ -60,8 +65,10 @@ def main(argv: list[str] | None = None) -> int:
         for line in lines:
             print(f"    {line}")
     missed = [name for name, verdict, _, _ in results if verdict != "met"]
-    print(f"{len(results) - len(missed)} of {len(results)} benchmarks met their targets"
-          + (f"; not met: {', '.join(missed)}" if missed else ""))
+    print(
+        f"{len(results) - len(missed)} of {len(results)} benchmarks met their targets"
+        + (f"; not met: {', '.join(missed)}" if missed else "")
+    )
     return 1 if missed else 0
 
 

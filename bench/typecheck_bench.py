@@ -17,6 +17,7 @@ Metrics (ms per `evaluator.typecheck(policy)` call, median of single calls, GC o
                  case of an edit, e.g. one that changes a variable's type, which every expression sees)
 Target: every edit ≤ 20 ms.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,22 +39,37 @@ POLICY = {
     "metadata": {"name": "bench"},
     "spec": {
         "paramKind": {"apiVersion": "v1", "kind": "ConfigMap"},
-        "matchConstraints": {"resourceRules": [{"apiGroups": ["apps"], "apiVersions": ["v1"],
-                                                "operations": ["CREATE", "UPDATE"],
-                                                "resources": ["deployments", "replicasets"]}]},
+        "matchConstraints": {
+            "resourceRules": [
+                {
+                    "apiGroups": ["apps"],
+                    "apiVersions": ["v1"],
+                    "operations": ["CREATE", "UPDATE"],
+                    "resources": ["deployments", "replicasets"],
+                }
+            ]
+        },
         "matchConditions": [{"name": "not-system", "expression": "!object.metadata.__namespace__.startsWith('kube-')"}],
         "variables": [
             {"name": "environment", "expression": "namespaceObject.metadata.labels['environment']"},
             {"name": "maxReplicas", "expression": "int(params.data['maxReplicas'])"},
         ],
         "validations": [
-            {"expression": "object.spec.replicas <= variables.maxReplicas",
-             "messageExpression": "'replicas must be <= ' + string(variables.maxReplicas)"},
-            {"expression": "object.spec.template.spec.containers.all(c, c.image.startsWith(variables.environment + '.example.com/'))",
-             "messageExpression": "'only ' + variables.environment + ' images are allowed in namespace ' + request.namespace"},
-            {"expression": "object.spec.template.spec.containers.all(c, has(c.securityContext) && has(c.securityContext.runAsNonRoot) && c.securityContext.runAsNonRoot)"},
-            {"expression": "!has(object.metadata.labels) || object.metadata.labels.all(k, k.size() < 64)",
-             "messageExpression": "'label keys too long on ' + object.metadata.name"},
+            {
+                "expression": "object.spec.replicas <= variables.maxReplicas",
+                "messageExpression": "'replicas must be <= ' + string(variables.maxReplicas)",
+            },
+            {
+                "expression": "object.spec.template.spec.containers.all(c, c.image.startsWith(variables.environment + '.example.com/'))",
+                "messageExpression": "'only ' + variables.environment + ' images are allowed in namespace ' + request.namespace",
+            },
+            {
+                "expression": "object.spec.template.spec.containers.all(c, has(c.securityContext) && has(c.securityContext.runAsNonRoot) && c.securityContext.runAsNonRoot)"
+            },
+            {
+                "expression": "!has(object.metadata.labels) || object.metadata.labels.all(k, k.size() < 64)",
+                "messageExpression": "'label keys too long on ' + object.metadata.name",
+            },
         ],
         "auditAnnotations": [{"key": "replicas", "valueExpression": "string(object.spec.replicas)"}],
     },

@@ -3,6 +3,7 @@
 
     python bench/vpol_bench.py [--quick] [--rounds N]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,10 +41,14 @@ def main() -> None:
             run_case(case)
         run_times.append(time.perf_counter() - start)
     compile_s, run_s = statistics.median(compile_times), statistics.median(run_times)
-    print(f"compile: {entries} policies (+ autogen variants) in {compile_s * 1000:.0f} ms "
-          f"({compile_s / max(entries, 1) * 1000:.2f} ms each, programs cached after the first round)")
-    print(f"evaluate: {len(cases)} cases in {run_s:.2f} s = {len(cases) / run_s:.0f} cases/s "
-          f"({run_s / len(cases) * 1000:.2f} ms per case, compile included)")
+    print(
+        f"compile: {entries} policies (+ autogen variants) in {compile_s * 1000:.0f} ms "
+        f"({compile_s / max(entries, 1) * 1000:.2f} ms each, programs cached after the first round)"
+    )
+    print(
+        f"evaluate: {len(cases)} cases in {run_s:.2f} s = {len(cases) / run_s:.0f} cases/s "
+        f"({run_s / len(cases) * 1000:.2f} ms per case, compile included)"
+    )
 
 
 if __name__ == "__main__":

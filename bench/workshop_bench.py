@@ -17,6 +17,7 @@ targets then apply to the other students. Bounded: every wait has a timeout, the
     .venv/bin/python bench/workshop_bench.py [--quick] [--students 60] [--seconds 60] [--runaway N] [--json]
       [--redis redis://127.0.0.1:6379/0] [--postgres postgres://postgres@127.0.0.1:5432/postgres]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,8 +46,9 @@ STARTER = 'expression: "true"'
 FIXED = "expression: object.spec.replicas <= 5"
 _LIST = "[" + ",".join(str(i) for i in range(1, 21)) + "]"
 # Runs out of the CEL cost budget after ~0.2 s of work per check: what a student's runaway looks like.
-RUNAWAY = ('expression: "' + f"{_LIST}.all(a, {_LIST}.all(b, {_LIST}.all(c, {_LIST}.all(d, {_LIST}.all(e, "
-           'a+b+c+d+e > 0)))))"')
+RUNAWAY = (
+    'expression: "' + f'{_LIST}.all(a, {_LIST}.all(b, {_LIST}.all(c, {_LIST}.all(d, {_LIST}.all(e, a+b+c+d+e > 0)))))"'
+)
 BENCH_SERVER_ENV = dict(item.split("=", 1) for item in os.environ.get("BENCH_SERVER_ENV", "").split() if "=" in item)
 TIMEOUT = 10.0  # seconds: an edit without its evaluation or dashboard update by then is an error
 
@@ -73,22 +75,43 @@ class Servers:
 
     def __init__(self, count: int, database_url: str, redis_url: str):
         self.tmp = tempfile.TemporaryDirectory(prefix="workshop-bench-")
-        self.env = {**os.environ, "DATABASE_URL": database_url, "REDIS_URL": redis_url, "DEBUG": "0",
-                    "ALLOWED_HOSTS": "127.0.0.1,localhost", "LOG_LEVEL": "WARNING",
-                    "SECRET_KEY": os.environ.get("SECRET_KEY") or "bench-only-key", **BENCH_SERVER_ENV}
+        self.env = {
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "REDIS_URL": redis_url,
+            "DEBUG": "0",
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "LOG_LEVEL": "WARNING",
+            "SECRET_KEY": os.environ.get("SECRET_KEY") or "bench-only-key",
+            **BENCH_SERVER_ENV,
+        }
         self.ports = [free_port() for _ in range(count)]
         self.processes: list[subprocess.Popen] = []
 
     def __enter__(self) -> "Servers":
         subprocess.run([PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=self.env, check=True)
-        subprocess.run([PYTHON, "manage.py", "load_workshops"], cwd=ROOT, env=self.env, check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [PYTHON, "manage.py", "load_workshops"], cwd=ROOT, env=self.env, check=True, stdout=subprocess.DEVNULL
+        )
         for port in self.ports:
             log = open(Path(self.tmp.name) / f"daphne-{port}.log", "w")
-            self.processes.append(subprocess.Popen(
-                [str(Path(PYTHON).parent / "daphne"), "-b", "127.0.0.1", "-p", str(port),
-                 "playground.asgi:application"], cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                start_new_session=True))
+            self.processes.append(
+                subprocess.Popen(
+                    [
+                        str(Path(PYTHON).parent / "daphne"),
+                        "-b",
+                        "127.0.0.1",
+                        "-p",
+                        str(port),
+                        "playground.asgi:application",
+                    ],
+                    cwd=ROOT,
+                    env=self.env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            )
         for port, process in zip(self.ports, self.processes):
             deadline = time.monotonic() + 30
             while True:
@@ -114,15 +137,26 @@ class Servers:
 
     def log_tails(self, lines: int = 60) -> str:
         """The first lines of each server log that are not access-log lines (tracebacks, warnings)."""
+
         def noteworthy(path: Path) -> list[str]:
-            return [line for line in path.read_text().splitlines() if '"WS' not in line and '"GET' not in line
-                    and '"POST' not in line][:lines]
-        return "\n".join(f"== {path.name}\n" + "\n".join(noteworthy(path))
-                         for path in sorted(Path(self.tmp.name).glob("daphne-*.log")))
+            return [
+                line
+                for line in path.read_text().splitlines()
+                if '"WS' not in line and '"GET' not in line and '"POST' not in line
+            ][:lines]
+
+        return "\n".join(
+            f"== {path.name}\n" + "\n".join(noteworthy(path))
+            for path in sorted(Path(self.tmp.name).glob("daphne-*.log"))
+        )
 
     def post(self, index: int, path: str, body: dict) -> dict:
-        request = urllib.request.Request(f"http://127.0.0.1:{self.ports[index]}{path}", method="POST",
-                                         data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.ports[index]}{path}",
+            method="POST",
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+        )
         with urllib.request.urlopen(request, timeout=30) as response:
             return json.load(response)
 
@@ -169,14 +203,26 @@ async def teacher(servers: Servers, room: dict, run: Run, ready: asyncio.Event, 
                     future.set_result(run.dashboard_seen[key])
 
 
-async def student(servers: Servers, index: int, joined: dict, room: dict, run: Run, seconds: float,
-                  rng: random.Random, warmed: asyncio.Event, all_warm: asyncio.Event, runaway: bool = False) -> None:
+async def student(
+    servers: Servers,
+    index: int,
+    joined: dict,
+    room: dict,
+    run: Run,
+    seconds: float,
+    rng: random.Random,
+    warmed: asyncio.Event,
+    all_warm: asyncio.Event,
+    runaway: bool = False,
+) -> None:
     server = index % len(servers.ports)
     path = f"/ws/rooms/{room['code']}/student/?token={joined['token']}"
     participant = joined["participant"]["id"]
     try:
-        async with connect(servers.ws(server, path), origin=servers.origin(server), max_size=None,
-                           open_timeout=30) as ws:
+        async with connect(
+            servers.ws(server, path), origin=servers.origin(server), max_size=None, open_timeout=30
+        ) as ws:
+
             async def until(predicate):
                 async with asyncio.timeout(TIMEOUT):
                     while True:
@@ -190,8 +236,17 @@ async def student(servers: Servers, index: int, joined: dict, room: dict, run: R
             document = welcome["fork"]["project"]["documents"][0]
             await until(lambda m: m["type"] == "evaluation")
             # Warm-up, not timed: one edit each (the servers' evaluation workers start with the first student).
-            await ws.send(json.dumps({"type": "edit", "target": "document", "id": document["id"], "clientSeq": 0,
-                                      "text": document["text"] + "# warm-up\n"}))
+            await ws.send(
+                json.dumps(
+                    {
+                        "type": "edit",
+                        "target": "document",
+                        "id": document["id"],
+                        "clientSeq": 0,
+                        "text": document["text"] + "# warm-up\n",
+                    }
+                )
+            )
             await until(lambda m: m["type"] == "evaluation" and m["version"] > welcome["fork"]["project"]["version"])
             warmed.set()
             await all_warm.wait()
@@ -204,8 +259,11 @@ async def student(servers: Servers, index: int, joined: dict, room: dict, run: R
                 base = document["text"].replace(STARTER, RUNAWAY if runaway else FIXED if n % 2 else STARTER)
                 text = f"{base}# edit {n} of student {index}\n"
                 started = time.perf_counter()
-                await ws.send(json.dumps({"type": "edit", "target": "document", "id": document["id"], "text": text,
-                                          "clientSeq": n}))
+                await ws.send(
+                    json.dumps(
+                        {"type": "edit", "target": "document", "id": document["id"], "text": text, "clientSeq": n}
+                    )
+                )
                 ack = await until(lambda m: m["type"] == "ack" and m["clientSeq"] == n)
                 version = ack["version"]
                 run.ack_ms.append((time.perf_counter() - started) * 1000)
@@ -246,8 +304,12 @@ async def loop_lag(run: Run, stop: asyncio.Event) -> None:
 
 async def workshop(servers: Servers, students: int, seconds: float, runaways: int = 0) -> dict:
     room = servers.post(0, "/api/v1/workshops/rooms", {"set": "admission-basics", "title": "bench"})
-    joined = [servers.post(i % len(servers.ports), f"/api/v1/workshops/rooms/{room['code']}/join",
-                           {"displayName": f"student {i}"}) for i in range(students)]
+    joined = [
+        servers.post(
+            i % len(servers.ports), f"/api/v1/workshops/rooms/{room['code']}/join", {"displayName": f"student {i}"}
+        )
+        for i in range(students)
+    ]
     run = Run()
     ready, stop = asyncio.Event(), asyncio.Event()
     watcher = asyncio.create_task(teacher(servers, room, run, ready, stop))
@@ -265,19 +327,32 @@ async def workshop(servers: Servers, students: int, seconds: float, runaways: in
 
     async with asyncio.timeout(seconds + 120):  # bounded even if a server stalls
         starter = asyncio.create_task(start_together())
-        await asyncio.gather(*(student(servers, i, j, room, run, seconds, rng, warmed[i], all_warm,
-                                       runaway=i < runaways) for i, j in enumerate(joined)))
+        await asyncio.gather(
+            *(
+                student(servers, i, j, room, run, seconds, rng, warmed[i], all_warm, runaway=i < runaways)
+                for i, j in enumerate(joined)
+            )
+        )
         starter.cancel()
     stop.set()
     await watcher
     await lag
-    return {"students": students, "servers": len(servers.ports), "seconds": seconds,
-            "wall_s": round(time.monotonic() - started, 1), "edits": run.edits,
-            "evaluation_result_ms": summary(run.evaluation_ms), "dashboard_update_ms": summary(run.dashboard_ms),
-            "edit_to_ack_ms": summary(run.ack_ms), "server_engine_ms": summary(run.engine_ms),
-            "client_loop_lag_ms": summary(run.lag_ms), "runaway_students": runaways,
-            "runaway_evaluation_ms": summary(run.runaway_ms),
-            "errors": len(run.errors), "error_samples": run.errors[:5]}
+    return {
+        "students": students,
+        "servers": len(servers.ports),
+        "seconds": seconds,
+        "wall_s": round(time.monotonic() - started, 1),
+        "edits": run.edits,
+        "evaluation_result_ms": summary(run.evaluation_ms),
+        "dashboard_update_ms": summary(run.dashboard_ms),
+        "edit_to_ack_ms": summary(run.ack_ms),
+        "server_engine_ms": summary(run.engine_ms),
+        "client_loop_lag_ms": summary(run.lag_ms),
+        "runaway_students": runaways,
+        "runaway_evaluation_ms": summary(run.runaway_ms),
+        "errors": len(run.errors),
+        "error_samples": run.errors[:5],
+    }
 
 
 def main() -> int:
@@ -287,12 +362,19 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=None)
     parser.add_argument("--servers", type=int, default=2)
     parser.add_argument("--redis", default=os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0")
-    parser.add_argument("--postgres", default=os.environ.get("BENCH_POSTGRES_URL")
-                        or "postgres://postgres@127.0.0.1:5432/postgres",
-                        help="an admin URL: the bench creates and drops its own database there")
-    parser.add_argument("--runaway", type=int, default=0, metavar="N",
-                        help="N of the students type an expression that exhausts the CEL cost budget on every edit; "
-                             "the targets apply to the others")
+    parser.add_argument(
+        "--postgres",
+        default=os.environ.get("BENCH_POSTGRES_URL") or "postgres://postgres@127.0.0.1:5432/postgres",
+        help="an admin URL: the bench creates and drops its own database there",
+    )
+    parser.add_argument(
+        "--runaway",
+        type=int,
+        default=0,
+        metavar="N",
+        help="N of the students type an expression that exhausts the CEL cost budget on every edit; "
+        "the targets apply to the others",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     seconds = args.seconds or (10.0 if args.quick else 60.0)
@@ -300,20 +382,29 @@ def main() -> int:
         report = asyncio.run(workshop(servers, args.students, seconds, args.runaway))
         if report["errors"]:
             print(servers.log_tails(), file=sys.stderr)
-    ok = (report["errors"] == 0 and report["dashboard_update_ms"].get("p95", 1e9) <= 300
-          and report["evaluation_result_ms"].get("p95", 1e9) <= 150)
+    ok = (
+        report["errors"] == 0
+        and report["dashboard_update_ms"].get("p95", 1e9) <= 300
+        and report["evaluation_result_ms"].get("p95", 1e9) <= 150
+    )
     report["targets_met"] = ok
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        print(f"workshop: 1 teacher + {report['students']} students on {report['servers']} servers (Redis layer), "
-              f"{report['seconds']} s, {report['edits']} edits, wall {report['wall_s']} s")
+        print(
+            f"workshop: 1 teacher + {report['students']} students on {report['servers']} servers (Redis layer), "
+            f"{report['seconds']} s, {report['edits']} edits, wall {report['wall_s']} s"
+        )
         print(f"  evaluation result ms {report['evaluation_result_ms']}  (target p95 <= 150)")
         print(f"  dashboard update ms  {report['dashboard_update_ms']}  (target p95 <= 300)")
-        print(f"  (of which edit -> ack {report['edit_to_ack_ms']}, server engine {report['server_engine_ms']}, "
-              f"client loop lag {report['client_loop_lag_ms']})")
+        print(
+            f"  (of which edit -> ack {report['edit_to_ack_ms']}, server engine {report['server_engine_ms']}, "
+            f"client loop lag {report['client_loop_lag_ms']})"
+        )
         if args.runaway:
-            print(f"  runaway students: {args.runaway}, their own evaluation result ms {report['runaway_evaluation_ms']}")
+            print(
+                f"  runaway students: {args.runaway}, their own evaluation result ms {report['runaway_evaluation_ms']}"
+            )
         print(f"  errors {report['errors']} {report['error_samples']}")
         print(f"  targets {'met' if ok else 'NOT met'}")
     return 0 if ok else 1

@@ -6,6 +6,7 @@ neither raises) and `typecheck(policy, documents)`; the CEL layer is `evaluator.
 modules on first use, so `import evaluator.cel` stays light (the modules are `simulation` and `typechecking`,
 whose names do not shadow these functions). The result is described in evaluator/SCHEMA.md.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any

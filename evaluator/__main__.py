@@ -1,4 +1,5 @@
 """`python -m evaluator simulate|batch ...` (see evaluator/cli)."""
+
 import sys
 
 from evaluator.cli import main

@@ -59,13 +59,17 @@ def verdict(expected: dict | None, result: dict) -> tuple[str, str]:
     problems = []
     outcome = actual_outcome(result)
     if "allowed" in expected and bool(result.get("allowed")) is not expected["allowed"]:
-        problems.append(f"expected allowed={str(expected['allowed']).lower()}, "
-                        f"got allowed={str(bool(result.get('allowed'))).lower()}")
+        problems.append(
+            f"expected allowed={str(expected['allowed']).lower()}, "
+            f"got allowed={str(bool(result.get('allowed'))).lower()}"
+        )
     if "outcome" in expected and outcome != expected["outcome"]:
         problems.append(f"expected outcome {expected['outcome']}, got {outcome}")
     if "messageContains" in expected and expected["messageContains"] not in result_message(result):
-        problems.append(f"expected a message containing {expected['messageContains']!r}, got "
-                        f"{result_message(result) or 'no message'!r}")
+        problems.append(
+            f"expected a message containing {expected['messageContains']!r}, got "
+            f"{result_message(result) or 'no message'!r}"
+        )
     if problems:
         return "fail", "; ".join(problems)
     return "pass", f"{outcome} as expected"

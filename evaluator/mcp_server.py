@@ -7,6 +7,7 @@ request), evaluate_cel, typecheck (the ValidatingAdmissionPolicies' type checks)
 as `admission-playground test` runs it). Every call is bounded like the engine (CEL cost and deadline)
 and never raises for bad input: problems come back in the result.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,10 +19,12 @@ from typing import Any
 from evaluator.json_safe import json_safe
 
 NAME = "admission-playground"
-INSTRUCTIONS = ("Simulate Kubernetes admission (ValidatingAdmissionPolicy, MutatingAdmissionPolicy, Kyverno) "
-                "for documents (policies, bindings, params, namespaces as YAML texts) and a request (an object, "
-                "an AdmissionRequest or an AdmissionReview), evaluate CEL, type-check policies, and run a "
-                "project's expected outcomes.")
+INSTRUCTIONS = (
+    "Simulate Kubernetes admission (ValidatingAdmissionPolicy, MutatingAdmissionPolicy, Kyverno) "
+    "for documents (policies, bindings, params, namespaces as YAML texts) and a request (an object, "
+    "an AdmissionRequest or an AdmissionReview), evaluate CEL, type-check policies, and run a "
+    "project's expected outcomes."
+)
 MAX_TEXT = 2 * 1024 * 1024
 
 
@@ -112,8 +115,12 @@ def build_server(**settings: Any):
 
 
 def register(commands: Any) -> None:
-    parser = commands.add_parser("mcp", help="serve the simulator to AI assistants (MCP over stdio)",
-                                 description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = commands.add_parser(
+        "mcp",
+        help="serve the simulator to AI assistants (MCP over stdio)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.set_defaults(handler=run)
 
 

@@ -1,6 +1,7 @@
 """Running a project's tests: every request with an expected outcome, judged with the page's verdict
 (evaluator/expectations.py). Used by `admission-playground test` (evaluator/cli/test_command.py) and the
 MCP server's run_tests tool."""
+
 from __future__ import annotations
 
 import json
@@ -70,11 +71,18 @@ def run_project(project: dict, path: Path, file_text: str = "", kubernetes_versi
     if BROKEN_ON_PURPOSE in project.get("tags", []):
         # its errors are what it demonstrates: reported as expected; none at all is the failure
         expected_errors = [p for p in report.problems if is_error(p)]
-        report.problems = [{**p, "severity": "info" if is_error(p) else p.get("severity"),
-                            "message": f"(expected) {p.get('message')}"} for p in report.problems]
+        report.problems = [
+            {**p, "severity": "info" if is_error(p) else p.get("severity"), "message": f"(expected) {p.get('message')}"}
+            for p in report.problems
+        ]
         if not expected_errors:
-            report.problems.append({"severity": "error", "source": str(path), "message":
-                                    f"tagged {BROKEN_ON_PURPOSE} but its documents load without an error"})
+            report.problems.append(
+                {
+                    "severity": "error",
+                    "source": str(path),
+                    "message": f"tagged {BROKEN_ON_PURPOSE} but its documents load without an error",
+                }
+            )
     for request in project["requests"]:
         result = simulation.run(request["text"], trace=False, full=False, type_checks=False)
         request_errors = [e for e in result.get("errors", []) if e not in simulation.errors and is_error(e)]
@@ -100,20 +108,39 @@ def run_paths(paths: list[str], kubernetes_version: str | None = None) -> tuple[
                 text = path.read_text(encoding="utf-8")
                 reports.append(run_project(read_project(text, str(path)), path, text, kubernetes_version))
             except (OSError, UnicodeDecodeError, FormatError) as exc:
-                reports.append(ProjectReport(str(path), problems=[{"severity": "error", "source": str(path),
-                                                                   "message": str(exc)}]))
+                reports.append(
+                    ProjectReport(str(path), problems=[{"severity": "error", "source": str(path), "message": str(exc)}])
+                )
     return reports, problems
 
 
 def counts(reports: list[ProjectReport]) -> dict[str, int]:
     cases = [c for r in reports for c in r.cases]
-    return {"projects": len(reports), "tests": sum(c.verdict != "none" for c in cases),
-            "passed": sum(c.verdict == "pass" for c in cases), "failed": sum(c.verdict == "fail" for c in cases),
-            "errors": sum(c.verdict == "error" for c in cases), "noExpectation": sum(c.verdict == "none" for c in cases),
-            "projectErrors": sum(1 for r in reports for p in r.problems if is_error(p))}
+    return {
+        "projects": len(reports),
+        "tests": sum(c.verdict != "none" for c in cases),
+        "passed": sum(c.verdict == "pass" for c in cases),
+        "failed": sum(c.verdict == "fail" for c in cases),
+        "errors": sum(c.verdict == "error" for c in cases),
+        "noExpectation": sum(c.verdict == "none" for c in cases),
+        "projectErrors": sum(1 for r in reports for p in r.problems if is_error(p)),
+    }
 
 
 def as_json(reports: list[ProjectReport]) -> str:
-    return json.dumps({"summary": counts(reports),
-                       "projects": [{"path": r.path, "title": r.title, "passed": r.passed, "problems": r.problems,
-                                     "tests": [asdict(c) for c in r.cases]} for r in reports]}, indent=2)
+    return json.dumps(
+        {
+            "summary": counts(reports),
+            "projects": [
+                {
+                    "path": r.path,
+                    "title": r.title,
+                    "passed": r.passed,
+                    "problems": r.problems,
+                    "tests": [asdict(c) for c in r.cases],
+                }
+                for r in reports
+            ],
+        },
+        indent=2,
+    )

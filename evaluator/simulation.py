@@ -7,6 +7,7 @@ server's order: mutating admission, then schema validation, then validating admi
 Nothing here raises: unusable input becomes located entries of `result["errors"]`. The result schema is
 documented in evaluator/SCHEMA.md.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -40,9 +41,16 @@ class Simulation:
     """A loaded document set, ready for many requests (policies compiled once). Neither loading nor `run`
     raises: a bug of ours becomes an internal-error entry (and a 500 result)."""
 
-    def __init__(self, documents: Any, *, resource_registry: list[Mapping] | None = None,
-                 api_validation: str = "enforce", defaulter: Any = None, defaulting: bool = True,
-                 kubernetes_version: str | None = None):
+    def __init__(
+        self,
+        documents: Any,
+        *,
+        resource_registry: list[Mapping] | None = None,
+        api_validation: str = "enforce",
+        defaulter: Any = None,
+        defaulting: bool = True,
+        kubernetes_version: str | None = None,
+    ):
         self.kubernetes_version = parse_version(kubernetes_version or NEWEST)
         self.defaulting = defaulting  # built-in objects as the API server decodes and stores them
         if defaulter is None and defaulting:
@@ -50,8 +58,9 @@ class Simulation:
         with simulating(self.kubernetes_version):
             self._build(documents, resource_registry, api_validation, defaulter)
 
-    def _build(self, documents: Any, resource_registry: list[Mapping] | None, api_validation: str,
-               defaulter: Any) -> None:
+    def _build(
+        self, documents: Any, resource_registry: list[Mapping] | None, api_validation: str, defaulter: Any
+    ) -> None:
         self.errors: list[dict[str, Any]] = []
         self.api_validation = api_validation
         self.kinds: list[Any] = []
@@ -133,13 +142,22 @@ class Simulation:
             self._type_checks = checks
         return self._type_checks
 
-    def run(self, request: Any, *, now: dt.datetime | None = None, trace: bool = True, full: bool = True,
-            type_checks: bool = True) -> dict[str, Any]:
+    def run(
+        self,
+        request: Any,
+        *,
+        now: dt.datetime | None = None,
+        trace: bool = True,
+        full: bool = True,
+        type_checks: bool = True,
+    ) -> dict[str, Any]:
         """The result for one request; never raises. Batch runs pass `trace=False` (no per-expression traces)
         and `full=False` (no audit event, AdmissionReview, kubectl text or type checks: those keys are null);
         `type_checks=False` leaves out only the type checks (the live editor computes them apart)."""
         if self._failure is not None:
-            result = crash(self._failure, kind_defaults(registered()), [e for e in self.errors if e is not self._failure])
+            result = crash(
+                self._failure, kind_defaults(registered()), [e for e in self.errors if e is not self._failure]
+            )
         else:
             try:
                 with simulating(self.kubernetes_version):
@@ -149,20 +167,23 @@ class Simulation:
         result["kubernetesVersion"] = self.kubernetes_version
         return result
 
-    def _run(self, request: Any, *, now: dt.datetime | None, trace: bool, full: bool,
-             type_checks: bool) -> dict[str, Any]:
+    def _run(
+        self, request: Any, *, now: dt.datetime | None, trace: bool, full: bool, type_checks: bool
+    ) -> dict[str, Any]:
         document_errors = list(self.errors)
         request_errors: list[dict[str, Any]] = []
         if isinstance(request, str):
             records, load_errors = load_documents(request, "<request>")
-            request_errors += [{"severity": "error", "source": "request", **e.to_dict(), "document": None}
-                               for e in load_errors]
+            request_errors += [
+                {"severity": "error", "source": "request", **e.to_dict(), "document": None} for e in load_errors
+            ]
             request = records[0].data if records else None
         normalized = normalize_request(request, self.cluster.mapper)
         invalid = [e.to_dict() for e in normalized.errors]
         request_errors += [{"severity": "error", "source": "request", **e, "document": None} for e in invalid]
-        request_errors += [{"severity": "warning", "source": "request", "message": w, "document": None}
-                           for w in normalized.warnings]
+        request_errors += [
+            {"severity": "warning", "source": "request", "message": w, "document": None} for w in normalized.warnings
+        ]
         keys = kind_defaults(self.kinds)
         if normalized.request is None or invalid:
             return bad_request(normalized.request or {}, document_errors, request_errors, keys)
@@ -172,10 +193,15 @@ class Simulation:
             request, defaulted = default_request(request)
         namespace = request.get("namespace")
         if namespace and namespace not in self.cluster.namespaces and any(k.active for k in self.kinds):
-            request_errors.append({"severity": "warning", "source": "request",
-                                   "message": f'Namespace "{namespace}" is not among the documents: it is taken to '
-                                              "exist with only its kubernetes.io/metadata.name label",
-                                   "document": None})
+            request_errors.append(
+                {
+                    "severity": "warning",
+                    "source": "request",
+                    "message": f'Namespace "{namespace}" is not among the documents: it is taken to '
+                    "exist with only its kubernetes.io/metadata.name label",
+                    "document": None,
+                }
+            )
         exempt = exempt_reason(request)
         if exempt is not None:
             result = admission_result(request, [], document_errors, request_errors, exempt, now, full)
@@ -204,17 +230,38 @@ class Simulation:
         return result
 
 
-def load(documents: Any, *, resource_registry: list[Mapping] | None = None, api_validation: str = "enforce",
-         defaulter: Any = None, defaulting: bool = True, kubernetes_version: str | None = None) -> Simulation:
+def load(
+    documents: Any,
+    *,
+    resource_registry: list[Mapping] | None = None,
+    api_validation: str = "enforce",
+    defaulter: Any = None,
+    defaulting: bool = True,
+    kubernetes_version: str | None = None,
+) -> Simulation:
     """A document set loaded once (policies compiled), for many `run(request)` calls; never raises.
     `simulation.errors` lists the documents' errors, each with the index of its document."""
-    return Simulation(documents, resource_registry=resource_registry, api_validation=api_validation,
-                      defaulter=defaulter, defaulting=defaulting, kubernetes_version=kubernetes_version)
+    return Simulation(
+        documents,
+        resource_registry=resource_registry,
+        api_validation=api_validation,
+        defaulter=defaulter,
+        defaulting=defaulting,
+        kubernetes_version=kubernetes_version,
+    )
 
 
-def simulate(documents: Any, request: Any, *, resource_registry: list[Mapping] | None = None,
-             api_validation: str = "enforce", now: dt.datetime | None = None,
-             defaulter: Any = None, defaulting: bool = True, kubernetes_version: str | None = None) -> dict[str, Any]:
+def simulate(
+    documents: Any,
+    request: Any,
+    *,
+    resource_registry: list[Mapping] | None = None,
+    api_validation: str = "enforce",
+    now: dt.datetime | None = None,
+    defaulter: Any = None,
+    defaulting: bool = True,
+    kubernetes_version: str | None = None,
+) -> dict[str, Any]:
     """Admit or deny `request` against `documents`; never raises (see SCHEMA.md for the result).
 
     `api_validation="enforce"` drops documents the API server would refuse (as `kubectl apply` would);
@@ -227,27 +274,49 @@ def simulate(documents: Any, request: Any, *, resource_registry: list[Mapping] |
     refused = _unsupported_version(kubernetes_version)
     if refused is not None:
         return refused
-    return load(documents, resource_registry=resource_registry, api_validation=api_validation, defaulter=defaulter,
-                defaulting=defaulting, kubernetes_version=kubernetes_version).run(request, now=now)
+    return load(
+        documents,
+        resource_registry=resource_registry,
+        api_validation=api_validation,
+        defaulter=defaulter,
+        defaulting=defaulting,
+        kubernetes_version=kubernetes_version,
+    ).run(request, now=now)
 
 
 def _unsupported_version(kubernetes_version: str | None) -> dict[str, Any] | None:
     try:
         parse_version(kubernetes_version or NEWEST)
     except ValueError as exc:
-        return bad_request({}, [], [{"severity": "error", "source": "request", "message": str(exc), "document": None}],
-                           kind_defaults(registered()))
+        return bad_request(
+            {},
+            [],
+            [{"severity": "error", "source": "request", "message": str(exc), "document": None}],
+            kind_defaults(registered()),
+        )
     return None
 
 
-def simulate_many(documents: Any, requests: Iterable[Any], *, resource_registry: list[Mapping] | None = None,
-                  api_validation: str = "enforce", now: dt.datetime | None = None, defaulting: bool = True,
-                  kubernetes_version: str | None = None) -> list[dict[str, Any]]:
+def simulate_many(
+    documents: Any,
+    requests: Iterable[Any],
+    *,
+    resource_registry: list[Mapping] | None = None,
+    api_validation: str = "enforce",
+    now: dt.datetime | None = None,
+    defaulting: bool = True,
+    kubernetes_version: str | None = None,
+) -> list[dict[str, Any]]:
     """`simulate` for many requests against one document set, compiling each policy once."""
     refused = _unsupported_version(kubernetes_version)
     requests = list(requests)
     if refused is not None:
         return [refused for _ in requests]
-    simulation = load(documents, resource_registry=resource_registry, api_validation=api_validation,
-                      defaulting=defaulting, kubernetes_version=kubernetes_version)
+    simulation = load(
+        documents,
+        resource_registry=resource_registry,
+        api_validation=api_validation,
+        defaulting=defaulting,
+        kubernetes_version=kubernetes_version,
+    )
     return [simulation.run(request, now=now) for request in requests]

@@ -29,9 +29,18 @@ logger = logging.getLogger(__name__)
 
 EVALUATION_MESSAGES = {"evaluating", "documentErrors", "result", "done", "typecheck", "batch"}
 WRITE_TYPES = {"edit", "create", "delete", "rename", "meta", "push"}
-HANDLERS = {"hello": "on_hello", "edit": "on_edit", "create": "on_create", "delete": "on_delete",
-            "rename": "on_rename", "meta": "on_meta", "evaluate": "on_evaluate", "push": "on_push",
-            "pull": "on_pull", "cursor": "on_cursor"}
+HANDLERS = {
+    "hello": "on_hello",
+    "edit": "on_edit",
+    "create": "on_create",
+    "delete": "on_delete",
+    "rename": "on_rename",
+    "meta": "on_meta",
+    "evaluate": "on_evaluate",
+    "push": "on_push",
+    "pull": "on_pull",
+    "cursor": "on_cursor",
+}
 
 
 def group_name(project_id: str) -> str:
@@ -45,13 +54,28 @@ def encode(message) -> str:
 def room_event(message, exclude: str | None = None) -> dict:
     """A group message carrying its JSON already encoded: encoded once, not copied and re-encoded per viewer."""
     if isinstance(message, live.Batch):
-        return {"type": "room.message", "kind": "batch", "version": message.version,
-                "texts": [encode(item) for item in message.messages], "exclude": exclude}
+        return {
+            "type": "room.message",
+            "kind": "batch",
+            "version": message.version,
+            "texts": [encode(item) for item in message.messages],
+            "exclude": exclude,
+        }
     if isinstance(message, live.Encoded):
-        return {"type": "room.message", "kind": message.kind, "version": message.version, "text": message.text,
-                "exclude": exclude}
-    return {"type": "room.message", "kind": message.get("type"), "version": message.get("version"),
-            "text": json.dumps(message), "exclude": exclude}
+        return {
+            "type": "room.message",
+            "kind": message.kind,
+            "version": message.version,
+            "text": message.text,
+            "exclude": exclude,
+        }
+    return {
+        "type": "room.message",
+        "kind": message.get("type"),
+        "version": message.get("version"),
+        "text": json.dumps(message),
+        "exclude": exclude,
+    }
 
 
 class ProjectConsumer(CollabHandlers, AsyncJsonWebsocketConsumer):
@@ -93,7 +117,8 @@ class ProjectConsumer(CollabHandlers, AsyncJsonWebsocketConsumer):
         await self.broadcast({"type": "viewers", "count": viewers})
         version = state["version"]
         self.initial = asyncio.create_task(
-            live.stream_evaluation(state, self.send_message, lambda: self.latest > version))
+            live.stream_evaluation(state, self.send_message, lambda: self.latest > version)
+        )
         self.heartbeat = asyncio.create_task(self.keep_presence())
 
     async def refuse(self, error: ServiceError, close_code: int) -> None:
@@ -156,8 +181,10 @@ class ProjectConsumer(CollabHandlers, AsyncJsonWebsocketConsumer):
             project = await database_sync_to_async(project_service.get_project)(self.project_id)
             self.token = message["token"]
             self.can_edit = project_service.can_edit(project, self.token)
-            await self.send_state(await database_sync_to_async(project_service.project_state)(self.project_id),
-                                  await database_sync_to_async(presence.count)(self.project_id))
+            await self.send_state(
+                await database_sync_to_async(project_service.project_state)(self.project_id),
+                await database_sync_to_async(presence.count)(self.project_id),
+            )
             return
         state = await database_sync_to_async(project_service.project_state)(self.project_id)
         if message.get("version") != state["version"]:
@@ -169,27 +196,45 @@ class ProjectConsumer(CollabHandlers, AsyncJsonWebsocketConsumer):
         if "expected" in message:
             fields["expected"] = message["expected"]
         saved = await database_sync_to_async(document_service.update_item)(
-            self.project_id, self.token_ok(), message.get("target"), message.get("id"), **fields)
+            self.project_id, self.token_ok(), message.get("target"), message.get("id"), **fields
+        )
         version = saved["version"]
         await self.ack(message, version, saved["item"]["id"])
         item = saved["item"]
         if self.viewers > 1:  # nobody else to tell otherwise
-            await self.broadcast({"type": "edited", "target": message.get("target"), "id": item["id"],
-                                  "text": item["text"], "name": item["name"], "expected": item.get("expected"),
-                                  "collabVersion": item["collabVersion"], "version": version, "by": self.connection_id}, exclude_self=True)
+            await self.broadcast(
+                {
+                    "type": "edited",
+                    "target": message.get("target"),
+                    "id": item["id"],
+                    "text": item["text"],
+                    "name": item["name"],
+                    "expected": item.get("expected"),
+                    "collabVersion": item["collabVersion"],
+                    "version": version,
+                    "by": self.connection_id,
+                },
+                exclude_self=True,
+            )
         runner = live.runner_for(self.project_id, self.group_send_message)
         self.schedule_evaluation(version, runner.derive(message.get("target"), item, version))
 
     async def on_create(self, message: dict) -> None:
         saved = await database_sync_to_async(document_service.add_item)(
-            self.project_id, self.token_ok(), message.get("target"), message.get("name"), message.get("text", ""),
-            message.get("expected"))
+            self.project_id,
+            self.token_ok(),
+            message.get("target"),
+            message.get("name"),
+            message.get("text", ""),
+            message.get("expected"),
+        )
         await self.ack(message, saved["version"], saved["item"]["id"])
         await self.broadcast_state(saved["version"])
 
     async def on_delete(self, message: dict) -> None:
         saved = await database_sync_to_async(document_service.delete_item)(
-            self.project_id, self.token_ok(), message.get("target"), message.get("id"))
+            self.project_id, self.token_ok(), message.get("target"), message.get("id")
+        )
         await self.ack(message, saved["version"], message.get("id"))
         await self.broadcast_state(saved["version"])
 
@@ -197,14 +242,19 @@ class ProjectConsumer(CollabHandlers, AsyncJsonWebsocketConsumer):
         if not message["name"]:
             raise ServiceError("invalid_message", "rename needs a non-empty name")
         saved = await database_sync_to_async(document_service.update_item)(
-            self.project_id, self.token_ok(), message.get("target"), message.get("id"), name=message["name"])
+            self.project_id, self.token_ok(), message.get("target"), message.get("id"), name=message["name"]
+        )
         await self.ack(message, saved["version"], saved["item"]["id"])
         await self.broadcast_state(saved["version"], evaluate=False)
 
     async def on_meta(self, message: dict) -> None:
         state = await database_sync_to_async(project_service.update_metadata)(
-            self.project_id, self.token_ok(), message.get("title"), message.get("description"),
-            message.get("kubernetesVersion"))
+            self.project_id,
+            self.token_ok(),
+            message.get("title"),
+            message.get("description"),
+            message.get("kubernetesVersion"),
+        )
         await self.ack(message, state["version"], None)
         await self.broadcast_state(state["version"], evaluate="kubernetesVersion" in message)
 
@@ -226,17 +276,26 @@ class ProjectConsumer(CollabHandlers, AsyncJsonWebsocketConsumer):
         if self.bucket.take():
             runner.request(version, state)
         elif self.deferred is None:  # over the rate: evaluate the newest version once a token is back
+
             def later():
                 self.deferred = None
                 self.bucket.take()
                 runner.request(runner.wanted)
+
             runner.wanted = max(runner.wanted, version)
             self.deferred = asyncio.get_running_loop().call_later(self.bucket.wait_seconds(), later)
 
     async def ack(self, message: dict, version: int, item_id) -> None:
         self.latest = max(self.latest, version)
-        await self.send_json({"type": "ack", "clientSeq": client_seq(message), "version": version,
-                              "id": item_id, "target": message.get("target")})
+        await self.send_json(
+            {
+                "type": "ack",
+                "clientSeq": client_seq(message),
+                "version": version,
+                "id": item_id,
+                "target": message.get("target"),
+            }
+        )
 
     async def send_message(self, message) -> None:
         """Send a message, an already-encoded one, or a batch (as one frame per message)."""
@@ -248,8 +307,16 @@ class ProjectConsumer(CollabHandlers, AsyncJsonWebsocketConsumer):
 
     async def send_state(self, state: dict, viewers: int) -> None:
         self.latest = max(self.latest, state["version"])
-        await self.send_json({"type": "state", "project": state, "version": state["version"], "viewers": viewers,
-                              "canEdit": self.can_edit, "connection": self.connection_id})
+        await self.send_json(
+            {
+                "type": "state",
+                "project": state,
+                "version": state["version"],
+                "viewers": viewers,
+                "canEdit": self.can_edit,
+                "connection": self.connection_id,
+            }
+        )
 
     async def broadcast_state(self, version: int, evaluate: bool = True) -> None:
         state = await database_sync_to_async(project_service.project_state)(self.project_id)
@@ -261,7 +328,9 @@ class ProjectConsumer(CollabHandlers, AsyncJsonWebsocketConsumer):
         await self.send_json(error_message(error, client_seq))
 
     async def broadcast(self, message: dict, exclude_self: bool = False) -> None:
-        await self.channel_layer.group_send(self.group, room_event(message, self.channel_name if exclude_self else None))
+        await self.channel_layer.group_send(
+            self.group, room_event(message, self.channel_name if exclude_self else None)
+        )
 
     async def group_send_message(self, message) -> None:
         await self.channel_layer.group_send(self.group, room_event(message))
@@ -279,9 +348,12 @@ class ProjectConsumer(CollabHandlers, AsyncJsonWebsocketConsumer):
         if isinstance(version, int) and kind in {"edited", "state", "updates"}:
             self.latest = max(self.latest, version)
         if kind == "state":  # per-connection fields are added here
-            message = {**json.loads(event["text"]),
-                       "viewers": await database_sync_to_async(presence.count)(self.project_id),
-                       "canEdit": self.can_edit, "connection": self.connection_id}
+            message = {
+                **json.loads(event["text"]),
+                "viewers": await database_sync_to_async(presence.count)(self.project_id),
+                "canEdit": self.can_edit,
+                "connection": self.connection_id,
+            }
             await self.send_json(message)
             return
         if kind == "batch":

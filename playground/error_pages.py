@@ -23,12 +23,18 @@ def _hint(request) -> tuple[str, str]:
         code = kwargs.get("code", "")
         return "No such workshop room", f"There is no room with code {code} — check the code with your teacher."
     if name == "editor":
-        return "No such project", "This project does not exist, or the link is mistyped. Projects are only kept by their link."
+        return (
+            "No such project",
+            "This project does not exist, or the link is mistyped. Projects are only kept by their link.",
+        )
     if name == "snapshot":
         return "No such snapshot", "This permalink does not exist: check that it was copied whole."
     if name == "example":
         return "No such example", f"There is no example named “{kwargs.get('slug', '')}”: browse the gallery for it."
-    return "Page not found", f"Nothing lives at {request.path} — check the address, or start from one of the links below."
+    return (
+        "Page not found",
+        f"Nothing lives at {request.path} — check the address, or start from one of the links below.",
+    )
 
 
 def _api_error(code: str, message: str, status: int) -> JsonResponse:

@@ -17,8 +17,16 @@ def demo(slug: str) -> dict | None:
     except ServiceError:
         return None
     documents = [{"id": index, "name": d["name"], "text": d["text"]} for index, d in enumerate(example["documents"])]
-    requests = [{"id": index, "name": r["name"], "text": r["text"], "expected": r.get("expected")}
-                for index, r in enumerate(example["requests"])]
+    requests = [
+        {"id": index, "name": r["name"], "text": r["text"], "expected": r.get("expected")}
+        for index, r in enumerate(example["requests"])
+    ]
     evaluation = evaluation_service.evaluate(documents, requests)
-    return {"slug": slug, "title": example["title"], "description": example["description"],
-            "documents": documents, "requests": requests, "evaluation": evaluation}
+    return {
+        "slug": slug,
+        "title": example["title"],
+        "description": example["description"],
+        "documents": documents,
+        "requests": requests,
+        "evaluation": evaluation,
+    }

@@ -5,6 +5,7 @@ kept per client. Daphne sends no ASGI lifespan events, so the SDK's session mana
 task group) is started on first use in a task of its own, once per event loop. Host and Origin headers
 are checked against ALLOWED_HOSTS (DNS rebinding), as Django checks them for the other routes.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -24,8 +25,11 @@ def _security():
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
     allowed = hosts + [f"{h}:*" for h in hosts]
     origins = [f"{scheme}://{h}" for h in hosts for scheme in ("http", "https")]
-    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=allowed,
-                                     allowed_origins=origins + [f"{o}:*" for o in origins])
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=allowed,
+        allowed_origins=origins + [f"{o}:*" for o in origins],
+    )
 
 
 class MCPMount:
@@ -39,8 +43,9 @@ class MCPMount:
     def _start(self, loop: asyncio.AbstractEventLoop) -> None:
         from evaluator.mcp_server import build_server
 
-        server = build_server(stateless_http=True, json_response=True, streamable_http_path=PATH,
-                              transport_security=_security())
+        server = build_server(
+            stateless_http=True, json_response=True, streamable_http_path=PATH, transport_security=_security()
+        )
         self._app = server.streamable_http_app()
         ready = asyncio.Event()
 

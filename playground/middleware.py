@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from django.conf import settings
 
-DEFAULT_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-                  "img-src 'self' data:; font-src 'self'; connect-src 'self' ws: wss:; object-src 'none'; "
-                  "base-uri 'self'; form-action 'self'; frame-ancestors 'none'")
+DEFAULT_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; font-src 'self'; connect-src 'self' ws: wss:; object-src 'none'; "
+    "base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+)
 
 
 class ContentSecurityPolicyMiddleware:

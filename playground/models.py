@@ -19,8 +19,9 @@ class Project(models.Model):
     updated = models.DateTimeField(auto_now=True)
     version = models.PositiveBigIntegerField(default=1)
     edit_token_hash = models.CharField(max_length=128, blank=True, default="")
-    forked_from_snapshot = models.ForeignKey("Snapshot", null=True, blank=True, on_delete=models.SET_NULL,
-                                             related_name="forks")
+    forked_from_snapshot = models.ForeignKey(
+        "Snapshot", null=True, blank=True, on_delete=models.SET_NULL, related_name="forks"
+    )
     is_example = models.BooleanField(default=False)
     # The Kubernetes release the project simulates ("1.31"); blank follows the newest release.
     kubernetes_version = models.CharField(max_length=8, blank=True, default="")

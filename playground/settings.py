@@ -61,10 +61,12 @@ DATABASES = {"default": database_config(os.environ, BASE_DIR)}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Every keystroke is a committed write: WAL with synchronous=NORMAL keeps that at a fraction of a
     # millisecond, and IMMEDIATE transactions take the write lock up front (no upgrade deadlocks).
-    DATABASES["default"].setdefault("OPTIONS", {}).update({
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;",
-        "transaction_mode": "IMMEDIATE",
-    })
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;",
+            "transaction_mode": "IMMEDIATE",
+        }
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 CHANNEL_LAYERS = channel_layers_config(os.environ)
@@ -117,24 +119,27 @@ PLAYGROUND_WS_EVALUATIONS_PER_SECOND = env_float(os.environ, "PLAYGROUND_WS_EVAL
 # Evaluation worker processes (playground/evaluation/pool.py); 0 runs evaluations in threads (tests only:
 # no wall-clock or memory bound). More workers than cores is fine: the OS then serves short evaluations
 # between the slices of a long one.
-PLAYGROUND_EVALUATION_PROCESSES = env_int(os.environ, "PLAYGROUND_EVALUATION_PROCESSES",
-                                          min(2, os.cpu_count() or 1), minimum=0)
+PLAYGROUND_EVALUATION_PROCESSES = env_int(
+    os.environ, "PLAYGROUND_EVALUATION_PROCESSES", min(2, os.cpu_count() or 1), minimum=0
+)
 # Safety bounds of one evaluation job, far above what the CEL cost limits allow.
-PLAYGROUND_EVALUATION_TIMEOUT_SECONDS = env_float(os.environ, "PLAYGROUND_EVALUATION_TIMEOUT_SECONDS", 10,
-                                                  minimum=0.1)
+PLAYGROUND_EVALUATION_TIMEOUT_SECONDS = env_float(os.environ, "PLAYGROUND_EVALUATION_TIMEOUT_SECONDS", 10, minimum=0.1)
 PLAYGROUND_EVALUATION_MEMORY_MB = env_int(os.environ, "PLAYGROUND_EVALUATION_MEMORY_MB", 512, minimum=64)
 PLAYGROUND_EVALUATION_QUEUE = env_int(os.environ, "PLAYGROUND_EVALUATION_QUEUE", 256, minimum=1)  # per worker
 # Seconds between a WebSocket's presence heartbeats; a viewer not seen for three of them no longer counts.
-PLAYGROUND_PRESENCE_HEARTBEAT_SECONDS = env_float(os.environ, "PLAYGROUND_PRESENCE_HEARTBEAT_SECONDS", 20,
-                                                  minimum=0.05)
+PLAYGROUND_PRESENCE_HEARTBEAT_SECONDS = env_float(os.environ, "PLAYGROUND_PRESENCE_HEARTBEAT_SECONDS", 20, minimum=0.05)
 # Database threads of the workshop consumers on PostgreSQL (each keeps its connection).
 WORKSHOP_DATABASE_THREADS = env_int(os.environ, "WORKSHOP_DATABASE_THREADS", 8, minimum=1)
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 if os.environ.get("REDIS_URL", "").strip():
     # Shared by every process, so the rate limits hold across them.
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                          "LOCATION": os.environ["REDIS_URL"].strip()}}
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": os.environ["REDIS_URL"].strip(),
+        }
+    }
 
 LOGGING = {
     "version": 1,

@@ -17,5 +17,8 @@ def describe(iso: str | None) -> dict | None:
         moment = datetime.fromisoformat(iso).astimezone(timezone.utc)
     except (TypeError, ValueError):
         return None
-    return {"iso": moment.isoformat(), "text": moment.strftime("%-d %b %Y, %H:%M UTC"),
-            "exact": moment.strftime("%Y-%m-%d %H:%M:%S UTC")}
+    return {
+        "iso": moment.isoformat(),
+        "text": moment.strftime("%-d %b %Y, %H:%M UTC"),
+        "exact": moment.strftime("%Y-%m-%d %H:%M:%S UTC"),
+    }

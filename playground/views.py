@@ -25,8 +25,9 @@ LANDING_EXAMPLE = "first-policy"
 def index(request):
     """The landing page: a small live example, its result computed here so it shows on first paint."""
     demo = landing.demo(LANDING_EXAMPLE)
-    return render(request, "index.html", {"demo": demo, "page_data": {
-        "page": "landing", "demo": demo, "apiBase": "/api/v1/"}})
+    return render(
+        request, "index.html", {"demo": demo, "page_data": {"page": "landing", "demo": demo, "apiBase": "/api/v1/"}}
+    )
 
 
 @require_GET
@@ -54,10 +55,21 @@ def _or_404(call, *args):
 @ensure_csrf_cookie
 def editor(request, project_id):
     project = _or_404(project_service.project_state, project_id)
-    return render(request, "editor.html", {"project": project, "page_data": {
-        "page": "editor", "projectId": project["id"], "readOnly": project["isExample"],
-        "wsPath": f"/ws/projects/{project['id']}/", "apiBase": "/api/v1/",
-        "kubernetesVersions": list(SUPPORTED_VERSIONS)}})
+    return render(
+        request,
+        "editor.html",
+        {
+            "project": project,
+            "page_data": {
+                "page": "editor",
+                "projectId": project["id"],
+                "readOnly": project["isExample"],
+                "wsPath": f"/ws/projects/{project['id']}/",
+                "apiBase": "/api/v1/",
+                "kubernetesVersions": list(SUPPORTED_VERSIONS),
+            },
+        },
+    )
 
 
 @require_safe
@@ -72,9 +84,22 @@ def my_projects(request):
 def snapshot(request, snapshot_id):
     content = _or_404(snapshot_service.get_snapshot, snapshot_id)
     created = timestamps.describe(content.get("created"))
-    return render(request, "snapshot.html", {"snapshot": content, "created": created, "read_only": True, "page_data": {
-        "page": "snapshot", "snapshotId": content["id"], "snapshot": content, "apiBase": "/api/v1/",
-        "kubernetesVersions": list(SUPPORTED_VERSIONS)}})
+    return render(
+        request,
+        "snapshot.html",
+        {
+            "snapshot": content,
+            "created": created,
+            "read_only": True,
+            "page_data": {
+                "page": "snapshot",
+                "snapshotId": content["id"],
+                "snapshot": content,
+                "apiBase": "/api/v1/",
+                "kubernetesVersions": list(SUPPORTED_VERSIONS),
+            },
+        },
+    )
 
 
 @require_safe
@@ -82,13 +107,25 @@ def snapshot(request, snapshot_id):
 def gallery(request):
     examples = sorted(example_service.list_examples(), key=lambda e: e["title"].casefold())
     by_level = sorted(examples, key=lambda e: example_meta.DIFFICULTIES.index(e["difficulty"]))  # stable: A–Z within
-    groups = [{"slug": slug, "title": title, "blurb": blurb, "examples": [e for e in by_level if e["groupSlug"] == slug]}
-              for slug, title, blurb in example_meta.GROUPS]
+    groups = [
+        {"slug": slug, "title": title, "blurb": blurb, "examples": [e for e in by_level if e["groupSlug"] == slug]}
+        for slug, title, blurb in example_meta.GROUPS
+    ]
     searchable = [{**e, "words": example_meta.search_words(example_service.get_example(e["slug"]))} for e in examples]
-    return render(request, "gallery.html", {"groups": [g for g in groups if g["examples"]], "count": len(examples),
-                                            "page_data": {"page": "gallery", "examples": searchable,
-                                                          "groups": [{k: g[k] for k in ("slug", "title", "blurb")} for g in groups],
-                                                          "apiBase": "/api/v1/"}})
+    return render(
+        request,
+        "gallery.html",
+        {
+            "groups": [g for g in groups if g["examples"]],
+            "count": len(examples),
+            "page_data": {
+                "page": "gallery",
+                "examples": searchable,
+                "groups": [{k: g[k] for k in ("slug", "title", "blurb")} for g in groups],
+                "apiBase": "/api/v1/",
+            },
+        },
+    )
 
 
 @require_safe
@@ -96,8 +133,20 @@ def gallery(request):
 def example(request, slug):
     content = _or_404(example_service.get_example, slug)
     loaded = Project.objects.filter(pk=content["projectId"]).exists()
-    return render(request, "example.html", {"example": content, "read_only": True, "page_data": {
-        "page": "example", "slug": slug, "example": content, "apiBase": "/api/v1/",
-        "projectId": content["projectId"] if loaded else None,
-        "wsPath": f"/ws/projects/{content['projectId']}/" if loaded else None,
-        "kubernetesVersions": list(SUPPORTED_VERSIONS)}})
+    return render(
+        request,
+        "example.html",
+        {
+            "example": content,
+            "read_only": True,
+            "page_data": {
+                "page": "example",
+                "slug": slug,
+                "example": content,
+                "apiBase": "/api/v1/",
+                "projectId": content["projectId"] if loaded else None,
+                "wsPath": f"/ws/projects/{content['projectId']}/" if loaded else None,
+                "kubernetesVersions": list(SUPPORTED_VERSIONS),
+            },
+        },
+    )

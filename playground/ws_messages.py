@@ -5,6 +5,7 @@ A message is checked at the edge, like a REST body (services/edge.py: strict JSO
 integers, bounded depth), and then against its type's fields below, so a wrong type names the field and
 never reaches a service or the database. Fields not listed are ignored.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -30,21 +31,40 @@ PROJECT_MESSAGES = {
     "cursor": {"target": "target", "id": "int", "version": "int", "ranges": "list?"},
 }
 STUDENT_MESSAGES = {
-    "hello": {}, "evaluate": {}, "submit": {}, "ping": {},
+    "hello": {},
+    "evaluate": {},
+    "submit": {},
+    "ping": {},
     "edit": {"target": "target", "id": "int", "text": "str", "name": "str"},
 }
 TEACHER_MESSAGES = {
-    "hello": {"token": "str"}, "stuckMinutes": {"minutes": "int"}, "unwatch": {}, "revealHint": {}, "revealSolution": {}, "close": {},
-    "watch": {"participant": "int"}, "announce": {"text": "str"}, "advance": {"position": "int"},
+    "hello": {"token": "str"},
+    "stuckMinutes": {"minutes": "int"},
+    "unwatch": {},
+    "revealHint": {},
+    "revealSolution": {},
+    "close": {},
+    "watch": {"participant": "int"},
+    "announce": {"text": "str"},
+    "advance": {"position": "int"},
     "present": {"documents": "list?", "title": "str"},
 }
-REQUIRED = {"edit": ("target", "id"), "create": ("target",), "delete": ("target", "id"),
-            "push": ("target", "id"), "pull": ("target", "id"), "cursor": ("target", "id"),
-            "rename": ("target", "id", "name"), "watch": ("participant",), "announce": ("text",)}
+REQUIRED = {
+    "edit": ("target", "id"),
+    "create": ("target",),
+    "delete": ("target", "id"),
+    "push": ("target", "id"),
+    "pull": ("target", "id"),
+    "cursor": ("target", "id"),
+    "rename": ("target", "id", "name"),
+    "watch": ("participant",),
+    "announce": ("text",),
+}
 
 
-def parse_client_message(text_data: str | None, bytes_data: bytes | None,
-                         schema: dict[str, dict[str, str]] | None = None) -> dict[str, Any]:
+def parse_client_message(
+    text_data: str | None, bytes_data: bytes | None, schema: dict[str, dict[str, str]] | None = None
+) -> dict[str, Any]:
     """The client's JSON object, checked; raises ServiceError (too large, invalid JSON with its line and
     column, not an object, unknown type, a field of the wrong type), so bad input gets an error message and
     never drops the connection."""
@@ -69,7 +89,7 @@ def _check_field(kind: str, value: Any, name: str) -> None:
     if kind == "int" and (isinstance(value, bool) or not isinstance(value, int)):
         raise _wrong(name, "an integer", value)
     if kind == "target" and value not in ("document", "request"):
-        raise ServiceError("invalid_message", f"{name}: must be \"document\" or \"request\"", path=name)
+        raise ServiceError("invalid_message", f'{name}: must be "document" or "request"', path=name)
     if kind == "object?" and value is not None and not isinstance(value, dict):
         raise _wrong(name, "an object or null", value)
     if kind == "list?" and value is not None and not isinstance(value, list):

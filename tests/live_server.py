@@ -43,29 +43,48 @@ class LiveServer:
 
     def api(self, method: str, path: str, body=None, token: str | None = None):
         data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.url + path, data=data, method=method,
-                                         headers={"Content-Type": "application/json",
-                                                  **({"X-Edit-Token": token} if token else {})})
+        request = urllib.request.Request(
+            self.url + path,
+            data=data,
+            method=method,
+            headers={"Content-Type": "application/json", **({"X-Edit-Token": token} if token else {})},
+        )
         with urllib.request.urlopen(request, timeout=20) as response:
             return json.loads(response.read() or b"null")
 
 
-def start(workdir: Path, database_url: str | None = None, port: int | None = None, migrate: bool = True,
-          extra_env: dict | None = None) -> LiveServer:
-    env = {**os.environ, "DATABASE_URL": database_url or f"sqlite:///{workdir / 'db.sqlite3'}", "DEBUG": "1",
-           "REDIS_URL": os.environ.get("REDIS_URL", "") if database_url else "",
-           "ALLOWED_HOSTS": "127.0.0.1,localhost", "PLAYGROUND_EVALUATION_RATE": "100000/min",
-           "DJANGO_SETTINGS_MODULE": "playground.settings", **(extra_env or {})}
+def start(
+    workdir: Path,
+    database_url: str | None = None,
+    port: int | None = None,
+    migrate: bool = True,
+    extra_env: dict | None = None,
+) -> LiveServer:
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url or f"sqlite:///{workdir / 'db.sqlite3'}",
+        "DEBUG": "1",
+        "REDIS_URL": os.environ.get("REDIS_URL", "") if database_url else "",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "PLAYGROUND_EVALUATION_RATE": "100000/min",
+        "DJANGO_SETTINGS_MODULE": "playground.settings",
+        **(extra_env or {}),
+    }
     python = sys.executable
     if migrate:
-        subprocess.run([python, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True,
-                       capture_output=True)
+        subprocess.run(
+            [python, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True, capture_output=True
+        )
     port = port or free_port()
     log = workdir / f"daphne-{port}.log"
     with log.open("a") as out:
-        process = subprocess.Popen([python, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-                                    "playground.asgi:application"], cwd=ROOT, env=env, stdout=out,
-                                   stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            [python, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "playground.asgi:application"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     server = LiveServer(f"http://127.0.0.1:{port}", process, log, env, port)
     deadline = time.monotonic() + 40
     while time.monotonic() < deadline:

@@ -2,6 +2,7 @@
 
 A suite whose data is missing must fail, not shrink to nothing: `conformance_file` raises at collection.
 """
+
 from __future__ import annotations
 
 import json

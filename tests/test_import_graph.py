@@ -7,6 +7,7 @@
 - no cycles between the packages of `evaluator/` (each policy kind counts as its own package);
 - no private name (`_x`) is imported from, or read off a module of, another package.
 """
+
 from __future__ import annotations
 
 import ast
@@ -88,20 +89,27 @@ def test_the_engine_imports_no_django():
     assert offending == []
 
 
-@pytest.mark.parametrize("layer, allowed", [
-    ("evaluator.cel", {"evaluator.cel", "evaluator.k8s"}),
-    ("evaluator.k8s", {"evaluator.k8s"}),
-    ("evaluator.admission", {"evaluator.admission", "evaluator.cel", "evaluator.k8s", "evaluator.authz"}),
-])
+@pytest.mark.parametrize(
+    "layer, allowed",
+    [
+        ("evaluator.cel", {"evaluator.cel", "evaluator.k8s"}),
+        ("evaluator.k8s", {"evaluator.k8s"}),
+        ("evaluator.admission", {"evaluator.admission", "evaluator.cel", "evaluator.k8s", "evaluator.authz"}),
+    ],
+)
 def test_layers_import_only_what_is_below_them(layer, allowed):
-    offending = [f"{m}:{line} imports {t}" for m, t, _, line in EDGES
-                 if package_of(m) == layer and _internal(t) and package_of(t) not in allowed]
+    offending = [
+        f"{m}:{line} imports {t}"
+        for m, t, _, line in EDGES
+        if package_of(m) == layer and _internal(t) and package_of(t) not in allowed
+    ]
     assert offending == []
 
 
 def test_no_policy_package_imports_the_simulation():
-    offending = [f"{m}:{line}" for m, t, _, line in EDGES
-                 if m.startswith("evaluator.policies.") and t == "evaluator.simulation"]
+    offending = [
+        f"{m}:{line}" for m, t, _, line in EDGES if m.startswith("evaluator.policies.") and t == "evaluator.simulation"
+    ]
     assert offending == []
 
 
@@ -125,7 +133,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
         stack.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
+                return stack[stack.index(nxt) :] + [nxt]
             if nxt not in state:
                 found = visit(nxt)
                 if found:
@@ -166,24 +174,44 @@ def _private_attribute_reads(module: str) -> Iterator[tuple[str, str, int]]:
                 if f"{source}.{alias.name}" in MODULES:
                     aliases[alias.asname or alias.name] = f"{source}.{alias.name}"
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
-                and node.attr.startswith("_") and not node.attr.startswith("__")):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in aliases
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+        ):
             yield aliases[node.value.id], node.attr, node.lineno
 
 
 def test_no_private_name_crosses_a_package_boundary():
-    offending = [f"{m}:{line} imports {t}.{name}" for m, t, name, line in EDGES
-                 if name and name.startswith("_") and not name.startswith("__") and _internal(t)
-                 and package_of(t) != package_of(m)]
+    offending = [
+        f"{m}:{line} imports {t}.{name}"
+        for m, t, name, line in EDGES
+        if name
+        and name.startswith("_")
+        and not name.startswith("__")
+        and _internal(t)
+        and package_of(t) != package_of(m)
+    ]
     for module in MODULES:
-        offending += [f"{module}:{line} reads {target}.{attr}" for target, attr, line in _private_attribute_reads(module)
-                      if package_of(target) != package_of(module)]
+        offending += [
+            f"{module}:{line} reads {target}.{attr}"
+            for target, attr, line in _private_attribute_reads(module)
+            if package_of(target) != package_of(module)
+        ]
     assert offending == []
 
 
 def test_importing_the_simulation_loads_no_django():
     code = "import sys, evaluator.simulation, evaluator; evaluator.simulate('', {}); print('django' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"

@@ -5,26 +5,44 @@ empty string, kind/resource are the *matched* (equivalent) ones, requestKind/req
 originals. `namespaceObject` keeps only spec, status and a subset of metadata (no managedFields,
 ownerReferences, ...).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-_NAMESPACE_META_FIELDS = ("name", "generateName", "namespace", "uid", "resourceVersion", "generation",
-                          "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
-                          "annotations", "finalizers")
+_NAMESPACE_META_FIELDS = (
+    "name",
+    "generateName",
+    "namespace",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "finalizers",
+)
 
 
 def _gvk(value: Any) -> dict[str, str]:
     value = value if isinstance(value, Mapping) else {}
-    return {"group": str(value.get("group") or ""), "version": str(value.get("version") or ""),
-            "kind": str(value.get("kind") or "")}
+    return {
+        "group": str(value.get("group") or ""),
+        "version": str(value.get("version") or ""),
+        "kind": str(value.get("kind") or ""),
+    }
 
 
 def _gvr(value: Any) -> dict[str, str]:
     value = value if isinstance(value, Mapping) else {}
-    return {"group": str(value.get("group") or ""), "version": str(value.get("version") or ""),
-            "resource": str(value.get("resource") or "")}
+    return {
+        "group": str(value.get("group") or ""),
+        "version": str(value.get("version") or ""),
+        "resource": str(value.get("resource") or ""),
+    }
 
 
 def _user_info(user: Any) -> dict[str, Any]:

@@ -1,4 +1,5 @@
 """The audit.k8s.io/v1 Event the API server would record for the request (level Metadata, ResponseComplete)."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -13,7 +14,11 @@ from evaluator.admission.response import VERB_BY_OPERATION, request_name
 
 def _request_uri(request: Mapping[str, Any]) -> str:
     resource = request.get("resource") if isinstance(request.get("resource"), Mapping) else {}
-    group, version, plural = resource.get("group") or "", resource.get("version") or "v1", resource.get("resource") or ""
+    group, version, plural = (
+        resource.get("group") or "",
+        resource.get("version") or "v1",
+        resource.get("resource") or "",
+    )
     base = f"/apis/{group}/{version}" if group else f"/api/{version}"
     namespace = request.get("namespace") or ""
     if namespace and plural != "namespaces":
@@ -43,8 +48,12 @@ def _timestamp(now: dt.datetime | None) -> str:
     return now.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def audit_event(request: Mapping[str, Any], status: Mapping[str, Any] | None, annotations: Mapping[str, str],
-                now: dt.datetime | None = None) -> dict[str, Any]:
+def audit_event(
+    request: Mapping[str, Any],
+    status: Mapping[str, Any] | None,
+    annotations: Mapping[str, str],
+    now: dt.datetime | None = None,
+) -> dict[str, Any]:
     resource = request.get("resource") if isinstance(request.get("resource"), Mapping) else {}
     object_ref: dict[str, Any] = {"resource": resource.get("resource") or ""}
     if request.get("namespace"):
@@ -60,8 +69,13 @@ def audit_event(request: Mapping[str, Any], status: Mapping[str, Any] | None, an
     if status is None:
         response_status = {"metadata": {}, "code": 201 if request.get("operation") == "CREATE" else 200}
     else:
-        response_status = {"metadata": {}, "status": "Failure", "message": status["message"],
-                           "reason": status["reason"], "code": status["code"]}
+        response_status = {
+            "metadata": {},
+            "status": "Failure",
+            "message": status["message"],
+            "reason": status["reason"],
+            "code": status["code"],
+        }
     stamp = _timestamp(now)
     user = dict(request.get("userInfo") or {})
     return {
@@ -79,6 +93,9 @@ def audit_event(request: Mapping[str, Any], status: Mapping[str, Any] | None, an
         "responseStatus": response_status,
         "requestReceivedTimestamp": stamp,
         "stageTimestamp": stamp,
-        "annotations": {"authorization.k8s.io/decision": "allow", "authorization.k8s.io/reason": "",
-                        **dict(annotations)},
+        "annotations": {
+            "authorization.k8s.io/decision": "allow",
+            "authorization.k8s.io/reason": "",
+            **dict(annotations),
+        },
     }

@@ -3,6 +3,7 @@
 It knows no policy kind: a kind asks for its own (policy, bindings) pairs with `hooks(policy_kind,
 binding_kind)`, so every kind built on policies and bindings gets the same policy-source semantics.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
@@ -52,14 +53,17 @@ class ClusterIndex:
         for name, namespace in builtin_namespaces().items():  # every cluster has them
             self.namespaces.setdefault(name, namespace)
 
-    def hooks(self, policy_kind: str, binding_kind: str, group: str = ADMISSION_GROUP) -> list[tuple[Mapping, list[Mapping]]]:
+    def hooks(
+        self, policy_kind: str, binding_kind: str, group: str = ADMISSION_GROUP
+    ) -> list[tuple[Mapping, list[Mapping]]]:
         """(policy, bindings) for every policy that some binding names, as the policy source builds them:
         document order, the first policy of a name wins, a policy no binding names is left out."""
         key = (group, policy_kind, binding_kind)
         found = self._hooks.get(key)
         if found is None:
-            found = self._hooks[key] = self._build_hooks(self.objects(group, policy_kind),
-                                                         self.objects(group, binding_kind))
+            found = self._hooks[key] = self._build_hooks(
+                self.objects(group, policy_kind), self.objects(group, binding_kind)
+            )
         return found
 
     @staticmethod

@@ -5,6 +5,7 @@ evaluated on first use, memoised (errors too) and charged to the running budget 
 that used them. The budget is checked after each expression: variables' cost first, then the
 expression's own; running out ends the whole list with the server's out-of-budget error.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
@@ -150,8 +151,13 @@ def for_input(
             return ForInputResult(results, -1, OUT_OF_BUDGET), context
         remaining -= run.cost
         if run.error is not None:
-            results.append(ExpressionResult(error=f"expression '{item.expression}' resulted in error: {run.error}",
-                                            cost=run.cost, evaluated=True))
+            results.append(
+                ExpressionResult(
+                    error=f"expression '{item.expression}' resulted in error: {run.error}",
+                    cost=run.cost,
+                    evaluated=True,
+                )
+            )
         else:
             results.append(ExpressionResult(value=run.value, cost=run.cost, evaluated=True))
     return ForInputResult(results, remaining), context

@@ -7,6 +7,7 @@ some binding names, resolve its paramKind, match the policy (spec.matchConstrain
 kind's business; so is the order in which it reports skips and errors, which is why `resolve` returns a
 plain description instead of calling back.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
@@ -46,8 +47,9 @@ class PolicyDispatcher:
     """The hooks of one (policy kind, binding kind) pair in a cluster, each policy compiled once by `compile`
     (whose result must have a `param_kind` attribute); reuse it across requests."""
 
-    def __init__(self, cluster: ClusterIndex, policy_kind: str, binding_kind: str,
-                 compile: Callable[[Mapping[str, Any]], Any]):
+    def __init__(
+        self, cluster: ClusterIndex, policy_kind: str, binding_kind: str, compile: Callable[[Mapping[str, Any]], Any]
+    ):
         self.cluster = cluster
         self.policy_kind = policy_kind
         self.binding_kind = binding_kind
@@ -89,8 +91,12 @@ class PolicyDispatcher:
             return PolicyTuples(policy, compiled, error=match.error)
         if not match.matched:
             return PolicyTuples(policy, compiled, skip=match.reason or "policy does not match")
-        out = PolicyTuples(policy, compiled, matched_kind=match.matched_kind or request.get("kind"),
-                           matched_resource=match.matched_resource or request.get("resource"))
+        out = PolicyTuples(
+            policy,
+            compiled,
+            matched_kind=match.matched_kind or request.get("kind"),
+            matched_resource=match.matched_resource or request.get("resource"),
+        )
         if config_error is not None:
             out.error = config_error
             return out

@@ -91,8 +91,13 @@ class LoadError:
     source: str | None = None
 
     def to_dict(self) -> dict:
-        return {"message": self.message, "document": self.document, "line": self.line,
-                "column": self.column, "source": self.source}
+        return {
+            "message": self.message,
+            "document": self.document,
+            "line": self.line,
+            "column": self.column,
+            "source": self.source,
+        }
 
     def __str__(self) -> str:
         where = f"{self.source}:" if self.source else ""
@@ -182,8 +187,9 @@ def _parse(chunk: str) -> tuple[Any, yaml.Node | None]:
         loader.dispose()
 
 
-def load_documents(text: str, source: str | None = None,
-                   positions: bool = True) -> tuple[list[Document], list[LoadError]]:
+def load_documents(
+    text: str, source: str | None = None, positions: bool = True
+) -> tuple[list[Document], list[LoadError]]:
     """Parse multi-document YAML/JSON text. Returns (documents, errors); never raises.
 
     With ``positions`` each document records where its fields are (``Document.location(path)``);
@@ -204,8 +210,15 @@ def load_documents(text: str, source: str | None = None,
             problem = " ".join(p for p in (exc.context, exc.problem) if p) or str(exc)
             if isinstance(exc, _DuplicateKey):
                 problem = f'mapping key "{exc.key}" already defined at line {start + exc.first_line + 1}'
-            errors.append(LoadError(f"invalid YAML: {problem}", index,
-                                    start + mark.line + 1 if mark else line, mark.column + 1 if mark else None, source))
+            errors.append(
+                LoadError(
+                    f"invalid YAML: {problem}",
+                    index,
+                    start + mark.line + 1 if mark else line,
+                    mark.column + 1 if mark else None,
+                    source,
+                )
+            )
             index += 1
             continue
         except (yaml.YAMLError, RecursionError, ValueError) as exc:
@@ -249,8 +262,15 @@ def load_objects(objects: Iterable[Any], source: str | None = None) -> tuple[lis
     return documents, errors
 
 
-def _accept(data: Any, index: int, line: int | None, source: str | None, documents: list[Document],
-            errors: list[LoadError], located: bool = True) -> None:
+def _accept(
+    data: Any,
+    index: int,
+    line: int | None,
+    source: str | None,
+    documents: list[Document],
+    errors: list[LoadError],
+    located: bool = True,
+) -> None:
     where = line if located else None
     if not isinstance(data, dict):
         errors.append(LoadError(f"document is not an object (got {type(data).__name__})", index, where, None, source))
@@ -334,8 +354,13 @@ def index_documents(documents: Iterable[Document]) -> DocumentIndex:
         if doc.name and identity in seen:
             old_role, old_doc = seen[identity]
             getattr(index, old_role).remove(old_doc)
-            index.warnings.append({**doc.location(), "message": f'{doc.kind} "{doc.name}" appears again; '
-                                   f"the later document (document {doc.index}) replaces document {old_doc.index}"})
+            index.warnings.append(
+                {
+                    **doc.location(),
+                    "message": f'{doc.kind} "{doc.name}" appears again; '
+                    f"the later document (document {doc.index}) replaces document {old_doc.index}",
+                }
+            )
         seen[identity] = (role, doc)
         getattr(index, role).append(doc)
     for doc in index.params:
@@ -355,6 +380,17 @@ def _other_role(doc: Document) -> str:
 def deduplicate(documents: list[Document]) -> tuple[list[Document], list[dict]]:
     """Later documents with the same identity replace earlier ones (a second `kubectl apply`): (kept, warnings)."""
     index = index_documents(documents)
-    kept = {id(d) for role in ("validating_policies", "validating_bindings", "mutating_policies",
-                               "mutating_bindings", "crds", "rbac", "params") for d in getattr(index, role)}
+    kept = {
+        id(d)
+        for role in (
+            "validating_policies",
+            "validating_bindings",
+            "mutating_policies",
+            "mutating_bindings",
+            "crds",
+            "rbac",
+            "params",
+        )
+        for d in getattr(index, role)
+    }
     return [d for d in documents if id(d) in kept], list(index.warnings)

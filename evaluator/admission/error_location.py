@@ -7,6 +7,7 @@ source map (source_map.py) that becomes ``line``/``column`` of the offending cha
 points at the expression's first line. A document given as an object has no text: the location keeps
 only its path and says ``located: false``.
 """
+
 from __future__ import annotations
 
 import re
@@ -28,8 +29,9 @@ def expression_point(message: Any) -> tuple[int, int] | None:
     return (int(found.group(1)), int(found.group(2))) if found else None
 
 
-def locate(document: Any, path: str | None, message: Any = None, *,
-           point: tuple[int, int] | None = None) -> dict[str, Any]:
+def locate(
+    document: Any, path: str | None, message: Any = None, *, point: tuple[int, int] | None = None
+) -> dict[str, Any]:
     """``document.location(path)`` refined to the character an expression error is about."""
     where = document.location(path) if hasattr(document, "location") else {}
     scalars = getattr(document, "scalars", None)
@@ -94,9 +96,11 @@ def value_at(data: Any, path: str) -> Any:
 
 def where(error: Mapping[str, Any]) -> str:
     """` in <text 0> at line 3, column 7 (spec.validations[0].expression)`: where another error is."""
-    parts = [f"in {error['source']}" if error.get("source") else "",
-             f"at line {error['line']}, column {error['column']}" if error.get("line") and error.get("column") else "",
-             f"({error['path']})" if error.get("path") else ""]
+    parts = [
+        f"in {error['source']}" if error.get("source") else "",
+        f"at line {error['line']}, column {error['column']}" if error.get("line") and error.get("column") else "",
+        f"({error['path']})" if error.get("path") else "",
+    ]
     return "".join(" " + p for p in parts if p)
 
 

@@ -6,6 +6,7 @@ validations and auditAnnotations); `match_conditions()` is matchconditions.Match
 budget, used by ValidatingAdmissionPolicy, MutatingAdmissionPolicy and any kind with `matchConditions`.
 `trace_entry()` and `variables_trace()` build the per-expression trace records the result shows.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -25,14 +26,14 @@ class Inputs:
 
     object: Any
     old_object: Any
-    request: Mapping[str, Any]            # request.kind/resource = the matched (equivalent) ones
-    match_request: Any                    # matchConditions see the request's own resource (value or thunk)
+    request: Mapping[str, Any]  # request.kind/resource = the matched (equivalent) ones
+    match_request: Any  # matchConditions see the request's own resource (value or thunk)
     params: Any
-    namespace_object: Any                 # CreateNamespaceObject(namespace): a metadata subset
-    namespace_raw: Any                    # the stored Namespace, as auditAnnotations receive it
-    authorizer: Any = None                # the CEL `authorizer` value (None: undeclared at runtime)
+    namespace_object: Any  # CreateNamespaceObject(namespace): a metadata subset
+    namespace_raw: Any  # the stored Namespace, as auditAnnotations receive it
+    authorizer: Any = None  # the CEL `authorizer` value (None: undeclared at runtime)
     request_resource_authorizer: Any = None
-    trace: bool = True                    # False: skip the per-expression trace (batch runs)
+    trace: bool = True  # False: skip the per-expression trace (batch runs)
 
 
 class MatchConditionPolicy(Protocol):
@@ -86,8 +87,18 @@ def variables_trace(phase: str, context: CompositionContext) -> list[dict[str, A
     """The variables a section evaluated, in order of first use, labelled with the section."""
     if not context.trace:
         return []
-    return [{"phase": phase, "name": v.name, "expression": v.expression, "value": v.value, "type": v.type,
-             "cost": v.cost, "error": v.error} for v in (context.trace or [])]
+    return [
+        {
+            "phase": phase,
+            "name": v.name,
+            "expression": v.expression,
+            "value": v.value,
+            "type": v.type,
+            "cost": v.cost,
+            "error": v.error,
+        }
+        for v in (context.trace or [])
+    ]
 
 
 def _aggregate(errors: list[str]) -> str:
@@ -103,14 +114,15 @@ def match_conditions(policy: MatchConditionPolicy, inputs: Inputs, trace: dict) 
     "matchConditions" and extends trace's "variables"."""
     compiled = [c for _, c in policy.match_conditions]
     match_request = inputs.match_request() if callable(inputs.match_request) else inputs.match_request
-    bound = bindings(inputs, with_authorizer=True, has_params=policy.has_params,
-                     request=match_request, namespace=None)
-    outcome, context = for_input(compiled, bound, policy.variables, RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS,
-                                 trace=inputs.trace)
+    bound = bindings(inputs, with_authorizer=True, has_params=policy.has_params, request=match_request, namespace=None)
+    outcome, context = for_input(
+        compiled, bound, policy.variables, RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS, trace=inputs.trace
+    )
     entry = trace_entry if inputs.trace else no_trace_entry
     trace["matchConditions"] = [
         entry(c, outcome.results[i] if i < len(outcome.results) else None, name=name)
-        for i, (name, c) in enumerate(policy.match_conditions)]
+        for i, (name, c) in enumerate(policy.match_conditions)
+    ]
     trace["variables"].extend(variables_trace("matchConditions", context))
     if outcome.error is not None:
         if policy.failure_policy == "Ignore":

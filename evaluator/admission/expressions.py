@@ -4,6 +4,7 @@ Everything VAP needs from `evaluator.cel` goes through here, so a change of the 
 this file only. Compilation results carry the text the API server would put in a decision
 (`compilation failed: ERROR: <input>:1:1: ...`, `must evaluate to bool but got int`).
 """
+
 from __future__ import annotations
 
 import base64
@@ -62,18 +63,22 @@ def _environment(declared: frozenset[str], version: str | None = None) -> Any:
     from dataclasses import replace
 
     from evaluator.cel.types import DYN
+
     names = {name: DYN for name in sorted(declared)}
     return replace(_cel.admission_env(version=version), variables=names)
 
 
-def compile_expression(expression: str, declared: frozenset[str], return_types: tuple[str, ...] = ()) -> CompiledExpression:
+def compile_expression(
+    expression: str, declared: frozenset[str], return_types: tuple[str, ...] = ()
+) -> CompiledExpression:
     """Compile once per (expression, declarations, expected type, simulated Kubernetes version); errors are data."""
     return _compile_expression(expression, declared, return_types, active_version())
 
 
 @functools.lru_cache(maxsize=4096)
-def _compile_expression(expression: str, declared: frozenset[str], return_types: tuple[str, ...],
-                        version: str | None) -> CompiledExpression:
+def _compile_expression(
+    expression: str, declared: frozenset[str], return_types: tuple[str, ...], version: str | None
+) -> CompiledExpression:
     try:
         program = _cel.compile_program(expression, env=_environment(declared, version))
     except _cel.CompileError as exc:
@@ -167,9 +172,14 @@ def _plain(value: Any) -> Any:
 def make_authorizers(check: Any, request: Mapping[str, Any]) -> tuple[Any, Any]:
     """The CEL `authorizer` (asking as the request's user) and `authorizer.requestResource` values."""
     from evaluator.cel.library import authz as _authz
+
     user = request.get("userInfo") if isinstance(request.get("userInfo"), Mapping) else {}
     extra = {str(k): tuple(str(x) for x in (v or [])) for k, v in dict(user.get("extra") or {}).items()}
-    authorizer = _authz.Authorizer(check=check, user=str(user.get("username") or ""),
-                                   groups=tuple(str(g) for g in user.get("groups") or ()), extra=extra,
-                                   uid=str(user.get("uid") or ""))
+    authorizer = _authz.Authorizer(
+        check=check,
+        user=str(user.get("username") or ""),
+        groups=tuple(str(g) for g in user.get("groups") or ()),
+        extra=extra,
+        uid=str(user.get("uid") or ""),
+    )
     return authorizer, _authz.request_resource(authorizer, request)

@@ -3,6 +3,7 @@
 The hint is shown after the exact Kubernetes text, never instead of it; it is a suggestion, so it is only
 given where the remedy is clear from the message and the expression.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -12,8 +13,13 @@ _NO_SUCH_KEY = re.compile(r"no such key: (.+?)\s*$")
 _UNDECLARED = re.compile(r"undeclared reference to '([^']+)'")
 _OVERLOAD = re.compile(r"found no matching overload for '_\+_' applied to '\((string, (?:int|uint|double|bool))\)")
 _PATH = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[\s*(?:'[^']*'|\"[^\"]*\"|\d+)\s*\])*"
-_ROOTS = {"object": "the object", "oldObject": "the old object", "params": "the params object",
-          "namespaceObject": "the namespace object", "request": "the request"}
+_ROOTS = {
+    "object": "the object",
+    "oldObject": "the old object",
+    "params": "the params object",
+    "namespaceObject": "the namespace object",
+    "request": "the request",
+}
 _KNOWN = ("object", "oldObject", "request", "params", "namespaceObject", "authorizer", "variables")
 
 

@@ -6,6 +6,7 @@ validation to admission policies and bindings (dropping refused ones, or under `
 only reporting them); policy kinds may refuse more (`PolicyKind.refuse`). `deduplicate` lets a later
 document replace an earlier one of the same identity.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
@@ -32,8 +33,13 @@ def located(doc: Any, point: tuple[int, int] | None = None, **extra: Any) -> dic
     expression that cel-go's message names, or `point` when the caller knows it."""
     location = locate(doc, extra.get("path"), extra.get("message"), point=point) if hasattr(doc, "location") else {}
     hint = hint_for(extra.get("message"), extra.get("expression") or extra.get("value"))
-    return {**location, "kind": getattr(doc, "kind", None), "name": getattr(doc, "name", None),
-            **({"hint": hint} if hint else {}), **extra}
+    return {
+        **location,
+        "kind": getattr(doc, "kind", None),
+        "name": getattr(doc, "name", None),
+        **({"hint": hint} if hint else {}),
+        **extra,
+    }
 
 
 def _dicts(errors: Iterable[Any]) -> list[dict]:
@@ -50,8 +56,15 @@ def load(documents: Any) -> tuple[list[Document], list[dict]]:
     elif isinstance(documents, Iterable):
         records, errors = _load_list(list(documents))
     else:
-        records, errors = [], [{"message": f"documents must be YAML text or a list of objects, "
-                                           f"not {type(documents).__name__}", "document": None}]
+        records, errors = (
+            [],
+            [
+                {
+                    "message": f"documents must be YAML text or a list of objects, not {type(documents).__name__}",
+                    "document": None,
+                }
+            ],
+        )
     return records, [{"severity": "error", **e} for e in _dicts(errors)]
 
 
@@ -76,9 +89,9 @@ def _load_list(documents: list[Any]) -> tuple[list[Document], list[dict]]:
     return records, errors
 
 
-def default_and_validate(records: list[Document], api_validation: str,
-                         refusers: Iterable[Callable[[Mapping[str, Any]], list[dict]]] = ()
-                         ) -> tuple[list[Document], list[dict]]:
+def default_and_validate(
+    records: list[Document], api_validation: str, refusers: Iterable[Callable[[Mapping[str, Any]], list[dict]]] = ()
+) -> tuple[list[Document], list[dict]]:
     """(kept records, errors): admission policies and bindings defaulted and validated as on create."""
     kept, problems = [], []
     refusers = list(refusers)
@@ -91,16 +104,20 @@ def default_and_validate(records: list[Document], api_validation: str,
         try:
             prepared = prepare(record.data, compile_check if enforce else None)
         except Exception as exc:  # a bug in validation must cost this document only
-            problems.append(located(record, severity="error",
-                                    message=f"internal error while validating: {type(exc).__name__}: {exc}"))
+            problems.append(
+                located(
+                    record, severity="error", message=f"internal error while validating: {type(exc).__name__}: {exc}"
+                )
+            )
             continue
         for warning in _dicts(prepared.warnings):
             problems.append(located(record, severity="warning", **warning))
         errors = _dicts(prepared.errors)
         if errors:
             for error in errors:
-                problems.append(located(record, severity="error" if enforce else "warning",
-                                        takesPart=not enforce, **error))
+                problems.append(
+                    located(record, severity="error" if enforce else "warning", takesPart=not enforce, **error)
+                )
             if enforce:
                 continue
         record.data = dict(prepared.object)

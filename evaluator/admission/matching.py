@@ -22,21 +22,25 @@ from evaluator.k8s.restmapping import GVK, GVR, RESTMapper, builtin_mapper
 
 NamespaceLookup = Callable[[str], "Mapping | None"]
 
-ADMISSION_CONFIG_RESOURCES = frozenset({
-    ("admissionregistration.k8s.io", "validatingadmissionpolicies"),
-    ("admissionregistration.k8s.io", "validatingadmissionpolicybindings"),
-    ("admissionregistration.k8s.io", "mutatingadmissionpolicies"),
-    ("admissionregistration.k8s.io", "mutatingadmissionpolicybindings"),
-})
+ADMISSION_CONFIG_RESOURCES = frozenset(
+    {
+        ("admissionregistration.k8s.io", "validatingadmissionpolicies"),
+        ("admissionregistration.k8s.io", "validatingadmissionpolicybindings"),
+        ("admissionregistration.k8s.io", "mutatingadmissionpolicies"),
+        ("admissionregistration.k8s.io", "mutatingadmissionpolicybindings"),
+    }
+)
 # Not persisted, so the API server excludes them from all admission policies.
-NON_PERSISTED_RESOURCES = frozenset({
-    ("authentication.k8s.io", "tokenreviews"),
-    ("authentication.k8s.io", "selfsubjectreviews"),
-    ("authorization.k8s.io", "subjectaccessreviews"),
-    ("authorization.k8s.io", "localsubjectaccessreviews"),
-    ("authorization.k8s.io", "selfsubjectaccessreviews"),
-    ("authorization.k8s.io", "selfsubjectrulesreviews"),
-})
+NON_PERSISTED_RESOURCES = frozenset(
+    {
+        ("authentication.k8s.io", "tokenreviews"),
+        ("authentication.k8s.io", "selfsubjectreviews"),
+        ("authorization.k8s.io", "subjectaccessreviews"),
+        ("authorization.k8s.io", "localsubjectaccessreviews"),
+        ("authorization.k8s.io", "selfsubjectaccessreviews"),
+        ("authorization.k8s.io", "selfsubjectrulesreviews"),
+    }
+)
 NAMESPACES = GVR("", "v1", "namespaces")
 
 
@@ -74,8 +78,10 @@ def exempt_reason(request: Mapping) -> str | None:
     resource = GVR.from_dict(request.get("resource"))
     key = (resource.group, resource.resource)
     if key in ADMISSION_CONFIG_RESOURCES:
-        return (f"{resource.resource}.{resource.group} are exempt from admission policies "
-                "(policies cannot govern policy objects)")
+        return (
+            f"{resource.resource}.{resource.group} are exempt from admission policies "
+            "(policies cannot govern policy objects)"
+        )
     if key in NON_PERSISTED_RESOURCES:
         return f"{resource.resource}.{resource.group} are not persisted and are exempt from admission policies"
     return None
@@ -108,9 +114,14 @@ class _View:
 
     @classmethod
     def of(cls, request: Mapping) -> "_View":
-        return cls(GVR.from_dict(request.get("resource")), GVK.from_dict(request.get("kind")),
-                   request.get("subResource") or "", request.get("namespace") or "", request.get("name") or "",
-                   request.get("operation") or "")
+        return cls(
+            GVR.from_dict(request.get("resource")),
+            GVK.from_dict(request.get("kind")),
+            request.get("subResource") or "",
+            request.get("namespace") or "",
+            request.get("name") or "",
+            request.get("operation") or "",
+        )
 
 
 @dataclass(frozen=True)
@@ -130,9 +141,15 @@ class CompiledRule:
         if not isinstance(rule, Mapping):
             return cls({}, None, frozenset(), frozenset(), frozenset(), (), ())
         resources = tuple(r.partition("/")[::2] for r in _as_list(rule.get("resources")) if isinstance(r, str))
-        return cls(rule, rule.get("scope"), _wild(_as_list(rule.get("operations"))),
-                   _wild(_as_list(rule.get("apiGroups"))), _wild(_as_list(rule.get("apiVersions"))), resources,
-                   tuple(n for n in _as_list(rule.get("resourceNames")) if isinstance(n, str)))
+        return cls(
+            rule,
+            rule.get("scope"),
+            _wild(_as_list(rule.get("operations"))),
+            _wild(_as_list(rule.get("apiGroups"))),
+            _wild(_as_list(rule.get("apiVersions"))),
+            resources,
+            tuple(n for n in _as_list(rule.get("resourceNames")) if isinstance(n, str)),
+        )
 
     def matches(self, view: _View, resource: GVR) -> bool:
         return self.mismatch(view, resource, explain=False) is None
@@ -154,9 +171,17 @@ class CompiledRule:
         if self.operations is not None and view.operation not in self.operations:
             return f"operation {view.operation} not in {_fmt(_as_list(self.raw.get('operations')))}" if explain else "x"
         if self.groups is not None and resource.group not in self.groups:
-            return f'apiGroup "{resource.group}" not in {_fmt(_as_list(self.raw.get("apiGroups")), True)}' if explain else "x"
+            return (
+                f'apiGroup "{resource.group}" not in {_fmt(_as_list(self.raw.get("apiGroups")), True)}'
+                if explain
+                else "x"
+            )
         if self.versions is not None and resource.version not in self.versions:
-            return f'apiVersion "{resource.version}" not in {_fmt(_as_list(self.raw.get("apiVersions")), True)}' if explain else "x"
+            return (
+                f'apiVersion "{resource.version}" not in {_fmt(_as_list(self.raw.get("apiVersions")), True)}'
+                if explain
+                else "x"
+            )
         for res, sub in self.resources:
             if (res == "*" or res == resource.resource) and (sub == "*" or sub == view.sub):
                 return None
@@ -186,8 +211,9 @@ class _RulesOutcome:
     error: str | None = None
 
 
-def _match_rules(rules: tuple[CompiledRule, ...], match_policy: Any, view: _View, mapper: RESTMapper,
-                 explain: bool = True) -> _RulesOutcome:
+def _match_rules(
+    rules: tuple[CompiledRule, ...], match_policy: Any, view: _View, mapper: RESTMapper, explain: bool = True
+) -> _RulesOutcome:
     """``matchesResourceRules``: exact pass over all rules first, then equivalents if Equivalent."""
     for rule in rules:
         if rule.matches(view, view.resource) and rule.name_mismatch(view) is None:
@@ -241,8 +267,9 @@ def _parsed(selector: Any) -> tuple[Selector | None, str | None]:
     return parsed, (f"Internal error occurred: {problem}" if problem else None)
 
 
-def _match_namespace(selector: Selector | None, problem: str | None, request: Mapping, view: _View,
-                     lookup: NamespaceLookup) -> MatchResult:
+def _match_namespace(
+    selector: Selector | None, problem: str | None, request: Mapping, view: _View, lookup: NamespaceLookup
+) -> MatchResult:
     if not view.namespace and view.resource.resource != "namespaces":
         return _CLUSTER_SCOPED
     if problem:
@@ -254,7 +281,9 @@ def _match_namespace(selector: Selector | None, problem: str | None, request: Ma
         return failure
     if selector.matches(labels):
         return _YES
-    return _no(f'namespaceSelector does not match namespace "{view.namespace}" (labels {json.dumps(labels, sort_keys=True)})')
+    return _no(
+        f'namespaceSelector does not match namespace "{view.namespace}" (labels {json.dumps(labels, sort_keys=True)})'
+    )
 
 
 def _match_object(selector: Selector | None, problem: str | None, request: Mapping) -> MatchResult:
@@ -297,18 +326,23 @@ class CompiledCriteria:
     @classmethod
     def of(cls, criteria: Any) -> "CompiledCriteria":
         criteria = criteria if isinstance(criteria, Mapping) else {}
-        return cls(criteria.get("matchPolicy"), *_parsed(criteria.get("namespaceSelector")),
-                   *_parsed(criteria.get("objectSelector")),
-                   tuple(CompiledRule.of(r) for r in _as_list(criteria.get("resourceRules"))),
-                   tuple(CompiledRule.of(r) for r in _as_list(criteria.get("excludeResourceRules"))))
+        return cls(
+            criteria.get("matchPolicy"),
+            *_parsed(criteria.get("namespaceSelector")),
+            *_parsed(criteria.get("objectSelector")),
+            tuple(CompiledRule.of(r) for r in _as_list(criteria.get("resourceRules"))),
+            tuple(CompiledRule.of(r) for r in _as_list(criteria.get("excludeResourceRules"))),
+        )
 
-    def match(self, request: Mapping, namespaces: Mapping | NamespaceLookup | None = None,
-              mapper: RESTMapper | None = None) -> MatchResult:
+    def match(
+        self, request: Mapping, namespaces: Mapping | NamespaceLookup | None = None, mapper: RESTMapper | None = None
+    ) -> MatchResult:
         """``Matcher.Matches``."""
         mapper = mapper or builtin_mapper()
         view = _View.of(request)
-        ns_result = _match_namespace(self.namespace_selector, self.namespace_problem, request, view,
-                                     _lookup_from(namespaces))
+        ns_result = _match_namespace(
+            self.namespace_selector, self.namespace_problem, request, view, _lookup_from(namespaces)
+        )
         if not ns_result.matched and ns_result.error is None:
             return ns_result
         obj_result = _match_object(self.object_selector, self.object_problem, request)
@@ -362,14 +396,22 @@ def compile_criteria(criteria: Any) -> CompiledCriteria:
     return _COMPILED.get(criteria)
 
 
-def match_resources(criteria: Mapping, request: Mapping, namespaces: Mapping | NamespaceLookup | None = None,
-                    mapper: RESTMapper | None = None) -> MatchResult:
+def match_resources(
+    criteria: Mapping,
+    request: Mapping,
+    namespaces: Mapping | NamespaceLookup | None = None,
+    mapper: RESTMapper | None = None,
+) -> MatchResult:
     """``Matcher.Matches`` for a MatchResources object (selectors already defaulted when absent)."""
     return compile_criteria(criteria).match(request, namespaces, mapper)
 
 
-def policy_matches(policy: Mapping, request: Mapping, namespaces: Mapping | NamespaceLookup | None = None,
-                   mapper: RESTMapper | None = None) -> MatchResult:
+def policy_matches(
+    policy: Mapping,
+    request: Mapping,
+    namespaces: Mapping | NamespaceLookup | None = None,
+    mapper: RESTMapper | None = None,
+) -> MatchResult:
     """``DefinitionMatches``: the policy's ``spec.matchConstraints`` (required)."""
     spec = policy.get("spec") if isinstance(policy, Mapping) else None
     constraints = spec.get("matchConstraints") if isinstance(spec, Mapping) else None
@@ -378,8 +420,12 @@ def policy_matches(policy: Mapping, request: Mapping, namespaces: Mapping | Name
     return match_resources(constraints, request, namespaces, mapper)
 
 
-def binding_matches(binding: Mapping, request: Mapping, namespaces: Mapping | NamespaceLookup | None = None,
-                    mapper: RESTMapper | None = None) -> MatchResult:
+def binding_matches(
+    binding: Mapping,
+    request: Mapping,
+    namespaces: Mapping | NamespaceLookup | None = None,
+    mapper: RESTMapper | None = None,
+) -> MatchResult:
     """``BindingMatches``: no ``spec.matchResources`` matches every request the policy matches."""
     spec = binding.get("spec") if isinstance(binding, Mapping) else None
     resources = spec.get("matchResources") if isinstance(spec, Mapping) else None

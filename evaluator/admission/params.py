@@ -3,6 +3,7 @@
 Error texts are the API server's, letter for letter; the dispatcher prefixes them with
 `failed to configure policy: ` or `failed to configure binding: `.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -33,7 +34,9 @@ class PolicySkipped(Exception):
     """The policy source drops the policy entirely (e.g. an unparsable paramKind apiVersion)."""
 
 
-def resolve_param_kind(param_kind: Mapping[str, Any] | None, cluster: ClusterIndex) -> tuple[ParamSource | None, str | None]:
+def resolve_param_kind(
+    param_kind: Mapping[str, Any] | None, cluster: ClusterIndex
+) -> tuple[ParamSource | None, str | None]:
     """(source, configuration error) as ensureParamsForPolicyLocked; raises PolicySkipped on a bad apiVersion."""
     if param_kind is None:
         return None, None

@@ -90,6 +90,7 @@ with `policy`, `binding`, `outcome`, see evaluator/SCHEMA.md), `warnings` to the
 `denials` entries and ferricel's view) decides the request, `keys` fill `result_keys`, `object`/`patch`
 carry a mutation (the patch is base64 JSONPatch from `context.original`'s object).
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -109,9 +110,9 @@ UNCHANGED: Any = object()  # KindOutcome.object when the kind did not touch the 
 class Setup:
     """What a kind may read while it loads a document set (after loading, defaulting and API validation)."""
 
-    documents: list[Mapping[str, Any]]          # every accepted document, in order
-    cluster: ClusterIndex                       # the same documents indexed (objects, namespaces, CRDs, mapper)
-    defaulter: Callable[[dict], dict] | None = None   # built-in defaulting of objects (None: none)
+    documents: list[Mapping[str, Any]]  # every accepted document, in order
+    cluster: ClusterIndex  # the same documents indexed (objects, namespaces, CRDs, mapper)
+    defaulter: Callable[[dict], dict] | None = None  # built-in defaulting of objects (None: none)
     # An error or warning about one of `documents`, with that document's location (index, line, source…);
     # a kind reports every document problem through it so the caller can show it at its document.
     locate: Callable[..., dict[str, Any]] = lambda document, **fields: dict(fields)
@@ -127,10 +128,10 @@ class Setup:
 class RequestContext:
     """Per request: what a kind needs besides the request itself."""
 
-    original: Mapping[str, Any]                 # the normalized request before any mutation
-    authorizers: Callable[[Mapping[str, Any]], tuple[Any, Any]]   # the CEL `authorizer` values for a request
-    trace: bool = True                          # False: leave out per-expression traces (batch runs)
-    full: bool = True                           # False: only the verdict matters (no audit Event etc.)
+    original: Mapping[str, Any]  # the normalized request before any mutation
+    authorizers: Callable[[Mapping[str, Any]], tuple[Any, Any]]  # the CEL `authorizer` values for a request
+    trace: bool = True  # False: leave out per-expression traces (batch runs)
+    full: bool = True  # False: only the verdict matters (no audit Event etc.)
     now: dt.datetime | None = None
 
 
@@ -138,9 +139,9 @@ class RequestContext:
 class Denial:
     """How a kind denies a request: the Status the API server answers with, plus its listing."""
 
-    status: dict[str, Any]                      # the full metav1.Status (`statusObject` of the result)
-    denials: list[dict[str, Any]] = field(default_factory=list)   # result["denials"] entries
-    ferricel: dict[str, Any] | None = None      # ferricel's {accepted, message, code}; None: from status
+    status: dict[str, Any]  # the full metav1.Status (`statusObject` of the result)
+    denials: list[dict[str, Any]] = field(default_factory=list)  # result["denials"] entries
+    ferricel: dict[str, Any] | None = None  # ferricel's {accepted, message, code}; None: from status
 
 
 @dataclass
@@ -151,8 +152,8 @@ class KindOutcome:
     denial: Denial | None = None
     warnings: list[str] = field(default_factory=list)
     audit_annotations: dict[str, str] = field(default_factory=dict)
-    object: Any = UNCHANGED                     # the object after this kind, when it mutates
-    patch: str | None = None                    # base64 JSONPatch for the AdmissionReview response (mutating)
+    object: Any = UNCHANGED  # the object after this kind, when it mutates
+    patch: str | None = None  # base64 JSONPatch for the AdmissionReview response (mutating)
     keys: dict[str, Any] = field(default_factory=dict)
 
 
@@ -164,7 +165,7 @@ class PolicyKind(Protocol):
     stage: str
     order: int
     result_keys: Mapping[str, Any]
-    active: bool        # after load: some policy of this kind can take part (e.g. a policy with a binding)
+    active: bool  # after load: some policy of this kind can take part (e.g. a policy with a binding)
 
     def refuse(self, document: Mapping[str, Any]) -> list[dict[str, Any]]:
         """Field errors for which the API server refuses `document` on create (empty: accepted or not ours)."""

@@ -58,8 +58,14 @@ class NormalizedRequest:
 
 def is_plain_object(data: Any) -> bool:
     """A Kubernetes object rather than an AdmissionRequest/AdmissionReview."""
-    return (isinstance(data, Mapping) and isinstance(data.get("kind"), str) and "apiVersion" in data
-            and data.get("kind") != "AdmissionReview" and "object" not in data and "request" not in data)
+    return (
+        isinstance(data, Mapping)
+        and isinstance(data.get("kind"), str)
+        and "apiVersion" in data
+        and data.get("kind") != "AdmissionReview"
+        and "object" not in data
+        and "request" not in data
+    )
 
 
 def extract_request(data: Any) -> tuple[dict | None, str, list[fe.FieldError]]:
@@ -156,15 +162,22 @@ class _Normalizer:
                 return "UPDATE" if old is not None else "CREATE"
             if old is not None:
                 return "DELETE"
-            self._err(fe.required("request.object", "an object (CREATE), object and oldObject (UPDATE) "
-                                                    "or oldObject (DELETE) is needed to infer the operation"))
+            self._err(
+                fe.required(
+                    "request.object",
+                    "an object (CREATE), object and oldObject (UPDATE) "
+                    "or oldObject (DELETE) is needed to infer the operation",
+                )
+            )
             return None
         if operation not in OPERATIONS:
             self._err(fe.not_supported("request.operation", operation, list(OPERATIONS)))
             return None
         return operation
 
-    def _resource_and_kind(self, source: dict | None, source_key: str, sub_resource: str) -> tuple[GVR | None, GVK | None, bool | None]:
+    def _resource_and_kind(
+        self, source: dict | None, source_key: str, sub_resource: str
+    ) -> tuple[GVR | None, GVK | None, bool | None]:
         given_resource = self.raw.get("resource")
         given_kind = self.raw.get("kind")
         resource = GVR.from_dict(given_resource) if isinstance(given_resource, Mapping) else None
@@ -176,7 +189,9 @@ class _Normalizer:
         if resource is None:
             if object_gvk is None:
                 if not self.out.errors:
-                    self._err(fe.required("request.resource", "give request.resource or an object with apiVersion and kind"))
+                    self._err(
+                        fe.required("request.resource", "give request.resource or an object with apiVersion and kind")
+                    )
                 return None, kind, None
             info = self.mapper.resource_for_kind(object_gvk)
             self._infer("resource")
@@ -187,8 +202,10 @@ class _Normalizer:
                 self.out.warnings.append(self._unknown_kind_warning(object_gvk, resource))
         info = self.mapper.info(resource)
         if sub_resource and self.mapper.info(resource, sub_resource) is None and info is not None:
-            self.out.warnings.append(f'{resource.resource} has no subresource "{sub_resource}" in '
-                                     f"{resource.group or 'core'}/{resource.version}")
+            self.out.warnings.append(
+                f'{resource.resource} has no subresource "{sub_resource}" in '
+                f"{resource.group or 'core'}/{resource.version}"
+            )
         if kind is None:
             self._infer("kind")
             kind = self.mapper.kind_for(resource, sub_resource)
@@ -211,16 +228,23 @@ class _Normalizer:
             return None
         parsed = parse_api_version(api_version)
         if parsed is None:
-            self._err(fe.invalid(f"request.{which}.apiVersion", api_version if isinstance(api_version, str) else "",
-                                 "must be \"<group>/<version>\" or \"v1\""))
+            self._err(
+                fe.invalid(
+                    f"request.{which}.apiVersion",
+                    api_version if isinstance(api_version, str) else "",
+                    'must be "<group>/<version>" or "v1"',
+                )
+            )
             return None
         return GVK(parsed[0], parsed[1], kind)
 
     def _unknown_kind_warning(self, gvk: GVK, guessed: GVR) -> str:
         known = self.mapper.versions_of_kind(gvk.group, gvk.kind)
         hint = f" (known versions: {', '.join(known)})" if known else ""
-        return (f'no matches for kind "{gvk.kind}" in version "{gvk.api_version}"{hint}; '
-                f'assuming resource "{guessed.resource}"')
+        return (
+            f'no matches for kind "{gvk.kind}" in version "{gvk.api_version}"{hint}; '
+            f'assuming resource "{guessed.resource}"'
+        )
 
     def _name(self, source: dict | None) -> str:
         name = self.raw.get("name")
@@ -231,8 +255,15 @@ class _Normalizer:
         self._infer("name")
         return inferred if isinstance(inferred, str) else ""
 
-    def _namespace(self, source: dict | None, resource: GVR | None, namespaced: bool | None, operation: str | None,
-                   sub_resource: str, name: str) -> str:
+    def _namespace(
+        self,
+        source: dict | None,
+        resource: GVR | None,
+        namespaced: bool | None,
+        operation: str | None,
+        sub_resource: str,
+        name: str,
+    ) -> str:
         given = self.raw.get("namespace")
         if isinstance(given, str) and ("namespace" in self.raw):
             if given and namespaced is False and resource is not None and resource.resource != "namespaces":

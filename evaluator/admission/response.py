@@ -3,6 +3,7 @@
 The denial is `admission.NewForbidden(attrs, errors.New(message))` with the reason and code of the first
 denied decision: `<resource>.<group> "<name>" is forbidden: <message>` even when the code is 422.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -73,18 +74,26 @@ def status_for(request: Mapping[str, Any], text: str, reason: str) -> dict[str, 
         "status": "Failure",
         "message": forbidden_text(request, text),
         "reason": reason,
-        "details": {"name": request_name(request), "group": group, "kind": resource,
-                    "causes": [{"message": text}]},
+        "details": {"name": request_name(request), "group": group, "kind": resource, "causes": [{"message": text}]},
         "code": reason_to_code(reason),
     }
 
 
-def admission_review(request: Mapping[str, Any], allowed: bool, status: Mapping[str, Any] | None,
-                     warnings: list[str], audit_annotations: Mapping[str, str]) -> dict[str, Any]:
+def admission_review(
+    request: Mapping[str, Any],
+    allowed: bool,
+    status: Mapping[str, Any] | None,
+    warnings: list[str],
+    audit_annotations: Mapping[str, str],
+) -> dict[str, Any]:
     response: dict[str, Any] = {"uid": str(request.get("uid") or ""), "allowed": allowed}
     if status is not None:
-        response["status"] = {"code": status["code"], "reason": status["reason"], "message": status["message"],
-                              "status": "Failure"}
+        response["status"] = {
+            "code": status["code"],
+            "reason": status["reason"],
+            "message": status["message"],
+            "status": "Failure",
+        }
     if warnings:
         response["warnings"] = list(warnings)
     if audit_annotations:
@@ -107,7 +116,7 @@ def kubectl_text(request: Mapping[str, Any], status: Mapping[str, Any] | None, w
     # kubectl's StandardErrorMessage: "Error from server (Reason): ..." only when the Status has a reason.
     prefix = f"Error from server ({status['reason']}): " if status.get("reason") else "Error from server: "
     if operation == "CREATE":
-        lines.append(f"{prefix}error when creating \"STDIN\": {status['message']}")
+        lines.append(f'{prefix}error when creating "STDIN": {status["message"]}')
     else:
         lines.append(f"{prefix}{status['message']}")
     return "\n".join(lines)
@@ -115,8 +124,11 @@ def kubectl_text(request: Mapping[str, Any], status: Mapping[str, Any] | None, w
 
 def _invalid_text(details: Mapping[str, Any]) -> str:
     """`The <Kind> "<name>" is invalid: <cause>`, or one `* <cause>` line per cause when there are several."""
-    causes = list(dict.fromkeys(f"{c.get('field')}: {c.get('message')}" for c in details.get("causes") or ()
-                                if isinstance(c, Mapping)))
+    causes = list(
+        dict.fromkeys(
+            f"{c.get('field')}: {c.get('message')}" for c in details.get("causes") or () if isinstance(c, Mapping)
+        )
+    )
     head = f'The {details.get("kind")} "{details.get("name")}" is invalid'
     if len(causes) == 1:
         return f"{head}: {causes[0]}"

@@ -4,6 +4,7 @@ The first denial in chain order answers the request; its Status, the AdmissionRe
 Event, kubectl's text and ferricel's view are built here once, whatever kind denied. Warnings pass through
 the API server's warning recorder (`client_warnings`), audit annotations of every kind are merged.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -26,9 +27,15 @@ def summary(policies: list[dict]) -> dict[str, int]:
     return counts
 
 
-def admission_result(request: Mapping[str, Any], outcomes: list[KindOutcome], document_errors: list[dict],
-                     request_errors: list[dict], exempt: str | None, now: dt.datetime | None,
-                     full: bool = True) -> dict[str, Any]:
+def admission_result(
+    request: Mapping[str, Any],
+    outcomes: list[KindOutcome],
+    document_errors: list[dict],
+    request_errors: list[dict],
+    exempt: str | None,
+    now: dt.datetime | None,
+    full: bool = True,
+) -> dict[str, Any]:
     """The result for a request every kind in `outcomes` (chain order) has seen; kind-owned keys are added
     by the caller."""
     denial = next((o.denial for o in outcomes if o.denial is not None), None)
@@ -61,8 +68,12 @@ def admission_result(request: Mapping[str, Any], outcomes: list[KindOutcome], do
         "response": response,
         "ferricel": ferricel,
         "denials": list(denial.denials) if denial is not None else [],
-        "kubectl": {"text": kubectl_text(request, status_object or status, warnings),
-                    "create": kubectl_create_text(request, status)} if full else None,
+        "kubectl": {
+            "text": kubectl_text(request, status_object or status, warnings),
+            "create": kubectl_create_text(request, status),
+        }
+        if full
+        else None,
         "policies": policies,
         "summary": summary(policies),
         **error_keys(document_errors, request_errors),
@@ -74,32 +85,53 @@ def admission_result(request: Mapping[str, Any], outcomes: list[KindOutcome], do
 def error_keys(document_errors: list[dict], request_errors: list[dict]) -> dict[str, list[dict]]:
     """`errors` (both, documents' first), `documentErrors` (each with the index of its document, or None for
     the set as a whole) and `requestErrors` (the request's own, `document` None)."""
-    return {"errors": [*document_errors, *request_errors], "documentErrors": list(document_errors),
-            "requestErrors": list(request_errors)}
+    return {
+        "errors": [*document_errors, *request_errors],
+        "documentErrors": list(document_errors),
+        "requestErrors": list(request_errors),
+    }
 
 
-def bad_request(request: Mapping[str, Any], document_errors: list[dict], request_errors: list[dict],
-                kind_keys: Mapping[str, Any]) -> dict[str, Any]:
+def bad_request(
+    request: Mapping[str, Any], document_errors: list[dict], request_errors: list[dict], kind_keys: Mapping[str, Any]
+) -> dict[str, Any]:
     """The API server's 400 for a request it cannot decode or that lacks what admission needs."""
-    details = "; ".join(e.get("message", "") for e in request_errors
-                        if e.get("severity") == "error" and e.get("source") == "request")
+    details = "; ".join(
+        e.get("message", "") for e in request_errors if e.get("severity") == "error" and e.get("source") == "request"
+    )
     status = {"code": 400, "reason": "BadRequest", "message": f"invalid admission request: {details}"}
     return {
-        "allowed": False, "status": status, "warnings": [], "auditAnnotations": {}, "auditEvent": None,
-        "response": {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
-                     "response": {"uid": "", "allowed": False, "status": status}},
+        "allowed": False,
+        "status": status,
+        "warnings": [],
+        "auditAnnotations": {},
+        "auditEvent": None,
+        "response": {
+            "apiVersion": "admission.k8s.io/v1",
+            "kind": "AdmissionReview",
+            "response": {"uid": "", "allowed": False, "status": status},
+        },
         "ferricel": {"accepted": False, "message": status["message"], "code": 400},
-        "policies": [], **error_keys(document_errors, request_errors), "request": request or None, "exempt": None,
+        "policies": [],
+        **error_keys(document_errors, request_errors),
+        "request": request or None,
+        "exempt": None,
         "kubectl": None,
-        "summary": summary([]), **dict(kind_keys), "typeChecking": None,
+        "summary": summary([]),
+        **dict(kind_keys),
+        "typeChecking": None,
         "defaulted": {"object": [], "oldObject": []},
     }
 
 
 def internal_error(exc: BaseException) -> dict[str, Any]:
     """A bug of ours as an error entry (call it where the exception is handled: it keeps the traceback)."""
-    return {"severity": "error", "message": f"internal error: {type(exc).__name__}: {exc}",
-            "traceback": traceback.format_exc(limit=8), "document": None}
+    return {
+        "severity": "error",
+        "message": f"internal error: {type(exc).__name__}: {exc}",
+        "traceback": traceback.format_exc(limit=8),
+        "document": None,
+    }
 
 
 def crash(error: dict[str, Any], kind_keys: Mapping[str, Any], document_errors: list[dict] = ()) -> dict[str, Any]:

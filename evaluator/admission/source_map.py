@@ -9,6 +9,7 @@ and keep, for every character of the value, the source index it came from. The r
 against the parser's value; when it does not reproduce it, we say nothing rather than point somewhere
 wrong (callers then fall back to the scalar's first character).
 """
+
 from __future__ import annotations
 
 import bisect
@@ -19,7 +20,7 @@ import yaml
 
 Position = tuple[int, int]  # 1-based line, 1-based column (code points, as editors count)
 
-_ESCAPE_ONE = "0abt\tnvfre \"\\/N_LP"
+_ESCAPE_ONE = '0abt\tnvfre "\\/N_LP'
 _ESCAPE_HEX = {"x": 2, "u": 4, "U": 8}
 _BLOCK_HEADER = re.compile(r"[|>]([+-]?)([1-9]?)([+-]?)")
 
@@ -110,8 +111,9 @@ def scalar_sources(node: yaml.Node, source: SourceText, prefix: str = "") -> dic
         seen.add(id(current))
         if isinstance(current, yaml.ScalarNode):
             if path and current.tag == "tag:yaml.org,2002:str":
-                out[path] = ScalarSource(source, current.start_mark.index, current.end_mark.index,
-                                         current.style or None, current.value)
+                out[path] = ScalarSource(
+                    source, current.start_mark.index, current.end_mark.index, current.style or None, current.value
+                )
         elif isinstance(current, yaml.MappingNode):
             for key_node, value_node in current.value:
                 key = str(key_node.value)
@@ -156,7 +158,7 @@ def _map_flow(text: str, start: int, end: int, style: str | None) -> tuple[str, 
                 i += 2
             elif nxt in _ESCAPE_HEX:
                 digits = _ESCAPE_HEX[nxt]
-                emit(chr(int(text[i + 2:i + 2 + digits], 16)), i)
+                emit(chr(int(text[i + 2 : i + 2 + digits], 16)), i)
                 i += 2 + digits
             elif nxt == "\n":  # an escaped line break: nothing, then the next lines' breaks
                 i = _fold(text, i + 1, stop, emit, escaped=True)
@@ -202,9 +204,26 @@ def _fold(text: str, i: int, stop: int, emit, escaped: bool = False) -> int:
 
 
 def _unescape(ch: str) -> str:
-    return {"0": "\0", "a": "\x07", "b": "\x08", "t": "\t", "\t": "\t", "n": "\n", "v": "\x0b", "f": "\x0c",
-            "r": "\r", "e": "\x1b", " ": " ", '"': '"', "\\": "\\", "/": "/", "N": "\x85", "_": "\xa0",
-            "L": "\u2028", "P": "\u2029"}[ch]
+    return {
+        "0": "\0",
+        "a": "\x07",
+        "b": "\x08",
+        "t": "\t",
+        "\t": "\t",
+        "n": "\n",
+        "v": "\x0b",
+        "f": "\x0c",
+        "r": "\r",
+        "e": "\x1b",
+        " ": " ",
+        '"': '"',
+        "\\": "\\",
+        "/": "/",
+        "N": "\x85",
+        "_": "\xa0",
+        "L": "\u2028",
+        "P": "\u2029",
+    }[ch]
 
 
 # -- literal and folded blocks: PyYAML's scan_block_scalar ----------------------------------------------
@@ -264,8 +283,9 @@ def _auto_indent(text: str, lines: list[tuple[int, int]]) -> int:
     return max(deepest, 1)
 
 
-def _block_with_indent(text: str, lines: list[tuple[int, int]], indent: int, folded: bool,
-                       chomp: str) -> tuple[str, list[int]]:
+def _block_with_indent(
+    text: str, lines: list[tuple[int, int]], indent: int, folded: bool, chomp: str
+) -> tuple[str, list[int]]:
     chars: list[str] = []
     offsets: list[int] = []
     pending: list[int] = []  # line breaks seen since the last content line (source index of each)

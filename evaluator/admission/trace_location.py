@@ -4,6 +4,7 @@ A trace row names its expression by role (validation #0, matchCondition "m", var
 policy's document and that row's field path give its place in the user's text (error_location.py), and
 a fixable error gets a hint (hints.py) next to, never inside, the Kubernetes text.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
@@ -70,7 +71,12 @@ def locate_traces(policies: list[dict], find_document: Callable[[str, str], Any]
                 if document is not None and path:
                     row["location"] = {**locate(document, path, row["error"]), "path": path}
         if record.get("error") and not record.get("hint"):
-            messages = [r for rows in trace.values() if isinstance(rows, list) for r in rows
-                        if isinstance(r, dict) and r.get("error") and r.get("error") in record["error"]]
+            messages = [
+                r
+                for rows in trace.values()
+                if isinstance(rows, list)
+                for r in rows
+                if isinstance(r, dict) and r.get("error") and r.get("error") in record["error"]
+            ]
             if messages and messages[0].get("hint"):
                 record["hint"] = messages[0]["hint"]

@@ -68,15 +68,20 @@ def prepare(obj: Mapping, compile_check: CompileCheck | None = None) -> Prepared
     defaulted = apply_defaults(obj)
     warnings: list[fe.FieldError] = []
     spec = obj.get("spec") if isinstance(obj, Mapping) else None
-    if (is_admission_object(obj) and obj.get("kind") == "MutatingAdmissionPolicy" and isinstance(spec, Mapping)
-            and spec.get("reinvocationPolicy") is None):
+    if (
+        is_admission_object(obj)
+        and obj.get("kind") == "MutatingAdmissionPolicy"
+        and isinstance(spec, Mapping)
+        and spec.get("reinvocationPolicy") is None
+    ):
         warnings.append(fe.required("spec.reinvocationPolicy", "the API server requires it; Never is assumed here"))
     errors = validate_admission_object(defaulted, compile_check, warnings)
     return PreparedObject(defaulted, errors, warnings)
 
 
-def validate_admission_object(obj: Mapping, compile_check: CompileCheck | None = None,
-                              warnings: list[fe.FieldError] | None = None) -> list[fe.FieldError]:
+def validate_admission_object(
+    obj: Mapping, compile_check: CompileCheck | None = None, warnings: list[fe.FieldError] | None = None
+) -> list[fe.FieldError]:
     """Errors for a (defaulted) VAP/MAP policy or binding; [] for objects of other kinds.
 
     Tolerated deviations go to ``warnings`` when a list is given (else they are dropped)."""
@@ -85,8 +90,13 @@ def validate_admission_object(obj: Mapping, compile_check: CompileCheck | None =
         return []
     version = _text(obj.get("apiVersion")).rpartition("/")[2]
     if version not in SERVED_VERSIONS:
-        return [fe.invalid("apiVersion", obj.get("apiVersion"),
-                           f'no matches for kind "{obj.get("kind")}" in version "{obj.get("apiVersion")}"')]
+        return [
+            fe.invalid(
+                "apiVersion",
+                obj.get("apiVersion"),
+                f'no matches for kind "{obj.get("kind")}" in version "{obj.get("apiVersion")}"',
+            )
+        ]
     errors = validate_object_meta(obj.get("metadata"))
     spec = obj.get("spec")
     if not isinstance(spec, Mapping):
@@ -162,7 +172,9 @@ def _validate_common_policy_parts(spec: Mapping, checker: _Expressions) -> tuple
     for i, condition in enumerate(_as_list(spec.get("matchConditions"))):
         expression = _text(condition.get("expression")).strip() if isinstance(condition, Mapping) else ""
         if expression:
-            errors.extend(checker.check(expression, f"spec.matchConditions[{i}].expression", "matchCondition", has_params))
+            errors.extend(
+                checker.check(expression, f"spec.matchConditions[{i}].expression", "matchCondition", has_params)
+            )
     errors.extend(vr.validate_variables(spec.get("variables"), "spec.variables"))
     for i, variable in enumerate(_as_list(spec.get("variables"))):
         expression = _text(variable.get("expression")) if isinstance(variable, Mapping) else ""
@@ -171,8 +183,9 @@ def _validate_common_policy_parts(spec: Mapping, checker: _Expressions) -> tuple
     return errors, has_params
 
 
-def validate_validating_policy_spec(spec: Mapping, policy_name: str, checker: _Expressions | None = None,
-                                    warnings: list[fe.FieldError] | None = None) -> list[fe.FieldError]:
+def validate_validating_policy_spec(
+    spec: Mapping, policy_name: str, checker: _Expressions | None = None, warnings: list[fe.FieldError] | None = None
+) -> list[fe.FieldError]:
     checker = checker or _Expressions(None)
     warnings = warnings if warnings is not None else []
     errors, has_params = _validate_common_policy_parts(spec, checker)
@@ -184,8 +197,13 @@ def validate_validating_policy_spec(spec: Mapping, policy_name: str, checker: _E
     for i, validation in enumerate(validations):
         errors.extend(_validate_validation(validation, f"spec.validations[{i}]", has_params, checker, warnings))
     if len(annotations) > MAX_AUDIT_ANNOTATIONS:
-        errors.append(fe.invalid("spec.auditAnnotations", f"{len(annotations)} items",
-                                 f"must not have more than {MAX_AUDIT_ANNOTATIONS} auditAnnotations"))
+        errors.append(
+            fe.invalid(
+                "spec.auditAnnotations",
+                f"{len(annotations)} items",
+                f"must not have more than {MAX_AUDIT_ANNOTATIONS} auditAnnotations",
+            )
+        )
     keys: set[str] = set()
     for i, annotation in enumerate(annotations):
         path = f"spec.auditAnnotations[{i}]"
@@ -200,8 +218,9 @@ def validate_validating_policy_spec(spec: Mapping, policy_name: str, checker: _E
     return errors
 
 
-def _validate_validation(validation: Any, path: str, has_params: bool, checker: _Expressions,
-                         warnings: list[fe.FieldError]) -> list[fe.FieldError]:
+def _validate_validation(
+    validation: Any, path: str, has_params: bool, checker: _Expressions, warnings: list[fe.FieldError]
+) -> list[fe.FieldError]:
     if not isinstance(validation, Mapping):
         return [fe.invalid(path, str(validation), "must be an object")]
     errors: list[fe.FieldError] = []
@@ -227,8 +246,9 @@ def _validate_validation(validation: Any, path: str, has_params: bool, checker: 
     return errors
 
 
-def _validate_audit_annotation(annotation: Mapping, policy_name: str, path: str, has_params: bool,
-                               checker: _Expressions) -> list[fe.FieldError]:
+def _validate_audit_annotation(
+    annotation: Mapping, policy_name: str, path: str, has_params: bool, checker: _Expressions
+) -> list[fe.FieldError]:
     errors: list[fe.FieldError] = []
     key = _text(annotation.get("key"))
     if policy_name:
@@ -240,8 +260,11 @@ def _validate_audit_annotation(annotation: Mapping, policy_name: str, path: str,
     if not trimmed:
         errors.append(fe.required(f"{path}.valueExpression", "valueExpression is not specified"))
     elif len(trimmed.encode()) > MAX_AUDIT_VALUE_EXPRESSION_LENGTH:
-        errors.append(fe.required(f"{path}.valueExpression",
-                                  f"must not exceed {MAX_AUDIT_VALUE_EXPRESSION_LENGTH} bytes in length"))
+        errors.append(
+            fe.required(
+                f"{path}.valueExpression", f"must not exceed {MAX_AUDIT_VALUE_EXPRESSION_LENGTH} bytes in length"
+            )
+        )
     else:
         errors.extend(checker.check(trimmed, f"{path}.valueExpression", "auditAnnotation", has_params))
     return errors
@@ -286,7 +309,9 @@ def _validate_mutation(mutation: Any, path: str, has_params: bool, checker: _Exp
     else:
         errors.extend(checker.check(body["expression"], f"{path}.{wanted}.expression", wanted, has_params))
     if mutation.get(other) is not None:
-        errors.append(fe.invalid(f"{path}.{other}", "{" + other + "}", f"must not be specified when patchType is {patch_type}"))
+        errors.append(
+            fe.invalid(f"{path}.{other}", "{" + other + "}", f"must not be specified when patchType is {patch_type}")
+        )
     return errors
 
 
@@ -296,7 +321,9 @@ def _validate_mutating_operations(match: Mapping, path: str) -> list[fe.FieldErr
     for rule in _as_list(match.get("resourceRules")):
         for operation in _as_list(rule.get("operations")) if isinstance(rule, Mapping) else []:
             if operation not in MUTATING_OPERATIONS:
-                errors.append(fe.not_supported(f"{path}.resourceRules.operations", _text(operation), MUTATING_OPERATIONS))
+                errors.append(
+                    fe.not_supported(f"{path}.resourceRules.operations", _text(operation), MUTATING_OPERATIONS)
+                )
     return errors
 
 
@@ -330,14 +357,27 @@ def validate_validation_actions(actions: Any, path: str) -> list[fe.FieldError]:
             errors.append(fe.duplicate(f"{path}[{i}]", _text(action)))
         seen.add(action)
     if "Deny" in seen and "Warn" in seen:
-        errors.append(fe.invalid(path, fe.GoValue(actions, "[]admissionregistration.ValidationAction"),
-                                 "must not contain both Deny and Warn (repeating the same validation failure "
-                                 "information in the API response and headers serves no purpose)"))
+        errors.append(
+            fe.invalid(
+                path,
+                fe.GoValue(actions, "[]admissionregistration.ValidationAction"),
+                "must not contain both Deny and Warn (repeating the same validation failure "
+                "information in the API response and headers serves no purpose)",
+            )
+        )
     if not seen:
         errors.append(fe.required(path, "at least one validation action is required"))
     return errors
 
 
-__all__ = ["PreparedObject", "prepare", "validate_admission_object", "validate_object_meta",
-           "validate_validating_policy_spec", "validate_mutating_policy_spec", "validate_binding_spec",
-           "validate_validation_actions", "CompileCheck"]
+__all__ = [
+    "PreparedObject",
+    "prepare",
+    "validate_admission_object",
+    "validate_object_meta",
+    "validate_validating_policy_spec",
+    "validate_mutating_policy_spec",
+    "validate_binding_spec",
+    "validate_validation_actions",
+    "CompileCheck",
+]

@@ -10,8 +10,13 @@ from typing import Any
 
 from evaluator.k8s import fielderrors as fe
 from evaluator.k8s.labels import validate_label_selector
-from evaluator.k8s.names import (is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_qualified_name,
-                                 validate_path_segment_name)
+from evaluator.k8s.names import (
+    is_dns1035_label,
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    is_qualified_name,
+    validate_path_segment_name,
+)
 from evaluator.k8s.restmapping import parse_group_version
 
 SUPPORTED_FAILURE_POLICIES = ["Fail", "Ignore"]
@@ -22,9 +27,31 @@ PARAMETER_NOT_FOUND_ACTIONS = ["Deny", "Allow"]
 MAX_MATCH_CONDITIONS = 64
 
 _CEL_IDENT = re.compile(r"[_a-zA-Z][_a-zA-Z0-9]*")
-_CEL_RESERVED = frozenset({"true", "false", "null", "in", "as", "break", "const", "continue", "else", "for",
-                           "function", "if", "import", "let", "loop", "package", "namespace", "return", "var",
-                           "void", "while"})
+_CEL_RESERVED = frozenset(
+    {
+        "true",
+        "false",
+        "null",
+        "in",
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
+    }
+)
 
 
 def as_list(value: Any) -> list:
@@ -52,8 +79,8 @@ def validate_resources(resources: list, path: str) -> list[fe.FieldError]:
     errors: list[fe.FieldError] = []
     if not resources:
         errors.append(fe.required(path))
-    wildcard_sub_of: set[str] = set()    # x/*
-    wildcard_res_for: set[str] = set()   # */x
+    wildcard_sub_of: set[str] = set()  # x/*
+    wildcard_res_for: set[str] = set()  # */x
     double = single = plain = False
     for i, res_sub in enumerate(resources):
         res_sub = text(res_sub)
@@ -78,7 +105,9 @@ def validate_resources(resources: list, path: str) -> list[fe.FieldError]:
     if len(resources) > 1 and double:
         errors.append(fe.invalid(path, go_value, "if '*/*' is present, must not specify other resources"))
     if single and plain:
-        errors.append(fe.invalid(path, go_value, "if '*' is present, must not specify other resources without subresources"))
+        errors.append(
+            fe.invalid(path, go_value, "if '*' is present, must not specify other resources without subresources")
+        )
     return errors
 
 
@@ -88,8 +117,13 @@ def validate_rule_with_operations(rule: Mapping, path: str) -> list[fe.FieldErro
     if not operations:
         errors.append(fe.required(f"{path}.operations"))
     if len(operations) > 1 and _has_wildcard(operations):
-        errors.append(fe.invalid(f"{path}.operations", fe.GoValue(operations, "[]admissionregistration.OperationType"),
-                                 "if '*' is present, must not specify other operations"))
+        errors.append(
+            fe.invalid(
+                f"{path}.operations",
+                fe.GoValue(operations, "[]admissionregistration.OperationType"),
+                "if '*' is present, must not specify other operations",
+            )
+        )
     for i, operation in enumerate(operations):
         if operation not in SUPPORTED_OPERATIONS:
             errors.append(fe.not_supported(f"{path}.operations[{i}]", text(operation), SUPPORTED_OPERATIONS))
@@ -97,12 +131,18 @@ def validate_rule_with_operations(rule: Mapping, path: str) -> list[fe.FieldErro
     if not groups:
         errors.append(fe.required(f"{path}.apiGroups"))
     if len(groups) > 1 and _has_wildcard(groups):
-        errors.append(fe.invalid(f"{path}.apiGroups", fe.GoValue(groups), "if '*' is present, must not specify other API groups"))
+        errors.append(
+            fe.invalid(f"{path}.apiGroups", fe.GoValue(groups), "if '*' is present, must not specify other API groups")
+        )
     versions = as_list(rule.get("apiVersions"))
     if not versions:
         errors.append(fe.required(f"{path}.apiVersions"))
     if len(versions) > 1 and _has_wildcard(versions):
-        errors.append(fe.invalid(f"{path}.apiVersions", fe.GoValue(versions), "if '*' is present, must not specify other API versions"))
+        errors.append(
+            fe.invalid(
+                f"{path}.apiVersions", fe.GoValue(versions), "if '*' is present, must not specify other API versions"
+            )
+        )
     for i, version in enumerate(versions):
         if text(version) == "":
             errors.append(fe.required(f"{path}.apiVersions[{i}]"))
@@ -160,7 +200,9 @@ def validate_param_kind(param_kind: Any, path: str) -> list[fe.FieldError]:
     else:
         parsed = parse_group_version(api_version)
         if parsed is None:
-            errors.append(fe.invalid(f"{path}.apiVersion", api_version, f"unexpected GroupVersion string: {api_version}"))
+            errors.append(
+                fe.invalid(f"{path}.apiVersion", api_version, f"unexpected GroupVersion string: {api_version}")
+            )
         else:
             group, version = parsed
             if group and is_dns1123_subdomain(group):
@@ -173,8 +215,13 @@ def validate_param_kind(param_kind: Any, path: str) -> list[fe.FieldError]:
     if not kind:
         errors.append(fe.required(f"{path}.kind"))
     elif is_dns1035_label(kind.lower()):
-        errors.append(fe.invalid(f"{path}.kind", kind, "may have mixed case, but should otherwise match: "
-                                 + ",".join(is_dns1035_label(kind.lower()))))
+        errors.append(
+            fe.invalid(
+                f"{path}.kind",
+                kind,
+                "may have mixed case, but should otherwise match: " + ",".join(is_dns1035_label(kind.lower())),
+            )
+        )
     return errors
 
 

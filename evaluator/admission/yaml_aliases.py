@@ -84,8 +84,7 @@ def check_aliases(root: yaml.Node | None, text: str | None = None) -> None:
             expanding = expanding | {site}
         decode_count += 1
         alias_count += depth > 0
-        if (alias_count > 100 and decode_count > 1000
-                and alias_count / decode_count > allowed_alias_ratio(decode_count)):
+        if alias_count > 100 and decode_count > 1000 and alias_count / decode_count > allowed_alias_ratio(decode_count):
             raise AliasError(EXCESSIVE_ALIASING, node.start_mark)
         if isinstance(node, yaml.MappingNode):
             children = []
@@ -98,8 +97,7 @@ def check_aliases(root: yaml.Node | None, text: str | None = None) -> None:
         else:
             continue
         parent = id(node)
-        stack.extend((child, (parent, slot), depth, expanding)
-                     for slot, child in reversed(list(enumerate(children))))
+        stack.extend((child, (parent, slot), depth, expanding) for slot, child in reversed(list(enumerate(children))))
 
 
 def safe_load(text: str, loader_class: type = yaml.SafeLoader):

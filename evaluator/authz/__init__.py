@@ -1,4 +1,5 @@
 """Authorization for CEL's `authorizer`: RBAC over the simulation's RBAC documents, cached per request."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -25,7 +26,11 @@ class CachingAuthorizer:
         if decision is None:
             decision = self._check(request)
             self._cache[key] = decision
-            self.calls.append({"attributes": key.__dict__ | {"groups": list(key.groups)},
-                               "decision": getattr(decision, "decision", None),
-                               "reason": getattr(decision, "reason", "")})
+            self.calls.append(
+                {
+                    "attributes": key.__dict__ | {"groups": list(key.groups)},
+                    "decision": getattr(decision, "decision", None),
+                    "reason": getattr(decision, "reason", ""),
+                }
+            )
         return decision

@@ -1,4 +1,5 @@
 """Authorizer decisions, in the CEL authorizer library's own type so `authorizer...check()` can return them."""
+
 from __future__ import annotations
 
 from evaluator.cel.library.authz import AuthzDecision

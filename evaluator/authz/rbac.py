@@ -5,6 +5,7 @@ kube-apiserver's RBAC authorizer (plugin/pkg/auth/authorizer/rbac): cluster role
 first, then the role bindings of the request namespace; the first rule that allows wins and names its
 source in the reason; unresolvable role references only show up in the reason of a refusal.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
@@ -61,12 +62,16 @@ def effective_groups(user: str, groups: Iterable[str]) -> list[str]:
     """The groups the authenticator gives a user: service accounts always carry their SA groups."""
     result = list(groups)
     if user.startswith(SERVICE_ACCOUNT_PREFIX):
-        parts = user[len(SERVICE_ACCOUNT_PREFIX):].split(":")
+        parts = user[len(SERVICE_ACCOUNT_PREFIX) :].split(":")
         if len(parts) == 2:
             implied = ["system:serviceaccounts", f"system:serviceaccounts:{parts[0]}"]
             result += [g for g in implied if g not in result]
-    if user and user != "system:anonymous" and "system:authenticated" not in result \
-            and "system:unauthenticated" not in result:
+    if (
+        user
+        and user != "system:anonymous"
+        and "system:authenticated" not in result
+        and "system:unauthenticated" not in result
+    ):
         result.append("system:authenticated")
     return result
 
@@ -75,14 +80,21 @@ def _bootstrap() -> list[dict]:
     """The bootstrap policy every cluster has that the default request user relies on: cluster-admin,
     bound to system:masters and (kubeadm) to kubeadm:cluster-admins."""
     rbac = "rbac.authorization.k8s.io/v1"
-    admin = {"apiVersion": rbac, "kind": "ClusterRole", "metadata": {"name": "cluster-admin"},
-             "rules": [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]},
-                       {"nonResourceURLs": ["*"], "verbs": ["*"]}]}
+    admin = {
+        "apiVersion": rbac,
+        "kind": "ClusterRole",
+        "metadata": {"name": "cluster-admin"},
+        "rules": [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}, {"nonResourceURLs": ["*"], "verbs": ["*"]}],
+    }
 
     def bind(name: str, group: str) -> dict:
-        return {"apiVersion": rbac, "kind": "ClusterRoleBinding", "metadata": {"name": name},
-                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
-                "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": group}]}
+        return {
+            "apiVersion": rbac,
+            "kind": "ClusterRoleBinding",
+            "metadata": {"name": name},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": group}],
+        }
 
     return [admin, bind("cluster-admin", "system:masters"), bind("kubeadm:cluster-admins", "kubeadm:cluster-admins")]
 
@@ -93,8 +105,13 @@ class RBACAuthorizer:
     With `bootstrap=True` the cluster-admin role and its two default bindings exist unless the documents
     redefine them (same name)."""
 
-    def __init__(self, documents: Iterable[Mapping[str, Any]] = (), *, privileged_groups: Iterable[str] = (PRIVILEGED_GROUP,),
-                 bootstrap: bool = True):
+    def __init__(
+        self,
+        documents: Iterable[Mapping[str, Any]] = (),
+        *,
+        privileged_groups: Iterable[str] = (PRIVILEGED_GROUP,),
+        bootstrap: bool = True,
+    ):
         self.roles: dict[tuple[str, str], Mapping] = {}
         self.cluster_roles: dict[str, Mapping] = {}
         self.role_bindings: list[Mapping] = []
@@ -114,8 +131,9 @@ class RBACAuthorizer:
         elif kind == "ClusterRole":
             self.cluster_roles[name] = doc
         elif kind == "RoleBinding":
-            self.role_bindings = [b for b in self.role_bindings
-                                  if (_name(b), _namespace(b)) != (name, namespace)] + [doc]
+            self.role_bindings = [b for b in self.role_bindings if (_name(b), _namespace(b)) != (name, namespace)] + [
+                doc
+            ]
         elif kind == "ClusterRoleBinding":
             self.cluster_role_bindings = [b for b in self.cluster_role_bindings if _name(b) != name] + [doc]
 
@@ -232,15 +250,19 @@ def describe_subject(subject: Mapping, binding_namespace: str) -> str:
 
 def describe_cluster_binding(binding: Mapping, subject: Mapping) -> str:
     ref = binding.get("roleRef") or {}
-    return (f"ClusterRoleBinding {_go_quote(_name(binding))} of {ref.get('kind')} {_go_quote(ref.get('name') or '')} "
-            f"to {describe_subject(subject, '')}")
+    return (
+        f"ClusterRoleBinding {_go_quote(_name(binding))} of {ref.get('kind')} {_go_quote(ref.get('name') or '')} "
+        f"to {describe_subject(subject, '')}"
+    )
 
 
 def describe_binding(binding: Mapping, subject: Mapping) -> str:
     ref = binding.get("roleRef") or {}
     ns = _namespace(binding)
-    return (f"RoleBinding {_go_quote(_name(binding) + '/' + ns)} of {ref.get('kind')} {_go_quote(ref.get('name') or '')} "
-            f"to {describe_subject(subject, ns)}")
+    return (
+        f"RoleBinding {_go_quote(_name(binding) + '/' + ns)} of {ref.get('kind')} {_go_quote(ref.get('name') or '')} "
+        f"to {describe_subject(subject, ns)}"
+    )
 
 
 def rule_allows(attrs: Attributes, rule: Mapping) -> bool:
@@ -249,8 +271,11 @@ def rule_allows(attrs: Attributes, rule: Mapping) -> bool:
         return False
     if attrs.is_resource_request:
         combined = attrs.resource + ("/" + attrs.subresource if attrs.subresource else "")
-        return (api_group_matches(rule, attrs.group) and resource_matches(rule, combined, attrs.subresource)
-                and resource_name_matches(rule, attrs.name))
+        return (
+            api_group_matches(rule, attrs.group)
+            and resource_matches(rule, combined, attrs.subresource)
+            and resource_name_matches(rule, attrs.name)
+        )
     return non_resource_url_matches(rule, attrs.path)
 
 
@@ -263,8 +288,12 @@ def resource_matches(rule: Mapping, combined: str, subresource: str) -> bool:
     for resource in rule.get("resources") or []:
         if resource == "*" or resource == combined:
             return True
-        if subresource and len(resource) == len(subresource) + 2 and resource.startswith("*/") \
-                and resource.endswith(subresource):
+        if (
+            subresource
+            and len(resource) == len(subresource) + 2
+            and resource.startswith("*/")
+            and resource.endswith(subresource)
+        ):
             return True
     return False
 

@@ -4,6 +4,7 @@
 `compile_program` gives a cached `Program` to evaluate many times with a shared `CostBudget`.
 See evaluator/README.md.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -18,8 +19,22 @@ from evaluator.cel.values import type_name
 from evaluator.cel.versions import active_version
 
 __all__ = [
-    "evaluate", "evaluate_json", "JSONEvaluation", "compile_program", "Program", "Evaluation", "CostBudget", "CELError", "CompileError",
-    "EvaluationError", "CostLimitError", "to_json", "type_name", "Env", "admission_env", "ADMISSION_VARIABLES",
+    "evaluate",
+    "evaluate_json",
+    "JSONEvaluation",
+    "compile_program",
+    "Program",
+    "Evaluation",
+    "CostBudget",
+    "CELError",
+    "CompileError",
+    "EvaluationError",
+    "CostLimitError",
+    "to_json",
+    "type_name",
+    "Env",
+    "admission_env",
+    "ADMISSION_VARIABLES",
 ]
 
 

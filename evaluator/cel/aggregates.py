@@ -1,4 +1,5 @@
 """List and map literals: element types (Kubernetes' homogeneous-literal rule), optional entries, folding."""
+
 from __future__ import annotations
 
 from lark import Tree
@@ -25,6 +26,7 @@ def flatten(t: Tree | None, rule: str) -> list[Tree]:
     items.reverse()
     return items
 
+
 def compile_list(c, t: Tree) -> Node:
     elems_tree = next((c for c in t.children if isinstance(c, Tree)), None)
     parts: list[tuple[Node, bool]] = []
@@ -35,8 +37,12 @@ def compile_list(c, t: Tree) -> Node:
             parts.append((c.compile(item.children[1]), True))
         else:
             parts.append((c.compile(item), False))
-    elem_type = c.homogeneous([(n, n.type.params[0] if opt and n.type.params else n.type, item)
-                                  for (n, opt), item in zip(parts, flatten(elems_tree, "listelems"))])
+    elem_type = c.homogeneous(
+        [
+            (n, n.type.params[0] if opt and n.type.params else n.type, item)
+            for (n, opt), item in zip(parts, flatten(elems_tree, "listelems"))
+        ]
+    )
     fns = [(n.fn, opt) for n, opt in parts]
     if not any(opt for _, opt in fns):
         plain = [f for f, _ in fns]
@@ -45,6 +51,7 @@ def compile_list(c, t: Tree) -> Node:
             ctx.cost += 10
             return [f(ctx) for f in plain]
     else:
+
         def make_list(ctx: Ctx) -> list:
             ctx.cost += 10
             out = []
@@ -58,8 +65,10 @@ def compile_list(c, t: Tree) -> Node:
                 else:
                     out.append(v)
             return out
+
     node = Node(make_list, list_of(elem_type))
     return c.fold(node, [n for n, _ in parts], free=True) if parts else const_node([], list_of(elem_type))
+
 
 def homogeneous(c, items: list[tuple[Node, Type, Tree]]) -> Type:
     """The element type of an aggregate literal; mixed types are an error in Kubernetes, else dyn."""
@@ -76,6 +85,7 @@ def homogeneous(c, items: list[tuple[Node, Type, Tree]]) -> Type:
         current = joined
     return current or DYN
 
+
 def compile_map(c, t: Tree) -> Node:
     inits = next((c for c in t.children if isinstance(c, Tree)), None)
     entries: list[tuple[Node, Node, bool, Tree]] = []
@@ -85,8 +95,9 @@ def compile_map(c, t: Tree) -> Node:
         kids = [c for c in item.children if isinstance(c, Tree)]
         entries.append((c.compile(kids[0]), c.compile(kids[1]), item.data == "mapinit_opt", kids))
     key_type = c.homogeneous([(k, k.type, trees[0]) for k, _, _, trees in entries])
-    val_type = c.homogeneous([(v, v.type.params[0] if opt and v.type.params else v.type, trees[1])
-                                 for _, v, opt, trees in entries])
+    val_type = c.homogeneous(
+        [(v, v.type.params[0] if opt and v.type.params else v.type, trees[1]) for _, v, opt, trees in entries]
+    )
     for k, _, _, trees in entries:
         if c.env.check and k.type.name not in ("int", "uint", "string", "bool", "dyn") and not k.type.is_param:
             raise c.fail(f"unsupported map key type: {k.type}", first_token(trees[0]))

@@ -2,6 +2,7 @@
 
 Kept apart from the compiler so the closures that run on every evaluation are easy to read and profile.
 """
+
 from __future__ import annotations
 
 import math
@@ -302,11 +303,13 @@ def binary_op(name: str, impl: Callable[[Any, Any], Any] | None, lf: Fn, rf: Fn,
     """The closure of a binary operator, charging cel-go's cost for it (`right_const` is the right operand's
     constant value, or NOT_CONSTANT)."""
     if name == "_!=_":
+
         def fn(ctx: Ctx) -> Any:
             a, b = lf(ctx), rf(ctx)
             ctx.cost += eq_cost(a, b)
             return not ops.equals(a, b)
     elif name == "_==_":
+
         def fn(ctx: Ctx) -> Any:
             a, b = lf(ctx), rf(ctx)
             ctx.cost += eq_cost(a, b)
@@ -318,16 +321,19 @@ def binary_op(name: str, impl: Callable[[Any, Any], Any] | None, lf: Fn, rf: Fn,
         def fn(ctx: Ctx) -> Any:
             return ops.contains(items, lf(ctx))
     elif name == "@in":
+
         def fn(ctx: Ctx) -> Any:
             a, b = lf(ctx), rf(ctx)
             ctx.cost += actual_size(b) if type(b) is list else 1
             return ops.contains(b, a)
     elif name in ("_<_", "_<=_", "_>_", "_>=_"):
+
         def fn(ctx: Ctx) -> Any:
             a, b = lf(ctx), rf(ctx)
             ctx.cost += order_cost(a, b)
             return impl(a, b)
     elif name == "_+_":
+
         def fn(ctx: Ctx) -> Any:
             a, b = lf(ctx), rf(ctx)
             if type(a) is str or type(a) is bytes:
@@ -336,7 +342,9 @@ def binary_op(name: str, impl: Callable[[Any, Any], Any] | None, lf: Fn, rf: Fn,
                 ctx.cost += 1
             return impl(a, b)
     else:
+
         def fn(ctx: Ctx) -> Any:
             ctx.cost += 1
             return impl(lf(ctx), rf(ctx))
+
     return fn

@@ -5,6 +5,7 @@ the `all`/`exists` macros absorb as CEL's error-value semantics require. A node 
 type (often `dyn`, since admission objects are untyped here) and, for constants, its value, so calls on
 constants can be validated and folded at compile time.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -21,10 +22,30 @@ from evaluator.cel.registry import NOT_CONSTANT, Overload, constant_validators
 from evaluator.cel.nodes import CompileIssue, Node, const_node, first_token, position
 from evaluator.cel.runtime import Ctx
 from evaluator.cel.types import (
-    BOOL, BYTES, DOUBLE, DYN, INT, NULL, STRING, UINT, Type, assignable, join, optional_of, substitute,
+    BOOL,
+    BYTES,
+    DOUBLE,
+    DYN,
+    INT,
+    NULL,
+    STRING,
+    UINT,
+    Type,
+    assignable,
+    join,
+    optional_of,
+    substitute,
 )
 from evaluator.cel.closures import (
-    binary_op, charged_const, logic, make_call, make_index, make_select, opaque_types, slot_reader, unary_call,
+    binary_op,
+    charged_const,
+    logic,
+    make_call,
+    make_index,
+    make_select,
+    opaque_types,
+    slot_reader,
+    unary_call,
     var_reader,
 )
 from evaluator.cel.construction import constructed_field_type
@@ -35,13 +56,33 @@ from evaluator.cel.values import CelType
 
 # Type names usable as identifiers.
 _TYPE_IDENTS = {
-    "int": "int", "uint": "uint", "double": "double", "bool": "bool", "string": "string", "bytes": "bytes",
-    "list": "list", "map": "map", "null_type": "null_type", "type": "type",
-    "google.protobuf.Timestamp": "google.protobuf.Timestamp", "google.protobuf.Duration": "google.protobuf.Duration",
+    "int": "int",
+    "uint": "uint",
+    "double": "double",
+    "bool": "bool",
+    "string": "string",
+    "bytes": "bytes",
+    "list": "list",
+    "map": "map",
+    "null_type": "null_type",
+    "type": "type",
+    "google.protobuf.Timestamp": "google.protobuf.Timestamp",
+    "google.protobuf.Duration": "google.protobuf.Duration",
     "optional_type": "optional_type",
 }
-_PASS_THROUGH = {"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary",
-                 "member", "primary", "listelem", "paren_expr_inner"}
+_PASS_THROUGH = {
+    "expr",
+    "conditionalor",
+    "conditionaland",
+    "relation",
+    "addition",
+    "multiplication",
+    "unary",
+    "member",
+    "primary",
+    "listelem",
+    "paren_expr_inner",
+}
 
 
 def _checked(text: str) -> str:
@@ -131,11 +172,17 @@ class Compiler:
 
     # --- binary operators ----------------------------------------------------------------------
     _BINARY = {
-        "relation_lt": ("_<_", ops.lt), "relation_le": ("_<=_", ops.le), "relation_gt": ("_>_", ops.gt),
-        "relation_ge": ("_>=_", ops.ge), "relation_eq": ("_==_", ops.equals),
-        "relation_ne": ("_!=_", None), "relation_in": ("@in", None),
-        "addition_add": ("_+_", ops.add), "addition_sub": ("_-_", ops.sub),
-        "multiplication_mul": ("_*_", ops.mul), "multiplication_div": ("_/_", ops.div),
+        "relation_lt": ("_<_", ops.lt),
+        "relation_le": ("_<=_", ops.le),
+        "relation_gt": ("_>_", ops.gt),
+        "relation_ge": ("_>=_", ops.ge),
+        "relation_eq": ("_==_", ops.equals),
+        "relation_ne": ("_!=_", None),
+        "relation_in": ("@in", None),
+        "addition_add": ("_+_", ops.add),
+        "addition_sub": ("_-_", ops.sub),
+        "multiplication_mul": ("_*_", ops.mul),
+        "multiplication_div": ("_/_", ops.div),
         "multiplication_mod": ("_%_", ops.mod),
     }
 
@@ -438,8 +485,9 @@ class Compiler:
         node = Node(make_call(name, overloads, [a.fn for a in args]), result_type)
         return self.fold(node, args, free=name in _CONVERSIONS and not member)
 
-    def validate_constants(self, name: str, args: list[Node], member: bool, at: Any,
-                           positions: list[Any] | None = None) -> None:
+    def validate_constants(
+        self, name: str, args: list[Node], member: bool, at: Any, positions: list[Any] | None = None
+    ) -> None:
         validators = constant_validators(name, member)
         if not validators or not self.env.validate_literals:
             return
@@ -497,9 +545,6 @@ class Compiler:
 
 
 # Type conversions of a constant are precomputed for free by cel-go's OptOptimize.
-_CONVERSIONS = frozenset({"int", "uint", "double", "string", "bytes", "bool", "duration", "timestamp", "dyn",
-                          "type"})
+_CONVERSIONS = frozenset({"int", "uint", "double", "string", "bytes", "bool", "duration", "timestamp", "dyn", "type"})
 # ext.Strings exempts the argument list of format() from the homogeneous-literal rule.
 _HOMOGENEITY_EXEMPT = frozenset({"format"})
-
-

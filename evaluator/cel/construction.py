@@ -3,6 +3,7 @@
 Only the construction types the environment declares are accepted; the result is a plain dict (an apply
 configuration or a patch operation) that the mutating layer interprets.
 """
+
 from __future__ import annotations
 
 from typing import Any

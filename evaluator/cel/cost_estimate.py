@@ -7,6 +7,7 @@ per-iteration cost by the size of the range, which comes from the schema (`maxIt
 macros expanded as cel-go expands them, and take each node's static type from our compiler.
 `SizeEstimator.size(path)` answers the size of `self.a.@items...` paths.
 """
+
 from __future__ import annotations
 
 import math
@@ -27,8 +28,19 @@ U64 = 2**64 - 1
 UNKNOWN = (0, U64)
 TRAVERSAL = 0.1
 REGEX_FACTOR = 0.25
-_PASS = {"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary", "member",
-         "primary", "listelem", "paren_expr_inner"}
+_PASS = {
+    "expr",
+    "conditionalor",
+    "conditionaland",
+    "relation",
+    "addition",
+    "multiplication",
+    "unary",
+    "member",
+    "primary",
+    "listelem",
+    "paren_expr_inner",
+}
 
 
 def add(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
@@ -45,6 +57,7 @@ def factor(a: tuple[int, int], f: float) -> tuple[int, int]:
             return U64
         c = math.ceil(float(x) * f)
         return U64 if c >= 2.0**64 else int(c)
+
     return one(a[0]), one(a[1])
 
 
@@ -204,6 +217,7 @@ class Estimator:
                         out.append(inner[-1])
                 else:
                     out.append(n)
+
         for c in t.children:
             if isinstance(c, Tree):
                 walk(c)
@@ -221,6 +235,7 @@ class Estimator:
                     kv = [c for c in n.children if isinstance(c, Tree)]
                     if len(kv) == 2:
                         out.append((kv[0], kv[1]))
+
         for c in t.children:
             walk(c)
         return out
@@ -261,8 +276,13 @@ class Estimator:
                 return (1, 1)
         c = self.cost(operand)
         ot = self.type_of(operand)
-        if ot.name == "map" or struct_target(ot) is not None and ot.name != "optional_type" or ot.is_param \
-                or ot.name == "dyn":
+        if (
+            ot.name == "map"
+            or struct_target(ot) is not None
+            and ot.name != "optional_type"
+            or ot.is_param
+            or ot.name == "dyn"
+        ):
             c = add(c, (1, 1))
         field = str(t.children[-1])
         if field.startswith("`"):
@@ -292,7 +312,6 @@ class Estimator:
                 self.sizes[id(t)] = entry[2]
             self.paths[id(t)] = self.path(target) + ["@values"]
         return c
-
 
     def c_list_lit(self, t: Tree) -> tuple[int, int]:
         items = self.list_items(t)
@@ -357,8 +376,9 @@ class Estimator:
         cl, cr = self.cost(lhs), self.cost(rhs)
         args = add(cl, cr)
         lt, rt = self.type_of(lhs), self.type_of(rhs)
-        if op in ("relation_eq", "relation_ne") or (op in ("relation_lt", "relation_le", "relation_gt", "relation_ge")
-                                                    and lt.name in ("string", "bytes")):
+        if op in ("relation_eq", "relation_ne") or (
+            op in ("relation_lt", "relation_le", "relation_gt", "relation_ge") and lt.name in ("string", "bytes")
+        ):
             if op in ("relation_eq", "relation_ne"):
                 special = _k8s_equality(lt, rt)
                 if special is not None:
@@ -394,7 +414,12 @@ class Estimator:
         operand = [c for c in inner if c.data not in ("unary_not", "unary_neg")]
         cost = self.cost(operand[-1]) if operand else (0, 0)
         count = sum(len([x for x in o.children if isinstance(x, Token)]) or 1 for o in ops)
-        if operand and self.strip(operand[-1]).data == "literal" and all(o.data == "unary_neg" for o in ops) and count == 1:
+        if (
+            operand
+            and self.strip(operand[-1]).data == "literal"
+            and all(o.data == "unary_neg" for o in ops)
+            and count == 1
+        ):
             return cost  # a negative literal
         return add(cost, (count, count))
 
@@ -433,8 +458,11 @@ class Estimator:
         if macro is not None:
             return macro(self, t, target, args)
         qualified = _qualified(target)
-        if qualified is not None and qualified.split(".")[0] not in self.env.variables \
-                and qualified.split(".")[0] not in self.locals:
+        if (
+            qualified is not None
+            and qualified.split(".")[0] not in self.env.variables
+            and qualified.split(".")[0] not in self.locals
+        ):
             return self.call(t, f"{qualified}.{name}", None, args)
         return self.call(t, name, target, args)
 
@@ -462,9 +490,17 @@ class Estimator:
     def pop(self, name: str) -> None:
         self.locals[name].pop()
 
-    def comprehension(self, t: Tree, target: Tree, vars_: list[str], accu_init: str,
-                      loop_cond: tuple[int, int], step: Callable[[], tuple[int, int]],
-                      result: tuple[int, int], step_entry=None) -> tuple[int, int]:
+    def comprehension(
+        self,
+        t: Tree,
+        target: Tree,
+        vars_: list[str],
+        accu_init: str,
+        loop_cond: tuple[int, int],
+        step: Callable[[], tuple[int, int]],
+        result: tuple[int, int],
+        step_entry=None,
+    ) -> tuple[int, int]:
         total = self.cost(target)
         init_cost = {"true": (0, 0), "false": (0, 0), "0": (0, 0), "[]": (10, 10), "{}": (30, 30)}[accu_init]
         total = add(total, init_cost)
@@ -472,14 +508,28 @@ class Estimator:
         entry = self.entry(target)
         container = entry[0] if entry is not None else ("list" if rt.name == "list" else "map")
         base = self.path(target)
-        elem_t = rt.params[0] if rt.name == "list" and rt.params else (rt.params[0] if rt.name == "map" and rt.params else DYN)
+        elem_t = (
+            rt.params[0]
+            if rt.name == "list" and rt.params
+            else (rt.params[0] if rt.name == "map" and rt.params else DYN)
+        )
         if len(vars_) == 2:
             key_t = Type("int") if rt.name == "list" else elem_t
             val_t = rt.params[-1] if rt.params else DYN
-            self.push(vars_[0], base + ["@indices" if container == "list" else "@keys"],
-                      entry[1] if entry else None, None, key_t)
-            self.push(vars_[1], base + ["@items" if container == "list" else "@values"],
-                      entry[2] if entry else None, None, val_t)
+            self.push(
+                vars_[0],
+                base + ["@indices" if container == "list" else "@keys"],
+                entry[1] if entry else None,
+                None,
+                key_t,
+            )
+            self.push(
+                vars_[1],
+                base + ["@items" if container == "list" else "@values"],
+                entry[2] if entry else None,
+                None,
+                val_t,
+            )
         else:
             size = (entry[2] if container == "list" else entry[1]) if entry else None
             self.push(vars_[0], base + ["@items" if container == "list" else "@keys"], size, None, elem_t)
@@ -520,10 +570,19 @@ def _scalar(t: Type) -> bool:
 def _k8s_equality(lt: Type, rt: Type) -> tuple[int, int] | None:
     if lt != rt:
         return None
-    if lt.name in ("net.IP", "net.IPAddress", "net.CIDR", "kubernetes.Quantity", "kubernetes.Semver",
-                   "kubernetes.authorization.Authorizer", "kubernetes.authorization.PathCheck",
-                   "kubernetes.authorization.GroupCheck", "kubernetes.authorization.ResourceCheck",
-                   "kubernetes.authorization.Decision", "Semver"):
+    if lt.name in (
+        "net.IP",
+        "net.IPAddress",
+        "net.CIDR",
+        "kubernetes.Quantity",
+        "kubernetes.Semver",
+        "kubernetes.authorization.Authorizer",
+        "kubernetes.authorization.PathCheck",
+        "kubernetes.authorization.GroupCheck",
+        "kubernetes.authorization.ResourceCheck",
+        "kubernetes.authorization.Decision",
+        "Semver",
+    ):
         return (1, 1)
     if lt.name == "kubernetes.NamedFormat":
         return factor((1, 64), TRAVERSAL)
@@ -542,6 +601,7 @@ def _all(e: Estimator, t: Tree, target: Tree, args: list[Tree]) -> tuple[int, in
     def step():
         p = e.cost(pred)
         return (1, 1 + p[1])  # accu && pred
+
     return e.comprehension(t, target, vars_, "true", (2, 2), step, (1, 1))
 
 
@@ -552,6 +612,7 @@ def _exists(e: Estimator, t: Tree, target: Tree, args: list[Tree]) -> tuple[int,
     def step():
         p = e.cost(pred)
         return (1, 1 + p[1])
+
     return e.comprehension(t, target, vars_, "false", (3, 3), step, (1, 1))
 
 
@@ -562,6 +623,7 @@ def _exists_one(e: Estimator, t: Tree, target: Tree, args: list[Tree]) -> tuple[
     def step():
         p = e.cost(pred)
         return add(p, union((2, 2), (1, 1)))
+
     return e.comprehension(t, target, vars_, "0", (0, 0), step, (2, 2))
 
 
@@ -578,6 +640,7 @@ def _map(e: Estimator, t: Tree, target: Tree, args: list[Tree]) -> tuple[int, in
             p = e.cost(args[1])
             return add(p, union(appended, (1, 1)))
         return appended
+
     total = e.comprehension(t, target, var, "[]", (0, 0), step, (1, 1))
     if "e" in entry_holder:
         e.entries[id(t)] = entry_holder["e"]
@@ -593,6 +656,7 @@ def _filter(e: Estimator, t: Tree, target: Tree, args: list[Tree]) -> tuple[int,
         item = e.size_or_unknown(args[0])
         entry_holder["e"] = ("list", (1, 1), item)
         return add(p, union((13, 13), (1, 1)))
+
     total = e.comprehension(t, target, var, "[]", (0, 0), step, (1, 1))
     if "e" in entry_holder:
         e.entries[id(t)] = entry_holder["e"]
@@ -608,6 +672,7 @@ def _transform_list(e: Estimator, t: Tree, target: Tree, args: list[Tree]) -> tu
         if len(args) == 4:
             return add(e.cost(args[2]), union(appended, (1, 1)))
         return appended
+
     return e.comprehension(t, target, vars_, "[]", (0, 0), step, (1, 1))
 
 
@@ -620,11 +685,13 @@ def _transform_map(e: Estimator, t: Tree, target: Tree, args: list[Tree]) -> tup
         if len(args) == 4:
             return add(e.cost(args[2]), union(inserted, (1, 1)))
         return inserted
+
     return e.comprehension(t, target, vars_, "{}", (0, 0), step, (1, 1))
 
 
 def _opt_map(flat: bool) -> Callable:
     """cel-go expands `o.optMap(v, e)` to `o.hasValue() ? optional.of(cel.bind(v, o.value(), e)) : optional.none()`."""
+
     def estimate_opt(e: Estimator, t: Tree, target: Tree, args: list[Tree]) -> tuple[int, int]:
         target_cost = e.cost(target)
         has_value = add(target_cost, (1, 1))
@@ -635,14 +702,29 @@ def _opt_map(flat: bool) -> Callable:
         bound = add(add((10, 10), value), body)
         present = bound if flat else add(bound, (1, 1))
         return add(has_value, union(present, (1, 1)))
+
     return estimate_opt
 
 
-_MACROS = {("optMap", 2): _opt_map(False), ("optFlatMap", 2): _opt_map(True), ("all", 2): _all, ("all", 3): _all, ("exists", 2): _exists, ("exists", 3): _exists,
-           ("exists_one", 2): _exists_one, ("existsOne", 2): _exists_one, ("exists_one", 3): _exists_one,
-           ("existsOne", 3): _exists_one, ("map", 2): _map, ("map", 3): _map, ("filter", 2): _filter,
-           ("transformList", 3): _transform_list, ("transformList", 4): _transform_list,
-           ("transformMap", 3): _transform_map, ("transformMap", 4): _transform_map}
+_MACROS = {
+    ("optMap", 2): _opt_map(False),
+    ("optFlatMap", 2): _opt_map(True),
+    ("all", 2): _all,
+    ("all", 3): _all,
+    ("exists", 2): _exists,
+    ("exists", 3): _exists,
+    ("exists_one", 2): _exists_one,
+    ("existsOne", 2): _exists_one,
+    ("exists_one", 3): _exists_one,
+    ("existsOne", 3): _exists_one,
+    ("map", 2): _map,
+    ("map", 3): _map,
+    ("filter", 2): _filter,
+    ("transformList", 3): _transform_list,
+    ("transformList", 4): _transform_list,
+    ("transformMap", 3): _transform_map,
+    ("transformMap", 4): _transform_map,
+}
 
 
 def estimate(source: str, env: Env, size_of: Callable[[list[str]], tuple[int, int] | None]) -> tuple[int, int]:

@@ -2,6 +2,7 @@
 `library.CostEstimator.EstimateCallCost`. Returns the call's own cost (arguments are added by the caller)
 and records result sizes where cel-go does; None means "one unit".
 """
+
 from __future__ import annotations
 
 import math
@@ -21,11 +22,46 @@ from evaluator.cel.cost_estimate import (
 )
 
 _ONE = (1, 1)
-_O1 = {"serviceAccount", "path", "group", "resource", "subresource", "namespace", "name", "allowed", "reason",
-       "error", "errored", "masked", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast",
-       "isLinkLocalUnicast", "isGlobalUnicast", "format.named", "sign", "asInteger", "isInteger",
-       "asApproximateFloat", "isGreaterThan", "isLessThan", "compareTo", "add", "sub", "major", "minor", "patch",
-       "getScheme", "getHostname", "getHost", "getPort", "getEscapedPath", "getQuery"}
+_O1 = {
+    "serviceAccount",
+    "path",
+    "group",
+    "resource",
+    "subresource",
+    "namespace",
+    "name",
+    "allowed",
+    "reason",
+    "error",
+    "errored",
+    "masked",
+    "prefixLength",
+    "family",
+    "isUnspecified",
+    "isLoopback",
+    "isLinkLocalMulticast",
+    "isLinkLocalUnicast",
+    "isGlobalUnicast",
+    "format.named",
+    "sign",
+    "asInteger",
+    "isInteger",
+    "asApproximateFloat",
+    "isGreaterThan",
+    "isLessThan",
+    "compareTo",
+    "add",
+    "sub",
+    "major",
+    "minor",
+    "patch",
+    "getScheme",
+    "getHostname",
+    "getHost",
+    "getPort",
+    "getEscapedPath",
+    "getQuery",
+}
 
 
 def _literal_int(e: Estimator, t: Tree) -> int | None:

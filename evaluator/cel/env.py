@@ -4,6 +4,7 @@ The Kubernetes environment type-checks calls against the registry, rejects mixed
 literals and validates constant arguments; the plain environment (used for cel-spec conformance with
 `disable_check`) skips all of that but keeps the same functions.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -40,9 +41,20 @@ class Env:
         return cached
 
     def _compute_key(self) -> tuple:
-        return (self.name, tuple(sorted((k, str(v)) for k, v in self.variables.items())), self.check,
-                self.homogeneous_literals, self.validate_literals, self.container, self.object_types, self.cost_limit, id(self.registry),
-                self.version_minor, self.optional_syntax, self.cross_type_numeric)
+        return (
+            self.name,
+            tuple(sorted((k, str(v)) for k, v in self.variables.items())),
+            self.check,
+            self.homogeneous_literals,
+            self.validate_literals,
+            self.container,
+            self.object_types,
+            self.cost_limit,
+            id(self.registry),
+            self.version_minor,
+            self.optional_syntax,
+            self.cross_type_numeric,
+        )
 
     def with_variables(self, names) -> "Env":
         merged = dict(self.variables)
@@ -67,7 +79,11 @@ def for_version(env: Env, version: str | None) -> Env:
     if version is None:
         return env
     gate = versions.minor(versions.environment_version(versions.parse_version(version)))
-    return replace(env, registry=versions.registry_for(gate), version_minor=gate,
-                   optional_syntax=gate >= versions.OPTIONAL_SYNTAX_MINOR,
-                   validate_literals=env.validate_literals and gate >= versions.LITERAL_VALIDATORS_MINOR,
-                   cross_type_numeric=gate >= versions.CROSS_TYPE_NUMERIC_MINOR)
+    return replace(
+        env,
+        registry=versions.registry_for(gate),
+        version_minor=gate,
+        optional_syntax=gate >= versions.OPTIONAL_SYNTAX_MINOR,
+        validate_literals=env.validate_literals and gate >= versions.LITERAL_VALIDATORS_MINOR,
+        cross_type_numeric=gate >= versions.CROSS_TYPE_NUMERIC_MINOR,
+    )

@@ -1,12 +1,14 @@
 """CEL errors as data: a message and, where known, a location, printed in cel-go's text form."""
+
 from __future__ import annotations
 
 
 class CELError(Exception):
     """Base of every error the CEL layer reports."""
 
-    def __init__(self, message: str, *, line: int | None = None, column: int | None = None,
-                 expression: str | None = None):
+    def __init__(
+        self, message: str, *, line: int | None = None, column: int | None = None, expression: str | None = None
+    ):
         super().__init__(message)
         self.message = message
         self.line = line
@@ -20,8 +22,15 @@ class CELError(Exception):
 class CompileError(CELError):
     """The expression does not parse or does not type-check; `message` is cel-go's full error text."""
 
-    def __init__(self, message: str, *, line: int | None = None, column: int | None = None,
-                 expression: str | None = None, issues: list[tuple[str, int, int]] | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        line: int | None = None,
+        column: int | None = None,
+        expression: str | None = None,
+        issues: list[tuple[str, int, int]] | None = None,
+    ):
         super().__init__(message, line=line, column=column, expression=expression)
         self.issues = issues or []
 

@@ -3,13 +3,36 @@
 A schema property `x-y` is `x__dash__y` in CEL; `namespace` may be written `__namespace__`. We evaluate
 over plain objects, so a selection tries the name as written and then its unescaped form.
 """
+
 from __future__ import annotations
 
 import re
 
-RESERVED = frozenset({"true", "false", "null", "in", "as", "break", "const", "continue", "else", "for",
-                      "function", "if", "import", "let", "loop", "package", "namespace", "return", "var",
-                      "void", "while"})
+RESERVED = frozenset(
+    {
+        "true",
+        "false",
+        "null",
+        "in",
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
+    }
+)
 _TOKENS = re.compile(r"__(underscores|dot|dash|slash)__")
 _REPLACEMENTS = {"underscores": "__", "dot": ".", "dash": "-", "slash": "/"}
 _VALID_INPUT = re.compile(r"^[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*$")

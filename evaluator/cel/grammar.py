@@ -6,6 +6,7 @@ trailing commas in aggregate literals, and CEL's float literal rule (`42.` is no
 `42.indexOf(...)` parses as a call). Our parser is a private Lark instance: cel-python's process-wide
 `CELParser.CEL_PARSER` is left alone.
 """
+
 from __future__ import annotations
 
 import threading
@@ -16,14 +17,13 @@ import lark
 _EDITS = [
     # Member syntax: optional select/index and quoted field names.
     (
-        'member         : member_dot | member_dot_arg | member_index | member_object | primary',
-        'member         : member_dot | member_dot_opt | member_dot_arg | member_index | member_index_opt'
-        ' | member_object | primary',
+        "member         : member_dot | member_dot_arg | member_index | member_object | primary",
+        "member         : member_dot | member_dot_opt | member_dot_arg | member_index | member_index_opt"
+        " | member_object | primary",
     ),
     (
         'member_dot     : member "." IDENT',
-        'member_dot     : member DOT (IDENT | QUOTED_IDENT)\n'
-        'member_dot_opt : member DOT QMARK (IDENT | QUOTED_IDENT)',
+        "member_dot     : member DOT (IDENT | QUOTED_IDENT)\nmember_dot_opt : member DOT QMARK (IDENT | QUOTED_IDENT)",
     ),
     ('member_dot_arg : member "." IDENT "(" [exprlist] ")"', 'member_dot_arg : member DOT IDENT LPAREN [exprlist] ")"'),
     (
@@ -32,7 +32,7 @@ _EDITS = [
     ),
     ('member_object  : member "{" [fieldinits] "}"', 'member_object  : member LBRACE [fieldinits] "}"'),
     ('dot_ident_arg  : "." IDENT "(" [exprlist] ")"', 'dot_ident_arg  : DOT IDENT LPAREN [exprlist] ")"'),
-    ('dot_ident      : "." IDENT', 'dot_ident      : DOT IDENT'),
+    ('dot_ident      : "." IDENT', "dot_ident      : DOT IDENT"),
     ('ident_arg      : IDENT "(" [exprlist] ")"', 'ident_arg      : IDENT LPAREN [exprlist] ")"'),
     ('list_lit       : "[" [exprlist] "]"', 'list_lit       : LBRACK [listelems [","]] "]"'),
     ('map_lit        : "{" [mapinits] "}"', 'map_lit        : LBRACE [mapinits [","]] "}"'),
@@ -43,19 +43,22 @@ _EDITS = [
         'fieldinit      : (IDENT | QUOTED_IDENT) ":" expr | fieldinit_opt\n'
         'fieldinit_opt  : QMARK (IDENT | QUOTED_IDENT) ":" expr\n'
         'listelems      : listelem | listelems "," listelem\n'
-        'listelem       : expr | listelem_opt\n'
-        'listelem_opt   : QMARK expr',
+        "listelem       : expr | listelem_opt\n"
+        "listelem_opt   : QMARK expr",
     ),
     (
         'mapinits       : expr ":" expr ("," expr ":" expr)*',
         'mapinits       : mapinit | mapinits "," mapinit\n'
-        'mapinit        : expr COLON expr | mapinit_opt\n'
-        'mapinit_opt    : QMARK expr COLON expr',
+        "mapinit        : expr COLON expr | mapinit_opt\n"
+        "mapinit_opt    : QMARK expr COLON expr",
     ),
     # Operators keep their tokens so errors can point at them, as cel-go does.
-    ('expr           : conditionalor ["?" conditionalor ":" expr]', 'expr           : conditionalor [QMARK conditionalor ":" expr]'),
-    ('conditionalor  : [conditionalor "||"] conditionaland', 'conditionalor  : [conditionalor OROR] conditionaland'),
-    ('conditionaland : [conditionaland "&&"] relation', 'conditionaland : [conditionaland ANDAND] relation'),
+    (
+        'expr           : conditionalor ["?" conditionalor ":" expr]',
+        'expr           : conditionalor [QMARK conditionalor ":" expr]',
+    ),
+    ('conditionalor  : [conditionalor "||"] conditionaland', "conditionalor  : [conditionalor OROR] conditionaland"),
+    ('conditionaland : [conditionaland "&&"] relation', "conditionaland : [conditionaland ANDAND] relation"),
     (
         'FLOAT_LIT      : /-?/ DIGIT+ "." DIGIT* EXPONENT? | /-?/ DIGIT* "." DIGIT+ EXPONENT? | /-?/ DIGIT+ EXPONENT',
         'FLOAT_LIT      : /-?/ DIGIT* "." DIGIT+ EXPONENT? | /-?/ DIGIT+ EXPONENT',
@@ -76,8 +79,19 @@ QUOTED_IDENT   : /`[_a-zA-Z0-9.\-\/ ]+`/
 
 # The binary operators keep their token too: `relation_lt : relation "<"` becomes `relation LT`.
 _OPERATORS = {
-    '"<="': "LE", '">="': "GE", '"=="': "EQ", '"!="': "NE", '"<"': "LT", '">"': "GT", '"in"': "IN",
-    '"+"': "PLUS", '"-"': "MINUS", '"*"': "STAR", '"/"': "SLASH", '"%"': "PERCENT", '"!"': "BANG",
+    '"<="': "LE",
+    '">="': "GE",
+    '"=="': "EQ",
+    '"!="': "NE",
+    '"<"': "LT",
+    '">"': "GT",
+    '"in"': "IN",
+    '"+"': "PLUS",
+    '"-"': "MINUS",
+    '"*"': "STAR",
+    '"/"': "SLASH",
+    '"%"': "PERCENT",
+    '"!"': "BANG",
 }
 
 
@@ -97,8 +111,17 @@ def _operator_rules(text: str) -> str:
 
 # Rules that only pass a single child through are inlined (Lark's `?rule`), so a long chain of operators
 # does not build nine wrapper nodes per term.
-_INLINED = ("expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary",
-            "member", "primary")
+_INLINED = (
+    "expr",
+    "conditionalor",
+    "conditionaland",
+    "relation",
+    "addition",
+    "multiplication",
+    "unary",
+    "member",
+    "primary",
+)
 
 
 def grammar_text() -> str:

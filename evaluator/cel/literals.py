@@ -1,10 +1,23 @@
 """Decoding of CEL literal tokens (numbers, strings, bytes) with the spec's escapes and ranges."""
+
 from __future__ import annotations
 
 from evaluator.cel.values import INT64_MAX, INT64_MIN, UINT64_MAX, UInt
 
-_SIMPLE = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v",
-           "\\": "\\", "'": "'", '"': '"', "`": "`", "?": "?"}
+_SIMPLE = {
+    "a": "\a",
+    "b": "\b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "`": "`",
+    "?": "?",
+}
 
 
 class LiteralError(ValueError):

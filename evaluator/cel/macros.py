@@ -4,6 +4,7 @@ Each macro compiles its body with the iteration variables bound to slots of the 
 so an iteration costs a slot write, not a new activation. Costs follow cel-go's expansion of each macro
 into a comprehension (loop condition, step and accumulator reads per iteration).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -18,8 +19,17 @@ from evaluator.cel.runtime import Ctx
 from evaluator.cel.types import BOOL, DYN, INT, Type, list_of, map_of, optional_of
 from evaluator.cel.values import OPTIONAL_NONE, Optional
 
-_PASS = {"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary", "member",
-         "primary"}
+_PASS = {
+    "expr",
+    "conditionalor",
+    "conditionaland",
+    "relation",
+    "addition",
+    "multiplication",
+    "unary",
+    "member",
+    "primary",
+}
 
 
 def _strip(t: Tree) -> Tree:
@@ -79,9 +89,15 @@ def _range(c, target_tree: Tree) -> Node:
     t = target.type
     if getattr(c, "reports_ranges_itself", False):  # the type checker records it and goes on checking
         return target
-    if c.env.check and t.name not in ("list", "map", "dyn", "any", "error") and not (len(t.name) == 1 and t.name.isupper()):
-        raise c.fail(f"expression of type '{t}' cannot be range of a comprehension (must be list, map, or dynamic)",
-                     _arg_location(target_tree))
+    if (
+        c.env.check
+        and t.name not in ("list", "map", "dyn", "any", "error")
+        and not (len(t.name) == 1 and t.name.isupper())
+    ):
+        raise c.fail(
+            f"expression of type '{t}' cannot be range of a comprehension (must be list, map, or dynamic)",
+            _arg_location(target_tree),
+        )
     return target
 
 
@@ -92,8 +108,9 @@ def _iterate(value: Any, two: bool):
         return enumerate(value) if two else value
     if t is dict or isinstance(value, Mapping):
         return value.items() if two else list(value.keys())
-    raise CELEvalError(f"expression of type '{_tn(value)}' cannot be range of a comprehension "
-                       "(must be list, map, or dynamic)")
+    raise CELEvalError(
+        f"expression of type '{_tn(value)}' cannot be range of a comprehension (must be list, map, or dynamic)"
+    )
 
 
 def _tn(v: Any) -> str:
@@ -385,17 +402,25 @@ def _compile_sort_by(c, target_tree: Tree, args: list[Tree], at) -> Any:
 
 
 _MEMBER = {
-    ("all", 2): _quantifier("all"), ("all", 3): _quantifier("all"),
-    ("exists", 2): _quantifier("exists"), ("exists", 3): _quantifier("exists"),
-    ("exists_one", 2): _quantifier("exists_one"), ("exists_one", 3): _quantifier("exists_one"),
-    ("existsOne", 2): _quantifier("exists_one"), ("existsOne", 3): _quantifier("exists_one"),
-    ("map", 2): _compile_map, ("map", 3): _compile_map,
+    ("all", 2): _quantifier("all"),
+    ("all", 3): _quantifier("all"),
+    ("exists", 2): _quantifier("exists"),
+    ("exists", 3): _quantifier("exists"),
+    ("exists_one", 2): _quantifier("exists_one"),
+    ("exists_one", 3): _quantifier("exists_one"),
+    ("existsOne", 2): _quantifier("exists_one"),
+    ("existsOne", 3): _quantifier("exists_one"),
+    ("map", 2): _compile_map,
+    ("map", 3): _compile_map,
     ("filter", 2): _compile_filter,
-    ("transformList", 3): _compile_transform("transformList"), ("transformList", 4): _compile_transform("transformList"),
-    ("transformMap", 3): _compile_transform("transformMap"), ("transformMap", 4): _compile_transform("transformMap"),
+    ("transformList", 3): _compile_transform("transformList"),
+    ("transformList", 4): _compile_transform("transformList"),
+    ("transformMap", 3): _compile_transform("transformMap"),
+    ("transformMap", 4): _compile_transform("transformMap"),
     ("transformMapEntry", 3): _compile_transform("transformMapEntry"),
     ("transformMapEntry", 4): _compile_transform("transformMapEntry"),
-    ("optMap", 2): _compile_opt_map(False), ("optFlatMap", 2): _compile_opt_map(True),
+    ("optMap", 2): _compile_opt_map(False),
+    ("optFlatMap", 2): _compile_opt_map(True),
     ("sortBy", 2): _compile_sort_by,
 }
 

@@ -1,4 +1,5 @@
 """What the compiler makes of each parse-tree node: its closure, static type and constant value."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

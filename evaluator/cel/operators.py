@@ -4,6 +4,7 @@ Kubernetes enables heterogeneous equality and cross-type numeric comparisons (`1
 but arithmetic never mixes int, uint and double. Python's `bool` is an `int`, so every check here is on
 the exact type.
 """
+
 from __future__ import annotations
 
 import math
@@ -12,7 +13,13 @@ from typing import Any
 
 from evaluator.cel.errors import CELEvalError
 from evaluator.cel.values import (
-    DUR_MAX_NANOS, INT64_MAX, INT64_MIN, UINT64_MAX, Duration, Timestamp, UInt,
+    DUR_MAX_NANOS,
+    INT64_MAX,
+    INT64_MIN,
+    UINT64_MAX,
+    Duration,
+    Timestamp,
+    UInt,
 )
 
 _NUMERIC = (int, UInt, float)

@@ -1,4 +1,5 @@
 """Compile once, evaluate many: programs cached by (expression, environment), evaluated with cost limits."""
+
 from __future__ import annotations
 
 import threading
@@ -12,7 +13,12 @@ import lark
 from evaluator.cel.compiler import CompileIssue, Compiler, Node
 from evaluator.cel.env import Env, admission_env
 from evaluator.cel.errors import (
-    CELEvalError, CompileError, CostLimitError, EvaluationError, _Abort, format_issue,
+    CELEvalError,
+    CompileError,
+    CostLimitError,
+    EvaluationError,
+    _Abort,
+    format_issue,
 )
 from evaluator.cel.grammar import parser
 from evaluator.cel.runtime import Ctx
@@ -53,8 +59,13 @@ class Program:
         self._fn = node.fn
         self._nslots = nslots
 
-    def evaluate(self, activation: Mapping[str, Any], budget: CostBudget | None = None, *,
-                 timeout: float | None = DEFAULT_TIMEOUT) -> Evaluation:
+    def evaluate(
+        self,
+        activation: Mapping[str, Any],
+        budget: CostBudget | None = None,
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT,
+    ) -> Evaluation:
         limit = self.env.cost_limit
         if budget is not None:
             limit = min(limit, max(budget.remaining, 0))
@@ -107,6 +118,7 @@ _ENV_CACHE: dict[tuple, Env] = {}
 
 def _default_env() -> Env:
     from evaluator.cel.versions import active_version
+
     key = ("default", active_version())
     env = _ENV_CACHE.get(key)
     if env is None:
@@ -130,12 +142,14 @@ def _compile(expression: str, env: Env) -> Program:
     try:
         expression.encode("utf-8")
     except UnicodeEncodeError as e:
-        raise CompileError(f"ERROR: <input>:-1:0: invalid UTF-8 in expression at offset {e.start}",
-                           expression=expression) from None
+        raise CompileError(
+            f"ERROR: <input>:-1:0: invalid UTF-8 in expression at offset {e.start}", expression=expression
+        ) from None
     if len(expression) > MAX_EXPRESSION_LENGTH:
         raise CompileError(
             f"expression code point size exceeds limit: size: {len(expression)}, limit {MAX_EXPRESSION_LENGTH}",
-            expression=expression)
+            expression=expression,
+        )
     check_nesting(expression)
     try:
         tree = parser().parse(expression)
@@ -149,16 +163,25 @@ def _compile(expression: str, env: Env) -> Program:
             reject_optional_syntax(compiler, tree)
         node = compiler.compile(tree)
     except CompileIssue as issue:
-        raise CompileError(format_issue(expression, issue.message, issue.line, issue.column),
-                           line=issue.line, column=issue.column, expression=expression,
-                           issues=[(issue.message, issue.line, issue.column)]) from None
+        raise CompileError(
+            format_issue(expression, issue.message, issue.line, issue.column),
+            line=issue.line,
+            column=issue.column,
+            expression=expression,
+            issues=[(issue.message, issue.line, issue.column)],
+        ) from None
     except RecursionError:
         raise _recursion_limit(expression) from None
     return Program(expression, env, node, compiler.nslots)
 
 
-_OPTIONAL_FORMS = {"member_dot_opt": (1, "'.?'"), "member_index_opt": (1, "'[?'"), "listelem_opt": (0, "'?'"),
-                   "mapinit_opt": (0, "'?'"), "fieldinit_opt": (0, "'?'")}
+_OPTIONAL_FORMS = {
+    "member_dot_opt": (1, "'.?'"),
+    "member_index_opt": (1, "'[?'"),
+    "listelem_opt": (0, "'?'"),
+    "mapinit_opt": (0, "'?'"),
+    "fieldinit_opt": (0, "'?'"),
+}
 
 
 def reject_optional_syntax(compiler: Compiler, tree: lark.Tree) -> None:
@@ -169,8 +192,11 @@ def reject_optional_syntax(compiler: Compiler, tree: lark.Tree) -> None:
         form = _OPTIONAL_FORMS.get(sub.data)
         if form is not None:
             tokens = [t for t in sub.scan_values(lambda v: isinstance(v, lark.Token))]
-            at = sub.children[form[0]] if form[0] and isinstance(sub.children[form[0]], lark.Token) else \
-                next((t for t in tokens if t.type == "QMARK"), tokens[0] if tokens else None)
+            at = (
+                sub.children[form[0]]
+                if form[0] and isinstance(sub.children[form[0]], lark.Token)
+                else next((t for t in tokens if t.type == "QMARK"), tokens[0] if tokens else None)
+            )
             if at is not None:
                 found.append((at.start_pos or 0, at, form[1]))
     if found:
@@ -180,8 +206,9 @@ def reject_optional_syntax(compiler: Compiler, tree: lark.Tree) -> None:
 
 def _recursion_limit(expression: str) -> CompileError:
     """cel-go's parser limit, worded and located as cel-go prints it."""
-    return CompileError(f"ERROR: <input>:-1:0: expression recursion limit exceeded: {MAX_NESTING}",
-                        expression=expression)
+    return CompileError(
+        f"ERROR: <input>:-1:0: expression recursion limit exceeded: {MAX_NESTING}", expression=expression
+    )
 
 
 def check_nesting(expression: str) -> None:
@@ -219,17 +246,82 @@ def syntax_error(expression: str, e: lark.exceptions.UnexpectedInput) -> Compile
 
 
 # Our terminals under the names cel-go's ANTLR grammar prints, in its token order.
-_TOKEN_TEXT = {"EQ": "'=='", "NE": "'!='", "IN": "'in'", "LT": "'<'", "LE": "'<='", "GE": "'>='", "GT": "'>'",
-               "ANDAND": "'&&'", "OROR": "'||'", "LBRACK": "'['", "RSQB": "']'", "LBRACE": "'{'", "RBRACE": "'}'",
-               "LPAREN": "'('", "RPAR": "')'", "DOT": "'.'", "COMMA": "','", "MINUS": "'-'", "BANG": "'!'",
-               "QMARK": "'?'", "COLON": "':'", "PLUS": "'+'", "STAR": "'*'", "SLASH": "'/'", "PERCENT": "'%'",
-               "BOOL_LIT": ("'true'", "'false'"), "NULL_LIT": "'null'", "FLOAT_LIT": "NUM_FLOAT",
-               "INT_LIT": "NUM_INT", "UINT_LIT": "NUM_UINT", "STRING_LIT": "STRING", "MLSTRING_LIT": "STRING",
-               "BYTES_LIT": "BYTES", "IDENT": "IDENTIFIER", "QUOTED_IDENT": "ESC_IDENTIFIER", "$END": "<EOF>"}
-_ANTLR_ORDER = ["'=='", "'!='", "'in'", "'<'", "'<='", "'>='", "'>'", "'&&'", "'||'", "'['", "']'", "'{'", "'}'",
-                "'('", "')'", "'.'", "','", "'-'", "'!'", "'?'", "':'", "'+'", "'*'", "'/'", "'%'", "'true'",
-                "'false'", "'null'", "NUM_FLOAT", "NUM_INT", "NUM_UINT", "STRING", "BYTES", "IDENTIFIER",
-                "ESC_IDENTIFIER", "<EOF>"]
+_TOKEN_TEXT = {
+    "EQ": "'=='",
+    "NE": "'!='",
+    "IN": "'in'",
+    "LT": "'<'",
+    "LE": "'<='",
+    "GE": "'>='",
+    "GT": "'>'",
+    "ANDAND": "'&&'",
+    "OROR": "'||'",
+    "LBRACK": "'['",
+    "RSQB": "']'",
+    "LBRACE": "'{'",
+    "RBRACE": "'}'",
+    "LPAREN": "'('",
+    "RPAR": "')'",
+    "DOT": "'.'",
+    "COMMA": "','",
+    "MINUS": "'-'",
+    "BANG": "'!'",
+    "QMARK": "'?'",
+    "COLON": "':'",
+    "PLUS": "'+'",
+    "STAR": "'*'",
+    "SLASH": "'/'",
+    "PERCENT": "'%'",
+    "BOOL_LIT": ("'true'", "'false'"),
+    "NULL_LIT": "'null'",
+    "FLOAT_LIT": "NUM_FLOAT",
+    "INT_LIT": "NUM_INT",
+    "UINT_LIT": "NUM_UINT",
+    "STRING_LIT": "STRING",
+    "MLSTRING_LIT": "STRING",
+    "BYTES_LIT": "BYTES",
+    "IDENT": "IDENTIFIER",
+    "QUOTED_IDENT": "ESC_IDENTIFIER",
+    "$END": "<EOF>",
+}
+_ANTLR_ORDER = [
+    "'=='",
+    "'!='",
+    "'in'",
+    "'<'",
+    "'<='",
+    "'>='",
+    "'>'",
+    "'&&'",
+    "'||'",
+    "'['",
+    "']'",
+    "'{'",
+    "'}'",
+    "'('",
+    "')'",
+    "'.'",
+    "','",
+    "'-'",
+    "'!'",
+    "'?'",
+    "':'",
+    "'+'",
+    "'*'",
+    "'/'",
+    "'%'",
+    "'true'",
+    "'false'",
+    "'null'",
+    "NUM_FLOAT",
+    "NUM_INT",
+    "NUM_UINT",
+    "STRING",
+    "BYTES",
+    "IDENTIFIER",
+    "ESC_IDENTIFIER",
+    "<EOF>",
+]
 
 
 def _displays(names) -> set[str]:

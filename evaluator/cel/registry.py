@@ -10,6 +10,7 @@ The compiler resolves a call against these overloads by static type, then checks
 a static type was `dyn`; the type checker and the editor's completion read the same declarations.
 Implementations take and return CEL values (see values.py) and raise `CELEvalError` for CEL errors.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -20,8 +21,22 @@ from evaluator.cel.types import Type, parse_type, runtime_check, split_top_level
 # A cost function receives the evaluated arguments (receiver first) and the result; returns cost units.
 CostFn = Callable[[tuple, Any], int]
 
-_BUILTIN_RECEIVERS = {"int", "uint", "double", "bool", "string", "bytes", "list", "map", "dyn", "type",
-                      "timestamp", "duration", "null_type", "optional_type"}
+_BUILTIN_RECEIVERS = {
+    "int",
+    "uint",
+    "double",
+    "bool",
+    "string",
+    "bytes",
+    "list",
+    "map",
+    "dyn",
+    "type",
+    "timestamp",
+    "duration",
+    "null_type",
+    "optional_type",
+}
 
 
 def _parse_signature(signature: str) -> tuple[str | None, str, str, str]:
@@ -84,8 +99,9 @@ class Registry:
     def __init__(self) -> None:
         self._functions: dict[str, list[Overload]] = {}
 
-    def add(self, signature: str, impl: Callable[..., Any], *, cost: CostFn | int | None = None,
-            id: str | None = None) -> Overload:
+    def add(
+        self, signature: str, impl: Callable[..., Any], *, cost: CostFn | int | None = None, id: str | None = None
+    ) -> Overload:
         recv, name, args, result = _parse_signature(signature)
         params = [parse_type(a) for a in split_top_level(args)]
         member = recv is not None

@@ -1,4 +1,5 @@
 """Per-evaluation state shared by compiled closures: activation, comprehension slots, cost, deadline."""
+
 from __future__ import annotations
 
 import time
@@ -23,8 +24,13 @@ class Ctx:
         if self.cost > self.limit:
             raise _Abort(CostLimitError("operation cancelled: actual cost limit exceeded", cost=self.cost))
         if self.deadline is not None and time.monotonic() > self.deadline:
-            raise _Abort(TimeoutError_("operation interrupted: evaluation took longer than the wall-clock safety limit "
-                                      "(set far above what the cost limit allows)", cost=self.cost))
+            raise _Abort(
+                TimeoutError_(
+                    "operation interrupted: evaluation took longer than the wall-clock safety limit "
+                    "(set far above what the cost limit allows)",
+                    cost=self.cost,
+                )
+            )
 
 
 def actual_size(v: Any) -> int:

@@ -10,6 +10,7 @@ first use, so typing a Deployment costs only the paths an expression touches.
 An `ObjectType` prints (and compares) by its name, as cel-go's struct types do: nested types are named
 `<root>.<field>`, `<...>.@idx` for list items and `<...>.@elem` for map values.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
@@ -17,7 +18,17 @@ from typing import Any
 
 from evaluator.cel.escaping import RESERVED, escape
 from evaluator.cel.types import (
-    BOOL, BYTES, DOUBLE, DURATION, DYN, INT, STRING, TIMESTAMP, Type, list_of, map_of,
+    BOOL,
+    BYTES,
+    DOUBLE,
+    DURATION,
+    DYN,
+    INT,
+    STRING,
+    TIMESTAMP,
+    Type,
+    list_of,
+    map_of,
 )
 
 FieldsFn = Callable[[], Mapping[str, Type]]
@@ -61,15 +72,20 @@ def struct_target(t: Type) -> tuple[ObjectType, bool] | None:
 class SchemaContext:
     """Resolves `$ref`s against `definitions`; `normalize(name, schema)` adapts a definition on the way."""
 
-    def __init__(self, definitions: Mapping[str, Any],
-                 normalize: Callable[[str | None, Mapping[str, Any]], Mapping[str, Any]] | None = None,
-                 keyword_fields: bool = False):
+    def __init__(
+        self,
+        definitions: Mapping[str, Any],
+        normalize: Callable[[str | None, Mapping[str, Any]], Mapping[str, Any]] | None = None,
+        keyword_fields: bool = False,
+    ):
         self.definitions = definitions
         self.normalize = normalize or (lambda name, schema: schema)
         # DeclTypeProvider.recognizeKeywordAsFieldName (CRD rules since 1.31): `self.namespace` finds `__namespace__`.
         self.keyword_fields = keyword_fields
 
-    def deref(self, schema: Mapping[str, Any], visiting: frozenset[str]) -> tuple[Mapping[str, Any] | None, frozenset[str]]:
+    def deref(
+        self, schema: Mapping[str, Any], visiting: frozenset[str]
+    ) -> tuple[Mapping[str, Any] | None, frozenset[str]]:
         """The schema a `$ref` points to (as the resolver's PopulateRefs inlines it); a cycle is `{type: object}`."""
         name = _ref_name(schema)
         if name is None:
@@ -119,8 +135,9 @@ _SCALARS = {"boolean": BOOL, "number": DOUBLE, "integer": INT}
 _STRING_PROPERTY = {"type": "string"}
 
 
-def schema_type(schema: Any, ctx: SchemaContext, name: str, resource_root: bool = False,
-                visiting: frozenset[str] = frozenset()) -> Type | None:
+def schema_type(
+    schema: Any, ctx: SchemaContext, name: str, resource_root: bool = False, visiting: frozenset[str] = frozenset()
+) -> Type | None:
     """SchemaDeclType: the CEL type of a schema, or None when the schema is not exposed to CEL."""
     if not isinstance(schema, Mapping):
         return None
@@ -171,7 +188,9 @@ def _fields(properties: Mapping[str, Any], ctx: SchemaContext, name: str, visiti
     return fields
 
 
-def _with_type_and_object_meta(schema: Mapping[str, Any], ctx: SchemaContext, visiting: frozenset[str]) -> Mapping[str, Any]:
+def _with_type_and_object_meta(
+    schema: Mapping[str, Any], ctx: SchemaContext, visiting: frozenset[str]
+) -> Mapping[str, Any]:
     """`kind`, `apiVersion` and `metadata.name`/`generateName` are always there at a resource root.
 
     A schema that declares them (as strings, metadata as an object with those two) is kept as it is;
@@ -182,11 +201,14 @@ def _with_type_and_object_meta(schema: Mapping[str, Any], ctx: SchemaContext, vi
         meta = properties.get("metadata")
         meta = ctx.deref(meta, visiting)[0] if isinstance(meta, Mapping) else None
         meta_props = meta.get("properties") if isinstance(meta, Mapping) else None
-        if (_type_contains(_deref(properties.get("kind"), ctx, visiting), "string")
-                and _type_contains(_deref(properties.get("apiVersion"), ctx, visiting), "string")
-                and _type_contains(meta, "object") and isinstance(meta_props, Mapping)
-                and _type_contains(_deref(meta_props.get("name"), ctx, visiting), "string")
-                and _type_contains(_deref(meta_props.get("generateName"), ctx, visiting), "string")):
+        if (
+            _type_contains(_deref(properties.get("kind"), ctx, visiting), "string")
+            and _type_contains(_deref(properties.get("apiVersion"), ctx, visiting), "string")
+            and _type_contains(meta, "object")
+            and isinstance(meta_props, Mapping)
+            and _type_contains(_deref(meta_props.get("name"), ctx, visiting), "string")
+            and _type_contains(_deref(meta_props.get("generateName"), ctx, visiting), "string")
+        ):
             return schema
     result = dict(schema)
     props = dict(properties) if isinstance(properties, Mapping) else {}
@@ -209,25 +231,62 @@ def _struct(type_name: str, /, **fields: Type) -> ObjectType:
 def admission_request_type() -> ObjectType:
     gvk = _struct("kubernetes.GroupVersionKind", group=STRING, version=STRING, kind=STRING)
     gvr = _struct("kubernetes.GroupVersionResource", group=STRING, version=STRING, resource=STRING)
-    user = _struct("kubernetes.UserInfo", username=STRING, uid=STRING, groups=list_of(STRING),
-                   extra=map_of(STRING, list_of(STRING)))
-    return _struct("kubernetes.AdmissionRequest", kind=gvk, resource=gvr, subResource=STRING, requestKind=gvk,
-                   requestResource=gvr, requestSubResource=STRING, name=STRING, namespace=STRING,
-                   operation=STRING, userInfo=user, dryRun=BOOL, options=DYN)
+    user = _struct(
+        "kubernetes.UserInfo",
+        username=STRING,
+        uid=STRING,
+        groups=list_of(STRING),
+        extra=map_of(STRING, list_of(STRING)),
+    )
+    return _struct(
+        "kubernetes.AdmissionRequest",
+        kind=gvk,
+        resource=gvr,
+        subResource=STRING,
+        requestKind=gvk,
+        requestResource=gvr,
+        requestSubResource=STRING,
+        name=STRING,
+        namespace=STRING,
+        operation=STRING,
+        userInfo=user,
+        dryRun=BOOL,
+        options=DYN,
+    )
 
 
 def namespace_type() -> ObjectType:
     """The Namespace as the API server declares `namespaceObject` (a subset of the real kind)."""
     strings = list_of(STRING)
-    condition = _struct("kubernetes.NamespaceCondition", status=STRING, type=STRING, lastTransitionTime=TIMESTAMP,
-                        message=STRING, reason=STRING)
-    metadata = _struct("kubernetes.NamespaceMetadata", name=STRING, generateName=STRING, namespace=STRING,
-                       labels=map_of(STRING, STRING), annotations=map_of(STRING, STRING), UID=STRING,
-                       creationTimestamp=TIMESTAMP, deletionGracePeriodSeconds=INT, deletionTimestamp=TIMESTAMP,
-                       generation=INT, resourceVersion=STRING, finalizers=strings)
-    return _struct("kubernetes.Namespace", metadata=metadata,
-                   spec=_struct("kubernetes.NamespaceSpec", finalizers=strings),
-                   status=_struct("kubernetes.NamespaceStatus", conditions=list_of(condition), phase=STRING))
+    condition = _struct(
+        "kubernetes.NamespaceCondition",
+        status=STRING,
+        type=STRING,
+        lastTransitionTime=TIMESTAMP,
+        message=STRING,
+        reason=STRING,
+    )
+    metadata = _struct(
+        "kubernetes.NamespaceMetadata",
+        name=STRING,
+        generateName=STRING,
+        namespace=STRING,
+        labels=map_of(STRING, STRING),
+        annotations=map_of(STRING, STRING),
+        UID=STRING,
+        creationTimestamp=TIMESTAMP,
+        deletionGracePeriodSeconds=INT,
+        deletionTimestamp=TIMESTAMP,
+        generation=INT,
+        resourceVersion=STRING,
+        finalizers=strings,
+    )
+    return _struct(
+        "kubernetes.Namespace",
+        metadata=metadata,
+        spec=_struct("kubernetes.NamespaceSpec", finalizers=strings),
+        status=_struct("kubernetes.NamespaceStatus", conditions=list_of(condition), phase=STRING),
+    )
 
 
 def authorizer_type() -> ObjectType:
@@ -235,8 +294,20 @@ def authorizer_type() -> ObjectType:
     return ObjectType("kubernetes.authorization.Authorizer", {})
 
 
-_KEPT = frozenset({"bool", "bytes", "double", "google.protobuf.Duration", "int", "null_type", "string",
-                   "google.protobuf.Timestamp", "uint", "any"})
+_KEPT = frozenset(
+    {
+        "bool",
+        "bytes",
+        "double",
+        "google.protobuf.Duration",
+        "int",
+        "null_type",
+        "string",
+        "google.protobuf.Timestamp",
+        "uint",
+        "any",
+    }
+)
 
 
 def variable_field_type(t: Type) -> Type:

@@ -3,6 +3,7 @@
 bytes → base64 text; timestamp → RFC 3339 text; duration → protobuf JSON text ("1.5s"); uint → int;
 type → its name; optional → its value or None; library types → their `cel_json()` or string form.
 """
+
 from __future__ import annotations
 
 import base64

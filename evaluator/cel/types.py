@@ -4,6 +4,7 @@ Types are parsed from cel-go-style strings (`list(string)`, `map(string, dyn)`, 
 single upper-case letters are type parameters. Runtime checks look at the outer type only, as cel-go's
 dynamic dispatch does.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -183,4 +184,3 @@ def runtime_check(t: Type) -> Callable[[Any], bool]:
         return check
     name = t.name
     return lambda v: getattr(type(v), "cel_type_name", None) == name
-

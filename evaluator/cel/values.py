@@ -4,6 +4,7 @@ Objects decoded from YAML/JSON are CEL values as they are (dict, list, str, int,
 request is never converted. Only the CEL types without a JSON twin get a class here: uint, timestamp,
 duration, type values and optionals. Library types (quantity, ip, ...) live beside their functions.
 """
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -19,8 +20,20 @@ class UInt(int):
     def __repr__(self) -> str:
         return f"{int(self)}u"
 
-__all__ = ["UInt", "Timestamp", "Duration", "CelType", "Optional", "OPTIONAL_NONE", "type_of", "type_name",
-           "INT64_MIN", "INT64_MAX", "UINT64_MAX"]
+
+__all__ = [
+    "UInt",
+    "Timestamp",
+    "Duration",
+    "CelType",
+    "Optional",
+    "OPTIONAL_NONE",
+    "type_of",
+    "type_name",
+    "INT64_MIN",
+    "INT64_MAX",
+    "UINT64_MAX",
+]
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1

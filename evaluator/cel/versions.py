@@ -12,6 +12,7 @@ and label selectors; 1.32 two-variable comprehensions and transformList/Map/MapE
 ext.Lists v3 (slice, flatten, distinct, reverse, sort, sortBy, lists.range); 1.37 Kubernetes lists v1
 (`includes`). Releases before 1.28 are not offered (ValidatingAdmissionPolicy was alpha).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -28,10 +29,14 @@ NEWEST = SUPPORTED_VERSIONS[-1]
 
 _MODULE_GATES = {"optional": 28, "quantity": 28, "sets": 29, "ip": 30, "cidr": 30, "format": 31, "semver": 33}
 _NAME_GATES = {
-    ("strings", "format"): 29, ("strings", "strings.quote"): 29,
-    ("authz", "fieldSelector"): 31, ("authz", "labelSelector"): 31,
-    **{("lists", name): 34 for name in ("slice", "flatten", "distinct", "reverse", "sort", "@sortByAssociatedKeys",
-                                        "lists.range")},
+    ("strings", "format"): 29,
+    ("strings", "strings.quote"): 29,
+    ("authz", "fieldSelector"): 31,
+    ("authz", "labelSelector"): 31,
+    **{
+        ("lists", name): 34
+        for name in ("slice", "flatten", "distinct", "reverse", "sort", "@sortByAssociatedKeys", "lists.range")
+    },
     ("lists", "includes"): 37,
     # Unversioned in base.go but new in the cel-go a release ships: optional types v2 came with cel-go v0.22
     # (Kubernetes 1.32), usable in new expressions of a 1.32 server (compatibility 1.31) already.
@@ -39,10 +44,18 @@ _NAME_GATES = {
 }
 # (macro name, argument count) -> minor version; counted as cel-go's parser counts them (receiver excluded).
 MACRO_GATES = {
-    ("optMap", 2): 28, ("optFlatMap", 2): 28,
-    ("all", 3): 32, ("exists", 3): 32, ("existsOne", 3): 32, ("exists_one", 3): 32,
-    ("transformList", 3): 32, ("transformList", 4): 32, ("transformMap", 3): 32, ("transformMap", 4): 32,
-    ("transformMapEntry", 3): 32, ("transformMapEntry", 4): 32,
+    ("optMap", 2): 28,
+    ("optFlatMap", 2): 28,
+    ("all", 3): 32,
+    ("exists", 3): 32,
+    ("existsOne", 3): 32,
+    ("exists_one", 3): 32,
+    ("transformList", 3): 32,
+    ("transformList", 4): 32,
+    ("transformMap", 3): 32,
+    ("transformMap", 4): 32,
+    ("transformMapEntry", 3): 32,
+    ("transformMapEntry", 4): 32,
     ("sortBy", 2): 34,
 }
 OPTIONAL_SYNTAX_MINOR = 28
@@ -54,11 +67,12 @@ _active: contextvars.ContextVar[str | None] = contextvars.ContextVar("kubernetes
 
 
 def parse_version(version: object) -> str:
-    """"1.31", "v1.31" or "1.31.2" as "1.31"; ValueError naming the supported range otherwise."""
+    """ "1.31", "v1.31" or "1.31.2" as "1.31"; ValueError naming the supported range otherwise."""
     match = _VERSION.fullmatch(str(version).strip()) if isinstance(version, str) else None
     if match is None or not OLDEST_MINOR <= int(match.group(1)) <= NEWEST_MINOR:
-        raise ValueError(f"unsupported Kubernetes version {version!r}: supported are "
-                         f"{SUPPORTED_VERSIONS[0]} to {NEWEST}")
+        raise ValueError(
+            f"unsupported Kubernetes version {version!r}: supported are {SUPPORTED_VERSIONS[0]} to {NEWEST}"
+        )
     return f"1.{int(match.group(1))}"
 
 

@@ -4,6 +4,7 @@
 runs a Kyverno test folder as `kyverno test` does. Installed as the `admission-playground` console script;
 `python -m evaluator` is the same command.
 """
+
 from __future__ import annotations
 
 import argparse

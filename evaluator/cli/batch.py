@@ -4,6 +4,7 @@ Each object (multi-document YAML or `kubectl get -o yaml` Lists) is admitted as 
 progress bar goes to stderr; the summary (per policy: denied, warned, audited, errors, with examples)
 goes to stdout as text or JSON.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,11 +21,14 @@ EXAMPLES_PER_POLICY = 5
 
 def register(commands: Any) -> None:
     parser = commands.add_parser("batch", help="run a cluster dump through the policies", description=__doc__)
-    parser.add_argument("-f", "--filename", action="append", required=True, help="policies, bindings, params (repeatable)")
+    parser.add_argument(
+        "-f", "--filename", action="append", required=True, help="policies, bindings, params (repeatable)"
+    )
     parser.add_argument("--objects", action="append", required=True, help="objects to admit as CREATE (repeatable)")
     parser.add_argument("-o", "--output", choices=("json", "text"), default="text")
     parser.add_argument("--no-progress", action="store_true", help="do not draw the progress bar")
     from evaluator.cli.simulate_command import add_version_argument
+
     add_version_argument(parser)
     parser.set_defaults(handler=run)
 
@@ -56,25 +60,38 @@ class Summary:
             if outcome in ("skipped",) or (record["policy"], outcome) in seen:
                 continue
             seen.add((record["policy"], outcome))
-            entry = self.policies.setdefault(record["policy"], {"admitted": 0, "denied": 0, "warned": 0,
-                                                                "audited": 0, "error": 0, "examples": {}})
+            entry = self.policies.setdefault(
+                record["policy"], {"admitted": 0, "denied": 0, "warned": 0, "audited": 0, "error": 0, "examples": {}}
+            )
             entry[outcome] = entry.get(outcome, 0) + 1
             if outcome != "admitted":
                 examples = entry["examples"].setdefault(outcome, [])
                 if len(examples) < EXAMPLES_PER_POLICY:
-                    message = (record.get("error") or next((d["message"] for d in record["decisions"] if d["message"]), None))
+                    message = record.get("error") or next(
+                        (d["message"] for d in record["decisions"] if d["message"]), None
+                    )
                     examples.append({"object": _label(obj), "message": message})
 
     def as_dict(self) -> dict[str, Any]:
-        return {"objects": self.total, "denied": self.denied, "warned": self.warned, "audited": self.audited,
-                "errors": self.errors, "policies": self.policies}
+        return {
+            "objects": self.total,
+            "denied": self.denied,
+            "warned": self.warned,
+            "audited": self.audited,
+            "errors": self.errors,
+            "policies": self.policies,
+        }
 
     def text(self) -> str:
-        lines = [f"{self.total} objects: {self.denied} denied, {self.warned} warned, {self.audited} audited, "
-                 f"{self.errors} with errors"]
+        lines = [
+            f"{self.total} objects: {self.denied} denied, {self.warned} warned, {self.audited} audited, "
+            f"{self.errors} with errors"
+        ]
         for name, entry in sorted(self.policies.items()):
-            lines.append(f"  {name}: denied {entry['denied']}, warned {entry['warned']}, audited {entry['audited']}, "
-                         f"errors {entry['error']}, admitted {entry['admitted']}")
+            lines.append(
+                f"  {name}: denied {entry['denied']}, warned {entry['warned']}, audited {entry['audited']}, "
+                f"errors {entry['error']}, admitted {entry['admitted']}"
+            )
             for outcome, examples in entry["examples"].items():
                 for example in examples:
                     lines.append(f"    {outcome}: {example['object']}: {example['message']}")
@@ -96,7 +113,9 @@ def progress_bar(total: int, stream=sys.stderr) -> Callable[[int], None]:
     return draw
 
 
-def run_batch(simulation: Simulation, objects: Iterable[Any], on_progress: Callable[[int], None] | None = None) -> Summary:
+def run_batch(
+    simulation: Simulation, objects: Iterable[Any], on_progress: Callable[[int], None] | None = None
+) -> Summary:
     summary = Summary()
     objects = list(objects)
     step = max(1, len(objects) // 100)
@@ -110,13 +129,17 @@ def run_batch(simulation: Simulation, objects: Iterable[Any], on_progress: Calla
 
 def run(args: argparse.Namespace) -> int:
     from evaluator.cli.simulate_command import load_all
+
     documents, errors = load_all(args.filename)
     objects, object_errors = load_all(args.objects)
     errors += object_errors
     simulation = Simulation(documents, kubernetes_version=getattr(args, "kubernetes_version", None))
     for problem in errors + simulation.errors:
         if problem.get("severity") == "error":
-            print(f"error: {problem.get('message')} ({problem.get('source') or ''} line {problem.get('line')})", file=sys.stderr)
+            print(
+                f"error: {problem.get('message')} ({problem.get('source') or ''} line {problem.get('line')})",
+                file=sys.stderr,
+            )
     progress = None if args.no_progress or not objects else progress_bar(len(objects))
     summary = run_batch(simulation, objects, progress)
     if args.output == "json":

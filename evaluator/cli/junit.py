@@ -1,4 +1,5 @@
 """JUnit XML, the report format CI systems annotate: one <testsuite> per input, one <testcase> per check."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -45,14 +46,19 @@ def document(suites: Iterable[tuple[str, list[Case]]]) -> str:
 
 def simulate_report(result: dict[str, Any]) -> str:
     """The input problems (errors fail as <error>) and the decision (a denial is a <failure>)."""
-    cases = [Case(located(p), "input", "error", str(p.get("message") or ""), located(p))
-             for p in result.get("errors", []) if is_error(p)]
+    cases = [
+        Case(located(p), "input", "error", str(p.get("message") or ""), located(p))
+        for p in result.get("errors", [])
+        if is_error(p)
+    ]
     if result.get("allowed") is not None:
         name = "request " + _request_name(result.get("request"))
         status = result.get("status") or {}
-        cases.append(Case(name, "decision") if result["allowed"] else
-                     Case(name, "decision", "failure", str(status.get("message", "denied")),
-                          str(status.get("message", ""))))
+        cases.append(
+            Case(name, "decision")
+            if result["allowed"]
+            else Case(name, "decision", "failure", str(status.get("message", "denied")), str(status.get("message", "")))
+        )
     return document([("admission-playground simulate", cases)])
 
 

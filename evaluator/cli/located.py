@@ -2,6 +2,7 @@
 
 Line and column are the engine's (counted from the start of the file); a problem without a line names
 its document instead (numbered from 1 within its file)."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
@@ -33,6 +34,7 @@ def rename_sources(problems: Iterable[dict], names: Mapping[str, str]) -> list[d
     out = []
     for problem in problems:
         source = problem.get("source")
-        out.append({**problem, "source": names[source]} if isinstance(source, str) and source in names
-                   else dict(problem))
+        out.append(
+            {**problem, "source": names[source]} if isinstance(source, str) and source in names else dict(problem)
+        )
     return out

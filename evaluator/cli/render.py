@@ -1,4 +1,5 @@
 """Plain-text rendering of a simulation result (what `--output text` prints)."""
+
 from __future__ import annotations
 
 import json
@@ -67,6 +68,10 @@ def render_result(result: dict) -> str:
         lines.append("")
         lines.append("Problems:")
         for problem in problems:
-            where = ", ".join(f"{k} {problem[k]}" for k in ("source", "document", "line", "path") if problem.get(k) is not None)
-            lines.append(f"  [{problem.get('severity', 'error')}] {problem.get('message')}" + (f" ({where})" if where else ""))
+            where = ", ".join(
+                f"{k} {problem[k]}" for k in ("source", "document", "line", "path") if problem.get(k) is not None
+            )
+            lines.append(
+                f"  [{problem.get('severity', 'error')}] {problem.get('message')}" + (f" ({where})" if where else "")
+            )
     return "\n".join(lines)

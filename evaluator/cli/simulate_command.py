@@ -6,6 +6,7 @@ Namespace or RBAC object (a plain object is a CREATE). `--request FILE` names it
 Exit status: 0 admitted, 1 denied, 2 unusable input (unreadable file, YAML error, invalid policy, CEL
 compile error, no request). Input problems are printed as FILE:LINE:COLUMN: severity: message.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,15 +24,25 @@ from evaluator.k8s import kinds
 from evaluator.simulation import simulate
 
 # Kinds that are cluster state, never the request: policies, bindings, CRDs, namespaces, RBAC, exceptions.
-CLUSTER_KINDS = (kinds.ADMISSION_KINDS | kinds.KYVERNO_POLICY_KINDS | kinds.RBAC_KINDS
-                 | {kinds.CUSTOM_RESOURCE_DEFINITION, kinds.NAMESPACE, kinds.POLICY_EXCEPTION})
+CLUSTER_KINDS = (
+    kinds.ADMISSION_KINDS
+    | kinds.KYVERNO_POLICY_KINDS
+    | kinds.RBAC_KINDS
+    | {kinds.CUSTOM_RESOURCE_DEFINITION, kinds.NAMESPACE, kinds.POLICY_EXCEPTION}
+)
 ADMITTED, DENIED, UNUSABLE = 0, 1, 2
 
 
 def register(commands: Any) -> None:
-    parser = commands.add_parser("simulate", help="admit or deny one request against policies",
-                                 description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("-f", "--filename", action="append", required=True, help="YAML/JSON file (repeatable, - for stdin)")
+    parser = commands.add_parser(
+        "simulate",
+        help="admit or deny one request against policies",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "-f", "--filename", action="append", required=True, help="YAML/JSON file (repeatable, - for stdin)"
+    )
     parser.add_argument("--request", help="file holding the request (else taken from the -f documents)")
     parser.add_argument("-o", "--output", choices=("text", "json", "junit"), default="text")
     add_version_argument(parser)
@@ -48,8 +59,13 @@ def add_version_argument(parser: argparse.ArgumentParser) -> None:
         except ValueError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
 
-    parser.add_argument("--kubernetes-version", type=version, default=NEWEST, metavar="1.N",
-                        help=f"the Kubernetes release to simulate ({SUPPORTED_VERSIONS[0]} to {NEWEST}; default {NEWEST})")
+    parser.add_argument(
+        "--kubernetes-version",
+        type=version,
+        default=NEWEST,
+        metavar="1.N",
+        help=f"the Kubernetes release to simulate ({SUPPORTED_VERSIONS[0]} to {NEWEST}; default {NEWEST})",
+    )
 
 
 def read(path: str) -> str:
@@ -57,8 +73,9 @@ def read(path: str) -> str:
 
 
 def _is_request(doc: Any) -> bool:
-    return isinstance(doc, dict) and (doc.get("kind") == "AdmissionReview" or "operation" in doc
-                                      or ("object" in doc and "apiVersion" not in doc))
+    return isinstance(doc, dict) and (
+        doc.get("kind") == "AdmissionReview" or "operation" in doc or ("object" in doc and "apiVersion" not in doc)
+    )
 
 
 def split_request(documents: list[Any]) -> tuple[list[Any], Any]:
@@ -66,7 +83,7 @@ def split_request(documents: list[Any]) -> tuple[list[Any], Any]:
     position = request_position(documents)
     if position is None:
         return documents, None
-    return documents[:position] + documents[position + 1:], documents[position]
+    return documents[:position] + documents[position + 1 :], documents[position]
 
 
 def request_position(documents: list[Any]) -> int | None:
@@ -76,8 +93,12 @@ def request_position(documents: list[Any]) -> int | None:
     for i in range(len(documents) - 1, -1, -1):
         doc = documents[i]
         kind = doc.get("kind") if isinstance(doc, dict) else None
-        if isinstance(doc, dict) and kind not in CLUSTER_KINDS and not str(kind).endswith("List") \
-                and not _is_param(doc, documents):
+        if (
+            isinstance(doc, dict)
+            and kind not in CLUSTER_KINDS
+            and not str(kind).endswith("List")
+            and not _is_param(doc, documents)
+        ):
             return i
     return None
 
@@ -121,6 +142,7 @@ def read_files(paths: list[str]) -> list[tuple[str, str, dict | None]]:
 
 def _parse(text: str, name: str) -> tuple[list[Any], list[dict]]:
     from evaluator.admission.documents import load_documents
+
     records, problems = load_documents(text, name)
     return records, [{"severity": "error", **p.to_dict()} for p in problems]
 
@@ -158,8 +180,13 @@ def run(args: argparse.Namespace) -> int:
         texts, request, file_problems = _choose_request(files)
         if request is None:
             problems += file_problems
-            problems.append({"severity": "error", "source": ", ".join(n for n, _ in files) or "<input>",
-                             "message": "no request found (give a plain object, an AdmissionRequest or --request FILE)"})
+            problems.append(
+                {
+                    "severity": "error",
+                    "source": ", ".join(n for n, _ in files) or "<input>",
+                    "message": "no request found (give a plain object, an AdmissionRequest or --request FILE)",
+                }
+            )
     if request is None:
         return _report_unusable(args, problems)
     result = simulate(texts, request, kubernetes_version=getattr(args, "kubernetes_version", None))

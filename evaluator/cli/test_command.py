@@ -9,6 +9,7 @@ A project tagged `broken-on-purpose` (a gallery example showing an error) expect
 Exit status: 0 when every test passed and no document has an error; 1 when a test failed or a project has
 errors; 2 when a path does not exist or holds no project file.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,8 +25,12 @@ UNUSABLE = 2
 
 
 def register(commands: Any) -> None:
-    parser = commands.add_parser("test", help="run projects saved as files (documents + expected outcomes)",
-                                 description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = commands.add_parser(
+        "test",
+        help="run projects saved as files (documents + expected outcomes)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="a project file or a folder searched for them")
     parser.add_argument("-o", "--output", choices=("text", "json", "junit"), default="text")
     add_version_argument(parser)
@@ -39,21 +44,30 @@ def as_text(reports: list[ProjectReport]) -> str:
         lines.extend(f"  {located(p)}" for p in rep.problems)
         for case in rep.cases:
             mark = {"pass": "ok", "fail": "FAILED", "none": "no expectation", "error": "ERROR"}[case.verdict]
-            lines.append(f"  {case.request}: {mark}" + (f" -- {case.message}" if case.verdict != "pass" and case.message else ""))
+            lines.append(
+                f"  {case.request}: {mark}" + (f" -- {case.message}" if case.verdict != "pass" and case.message else "")
+            )
     c = counts(reports)
-    lines.append(f"Test Summary: {c['passed']} out of {c['tests']} tests passed, {c['failed']} failed,"
-                 f" {c['errors']} errors, {c['noExpectation']} without expectation; {c['projectErrors']} document errors")
+    lines.append(
+        f"Test Summary: {c['passed']} out of {c['tests']} tests passed, {c['failed']} failed,"
+        f" {c['errors']} errors, {c['noExpectation']} without expectation; {c['projectErrors']} document errors"
+    )
     return "\n".join(lines)
 
 
 def as_junit(reports: list[ProjectReport]) -> str:
     suites = []
     for rep in reports:
-        cases = [junit.Case(located(p), rep.path, "error", str(p.get("message", "")), located(p))
-                 for p in rep.problems if is_error(p)]
+        cases = [
+            junit.Case(located(p), rep.path, "error", str(p.get("message", "")), located(p))
+            for p in rep.problems
+            if is_error(p)
+        ]
         status = {"pass": "passed", "fail": "failure", "none": "skipped", "error": "error"}
-        cases += [junit.Case(c.request, rep.path, status[c.verdict], c.message or "no expected outcome", c.message)
-                  for c in rep.cases]
+        cases += [
+            junit.Case(c.request, rep.path, status[c.verdict], c.message or "no expected outcome", c.message)
+            for c in rep.cases
+        ]
         suites.append((rep.path, cases))
     return junit.document(suites)
 

@@ -3,6 +3,7 @@ AdmissionReview (no apiVersion/kind of a Kubernetes object), which the engine's 
 
 Documents are split on `---` lines as the engine splits them, so a broken document is reported (located)
 and the ones after it still load. Scalars are read as Kubernetes reads them (no YAML timestamps)."""
+
 from __future__ import annotations
 
 import re
@@ -45,11 +46,19 @@ def parse_documents(text: str, source: str) -> tuple[list[tuple[int, Any]], list
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             problem = " ".join(p for p in (exc.context, exc.problem) if p) or str(exc)
-            problems.append({"severity": "error", "source": source, "line": offset + mark.line + 1 if mark else None,
-                             "column": mark.column + 1 if mark else None, "message": f"invalid YAML: {problem}"})
+            problems.append(
+                {
+                    "severity": "error",
+                    "source": source,
+                    "line": offset + mark.line + 1 if mark else None,
+                    "column": mark.column + 1 if mark else None,
+                    "message": f"invalid YAML: {problem}",
+                }
+            )
         except (yaml.YAMLError, RecursionError, ValueError) as exc:
-            problems.append({"severity": "error", "source": source, "line": offset + 1,
-                             "message": f"invalid YAML: {exc}"})
+            problems.append(
+                {"severity": "error", "source": source, "line": offset + 1, "message": f"invalid YAML: {exc}"}
+            )
         finally:
             loader.dispose()
     return documents, problems
@@ -62,4 +71,4 @@ def without_document(text: str, line: int) -> str:
     end = line
     while end < len(lines) and not SEPARATOR.match(lines[end]):
         end += 1
-    return "\n".join(lines[:line - 1] + ["~"] + [""] * (end - line) + lines[end:])
+    return "\n".join(lines[: line - 1] + ["~"] + [""] * (end - line) + lines[end:])

@@ -4,6 +4,7 @@ Each rule compiles in the CRD environment: the API server's base library with `s
 schema and `oldSelf` of the same type (or `optional_type(T)` under `optionalOldSelf`); no `request`,
 `authorizer` or `params`. A rule must be boolean; a messageExpression a string.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -53,8 +54,9 @@ def rule_env(self_type: Type, optional_old_self: bool, per_call_limit: int) -> E
     return Env({SELF: self_type, OLD_SELF: old}, cost_limit=per_call_limit, name="crd")
 
 
-def compile_rule(rule: Mapping[str, Any], node_schema: Mapping[str, Any], self_type: Type,
-                 per_call_limit: int, estimator=None) -> CompiledRule:
+def compile_rule(
+    rule: Mapping[str, Any], node_schema: Mapping[str, Any], self_type: Type, per_call_limit: int, estimator=None
+) -> CompiledRule:
     result = CompiledRule(rule)
     text = rule.get("rule")
     if not isinstance(text, str) or not text.strip():
@@ -109,8 +111,20 @@ def references(expression: str, name: str) -> bool:
     return _refers(tree, name, frozenset())
 
 
-_MACROS_WITH_VARS = {"all", "exists", "exists_one", "existsOne", "map", "filter", "transformList", "transformMap",
-                     "transformMapEntry", "sortBy", "optMap", "optFlatMap"}
+_MACROS_WITH_VARS = {
+    "all",
+    "exists",
+    "exists_one",
+    "existsOne",
+    "map",
+    "filter",
+    "transformList",
+    "transformMap",
+    "transformMapEntry",
+    "sortBy",
+    "optMap",
+    "optFlatMap",
+}
 
 
 def _refers(t: Any, name: str, bound: frozenset[str]) -> bool:

@@ -4,6 +4,7 @@ Old values follow new ones through object keys and through list items of `x-kube
 (matched by their key fields); set and atomic list items have no old value. An error on a value equal to
 its old value is ratcheted (reported as a warning) when the API server would ratchet it.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping

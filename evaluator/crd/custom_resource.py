@@ -1,6 +1,7 @@
 """A custom resource validated as the API server validates it on create/update: OpenAPI value validation,
 list-type set/map uniqueness, then every `x-kubernetes-validations` rule (transition rules on update).
 """
+
 from __future__ import annotations
 
 import json
@@ -47,17 +48,25 @@ def list_type_errors(schema: Mapping[str, Any], data: Any, path: str, depth: int
     return errors
 
 
-def validate_custom_resource(schema: Mapping[str, Any], obj: Any, old_obj: Any = None, *,
-                             root_path: str | None = None, is_resource_root: bool = False,
-                             ratcheting: bool = False, trace: bool = False) -> dict:
+def validate_custom_resource(
+    schema: Mapping[str, Any],
+    obj: Any,
+    old_obj: Any = None,
+    *,
+    root_path: str | None = None,
+    is_resource_root: bool = False,
+    ratcheting: bool = False,
+    trace: bool = False,
+) -> dict:
     """OpenAPI errors first, then the CEL rules' errors (as the customresource strategy appends them)."""
     from evaluator.crd import validate
 
     schema = schema if isinstance(schema, Mapping) else {}
     errors = validate_values(schema, obj, root_path)
     errors += list_type_errors(schema, obj, root_path or "")
-    cel = validate(schema, obj, old_obj, is_resource_root=is_resource_root, root_path=root_path,
-                   ratcheting=ratcheting, trace=trace)
+    cel = validate(
+        schema, obj, old_obj, is_resource_root=is_resource_root, root_path=root_path, ratcheting=ratcheting, trace=trace
+    )
     result = dict(cel)
     result["errors"] = [e.to_dict() for e in errors] + cel["errors"]
     return result

@@ -7,6 +7,7 @@ an unknown map type); and the estimated cost — a rule's maximum cost times how
 (the product of `maxItems`/`maxProperties` above it, or what fits in a 3 MiB request) — stays within
 10,000,000 per expression and 100,000,000 for the whole schema.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -37,8 +38,10 @@ def cost_error_message(name: str, cost: int, limit: int) -> str:
         factor = f"{exceed:f}x"
     else:
         factor = f"{exceed:.1f}x"
-    return (f"{name} exceeds budget by factor of {factor} (try simplifying the rule, or adding maxItems, "
-            "maxProperties, and maxLength where arrays, maps, and strings are declared)")
+    return (
+        f"{name} exceeds budget by factor of {factor} (try simplifying the rule, or adding maxItems, "
+        "maxProperties, and maxLength where arrays, maps, and strings are declared)"
+    )
 
 
 @dataclass
@@ -90,8 +93,13 @@ def estimated_costs(schema: Mapping[str, Any], path: str = "openAPIV3Schema") ->
     return total.rules
 
 
-def check_schema(schema: Mapping[str, Any], path: str = "spec.validation.openAPIV3Schema", *,
-                 suppress_per_expression_cost: bool = False, _total: _Total | None = None) -> list[FieldError]:
+def check_schema(
+    schema: Mapping[str, Any],
+    path: str = "spec.validation.openAPIV3Schema",
+    *,
+    suppress_per_expression_cost: bool = False,
+    _total: _Total | None = None,
+) -> list[FieldError]:
     """Every CEL-related error the API server reports for this openAPIV3Schema, in its order."""
     schema = schema if isinstance(schema, Mapping) else {}
     total = _total if _total is not None else _Total()
@@ -104,10 +112,24 @@ def check_schema(schema: Mapping[str, Any], path: str = "spec.validation.openAPI
     errors.extend(schema_errors + cel_errors)
     if total.total > PER_CRD_LIMIT:
         for _, p in total.most_expensive:
-            errors.append(FieldError("FieldValueForbidden", p, "contributed to estimated rule cost total exceeding "
-                                                                "cost limit for entire OpenAPIv3 schema"))
-        errors.append(FieldError("FieldValueForbidden", path, cost_error_message(
-            "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema", total.total, PER_CRD_LIMIT)))
+            errors.append(
+                FieldError(
+                    "FieldValueForbidden",
+                    p,
+                    "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema",
+                )
+            )
+        errors.append(
+            FieldError(
+                "FieldValueForbidden",
+                path,
+                cost_error_message(
+                    "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema",
+                    total.total,
+                    PER_CRD_LIMIT,
+                ),
+            )
+        )
     return errors
 
 
@@ -119,8 +141,9 @@ def _child_ctx(parent_schema: Mapping[str, Any], ctx: _Ctx, child_type: Any, for
     return _Ctx(card, forbid if ctx.forbid_old_self is None else ctx.forbid_old_self, child_type, False)
 
 
-def _walk(schema: Mapping[str, Any], path: str, ctx: _Ctx, total: _Total,
-          suppress: bool) -> tuple[list[FieldError], list[FieldError]]:
+def _walk(
+    schema: Mapping[str, Any], path: str, ctx: _Ctx, total: _Total, suppress: bool
+) -> tuple[list[FieldError], list[FieldError]]:
     schema_errors: list[FieldError] = []
     cel_errors: list[FieldError] = []
 
@@ -131,20 +154,38 @@ def _walk(schema: Mapping[str, Any], path: str, ctx: _Ctx, total: _Total,
     for key in ("allOf", "anyOf", "oneOf"):
         for i, part in enumerate(schema.get(key) or ()):
             if isinstance(part, Mapping) and part.get("x-kubernetes-validations") is not None:
-                schema_errors.append(FieldError("FieldValueForbidden", f"{path}.{key}[{i}].x-kubernetes-validations",
-                                                "must be empty to be structural"))
+                schema_errors.append(
+                    FieldError(
+                        "FieldValueForbidden",
+                        f"{path}.{key}[{i}].x-kubernetes-validations",
+                        "must be empty to be structural",
+                    )
+                )
     if isinstance(schema.get("not"), Mapping) and schema["not"].get("x-kubernetes-validations") is not None:
-        schema_errors.append(FieldError("FieldValueForbidden", f"{path}.not.x-kubernetes-validations",
-                                        "must be empty to be structural"))
+        schema_errors.append(
+            FieldError("FieldValueForbidden", f"{path}.not.x-kubernetes-validations", "must be empty to be structural")
+        )
     map_type = schema.get("x-kubernetes-map-type")
     extra = st.additional_properties(schema)
     props = st.properties(schema)
     if extra is not None:
         if props:
-            schema_errors.append(FieldError("FieldValueForbidden", f"{path}.additionalProperties",
-                                            "additionalProperties and properties are mutual exclusive"))
-        merge(_walk(extra, f"{path}.additionalProperties",
-                    _child_ctx(schema, ctx, _elem(ctx.self_type), None), total, suppress))
+            schema_errors.append(
+                FieldError(
+                    "FieldValueForbidden",
+                    f"{path}.additionalProperties",
+                    "additionalProperties and properties are mutual exclusive",
+                )
+            )
+        merge(
+            _walk(
+                extra,
+                f"{path}.additionalProperties",
+                _child_ctx(schema, ctx, _elem(ctx.self_type), None),
+                total,
+                suppress,
+            )
+        )
     for name, prop in (props or {}).items():
         if not isinstance(prop, Mapping):
             continue
@@ -157,8 +198,14 @@ def _walk(schema: Mapping[str, Any], path: str, ctx: _Ctx, total: _Total,
             child_type = decl_type(prop, st.is_embedded(prop), "selfType.prop")
         merge(_walk(prop, f"{path}.properties[{name}]", _child_ctx(schema, ctx, child_type, forbid), total, suppress))
     if map_type is not None and map_type not in _MAP_TYPES:
-        schema_errors.append(FieldError("FieldValueNotSupported", f"{path}.x-kubernetes-map-type",
-                                        'supported values: "atomic", "granular"', map_type))
+        schema_errors.append(
+            FieldError(
+                "FieldValueNotSupported",
+                f"{path}.x-kubernetes-map-type",
+                'supported values: "atomic", "granular"',
+                map_type,
+            )
+        )
     items = st.items(schema)
     if items is not None:
         forbid = path if st.list_type(schema) != "map" else None
@@ -175,8 +222,13 @@ def _walk(schema: Mapping[str, Any], path: str, ctx: _Ctx, total: _Total,
     if self_type is None:
         self_type = decl_type(schema, ctx.is_root or st.is_embedded(schema), type_name_for(schema))
     if self_type is None:
-        cel_errors.append(FieldError("InternalError", base, "internal error: failed to retrieve type information for "
-                                                            "x-kubernetes-validations"))
+        cel_errors.append(
+            FieldError(
+                "InternalError",
+                base,
+                "internal error: failed to retrieve type information for x-kubernetes-validations",
+            )
+        )
         return schema_errors, cel_errors
     estimator = estimate_for_schema(schema, ctx.is_root or st.is_embedded(schema))
     sizes = size_tree(schema, ctx.is_root or st.is_embedded(schema))
@@ -187,31 +239,64 @@ def _walk(schema: Mapping[str, Any], path: str, ctx: _Ctx, total: _Total,
         cost = _mul(compiled.max_cost, card)
         rule_path = f"{base}[{i}].rule"
         if not suppress and cost > PER_EXPRESSION_LIMIT:
-            cel_errors.append(FieldError("FieldValueForbidden", rule_path,
-                                         cost_error_message("estimated rule cost", cost, PER_EXPRESSION_LIMIT)))
+            cel_errors.append(
+                FieldError(
+                    "FieldValueForbidden",
+                    rule_path,
+                    cost_error_message("estimated rule cost", cost, PER_EXPRESSION_LIMIT),
+                )
+            )
         total.observe(rule_path, cost)
-        total.rules.append({"path": rule_path, "rule": rule.get("rule"), "maxCost": compiled.max_cost,
-                            "cardinality": card, "estimatedCost": cost, "limit": PER_EXPRESSION_LIMIT,
-                            "withinBudget": cost <= PER_EXPRESSION_LIMIT})
+        total.rules.append(
+            {
+                "path": rule_path,
+                "rule": rule.get("rule"),
+                "maxCost": compiled.max_cost,
+                "cardinality": card,
+                "estimatedCost": cost,
+                "limit": PER_EXPRESSION_LIMIT,
+                "withinBudget": cost <= PER_EXPRESSION_LIMIT,
+            }
+        )
         if compiled.error is not None:
             cel_errors.append(FieldError("FieldValueInvalid", rule_path, compiled.error, rule.get("rule")))
         message_path = f"{base}[{i}].messageExpression"
         if compiled.message_error is not None:
-            cel_errors.append(FieldError("FieldValueInvalid", message_path, compiled.message_error,
-                                         rule.get("messageExpression")))
+            cel_errors.append(
+                FieldError("FieldValueInvalid", message_path, compiled.message_error, rule.get("messageExpression"))
+            )
         elif compiled.message_program is not None:
             if not suppress and compiled.message_max_cost > PER_EXPRESSION_LIMIT:
-                cel_errors.append(FieldError("FieldValueForbidden", message_path, cost_error_message(
-                    "estimated messageExpression cost", compiled.message_max_cost, PER_EXPRESSION_LIMIT)))
+                cel_errors.append(
+                    FieldError(
+                        "FieldValueForbidden",
+                        message_path,
+                        cost_error_message(
+                            "estimated messageExpression cost", compiled.message_max_cost, PER_EXPRESSION_LIMIT
+                        ),
+                    )
+                )
             total.observe(message_path, compiled.message_max_cost)
         if compiled.uses_old_self:
             if ctx.forbid_old_self is not None:
-                cel_errors.append(FieldError("FieldValueInvalid", rule_path, "oldSelf cannot be used on the "
-                                             f"uncorrelatable portion of the schema within {ctx.forbid_old_self}",
-                                             rule.get("rule")))
+                cel_errors.append(
+                    FieldError(
+                        "FieldValueInvalid",
+                        rule_path,
+                        "oldSelf cannot be used on the "
+                        f"uncorrelatable portion of the schema within {ctx.forbid_old_self}",
+                        rule.get("rule"),
+                    )
+                )
         elif "optionalOldSelf" in rule and rule.get("optionalOldSelf") is not None:
-            cel_errors.append(FieldError("FieldValueInvalid", f"{base}[{i}].optionalOldSelf",
-                                         "may not be set if oldSelf is not used in rule", rule.get("optionalOldSelf")))
+            cel_errors.append(
+                FieldError(
+                    "FieldValueInvalid",
+                    f"{base}[{i}].optionalOldSelf",
+                    "may not be set if oldSelf is not used in rule",
+                    rule.get("optionalOldSelf"),
+                )
+            )
     return schema_errors, cel_errors
 
 
@@ -223,8 +308,9 @@ def default_errors(schema: Mapping[str, Any], path: str, is_root: bool = True, d
     if depth > 64 or not isinstance(schema, Mapping):
         return errors
     if "default" in schema and schema.get("default") is not None:
-        result = validate(schema, schema["default"], is_resource_root=is_root or st.is_embedded(schema),
-                          root_path=f"{path}.default")
+        result = validate(
+            schema, schema["default"], is_resource_root=is_root or st.is_embedded(schema), root_path=f"{path}.default"
+        )
         errors += [FieldError(e["type"], e["field"], e["detail"]) for e in result["errors"]]
     for name, prop in (st.properties(schema) or {}).items():
         errors += default_errors(st.node(prop), f"{path}.properties[{name}]", False, depth + 1)
@@ -248,18 +334,32 @@ def _rule_shape(rule: Mapping[str, Any], schema: Mapping[str, Any], path: str, e
     elif _newlines(message.strip()):
         errors.append(FieldError("FieldValueInvalid", f"{path}.message", "must not contain line breaks", message))
     elif _newlines(text.strip()) and not message.strip():
-        errors.append(FieldError("FieldValueRequired", f"{path}.message",
-                                 "message must be specified if rule contains line breaks"))
+        errors.append(
+            FieldError(
+                "FieldValueRequired", f"{path}.message", "message must be specified if rule contains line breaks"
+            )
+        )
     if message_expr and not message_expr.strip():
-        errors.append(FieldError("FieldValueRequired", f"{path}.messageExpression",
-                                 "messageExpression must be non-empty if specified"))
+        errors.append(
+            FieldError(
+                "FieldValueRequired", f"{path}.messageExpression", "messageExpression must be non-empty if specified"
+            )
+        )
     reason = rule.get("reason")
     if reason is not None and reason not in SUPPORTED_REASONS:
-        errors.append(FieldError("FieldValueNotSupported", f"{path}.reason",
-                                 "supported values: " + ", ".join(f'"{r}"' for r in SUPPORTED_REASONS), reason))
+        errors.append(
+            FieldError(
+                "FieldValueNotSupported",
+                f"{path}.reason",
+                "supported values: " + ", ".join(f'"{r}"' for r in SUPPORTED_REASONS),
+                reason,
+            )
+        )
     field_path = rule.get("fieldPath") if isinstance(rule.get("fieldPath"), str) else ""
     if field_path and not field_path.strip():
-        errors.append(FieldError("FieldValueInvalid", f"{path}.fieldPath", "must be non-empty if specified", field_path))
+        errors.append(
+            FieldError("FieldValueInvalid", f"{path}.fieldPath", "must be non-empty if specified", field_path)
+        )
     if _newlines(field_path):
         errors.append(FieldError("FieldValueInvalid", f"{path}.fieldPath", "must not contain line breaks", field_path))
     if field_path and valid_field_path(field_path, schema).error is not None:
@@ -287,16 +387,22 @@ def check_crd(crd: Mapping[str, Any], old_crd: Mapping[str, Any] | None = None) 
     old_schemas = _schemas(old_crd) if old_crd else {}
     top = (spec.get("validation") or {}).get("openAPIV3Schema") if isinstance(spec.get("validation"), Mapping) else None
     if isinstance(top, Mapping):
-        errors += check_schema(top, "spec.validation.openAPIV3Schema",
-                               suppress_per_expression_cost=any(s == top for s in old_schemas.values()))
+        errors += check_schema(
+            top,
+            "spec.validation.openAPIV3Schema",
+            suppress_per_expression_cost=any(s == top for s in old_schemas.values()),
+        )
     for i, version in enumerate(spec.get("versions") or ()):
         if not isinstance(version, Mapping):
             continue
-        schema = (version.get("schema") or {}).get("openAPIV3Schema") if isinstance(version.get("schema"), Mapping) else None
+        schema = (
+            (version.get("schema") or {}).get("openAPIV3Schema") if isinstance(version.get("schema"), Mapping) else None
+        )
         if isinstance(schema, Mapping):
             suppress = schema in (old_schemas.get(str(version.get("name"))), old_schemas.get("*"))
-            errors += check_schema(schema, f"spec.versions[{i}].schema.openAPIV3Schema",
-                                   suppress_per_expression_cost=suppress)
+            errors += check_schema(
+                schema, f"spec.versions[{i}].schema.openAPIV3Schema", suppress_per_expression_cost=suppress
+            )
     return errors
 
 

@@ -4,6 +4,7 @@ A string's size is its `maxLength` × 4 bytes (or an enum's longest value, or wh
 request); a list's is `maxItems`, or how many of its smallest items fit in a request; likewise maps and
 `maxProperties`. `estimate_for_schema` returns the estimator `compile_rule` calls for each rule.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
@@ -117,6 +118,7 @@ def sizer(root: SizeNode | None) -> Callable[[list[str]], tuple[int, int] | None
             if node is None:
                 return None
         return (0, node.max_elements)
+
     return size_of
 
 
@@ -125,6 +127,7 @@ def estimate_for_schema(schema: Mapping[str, Any], is_resource_root: bool) -> Ca
 
     def estimator(expression: str, env) -> int:
         return estimate(expression, env, size_of)[1]
+
     return estimator
 
 

@@ -3,6 +3,7 @@
 The API server prints a bad value with `%v` for numbers and booleans and `%q` for strings; rules on
 objects and arrays omit the value (`field.OmitValueType`), so the text reads `root: Invalid value: <detail>`.
 """
+
 from __future__ import annotations
 
 import json
@@ -13,10 +14,15 @@ from typing import Any
 OMIT = object()
 
 _TYPE_TEXT = {
-    "FieldValueInvalid": "Invalid value", "FieldValueForbidden": "Forbidden", "FieldValueRequired": "Required value",
-    "FieldValueDuplicate": "Duplicate value", "InternalError": "Internal error", "FieldValueNotSupported":
-    "Unsupported value", "FieldValueTooLong": "Too long", "FieldValueTooMany": "Too many", "FieldValueTypeInvalid":
-    "Invalid value",
+    "FieldValueInvalid": "Invalid value",
+    "FieldValueForbidden": "Forbidden",
+    "FieldValueRequired": "Required value",
+    "FieldValueDuplicate": "Duplicate value",
+    "InternalError": "Internal error",
+    "FieldValueNotSupported": "Unsupported value",
+    "FieldValueTooLong": "Too long",
+    "FieldValueTooMany": "Too many",
+    "FieldValueTypeInvalid": "Invalid value",
 }
 _NO_VALUE = {"FieldValueRequired", "FieldValueForbidden", "InternalError", "FieldValueTooLong"}
 

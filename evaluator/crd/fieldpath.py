@@ -3,6 +3,7 @@
 The path is a JSON path of `.name` and `['quoted name']` steps, each naming a property or a key of an
 `additionalProperties` map; the result is the path in `field.Path` form (`a.b[key]`) or the error.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -50,7 +51,7 @@ def _unescape(text: str) -> str:
         if ch == "\\" and i + 1 < len(text):
             repl = _ESCAPES.get(text[i + 1])
             if repl is None:
-                raise ValueError(f"invalid escape char {text[i:i + 2]}")
+                raise ValueError(f"invalid escape char {text[i : i + 2]}")
             out.append(repl)
             i += 2
             continue

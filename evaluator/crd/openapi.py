@@ -5,6 +5,7 @@ Messages are kube-openapi's (`spec.size in body should be less than or equal to 
 API server's field errors: wrong types are `Invalid value: "<found type>"`, enum failures `Unsupported
 value`, maxLength `Too long`, maxItems/maxProperties `Too many`, required fields `Required value`.
 """
+
 from __future__ import annotations
 
 import json
@@ -69,20 +70,38 @@ class OpenAPIValidator:
             if st.nullable(schema) or not st.type_of(schema) and not st.is_int_or_string(schema):
                 return
             types = "integer,string" if st.is_int_or_string(schema) else st.type_of(schema)
-            self.errors.append(FieldError("FieldValueTypeInvalid", self.field(name),
-                                          f"{label} in {_IN} must be of type {types}: \"null\"", "null"))
+            self.errors.append(
+                FieldError(
+                    "FieldValueTypeInvalid",
+                    self.field(name),
+                    f'{label} in {_IN} must be of type {types}: "null"',
+                    "null",
+                )
+            )
             return
         found = _found_type(data)
         if st.is_int_or_string(schema):
             if found not in ("integer", "string"):
-                self.errors.append(FieldError("FieldValueTypeInvalid", self.field(name),
-                                              f"{label} in {_IN} must be of type integer,string: \"{found}\"", found))
+                self.errors.append(
+                    FieldError(
+                        "FieldValueTypeInvalid",
+                        self.field(name),
+                        f'{label} in {_IN} must be of type integer,string: "{found}"',
+                        found,
+                    )
+                )
                 return
         else:
             kind = st.type_of(schema)
             if kind and not (kind == found or (kind == "number" and found == "integer")):
-                self.errors.append(FieldError("FieldValueTypeInvalid", self.field(name),
-                                              f"{label} in {_IN} must be of type {kind}: \"{found}\"", found))
+                self.errors.append(
+                    FieldError(
+                        "FieldValueTypeInvalid",
+                        self.field(name),
+                        f'{label} in {_IN} must be of type {kind}: "{found}"',
+                        found,
+                    )
+                )
                 return
         self._composition(schema, data, name, depth)
         if isinstance(data, str):
@@ -102,25 +121,39 @@ class OpenAPIValidator:
         any_of = [p for p in schema.get("anyOf") or () if isinstance(p, Mapping)]
         matches_any = any(not _errors_of(_value_only(p), data) for p in any_of)
         if any_of and not st.is_int_or_string(schema) and not matches_any:
-            self.invalid(name, data if not isinstance(data, (dict, list)) else "",
-                         f"{name or '.'} in {_IN} must validate at least one schema (anyOf)")
+            self.invalid(
+                name,
+                data if not isinstance(data, (dict, list)) else "",
+                f"{name or '.'} in {_IN} must validate at least one schema (anyOf)",
+            )
         one_of = [p for p in schema.get("oneOf") or () if isinstance(p, Mapping)]
         if one_of:
             matched = sum(1 for p in one_of if not _errors_of(_value_only(p), data))
             if matched != 1:
-                self.invalid(name, data if not isinstance(data, (dict, list)) else "",
-                             f"{name or '.'} in {_IN} must validate one and only one schema (oneOf)")
+                self.invalid(
+                    name,
+                    data if not isinstance(data, (dict, list)) else "",
+                    f"{name or '.'} in {_IN} must validate one and only one schema (oneOf)",
+                )
         negated = schema.get("not")
         if isinstance(negated, Mapping) and not _errors_of(_value_only(negated), data):
-            self.invalid(name, data if not isinstance(data, (dict, list)) else "",
-                         f"{name or '.'} in {_IN} must not validate the schema (not)")
+            self.invalid(
+                name,
+                data if not isinstance(data, (dict, list)) else "",
+                f"{name or '.'} in {_IN} must not validate the schema (not)",
+            )
 
     def _string(self, schema: Mapping[str, Any], data: str, name: str, label: str) -> None:
         length = len(data)
         max_length = schema.get("maxLength")
         if isinstance(max_length, int) and length > max_length:
-            self.errors.append(FieldError("FieldValueTooLong", self.field(name),
-                                          f"may not be more than {max_length} {'byte' if max_length == 1 else 'bytes'}"))
+            self.errors.append(
+                FieldError(
+                    "FieldValueTooLong",
+                    self.field(name),
+                    f"may not be more than {max_length} {'byte' if max_length == 1 else 'bytes'}",
+                )
+            )
         min_length = schema.get("minLength")
         if isinstance(min_length, int) and length < min_length:
             self.invalid(name, data, f"{label} in {_IN} should be at least {min_length} chars long")
@@ -159,16 +192,27 @@ class OpenAPIValidator:
         if any(_json_equal(data, e) for e in enum):
             return
         shown = [e if isinstance(e, str) else json.dumps(e) for e in enum]
-        self.errors.append(FieldError("FieldValueNotSupported", self.field(name),
-                                      "supported values: " + ", ".join(json.dumps(s) for s in shown), data))
+        self.errors.append(
+            FieldError(
+                "FieldValueNotSupported",
+                self.field(name),
+                "supported values: " + ", ".join(json.dumps(s) for s in shown),
+                data,
+            )
+        )
 
     def _object(self, schema: Mapping[str, Any], data: dict, name: str, label: str, depth: int) -> None:
         count = len(data)
         max_props = schema.get("maxProperties")
         if isinstance(max_props, int) and count > max_props:
-            self.errors.append(FieldError("FieldValueTooMany", self.field(name),
-                                          f"must have at most {max_props} {'item' if max_props == 1 else 'items'}",
-                                          count))
+            self.errors.append(
+                FieldError(
+                    "FieldValueTooMany",
+                    self.field(name),
+                    f"must have at most {max_props} {'item' if max_props == 1 else 'items'}",
+                    count,
+                )
+            )
         min_props = schema.get("minProperties")
         if isinstance(min_props, int) and count < min_props:
             self.invalid(name, "", f"{label} in {_IN} should have at least {min_props} properties")
@@ -187,9 +231,14 @@ class OpenAPIValidator:
         count = len(data)
         max_items = schema.get("maxItems")
         if isinstance(max_items, int) and count > max_items:
-            self.errors.append(FieldError("FieldValueTooMany", self.field(name),
-                                          f"must have at most {max_items} {'item' if max_items == 1 else 'items'}",
-                                          count))
+            self.errors.append(
+                FieldError(
+                    "FieldValueTooMany",
+                    self.field(name),
+                    f"must have at most {max_items} {'item' if max_items == 1 else 'items'}",
+                    count,
+                )
+            )
         min_items = schema.get("minItems")
         if isinstance(min_items, int) and count < min_items:
             self.invalid(name, "", f"{label} in {_IN} should have at least {min_items} items")
@@ -226,7 +275,9 @@ _FORMATS = {
     "date-time": re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$"),
     "uuid": re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$"),
     "email": re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$"),
-    "hostname": re.compile(r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$"),
+    "hostname": re.compile(
+        r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$"
+    ),
     "mac": re.compile(r"^([0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}$"),
     "hexcolor": re.compile(r"^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"),
     "byte": re.compile(r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"),
@@ -255,6 +306,7 @@ def _format_ok(fmt: str, value: str) -> bool:
     if fmt == "duration":
         from evaluator.cel.errors import CELEvalError
         from evaluator.cel.library.timeconv import parse_duration
+
         try:
             parse_duration(value)
             return True

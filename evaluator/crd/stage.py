@@ -7,6 +7,7 @@ with 422 Invalid, `<Kind>.<group> "<name>" is invalid: [<field error>, ...]`; th
 policies and webhooks never see it. CRDs the API server would refuse on create are reported as document
 errors (`definition_errors`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -20,8 +21,11 @@ CRD_GROUP = "apiextensions.k8s.io"
 
 
 def is_crd(doc: Any) -> bool:
-    return (isinstance(doc, Mapping) and doc.get("kind") == "CustomResourceDefinition"
-            and str(doc.get("apiVersion") or "").startswith(CRD_GROUP + "/"))
+    return (
+        isinstance(doc, Mapping)
+        and doc.get("kind") == "CustomResourceDefinition"
+        and str(doc.get("apiVersion") or "").startswith(CRD_GROUP + "/")
+    )
 
 
 def _spec(crd: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -56,11 +60,24 @@ def invalid_status(kind: str, group: str, name: str, errors: list[dict]) -> dict
             texts.append(e["text"])
     aggregate = texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]"
     message = f'{qualified} "{name}" is invalid: {aggregate}'
-    causes = [{"reason": e["type"], "message": e["text"][len(e["field"]) + 2:] if e["field"] else e["text"],
-               "field": e["field"]} for e in errors]
-    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message,
-            "reason": "Invalid", "details": {"name": name, "group": group, "kind": kind, "causes": causes},
-            "code": 422}
+    causes = [
+        {
+            "reason": e["type"],
+            "message": e["text"][len(e["field"]) + 2 :] if e["field"] else e["text"],
+            "field": e["field"],
+        }
+        for e in errors
+    ]
+    return {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": message,
+        "reason": "Invalid",
+        "details": {"name": name, "group": group, "kind": kind, "causes": causes},
+        "code": 422,
+    }
 
 
 class CRDStage:
@@ -91,9 +108,21 @@ class CRDStage:
                 errors = check_crd(crd)
             except RecursionError:
                 errors = []
-            out.extend((crd, {"path": e.field, "type": e.text[len(e.field) + 2:].split(":", 1)[0] if e.field else e.type,
-                              "reason": e.type, "message": e.detail, "text": e.text, "field": e.field,
-                              "detail": e.detail}) for e in errors)
+            out.extend(
+                (
+                    crd,
+                    {
+                        "path": e.field,
+                        "type": e.text[len(e.field) + 2 :].split(":", 1)[0] if e.field else e.type,
+                        "reason": e.type,
+                        "message": e.detail,
+                        "text": e.text,
+                        "field": e.field,
+                        "detail": e.detail,
+                    },
+                )
+                for e in errors
+            )
         return out
 
     def find(self, request: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str, Any], str] | None:
@@ -115,19 +144,28 @@ class CRDStage:
         crd, schema, version = found
         obj = request.get("object")
         old = request.get("oldObject") if request.get("operation") == "UPDATE" else None
-        outcome = validate_custom_resource(schema, obj, old, root_path=None, is_resource_root=True,
-                                           ratcheting=old is not None, trace=True)
+        outcome = validate_custom_resource(
+            schema, obj, old, root_path=None, is_resource_root=True, ratcheting=old is not None, trace=True
+        )
         kind = request.get("kind") or {}
         errors = outcome["errors"]
         rules = [dict(r, value=_json(r.get("value"))) for r in outcome.get("rules") or []]
         status = None
         if errors:
-            status = invalid_status(str(kind.get("kind") or ""), str(kind.get("group") or ""),
-                                    _object_name(request), errors)
-        return {"crd": _name(crd), "version": version, "allowed": not errors, "errors": errors,
-                "estimatedCosts": self._estimates(crd, version, schema),
-                "warnings": outcome["warnings"], "rules": rules, "remainingBudget": outcome["remainingBudget"],
-                "status": status}
+            status = invalid_status(
+                str(kind.get("kind") or ""), str(kind.get("group") or ""), _object_name(request), errors
+            )
+        return {
+            "crd": _name(crd),
+            "version": version,
+            "allowed": not errors,
+            "errors": errors,
+            "estimatedCosts": self._estimates(crd, version, schema),
+            "warnings": outcome["warnings"],
+            "rules": rules,
+            "remainingBudget": outcome["remainingBudget"],
+            "status": status,
+        }
 
 
 def _object_name(request: Mapping[str, Any]) -> str:

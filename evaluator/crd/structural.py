@@ -3,6 +3,7 @@
 Each accessor tolerates malformed input (a user's CRD may hold anything) and answers as if the field
 were unset.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -82,20 +83,28 @@ def with_type_and_object_meta(schema: Mapping[str, Any]) -> Mapping[str, Any]:
     props = properties(schema) or EMPTY
     meta = node(props.get("metadata"))
     meta_props = properties(meta)
-    if (props and type_of(node(props.get("kind"))) == "string" and type_of(node(props.get("apiVersion"))) == "string"
-            and type_of(meta) == "object" and meta_props is not None
-            and type_of(node(meta_props.get("name"))) == "string"
-            and type_of(node(meta_props.get("generateName"))) == "string"):
+    if (
+        props
+        and type_of(node(props.get("kind"))) == "string"
+        and type_of(node(props.get("apiVersion"))) == "string"
+        and type_of(meta) == "object"
+        and meta_props is not None
+        and type_of(node(meta_props.get("name"))) == "string"
+        and type_of(node(meta_props.get("generateName"))) == "string"
+    ):
         return schema
     result = dict(schema)
     new_props = dict(props)
     new_props["kind"] = _STRING
     new_props["apiVersion"] = _STRING
     meta_props = meta_props or EMPTY
-    new_props["metadata"] = {"type": "object", "properties": {
-        "name": _capped(node(meta_props.get("name")), 253),
-        "generateName": _capped(node(meta_props.get("generateName")), 252),
-    }}
+    new_props["metadata"] = {
+        "type": "object",
+        "properties": {
+            "name": _capped(node(meta_props.get("name")), 253),
+            "generateName": _capped(node(meta_props.get("generateName")), 252),
+        },
+    }
     result["properties"] = new_props
     return result
 

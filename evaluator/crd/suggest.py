@@ -5,6 +5,7 @@ The estimate of a rule grows with the sizes the API server must assume for lists
 largest N for which the rule (times its cardinality) fits the per-rule budget. None: no N is enough (the
 cost comes from unbounded strings, which need `maxLength`, or from the rule itself).
 """
+
 from __future__ import annotations
 
 import copy
@@ -21,8 +22,11 @@ def _bounded(schema: Any, n: int, depth: int = 0) -> None:
         return
     if schema.get("type") == "array" and "maxItems" not in schema:
         schema["maxItems"] = n
-    if schema.get("type") == "object" and isinstance(schema.get("additionalProperties"), dict) \
-            and "maxProperties" not in schema:
+    if (
+        schema.get("type") == "object"
+        and isinstance(schema.get("additionalProperties"), dict)
+        and "maxProperties" not in schema
+    ):
         schema["maxProperties"] = n
     for key in ("items", "additionalProperties"):
         _bounded(schema.get(key), n, depth + 1)

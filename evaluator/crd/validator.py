@@ -5,6 +5,7 @@ The schema is walked with the object: a node's rules run first, then allOf's rul
 shared by the whole object; running out of it stops validation with the API server's error. Transition
 rules (`oldSelf`) run only where an old value correlates, unless `optionalOldSelf` is set.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
@@ -49,8 +50,15 @@ class Outcome:
 
 
 class NodeValidator:
-    def __init__(self, validation_schema: Mapping[str, Any], node_schema: Mapping[str, Any], is_resource_root: bool,
-                 self_type: Type | None, per_call_limit: int, estimator: Callable | None = None):
+    def __init__(
+        self,
+        validation_schema: Mapping[str, Any],
+        node_schema: Mapping[str, Any],
+        is_resource_root: bool,
+        self_type: Type | None,
+        per_call_limit: int,
+        estimator: Callable | None = None,
+    ):
         self.schema = node_schema
         self.rules = st.rules(validation_schema)
         self.is_resource_root = is_resource_root
@@ -100,13 +108,15 @@ class NodeValidator:
         return bool(self.rules or self.items or self.additional or self.properties or self.all_of)
 
     # -- validation ------------------------------------------------------------------------------------
-    def validate(self, path: str, obj: Any, old: Any, ratchet: Ratchet, budget: int, out: Outcome,
-                 converted: Any = _UNCONVERTED) -> int:
+    def validate(
+        self, path: str, obj: Any, old: Any, ratchet: Ratchet, budget: int, out: Outcome, converted: Any = _UNCONVERTED
+    ) -> int:
         """`converted` is `obj` as CEL sees it when a parent already converted it (converted once, top down)."""
         if obj is None:
             return budget
-        if converted is _UNCONVERTED and (self.compiled or self.all_of or self.items or self.properties
-                                          or self.additional):
+        if converted is _UNCONVERTED and (
+            self.compiled or self.all_of or self.items or self.properties or self.additional
+        ):
             sts = st.with_type_and_object_meta(self.schema) if self.is_resource_root else self.schema
             converted = to_cel(obj, sts)
         budget = self.validate_rules(path, obj, old, ratchet, budget, out, converted)
@@ -117,22 +127,30 @@ class NodeValidator:
             if budget < 0:
                 return budget
         if isinstance(obj, list):
-            return self.validate_list(path, obj, old if isinstance(old, list) else None, ratchet, budget, out,
-                                      converted if isinstance(converted, list) else None)
+            return self.validate_list(
+                path,
+                obj,
+                old if isinstance(old, list) else None,
+                ratchet,
+                budget,
+                out,
+                converted if isinstance(converted, list) else None,
+            )
         if isinstance(obj, dict):
-            return self.validate_map(path, obj, old if isinstance(old, dict) else None, ratchet, budget, out,
-                                     converted)
+            return self.validate_map(path, obj, old if isinstance(old, dict) else None, ratchet, budget, out, converted)
         return budget
 
-    def validate_map(self, path: str, obj: dict, old: dict | None, ratchet: Ratchet, budget: int, out: Outcome,
-                     converted: Any = None) -> int:
+    def validate_map(
+        self, path: str, obj: dict, old: dict | None, ratchet: Ratchet, budget: int, out: Outcome, converted: Any = None
+    ) -> int:
         values = _plain(converted)
         correlatable = st.map_type(self.schema) in (None, "granular", "atomic")
         if self.additional is not None:
             for k, v in obj.items():
                 old_v = old.get(k) if correlatable and old is not None else None
-                budget = self.additional.validate(keyed(path, k), v, old_v, ratchet.key(k), budget, out,
-                                                  values.get(k, _UNCONVERTED))
+                budget = self.additional.validate(
+                    keyed(path, k), v, old_v, ratchet.key(k), budget, out, values.get(k, _UNCONVERTED)
+                )
                 if budget < 0:
                     return budget
         if self.properties:
@@ -141,44 +159,73 @@ class NodeValidator:
                 if sub is None:
                     continue
                 old_v = old.get(k) if correlatable and old is not None else None
-                budget = sub.validate(child(path, k), v, old_v, ratchet.key(k), budget, out, values.get(k, _UNCONVERTED))
+                budget = sub.validate(
+                    child(path, k), v, old_v, ratchet.key(k), budget, out, values.get(k, _UNCONVERTED)
+                )
                 if budget < 0:
                     return budget
         return budget
 
-    def validate_list(self, path: str, obj: list, old: list | None, ratchet: Ratchet, budget: int, out: Outcome,
-                      converted: list | None = None) -> int:
+    def validate_list(
+        self,
+        path: str,
+        obj: list,
+        old: list | None,
+        ratchet: Ratchet,
+        budget: int,
+        out: Outcome,
+        converted: list | None = None,
+    ) -> int:
         if self.items is None:
             return budget
         old_items = MapList(self.schema, old)
         same = converted is not None and len(converted) == len(obj)
         for i, item in enumerate(obj):
-            budget = self.items.validate(keyed(path, i), item, old_items.get(item), ratchet.index(i), budget, out,
-                                         converted[i] if same else _UNCONVERTED)
+            budget = self.items.validate(
+                keyed(path, i),
+                item,
+                old_items.get(item),
+                ratchet.index(i),
+                budget,
+                out,
+                converted[i] if same else _UNCONVERTED,
+            )
             if budget < 0:
                 return budget
         return budget
 
-    def validate_rules(self, path: str, obj: Any, old: Any, ratchet: Ratchet, budget: int, out: Outcome,
-                       self_value: Any = None) -> int:
+    def validate_rules(
+        self, path: str, obj: Any, old: Any, ratchet: Ratchet, budget: int, out: Outcome, self_value: Any = None
+    ) -> int:
         sts = self.schema
         type_value = st.type_of(sts)
         if self.compilation_error is not None:
-            out.errors.append(invalid(path, type_value, f"rule compiler initialization error: {self.compilation_error}"))
+            out.errors.append(
+                invalid(path, type_value, f"rule compiler initialization error: {self.compilation_error}")
+            )
             return budget
         if not self.compiled:
             return budget
         if budget <= 0:
-            out.errors.append(invalid(path, type_value, "validation failed due to running out of cost budget, "
-                                                        "no further validation rules will be run"))
+            out.errors.append(
+                invalid(
+                    path,
+                    type_value,
+                    "validation failed due to running out of cost budget, no further validation rules will be run",
+                )
+            )
             return -1
         if self.is_resource_root:
             sts = st.with_type_and_object_meta(sts)
         old_value = to_cel(old, sts) if old is not None and self.uses_old_self else None
-        plain = Activation({"self": self_value, "oldSelf": old_value} if old is not None and self.uses_old_self
-                           else {"self": self_value})
-        optional = Activation({"self": self_value,
-                               "oldSelf": Optional(old_value) if old is not None else OPTIONAL_NONE})
+        plain = Activation(
+            {"self": self_value, "oldSelf": old_value}
+            if old is not None and self.uses_old_self
+            else {"self": self_value}
+        )
+        optional = Activation(
+            {"self": self_value, "oldSelf": Optional(old_value) if old is not None else OPTIONAL_NONE}
+        )
         for compiled in self.compiled:
             rule = compiled.rule
             if compiled.error is not None:
@@ -199,8 +246,13 @@ class NodeValidator:
             except EvaluationError as e:
                 error_text, cost = e.message, e.cost
             if cost > budget:
-                out.errors.append(invalid(path, type_value, "validation failed due to running out of cost budget, "
-                                                            "no further validation rules will be run"))
+                out.errors.append(
+                    invalid(
+                        path,
+                        type_value,
+                        "validation failed due to running out of cost budget, no further validation rules will be run",
+                    )
+                )
                 return -1
             budget -= cost
             field_path = child(path, compiled.field_path) if compiled.field_path else path
@@ -208,11 +260,23 @@ class NodeValidator:
             if error_text is not None:
                 label = rule_error_string(rule)
                 if error_text.startswith("no such overload"):
-                    out.errors.append(invalid(path, type_value, f"'{error_text}': call arguments did not match a "
-                                              f"supported operator, function or macro signature for rule: {label}"))
+                    out.errors.append(
+                        invalid(
+                            path,
+                            type_value,
+                            f"'{error_text}': call arguments did not match a "
+                            f"supported operator, function or macro signature for rule: {label}",
+                        )
+                    )
                 elif is_cost_limit or error_text.startswith("operation cancelled: actual cost limit exceeded"):
-                    out.errors.append(invalid(path, type_value, f"'{error_text}': no further validation rules will be "
-                                              f"run due to call cost exceeds limit for rule: {label}"))
+                    out.errors.append(
+                        invalid(
+                            path,
+                            type_value,
+                            f"'{error_text}': no further validation rules will be "
+                            f"run due to call cost exceeds limit for rule: {label}",
+                        )
+                    )
                     return -1
                 else:
                     out.errors.append(invalid(path, type_value, f"{error_text} evaluating rule: {label}"))
@@ -242,12 +306,20 @@ class NodeValidator:
     @staticmethod
     def _record(out: Outcome, rule: Mapping[str, Any], path: str, value: Any, cost: int, error: str | None) -> None:
         if out.trace is not None:
-            out.trace.append({"rule": rule.get("rule"), "path": path, "value": value if error is None else None,
-                              "cost": cost, "error": error})
+            out.trace.append(
+                {
+                    "rule": rule.get("rule"),
+                    "path": path,
+                    "value": value if error is None else None,
+                    "cost": cost,
+                    "error": error,
+                }
+            )
 
 
-def _message(compiled: CompiledRule, activation: Activation, budget: int, path: str,
-             type_value: str) -> tuple[str | None, int, FieldError | None]:
+def _message(
+    compiled: CompiledRule, activation: Activation, budget: int, path: str, type_value: str
+) -> tuple[str | None, int, FieldError | None]:
     """evalMessageExpression: (message or None to fall back on `message`, remaining budget, fatal error)."""
     source = compiled.rule.get("messageExpression")
     try:
@@ -258,13 +330,29 @@ def _message(compiled: CompiledRule, activation: Activation, budget: int, path: 
     except EvaluationError as e:
         value, cost, error, limit = None, e.cost, e.message, False
     if cost > budget:
-        return None, -1, invalid(path, type_value, "messageExpression evaluation failed due to running out of cost "
-                                                   "budget, no further validation rules will be run")
+        return (
+            None,
+            -1,
+            invalid(
+                path,
+                type_value,
+                "messageExpression evaluation failed due to running out of cost "
+                "budget, no further validation rules will be run",
+            ),
+        )
     if error is not None:
         if limit or error.startswith("operation cancelled: actual cost limit exceeded"):
             quoted = _go_quote(source)
-            return None, -1, invalid(path, type_value, "no further validation rules will be run due to call cost "
-                                                       f"exceeds limit for messageExpression: {quoted}")
+            return (
+                None,
+                -1,
+                invalid(
+                    path,
+                    type_value,
+                    "no further validation rules will be run due to call cost "
+                    f"exceeds limit for messageExpression: {quoted}",
+                ),
+            )
         return None, budget - cost, None
     if not isinstance(value, str):
         return None, budget - cost, None
@@ -323,14 +411,25 @@ def has_rules(schema: Any) -> bool:
     return any(has_rules(p) for p in (st.properties(schema) or {}).values())
 
 
-def build(validation_schema: Mapping[str, Any], node_schema: Mapping[str, Any], is_resource_root: bool,
-          self_type: Type | None, per_call_limit: int, estimator: Callable | None = None) -> NodeValidator | None:
+def build(
+    validation_schema: Mapping[str, Any],
+    node_schema: Mapping[str, Any],
+    is_resource_root: bool,
+    self_type: Type | None,
+    per_call_limit: int,
+    estimator: Callable | None = None,
+) -> NodeValidator | None:
     v = NodeValidator(validation_schema, node_schema, is_resource_root, self_type, per_call_limit, estimator)
     return v if v.useful() else None
 
 
-def root_validator(schema: Mapping[str, Any], is_resource_root: bool, per_call_limit: int,
-                   estimator: Callable | None = None, decl_root: bool | None = None) -> NodeValidator | None:
+def root_validator(
+    schema: Mapping[str, Any],
+    is_resource_root: bool,
+    per_call_limit: int,
+    estimator: Callable | None = None,
+    decl_root: bool | None = None,
+) -> NodeValidator | None:
     if not has_rules(schema):
         return None
     decl_root = is_resource_root if decl_root is None else decl_root

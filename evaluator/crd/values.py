@@ -4,6 +4,7 @@ Strings with format date/date-time/duration/byte become timestamps, durations an
 `number` schema become doubles; data that does not fit the schema becomes an `InvalidData` marker that
 raises cel-go's message when a rule reads it (in Go the conversion error is a CEL error value).
 """
+
 from __future__ import annotations
 
 import base64
@@ -16,8 +17,15 @@ from evaluator.cel.library.timeconv import parse_duration, parse_timestamp
 from evaluator.cel.values import Timestamp
 from evaluator.crd import structural as st
 
-_GO_TYPES = {str: "string", bool: "bool", int: "int64", float: "float64", dict: "map[string]interface {}",
-             list: "[]interface {}", type(None): "<nil>"}
+_GO_TYPES = {
+    str: "string",
+    bool: "bool",
+    int: "int64",
+    float: "float64",
+    dict: "map[string]interface {}",
+    list: "[]interface {}",
+    type(None): "<nil>",
+}
 
 
 class InvalidData:
@@ -77,9 +85,13 @@ def to_cel(data: Any, schema: Mapping[str, Any], depth: int = 0) -> Any:
             # Fields outside the schema are invisible; a null field of an object is an absent field.
             # Unknown fields kept by x-kubernetes-preserve-unknown-fields still count in equality.
             keep_unknown = st.flag(schema, "x-kubernetes-preserve-unknown-fields")
-            return _object({k: to_cel(v, st.node(props[k]), depth + 1) if k in props else v
-                            for k, v in data.items()
-                            if (k in props and v is not None) or (k not in props and keep_unknown)})
+            return _object(
+                {
+                    k: to_cel(v, st.node(props[k]), depth + 1) if k in props else v
+                    for k, v in data.items()
+                    if (k in props and v is not None) or (k not in props and keep_unknown)
+                }
+            )
         extra = st.additional_properties(schema)
         if extra is not None:
             return _object({k: to_cel(v, extra, depth + 1) for k, v in data.items()})
@@ -109,8 +121,10 @@ def to_cel(data: Any, schema: Mapping[str, Any], depth: int = 0) -> Any:
         return InvalidData(f"invalid data, expected bool, got {_go_type(data)}")
     if st.flag(schema, "x-kubernetes-preserve-unknown-fields"):
         return data
-    return InvalidData("invalid type, expected object, array, number, integer, boolean or string, or no type with "
-                       f"x-kubernetes-int-or-string or x-kubernetes-preserve-unknown-fields is true, got {kind}")
+    return InvalidData(
+        "invalid type, expected object, array, number, integer, boolean or string, or no type with "
+        f"x-kubernetes-int-or-string or x-kubernetes-preserve-unknown-fields is true, got {kind}"
+    )
 
 
 def _object(converted: dict[str, Any]) -> Mapping[str, Any]:
@@ -130,8 +144,12 @@ def _string(text: str, fmt: Any) -> Any:
         if fmt == "byte":
             return _base64(text)
     except CELEvalError as e:
-        label = {"duration": "duration", "date": "date formatted string", "date-time": "date-time formatted string",
-                 "byte": "byte formatted string"}[fmt]
+        label = {
+            "duration": "duration",
+            "date": "date formatted string",
+            "date-time": "date-time formatted string",
+            "byte": "byte formatted string",
+        }[fmt]
         return InvalidData(f"Invalid {label} {text}: {e.message}")
     return text
 

@@ -2,6 +2,7 @@
 
 Import gives one request whose text is the review (the engine reads reviews as they are); a review with a
 `response` also gives the expected outcome (its `allowed`), so a logged decision becomes a test."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -15,8 +16,9 @@ def _request_of(data: Any, source: str) -> dict:
     else:
         request = data
     if not isinstance(request, dict) or not request.get("operation") or not isinstance(request.get("kind"), dict):
-        raise FormatError(f"{source}: not an AdmissionReview or AdmissionRequest (request.operation and "
-                          "request.kind are needed)")
+        raise FormatError(
+            f"{source}: not an AdmissionReview or AdmissionRequest (request.operation and request.kind are needed)"
+        )
     return request
 
 
@@ -32,8 +34,15 @@ def import_review(text: str, title: str | None = None, source: str = "review.jso
     response = data.get("response") if isinstance(data, dict) else None
     if isinstance(response, dict) and isinstance(response.get("allowed"), bool):
         expected = {"allowed": response["allowed"]}
-    review = {k: v for k, v in data.items() if k != "response"} if data is not request else \
-        {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}
+    review = (
+        {k: v for k, v in data.items() if k != "response"}
+        if data is not request
+        else {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}
+    )
     name = review_name(request)
-    return {"title": title or f"AdmissionReview: {name}", "description": f"Imported from {source}", "documents": [],
-            "requests": [{"name": name, "text": dump(review), "expected": expected}]}
+    return {
+        "title": title or f"AdmissionReview: {name}",
+        "description": f"Imported from {source}",
+        "documents": [],
+        "requests": [{"name": name, "text": dump(review), "expected": expected}],
+    }

@@ -2,6 +2,7 @@
 
 Refused: more than MAX_FILES files, more than MAX_TOTAL bytes unpacked, a member larger than MAX_TEXT,
 absolute paths or `..` (path traversal), links and devices. Only text files are kept (others are skipped)."""
+
 from __future__ import annotations
 
 import io
@@ -27,8 +28,9 @@ def _safe_path(name: str) -> str:
 def _add(files: dict[str, str], name: str, data: bytes, total: list[int]) -> None:
     total[0] += len(data)
     if len(data) > MAX_TEXT or total[0] > MAX_TOTAL:
-        raise FormatError(f"archive too large (at most {MAX_TOTAL // 1024 // 1024} MiB unpacked, "
-                          f"{MAX_TEXT // 1024} KiB per file)")
+        raise FormatError(
+            f"archive too large (at most {MAX_TOTAL // 1024 // 1024} MiB unpacked, {MAX_TEXT // 1024} KiB per file)"
+        )
     if name.endswith(TEXT_SUFFIXES):
         try:
             files[name] = data.decode("utf-8")

@@ -1,5 +1,6 @@
 """YAML in and out for the formats: read as Kubernetes reads it (go-yaml scalars), bounded against alias
 bombs and oversized input; written with block scalars so policy texts stay readable in git."""
+
 from __future__ import annotations
 
 from typing import Any

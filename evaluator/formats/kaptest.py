@@ -7,6 +7,7 @@ and param (`kaptest-<policy>[-<param>]`, validationActions Deny); each test beco
 `<policy>: <Kind> <namespace/name>` expected allowed (admit) or denied (deny, error: an error denies under
 failurePolicy Fail). The other policies of the suite apply to each request too, as they would in a cluster.
 Export writes the suite back from those names (the generated bindings are left out: kaptest needs none)."""
+
 from __future__ import annotations
 
 import posixpath
@@ -37,8 +38,12 @@ def _binding(policy: str, param: dict | None) -> dict:
     if param:
         spec["paramRef"] = {k: v for k, v in param.items() if k in ("name", "namespace")}
         spec["paramRef"]["parameterNotFoundAction"] = "Deny"
-    return {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
-            "metadata": {"name": name}, "spec": spec}
+    return {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicyBinding",
+        "metadata": {"name": name},
+        "spec": spec,
+    }
 
 
 def _key(ref: dict) -> str:
@@ -67,8 +72,10 @@ def import_suite(files: dict[str, str], title: str | None = None) -> dict:
             tested.add((ref.get("kind"), _key(ref)))
             ignored = sorted(k for k in ("oldObject", "userInfo", "namespaceObject") if case.get(k))
             if ignored:
-                warnings.append(f"{policy}: {ref.get('kind')} {_key(ref)}: {', '.join(ignored)} not imported "
-                                "(the request is a CREATE of the object)")
+                warnings.append(
+                    f"{policy}: {ref.get('kind')} {_key(ref)}: {', '.join(ignored)} not imported "
+                    "(the request is a CREATE of the object)"
+                )
             if case.get("expect") == "error":
                 warnings.append(f"{policy}: {ref.get('kind')} {_key(ref)}: expect error imported as denied")
             binding = _binding(policy, param if isinstance(param, dict) else None)
@@ -78,9 +85,13 @@ def import_suite(files: dict[str, str], title: str | None = None) -> dict:
             requests.append({"name": name, "text": object_text(obj), "expected": expected})
     others = [r for r in resources if (r.get("kind"), object_key(r)) not in tested]
     documents = policies + list(bindings.values()) + others
-    return {"title": title or f"kaptest: {posixpath.basename(base) or 'suite'}", "description": f"Imported from {found[0]}",
-            "documents": [{"name": document_name(d), "text": object_text(d)} for d in documents],
-            "requests": requests, "warnings": warnings}
+    return {
+        "title": title or f"kaptest: {posixpath.basename(base) or 'suite'}",
+        "description": f"Imported from {found[0]}",
+        "documents": [{"name": document_name(d), "text": object_text(d)} for d in documents],
+        "requests": requests,
+        "warnings": warnings,
+    }
 
 
 def export_suite(project: dict) -> tuple[dict[str, str], list[str]]:
@@ -89,28 +100,48 @@ def export_suite(project: dict) -> tuple[dict[str, str], list[str]]:
         for obj in objects_of(doc["text"], doc["name"]):
             if obj.get("kind") == "ValidatingAdmissionPolicy":
                 policies.append(obj)
-            elif not (obj.get("kind") == "ValidatingAdmissionPolicyBinding"
-                      and str((obj.get("metadata") or {}).get("name", "")).startswith(BINDING_PREFIX)):
+            elif not (
+                obj.get("kind") == "ValidatingAdmissionPolicyBinding"
+                and str((obj.get("metadata") or {}).get("name", "")).startswith(BINDING_PREFIX)
+            ):
                 resources.append(obj)
                 seen.add((obj.get("kind"), object_key(obj)))
     groups: dict[str, list[dict]] = {}
     for request in project.get("requests", []):
         obj, match = plain_object(request["text"], request["name"]), _REQUEST.match(request["name"])
         if obj is None or match is None or not request.get("expected") or "allowed" not in request["expected"]:
-            warnings.append(f"request {request['name']!r} is not a kaptest case (`<policy>: <Kind> <name>` with an "
-                            "expected allowed/denied plain object) and is left out")
+            warnings.append(
+                f"request {request['name']!r} is not a kaptest case (`<policy>: <Kind> <name>` with an "
+                "expected allowed/denied plain object) and is left out"
+            )
             continue
         if (obj.get("kind"), object_key(obj)) not in seen:
             seen.add((obj.get("kind"), object_key(obj)))
             resources.append(obj)
         meta = obj.get("metadata") or {}
-        case: dict = {"object": {k: v for k, v in (("kind", obj.get("kind")), ("name", meta.get("name")),
-                                                    ("namespace", meta.get("namespace"))) if v}}
+        case: dict = {
+            "object": {
+                k: v
+                for k, v in (
+                    ("kind", obj.get("kind")),
+                    ("name", meta.get("name")),
+                    ("namespace", meta.get("namespace")),
+                )
+                if v
+            }
+        }
         if match.group("param"):
             ns, _, name = match.group("param").rpartition("/")
             case["param"] = {"name": name, **({"namespace": ns} if ns else {})}
         case["expect"] = "admit" if request["expected"]["allowed"] else "deny"
         groups.setdefault(match.group("policy"), []).append(case)
-    suite = {"validatingAdmissionPolicies": ["policies.yaml"], "resources": ["resources.yaml"],
-             "testSuites": [{"policy": p, "tests": tests} for p, tests in groups.items()]}
-    return {TEST_FILE: dump(suite), "policies.yaml": dump_all(policies), "resources.yaml": dump_all(resources)}, warnings
+    suite = {
+        "validatingAdmissionPolicies": ["policies.yaml"],
+        "resources": ["resources.yaml"],
+        "testSuites": [{"policy": p, "tests": tests} for p, tests in groups.items()],
+    }
+    return {
+        TEST_FILE: dump(suite),
+        "policies.yaml": dump_all(policies),
+        "resources.yaml": dump_all(resources),
+    }, warnings

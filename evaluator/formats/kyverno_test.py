@@ -6,6 +6,7 @@ Kyverno's rows are per rule; a project's expectation is per request: a resource 
 whose failure action is Enforce is expected denied, any other resource with rows is expected allowed.
 Export: runs the engine on each request with an expected outcome and writes its per-rule results as rows,
 so `kyverno test` on the folder checks what the playground decided."""
+
 from __future__ import annotations
 
 import posixpath
@@ -48,8 +49,9 @@ def import_folder(files: dict[str, str], title: str | None = None) -> dict:
         raise FormatError(f"{tests[0]}: not a kyverno test")
     policies = _files(files, base, test.get("policies"), "policy")
     cluster = _files(files, base, test.get("clusterResources"), "clusterResources")
-    cluster = [r for d in cluster for r in ((d.get("spec") or {}).get("resources") or [])
-               if d.get("kind") == "ClusterResource"] + [d for d in cluster if d.get("kind") != "ClusterResource"]
+    cluster = [
+        r for d in cluster for r in ((d.get("spec") or {}).get("resources") or []) if d.get("kind") == "ClusterResource"
+    ] + [d for d in cluster if d.get("kind") != "ClusterResource"]
     resources = _files(files, base, test.get("resources"), "resource")
     by_name = {(p.get("metadata") or {}).get("name"): p for p in policies}
     denied: set[str] = set()
@@ -61,25 +63,41 @@ def import_folder(files: dict[str, str], title: str | None = None) -> dict:
             key = f"{row.get('kind')}:{resource}"
             with_rows.add(key)
             policy = by_name.get(row.get("policy")) or {}
-            if row.get("result") == "fail" and (policy.get("kind") not in KYVERNO_KINDS
-                                                or _enforced(policy, str(row.get("rule")))):
+            if row.get("result") == "fail" and (
+                policy.get("kind") not in KYVERNO_KINDS or _enforced(policy, str(row.get("rule")))
+            ):
                 denied.add(key)
     requests = []
     for resource in resources:
-        keys = {f"{resource.get('kind')}:{object_key(resource)}",
-                f"{resource.get('kind')}:{(resource.get('metadata') or {}).get('name')}"}
+        keys = {
+            f"{resource.get('kind')}:{object_key(resource)}",
+            f"{resource.get('kind')}:{(resource.get('metadata') or {}).get('name')}",
+        }
         expected = {"allowed": False} if keys & denied else {"allowed": True} if keys & with_rows else None
         requests.append({"name": request_name(resource), "text": object_text(resource), "expected": expected})
-    warnings = [f"{TEST_FILE}: {key} is not imported (a project has no place for it)"
-                for key in ("variables", "values", "userinfo", "exceptions") if test.get(key)]
-    flagged = sorted({flag for row in test.get("results") or [] if isinstance(row, dict)
-                      for flag in ("patchedResources", "patchedResource", "generatedResource", "cloneSourceResource")
-                      if row.get(flag)})
+    warnings = [
+        f"{TEST_FILE}: {key} is not imported (a project has no place for it)"
+        for key in ("variables", "values", "userinfo", "exceptions")
+        if test.get(key)
+    ]
+    flagged = sorted(
+        {
+            flag
+            for row in test.get("results") or []
+            if isinstance(row, dict)
+            for flag in ("patchedResources", "patchedResource", "generatedResource", "cloneSourceResource")
+            if row.get(flag)
+        }
+    )
     warnings += [f"{TEST_FILE}: {flag} rows are not imported (only admission outcomes are)" for flag in flagged]
     name = (test.get("metadata") or {}).get("name") or base or "kyverno test"
-    return {"title": title or f"kyverno test: {posixpath.basename(base) or name}", "description": f"Imported from {tests[0]}",
-            "documents": [{"name": document_name(d), "text": object_text(d)} for d in policies + cluster],
-            "requests": requests, "warnings": warnings}
+    return {
+        "title": title or f"kyverno test: {posixpath.basename(base) or name}",
+        "description": f"Imported from {tests[0]}",
+        "documents": [{"name": document_name(d), "text": object_text(d)} for d in policies + cluster],
+        "requests": requests,
+        "warnings": warnings,
+    }
 
 
 def export_folder(project: dict) -> tuple[dict[str, str], list[str]]:
@@ -89,8 +107,13 @@ def export_folder(project: dict) -> tuple[dict[str, str], list[str]]:
     policies, cluster, warnings = [], [], []
     for doc in project.get("documents", []):
         for obj in objects_of(doc["text"], doc["name"]):
-            (policies if obj.get("kind") in KYVERNO_KINDS or obj.get("kind") == "ValidatingAdmissionPolicy"
-             or str(obj.get("apiVersion")).startswith("policies.kyverno.io/") else cluster).append(obj)
+            (
+                policies
+                if obj.get("kind") in KYVERNO_KINDS
+                or obj.get("kind") == "ValidatingAdmissionPolicy"
+                or str(obj.get("apiVersion")).startswith("policies.kyverno.io/")
+                else cluster
+            ).append(obj)
     simulation = Simulation([d["text"] for d in project.get("documents", [])])
     resources, rows = [], {}
     for request in project.get("requests", []):
@@ -107,13 +130,20 @@ def export_folder(project: dict) -> tuple[dict[str, str], list[str]]:
                 verdict = {"warn": "fail", "error": "error"}.get(rule.get("result"), rule.get("result"))
                 key = (entry.get("policy"), rule.get("rule"), obj.get("kind"), verdict)
                 rows.setdefault(key, []).append(object_key(obj))
-    test = {"apiVersion": "cli.kyverno.io/v1alpha1", "kind": "Test", "metadata": {"name": "kyverno-test"},
-            "policies": ["policies.yaml"], "resources": ["resources.yaml"]}
+    test = {
+        "apiVersion": "cli.kyverno.io/v1alpha1",
+        "kind": "Test",
+        "metadata": {"name": "kyverno-test"},
+        "policies": ["policies.yaml"],
+        "resources": ["resources.yaml"],
+    }
     files = {"policies.yaml": dump_all(policies), "resources.yaml": dump_all(resources)}
     if cluster:
         test["clusterResources"] = ["cluster-resources.yaml"]
         files["cluster-resources.yaml"] = dump_all(cluster)
-    test["results"] = [{"policy": p, "rule": r, "kind": k, "resources": sorted(set(names)), "result": v}
-                       for (p, r, k, v), names in sorted(rows.items(), key=lambda item: tuple(map(str, item[0])))]
+    test["results"] = [
+        {"policy": p, "rule": r, "kind": k, "resources": sorted(set(names)), "result": v}
+        for (p, r, k, v), names in sorted(rows.items(), key=lambda item: tuple(map(str, item[0])))
+    ]
     files[TEST_FILE] = dump(test)
     return files, warnings

@@ -4,11 +4,20 @@ Import: policies, bindings, their params, namespaces, RBAC and CRDs become docum
 becomes a request (a CREATE of it) with no expected outcome. Export: the documents, then the request
 objects, as one `---` stream; a request that is not a plain object (an AdmissionReview) cannot be a
 manifest and is reported in the warnings instead."""
+
 from __future__ import annotations
 
 from evaluator.formats.bounded_yaml import FormatError, dump_all
-from evaluator.formats.objects import (document_name, is_cluster_state, is_object, object_text, objects_of,
-                                       param_names, plain_object, request_name)
+from evaluator.formats.objects import (
+    document_name,
+    is_cluster_state,
+    is_object,
+    object_text,
+    objects_of,
+    param_names,
+    plain_object,
+    request_name,
+)
 
 
 def import_bundle(text: str, title: str = "Imported manifests", source: str = "manifests.yaml") -> dict:
@@ -20,8 +29,11 @@ def import_bundle(text: str, title: str = "Imported manifests", source: str = "m
         raise FormatError(f"{source}: document {bad[0] + 1} is not a Kubernetes object (apiVersion and kind)")
     params = param_names(docs)
     documents = [{"name": document_name(d), "text": object_text(d)} for d in docs if is_cluster_state(d, params)]
-    requests = [{"name": request_name(d), "text": object_text(d), "expected": None}
-                for d in docs if not is_cluster_state(d, params)]
+    requests = [
+        {"name": request_name(d), "text": object_text(d), "expected": None}
+        for d in docs
+        if not is_cluster_state(d, params)
+    ]
     return {"title": title, "description": f"Imported from {source}", "documents": documents, "requests": requests}
 
 

@@ -1,5 +1,6 @@
 """Shared pieces of the converters: which objects are cluster state (documents) and which are requests, the
 names a project gives them, and object texts."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -8,10 +9,20 @@ from evaluator.formats.bounded_yaml import dump, load_all
 
 # Kinds that describe the cluster a request meets (policies, bindings, their params' namespaces, RBAC,
 # CRDs); any other object in a bundle is a request to decide.
-CLUSTER_KINDS = {"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy",
-                 "MutatingAdmissionPolicyBinding", "CustomResourceDefinition", "Namespace", "Role", "ClusterRole",
-                 "RoleBinding", "ClusterRoleBinding", "ValidatingWebhookConfiguration",
-                 "MutatingWebhookConfiguration"}
+CLUSTER_KINDS = {
+    "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionPolicyBinding",
+    "MutatingAdmissionPolicy",
+    "MutatingAdmissionPolicyBinding",
+    "CustomResourceDefinition",
+    "Namespace",
+    "Role",
+    "ClusterRole",
+    "RoleBinding",
+    "ClusterRoleBinding",
+    "ValidatingWebhookConfiguration",
+    "MutatingWebhookConfiguration",
+}
 POLICY_GROUPS = ("kyverno.io/", "policies.kyverno.io/", "admissionregistration.k8s.io/")
 
 
@@ -20,8 +31,11 @@ def is_object(doc: Any) -> bool:
 
 
 def is_cluster_state(doc: dict, param_names: set[str] = frozenset()) -> bool:  # type: ignore[assignment]
-    return (doc.get("kind") in CLUSTER_KINDS or str(doc.get("apiVersion")).startswith(POLICY_GROUPS)
-            or (doc.get("metadata") or {}).get("name") in param_names)
+    return (
+        doc.get("kind") in CLUSTER_KINDS
+        or str(doc.get("apiVersion")).startswith(POLICY_GROUPS)
+        or (doc.get("metadata") or {}).get("name") in param_names
+    )
 
 
 def param_names(docs: list[dict]) -> set[str]:

@@ -2,6 +2,7 @@
 
 {title, description, tags?, documents: [{name, text}], requests: [{name, text, expected?}]}
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -38,9 +39,13 @@ def read_project(text: str, source: str = "project.yaml") -> dict:
     data = load_one(text, source)
     if not is_project(data):
         raise FormatError(f"{source}: a project file needs a documents list")
-    return {"title": str(data.get("title") or Path(source).stem), "description": str(data.get("description") or ""),
-            "tags": [str(t) for t in data.get("tags") or []],
-            "documents": _entries(data, "documents", source), "requests": _entries(data, "requests", source)}
+    return {
+        "title": str(data.get("title") or Path(source).stem),
+        "description": str(data.get("description") or ""),
+        "tags": [str(t) for t in data.get("tags") or []],
+        "documents": _entries(data, "documents", source),
+        "requests": _entries(data, "requests", source),
+    }
 
 
 def write_project(project: dict) -> str:

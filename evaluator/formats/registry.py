@@ -1,5 +1,6 @@
 """The formats by name, as the API, the page and the MCP server offer them: how each is imported from an
 upload (bytes) and exported from a project (bytes, media type, file name, warnings)."""
+
 from __future__ import annotations
 
 import re
@@ -35,6 +36,7 @@ def _export_folder(convert: Callable[[dict], tuple[dict[str, str], list[str]]], 
         files, warnings = convert(project)
         root = f"{_slug(project.get('title', ''))}{suffix}"
         return write_zip(files, root), "application/zip", f"{root}.zip", warnings
+
     return export
 
 
@@ -44,19 +46,43 @@ def _export_manifests(project: dict) -> tuple[bytes, str, str, list[str]]:
 
 
 def _export_project(project: dict) -> tuple[bytes, str, str, list[str]]:
-    return project_files.write_project(project).encode(), "application/yaml", \
-        f"{_slug(project.get('title', ''))}.yaml", []
+    return (
+        project_files.write_project(project).encode(),
+        "application/yaml",
+        f"{_slug(project.get('title', ''))}.yaml",
+        [],
+    )
 
 
-FORMATS = {f.name: f for f in (
-    Format("project", "Project file (admission-playground test)",
-           lambda data: project_files.read_project(_text(data)), _export_project),
-    Format("kyverno-test", "Kyverno test folder (zip/tar)",
-           lambda data: kyverno_test.import_folder(read_archive(data)), _export_folder(kyverno_test.export_folder, "")),
-    Format("kaptest", "kaptest suite (zip/tar)",
-           lambda data: kaptest.import_suite(read_archive(data)), _export_folder(kaptest.export_suite, ".test")),
-    Format("manifests", "Manifest bundle (YAML/JSON, Lists)",
-           lambda data: manifests.import_bundle(_text(data)), _export_manifests),
-    Format("admission-review", "AdmissionReview (JSON)",
-           lambda data: admission_review.import_review(_text(data)), None),
-)}
+FORMATS = {
+    f.name: f
+    for f in (
+        Format(
+            "project",
+            "Project file (admission-playground test)",
+            lambda data: project_files.read_project(_text(data)),
+            _export_project,
+        ),
+        Format(
+            "kyverno-test",
+            "Kyverno test folder (zip/tar)",
+            lambda data: kyverno_test.import_folder(read_archive(data)),
+            _export_folder(kyverno_test.export_folder, ""),
+        ),
+        Format(
+            "kaptest",
+            "kaptest suite (zip/tar)",
+            lambda data: kaptest.import_suite(read_archive(data)),
+            _export_folder(kaptest.export_suite, ".test"),
+        ),
+        Format(
+            "manifests",
+            "Manifest bundle (YAML/JSON, Lists)",
+            lambda data: manifests.import_bundle(_text(data)),
+            _export_manifests,
+        ),
+        Format(
+            "admission-review", "AdmissionReview (JSON)", lambda data: admission_review.import_review(_text(data)), None
+        ),
+    )
+}

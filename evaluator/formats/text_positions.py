@@ -1,5 +1,6 @@
 """Where each `text:` block of a project file starts, so a problem at line L of a document's text can be
 reported at its line in the file (FILE:LINE:COLUMN, what editors and CI annotators jump to)."""
+
 from __future__ import annotations
 
 import yaml

@@ -4,6 +4,7 @@ Every module that recognises a document by its kind imports the name from here, 
 which group serves it) is written once. Kubernetes facts only: which engine package handles a kind is
 decided by the policy packages themselves (`evaluator/policies/`).
 """
+
 from __future__ import annotations
 
 CORE_GROUP = ""

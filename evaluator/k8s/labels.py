@@ -88,11 +88,15 @@ def _requirement_errors(key: str, operator: str, values: list[str]) -> list[fe.F
     if key_problems:
         errors.append(fe.invalid("key", key, "; ".join(key_problems)))
     if operator in (IN, NOT_IN) and not values:
-        errors.append(fe.invalid("values", fe.GoValue(values), "for 'in', 'notin' operators, values set can't be empty"))
+        errors.append(
+            fe.invalid("values", fe.GoValue(values), "for 'in', 'notin' operators, values set can't be empty")
+        )
     if operator == EQUALS and len(values) != 1:
         errors.append(fe.invalid("values", fe.GoValue(values), "exact-match compatibility requires one single value"))
     if operator in (EXISTS, DOES_NOT_EXIST) and values:
-        errors.append(fe.invalid("values", fe.GoValue(values), "values set must be empty for exists and does not exist"))
+        errors.append(
+            fe.invalid("values", fe.GoValue(values), "values set must be empty for exists and does not exist")
+        )
     for i, value in enumerate(values):
         problems = is_valid_label_value(value)
         if problems:
@@ -202,7 +206,9 @@ def _validate_requirement(expr: Mapping, path: str, allow_invalid_label_value: b
                 fe.forbidden(f"{path}.values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'")
             )
     else:
-        errors.append(fe.invalid(f"{path}.operator", operator if operator is not None else "", "not a valid selector operator"))
+        errors.append(
+            fe.invalid(f"{path}.operator", operator if operator is not None else "", "not a valid selector operator")
+        )
     errors.extend(_validate_label_name(expr.get("key"), f"{path}.key"))
     if not allow_invalid_label_value:
         for i, value in enumerate(values):

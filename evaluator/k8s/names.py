@@ -85,8 +85,9 @@ Measure = Callable[[str], int]
 TooLong = Callable[[int], str]
 
 
-def is_qualified_name(value: str, *, measure: Measure = len, too_long: TooLong = max_len_error,
-                      noun: str = "a qualified name") -> list[str]:
+def is_qualified_name(
+    value: str, *, measure: Measure = len, too_long: TooLong = max_len_error, noun: str = "a qualified name"
+) -> list[str]:
     errs: list[str] = []
     parts = value.split("/")
     if len(parts) == 1:
@@ -99,7 +100,8 @@ def is_qualified_name(value: str, *, measure: Measure = len, too_long: TooLong =
             errs.extend("prefix part " + m for m in is_dns1123_subdomain(prefix, measure=measure, too_long=too_long))
     else:
         return [
-            noun + " "
+            noun
+            + " "
             + _QUALIFIED_NAME_PROBLEM
             + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
         ]

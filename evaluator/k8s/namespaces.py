@@ -4,6 +4,7 @@ Every named Namespace carries the `kubernetes.io/metadata.name` label (its defau
 namespace the documents do not define is assumed to exist with that one label, and `default`,
 `kube-system`, `kube-public` and `kube-node-lease` exist with exactly that, unless the documents define them.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -15,9 +16,13 @@ BUILTIN_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease"
 
 def assumed_namespace(name: str) -> dict[str, Any]:
     """The Namespace object `name` as a cluster stores it when nothing more is known about it."""
-    return {"apiVersion": "v1", "kind": "Namespace",
-            "metadata": {"name": name, "labels": {METADATA_NAME_LABEL: name}},
-            "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": name, "labels": {METADATA_NAME_LABEL: name}},
+        "spec": {"finalizers": ["kubernetes"]},
+        "status": {"phase": "Active"},
+    }
 
 
 def builtin_namespaces() -> dict[str, dict[str, Any]]:

@@ -197,12 +197,19 @@ class RESTMapper:
         return self.with_entries(extra), problems
 
     @classmethod
-    def from_registry(cls, registry: Iterable[Mapping], identity: Callable[[GVR], Any] | None = None,
-                      namespaced: bool = True) -> "RESTMapper":
+    def from_registry(
+        cls, registry: Iterable[Mapping], identity: Callable[[GVR], Any] | None = None, namespaced: bool = True
+    ) -> "RESTMapper":
         """Build from ``[{"kind": {...}, "resource": {...}, "subresource": ""}]`` (a test's resource registry)."""
         entries = [
-            ResourceInfo(GVR.from_dict(row.get("resource")), str(row.get("subresource") or ""),
-                         GVK.from_dict(row.get("kind")), namespaced, True, "custom")
+            ResourceInfo(
+                GVR.from_dict(row.get("resource")),
+                str(row.get("subresource") or ""),
+                GVK.from_dict(row.get("kind")),
+                namespaced,
+                True,
+                "custom",
+            )
             for row in registry
         ]
         return cls(entries, identity or _default_identity)
@@ -256,7 +263,9 @@ def _parse_table(text: str) -> list[ResourceInfo]:
             entries.append(ResourceInfo(gvr, "", GVK(group, version, kind), namespaced, served))
             for sub in subresources.split():
                 sub_name, _, sub_kind = sub.partition("=")
-                entries.append(ResourceInfo(gvr, sub_name, _sub_kind(sub_kind, group, version, kind), namespaced, served))
+                entries.append(
+                    ResourceInfo(gvr, sub_name, _sub_kind(sub_kind, group, version, kind), namespaced, served)
+                )
     return entries
 
 

@@ -11,6 +11,7 @@ conversion. Custom kinds come from the `openAPIV3Schema` of a CustomResourceDefi
 Everything loads lazily, once per process. This is the one loader of built-in schemas: callers that need
 the raw definitions (`builtin_definitions()`) or a kind's root (`resolve()`) share the same parse.
 """
+
 from __future__ import annotations
 
 import functools
@@ -86,7 +87,7 @@ def ref_name(schema: Mapping[str, Any]) -> str | None:
     if isinstance(ref, str):
         for prefix in _REF_PREFIXES:
             if ref.startswith(prefix):
-                return ref[len(prefix):]
+                return ref[len(prefix) :]
         return ref.rsplit("/", 1)[-1]
     for part in schema.get("allOf") or ():
         if isinstance(part, Mapping):
@@ -105,8 +106,11 @@ def normalize(name: str | None, schema: Mapping[str, Any]) -> Mapping[str, Any]:
 
 # -- CustomResourceDefinitions ----------------------------------------------------------------------------
 def is_crd(document: Any) -> bool:
-    return (isinstance(document, Mapping) and document.get("kind") == "CustomResourceDefinition"
-            and str(document.get("apiVersion") or "").startswith("apiextensions.k8s.io/"))
+    return (
+        isinstance(document, Mapping)
+        and document.get("kind") == "CustomResourceDefinition"
+        and str(document.get("apiVersion") or "").startswith("apiextensions.k8s.io/")
+    )
 
 
 def crd_version_schema(crd: Mapping[str, Any], group: str, version: str, kind: str) -> Mapping | None:
@@ -117,7 +121,9 @@ def crd_version_schema(crd: Mapping[str, Any], group: str, version: str, kind: s
         return None
     for entry in spec.get("versions") or []:
         if isinstance(entry, Mapping) and entry.get("name") == version:
-            schema = (entry.get("schema") or {}).get("openAPIV3Schema") if isinstance(entry.get("schema"), Mapping) else None
+            schema = (
+                (entry.get("schema") or {}).get("openAPIV3Schema") if isinstance(entry.get("schema"), Mapping) else None
+            )
             if isinstance(schema, Mapping):
                 return schema
             break
@@ -149,7 +155,7 @@ class ResolvedSchema:
     root: Mapping[str, Any]
     definitions: Mapping[str, Any]
     origin: str
-    definition: str | None = None   # the root's definition name (built-ins)
+    definition: str | None = None  # the root's definition name (built-ins)
 
 
 def resolve(group: str, version: str, kind: str, crds: tuple[Mapping, ...] | list = ()) -> ResolvedSchema | None:

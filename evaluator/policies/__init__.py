@@ -4,6 +4,7 @@
 (directly or through a module it imports) calls `evaluator.admission.policy_kind.register`; nothing else
 needs editing. The interface a kind implements is documented in `evaluator/admission/policy_kind.py`.
 """
+
 from __future__ import annotations
 
 import importlib

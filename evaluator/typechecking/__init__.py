@@ -4,6 +4,7 @@
 checks, and our own richer diagnostics. See policy.py for the output and environment.py for the types.
 The package is `typechecking` so that `evaluator.typecheck` stays the public function.
 """
+
 from evaluator.typechecking.policy import typecheck
 
 __all__ = ["typecheck"]

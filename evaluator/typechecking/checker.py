@@ -5,6 +5,7 @@ error type (which, like `dyn`, is assignable to anything) and goes on. `Collecti
 same by catching an issue at the node that raised it, so the parent sees a `dyn` node and later nodes
 are still checked. Results are cached per (expression, environment key).
 """
+
 from __future__ import annotations
 
 import re
@@ -69,8 +70,20 @@ def checker_text(message: str) -> str:
 
 
 # Macros that expand to a comprehension over their target (cel-go checks the range's type).
-_RANGE_MACROS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "filter", "transformList",
-                           "transformMap", "transformMapEntry", "sortBy"})
+_RANGE_MACROS = frozenset(
+    {
+        "all",
+        "exists",
+        "exists_one",
+        "existsOne",
+        "map",
+        "filter",
+        "transformList",
+        "transformMap",
+        "transformMapEntry",
+        "sortBy",
+    }
+)
 
 
 class CollectingCompiler(Compiler):
@@ -107,9 +120,16 @@ class CollectingCompiler(Compiler):
             range_type = target.type
             if not (range_type.is_dyn or range_type.name in ("list", "map")):
                 line, column = _position(target_tree)
-                self.issues.append(Issue(checker_text(
-                    f"expression of type '{range_type}' cannot be range of a comprehension "
-                    "(must be list, map, or dynamic)"), line, column))
+                self.issues.append(
+                    Issue(
+                        checker_text(
+                            f"expression of type '{range_type}' cannot be range of a comprehension "
+                            "(must be list, map, or dynamic)"
+                        ),
+                        line,
+                        column,
+                    )
+                )
             self._precompiled[id(target_tree)] = target
             try:
                 return super().c_member_dot_arg(t)
@@ -120,8 +140,22 @@ class CollectingCompiler(Compiler):
 
 def _position(tree: Tree) -> tuple[int, int]:
     """Where cel-go locates an expression: a selection at its `.`, a call at `(`, an index at `[`."""
-    while tree.data in ("expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication",
-                        "unary", "member", "primary") and len(tree.children) == 1 and isinstance(tree.children[0], Tree):
+    while (
+        tree.data
+        in (
+            "expr",
+            "conditionalor",
+            "conditionaland",
+            "relation",
+            "addition",
+            "multiplication",
+            "unary",
+            "member",
+            "primary",
+        )
+        and len(tree.children) == 1
+        and isinstance(tree.children[0], Tree)
+    ):
         tree = tree.children[0]
     anchor = None
     if tree.data in ("member_dot", "member_dot_opt", "member_index", "member_index_opt"):

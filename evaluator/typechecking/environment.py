@@ -10,6 +10,7 @@ Profiles: "server" is exactly the checker's environment (status.typeChecking); "
 "message" are what the plugin binds at admission time (`authorizer.requestResource` exists;
 messageExpressions have no `authorizer`), used for our own diagnostics.
 """
+
 from __future__ import annotations
 
 import functools
@@ -23,8 +24,14 @@ from typing import Any
 from evaluator.cel.env import Env, for_version
 from evaluator.cel.versions import active_version
 from evaluator.cel.schematypes import (
-    ObjectType, SchemaContext, admission_request_type, authorizer_type, namespace_type, schema_type,
-    variable_field_type, variables_type,
+    ObjectType,
+    SchemaContext,
+    admission_request_type,
+    authorizer_type,
+    namespace_type,
+    schema_type,
+    variable_field_type,
+    variables_type,
 )
 from evaluator.cel.types import DYN, Type
 from evaluator.k8s import schemas
@@ -44,8 +51,8 @@ class KindType:
 
     gvk: GVK
     type: Type | None
-    key: tuple          # identifies the schema (definition name, or a digest of a CRD's schema)
-    origin: str         # "built-in" | "crd"
+    key: tuple  # identifies the schema (definition name, or a digest of a CRD's schema)
+    origin: str  # "built-in" | "crd"
 
 
 def type_name(kind: str) -> str:
@@ -64,7 +71,9 @@ def _builtin_kind(gvk: GVK) -> KindType | None:
     if name is None:
         return None
     root = schemas.builtin_definitions()[name]
-    return KindType(gvk, schema_type(root, _builtin_context(), type_name(gvk.kind), True), ("built-in", name), "built-in")
+    return KindType(
+        gvk, schema_type(root, _builtin_context(), type_name(gvk.kind), True), ("built-in", name), "built-in"
+    )
 
 
 _CRD_TYPES: dict[tuple, KindType] = {}
@@ -107,15 +116,16 @@ def kind_type(gvk: GVK, crds: Sequence[Mapping] = (), overrides: Mapping[GVK, An
 _REQUEST = admission_request_type()
 _NAMESPACE = namespace_type()
 _AUTHORIZER = authorizer_type()
-_RUNTIME_AUTHORIZER = ObjectType("kubernetes.authorization.Authorizer",
-                                 {"requestResource": Type("kubernetes.authorization.ResourceCheck")})
+_RUNTIME_AUTHORIZER = ObjectType(
+    "kubernetes.authorization.Authorizer", {"requestResource": Type("kubernetes.authorization.ResourceCheck")}
+)
 
 
 @dataclass(frozen=True)
 class Declarations:
     """What one environment declares, apart from `variables`; `key` identifies it for the cache."""
 
-    object: KindType | None          # None: no typed object (nothing resolved): `dyn`
+    object: KindType | None  # None: no typed object (nothing resolved): `dyn`
     has_params: bool
     params: KindType | None
     profile: str = SERVER
@@ -124,14 +134,23 @@ class Declarations:
     def key(self) -> tuple:
         if self.profile in _UNTYPED:
             return (None, self.has_params, None, self.profile, active_version())
-        return (self.object.key if self.object else None, self.has_params,
-                self.params.key if self.params else None, self.profile, active_version())
+        return (
+            self.object.key if self.object else None,
+            self.has_params,
+            self.params.key if self.params else None,
+            self.profile,
+            active_version(),
+        )
 
     def env(self, variable_types: Mapping[str, Type]) -> Env:
         typed = self.profile not in _UNTYPED
         object_type = (self.object.type if self.object and typed else None) or DYN
-        names: dict[str, Type] = {"namespaceObject": _NAMESPACE, "request": _REQUEST,
-                                  "object": object_type, "oldObject": object_type}
+        names: dict[str, Type] = {
+            "namespaceObject": _NAMESPACE,
+            "request": _REQUEST,
+            "object": object_type,
+            "oldObject": object_type,
+        }
         if self.has_params:
             names["params"] = (self.params.type if self.params and typed else None) or DYN
         if self.profile == SERVER:

@@ -7,6 +7,7 @@ a newline, each part ending in one). `diagnostics` are ours and labelled so: eve
 policy (matchConditions, variables, auditAnnotations too), result types, the environment the plugin
 binds at admission time, one entry per issue with its line and column inside the expression.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -17,23 +18,41 @@ from evaluator.cel.types import Type
 from evaluator.k8s import schemas
 from evaluator.typechecking.checker import CheckResult, Issue
 from evaluator.typechecking.environment import (
-    MESSAGE, PLUGIN, PLUGIN_MESSAGE, RUNTIME, SERVER, Declarations, KindType, TypedEnvironment,
-    compile_variables, kind_type, policy_variables,
+    MESSAGE,
+    PLUGIN,
+    PLUGIN_MESSAGE,
+    RUNTIME,
+    SERVER,
+    Declarations,
+    KindType,
+    TypedEnvironment,
+    compile_variables,
+    kind_type,
+    policy_variables,
 )
 from evaluator.k8s.restmapping import GVK
 from evaluator.typechecking.resolution import gvk_text, mapper_for, params_gvk, types_to_check
 
-PLAYGROUND = "playground"   # a diagnostic the API server does not report
-SERVER_ORIGIN = "server"    # also in status.typeChecking
+PLAYGROUND = "playground"  # a diagnostic the API server does not report
+SERVER_ORIGIN = "server"  # also in status.typeChecking
 
 # What each expression must evaluate to when the plugin compiles it (validating/interface.go, message.go).
-_RESULT_TYPES = {"validation": ("bool",), "matchCondition": ("bool",), "messageExpression": ("string",),
-                 "auditAnnotation": ("string", "null_type")}
+_RESULT_TYPES = {
+    "validation": ("bool",),
+    "matchCondition": ("bool",),
+    "messageExpression": ("string",),
+    "auditAnnotation": ("string", "null_type"),
+}
 
 
-def typecheck(policy: Mapping[str, Any], documents: Sequence[Any] = (), *,
-              schemas_by_kind: Mapping[str, Any] | None = None, mapper: Any = None,
-              kubernetes_version: str | None = None) -> dict:
+def typecheck(
+    policy: Mapping[str, Any],
+    documents: Sequence[Any] = (),
+    *,
+    schemas_by_kind: Mapping[str, Any] | None = None,
+    mapper: Any = None,
+    kubernetes_version: str | None = None,
+) -> dict:
     """Type-check a ValidatingAdmissionPolicy against the kinds it matches. Never raises on bad input.
 
     `documents` may hold the project's other documents: its CustomResourceDefinitions make custom kinds
@@ -157,8 +176,7 @@ def _diagnostics(spec, kinds, has_params, param_type, variables, server_issues) 
     result_problems = _result_type_problems(spec, has_params, variables)
     for kind in kinds or [None]:
         runtime = compile_variables(Declarations(kind, has_params, param_type, RUNTIME), variables)
-        message_env = TypedEnvironment(Declarations(kind, has_params, param_type, MESSAGE),
-                                       runtime.variable_types, [])
+        message_env = TypedEnvironment(Declarations(kind, has_params, param_type, MESSAGE), runtime.variable_types, [])
         variable_results = iter(runtime.variable_results)
         for field_ref, role, expression in _expressions(spec):
             if role == "variable":
@@ -168,8 +186,19 @@ def _diagnostics(spec, kinds, has_params, param_type, variables, server_issues) 
             found = [(_issue_entry(field_ref, x), x) for x in result.issues]
             problem = result_problems.get(field_ref)
             if problem:
-                found.append(({"fieldRef": field_ref, "severity": "warning", "code": "result-type",
-                               "message": problem, "line": 1, "column": 1}, None))
+                found.append(
+                    (
+                        {
+                            "fieldRef": field_ref,
+                            "severity": "warning",
+                            "code": "result-type",
+                            "message": problem,
+                            "line": 1,
+                            "column": 1,
+                        },
+                        None,
+                    )
+                )
             for entry, issue in found:
                 gvk = kind.gvk if kind else None
                 entry["origin"] = SERVER_ORIGIN if (field_ref, gvk, issue) in server_issues else PLAYGROUND
@@ -179,7 +208,12 @@ def _diagnostics(spec, kinds, has_params, param_type, variables, server_issues) 
                     target["types"].append(gvk_text(gvk))
     # Server issues that the runtime environment does not have (e.g. `authorizer.requestResource`).
     for field_ref, gvk, issue in sorted(server_issues, key=lambda t: (t[0], t[1], t[2].line, t[2].column)):
-        key = (field_ref, issue.message, issue.line if issue.line > 0 else None, issue.column if issue.line > 0 else None)
+        key = (
+            field_ref,
+            issue.message,
+            issue.line if issue.line > 0 else None,
+            issue.column if issue.line > 0 else None,
+        )
         if key not in merged:
             merged[key] = {**_issue_entry(field_ref, issue), "origin": SERVER_ORIGIN, "types": []}
         if gvk_text(gvk) not in merged[key]["types"]:
@@ -191,16 +225,26 @@ def _diagnostics(spec, kinds, has_params, param_type, variables, server_issues) 
 
 def _issue_entry(field_ref: str, issue: Issue) -> dict:
     located = issue.line > 0
-    return {"fieldRef": field_ref, "severity": "warning", "code": classify(issue.message),
-            "message": issue.message, "line": issue.line if located else None,
-            "column": issue.column if located else None}
+    return {
+        "fieldRef": field_ref,
+        "severity": "warning",
+        "code": classify(issue.message),
+        "message": issue.message,
+        "line": issue.line if located else None,
+        "column": issue.column if located else None,
+    }
 
 
 def classify(message: str) -> str:
     """The error class of a checker message (for the editor and the tests)."""
-    for prefix, code in (("undefined field", "undefined-field"), ("found no matching overload", "no-matching-overload"),
-                         ("undeclared reference", "undeclared-reference"), ("Syntax error", "syntax"),
-                         ("expected type", "mixed-literal"), ("expression recursion", "syntax")):
+    for prefix, code in (
+        ("undefined field", "undefined-field"),
+        ("found no matching overload", "no-matching-overload"),
+        ("undeclared reference", "undeclared-reference"),
+        ("Syntax error", "syntax"),
+        ("expected type", "mixed-literal"),
+        ("expression recursion", "syntax"),
+    ):
         if message.startswith(prefix):
             return code
     if "does not support field selection" in message:
@@ -225,24 +269,52 @@ def _notes(policy, matched, kinds, param_gvk, param_type) -> list[dict]:
     checked = {k.gvk for k in kinds}
     for gvk in matched:
         if gvk not in checked:
-            notes.append(_note("spec.matchConstraints", "schema-not-found",
-                               f"{gvk_text(gvk)}: no schema is known for this kind, so it is not type checked "
-                               "(the API server skips it too; add its CustomResourceDefinition to the project)"))
+            notes.append(
+                _note(
+                    "spec.matchConstraints",
+                    "schema-not-found",
+                    f"{gvk_text(gvk)}: no schema is known for this kind, so it is not type checked "
+                    "(the API server skips it too; add its CustomResourceDefinition to the project)",
+                )
+            )
     if not kinds:
-        notes.append(_note("spec.matchConstraints", "types-not-checked",
-                           "no matched kind could be typed (wildcards, sub-resources and unknown resources are "
-                           "not checked): the API server reports no warnings; our diagnostics treat `object` as dyn"))
+        notes.append(
+            _note(
+                "spec.matchConstraints",
+                "types-not-checked",
+                "no matched kind could be typed (wildcards, sub-resources and unknown resources are "
+                "not checked): the API server reports no warnings; our diagnostics treat `object` as dyn",
+            )
+        )
     spec = policy.get("spec") if isinstance(policy.get("spec"), Mapping) else {}
     if isinstance(spec.get("paramKind"), Mapping):
         if param_gvk.empty:
-            notes.append(_note("spec.paramKind", "params-undeclared",
-                               "paramKind.apiVersion does not parse: `params` is not declared when type checking"))
+            notes.append(
+                _note(
+                    "spec.paramKind",
+                    "params-undeclared",
+                    "paramKind.apiVersion does not parse: `params` is not declared when type checking",
+                )
+            )
         elif param_type is None or param_type.type is None:
-            notes.append(_note("spec.paramKind", "params-untyped",
-                               f"{gvk_text(param_gvk)}: no schema is known for the paramKind, so `params` is dyn"))
+            notes.append(
+                _note(
+                    "spec.paramKind",
+                    "params-untyped",
+                    f"{gvk_text(param_gvk)}: no schema is known for the paramKind, so `params` is dyn",
+                )
+            )
     return notes
 
 
 def _note(field_ref: str, code: str, message: str) -> dict:
-    return {"fieldRef": field_ref, "severity": "info", "code": code, "message": message, "line": None,
-            "column": None, "origin": PLAYGROUND, "types": []}
+    return {
+        "fieldRef": field_ref,
+        "severity": "info",
+        "code": code,
+        "message": message,
+        "line": None,
+        "column": None,
+        "origin": PLAYGROUND,
+        "types": [],
+    }

@@ -5,6 +5,7 @@ with `*` or `/` (sub-resources) are dropped; groups, versions and resources are 
 combination is resolved to kinds. A counter, reset for each rule and counting repeats, stops
 everything at the 10th resolved kind. The result is sorted by (group, version, kind).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence

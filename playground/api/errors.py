@@ -22,17 +22,27 @@ from playground.services.errors import ServiceError
 logger = logging.getLogger(__name__)
 
 
-def error_body(code: str, message: str, line: int | None = None, column: int | None = None, *,
-               document=None, path: str | None = None) -> dict:
-    return {"error": {"code": code, "message": message, "document": document, "path": path, "line": line,
-                      "column": column}}
+def error_body(
+    code: str,
+    message: str,
+    line: int | None = None,
+    column: int | None = None,
+    *,
+    document=None,
+    path: str | None = None,
+) -> dict:
+    return {
+        "error": {"code": code, "message": message, "document": document, "path": path, "line": line, "column": column}
+    }
 
 
 def _validation_message(detail, prefix: str = "") -> str:
     """Flatten DRF's nested validation detail into 'field: message' text."""
     if isinstance(detail, dict):
-        parts = [_validation_message(value, f"{prefix}{key}: " if key != "non_field_errors" else prefix)
-                 for key, value in detail.items()]
+        parts = [
+            _validation_message(value, f"{prefix}{key}: " if key != "non_field_errors" else prefix)
+            for key, value in detail.items()
+        ]
         return "; ".join(parts)
     if isinstance(detail, list):
         return "; ".join(_validation_message(item, prefix) for item in detail)
@@ -44,19 +54,21 @@ def exception_handler(exc, context):
     if isinstance(exc, ServiceError):
         return Response({"error": exc.as_dict()}, status=exc.status)
     if isinstance(exc, RequestDataTooBig):
-        return Response(error_body("too_large", "request body is too large"),
-                        status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+        return Response(
+            error_body("too_large", "request body is too large"), status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+        )
     if isinstance(exc, exceptions.ValidationError):
-        return Response(error_body("invalid_request", _validation_message(exc.detail)),
-                        status=exc.status_code)
+        return Response(error_body("invalid_request", _validation_message(exc.detail)), status=exc.status_code)
     if isinstance(exc, exceptions.Throttled):
-        return Response(error_body("throttled", str(exc.detail)), status=exc.status_code,
-                        headers={"Retry-After": str(int(exc.wait or 1))})
+        return Response(
+            error_body("throttled", str(exc.detail)),
+            status=exc.status_code,
+            headers={"Retry-After": str(int(exc.wait or 1))},
+        )
     if isinstance(exc, exceptions.APIException):
         code = exc.get_codes() if isinstance(exc.get_codes(), str) else "error"
         return Response(error_body(code, str(exc.detail)), status=exc.status_code)
     if isinstance(exc, Http404):
         return Response(error_body("not_found", "not found"), status=status.HTTP_404_NOT_FOUND)
     logger.exception("unexpected error in %s", context.get("view").__class__.__name__)
-    return Response(error_body("internal_error", "internal error"),
-                    status=status.HTTP_500_INTERNAL_SERVER_ERROR)
+    return Response(error_body("internal_error", "internal error"), status=status.HTTP_500_INTERNAL_SERVER_ERROR)

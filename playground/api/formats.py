@@ -64,8 +64,10 @@ class ImportView(APIView):
     parser_classes = [MultiPartParser, RawUploadParser]
     throttle_classes = [EvaluationThrottle]
 
-    @extend_schema(request={"application/octet-stream": bytes}, responses={201: dict, 400: ErrorSerializer,
-                                                                           404: ErrorSerializer, 413: ErrorSerializer})
+    @extend_schema(
+        request={"application/octet-stream": bytes},
+        responses={201: dict, 400: ErrorSerializer, 404: ErrorSerializer, 413: ErrorSerializer},
+    )
     def post(self, request, fmt):
         converter = _format(fmt, "import")
         data = _upload(request)
@@ -75,10 +77,12 @@ class ImportView(APIView):
             project = converter.importer(data)
         except FormatError as exc:
             raise ServiceError("invalid_import", str(exc)) from None
-        state, token = project_service.create_project(project["title"][:200], project.get("description", ""),
-                                                      project["documents"], project["requests"])
-        return Response({**state, "editToken": token, "warnings": project.get("warnings", [])},
-                        status=status.HTTP_201_CREATED)
+        state, token = project_service.create_project(
+            project["title"][:200], project.get("description", ""), project["documents"], project["requests"]
+        )
+        return Response(
+            {**state, "editToken": token, "warnings": project.get("warnings", [])}, status=status.HTTP_201_CREATED
+        )
 
 
 class ExportView(APIView):

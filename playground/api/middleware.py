@@ -12,8 +12,16 @@ from playground.api.errors import error_body
 from playground.services.edge import text_problem
 
 API_PREFIX = "/api/"
-_CODES = {400: "invalid_request", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
-          413: "too_large", 415: "unsupported_media_type", 429: "throttled", 500: "internal_error"}
+_CODES = {
+    400: "invalid_request",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "too_large",
+    415: "unsupported_media_type",
+    429: "throttled",
+    500: "internal_error",
+}
 
 
 def _is_json(response) -> bool:

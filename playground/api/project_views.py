@@ -11,9 +11,14 @@ from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from playground.api.playground_serializers import (DocumentInSerializer, EvaluateInSerializer,
-                                                   ProjectInSerializer, ProjectPatchSerializer,
-                                                   RequestInSerializer, SnapshotRefSerializer)
+from playground.api.playground_serializers import (
+    DocumentInSerializer,
+    EvaluateInSerializer,
+    ProjectInSerializer,
+    ProjectPatchSerializer,
+    RequestInSerializer,
+    SnapshotRefSerializer,
+)
 from playground.api.serializers import ErrorSerializer
 from playground.api.throttles import EvaluationThrottle
 from playground.evaluation import jobs, pool
@@ -23,8 +28,13 @@ from playground.services.document_service import UNSET
 from playground.services import edge
 from playground.services.errors import ServiceError
 
-TOKEN_HEADER = OpenApiParameter("X-Edit-Token", str, OpenApiParameter.HEADER, required=True,
-                                description="The edit token returned once when the project was created.")
+TOKEN_HEADER = OpenApiParameter(
+    "X-Edit-Token",
+    str,
+    OpenApiParameter.HEADER,
+    required=True,
+    description="The edit token returned once when the project was created.",
+)
 LIST = {"type": "array", "items": {"type": "object"}}
 ERRORS = {400: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer, 413: ErrorSerializer}
 
@@ -51,9 +61,13 @@ class ProjectCreateView(APIView):
     @extend_schema(request=ProjectInSerializer, responses={201: dict, **ERRORS})
     def post(self, request):
         body = _body(request, "title", "description", "documents", "requests", "kubernetesVersion")
-        state, token = project_service.create_project(body.get("title", ""), body.get("description", ""),
-                                                      body.get("documents"), body.get("requests"),
-                                                      kubernetes_version=body.get("kubernetesVersion"))
+        state, token = project_service.create_project(
+            body.get("title", ""),
+            body.get("description", ""),
+            body.get("documents"),
+            body.get("requests"),
+            kubernetes_version=body.get("kubernetesVersion"),
+        )
         return Response({**state, "editToken": token}, status=status.HTTP_201_CREATED)
 
 
@@ -65,8 +79,9 @@ class ProjectDetailView(APIView):
     @extend_schema(request=ProjectPatchSerializer, parameters=[TOKEN_HEADER], responses={200: dict, **ERRORS})
     def patch(self, request, project_id):
         body = _body(request, "title", "description", "kubernetesVersion")
-        state = project_service.update_metadata(project_id, _token(request), body.get("title"),
-                                                body.get("description"), body.get("kubernetesVersion"))
+        state = project_service.update_metadata(
+            project_id, _token(request), body.get("title"), body.get("description"), body.get("kubernetesVersion")
+        )
         notify.project_changed(project_id)
         return Response(state)
 
@@ -90,8 +105,9 @@ class _ItemListView(APIView):
 
     def post(self, request, project_id):
         body = _body(request, *self.fields)
-        saved = document_service.add_item(project_id, _token(request), self.target, body.get("name"),
-                                          body.get("text", ""), body.get("expected"))
+        saved = document_service.add_item(
+            project_id, _token(request), self.target, body.get("name"), body.get("text", ""), body.get("expected")
+        )
         notify.project_changed(project_id)
         return Response({**saved["item"], "projectVersion": saved["version"]}, status=status.HTTP_201_CREATED)
 
@@ -106,9 +122,15 @@ class _ItemDetailView(APIView):
 
     def put(self, request, project_id, item_id):
         body = _body(request, *self.fields)
-        saved = document_service.update_item(project_id, _token(request), self.target, item_id,
-                                             text=body.get("text"), name=body.get("name"),
-                                             expected=body["expected"] if "expected" in body else UNSET)
+        saved = document_service.update_item(
+            project_id,
+            _token(request),
+            self.target,
+            item_id,
+            text=body.get("text"),
+            name=body.get("name"),
+            expected=body["expected"] if "expected" in body else UNSET,
+        )
         notify.project_changed(project_id)
         return Response({**saved["item"], "projectVersion": saved["version"]})
 
@@ -140,8 +162,9 @@ class RequestDetailView(_ItemDetailView):
     fields = ("name", "text", "expected")
 
 
-def _evaluate(documents: list[dict], requests: list[dict], version: int | None = None,
-              kubernetes_version: str | None = None) -> dict:
+def _evaluate(
+    documents: list[dict], requests: list[dict], version: int | None = None, kubernetes_version: str | None = None
+) -> dict:
     """In the supervised workers, bounded like every evaluation; routed like the live room's (warm caches)."""
     key = documents_key([doc["text"] for doc in documents], kubernetes_version)
     return pool.call(jobs.evaluate_project, documents, requests, version, kubernetes_version, key=key)
@@ -153,8 +176,11 @@ class ProjectEvaluateView(APIView):
     @extend_schema(request=None, responses={200: dict, 404: ErrorSerializer, 429: ErrorSerializer})
     def post(self, request, project_id):
         state = project_service.project_state(project_id)
-        return Response(_evaluate(state["documents"], state["requests"], state["version"],
-                                  kubernetes_version=state["kubernetesVersion"]))
+        return Response(
+            _evaluate(
+                state["documents"], state["requests"], state["version"], kubernetes_version=state["kubernetesVersion"]
+            )
+        )
 
 
 class EvaluateView(APIView):
@@ -162,8 +188,10 @@ class EvaluateView(APIView):
 
     throttle_classes = [EvaluationThrottle]
 
-    @extend_schema(request=EvaluateInSerializer, responses={200: dict, 400: ErrorSerializer,
-                                                             413: ErrorSerializer, 429: ErrorSerializer})
+    @extend_schema(
+        request=EvaluateInSerializer,
+        responses={200: dict, 400: ErrorSerializer, 413: ErrorSerializer, 429: ErrorSerializer},
+    )
     def post(self, request):
         body = _body(request, "documents", "requests", "kubernetesVersion", required=("documents",))
         documents, requests = project_service.clean_contents(body.get("documents"), body.get("requests"))

@@ -6,11 +6,16 @@ from rest_framework import serializers
 class CELRequestSerializer(serializers.Serializer):
     expression = serializers.CharField(allow_blank=True, trim_whitespace=False)
     variables = serializers.DictField(
-        child=serializers.JSONField(), required=False,
-        help_text="Variables as a JSON object. Give this or variables_text, not both.")
+        child=serializers.JSONField(),
+        required=False,
+        help_text="Variables as a JSON object. Give this or variables_text, not both.",
+    )
     variables_text = serializers.CharField(
-        required=False, allow_blank=True, trim_whitespace=False,
-        help_text="Variables as YAML or JSON text, parsed by the server (errors carry line and column).")
+        required=False,
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text="Variables as YAML or JSON text, parsed by the server (errors carry line and column).",
+    )
 
     def validate(self, attrs):
         if "variables" in attrs and "variables_text" in attrs:

@@ -19,7 +19,8 @@ class _JSONLikeLoader(yaml.SafeLoader):
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()
             raise yaml.composer.ComposerError(
-                None, None, "YAML aliases (*name) are not supported in variables", event.start_mark)
+                None, None, "YAML aliases (*name) are not supported in variables", event.start_mark
+            )
         return super().compose_node(parent, index)
 
 
@@ -35,7 +36,9 @@ def _check_json_like(value, path: str) -> None:
     if isinstance(value, dict):
         for key, item in value.items():
             if not isinstance(key, (str, int, bool)):
-                raise ServiceError("invalid_variables", f"{path}: map key of type {type(key).__name__} is not supported")
+                raise ServiceError(
+                    "invalid_variables", f"{path}: map key of type {type(key).__name__} is not supported"
+                )
             _check_json_like(item, f"{path}.{key}")
     elif isinstance(value, list):
         for position, item in enumerate(value):

@@ -37,6 +37,7 @@ class CELEvaluateView(APIView):
         outcome = pool.call(jobs.evaluate_cel, data["expression"], variables)
         if "error" in outcome:
             error = outcome["error"]
-            raise ServiceError(_CEL_ERROR_CODES[error["kind"]], error["message"], 422, line=error["line"],
-                               column=error["column"])
+            raise ServiceError(
+                _CEL_ERROR_CODES[error["kind"]], error["message"], 422, line=error["line"], column=error["column"]
+            )
         return Response(json_safe(outcome))

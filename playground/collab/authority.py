@@ -52,8 +52,11 @@ def _missed(target: str, item_id: int, since: int, current: int) -> list[dict] |
     """The changes after `since`, or None when the history no longer reaches back that far."""
     if since >= current:
         return []
-    rows = list(TextChange.objects.filter(target=target, item_id=item_id, version__gt=since)
-                .order_by("version").values_list("version", "changes", "client_id"))
+    rows = list(
+        TextChange.objects.filter(target=target, item_id=item_id, version__gt=since)
+        .order_by("version")
+        .values_list("version", "changes", "client_id")
+    )
     if len(rows) != current - since or (rows and rows[0][0] != since + 1):
         return None
     return [{"changes": c, "clientID": client} for _, c, client in rows]
@@ -87,8 +90,16 @@ def push(*, project_id: str, token: str | None, target: str, item_id, version, u
             project.version += 1
             project.save(update_fields=["version", "updated"])
             TextChange.objects.bulk_create(
-                TextChange(project=project, target=target, item_id=item.pk, version=base + n + 1, changes=changes,
-                           client_id=client) for n, (changes, client) in enumerate(checked))
+                TextChange(
+                    project=project,
+                    target=target,
+                    item_id=item.pk,
+                    version=base + n + 1,
+                    changes=changes,
+                    client_id=client,
+                )
+                for n, (changes, client) in enumerate(checked)
+            )
             item.text = text
             item.collab_version = base + len(checked)
             item.version = project.version
@@ -97,9 +108,14 @@ def push(*, project_id: str, token: str | None, target: str, item_id, version, u
     except IntegrityError:  # another process accepted a change on this version first
         item = model.objects.get(pk=item_id)
         return _behind(target, item, base)
-    return {"accepted": True, "item": item_dict(item, model is SampleRequest), "version": project.version,
-            "from": base, "collabVersion": item.collab_version,
-            "updates": [{"changes": c, "clientID": client} for c, client in checked]}
+    return {
+        "accepted": True,
+        "item": item_dict(item, model is SampleRequest),
+        "version": project.version,
+        "from": base,
+        "collabVersion": item.collab_version,
+        "updates": [{"changes": c, "clientID": client} for c, client in checked],
+    }
 
 
 def _behind(target: str, item, base: int) -> dict:
@@ -132,8 +148,14 @@ def record_replacement(project: Project, target: str, item, old_text: str, clien
     if not changes or changes == [change_sets.length(change_sets.normalise(old_text))]:
         return
     item.collab_version += 1
-    TextChange.objects.create(project=project, target=target, item_id=item.pk, version=item.collab_version,
-                              changes=changes, client_id=client_id)
+    TextChange.objects.create(
+        project=project,
+        target=target,
+        item_id=item.pk,
+        version=item.collab_version,
+        changes=changes,
+        client_id=client_id,
+    )
 
 
 def forget(target: str, item_id: int) -> None:
@@ -142,5 +164,6 @@ def forget(target: str, item_id: int) -> None:
 
 def _prune(target: str, item) -> None:
     if item.collab_version % 500 == 0 and item.collab_version > HISTORY_KEPT:
-        TextChange.objects.filter(target=target, item_id=item.pk,
-                                  version__lte=item.collab_version - HISTORY_KEPT).delete()
+        TextChange.objects.filter(
+            target=target, item_id=item.pk, version__lte=item.collab_version - HISTORY_KEPT
+        ).delete()

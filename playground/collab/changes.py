@@ -65,7 +65,7 @@ def apply(text: str, changes) -> str:
     out, pos = [], 0
     for part in changes:
         if type(part) is int:
-            out.append(units[pos:pos + part * 2])
+            out.append(units[pos : pos + part * 2])
             pos += part * 2
         else:
             pos += part[0] * 2
@@ -84,7 +84,7 @@ def _apply_ascii(text: str, changes: list) -> str:
     out, pos = [], 0
     for part in changes:
         if type(part) is int:
-            out.append(text[pos:pos + part])
+            out.append(text[pos : pos + part])
             pos += part
         else:
             pos += part[0]
@@ -105,8 +105,8 @@ def between(old: str, new: str) -> list:
     end = 0
     while end < limit - start and old[len(old) - 1 - end] == new[len(new) - 1 - end]:
         end += 1
-    head, removed, inserted = old[:start], old[start:len(old) - end], new[start:len(new) - end]
-    tail = old[len(old) - end:]
+    head, removed, inserted = old[:start], old[start : len(old) - end], new[start : len(new) - end]
+    tail = old[len(old) - end :]
     sections: list = []
     if head:
         sections.append(length(head))

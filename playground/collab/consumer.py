@@ -36,20 +36,50 @@ class CollabHandlers:
     async def on_push(self, message: dict) -> None:
         target, item_id = message.get("target"), message.get("id")
         answer = await database_sync_to_async(authority.push)(
-            project_id=self.project_id, token=self.token, target=target, item_id=item_id,
-            version=message.get("version"), updates=message.get("updates"))
+            project_id=self.project_id,
+            token=self.token,
+            target=target,
+            item_id=item_id,
+            version=message.get("version"),
+            updates=message.get("updates"),
+        )
         if not answer["accepted"]:  # behind: here is what was missed; rebase and push again
-            await self.send_json({"type": "updates", "target": target, "id": item_id, "rejected": True,
-                                  "clientSeq": message.get("clientSeq"), **_history(answer)})
+            await self.send_json(
+                {
+                    "type": "updates",
+                    "target": target,
+                    "id": item_id,
+                    "rejected": True,
+                    "clientSeq": message.get("clientSeq"),
+                    **_history(answer),
+                }
+            )
             return
         version = answer["version"]
         self.latest = max(self.latest, version)
         # Everyone else gets the change; the sender gets it in its ack (sent before any later change reaches
         # this connection, so it lands exactly on top of what the sender has).
-        await self.broadcast({"type": "updates", "target": target, "id": item_id, "version": version,
-                              "by": self.connection_id, **_history(answer)}, exclude_self=True)
-        await self.send_json({"type": "ack", "clientSeq": message.get("clientSeq"), "version": version,
-                              "id": item_id, "target": target, **_history(answer)})
+        await self.broadcast(
+            {
+                "type": "updates",
+                "target": target,
+                "id": item_id,
+                "version": version,
+                "by": self.connection_id,
+                **_history(answer),
+            },
+            exclude_self=True,
+        )
+        await self.send_json(
+            {
+                "type": "ack",
+                "clientSeq": message.get("clientSeq"),
+                "version": version,
+                "id": item_id,
+                "target": target,
+                **_history(answer),
+            }
+        )
         self.evaluate_after_typing(version)
 
     def evaluate_after_typing(self, version: int) -> None:
@@ -57,12 +87,14 @@ class CollabHandlers:
         if timer is not None:
             timer.cancel()
         self.typing_timer = asyncio.get_running_loop().call_later(
-            EVALUATE_AFTER_TYPING_SECONDS, self.schedule_evaluation, version)
+            EVALUATE_AFTER_TYPING_SECONDS, self.schedule_evaluation, version
+        )
 
     async def on_pull(self, message: dict) -> None:
         target, item_id = message.get("target"), message.get("id")
         answer = await database_sync_to_async(authority.pull)(
-            project_id=self.project_id, target=target, item_id=item_id, since=message.get("version"))
+            project_id=self.project_id, target=target, item_id=item_id, since=message.get("version")
+        )
         await self.send_json({"type": "updates", "target": target, "id": item_id, **_history(answer)})
 
     async def on_cursor(self, message: dict) -> None:
@@ -70,16 +102,27 @@ class CollabHandlers:
         if target not in authority.TARGETS or type(item_id) is not int:
             raise ServiceError("invalid_message", "cursor needs a target and an id")
         ranges = message.get("ranges")
-        if (not isinstance(ranges, list) or not 0 < len(ranges) <= 20 or not all(
-                isinstance(r, dict) and _position(r.get("anchor")) and _position(r.get("head")) for r in ranges)):
+        if (
+            not isinstance(ranges, list)
+            or not 0 < len(ranges) <= 20
+            or not all(isinstance(r, dict) and _position(r.get("anchor")) and _position(r.get("head")) for r in ranges)
+        ):
             raise ServiceError("invalid_message", "cursor ranges must be a list of {anchor, head} positions")
         version = message.get("version")
         if type(version) is not int or version < 0:
             raise ServiceError("invalid_message", "cursor needs the text's version")
-        await self.broadcast({"type": "cursor", "connection": self.connection_id, "name": self.display_name,
-                              "target": target, "id": item_id, "version": version,
-                              "ranges": [{"anchor": r["anchor"], "head": r["head"]} for r in ranges]},
-                             exclude_self=True)
+        await self.broadcast(
+            {
+                "type": "cursor",
+                "connection": self.connection_id,
+                "name": self.display_name,
+                "target": target,
+                "id": item_id,
+                "version": version,
+                "ranges": [{"anchor": r["anchor"], "head": r["head"]} for r in ranges],
+            },
+            exclude_self=True,
+        )
 
     async def cursor_gone(self) -> None:
         """The connection leaves: its cursor goes, and so does an evaluation it was about to start."""

@@ -16,12 +16,16 @@ from playground.workshops.services import engine
 
 def _summary(result: dict) -> dict:
     """What a verdict needs of a result."""
-    return {"allowed": result.get("allowed"), "warnings": result.get("warnings") or [],
-            "status": {"message": (result.get("status") or {}).get("message")}}
+    return {
+        "allowed": result.get("allowed"),
+        "warnings": result.get("warnings") or [],
+        "status": {"message": (result.get("status") or {}).get("message")},
+    }
 
 
-def evaluate_texts(texts: list[str], request_texts: list[str],
-                   kubernetes_version: str | None = None) -> tuple[dict, list[tuple[dict, str]]]:
+def evaluate_texts(
+    texts: list[str], request_texts: list[str], kubernetes_version: str | None = None
+) -> tuple[dict, list[tuple[dict, str]]]:
     """The live room: document errors and, per request text, (summary, result as JSON text)."""
     loaded = evaluation.load_documents(texts, kubernetes_version)
     errors = {"document_errors": loaded.document_errors, "general_errors": loaded.general_errors}
@@ -36,8 +40,9 @@ def typecheck(texts: list[str], kubernetes_version: str | None = None) -> dict:
     return evaluation.load_documents(texts, kubernetes_version).typecheck()
 
 
-def evaluate_project(documents: list[dict], requests: list[dict], version: int | None = None,
-                     kubernetes_version: str | None = None) -> dict:
+def evaluate_project(
+    documents: list[dict], requests: list[dict], version: int | None = None, kubernetes_version: str | None = None
+) -> dict:
     """REST: the whole EvaluationResult."""
     return evaluation.evaluate(documents, requests, version, kubernetes_version=kubernetes_version)
 
@@ -52,8 +57,13 @@ def evaluate_cel(expression: str, variables: dict) -> dict:
     try:
         return cel_service.evaluate_expression(expression, variables)
     except cel.CELError as exc:
-        kind = ("compile" if isinstance(exc, cel.CompileError)
-                else "evaluation" if isinstance(exc, cel.EvaluationError) else "cel")
+        kind = (
+            "compile"
+            if isinstance(exc, cel.CompileError)
+            else "evaluation"
+            if isinstance(exc, cel.EvaluationError)
+            else "cel"
+        )
         return {"error": {"kind": kind, "message": exc.message, "line": exc.line, "column": exc.column}}
 
 

@@ -52,19 +52,28 @@ class Limits:
 
     @classmethod
     def from_settings(cls) -> "Limits":
-        return cls(settings.PLAYGROUND_EVALUATION_PROCESSES, settings.PLAYGROUND_EVALUATION_TIMEOUT_SECONDS,
-                   settings.PLAYGROUND_EVALUATION_MEMORY_MB, settings.PLAYGROUND_EVALUATION_QUEUE)
+        return cls(
+            settings.PLAYGROUND_EVALUATION_PROCESSES,
+            settings.PLAYGROUND_EVALUATION_TIMEOUT_SECONDS,
+            settings.PLAYGROUND_EVALUATION_MEMORY_MB,
+            settings.PLAYGROUND_EVALUATION_QUEUE,
+        )
 
     def exceeded(self) -> ServiceError:
         return ServiceError(
             "evaluation_limit",
             f"evaluation exceeded {self.timeout_seconds:g} s / {self.memory_mb} MiB and was stopped (a safety "
-            "limit far above what the CEL cost limits allow: look for very large documents or expressions)", 422)
+            "limit far above what the CEL cost limits allow: look for very large documents or expressions)",
+            422,
+        )
 
 
 def _failed() -> ServiceError:
-    return ServiceError("evaluation_failed", "the evaluation worker stopped twice while running this "
-                        "evaluation; it was not retried again", 503)
+    return ServiceError(
+        "evaluation_failed",
+        "the evaluation worker stopped twice while running this evaluation; it was not retried again",
+        503,
+    )
 
 
 def _busy() -> ServiceError:
@@ -108,9 +117,13 @@ class _Worker:
 
     def health(self) -> dict:
         process = self.process
-        return {"pid": process.pid if process is not None else None,
-                "alive": process is not None and process.is_alive(), "ready": self.ready, "restarts": self.restarts,
-                "pending": self.pending}
+        return {
+            "pid": process.pid if process is not None else None,
+            "alive": process is not None and process.is_alive(),
+            "ready": self.ready,
+            "restarts": self.restarts,
+            "pending": self.pending,
+        }
 
     # -- the supervisor thread ---------------------------------------------------------------------------
 
@@ -140,15 +153,22 @@ class _Worker:
         if self.process is not None and self.process.is_alive():
             return
         if self.process is not None:
-            logger.warning("evaluation worker %d (pid %s) ended with exit code %s; starting a new one",
-                           self.index, self.process.pid, self.process.exitcode)
+            logger.warning(
+                "evaluation worker %d (pid %s) ended with exit code %s; starting a new one",
+                self.index,
+                self.process.pid,
+                self.process.exitcode,
+            )
             self.restarts += 1
             self._kill()
         context = multiprocessing.get_context("spawn")  # never fork a running server
         parent_conn, child_conn = context.Pipe()
         process = context.Process(
-            target=worker.main, name=f"evaluation-worker-{self.index}", daemon=True,
-            args=(child_conn, os.getpid(), self.limits.memory_mb * 1024 * 1024, NICENESS, jobs.warm_up))
+            target=worker.main,
+            name=f"evaluation-worker-{self.index}",
+            daemon=True,
+            args=(child_conn, os.getpid(), self.limits.memory_mb * 1024 * 1024, NICENESS, jobs.warm_up),
+        )
         self.ready = False
         process.start()
         child_conn.close()  # only the worker holds its end: it sees EOF when the server goes
@@ -169,16 +189,24 @@ class _Worker:
                     self._ensure_started()
                 reply = self._exchange(function, args)
             except _Died:
-                logger.warning("evaluation worker %d died during %s (attempt %d)", self.index,
-                               getattr(function, "__name__", function), attempt)
+                logger.warning(
+                    "evaluation worker %d died during %s (attempt %d)",
+                    self.index,
+                    getattr(function, "__name__", function),
+                    attempt,
+                )
                 continue
             if reply[0] == "ok":
                 future.set_result(reply[1])
             elif reply[0] == "error":
                 future.set_exception(reply[1])
             else:  # "timeout" / "memory": the worker was over its bounds; it is replaced, the job not retried
-                logger.warning("evaluation worker %d exceeded its %s bound in %s", self.index, reply[0],
-                               getattr(function, "__name__", function))
+                logger.warning(
+                    "evaluation worker %d exceeded its %s bound in %s",
+                    self.index,
+                    reply[0],
+                    getattr(function, "__name__", function),
+                )
                 future.set_exception(self.limits.exceeded())
             return
         future.set_exception(_failed())
@@ -219,8 +247,9 @@ class EvaluationPool:
     def __init__(self, limits: Limits):
         self.limits = limits
         self.workers = [_Worker(i, limits) for i in range(limits.processes)]
-        self.threads = None if self.workers else ThreadPoolExecutor(THREADS_WITHOUT_PROCESSES,
-                                                                   thread_name_prefix="evaluate")
+        self.threads = (
+            None if self.workers else ThreadPoolExecutor(THREADS_WITHOUT_PROCESSES, thread_name_prefix="evaluate")
+        )
 
     def submit(self, function, *args, key: str | None = None) -> Future:
         if self.threads is not None:

@@ -5,78 +5,92 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Presence',
+            name="Presence",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('project_id', models.CharField(db_index=True, max_length=64)),
-                ('channel_name', models.CharField(max_length=200, unique=True)),
-                ('connected', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("project_id", models.CharField(db_index=True, max_length=64)),
+                ("channel_name", models.CharField(max_length=200, unique=True)),
+                ("connected", models.DateTimeField(auto_now_add=True)),
             ],
         ),
         migrations.CreateModel(
-            name='Project',
+            name="Project",
             fields=[
-                ('id', models.CharField(max_length=64, primary_key=True, serialize=False)),
-                ('title', models.CharField(blank=True, default='', max_length=200)),
-                ('description', models.TextField(blank=True, default='')),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('updated', models.DateTimeField(auto_now=True)),
-                ('version', models.PositiveBigIntegerField(default=1)),
-                ('edit_token_hash', models.CharField(blank=True, default='', max_length=128)),
-                ('is_example', models.BooleanField(default=False)),
+                ("id", models.CharField(max_length=64, primary_key=True, serialize=False)),
+                ("title", models.CharField(blank=True, default="", max_length=200)),
+                ("description", models.TextField(blank=True, default="")),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                ("updated", models.DateTimeField(auto_now=True)),
+                ("version", models.PositiveBigIntegerField(default=1)),
+                ("edit_token_hash", models.CharField(blank=True, default="", max_length=128)),
+                ("is_example", models.BooleanField(default=False)),
             ],
         ),
         migrations.CreateModel(
-            name='Snapshot',
+            name="Snapshot",
             fields=[
-                ('id', models.CharField(max_length=16, primary_key=True, serialize=False)),
-                ('content', models.JSONField()),
-                ('engine_version', models.CharField(max_length=64)),
-                ('created', models.DateTimeField(auto_now_add=True)),
+                ("id", models.CharField(max_length=16, primary_key=True, serialize=False)),
+                ("content", models.JSONField()),
+                ("engine_version", models.CharField(max_length=64)),
+                ("created", models.DateTimeField(auto_now_add=True)),
             ],
         ),
         migrations.CreateModel(
-            name='Document',
+            name="Document",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('position', models.PositiveIntegerField(default=0)),
-                ('text', models.TextField(blank=True, default='')),
-                ('updated', models.DateTimeField(auto_now=True)),
-                ('version', models.PositiveBigIntegerField(default=1)),
-                ('project', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='documents', to='playground.project')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=200)),
+                ("position", models.PositiveIntegerField(default=0)),
+                ("text", models.TextField(blank=True, default="")),
+                ("updated", models.DateTimeField(auto_now=True)),
+                ("version", models.PositiveBigIntegerField(default=1)),
+                (
+                    "project",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="documents", to="playground.project"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['position', 'id'],
+                "ordering": ["position", "id"],
             },
         ),
         migrations.CreateModel(
-            name='SampleRequest',
+            name="SampleRequest",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('position', models.PositiveIntegerField(default=0)),
-                ('text', models.TextField(blank=True, default='')),
-                ('expected', models.JSONField(blank=True, null=True)),
-                ('updated', models.DateTimeField(auto_now=True)),
-                ('version', models.PositiveBigIntegerField(default=1)),
-                ('project', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='requests', to='playground.project')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=200)),
+                ("position", models.PositiveIntegerField(default=0)),
+                ("text", models.TextField(blank=True, default="")),
+                ("expected", models.JSONField(blank=True, null=True)),
+                ("updated", models.DateTimeField(auto_now=True)),
+                ("version", models.PositiveBigIntegerField(default=1)),
+                (
+                    "project",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="requests", to="playground.project"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['position', 'id'],
+                "ordering": ["position", "id"],
             },
         ),
         migrations.AddField(
-            model_name='project',
-            name='forked_from_snapshot',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='forks', to='playground.snapshot'),
+            model_name="project",
+            name="forked_from_snapshot",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="forks",
+                to="playground.snapshot",
+            ),
         ),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('playground', '0001_initial'),
+        ("playground", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='project',
-            name='kubernetes_version',
-            field=models.CharField(blank=True, default='', max_length=8),
+            model_name="project",
+            name="kubernetes_version",
+            field=models.CharField(blank=True, default="", max_length=8),
         ),
     ]

@@ -5,35 +5,43 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('playground', '0001_initial'),
+        ("playground", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='document',
-            name='collab_version',
+            model_name="document",
+            name="collab_version",
             field=models.PositiveBigIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='samplerequest',
-            name='collab_version',
+            model_name="samplerequest",
+            name="collab_version",
             field=models.PositiveBigIntegerField(default=0),
         ),
         migrations.CreateModel(
-            name='TextChange',
+            name="TextChange",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('target', models.CharField(max_length=8)),
-                ('item_id', models.BigIntegerField()),
-                ('version', models.PositiveBigIntegerField()),
-                ('changes', models.JSONField()),
-                ('client_id', models.CharField(max_length=64)),
-                ('project', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='text_changes', to='playground.project')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("target", models.CharField(max_length=8)),
+                ("item_id", models.BigIntegerField()),
+                ("version", models.PositiveBigIntegerField()),
+                ("changes", models.JSONField()),
+                ("client_id", models.CharField(max_length=64)),
+                (
+                    "project",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="text_changes",
+                        to="playground.project",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('target', 'item_id', 'version'), name='one_change_per_version')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("target", "item_id", "version"), name="one_change_per_version")
+                ],
             },
         ),
     ]

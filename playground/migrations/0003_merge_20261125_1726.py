@@ -4,11 +4,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('playground', '0002_project_kubernetes_version'),
-        ('playground', '0002_text_changes'),
+        ("playground", "0002_project_kubernetes_version"),
+        ("playground", "0002_text_changes"),
     ]
 
-    operations = [
-    ]
+    operations = []

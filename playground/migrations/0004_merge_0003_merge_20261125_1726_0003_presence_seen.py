@@ -4,11 +4,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('playground', '0003_merge_20261125_1726'),
-        ('playground', '0003_presence_seen'),
+        ("playground", "0003_merge_20261125_1726"),
+        ("playground", "0003_presence_seen"),
     ]
 
-    operations = [
-    ]
+    operations = []

@@ -63,11 +63,18 @@ def add_item(project_id: str, token: str | None, target: str, name=None, text: s
     with transaction.atomic():
         project = bump_version(project_id)
         _check_project_total(project_id, new_text=text)
-        limits.check_count(model.objects.filter(project_id=project_id).count() + 1,
-                           "documents" if model is Document else "requests")
+        limits.check_count(
+            model.objects.filter(project_id=project_id).count() + 1, "documents" if model is Document else "requests"
+        )
         last = model.objects.filter(project_id=project_id).aggregate(m=Max("position"))["m"]
-        item = model.objects.create(project=project, name=name, text=text, version=project.version,
-                                    position=0 if last is None else last + 1, **fields)
+        item = model.objects.create(
+            project=project,
+            name=name,
+            text=text,
+            version=project.version,
+            position=0 if last is None else last + 1,
+            **fields,
+        )
     return {"item": item_dict(item, model is SampleRequest), "version": project.version}
 
 
@@ -91,8 +98,9 @@ def get_item(project_id: str, target: str, item_id) -> dict:
     return item_dict(item, model is SampleRequest)
 
 
-def update_item(project_id: str, token: str | None, target: str, item_id, *, text=None, name=None,
-                expected=UNSET) -> dict:
+def update_item(
+    project_id: str, token: str | None, target: str, item_id, *, text=None, name=None, expected=UNSET
+) -> dict:
     """Save a new text/name/expected exactly as given (broken YAML included); returns {"item", "version"}."""
     model = _model(target)
     if text is not None:

@@ -6,8 +6,17 @@ from __future__ import annotations
 class ServiceError(Exception):
     """A failure the client caused or can act on, with an HTTP status and, where known, a location."""
 
-    def __init__(self, code: str, message: str, status: int = 400, *, document=None, path: str | None = None,
-                 line: int | None = None, column: int | None = None):
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        status: int = 400,
+        *,
+        document=None,
+        path: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+    ):
         super().__init__(message)
         self.code = code
         self.message = message
@@ -21,8 +30,14 @@ class ServiceError(Exception):
         return (_rebuild, (self.code, self.message, self.status, self.document, self.path, self.line, self.column))
 
     def as_dict(self) -> dict:
-        return {"code": self.code, "message": self.message, "document": self.document, "path": self.path,
-                "line": self.line, "column": self.column}
+        return {
+            "code": self.code,
+            "message": self.message,
+            "document": self.document,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+        }
 
 
 def _rebuild(code, message, status, document, path, line, column) -> ServiceError:

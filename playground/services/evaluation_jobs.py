@@ -23,8 +23,9 @@ def documents_key(texts: list[str], kubernetes_version: str | None = None) -> st
     return evaluation.documents_key(texts, kubernetes_version)
 
 
-async def evaluate(texts: list[str], request_texts: list[str],
-                   kubernetes_version: str | None = None) -> tuple[dict, list[tuple[dict, str]]]:
+async def evaluate(
+    texts: list[str], request_texts: list[str], kubernetes_version: str | None = None
+) -> tuple[dict, list[tuple[dict, str]]]:
     """Document errors and (summary, result JSON) per request text; only what is not cached goes to a worker."""
     key = documents_key(texts, kubernetes_version)
     request_keys = [(key, content_hash("request", text)) for text in request_texts]
@@ -32,8 +33,9 @@ async def evaluate(texts: list[str], request_texts: list[str],
     loaded = _LOADED.get(key)
     missing = [i for i, result in enumerate(results) if result is None]
     if missing or loaded is None:
-        loaded, computed = await pool.run(jobs.evaluate_texts, texts, [request_texts[i] for i in missing],
-                                          kubernetes_version, key=key)
+        loaded, computed = await pool.run(
+            jobs.evaluate_texts, texts, [request_texts[i] for i in missing], kubernetes_version, key=key
+        )
         _LOADED.put(key, loaded)
         for i, result in zip(missing, computed):
             _ENCODED.put(request_keys[i], result)
@@ -54,8 +56,15 @@ async def typecheck(texts: list[str], kubernetes_version: str | None = None) -> 
 def result_message_text(version: int, request: dict, summary: dict, result_json: str) -> str:
     """The `result` message as JSON text, splicing in the already-encoded result."""
     outcome, message = verdict(request.get("expected"), summary)
-    head = json.dumps({"id": request.get("id"), "name": request.get("name"), "expected": request.get("expected"),
-                       "verdict": outcome, "verdictMessage": message})
+    head = json.dumps(
+        {
+            "id": request.get("id"),
+            "name": request.get("name"),
+            "expected": request.get("expected"),
+            "verdict": outcome,
+            "verdictMessage": message,
+        }
+    )
     return f'{{"type": "result", "version": {int(version)}, "request": {head[:-1]}, "result": {result_json}}}}}'
 
 

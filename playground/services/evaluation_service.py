@@ -21,6 +21,7 @@ from playground.services.result_cache import LRUCache, content_hash
 _SIMULATIONS = LRUCache(maxsize=64)
 _RESULTS = LRUCache(maxsize=4096)
 
+
 @dataclass
 class LoadedDocuments:
     """A document set loaded once: the engine's Simulation, its errors by document, its type checks."""
@@ -46,8 +47,10 @@ def clear_caches() -> None:
 
 
 def cache_stats() -> dict:
-    return {"simulations": {"hits": _SIMULATIONS.hits, "misses": _SIMULATIONS.misses},
-            "results": {"hits": _RESULTS.hits, "misses": _RESULTS.misses}}
+    return {
+        "simulations": {"hits": _SIMULATIONS.hits, "misses": _SIMULATIONS.misses},
+        "results": {"hits": _RESULTS.hits, "misses": _RESULTS.misses},
+    }
 
 
 def _split_errors(errors: list[dict], count: int) -> tuple[list[list[dict]], list[dict]]:
@@ -101,17 +104,26 @@ def is_cached(loaded: LoadedDocuments, text: str) -> bool:
 def request_entry(request: dict, result: dict) -> dict:
     """One request's part of an EvaluationResult: the engine output plus the expected-vs-actual verdict."""
     outcome, message = verdict(request.get("expected"), result)
-    return {"id": request.get("id"), "name": request.get("name"), "result": result,
-            "expected": request.get("expected"), "verdict": outcome, "verdictMessage": message}
+    return {
+        "id": request.get("id"),
+        "name": request.get("name"),
+        "result": result,
+        "expected": request.get("expected"),
+        "verdict": outcome,
+        "verdictMessage": message,
+    }
 
 
 def documents_entry(documents: list[dict], loaded: LoadedDocuments) -> list[dict]:
-    return [{"id": doc.get("id"), "name": doc.get("name"), "errors": errors}
-            for doc, errors in zip(documents, loaded.document_errors)]
+    return [
+        {"id": doc.get("id"), "name": doc.get("name"), "errors": errors}
+        for doc, errors in zip(documents, loaded.document_errors)
+    ]
 
 
-def evaluate(documents: list[dict], requests: list[dict], version: int | None = None, *,
-             kubernetes_version: str | None = None) -> dict:
+def evaluate(
+    documents: list[dict], requests: list[dict], version: int | None = None, *, kubernetes_version: str | None = None
+) -> dict:
     """The whole EvaluationResult for documents [{id?, name, text}] and requests [{id?, name, text, expected?}]."""
     loaded = load_documents([doc["text"] for doc in documents], kubernetes_version)
     return {

@@ -13,11 +13,23 @@ GROUPS = [
     ("vap-basics", "VAP basics", "One ValidatingAdmissionPolicy, one binding, one CEL rule: where everyone starts."),
     ("params-bindings", "Params and bindings", "One policy, many bindings: limits that come from parameter objects."),
     ("match-conditions", "Scoping and matchConditions", "Which requests a policy looks at at all."),
-    ("messages-audit", "Messages, warnings and audit", "What the user reads, what the audit log keeps, and failure policies."),
+    (
+        "messages-audit",
+        "Messages, warnings and audit",
+        "What the user reads, what the audit log keeps, and failure policies.",
+    ),
     ("authorizer", "Authorizer and request info", "Decisions that depend on who is asking."),
     ("map", "MutatingAdmissionPolicy", "Changing objects on their way in, with CEL."),
-    ("kyverno-patterns", "Kyverno patterns and anchors", "Kyverno's overlay patterns, anchors, deny rules and foreach."),
-    ("kyverno-cel", "Kyverno CEL and generated VAPs", "Kyverno rules written in CEL, and the ValidatingAdmissionPolicy Kyverno generates."),
+    (
+        "kyverno-patterns",
+        "Kyverno patterns and anchors",
+        "Kyverno's overlay patterns, anchors, deny rules and foreach.",
+    ),
+    (
+        "kyverno-cel",
+        "Kyverno CEL and generated VAPs",
+        "Kyverno rules written in CEL, and the ValidatingAdmissionPolicy Kyverno generates.",
+    ),
     ("pod-security", "Pod Security", "The Pod Security Standards through Kyverno's podSecurity rule."),
     ("crd-rules", "CRD validation rules", "x-kubernetes-validations on custom resources, their costs and ratcheting."),
     ("webhooks", "Admission webhooks", "Which webhooks the API server calls, and what their answers do."),
@@ -44,8 +56,12 @@ def describe(data: dict) -> dict:
     source = data.get("source")
     if source is not None and not (isinstance(source, dict) and source.get("url", "").startswith("https://")):
         raise ExampleMetaError("source needs {title, url} with an https URL")
-    meta = {"group": group, "groupSlug": GROUP_BY_TITLE[group], "difficulty": difficulty,
-            "kubernetes": str(data.get("kubernetes") or "1.30")}
+    meta = {
+        "group": group,
+        "groupSlug": GROUP_BY_TITLE[group],
+        "difficulty": difficulty,
+        "kubernetes": str(data.get("kubernetes") or "1.30"),
+    }
     if data.get("kyverno"):
         meta["kyverno"] = str(data["kyverno"])
     if source:

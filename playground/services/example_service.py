@@ -32,9 +32,15 @@ def _read(path: Path) -> dict:
     requests = data.get("requests") or []
     for request in requests:
         request["expected"] = clean_expected(request.get("expected"), request.get("name"))
-    return {"slug": path.stem, "title": data.get("title", path.stem), "description": data.get("description", ""),
-            "tags": list(data.get("tags") or []), **example_meta.describe(data),
-            "documents": data["documents"], "requests": requests}
+    return {
+        "slug": path.stem,
+        "title": data.get("title", path.stem),
+        "description": data.get("description", ""),
+        "tags": list(data.get("tags") or []),
+        **example_meta.describe(data),
+        "documents": data["documents"],
+        "requests": requests,
+    }
 
 
 @lru_cache(maxsize=1)
@@ -43,8 +49,10 @@ def _all() -> dict[str, dict]:
 
 
 def list_examples() -> list[dict]:
-    return [{key: value for key, value in example.items() if key not in ("documents", "requests")}
-            for example in _all().values()]
+    return [
+        {key: value for key, value in example.items() if key not in ("documents", "requests")}
+        for example in _all().values()
+    ]
 
 
 def get_example(slug: str) -> dict:
@@ -56,8 +64,9 @@ def get_example(slug: str) -> dict:
 
 def fork_example(slug: str) -> tuple[dict, str]:
     example = get_example(slug)
-    return project_service.create_project(fork_title(example["title"]), example["description"],
-                                          example["documents"], example["requests"])
+    return project_service.create_project(
+        fork_title(example["title"]), example["description"], example["documents"], example["requests"]
+    )
 
 
 def load_examples() -> list[str]:
@@ -69,8 +78,14 @@ def load_examples() -> list[str]:
         with transaction.atomic():
             existing = Project.objects.filter(pk=project_id).first()
             if existing is None:
-                project_service.create_project(example["title"], example["description"], example["documents"],
-                                               example["requests"], project_id=project_id, is_example=True)
+                project_service.create_project(
+                    example["title"],
+                    example["description"],
+                    example["documents"],
+                    example["requests"],
+                    project_id=project_id,
+                    is_example=True,
+                )
             else:
                 existing.title, existing.description = example["title"], example["description"]
                 existing.version += 1
@@ -79,10 +94,18 @@ def load_examples() -> list[str]:
                 existing.requests.all().delete()
                 Document.objects.bulk_create(
                     Document(project=existing, name=d["name"], text=d["text"], position=i, version=existing.version)
-                    for i, d in enumerate(example["documents"]))
+                    for i, d in enumerate(example["documents"])
+                )
                 SampleRequest.objects.bulk_create(
-                    SampleRequest(project=existing, name=r["name"], text=r["text"], expected=r.get("expected"),
-                                  position=i, version=existing.version)
-                    for i, r in enumerate(example["requests"]))
+                    SampleRequest(
+                        project=existing,
+                        name=r["name"],
+                        text=r["text"],
+                        expected=r.get("expected"),
+                        position=i,
+                        version=existing.version,
+                    )
+                    for i, r in enumerate(example["requests"])
+                )
         slugs.append(slug)
     return slugs

@@ -8,7 +8,6 @@ from django.conf import settings
 from playground.services.errors import ServiceError
 
 
-
 def document_limit() -> int:
     return settings.PLAYGROUND_MAX_DOCUMENT_BYTES
 
@@ -24,19 +23,25 @@ def text_size(text: str) -> int:
 def check_text(text: str, name: str | None = None) -> None:
     size = text_size(text)
     if size > document_limit():
-        raise ServiceError("too_large", f"document is {size} bytes; the limit is {document_limit()} bytes a document",
-                           413, document=name)
+        raise ServiceError(
+            "too_large",
+            f"document is {size} bytes; the limit is {document_limit()} bytes a document",
+            413,
+            document=name,
+        )
 
 
 def check_total(sizes) -> None:
     total = sum(sizes)
     if total > project_limit():
-        raise ServiceError("too_large", f"project is {total} bytes; the limit is {project_limit()} bytes a project",
-                           413)
+        raise ServiceError(
+            "too_large", f"project is {total} bytes; the limit is {project_limit()} bytes a project", 413
+        )
 
 
 def check_count(count: int, kind: str) -> None:
     """At most PLAYGROUND_MAX_ITEMS documents (and as many sample requests) in a project or an evaluation."""
     if count > settings.PLAYGROUND_MAX_ITEMS:
-        raise ServiceError("too_large", f"{kind}: {count} items; the limit is {settings.PLAYGROUND_MAX_ITEMS}",
-                           413, path=kind)
+        raise ServiceError(
+            "too_large", f"{kind}: {count} items; the limit is {settings.PLAYGROUND_MAX_ITEMS}", 413, path=kind
+        )

@@ -48,8 +48,9 @@ class Batch:
     messages: tuple
 
 
-async def stream_evaluation(state: dict, send: Send, superseded: Callable[[], bool] = lambda: False,
-                            memo: dict | None = None) -> bool:
+async def stream_evaluation(
+    state: dict, send: Send, superseded: Callable[[], bool] = lambda: False, memo: dict | None = None
+) -> bool:
     """Send evaluating; then documentErrors, one result per request and done (one batch); then, once the
     documents have been still for a moment, typecheck. False if dropped as superseded.
 
@@ -63,12 +64,21 @@ async def stream_evaluation(state: dict, send: Send, superseded: Callable[[], bo
     loaded, results = await jobs.evaluate(texts, [request["text"] for request in state["requests"]], kubernetes_version)
     if superseded():
         return False
-    messages = [{"type": "documentErrors", "version": version,
-                 "documents": [{"id": doc["id"], "name": doc["name"], "errors": errors}
-                               for doc, errors in zip(state["documents"], loaded["document_errors"])],
-                 "errors": loaded["general_errors"]}]
-    messages.extend(Encoded("result", version, jobs.result_message_text(version, request, summary, result_json))
-                    for request, (summary, result_json) in zip(state["requests"], results))
+    messages = [
+        {
+            "type": "documentErrors",
+            "version": version,
+            "documents": [
+                {"id": doc["id"], "name": doc["name"], "errors": errors}
+                for doc, errors in zip(state["documents"], loaded["document_errors"])
+            ],
+            "errors": loaded["general_errors"],
+        }
+    ]
+    messages.extend(
+        Encoded("result", version, jobs.result_message_text(version, request, summary, result_json))
+        for request, (summary, result_json) in zip(state["requests"], results)
+    )
     messages.append({"type": "done", "version": version, "ms": round((time.perf_counter() - started) * 1000, 2)})
     await send(Batch(version, tuple(messages)))
     task = asyncio.create_task(_typecheck_later(version, texts, send, superseded, memo, kubernetes_version))
@@ -80,8 +90,14 @@ async def stream_evaluation(state: dict, send: Send, superseded: Callable[[], bo
 _BACKGROUND: set[asyncio.Task] = set()
 
 
-async def _typecheck_later(version: int, texts: list[str], send: Send, superseded: Callable[[], bool],
-                           memo: dict | None, kubernetes_version: str | None = None) -> None:
+async def _typecheck_later(
+    version: int,
+    texts: list[str],
+    send: Send,
+    superseded: Callable[[], bool],
+    memo: dict | None,
+    kubernetes_version: str | None = None,
+) -> None:
     """Type check after the documents have been still for a moment, unless a newer version came; a room
     (memo) is only sent type checks that differ from the last ones it got."""
     try:

@@ -21,8 +21,15 @@ def project_changed(project_id: str) -> None:
     try:
         state = project_state(project_id)
         message = {"type": "state", "project": state, "version": state["version"]}
-        async_to_sync(layer.group_send)(f"project.{project_id}", {
-            "type": "room.message", "kind": "state", "version": state["version"], "text": json.dumps(message),
-            "exclude": None})
+        async_to_sync(layer.group_send)(
+            f"project.{project_id}",
+            {
+                "type": "room.message",
+                "kind": "state",
+                "version": state["version"],
+                "text": json.dumps(message),
+                "exclude": None,
+            },
+        )
     except Exception as exc:
         logger.warning("could not notify project %s viewers: %r", project_id, exc)

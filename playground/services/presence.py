@@ -23,8 +23,9 @@ def _fresh_since():
 
 def join(project_id: str, channel_name: str) -> int:
     Presence.objects.filter(seen__lt=_fresh_since()).delete()
-    Presence.objects.update_or_create(channel_name=channel_name,
-                                      defaults={"project_id": project_id, "seen": timezone.now()})
+    Presence.objects.update_or_create(
+        channel_name=channel_name, defaults={"project_id": project_id, "seen": timezone.now()}
+    )
     return count(project_id)
 
 
@@ -32,8 +33,9 @@ def heartbeat(project_id: str, channel_name: str) -> int:
     """Renew this connection's row (made again if it was purged meanwhile); the current count."""
     updated = Presence.objects.filter(channel_name=channel_name).update(seen=timezone.now())
     if not updated:
-        Presence.objects.update_or_create(channel_name=channel_name,
-                                          defaults={"project_id": project_id, "seen": timezone.now()})
+        Presence.objects.update_or_create(
+            channel_name=channel_name, defaults={"project_id": project_id, "seen": timezone.now()}
+        )
     return count(project_id)
 
 

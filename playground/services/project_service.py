@@ -39,8 +39,11 @@ def _clean_items(items, kind: str, with_expected: bool) -> list[dict]:
             continue
         unknown = sorted(set(item) - allowed)
         if unknown:
-            raise edge.invalid(f"unknown field {unknown[0]!r} (give name and text{', expected' if with_expected else ''}"
-                               ", or the object itself)", f"{where}.{unknown[0]}")
+            raise edge.invalid(
+                f"unknown field {unknown[0]!r} (give name and text{', expected' if with_expected else ''}"
+                ", or the object itself)",
+                f"{where}.{unknown[0]}",
+            )
         name = item.get("name") or f"{kind[:-1]}-{position + 1}"
         edge.check_text(name, f"{where}.name")
         text = edge.check_text(item["text"], f"{where}.text")
@@ -60,9 +63,17 @@ def _object_name(item: dict) -> str:
     return "/".join(parts)
 
 
-def create_project(title: str = "", description: str = "", documents=None, requests=None, *,
-                   forked_from: Snapshot | None = None, project_id: str | None = None,
-                   is_example: bool = False, kubernetes_version=None) -> tuple[dict, str | None]:
+def create_project(
+    title: str = "",
+    description: str = "",
+    documents=None,
+    requests=None,
+    *,
+    forked_from: Snapshot | None = None,
+    project_id: str | None = None,
+    is_example: bool = False,
+    kubernetes_version=None,
+) -> tuple[dict, str | None]:
     """Create a project; returns (state, edit token). Example projects get no token (read-only)."""
     edge.check_text(title, "title")
     edge.check_text(description, "description")
@@ -73,14 +84,29 @@ def create_project(title: str = "", description: str = "", documents=None, reque
     token = None if is_example else tokens.new_token()
     with transaction.atomic():
         project = Project.objects.create(
-            id=project_id or tokens.new_project_id(), title=title[:TITLE_MAX], description=description,
-            edit_token_hash=tokens.hash_token(token) if token else "", forked_from_snapshot=forked_from,
-            is_example=is_example, kubernetes_version=kubernetes_version)
-        Document.objects.bulk_create(Document(project=project, name=d["name"], text=d["text"], position=i,
-                                              version=project.version) for i, d in enumerate(docs))
-        SampleRequest.objects.bulk_create(SampleRequest(project=project, name=r["name"], text=r["text"],
-                                                        expected=r["expected"], position=i,
-                                                        version=project.version) for i, r in enumerate(reqs))
+            id=project_id or tokens.new_project_id(),
+            title=title[:TITLE_MAX],
+            description=description,
+            edit_token_hash=tokens.hash_token(token) if token else "",
+            forked_from_snapshot=forked_from,
+            is_example=is_example,
+            kubernetes_version=kubernetes_version,
+        )
+        Document.objects.bulk_create(
+            Document(project=project, name=d["name"], text=d["text"], position=i, version=project.version)
+            for i, d in enumerate(docs)
+        )
+        SampleRequest.objects.bulk_create(
+            SampleRequest(
+                project=project,
+                name=r["name"],
+                text=r["text"],
+                expected=r["expected"],
+                position=i,
+                version=project.version,
+            )
+            for i, r in enumerate(reqs)
+        )
     return project_state(project.id), token
 
 
@@ -108,8 +134,14 @@ def authorize(project: Project, token: str | None) -> None:
 
 
 def item_dict(item, with_expected: bool) -> dict:
-    data = {"id": item.id, "name": item.name, "text": item.text, "version": item.version, "position": item.position,
-            "collabVersion": item.collab_version}
+    data = {
+        "id": item.id,
+        "name": item.name,
+        "text": item.text,
+        "version": item.version,
+        "position": item.position,
+        "collabVersion": item.collab_version,
+    }
     if with_expected:
         data["expected"] = item.expected
     return data
@@ -160,8 +192,7 @@ def clean_kubernetes_version(value) -> str:
         raise ServiceError("invalid_request", str(exc))
 
 
-def update_metadata(project_id: str, token: str | None, title=None, description=None,
-                    kubernetes_version=None) -> dict:
+def update_metadata(project_id: str, token: str | None, title=None, description=None, kubernetes_version=None) -> dict:
     project = get_project(project_id)
     authorize(project, token)
     if title is not None:

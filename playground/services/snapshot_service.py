@@ -33,8 +33,7 @@ def snapshot_content(state: dict) -> dict:
         "title": state["title"],
         "description": state["description"],
         "documents": [{"name": d["name"], "text": d["text"]} for d in state["documents"]],
-        "requests": [{"name": r["name"], "text": r["text"], "expected": r.get("expected")}
-                     for r in state["requests"]],
+        "requests": [{"name": r["name"], "text": r["text"], "expected": r.get("expected")} for r in state["requests"]],
     }
 
 
@@ -64,8 +63,13 @@ def get_snapshot(snapshot_id_: str) -> dict:
         snapshot = Snapshot.objects.get(pk=snapshot_id_)
     except Snapshot.DoesNotExist:
         raise not_found("snapshot")
-    return {"id": snapshot.id, "engineVersion": snapshot.engine_version, "created": snapshot.created.isoformat(),
-            "url": f"/s/{snapshot.id}", **snapshot.content}
+    return {
+        "id": snapshot.id,
+        "engineVersion": snapshot.engine_version,
+        "created": snapshot.created.isoformat(),
+        "url": f"/s/{snapshot.id}",
+        **snapshot.content,
+    }
 
 
 def fork_snapshot(snapshot_id_: str) -> tuple[dict, str]:
@@ -76,6 +80,11 @@ def fork_snapshot(snapshot_id_: str) -> tuple[dict, str]:
     except Snapshot.DoesNotExist:
         raise not_found("snapshot")
     content = snapshot.content
-    return project_service.create_project(fork_title(content.get("title")), content.get("description", ""),
-                                          content.get("documents"), content.get("requests"), forked_from=snapshot,
-                                          kubernetes_version=content.get("kubernetesVersion"))
+    return project_service.create_project(
+        fork_title(content.get("title")),
+        content.get("description", ""),
+        content.get("documents"),
+        content.get("requests"),
+        forked_from=snapshot,
+        kubernetes_version=content.get("kubernetesVersion"),
+    )

@@ -25,8 +25,14 @@ from playground.workshops.models import ROOM_OPEN, Participant
 from playground.workshops.services import engine, evaluation_pool, fair_queue, participants, progress, rooms
 from playground.workshops.services.database import db
 from playground.workshops.services.groups import room_group, teacher_group, watch_group
-from playground.ws_messages import (STUDENT_MESSAGES, TEACHER_MESSAGES, client_seq, error_message, internal_error,
-                                    parse_client_message)
+from playground.ws_messages import (
+    STUDENT_MESSAGES,
+    TEACHER_MESSAGES,
+    client_seq,
+    error_message,
+    internal_error,
+    parse_client_message,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -90,9 +96,18 @@ class _RoomConsumer(AsyncJsonWebsocketConsumer):
 
 class TeacherConsumer(_RoomConsumer):
     needs_hello = True
-    handlers = {"hello": "on_hello", "watch": "on_watch", "unwatch": "on_unwatch", "announce": "on_announce",
-                "present": "on_present", "advance": "on_advance", "revealHint": "on_reveal_hint",
-                "revealSolution": "on_reveal_solution", "close": "on_close", "stuckMinutes": "on_stuck_minutes"}
+    handlers = {
+        "hello": "on_hello",
+        "watch": "on_watch",
+        "unwatch": "on_unwatch",
+        "announce": "on_announce",
+        "present": "on_present",
+        "advance": "on_advance",
+        "revealHint": "on_reveal_hint",
+        "revealSolution": "on_reveal_solution",
+        "close": "on_close",
+        "stuckMinutes": "on_stuck_minutes",
+    }
     messages = TEACHER_MESSAGES
 
     async def connect(self):
@@ -182,8 +197,13 @@ class TeacherConsumer(_RoomConsumer):
 
 
 class StudentConsumer(_RoomConsumer):
-    handlers = {"hello": "on_hello", "edit": "on_edit", "evaluate": "on_evaluate", "submit": "on_submit",
-                "ping": "on_ping"}
+    handlers = {
+        "hello": "on_hello",
+        "edit": "on_edit",
+        "evaluate": "on_evaluate",
+        "submit": "on_submit",
+        "ping": "on_ping",
+    }
     messages = STUDENT_MESSAGES
 
     async def connect(self):
@@ -192,8 +212,9 @@ class StudentConsumer(_RoomConsumer):
         self.exercise_id = None
         self.context: engine.Context | None = None
         try:
-            participant = await db(participants.get_participant)(self.scope["url_route"]["kwargs"]["code"],
-                                                                  self.query_token())
+            participant = await db(participants.get_participant)(
+                self.scope["url_route"]["kwargs"]["code"], self.query_token()
+            )
         except ServiceError as exc:
             return await self.refuse(exc, 4404 if exc.status == 404 else 4403)
         evaluation_pool.warm_up()  # start (and warm) the evaluation workers with the first student
@@ -220,8 +241,9 @@ class StudentConsumer(_RoomConsumer):
 
     async def notify_teacher(self) -> None:
         participant = await db(Participant.objects.get)(pk=self.participant_id)
-        await self.to_group(teacher_group(self.code), {"type": "participant",
-                                                      **participants.participant_summary(participant)})
+        await self.to_group(
+            teacher_group(self.code), {"type": "participant", **participants.participant_summary(participant)}
+        )
 
     async def send_welcome(self, kind: str = "welcome") -> None:
         participant = await db(Participant.objects.get)(pk=self.participant_id)
@@ -246,15 +268,32 @@ class StudentConsumer(_RoomConsumer):
             fields["name"] = message["name"]
         if self.context is None:
             self.context = await db(progress.context)(self.participant_id)
-        saved, ctx = await db(progress.save_edit)(self.context, self.fork["editToken"], message.get("target"),
-                                                  message.get("id"), fields)
+        saved, ctx = await db(progress.save_edit)(
+            self.context, self.fork["editToken"], message.get("target"), message.get("id"), fields
+        )
         item = saved["item"]
-        await self.send_json({"type": "ack", "clientSeq": client_seq(message), "version": saved["version"],
-                              "id": item["id"], "target": message.get("target")})
+        await self.send_json(
+            {
+                "type": "ack",
+                "clientSeq": client_seq(message),
+                "version": saved["version"],
+                "id": item["id"],
+                "target": message.get("target"),
+            }
+        )
         self.evaluate_soon(ctx)
-        await self.to_group(watch_group(self.code, self.participant_id), {
-            "type": "studentEdited", "participant": self.participant_id, "target": message.get("target"),
-            "id": item["id"], "name": item["name"], "text": item["text"], "version": saved["version"]})
+        await self.to_group(
+            watch_group(self.code, self.participant_id),
+            {
+                "type": "studentEdited",
+                "participant": self.participant_id,
+                "target": message.get("target"),
+                "id": item["id"],
+                "name": item["name"],
+                "text": item["text"],
+                "version": saved["version"],
+            },
+        )
 
     async def on_evaluate(self, message):
         self.evaluate_soon()
@@ -288,11 +327,20 @@ class StudentConsumer(_RoomConsumer):
             return
         if not self.closed:  # the student first: the stored progress only matters to the teacher and to resumes
             seen = engine.preview(ctx, result["checks"], result["version"])
-            await self.send_json({"type": "evaluation", **result, "checks": seen["checks"], "progress": seen,
-                                  "exercise": ctx.exercise_id})
+            await self.send_json(
+                {
+                    "type": "evaluation",
+                    **result,
+                    "checks": seen["checks"],
+                    "progress": seen,
+                    "exercise": ctx.exercise_id,
+                }
+            )
         views = await db(progress.record)(ctx, result["checks"], result["version"], submit, result["diagnosis"])
-        await self.to_group(teacher_group(self.code), {"type": "progress", "participant": self.participant_id,
-                                                      "name": ctx.participant_name, **views["teacher"]})
+        await self.to_group(
+            teacher_group(self.code),
+            {"type": "progress", "participant": self.participant_id, "name": ctx.participant_name, **views["teacher"]},
+        )
 
     # -- group → this student -----------------------------------------------------------------------------
 

@@ -38,8 +38,10 @@ class Exercise(models.Model):
 
     class Meta:
         ordering = ["exercise_set_id", "position"]
-        constraints = [models.UniqueConstraint(fields=["exercise_set", "slug"], name="workshops_exercise_slug"),
-                       models.UniqueConstraint(fields=["exercise_set", "position"], name="workshops_exercise_pos")]
+        constraints = [
+            models.UniqueConstraint(fields=["exercise_set", "slug"], name="workshops_exercise_slug"),
+            models.UniqueConstraint(fields=["exercise_set", "position"], name="workshops_exercise_pos"),
+        ]
 
 
 class Room(models.Model):

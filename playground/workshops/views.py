@@ -17,8 +17,11 @@ from playground.workshops.services import catalog, rooms
 @ensure_csrf_cookie
 def index(request):
     sets = catalog.list_sets()
-    return render(request, "workshops/index.html", {"sets": sets, "page_data": {
-        "page": "workshops", "sets": sets, "apiBase": "/api/v1/workshops/"}})
+    return render(
+        request,
+        "workshops/index.html",
+        {"sets": sets, "page_data": {"page": "workshops", "sets": sets, "apiBase": "/api/v1/workshops/"}},
+    )
 
 
 def _room(code):
@@ -32,15 +35,37 @@ def _room(code):
 @ensure_csrf_cookie
 def student(request, code):
     room = _room(code)
-    return render(request, "workshops/student.html", {"room": room, "page_data": {
-        "page": "workshop-student", "code": room["code"], "room": room, "apiBase": "/api/v1/workshops/",
-        "wsPath": f"/ws/rooms/{room['code']}/student/"}})
+    return render(
+        request,
+        "workshops/student.html",
+        {
+            "room": room,
+            "page_data": {
+                "page": "workshop-student",
+                "code": room["code"],
+                "room": room,
+                "apiBase": "/api/v1/workshops/",
+                "wsPath": f"/ws/rooms/{room['code']}/student/",
+            },
+        },
+    )
 
 
 @require_GET
 @ensure_csrf_cookie
 def teacher(request, code):
     room = _room(code)
-    return render(request, "workshops/teacher.html", {"room": room, "page_data": {
-        "page": "workshop-teacher", "code": room["code"], "room": room, "apiBase": "/api/v1/workshops/",
-        "wsPath": f"/ws/rooms/{room['code']}/teacher/"}})
+    return render(
+        request,
+        "workshops/teacher.html",
+        {
+            "room": room,
+            "page_data": {
+                "page": "workshop-teacher",
+                "code": room["code"],
+                "room": room,
+                "apiBase": "/api/v1/workshops/",
+                "wsPath": f"/ws/rooms/{room['code']}/teacher/",
+            },
+        },
+    )

@@ -22,8 +22,16 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-component-update",
+    "--disable-sync",
+]
 # Screenshots for a human to look at (not test data): outside the tree unless BROWSER_SCREENSHOTS says otherwise.
 SCREENSHOTS = Path(os.environ.get("BROWSER_SCREENSHOTS", "/tmp/admission-playground-screenshots"))
 
@@ -55,18 +63,28 @@ def server_url(tmp_path_factory):
     if not (ROOT / "static" / "dist" / "editor-page.js").exists():
         pytest.skip("the front end is not built: run `make frontend` (static/dist/ is missing)")
     workdir = tmp_path_factory.mktemp("browser-server")
-    env = {**os.environ, "DATABASE_URL": f"sqlite:///{workdir / 'db.sqlite3'}", "DEBUG": "1", "REDIS_URL": "",
-           "ALLOWED_HOSTS": "127.0.0.1,localhost", "PLAYGROUND_EVALUATION_RATE": "100000/min",
-           "DJANGO_SETTINGS_MODULE": "playground.settings"}
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{workdir / 'db.sqlite3'}",
+        "DEBUG": "1",
+        "REDIS_URL": "",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "PLAYGROUND_EVALUATION_RATE": "100000/min",
+        "DJANGO_SETTINGS_MODULE": "playground.settings",
+    }
     python = sys.executable
     for command in (["migrate", "--noinput", "-v0"], ["load_examples"]):
         subprocess.run([python, "manage.py", *command], cwd=ROOT, env=env, check=True, capture_output=True)
     port = _free_port()
     log = workdir / "daphne.log"
     with log.open("w") as out:
-        process = subprocess.Popen([python, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-                                    "playground.asgi:application"], cwd=ROOT, env=env, stdout=out,
-                                   stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            [python, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "playground.asgi:application"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_until_up(url, process, log)
@@ -129,10 +147,15 @@ def page(browser):
 @pytest.fixture
 def api(server_url):
     """Call the REST API directly (set-up and checks): api(method, path, body=None, token=None) -> (status, json)."""
+
     def call(method: str, path: str, body=None, token: str | None = None):
         data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(server_url + path, data=data, method=method,
-                                         headers={"Content-Type": "application/json", "Accept": "application/json"})
+        request = urllib.request.Request(
+            server_url + path,
+            data=data,
+            method=method,
+            headers={"Content-Type": "application/json", "Accept": "application/json"},
+        )
         if token:
             request.add_header("X-Edit-Token", token)
         try:
@@ -140,19 +163,24 @@ def api(server_url):
                 return response.status, json.loads(response.read() or b"null")
         except urllib.error.HTTPError as error:
             return error.code, json.loads(error.read() or b"null")
+
     return call
 
 
 @pytest.fixture
 def open_project(page, server_url):
     """Open /p/<id> holding its edit token (as the browser keeps it after creating the project)."""
+
     def go(created: dict):
         page.goto(server_url + "/")
-        page.evaluate("([id, token]) => localStorage.setItem('admission-playground:token:' + id, token)",
-                      [created["id"], created["editToken"]])
+        page.evaluate(
+            "([id, token]) => localStorage.setItem('admission-playground:token:' + id, token)",
+            [created["id"], created["editToken"]],
+        )
         page.goto(f"{server_url}/p/{created['id']}")
         page.wait_for_selector("#conn-state[data-state=open]")
         return page
+
     return go
 
 
@@ -163,4 +191,5 @@ def screenshot(page):
         path = SCREENSHOTS / f"{name}.png"
         page.screenshot(path=str(path), **kwargs)
         return path
+
     return take

@@ -5,12 +5,19 @@ from __future__ import annotations
 from tests.playground.playground_fixtures import binding, deployment, policy
 
 
-def project_body(policy_name: str = "max-replicas", message: str = '"replicas must be at most 5"',
-                 replicas: int = 7, request_name: str = "seven replicas", title: str = "Browser test") -> dict:
+def project_body(
+    policy_name: str = "max-replicas",
+    message: str = '"replicas must be at most 5"',
+    replicas: int = 7,
+    request_name: str = "seven replicas",
+    title: str = "Browser test",
+) -> dict:
     return {
         "title": title,
-        "documents": [{"name": "policy.yaml", "text": policy(policy_name, message)},
-                      {"name": "binding.yaml", "text": binding(policy_name)}],
+        "documents": [
+            {"name": "policy.yaml", "text": policy(policy_name, message)},
+            {"name": "binding.yaml", "text": binding(policy_name)},
+        ],
         "requests": [{"name": request_name, "text": deployment(replicas), "expected": {"outcome": "denied"}}],
     }
 

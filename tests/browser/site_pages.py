@@ -26,10 +26,15 @@ class SitePage:
 
 def api_client(server_url: str):
     """api(method, path, body=None, token=None) -> (status, json), usable outside a test function."""
+
     def call(method: str, path: str, body=None, token: str | None = None):
         data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(server_url + path, data=data, method=method,
-                                         headers={"Content-Type": "application/json", "Accept": "application/json"})
+        request = urllib.request.Request(
+            server_url + path,
+            data=data,
+            method=method,
+            headers={"Content-Type": "application/json", "Accept": "application/json"},
+        )
         if token:
             request.add_header("X-Edit-Token", token)
         try:
@@ -37,6 +42,7 @@ def api_client(server_url: str):
                 return response.status, json.loads(response.read() or b"null")
         except urllib.error.HTTPError as error:
             return error.code, json.loads(error.read() or b"null")
+
     return call
 
 
@@ -54,13 +60,22 @@ def site_pages(api) -> list[SitePage]:
         SitePage("cel", "/cel", "#cel-value:not(:empty)", ["#cel-form button[type=submit]", "#btn-cel-share"]),
         SitePage("gallery", "/examples", ".example-card", ["#gallery-filter"]),
         SitePage("example", f"/examples/{EXAMPLE}", ".result-card [data-testid=decision]", ["#btn-fork"]),
-        SitePage("project", f"/p/{project['id']}", "#conn-state[data-state=open]",
-                 ["#btn-evaluate", "#btn-share", "#btn-fork", "#btn-add-document"],
-                 {f"admission-playground:token:{project['id']}": project["editToken"]}),
+        SitePage(
+            "project",
+            f"/p/{project['id']}",
+            "#conn-state[data-state=open]",
+            ["#btn-evaluate", "#btn-share", "#btn-fork", "#btn-add-document"],
+            {f"admission-playground:token:{project['id']}": project["editToken"]},
+        ),
         SitePage("snapshot", f"/s/{snapshot['id']}", ".result-card [data-testid=decision]", ["#btn-fork"]),
         SitePage("workshops", "/workshops", ".ws-set", [".open-room", "#join-code"]),
         SitePage("workshop-student", f"/w/{code}", "#join-form:not([hidden])", ["#display-name"]),
-        SitePage("workshop-teacher", f"/w/{code}/teacher", "#teacher:not([hidden])", ["#advance", "#close-room"],
-                 {f"workshop:teacher:{code}": room["teacherToken"]}),
+        SitePage(
+            "workshop-teacher",
+            f"/w/{code}/teacher",
+            "#teacher:not([hidden])",
+            ["#advance", "#close-room"],
+            {f"workshop:teacher:{code}": room["teacherToken"]},
+        ),
         SitePage("not-found", "/w/NOPE99", ".error-page", ["a.error-home"]),
     ]

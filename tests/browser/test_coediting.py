@@ -16,9 +16,11 @@ def open_with_token(browser, server_url, created, name):
     context.set_default_timeout(15_000)
     page = context.new_page()
     page.goto(server_url + "/")
-    page.evaluate("([id, token, name]) => { localStorage.setItem('admission-playground:token:' + id, token);"
-                  " localStorage.setItem('admission-playground:name', name); }",
-                  [created["id"], created["editToken"], name])
+    page.evaluate(
+        "([id, token, name]) => { localStorage.setItem('admission-playground:token:' + id, token);"
+        " localStorage.setItem('admission-playground:name', name); }",
+        [created["id"], created["editToken"], name],
+    )
     page.goto(f"{server_url}/p/{created['id']}")
     page.wait_for_selector("#conn-state[data-state=open]")
     expect(page.locator("#save-state")).to_have_attribute("data-state", "saved")
@@ -33,8 +35,9 @@ def type_at_end(page, text):
 
 
 def request_text(page):
-    return page.evaluate("() => [...window.__playground.workspace.items.values()]"
-                         ".find((e) => e.target === 'request').editor.getText()")
+    return page.evaluate(
+        "() => [...window.__playground.workspace.items.values()].find((e) => e.target === 'request').editor.getText()"
+    )
 
 
 def test_interleaved_typing_in_two_tabs_survives_in_both_and_after_a_reload(browser, server_url, api):

@@ -149,7 +149,9 @@ def test_engine_errors_show_inline_and_completion_offers_schema_fields(page, api
     assert (where["line"], where["column"], where["gutter"]) == (14, 41, True), where
     assert broken.split("\n")[13][39:41] == "= "
     # The type checker's finding lands inside the expression, as a warning.
-    replace_text(page, "document", 0, policy.replace('"object.spec.replicas <= 5"', "'object.spec.replicas == \"five\"'"))
+    replace_text(
+        page, "document", 0, policy.replace('"object.spec.replicas <= 5"', "'object.spec.replicas == \"five\"'")
+    )
     expect(page.locator("[data-testid=typecheck]")).to_contain_text("no matching overload")
     # cel-go points at the operator (column 22 of the expression): the range starts there, in the document.
     expect(panel.locator(".cm-lintRange-warning").first).to_have_text("==")
@@ -226,8 +228,11 @@ def test_mutation_diffs_and_kyverno_rule_results_are_shown(page, server_url):
     page.goto(f"{server_url}/examples/seed-kyverno-cel-replicas")
     rules = card(page).locator("[data-testid=kyverno] tbody tr")
     expect(rules.first).to_contain_text("check-deployment-replicas")
-    expect(page.locator(".result-card [data-testid=kyverno] .badge-denied, .result-card [data-testid=kyverno] .badge-allowed")
-           .first).to_be_visible()
+    expect(
+        page.locator(
+            ".result-card [data-testid=kyverno] .badge-denied, .result-card [data-testid=kyverno] .badge-allowed"
+        ).first
+    ).to_be_visible()
 
 
 def test_a_kyverno_cel_policy_is_shown_beside_its_generated_validating_admission_policy(page, server_url):
@@ -236,7 +241,7 @@ def test_a_kyverno_cel_policy_is_shown_beside_its_generated_validating_admission
     compared.locator("summary").first.click()
     row = compared.locator("tbody tr").first
     expect(row).to_contain_text("check-deployment-replicas")  # the Kyverno policy, one row per policy
-    expect(row.locator(".badge")).to_have_count(2)            # Kyverno's verdict and the generated VAP's
-    expect(row).to_contain_text("fails")                      # 5 replicas: Kyverno's rule fails ...
-    expect(row).to_contain_text("denied")                     # ... and the generated policy denies too
+    expect(row.locator(".badge")).to_have_count(2)  # Kyverno's verdict and the generated VAP's
+    expect(row).to_contain_text("fails")  # 5 replicas: Kyverno's rule fails ...
+    expect(row).to_contain_text("denied")  # ... and the generated policy denies too
     expect(compared).to_contain_text("ValidatingAdmissionPolicy")

@@ -1,5 +1,6 @@
 """The Import/Export menu in a real browser: import a manifest bundle as a new project, then download it back
 as a project file."""
+
 from __future__ import annotations
 
 import pytest

@@ -20,8 +20,18 @@ ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 SHOTS = os.environ.get("SCREENSHOTS_DIR")  # set by `make screenshots`
 WIDTHS = {"phone": (390, 844), "laptop": (1440, 900)}
-PAGE_NAMES = ["landing", "cel", "gallery", "example", "project", "snapshot", "workshops", "workshop-student",
-              "workshop-teacher", "not-found"]
+PAGE_NAMES = [
+    "landing",
+    "cel",
+    "gallery",
+    "example",
+    "project",
+    "snapshot",
+    "workshops",
+    "workshop-student",
+    "workshop-teacher",
+    "not-found",
+]
 
 
 @pytest.fixture(scope="module")
@@ -36,8 +46,7 @@ def open_page(browser, server_url, site_page, width, theme, *, inject=False):
     context = browser.new_context(viewport=viewport, bypass_csp=inject)
     context.set_default_timeout(20_000)
     storage = {**site_page.storage, "admission-playground:theme": theme, "admission-playground:tour-done": "1"}
-    context.add_init_script("".join(
-        f"localStorage.setItem({key!r}, {value!r});" for key, value in storage.items()))
+    context.add_init_script("".join(f"localStorage.setItem({key!r}, {value!r});" for key, value in storage.items()))
     page = context.new_page()
     page.watch = PageWatch(page)
     page.goto(server_url + site_page.path)

@@ -18,7 +18,9 @@ expect.set_options(timeout=20_000)  # a loaded CI machine evaluates slower than 
 def count_sent(page, predicate):
     """A list that collects every WebSocket frame the page sends that matches `predicate` (a str test)."""
     sent = []
-    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload) if predicate(payload) else None))
+    page.on(
+        "websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload) if predicate(payload) else None)
+    )
     return sent
 
 
@@ -27,8 +29,12 @@ def test_ctrl_enter_evaluates_once_and_ctrl_s_takes_one_snapshot(page, api, open
     assert status == 201
     evaluations = count_sent(page, lambda payload: '"type": "evaluate"' in payload or '"type":"evaluate"' in payload)
     snapshots = []
-    page.on("request", lambda request: snapshots.append(request.url)
-            if request.method == "POST" and request.url.endswith("/snapshots") else None)
+    page.on(
+        "request",
+        lambda request: (
+            snapshots.append(request.url) if request.method == "POST" and request.url.endswith("/snapshots") else None
+        ),
+    )
     open_project(created)
     expect(card(page).locator("[data-testid=decision]")).to_have_text("Denied")
     editor(page, "document", 0).click()
@@ -58,8 +64,16 @@ def test_add_document_offers_templates_focuses_the_new_one_and_names_are_unique(
         menu = page.locator("#document-templates")
         expect(menu).to_be_visible()
         expect(menu.get_by_role("menuitem")).to_have_count(9)
-        for label in ("ValidatingAdmissionPolicy", "Binding", "Param (ConfigMap)", "Namespace", "MutatingAdmissionPolicy",
-                      "Kyverno ClusterPolicy", "ClusterRole and binding", "CustomResourceDefinition"):
+        for label in (
+            "ValidatingAdmissionPolicy",
+            "Binding",
+            "Param (ConfigMap)",
+            "Namespace",
+            "MutatingAdmissionPolicy",
+            "Kyverno ClusterPolicy",
+            "ClusterRole and binding",
+            "CustomResourceDefinition",
+        ):
             expect(menu.get_by_role("menuitem", name=re.compile(re.escape(label)))).to_be_visible()
         menu.get_by_role("menuitem", name=re.compile(r"^Namespace")).click()
         expect(menu).to_be_hidden()
@@ -84,8 +98,10 @@ def test_phone_shows_one_pane_at_a_time(browser, server_url, api):
     try:
         page = context.new_page()
         page.goto(server_url + "/")
-        page.evaluate("([id, token]) => localStorage.setItem('admission-playground:token:' + id, token)",
-                      [created["id"], created["editToken"]])
+        page.evaluate(
+            "([id, token]) => localStorage.setItem('admission-playground:token:' + id, token)",
+            [created["id"], created["editToken"]],
+        )
         page.goto(f"{server_url}/p/{created['id']}")
         switch = page.locator(".pane-switch")
         expect(switch).to_be_visible()

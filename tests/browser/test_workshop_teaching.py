@@ -68,7 +68,9 @@ def test_presenting_shows_the_teachers_text_and_the_room_finishes_read_only(two_
     cell = teacher.locator("#progress-body tr").first.locator("td.ws-cell").first
     expect(cell).to_have_attribute("data-compiles", "false", timeout=15_000)
     expect(cell.locator(".ws-first-error")).to_contain_text("Syntax error")
-    assert ":18:" in cell.locator(".ws-first-error").inner_text() or ":1" in cell.locator(".ws-first-error").inner_text()
+    assert (
+        ":18:" in cell.locator(".ws-first-error").inner_text() or ":1" in cell.locator(".ws-first-error").inner_text()
+    )
     expect(teacher.locator("#common-errors li").first).to_contain_text("1 ×")
     expect(teacher.locator("#common-errors li").first).to_contain_text("spec.validations[0].expression")
 

@@ -14,8 +14,9 @@ MESSAGE = '<script id="xss-script">window.__xss=2;alert(2)</script><img src=x id
 
 
 def test_payloads_in_names_and_messages_are_shown_as_text_and_never_run(page, api, open_project, screenshot):
-    body = project_body(policy_name="evil", message="'" + MESSAGE.replace("'", "''") + "'", request_name=NAME,
-                        title=NAME)
+    body = project_body(
+        policy_name="evil", message="'" + MESSAGE.replace("'", "''") + "'", request_name=NAME, title=NAME
+    )
     body["documents"][0]["name"] = NAME
     status, created = api("POST", "/api/v1/projects", body)
     assert status == 201, created

@@ -3,6 +3,7 @@
 `judge(case)` returns None when the case passes, or the reason it does not; `KNOWN_GAPS` (in
 `k8s_crd_skips.py`) lists the kinds of cases we cannot pass yet, each with its reason.
 """
+
 from __future__ import annotations
 
 import copy
@@ -27,7 +28,9 @@ def _validate(case: dict) -> dict:
     env = case.get("env") or {}
     root_path = env.get("rootPath", "root")
     return crd.validate(
-        case_schema(case), case.get("self"), case.get("oldSelf"),
+        case_schema(case),
+        case.get("self"),
+        case.get("oldSelf"),
         is_resource_root=bool(env.get("isResourceRoot", False)),
         cost_budget=int(env.get("costBudget", 10_000_000)),
         per_call_limit=int(env.get("perCallLimit", 1_000_000)),
@@ -43,7 +46,11 @@ def judge(case: dict) -> str | None:
         return judge_crd(case)
     if any(k.startswith("field_path") for k in expect):
         return judge_field_path(case)
-    if "compiles" in expect or "compile_error_contains" in expect or "message_expression_compile_error_contains" in expect:
+    if (
+        "compiles" in expect
+        or "compile_error_contains" in expect
+        or "message_expression_compile_error_contains" in expect
+    ):
         return judge_compile(case)
     return judge_validation(case)
 
@@ -65,8 +72,11 @@ def judge_field_path(case: dict) -> str | None:
 def judge_compile(case: dict) -> str | None:
     expect = case["expect"]
     env = case.get("env") or {}
-    results = crd.compile_rules(case_schema(case), is_resource_root=bool(env.get("isResourceRoot", False)),
-                                per_call_limit=int(env.get("perCallLimit", 1_000_000)))
+    results = crd.compile_rules(
+        case_schema(case),
+        is_resource_root=bool(env.get("isResourceRoot", False)),
+        per_call_limit=int(env.get("perCallLimit", 1_000_000)),
+    )
     if len(results) != 1:
         return f"expected one compiled rule, got {len(results)}"
     r = results[0]
@@ -103,8 +113,9 @@ def judge_validation(case: dict) -> str | None:
     if env.get("withOpenAPISchemaValidation"):
         from evaluator.crd.custom_resource import validate_custom_resource
 
-        result = validate_custom_resource(case_schema(case), case.get("self"), case.get("oldSelf"),
-                                          root_path=env.get("rootPath", "root"))
+        result = validate_custom_resource(
+            case_schema(case), case.get("self"), case.get("oldSelf"), root_path=env.get("rootPath", "root")
+        )
     else:
         result = _validate(case)
     errors = result["errors"]
@@ -163,10 +174,12 @@ def _match_contains(wanted: list[str], how: str, texts: list[str]) -> str | None
 
 def _assign(wanted: list[str], texts: list[str]) -> bool:
     """A perfect matching of wanted substrings to distinct error texts (small, so backtracking)."""
+
     def go(i: int, used: frozenset[int]) -> bool:
         if i == len(wanted):
             return True
         return any(go(i + 1, used | {j}) for j, t in enumerate(texts) if j not in used and wanted[i] in t)
+
     return go(0, frozenset())
 
 
@@ -177,8 +190,16 @@ def judge_crd(case: dict) -> str | None:
     want = list(case["expect"]["crd_errors"])
     remaining = list(errors)
     for w in want:
-        hit = next((e for e in remaining if e["type"] == w["type"] and e["field"] == w["field"]
-                    and ("contains" not in w or w["contains"] in e["text"])), None)
+        hit = next(
+            (
+                e
+                for e in remaining
+                if e["type"] == w["type"]
+                and e["field"] == w["field"]
+                and ("contains" not in w or w["contains"] in e["text"])
+            ),
+            None,
+        )
         if hit is None:
             return f"missing CRD error {w}; got {[e['text'] for e in errors]}"
         remaining.remove(hit)

@@ -1,14 +1,20 @@
 """Cases of tests/data/conformance/k8s-crd we do not pass yet, each with the reason (reported as skips)."""
 
-SET = ("list-type set/map semantics (order-insensitive equality, union on `+`) need list values that our "
-       "CEL runtime's exact-type checks (`type(x) is list`) would not iterate; not implemented yet")
-EXT_LISTS_COST = ("runtime cost of ext.Lists calls on constant lists differs by 2 from cel-go under OptOptimize "
-                  "(evaluator/cel cost model)")
+SET = (
+    "list-type set/map semantics (order-insensitive equality, union on `+`) need list values that our "
+    "CEL runtime's exact-type checks (`type(x) is list`) would not iterate; not implemented yet"
+)
+EXT_LISTS_COST = (
+    "runtime cost of ext.Lists calls on constant lists differs by 2 from cel-go under OptOptimize "
+    "(evaluator/cel cost model)"
+)
 ERROR_COST = "runtime cost charged when a select or index fails inside an expression differs from cel-go"
 BYTES_TO_STRING = "string(bytes) of a schema `format: byte` field: the comparison with its string twin fails"
 NULL_ITEM = "a null item of a non-nullable list is not reported as 'invalid data' when indexed"
 RECURSION = "cel-go's runtime 'max recursion depth exceeded' for deeply nested data is not reproduced"
-OPTIONAL_SELECT = "field selection on optional_type(list) is not rejected at compile time ('does not support field selection')"
+OPTIONAL_SELECT = (
+    "field selection on optional_type(list) is not rejected at compile time ('does not support field selection')"
+)
 
 KNOWN_GAPS: dict[str, str] = {
     "apiserver/schema/cel/validation_test.go#TestValidationExpressions/conversions/valid16": BYTES_TO_STRING,

@@ -1,4 +1,5 @@
 """What the ValidatingAdmissionPolicy and MutatingAdmissionPolicy scenario tests share (tests/data/conformance/k8s-vap)."""
+
 from __future__ import annotations
 
 import json

@@ -1,5 +1,6 @@
 """Run one kyverno-vpol conformance case the way `kyverno test` builds its input and scores its row
 (tests/data/conformance/kyverno-vpol/README.md, "Read this before scoring")."""
+
 from __future__ import annotations
 
 import copy
@@ -26,8 +27,13 @@ def context_for(case: dict) -> OfflineContext:
         body = {"body": response.get("body"), "statusCode": response.get("statusCode") or 200}
         mocks[f"{(entry.get('method') or 'GET').upper()}:{entry.get('url')}"] = body
     crds = {(c["group"], c["kind"]): c["plural"] for c in case.get("crds") or []}
-    return OfflineContext(resources=resources, images=images, global_values=dict(case.get("global_context_values") or {}),
-                          http_mocks=mocks, crd_plurals=crds)
+    return OfflineContext(
+        resources=resources,
+        images=images,
+        global_values=dict(case.get("global_context_values") or {}),
+        http_mocks=mocks,
+        crd_plurals=crds,
+    )
 
 
 def _request(case: dict) -> dict:
@@ -37,9 +43,13 @@ def _request(case: dict) -> dict:
     op = case.get("operation") or "CREATE"
     gvr = case.get("resource_gvr") or {}
     group, _, version = resource.get("apiVersion", "").rpartition("/")
-    request = {"operation": op, "kind": {"group": group, "version": version, "kind": resource.get("kind", "")},
-               "resource": dict(gvr), "namespace": case.get("effective_namespace") or "",
-               "name": (resource.get("metadata") or {}).get("name", "")}
+    request = {
+        "operation": op,
+        "kind": {"group": group, "version": version, "kind": resource.get("kind", "")},
+        "resource": dict(gvr),
+        "namespace": case.get("effective_namespace") or "",
+        "name": (resource.get("metadata") or {}).get("name", ""),
+    }
     if op == "DELETE":
         request["oldObject"] = resource
     else:
@@ -61,6 +71,7 @@ def run_case(case: dict) -> tuple[bool, str]:
     expect = case["expect"]
     if case.get("payload_type"):
         from evaluator.policies.kyverno_vpol.cli_test import payload_responses
+
         responses = payload_responses(entry, case["payload_type"], case["resource"], context)
         if not responses:
             return expect == "skip", "policy not run on this payload"

@@ -18,22 +18,26 @@ CEL_SPEC_FILES_NOT_IN_KUBERNETES = {
 
 # Reasons for skipping individual kinds of cel-spec tests.
 NEEDS_PROTOBUF = "uses protobuf messages, which Kubernetes CEL does not have"
-CHECK_ONLY = ("asserts only the static type cel-go's checker deduces (for functions declared by the test and "
-              "cel-go's type-parameter unification); our checker (evaluator/typechecking) reports errors, not deduced "
-              "types")
+CHECK_ONLY = (
+    "asserts only the static type cel-go's checker deduces (for functions declared by the test and "
+    "cel-go's type-parameter unification); our checker (evaluator/typechecking) reports errors, not deduced "
+    "types"
+)
 
 # Individual cel-spec tests: "file/section/test" -> reason.
-_IPV4_MAPPED = ("Kubernetes' IP library rejects IPv4-mapped IPv6 addresses (ip.go: 'IPv4-mapped IPv6 address ... is "
-                "not allowed'), where cel-go's network extension accepts them")
+_IPV4_MAPPED = (
+    "Kubernetes' IP library rejects IPv4-mapped IPv6 addresses (ip.go: 'IPv4-mapped IPv6 address ... is "
+    "not allowed'), where cel-go's network extension accepts them"
+)
 CEL_SPEC_TESTS: dict[str, str] = {
     # cel-spec's string_ext.json follows ext.Strings version 4 and runs against a registry of that version
     # (strings_registry(4)); what is left:
     "string_ext/value_errors/indexof_out_of_range": "cel-go skips it too: current cel-go returns -1 for an offset "
-                                                     "past the end",
+    "past the end",
     "string_ext/value_errors/lastindexof_out_of_range": "cel-go skips it too: current cel-go returns -1 for an "
-                                                         "offset past the end",
+    "offset past the end",
     "string_ext/format/map support (all key types)": "a map with both 1 and true as keys: Python's dict merges "
-                                                      "them (True == 1); Kubernetes rejects mixed-key literals",
+    "them (True == 1); Kubernetes rejects mixed-key literals",
     "network_ext/ipv4/ipv4_equals_ipv6": _IPV4_MAPPED,
     "network_ext/ipv4/ipv4_not_equals_ipv6": _IPV4_MAPPED,
 }

@@ -1,4 +1,5 @@
 """Decoding of the conformance data's tagged values into CEL values, and type-aware comparison."""
+
 from __future__ import annotations
 
 import base64
@@ -12,7 +13,7 @@ _TYPE_NAMES = {"google.protobuf.Timestamp", "google.protobuf.Duration"}
 
 
 def decode(tagged: dict) -> Any:
-    (kind, v), = tagged.items()
+    ((kind, v),) = tagged.items()
     if kind == "null":
         return None
     if kind == "bool":

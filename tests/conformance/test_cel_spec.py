@@ -1,4 +1,5 @@
 """cel-spec's conformance tests, for every file the Kubernetes CEL environment enables."""
+
 from __future__ import annotations
 
 import json
@@ -50,9 +51,15 @@ def _env(test: dict) -> Env:
         variables.setdefault(name, parse_type("dyn"))
     # cel-spec's string_ext follows the newest strings extension; Kubernetes pins version 2 (see skips.py).
     registry = _STRINGS_V4 if test.get("file") == "string_ext" else REGISTRY
-    return Env(variables, check=not test.get("disable_check"), homogeneous_literals=False,
-               validate_literals=False, container=test.get("container") or "", registry=registry,
-               name=f"cel-spec-{test.get('file')}")
+    return Env(
+        variables,
+        check=not test.get("disable_check"),
+        homogeneous_literals=False,
+        validate_literals=False,
+        container=test.get("container") or "",
+        registry=registry,
+        name=f"cel-spec-{test.get('file')}",
+    )
 
 
 _STRINGS_V4 = strings_registry(4)

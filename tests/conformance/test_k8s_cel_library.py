@@ -1,4 +1,5 @@
 """The Kubernetes CEL library cases, run in our Kubernetes admission environment."""
+
 from __future__ import annotations
 
 import json

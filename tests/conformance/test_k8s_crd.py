@@ -3,6 +3,7 @@
 Every case runs; the few we cannot pass yet are listed with their reason in `k8s_crd_skips.py` and
 reported as skips (a listed case that starts passing fails the test, so the list stays honest).
 """
+
 from __future__ import annotations
 
 import pytest

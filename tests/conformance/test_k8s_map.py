@@ -6,6 +6,7 @@ absent, null, empty and zero values are all the same Go zero value. The dispatch
 install a fake defaulter that only sets `spec.strategy.type: RollingUpdate` on Deployments; the same
 defaulter is passed for those scenarios (and only those).
 """
+
 from __future__ import annotations
 
 import pytest
@@ -28,9 +29,13 @@ def fake_deployment_defaulter(obj: dict) -> dict:
 @pytest.mark.parametrize("scenario", load_scenarios(mutating=True), ids=lambda s: s["id"])
 def test_scenario(scenario: dict) -> None:
     defaulter = fake_deployment_defaulter if "dispatcher_test.go" in scenario["source"] else None
-    result = simulate(scenario["documents"], scenario["request"], api_validation=api_validation_mode(scenario),
-                      defaulting=defaulting_mode(scenario),
-                      defaulter=defaulter)
+    result = simulate(
+        scenario["documents"],
+        scenario["request"],
+        api_validation=api_validation_mode(scenario),
+        defaulting=defaulting_mode(scenario),
+        defaulter=defaulter,
+    )
     expect = scenario["expect"]
     assert not [e for e in result["errors"] if "traceback" in e], result["errors"]
     check_status(result, expect)

@@ -1,4 +1,5 @@
 """ValidatingAdmissionPolicy type checking cases (tests/data/conformance/k8s-typecheck), run through evaluator.typecheck."""
+
 from __future__ import annotations
 
 import pytest
@@ -24,8 +25,11 @@ def test_k8s_typecheck(case):
     expect = case["expect"]
     assumes = case.get("assumes") or {}
     # "built-in" kinds resolve by themselves; anything else is given: a schema, or "not found"
-    given = {gvk: (schema if isinstance(schema, dict) else None)
-             for gvk, schema in (assumes.get("schemas") or {}).items() if schema != "built-in"}
+    given = {
+        gvk: (schema if isinstance(schema, dict) else None)
+        for gvk, schema in (assumes.get("schemas") or {}).items()
+        if schema != "built-in"
+    }
     result = typecheck(case["policy"], schemas_by_kind=given)
     for gvr, kind in (assumes.get("resources") or {}).items():
         if kind is None:

@@ -4,6 +4,7 @@ Each scenario gives documents, one request and what a Kubernetes test or the doc
 every assertion present in `expect` is checked against `evaluator.simulate`. The MAP scenarios run in
 test_k8s_map.py.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,9 @@ def _check_annotation(name: str, expected, actual: str | None) -> None:
         decoded = json.loads(actual)
         if isinstance(expected, dict) and "values_unordered" in expected:
             expected = expected["values_unordered"]
-        assert Counter(json.dumps(x, sort_keys=True) for x in decoded) == \
-            Counter(json.dumps(x, sort_keys=True) for x in expected)
+        assert Counter(json.dumps(x, sort_keys=True) for x in decoded) == Counter(
+            json.dumps(x, sort_keys=True) for x in expected
+        )
     elif isinstance(expected, dict) and "joined_by" in expected:
         assert sorted(actual.split(expected["joined_by"])) == sorted(expected["values_unordered"])
     else:
@@ -34,8 +36,13 @@ def _check_annotation(name: str, expected, actual: str | None) -> None:
 @pytest.mark.parametrize("scenario", load_scenarios(mutating=False), ids=lambda s: s["id"])
 def test_scenario(scenario: dict) -> None:
     registry = (scenario.get("context") or {}).get("resource_registry")
-    result = simulate(scenario["documents"], scenario["request"], resource_registry=registry,
-                      api_validation=api_validation_mode(scenario), defaulting=defaulting_mode(scenario))
+    result = simulate(
+        scenario["documents"],
+        scenario["request"],
+        resource_registry=registry,
+        api_validation=api_validation_mode(scenario),
+        defaulting=defaulting_mode(scenario),
+    )
     expect = scenario["expect"]
     assert not [e for e in result["errors"] if e.get("severity") == "error" and "traceback" in e]
     check_status(result, expect)

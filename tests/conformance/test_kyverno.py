@@ -89,6 +89,7 @@ def global_entry_value(entry: dict) -> object:
     data = entry.get("data")
     if entry.get("projections"):
         import jmespath
+
         return {p["name"]: jmespath.search(p["path"], data) for p in entry["projections"]}
     return data
 
@@ -99,8 +100,14 @@ def run_vap_case(case: dict) -> tuple[bool, str]:
     [policy] = [p for p in case["policies"] if p["kind"] == kinds[0] and p["metadata"]["name"] == case["policy"]]
     bindings = [p for p in case["policies"] if p["kind"] == kinds[1]]
     params = [p for p in case["policies"] if p["kind"] not in kinds]
-    outcome = kyverno_vap_result(policy, bindings, case["resource"], namespace_labels=case.get("namespace_labels"),
-                                 params=params, user_info=(case.get("userInfo") or {}).get("userInfo"))
+    outcome = kyverno_vap_result(
+        policy,
+        bindings,
+        case["resource"],
+        namespace_labels=case.get("namespace_labels"),
+        params=params,
+        user_info=(case.get("userInfo") or {}).get("userInfo"),
+    )
     if outcome is None:
         # no binding or constraint selects it: `kyverno test` prints pass (Excluded)
         return case["expect"] in ("skip", "pass"), "not applicable"
@@ -129,8 +136,12 @@ def run_case(case: dict) -> tuple[bool, str]:
 
 _CASES = load_cases()
 _KNOWN = known_failures()
-_PARAMS = [pytest.param(c, id=c["id"], marks=[pytest.mark.skip(reason=needs_cluster_reason(c))]
-                        if c.get("needs_cluster") else []) for c in _all_cases()]
+_PARAMS = [
+    pytest.param(
+        c, id=c["id"], marks=[pytest.mark.skip(reason=needs_cluster_reason(c))] if c.get("needs_cluster") else []
+    )
+    for c in _all_cases()
+]
 
 
 def test_every_engine_of_the_data_is_run() -> None:

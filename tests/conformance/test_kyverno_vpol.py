@@ -1,6 +1,7 @@
 """Kyverno ValidatingPolicy conformance: every case of tests/data/conformance/kyverno-vpol, scored as its
 README says. Cases we cannot run are skips with their reason (tests/conformance/kyverno_vpol_cases.py);
 the suite fails when its data is missing. Run as a script for the pass rate by feature tag."""
+
 from __future__ import annotations
 
 import sys

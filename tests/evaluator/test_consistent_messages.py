@@ -1,5 +1,6 @@
 """Messages that never contradict each other (issue 14): kubectl's text as kubectl prints it, hints after
 the Kubernetes text, type checks that do not call an invalid policy clean."""
+
 from __future__ import annotations
 
 from evaluator import simulate
@@ -12,15 +13,21 @@ CREATE = {"operation": "CREATE", "kind": {"group": "apps", "version": "v1", "kin
 
 def test_an_empty_reason_prints_error_from_server_without_parentheses():
     status = {"code": 400, "reason": "", "message": 'admission webhook "x" denied the request: no'}
-    assert kubectl_text(CREATE, status, []) == \
-        'Error from server: error when creating "STDIN": admission webhook "x" denied the request: no'
+    assert (
+        kubectl_text(CREATE, status, [])
+        == 'Error from server: error when creating "STDIN": admission webhook "x" denied the request: no'
+    )
     status["reason"] = "Invalid"
-    assert kubectl_text({**CREATE, "operation": "UPDATE"}, status, []).startswith("Error from server (Invalid): admission")
+    assert kubectl_text({**CREATE, "operation": "UPDATE"}, status, []).startswith(
+        "Error from server (Invalid): admission"
+    )
 
 
 def test_an_allowed_request_prints_its_warnings_then_what_kubectl_did():
-    assert kubectl_text(CREATE, None, ["careful", "really"]) == \
-        "Warning: careful\nWarning: really\ndeployment.apps/web created"
+    assert (
+        kubectl_text(CREATE, None, ["careful", "really"])
+        == "Warning: careful\nWarning: really\ndeployment.apps/web created"
+    )
     assert kubectl_text({**CREATE, "operation": "UPDATE"}, None, []) == "deployment.apps/web configured"
     core = {"operation": "DELETE", "kind": {"group": "", "version": "v1", "kind": "Pod"}, "name": "p"}
     assert kubectl_text(core, None, []) == 'pod "p" deleted'
@@ -39,8 +46,12 @@ spec:
       message: a team label is required
       pattern: {metadata: {labels: {team: "?*"}}}
 """
-DEPLOYMENT = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
-              "spec": {"replicas": 1}}
+DEPLOYMENT = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "web", "namespace": "default"},
+    "spec": {"replicas": 1},
+}
 
 
 def test_a_kyverno_denial_is_printed_as_kubectl_prints_a_webhook_denial():
@@ -50,10 +61,14 @@ def test_a_kyverno_denial_is_printed_as_kubectl_prints_a_webhook_denial():
 
 
 def test_hints_come_from_the_message_and_the_expression():
-    assert hint_for("no such key: replicas", "object.spec.replicas > 1") == \
-        "the object has no spec.replicas; guard it with has(object.spec.replicas)"
-    assert hint_for("no such key: app", "object.metadata.labels['app'] == 'x'") == \
-        "object.metadata.labels has no key 'app'; guard it with 'app' in object.metadata.labels"
+    assert (
+        hint_for("no such key: replicas", "object.spec.replicas > 1")
+        == "the object has no spec.replicas; guard it with has(object.spec.replicas)"
+    )
+    assert (
+        hint_for("no such key: app", "object.metadata.labels['app'] == 'x'")
+        == "object.metadata.labels has no key 'app'; guard it with 'app' in object.metadata.labels"
+    )
     assert hint_for("no such key: x", "params.x") == "the params object has no x; guard it with has(params.x)"
     assert hint_for("division by zero", "1 / 0") is None
 

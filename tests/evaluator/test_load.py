@@ -1,5 +1,6 @@
 """`evaluator.load(documents) -> Simulation`: loading and `run` never raise, and every error says which of
 the given documents it belongs to (`document`), with the request's own errors apart (`requestErrors`)."""
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,12 @@ kind: ValidatingAdmissionPolicyBinding
 metadata: {name: small}
 spec: {policyName: small, validationActions: [Deny]}
 """
-CONFIGMAP = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"},
-             "data": {"a": "1", "b": "2"}}
+CONFIGMAP = {
+    "apiVersion": "v1",
+    "kind": "ConfigMap",
+    "metadata": {"name": "c", "namespace": "default"},
+    "data": {"a": "1", "b": "2"},
+}
 
 
 def test_load_is_exported_and_runs_many_requests():

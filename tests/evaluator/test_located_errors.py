@@ -1,6 +1,7 @@
 """Located errors: an expression error is reported at the line and column of the offending character in the
 text the user typed, for every YAML scalar style (issue 14). Line numbers below count from the top of
 HEADER + the case's text; the expected character is asserted as well as its position."""
+
 from __future__ import annotations
 
 import pytest
@@ -30,8 +31,12 @@ spec:
   policyName: p
   validationActions: [Deny]
 """
-REQUEST = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
-           "spec": {"replicas": 3}}
+REQUEST = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "web", "namespace": "default"},
+    "spec": {"replicas": 3},
+}
 
 
 def errors_at(text: str, path: str) -> list[dict]:
@@ -45,52 +50,195 @@ def char_at(text: str, line: int, column: int) -> str:
 
 # (name, the lines after HEADER, field path, line, column, the character there)
 COMPILE_CASES = [
-    ("plain, syntax", ["  validations:", "  - expression: object.spec.replicas <= )"],
-     "spec.validations[0].expression", 14, 41, ")"),
-    ("single-quoted with '' escapes, type", ["  validations:", "  - expression: 'object.metadata.name == ''a'' + 1'"],
-     "spec.validations[0].expression", 14, 48, "+"),
-    ("double-quoted with escapes, type", ["  validations:", '  - expression: "object.metadata.name == \\"x\\" && \\u0021 1"'],
-     "spec.validations[0].expression", 14, 51, "\\"),
-    ("double-quoted, escaped line break", ["  validations:", '  - expression: "object.spec.replicas > 1 &&\\', '      size(1) > 0"'],
-     "spec.validations[0].expression", 15, 11, "("),
-    ("plain over three lines with a blank one", ["  validations:", "  - expression: object.spec.replicas > 1 &&",
-                                                 "      object.spec.replicas <", "", "      size(1) > 0 # note"],
-     "spec.validations[0].expression", 17, 11, "("),
-    ("literal |", ["  validations:", "  - expression: |", "      object.spec.replicas > 1 &&",
-                   "      object.spec.replicas < 10 &&", "      size(1) > 0"],
-     "spec.validations[0].expression", 17, 11, "("),
-    ("folded >- with a more-indented line", ["  validations:", "  - expression: >-", "      object.spec.replicas > 1 &&", "",
-                                             "      object.spec.replicas < 10 &&", "        size(1) > 0", "    message: hi"],
-     "spec.validations[0].expression", 18, 13, "("),
-    ("literal |2+ (indentation and keep indicators)", ["  validations:", "  - expression: |2+",
-                                                       "        object.spec.replicas > 1 &&", "      size(1) > 0", "",
-                                                       "    message: hi"],
-     "spec.validations[0].expression", 16, 11, "("),
-    ("literal |- with a syntax error on its third line", ["  validations:", "  - expression: |-", "      has(object.spec) &&",
-                                                          "      object.spec.replicas >= 1 &&", "      object.spec.replicas <= 5 5"],
-     "spec.validations[0].expression", 17, 33, "5"),
-    ("flow mapping, end of input", ["  validations:", '  - {expression: "1 +", message: m}'],
-     "spec.validations[0].expression", 14, 22, '"'),
-    ("flow sequence of flow mappings", ["  validations: [{expression: 'true'}, {expression: size(1) == 1}]"],
-     "spec.validations[1].expression", 13, 56, "("),
-    ("messageExpression", ["  validations:", "  - expression: 'true'", "    messageExpression: \"'n: ' + 1\""],
-     "spec.validations[0].messageExpression", 15, 31, "+"),
-    ("matchCondition", ["  matchConditions:", "  - name: m", "    expression: >", "      1 +", "      == 2",
-                        "  validations:", "  - expression: 'true'"],
-     "spec.matchConditions[0].expression", 17, 7, "="),
-    ("variable", ["  variables:", "  - name: v", "    expression: \"object.spec.replicas +\"",
-                  "  validations:", "  - expression: 'true'"],
-     "spec.variables[0].expression", 15, 40, '"'),
-    ("auditAnnotation", ["  validations:", "  - expression: 'true'", "  auditAnnotations:", "  - key: k",
-                         "    valueExpression: |", "      'a' +", "      2"],
-     "spec.auditAnnotations[0].valueExpression", 18, 11, "+"),
-    ("constant regex", ["  validations:", "  - expression: \"'x'.matches('[')\""],
-     "spec.validations[0].expression", 14, 30, "'"),
+    (
+        "plain, syntax",
+        ["  validations:", "  - expression: object.spec.replicas <= )"],
+        "spec.validations[0].expression",
+        14,
+        41,
+        ")",
+    ),
+    (
+        "single-quoted with '' escapes, type",
+        ["  validations:", "  - expression: 'object.metadata.name == ''a'' + 1'"],
+        "spec.validations[0].expression",
+        14,
+        48,
+        "+",
+    ),
+    (
+        "double-quoted with escapes, type",
+        ["  validations:", '  - expression: "object.metadata.name == \\"x\\" && \\u0021 1"'],
+        "spec.validations[0].expression",
+        14,
+        51,
+        "\\",
+    ),
+    (
+        "double-quoted, escaped line break",
+        ["  validations:", '  - expression: "object.spec.replicas > 1 &&\\', '      size(1) > 0"'],
+        "spec.validations[0].expression",
+        15,
+        11,
+        "(",
+    ),
+    (
+        "plain over three lines with a blank one",
+        [
+            "  validations:",
+            "  - expression: object.spec.replicas > 1 &&",
+            "      object.spec.replicas <",
+            "",
+            "      size(1) > 0 # note",
+        ],
+        "spec.validations[0].expression",
+        17,
+        11,
+        "(",
+    ),
+    (
+        "literal |",
+        [
+            "  validations:",
+            "  - expression: |",
+            "      object.spec.replicas > 1 &&",
+            "      object.spec.replicas < 10 &&",
+            "      size(1) > 0",
+        ],
+        "spec.validations[0].expression",
+        17,
+        11,
+        "(",
+    ),
+    (
+        "folded >- with a more-indented line",
+        [
+            "  validations:",
+            "  - expression: >-",
+            "      object.spec.replicas > 1 &&",
+            "",
+            "      object.spec.replicas < 10 &&",
+            "        size(1) > 0",
+            "    message: hi",
+        ],
+        "spec.validations[0].expression",
+        18,
+        13,
+        "(",
+    ),
+    (
+        "literal |2+ (indentation and keep indicators)",
+        [
+            "  validations:",
+            "  - expression: |2+",
+            "        object.spec.replicas > 1 &&",
+            "      size(1) > 0",
+            "",
+            "    message: hi",
+        ],
+        "spec.validations[0].expression",
+        16,
+        11,
+        "(",
+    ),
+    (
+        "literal |- with a syntax error on its third line",
+        [
+            "  validations:",
+            "  - expression: |-",
+            "      has(object.spec) &&",
+            "      object.spec.replicas >= 1 &&",
+            "      object.spec.replicas <= 5 5",
+        ],
+        "spec.validations[0].expression",
+        17,
+        33,
+        "5",
+    ),
+    (
+        "flow mapping, end of input",
+        ["  validations:", '  - {expression: "1 +", message: m}'],
+        "spec.validations[0].expression",
+        14,
+        22,
+        '"',
+    ),
+    (
+        "flow sequence of flow mappings",
+        ["  validations: [{expression: 'true'}, {expression: size(1) == 1}]"],
+        "spec.validations[1].expression",
+        13,
+        56,
+        "(",
+    ),
+    (
+        "messageExpression",
+        ["  validations:", "  - expression: 'true'", "    messageExpression: \"'n: ' + 1\""],
+        "spec.validations[0].messageExpression",
+        15,
+        31,
+        "+",
+    ),
+    (
+        "matchCondition",
+        [
+            "  matchConditions:",
+            "  - name: m",
+            "    expression: >",
+            "      1 +",
+            "      == 2",
+            "  validations:",
+            "  - expression: 'true'",
+        ],
+        "spec.matchConditions[0].expression",
+        17,
+        7,
+        "=",
+    ),
+    (
+        "variable",
+        [
+            "  variables:",
+            "  - name: v",
+            '    expression: "object.spec.replicas +"',
+            "  validations:",
+            "  - expression: 'true'",
+        ],
+        "spec.variables[0].expression",
+        15,
+        40,
+        '"',
+    ),
+    (
+        "auditAnnotation",
+        [
+            "  validations:",
+            "  - expression: 'true'",
+            "  auditAnnotations:",
+            "  - key: k",
+            "    valueExpression: |",
+            "      'a' +",
+            "      2",
+        ],
+        "spec.auditAnnotations[0].valueExpression",
+        18,
+        11,
+        "+",
+    ),
+    (
+        "constant regex",
+        ["  validations:", "  - expression: \"'x'.matches('[')\""],
+        "spec.validations[0].expression",
+        14,
+        30,
+        "'",
+    ),
 ]
 
 
-@pytest.mark.parametrize("lines, path, line, column, char", [c[1:] for c in COMPILE_CASES],
-                         ids=[c[0] for c in COMPILE_CASES])
+@pytest.mark.parametrize(
+    "lines, path, line, column, char", [c[1:] for c in COMPILE_CASES], ids=[c[0] for c in COMPILE_CASES]
+)
 def test_compile_error_is_at_its_character(lines, path, line, column, char):
     text = HEADER + "\n".join(lines) + "\n" + BINDING
     found = errors_at(text, path)
@@ -109,16 +257,25 @@ def test_the_span_covers_the_offending_token():
 
 
 def test_a_later_document_keeps_its_own_line_numbers():
-    text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\n" + HEADER + \
-        "  validations:\n  - expression: object.spec.replicas <= )\n" + BINDING
+    text = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\n"
+        + HEADER
+        + "  validations:\n  - expression: object.spec.replicas <= )\n"
+        + BINDING
+    )
     error = errors_at(text, "spec.validations[0].expression")[0]
     assert (error["line"], error["column"], error["document"]) == (18, 41, 1)
 
 
 def test_line_17_syntax_error_is_on_line_17():
     """The issue's own report: a syntax error typed on line 17 was marked on line 1."""
-    lines = ["  validations:", "  - expression: object.spec.replicas > 0", "    message: a",
-             "  - expression: object.spec.replicas < 100", "  - expression: object.spec.replicas !! 3"]
+    lines = [
+        "  validations:",
+        "  - expression: object.spec.replicas > 0",
+        "    message: a",
+        "  - expression: object.spec.replicas < 100",
+        "  - expression: object.spec.replicas !! 3",
+    ]
     text = HEADER + "\n".join(lines) + "\n" + BINDING
     error = errors_at(text, "spec.validations[2].expression")[0]
     assert (error["line"], error["column"]) == (17, 38)
@@ -126,16 +283,26 @@ def test_line_17_syntax_error_is_on_line_17():
 
 
 def test_runtime_errors_in_the_trace_are_located_with_a_hint():
-    lines = ["  variables:", "  - name: v", "    expression: object.spec.nope", "  validations:",
-             "  - expression: >-", "      object.spec.replicas >", "        object.spec.foo",
-             "    messageExpression: \"'x' + string(object.spec.zzz)\""]
+    lines = [
+        "  variables:",
+        "  - name: v",
+        "    expression: object.spec.nope",
+        "  validations:",
+        "  - expression: >-",
+        "      object.spec.replicas >",
+        "        object.spec.foo",
+        "    messageExpression: \"'x' + string(object.spec.zzz)\"",
+    ]
     text = HEADER + "\n".join(lines) + "\n" + BINDING.replace("[Deny]", "[Warn]")
     result = simulate(text, REQUEST)
     trace = result["policies"][0]["trace"]
     validation = trace["validations"][0]
     assert validation["error"].endswith("no such key: foo")
-    assert {k: validation["location"][k] for k in ("line", "column", "path")} == \
-        {"line": 18, "column": 7, "path": "spec.validations[0].expression"}
+    assert {k: validation["location"][k] for k in ("line", "column", "path")} == {
+        "line": 18,
+        "column": 7,
+        "path": "spec.validations[0].expression",
+    }
     assert validation["hint"] == "the object has no spec.foo; guard it with has(object.spec.foo)"
     message = trace["messageExpressions"][0]
     assert (message["location"]["line"], message["location"]["column"]) == (20, 25)
@@ -170,11 +337,24 @@ spec: {policyName: m}
 
 
 def test_objects_have_no_text_so_errors_say_so_and_never_claim_line_1():
-    policy = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
-              "metadata": {"name": "p"},
-              "spec": {"matchConstraints": {"resourceRules": [{"apiGroups": ["apps"], "apiVersions": ["v1"],
-                                                                "operations": ["CREATE"], "resources": ["deployments"]}]},
-                       "validations": [{"expression": "1 +"}]}}
+    policy = {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicy",
+        "metadata": {"name": "p"},
+        "spec": {
+            "matchConstraints": {
+                "resourceRules": [
+                    {
+                        "apiGroups": ["apps"],
+                        "apiVersions": ["v1"],
+                        "operations": ["CREATE"],
+                        "resources": ["deployments"],
+                    }
+                ]
+            },
+            "validations": [{"expression": "1 +"}],
+        },
+    }
     result = simulate([policy], REQUEST)
     found = [e for e in result["errors"] if e.get("path") == "spec.validations[0].expression"]
     assert found and found[0]["line"] is None and found[0]["located"] is False
@@ -187,10 +367,16 @@ def test_a_binding_of_an_invalid_policy_points_at_the_policy_error():
     binding = [e for e in result["errors"] if e.get("kind") == "ValidatingAdmissionPolicyBinding"]
     assert len(binding) == 1
     assert "not found" not in binding[0]["message"]
-    assert binding[0]["message"] == ('ValidatingAdmissionPolicy "p" is invalid, so the binding has no effect: see its '
-                                     "error at line 14, column 41 (spec.validations[0].expression)")
-    assert binding[0]["policyError"] == {"document": 0, "line": 14, "column": 41,
-                                         "path": "spec.validations[0].expression"}
+    assert binding[0]["message"] == (
+        'ValidatingAdmissionPolicy "p" is invalid, so the binding has no effect: see its '
+        "error at line 14, column 41 (spec.validations[0].expression)"
+    )
+    assert binding[0]["policyError"] == {
+        "document": 0,
+        "line": 14,
+        "column": 41,
+        "path": "spec.validations[0].expression",
+    }
 
 
 KYVERNO = """\
@@ -244,7 +430,9 @@ def test_kyverno_cel_and_jmespath_errors_are_located():
     assert jmes["message"].startswith("invalid JMESPath in {{ request.object.metadata.[name }}: SyntaxError")
     # The type checker types validate.cel against the matched kind's schema (Deployment: replicas is an int).
     report = simulation.type_checks()["ClusterPolicy/replicas"]
-    typed = [d for d in report["diagnostics"] if d.get("fieldRef") == "spec.rules[0].validate.cel.expressions[0].expression"]
+    typed = [
+        d for d in report["diagnostics"] if d.get("fieldRef") == "spec.rules[0].validate.cel.expressions[0].expression"
+    ]
     assert typed and "'_<=_' applied to '(int, string)'" in typed[0]["message"]
     assert (typed[0]["location"]["line"], typed[0]["location"]["column"]) == (19, 44)
     assert char_at(KYVERNO, 19, 44) == "<"
@@ -277,6 +465,9 @@ spec: {policyName: m}
     result = simulate(text, REQUEST)
     row = result["policies"][0]["trace"]["matchConditions"][0]
     assert row["error"].endswith("no such key: nope")
-    assert (row["location"]["line"], row["location"]["column"], row["location"]["path"]) == \
-        (10, 17, "spec.matchConditions[0].expression")
+    assert (row["location"]["line"], row["location"]["column"], row["location"]["path"]) == (
+        10,
+        17,
+        "spec.matchConditions[0].expression",
+    )
     assert row["hint"] == "the object has no spec.nope; guard it with has(object.spec.nope)"

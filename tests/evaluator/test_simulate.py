@@ -1,4 +1,5 @@
 """`simulate` never raises: bad input becomes located errors; `simulate_many` reuses compiled policies."""
+
 from __future__ import annotations
 
 import json
@@ -27,39 +28,61 @@ spec:
   validationActions: [Deny]
 """
 
-DEPLOYMENT = {"apiVersion": "apps/v1", "kind": "Deployment",
-              "metadata": {"name": "nginx", "namespace": "default"},
-              "spec": {"replicas": 6, "selector": {"matchLabels": {"app": "nginx"}},
-                       "template": {"metadata": {"labels": {"app": "nginx"}},
-                                    "spec": {"containers": [{"name": "nginx", "image": "nginx"}]}}}}
+DEPLOYMENT = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "nginx", "namespace": "default"},
+    "spec": {
+        "replicas": 6,
+        "selector": {"matchLabels": {"app": "nginx"}},
+        "template": {
+            "metadata": {"labels": {"app": "nginx"}},
+            "spec": {"containers": [{"name": "nginx", "image": "nginx"}]},
+        },
+    },
+}
 
 
 def test_yaml_text_and_a_plain_object_request():
     result = simulate(POLICY_YAML, DEPLOYMENT)
     assert result["allowed"] is False
-    assert result["status"]["message"] == ('deployments.apps "nginx" is forbidden: ValidatingAdmissionPolicy '
-                                           "'replicas' with binding 'replicas-binding' denied request: too many replicas")
+    assert result["status"]["message"] == (
+        'deployments.apps "nginx" is forbidden: ValidatingAdmissionPolicy '
+        "'replicas' with binding 'replicas-binding' denied request: too many replicas"
+    )
     assert result["kubectl"]["create"].startswith('error: failed to create deployment: deployments.apps "nginx"')
     json.dumps(result)  # JSON-serialisable
 
 
 def test_result_contract_keys():
     result = simulate(POLICY_YAML, DEPLOYMENT)
-    for key in ("allowed", "status", "warnings", "auditAnnotations", "auditEvent", "response", "ferricel",
-                "policies", "errors"):
+    for key in (
+        "allowed",
+        "status",
+        "warnings",
+        "auditAnnotations",
+        "auditEvent",
+        "response",
+        "ferricel",
+        "policies",
+        "errors",
+    ):
         assert key in result
     assert result["response"]["kind"] == "AdmissionReview"
     assert result["auditEvent"]["apiVersion"] == "audit.k8s.io/v1"
     assert set(result["status"]) >= {"code", "reason", "message"}
 
 
-@pytest.mark.parametrize("documents", [
-    "kind: [unclosed",
-    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n: : :\n",
-    [42, None, "not yaml: [", {"kind": "Unknown"}],
-    {"apiVersion": "example.com/v1", "kind": "Whatever", "metadata": {"name": "x"}},
-    12345,
-])
+@pytest.mark.parametrize(
+    "documents",
+    [
+        "kind: [unclosed",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n: : :\n",
+        [42, None, "not yaml: [", {"kind": "Unknown"}],
+        {"apiVersion": "example.com/v1", "kind": "Whatever", "metadata": {"name": "x"}},
+        12345,
+    ],
+)
 def test_broken_documents_never_raise(documents):
     result = simulate(documents, DEPLOYMENT)
     assert result["allowed"] is True
@@ -99,14 +122,18 @@ def test_invalid_policy_takes_no_part():
 
 def test_wrong_param_kind_is_a_configuration_error():
     docs = POLICY_YAML.replace("  validations:", "  paramKind: {apiVersion: v1, kind: NoSuchKind}\n  validations:")
-    docs = docs.replace("  validationActions: [Deny]", "  validationActions: [Deny]\n  paramRef: {name: x, namespace: default}")
+    docs = docs.replace(
+        "  validationActions: [Deny]", "  validationActions: [Deny]\n  paramRef: {name: x, namespace: default}"
+    )
     result = simulate(docs, DEPLOYMENT)
     assert result["status"]["message"].endswith(
-        "failed to configure policy: failed to find resource referenced by paramKind: '/v1, Kind=NoSuchKind'")
+        "failed to configure policy: failed to find resource referenced by paramKind: '/v1, Kind=NoSuchKind'"
+    )
 
 
 def test_simulate_many_compiles_once(monkeypatch):
     from evaluator.policies.validating import compiler
+
     calls = []
     original = compiler.compile_policy
     monkeypatch.setattr("evaluator.policies.validating.kind.compile_policy", lambda p: calls.append(1) or original(p))
@@ -119,15 +146,36 @@ def test_simulate_many_compiles_once(monkeypatch):
 def test_the_result_carries_the_api_servers_type_checking_of_each_policy():
     from evaluator import simulate
 
-    policy = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
-              "metadata": {"name": "typo"},
-              "spec": {"matchConstraints": {"resourceRules": [{"apiGroups": ["apps"], "apiVersions": ["v1"],
-                                                               "operations": ["CREATE"], "resources": ["deployments"]}]},
-                       "validations": [{"expression": "object.replicas > 1"}]}}
-    binding = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
-               "metadata": {"name": "typo-binding"}, "spec": {"policyName": "typo", "validationActions": ["Deny"]}}
-    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
-                  "spec": {"replicas": 2}}
+    policy = {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicy",
+        "metadata": {"name": "typo"},
+        "spec": {
+            "matchConstraints": {
+                "resourceRules": [
+                    {
+                        "apiGroups": ["apps"],
+                        "apiVersions": ["v1"],
+                        "operations": ["CREATE"],
+                        "resources": ["deployments"],
+                    }
+                ]
+            },
+            "validations": [{"expression": "object.replicas > 1"}],
+        },
+    }
+    binding = {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicyBinding",
+        "metadata": {"name": "typo-binding"},
+        "spec": {"policyName": "typo", "validationActions": ["Deny"]},
+    }
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {"replicas": 2},
+    }
     result = simulate([policy, binding], deployment)
     (warning,) = result["typeChecking"]["typo"]["status"]["typeChecking"]["expressionWarnings"]
     assert warning["fieldRef"] == "spec.validations[0].expression"

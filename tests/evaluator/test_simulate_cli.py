@@ -1,4 +1,5 @@
 """`python -m evaluator simulate|batch` without Django."""
+
 from __future__ import annotations
 
 import json
@@ -32,8 +33,12 @@ spec: {policyName: replicas, validationActions: [Deny]}
 
 
 def deployment(name: str, replicas: int) -> dict:
-    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "default"},
-            "spec": {"replicas": replicas}}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"replicas": replicas},
+    }
 
 
 def test_simulate_text_and_exit_status(tmp_path: Path, capsys):
@@ -52,9 +57,24 @@ def test_batch_summary_per_policy(tmp_path: Path):
     dump = {"apiVersion": "v1", "kind": "List", "items": [deployment(f"d{i}", i) for i in range(8)]}
     (tmp_path / "p.yaml").write_text(POLICY)
     (tmp_path / "dump.yaml").write_text(yaml.safe_dump(dump))
-    done = subprocess.run([sys.executable, "-m", "evaluator", "batch", "-f", str(tmp_path / "p.yaml"),
-                           "--objects", str(tmp_path / "dump.yaml"), "-o", "json"],
-                          capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2], timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evaluator",
+            "batch",
+            "-f",
+            str(tmp_path / "p.yaml"),
+            "--objects",
+            str(tmp_path / "dump.yaml"),
+            "-o",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     assert summary["objects"] == 8 and summary["denied"] == 2
@@ -67,13 +87,16 @@ def test_run_batch_reports_progress():
     summary = run_batch(Simulation(POLICY), [deployment("a", 9), deployment("b", 1)], seen.append)
     assert isinstance(summary, Summary) and seen[-1] == 2
     assert summary.policies["replicas"]["examples"]["denied"][0] == {
-        "object": "Deployment default/a", "message": "too many replicas"}
+        "object": "Deployment default/a",
+        "message": "too many replicas",
+    }
 
 
 def test_kubernetes_version_option(tmp_path: Path, capsys):
     """isSemver (1.33) is refused in a new policy by a 1.33 server (compatibility version 1.32), not by 1.34."""
-    (tmp_path / "p.yaml").write_text(POLICY.replace("object.spec.replicas <= 5",
-                                                    "isSemver('1.0.0') && object.spec.replicas <= 5"))
+    (tmp_path / "p.yaml").write_text(
+        POLICY.replace("object.spec.replicas <= 5", "isSemver('1.0.0') && object.spec.replicas <= 5")
+    )
     (tmp_path / "r.yaml").write_text(yaml.safe_dump(deployment("big", 9)))
     args = ["simulate", "-f", str(tmp_path / "p.yaml"), "--request", str(tmp_path / "r.yaml"), "-o", "json"]
     assert main([*args, "--kubernetes-version", "1.33"]) == 2  # the refused policy is an error of the input

@@ -1,24 +1,52 @@
 """Kyverno policies inside `simulate`: a validating webhook beside the admission policies."""
+
 from evaluator import simulate
 
 POLICY = {
-    "apiVersion": "kyverno.io/v1", "kind": "ClusterPolicy", "metadata": {"name": "require-team"},
-    "spec": {"validationFailureAction": "Enforce", "rules": [{
-        "name": "check-team", "match": {"any": [{"resources": {"kinds": ["ConfigMap"]}}]},
-        "validate": {"message": "label 'team' is required", "pattern": {"metadata": {"labels": {"team": "?*"}}}}}]},
+    "apiVersion": "kyverno.io/v1",
+    "kind": "ClusterPolicy",
+    "metadata": {"name": "require-team"},
+    "spec": {
+        "validationFailureAction": "Enforce",
+        "rules": [
+            {
+                "name": "check-team",
+                "match": {"any": [{"resources": {"kinds": ["ConfigMap"]}}]},
+                "validate": {
+                    "message": "label 'team' is required",
+                    "pattern": {"metadata": {"labels": {"team": "?*"}}},
+                },
+            }
+        ],
+    },
 }
 CEL_POLICY = {
-    "apiVersion": "kyverno.io/v1", "kind": "ClusterPolicy", "metadata": {"name": "few-replicas"},
-    "spec": {"validationFailureAction": "Enforce", "rules": [{
-        "name": "replicas", "match": {"any": [{"resources": {"kinds": ["Deployment"], "operations": ["CREATE"]}}]},
-        "validate": {"cel": {"expressions": [{"expression": "object.spec.replicas <= 3",
-                                              "message": "at most 3 replicas"}]}}}]},
+    "apiVersion": "kyverno.io/v1",
+    "kind": "ClusterPolicy",
+    "metadata": {"name": "few-replicas"},
+    "spec": {
+        "validationFailureAction": "Enforce",
+        "rules": [
+            {
+                "name": "replicas",
+                "match": {"any": [{"resources": {"kinds": ["Deployment"], "operations": ["CREATE"]}}]},
+                "validate": {
+                    "cel": {
+                        "expressions": [{"expression": "object.spec.replicas <= 3", "message": "at most 3 replicas"}]
+                    }
+                },
+            }
+        ],
+    },
 }
 
 
 def configmap(labels):
-    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", "namespace": "default",
-                                                                   "labels": labels}}
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "cm", "namespace": "default", "labels": labels},
+    }
 
 
 def test_an_enforce_failure_denies_as_the_kyverno_webhook():
@@ -38,8 +66,12 @@ def test_a_passing_resource_is_admitted_with_the_rule_results():
 
 
 def test_the_vap_generated_from_a_cel_rule_is_simulated_beside_it():
-    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
-                  "spec": {"replicas": 5}}
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {"replicas": 5},
+    }
     result = simulate([CEL_POLICY], deployment)
     assert result["allowed"] is False
     (compared,) = result["kyvernoGeneratedVAPs"]

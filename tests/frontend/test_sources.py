@@ -34,14 +34,22 @@ def test_templates_have_no_inline_script_style_or_handlers(template):
 
 
 def test_every_bundle_a_template_loads_has_a_source_entry():
-    entries = set(re.findall(r"entryPoints: \[([^\]]*)\]", (ROOT / "static" / "build.mjs").read_text())[0]
-                  .replace('"', "").replace(" ", "").split(","))
+    entries = set(
+        re.findall(r"entryPoints: \[([^\]]*)\]", (ROOT / "static" / "build.mjs").read_text())[0]
+        .replace('"', "")
+        .replace(" ", "")
+        .split(",")
+    )
     loaded = {m for t in TEMPLATES for m in re.findall(r"static 'dist/([\w-]+)\.js'", t.read_text())}
     assert loaded and loaded <= entries
     assert all((ROOT / "static" / "src" / f"{name}.js").exists() for name in entries)
 
 
 def test_build_output_and_node_modules_are_ignored_by_git():
-    ignored = subprocess.run(["git", "check-ignore", "--no-index", "static/dist/editor-page.js", "node_modules/x"],
-                             cwd=ROOT, capture_output=True, text=True)
+    ignored = subprocess.run(
+        ["git", "check-ignore", "--no-index", "static/dist/editor-page.js", "node_modules/x"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert ignored.stdout.split() == ["static/dist/editor-page.js", "node_modules/x"]

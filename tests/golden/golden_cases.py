@@ -3,6 +3,7 @@
 A case file holds `documents` and either one `request` + `expect` or a list of `requests` (each with its
 `expect`).
 """
+
 from __future__ import annotations
 
 from pathlib import Path

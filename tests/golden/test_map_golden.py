@@ -5,6 +5,7 @@ Each YAML file under map/ is a golden case (see golden_cases.py).
 the built-in kind (the files state the mutation; the object as admitted is also defaulted); `patch`, `message`,
 `outcomes`, `reinvoked` and `mutation_errors` compare exactly.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

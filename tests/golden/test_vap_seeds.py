@@ -3,6 +3,7 @@
 Each YAML file under vap/ is a golden case (see golden_cases.py). Expectations that state text compare
 it exactly.
 """
+
 from __future__ import annotations
 
 import json

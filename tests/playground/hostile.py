@@ -1,4 +1,5 @@
 """Hostile JSON fragments (as raw JSON text, since several are not valid Python-produced JSON) for edge tests."""
+
 from __future__ import annotations
 
 NUL = '"a\\u0000b"'
@@ -11,12 +12,39 @@ LIST = "[1, 2]"
 OBJECT = '{"a": 1}'
 TRUE = "true"
 
-FOR_STRING = {"nul": NUL, "surrogate": SURROGATE, "huge-int": HUGE_INT, "wide-int": WIDE_INT, "nan": NAN,
-              "deep": DEEP, "list": LIST, "object": OBJECT, "bool": TRUE}
-FOR_INT = {"nul": NUL, "surrogate": SURROGATE, "huge-int": HUGE_INT, "wide-int": WIDE_INT, "nan": NAN,
-           "deep": DEEP, "list": LIST, "object": OBJECT, "bool": TRUE, "string": '"7"'}
-FOR_OBJECT = {"nul-value": '{"a": "\\u0000"}', "surrogate-key": '{"\\ud800": 1}', "huge-int": HUGE_INT,
-              "wide-int-value": '{"a": ' + WIDE_INT + "}", "nan": NAN, "deep": DEEP, "string": '"x"', "list": LIST}
+FOR_STRING = {
+    "nul": NUL,
+    "surrogate": SURROGATE,
+    "huge-int": HUGE_INT,
+    "wide-int": WIDE_INT,
+    "nan": NAN,
+    "deep": DEEP,
+    "list": LIST,
+    "object": OBJECT,
+    "bool": TRUE,
+}
+FOR_INT = {
+    "nul": NUL,
+    "surrogate": SURROGATE,
+    "huge-int": HUGE_INT,
+    "wide-int": WIDE_INT,
+    "nan": NAN,
+    "deep": DEEP,
+    "list": LIST,
+    "object": OBJECT,
+    "bool": TRUE,
+    "string": '"7"',
+}
+FOR_OBJECT = {
+    "nul-value": '{"a": "\\u0000"}',
+    "surrogate-key": '{"\\ud800": 1}',
+    "huge-int": HUGE_INT,
+    "wide-int-value": '{"a": ' + WIDE_INT + "}",
+    "nan": NAN,
+    "deep": DEEP,
+    "string": '"x"',
+    "list": LIST,
+}
 
 
 def fill(template: str, fragment: str) -> str:

@@ -1,4 +1,5 @@
 """A real daphne (and, when asked, a private redis-server) on free loopback ports, for the fault tests."""
+
 from __future__ import annotations
 
 import json
@@ -48,7 +49,9 @@ class PrivateRedis:
     def start(self) -> None:
         self.process = subprocess.Popen(
             ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             try:
@@ -77,9 +80,16 @@ class Daphne:
             database = self.postgres
         else:
             database = f"sqlite:///{tmp / 'live.sqlite3'}"
-        self.env = {**os.environ, "DATABASE_URL": database, "DEBUG": "0", "ALLOWED_HOSTS": "127.0.0.1,localhost",
-                    "SECRET_KEY": os.environ.get("SECRET_KEY") or "live-test-only-key",
-                    "LOG_LEVEL": "WARNING", "PLAYGROUND_EVALUATION_PROCESSES": "1", **env}
+        self.env = {
+            **os.environ,
+            "DATABASE_URL": database,
+            "DEBUG": "0",
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "SECRET_KEY": os.environ.get("SECRET_KEY") or "live-test-only-key",
+            "LOG_LEVEL": "WARNING",
+            "PLAYGROUND_EVALUATION_PROCESSES": "1",
+            **env,
+        }
         if not env.get("REDIS_URL"):
             self.env.pop("REDIS_URL", None)
         self.process: subprocess.Popen | None = None
@@ -108,10 +118,24 @@ class Daphne:
     def start(self) -> "Daphne":
         log = open(self.log_path, "a")
         self.process = subprocess.Popen(
-            [str(Path(PYTHON).parent / "daphne"), "-b", "127.0.0.1", "-p", str(self.port),
-             "--websocket-max-message-size", WS_MAX_BYTES, "--websocket-max-frame-size", WS_MAX_BYTES,
-             "playground.asgi:application"],
-            cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            [
+                str(Path(PYTHON).parent / "daphne"),
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(self.port),
+                "--websocket-max-message-size",
+                WS_MAX_BYTES,
+                "--websocket-max-frame-size",
+                WS_MAX_BYTES,
+                "playground.asgi:application",
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         log.close()
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -127,8 +151,9 @@ class Daphne:
 
     def request(self, method: str, path: str, body=None, headers=None) -> tuple[int, dict]:
         data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(self.http + path, data=data, method=method,
-                                         headers={"Content-Type": "application/json", **(headers or {})})
+        request = urllib.request.Request(
+            self.http + path, data=data, method=method, headers={"Content-Type": "application/json", **(headers or {})}
+        )
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
                 return response.status, json.loads(response.read() or b"null")

@@ -1,5 +1,6 @@
 """Small real projects shared by the playground tests (no engine mocks: every result is computed)."""
 
+
 def policy(name: str = "max-replicas", message: str = '"replicas must be no greater than 5"') -> str:
     return f"""\
 apiVersion: admissionregistration.k8s.io/v1
@@ -59,7 +60,10 @@ def project_body() -> dict:
         "documents": [{"name": "policy", "text": POLICY}, {"name": "binding", "text": BINDING}],
         "requests": [
             {"name": "small", "text": deployment(2), "expected": {"allowed": True}},
-            {"name": "big", "text": deployment(9), "expected": {"outcome": "denied",
-                                                                 "messageContains": "no greater than 5"}},
+            {
+                "name": "big",
+                "text": deployment(9),
+                "expected": {"outcome": "denied", "messageContains": "no greater than 5"},
+            },
         ],
     }

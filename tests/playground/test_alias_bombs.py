@@ -3,6 +3,7 @@
 The paths: REST documents, a request text, a stored project opened over WebSocket (no token needed), and a
 workshop fork a student saves. Each answer is go-yaml's "document contains excessive aliasing".
 """
+
 from __future__ import annotations
 
 import time
@@ -30,8 +31,9 @@ def warm_workers():
 
 
 def evaluate(client, documents, requests):
-    return client.post("/api/v1/evaluate", {"documents": documents, "requests": requests},
-                       content_type="application/json")
+    return client.post(
+        "/api/v1/evaluate", {"documents": documents, "requests": requests}, content_type="application/json"
+    )
 
 
 @pytest.mark.django_db
@@ -58,11 +60,15 @@ def test_rest_request_text(client):
 @pytest.mark.django_db(transaction=True)
 async def test_stored_project_opened_over_websocket_while_another_room_evaluates():
     bomb, _ = await database_sync_to_async(project_service.create_project)(
-        "bomb", documents=[{"name": "bomb", "text": CONFIGMAP_BOMB}],
-        requests=[{"name": "bomb", "text": CONFIGMAP_BOMB}])
+        "bomb",
+        documents=[{"name": "bomb", "text": CONFIGMAP_BOMB}],
+        requests=[{"name": "bomb", "text": CONFIGMAP_BOMB}],
+    )
     honest, _ = await database_sync_to_async(project_service.create_project)(
-        "honest", documents=[{"name": "p", "text": POLICY}, {"name": "b", "text": BINDING}],
-        requests=[{"name": "r", "text": deployment(9)}])
+        "honest",
+        documents=[{"name": "p", "text": POLICY}, {"name": "b", "text": BINDING}],
+        requests=[{"name": "r", "text": deployment(9)}],
+    )
     started = time.monotonic()
     attacker = await connect(bomb["id"])  # a viewer: no token needed to make the server evaluate
     other = await connect(honest["id"])
@@ -88,8 +94,9 @@ async def test_workshop_fork_saved_by_a_student(settings):
     await receive_workshop(bob, "evaluation")
     document = welcome["fork"]["project"]["documents"][0]
     started = time.monotonic()
-    await ada.send_json_to({"type": "edit", "target": "document", "id": document["id"], "text": CONFIGMAP_BOMB,
-                            "clientSeq": 1})
+    await ada.send_json_to(
+        {"type": "edit", "target": "document", "id": document["id"], "text": CONFIGMAP_BOMB, "clientSeq": 1}
+    )
     await bob.send_json_to({"type": "evaluate"})
     result = await receive_workshop(ada, "evaluation", lambda m: any(d["errors"] for d in m["documents"]))
     assert time.monotonic() - started < BOUND_SECONDS

@@ -1,4 +1,5 @@
 """The browsable API docs are served from our own static files under the site-wide CSP (no CDN)."""
+
 import pytest
 
 

@@ -17,19 +17,25 @@ def assert_error_shape(body, code):
 
 
 def test_evaluates_an_expression_over_json_variables(client):
-    response = post(client, {
-        "expression": "object.spec.replicas <= params.maxReplicas",
-        "variables": {"object": {"spec": {"replicas": 3}}, "params": {"maxReplicas": 5}},
-    })
+    response = post(
+        client,
+        {
+            "expression": "object.spec.replicas <= params.maxReplicas",
+            "variables": {"object": {"spec": {"replicas": 3}}, "params": {"maxReplicas": 5}},
+        },
+    )
     assert response.status_code == 200
     assert response.json()["result"] is True
 
 
 def test_evaluates_over_yaml_variables_text(client):
-    response = post(client, {
-        "expression": "object.metadata.labels.map(k, k + '=' + object.metadata.labels[k])",
-        "variables_text": "object:\n  metadata:\n    labels:\n      app: web\n",
-    })
+    response = post(
+        client,
+        {
+            "expression": "object.metadata.labels.map(k, k + '=' + object.metadata.labels[k])",
+            "variables_text": "object:\n  metadata:\n    labels:\n      app: web\n",
+        },
+    )
     assert response.status_code == 200
     assert response.json()["result"] == ["app=web"]
 
@@ -147,10 +153,14 @@ def test_an_unexpected_engine_failure_is_a_500_in_the_error_shape(client, monkey
 
 
 def test_cel_answer_carries_the_type_and_the_cost(client):
-    response = client.post("/api/v1/cel", {"expression": "object.spec.replicas <= params.maxReplicas",
-                                           "variables": {"object": {"spec": {"replicas": 3}},
-                                                         "params": {"maxReplicas": 5}}},
-                           content_type="application/json")
+    response = client.post(
+        "/api/v1/cel",
+        {
+            "expression": "object.spec.replicas <= params.maxReplicas",
+            "variables": {"object": {"spec": {"replicas": 3}}, "params": {"maxReplicas": 5}},
+        },
+        content_type="application/json",
+    )
     assert response.status_code == 200
     body = response.json()
     assert body["result"] is True and body["type"] == "bool"

@@ -71,8 +71,9 @@ async def test_edit_is_acked_saved_broadcast_and_re_evaluated():
     await receive_until(editor, "viewers", lambda m: m["count"] == 2)
 
     req_id = state["requests"][0]["id"]
-    await editor.send_json_to({"type": "edit", "target": "request", "id": req_id, "text": deployment(8),
-                               "clientSeq": 7})
+    await editor.send_json_to(
+        {"type": "edit", "target": "request", "id": req_id, "text": deployment(8), "clientSeq": 7}
+    )
     ack, _ = await receive_until(editor, "ack")
     assert ack["clientSeq"] == 7 and ack["version"] == state["version"] + 1
     result, _ = await receive_until(editor, "result", lambda m: m["version"] == ack["version"])
@@ -109,8 +110,9 @@ async def test_viewers_without_token_cannot_write():
     state, _ = await make_project()
     ws = await connect(state["id"], "not-the-token")
     await receive_until(ws, "done")
-    await ws.send_json_to({"type": "edit", "target": "document", "id": state["documents"][0]["id"],
-                           "text": "x", "clientSeq": 3})
+    await ws.send_json_to(
+        {"type": "edit", "target": "document", "id": state["documents"][0]["id"], "text": "x", "clientSeq": 3}
+    )
     error, _ = await receive_until(ws, "error")
     assert error["error"]["code"] == "forbidden" and error["clientSeq"] == 3
     saved = await database_sync_to_async(project_service.project_state)(state["id"])
@@ -136,8 +138,9 @@ async def test_superseded_versions_are_not_sent():
     await receive_until(ws, "done")
     req_id = state["requests"][1]["id"]
     for seq, replicas in enumerate(range(10, 16)):
-        await ws.send_json_to({"type": "edit", "target": "request", "id": req_id, "text": deployment(replicas),
-                               "clientSeq": seq})
+        await ws.send_json_to(
+            {"type": "edit", "target": "request", "id": req_id, "text": deployment(replicas), "clientSeq": seq}
+        )
     last = state["version"] + 6
     _, seen = await receive_until(ws, "done", lambda m: m["version"] == last)
     acks = [m["version"] for m in seen if m["type"] == "ack"]
@@ -154,13 +157,20 @@ async def test_create_rename_delete_broadcast_state():
     state, token = await make_project()
     ws = await connect(state["id"], token)
     await receive_until(ws, "done")
-    await ws.send_json_to({"type": "create", "target": "request", "name": "new", "text": deployment(1),
-                           "expected": {"allowed": True}, "clientSeq": 1})
+    await ws.send_json_to(
+        {
+            "type": "create",
+            "target": "request",
+            "name": "new",
+            "text": deployment(1),
+            "expected": {"allowed": True},
+            "clientSeq": 1,
+        }
+    )
     ack, _ = await receive_until(ws, "ack")
     new_state, _ = await receive_until(ws, "state", lambda m: m["version"] == ack["version"])
     assert [r["name"] for r in new_state["project"]["requests"]] == ["small", "big", "new"]
-    await ws.send_json_to({"type": "rename", "target": "request", "id": ack["id"], "name": "renamed",
-                           "clientSeq": 2})
+    await ws.send_json_to({"type": "rename", "target": "request", "id": ack["id"], "name": "renamed", "clientSeq": 2})
     renamed, _ = await receive_until(ws, "state", lambda m: m["version"] == ack["version"] + 1)
     assert renamed["project"]["requests"][2]["name"] == "renamed"
     await ws.send_json_to({"type": "delete", "target": "request", "id": ack["id"], "clientSeq": 3})

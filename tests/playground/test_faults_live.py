@@ -1,4 +1,5 @@
 """Faults against the server as deployed: kill -9 of daphne, a Redis restart. Slow: real processes."""
+
 from __future__ import annotations
 
 import asyncio
@@ -82,8 +83,12 @@ async def test_a_redis_restart_degrades_gracefully_and_recovers(tmp_path):
         for _ in range(5):
             status, result = server.request("POST", "/api/v1/evaluate", body)
             assert status == 200 and result["requests"][0]["result"]["allowed"] is False
-        status, saved = server.request("PATCH", f"/api/v1/projects/{project['id']}", {"title": "during the outage"},
-                                       {"X-Edit-Token": project["editToken"]})
+        status, saved = server.request(
+            "PATCH",
+            f"/api/v1/projects/{project['id']}",
+            {"title": "during the outage"},
+            {"X-Edit-Token": project["editToken"]},
+        )
         assert status == 200
         status, health = server.request("GET", "/healthz")
         assert status == 503 and health["channel_layer"] == "error" and health["database"] == "ok"
@@ -107,8 +112,17 @@ async def test_a_redis_restart_degrades_gracefully_and_recovers(tmp_path):
                 async with connect(url, origin=server.http) as ws:
                     state = await receive_until(ws, "state", timeout=20)
                     assert state["project"]["title"] == "during the outage"
-                    await ws.send(json.dumps({"type": "edit", "target": "request", "id": project["requests"][0]["id"],
-                                              "text": deployment(1), "clientSeq": 1}))
+                    await ws.send(
+                        json.dumps(
+                            {
+                                "type": "edit",
+                                "target": "request",
+                                "id": project["requests"][0]["id"],
+                                "text": deployment(1),
+                                "clientSeq": 1,
+                            }
+                        )
+                    )
                     ack = await receive_until(ws, "ack")
                     done = await receive_until(ws, "done")
                     assert done["version"] == ack["version"]

@@ -1,4 +1,5 @@
 """Import and export endpoints: every format in and out through HTTP, errors in the one error shape."""
+
 from __future__ import annotations
 
 import io
@@ -25,19 +26,24 @@ def zipped(root: Path) -> bytes:
 
 
 def contents(state: dict) -> tuple[list, list]:
-    return ([(d["name"], d["text"]) for d in state["documents"]],
-            [(r["name"], r["text"], r["expected"]) for r in state["requests"]])
+    return (
+        [(d["name"], d["text"]) for d in state["documents"]],
+        [(r["name"], r["text"], r["expected"]) for r in state["requests"]],
+    )
 
 
-@pytest.mark.parametrize("fmt, root", [("kyverno-test", DATA / "kyverno-test" / "disallow-service"),
-                                        ("kaptest", DATA / "kaptest" / "simple")])
+@pytest.mark.parametrize(
+    "fmt, root",
+    [("kyverno-test", DATA / "kyverno-test" / "disallow-service"), ("kaptest", DATA / "kaptest" / "simple")],
+)
 def test_folder_import_export_import(client, fmt, root):
     first = client.post(f"/api/v1/import/{fmt}", zipped(root), content_type="application/zip")
     assert first.status_code == 201, first.content
     state = first.json()
     assert state["editToken"] and state["requests"]
-    assert state["warnings"] == (["error-policy: Deployment good-deployment: expect error imported as denied"]
-                                 if fmt == "kaptest" else [])
+    assert state["warnings"] == (
+        ["error-policy: Deployment good-deployment: expect error imported as denied"] if fmt == "kaptest" else []
+    )
     exported = client.get(f"/api/v1/projects/{state['id']}/export/{fmt}")
     assert exported.status_code == 200 and exported["Content-Type"] == "application/zip"
     assert json.loads(exported["X-Export-Warnings"]) == []
@@ -60,11 +66,18 @@ def test_multipart_upload_and_project_file_export(client):
 
 
 def test_admission_review_import(client):
-    review = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
-              "request": {"uid": "1", "kind": {"group": "", "version": "v1", "kind": "Pod"}, "operation": "DELETE",
-                          "name": "p", "namespace": "a"}}
-    state = client.post("/api/v1/import/admission-review", json.dumps(review).encode(),
-                        content_type="application/json")
+    review = {
+        "apiVersion": "admission.k8s.io/v1",
+        "kind": "AdmissionReview",
+        "request": {
+            "uid": "1",
+            "kind": {"group": "", "version": "v1", "kind": "Pod"},
+            "operation": "DELETE",
+            "name": "p",
+            "namespace": "a",
+        },
+    }
+    state = client.post("/api/v1/import/admission-review", json.dumps(review).encode(), content_type="application/json")
     assert state.status_code == 201, state.content
     assert state.json()["requests"][0]["name"] == "DELETE Pod a/p"
 

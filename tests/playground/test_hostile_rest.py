@@ -1,4 +1,5 @@
 """Every REST endpoint answers hostile input with a 4xx in the one error shape, never a 500."""
+
 from __future__ import annotations
 
 import pytest
@@ -18,8 +19,7 @@ CASES = [
     ("post", "/api/v1/evaluate", '{"documents": [{"name": "d", "text": @}]}', hostile.FOR_STRING),
     ("post", "/api/v1/evaluate", '{"documents": [{"name": @, "text": "a: 1"}]}', hostile.FOR_STRING),
     ("post", "/api/v1/evaluate", '{"documents": [], "requests": [{"name": "r", "text": @}]}', hostile.FOR_STRING),
-    ("post", "/api/v1/evaluate", '{"documents": [], "requests": [{"text": "", "expected": @}]}',
-     hostile.FOR_OBJECT),
+    ("post", "/api/v1/evaluate", '{"documents": [], "requests": [{"text": "", "expected": @}]}', hostile.FOR_OBJECT),
     ("post", "/api/v1/evaluate", '{"documents": @}', {**hostile.FOR_OBJECT, "string": '"x"'}),
     ("post", "/api/v1/projects", '{"title": @}', hostile.FOR_STRING),
     ("post", "/api/v1/projects", '{"description": @}', hostile.FOR_STRING),
@@ -31,8 +31,11 @@ CASES = [
     ("post", "/api/v1/projects/{project}/requests", '{"text": "", "expected": @}', hostile.FOR_OBJECT),
     ("put", "/api/v1/projects/{project}/requests/{request}", '{"name": @}', hostile.FOR_STRING),
 ]
-PARAMS = [pytest.param(method, url, hostile.fill(template, fragment), id=f"{method}-{url}-{template[:30]}-{name}")
-          for method, url, template, fragments in CASES for name, fragment in fragments.items()]
+PARAMS = [
+    pytest.param(method, url, hostile.fill(template, fragment), id=f"{method}-{url}-{template[:30]}-{name}")
+    for method, url, template, fragments in CASES
+    for name, fragment in fragments.items()
+]
 
 
 @pytest.fixture
@@ -51,18 +54,28 @@ def assert_4xx(response):
 @pytest.mark.parametrize("method, url, body", PARAMS)
 def test_hostile_bodies_get_a_4xx_in_the_error_shape(client, project, settings, method, url, body):
     settings.PLAYGROUND_EVALUATION_PROCESSES = 0  # only the edge is under test here
-    url = url.format(project=project["id"], document=project["documents"][0]["id"],
-                     request=project["requests"][0]["id"])
-    response = getattr(client, method)(url, body, content_type="application/json",
-                                       HTTP_X_EDIT_TOKEN=project["editToken"])
+    url = url.format(
+        project=project["id"], document=project["documents"][0]["id"], request=project["requests"][0]["id"]
+    )
+    response = getattr(client, method)(
+        url, body, content_type="application/json", HTTP_X_EDIT_TOKEN=project["editToken"]
+    )
     assert_4xx(response)
 
 
-@pytest.mark.parametrize("url", [
-    "/api/v1/projects/a%00b", "/api/v1/projects/%ED%A0%80", "/api/v1/snapshots/a%00b",
-    "/api/v1/snapshots/a%00b/fork", "/api/v1/projects/x/documents/" + "9" * 5000, "/api/v1/nothing-here",
-    "/api/v1/projects/x/documents/99999999999999999999999", "/api/v1/examples/" + "x" * 3000,
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/api/v1/projects/a%00b",
+        "/api/v1/projects/%ED%A0%80",
+        "/api/v1/snapshots/a%00b",
+        "/api/v1/snapshots/a%00b/fork",
+        "/api/v1/projects/x/documents/" + "9" * 5000,
+        "/api/v1/nothing-here",
+        "/api/v1/projects/x/documents/99999999999999999999999",
+        "/api/v1/examples/" + "x" * 3000,
+    ],
+)
 def test_hostile_urls_get_a_json_4xx(client, url):
     assert_4xx(client.get(url))
     assert_4xx(client.post(url, "{}", content_type="application/json"))
@@ -72,8 +85,9 @@ def test_unknown_fields_are_refused_naming_the_field(client):
     response = client.post("/api/v1/evaluate", {"documents": [], "reqests": []}, content_type="application/json")
     assert_4xx(response)
     assert response.json()["error"]["path"] == "reqests"
-    response = client.post("/api/v1/evaluate", {"documents": [{"name": "a", "text": "", "txt": "x"}]},
-                           content_type="application/json")
+    response = client.post(
+        "/api/v1/evaluate", {"documents": [{"name": "a", "text": "", "txt": "x"}]}, content_type="application/json"
+    )
     assert response.json()["error"]["path"] == "documents[0].txt"
 
 
@@ -105,15 +119,29 @@ def test_documents_and_requests_may_be_json_objects_in_every_request_form(client
     from tests.playground.playground_fixtures import BINDING, POLICY
     import yaml
 
-    pod = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
-           "spec": {"replicas": 9}}
-    request = {"uid": "1", "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
-               "resource": {"group": "apps", "version": "v1", "resource": "deployments"}, "operation": "CREATE",
-               "name": "web", "namespace": "default", "object": pod, "userInfo": {"username": "u"}}
+    pod = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {"replicas": 9},
+    }
+    request = {
+        "uid": "1",
+        "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+        "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
+        "operation": "CREATE",
+        "name": "web",
+        "namespace": "default",
+        "object": pod,
+        "userInfo": {"username": "u"},
+    }
     review = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}
     documents = [yaml.safe_load(POLICY), yaml.safe_load(BINDING)]
-    response = client.post("/api/v1/evaluate", {"documents": documents, "requests": [pod, request, review]},
-                           content_type="application/json")
+    response = client.post(
+        "/api/v1/evaluate",
+        {"documents": documents, "requests": [pod, request, review]},
+        content_type="application/json",
+    )
     assert response.status_code == 200, response.content
     results = [entry["result"] for entry in response.json()["requests"]]
     assert [result["allowed"] for result in results] == [False, False, False], results

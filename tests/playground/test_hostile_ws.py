@@ -1,4 +1,5 @@
 """Every WebSocket message type answers hostile fields with an `error` message, and the socket stays open."""
+
 from __future__ import annotations
 
 import json
@@ -16,42 +17,73 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture(autouse=True)
 def warm_workers():
     from playground.evaluation import pool
+
     assert pool.wait_until_started()
+
 
 # message type -> a valid message as JSON text with {placeholders} for real ids, and the fields to spoil
 PROJECT = {
     "hello": ('{"type": "hello", "version": 1}', {"version": hostile.FOR_INT}),
-    "edit": ('{"type": "edit", "target": "document", "id": {document}, "text": "a: 1", "name": "n", '
-             '"expected": null, "clientSeq": 1}',
-             {"target": hostile.FOR_STRING, "id": hostile.FOR_INT, "text": hostile.FOR_STRING,
-              "name": hostile.FOR_STRING, "clientSeq": hostile.FOR_INT}),
-    "create": ('{"type": "create", "target": "request", "name": "n", "text": "", "expected": null}',
-               {"target": hostile.FOR_STRING, "name": hostile.FOR_STRING, "text": hostile.FOR_STRING,
-                "expected": {k: v for k, v in hostile.FOR_OBJECT.items()}}),
-    "delete": ('{"type": "delete", "target": "document", "id": {document}}',
-               {"target": hostile.FOR_STRING, "id": hostile.FOR_INT}),
-    "rename": ('{"type": "rename", "target": "document", "id": {document}, "name": "x"}',
-               {"name": hostile.FOR_STRING, "id": hostile.FOR_INT}),
-    "meta": ('{"type": "meta", "title": "t", "description": "d"}',
-             {"title": hostile.FOR_STRING, "description": hostile.FOR_STRING}),
+    "edit": (
+        '{"type": "edit", "target": "document", "id": {document}, "text": "a: 1", "name": "n", '
+        '"expected": null, "clientSeq": 1}',
+        {
+            "target": hostile.FOR_STRING,
+            "id": hostile.FOR_INT,
+            "text": hostile.FOR_STRING,
+            "name": hostile.FOR_STRING,
+            "clientSeq": hostile.FOR_INT,
+        },
+    ),
+    "create": (
+        '{"type": "create", "target": "request", "name": "n", "text": "", "expected": null}',
+        {
+            "target": hostile.FOR_STRING,
+            "name": hostile.FOR_STRING,
+            "text": hostile.FOR_STRING,
+            "expected": {k: v for k, v in hostile.FOR_OBJECT.items()},
+        },
+    ),
+    "delete": (
+        '{"type": "delete", "target": "document", "id": {document}}',
+        {"target": hostile.FOR_STRING, "id": hostile.FOR_INT},
+    ),
+    "rename": (
+        '{"type": "rename", "target": "document", "id": {document}, "name": "x"}',
+        {"name": hostile.FOR_STRING, "id": hostile.FOR_INT},
+    ),
+    "meta": (
+        '{"type": "meta", "title": "t", "description": "d"}',
+        {"title": hostile.FOR_STRING, "description": hostile.FOR_STRING},
+    ),
     "evaluate": ('{"type": "evaluate", "clientSeq": 1}', {"clientSeq": hostile.FOR_INT, "type": hostile.FOR_STRING}),
 }
 STUDENT = {
-    "edit": ('{"type": "edit", "target": "document", "id": {document}, "text": "a: 1", "clientSeq": 1}',
-             {"target": hostile.FOR_STRING, "id": hostile.FOR_INT, "text": hostile.FOR_STRING,
-              "clientSeq": hostile.FOR_INT}),
+    "edit": (
+        '{"type": "edit", "target": "document", "id": {document}, "text": "a: 1", "clientSeq": 1}',
+        {"target": hostile.FOR_STRING, "id": hostile.FOR_INT, "text": hostile.FOR_STRING, "clientSeq": hostile.FOR_INT},
+    ),
     "ping": ('{"type": "ping", "clientSeq": 1}', {"clientSeq": hostile.FOR_INT}),
 }
 TEACHER = {
     "watch": ('{"type": "watch", "participant": 1}', {"participant": hostile.FOR_INT}),
     "announce": ('{"type": "announce", "text": "hi"}', {"text": hostile.FOR_STRING}),
     "advance": ('{"type": "advance", "position": 0}', {"position": hostile.FOR_INT}),
-    "present": ('{"type": "present", "title": "t", "documents": null}',
-                {"title": hostile.FOR_STRING, "documents": {k: v for k, v in hostile.FOR_OBJECT.items()
-                                                            if k != "list"}}),
+    "present": (
+        '{"type": "present", "title": "t", "documents": null}',
+        {"title": hostile.FOR_STRING, "documents": {k: v for k, v in hostile.FOR_OBJECT.items() if k != "list"}},
+    ),
 }
-RAW = {"not-json": "{not json", "array": "[1]", "nan": "NaN", "deep": hostile.DEEP, "huge": "1" + "0" * 5000,
-       "surrogate": '"\\ud800"', "no-type": "{}", "binary": None}
+RAW = {
+    "not-json": "{not json",
+    "array": "[1]",
+    "nan": "NaN",
+    "deep": hostile.DEEP,
+    "huge": "1" + "0" * 5000,
+    "surrogate": '"\\ud800"',
+    "no-type": "{}",
+    "binary": None,
+}
 
 
 def spoil(template: str, field: str, fragment: str, ids: dict) -> str:
@@ -68,8 +100,15 @@ async def assert_each_is_an_error_and_the_socket_lives(ws, texts, alive, receive
         else:
             await ws.send_to(text_data=text)
         error = await receive(ws, "error")
-        assert error["error"]["code"] in {"invalid_json", "invalid_message", "invalid_request", "invalid_expected",
-                                          "too_large", "not_found", "forbidden"}, (text[:80] if text else text, error)
+        assert error["error"]["code"] in {
+            "invalid_json",
+            "invalid_message",
+            "invalid_request",
+            "invalid_expected",
+            "too_large",
+            "not_found",
+            "forbidden",
+        }, (text[:80] if text else text, error)
         assert not isinstance(error.get("clientSeq"), (float, str)), error
     await alive(ws)
 
@@ -84,8 +123,10 @@ async def test_project_room_messages(kind, field):
     ws = await connect(state["id"], token)
     await receive_until(ws, "done")
     template, fields = PROJECT[kind]
-    texts = [spoil(template, field, fragment, {"document": state["documents"][0]["id"]})
-             for fragment in fields[field].values()]
+    texts = [
+        spoil(template, field, fragment, {"document": state["documents"][0]["id"]})
+        for fragment in fields[field].values()
+    ]
 
     async def receive(ws, kind):
         return (await receive_until(ws, kind))[0]

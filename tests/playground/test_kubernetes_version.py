@@ -23,8 +23,12 @@ REQUEST = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: defau
 
 
 def body(**extra):
-    return {"title": "t", "documents": [{"name": "policy", "text": SEMVER_POLICY}],
-            "requests": [{"name": "cm", "text": REQUEST}], **extra}
+    return {
+        "title": "t",
+        "documents": [{"name": "policy", "text": SEMVER_POLICY}],
+        "requests": [{"name": "cm", "text": REQUEST}],
+        **extra,
+    }
 
 
 def test_a_project_follows_the_newest_release_until_set(client):
@@ -44,7 +48,9 @@ def test_a_project_follows_the_newest_release_until_set(client):
 
 def test_stateless_evaluate_takes_a_version(client):
     stateless = {key: value for key, value in body().items() if key != "title"}  # /evaluate takes no title
-    response = client.post("/api/v1/evaluate", {**stateless, "kubernetesVersion": "1.33"}, content_type="application/json")
+    response = client.post(
+        "/api/v1/evaluate", {**stateless, "kubernetesVersion": "1.33"}, content_type="application/json"
+    )
     assert response.json()["requests"][0]["result"]["kubernetesVersion"] == "1.33"
     bad = client.post("/api/v1/evaluate", {**stateless, "kubernetesVersion": "x"}, content_type="application/json")
     assert bad.status_code == 400

@@ -1,6 +1,7 @@
 """The MCP server, driven by the official SDK's own client: over stdio (`python -m evaluator mcp`) and over
 streamable HTTP on the web app (/mcp). It lists its tools and simulates a gallery example with the same
 result as the REST API (POST /api/v1/evaluate)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -28,13 +29,15 @@ async def exercise(session: ClientSession) -> dict:
     assert {tool.name for tool in listed.tools} == TOOLS
     simulated = await session.call_tool("simulate", {"documents": DOCUMENTS, "request": REQUEST})
     assert not simulated.isError, simulated.content
-    cel = await session.call_tool("evaluate_cel", {"expression": "object.spec.replicas * 2",
-                                                   "variables": {"object": {"spec": {"replicas": 3}}}})
+    cel = await session.call_tool(
+        "evaluate_cel", {"expression": "object.spec.replicas * 2", "variables": {"object": {"spec": {"replicas": 3}}}}
+    )
     assert cel.structuredContent == {"result": 6, "type": "int", "cost": cel.structuredContent["cost"]}
     broken = await session.call_tool("evaluate_cel", {"expression": "1 +"})
     assert broken.structuredContent["error"]["code"] == "compile_error"
-    tests = await session.call_tool("run_tests", {"project": (ROOT / "playground" / "examples" /
-                                                              "seed-vap-basic-deny.yaml").read_text()})
+    tests = await session.call_tool(
+        "run_tests", {"project": (ROOT / "playground" / "examples" / "seed-vap-basic-deny.yaml").read_text()}
+    )
     assert tests.structuredContent["summary"]["passed"] == tests.structuredContent["summary"]["tests"] == 1
     checked = await session.call_tool("typecheck", {"documents": DOCUMENTS})
     assert "demo-policy.example.com" in checked.structuredContent["typeChecks"]
@@ -42,9 +45,11 @@ async def exercise(session: ClientSession) -> dict:
 
 
 def rest_result(client) -> dict:
-    response = client.post("/api/v1/evaluate", {"documents": EXAMPLE["documents"],
-                                                "requests": [{"name": "r", "text": REQUEST}]},
-                           content_type="application/json")
+    response = client.post(
+        "/api/v1/evaluate",
+        {"documents": EXAMPLE["documents"], "requests": [{"name": "r", "text": REQUEST}]},
+        content_type="application/json",
+    )
     assert response.status_code == 200, response.content
     return response.json()["requests"][0]["result"]
 
@@ -60,8 +65,12 @@ def comparable(result: dict) -> dict:
 @pytest.mark.django_db
 def test_stdio_server_lists_tools_and_simulates_like_the_rest_api(client):
     async def over_stdio() -> dict:
-        params = StdioServerParameters(command=sys.executable, args=["-m", "evaluator", "mcp"], cwd=str(ROOT),
-                                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "evaluator", "mcp"],
+            cwd=str(ROOT),
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write) as session:
                 return await exercise(session)
@@ -93,7 +102,10 @@ def test_http_mount_refuses_foreign_hosts():
     async def post() -> httpx.Response:
         transport = httpx.ASGITransport(app=application)
         async with httpx.AsyncClient(transport=transport, base_url="http://evil.example") as http:
-            return await http.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-                                   headers={"Accept": "application/json, text/event-stream"})
+            return await http.post(
+                "/mcp",
+                json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                headers={"Accept": "application/json, text/event-stream"},
+            )
 
     assert asyncio.run(post()).status_code in (400, 421)

@@ -77,9 +77,12 @@ def test_load_examples_stores_read_only_projects(client):
     slug = example_service.list_examples()[0]["slug"]
     state = project_service.project_state("ex-" + slug)
     assert state["isExample"] is True
-    assert [d["text"] for d in state["documents"]] == [d["text"] for d in example_service.get_example(slug)["documents"]]
-    response = client.patch(f"/api/v1/projects/ex-{slug}", {"title": "x"}, content_type="application/json",
-                            HTTP_X_EDIT_TOKEN="")
+    assert [d["text"] for d in state["documents"]] == [
+        d["text"] for d in example_service.get_example(slug)["documents"]
+    ]
+    response = client.patch(
+        f"/api/v1/projects/ex-{slug}", {"title": "x"}, content_type="application/json", HTTP_X_EDIT_TOKEN=""
+    )
     assert response.status_code == 403
     page = client.get(f"/examples/{slug}")
     assert page_data(page)["projectId"] == "ex-" + slug

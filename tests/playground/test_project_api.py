@@ -45,10 +45,8 @@ def test_writes_need_the_right_token(client, created):
     pid = created["id"]
     url = f"/api/v1/projects/{pid}"
     assert_error(client.patch(url, {"title": "x"}, content_type="application/json"), 403, "forbidden")
-    assert_error(client.patch(url, {"title": "x"}, content_type="application/json", **auth("wrong")), 403,
-                 "forbidden")
-    response = client.patch(url, {"title": "Renamed"}, content_type="application/json",
-                            **auth(created["editToken"]))
+    assert_error(client.patch(url, {"title": "x"}, content_type="application/json", **auth("wrong")), 403, "forbidden")
+    response = client.patch(url, {"title": "Renamed"}, content_type="application/json", **auth(created["editToken"]))
     assert response.status_code == 200
     assert response.json()["title"] == "Renamed"
     assert response.json()["version"] == created["version"] + 1
@@ -58,15 +56,19 @@ def test_every_edit_is_saved_as_typed_with_a_new_version(client, created):
     pid, token = created["id"], created["editToken"]
     doc_id = created["documents"][0]["id"]
     broken = "apiVersion: v1\nkind: [unclosed\n  "
-    response = client.put(f"/api/v1/projects/{pid}/documents/{doc_id}", {"text": broken},
-                          content_type="application/json", **auth(token))
+    response = client.put(
+        f"/api/v1/projects/{pid}/documents/{doc_id}", {"text": broken}, content_type="application/json", **auth(token)
+    )
     assert response.status_code == 200
     assert response.json()["text"] == broken
     assert response.json()["projectVersion"] == created["version"] + 1
     assert client.get(f"/api/v1/projects/{pid}/documents/{doc_id}").json()["text"] == broken
-    added = client.post(f"/api/v1/projects/{pid}/requests", {"name": "r3", "text": deployment(1),
-                                                             "expected": {"outcome": "allowed"}},
-                        content_type="application/json", **auth(token))
+    added = client.post(
+        f"/api/v1/projects/{pid}/requests",
+        {"name": "r3", "text": deployment(1), "expected": {"outcome": "allowed"}},
+        content_type="application/json",
+        **auth(token),
+    )
     assert added.status_code == 201 and added.json()["projectVersion"] == created["version"] + 2
     deleted = client.delete(f"/api/v1/projects/{pid}/requests/{added.json()['id']}", **auth(token))
     assert deleted.status_code == 200
@@ -75,10 +77,16 @@ def test_every_edit_is_saved_as_typed_with_a_new_version(client, created):
 
 
 def test_invalid_expected_is_refused_with_its_path(client, created):
-    error = assert_error(client.post(f"/api/v1/projects/{created['id']}/requests",
-                                     {"name": "r", "text": "", "expected": {"outcome": "maybe"}},
-                                     content_type="application/json", **auth(created["editToken"])),
-                         400, "invalid_expected")
+    error = assert_error(
+        client.post(
+            f"/api/v1/projects/{created['id']}/requests",
+            {"name": "r", "text": "", "expected": {"outcome": "maybe"}},
+            content_type="application/json",
+            **auth(created["editToken"]),
+        ),
+        400,
+        "invalid_expected",
+    )
     assert error["path"] == "expected.outcome"
 
 
@@ -89,17 +97,42 @@ def test_unknown_project_is_404_in_the_error_shape(client):
 @override_settings(PLAYGROUND_MAX_DOCUMENT_BYTES=1000, PLAYGROUND_MAX_PROJECT_BYTES=3000)
 def test_size_limits_answer_413(client, created):
     pid, token = created["id"], created["editToken"]
-    error = assert_error(client.post(f"/api/v1/projects/{pid}/documents", {"name": "huge", "text": "x" * 1001},
-                                     content_type="application/json", **auth(token)), 413, "too_large")
+    error = assert_error(
+        client.post(
+            f"/api/v1/projects/{pid}/documents",
+            {"name": "huge", "text": "x" * 1001},
+            content_type="application/json",
+            **auth(token),
+        ),
+        413,
+        "too_large",
+    )
     assert error["document"] == "huge"
     # each document fits, the project does not
     for _ in range(2):
-        client.post(f"/api/v1/projects/{pid}/documents", {"name": "d", "text": "#" * 900},
-                    content_type="application/json", **auth(token))
-    assert_error(client.post(f"/api/v1/projects/{pid}/documents", {"name": "d", "text": "#" * 900},
-                             content_type="application/json", **auth(token)), 413, "too_large")
-    assert_error(client.post("/api/v1/evaluate", {"documents": [{"name": "a", "text": "y" * 2000}]},
-                             content_type="application/json"), 413, "too_large")
+        client.post(
+            f"/api/v1/projects/{pid}/documents",
+            {"name": "d", "text": "#" * 900},
+            content_type="application/json",
+            **auth(token),
+        )
+    assert_error(
+        client.post(
+            f"/api/v1/projects/{pid}/documents",
+            {"name": "d", "text": "#" * 900},
+            content_type="application/json",
+            **auth(token),
+        ),
+        413,
+        "too_large",
+    )
+    assert_error(
+        client.post(
+            "/api/v1/evaluate", {"documents": [{"name": "a", "text": "y" * 2000}]}, content_type="application/json"
+        ),
+        413,
+        "too_large",
+    )
 
 
 def test_project_evaluation_gives_results_and_verdicts(client, created):
@@ -118,8 +151,12 @@ def test_failing_expectation_is_a_fail_verdict_with_a_message(client, created):
     cache.clear()
     pid, token = created["id"], created["editToken"]
     req_id = created["requests"][0]["id"]
-    client.put(f"/api/v1/projects/{pid}/requests/{req_id}", {"text": deployment(7)},
-               content_type="application/json", **auth(token))
+    client.put(
+        f"/api/v1/projects/{pid}/requests/{req_id}",
+        {"text": deployment(7)},
+        content_type="application/json",
+        **auth(token),
+    )
     small = client.post(f"/api/v1/projects/{pid}/evaluate").json()["requests"][0]
     assert small["verdict"] == "fail"
     assert small["verdictMessage"] == "expected allowed=true, got allowed=false"
@@ -127,9 +164,14 @@ def test_failing_expectation_is_a_fail_verdict_with_a_message(client, created):
 
 def test_stateless_evaluation_maps_errors_to_their_document(client):
     cache.clear()
-    response = client.post("/api/v1/evaluate", {
-        "documents": [{"name": "good", "text": POLICY}, {"name": "bad", "text": "a: 1\nb: [\n"}],
-        "requests": [{"name": "r", "text": deployment(9)}]}, content_type="application/json")
+    response = client.post(
+        "/api/v1/evaluate",
+        {
+            "documents": [{"name": "good", "text": POLICY}, {"name": "bad", "text": "a: 1\nb: [\n"}],
+            "requests": [{"name": "r", "text": deployment(9)}],
+        },
+        content_type="application/json",
+    )
     assert response.status_code == 200
     good, bad = response.json()["documents"]
     assert [e["severity"] for e in good["errors"]] == ["warning"]
@@ -141,8 +183,9 @@ def test_stateless_evaluation_maps_errors_to_their_document(client):
 
 
 def test_stateless_evaluation_refuses_a_wrong_body(client):
-    assert_error(client.post("/api/v1/evaluate", {"documents": "nope"}, content_type="application/json"), 400,
-                 "invalid_request")
+    assert_error(
+        client.post("/api/v1/evaluate", {"documents": "nope"}, content_type="application/json"), 400, "invalid_request"
+    )
     assert_error(client.post("/api/v1/evaluate", "[1,", content_type="application/json"), 400, "invalid_json")
 
 
@@ -164,8 +207,12 @@ def test_snapshots_are_content_addressed_immutable_and_forkable(client, created)
     assert len(sid) == 10 and first.json()["url"] == f"/s/{sid}"
     assert client.post(f"/api/v1/projects/{pid}/snapshots").json()["id"] == sid  # same content, same id
     doc_id = created["documents"][0]["id"]
-    client.put(f"/api/v1/projects/{pid}/documents/{doc_id}", {"text": "changed"},
-               content_type="application/json", **auth(token))
+    client.put(
+        f"/api/v1/projects/{pid}/documents/{doc_id}",
+        {"text": "changed"},
+        content_type="application/json",
+        **auth(token),
+    )
     snap = client.get(f"/api/v1/snapshots/{sid}").json()
     assert snap["documents"][0]["text"] == POLICY  # the snapshot did not follow the edit
     assert snap["engineVersion"]
@@ -194,6 +241,5 @@ def test_openapi_schema_lists_the_project_endpoints(client):
     response = client.get("/api/schema/", HTTP_ACCEPT="application/json")
     assert response.status_code == 200
     text = response.content.decode()
-    for path in ("/api/v1/projects/{project_id}/evaluate", "/api/v1/snapshots/{snapshot_id}/fork",
-                 "/api/v1/evaluate"):
+    for path in ("/api/v1/projects/{project_id}/evaluate", "/api/v1/snapshots/{snapshot_id}/fork", "/api/v1/evaluate"):
         assert path in text

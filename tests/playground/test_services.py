@@ -26,17 +26,23 @@ def test_content_ids_are_short_and_stable():
     assert len(tokens.content_id(b"abc")) == 10
 
 
-@pytest.mark.parametrize("expected, result, verdict", [
-    (None, {"allowed": True}, "none"),
-    ({"allowed": True}, {"allowed": True}, "pass"),
-    ({"allowed": True}, {"allowed": False, "status": {"message": "no"}}, "fail"),
-    ({"outcome": "warned"}, {"allowed": True, "warnings": ["careful"]}, "pass"),
-    ({"outcome": "allowed"}, {"allowed": True, "warnings": ["careful"]}, "fail"),
-    ({"outcome": "denied", "messageContains": "too many"}, {"allowed": False, "status": {"message": "too many x"}},
-     "pass"),
-    ({"messageContains": "careful"}, {"allowed": True, "warnings": ["be careful"]}, "pass"),
-    ({"messageContains": "absent"}, {"allowed": False, "status": {"message": "denied"}}, "fail"),
-])
+@pytest.mark.parametrize(
+    "expected, result, verdict",
+    [
+        (None, {"allowed": True}, "none"),
+        ({"allowed": True}, {"allowed": True}, "pass"),
+        ({"allowed": True}, {"allowed": False, "status": {"message": "no"}}, "fail"),
+        ({"outcome": "warned"}, {"allowed": True, "warnings": ["careful"]}, "pass"),
+        ({"outcome": "allowed"}, {"allowed": True, "warnings": ["careful"]}, "fail"),
+        (
+            {"outcome": "denied", "messageContains": "too many"},
+            {"allowed": False, "status": {"message": "too many x"}},
+            "pass",
+        ),
+        ({"messageContains": "careful"}, {"allowed": True, "warnings": ["be careful"]}, "pass"),
+        ({"messageContains": "absent"}, {"allowed": False, "status": {"message": "denied"}}, "fail"),
+    ],
+)
 def test_verdicts_compare_expected_with_actual(expected, result, verdict):
     outcome, message = expectations.verdict(expected, result)
     assert outcome == verdict
@@ -67,8 +73,10 @@ def test_results_are_cached_by_content_hash():
 
 
 def test_request_errors_are_kept_apart_from_document_errors():
-    result = evaluation_service.evaluate([{"id": 1, "name": "p", "text": POLICY}],
-                                         [{"id": 1, "name": "r", "text": "kind: [", "expected": {"allowed": True}}])
+    result = evaluation_service.evaluate(
+        [{"id": 1, "name": "p", "text": POLICY}],
+        [{"id": 1, "name": "r", "text": "kind: [", "expected": {"allowed": True}}],
+    )
     request = result["requests"][0]
     assert request["result"]["requestErrors"][0]["source"] == "<request>"
     assert request["verdict"] == "fail"
@@ -114,8 +122,9 @@ async def test_live_jobs_give_the_same_results_in_threads_and_processes(settings
         (big_summary, big_json), (small_summary, _) = results
         assert big_summary["allowed"] is False and small_summary["allowed"] is True
         assert "no greater than 5" in json.loads(big_json)["status"]["message"]
-        text = evaluation_jobs.result_message_text(3, {"id": 7, "name": "big", "expected": {"allowed": False}},
-                                                   big_summary, big_json)
+        text = evaluation_jobs.result_message_text(
+            3, {"id": 7, "name": "big", "expected": {"allowed": False}}, big_summary, big_json
+        )
         message = json.loads(text)
         assert message["type"] == "result" and message["version"] == 3
         assert message["request"]["verdict"] == "pass" and message["request"]["result"]["allowed"] is False

@@ -58,24 +58,31 @@ def test_env_list_splits_on_commas_and_drops_blanks():
 def test_settings_module_reads_the_process_environment():
     """Load playground.settings in a fresh interpreter, as a deployment would."""
     env = {key: value for key, value in os.environ.items() if key not in {"DATABASE_URL", "REDIS_URL"}}
-    env.update({
-        "DATABASE_URL": "postgres://bob@pg.example:5432/apdb",
-        "REDIS_URL": "redis://redis.example:6379/0",
-        "DEBUG": "true",
-        "ALLOWED_HOSTS": "play.example",
-        "SECRET_KEY": "from-env",
-        "DJANGO_SETTINGS_MODULE": "playground.settings",
-    })
+    env.update(
+        {
+            "DATABASE_URL": "postgres://bob@pg.example:5432/apdb",
+            "REDIS_URL": "redis://redis.example:6379/0",
+            "DEBUG": "true",
+            "ALLOWED_HOSTS": "play.example",
+            "SECRET_KEY": "from-env",
+            "DJANGO_SETTINGS_MODULE": "playground.settings",
+        }
+    )
     script = (
         "import json; from django.conf import settings as s; "
         "print(json.dumps([s.DATABASES['default']['ENGINE'], s.DATABASES['default']['HOST'], "
         "s.CHANNEL_LAYERS['default']['BACKEND'], s.DEBUG, s.ALLOWED_HOSTS, s.SECRET_KEY]))"
     )
-    output = subprocess.run([sys.executable, "-c", script], env=env, cwd=REPO_ROOT,
-                            capture_output=True, text=True, check=True, timeout=60).stdout
+    output = subprocess.run(
+        [sys.executable, "-c", script], env=env, cwd=REPO_ROOT, capture_output=True, text=True, check=True, timeout=60
+    ).stdout
     assert json.loads(output) == [
-        "django.db.backends.postgresql", "pg.example", "channels_redis.core.RedisChannelLayer",
-        True, ["play.example"], "from-env",
+        "django.db.backends.postgresql",
+        "pg.example",
+        "channels_redis.core.RedisChannelLayer",
+        True,
+        ["play.example"],
+        "from-env",
     ]
 
 
@@ -102,12 +109,15 @@ def test_settings_read_from_python_code_are_declared():
     assert not re.search(r"getattr\(settings, \"(PLAYGROUND|WORKSHOP)_", code)
 
 
-@pytest.mark.parametrize("reader, raw, message", [
-    ("int", "ten", "PLAYGROUND_X='ten' is not an integer"),
-    ("int", "-1", "PLAYGROUND_X='-1' must be at least 0"),
-    ("float", "nan", "PLAYGROUND_X='nan' is not a finite number"),
-    ("float", "fast", "PLAYGROUND_X='fast' is not a number"),
-])
+@pytest.mark.parametrize(
+    "reader, raw, message",
+    [
+        ("int", "ten", "PLAYGROUND_X='ten' is not an integer"),
+        ("int", "-1", "PLAYGROUND_X='-1' must be at least 0"),
+        ("float", "nan", "PLAYGROUND_X='nan' is not a finite number"),
+        ("float", "fast", "PLAYGROUND_X='fast' is not a number"),
+    ],
+)
 def test_typed_settings_name_the_variable_on_error(reader, raw, message):
     from playground.config import env_float, env_int
 

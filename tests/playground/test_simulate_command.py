@@ -1,4 +1,5 @@
 """`manage.py simulate` runs the engine's command line."""
+
 import json
 import subprocess
 import sys
@@ -33,13 +34,29 @@ spec: {replicas: 9}
 def test_manage_py_simulate_denies_like_the_engine(tmp_path):
     (tmp_path / "p.yaml").write_text(POLICY)
     (tmp_path / "r.yaml").write_text(REQUEST)
-    run = subprocess.run([sys.executable, "manage.py", "simulate", "-f", str(tmp_path / "p.yaml"),
-                          "-f", str(tmp_path / "r.yaml"), "--output", "json"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "simulate",
+            "-f",
+            str(tmp_path / "p.yaml"),
+            "-f",
+            str(tmp_path / "r.yaml"),
+            "--output",
+            "json",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     result = json.loads(run.stdout)
     assert result["allowed"] is False
     assert run.returncode == 1  # denied
-    assert result["status"]["message"] == ('deployments.apps "web" is forbidden: '
-                                           "ValidatingAdmissionPolicy 'max-replicas' with binding "
-                                           "'max-replicas-binding' denied request: failed expression: "
-                                           "object.spec.replicas <= 5")
+    assert result["status"]["message"] == (
+        'deployments.apps "web" is forbidden: '
+        "ValidatingAdmissionPolicy 'max-replicas' with binding "
+        "'max-replicas-binding' denied request: failed expression: "
+        "object.spec.replicas <= 5"
+    )

@@ -15,13 +15,16 @@ from tests.playground.test_pages import page_data
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.parametrize(("path", "hint"), [
-    ("/w/NOPE99", "no room with code NOPE99 — check the code"),
-    ("/w/NOPE99/teacher", "no room with code NOPE99"),
-    ("/p/doesnotexist", "This project does not exist"),
-    ("/s/aaaaaaaaaa", "This permalink does not exist"),
-    ("/examples/no-such-example", "no example named “no-such-example”"),
-])
+@pytest.mark.parametrize(
+    ("path", "hint"),
+    [
+        ("/w/NOPE99", "no room with code NOPE99 — check the code"),
+        ("/w/NOPE99/teacher", "no room with code NOPE99"),
+        ("/p/doesnotexist", "This project does not exist"),
+        ("/s/aaaaaaaaaa", "This permalink does not exist"),
+        ("/examples/no-such-example", "no example named “no-such-example”"),
+    ],
+)
 def test_a_missing_page_is_a_styled_404_with_a_hint_and_a_way_back(client, path, hint):
     response = client.get(path)
     assert response.status_code == 404
@@ -104,8 +107,15 @@ def test_fork_titles_follow_one_rule_everywhere(client):
 def test_the_gallery_is_grouped_by_what_it_teaches(client):
     response = client.get("/examples")
     page = response.content.decode()
-    for heading in ("VAP basics", "Params and bindings", "MutatingAdmissionPolicy", "Kyverno patterns and anchors",
-                    "Kyverno CEL and generated VAPs", "Pod Security", "Authorizer and request info"):
+    for heading in (
+        "VAP basics",
+        "Params and bindings",
+        "MutatingAdmissionPolicy",
+        "Kyverno patterns and anchors",
+        "Kyverno CEL and generated VAPs",
+        "Pod Security",
+        "Authorizer and request info",
+    ):
         assert f">{heading}</h2>" in page
     data = page_data(response)
     assert len(data["examples"]) >= 80

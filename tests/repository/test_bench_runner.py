@@ -1,4 +1,5 @@
 """`make bench` (bench/run_all.py): every script runs, every verdict is listed, any miss makes it fail."""
+
 from __future__ import annotations
 
 import importlib.util

@@ -1,5 +1,6 @@
 """The container set-up, checked without a Docker engine: the compose file against the compose-spec
 schema, the image's user and contents, and the refusal to serve with DEBUG off and no SECRET_KEY."""
+
 from __future__ import annotations
 
 import json
@@ -88,9 +89,17 @@ def test_the_secret_key_check(monkeypatch, settings):
 @pytest.mark.slow
 def test_the_server_refuses_to_migrate_and_start_without_a_secret_key(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DEBUG", "REDIS_URL")}
-    env.update(DEBUG="0", DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}", DJANGO_SETTINGS_MODULE="playground.settings")
-    run = subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env,
-                         capture_output=True, text=True, timeout=120)
+    env.update(
+        DEBUG="0", DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}", DJANGO_SETTINGS_MODULE="playground.settings"
+    )
+    run = subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode != 0
     assert "(playground.E001) SECRET_KEY is not set and DEBUG is off" in run.stderr
     with sqlite3.connect(tmp_path / "db.sqlite3") as db:  # nothing was migrated

@@ -1,4 +1,5 @@
 """The README's promises hold: the two commands right under the title, and its API example answers as it says."""
+
 from __future__ import annotations
 
 import json
@@ -26,5 +27,6 @@ def test_the_evaluate_example_is_denied_as_described(client):
     [request] = response.json()["requests"]
     assert request["result"]["allowed"] is False
     assert request["result"]["status"]["message"] == (
-        'deployments.apps "web" is forbidden: ValidatingAdmissionPolicy \'replicas\' with binding \'replicas\' '
-        "denied request: failed expression: object.spec.replicas <= 5")
+        "deployments.apps \"web\" is forbidden: ValidatingAdmissionPolicy 'replicas' with binding 'replicas' "
+        "denied request: failed expression: object.spec.replicas <= 5"
+    )

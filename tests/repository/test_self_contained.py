@@ -4,6 +4,7 @@ The clone lives in a temporary folder with nothing beside it, so a test that rea
 next to the checkout (or anything else outside the repository) fails to collect there, and this test fails
 with pytest's own report of what was missing.
 """
+
 from __future__ import annotations
 
 import os
@@ -39,24 +40,46 @@ def test_a_fresh_clone_collects_every_test_without_anything_beside_it(tmp_path):
     assert [p.name for p in clone.parent.iterdir()] == ["clone"]  # nothing beside it
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-m", "not browser"],
-        cwd=clone, env=_environment(clone), capture_output=True, text=True, timeout=600,
+        cwd=clone,
+        env=_environment(clone),
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     tail = "\n".join(run.stdout.splitlines()[-15:]) + run.stderr[-2000:]
     assert run.returncode == 0, tail
     last = run.stdout.splitlines()[-1]
     assert "error" not in last, tail
     # every conformance suite took part (a suite with no data would have collected nothing or failed)
-    for suite in ("test_kyverno.py", "test_cel_spec.py", "test_k8s_vap.py", "test_k8s_map.py",
-                  "test_k8s_cel_library.py", "test_k8s_typecheck.py"):
+    for suite in (
+        "test_kyverno.py",
+        "test_cel_spec.py",
+        "test_k8s_vap.py",
+        "test_k8s_map.py",
+        "test_k8s_cel_library.py",
+        "test_k8s_typecheck.py",
+    ):
         assert f"tests/conformance/{suite}::" in run.stdout, suite
 
     # and a suite whose data is missing fails to collect, it does not shrink to nothing
     for suite_data, test_file in (("kyverno", "test_kyverno.py"), ("cel-spec", "test_cel_spec.py")):
         shutil.rmtree(clone / "tests" / "data" / "conformance" / suite_data)
         run = subprocess.run(
-            [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-             f"tests/conformance/{test_file}"],
-            cwd=clone, env=_environment(clone), capture_output=True, text=True, timeout=600,
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "--collect-only",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                f"tests/conformance/{test_file}",
+            ],
+            cwd=clone,
+            env=_environment(clone),
+            capture_output=True,
+            text=True,
+            timeout=600,
         )
         assert run.returncode != 0 and "conformance data missing" in run.stdout, run.stdout[-2000:]
 

@@ -7,6 +7,7 @@ a dot); `request_resource(authorizer, request)` builds its value from an Admissi
 A `check()` costs 350000 (Kubernetes allows two per expression); every other method costs 1, and the
 selectors cost their parse (see `_selector_cost`).
 """
+
 from __future__ import annotations
 
 import math
@@ -19,8 +20,18 @@ from evaluator.cel.library.authz_selectors import Requirement, parse_field_selec
 from evaluator.cel.registry import function
 from evaluator.k8s.names import is_dns1123_label, is_dns1123_subdomain
 
-__all__ = ["AuthzRequest", "AuthzDecision", "Authorizer", "PathCheck", "GroupCheck", "ResourceCheck",
-           "Decision", "request_resource", "service_account_user", "CHECK_COST"]
+__all__ = [
+    "AuthzRequest",
+    "AuthzDecision",
+    "Authorizer",
+    "PathCheck",
+    "GroupCheck",
+    "ResourceCheck",
+    "Decision",
+    "request_resource",
+    "service_account_user",
+    "CHECK_COST",
+]
 
 CHECK_COST = 350_000
 _AUTHORIZER = "kubernetes.authorization.Authorizer"
@@ -87,8 +98,7 @@ class Authorizer:
     uid: str = ""
 
     def request(self, **attrs: Any) -> AuthzRequest:
-        return AuthzRequest(user=self.user, groups=tuple(self.groups), extra=dict(self.extra), uid=self.uid,
-                            **attrs)
+        return AuthzRequest(user=self.user, groups=tuple(self.groups), extra=dict(self.extra), uid=self.uid, **attrs)
 
     def ask(self, request: AuthzRequest) -> "Decision":
         try:
@@ -96,8 +106,11 @@ class Authorizer:
         except Exception as e:  # an authorizer failure is a decision with an error, never a crash
             return Decision(AuthzDecision("no-opinion", "", str(e) or type(e).__name__))
         if not isinstance(answer, AuthzDecision) or answer.error == "":
-            answer = AuthzDecision(getattr(answer, "decision", "no-opinion"), getattr(answer, "reason", "") or "",
-                                   getattr(answer, "error", None) or None)
+            answer = AuthzDecision(
+                getattr(answer, "decision", "no-opinion"),
+                getattr(answer, "reason", "") or "",
+                getattr(answer, "error", None) or None,
+            )
         return Decision(answer)
 
 
@@ -139,16 +152,23 @@ class Decision:
 
 def service_account_user(namespace: str, name: str) -> tuple[str, tuple[str, ...]]:
     """serviceaccount.ServiceAccountInfo.UserInfo(): the user name and groups of a service account."""
-    return (f"system:serviceaccount:{namespace}:{name}",
-            ("system:serviceaccounts", f"system:serviceaccounts:{namespace}"))
+    return (
+        f"system:serviceaccount:{namespace}:{name}",
+        ("system:serviceaccounts", f"system:serviceaccounts:{namespace}"),
+    )
 
 
 def request_resource(authorizer: Authorizer, request: Mapping[str, Any]) -> ResourceCheck:
     """The value of `authorizer.requestResource`: a ResourceCheck for the admission request's own resource."""
     resource = request.get("resource") or {}
-    return ResourceCheck(authorizer, str(resource.get("group") or ""), str(resource.get("resource") or ""),
-                         subresource=str(request.get("subResource") or ""),
-                         namespace=str(request.get("namespace") or ""), name=str(request.get("name") or ""))
+    return ResourceCheck(
+        authorizer,
+        str(resource.get("group") or ""),
+        str(resource.get("resource") or ""),
+        subresource=str(request.get("subResource") or ""),
+        namespace=str(request.get("namespace") or ""),
+        name=str(request.get("name") or ""),
+    )
 
 
 # --- builders ---
@@ -227,16 +247,31 @@ def resource_check(check: ResourceCheck, verb: str) -> Decision:
     attrs: dict[str, Any] = {}
     if check.field_selector:
         reqs, error = parse_field_selector(check.field_selector)
-        attrs.update(field_selector=check.field_selector, field_selector_error=error,
-                     field_selector_requirements=tuple(reqs) if reqs is not None else None)
+        attrs.update(
+            field_selector=check.field_selector,
+            field_selector_error=error,
+            field_selector_requirements=tuple(reqs) if reqs is not None else None,
+        )
     if check.label_selector:
         reqs, error = parse_label_selector(check.label_selector)
-        attrs.update(label_selector=check.label_selector, label_selector_error=error,
-                     label_selector_requirements=tuple(reqs) if reqs is not None else None)
+        attrs.update(
+            label_selector=check.label_selector,
+            label_selector_error=error,
+            label_selector_requirements=tuple(reqs) if reqs is not None else None,
+        )
     authz = check.authorizer
-    return authz.ask(authz.request(verb=verb, group=check.group, version="*", resource=check.resource,
-                                   subresource=check.subresource, namespace=check.namespace, name=check.name,
-                                   **attrs))
+    return authz.ask(
+        authz.request(
+            verb=verb,
+            group=check.group,
+            version="*",
+            resource=check.resource,
+            subresource=check.subresource,
+            namespace=check.namespace,
+            name=check.name,
+            **attrs,
+        )
+    )
 
 
 # --- decision accessors ---

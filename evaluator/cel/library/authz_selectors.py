@@ -4,6 +4,7 @@ Kubernetes never fails the CEL call on a bad selector: the parse error travels t
 request (AttributesRecord.FieldSelectorParsingErr / LabelSelectorParsingErr). These parsers follow
 apimachinery's fields.ParseSelector and labels.ParseToRequirements, messages included.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -46,7 +47,7 @@ def _split_term(term: str) -> tuple[str, str, str] | None:
     for i in range(len(term)):
         for op in ("!=", "==", "="):
             if term.startswith(op, i):
-                return term[:i], op, term[i + len(op):]
+                return term[:i], op, term[i + len(op) :]
     return None
 
 
@@ -92,8 +93,19 @@ def parse_field_selector(selector: str) -> tuple[list[Requirement] | None, str |
 # --- labels.ParseToRequirements ---
 _SPECIAL = set("=!(),><")
 _WHITESPACE = set(" \t\r\n")
-_TOKENS = {")": "closed", ",": "comma", "!": "not", "==": "double_equals", "=": "equals", ">": "gt",
-           "in": "in", "<": "lt", "!=": "not_equals", "notin": "notin", "(": "open"}
+_TOKENS = {
+    ")": "closed",
+    ",": "comma",
+    "!": "not",
+    "==": "double_equals",
+    "=": "equals",
+    ">": "gt",
+    "in": "in",
+    "<": "lt",
+    "!=": "not_equals",
+    "notin": "notin",
+    "(": "open",
+}
 _BINARY_OPERATORS = "in, notin, =, ==, !=, gt, lt"
 
 
@@ -188,8 +200,15 @@ class _Parser:
         if operator == "!" or self.peek()[0] in ("end", "comma"):
             return _new_requirement(key, operator or "exists", [])
         tok, lit = self.take(values=False)
-        ops = {"in": "in", "equals": "=", "double_equals": "==", "gt": "gt", "lt": "lt", "notin": "notin",
-               "not_equals": "!="}
+        ops = {
+            "in": "in",
+            "equals": "=",
+            "double_equals": "==",
+            "gt": "gt",
+            "lt": "lt",
+            "notin": "notin",
+            "not_equals": "!=",
+        }
         if tok not in ops:
             raise SelectorError(f"found '{lit}', expected: {_BINARY_OPERATORS}")
         op = ops[tok]

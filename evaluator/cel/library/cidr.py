@@ -4,6 +4,7 @@ Prefixes are parsed like Go's `netip.ParsePrefix` (on top of the netip port in i
 Kubernetes exactly, including its doubled "network address parse error during conversion from string: "
 prefix (the library wraps an error that already carries it).
 """
+
 from __future__ import annotations
 
 import math
@@ -69,6 +70,7 @@ class CIDR:
 
 def _parse_prefix(s: str) -> CIDR:
     """Go's `netip.ParsePrefix`; raises ValueError with its message."""
+
     def fail(msg: str) -> ValueError:
         return ValueError(f"netip.ParsePrefix({go_quote(s)}): {msg}")
 
@@ -81,7 +83,7 @@ def _parse_prefix(s: str) -> CIDR:
         raise fail(str(err)) from None
     if addr.zone:
         raise fail("IPv6 zones cannot be present in a prefix")
-    bits_str = s[i + 1:]
+    bits_str = s[i + 1 :]
     # Go's Atoi would accept a sign and leading zeros; netip rejects both.
     if (len(bits_str) > 1 and not "1" <= bits_str[0] <= "9") or not bits_str or not _ascii_digits(bits_str):
         raise fail(f"bad bits after slash: {go_quote(bits_str)}")

@@ -5,6 +5,7 @@ The validators reproduce apimachinery's messages word for word (`k8s.io/apimachi
 checks are `evaluator.k8s.names`' with Go byte lengths; the other patterns run on RE2 (Go's regexp
 semantics: `$` is the end of the text).
 """
+
 from __future__ import annotations
 
 import math
@@ -151,8 +152,9 @@ CONSTANT_FORMATS: dict[str, Format] = {
     "dns1035LabelPrefix": Format("DNS1035LabelPrefix", _prefixed(is_dns1035_label), 30),
     "labelValue": Format("LabelValue", is_label_value, 40),
     "uri": Format("URI", _validate_uri, 1103),
-    "uuid": Format("uuid", _check(lambda s: _matches(_UUID_RE, s), "does not match the UUID format"),
-                   len(_UUID_RE.pattern)),
+    "uuid": Format(
+        "uuid", _check(lambda s: _matches(_UUID_RE, s), "does not match the UUID format"), len(_UUID_RE.pattern)
+    ),
     "byte": Format("byte", _check(lambda s: _matches(_BASE64_RE, s), "invalid base64"), 84),
     "date": Format("date", _check(is_date, "invalid date"), _DATE_TIME_SIZE),
     "datetime": Format("datetime", _check(is_date_time, "invalid datetime"), _DATE_TIME_SIZE),
@@ -160,6 +162,7 @@ CONSTANT_FORMATS: dict[str, Format] = {
 
 
 # --- CEL functions -------------------------------------------------------------------------------
+
 
 def _validate_cost(args: tuple, _result) -> int:
     fmt, s = args

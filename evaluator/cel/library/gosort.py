@@ -4,6 +4,7 @@ sort.Slice is not stable: with more than 12 elements, elements whose keys compar
 in a way a stable sort would not reproduce. cel-go's `sort()` / `sortBy()` use it, so this is a
 line-for-line port of Go's sort/zsortfunc.go (Go 1.19 onwards); it is deterministic.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable

@@ -5,6 +5,7 @@ what they accept (netip rejects leading zeros in IPv4 octets and groups of more 
 ipaddress rejects zones differently) and Kubernetes' error texts quote netip's messages word for word.
 Kubernetes then rejects zones and IPv4-mapped IPv6 addresses on top of netip.
 """
+
 from __future__ import annotations
 
 import math
@@ -88,7 +89,7 @@ def _str6(v: int) -> str:
     if best_start < 0:
         return ":".join(f"{g:x}" for g in groups)
     head = ":".join(f"{g:x}" for g in groups[:best_start])
-    tail = ":".join(f"{g:x}" for g in groups[best_start + best_len:])
+    tail = ":".join(f"{g:x}" for g in groups[best_start + best_len :])
     return f"{head}::{tail}"
 
 
@@ -154,7 +155,7 @@ def _parse_ipv6(text: str) -> IP:
             if i + 4 > 16:
                 raise AddrParseError(text, "too many hex fields to fit an embedded IPv4 at the end of the address", s)
             end = len(text) - (len(zone) + 1 if zone else 0)
-            ip[i:i + 4] = _parse_ipv4_fields(text, end - len(s), end)
+            ip[i : i + 4] = _parse_ipv4_fields(text, end - len(s), end)
             s = ""
             i += 4
             break
@@ -214,6 +215,7 @@ def parse_ip(raw: str) -> IP:
 
 
 # --- CEL functions -------------------------------------------------------------------------------
+
 
 @function("ip(string) -> net.IP", cost=string_cost)
 def string_to_ip(s: str) -> IP:

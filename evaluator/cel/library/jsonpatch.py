@@ -3,6 +3,7 @@
 It escapes a map key for use as one JSON Pointer token (RFC 6901): `~` becomes `~0` and `/` becomes
 `~1`, so `"/metadata/labels/" + jsonpatch.escapeKey("k8s.io/x~y")` addresses the label `k8s.io/x~y`.
 """
+
 from __future__ import annotations
 
 import math

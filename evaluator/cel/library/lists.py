@@ -8,6 +8,7 @@ empty list takes the declared element type's zero for `sum`.
 `sortBy` is a macro: `xs.sortBy(e, key)` must compile to `@sortByAssociatedKeys(xs', xs'.map(e, key))`
 with `xs` evaluated once (cel-go binds it to `@__sortBy_input__`); `sort_by_keys` is that helper.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -19,9 +20,25 @@ from evaluator.cel.library.gosort import go_sort_slice
 from evaluator.cel.registry import function
 from evaluator.cel.values import Duration, Timestamp, UInt
 
-__all__ = ["is_sorted", "list_sum", "list_min", "list_max", "index_of", "last_index_of", "includes",
-           "slice_", "flatten", "sort", "sort_by_keys", "distinct", "reverse", "lists_range", "traversal_cost",
-           "SORT_BY_MACRO_ERROR", "SORT_BY_HELPER"]
+__all__ = [
+    "is_sorted",
+    "list_sum",
+    "list_min",
+    "list_max",
+    "index_of",
+    "last_index_of",
+    "includes",
+    "slice_",
+    "flatten",
+    "sort",
+    "sort_by_keys",
+    "distinct",
+    "reverse",
+    "lists_range",
+    "traversal_cost",
+    "SORT_BY_MACRO_ERROR",
+    "SORT_BY_HELPER",
+]
 
 COMPARABLE = ("int", "uint", "double", "bool", "duration", "timestamp", "string", "bytes")
 SUMMABLE = {"int": 0, "uint": UInt(0), "double": 0.0, "duration": Duration(0)}
@@ -212,8 +229,10 @@ def flatten(items: list, depth: int = 1) -> list:
 def sort_by_keys(items: list, keys: list) -> list:
     """cel-go's @sortByAssociatedKeys: order `items` by the comparable `keys` computed for them."""
     if len(items) != len(keys):
-        raise CELEvalError("@sortByAssociatedKeys() expected a list of the same size as the associated keys "
-                           f"list, but got {len(items)} and {len(keys)} elements respectively")
+        raise CELEvalError(
+            "@sortByAssociatedKeys() expected a list of the same size as the associated keys "
+            f"list, but got {len(items)} and {len(keys)} elements respectively"
+        )
     if not items:
         return list(items)
     first = keys[0]
@@ -227,8 +246,7 @@ def sort_by_keys(items: list, keys: list) -> list:
     return [items[i] for i in order]
 
 
-_declare_templated("list(T).@sortByAssociatedKeys(list({t})) -> list(T)", COMPARABLE, sort_by_keys,
-                   sort_by_cost)
+_declare_templated("list(T).@sortByAssociatedKeys(list({t})) -> list(T)", COMPARABLE, sort_by_keys, sort_by_cost)
 
 
 def sort(items: list) -> list:

@@ -1,5 +1,6 @@
 """cel-go's optional types library at the version Kubernetes enables (the latest of its cel-go): optional.of/none/
 ofNonZeroValue, hasValue, value, orValue, or; from version 2 list first()/last(), optional.unwrap() and unwrapOpt()."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping

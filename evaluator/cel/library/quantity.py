@@ -5,6 +5,7 @@ fast int64 one (`int64Amount`) or the arbitrary-precision one (`inf.Dec`). The r
 in CEL: `isInteger()`/`asInteger()` only succeed on the int64 form, and `asApproximateFloat()` multiplies
 the unscaled value by Go's `math.Pow10`, so both forms and the switches between them are kept as Go has them.
 """
+
 from __future__ import annotations
 
 import math
@@ -111,8 +112,7 @@ class Quantity:
         return _dec_sum(q, -y.unscaled, y.scale)
 
     def __eq__(self, other) -> bool:
-        return type(other) is Quantity and compare_decimal(self.unscaled, self.scale, other.unscaled,
-                                                             other.scale) == 0
+        return type(other) is Quantity and compare_decimal(self.unscaled, self.scale, other.unscaled, other.scale) == 0
 
     def __hash__(self) -> int:
         return hash(("quantity",) + _normalized(self.unscaled, self.scale))
@@ -388,6 +388,7 @@ def _checked(op, other: Quantity) -> Quantity:
 
 
 # --- CEL functions -------------------------------------------------------------------------------
+
 
 @function("quantity(string) -> kubernetes.Quantity", cost=string_cost)
 def string_to_quantity(s: str) -> Quantity:

@@ -7,6 +7,7 @@ Go's (`error parsing regexp: missing closing ]: `[a``). Constant patterns are re
 as Kubernetes does: `matches` by cel-go's regex literal validator ("invalid matches argument"),
 `find`/`findAll` when cel-go's regex optimisation compiles them at program instantiation.
 """
+
 from __future__ import annotations
 
 import math
@@ -111,8 +112,7 @@ def _rune_width(lead: int) -> int:
     return 1 if lead < 0xC0 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
 
 
-@function("string.findAll(string) -> list(string)", "string.findAll(string, int) -> list(string)",
-          cost=_regex_cost)
+@function("string.findAll(string) -> list(string)", "string.findAll(string, int) -> list(string)", cost=_regex_cost)
 def find_all(s: str, pattern: str, n: int = -1) -> list[str]:
     """Go's FindAllString: at most n matches (all when n < 0); an empty match right after a match is skipped."""
     regex = _compiled(pattern, "Illegal regex: ")

@@ -2,6 +2,7 @@
 
 Parsing follows blang/semver v4's `Parse` step by step, since Kubernetes surfaces its error messages.
 """
+
 from __future__ import annotations
 
 from evaluator.cel.errors import CELEvalError
@@ -158,6 +159,7 @@ def _int64(v: int) -> int:
 
 
 # --- CEL functions -------------------------------------------------------------------------------
+
 
 @function("semver(string) -> kubernetes.Semver", cost=string_cost)
 def string_to_semver(s: str) -> Semver:

@@ -2,6 +2,7 @@
 
 Cost is cel-go's tracker: 1 + floor(|a| * |b| * factor), factor 2 for `equivalent` (two containment passes).
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable

@@ -2,6 +2,7 @@
 
 Operators are declared here for the type checker; the compiler calls `operators.py` directly for speed.
 """
+
 from __future__ import annotations
 
 import base64
@@ -11,11 +12,20 @@ from typing import Any
 from evaluator.cel import operators as ops
 from evaluator.cel.errors import CELEvalError
 from evaluator.cel.library.timeconv import (
-    duration_to_string, local_datetime, parse_duration, parse_timestamp, timestamp_to_string,
+    duration_to_string,
+    local_datetime,
+    parse_duration,
+    parse_timestamp,
+    timestamp_to_string,
 )
 from evaluator.cel.registry import constant_validator, function
 from evaluator.cel.values import (
-    UINT64_MAX, CelType, Duration, Timestamp, UInt, type_name,
+    UINT64_MAX,
+    CelType,
+    Duration,
+    Timestamp,
+    UInt,
+    type_name,
 )
 
 
@@ -54,15 +64,26 @@ for _name, _fn in (("_<_", ops.lt), ("_<=_", ops.le), ("_>_", ops.gt), ("_>=_", 
         for _b in _NUMBERS:
             if _a != _b:
                 function(f"{_name}({_a}, {_b}) -> bool")(_fn)
-function("_[_](list(A), int) -> A", "_[_](map(K, V), K) -> V",
-         "_[_](optional_type(list(A)), int) -> optional_type(A)",
-         "_[_](optional_type(map(K, V)), K) -> optional_type(V)")(None)
+function(
+    "_[_](list(A), int) -> A",
+    "_[_](map(K, V), K) -> V",
+    "_[_](optional_type(list(A)), int) -> optional_type(A)",
+    "_[_](optional_type(map(K, V)), K) -> optional_type(V)",
+)(None)
 function("_?_:_(bool, A, A) -> A", "_&&_(bool, bool) -> bool", "_||_(bool, bool) -> bool")(None)
 
 
 # --- size and string predicates ---
-@function("size(string) -> int", "string.size() -> int", "size(bytes) -> int", "bytes.size() -> int",
-          "size(list(A)) -> int", "list(A).size() -> int", "size(map(K, V)) -> int", "map(K, V).size() -> int")
+@function(
+    "size(string) -> int",
+    "string.size() -> int",
+    "size(bytes) -> int",
+    "bytes.size() -> int",
+    "size(list(A)) -> int",
+    "list(A).size() -> int",
+    "size(map(K, V)) -> int",
+    "map(K, V).size() -> int",
+)
 def size(v: Any) -> int:
     return len(v)
 
@@ -89,8 +110,7 @@ def _double_to_int(d: float) -> int:
     return int(d)
 
 
-@function("int(int) -> int", "int(uint) -> int", "int(double) -> int", "int(string) -> int",
-          "int(timestamp) -> int")
+@function("int(int) -> int", "int(uint) -> int", "int(double) -> int", "int(string) -> int", "int(timestamp) -> int")
 def to_int(v: Any) -> int:
     t = type(v)
     if t is int:
@@ -131,8 +151,7 @@ def to_uint(v: Any) -> UInt:
     raise CELEvalError("no such overload")
 
 
-@function("double(int) -> double", "double(uint) -> double", "double(double) -> double",
-          "double(string) -> double")
+@function("double(int) -> double", "double(uint) -> double", "double(double) -> double", "double(string) -> double")
 def to_double(v: Any) -> float:
     t = type(v)
     if t is float:
@@ -193,9 +212,17 @@ def _bytes_conversion_cost(args: tuple, result: Any) -> int:
     return 1
 
 
-@function("string(string) -> string", "string(int) -> string", "string(uint) -> string",
-          "string(double) -> string", "string(bool) -> string", "string(bytes) -> string",
-          "string(timestamp) -> string", "string(duration) -> string", cost=_bytes_conversion_cost)
+@function(
+    "string(string) -> string",
+    "string(int) -> string",
+    "string(uint) -> string",
+    "string(double) -> string",
+    "string(bool) -> string",
+    "string(bytes) -> string",
+    "string(timestamp) -> string",
+    "string(duration) -> string",
+    cost=_bytes_conversion_cost,
+)
 def to_string(v: Any) -> str:
     t = type(v)
     if t is str:
@@ -230,8 +257,18 @@ def to_bytes(v: Any) -> bytes:
     raise CELEvalError("no such overload")
 
 
-_BOOL_STRINGS = {"1": True, "t": True, "true": True, "TRUE": True, "True": True,
-                 "0": False, "f": False, "false": False, "FALSE": False, "False": False}
+_BOOL_STRINGS = {
+    "1": True,
+    "t": True,
+    "true": True,
+    "TRUE": True,
+    "True": True,
+    "0": False,
+    "f": False,
+    "false": False,
+    "FALSE": False,
+    "False": False,
+}
 
 
 @function("bool(bool) -> bool", "bool(string) -> bool")

@@ -4,6 +4,7 @@ Indexes count code points, as cel-go's rune slices do. `reverse` is version 3 an
 Costs follow Kubernetes' CostEstimator.CallCost (pkg/cel/library/cost.go), which wins over cel-go's
 defaults for these names; `charAt` has no entry there and costs cel-go's flat 1.
 """
+
 from __future__ import annotations
 
 import functools
@@ -14,13 +15,30 @@ from evaluator.cel.errors import CELEvalError
 from evaluator.cel.library.strings_format import KUBERNETES_VERSION, check_format_call, format_string
 from evaluator.cel.registry import REGISTRY, Registry, constant_validator, function
 
-__all__ = ["char_at", "index_of", "last_index_of", "lower_ascii", "upper_ascii", "replace", "split",
-           "substring", "trim", "join", "quote", "format_", "check_format_call", "reverse", "strings_registry",
-           "TRIM_CHARS"]
+__all__ = [
+    "char_at",
+    "index_of",
+    "last_index_of",
+    "lower_ascii",
+    "upper_ascii",
+    "replace",
+    "split",
+    "substring",
+    "trim",
+    "join",
+    "quote",
+    "format_",
+    "check_format_call",
+    "reverse",
+    "strings_registry",
+    "TRIM_CHARS",
+]
 
 # Go's unicode.IsSpace (strings.TrimSpace): not the zero-width spaces, not U+001C..U+001F.
-TRIM_CHARS = ("\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
-              "\u200a\u2028\u2029\u202f\u205f\u3000")
+TRIM_CHARS = (
+    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+    "\u200a\u2028\u2029\u202f\u205f\u3000"
+)
 _LOWER = str.maketrans({chr(c): chr(c + 32) for c in range(ord("A"), ord("Z") + 1)})
 _UPPER = str.maketrans({chr(c): chr(c - 32) for c in range(ord("a"), ord("z") + 1)})
 
@@ -96,15 +114,19 @@ def upper_ascii(s: str) -> str:
     return s.translate(_UPPER)
 
 
-@function("string.replace(string, string) -> string", "string.replace(string, string, int) -> string",
-          cost=_receiver_build_cost)
+@function(
+    "string.replace(string, string) -> string",
+    "string.replace(string, string, int) -> string",
+    cost=_receiver_build_cost,
+)
 def replace(s: str, old: str, new: str, n: int = -1) -> str:
     """Go's strings.Replace: a negative n replaces all; an empty `old` matches around every code point."""
     return s.replace(old, new, n if n >= 0 else -1)
 
 
-@function("string.split(string) -> list(string)", "string.split(string, int) -> list(string)",
-          cost=_receiver_build_cost)
+@function(
+    "string.split(string) -> list(string)", "string.split(string, int) -> list(string)", cost=_receiver_build_cost
+)
 def split(s: str, sep: str, n: int = -1) -> list[str]:
     """Go's strings.SplitN: n == 0 gives [], n < 0 all parts, an empty separator splits code points."""
     if n == 0:
@@ -112,7 +134,7 @@ def split(s: str, sep: str, n: int = -1) -> list[str]:
     if sep == "":
         chars = list(s)
         if 0 < n < len(chars):
-            return chars[: n - 1] + ["".join(chars[n - 1:])]
+            return chars[: n - 1] + ["".join(chars[n - 1 :])]
         return chars
     return s.split(sep, n - 1 if n > 0 else -1)
 
@@ -166,8 +188,17 @@ def quote(s: str) -> str:
     return "".join(out)
 
 
-_QUOTE_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
-                  "\\": "\\\\", '"': '\\"'}
+_QUOTE_ESCAPES = {
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\v": "\\v",
+    "\\": "\\\\",
+    '"': '\\"',
+}
 
 
 @function("string.format(list(dyn)) -> string", cost=_format_cost)

@@ -7,6 +7,7 @@ literals (`["a", b"x", duration("1s")]`, `{"k":1}`), `%d` accepts only integers.
 file describes the rewritten formatter of strings version 4 (ext/formatting_v2.go); `version=4` gives
 that, so both can be checked. Parsing walks UTF-8 bytes as Go does.
 """
+
 from __future__ import annotations
 
 import math
@@ -47,7 +48,7 @@ _MESSAGES = {
     "o": "octal clause can only be used on integers, was given {}",
     "e": "scientific clause can only be used on doubles, was given {}",
     "s": "string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, "
-         "durations, and timestamps, was given {}",
+    "durations, and timestamps, was given {}",
 }
 _MESSAGES_V4 = {
     "b": "only ints, uints, and bools can be formatted as binary, was given {}",
@@ -338,38 +339,48 @@ def _v4_clause(verb: str, precision: int | None) -> Callable[[Any], str] | None:
     if verb == "s":
         return _v4_string
     if verb == "d":
+
         def decimal(a: Any) -> str:
             if _is_int(a):
                 return str(int(a))
             if type(a) is float:
                 return _v4_double(a)
             raise _ClauseError(_MESSAGES_V4["d"].format(type_name(a)))
+
         return decimal
     if verb == "f":
+
         def fixed(a: Any) -> str:
             x = _v4_number(a, "f")
             return _v4_special(x) or f"{x:.{prec}f}"
+
         return fixed
     if verb == "e":
+
         def sci(a: Any) -> str:
             x = _v4_number(a, "e")
             return _v4_special(x) or f"{x:.{prec}e}"
+
         return sci
     if verb == "b":
+
         def binary(a: Any) -> str:
             if type(a) is bool:
                 return "1" if a else "0"
             if _is_int(a):
                 return format(int(a), "b")
             raise _ClauseError(_MESSAGES_V4["b"].format(type_name(a)))
+
         return binary
     if verb in ("x", "X"):
         return _hex(verb == "X", _MESSAGES_V4)
     if verb == "o":
+
         def octal(a: Any) -> str:
             if _is_int(a):
                 return format(int(a), "o")
             raise _ClauseError(_MESSAGES_V4["o"].format(type_name(a)))
+
         return octal
     return None
 
@@ -389,15 +400,20 @@ def _parse_precision(data: bytes, i: int) -> tuple[int, int | None]:
         i += 1
     digits = data[start:i].decode()
     if not digits:
-        raise _ClauseError('error while parsing precision: error while converting precision to integer: '
-                           'strconv.Atoi: parsing "": invalid syntax')
+        raise _ClauseError(
+            "error while parsing precision: error while converting precision to integer: "
+            'strconv.Atoi: parsing "": invalid syntax'
+        )
     precision = int(digits)
     if precision > 2**63 - 1:
-        raise _ClauseError('error while parsing precision: error while converting precision to integer: '
-                           f'strconv.Atoi: parsing "{digits}": value out of range')
+        raise _ClauseError(
+            "error while parsing precision: error while converting precision to integer: "
+            f'strconv.Atoi: parsing "{digits}": value out of range'
+        )
     if precision > _MAX_PRECISION:
-        raise _ClauseError(f"error while parsing precision: precision {precision} exceeds maximum allowed "
-                           f"precision {_MAX_PRECISION}")
+        raise _ClauseError(
+            f"error while parsing precision: precision {precision} exceeds maximum allowed precision {_MAX_PRECISION}"
+        )
     return i, precision
 
 
@@ -451,8 +467,20 @@ def format_string(fmt: str, args: Sequence, version: int = KUBERNETES_VERSION) -
 
 # Static types each clause accepts in cel-go's v2 format validator (outer type names; dyn always passes).
 _ALLOWED_STATIC = {
-    "s": {"list", "map", "int", "uint", "double", "bool", "string", "google.protobuf.Timestamp", "bytes",
-          "google.protobuf.Duration", "type", "null_type"},
+    "s": {
+        "list",
+        "map",
+        "int",
+        "uint",
+        "double",
+        "bool",
+        "string",
+        "google.protobuf.Timestamp",
+        "bytes",
+        "google.protobuf.Duration",
+        "type",
+        "null_type",
+    },
     "d": {"int", "uint"},
     "f": {"double", "string"},
     "e": {"double", "string"},
@@ -491,8 +519,7 @@ def check_format_call(fmt: str, arg_types: Sequence[str]) -> tuple[str, int | No
     except CELEvalError as e:
         return e.message, None
     if len(arg_types) > requested:
-        return (f"too many arguments supplied to string.format (expected {requested}, got {len(arg_types)})",
-                None)
+        return (f"too many arguments supplied to string.format (expected {requested}, got {len(arg_types)})", None)
     return None
 
 

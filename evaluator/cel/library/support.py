@@ -1,4 +1,5 @@
 """Small helpers the library modules share: Go's string quoting and the traversal cost."""
+
 from __future__ import annotations
 
 import math
@@ -9,8 +10,17 @@ from evaluator.cel.runtime import actual_size
 __all__ = ["go_quote", "string_cost", "actual_size"]
 
 
-_GO_ESCAPES = {'"': '\\"', "\\": "\\\\", "\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r",
-               "\t": "\\t", "\v": "\\v"}
+_GO_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\v": "\\v",
+}
 
 
 def go_quote(s: str) -> str:

@@ -1,4 +1,5 @@
 """Parsing and formatting of CEL timestamps and durations the way cel-go (Go's time package) does."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -36,8 +37,16 @@ def parse_timestamp(text: str) -> Timestamp:
     return ts
 
 
-_UNITS = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000, "s": _NANOS, "m": 60 * _NANOS,
-          "h": 3600 * _NANOS}
+_UNITS = {
+    "ns": 1,
+    "us": 1_000,
+    "µs": 1_000,
+    "μs": 1_000,
+    "ms": 1_000_000,
+    "s": _NANOS,
+    "m": 60 * _NANOS,
+    "h": 3600 * _NANOS,
+}
 _DUR_PART = re.compile(r"(\d*)(?:\.(\d*))?(ns|us|µs|μs|ms|s|m|h)")
 
 

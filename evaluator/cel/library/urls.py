@@ -7,6 +7,7 @@ validity, `Parse` builds the value, and components are escaped and unescaped byt
 The port follows the newest Go (1.26): IP literals in brackets are checked with netip, and http(s) hosts
 may not contain a second colon (go.dev/issue/75223, 78077).
 """
+
 from __future__ import annotations
 
 import math
@@ -62,13 +63,13 @@ def _unescape(s: bytes, mode: int) -> bytes:
         if c == 0x25:  # '%'
             n += 1
             if i + 2 >= len(s) or s[i + 1] not in _HEX or s[i + 2] not in _HEX:
-                raise URLError(f"invalid URL escape {go_quote(_text(s[i:i + 3]))}")
-            if mode == _ENCODE_HOST and int(chr(s[i + 1]), 16) < 8 and s[i:i + 3] != b"%25":
-                raise URLError(f"invalid URL escape {go_quote(_text(s[i:i + 3]))}")
+                raise URLError(f"invalid URL escape {go_quote(_text(s[i : i + 3]))}")
+            if mode == _ENCODE_HOST and int(chr(s[i + 1]), 16) < 8 and s[i : i + 3] != b"%25":
+                raise URLError(f"invalid URL escape {go_quote(_text(s[i : i + 3]))}")
             if mode == _ENCODE_ZONE:
-                v = int(s[i + 1:i + 3], 16)
-                if s[i:i + 3] != b"%25" and v != 0x20 and _should_escape(v, _ENCODE_HOST):
-                    raise URLError(f"invalid URL escape {go_quote(_text(s[i:i + 3]))}")
+                v = int(s[i + 1 : i + 3], 16)
+                if s[i : i + 3] != b"%25" and v != 0x20 and _should_escape(v, _ENCODE_HOST):
+                    raise URLError(f"invalid URL escape {go_quote(_text(s[i : i + 3]))}")
             i += 3
         elif c == 0x2B:  # '+'
             has_plus = mode == _ENCODE_QUERY_COMPONENT
@@ -83,7 +84,7 @@ def _unescape(s: bytes, mode: int) -> bytes:
     while i < len(s):
         c = s[i]
         if c == 0x25:
-            out.append(int(s[i + 1:i + 3], 16))
+            out.append(int(s[i + 1 : i + 3], 16))
             i += 3
             continue
         out.append(0x20 if c == 0x2B and mode == _ENCODE_QUERY_COMPONENT else c)
@@ -126,8 +127,19 @@ class URL:
     """Go's `url.URL` (the fields Kubernetes reads), stored as bytes like Go strings."""
 
     cel_type_name = "kubernetes.URL"
-    __slots__ = ("scheme", "opaque", "user", "host", "path", "raw_path", "omit_host", "force_query",
-                 "raw_query", "fragment", "raw_fragment")
+    __slots__ = (
+        "scheme",
+        "opaque",
+        "user",
+        "host",
+        "path",
+        "raw_path",
+        "omit_host",
+        "force_query",
+        "raw_query",
+        "fragment",
+        "raw_fragment",
+    )
 
     def __init__(self) -> None:
         self.scheme = self.opaque = self.host = self.path = self.raw_path = b""
@@ -167,7 +179,7 @@ class URL:
         host, port = self.host, b""
         colon = host.rfind(b":")
         if colon != -1 and _valid_optional_port(host[colon:]):
-            host, port = host[:colon], host[colon + 1:]
+            host, port = host[:colon], host[colon + 1 :]
         if host.startswith(b"[") and host.endswith(b"]"):
             host = host[1:-1]
         return host, port
@@ -252,7 +264,7 @@ def _get_scheme(raw: bytes) -> tuple[bytes, bytes]:
         if c == 0x3A:
             if i == 0:
                 raise URLError("missing protocol scheme")
-            return raw[:i], raw[i + 1:]
+            return raw[:i], raw[i + 1 :]
         return b"", raw
     return b"", raw
 
@@ -267,7 +279,7 @@ def _parse_host(scheme: bytes, host: bytes) -> bytes:
         close = host.rfind(b"]")
         if close < 0:
             raise URLError("missing ']' in host")
-        colon_port = host[close + 1:]
+        colon_port = host[close + 1 :]
         if not _valid_optional_port(colon_port):
             raise URLError(f"invalid port {go_quote(_text(colon_port))} after host")
         colon_port = _unescape(colon_port, _ENCODE_HOST)
@@ -295,7 +307,7 @@ def _parse_host(scheme: bytes, host: bytes) -> bytes:
 
 def _parse_authority(scheme: bytes, authority: bytes) -> tuple[tuple[bytes, bytes | None] | None, bytes]:
     i = authority.rfind(b"@")
-    host = _parse_host(scheme, authority[i + 1:] if i >= 0 else authority)
+    host = _parse_host(scheme, authority[i + 1 :] if i >= 0 else authority)
     if i < 0:
         return None, host
     userinfo = authority[:i]
@@ -372,6 +384,7 @@ def parse_url(raw: str) -> URL:
 
 
 # --- CEL functions -------------------------------------------------------------------------------
+
 
 def _url_cost(args: tuple, _result) -> int:
     return math.ceil(len(args[0]) * 0.1)

@@ -5,6 +5,7 @@ errored or could not be evaluated (reported as skipped, with the reason), or a f
 2 when a path does not exist or holds no kyverno-test.yaml. A broken folder is reported (YAML errors as
 FILE:LINE:COLUMN) and the other folders still run.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,8 +22,12 @@ UNUSABLE = 2
 
 
 def register(commands: Any) -> None:
-    parser = commands.add_parser("kyverno-test", help="run Kyverno CLI test folders (kyverno-test.yaml)",
-                                 description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = commands.add_parser(
+        "kyverno-test",
+        help="run Kyverno CLI test folders (kyverno-test.yaml)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="a kyverno-test.yaml or a folder searched for them")
     parser.add_argument("-o", "--output", choices=("text", "json", "junit"), default="text")
     parser.set_defaults(handler=run)

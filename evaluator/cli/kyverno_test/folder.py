@@ -2,6 +2,7 @@
 
 Nothing here raises on bad input: an unreadable file or a YAML error becomes a located problem
 (`{"source", "line", "column", "message"}`) and the documents that did load still take part."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -13,7 +13,6 @@ from evaluator.policies.kyverno import evaluate
 from evaluator.policies.kyverno.cli_values import values_from_spec
 
 
-
 def find_resource(resources: list[dict], name: str, kind: str) -> dict | None:
     """The resource a result names (`name` or `namespace/name`, of `kind` when given)."""
     ns, _, short = name.rpartition("/")
@@ -47,6 +46,7 @@ def _global_value(entry: dict, folder: TestFolder) -> object:
     data = entry.get("data")
     if entry.get("projections"):
         from evaluator.policies.kyverno.jmes import search
+
         return {p["name"]: search(p["path"], data) for p in entry["projections"]}
     return data
 
@@ -60,11 +60,20 @@ def run_row(folder: TestFolder, result: dict, name: str) -> Row:
     if doc is None:
         return row_for(folder, result, name, f"resource {name} is not in the test's resources", ERROR, "missing")
     short = policy_name.split("/")[-1]
-    wanted = [p for p in folder.policies
-              if p.get("kind") in KYVERNO_POLICY_KINDS and (p.get("metadata") or {}).get("name") == short]
+    wanted = [
+        p
+        for p in folder.policies
+        if p.get("kind") in KYVERNO_POLICY_KINDS and (p.get("metadata") or {}).get("name") == short
+    ]
     if not wanted:
-        return row_for(folder, result, name, f"no policy named {policy_name!r} in the test's policies "
-                       "(kyverno test reports pass (Excluded))", EXCLUDED, "excluded")
+        return row_for(
+            folder,
+            result,
+            name,
+            f"no policy named {policy_name!r} in the test's policies (kyverno test reports pass (Excluded))",
+            EXCLUDED,
+            "excluded",
+        )
     obj = as_created(doc)
     meta = obj["metadata"]
     vals = values_from_spec(folder.values, meta.get("name", ""), meta.get("namespace", ""))
@@ -89,17 +98,23 @@ def run_row(folder: TestFolder, result: dict, name: str) -> Row:
         names = {rule, "autogen-" + rule, "autogen-cronjob-" + rule}
         rules = [r for r in rules if r["rule"] in names]
     if not rules:
-        reason = f"no rule named {rule!r} in {policy_name}" if rule and not _has_rule(wanted, rule) else \
-            "no rule response"
+        reason = (
+            f"no rule named {rule!r} in {policy_name}" if rule and not _has_rule(wanted, rule) else "no rule response"
+        )
         return row_for(folder, result, name, f"{reason} (kyverno test reports pass (Excluded))", EXCLUDED, "excluded")
     ok = all(r["result"] == expected for r in rules)
     actual = ",".join(sorted({r["result"] for r in rules}))
     message = "; ".join(r["message"] for r in rules if r["result"] != "pass")
-    return Row(policy_name, rule or "", name, str(result.get("kind", "")), expected, actual, OK if ok else FAILED,
-               message)
+    return Row(
+        policy_name, rule or "", name, str(result.get("kind", "")), expected, actual, OK if ok else FAILED, message
+    )
 
 
 def _has_rule(policies: list[dict], rule: str) -> bool:
     names = {rule, rule.removeprefix("autogen-"), rule.removeprefix("autogen-cronjob-")}
-    return any(r.get("name") in names for p in policies for r in (p.get("spec") or {}).get("rules") or []
-               if isinstance(r, dict))
+    return any(
+        r.get("name") in names
+        for p in policies
+        for r in (p.get("spec") or {}).get("rules") or []
+        if isinstance(r, dict)
+    )

@@ -1,4 +1,5 @@
 """What `kyverno-test` prints: text like `kyverno test`, JSON, or JUnit XML; and its exit status."""
+
 from __future__ import annotations
 
 import json
@@ -33,10 +34,16 @@ class FileReport:
 
 def counts(reports: list[FileReport]) -> dict[str, int]:
     rows = [r for rep in reports for r in rep.rows]
-    return {"files": len(reports), "results": len(rows), "passed": sum(r.ok for r in rows),
-            "excluded": sum(r.status == EXCLUDED for r in rows), "failed": sum(r.status == FAILED for r in rows),
-            "skipped": sum(r.status == SKIPPED for r in rows), "errors": sum(r.status == ERROR for r in rows),
-            "fileErrors": sum(len(rep.problems) for rep in reports)}
+    return {
+        "files": len(reports),
+        "results": len(rows),
+        "passed": sum(r.ok for r in rows),
+        "excluded": sum(r.status == EXCLUDED for r in rows),
+        "failed": sum(r.status == FAILED for r in rows),
+        "skipped": sum(r.status == SKIPPED for r in rows),
+        "errors": sum(r.status == ERROR for r in rows),
+        "fileErrors": sum(len(rep.problems) for rep in reports),
+    }
 
 
 def _mark(row: Row) -> str:
@@ -60,23 +67,36 @@ def text(reports: list[FileReport]) -> str:
             target = f"{r.kind}/{r.resource}" if r.kind else r.resource
             lines.append(f"  {i:3d} {r.policy} / {r.rule or '-'} / {target}: {_mark(r)}")
     c = counts(reports)
-    lines.append(f"Test Summary: {c['passed']} out of {c['results']} results passed"
-                 f" ({c['excluded']} excluded), {c['failed']} failed, {c['skipped']} skipped (not evaluated),"
-                 f" {c['errors']} errors; {c['fileErrors']} file errors")
+    lines.append(
+        f"Test Summary: {c['passed']} out of {c['results']} results passed"
+        f" ({c['excluded']} excluded), {c['failed']} failed, {c['skipped']} skipped (not evaluated),"
+        f" {c['errors']} errors; {c['fileErrors']} file errors"
+    )
     return "\n".join(lines)
 
 
 def as_json(reports: list[FileReport]) -> str:
-    return json.dumps({"summary": counts(reports),
-                       "files": [{"path": rep.path, "verdict": rep.verdict, "problems": rep.problems,
-                                  "rows": [asdict(r) for r in rep.rows]} for rep in reports]}, indent=2)
+    return json.dumps(
+        {
+            "summary": counts(reports),
+            "files": [
+                {
+                    "path": rep.path,
+                    "verdict": rep.verdict,
+                    "problems": rep.problems,
+                    "rows": [asdict(r) for r in rep.rows],
+                }
+                for rep in reports
+            ],
+        },
+        indent=2,
+    )
 
 
 def as_junit(reports: list[FileReport]) -> str:
     suites = []
     for rep in reports:
-        cases = [junit.Case(located(p), rep.path, "error", str(p.get("message", "")), located(p))
-                 for p in rep.problems]
+        cases = [junit.Case(located(p), rep.path, "error", str(p.get("message", "")), located(p)) for p in rep.problems]
         for r in rep.rows:
             name = f"{r.policy} / {r.rule or '-'} / {r.kind}/{r.resource}"
             status = {OK: "passed", EXCLUDED: "passed", FAILED: "failure", SKIPPED: "skipped", ERROR: "error"}[r.status]

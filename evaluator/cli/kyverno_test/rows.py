@@ -5,6 +5,7 @@ a row with no flag is for a ClusterPolicy/Policy, or for a ValidatingAdmissionPo
 named policy is. `_runners()` maps each flag to its runner, `(folder, result, resource name) -> Row`: a new
 policy type adds one entry there (and leaves `NOT_EVALUATED`). A row no runner handles is reported as
 skipped, with the reason, never as passed."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -51,6 +52,7 @@ NOT_EVALUATED: dict[str, str] = {
 
 def _runners() -> dict[str, RowRunner]:
     from evaluator.cli.kyverno_test import policy_rows, vap_rows, vpol_rows
+
     return {
         "": policy_rows.run_row,
         "isValidatingAdmissionPolicy": vap_rows.run_row,
@@ -64,10 +66,19 @@ def result_resources(result: dict) -> list[str]:
     return names + ([str(result["resource"])] if result.get("resource") else [])
 
 
-def row_for(folder: TestFolder, result: dict, resource: str, reason: str, status: str = SKIPPED,
-            actual: str = "") -> Row:
-    return Row(str(result.get("policy", "")), str(result.get("rule") or ""), resource, str(result.get("kind", "")),
-               str(result.get("result", "")), actual or status, status, reason)
+def row_for(
+    folder: TestFolder, result: dict, resource: str, reason: str, status: str = SKIPPED, actual: str = ""
+) -> Row:
+    return Row(
+        str(result.get("policy", "")),
+        str(result.get("rule") or ""),
+        resource,
+        str(result.get("kind", "")),
+        str(result.get("result", "")),
+        actual or status,
+        status,
+        reason,
+    )
 
 
 # the flag a row without one gets from the kind of the policy it names

@@ -6,6 +6,7 @@ is used, and the policy's own matchConstraints are not consulted. Validation run
 validator: unmet matchConditions give `skip`, the first validation error `error`, the first denial
 `fail`, else `pass`; no match at all is no response, which `kyverno test` reports as pass (Excluded).
 Validation actions play no part. The evaluation itself is our Kubernetes engine (`evaluator.simulate`)."""
+
 from __future__ import annotations
 
 import copy
@@ -52,8 +53,14 @@ def _candidates(policy: dict, bindings: list[dict]) -> list[tuple[dict, dict]]:
     spec = policy.get("spec") or {}
     pairs = []
     if not bindings:
-        bindings = [{"apiVersion": "admissionregistration.k8s.io/v1", "kind": BINDING,
-                     "metadata": {"name": f"{_name(policy)}-binding"}, "spec": {"policyName": _name(policy)}}]
+        bindings = [
+            {
+                "apiVersion": "admissionregistration.k8s.io/v1",
+                "kind": BINDING,
+                "metadata": {"name": f"{_name(policy)}-binding"},
+                "spec": {"policyName": _name(policy)},
+            }
+        ]
         match = spec.get("matchConstraints")
         pairs.append((match, bindings[0]))
     else:
@@ -71,18 +78,34 @@ def _candidates(policy: dict, bindings: list[dict]) -> list[tuple[dict, dict]]:
     return out
 
 
-def kyverno_vap_result(policy: dict, bindings: list[dict], resource: dict, *, namespace_labels: dict | None = None,
-                       params: list[dict] | None = None, user_info: dict | None = None) -> Outcome | None:
+def kyverno_vap_result(
+    policy: dict,
+    bindings: list[dict],
+    resource: dict,
+    *,
+    namespace_labels: dict | None = None,
+    params: list[dict] | None = None,
+    user_info: dict | None = None,
+) -> Outcome | None:
     """The Kyverno CLI's result for `resource` (created) against `policy`; None when nothing matches."""
     obj = as_created(resource)
     namespace = obj["metadata"].get("namespace", "") if obj.get("kind") != "Namespace" else ""
     # the CLI's admission attributes carry no user unless the test gives one
-    request: dict[str, Any] = {"operation": "CREATE", "object": obj, "namespace": namespace,
-                               "userInfo": user_info or {}}
+    request: dict[str, Any] = {
+        "operation": "CREATE",
+        "object": obj,
+        "namespace": namespace,
+        "userInfo": user_info or {},
+    }
     cluster = list(params or [])
     if namespace:
-        cluster.append({"apiVersion": "v1", "kind": "Namespace",
-                        "metadata": {"name": namespace, "labels": dict(namespace_labels or {})}})
+        cluster.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Namespace",
+                "metadata": {"name": namespace, "labels": dict(namespace_labels or {})},
+            }
+        )
     for new_policy, binding in _candidates(policy, bindings):
         # kyverno test evaluates resources as written: no API server decodes (and defaults) them
         result = simulate([new_policy, binding, *cluster], request, api_validation="report", defaulting=False)
@@ -121,19 +144,41 @@ def run_row(folder: TestFolder, result: dict, name: str) -> Row:
         return row_for(folder, result, name, f"resource {name} is not in the test's resources", ERROR, "missing")
     policies = [p for p in folder.policies if p.get("kind") == VAP and _name(p) == policy_name.split("/")[-1]]
     if not policies:
-        return row_for(folder, result, name, f"no ValidatingAdmissionPolicy named {policy_name!r} in the test's "
-                       "policies (kyverno test reports pass (Excluded))", EXCLUDED, "excluded")
+        return row_for(
+            folder,
+            result,
+            name,
+            f"no ValidatingAdmissionPolicy named {policy_name!r} in the test's "
+            "policies (kyverno test reports pass (Excluded))",
+            EXCLUDED,
+            "excluded",
+        )
     policy = policies[0]
-    bindings = [b for b in folder.policies
-                if b.get("kind") == BINDING and (b.get("spec") or {}).get("policyName") == _name(policy)]
+    bindings = [
+        b
+        for b in folder.policies
+        if b.get("kind") == BINDING and (b.get("spec") or {}).get("policyName") == _name(policy)
+    ]
     meta = as_created(doc)["metadata"]
     values = values_from_spec(folder.values, meta.get("name", ""), meta.get("namespace", ""))
     param_kind = ((policy.get("spec") or {}).get("paramKind") or {}).get("kind")
     params = [d for d in folder.cluster if param_kind and d.get("kind") == param_kind]
-    outcome = kyverno_vap_result(policy, bindings, doc, namespace_labels=values.get("namespaceLabels"),
-                                 params=params, user_info=(folder.user or {}).get("userInfo"))
+    outcome = kyverno_vap_result(
+        policy,
+        bindings,
+        doc,
+        namespace_labels=values.get("namespaceLabels"),
+        params=params,
+        user_info=(folder.user or {}).get("userInfo"),
+    )
     if outcome is None:
-        return row_for(folder, result, name, "no binding or matchConstraints select this resource "
-                       "(kyverno test reports pass (Excluded))", EXCLUDED, "excluded")
+        return row_for(
+            folder,
+            result,
+            name,
+            "no binding or matchConstraints select this resource (kyverno test reports pass (Excluded))",
+            EXCLUDED,
+            "excluded",
+        )
     status = OK if outcome.result == expected else FAILED
     return Row(policy_name, "", name, str(result.get("kind", "")), expected, outcome.result, status, outcome.message)

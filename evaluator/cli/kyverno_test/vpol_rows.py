@@ -3,6 +3,7 @@
 rows (resources by name, every variant's rule responses, pass (Excluded), payloads, context and mocks).
 A result that names no resource checks every resource and payload of the test: its one row passes when
 each of them does."""
+
 from __future__ import annotations
 
 from evaluator.cli.kyverno_test.folder import TestFolder, read_yaml
@@ -24,6 +25,7 @@ def _vpol_test(folder: TestFolder) -> VpolTest:
             for name in names or []:
                 docs += [d for d in read_yaml(folder.base / str(name), []) if isinstance(d, dict)]
             return docs
+
         cached = (folder, VpolTest(folder.test, folder.base, read))
         _TESTS[id(folder)] = cached
     return cached[1]
@@ -33,8 +35,9 @@ def _row(row: VpolRow, result: dict) -> Row:
     status = OK if row.ok else FAILED
     if row.ok and row.message == "pass (Excluded)":
         status = EXCLUDED
-    return Row(row.policy, str(result.get("rule") or ""), row.resource, row.kind, row.expected, row.actual, status,
-               row.message)
+    return Row(
+        row.policy, str(result.get("rule") or ""), row.resource, row.kind, row.expected, row.actual, status, row.message
+    )
 
 
 def run_row(folder: TestFolder, result: dict, name: str) -> Row:
@@ -44,7 +47,17 @@ def run_row(folder: TestFolder, result: dict, name: str) -> Row:
         return _row(rows[0], result)
     failed = [r for r in rows if not r.ok]
     actual = ",".join(sorted({r.actual for r in rows})) or "none"
-    message = "; ".join(f"{r.resource}: want {r.expected}, got {r.actual}" for r in failed) or \
-        f"{len(rows)} resources and payloads checked"
-    return Row(str(result.get("policy", "")), str(result.get("rule") or ""), "", str(result.get("kind", "")),
-               str(result.get("result", "")), actual, FAILED if failed or not rows else OK, message)
+    message = (
+        "; ".join(f"{r.resource}: want {r.expected}, got {r.actual}" for r in failed)
+        or f"{len(rows)} resources and payloads checked"
+    )
+    return Row(
+        str(result.get("policy", "")),
+        str(result.get("rule") or ""),
+        "",
+        str(result.get("kind", "")),
+        str(result.get("result", "")),
+        actual,
+        FAILED if failed or not rows else OK,
+        message,
+    )

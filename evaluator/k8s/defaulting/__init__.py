@@ -8,6 +8,7 @@ that did not set it. One small module per API group; this file is the registry a
 policy/v1 (PodDisruptionBudget) has no defaulting function, so it has no module. Not to be confused with
 `evaluator.admission.defaults`, the API defaulting of the admission *policy* objects themselves.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping

@@ -1,5 +1,6 @@
 """apps/v1 defaulting (pkg/apis/apps/v1/defaults.go): the workload's own fields first, then its pod template,
 then (StatefulSet) its volume claim templates, as the generated defaulters call them."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -82,5 +83,4 @@ def replica_set(obj: dict, rec: Recorder) -> None:
     pod_template_spec(spec, "spec", rec)
 
 
-DEFAULTERS = {"Deployment": deployment, "DaemonSet": daemon_set, "StatefulSet": stateful_set,
-              "ReplicaSet": replica_set}
+DEFAULTERS = {"Deployment": deployment, "DaemonSet": daemon_set, "StatefulSet": stateful_set, "ReplicaSet": replica_set}

@@ -3,6 +3,7 @@
 Job's backoffLimit is MaxInt32 with a backoffLimitPerIndex, else 6; podReplacementPolicy follows the JobPodReplacementPolicy gate (on by default since 1.29): Failed when
 a podFailurePolicy is set, else TerminatingOrFailed. A CronJob's jobTemplate gets the pod template defaults
 but not SetDefaults_Job (the generated defaulter does not call it there)."""
+
 from __future__ import annotations
 
 from evaluator.k8s.defaulting.core import pod_template_spec

@@ -6,12 +6,24 @@
 Feature-gated defaults follow the gates' default state in current releases; ResourceList rounding to milli
 units is not applied (quantities stay as written).
 """
+
 from __future__ import annotations
 
 from typing import Any
 
-from evaluator.k8s.defaulting.fields import (Recorder, child, default_int, default_pointer, default_string, ensure,
-                                             is_empty, is_zero_int, is_zero_string, items, join)
+from evaluator.k8s.defaulting.fields import (
+    Recorder,
+    child,
+    default_int,
+    default_pointer,
+    default_string,
+    ensure,
+    is_empty,
+    is_zero_int,
+    is_zero_string,
+    items,
+    join,
+)
 from evaluator.k8s.defaulting.images import default_pull_policy
 
 DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30
@@ -20,11 +32,38 @@ SERVICE_ACCOUNT_TOKEN_EXPIRATION_SECONDS = 3600
 CLIENT_IP_AFFINITY_SECONDS = 10800
 METADATA_NAME_LABEL = "kubernetes.io/metadata.name"
 
-_VOLUME_SOURCES = ("hostPath", "emptyDir", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo", "secret", "nfs",
-                   "iscsi", "glusterfs", "persistentVolumeClaim", "rbd", "flexVolume", "cinder", "cephfs", "flocker",
-                   "downwardAPI", "fc", "azureFile", "configMap", "vsphereVolume", "quobyte", "azureDisk",
-                   "photonPersistentDisk", "projected", "portworxVolume", "scaleIO", "storageos", "csi", "ephemeral",
-                   "image")
+_VOLUME_SOURCES = (
+    "hostPath",
+    "emptyDir",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "gitRepo",
+    "secret",
+    "nfs",
+    "iscsi",
+    "glusterfs",
+    "persistentVolumeClaim",
+    "rbd",
+    "flexVolume",
+    "cinder",
+    "cephfs",
+    "flocker",
+    "downwardAPI",
+    "fc",
+    "azureFile",
+    "configMap",
+    "vsphereVolume",
+    "quobyte",
+    "azureDisk",
+    "photonPersistentDisk",
+    "projected",
+    "portworxVolume",
+    "scaleIO",
+    "storageos",
+    "csi",
+    "ephemeral",
+    "image",
+)
 
 
 # -- containers -------------------------------------------------------------------------------------
@@ -100,9 +139,11 @@ def volume(v: dict, path: str, rec: Recorder) -> None:
             default_pointer(source, "defaultMode", VOLUME_DEFAULT_MODE, join(path, name), rec)
             if name == "downwardAPI":
                 _downward_items(source, join(path, name), rec)
-    for name, defaults in (("iscsi", (("iscsiInterface", "default"),)),
-                           ("rbd", (("pool", "rbd"), ("user", "admin"), ("keyring", "/etc/ceph/keyring"))),
-                           ("scaleIO", (("storageMode", "ThinProvisioned"), ("fsType", "xfs")))):
+    for name, defaults in (
+        ("iscsi", (("iscsiInterface", "default"),)),
+        ("rbd", (("pool", "rbd"), ("user", "admin"), ("keyring", "/etc/ceph/keyring"))),
+        ("scaleIO", (("storageMode", "ThinProvisioned"), ("fsType", "xfs"))),
+    ):
         source = child(v, name)
         if source is not None:
             for key, value in defaults:
@@ -119,8 +160,13 @@ def volume(v: dict, path: str, rec: Recorder) -> None:
                 _downward_items(downward, join(source_path, "downwardAPI"), rec)
             token = child(source, "serviceAccountToken")
             if token is not None:
-                default_pointer(token, "expirationSeconds", SERVICE_ACCOUNT_TOKEN_EXPIRATION_SECONDS,
-                                join(source_path, "serviceAccountToken"), rec)
+                default_pointer(
+                    token,
+                    "expirationSeconds",
+                    SERVICE_ACCOUNT_TOKEN_EXPIRATION_SECONDS,
+                    join(source_path, "serviceAccountToken"),
+                    rec,
+                )
     ephemeral = child(v, "ephemeral")
     claim_template = child(ephemeral, "volumeClaimTemplate") if ephemeral is not None else None
     if claim_template is not None:
@@ -314,9 +360,11 @@ def limit_range(obj: dict, rec: Recorder) -> None:
         default_request = ensure(limit, "defaultRequest", path, rec)
         if default_map is None or default_request is None:
             continue
-        for source, target, target_name in ((child(limit, "max"), default_map, "default"),
-                                            (default_map, default_request, "defaultRequest"),
-                                            (child(limit, "min"), default_request, "defaultRequest")):
+        for source, target, target_name in (
+            (child(limit, "max"), default_map, "default"),
+            (default_map, default_request, "defaultRequest"),
+            (child(limit, "min"), default_request, "defaultRequest"),
+        ):
             for key, value in (source or {}).items():
                 if key not in target:
                     rec.set(target, key, value, f"{path}.{target_name}")

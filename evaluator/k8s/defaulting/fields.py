@@ -5,6 +5,7 @@ type ("" for strings, 0 for integers, false for booleans, an empty list or map) 
 all of them are defaulted alike. Values of the wrong type are left alone: the API server would refuse them
 while decoding, and the simulation reports the object as given rather than guessing.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable

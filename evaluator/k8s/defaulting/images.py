@@ -4,6 +4,7 @@ The reference is parsed with the container-image grammar (distribution/reference
 tag or digest has the tag "latest"; a tag of "latest" pulls Always, anything else (another tag, a digest
 alone, or a reference that does not parse) IfNotPresent.
 """
+
 from __future__ import annotations
 
 import re

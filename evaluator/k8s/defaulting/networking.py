@@ -1,6 +1,7 @@
 """networking/v1 defaulting (pkg/apis/networking/v1/defaults.go): NetworkPolicy and IngressClass.
 
 Ingress has no defaulting function (its pathType is required, not defaulted)."""
+
 from __future__ import annotations
 
 from evaluator.k8s.defaulting.fields import Recorder, child, default_pointer, ensure, is_empty, items

@@ -1,5 +1,6 @@
 """rbac.authorization.k8s.io/v1 defaulting (pkg/apis/rbac/v1/defaults.go): the roleRef's apiGroup, and each
 subject's apiGroup by kind (ServiceAccount: the core group "", User and Group: rbac.authorization.k8s.io)."""
+
 from __future__ import annotations
 
 from evaluator.k8s.defaulting.fields import Recorder, child, is_zero_string, items

@@ -4,6 +4,7 @@ The API server defaults what it decodes from the client, and objects it reads fr
 when they are decoded too, so both sides of an UPDATE (and the old object of a DELETE) are seen defaulted.
 This runs once per request, before any policy, never per policy.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping

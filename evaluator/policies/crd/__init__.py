@@ -4,6 +4,7 @@ A thin adapter over `evaluator.crd`: CRDs whose rules the API server refuses on 
 too (their custom resources then do not exist); a request for a custom resource of an accepted CRD is
 validated against its version's schema and rules between mutating and validating admission.
 """
+
 from __future__ import annotations
 
 import re
@@ -28,8 +29,11 @@ _VERSION_ROOT = re.compile(r"^(spec\.versions\[(\d+)\]\.schema\.openAPIV3Schema|
 
 def _max_items_hint(crd: Mapping[str, Any], error: FieldError) -> str | None:
     """For a rule refused for its estimated cost: which maxItems would let the API server accept it."""
-    if error.type != "FieldValueForbidden" or not error.field.endswith(".rule") \
-            or not error.detail.startswith("estimated rule cost exceeds budget"):
+    if (
+        error.type != "FieldValueForbidden"
+        or not error.field.endswith(".rule")
+        or not error.detail.startswith("estimated rule cost exceeds budget")
+    ):
         return None
     match = _VERSION_ROOT.match(error.field)
     if match is None:
@@ -80,8 +84,14 @@ class CustomResourceValidation:
             return [{"message": "schema nested too deeply", "path": "spec"}]
         out = []
         for e in errors:
-            entry = {"path": e.field, "type": e.text[len(e.field) + 2:].split(":", 1)[0] if e.field else e.type,
-                     "reason": e.type, "message": e.detail, "text": e.text, "field": e.field}
+            entry = {
+                "path": e.field,
+                "type": e.text[len(e.field) + 2 :].split(":", 1)[0] if e.field else e.type,
+                "reason": e.type,
+                "message": e.detail,
+                "text": e.text,
+                "field": e.field,
+            }
             hint = _max_items_hint(document, e)
             if hint:
                 entry["hint"] = hint
@@ -109,8 +119,10 @@ class CustomResourceValidation:
             return KindOutcome()
         denial = None
         if result["status"] is not None:
-            denial = Denial(status=result["status"], denials=[{"crd": result["crd"], "message": result["status"]["message"],
-                                                               "reason": "Invalid"}])
+            denial = Denial(
+                status=result["status"],
+                denials=[{"crd": result["crd"], "message": result["status"]["message"], "reason": "Invalid"}],
+            )
         return KindOutcome(denial=denial, warnings=list(result["warnings"]), keys={"crdValidation": result})
 
     def _of_refused_crd(self, request: Mapping[str, Any]) -> KindOutcome | None:
@@ -121,13 +133,35 @@ class CustomResourceValidation:
             return None
         obj = request.get("object") if isinstance(request.get("object"), Mapping) else {}
         meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
-        version = f'{kind.get("group")}/{kind.get("version")}' if kind.get("group") else str(kind.get("version"))
-        message = (f'resource mapping not found for name: "{meta.get("name") or request.get("name") or ""}" namespace: '
-                   f'"{meta.get("namespace") or request.get("namespace") or ""}" from "STDIN": no matches for kind '
-                   f'"{kind.get("kind")}" in version "{version}"\nensure CRDs are installed first')
-        status = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message,
-                  "reason": "NotFound", "details": {"kind": kind.get("kind"), "group": kind.get("group")}, "code": 404}
-        return KindOutcome(denial=Denial(status=status, denials=[{"crd": crd, "message": message, "reason": "NotFound"}]),
-                           keys={"crdValidation": {"crd": crd, "refused": True, "allowed": False, "errors": [],
-                                                   "warnings": [], "rules": [], "estimatedCosts": [],
-                                                   "remainingBudget": None, "status": status}})
+        version = f"{kind.get('group')}/{kind.get('version')}" if kind.get("group") else str(kind.get("version"))
+        message = (
+            f'resource mapping not found for name: "{meta.get("name") or request.get("name") or ""}" namespace: '
+            f'"{meta.get("namespace") or request.get("namespace") or ""}" from "STDIN": no matches for kind '
+            f'"{kind.get("kind")}" in version "{version}"\nensure CRDs are installed first'
+        )
+        status = {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": message,
+            "reason": "NotFound",
+            "details": {"kind": kind.get("kind"), "group": kind.get("group")},
+            "code": 404,
+        }
+        return KindOutcome(
+            denial=Denial(status=status, denials=[{"crd": crd, "message": message, "reason": "NotFound"}]),
+            keys={
+                "crdValidation": {
+                    "crd": crd,
+                    "refused": True,
+                    "allowed": False,
+                    "errors": [],
+                    "warnings": [],
+                    "rules": [],
+                    "estimatedCosts": [],
+                    "remainingBudget": None,
+                    "status": status,
+                }
+            },
+        )

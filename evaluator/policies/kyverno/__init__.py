@@ -41,8 +41,9 @@ def _with_request_namespace(request: dict) -> dict:
     return out
 
 
-def evaluate(policies: list[dict], request: dict, *, documents: list[dict] = (), values: dict | None = None
-             ) -> list[dict]:
+def evaluate(
+    policies: list[dict], request: dict, *, documents: list[dict] = (), values: dict | None = None
+) -> list[dict]:
     """Evaluate every Kyverno ClusterPolicy/Policy in `policies` on an AdmissionRequest dict.
 
     values: {"variables": {dotted.path: value}, "ruleValues": {policy: {rule: {key: value}}},
@@ -67,10 +68,22 @@ def evaluate(policies: list[dict], request: dict, *, documents: list[dict] = (),
         try:
             results.append(evaluate_policy(policy, request, docs, values, exceptions))
         except Exception as err:  # malformed policy structure: report it, never raise
-            results.append({"kind": policy.get("kind"), "policy": str((policy.get("metadata") or {}).get("name", "")),
-                            "namespace": "", "notApplicable": [],
-                            "rules": [{"rule": "", "result": "error", "action": "Audit",
-                                       "message": f"invalid policy: {type(err).__name__}: {err}"}]})
+            results.append(
+                {
+                    "kind": policy.get("kind"),
+                    "policy": str((policy.get("metadata") or {}).get("name", "")),
+                    "namespace": "",
+                    "notApplicable": [],
+                    "rules": [
+                        {
+                            "rule": "",
+                            "result": "error",
+                            "action": "Audit",
+                            "message": f"invalid policy: {type(err).__name__}: {err}",
+                        }
+                    ],
+                }
+            )
     return results
 
 

@@ -43,7 +43,14 @@ def admission_decision(results: list[dict], request: dict) -> dict:
             failures[policy["policy"]] = reasons
     if not blocked:
         return {"allowed": True, "message": "", "warnings": warnings}
-    body = yaml.dump(failures, Dumper=_GoYamlDumper, indent=2, default_flow_style=False, sort_keys=True,
-                     width=10**9, allow_unicode=True)
+    body = yaml.dump(
+        failures,
+        Dumper=_GoYamlDumper,
+        indent=2,
+        default_flow_style=False,
+        sort_keys=True,
+        width=10**9,
+        allow_unicode=True,
+    )
     message = f"\n\nresource {_resource_name(request)} was blocked due to the following policies \n\n{body}"
     return {"allowed": False, "message": message, "warnings": warnings}

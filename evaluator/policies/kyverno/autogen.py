@@ -8,9 +8,16 @@ import json
 from .variables import REGEX_REFERENCES
 
 POD_CONTROLLERS = {"DaemonSet", "Deployment", "Job", "StatefulSet", "ReplicaSet", "ReplicationController", "CronJob"}
-_GVK = {"DaemonSet": "apps/v1/DaemonSet", "Deployment": "apps/v1/Deployment", "Job": "batch/v1/Job",
-        "StatefulSet": "apps/v1/StatefulSet", "ReplicaSet": "apps/v1/ReplicaSet",
-        "ReplicationController": "v1/ReplicationController", "CronJob": "batch/v1/CronJob", "Pod": "v1/Pod"}
+_GVK = {
+    "DaemonSet": "apps/v1/DaemonSet",
+    "Deployment": "apps/v1/Deployment",
+    "Job": "batch/v1/Job",
+    "StatefulSet": "apps/v1/StatefulSet",
+    "ReplicaSet": "apps/v1/ReplicaSet",
+    "ReplicationController": "v1/ReplicationController",
+    "CronJob": "batch/v1/CronJob",
+    "Pod": "v1/Pod",
+}
 ANNOTATION = "pod-policies.kyverno.io/autogen-controllers"
 
 
@@ -70,8 +77,13 @@ def can_autogen(spec: dict) -> bool:
             return False
         for desc in _filters(rule.get("match")) + _filters(rule.get("exclude")):
             kinds = desc.get("kinds") or []
-            if desc.get("name") or desc.get("names") or desc.get("selector") is not None \
-                    or desc.get("annotations") is not None or (len(kinds) > 1 and contains_kind(kinds, "Pod")):
+            if (
+                desc.get("name")
+                or desc.get("names")
+                or desc.get("selector") is not None
+                or desc.get("annotations") is not None
+                or (len(kinds) > 1 and contains_kind(kinds, "Pod"))
+            ):
                 return False
             needed = needed or any(k in POD_CONTROLLERS or k == "Pod" for k in kinds)
     return needed
@@ -86,7 +98,7 @@ def _shift_references(message: str, shift: str, pivot: str) -> str:
         p = pivot
         index = ref.find(p)
         if p == "anyPattern" and index >= 0:
-            p = p + "/" + ref[index + len(p) + 1:].split("/")[0]
+            p = p + "/" + ref[index + len(p) + 1 :].split("/")[0]
         shifted = ref.replace(p, p + "/" + shift)
         message = message.replace(old, ("" if initial else old[0]) + shifted, 1)
     return message
@@ -157,12 +169,15 @@ def _generate_rule(name: str, rule: dict | None, tpl_key: str, shift: str, kinds
     return rule
 
 
-_POD_REPLACEMENTS = [("request.object.spec", "request.object.spec.template.spec"),
-                     ("request.oldObject.spec", "request.oldObject.spec.template.spec"),
-                     ("request.object.metadata", "request.object.spec.template.metadata"),
-                     ("request.oldObject.metadata", "request.oldObject.spec.template.metadata")]
-_CRON_REPLACEMENTS = [(a, b.replace("spec.template.", "spec.jobTemplate.spec.template.", 1))
-                      for a, b in _POD_REPLACEMENTS]
+_POD_REPLACEMENTS = [
+    ("request.object.spec", "request.object.spec.template.spec"),
+    ("request.oldObject.spec", "request.oldObject.spec.template.spec"),
+    ("request.object.metadata", "request.object.spec.template.metadata"),
+    ("request.oldObject.metadata", "request.oldObject.spec.template.metadata"),
+]
+_CRON_REPLACEMENTS = [
+    (a, b.replace("spec.template.", "spec.jobTemplate.spec.template.", 1)) for a, b in _POD_REPLACEMENTS
+]
 
 
 def _replace_fields(rule: dict, replacements, cel: bool) -> dict:
@@ -196,8 +211,14 @@ def _cronjob_rule(rule: dict, controllers: str) -> dict | None:
     if "CronJob" not in controllers and "all" not in controllers:
         return None
     name = ("autogen-cronjob-" + rule.get("name", ""))[:63]
-    return _generate_rule(name, _rule_for_controllers(rule, controllers), "jobTemplate",
-                          "spec/jobTemplate/spec/template", ["CronJob"], True)
+    return _generate_rule(
+        name,
+        _rule_for_controllers(rule, controllers),
+        "jobTemplate",
+        "spec/jobTemplate/spec/template",
+        ["CronJob"],
+        True,
+    )
 
 
 def compute_rules(policy: dict, kind: str) -> list[dict]:

@@ -6,28 +6,37 @@ auditAnnotations and celPreconditions are a VAP's validations, variables, auditA
 matchConditions. We compile that VAP, type-check it against the kinds the rule matches, and report each
 finding at the rule's own field path (`spec.rules[0].validate.cel.expressions[1].expression`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-_FIELDS = (("spec.validations", "validate.cel.expressions"), ("spec.variables", "validate.cel.variables"),
-           ("spec.auditAnnotations", "validate.cel.auditAnnotations"), ("spec.matchConditions", "celPreconditions"))
+_FIELDS = (
+    ("spec.validations", "validate.cel.expressions"),
+    ("spec.variables", "validate.cel.variables"),
+    ("spec.auditAnnotations", "validate.cel.auditAnnotations"),
+    ("spec.matchConditions", "celPreconditions"),
+)
 
 
 def rule_path(rule_index: int, vap_path: str) -> str:
     """A path in the VAP built from rule `rule_index` → the same field in the Kyverno policy."""
     for vap_prefix, rule_prefix in _FIELDS:
         if vap_path.startswith(vap_prefix + "["):
-            return f"spec.rules[{rule_index}].{rule_prefix}{vap_path[len(vap_prefix):]}"
+            return f"spec.rules[{rule_index}].{rule_prefix}{vap_path[len(vap_prefix) :]}"
     return f"spec.rules[{rule_index}]"
 
 
 def _cel_rules(policy: Mapping[str, Any]) -> list[tuple[int, dict]]:
     spec = policy.get("spec") if isinstance(policy.get("spec"), Mapping) else {}
     rules = spec.get("rules") if isinstance(spec.get("rules"), list) else []
-    return [(i, r) for i, r in enumerate(rules) if isinstance(r, dict)
-            and (isinstance((r.get("validate") or {}).get("cel"), Mapping) or r.get("celPreconditions"))]
+    return [
+        (i, r)
+        for i, r in enumerate(rules)
+        if isinstance(r, dict)
+        and (isinstance((r.get("validate") or {}).get("cel"), Mapping) or r.get("celPreconditions"))
+    ]
 
 
 def has_cel(policy: Mapping[str, Any]) -> bool:
@@ -62,7 +71,9 @@ def _match_constraints(rule: dict) -> dict:
 
     rules: list[dict] = []
     top, any_f, all_f = _filters(rule.get("match"))
-    for res in ([top.get("resources")] if top.get("resources") else []) + [f.get("resources") or {} for f in any_f + all_f]:
+    for res in ([top.get("resources")] if top.get("resources") else []) + [
+        f.get("resources") or {} for f in any_f + all_f
+    ]:
         try:
             _rules_for(builtin_mapper(), res, rules, True)
         except (ValueError, AttributeError, TypeError):
@@ -78,8 +89,12 @@ def typecheck(policy: Mapping[str, Any], documents: Sequence[Any] = ()) -> dict:
     checked: list[dict] = []
     for index, rule in _cel_rules(policy):
         vap = _rule_vap(rule)
-        vap = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
-               "metadata": vap["metadata"], "spec": {**vap["spec"], "matchConstraints": _match_constraints(rule)}}
+        vap = {
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingAdmissionPolicy",
+            "metadata": vap["metadata"],
+            "spec": {**vap["spec"], "matchConstraints": _match_constraints(rule)},
+        }
         report = typecheck_vap(vap, documents)
         checked += [k for k in report.get("typesChecked", []) if k not in checked]
         for diagnostic in report.get("diagnostics", []):

@@ -21,9 +21,13 @@ def _vap_spec(rule: dict) -> dict:
         if not e.get("message"):
             e["message"] = message
         validations.append(e)
-    spec = {"failurePolicy": "Fail", "validations": validations,
-            "variables": cel.get("variables") or [], "matchConditions": rule.get("celPreconditions") or [],
-            "auditAnnotations": cel.get("auditAnnotations") or []}
+    spec = {
+        "failurePolicy": "Fail",
+        "validations": validations,
+        "variables": cel.get("variables") or [],
+        "matchConditions": rule.get("celPreconditions") or [],
+        "auditAnnotations": cel.get("auditAnnotations") or [],
+    }
     if cel.get("paramKind"):
         spec["paramKind"] = cel["paramKind"]
     return {"metadata": {"name": rule.get("name", "")}, "spec": spec}
@@ -44,8 +48,10 @@ def _params(cel: dict, documents: list, namespace: str) -> tuple[list, str | Non
             continue
         found.append(doc)
     if not found:
-        return [], (f"error in parameterized resource: no params found for {kind.get('kind', '')} "
-                    f"{ref.get('namespace', '')}/{ref.get('name', '')} among the documents")
+        return [], (
+            f"error in parameterized resource: no params found for {kind.get('kind', '')} "
+            f"{ref.get('namespace', '')}/{ref.get('name', '')} among the documents"
+        )
     return found, None
 
 
@@ -64,23 +70,43 @@ def evaluate_rule(rule: dict, request: dict, resource: dict, m, offline) -> Rule
         ns = ""
     ns_obj = None
     if ns:
-        stored = next((d for d in offline.documents if d.get("kind") == "Namespace" and
-                       (d.get("metadata") or {}).get("name") == ns), None)
+        stored = next(
+            (
+                d
+                for d in offline.documents
+                if d.get("kind") == "Namespace" and (d.get("metadata") or {}).get("name") == ns
+            ),
+            None,
+        )
         ns_obj = stored or {"metadata": {"name": ns}}
     cel_req = activation.cel_request(
-        {"operation": operation, "name": meta.get("name", ""), "namespace": ns,
-         "userInfo": request.get("userInfo") or {}, "kind": {"group": group, "version": version, "kind": kind},
-         "resource": request.get("resource") or {}, "subResource": request.get("subResource") or ""},
-        {"group": group, "version": version, "kind": kind}, request.get("resource") or {})
+        {
+            "operation": operation,
+            "name": meta.get("name", ""),
+            "namespace": ns,
+            "userInfo": request.get("userInfo") or {},
+            "kind": {"group": group, "version": version, "kind": kind},
+            "resource": request.get("resource") or {},
+            "subResource": request.get("subResource") or "",
+        },
+        {"group": group, "version": version, "kind": kind},
+        request.get("resource") or {},
+    )
     params_list: list = [None]
     if cel.get("paramKind"):
         params_list, err = _params(cel, offline.documents, ns)
         if err:
             return RuleResponse(name, ERROR, err)
     for params in params_list:
-        inputs = Inputs(object=obj, old_object=old, request=cel_req, match_request=cel_req, params=params,
-                        namespace_object=activation.namespace_object(ns_obj),
-                        namespace_raw=activation.stored_namespace(ns_obj))
+        inputs = Inputs(
+            object=obj,
+            old_object=old,
+            request=cel_req,
+            match_request=cel_req,
+            params=params,
+            namespace_object=activation.namespace_object(ns_obj),
+            namespace_raw=activation.stored_namespace(ns_obj),
+        )
         result = validate(compiled, inputs)
         if result.skipped:
             return RuleResponse(name, SKIP, "cel preconditions not met")

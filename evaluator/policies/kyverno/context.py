@@ -53,8 +53,9 @@ class Context:
         self.add(value, *fields)
 
     def add_element(self, element: object, index: int, nesting: int) -> None:
-        self.data.update({"element": element, f"element{nesting}": element,
-                          "elementIndex": index, f"elementIndex{nesting}": index})
+        self.data.update(
+            {"element": element, f"element{nesting}": element, "elementIndex": index, f"elementIndex{nesting}": index}
+        )
 
     # --- deferred entries ---
     def add_deferred(self, name: str, loader: Callable[[], None]) -> None:

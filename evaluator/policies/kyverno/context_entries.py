@@ -16,11 +16,11 @@ from .variables import SubstitutionError, substitute_all
 @dataclass
 class OfflineData:
     documents: list = field(default_factory=list)
-    rule_values: dict = field(default_factory=dict)      # rule name -> {dotted key: value}
-    foreach_values: dict = field(default_factory=dict)   # rule name -> {key: [values per element]}
-    global_context: dict = field(default_factory=dict)   # globalReference name -> data
-    api_calls: list = field(default_factory=list)        # [{url|urlPath, method, response{statusCode, body}}]
-    serve_api_calls: bool = False                        # answer apiCall GETs from the documents (a fake cluster)
+    rule_values: dict = field(default_factory=dict)  # rule name -> {dotted key: value}
+    foreach_values: dict = field(default_factory=dict)  # rule name -> {key: [values per element]}
+    global_context: dict = field(default_factory=dict)  # globalReference name -> data
+    api_calls: list = field(default_factory=list)  # [{url|urlPath, method, response{statusCode, body}}]
+    serve_api_calls: bool = False  # answer apiCall GETs from the documents (a fake cluster)
     policy_namespace: str = ""
 
 
@@ -32,8 +32,8 @@ class ContextLoader:
     def _for_rule(self, table: dict) -> dict:
         """Values given for a rule also apply to its autogen rules (`kyverno test`'s GetPolicyRule)."""
         for prefix in ("", "autogen-", "autogen-cronjob-"):
-            if self.rule_name.startswith(prefix) and self.rule_name[len(prefix):] in table:
-                return table[self.rule_name[len(prefix):]] or {}
+            if self.rule_name.startswith(prefix) and self.rule_name[len(prefix) :] in table:
+                return table[self.rule_name[len(prefix) :]] or {}
         return {}
 
     def _initialize(self, ctx: Context) -> None:
@@ -55,14 +55,16 @@ class ContextLoader:
                 ctx.add_deferred(name, _bind(_load_variable, ctx, entry))
             elif entry.get("configMap") is not None:
                 ctx.add_deferred(name, _bind(self._load_configmap, ctx, entry))
-            elif entry.get("globalReference") is not None and \
-                    (entry["globalReference"].get("name") in self.data.global_context):
+            elif entry.get("globalReference") is not None and (
+                entry["globalReference"].get("name") in self.data.global_context
+            ):
                 ctx.add_deferred(name, _bind(self._load_global, ctx, entry))
             elif entry.get("apiCall") is not None and (self.data.api_calls or self.data.serve_api_calls):
                 ctx.add_deferred(name, _bind(self._load_api_call, ctx, entry))
             else:
-                kind = next((k for k in ("apiCall", "globalReference", "imageRegistry") if entry.get(k) is not None),
-                            "context")
+                kind = next(
+                    (k for k in ("apiCall", "globalReference", "imageRegistry") if entry.get(k) is not None), "context"
+                )
                 ctx.unavailable[name] = kind
 
     def _load_api_call(self, ctx: Context, entry: dict) -> None:
@@ -79,8 +81,9 @@ class ContextLoader:
             try:
                 body = jmes.search(call["jmesPath"], body)
             except (jmes.NotFoundError, jmes.JMESPathError) as err:
-                raise ContextError(f"failed to apply JMESPath {call['jmesPath']!r} for context entry "
-                                   f"{name!r}: {err}") from None
+                raise ContextError(
+                    f"failed to apply JMESPath {call['jmesPath']!r} for context entry {name!r}: {err}"
+                ) from None
         ctx.replace(name, body)
 
     def _api_call_response(self, call: dict, name: str) -> tuple[bool, object]:
@@ -110,8 +113,11 @@ class ContextLoader:
             cm_ns = self.data.policy_namespace or "default"
         for doc in self.data.documents:
             meta = doc.get("metadata") or {}
-            if doc.get("kind") == "ConfigMap" and meta.get("name") == cm_name and \
-                    (meta.get("namespace") or "default") == cm_ns:
+            if (
+                doc.get("kind") == "ConfigMap"
+                and meta.get("name") == cm_name
+                and (meta.get("namespace") or "default") == cm_ns
+            ):
                 ctx.replace(name, {"data": copy.deepcopy(doc.get("data") or {}), "metadata": copy.deepcopy(meta)})
                 return
         ctx.unavailable[name] = f"configMap {cm_ns}/{cm_name}"
@@ -121,8 +127,10 @@ class ContextLoader:
         ref = entry["globalReference"]
         key = ref.get("name", "")
         if key not in self.data.global_context:
-            raise ContextError(f"failed to load global context entry {key} for context entry {name}: "
-                               f"global context entries cannot run offline unless supplied in values")
+            raise ContextError(
+                f"failed to load global context entry {key} for context entry {name}: "
+                f"global context entries cannot run offline unless supplied in values"
+            )
         value = self.data.global_context[key]
         if ref.get("jmesPath"):
             try:
@@ -148,15 +156,17 @@ def _load_variable(ctx: Context, entry: dict) -> None:
             path = p
         default = substitute_all(ctx, var.get("default")) if var.get("default") is not None else None
     except SubstitutionError as err:
-        raise ContextError(f"failed to substitute variables in context entry {name} {var.get('jmesPath', '')}: "
-                           f"{err}") from None
+        raise ContextError(
+            f"failed to substitute variables in context entry {name} {var.get('jmesPath', '')}: {err}"
+        ) from None
     output = default
     if var.get("value") is not None:
         try:
             value = substitute_all(ctx, var["value"])
         except SubstitutionError as err:
-            raise ContextError(f"failed to substitute variables in context entry {name} {var['value']}: "
-                               f"{err}") from None
+            raise ContextError(
+                f"failed to substitute variables in context entry {name} {var['value']}: {err}"
+            ) from None
         if path:
             try:
                 output = jmes.search(path, value)

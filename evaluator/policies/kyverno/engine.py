@@ -23,9 +23,13 @@ def _split_gv(api_version: str) -> tuple[str, str]:
 
 def request_info(request: dict, values: dict) -> RequestInfo:
     user = request.get("userInfo") or {}
-    return RequestInfo(username=user.get("username", "") or "", uid=user.get("uid", "") or "",
-                       groups=list(user.get("groups") or []), roles=list(values.get("roles") or []),
-                       cluster_roles=list(values.get("clusterRoles") or []))
+    return RequestInfo(
+        username=user.get("username", "") or "",
+        uid=user.get("uid", "") or "",
+        groups=list(user.get("groups") or []),
+        roles=list(values.get("roles") or []),
+        cluster_roles=list(values.get("clusterRoles") or []),
+    )
 
 
 def build_context(request: dict, info: RequestInfo, values: dict, has_user: bool) -> Context:
@@ -39,10 +43,16 @@ def build_context(request: dict, info: RequestInfo, values: dict, has_user: bool
     ctx.add(req, "request")
     ctx.operation = request.get("operation", "") or ""
     if has_user:
-        ctx.add({"roles": info.roles, "clusterRoles": info.cluster_roles,
-                 "userInfo": copy.deepcopy(request.get("userInfo") or {})}, "request")
+        ctx.add(
+            {
+                "roles": info.roles,
+                "clusterRoles": info.cluster_roles,
+                "userInfo": copy.deepcopy(request.get("userInfo") or {}),
+            },
+            "request",
+        )
         prefix = "system:serviceaccount:"
-        sa = info.username[len(prefix):] if len(info.username) > len(prefix) else ""
+        sa = info.username[len(prefix) :] if len(info.username) > len(prefix) else ""
         parts = sa.split(":")
         name, ns = (parts[1], parts[0]) if len(parts) >= 2 else ("", "")
         ctx.add({"serviceAccountName": name, "serviceAccountNamespace": ns})
@@ -60,14 +70,14 @@ def _action(policy: dict, rule: dict, namespace: str) -> str:
     action = v.get("failureAction") or (policy.get("spec") or {}).get("validationFailureAction") or "Audit"
     overrides = v.get("failureActionOverrides") or (policy.get("spec") or {}).get("validationFailureActionOverrides")
     from . import wildcard
+
     for o in overrides or []:
         if any(wildcard.match(ns, namespace) for ns in o.get("namespaces") or []):
             action = o.get("action", action)
     return "Enforce" if str(action).lower() == "enforce" else "Audit"
 
 
-def evaluate_policy(policy: dict, request: dict, documents: list, values: dict,
-                    exceptions: list) -> dict:
+def evaluate_policy(policy: dict, request: dict, documents: list, values: dict, exceptions: list) -> dict:
     operation = request.get("operation") or "CREATE"
     resource = (request.get("oldObject") if operation == "DELETE" else request.get("object")) or {}
     meta = resource.get("metadata") or {}
@@ -84,15 +94,23 @@ def evaluate_policy(policy: dict, request: dict, documents: list, values: dict,
     ns_labels = values.get("namespaceLabels")
     if ns_labels is None:
         ns_labels = _namespace_labels(documents, meta.get("namespace") or request.get("namespace") or "")
-    rule_values = (values.get("ruleValues") or {})
-    offline = OfflineData(documents=list(documents), policy_namespace=policy_ns,
-                          rule_values=rule_values.get(policy_name, rule_values.get("*", {})),
-                          foreach_values=(values.get("foreachValues") or {}).get(policy_name, {}),
-                          global_context=values.get("globalContext") or {},
-                          api_calls=list(values.get("apiCallResponses") or []),
-                          serve_api_calls=bool(values.get("apiCallsFromDocuments")))
-    out = {"kind": policy.get("kind", "ClusterPolicy"), "policy": policy_name, "namespace": policy_ns,
-           "rules": [], "notApplicable": []}
+    rule_values = values.get("ruleValues") or {}
+    offline = OfflineData(
+        documents=list(documents),
+        policy_namespace=policy_ns,
+        rule_values=rule_values.get(policy_name, rule_values.get("*", {})),
+        foreach_values=(values.get("foreachValues") or {}).get(policy_name, {}),
+        global_context=values.get("globalContext") or {},
+        api_calls=list(values.get("apiCallResponses") or []),
+        serve_api_calls=bool(values.get("apiCallsFromDocuments")),
+    )
+    out = {
+        "kind": policy.get("kind", "ClusterPolicy"),
+        "policy": policy_name,
+        "namespace": policy_ns,
+        "rules": [],
+        "notApplicable": [],
+    }
     ctx = build_context(request, info if has_user else RequestInfo(), values, has_user)
     # the CLI reads the resource back from the context so that variables can override it
     if operation != "DELETE":
@@ -102,8 +120,14 @@ def evaluate_policy(policy: dict, request: dict, documents: list, values: dict,
                 resource = obj
         except Exception:
             pass
-    m = MatchInput(resource=resource, gvk=gvk, subresource=request.get("subResource", "") or "",
-                   operation=operation, namespace_labels=ns_labels or {}, info=info if has_user else RequestInfo())
+    m = MatchInput(
+        resource=resource,
+        gvk=gvk,
+        subresource=request.get("subResource", "") or "",
+        operation=operation,
+        namespace_labels=ns_labels or {},
+        info=info if has_user else RequestInfo(),
+    )
     apply_one = (policy.get("spec") or {}).get("applyRules") == "One"
     for rule in autogen.compute_rules(policy, kind):
         if not rule.get("validate"):
@@ -116,15 +140,22 @@ def evaluate_policy(policy: dict, request: dict, documents: list, values: dict,
         try:
             resp = _run_rule(policy, rule, ctx, resource, request, operation, offline, exceptions, m)
         except Exception as err:  # a defect must still come out as data about this rule
-            resp = RuleResponse(name, ERROR, f"internal error while evaluating rule {name}: "
-                                             f"{type(err).__name__}: {err}")
+            resp = RuleResponse(
+                name, ERROR, f"internal error while evaluating rule {name}: {type(err).__name__}: {err}"
+            )
         finally:
             ctx.restore()
         if resp is None:
             out["notApplicable"].append(name)
             continue
-        out["rules"].append({"rule": resp.rule, "result": resp.status, "message": resp.message,
-                             "action": _action(policy, rule, meta.get("namespace", ""))})
+        out["rules"].append(
+            {
+                "rule": resp.rule,
+                "result": resp.status,
+                "message": resp.message,
+                "action": _action(policy, rule, meta.get("namespace", "")),
+            }
+        )
         if apply_one and resp.status in ("pass", "fail"):
             break
     return out
@@ -141,6 +172,7 @@ def _run_rule(policy, rule, ctx, resource, request, operation, offline, exceptio
     name = rule.get("name", "")
     loader = ContextLoader(offline, name)
     from .context import ContextError
+
     try:
         loader.load(ctx, rule.get("context") or [])
     except ContextError as err:
@@ -169,8 +201,13 @@ def _run_rule(policy, rule, ctx, resource, request, operation, offline, exceptio
     inp = RuleInput(ctx, resource, operation, loader)
     resp = Validator(rule, v, 0, None).validate(inp)
     action = _action(policy, rule, (resource.get("metadata") or {}).get("namespace", ""))
-    if action == "Enforce" and operation == "UPDATE" and v.get("allowExistingViolations", True) is not False \
-            and resp is not None and resp.status == FAIL:
+    if (
+        action == "Enforce"
+        and operation == "UPDATE"
+        and v.get("allowExistingViolations", True) is not False
+        and resp is not None
+        and resp.status == FAIL
+    ):
         old = request.get("oldObject")
         if isinstance(old, dict) and old:
             prior = _validate_old(rule, v, ctx, old, offline, m)
@@ -187,11 +224,20 @@ def _validate_old(rule, v, ctx, old, offline, m) -> RuleResponse | None:
         ctx.data["request"]["operation"] = "CREATE"
         saved_op = ctx.operation
         ctx.operation = "CREATE"
-        m_old = MatchInput(resource=old, gvk=m.gvk, subresource=m.subresource, operation="CREATE",
-                           namespace_labels=m.namespace_labels,
-                           info=RequestInfo(username="kyverno:kyverno-invalid-controller", uid="kyverno:invaliduid",
-                                            groups=["kyverno:invalidgroup"], roles=["kyverno:invalidrole"],
-                                            cluster_roles=["kyverno:invalidrole"]))
+        m_old = MatchInput(
+            resource=old,
+            gvk=m.gvk,
+            subresource=m.subresource,
+            operation="CREATE",
+            namespace_labels=m.namespace_labels,
+            info=RequestInfo(
+                username="kyverno:kyverno-invalid-controller",
+                uid="kyverno:invaliduid",
+                groups=["kyverno:invalidgroup"],
+                roles=["kyverno:invalidrole"],
+                cluster_roles=["kyverno:invalidrole"],
+            ),
+        )
         if matches_rule(rule, m_old) is not None:
             return RuleResponse(rule.get("name", ""), SKIP, "resource not matched")
         inp = RuleInput(ctx, old, "CREATE", ContextLoader(offline, rule.get("name", "")))

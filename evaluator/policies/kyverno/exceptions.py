@@ -17,14 +17,17 @@ def _matches(block: dict, m: MatchInput) -> bool:
 def matching_exceptions(exceptions: list, policy: dict, rule_name: str, m: MatchInput, ctx) -> list[tuple[str, dict]]:
     """(key ns/name, exception) of the exceptions that apply to this policy rule and resource."""
     meta = policy.get("metadata") or {}
-    policy_key = (f"{meta['namespace']}/" if policy.get("kind") == "Policy" and meta.get("namespace") else "") + \
-        meta.get("name", "")
+    policy_key = (
+        f"{meta['namespace']}/" if policy.get("kind") == "Policy" and meta.get("namespace") else ""
+    ) + meta.get("name", "")
     keys = []
     for exc in exceptions:
         spec = exc.get("spec") or {}
-        applies = any(wildcard.match(e.get("policyName", ""), policy_key) and
-                      any(wildcard.match(r, rule_name) for r in e.get("ruleNames") or [])
-                      for e in spec.get("exceptions") or [])
+        applies = any(
+            wildcard.match(e.get("policyName", ""), policy_key)
+            and any(wildcard.match(r, rule_name) for r in e.get("ruleNames") or [])
+            for e in spec.get("exceptions") or []
+        )
         if not applies or not _matches(spec.get("match") or {}, m):
             continue
         if spec.get("conditions"):

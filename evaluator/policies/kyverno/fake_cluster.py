@@ -6,8 +6,10 @@ from __future__ import annotations
 import copy
 import re
 
-_PATH = re.compile(r"^/(?:api/(?P<core>v1)|apis/(?P<group>[^/]+)/(?P<version>[^/]+))"
-                   r"(?:/namespaces/(?P<ns>[^/]+))?/(?P<resource>[^/]+)(?:/(?P<name>[^/]+))?/?$")
+_PATH = re.compile(
+    r"^/(?:api/(?P<core>v1)|apis/(?P<group>[^/]+)/(?P<version>[^/]+))"
+    r"(?:/namespaces/(?P<ns>[^/]+))?/(?P<resource>[^/]+)(?:/(?P<name>[^/]+))?/?$"
+)
 
 
 def _resource_of(doc: dict) -> str:
@@ -45,5 +47,9 @@ def get(documents: list[dict], url_path: str) -> tuple[bool, object]:
     if name:
         return (True, items[0]) if items else (False, None)
     kind = (items[0].get("kind") if items else resource.capitalize()) + "List"
-    return True, {"apiVersion": f"{group}/{version}" if group else version, "kind": kind,
-                  "metadata": {}, "items": items}
+    return True, {
+        "apiVersion": f"{group}/{version}" if group else version,
+        "kind": kind,
+        "metadata": {},
+        "items": items,
+    }

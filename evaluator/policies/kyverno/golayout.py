@@ -1,6 +1,7 @@
 """Go's time.Parse with a reference-time layout ("Mon Jan _2 15:04:05 MST 2006"), as Kyverno's time_parse and
 time_since use it. Layout elements become regular-expression groups; an unknown zone abbreviation (MST) is a
 zero offset, as Go fabricates it when the local zone does not know the name."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -8,13 +9,30 @@ import re
 
 # Longest elements first, so "January" wins over "Jan" and "2006" over "2".
 _ELEMENTS = [
-    ("January", "month_name", r"[A-Za-z]+"), ("Monday", "weekday", r"[A-Za-z]+"), ("Z07:00", "zone", r"Z|[+-]\d\d:\d\d"),
-    ("-07:00", "zone", r"[+-]\d\d:\d\d"), ("Z0700", "zone", r"Z|[+-]\d{4}"), ("-0700", "zone", r"[+-]\d{4}"),
-    ("2006", "year", r"\d{4}"), ("Jan", "month_abbr", r"[A-Za-z]{3}"), ("Mon", "weekday", r"[A-Za-z]{3}"),
-    ("MST", "zone_name", r"[A-Z]{3,5}"), ("-07", "zone", r"[+-]\d\d"), ("_2", "day", r"[ \d]?\d"),
-    ("01", "month", r"\d\d"), ("02", "day", r"\d\d"), ("15", "hour", r"\d\d"), ("03", "hour12", r"\d\d"),
-    ("04", "minute", r"\d\d"), ("05", "second", r"\d\d"), ("06", "year2", r"\d\d"), ("PM", "ampm", r"AM|PM"),
-    ("1", "month", r"\d\d?"), ("2", "day", r"\d\d?"), ("3", "hour12", r"\d\d?"), ("4", "minute", r"\d\d?"),
+    ("January", "month_name", r"[A-Za-z]+"),
+    ("Monday", "weekday", r"[A-Za-z]+"),
+    ("Z07:00", "zone", r"Z|[+-]\d\d:\d\d"),
+    ("-07:00", "zone", r"[+-]\d\d:\d\d"),
+    ("Z0700", "zone", r"Z|[+-]\d{4}"),
+    ("-0700", "zone", r"[+-]\d{4}"),
+    ("2006", "year", r"\d{4}"),
+    ("Jan", "month_abbr", r"[A-Za-z]{3}"),
+    ("Mon", "weekday", r"[A-Za-z]{3}"),
+    ("MST", "zone_name", r"[A-Z]{3,5}"),
+    ("-07", "zone", r"[+-]\d\d"),
+    ("_2", "day", r"[ \d]?\d"),
+    ("01", "month", r"\d\d"),
+    ("02", "day", r"\d\d"),
+    ("15", "hour", r"\d\d"),
+    ("03", "hour12", r"\d\d"),
+    ("04", "minute", r"\d\d"),
+    ("05", "second", r"\d\d"),
+    ("06", "year2", r"\d\d"),
+    ("PM", "ampm", r"AM|PM"),
+    ("1", "month", r"\d\d?"),
+    ("2", "day", r"\d\d?"),
+    ("3", "hour12", r"\d\d?"),
+    ("4", "minute", r"\d\d?"),
     ("5", "second", r"\d\d?"),
 ]
 _MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
@@ -71,5 +89,13 @@ def parse(layout: str, value: str) -> dt.datetime:
             offset = sign * dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:4] or 0))
     if pm:
         parts["hour"] += 12
-    return dt.datetime(parts["year"], parts["month"], parts["day"], parts["hour"], parts["minute"], parts["second"],
-                       parts["micro"], tzinfo=dt.timezone(offset))
+    return dt.datetime(
+        parts["year"],
+        parts["month"],
+        parts["day"],
+        parts["hour"],
+        parts["minute"],
+        parts["second"],
+        parts["micro"],
+        tzinfo=dt.timezone(offset),
+    )

@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 
 _DEFAULT_REGISTRY = "docker.io"
-_REF = re.compile(r"^(?P<name>[^@]+?)(?::(?P<tag>[\w][\w.-]{0,127}))?(?:@(?P<digest>[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}))?$")
+_REF = re.compile(
+    r"^(?P<name>[^@]+?)(?::(?P<tag>[\w][\w.-]{0,127}))?(?:@(?P<digest>[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}))?$"
+)
 
 
 def parse_image(image: str) -> dict | None:
@@ -29,8 +31,15 @@ def parse_image(image: str) -> dict | None:
     reference = f"{registry}/{path}"
     ref_with_tag = reference + (f":{tag}" if tag else "")
     full = ref_with_tag + (f"@{digest}" if digest else "")
-    return {"registry": registry, "path": path, "name": short, "tag": tag, "digest": digest,
-            "reference": full, "referenceWithTag": ref_with_tag}
+    return {
+        "registry": registry,
+        "path": path,
+        "name": short,
+        "tag": tag,
+        "digest": digest,
+        "reference": full,
+        "referenceWithTag": ref_with_tag,
+    }
 
 
 _POD_SPEC_PATHS = {
@@ -54,8 +63,16 @@ def extract_images(resource: dict) -> dict:
     """{containers|initContainers|ephemeralContainers: {containerName: info}} for a pod-bearing resource."""
     if not isinstance(resource, dict):
         return {}
-    if resource.get("kind") not in ("Pod", "CronJob", "Deployment", "DaemonSet", "StatefulSet", "Job",
-                                    "ReplicaSet", "ReplicationController"):
+    if resource.get("kind") not in (
+        "Pod",
+        "CronJob",
+        "Deployment",
+        "DaemonSet",
+        "StatefulSet",
+        "Job",
+        "ReplicaSet",
+        "ReplicationController",
+    ):
         return {}
     spec, pointer = _pod_spec(resource)
     out: dict = {}

@@ -4,6 +4,7 @@ located at the character where the parser stopped (not at the start of the docum
 The `{{ }}` are found with Kyverno's own pattern (variables.py, from pkg/engine/variables); the text between
 them, less a leading `-` (shallow substitution) and surrounding blanks, is what Kyverno hands to JMESPath.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
@@ -53,6 +54,11 @@ def syntax_errors(policy: Mapping[str, Any]) -> list[dict]:
                 position = getattr(err, "lex_position", None)
                 position = position if isinstance(position, int) and 0 <= position <= len(variable) else 0
                 message = (getattr(err, "msg", None) or str(err)).replace("\n", " ")
-                out.append({"path": path, "offset": inner_start + lead + position,
-                            "message": f"invalid JMESPath in {match.group(2)}: SyntaxError: {message}"})
+                out.append(
+                    {
+                        "path": path,
+                        "offset": inner_start + lead + position,
+                        "message": f"invalid JMESPath in {match.group(2)}: SyntaxError: {message}",
+                    }
+                )
     return out

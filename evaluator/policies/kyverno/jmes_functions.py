@@ -50,6 +50,7 @@ def _iface_string(v: object) -> str | None:
         return v
     if _is_num(v):
         from .gofmt import format_g
+
         return format_g(float(v))
     return None
 
@@ -75,7 +76,9 @@ def _go_repl(template: str) -> Callable[[re.Match[str]], str]:
             except (IndexError, re.error):
                 return ""
             return g or ""
+
         return token.sub(sub, template)
+
     return repl
 
 
@@ -187,6 +190,7 @@ def _regex_replace(name: str, literal: bool):
             raise _fmt(name, "argument #3 is not of type String or Real")
         rx = _go_regex(pattern)
         return rx.sub((lambda m: repl) if literal else _go_repl(repl), src)
+
     return f
 
 
@@ -297,6 +301,7 @@ def _truncate(a):
 
 def _semver_compare(a):
     from .semver import satisfies
+
     v, r = _arg("semver_compare", a, 0, "String"), _arg("semver_compare", a, 1, "String")
     return satisfies(v, r)
 
@@ -417,6 +422,7 @@ def _time_cmp(name, op):
         t1 = _parse_time(name, _arg(name, a, 0, "String"))
         t2 = _parse_time(name, _arg(name, a, 1, "String"))
         return op(t1, t2)
+
     return f
 
 
@@ -430,6 +436,7 @@ def _time_between(a):
 def _hash(name, algo):
     def f(a):
         return hashlib.new(algo, _arg(name, a, 0, "String").encode()).hexdigest()
+
     return f
 
 
@@ -440,14 +447,17 @@ def _path_canonicalize(a):
 
 def _is_external_url(a):
     from urllib.parse import urlparse
+
     s = _arg("is_external_url", a, 0, "String")
     host = urlparse(s).hostname or ""
-    return not (host in ("localhost", "") or host.startswith("127.") or host.endswith(".svc")
-                or host.endswith(".cluster.local"))
+    return not (
+        host in ("localhost", "") or host.startswith("127.") or host.endswith(".svc") or host.endswith(".cluster.local")
+    )
 
 
 def _image_normalize(a):
     from .images import parse_image
+
     s = _arg("image_normalize", a, 0, "String")
     info = parse_image(s)
     if info is None:
@@ -457,6 +467,7 @@ def _image_normalize(a):
 
 def _x509_decode(a):
     from .x509 import X509Error, decode
+
     try:
         return decode(_arg("x509_decode", a, 0, "String"))
     except X509Error as err:
@@ -469,12 +480,17 @@ def _random(a):
 
 _TABLE: dict[str, Callable[[list], Any]] = {
     "compare": _compare,
-    "equal_fold": lambda a: _arg("equal_fold", a, 0, "String").casefold() == _arg("equal_fold", a, 1, "String").casefold(),
+    "equal_fold": lambda a: (
+        _arg("equal_fold", a, 0, "String").casefold() == _arg("equal_fold", a, 1, "String").casefold()
+    ),
     "replace": lambda a: _arg("replace", a, 0, "String").replace(
-        _arg("replace", a, 1, "String"), _arg("replace", a, 2, "String"),
-        int(_arg("replace", a, 3, "Float64")) if int(a[3]) >= 0 else -1),
+        _arg("replace", a, 1, "String"),
+        _arg("replace", a, 2, "String"),
+        int(_arg("replace", a, 3, "Float64")) if int(a[3]) >= 0 else -1,
+    ),
     "replace_all": lambda a: _arg("replace_all", a, 0, "String").replace(
-        _arg("replace_all", a, 1, "String"), _arg("replace_all", a, 2, "String")),
+        _arg("replace_all", a, 1, "String"), _arg("replace_all", a, 2, "String")
+    ),
     "to_upper": lambda a: _arg("to_upper", a, 0, "String").upper(),
     "to_lower": lambda a: _arg("to_lower", a, 0, "String").lower(),
     "trim": lambda a: _arg("trim", a, 0, "String").strip(_arg("trim", a, 1, "String")) if a[1] else a[0],

@@ -81,12 +81,16 @@ def _selector_requirements(selector: dict, labels: dict) -> bool:
         key, op, values = expr.get("key"), expr.get("operator"), expr.get("values") or []
         if op == "In":
             if not values:
-                raise ValueError("values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty")
+                raise ValueError(
+                    "values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty"
+                )
             if key not in labels or labels[key] not in values:
                 return False
         elif op == "NotIn":
             if not values:
-                raise ValueError("values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty")
+                raise ValueError(
+                    "values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty"
+                )
             if key in labels and labels[key] in values:
                 return False
         elif op == "Exists":
@@ -123,8 +127,16 @@ def _subjects_match(subjects: list[dict], info: RequestInfo) -> bool:
     return False
 
 
-_RESOURCE_FIELDS = ("kinds", "name", "names", "namespaces", "annotations", "selector", "namespaceSelector",
-                    "operations")
+_RESOURCE_FIELDS = (
+    "kinds",
+    "name",
+    "names",
+    "namespaces",
+    "annotations",
+    "selector",
+    "namespaceSelector",
+    "operations",
+)
 _USER_FIELDS = ("roles", "clusterRoles", "subjects")
 
 
@@ -198,8 +210,11 @@ def _split_filter(f: dict) -> tuple[dict, dict]:
 
 
 def _non_empty(desc: dict) -> bool:
-    return any(desc.get(k) for k in _RESOURCE_FIELDS) or desc.get("selector") is not None \
+    return (
+        any(desc.get(k) for k in _RESOURCE_FIELDS)
+        or desc.get("selector") is not None
         or desc.get("namespaceSelector") is not None
+    )
 
 
 def _match_helper(f: dict, m: MatchInput) -> list[str]:
@@ -248,5 +263,4 @@ def matches_rule(rule: dict, m: MatchInput, policy_namespace: str = "") -> str |
             reasons.extend(_exclude_helper(exclude, m))
     if not reasons:
         return None
-    return f"rule {rule.get('name', '')} not matched:" + "".join(
-        f"\n {i + 1}. {r}" for i, r in enumerate(reasons))
+    return f"rule {rule.get('name', '')} not matched:" + "".join(f"\n {i + 1}. {r}" for i, r in enumerate(reasons))

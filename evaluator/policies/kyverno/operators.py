@@ -76,8 +76,7 @@ def _deep_equal(a: object, b: object) -> bool:
 
 
 def _cmp(k: float, v: float, op: str) -> bool:
-    return {"greaterthanorequals": k >= v, "greaterthan": k > v, "lessthanorequals": k <= v,
-            "lessthan": k < v}[op]
+    return {"greaterthanorequals": k >= v, "greaterthan": k > v, "lessthanorequals": k <= v, "lessthan": k < v}[op]
 
 
 def _numeric_number_key(k: float, value: object, op: str) -> bool:
@@ -148,6 +147,7 @@ def duration(key: object, value: object, op: str) -> bool:
 
 
 # --- set operators ---
+
 
 def _json_string_list(text: str) -> list[str] | None:
     try:
@@ -258,10 +258,26 @@ def set_operator(name: str, key: object, value: object) -> bool:
     return not any(_match_either(k, v) for k in keys for v in values)
 
 
-OPERATORS = {"equal", "equals", "notequal", "notequals", "in", "anyin", "allin", "notin", "anynotin",
-             "allnotin", "greaterthanorequals", "greaterthan", "lessthanorequals", "lessthan",
-             "durationgreaterthanorequals", "durationgreaterthan", "durationlessthanorequals",
-             "durationlessthan"}
+OPERATORS = {
+    "equal",
+    "equals",
+    "notequal",
+    "notequals",
+    "in",
+    "anyin",
+    "allin",
+    "notin",
+    "anynotin",
+    "allnotin",
+    "greaterthanorequals",
+    "greaterthan",
+    "lessthanorequals",
+    "lessthan",
+    "durationgreaterthanorequals",
+    "durationgreaterthan",
+    "durationlessthanorequals",
+    "durationlessthan",
+}
 
 
 def evaluate(operator: str, key: object, value: object) -> bool:

@@ -13,7 +13,15 @@ from . import wildcard
 from .units import parse_duration, parse_quantity
 
 EQUAL, MORE_EQUAL, LESS_EQUAL, NOT_EQUAL, MORE, LESS, IN_RANGE, NOT_IN_RANGE = (
-    "", ">=", "<=", "!", ">", "<", "-", "!-")
+    "",
+    ">=",
+    "<=",
+    "!",
+    ">",
+    "<",
+    "-",
+    "!-",
+)
 
 IN_RANGE_RE = re.compile(r"^([-|+]?\d+(?:\.\d+)?[A-Za-z]*)-([-|+]?\d+(?:\.\d+)?[A-Za-z]*)$")
 NOT_IN_RANGE_RE = re.compile(r"^([-|+]?\d+(?:\.\d+)?[A-Za-z]*)!-([-|+]?\d+(?:\.\d+)?[A-Za-z]*)$")
@@ -68,8 +76,9 @@ def _validate_float(value: object, pattern: float) -> bool:
 def parse_go_float(text: str) -> float | None:
     """strconv.ParseFloat(text, 64), None on error."""
     t = text
-    if not re.fullmatch(r"[+-]?(?:(?:\d[\d_]*)?\.?\d*(?:[eE][+-]?\d+)?|[iI]nf(?:inity)?|[nN]a[nN]|0[xX][0-9a-fA-F.pP+-]+)", t) \
-            or t in ("", "+", "-", ".", "+.", "-."):
+    if not re.fullmatch(
+        r"[+-]?(?:(?:\d[\d_]*)?\.?\d*(?:[eE][+-]?\d+)?|[iI]nf(?:inity)?|[nN]a[nN]|0[xX][0-9a-fA-F.pP+-]+)", t
+    ) or t in ("", "+", "-", ".", "+.", "-."):
         return None
     try:
         if t.lower().startswith(("0x", "+0x", "-0x")):
@@ -119,13 +128,17 @@ def _validate_string_pattern(value: object, pattern: str) -> bool:
     op = operator_of(pattern)
     if op == IN_RANGE:
         parts = split_range(pattern, IN_RANGE_RE)
-        return bool(parts) and _validate_string_pattern(value, f">= {parts[0]}") and \
-            _validate_string_pattern(value, f"<= {parts[1]}")
+        return (
+            bool(parts)
+            and _validate_string_pattern(value, f">= {parts[0]}")
+            and _validate_string_pattern(value, f"<= {parts[1]}")
+        )
     if op == NOT_IN_RANGE:
         parts = split_range(pattern, NOT_IN_RANGE_RE)
-        return bool(parts) and (_validate_string_pattern(value, f"< {parts[0]}") or
-                                _validate_string_pattern(value, f"> {parts[1]}"))
-    return _validate_string(value, pattern[len(op):].strip(), op)
+        return bool(parts) and (
+            _validate_string_pattern(value, f"< {parts[0]}") or _validate_string_pattern(value, f"> {parts[1]}")
+        )
+    return _validate_string(value, pattern[len(op) :].strip(), op)
 
 
 def _number_to_string(value: object) -> str | None:
@@ -144,8 +157,14 @@ def _number_to_string(value: object) -> str | None:
 
 
 def _compare(result: int, op: str) -> bool | None:
-    return {EQUAL: result == 0, NOT_EQUAL: result != 0, MORE: result > 0, LESS: result < 0,
-            MORE_EQUAL: result >= 0, LESS_EQUAL: result <= 0}.get(op)
+    return {
+        EQUAL: result == 0,
+        NOT_EQUAL: result != 0,
+        MORE: result > 0,
+        LESS: result < 0,
+        MORE_EQUAL: result >= 0,
+        LESS_EQUAL: result <= 0,
+    }.get(op)
 
 
 def _validate_string(value: object, pattern: str, op: str) -> bool:

@@ -10,10 +10,16 @@ _SEVERITIES = {"critical", "high", "medium", "low", "info"}
 
 def _result_entry(policy: dict, result: dict, rule: dict, resource_ref: dict, now: int) -> dict:
     annotations = (policy.get("metadata") or {}).get("annotations") or {}
-    entry = {"source": "kyverno", "policy": (f"{result['namespace']}/" if result.get("namespace") else "")
-             + result["policy"], "rule": rule["rule"], "message": rule["message"], "result": rule["result"],
-             "scored": annotations.get("policies.kyverno.io/scored") != "false",
-             "resources": [resource_ref], "timestamp": {"seconds": now, "nanos": 0}}
+    entry = {
+        "source": "kyverno",
+        "policy": (f"{result['namespace']}/" if result.get("namespace") else "") + result["policy"],
+        "rule": rule["rule"],
+        "message": rule["message"],
+        "result": rule["result"],
+        "scored": annotations.get("policies.kyverno.io/scored") != "false",
+        "resources": [resource_ref],
+        "timestamp": {"seconds": now, "nanos": 0},
+    }
     if annotations.get("policies.kyverno.io/category"):
         entry["category"] = annotations["policies.kyverno.io/category"]
     if annotations.get("policies.kyverno.io/severity") in _SEVERITIES:
@@ -32,15 +38,22 @@ def policy_report(policies: list[dict], results: list[dict], request: dict, now:
     if meta.get("uid"):
         ref["uid"] = meta["uid"]
     by_name = {(p.get("metadata") or {}).get("name"): p for p in policies if isinstance(p, dict)}
-    entries = [_result_entry(by_name.get(r["policy"], {}), r, rule, ref, now)
-               for r in results for rule in r.get("rules", [])]
+    entries = [
+        _result_entry(by_name.get(r["policy"], {}), r, rule, ref, now) for r in results for rule in r.get("rules", [])
+    ]
     summary = {k: sum(1 for e in entries if e["result"] == k) for k in ("pass", "fail", "warn", "error", "skip")}
     namespace = meta.get("namespace") or ""
-    report = {"apiVersion": "wgpolicyk8s.io/v1alpha2",
-              "kind": "PolicyReport" if namespace else "ClusterPolicyReport",
-              "metadata": {"name": meta.get("uid") or f"{obj.get('kind', '').lower()}-{meta.get('name', '')}",
-                           "labels": {"app.kubernetes.io/managed-by": "kyverno"}},
-              "scope": ref, "results": entries, "summary": summary}
+    report = {
+        "apiVersion": "wgpolicyk8s.io/v1alpha2",
+        "kind": "PolicyReport" if namespace else "ClusterPolicyReport",
+        "metadata": {
+            "name": meta.get("uid") or f"{obj.get('kind', '').lower()}-{meta.get('name', '')}",
+            "labels": {"app.kubernetes.io/managed-by": "kyverno"},
+        },
+        "scope": ref,
+        "results": entries,
+        "summary": summary,
+    }
     if namespace:
         report["metadata"]["namespace"] = namespace
     return report

@@ -96,8 +96,14 @@ def _bad_values(err: FieldError) -> list[str]:
     return []
 
 
-def _exempt(defaults: list[PSSResult], excluded: list[PSSResult], exclude: dict, pod_spec: dict,
-            matching_spec: dict | None, container_level: bool) -> list[PSSResult]:
+def _exempt(
+    defaults: list[PSSResult],
+    excluded: list[PSSResult],
+    exclude: dict,
+    pod_spec: dict,
+    matching_spec: dict | None,
+    container_level: bool,
+) -> list[PSSResult]:
     by_id = {r.id: r for r in defaults}
     ids = CONTROL_IDS.get(exclude.get("controlName", ""), [])
     restricted_field = exclude.get("restrictedField") or ""
@@ -141,8 +147,9 @@ def _exempt(defaults: list[PSSResult], excluded: list[PSSResult], exclude: dict,
     return list(by_id.values())
 
 
-def apply_exclusions(level: str, version: tuple[int, int], excludes: list[dict], results: list[PSSResult],
-                     meta: dict, spec: dict) -> list[PSSResult]:
+def apply_exclusions(
+    level: str, version: tuple[int, int], excludes: list[dict], results: list[PSSResult], meta: dict, spec: dict
+) -> list[PSSResult]:
     for exclude in excludes:
         images = exclude.get("images") or []
         if not images:
@@ -155,12 +162,16 @@ def apply_exclusions(level: str, version: tuple[int, int], excludes: list[dict],
         else:
             matching: dict = {}
             for ctype in ("containers", "initContainers", "ephemeralContainers"):
-                picked = [c for c in spec.get(ctype) or [] if isinstance(c, dict) and
-                          any(wildcard.match(p, str(c.get("image", ""))) for p in images)]
+                picked = [
+                    c
+                    for c in spec.get(ctype) or []
+                    if isinstance(c, dict) and any(wildcard.match(p, str(c.get("image", ""))) for p in images)
+                ]
                 if picked:
                     matching[ctype] = picked
-            excluded = evaluate_pss(level, version, {"name": meta.get("name"), "namespace": meta.get("namespace")},
-                                    matching)
+            excluded = evaluate_pss(
+                level, version, {"name": meta.get("name"), "namespace": meta.get("namespace")}, matching
+            )
             results = _exempt(results, excluded, exclude, spec, matching, True)
     return results
 
@@ -212,8 +223,9 @@ def _convert_fields(results: list[PSSResult], kind: str) -> None:
             err.field = err.field.replace("metadata", "spec.template.metadata")
 
 
-def check_resource(rule: dict, resource: dict, exception_excludes: list[dict] | None = None
-                   ) -> tuple[RuleResponse, list[PSSResult]]:
+def check_resource(
+    rule: dict, resource: dict, exception_excludes: list[dict] | None = None
+) -> tuple[RuleResponse, list[PSSResult]]:
     name = rule.get("name", "")
     ps = (rule.get("validate") or {}).get("podSecurity") or {}
     found = pod_spec_of(resource)
@@ -238,13 +250,21 @@ def check_resource(rule: dict, resource: dict, exception_excludes: list[dict] | 
             return RuleResponse(name, "skip", "rule is skipped due to policy exceptions"), []
         results = remaining
     _convert_fields(results, resource.get("kind", ""))
-    message = (f"Validation rule '{name}' failed. It violates PodSecurity \"{level}:{ps.get('version', '')}\": "
-               f"{format_checks(results)}")
+    message = (
+        f"Validation rule '{name}' failed. It violates PodSecurity \"{level}:{ps.get('version', '')}\": "
+        f"{format_checks(results)}"
+    )
     return RuleResponse(name, FAIL, message), results
 
 
-def evaluate_rule(rule: dict, resource: dict, operation: str, old: dict | None = None, enforce: bool = False,
-                  exception_excludes: list[dict] | None = None) -> RuleResponse | None:
+def evaluate_rule(
+    rule: dict,
+    resource: dict,
+    operation: str,
+    old: dict | None = None,
+    enforce: bool = False,
+    exception_excludes: list[dict] | None = None,
+) -> RuleResponse | None:
     if operation == "DELETE":
         return None
     response, _ = check_resource(rule, resource, exception_excludes)
@@ -252,6 +272,7 @@ def evaluate_rule(rule: dict, resource: dict, operation: str, old: dict | None =
     if response.status == FAIL and enforce and operation == "UPDATE" and allow_existing and old:
         prior, _ = check_resource(rule, old, exception_excludes)
         if prior.status == response.status:
-            return RuleResponse(rule.get("name", ""), "skip",
-                                "skipping the rule evaluation as pre-existing violations are allowed")
+            return RuleResponse(
+                rule.get("name", ""), "skip", "skipping the rule evaluation as pre-existing violations are allowed"
+            )
     return response

@@ -11,7 +11,7 @@ BASELINE, RESTRICTED = "baseline", "restricted"
 
 @dataclass
 class FieldError:
-    type: str            # "Forbidden" | "Required"
+    type: str  # "Forbidden" | "Required"
     field: str
     bad_value: object = ""
 

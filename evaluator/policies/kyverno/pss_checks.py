@@ -3,8 +3,22 @@ k8s.io/pod-security-admission/policy (checks run in Go file order; each has vers
 
 from __future__ import annotations
 
-from .pss_base import (BASELINE, RESTRICTED, Check, CheckResult, FieldError, containers, as_map, forbidden_error,
-                       join_quote, plural, required_error, security_context, Violations, is_windows)
+from .pss_base import (
+    BASELINE,
+    RESTRICTED,
+    Check,
+    CheckResult,
+    FieldError,
+    containers,
+    as_map,
+    forbidden_error,
+    join_quote,
+    plural,
+    required_error,
+    security_context,
+    Violations,
+    is_windows,
+)
 
 
 def _allow_privilege_escalation(meta: dict, spec: dict) -> CheckResult:
@@ -19,9 +33,13 @@ def _allow_privilege_escalation(meta: dict, spec: dict) -> CheckResult:
         elif sc.get("allowPrivilegeEscalation") is True:
             bad.add(c.get("name", ""), forbidden_error(p, True))
     if bad.data:
-        return CheckResult(False, "allowPrivilegeEscalation != false",
-                           f"{plural('container', 'containers', len(bad.data))} {join_quote(bad.data)} must set "
-                           f"securityContext.allowPrivilegeEscalation=false", bad.errs)
+        return CheckResult(
+            False,
+            "allowPrivilegeEscalation != false",
+            f"{plural('container', 'containers', len(bad.data))} {join_quote(bad.data)} must set "
+            f"securityContext.allowPrivilegeEscalation=false",
+            bad.errs,
+        )
     return CheckResult()
 
 
@@ -33,8 +51,11 @@ def _app_armor(meta: dict, spec: dict) -> CheckResult:
     setters = Violations()
     bad_values: set[str] = set()
     ok_types = ("RuntimeDefault", "Localhost")
-    pod_profile = as_map(as_map(spec.get("securityContext")).get("appArmorProfile")) if \
-        as_map(spec.get("securityContext")).get("appArmorProfile") is not None else None
+    pod_profile = (
+        as_map(as_map(spec.get("securityContext")).get("appArmorProfile"))
+        if as_map(spec.get("securityContext")).get("appArmorProfile") is not None
+        else None
+    )
     if pod_profile is not None and pod_profile.get("type") not in ok_types:
         t = str(pod_profile.get("type") or "")
         setters.add("pod", forbidden_error("spec.securityContext.appArmorProfile.type", t))
@@ -63,14 +84,30 @@ def _app_armor(meta: dict, spec: dict) -> CheckResult:
         value_list += names
         setters.add(plural("annotation", "annotations", len(names)), *forbidden_ann.errs)
     if setters.data:
-        return CheckResult(False, plural("forbidden AppArmor profile", "forbidden AppArmor profiles", len(value_list)),
-                           f"{' and '.join(setters.data)} must not set AppArmor profile type to "
-                           f"{join_quote(value_list)}", setters.errs)
+        return CheckResult(
+            False,
+            plural("forbidden AppArmor profile", "forbidden AppArmor profiles", len(value_list)),
+            f"{' and '.join(setters.data)} must not set AppArmor profile type to {join_quote(value_list)}",
+            setters.errs,
+        )
     return CheckResult()
 
 
-_CAPS_ALLOWED = {"AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD", "NET_BIND_SERVICE",
-                 "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT"}
+_CAPS_ALLOWED = {
+    "AUDIT_WRITE",
+    "CHOWN",
+    "DAC_OVERRIDE",
+    "FOWNER",
+    "FSETID",
+    "KILL",
+    "MKNOD",
+    "NET_BIND_SERVICE",
+    "SETFCAP",
+    "SETGID",
+    "SETPCAP",
+    "SETUID",
+    "SYS_CHROOT",
+}
 
 
 def _caps(c: dict) -> dict | None:
@@ -92,9 +129,13 @@ def _capabilities_baseline(meta: dict, spec: dict) -> CheckResult:
             non_default.update(forbidden)
             bad.add(c.get("name", ""), forbidden_error(f"{path}.securityContext.capabilities.add", forbidden))
     if bad.data:
-        return CheckResult(False, "non-default capabilities",
-                           f"{plural('container', 'containers', len(bad.data))} {join_quote(bad.data)} must not "
-                           f"include {join_quote(sorted(non_default))} in securityContext.capabilities.add", bad.errs)
+        return CheckResult(
+            False,
+            "non-default capabilities",
+            f"{plural('container', 'containers', len(bad.data))} {join_quote(bad.data)} must not "
+            f"include {join_quote(sorted(non_default))} in securityContext.capabilities.add",
+            bad.errs,
+        )
     return CheckResult()
 
 
@@ -119,11 +160,15 @@ def _capabilities_restricted(meta: dict, spec: dict) -> CheckResult:
             adding.add(c.get("name", ""), forbidden_error(f"{path}.securityContext.capabilities.add", added))
     details = []
     if missing_drop.data:
-        details.append(f"{plural('container', 'containers', len(missing_drop.data))} "
-                       f"{join_quote(missing_drop.data)} must set securityContext.capabilities.drop=[\"ALL\"]")
+        details.append(
+            f"{plural('container', 'containers', len(missing_drop.data))} "
+            f'{join_quote(missing_drop.data)} must set securityContext.capabilities.drop=["ALL"]'
+        )
     if adding.data:
-        details.append(f"{plural('container', 'containers', len(adding.data))} {join_quote(adding.data)} must not "
-                       f"include {join_quote(sorted(forbidden_caps))} in securityContext.capabilities.add")
+        details.append(
+            f"{plural('container', 'containers', len(adding.data))} {join_quote(adding.data)} must not "
+            f"include {join_quote(sorted(forbidden_caps))} in securityContext.capabilities.add"
+        )
     if details:
         return CheckResult(False, "unrestricted capabilities", "; ".join(details), missing_drop.errs + adding.errs)
     return CheckResult()
@@ -148,10 +193,14 @@ def _host_path_volumes(meta: dict, spec: dict) -> CheckResult:
     v = Violations()
     for vol, i in _volumes(spec):
         if vol.get("hostPath") is not None:
-            v.add(vol.get("name", ""), forbidden_error(f"spec.volumes[{i}].hostPath", str(as_map(vol["hostPath"]).get("path", ""))))
+            v.add(
+                vol.get("name", ""),
+                forbidden_error(f"spec.volumes[{i}].hostPath", str(as_map(vol["hostPath"]).get("path", ""))),
+            )
     if v.data:
-        return CheckResult(False, "hostPath volumes",
-                           f"{plural('volume', 'volumes', len(v.data))} {join_quote(v.data)}", v.errs)
+        return CheckResult(
+            False, "hostPath volumes", f"{plural('volume', 'volumes', len(v.data))} {join_quote(v.data)}", v.errs
+        )
     return CheckResult()
 
 
@@ -169,10 +218,14 @@ def _host_ports(meta: dict, spec: dict) -> CheckResult:
             bad.add(c.get("name", ""), *errs)
     if bad.data:
         ports = sorted(str(p) for p in ports_seen)
-        return CheckResult(False, "hostPort",
-                           f"{plural('container', 'containers', len(bad.data))} {join_quote(bad.data)} "
-                           f"{plural('uses', 'use', len(bad.data))} {plural('hostPort', 'hostPorts', len(ports))} "
-                           f"{', '.join(ports)}", bad.errs)
+        return CheckResult(
+            False,
+            "hostPort",
+            f"{plural('container', 'containers', len(bad.data))} {join_quote(bad.data)} "
+            f"{plural('uses', 'use', len(bad.data))} {plural('hostPort', 'hostPorts', len(ports))} "
+            f"{', '.join(ports)}",
+            bad.errs,
+        )
     return CheckResult()
 
 
@@ -199,11 +252,14 @@ def _host_probes(meta: dict, spec: dict) -> CheckResult:
                 bad_containers.add(c.get("name", ""))
                 hosts.update(found)
     if bad_containers:
-        return CheckResult(False, "probe or lifecycle host",
-                           f"{plural('container', 'containers', len(bad_containers))} "
-                           f"{join_quote(sorted(bad_containers))} {plural('uses', 'use', len(bad_containers))} "
-                           f"{plural('probe or lifecycle host', 'probe or lifecycle hosts', len(hosts))} "
-                           f"{join_quote(sorted(hosts))}")
+        return CheckResult(
+            False,
+            "probe or lifecycle host",
+            f"{plural('container', 'containers', len(bad_containers))} "
+            f"{join_quote(sorted(bad_containers))} {plural('uses', 'use', len(bad_containers))} "
+            f"{plural('probe or lifecycle host', 'probe or lifecycle hosts', len(hosts))} "
+            f"{join_quote(sorted(hosts))}",
+        )
     return CheckResult()
 
 
@@ -214,9 +270,13 @@ def _privileged(meta: dict, spec: dict) -> CheckResult:
         if sc and sc.get("privileged") is True:
             bad.add(c.get("name", ""), forbidden_error(f"{path}.securityContext.privileged", True))
     if bad.data:
-        return CheckResult(False, "privileged",
-                           f"{plural('container', 'containers', len(bad.data))} {join_quote(bad.data)} must not set "
-                           f"securityContext.privileged=true", bad.errs)
+        return CheckResult(
+            False,
+            "privileged",
+            f"{plural('container', 'containers', len(bad.data))} {join_quote(bad.data)} must not set "
+            f"securityContext.privileged=true",
+            bad.errs,
+        )
     return CheckResult()
 
 
@@ -232,18 +292,50 @@ def _proc_mount(meta: dict, spec: dict) -> CheckResult:
             bad.add(c.get("name", ""), forbidden_error(f"{path}.securityContext.procMount", pm))
             types.add(pm)
     if bad.data:
-        return CheckResult(False, "procMount",
-                           f"{plural('container', 'containers', len(bad.data))} {join_quote(bad.data)} must not set "
-                           f"securityContext.procMount to {join_quote(sorted(types))}", bad.errs)
+        return CheckResult(
+            False,
+            "procMount",
+            f"{plural('container', 'containers', len(bad.data))} {join_quote(bad.data)} must not set "
+            f"securityContext.procMount to {join_quote(sorted(types))}",
+            bad.errs,
+        )
     return CheckResult()
 
 
-_ALLOWED_VOLUMES = ("configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "image", "persistentVolumeClaim",
-                    "projected", "secret")
-_RESTRICTED_VOLUMES = ("hostPath", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo", "nfs", "iscsi",
-                       "glusterfs", "rbd", "flexVolume", "cinder", "cephfs", "flocker", "fc", "azureFile",
-                       "vsphereVolume", "quobyte", "azureDisk", "photonPersistentDisk", "portworxVolume", "scaleIO",
-                       "storageos")
+_ALLOWED_VOLUMES = (
+    "configMap",
+    "csi",
+    "downwardAPI",
+    "emptyDir",
+    "ephemeral",
+    "image",
+    "persistentVolumeClaim",
+    "projected",
+    "secret",
+)
+_RESTRICTED_VOLUMES = (
+    "hostPath",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "gitRepo",
+    "nfs",
+    "iscsi",
+    "glusterfs",
+    "rbd",
+    "flexVolume",
+    "cinder",
+    "cephfs",
+    "flocker",
+    "fc",
+    "azureFile",
+    "vsphereVolume",
+    "quobyte",
+    "azureDisk",
+    "photonPersistentDisk",
+    "portworxVolume",
+    "scaleIO",
+    "storageos",
+)
 
 
 def _restricted_volumes(meta: dict, spec: dict) -> CheckResult:
@@ -256,11 +348,15 @@ def _restricted_volumes(meta: dict, spec: dict) -> CheckResult:
         types.add(kind)
         bad.add(vol.get("name", ""), forbidden_error(f"spec.volumes[{i}].{kind}"))
     if bad.data:
-        return CheckResult(False, "restricted volume types",
-                           f"{plural('volume', 'volumes', len(bad.data))} {join_quote(bad.data)} "
-                           f"{plural('uses', 'use', len(bad.data))} "
-                           f"{plural('restricted volume type', 'restricted volume types', len(types))} "
-                           f"{join_quote(sorted(types))}", bad.errs)
+        return CheckResult(
+            False,
+            "restricted volume types",
+            f"{plural('volume', 'volumes', len(bad.data))} {join_quote(bad.data)} "
+            f"{plural('uses', 'use', len(bad.data))} "
+            f"{plural('restricted volume type', 'restricted volume types', len(types))} "
+            f"{join_quote(sorted(types))}",
+            bad.errs,
+        )
     return CheckResult()
 
 
@@ -289,8 +385,10 @@ def _run_as_non_root(meta: dict, spec: dict) -> CheckResult:
         details.append(f"{' and '.join(setters.data)} must not set securityContext.runAsNonRoot=false")
         errors += setters.errs
     if implicit.data:
-        details.append(f"pod or {plural('container', 'containers', len(implicit.data))} "
-                       f"{join_quote(implicit.data)} must set securityContext.runAsNonRoot=true")
+        details.append(
+            f"pod or {plural('container', 'containers', len(implicit.data))} "
+            f"{join_quote(implicit.data)} must set securityContext.runAsNonRoot=true"
+        )
         errors += implicit.errs
     if details:
         return CheckResult(False, "runAsNonRoot != true", "\n".join(details), errors)
@@ -299,8 +397,9 @@ def _run_as_non_root(meta: dict, spec: dict) -> CheckResult:
 
 def _run_as_user(meta: dict, spec: dict) -> CheckResult:
     setters = Violations()
-    if as_map(spec.get("securityContext")).get("runAsUser") == 0 and \
-            not isinstance(as_map(spec.get("securityContext")).get("runAsUser"), bool):
+    if as_map(spec.get("securityContext")).get("runAsUser") == 0 and not isinstance(
+        as_map(spec.get("securityContext")).get("runAsUser"), bool
+    ):
         setters.add("pod", forbidden_error("spec.securityContext.runAsUser", 0))
     explicit, errs = [], []
     for c, path in containers(spec):
@@ -352,8 +451,10 @@ def _selinux(allowed: set[str]):
                 if not valid(as_map(sc["seLinuxOptions"]), f"{path}.securityContext", container_errs):
                     bad_containers.append(c.get("name", ""))
         if bad_containers:
-            setters.add(f"{plural('container', 'containers', len(bad_containers))} {join_quote(bad_containers)}",
-                        *container_errs)
+            setters.add(
+                f"{plural('container', 'containers', len(bad_containers))} {join_quote(bad_containers)}",
+                *container_errs,
+            )
         if setters.data:
             data = []
             if bad_types:
@@ -362,9 +463,14 @@ def _selinux(allowed: set[str]):
                 data.append("user may not be set")
             if flags["role"]:
                 data.append("role may not be set")
-            return CheckResult(False, "seLinuxOptions", f"{' and '.join(setters.data)} set forbidden "
-                               f"securityContext.seLinuxOptions: {'; '.join(data)}", setters.errs)
+            return CheckResult(
+                False,
+                "seLinuxOptions",
+                f"{' and '.join(setters.data)} set forbidden securityContext.seLinuxOptions: {'; '.join(data)}",
+                setters.errs,
+            )
         return CheckResult()
+
     return check
 
 
@@ -378,6 +484,7 @@ def _seccomp_baseline_1_0(meta: dict, spec: dict) -> CheckResult:
 
     def valid(v: str) -> bool:
         return v in ("runtime/default", "docker/default") or v.startswith("localhost/")
+
     pod_key = "seccomp.security.alpha.kubernetes.io/pod"
     if pod_key in annotations and not valid(str(annotations[pod_key])):
         val = str(annotations[pod_key])
@@ -392,8 +499,12 @@ def _seccomp_baseline_1_0(meta: dict, spec: dict) -> CheckResult:
         for k, errs in found.items():
             setters.add(k, *errs)
         values = sorted(setters.data)
-        return CheckResult(False, "seccompProfile", f"forbidden {plural('annotation', 'annotations', len(values))} "
-                           f"{', '.join(values)}", setters.errs)
+        return CheckResult(
+            False,
+            "seccompProfile",
+            f"forbidden {plural('annotation', 'annotations', len(values))} {', '.join(values)}",
+            setters.errs,
+        )
     return CheckResult()
 
 
@@ -423,20 +534,39 @@ def _seccomp_setters(spec: dict, implicit_required: bool) -> CheckResult:
     if explicit:
         setters.add(f"{plural('container', 'containers', len(explicit))} {join_quote(explicit)}", *errs)
     if setters.data:
-        return CheckResult(False, "seccompProfile", f"{' and '.join(setters.data)} must not set "
-                           f"securityContext.seccompProfile.type to {join_quote(sorted(bad_values))}", setters.errs)
+        return CheckResult(
+            False,
+            "seccompProfile",
+            f"{' and '.join(setters.data)} must not set "
+            f"securityContext.seccompProfile.type to {join_quote(sorted(bad_values))}",
+            setters.errs,
+        )
     if implicit.data:
-        return CheckResult(False, "seccompProfile", f"pod or {plural('container', 'containers', len(implicit.data))} "
-                           f"{join_quote(implicit.data)} must set securityContext.seccompProfile.type to "
-                           f"\"RuntimeDefault\" or \"Localhost\"", implicit.errs)
+        return CheckResult(
+            False,
+            "seccompProfile",
+            f"pod or {plural('container', 'containers', len(implicit.data))} "
+            f"{join_quote(implicit.data)} must set securityContext.seccompProfile.type to "
+            f'"RuntimeDefault" or "Localhost"',
+            implicit.errs,
+        )
     return CheckResult()
 
 
-_SYSCTLS_1_0 = {"kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.tcp_syncookies",
-                "net.ipv4.ping_group_range", "net.ipv4.ip_unprivileged_port_start"}
+_SYSCTLS_1_0 = {
+    "kernel.shm_rmid_forced",
+    "net.ipv4.ip_local_port_range",
+    "net.ipv4.tcp_syncookies",
+    "net.ipv4.ping_group_range",
+    "net.ipv4.ip_unprivileged_port_start",
+}
 _SYSCTLS_1_27 = _SYSCTLS_1_0 | {"net.ipv4.ip_local_reserved_ports"}
-_SYSCTLS_1_29 = _SYSCTLS_1_27 | {"net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout",
-                                 "net.ipv4.tcp_keepalive_intvl", "net.ipv4.tcp_keepalive_probes"}
+_SYSCTLS_1_29 = _SYSCTLS_1_27 | {
+    "net.ipv4.tcp_keepalive_time",
+    "net.ipv4.tcp_fin_timeout",
+    "net.ipv4.tcp_keepalive_intvl",
+    "net.ipv4.tcp_keepalive_probes",
+}
 _SYSCTLS_1_32 = _SYSCTLS_1_29 | {"net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"}
 
 
@@ -450,6 +580,7 @@ def _sysctls(allowed: set[str]):
         if v.data:
             return CheckResult(False, "forbidden sysctls", ", ".join(v.data), v.errs)
         return CheckResult()
+
     return check
 
 
@@ -465,18 +596,28 @@ def _windows_host_process(meta: dict, spec: dict) -> CheckResult:
     if bad:
         setters.add(f"{plural('container', 'containers', len(bad))} {join_quote(bad)}", *errs)
     if setters.data:
-        return CheckResult(False, "hostProcess", f"{' and '.join(setters.data)} must not set "
-                           f"securityContext.windowsOptions.hostProcess=true", setters.errs)
+        return CheckResult(
+            False,
+            "hostProcess",
+            f"{' and '.join(setters.data)} must not set securityContext.windowsOptions.hostProcess=true",
+            setters.errs,
+        )
     return CheckResult()
 
 
 CHECKS: list[Check] = [
-    Check("allowPrivilegeEscalation", RESTRICTED, [((1, 8), _allow_privilege_escalation),
-                                                   ((1, 25), _not_windows(_allow_privilege_escalation))]),
+    Check(
+        "allowPrivilegeEscalation",
+        RESTRICTED,
+        [((1, 8), _allow_privilege_escalation), ((1, 25), _not_windows(_allow_privilege_escalation))],
+    ),
     Check("appArmorProfile", BASELINE, [((1, 0), _app_armor)]),
     Check("capabilities_baseline", BASELINE, [((1, 0), _capabilities_baseline)]),
-    Check("capabilities_restricted", RESTRICTED, [((1, 22), _capabilities_restricted),
-                                                  ((1, 25), _not_windows(_capabilities_restricted))]),
+    Check(
+        "capabilities_restricted",
+        RESTRICTED,
+        [((1, 22), _capabilities_restricted), ((1, 25), _not_windows(_capabilities_restricted))],
+    ),
     Check("hostNamespaces", BASELINE, [((1, 0), _host_namespaces)]),
     Check("hostPathVolumes", BASELINE, [((1, 0), _host_path_volumes)]),
     Check("hostPorts", BASELINE, [((1, 0), _host_ports)]),
@@ -487,11 +628,28 @@ CHECKS: list[Check] = [
     Check("runAsNonRoot", RESTRICTED, [((1, 0), _run_as_non_root)]),
     Check("runAsUser", RESTRICTED, [((1, 23), _run_as_user)]),
     Check("seLinuxOptions", BASELINE, [((1, 0), _selinux(_SELINUX_1_0)), ((1, 31), _selinux(_SELINUX_1_31))]),
-    Check("seccompProfile_baseline", BASELINE, [((1, 0), _seccomp_baseline_1_0),
-                                                ((1, 19), lambda m, s: _seccomp_setters(s, False))]),
-    Check("seccompProfile_restricted", RESTRICTED, [((1, 19), lambda m, s: _seccomp_setters(s, True)),
-                                                    ((1, 25), _not_windows(lambda m, s: _seccomp_setters(s, True)))]),
-    Check("sysctls", BASELINE, [((1, 0), _sysctls(_SYSCTLS_1_0)), ((1, 27), _sysctls(_SYSCTLS_1_27)),
-                                ((1, 29), _sysctls(_SYSCTLS_1_29)), ((1, 32), _sysctls(_SYSCTLS_1_32))]),
+    Check(
+        "seccompProfile_baseline",
+        BASELINE,
+        [((1, 0), _seccomp_baseline_1_0), ((1, 19), lambda m, s: _seccomp_setters(s, False))],
+    ),
+    Check(
+        "seccompProfile_restricted",
+        RESTRICTED,
+        [
+            ((1, 19), lambda m, s: _seccomp_setters(s, True)),
+            ((1, 25), _not_windows(lambda m, s: _seccomp_setters(s, True))),
+        ],
+    ),
+    Check(
+        "sysctls",
+        BASELINE,
+        [
+            ((1, 0), _sysctls(_SYSCTLS_1_0)),
+            ((1, 27), _sysctls(_SYSCTLS_1_27)),
+            ((1, 29), _sysctls(_SYSCTLS_1_29)),
+            ((1, 32), _sysctls(_SYSCTLS_1_32)),
+        ],
+    ),
     Check("windowsHostProcess", BASELINE, [((1, 0), _windows_host_process)]),
 ]

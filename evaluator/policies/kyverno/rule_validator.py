@@ -117,8 +117,12 @@ class Validator:
                 return RuleResponse(self.name, ERROR, self._error_message(inp.ctx, str(err), ""))
             return RuleResponse(self.name, FAIL, self._error_message(inp.ctx, str(err), err.path))
         if not isinstance(pattern, list):
-            return RuleResponse(self.name, ERROR, "failed to deserialize anyPattern, expected type array: "
-                                "json: cannot unmarshal object into Go value of type []interface {}")
+            return RuleResponse(
+                self.name,
+                ERROR,
+                "failed to deserialize anyPattern, expected type array: "
+                "json: cannot unmarshal object into Go value of type []interface {}",
+            )
         failed, skipped = [], []
         for idx, p in enumerate(pattern):
             err = validate_pattern.match_pattern(target, p)
@@ -205,12 +209,17 @@ class Validator:
                 scoped = isinstance(element, dict)
                 if scope is not None:
                     if scope and not isinstance(element, dict):
-                        return RuleResponse(self.name, ERROR, "failed to process foreach: cannot use elementScope=true "
-                                            "foreach rules for elements that are not maps, expected type=map got "
-                                            f"type={validate_pattern.go_type(element)}"), apply_count
+                        return RuleResponse(
+                            self.name,
+                            ERROR,
+                            "failed to process foreach: cannot use elementScope=true "
+                            "foreach rules for elements that are not maps, expected type=map got "
+                            f"type={validate_pattern.go_type(element)}",
+                        ), apply_count
                     scoped = bool(scope)
-                child_input = RuleInput(ctx, inp.resource, inp.operation, inp.loader,
-                                        element if scoped else inp.element, inp.extra)
+                child_input = RuleInput(
+                    ctx, inp.resource, inp.operation, inp.loader, element if scoped else inp.element, inp.extra
+                )
                 child = Validator(self.rule, foreach, self.nesting + 1, foreach.get("context"))
                 inp.loader.on_foreach_element(ctx, self.rule, index)
                 r = child.validate(child_input)

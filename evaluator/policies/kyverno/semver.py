@@ -60,8 +60,9 @@ def satisfies(version: str, range_text: str) -> bool:
             if t is None:
                 raise ValueError(f"Could not parse Range {range_text!r}")
             c = compare(v, t)
-            ok = ok and {"=": c == 0, "==": c == 0, "!=": c != 0, ">": c > 0, "<": c < 0,
-                         ">=": c >= 0, "<=": c <= 0}[op]
+            ok = (
+                ok and {"=": c == 0, "==": c == 0, "!=": c != 0, ">": c > 0, "<": c < 0, ">=": c >= 0, "<=": c <= 0}[op]
+            )
         if ok:
             return True
     return False

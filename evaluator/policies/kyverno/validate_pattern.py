@@ -91,26 +91,37 @@ def _validate_element(resource: object, pattern: object, path: str, ac: _AnchorM
     """Raises PatternFailure (with `_path`) on mismatch."""
     if isinstance(pattern, dict):
         if not isinstance(resource, dict):
-            raise _fail(A.PatternFailure(
-                f"pattern and resource have different structures. Path: {path}. "
-                f"Expected {go_type(pattern)}, found {go_type(resource)}"), path)
+            raise _fail(
+                A.PatternFailure(
+                    f"pattern and resource have different structures. Path: {path}. "
+                    f"Expected {go_type(pattern)}, found {go_type(resource)}"
+                ),
+                path,
+            )
         ac.check(pattern, resource)
         _validate_map(resource, pattern, path, ac)
         return
     if isinstance(pattern, list):
         if not isinstance(resource, list):
-            raise _fail(A.PatternFailure(
-                f"validation rule failed at path {path}, resource does not satisfy the expected overlay pattern"),
-                path)
+            raise _fail(
+                A.PatternFailure(
+                    f"validation rule failed at path {path}, resource does not satisfy the expected overlay pattern"
+                ),
+                path,
+            )
         _validate_array(resource, pattern, path, ac)
         return
     if pattern is None or isinstance(pattern, (str, int, float, bool)):
         values = resource if isinstance(resource, list) else [resource]
         for value in values:
             if not pattern_value.validate(value, pattern):
-                raise _fail(A.PatternFailure(
-                    f"resource value '{sprint_int_aware(resource)}' does not match '{_pattern_text(pattern)}' "
-                    f"at path {path}"), path)
+                raise _fail(
+                    A.PatternFailure(
+                        f"resource value '{sprint_int_aware(resource)}' does not match '{_pattern_text(pattern)}' "
+                        f"at path {path}"
+                    ),
+                    path,
+                )
         return
     raise _fail(A.PatternFailure(f"failed at '{path}', pattern contains unknown type"), path)
 
@@ -181,9 +192,13 @@ def _validate_array(resource: list, pattern: list, path: str, ac: _AnchorMap) ->
         _validate_element(resource, first, path, ac)
     else:
         if len(resource) < len(pattern):
-            raise _fail(A.PatternFailure(
-                f"validate Array failed, array length mismatch, resource Array len is {len(resource)} "
-                f"and pattern Array len is {len(pattern)}"), "")
+            raise _fail(
+                A.PatternFailure(
+                    f"validate Array failed, array length mismatch, resource Array len is {len(resource)} "
+                    f"and pattern Array len is {len(pattern)}"
+                ),
+                "",
+            )
         _validate_pairs(zip(resource, pattern), path, ac)
 
 
@@ -230,8 +245,7 @@ def _handle(key: str, pattern: object, resource: dict, path: str, ac: _AnchorMap
             except A.PatternFailure as err:
                 raise _fail(A.AnchorError(A.CONDITIONAL_MSG, str(err)), getattr(err, "_path", current))
             return
-        raise _fail(A.AnchorError(A.CONDITIONAL_MSG, "conditional anchor key doesn't exist in the resource"),
-                    current)
+        raise _fail(A.AnchorError(A.CONDITIONAL_MSG, "conditional anchor key doesn't exist in the resource"), current)
     if modifier == A.GLOBAL:
         current = f"{path}{a.key}/"
         if a.key in resource:
@@ -246,18 +260,29 @@ def _handle(key: str, pattern: object, resource: dict, path: str, ac: _AnchorMap
             return
         value = resource[a.key]
         if not isinstance(value, list):
-            raise _fail(A.PatternFailure(
-                f"invalid resource type {go_type(value)}: Existence ^ () anchor can be used only on list/array "
-                f"type resource"), current)
+            raise _fail(
+                A.PatternFailure(
+                    f"invalid resource type {go_type(value)}: Existence ^ () anchor can be used only on list/array "
+                    f"type resource"
+                ),
+                current,
+            )
         if not isinstance(pattern, list):
-            raise _fail(A.PatternFailure(
-                f"invalid pattern type {go_type(pattern)}: Pattern has to be of list to compare against resource"),
-                current)
+            raise _fail(
+                A.PatternFailure(
+                    f"invalid pattern type {go_type(pattern)}: Pattern has to be of list to compare against resource"
+                ),
+                current,
+            )
         for item in pattern:
             if not isinstance(item, dict):
-                raise _fail(A.PatternFailure(
-                    f"invalid pattern type {go_type(pattern)}: Pattern has to be of type map to compare against "
-                    f"items in resource"), current)
+                raise _fail(
+                    A.PatternFailure(
+                        f"invalid pattern type {go_type(pattern)}: Pattern has to be of type map to compare against "
+                        f"items in resource"
+                    ),
+                    current,
+                )
             if not _any_element_matches(value, item, current, ac):
                 raise _fail(A.PatternFailure(f"existence anchor validation failed at path {current}"), current)
         return
@@ -281,6 +306,7 @@ def _any_element_matches(items: list, pattern: dict, path: str, ac: _AnchorMap) 
 
 
 # --- wildcards in metadata keys (pkg/engine/wildcards.ExpandInMetadata) ---
+
 
 def _get_pattern_value(tag: str, pattern: dict) -> tuple[str, object]:
     for k, v in pattern.items():

@@ -26,7 +26,9 @@ def _check_resources(res: dict, is_match: bool) -> str | None:
         return _SKIP + "excluding a resource within a namespace is not applicable."
     if res.get("annotations"):
         return _SKIP + "Annotations in resource description is not applicable."
-    if wildcard.contains_wildcard(res.get("name") or "") or any(wildcard.contains_wildcard(n) for n in res.get("names") or []):
+    if wildcard.contains_wildcard(res.get("name") or "") or any(
+        wildcard.contains_wildcard(n) for n in res.get("names") or []
+    ):
         return _SKIP + "wildcards in resource name is not applicable."
     if any(wildcard.contains_wildcard(n) for n in res.get("namespaces") or []):
         return _SKIP + "wildcards in namespace name is not applicable."
@@ -47,7 +49,10 @@ def _check_filters(filters: list[dict], is_match: bool) -> str | None:
     if not is_match and (ns_sel or obj_sel):
         return _SKIP + "NamespaceSelector / ObjectSelector in the exclude block is not applicable."
     if is_match and len(filters) > 1 and (ns_sel or obj_sel):
-        return _SKIP + "NamespaceSelector / ObjectSelector across multiple resources in the match block are not applicable."
+        return (
+            _SKIP
+            + "NamespaceSelector / ObjectSelector across multiple resources in the match block are not applicable."
+        )
     return None
 
 
@@ -118,8 +123,11 @@ def _find_resource(mapper, kind_selector: str) -> tuple[str, str, str]:
     for info in mapper.entries:
         if not info.served or (info.subresource or "") != (sub or ""):
             continue
-        if wildcard.match(group, info.kind.group) and wildcard.match(version, info.kind.version) and \
-                wildcard.match(kind, info.kind.kind):
+        if (
+            wildcard.match(group, info.kind.group)
+            and wildcard.match(version, info.kind.version)
+            and wildcard.match(kind, info.kind.kind)
+        ):
             name = info.gvr.resource + (f"/{info.subresource}" if info.subresource else "")
             found.add((info.gvr.group, info.gvr.version, name))
     if len(found) != 1:
@@ -143,8 +151,15 @@ def _rules_for(mapper, res: dict, rules: list[dict], is_match: bool) -> None:
         else:
             rules.append(_named_rule(names, group, version, ops, resources))
     if not is_match and res.get("namespaces") and not res.get("kinds"):
-        rules.append({"resourceNames": list(res["namespaces"]), "apiGroups": [""], "apiVersions": ["v1"],
-                      "resources": ["namespaces"], "operations": ops})
+        rules.append(
+            {
+                "resourceNames": list(res["namespaces"]),
+                "apiGroups": [""],
+                "apiVersions": ["v1"],
+                "resources": ["namespaces"],
+                "operations": ops,
+            }
+        )
 
 
 def _named_rule(names: list[str], group: str, version: str, ops: list[str], resources: list[str]) -> dict:
@@ -161,6 +176,7 @@ def generate(policy: dict, exceptions: list[dict] = (), mapper=None) -> dict:
         return {"skipped": reason}
     if mapper is None:
         from evaluator.k8s.restmapping import builtin_mapper
+
         mapper = builtin_mapper()
     spec = policy.get("spec") or {}
     rule = spec["rules"][0]
@@ -169,20 +185,29 @@ def generate(policy: dict, exceptions: list[dict] = (), mapper=None) -> dict:
     match_rules: list[dict] = []
     exclude_rules: list[dict] = []
     try:
-        for block, is_match, rules in ((rule.get("match"), True, match_rules),
-                                       (rule.get("exclude"), False, exclude_rules),
-                                       *[((e.get("spec") or {}).get("match"), False, exclude_rules)
-                                         for e in exceptions]):
+        for block, is_match, rules in (
+            (rule.get("match"), True, match_rules),
+            (rule.get("exclude"), False, exclude_rules),
+            *[((e.get("spec") or {}).get("match"), False, exclude_rules) for e in exceptions],
+        ):
             top, any_f, all_f = _filters(block)
-            descs = ([top.get("resources")] if top.get("resources") else []) + \
-                [f.get("resources") or {} for f in any_f + all_f]
+            descs = ([top.get("resources")] if top.get("resources") else []) + [
+                f.get("resources") or {} for f in any_f + all_f
+            ]
             for res in descs:
                 _rules_for(mapper, res, rules, is_match)
                 if is_match:
                     match_resources["resourceRules"] = copy.deepcopy(rules)
                     if res.get("namespaces"):
-                        match_resources["namespaceSelector"] = {"matchExpressions": [
-                            {"key": "kubernetes.io/metadata.name", "operator": "In", "values": list(res["namespaces"])}]}
+                        match_resources["namespaceSelector"] = {
+                            "matchExpressions": [
+                                {
+                                    "key": "kubernetes.io/metadata.name",
+                                    "operator": "In",
+                                    "values": list(res["namespaces"]),
+                                }
+                            ]
+                        }
                     elif res.get("namespaceSelector") is not None:
                         match_resources["namespaceSelector"] = res["namespaceSelector"]
                     else:
@@ -197,22 +222,37 @@ def generate(policy: dict, exceptions: list[dict] = (), mapper=None) -> dict:
         return {"skipped": f"failed to build ValidatingAdmissionPolicy: {err}"}
     name = "cpol-" + (policy.get("metadata") or {}).get("name", "")
     vap_spec = {"matchConstraints": match_resources}
-    for key, value in (("paramKind", cel.get("paramKind")), ("variables", cel.get("variables")),
-                       ("validations", cel.get("expressions")), ("auditAnnotations", cel.get("auditAnnotations")),
-                       ("matchConditions", rule.get("celPreconditions"))):
+    for key, value in (
+        ("paramKind", cel.get("paramKind")),
+        ("variables", cel.get("variables")),
+        ("validations", cel.get("expressions")),
+        ("auditAnnotations", cel.get("auditAnnotations")),
+        ("matchConditions", rule.get("celPreconditions")),
+    ):
         if value:
             vap_spec[key] = copy.deepcopy(value)
-    owner = {"apiVersion": policy.get("apiVersion", "kyverno.io/v1"), "kind": policy.get("kind", "ClusterPolicy"),
-             "name": (policy.get("metadata") or {}).get("name", ""), "uid": (policy.get("metadata") or {}).get("uid", "")}
+    owner = {
+        "apiVersion": policy.get("apiVersion", "kyverno.io/v1"),
+        "kind": policy.get("kind", "ClusterPolicy"),
+        "name": (policy.get("metadata") or {}).get("name", ""),
+        "uid": (policy.get("metadata") or {}).get("uid", ""),
+    }
     labels = {"app.kubernetes.io/managed-by": "kyverno"}
-    vap = {"apiVersion": _VAP_API, "kind": "ValidatingAdmissionPolicy",
-           "metadata": {"name": name, "labels": labels, "ownerReferences": [owner]}, "spec": vap_spec}
+    vap = {
+        "apiVersion": _VAP_API,
+        "kind": "ValidatingAdmissionPolicy",
+        "metadata": {"name": name, "labels": labels, "ownerReferences": [owner]},
+        "spec": vap_spec,
+    }
     action = rule["validate"].get("failureAction") or spec.get("validationFailureAction") or "Audit"
     actions = ["Deny"] if str(action).lower() == "enforce" else ["Audit", "Warn"]
     binding_spec = {"policyName": name, "validationActions": actions}
     if cel.get("paramRef"):
         binding_spec["paramRef"] = copy.deepcopy(cel["paramRef"])
-    binding = {"apiVersion": _VAP_API, "kind": "ValidatingAdmissionPolicyBinding",
-               "metadata": {"name": name + "-binding", "labels": dict(labels), "ownerReferences": [owner]},
-               "spec": binding_spec}
+    binding = {
+        "apiVersion": _VAP_API,
+        "kind": "ValidatingAdmissionPolicyBinding",
+        "metadata": {"name": name + "-binding", "labels": dict(labels), "ownerReferences": [owner]},
+        "spec": binding_spec,
+    }
     return {"policy": vap, "binding": binding}

@@ -55,6 +55,7 @@ def substitute_all(ctx: Context, document: object) -> object:
 
 # --- $( ) references ---
 
+
 def _substitute_references(value: object, path: str, root: object, is_key: bool) -> object:
     if not isinstance(value, str):
         return value
@@ -79,7 +80,7 @@ def _substitute_references(value: object, path: str, root: object, is_key: bool)
 def _resolve_reference(root: object, reference: str, absolute: str) -> object:
     path = reference.strip("$()")
     op = operator_of(path)
-    path = path[len(op):]
+    path = path[len(op) :]
     if not path:
         raise SubstitutionError("expected path, found empty reference")
     if not path.startswith("/"):
@@ -129,12 +130,13 @@ def _strip_anchors(path: str) -> str:
 
 # --- {{ }} variables ---
 
+
 def _jmespath_from_pointer(path: str, prefix: str) -> str:
     """jsonpointer.ParsePath(path).SkipPast("foreach").SkipN(2).Prepend(prefix...).JMESPath(), as Kyverno
     resolves `{{@}}` (the two skipped components are the rule's `validate/pattern`-like prefix)."""
     parts = [p.replace("\\/", "/") for p in re.split(r"(?<!\\)/", path) if p != ""]
     if "foreach" in parts:
-        parts = parts[parts.index("foreach") + 1:]
+        parts = parts[parts.index("foreach") + 1 :]
     parts = [] if 2 > len(parts) - 1 else parts[2:]
     out = ""
     for p in prefix.split(".") + parts:

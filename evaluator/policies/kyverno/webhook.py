@@ -5,6 +5,7 @@ denial (`admission webhook "..." denied the request: ...`). For a policy whose r
 ValidatingAdmissionPolicy Kyverno would generate from it is simulated on the same request too (as a document
 set of its own, through `Setup.nested`), so both verdicts can be compared (`result["kyvernoGeneratedVAPs"]`).
 """
+
 from __future__ import annotations
 
 from typing import Any, Mapping
@@ -19,8 +20,11 @@ WEBHOOK_NAME = "validate.kyverno.svc-fail"
 
 
 def kyverno_policies(documents: list[Mapping[str, Any]]) -> list[dict]:
-    return [d for d in documents if d.get("kind") in KYVERNO_POLICY_KINDS
-            and str(d.get("apiVersion", "")).startswith(KYVERNO_GROUP + "/")]
+    return [
+        d
+        for d in documents
+        if d.get("kind") in KYVERNO_POLICY_KINDS and str(d.get("apiVersion", "")).startswith(KYVERNO_GROUP + "/")
+    ]
 
 
 def _has_cel_rule(policy: Mapping[str, Any]) -> bool:
@@ -33,7 +37,7 @@ class KyvernoPolicies:
 
     name = KYVERNO_CLUSTER_POLICY
     stage = VALIDATING
-    order = 200   # a webhook: after the ValidatingAdmissionPolicy plugin
+    order = 200  # a webhook: after the ValidatingAdmissionPolicy plugin
     result_keys: Mapping[str, Any] = {"kyverno": [], "kyvernoGeneratedVAPs": []}
 
     def __init__(self) -> None:
@@ -85,8 +89,15 @@ class KyvernoPolicies:
                 out.append({"policy": name, "skipped": generated.get("skipped")})
                 continue
             verdict = simulation.run(dict(request), trace=False, full=False)
-            out.append({"policy": name, "generated": generated, "allowed": verdict["allowed"],
-                        "status": verdict["status"], "warnings": verdict["warnings"]})
+            out.append(
+                {
+                    "policy": name,
+                    "generated": generated,
+                    "allowed": verdict["allowed"],
+                    "status": verdict["status"],
+                    "warnings": verdict["warnings"],
+                }
+            )
         return out
 
     def run(self, request: Mapping[str, Any]) -> tuple[list[dict], dict[str, Any] | None, list[str]]:
@@ -98,15 +109,23 @@ class KyvernoPolicies:
         status = None
         if not decision["allowed"]:
             # The webhook answers without a code: the API server reports 400 (webhook errors.ToStatusErr).
-            status = {"code": 400, "reason": "",
-                      "message": f'admission webhook "{WEBHOOK_NAME}" denied the request: {decision["message"]}'}
+            status = {
+                "code": 400,
+                "reason": "",
+                "message": f'admission webhook "{WEBHOOK_NAME}" denied the request: {decision["message"]}',
+            }
         return results, status, list(decision["warnings"])
 
     def evaluate(self, request: Mapping[str, Any], context: RequestContext) -> KindOutcome:
         results, status, warnings = self.run(request)
         denial = None
         if status is not None:
-            denial = Denial({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", **status},
-                            ferricel={"accepted": False, "message": status["message"], "code": status["code"]})
-        return KindOutcome(denial=denial, warnings=warnings,
-                           keys={"kyverno": results, "kyvernoGeneratedVAPs": self.compare_generated(request)})
+            denial = Denial(
+                {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", **status},
+                ferricel={"accepted": False, "message": status["message"], "code": status["code"]},
+            )
+        return KindOutcome(
+            denial=denial,
+            warnings=warnings,
+            keys={"kyverno": results, "kyvernoGeneratedVAPs": self.compare_generated(request)},
+        )

@@ -21,10 +21,14 @@ def _name(name) -> dict:
     cn = values(NameOID.COMMON_NAME)
     serial = values(NameOID.SERIAL_NUMBER)
     return {
-        "Country": values(NameOID.COUNTRY_NAME), "Organization": values(NameOID.ORGANIZATION_NAME),
-        "OrganizationalUnit": values(NameOID.ORGANIZATIONAL_UNIT_NAME), "Locality": values(NameOID.LOCALITY_NAME),
-        "Province": values(NameOID.STATE_OR_PROVINCE_NAME), "StreetAddress": values(NameOID.STREET_ADDRESS),
-        "PostalCode": values(NameOID.POSTAL_CODE), "SerialNumber": serial[0] if serial else "",
+        "Country": values(NameOID.COUNTRY_NAME),
+        "Organization": values(NameOID.ORGANIZATION_NAME),
+        "OrganizationalUnit": values(NameOID.ORGANIZATIONAL_UNIT_NAME),
+        "Locality": values(NameOID.LOCALITY_NAME),
+        "Province": values(NameOID.STATE_OR_PROVINCE_NAME),
+        "StreetAddress": values(NameOID.STREET_ADDRESS),
+        "PostalCode": values(NameOID.POSTAL_CODE),
+        "SerialNumber": serial[0] if serial else "",
         "CommonName": cn[0] if cn else "",
         "Names": [{"Type": [int(x) for x in a.oid.dotted_string.split(".")], "Value": a.value} for a in name],
         "ExtraNames": None,
@@ -58,8 +62,12 @@ def decode(text: str) -> dict:
             csr = x509.load_pem_x509_csr(data)
         except ValueError as err:
             raise X509Error(str(err)) from None
-        return {"Raw": base64.b64encode(csr.public_bytes(Encoding.DER)).decode(), "Version": 0,
-                "PublicKey": _rsa(csr.public_key()), "Subject": _name(csr.subject)}
+        return {
+            "Raw": base64.b64encode(csr.public_bytes(Encoding.DER)).decode(),
+            "Version": 0,
+            "PublicKey": _rsa(csr.public_key()),
+            "Subject": _name(csr.subject),
+        }
     if b"-----BEGIN CERTIFICATE-----" not in data:
         raise X509Error("failed to decode PEM block")
     try:
@@ -75,11 +83,17 @@ def decode(text: str) -> dict:
         "SerialNumber": serial,
         "Issuer": _name(cert.issuer),
         "Subject": _name(cert.subject),
-        "NotBefore": _time(cert.not_valid_before_utc if hasattr(cert, "not_valid_before_utc") else cert.not_valid_before),
+        "NotBefore": _time(
+            cert.not_valid_before_utc if hasattr(cert, "not_valid_before_utc") else cert.not_valid_before
+        ),
         "NotAfter": _time(cert.not_valid_after_utc if hasattr(cert, "not_valid_after_utc") else cert.not_valid_after),
         "PublicKey": _rsa(cert.public_key()),
-        "DNSNames": None, "EmailAddresses": None, "IPAddresses": None, "URIs": None,
-        "IsCA": False, "BasicConstraintsValid": False,
+        "DNSNames": None,
+        "EmailAddresses": None,
+        "IPAddresses": None,
+        "URIs": None,
+        "IsCA": False,
+        "BasicConstraintsValid": False,
     }
     try:
         san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value

@@ -21,15 +21,19 @@ GoYamlLoader.yaml_implicit_resolvers = {
 GoYamlLoader.add_implicit_resolver(
     "tag:yaml.org,2002:int",
     re.compile(r"""^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$""", re.X),
-    list("-+0123456789"))
+    list("-+0123456789"),
+)
 
 
 def _drop_sexagesimal() -> None:
     for first, resolvers in GoYamlLoader.yaml_implicit_resolvers.items():
         kept = []
         for tag, regexp in resolvers:
-            if tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float") and ":" in regexp.pattern and \
-                    "[0-5]?[0-9]" in regexp.pattern:
+            if (
+                tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+                and ":" in regexp.pattern
+                and "[0-5]?[0-9]" in regexp.pattern
+            ):
                 continue
             kept.append((tag, regexp))
         GoYamlLoader.yaml_implicit_resolvers[first] = kept
@@ -38,9 +42,13 @@ def _drop_sexagesimal() -> None:
 _drop_sexagesimal()
 GoYamlLoader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
-    re.compile(r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
-                |[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$""", re.X),
-    list("-+0123456789."))
+    re.compile(
+        r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
+                |[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$""",
+        re.X,
+    ),
+    list("-+0123456789."),
+)
 
 
 def load_all(text: str) -> list:

@@ -10,6 +10,7 @@ PolicyReport; `evaluator.policies.kyverno_vpol.cli_test` the `kyverno test` rows
 `image_ref` (Kyverno's CEL libraries answered from documents and mocks), `inputs`, `policies`, `admission`,
 `report`, `stage`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
@@ -22,8 +23,15 @@ from .spec import is_cel_exception, is_validating_policy
 from .stage import VpolStage, offline_context
 from . import kind  # noqa: E402,F401  (registers the kind with the admission core)
 
-__all__ = ["evaluate", "evaluate_json", "VpolStage", "policy_report", "is_validating_policy", "is_cel_exception",
-           "compile_all"]
+__all__ = [
+    "evaluate",
+    "evaluate_json",
+    "VpolStage",
+    "policy_report",
+    "is_validating_policy",
+    "is_cel_exception",
+    "compile_all",
+]
 
 
 def evaluate(documents: Iterable[Any], request: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -31,11 +39,18 @@ def evaluate(documents: Iterable[Any], request: Mapping[str, Any]) -> list[dict[
     admission filters); the other documents answer resource lookups and mocks."""
     docs = [d for d in documents if isinstance(d, Mapping)]
     stage = VpolStage(docs)
-    namespace = str(request.get("namespace") or ((request.get("object") or request.get("oldObject") or {})
-                                                 .get("metadata") or {}).get("namespace") or "")
+    namespace = str(
+        request.get("namespace")
+        or ((request.get("object") or request.get("oldObject") or {}).get("metadata") or {}).get("namespace")
+        or ""
+    )
     ns_obj = stage._namespace(namespace)
-    inputs = kubernetes_inputs(request, context=stage.context, namespaces={**stage.namespaces,
-                               **({namespace: ns_obj} if ns_obj else {})}, namespace_object=ns_obj)
+    inputs = kubernetes_inputs(
+        request,
+        context=stage.context,
+        namespaces={**stage.namespaces, **({namespace: ns_obj} if ns_obj else {})},
+        namespace_object=ns_obj,
+    )
     return evaluate_request(stage.entries, inputs)
 
 

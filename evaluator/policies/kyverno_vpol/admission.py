@@ -7,6 +7,7 @@ registers ValidatingPolicies under their own webhooks (vpol.validate.kyverno.svc
 failurePolicy Ignore; nvpol.… for NamespacedValidatingPolicies); the API server answers a webhook denial
 without a code with 400 and `admission webhook "<name>" denied the request: <message>`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -47,5 +48,4 @@ def decision(results: list[Mapping[str, Any]]) -> dict[str, Any]:
         return {"allowed": True, "status": None, "warnings": warnings}
     name, texts = next(iter(denials.items()))
     message = f'admission webhook "{name}" denied the request: ' + "; ".join(texts)
-    return {"allowed": False, "warnings": warnings,
-            "status": {"code": 400, "reason": "", "message": message}}
+    return {"allowed": False, "warnings": warnings, "status": {"code": 400, "reason": "", "message": message}}

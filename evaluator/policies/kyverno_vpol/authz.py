@@ -8,6 +8,7 @@ The response builders (`envoy.Allowed()`, `envoy.Denied(code)`, `http.Allowed()`
 `.WithHeader`, `.WithBody`, `.Response()`) and `jwt.Decode(token, key)` (HS256/384/512 signatures checked,
 `exp`/`nbf` honoured) live in their own registry: they exist in these modes only.
 """
+
 from __future__ import annotations
 
 import base64
@@ -34,6 +35,7 @@ def function(*signatures: str):
         for sig in signatures:
             AUTHZ_REGISTRY.add(sig, impl, cost=1)
         return impl
+
     return decorate
 
 
@@ -106,7 +108,8 @@ def jwt_decode(token, key):
         raise CELEvalError("token is malformed: could not base64 decode or JSON-decode a segment") from None
     digest = _HASHES.get(str(header.get("alg")) if isinstance(header, dict) else "")
     valid = digest is not None and hmac.compare_digest(
-        hmac.new(key.encode(), f"{parts[0]}.{parts[1]}".encode(), digest).digest(), signature)
+        hmac.new(key.encode(), f"{parts[0]}.{parts[1]}".encode(), digest).digest(), signature
+    )
     now = time.time()
     if isinstance(claims, dict):
         if isinstance(claims.get("exp"), (int, float)) and now >= claims["exp"]:
@@ -118,8 +121,9 @@ def jwt_decode(token, key):
 
 @functools.lru_cache(maxsize=1)
 def environment() -> Any:
-    return replace(_cel.admission_env(), variables={"object": DYN, "variables": DYN}, registry=AUTHZ_REGISTRY,
-                   name="kyverno-authz")
+    return replace(
+        _cel.admission_env(), variables={"object": DYN, "variables": DYN}, registry=AUTHZ_REGISTRY, name="kyverno-authz"
+    )
 
 
 def decide(value: Any, mode: str) -> tuple[str, str] | None:

@@ -6,6 +6,7 @@ StatefulSet and `cronjobs` for CronJob. Each variant's matchConstraints list the
 rule's operations and namespaceSelector), and every `object.spec`/`object.metadata` (and `oldObject.`)
 in the spec's text is rewritten to the pod template's path, except `object.metadata.namespace`.
 """
+
 from __future__ import annotations
 
 import copy
@@ -25,8 +26,10 @@ CONTROLLERS = {
 }
 REPLACEMENTS = {
     "defaults": (("spec", "spec.template.spec"), ("metadata", "spec.template.metadata")),
-    "cronjobs": (("spec", "spec.jobTemplate.spec.template.spec"),
-                 ("metadata", "spec.jobTemplate.spec.template.metadata")),
+    "cronjobs": (
+        ("spec", "spec.jobTemplate.spec.template.spec"),
+        ("metadata", "spec.jobTemplate.spec.template.metadata"),
+    ),
 }
 _PROTECTED = (".namespace",)
 
@@ -44,8 +47,12 @@ def can_autogen(constraints: Any) -> bool:
     if not isinstance(rules, list) or len(rules) != 1 or not isinstance(rules[0], Mapping):
         return False
     rule = rules[0]
-    return (not rule.get("resourceNames") and rule.get("apiGroups") == [""] and rule.get("apiVersions") == ["v1"]
-            and rule.get("resources") == ["pods"])
+    return (
+        not rule.get("resourceNames")
+        and rule.get("apiGroups") == [""]
+        and rule.get("apiVersions") == ["v1"]
+        and rule.get("resources") == ["pods"]
+    )
 
 
 def _is_identifier_char(ch: str) -> bool:
@@ -58,9 +65,10 @@ def _replace(text: str, old: str, new: str) -> str:
         at = text.find(old, start)
         if at < 0:
             break
-        rest = text[at + len(old):]
-        protected = any(rest.startswith(p) and (len(rest) == len(p) or not _is_identifier_char(rest[len(p)]))
-                        for p in _PROTECTED)
+        rest = text[at + len(old) :]
+        protected = any(
+            rest.startswith(p) and (len(rest) == len(p) or not _is_identifier_char(rest[len(p)])) for p in _PROTECTED
+        )
         out.append(text[start:at])
         out.append(old if protected else new)
         start = at + len(old)
@@ -85,14 +93,18 @@ def _rewrite_all(value: Any, config: str) -> Any:
     return value
 
 
-def _match_constraints(targets: list[tuple[str, str, str, str]], operations: Any, namespace_selector: Any) -> dict | None:
+def _match_constraints(
+    targets: list[tuple[str, str, str, str]], operations: Any, namespace_selector: Any
+) -> dict | None:
     if not targets or not operations:
         return None
     by_gv: dict[tuple[str, str], set[str]] = {}
     for group, version, resource, _kind in targets:
         by_gv.setdefault((group, version), set()).add(resource)
-    rules = [{"apiGroups": [g], "apiVersions": [v], "resources": sorted(r), "operations": list(operations)}
-             for (g, v), r in sorted(by_gv.items())]
+    rules = [
+        {"apiGroups": [g], "apiVersions": [v], "resources": sorted(r), "operations": list(operations)}
+        for (g, v), r in sorted(by_gv.items())
+    ]
     constraints: dict[str, Any] = {"resourceRules": rules}
     if namespace_selector is not None:
         constraints["namespaceSelector"] = copy.deepcopy(namespace_selector)
@@ -122,6 +134,11 @@ def variants(spec: Mapping[str, Any]) -> list[dict[str, Any]]:
         else:
             new_spec["matchConstraints"] = mc
         new_spec = _rewrite_all(new_spec, config)
-        out.append({"config": config, "spec": new_spec,
-                    "targets": [{"group": g, "version": v, "resource": r, "kind": k} for g, v, r, k in targets]})
+        out.append(
+            {
+                "config": config,
+                "spec": new_spec,
+                "targets": [{"group": g, "version": v, "resource": r, "kind": k} for g, v, r, k in targets],
+            }
+        )
     return out

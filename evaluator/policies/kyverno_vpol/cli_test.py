@@ -13,6 +13,7 @@ command + policy processor):
 * the context file answers resource.Get/List and image.GetMetadata, `clusterResources` join the lookups,
   `apiCallResponses` answer http.Get/Post, `globalContextEntries` answer globalContext.Get.
 """
+
 from __future__ import annotations
 
 import copy
@@ -30,8 +31,15 @@ from .engine import RuleResponse, evaluate, evaluate_authz
 from .inputs import json_inputs, kubernetes_inputs
 from .policies import PolicyEntry, compile_all
 
-TYPE_FLAGS = ("isValidatingAdmissionPolicy", "isMutatingAdmissionPolicy", "isValidatingPolicy", "isDeletingPolicy",
-              "isImageValidatingPolicy", "isGeneratingPolicy", "isMutatingPolicy")
+TYPE_FLAGS = (
+    "isValidatingAdmissionPolicy",
+    "isMutatingAdmissionPolicy",
+    "isValidatingPolicy",
+    "isDeletingPolicy",
+    "isImageValidatingPolicy",
+    "isGeneratingPolicy",
+    "isMutatingPolicy",
+)
 
 
 @dataclass
@@ -87,7 +95,9 @@ def json_responses(entry: PolicyEntry, payload: Any, context: OfflineContext) ->
     return evaluate(entry.compiled[0], json_inputs(payload, context=context), check_match=False) or []
 
 
-def payload_responses(entry: PolicyEntry, payload_type: str, payload: Any, context: OfflineContext) -> list[RuleResponse]:
+def payload_responses(
+    entry: PolicyEntry, payload_type: str, payload: Any, context: OfflineContext
+) -> list[RuleResponse]:
     """A payload reaches JSON-mode policies (json payloads) or the authz policies of its kind (http, envoy)."""
     if payload_type == "json":
         return json_responses(entry, payload, context) if entry.mode == "JSON" else []
@@ -124,6 +134,7 @@ def _global_value(entry: Mapping[str, Any], read: Callable[[list[str]], list[dic
     data = entry.get("data")
     if entry.get("projections"):
         from jmespath import search
+
         return {p["name"]: search(p["path"], data) for p in entry["projections"]}
     return data
 
@@ -132,8 +143,11 @@ def _namespace_object(values: Mapping[str, Any], namespace: str) -> dict | None:
     found = None
     for sel in values.get("namespaceSelector") or []:
         if isinstance(sel, Mapping) and sel.get("name") == namespace:
-            found = {"apiVersion": "v1", "kind": "Namespace",
-                     "metadata": {"name": namespace, "labels": dict(sel.get("labels") or {})}}
+            found = {
+                "apiVersion": "v1",
+                "kind": "Namespace",
+                "metadata": {"name": namespace, "labels": dict(sel.get("labels") or {})},
+            }
     for ns in values.get("namespaces") or []:
         if isinstance(ns, Mapping) and (ns.get("metadata") or {}).get("name") == namespace:
             found = dict(ns)
@@ -149,10 +163,18 @@ class VpolTest:
         self.entries = {e.name: e for e in compile_all(docs)}
         self.resources = read(test.get("resources") or [])
         self.payloads = self._payloads()
-        crds = [d for d in read(test.get("resources") or []) + read(test.get("clusterResources") or [])
-                if d.get("kind") == "CustomResourceDefinition"]
-        self.crd_scopes = {((c.get("spec") or {}).get("group", ""), ((c.get("spec") or {}).get("names") or {}).get("kind", "")):
-                           (c.get("spec") or {}).get("scope") != "Cluster" for c in crds}
+        crds = [
+            d
+            for d in read(test.get("resources") or []) + read(test.get("clusterResources") or [])
+            if d.get("kind") == "CustomResourceDefinition"
+        ]
+        self.crd_scopes = {
+            ((c.get("spec") or {}).get("group", ""), ((c.get("spec") or {}).get("names") or {}).get("kind", "")): (
+                c.get("spec") or {}
+            ).get("scope")
+            != "Cluster"
+            for c in crds
+        }
         self.context = self._context(crds)
         self.values = self._values()
         user = read([test["userinfo"]]) if test.get("userinfo") else []
@@ -179,7 +201,9 @@ class VpolTest:
             for doc in self.read([self.test["context"]]):
                 spec = doc.get("spec") or {}
                 resources.extend(r for r in spec.get("resources") or [] if isinstance(r, Mapping))
-                images.update({i["image"]: i for i in spec.get("images") or [] if isinstance(i, Mapping) and "image" in i})
+                images.update(
+                    {i["image"]: i for i in spec.get("images") or [] if isinstance(i, Mapping) and "image" in i}
+                )
         if self.test.get("clusterResources"):
             for doc in self.read(self.test["clusterResources"]):
                 if doc.get("kind") == "ClusterResource":
@@ -187,12 +211,24 @@ class VpolTest:
                 else:
                     resources.append(doc)
             resources.extend(self.resources)
-        plurals = {((c.get("spec") or {}).get("group", ""), ((c.get("spec") or {}).get("names") or {}).get("kind", "")):
-                   ((c.get("spec") or {}).get("names") or {}).get("plural", "") for c in crds}
-        global_values = {e["name"]: _global_value(e, self.read)
-                         for e in self.test.get("globalContextEntries") or [] if isinstance(e, Mapping) and "name" in e}
-        return OfflineContext(resources=resources, images=images, global_values=global_values,
-                              http_mocks=http_mock_index(self.test.get("apiCallResponses")), crd_plurals=plurals)
+        plurals = {
+            ((c.get("spec") or {}).get("group", ""), ((c.get("spec") or {}).get("names") or {}).get("kind", "")): (
+                (c.get("spec") or {}).get("names") or {}
+            ).get("plural", "")
+            for c in crds
+        }
+        global_values = {
+            e["name"]: _global_value(e, self.read)
+            for e in self.test.get("globalContextEntries") or []
+            if isinstance(e, Mapping) and "name" in e
+        }
+        return OfflineContext(
+            resources=resources,
+            images=images,
+            global_values=global_values,
+            http_mocks=http_mock_index(self.test.get("apiCallResponses")),
+            crd_plurals=plurals,
+        )
 
     def _values(self) -> dict:
         values = dict(self.test.get("values") or {})
@@ -205,7 +241,9 @@ class VpolTest:
     def handles(self, result: Mapping[str, Any]) -> bool:
         if result.get("isValidatingPolicy"):
             return True
-        return not any(result.get(flag) for flag in TYPE_FLAGS) and result.get("policy", "").split("/")[-1] in self.entries
+        return (
+            not any(result.get(flag) for flag in TYPE_FLAGS) and result.get("policy", "").split("/")[-1] in self.entries
+        )
 
     def rows(self, result: Mapping[str, Any]) -> list[VpolRow]:
         name = str(result.get("policy", "")).split("/")[-1]
@@ -223,7 +261,9 @@ class VpolTest:
             if doc is None:
                 found = next(((k, p) for n, k, p in self.payloads if n == label), None)
                 if found is None:
-                    out.append(VpolRow(name, label, result.get("kind", ""), expected, "missing", False, "resource not found"))
+                    out.append(
+                        VpolRow(name, label, result.get("kind", ""), expected, "missing", False, "resource not found")
+                    )
                     continue
                 kind, payload = found
                 ok, actual, message = score(payload_responses(entry, kind, payload, self.context), False, expected)
@@ -244,7 +284,9 @@ class VpolTest:
                 return doc
         return None
 
-    def _resource_row(self, entry: PolicyEntry, doc: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[bool, str, str]:
+    def _resource_row(
+        self, entry: PolicyEntry, doc: Mapping[str, Any], result: Mapping[str, Any]
+    ) -> tuple[bool, str, str]:
         expected = str(result.get("result", ""))
         obj = as_floats(copy.deepcopy(dict(doc)))
         meta = obj.setdefault("metadata", {})
@@ -267,8 +309,9 @@ class VpolTest:
         if self.user:
             request["userInfo"] = self.user.get("userInfo") or {}
         ns_obj = _namespace_object(self.values, namespace) if namespace else None
-        inputs = kubernetes_inputs(request, context=self.context, namespaces={namespace: ns_obj} if ns_obj else {},
-                                   namespace_object=ns_obj)
+        inputs = kubernetes_inputs(
+            request, context=self.context, namespaces={namespace: ns_obj} if ns_obj else {}, namespace_object=ns_obj
+        )
         rules, kept_empty = responses_for(entry, inputs)
         return score(rules, kept_empty, expected)
 

@@ -5,6 +5,7 @@ variables, against the Kyverno function registry. As in Kyverno, one expression 
 makes the whole policy fail to compile; the error lists field path, expression and cel-go's message
 (`spec.validations[0].expression: Invalid value: "...": ERROR: <input>:1:3: ...`).
 """
+
 from __future__ import annotations
 
 import functools
@@ -24,8 +25,9 @@ COMPILE_ERROR_PREFIX = "<nil>: Internal error: validating policy compiler 1.0 er
 
 @functools.lru_cache(maxsize=1)
 def environment() -> Any:
-    return replace(_cel.admission_env(), variables=dict.fromkeys(DECLARED, DYN), registry=KYVERNO_REGISTRY,
-                   name="kyverno-vpol")
+    return replace(
+        _cel.admission_env(), variables=dict.fromkeys(DECLARED, DYN), registry=KYVERNO_REGISTRY, name="kyverno-vpol"
+    )
 
 
 @dataclass(frozen=True)
@@ -100,49 +102,70 @@ def _items(value: Any) -> list[Mapping[str, Any]]:
     return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
 
 
-def compile_policy(document: Mapping[str, Any], spec: Mapping[str, Any], exceptions: list[Mapping[str, Any]],
-                   variant: str = "") -> CompiledPolicy:
-    compiled = CompiledPolicy(document=document, spec=spec, variant=variant, mode=sp.evaluation_mode(spec),
-                              failure_policy=sp.failure_policy(spec),
-                              match_constraints=spec.get("matchConstraints") if isinstance(
-                                  spec.get("matchConstraints"), Mapping) else None)
+def compile_policy(
+    document: Mapping[str, Any], spec: Mapping[str, Any], exceptions: list[Mapping[str, Any]], variant: str = ""
+) -> CompiledPolicy:
+    compiled = CompiledPolicy(
+        document=document,
+        spec=spec,
+        variant=variant,
+        mode=sp.evaluation_mode(spec),
+        failure_policy=sp.failure_policy(spec),
+        match_constraints=spec.get("matchConstraints") if isinstance(spec.get("matchConstraints"), Mapping) else None,
+    )
     authz_mode = compiled.mode in ("HTTP", "Envoy")
     env = None
     if authz_mode:
         from .authz import environment as authz_environment
+
         env = authz_environment()
     try:
         compiled.match_conditions = tuple(
-            (str(c.get("name") or ""), _compile(f"spec.matchConditions[{i}].expression", c.get("expression"), "bool", env))
-            for i, c in enumerate(_items(spec.get("matchConditions"))))
+            (
+                str(c.get("name") or ""),
+                _compile(f"spec.matchConditions[{i}].expression", c.get("expression"), "bool", env),
+            )
+            for i, c in enumerate(_items(spec.get("matchConditions")))
+        )
         compiled.variables = tuple(
             (str(v.get("name") or ""), _compile(f"spec.variables[{i}].expression", v.get("expression"), None, env))
-            for i, v in enumerate(_items(spec.get("variables"))))
+            for i, v in enumerate(_items(spec.get("variables")))
+        )
         validations = []
         for i, v in enumerate(_items(spec.get("validations"))):
-            program = _compile(f"spec.validations[{i}].expression", v.get("expression"),
-                               None if authz_mode else "bool", env)
+            program = _compile(
+                f"spec.validations[{i}].expression", v.get("expression"), None if authz_mode else "bool", env
+            )
             message_expression = None
             if v.get("messageExpression"):
-                message_expression = _compile(f"spec.validations[{i}].messageExpression", v.get("messageExpression"),
-                                              "string")
-            validations.append(Validation(i, program, str(v.get("message") or ""), message_expression,
-                                          str(v.get("reason") or "")))
+                message_expression = _compile(
+                    f"spec.validations[{i}].messageExpression", v.get("messageExpression"), "string"
+                )
+            validations.append(
+                Validation(i, program, str(v.get("message") or ""), message_expression, str(v.get("reason") or ""))
+            )
         compiled.validations = tuple(validations)
         if compiled.mode == "Kubernetes":
             compiled.audit_annotations = tuple(
-                (str(a.get("key") or ""), _compile(f"spec.auditAnnotations[{i}].valueExpression",
-                                                   a.get("valueExpression"), None))
-                for i, a in enumerate(_items(spec.get("auditAnnotations"))))
+                (
+                    str(a.get("key") or ""),
+                    _compile(f"spec.auditAnnotations[{i}].valueExpression", a.get("valueExpression"), None),
+                )
+                for i, a in enumerate(_items(spec.get("auditAnnotations")))
+            )
         compiled.exceptions = tuple(
-            CompiledException(exc, tuple(
-                _compile(f"spec.matchConditions[{i}].expression", c.get("expression"), "bool")
-                for i, c in enumerate(_items(sp.spec_of(exc).get("matchConditions")))))
-            for exc in exceptions)
+            CompiledException(
+                exc,
+                tuple(
+                    _compile(f"spec.matchConditions[{i}].expression", c.get("expression"), "bool")
+                    for i, c in enumerate(_items(sp.spec_of(exc).get("matchConditions")))
+                ),
+            )
+            for exc in exceptions
+        )
     except _Failed as failed:
         compiled.errors = [{"path": failed.path, "expression": failed.expression, "message": failed.detail}]
-        compiled.error = (f"failed to compile policy {sp.name_of(document)} "
-                          f"([{COMPILE_ERROR_PREFIX}, {failed.text()}])")
+        compiled.error = f"failed to compile policy {sp.name_of(document)} ([{COMPILE_ERROR_PREFIX}, {failed.text()}])"
     return compiled
 
 
@@ -151,6 +174,10 @@ def exceptions_for(document: Mapping[str, Any], exceptions: list[Mapping[str, An
     out = []
     for exc in exceptions:
         for ref in sp.spec_of(exc).get("policyRefs") or []:
-            if isinstance(ref, Mapping) and ref.get("name") == sp.name_of(document) and ref.get("kind") == document.get("kind"):
+            if (
+                isinstance(ref, Mapping)
+                and ref.get("name") == sp.name_of(document)
+                and ref.get("kind") == document.get("kind")
+            ):
                 out.append(exc)
     return out

@@ -5,6 +5,7 @@
 `http.Get/Post` from mocks keyed `METHOD:url` or `url` (the CLI's mock index). Nothing here talks to a
 network or a cluster: an unanswered lookup is an error that says what was missing.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -77,15 +78,16 @@ class OfflineContext:
             raise LookupError_(f'{_group_resource(group, resource)} "{name}" not found', not_found=True)
         return found
 
-    def list_resources(self, api_version: str, resource: str, namespace: str,
-                       labels: Mapping[str, str] | None = None) -> dict:
+    def list_resources(
+        self, api_version: str, resource: str, namespace: str, labels: Mapping[str, str] | None = None
+    ) -> dict:
         group, version = _split_gv(api_version)
         by_ns = self._resources_by_gvr().get((group, version, resource))
         if by_ns is None:
             raise LookupError_(f"{_group_resource(group, resource)} resource not found")
         items = []
         for obj in by_ns.get(namespace, {}).values():
-            obj_labels = ((obj.get("metadata") or {}).get("labels") or {})
+            obj_labels = (obj.get("metadata") or {}).get("labels") or {}
             if labels and any(obj_labels.get(k) != v for k, v in labels.items()):
                 continue
             items.append(obj)
@@ -107,16 +109,19 @@ class OfflineContext:
                 if projection in data:
                     return data[projection]
                 raise LookupError_(f'projection "{projection}" not found in global context entry "{name}"')
-            raise LookupError_(f'projection "{projection}" not found in global context entry "{name}": '
-                               "stored value is not an object")
+            raise LookupError_(
+                f'projection "{projection}" not found in global context entry "{name}": stored value is not an object'
+            )
         return data
 
     def http(self, method: str, url: str) -> Any:
         for key in (f"{method}:{url}", url):
             if key in self.http_mocks:
                 return self.http_mocks[key]
-        raise LookupError_(f"no mock for {method} {url}: the playground makes no network calls; add an "
-                           f"apiCallResponses entry (method {method}, url {url}) to a Values document")
+        raise LookupError_(
+            f"no mock for {method} {url}: the playground makes no network calls; add an "
+            f"apiCallResponses entry (method {method}, url {url}) to a Values document"
+        )
 
 
 def http_mock_index(api_call_responses: Any) -> dict[str, Any]:

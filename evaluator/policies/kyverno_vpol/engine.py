@@ -7,6 +7,7 @@ no match with failurePolicy Ignore), then validations in order: the first false 
 `error`, all true `pass`. Variables are lazy and memoised. The rule response carries Kyverno's texts:
 "success", "skip", "error: <cel error>", "failed to load context: <error>", the validation's message.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
@@ -30,12 +31,12 @@ class Inputs:
 
     object: Any
     old_object: Any = None
-    request: Mapping[str, Any] | None = None        # the CEL `request` (AdmissionRequest as JSON)
+    request: Mapping[str, Any] | None = None  # the CEL `request` (AdmissionRequest as JSON)
     match_request: Mapping[str, Any] | None = None  # kind/resource/namespace/operation/... for matching
     namespace_object: Any = None
     namespace_lookup: Callable[[str], Any] | None = None
     context: OfflineContext = field(default_factory=OfflineContext)
-    payload: bool = False                           # a JSON payload (not a Kubernetes resource)
+    payload: bool = False  # a JSON payload (not a Kubernetes resource)
 
 
 @dataclass
@@ -105,6 +106,7 @@ def _run(program: Any, activation: Mapping[str, Any]) -> Any:
 
 def _conversion_error(value: Any, want: str) -> str:
     from evaluator.admission.expressions import type_name
+
     return f"type conversion error from '{type_name(value)}' to '{want}'"
 
 
@@ -139,17 +141,21 @@ def _exception_response(matched: list[Mapping[str, Any]]) -> RuleResponse:
     keys = [_exception_key(e) for e in matched]
     best, best_priority = 0, 0
     for i, exc in enumerate(matched):
-        labels = ((exc.get("metadata") or {}).get("labels") or {})
+        labels = (exc.get("metadata") or {}).get("labels") or {}
         try:
             priority = int(labels.get("kyverno.io/exception-priority", ""))
         except ValueError:
             continue
         if priority > best_priority:
             best, best_priority = i, priority
-    report = ((matched[best].get("spec") or {}).get("reportResult"))
+    report = (matched[best].get("spec") or {}).get("reportResult")
     verb = "passed" if report == PASS else "skipped"
-    return RuleResponse("exception", PASS if report == PASS else SKIP,
-                        f"rule is {verb} due to policy exception: " + ", ".join(keys), exceptions=keys)
+    return RuleResponse(
+        "exception",
+        PASS if report == PASS else SKIP,
+        f"rule is {verb} due to policy exception: " + ", ".join(keys),
+        exceptions=keys,
+    )
 
 
 def match_constraints(policy: CompiledPolicy, inputs: Inputs) -> tuple[bool, str | None]:
@@ -172,8 +178,12 @@ def evaluate(policy: CompiledPolicy, inputs: Inputs, *, check_match: bool = True
             return [RuleResponse("match", ERROR, f"failed to execute matching: {error}")]
         if not matched:
             return None
-    activation: dict[str, Any] = {"object": inputs.object, "oldObject": inputs.old_object,
-                                  "request": inputs.request, "namespaceObject": inputs.namespace_object}
+    activation: dict[str, Any] = {
+        "object": inputs.object,
+        "oldObject": inputs.old_object,
+        "request": inputs.request,
+        "namespaceObject": inputs.namespace_object,
+    }
     activation.update(bindings(inputs.context, _policy_namespace(policy)))
     activation["variables"] = {}
     try:
@@ -210,6 +220,7 @@ def evaluate(policy: CompiledPolicy, inputs: Inputs, *, check_match: bool = True
 
 def _policy_namespace(policy: CompiledPolicy) -> str:
     from .spec import namespace_of
+
     return namespace_of(policy.document)
 
 
@@ -220,16 +231,20 @@ def _validate(policy: CompiledPolicy, activation: dict[str, Any]) -> RuleRespons
         except _EvalFailure as err:
             return RuleResponse("", ERROR, f"error: {err.message}", {"cel.validationIndex": str(validation.index)})
         if not isinstance(value, bool):
-            return RuleResponse("", ERROR, f"error: {_conversion_error(value, 'bool')}",
-                                {"cel.validationIndex": str(validation.index)})
+            return RuleResponse(
+                "", ERROR, f"error: {_conversion_error(value, 'bool')}", {"cel.validationIndex": str(validation.index)}
+            )
         if value:
             continue
         message = validation.message
         if validation.message_expression is not None:
             try:
                 out = _run(validation.message_expression, activation)
-                message = out if isinstance(out, str) else \
-                    f"failed to convert message expression to string: {_conversion_error(out, 'string')}"
+                message = (
+                    out
+                    if isinstance(out, str)
+                    else f"failed to convert message expression to string: {_conversion_error(out, 'string')}"
+                )
             except _EvalFailure as err:
                 message = f"failed to evaluate message expression: {err.message}"
         if not message:
@@ -260,14 +275,16 @@ def _audit_annotations(policy: CompiledPolicy, activation: Mapping[str, Any]) ->
             if value:
                 out[key] = value
         else:  # Kyverno converts to a Go string: null is an error too
-            raise _EvalFailure(f"failed to convert auditAnnotation '{key}' expression: "
-                               f"{_conversion_error(value, 'string')}")
+            raise _EvalFailure(
+                f"failed to convert auditAnnotation '{key}' expression: {_conversion_error(value, 'string')}"
+            )
     return out
 
 
 def evaluate_authz(policy: CompiledPolicy, payload: Any) -> RuleResponse:
     """An Envoy / HTTP policy on a CheckRequest payload (see evaluator.policies.kyverno_vpol.authz)."""
     from .authz import decide
+
     if policy.error is not None:
         return RuleResponse(policy.name, ERROR, policy.error)
     activation: dict[str, Any] = {"object": payload, "variables": {}}

@@ -1,5 +1,6 @@
 """Image references as go-containerregistry's `name.ParseReference` reads them (non-strict: default
 registry index.docker.io, default tag latest), for Kyverno's `image()` CEL library."""
+
 from __future__ import annotations
 
 import re
@@ -66,8 +67,9 @@ def _tag(name: str) -> ImageRef:
 def _digest(name: str) -> ImageRef:
     parts = name.split("@")
     if len(parts) != 2:
-        raise ImageRefError(f"a digest must contain exactly one '@' separator (e.g. registry/repository@digest) "
-                            f"saw: {name}")
+        raise ImageRefError(
+            f"a digest must contain exactly one '@' separator (e.g. registry/repository@digest) saw: {name}"
+        )
     base, digest = parts
     if not _DIGEST.match(digest):
         raise ImageRefError(f"digest must be of the form sha256:<64 hex digits>: {digest}")

@@ -2,6 +2,7 @@
 celengine.Request and the vpol compiler's prepareK8sData do: `request` is the whole AdmissionRequest as
 JSON (original kind/resource, object and oldObject included), `object`/`oldObject` null when absent,
 `namespaceObject` the request namespace's Namespace when one is known."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -48,14 +49,22 @@ def namespace_lookup(namespaces: Mapping[str, Mapping] | None) -> Callable[[str]
         found = known.get(name)
         if found is not None:
             return found
-        return {"apiVersion": "v1", "kind": "Namespace",
-                "metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}}}
+        return {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}},
+        }
+
     return lookup
 
 
-def kubernetes_inputs(request: Mapping[str, Any], *, context: OfflineContext | None = None,
-                      namespaces: Mapping[str, Mapping] | None = None,
-                      namespace_object: Any = "lookup") -> Inputs:
+def kubernetes_inputs(
+    request: Mapping[str, Any],
+    *,
+    context: OfflineContext | None = None,
+    namespaces: Mapping[str, Mapping] | None = None,
+    namespace_object: Any = "lookup",
+) -> Inputs:
     """Inputs for an admission request dict ({operation, object, oldObject, kind?, resource?, namespace?,
     name?, userInfo?, subResource?, dryRun?}). `namespace_object="lookup"` takes it from `namespaces`."""
     context = context or OfflineContext()
@@ -80,15 +89,35 @@ def kubernetes_inputs(request: Mapping[str, Any], *, context: OfflineContext | N
         cel_request["name"] = name
     if namespace:
         cel_request["namespace"] = namespace
-    cel_request.update(operation=operation, userInfo=_user_info(request.get("userInfo")), object=obj,
-                       oldObject=old, dryRun=bool(request.get("dryRun") or False), options=request.get("options"))
-    match_request = {"kind": gvk, "resource": gvr, "subResource": sub, "namespace": namespace, "name": name,
-                     "operation": operation, "object": obj, "oldObject": old}
+    cel_request.update(
+        operation=operation,
+        userInfo=_user_info(request.get("userInfo")),
+        object=obj,
+        oldObject=old,
+        dryRun=bool(request.get("dryRun") or False),
+        options=request.get("options"),
+    )
+    match_request = {
+        "kind": gvk,
+        "resource": gvr,
+        "subResource": sub,
+        "namespace": namespace,
+        "name": name,
+        "operation": operation,
+        "object": obj,
+        "oldObject": old,
+    }
     if namespace_object == "lookup":
         namespace_object = (namespaces or {}).get(namespace) if namespace else None
-    return Inputs(object=obj, old_object=old, request=cel_request, match_request=match_request,
-                  namespace_object=namespace_object, namespace_lookup=namespace_lookup(namespaces),
-                  context=context)
+    return Inputs(
+        object=obj,
+        old_object=old,
+        request=cel_request,
+        match_request=match_request,
+        namespace_object=namespace_object,
+        namespace_lookup=namespace_lookup(namespaces),
+        context=context,
+    )
 
 
 def json_inputs(payload: Any, *, context: OfflineContext | None = None) -> Inputs:

@@ -5,6 +5,7 @@ Results join `result["kyverno"]` after the ClusterPolicy results (the core conca
 several kinds share); a `Deny` failure or error denies as the API server reports a webhook denial, `Warn`
 adds warnings (see `admission`). Compile errors and version problems are located document errors.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -20,7 +21,7 @@ from .stage import VpolStage
 class KyvernoValidatingPolicies:
     name = KYVERNO_VALIDATING_POLICY
     stage = VALIDATING
-    order = 210   # Kyverno's vpol webhooks, listed after its resource webhook (ClusterPolicy, 200)
+    order = 210  # Kyverno's vpol webhooks, listed after its resource webhook (ClusterPolicy, 200)
     result_keys: Mapping[str, Any] = {"kyverno": []}
 
     def __init__(self) -> None:
@@ -39,6 +40,8 @@ class KyvernoValidatingPolicies:
         results, status, warnings = self.vpol.run(request)
         denial = None
         if status is not None:
-            denial = Denial({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", **status},
-                            ferricel={"accepted": False, "message": status["message"], "code": status["code"]})
+            denial = Denial(
+                {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", **status},
+                ferricel={"accepted": False, "message": status["message"], "code": status["code"]},
+            )
         return KindOutcome(denial=denial, warnings=warnings, keys={"kyverno": results})

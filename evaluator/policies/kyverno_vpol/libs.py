@@ -6,6 +6,7 @@ Each context variable (`resource`, `http`, `image`, `globalContext`, `json`, `ya
 bound per evaluation to an `OfflineContext`; member functions keep Kyverno's PascalCase and camelCase
 names, argument types and error texts (`failed to get resource: ...`, `failed to get image data: ...`).
 """
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -46,6 +47,7 @@ def function(*signatures: str, cost: int | None = 1):
         for sig in signatures:
             KYVERNO_REGISTRY.add(sig, impl, cost=cost)
         return impl
+
     return decorate
 
 
@@ -95,9 +97,14 @@ class GVR:
 
 def bindings(data: OfflineContext, policy_namespace: str = "") -> dict[str, Any]:
     """The library variables of one evaluation."""
-    return {"resource": ResourceContext(data, policy_namespace), "http": HTTPContext(data),
-            "image": ImageDataContext(data), "globalContext": GlobalContext(data),
-            "json": JSONContext(), "yaml": YAMLContext()}
+    return {
+        "resource": ResourceContext(data, policy_namespace),
+        "http": HTTPContext(data),
+        "image": ImageDataContext(data),
+        "globalContext": GlobalContext(data),
+        "json": JSONContext(),
+        "yaml": YAMLContext(),
+    }
 
 
 LIBRARY_VARIABLES = ("resource", "http", "image", "globalContext", "json", "yaml")
@@ -134,29 +141,33 @@ def _namespaced_only(ctx: ResourceContext) -> None:
         raise CELEvalError("no such overload")
 
 
-@function("resource.Context.Get(string, string, string, string) -> dyn",
-          "resource.Context.get(string, string, string, string) -> dyn")
+@function(
+    "resource.Context.Get(string, string, string, string) -> dyn",
+    "resource.Context.get(string, string, string, string) -> dyn",
+)
 def resource_get(ctx, api_version, resource, namespace, name):
     _cluster_only(ctx)
     return _get(ctx, api_version, resource, namespace, name)
 
 
-@function("resource.Context.Get(string, string, string) -> dyn",
-          "resource.Context.get(string, string, string) -> dyn")
+@function("resource.Context.Get(string, string, string) -> dyn", "resource.Context.get(string, string, string) -> dyn")
 def resource_get_namespaced(ctx, api_version, resource, name):
     _namespaced_only(ctx)
     return _get(ctx, api_version, resource, ctx.namespace, name)
 
 
-@function("resource.Context.List(string, string, string) -> dyn",
-          "resource.Context.list(string, string, string) -> dyn")
+@function(
+    "resource.Context.List(string, string, string) -> dyn", "resource.Context.list(string, string, string) -> dyn"
+)
 def resource_list(ctx, api_version, resource, namespace):
     _cluster_only(ctx)
     return _list(ctx, api_version, resource, namespace)
 
 
-@function("resource.Context.List(string, string, string, map(string, string)) -> dyn",
-          "resource.Context.list(string, string, string, map(string, string)) -> dyn")
+@function(
+    "resource.Context.List(string, string, string, map(string, string)) -> dyn",
+    "resource.Context.list(string, string, string, map(string, string)) -> dyn",
+)
 def resource_list_labels(ctx, api_version, resource, namespace, labels):
     _cluster_only(ctx)
     return _list(ctx, api_version, resource, namespace, labels)
@@ -168,28 +179,39 @@ def resource_list_namespaced(ctx, api_version, resource):
     return _list(ctx, api_version, resource, ctx.namespace)
 
 
-@function("resource.Context.Post(string, string, string, map(string, dyn)) -> dyn",
-          "resource.Context.post(string, string, string, map(string, dyn)) -> dyn")
+@function(
+    "resource.Context.Post(string, string, string, map(string, dyn)) -> dyn",
+    "resource.Context.post(string, string, string, map(string, dyn)) -> dyn",
+)
 def resource_post(ctx, api_version, resource, namespace, data):
-    raise CELEvalError("failed to create resource: resource.Post creates objects in a cluster; the playground "
-                       "evaluates offline and creates nothing")
+    raise CELEvalError(
+        "failed to create resource: resource.Post creates objects in a cluster; the playground "
+        "evaluates offline and creates nothing"
+    )
 
 
-@function("resource.Context.ToGVR(string, string) -> resource.GroupVersionResource",
-          "resource.Context.toGVR(string, string) -> resource.GroupVersionResource")
+@function(
+    "resource.Context.ToGVR(string, string) -> resource.GroupVersionResource",
+    "resource.Context.toGVR(string, string) -> resource.GroupVersionResource",
+)
 def resource_to_gvr(ctx, api_version, kind):
     from .context import resource_for
+
     return GVR(api_version, resource_for(api_version, kind, ctx.data.crd_plurals))
 
 
-@function("resource.Context.Get(resource.GroupVersionResource, string, string) -> dyn",
-          "resource.Context.get(resource.GroupVersionResource, string, string) -> dyn")
+@function(
+    "resource.Context.Get(resource.GroupVersionResource, string, string) -> dyn",
+    "resource.Context.get(resource.GroupVersionResource, string, string) -> dyn",
+)
 def resource_get_gvr(ctx, gvr, namespace, name):
     return _get(ctx, gvr.api_version, gvr.resource, namespace, name)
 
 
-@function("resource.Context.List(resource.GroupVersionResource, string) -> dyn",
-          "resource.Context.list(resource.GroupVersionResource, string) -> dyn")
+@function(
+    "resource.Context.List(resource.GroupVersionResource, string) -> dyn",
+    "resource.Context.list(resource.GroupVersionResource, string) -> dyn",
+)
 def resource_list_gvr(ctx, gvr, namespace):
     return _list(ctx, gvr.api_version, gvr.resource, namespace)
 
@@ -225,8 +247,9 @@ def http_get(ctx, url):
     return _http(ctx, "GET", url)
 
 
-@function("http.Context.Get(string, map(string, string)) -> dyn",
-          "http.Context.get(string, map(string, string)) -> dyn")
+@function(
+    "http.Context.Get(string, map(string, string)) -> dyn", "http.Context.get(string, map(string, string)) -> dyn"
+)
 def http_get_headers(ctx, url, headers):
     return _http(ctx, "GET", url)
 
@@ -236,8 +259,10 @@ def http_post(ctx, url, data):
     return _http(ctx, "POST", url)
 
 
-@function("http.Context.Post(string, dyn, map(string, string)) -> dyn",
-          "http.Context.post(string, dyn, map(string, string)) -> dyn")
+@function(
+    "http.Context.Post(string, dyn, map(string, string)) -> dyn",
+    "http.Context.post(string, dyn, map(string, string)) -> dyn",
+)
 def http_post_headers(ctx, url, data, headers):
     return _http(ctx, "POST", url)
 
@@ -309,13 +334,14 @@ def image_contains_digest(ref):
 
 
 # ------------------------------------------------------------------ user
-@function("parseServiceAccount(string) -> map(string, string)",
-          "user.parseServiceAccount(string) -> map(string, string)")
+@function(
+    "parseServiceAccount(string) -> map(string, string)", "user.parseServiceAccount(string) -> map(string, string)"
+)
 def parse_service_account(user):
     prefix = "system:serviceaccount:"
     account = {"Name": "", "Namespace": ""}  # a Go struct exposed as a native type: Go field names
     if user.startswith(prefix):
-        rest = user[len(prefix):]
+        rest = user[len(prefix) :]
         if ":" in rest:
             account["Namespace"], account["Name"] = rest.split(":", 1)
     return account
@@ -337,6 +363,7 @@ def json_unmarshal(ctx, text):
 @function("json.Json.marshal(dyn) -> string")
 def json_marshal(ctx, value):
     from evaluator.cel import to_json
+
     return _json.dumps(to_json(value), separators=(",", ":"), sort_keys=True)
 
 
@@ -349,8 +376,9 @@ def _expanded(value: Any, budget: list[int]) -> Any:
     if budget[0] < 0:
         raise CELEvalError("failed to parse YAML: the document expands to more than 100000 nodes")
     if isinstance(value, dict):
-        return {str(k) if not isinstance(k, (str, int, float, bool)) else k: _expanded(v, budget)
-                for k, v in value.items()}
+        return {
+            str(k) if not isinstance(k, (str, int, float, bool)) else k: _expanded(v, budget) for k, v in value.items()
+        }
     if isinstance(value, list):
         return [_expanded(v, budget) for v in value]
     if isinstance(value, (_dt.date, _dt.datetime)):
@@ -362,6 +390,7 @@ def _expanded(value: Any, budget: list[int]) -> Any:
 def yaml_parse(ctx, text):
     """yaml.parse: any YAML value (aliases expanded within a node budget, so alias bombs stop)."""
     import yaml as _yaml
+
     try:
         value = _yaml.safe_load(text)
     except _yaml.YAMLError as err:

@@ -7,6 +7,7 @@ selected the input (the policy itself, or one of its autogen variants): `rule` i
 PolicyReport gives it ("" for a validation result, "exception", "evaluation", "match"), `autogen` which
 variant ran ("" for the policy itself).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
@@ -18,8 +19,10 @@ from .compiler import CompiledPolicy, compile_policy, exceptions_for
 from .engine import Inputs, RuleResponse, evaluate
 
 UNSUPPORTED_MODES = {"HTTP", "Envoy"}
-JSON_NOTE = ("evaluation.mode JSON: Kyverno's admission webhooks do not run this policy; it is evaluated on the "
-             "request's object as `kyverno apply` evaluates it on a resource, and does not change the verdict")
+JSON_NOTE = (
+    "evaluation.mode JSON: Kyverno's admission webhooks do not run this policy; it is evaluated on the "
+    "request's object as `kyverno apply` evaluates it on a resource, and does not change the verdict"
+)
 
 
 @dataclass
@@ -68,8 +71,13 @@ def action_of(actions: list[str]) -> str:
 
 
 def _rule(resp: RuleResponse, variant: str, actions: list[str]) -> dict[str, Any]:
-    entry: dict[str, Any] = {"rule": resp.rule, "result": resp.status, "message": resp.message,
-                             "action": action_of(actions), "autogen": variant}
+    entry: dict[str, Any] = {
+        "rule": resp.rule,
+        "result": resp.status,
+        "message": resp.message,
+        "action": action_of(actions),
+        "autogen": variant,
+    }
     if resp.properties:
         entry["properties"] = dict(resp.properties)
     if resp.exceptions:
@@ -78,19 +86,30 @@ def _rule(resp: RuleResponse, variant: str, actions: list[str]) -> dict[str, Any
 
 
 def base_result(entry: PolicyEntry) -> dict[str, Any]:
-    return {"kind": entry.document.get("kind"), "apiVersion": entry.document.get("apiVersion"),
-            "policy": entry.name, "namespace": sp.namespace_of(entry.document),
-            "validationActions": sp.validation_actions(entry.spec), "mode": entry.mode,
-            "failurePolicy": sp.failure_policy(entry.spec), "rules": [], "notApplicable": [],
-            "autogen": [{"config": g["config"], "targets": g["targets"],
-                         "matchConstraints": g["spec"].get("matchConstraints")} for g in entry.generated]}
+    return {
+        "kind": entry.document.get("kind"),
+        "apiVersion": entry.document.get("apiVersion"),
+        "policy": entry.name,
+        "namespace": sp.namespace_of(entry.document),
+        "validationActions": sp.validation_actions(entry.spec),
+        "mode": entry.mode,
+        "failurePolicy": sp.failure_policy(entry.spec),
+        "rules": [],
+        "notApplicable": [],
+        "autogen": [
+            {"config": g["config"], "targets": g["targets"], "matchConstraints": g["spec"].get("matchConstraints")}
+            for g in entry.generated
+        ],
+    }
 
 
 def _unsupported(entry: PolicyEntry) -> dict[str, Any]:
     result = base_result(entry)
-    result["note"] = (f"evaluation.mode {entry.mode}: this policy validates {entry.mode} CheckRequests for "
-                      "kyverno-authz, not Kubernetes admission requests; Kyverno's admission webhooks do not run it "
-                      "(run it on a payload with kyverno-test's httpPayloads / envoyPayloads)")
+    result["note"] = (
+        f"evaluation.mode {entry.mode}: this policy validates {entry.mode} CheckRequests for "
+        "kyverno-authz, not Kubernetes admission requests; Kyverno's admission webhooks do not run it "
+        "(run it on a payload with kyverno-test's httpPayloads / envoyPayloads)"
+    )
     return result
 
 
@@ -115,8 +134,9 @@ def evaluate_request(entries: list[PolicyEntry], inputs: Inputs, *, admission: b
             if json_mode and compiled.variant:
                 continue
             if compiled.error is not None:  # Kyverno's provider fails the whole policy: report it once
-                result["rules"].append(_rule(RuleResponse("", "error", compiled.error), compiled.variant,
-                                             result["validationActions"]))
+                result["rules"].append(
+                    _rule(RuleResponse("", "error", compiled.error), compiled.variant, result["validationActions"])
+                )
                 break
             try:
                 responses = evaluate(compiled, _as_json(inputs) if json_mode else inputs, check_match=not json_mode)
@@ -140,6 +160,7 @@ def evaluate_payload(entries: list[PolicyEntry], inputs: Inputs, payload_type: s
     """Policies on a payload: a JSON payload reaches JSON-mode policies, an HTTP / Envoy CheckRequest the
     policies of that mode (Kubernetes-mode policies are not run on payloads)."""
     from .engine import evaluate_authz
+
     results = []
     for entry in entries:
         if payload_type == "json" and entry.mode == "JSON":

@@ -2,6 +2,7 @@
 KyvernoValidatingPolicy, the policy's namespace/name key, the rule name Kyverno gives the response ("" for a
 validation, "exception", ...), the `process` property from evaluation.background/admission, and
 `fail` shown as `warn` when the policy is not scored."""
+
 from __future__ import annotations
 
 import time
@@ -30,9 +31,17 @@ def result_entries(policy: Mapping[str, Any], result: Mapping[str, Any], subject
         status = rule["result"]
         if status == "fail" and not scored:
             status = "warn"
-        entry = {"source": SOURCE, "policy": key, "rule": rule.get("rule", ""), "message": rule.get("message", ""),
-                 "result": status, "scored": scored, "properties": properties, "resources": [subject],
-                 "timestamp": {"seconds": now, "nanos": 0}}
+        entry = {
+            "source": SOURCE,
+            "policy": key,
+            "rule": rule.get("rule", ""),
+            "message": rule.get("message", ""),
+            "result": status,
+            "scored": scored,
+            "properties": properties,
+            "resources": [subject],
+            "timestamp": {"seconds": now, "nanos": 0},
+        }
         if annotations.get("policies.kyverno.io/category"):
             entry["category"] = annotations["policies.kyverno.io/category"]
         if annotations.get("policies.kyverno.io/severity") in _SEVERITIES:
@@ -41,13 +50,20 @@ def result_entries(policy: Mapping[str, Any], result: Mapping[str, Any], subject
     return entries
 
 
-def policy_report(policies: list[Mapping[str, Any]], results: list[Mapping[str, Any]], resource: Mapping[str, Any],
-                  now: int | None = None) -> dict:
+def policy_report(
+    policies: list[Mapping[str, Any]],
+    results: list[Mapping[str, Any]],
+    resource: Mapping[str, Any],
+    now: int | None = None,
+) -> dict:
     """One report for `resource` from `results` (as `evaluate` returns them for `policies`)."""
     now = int(time.time()) if now is None else now
     meta = resource.get("metadata") if isinstance(resource.get("metadata"), Mapping) else {}
-    subject = {"apiVersion": resource.get("apiVersion", ""), "kind": resource.get("kind", ""),
-               "name": meta.get("name", "")}
+    subject = {
+        "apiVersion": resource.get("apiVersion", ""),
+        "kind": resource.get("kind", ""),
+        "name": meta.get("name", ""),
+    }
     if meta.get("namespace"):
         subject["namespace"] = meta["namespace"]
     if meta.get("uid"):
@@ -55,14 +71,23 @@ def policy_report(policies: list[Mapping[str, Any]], results: list[Mapping[str, 
     by_name = {(sp.name_of(p), str(p.get("kind"))): p for p in policies if sp.is_validating_policy(p)}
     entries = []
     for result in results:
-        policy = by_name.get((result.get("policy"), str(result.get("kind"))), {"metadata": {"name": result.get("policy")}})
+        policy = by_name.get(
+            (result.get("policy"), str(result.get("kind"))), {"metadata": {"name": result.get("policy")}}
+        )
         entries.extend(result_entries(policy, result, subject, now))
     summary = {k: sum(1 for e in entries if e["result"] == k) for k in ("pass", "fail", "warn", "error", "skip")}
     namespace = meta.get("namespace") or ""
-    report = {"apiVersion": "wgpolicyk8s.io/v1alpha2", "kind": "PolicyReport" if namespace else "ClusterPolicyReport",
-              "metadata": {"name": meta.get("uid") or f"{str(resource.get('kind', '')).lower()}-{meta.get('name', '')}",
-                           "labels": {"app.kubernetes.io/managed-by": "kyverno"}},
-              "scope": subject, "results": entries, "summary": summary}
+    report = {
+        "apiVersion": "wgpolicyk8s.io/v1alpha2",
+        "kind": "PolicyReport" if namespace else "ClusterPolicyReport",
+        "metadata": {
+            "name": meta.get("uid") or f"{str(resource.get('kind', '')).lower()}-{meta.get('name', '')}",
+            "labels": {"app.kubernetes.io/managed-by": "kyverno"},
+        },
+        "scope": subject,
+        "results": entries,
+        "summary": summary,
+    }
     if namespace:
         report["metadata"]["namespace"] = namespace
     return report

@@ -5,6 +5,7 @@ Defaults as the API types' getters apply them: validationActions [Deny], evaluat
 failurePolicy Fail, admission and background enabled. v1alpha1 and v1beta1 are served alongside v1; the
 fields read here have one shape in all three (the conversion webhook copies them verbatim).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -15,8 +16,11 @@ from evaluator.k8s.kinds import KYVERNO_POLICIES_GROUP, KYVERNO_VALIDATING_POLIC
 GROUP = KYVERNO_POLICIES_GROUP
 VERSIONS = ("v1alpha1", "v1beta1", "v1")
 # Served versions per kind (Kyverno's CRDs: config/crds/policies.kyverno.io); v1alpha1 is deprecated.
-SERVED = {"ValidatingPolicy": ("v1alpha1", "v1beta1", "v1"), "NamespacedValidatingPolicy": ("v1beta1", "v1"),
-          "PolicyException": ("v1alpha1", "v1beta1", "v1")}
+SERVED = {
+    "ValidatingPolicy": ("v1alpha1", "v1beta1", "v1"),
+    "NamespacedValidatingPolicy": ("v1beta1", "v1"),
+    "PolicyException": ("v1alpha1", "v1beta1", "v1"),
+}
 DEPRECATED = frozenset({"v1alpha1"})
 KINDS = KYVERNO_VALIDATING_POLICY_KINDS
 EXCEPTION_KIND = POLICY_EXCEPTION

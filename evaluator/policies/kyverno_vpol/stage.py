@@ -5,6 +5,7 @@ offline data Kyverno's libraries read: every other document of the project (reso
 CLI's fake cluster), a `cli.kyverno.io` Context (spec.resources, spec.images for image.GetMetadata) and a
 Values document (`apiCallResponses` mocks for http, `globalContextEntries` for globalContext).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
@@ -16,8 +17,14 @@ from .inputs import kubernetes_inputs
 from .policies import compile_all, evaluate_request
 
 CLI_GROUP = "cli.kyverno.io/"
-_NOT_RESOURCES = frozenset({"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy",
-                            "MutatingAdmissionPolicyBinding"})
+_NOT_RESOURCES = frozenset(
+    {
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+        "MutatingAdmissionPolicy",
+        "MutatingAdmissionPolicyBinding",
+    }
+)
 
 
 def _is_cli(doc: Mapping[str, Any]) -> bool:
@@ -30,8 +37,12 @@ def _global_value(entry: Mapping[str, Any]) -> Any:
     data = entry.get("data")
     if entry.get("projections"):
         from jmespath import search
-        return {p.get("name"): search(str(p.get("path") or ""), data) for p in entry["projections"]
-                if isinstance(p, Mapping)}
+
+        return {
+            p.get("name"): search(str(p.get("path") or ""), data)
+            for p in entry["projections"]
+            if isinstance(p, Mapping)
+        }
     return data
 
 
@@ -46,7 +57,9 @@ def offline_context(documents: list[Mapping[str, Any]]) -> OfflineContext:
             spec = doc.get("spec") if isinstance(doc.get("spec"), Mapping) else doc
             if doc.get("kind") == "Context":
                 resources.extend(r for r in spec.get("resources") or [] if isinstance(r, Mapping))
-                images.update({i["image"]: i for i in spec.get("images") or [] if isinstance(i, Mapping) and "image" in i})
+                images.update(
+                    {i["image"]: i for i in spec.get("images") or [] if isinstance(i, Mapping) and "image" in i}
+                )
             mocks.update(http_mock_index(spec.get("apiCallResponses") or doc.get("apiCallResponses")))
             for entry in spec.get("globalContextEntries") or doc.get("globalContextEntries") or []:
                 if isinstance(entry, Mapping) and entry.get("name"):
@@ -61,8 +74,9 @@ def offline_context(documents: list[Mapping[str, Any]]) -> OfflineContext:
             names = s.get("names") or {}
             plurals[(str(s.get("group") or ""), str(names.get("kind") or ""))] = str(names.get("plural") or "")
         resources.append(doc)
-    return OfflineContext(resources=resources, images=images, global_values=global_values, http_mocks=mocks,
-                          crd_plurals=plurals)
+    return OfflineContext(
+        resources=resources, images=images, global_values=global_values, http_mocks=mocks, crd_plurals=plurals
+    )
 
 
 class VpolStage:
@@ -73,8 +87,11 @@ class VpolStage:
         self.documents = docs
         self.entries = compile_all(docs)
         self.context = offline_context(docs) if self.entries else OfflineContext()
-        self.namespaces = {str((d.get("metadata") or {}).get("name") or ""): d for d in docs
-                           if d.get("kind") == "Namespace" and d.get("apiVersion") == "v1"}
+        self.namespaces = {
+            str((d.get("metadata") or {}).get("name") or ""): d
+            for d in docs
+            if d.get("kind") == "Namespace" and d.get("apiVersion") == "v1"
+        }
 
     def compile_errors(self, locate: Callable[..., dict] | None = None) -> list[dict[str, Any]]:
         """Compile errors of every policy, and version problems of policies and CEL exceptions, each passed
@@ -93,8 +110,11 @@ class VpolStage:
     def _namespace(self, name: str) -> Mapping[str, Any] | None:
         if not name:
             return None
-        return self.namespaces.get(name) or {"apiVersion": "v1", "kind": "Namespace",
-                                             "metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}}}
+        return self.namespaces.get(name) or {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}},
+        }
 
     def run(self, request: Mapping[str, Any]) -> tuple[list[dict], dict[str, Any] | None, list[str]]:
         """(per-policy results, the denial status or None, warnings)."""

@@ -6,6 +6,7 @@ as an AdmissionReview response carries it), every mutation with the object after
 binding, param) records at the front of `policies`. The mutated object goes on to schema validation and the
 validating policies; a denial (`denial_status`) ends admission before they run.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -29,8 +30,16 @@ def mutation_output(result: MutationResult) -> dict[str, Any]:
         "patchType": "JSONPatch" if patch else None,
         "mutations": result.mutations,
         "reinvoked": result.reinvoked,
-        "errors": [{"policy": e.policy, "binding": e.binding, "message": e.text(), "failurePolicy": e.failure_policy,
-                    "ignored": e.failure_policy == "Ignore"} for e in result.errors],
+        "errors": [
+            {
+                "policy": e.policy,
+                "binding": e.binding,
+                "message": e.text(),
+                "failurePolicy": e.failure_policy,
+                "ignored": e.failure_policy == "Ignore",
+            }
+            for e in result.errors
+        ],
         "notes": list(result.notes),
     }
 
@@ -39,13 +48,24 @@ def denial_status(request: Mapping[str, Any], error: PolicyError, reason: str = 
     """The metav1.Status of a MutatingAdmissionPolicy denial (admission.NewForbidden with the error text)."""
     text = error.text()
     if error.internal:
-        return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": text,
-                "reason": "InternalError", "details": {"causes": [{"message": text.removeprefix(
-                    "Internal error occurred: ")}]}, "code": 500}
+        return {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": text,
+            "reason": "InternalError",
+            "details": {"causes": [{"message": text.removeprefix("Internal error occurred: ")}]},
+            "code": 500,
+        }
     group, resource = qualified_resource(request)
     return {
-        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-        "message": forbidden_text(request, text), "reason": reason,
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": forbidden_text(request, text),
+        "reason": reason,
         "details": {"name": request_name(request), "group": group, "kind": resource, "causes": [{"message": text}]},
         "code": reason_to_code(reason),
     }
@@ -70,8 +90,11 @@ class MutatingAdmissionPolicies:
         self.dispatcher = MutatingDispatcher(setup.cluster, None, setup.defaulter)
         hooks = self.dispatcher.hooks()
         self.active = bool(hooks)
-        return [setup.locate(policy, severity="error", **error) for policy, _ in hooks
-                for error in self.dispatcher.compiled(policy).compile_errors]
+        return [
+            setup.locate(policy, severity="error", **error)
+            for policy, _ in hooks
+            for error in self.dispatcher.compiled(policy).compile_errors
+        ]
 
     def evaluate(self, request: Mapping[str, Any], context: RequestContext) -> KindOutcome:
         """Every mutating policy on a normalized AdmissionRequest; never raises."""
@@ -82,9 +105,22 @@ class MutatingAdmissionPolicies:
         if result.denial is not None:
             error = result.denial
             status = denial_status(context.original, error)
-            denial = Denial(status, denials=[{"policy": error.policy, "binding": error.binding, "message": error.text(),
-                                              "reason": status["reason"]}],
-                            ferricel={"accepted": False, "message": error.text(), "code": status["code"]})
-        return KindOutcome(records=result.policies, denial=denial, object=result.object,
-                           patch=output["patchBase64"] if output["patch"] else None,
-                           keys={"mutation": output, "patchedObject": output["patchedObject"]})
+            denial = Denial(
+                status,
+                denials=[
+                    {
+                        "policy": error.policy,
+                        "binding": error.binding,
+                        "message": error.text(),
+                        "reason": status["reason"],
+                    }
+                ],
+                ferricel={"accepted": False, "message": error.text(), "code": status["code"]},
+            )
+        return KindOutcome(
+            records=result.policies,
+            denial=denial,
+            object=result.object,
+            patch=output["patchBase64"] if output["patch"] else None,
+            keys={"mutation": output, "patchedObject": output["patchedObject"]},
+        )

@@ -11,6 +11,7 @@ The steps and their error texts follow `ApplyStructuredMergeDiff`:
    Duplicate keys in a live list survive unless the patch touches that key, which collapses them.
 Without a schema (a custom resource without a CRD) every list is atomic and every object granular.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,18 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from evaluator.policies.mutating.schema import (ANY, ASSOCIATIVE, ATOMIC, LIST, MAP, SCALAR, SET, STRUCT, Node,
-                                       ObjectSchema)
+from evaluator.policies.mutating.schema import (
+    ANY,
+    ASSOCIATIVE,
+    ATOMIC,
+    LIST,
+    MAP,
+    SCALAR,
+    SET,
+    STRUCT,
+    Node,
+    ObjectSchema,
+)
 from evaluator.policies.mutating.typed import child_node
 
 
@@ -37,8 +48,9 @@ def apply_configuration(live: Mapping[str, Any], patch: Mapping[str, Any], objsc
         raise ApplyError("failed to convert patch object to typed object: " + "\n".join(errors))
     atomics = find_atomics(patch, root, objschema, "")
     if atomics:
-        raise ApplyError("invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: "
-                         + ", ".join(atomics))
+        raise ApplyError(
+            "invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: " + ", ".join(atomics)
+        )
     try:
         return _merge(live, patch, root, objschema, "")
     except ApplyError as exc:
@@ -90,13 +102,15 @@ def validate(value: Any, node: Node, objschema: ObjectSchema, path: str = "") ->
         return errors
     if node.kind == SCALAR:
         expected = {"string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,)}.get(
-            node.scalar or "", (str, int, float))
+            node.scalar or "", (str, int, float)
+        )
         ok = isinstance(value, expected) and (node.scalar == "boolean" or not isinstance(value, bool))
         if node.scalar == "integer" and isinstance(value, float) and value.is_integer():
             ok = True
         if not ok:
             wanted = {"integer": "numeric (int or float)", "number": "numeric (int or float)"}.get(
-                node.scalar or "", node.scalar or "string")
+                node.scalar or "", node.scalar or "string"
+            )
             return [f"{where}: expected {wanted}, got {_describe(value)}"]
     return []
 

@@ -7,6 +7,7 @@ be different is the server's `must evaluate to Object but got Object.spec.metada
 only knows as `dyn` (a variable, a param) are checked when the value exists. Compile errors stay on
 their expression and surface when it runs, as on the server, and are listed with their field path.
 """
+
 from __future__ import annotations
 
 import functools
@@ -46,14 +47,17 @@ class CompiledMutatingPolicy:
 
 def _environment(declared: frozenset[str]) -> Any:
     from evaluator.cel.versions import active_version
+
     return _versioned_environment(declared, active_version())
 
 
 @functools.lru_cache(maxsize=64)
 def _versioned_environment(declared: frozenset[str], version: str | None) -> Any:
     from evaluator.cel.types import DYN
-    return replace(_cel.admission_env(mutating=True, version=version),
-                   variables={name: DYN for name in sorted(declared)})
+
+    return replace(
+        _cel.admission_env(mutating=True, version=version), variables={name: DYN for name in sorted(declared)}
+    )
 
 
 def _loosely_typed(type_text: str) -> bool:
@@ -61,7 +65,9 @@ def _loosely_typed(type_text: str) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
-def compile_expression(expression: str, declared: frozenset[str], return_type: str | None = None) -> ex.CompiledExpression:
+def compile_expression(
+    expression: str, declared: frozenset[str], return_type: str | None = None
+) -> ex.CompiledExpression:
     """Compile once per (expression, declarations, expected type); errors become data."""
     try:
         program = _cel.compile_program(expression, env=_environment(declared))
@@ -71,8 +77,9 @@ def compile_expression(expression: str, declared: frozenset[str], return_type: s
         return ex.CompiledExpression(expression, error=f"compilation failed: {exc}")
     output = str(getattr(program, "type", "dyn"))
     if return_type is not None and output != return_type and not _loosely_typed(output):
-        return ex.CompiledExpression(expression, error=f"must evaluate to {return_type} but got {output}",
-                                     output_type=output)
+        return ex.CompiledExpression(
+            expression, error=f"must evaluate to {return_type} but got {output}", output_type=output
+        )
     return ex.CompiledExpression(expression, program=program, output_type=output)
 
 
@@ -97,11 +104,14 @@ def compile_policy(policy: Mapping[str, Any]) -> CompiledMutatingPolicy:
             errors.append({"path": path, "expression": compiled.expression, "message": compiled.error})
         return compiled
 
-    variables = tuple((_text(v.get("name")), compile_at(f"spec.variables[{i}].expression", v.get("expression"), None))
-                      for i, v in enumerate(_list(spec.get("variables"))))
-    conditions = tuple((_text(c.get("name")), compile_at(f"spec.matchConditions[{i}].expression",
-                                                         c.get("expression"), "bool"))
-                       for i, c in enumerate(_list(spec.get("matchConditions"))))
+    variables = tuple(
+        (_text(v.get("name")), compile_at(f"spec.variables[{i}].expression", v.get("expression"), None))
+        for i, v in enumerate(_list(spec.get("variables")))
+    )
+    conditions = tuple(
+        (_text(c.get("name")), compile_at(f"spec.matchConditions[{i}].expression", c.get("expression"), "bool"))
+        for i, c in enumerate(_list(spec.get("matchConditions")))
+    )
     mutations = []
     for i, mutation in enumerate(_list(spec.get("mutations"))):
         patch_type = _text(mutation.get("patchType"))
@@ -109,10 +119,12 @@ def compile_policy(policy: Mapping[str, Any]) -> CompiledMutatingPolicy:
         holder = mutation.get(holder_key) if isinstance(mutation.get(holder_key), Mapping) else {}
         path = f"spec.mutations[{i}].{holder_key}.expression"
         if patch_type not in RETURN_TYPES:
-            compiled = ex.CompiledExpression(_text(holder.get("expression")),
-                                             error=f'unsupported patch type "{patch_type}"')
-            errors.append({"path": f"spec.mutations[{i}].patchType", "expression": compiled.expression,
-                           "message": compiled.error})
+            compiled = ex.CompiledExpression(
+                _text(holder.get("expression")), error=f'unsupported patch type "{patch_type}"'
+            )
+            errors.append(
+                {"path": f"spec.mutations[{i}].patchType", "expression": compiled.expression, "message": compiled.error}
+            )
         else:
             compiled = compile_at(path, holder.get("expression"), RETURN_TYPES[patch_type])
         mutations.append(Mutation(i, patch_type, compiled, path))

@@ -5,6 +5,7 @@ absent, null, an empty list, an empty map or a zero scalar is the same Go zero v
 6902 as computed by the `jsonpatch` package (stefankoegl/python-json-patch), base64-encoded the way an
 AdmissionReview carries it.
 """
+
 from __future__ import annotations
 
 import base64
@@ -20,8 +21,14 @@ def semantic_form(value: Any) -> Any:
         out = {}
         for key, child in value.items():
             child = semantic_form(child)
-            if child is None or child == {} or child == [] or child == "" or child is False or \
-                    (type(child) in (int, float) and child == 0):
+            if (
+                child is None
+                or child == {}
+                or child == []
+                or child == ""
+                or child is False
+                or (type(child) in (int, float) and child == 0)
+            ):
                 continue
             out[key] = child
         return out

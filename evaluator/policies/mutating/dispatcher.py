@@ -12,6 +12,7 @@ evaluation.match_conditions), shared with ValidatingAdmissionPolicy; only what d
   third pass, so a policy that changes the object every time does not loop: the result is reported with
   a note that it did not settle.
 """
+
 from __future__ import annotations
 
 import copy
@@ -122,8 +123,12 @@ def _record(inv: _Invocation, outcome: str, pass_number: int, **extra: Any) -> d
 class MutatingDispatcher:
     """Runs one request through every MutatingAdmissionPolicy of a cluster; reuse it across requests."""
 
-    def __init__(self, cluster: ClusterIndex, authorizer_factory: Callable[[Mapping], tuple[Any, Any]] | None = None,
-                 defaulter: Callable[[dict], dict] | None = None):
+    def __init__(
+        self,
+        cluster: ClusterIndex,
+        authorizer_factory: Callable[[Mapping], tuple[Any, Any]] | None = None,
+        defaulter: Callable[[dict], dict] | None = None,
+    ):
         self.cluster = cluster
         self.authorizer_factory = authorizer_factory
         self.defaulter = defaulter
@@ -136,7 +141,9 @@ class MutatingDispatcher:
         return self.tuples.compiled(policy)
 
     # -- invocations (generic.policyDispatcher.Dispatch) ---------------------------------------------
-    def _invocations(self, request: Mapping[str, Any], skipped: list[tuple[Mapping, Mapping | None, str]]) -> list[_Invocation]:
+    def _invocations(
+        self, request: Mapping[str, Any], skipped: list[tuple[Mapping, Mapping | None, str]]
+    ) -> list[_Invocation]:
         invocations: list[_Invocation] = []
         for policy, policy_bindings in self.tuples.hooks():
             found = self.tuples.resolve(policy, policy_bindings, request)
@@ -182,8 +189,15 @@ class MutatingDispatcher:
             self._note_unsettled(result)
         return result
 
-    def _pass(self, request: Mapping[str, Any], pass_number: int, state: _ReinvocationState, objschema, authorizers,
-              result: MutationResult) -> bool:
+    def _pass(
+        self,
+        request: Mapping[str, Any],
+        pass_number: int,
+        state: _ReinvocationState,
+        objschema,
+        authorizers,
+        result: MutationResult,
+    ) -> bool:
         """One call of the plugin; False when a policy error under failurePolicy Fail denies the request."""
         skipped: list[tuple[Mapping, Mapping | None, str]] = []
         invocations = self._invocations(request, skipped)
@@ -202,16 +216,18 @@ class MutatingDispatcher:
             if inv.error is not None:
                 result.policies.append(self._error_record(inv, inv.error, pass_number, errors))
                 continue
-            record, applied = self._invoke(inv, request, result, pass_number, state, objschema, authorizers, errors,
-                                           reinvoke)
+            record, applied = self._invoke(
+                inv, request, result, pass_number, state, objschema, authorizers, errors, reinvoke
+            )
             dirty = dirty or applied
             if record is not None:
                 result.policies.append(record)
         if dirty:
             state.require_reinvoking_previously_invoked()
         result.errors.extend(errors)
-        denial = next((e for e in errors if e.internal), None) or \
-            next((e for e in errors if e.failure_policy != "Ignore"), None)
+        denial = next((e for e in errors if e.internal), None) or next(
+            (e for e in errors if e.failure_policy != "Ignore"), None
+        )
         if denial is not None:
             if denial.failure_policy != "Fail" and not denial.internal:
                 denial.message = f"unrecognized failure policy: '{denial.failure_policy}'"
@@ -219,13 +235,19 @@ class MutatingDispatcher:
             return False
         return True
 
-    def _error_record(self, inv: _Invocation, message: str, pass_number: int, errors: list[PolicyError],
-                      **extra: Any) -> dict:
-        error = PolicyError(name_of(inv.policy), name_of(inv.binding) if inv.binding is not None else None, message,
-                            inv.compiled.failure_policy)
+    def _error_record(
+        self, inv: _Invocation, message: str, pass_number: int, errors: list[PolicyError], **extra: Any
+    ) -> dict:
+        error = PolicyError(
+            name_of(inv.policy),
+            name_of(inv.binding) if inv.binding is not None else None,
+            message,
+            inv.compiled.failure_policy,
+        )
         errors.append(error)
-        return _record(inv, "error", pass_number, error=error.text(), ignored=inv.compiled.failure_policy == "Ignore",
-                       **extra)
+        return _record(
+            inv, "error", pass_number, error=error.text(), ignored=inv.compiled.failure_policy == "Ignore", **extra
+        )
 
     def _inputs(self, inv: _Invocation, request: Mapping[str, Any], authorizers) -> Inputs:
         namespace = "" if act.is_core_namespace(request.get("kind")) else str(request.get("namespace") or "")
@@ -244,9 +266,18 @@ class MutatingDispatcher:
             request_resource_authorizer=authorizers[1],
         )
 
-    def _invoke(self, inv: _Invocation, request: Mapping[str, Any], result: MutationResult, pass_number: int,
-                state: _ReinvocationState, objschema, authorizers, errors: list[PolicyError],
-                reinvoke: list[str] | None) -> tuple[dict | None, bool]:
+    def _invoke(
+        self,
+        inv: _Invocation,
+        request: Mapping[str, Any],
+        result: MutationResult,
+        pass_number: int,
+        state: _ReinvocationState,
+        objschema,
+        authorizers,
+        errors: list[PolicyError],
+        reinvoke: list[str] | None,
+    ) -> tuple[dict | None, bool]:
         """Match conditions, then (on the second pass only for scheduled tuples) every mutation in order."""
         trace: dict[str, Any] = {"matchConditions": [], "variables": [], "mutations": []}
         request = dict(request, object=result.object)
@@ -258,8 +289,11 @@ class MutatingDispatcher:
             if not matches:
                 if reinvoke is not None and inv.key not in reinvoke:
                     return None, False
-                reason = (f"matchCondition '{failed}' evaluated to false" if failed
-                          else "matchConditions errored and failurePolicy is Ignore")
+                reason = (
+                    f"matchCondition '{failed}' evaluated to false"
+                    if failed
+                    else "matchConditions errored and failurePolicy is Ignore"
+                )
                 return _record(inv, "skipped", pass_number, skipReason=reason, trace=trace), False
         if reinvoke is not None and inv.key not in reinvoke:
             return None, False
@@ -269,16 +303,36 @@ class MutatingDispatcher:
         record_errors: list[str] = []
         for mutation in inv.compiled.mutations:
             inputs.object = act.versioned_object(result.object, request.get("kind"), inv.matched_kind)
-            bound = bindings(inputs, with_authorizer=True, has_params=inv.compiled.has_params, request=inputs.request,
-                             namespace=inputs.namespace_object)
+            bound = bindings(
+                inputs,
+                with_authorizer=True,
+                has_params=inv.compiled.has_params,
+                request=inputs.request,
+                namespace=inputs.namespace_object,
+            )
             outcome = run_mutation(mutation, result.object, bound, inv.compiled.variables, objschema)
             trace["mutations"].append(outcome.trace)
-            entry = {"policy": name_of(inv.policy), "binding": name_of(inv.binding), "param": param_key(inv.param),
-                     "pass": pass_number, "index": mutation.index, "patchType": mutation.patch_type,
-                     "error": None, "changed": False, "patch": [], "object": None, "testFailed": outcome.test_failed}
+            entry = {
+                "policy": name_of(inv.policy),
+                "binding": name_of(inv.binding),
+                "param": param_key(inv.param),
+                "pass": pass_number,
+                "index": mutation.index,
+                "patchType": mutation.patch_type,
+                "error": None,
+                "changed": False,
+                "patch": [],
+                "object": None,
+                "testFailed": outcome.test_failed,
+            }
             if outcome.error is not None:
-                error = PolicyError(name_of(inv.policy), name_of(inv.binding), outcome.error,
-                                    inv.compiled.failure_policy, internal=outcome.internal)
+                error = PolicyError(
+                    name_of(inv.policy),
+                    name_of(inv.binding),
+                    outcome.error,
+                    inv.compiled.failure_policy,
+                    internal=outcome.internal,
+                )
                 errors.append(error)
                 entry["error"] = error.text()
                 record_errors.append(error.text())
@@ -301,8 +355,14 @@ class MutatingDispatcher:
         if inv.compiled.reinvocation_policy == "IfNeeded":
             state.previously_invoked.append(inv.key)
         outcome_word = "error" if record_errors else ("mutated" if changed else "unchanged")
-        record = _record(inv, outcome_word, pass_number, mutations=record_mutations, trace=trace,
-                         error=record_errors[0] if record_errors else None)
+        record = _record(
+            inv,
+            outcome_word,
+            pass_number,
+            mutations=record_mutations,
+            trace=trace,
+            error=record_errors[0] if record_errors else None,
+        )
         if record_errors:
             record["ignored"] = inv.compiled.failure_policy == "Ignore"
         return record, applied
@@ -310,7 +370,8 @@ class MutatingDispatcher:
     def _note_unsettled(self, result: MutationResult) -> None:
         second = [m for m in result.mutations if m["pass"] == 2 and m["changed"]]
         for entry in second:
-            result.notes.append(f"policy '{entry['policy']}' with binding '{entry['binding']}' changed the object again "
-                                f"when reinvoked (mutation {entry['index']}); the API server reinvokes at most once, so "
-                                "the object may not have settled")
-
+            result.notes.append(
+                f"policy '{entry['policy']}' with binding '{entry['binding']}' changed the object again "
+                f"when reinvoked (mutation {entry['index']}); the API server reinvokes at most once, so "
+                "the object may not have settled"
+            )

@@ -11,6 +11,7 @@ that package) where Kubernetes users notice it:
   github.com/pkg/errors wrappings that appear verbatim in denials.
 The document is plain JSON-like Python data and is changed in place; callers pass a copy.
 """
+
 from __future__ import annotations
 
 import math
@@ -90,8 +91,9 @@ class _List:
             self.data.append(value)
             return
         if not _INT.match(key):
-            raise PatchError(f"value was not a proper array index: '{key}': strconv.Atoi: parsing \"{key}\": "
-                             "invalid syntax")
+            raise PatchError(
+                f"value was not a proper array index: '{key}': strconv.Atoi: parsing \"{key}\": invalid syntax"
+            )
         index = int(key)
         size = len(self.data) + 1
         if index >= size:
@@ -257,8 +259,14 @@ def _op_copy(doc: Any, op: Mapping[str, Any]) -> None:
         raise PatchError(f"error while adding value during copy: {exc.message}") from None
 
 
-_OPERATIONS = {"add": _op_add, "remove": _op_remove, "replace": _op_replace, "move": _op_move,
-               "test": _op_test, "copy": _op_copy}
+_OPERATIONS = {
+    "add": _op_add,
+    "remove": _op_remove,
+    "replace": _op_replace,
+    "move": _op_move,
+    "test": _op_test,
+    "copy": _op_copy,
+}
 
 
 def apply_operation(doc: Any, op: Mapping[str, Any]) -> None:

@@ -4,6 +4,7 @@ Mirrors patch/smd.go (ApplyConfiguration) and patch/json_patch.go (JSONPatch): e
 server's, and every failure is returned as data (`error`), never raised. Each mutation gets its own
 runtime budget and its own composition context, so `variables` are evaluated (lazily) per mutation.
 """
+
 from __future__ import annotations
 
 import copy
@@ -15,8 +16,15 @@ from evaluator.policies.mutating import jsonpatch as jp
 from evaluator.policies.mutating.apply import ApplyError, apply_configuration
 from evaluator.policies.mutating.compiler import APPLY_CONFIGURATION, JSON_PATCH, Mutation
 from evaluator.policies.mutating.schema import ObjectSchema
-from evaluator.policies.mutating.typed import (ConversionError, cel_type_name, check_type_names, decode_errors, drop_nulls,
-                                      materialize_parents, to_json_value)
+from evaluator.policies.mutating.typed import (
+    ConversionError,
+    cel_type_name,
+    check_type_names,
+    decode_errors,
+    drop_nulls,
+    materialize_parents,
+    to_json_value,
+)
 from evaluator.admission import expressions as ex
 from evaluator.admission.conditions import for_input
 
@@ -39,8 +47,10 @@ def _evaluate(mutation: Mutation, bindings: Mapping[str, Any], variables, trace:
     if compiled.error is not None:
         return None, compiled.error
     outcome, context = for_input([compiled], bindings, variables, RUNTIME_CEL_COST_BUDGET)
-    trace["variables"] = [{"name": v.name, "expression": v.expression, "value": v.value, "type": v.type,
-                           "cost": v.cost, "error": v.error} for v in (context.trace or [])]
+    trace["variables"] = [
+        {"name": v.name, "expression": v.expression, "value": v.value, "type": v.type, "cost": v.cost, "error": v.error}
+        for v in (context.trace or [])
+    ]
     if outcome.error is not None and not outcome.results:
         return None, outcome.error
     result = outcome.results[0]
@@ -51,10 +61,15 @@ def _evaluate(mutation: Mutation, bindings: Mapping[str, Any], variables, trace:
     return result.value, None
 
 
-def run_mutation(mutation: Mutation, current: Mapping[str, Any], bindings: Mapping[str, Any], variables,
-                 objschema: ObjectSchema) -> MutationOutcome:
-    trace: dict[str, Any] = {"index": mutation.index, "patchType": mutation.patch_type,
-                             "expression": mutation.expression.expression, "path": mutation.path}
+def run_mutation(
+    mutation: Mutation, current: Mapping[str, Any], bindings: Mapping[str, Any], variables, objschema: ObjectSchema
+) -> MutationOutcome:
+    trace: dict[str, Any] = {
+        "index": mutation.index,
+        "patchType": mutation.patch_type,
+        "expression": mutation.expression.expression,
+        "path": mutation.path,
+    }
     outcome = MutationOutcome(trace=trace)
     value, error = _evaluate(mutation, bindings, variables, trace)
     if error is None:
@@ -76,8 +91,9 @@ def run_mutation(mutation: Mutation, current: Mapping[str, Any], bindings: Mappi
 
 
 # -- ApplyConfiguration ------------------------------------------------------------------------------------
-def _apply_configuration(value: Any, current: Mapping[str, Any], objschema: ObjectSchema,
-                         trace: dict) -> tuple[Any, str | None]:
+def _apply_configuration(
+    value: Any, current: Mapping[str, Any], objschema: ObjectSchema, trace: dict
+) -> tuple[Any, str | None]:
     type_name = cel_type_name(value)
     if type_name != "Object":
         got = type_name or ex.type_name(value)
@@ -108,15 +124,19 @@ def _operations(value: Any) -> tuple[list[dict], str | None]:
     operations = []
     for element in value:
         if cel_type_name(element) != "JSONPatch":
-            return [], ("type mismatch: JSONPatchType.expression should evaluate to array of JSONPatch: "
-                        f"type conversion error from '{cel_type_name(element) or ex.type_name(element)}' to "
-                        "'*mutation.JSONPatchVal'")
+            return [], (
+                "type mismatch: JSONPatchType.expression should evaluate to array of JSONPatch: "
+                f"type conversion error from '{cel_type_name(element) or ex.type_name(element)}' to "
+                "'*mutation.JSONPatchVal'"
+            )
         op: dict[str, Any] = {}
         for name in ("op", "path", "from"):
             text = element.get(name, "")
             if not isinstance(text, str):
-                return [], (f"type mismatch: JSONPatchType.expression should evaluate to array of JSONPatch: "
-                            f"field '{name}' must be a string, got {ex.type_name(text)}")
+                return [], (
+                    f"type mismatch: JSONPatchType.expression should evaluate to array of JSONPatch: "
+                    f"field '{name}' must be a string, got {ex.type_name(text)}"
+                )
             if name != "from" or text:
                 op[name] = text
         if "value" in element:
@@ -132,8 +152,9 @@ def _operations(value: Any) -> tuple[list[dict], str | None]:
     return operations, None
 
 
-def _json_patch(value: Any, current: Mapping[str, Any], objschema: ObjectSchema,
-                trace: dict) -> tuple[Any, str | None, str | None]:
+def _json_patch(
+    value: Any, current: Mapping[str, Any], objschema: ObjectSchema, trace: dict
+) -> tuple[Any, str | None, str | None]:
     operations, error = _operations(value)
     if error is not None:
         return None, error, None

@@ -8,6 +8,7 @@ struct or map is atomic. Lists without `x-kubernetes-list-type` follow kube-open
 `merge` patch strategy with a merge key makes a map list, `merge` alone a set, anything else atomic.
 Everything loads lazily, once per process.
 """
+
 from __future__ import annotations
 
 import functools
@@ -44,15 +45,15 @@ class Node:
     """One resolved schema node. `go_name` is the definition's last segment (Go's struct name)."""
 
     kind: str
-    fields: Mapping[str, Any] = field(default_factory=dict)   # struct: field name -> raw schema
-    element: Any = None                                       # map values / list items (raw schema)
+    fields: Mapping[str, Any] = field(default_factory=dict)  # struct: field name -> raw schema
+    element: Any = None  # map values / list items (raw schema)
     list_type: str = ATOMIC
     keys: tuple[str, ...] = ()
-    atomic: bool = False                                      # struct or map replaced as a whole
-    scalar: str | None = None                                 # string, integer, number, boolean, ...
+    atomic: bool = False  # struct or map replaced as a whole
+    scalar: str | None = None  # string, integer, number, boolean, ...
     format: str | None = None
     go_name: str = ""
-    open: bool = False                                        # unknown fields allowed (CRD preserve-unknown)
+    open: bool = False  # unknown fields allowed (CRD preserve-unknown)
 
 
 class Schema:
@@ -108,8 +109,15 @@ class Schema:
         types = _types(raw)
         properties = raw.get("properties")
         if isinstance(properties, Mapping) and properties:
-            return _with_extensions(Node(STRUCT, fields=dict(properties), go_name=go_name,
-                                         open=bool(raw.get("x-kubernetes-preserve-unknown-fields"))), raw)
+            return _with_extensions(
+                Node(
+                    STRUCT,
+                    fields=dict(properties),
+                    go_name=go_name,
+                    open=bool(raw.get("x-kubernetes-preserve-unknown-fields")),
+                ),
+                raw,
+            )
         if "array" in types or "items" in raw:
             return _with_extensions(Node(LIST, element=raw.get("items")), raw)
         additional = raw.get("additionalProperties")
@@ -140,6 +148,7 @@ def _types(raw: Mapping[str, Any]) -> list[str]:
 def _with_extensions(node: Node, raw: Mapping[str, Any]) -> Node:
     """Apply the x-kubernetes list/map extensions of `raw` (schemaconv's rules) to `node`."""
     from dataclasses import replace
+
     if node.kind == LIST:
         list_type = raw.get("x-kubernetes-list-type")
         keys = tuple(str(k) for k in raw.get("x-kubernetes-list-map-keys") or ())
@@ -208,8 +217,12 @@ def schema_for(api_version: str, kind: str, crds: list[Mapping[str, Any]] = ()) 
             schema, root = _crd_schema(raw, builtin)
             return ObjectSchema(schema, root, typed=False)
     missing = "" if builtin is not None else " (the kubernetes-validate package with the built-in schemas is missing)"
-    return ObjectSchema(None, None, note=f"no schema is known for {api_version}, Kind={kind}{missing}: every list "
-                                         "is treated as atomic (replaced as a whole) and unknown fields are kept")
+    return ObjectSchema(
+        None,
+        None,
+        note=f"no schema is known for {api_version}, Kind={kind}{missing}: every list "
+        "is treated as atomic (replaced as a whole) and unknown fields are kept",
+    )
 
 
 def _crd_schema(raw: Mapping[str, Any], builtin: Schema | None) -> tuple[Schema, dict]:

@@ -11,6 +11,7 @@
 - `decode_errors`: the patched JSON is decoded strictly into the Go type: a value of the wrong JSON type
   is `json: cannot unmarshal ...`, an unknown field is `strict decoding error: unknown field "a.b"`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -45,8 +46,10 @@ def _type_check(value: Any, path: list[str]) -> list[str]:
     if name is not None:
         expected = ".".join(path)
         if name != expected:
-            errors.append(f'unexpected type name "{name}", expected "{expected}", which matches field name path '
-                          "from root Object type")
+            errors.append(
+                f'unexpected type name "{name}", expected "{expected}", which matches field name path '
+                "from root Object type"
+            )
         for key, child in value.items():
             errors.extend(_type_check(child, path + [str(key)]))
     elif isinstance(value, list):
@@ -64,6 +67,7 @@ _JSON_CONVERTIBLE = {"null_type", "bool", "int", "uint", "double", "string", "by
 def to_json_value(value: Any) -> Any:
     """A CEL value as JSON data; raises ConversionError for values JSON cannot carry."""
     from evaluator.cel import to_json, type_name
+
     if isinstance(value, dict):
         return {_json_key(k): to_json_value(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -187,8 +191,9 @@ def decode_errors(obj: Any, objschema: ObjectSchema) -> str | None:
     return None
 
 
-def _decode(value: Any, node: Node, objschema: ObjectSchema, path: str, struct: str,
-            type_errors: list[str], unknown: list[str]) -> None:
+def _decode(
+    value: Any, node: Node, objschema: ObjectSchema, path: str, struct: str, type_errors: list[str], unknown: list[str]
+) -> None:
     if value is None or node.kind == ANY:
         return
     kind = _json_kind(value)
@@ -206,8 +211,15 @@ def _decode(value: Any, node: Node, objschema: ObjectSchema, path: str, struct: 
                 if not node.open:
                     unknown.append(child_path)
                 continue
-            _decode(child_value, objschema.schema.node(raw), objschema, child_path, node.go_name or struct,
-                    type_errors, unknown)
+            _decode(
+                child_value,
+                objschema.schema.node(raw),
+                objschema,
+                child_path,
+                node.go_name or struct,
+                type_errors,
+                unknown,
+            )
     elif node.kind == MAP:
         element = child_node(objschema, node, "")
         for key, child_value in value.items():

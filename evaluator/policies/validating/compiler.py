@@ -5,6 +5,7 @@ messageExpressions without it; `params` only when the policy has a paramKind. A 
 on its expression and reported when that expression runs (the server's behaviour), and is also listed
 with its field path so the UI can point at it.
 """
+
 from __future__ import annotations
 
 import re
@@ -68,12 +69,25 @@ _VARIABLE_FIELD = re.compile(r"(?<![\w.])variables\s*(\.)\s*([A-Za-z_][A-Za-z0-9
 # `request` is typed as admission.k8s.io/v1 AdmissionRequest: unknown fields do not compile.
 _GVK, _GVR = frozenset({"group", "version", "kind"}), frozenset({"group", "version", "resource"})
 _REQUEST_FIELDS = {
-    "uid": None, "kind": _GVK, "resource": _GVR, "subResource": None, "requestKind": _GVK,
-    "requestResource": _GVR, "requestSubResource": None, "name": None, "namespace": None, "operation": None,
-    "userInfo": frozenset({"username", "uid", "groups", "extra"}), "object": None, "oldObject": None,
-    "dryRun": None, "options": None,
+    "uid": None,
+    "kind": _GVK,
+    "resource": _GVR,
+    "subResource": None,
+    "requestKind": _GVK,
+    "requestResource": _GVR,
+    "requestSubResource": None,
+    "name": None,
+    "namespace": None,
+    "operation": None,
+    "userInfo": frozenset({"username", "uid", "groups", "extra"}),
+    "object": None,
+    "oldObject": None,
+    "dryRun": None,
+    "options": None,
 }
-_REQUEST_FIELD = re.compile(r"(?<![\w.])request\s*(\.)\s*([A-Za-z_][A-Za-z0-9_]*)(?:\s*(\.)\s*([A-Za-z_][A-Za-z0-9_]*))?")
+_REQUEST_FIELD = re.compile(
+    r"(?<![\w.])request\s*(\.)\s*([A-Za-z_][A-Za-z0-9_]*)(?:\s*(\.)\s*([A-Za-z_][A-Za-z0-9_]*))?"
+)
 
 
 def _undefined(expression: str, offset: int, name: str) -> str:
@@ -112,7 +126,9 @@ def compile_policy(policy: Mapping[str, Any]) -> CompiledPolicy:
 
     known: set[str] = set()
 
-    def compile_at(path: str, expression: Any, declared: frozenset[str], types: tuple[str, ...]) -> ex.CompiledExpression:
+    def compile_at(
+        path: str, expression: Any, declared: frozenset[str], types: tuple[str, ...]
+    ) -> ex.CompiledExpression:
         compiled = ex.compile_expression(_text(expression), declared, types)
         if compiled.error is None:
             undefined = undefined_variable(compiled.expression, known)
@@ -124,31 +140,43 @@ def compile_policy(policy: Mapping[str, Any]) -> CompiledPolicy:
 
     compiled_variables = []
     for i, v in enumerate(_list(spec.get("variables"))):
-        compiled_variables.append((_text(v.get("name")),
-                                   compile_at(f"spec.variables[{i}].expression", v.get("expression"), with_authz, ())))
+        compiled_variables.append(
+            (_text(v.get("name")), compile_at(f"spec.variables[{i}].expression", v.get("expression"), with_authz, ()))
+        )
         known.add(_text(v.get("name")))
     variables = tuple(compiled_variables)
     match_conditions = tuple(
-        (_text(c.get("name")), compile_at(f"spec.matchConditions[{i}].expression", c.get("expression"), with_authz, BOOL))
-        for i, c in enumerate(_list(spec.get("matchConditions"))))
+        (
+            _text(c.get("name")),
+            compile_at(f"spec.matchConditions[{i}].expression", c.get("expression"), with_authz, BOOL),
+        )
+        for i, c in enumerate(_list(spec.get("matchConditions")))
+    )
     validations = []
     for i, v in enumerate(_list(spec.get("validations"))):
         message_expression = None
         if _text(v.get("messageExpression")):
-            message_expression = compile_at(f"spec.validations[{i}].messageExpression", v.get("messageExpression"),
-                                            without_authz, STRING)
-        validations.append(Validation(
-            index=i,
-            expression=compile_at(f"spec.validations[{i}].expression", v.get("expression"), with_authz, BOOL),
-            message=_text(v.get("message")),
-            reason=_text(v.get("reason")) or None,
-            message_expression=message_expression,
-        ))
+            message_expression = compile_at(
+                f"spec.validations[{i}].messageExpression", v.get("messageExpression"), without_authz, STRING
+            )
+        validations.append(
+            Validation(
+                index=i,
+                expression=compile_at(f"spec.validations[{i}].expression", v.get("expression"), with_authz, BOOL),
+                message=_text(v.get("message")),
+                reason=_text(v.get("reason")) or None,
+                message_expression=message_expression,
+            )
+        )
     audit_annotations = tuple(
-        AuditAnnotation(_text(a.get("key")),
-                        compile_at(f"spec.auditAnnotations[{i}].valueExpression", a.get("valueExpression"),
-                                   with_authz, STRING_OR_NULL))
-        for i, a in enumerate(_list(spec.get("auditAnnotations"))))
+        AuditAnnotation(
+            _text(a.get("key")),
+            compile_at(
+                f"spec.auditAnnotations[{i}].valueExpression", a.get("valueExpression"), with_authz, STRING_OR_NULL
+            ),
+        )
+        for i, a in enumerate(_list(spec.get("auditAnnotations")))
+    )
     return CompiledPolicy(
         name=name,
         failure_policy=_text(spec.get("failurePolicy")) or "Fail",

@@ -6,6 +6,7 @@ denials, warnings and audited failures. Configuration errors obey the policy's f
 denial becomes the response. Every tuple, and every policy or binding that was skipped, is reported with
 its reason.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
@@ -82,8 +83,9 @@ def _actions(binding: Mapping) -> list[str]:
     return [str(a) for a in actions] if isinstance(actions, list) else []  # a policy has none (fuzzed: anything)
 
 
-def _record(policy: Mapping, binding: Mapping | None, outcome: str, _meta: Callable | None = None,
-            **extra: Any) -> dict[str, Any]:
+def _record(
+    policy: Mapping, binding: Mapping | None, outcome: str, _meta: Callable | None = None, **extra: Any
+) -> dict[str, Any]:
     meta = _meta or (lambda doc: (name_of(doc), _actions(doc), _failure_policy(doc)))
     policy_name, _, failure_policy = meta(policy)
     binding_name, actions, _ = meta(binding) if binding is not None else (None, [], None)
@@ -120,8 +122,13 @@ def _as_param_kind(param: Mapping | None, param_kind: Mapping | None) -> Mapping
 class Dispatcher:
     """Runs one request through every hook of a cluster; reuse it across requests (compiled policies)."""
 
-    def __init__(self, cluster: ClusterIndex, authorizer_factory: Callable[[Mapping], tuple[Any, Any]] | None = None,
-                 cache: CompileCache | None = None, trace: bool = True):
+    def __init__(
+        self,
+        cluster: ClusterIndex,
+        authorizer_factory: Callable[[Mapping], tuple[Any, Any]] | None = None,
+        cache: CompileCache | None = None,
+        trace: bool = True,
+    ):
         self.cluster = cluster
         self.trace = trace
         self.authorizer_factory = authorizer_factory
@@ -139,7 +146,9 @@ class Dispatcher:
             try:
                 self._dispatch_policy(policy, bindings, request, out)
             except Exception as exc:  # our bug: fail this policy as the server fails on unexpected errors
-                out.policies.append(self._config_error(out, policy, None, f"internal error: {type(exc).__name__}: {exc}"))
+                out.policies.append(
+                    self._config_error(out, policy, None, f"internal error: {type(exc).__name__}: {exc}")
+                )
         if out.validation_failures:
             failures = out.validation_failures[:MAX_VALIDATION_FAILURES]
             out.audit_annotations[VALIDATION_FAILURE_KEY] = _go_json(failures)
@@ -170,8 +179,9 @@ class Dispatcher:
     def _authorizers_for(self, request: Mapping) -> tuple[Any, Any]:
         """The CEL `authorizer` values, built once per request (the server's caching authorizer)."""
         if self._authorizers is None:
-            self._authorizers = (self.authorizer_factory(request) if self.authorizer_factory is not None
-                                 else (None, None))
+            self._authorizers = (
+                self.authorizer_factory(request) if self.authorizer_factory is not None else (None, None)
+            )
         return self._authorizers
 
     def _dispatch_policy(self, policy: Mapping, bindings: list[Mapping], request: Mapping, out: DispatchResult) -> None:
@@ -194,8 +204,16 @@ class Dispatcher:
         for key, values in collector.items():
             out.audit_annotations[f"{policy_name}/{key}"] = values[0] if len(values) == 1 else ", ".join(values)
 
-    def _dispatch_binding(self, policy: Mapping, found: PolicyTuples, binding: Mapping, params: list, request: Mapping,
-                          out: DispatchResult, collector: dict[str, list[str]]) -> None:
+    def _dispatch_binding(
+        self,
+        policy: Mapping,
+        found: PolicyTuples,
+        binding: Mapping,
+        params: list,
+        request: Mapping,
+        out: DispatchResult,
+        collector: dict[str, list[str]],
+    ) -> None:
         compiled: CompiledPolicy = found.compiled
         spec = binding.get("spec") or {}
         namespace = str(request.get("namespace") or "")
@@ -222,17 +240,31 @@ class Dispatcher:
         for param in params:
             inputs.params = _as_param_kind(param, compiled.param_kind)
             result = validate(compiled, inputs)
-            record = _record(policy, binding, "admitted", self.cache.meta, param=param_key(param),
-                             matchedKind=matched_kind, matchedResource=matched_resource, trace=result.trace or None)
+            record = _record(
+                policy,
+                binding,
+                "admitted",
+                self.cache.meta,
+                param=param_key(param),
+                matchedKind=matched_kind,
+                matchedResource=matched_resource,
+                trace=result.trace or None,
+            )
             if result.skipped:
                 record.update(outcome="skipped", skipReason=result.skip_reason)
                 out.policies.append(record)
                 continue
             outcomes = set()
             for position, decision in enumerate(result.decisions):
-                record["decisions"].append({"index": decision.index, "action": decision.action,
-                                            "evaluation": decision.evaluation, "message": decision.message or None,
-                                            "reason": decision.reason or None})
+                record["decisions"].append(
+                    {
+                        "index": decision.index,
+                        "action": decision.action,
+                        "evaluation": decision.evaluation,
+                        "message": decision.message or None,
+                        "reason": decision.reason or None,
+                    }
+                )
                 if decision.action != DENY:
                     if decision.evaluation == "error":
                         outcomes.add("error-ignored")
@@ -243,19 +275,33 @@ class Dispatcher:
                         out.denials.append(Denial(policy_name, binding_name, decision.message, decision.reason))
                         outcomes.add("error" if is_error else "denied")
                     elif action == "Audit":
-                        out.validation_failures.append({
-                            "message": decision.message, "policy": str(spec.get("policyName") or ""),
-                            "binding": binding_name, "expressionIndex": position, "validationActions": list(actions)})
+                        out.validation_failures.append(
+                            {
+                                "message": decision.message,
+                                "policy": str(spec.get("policyName") or ""),
+                                "binding": binding_name,
+                                "expressionIndex": position,
+                                "validationActions": list(actions),
+                            }
+                        )
                         outcomes.add("audited")
                     elif action == "Warn":
-                        warning = (f"Validation failed for ValidatingAdmissionPolicy '{policy_name}' "
-                                   f"with binding '{binding_name}': {decision.message}")
+                        warning = (
+                            f"Validation failed for ValidatingAdmissionPolicy '{policy_name}' "
+                            f"with binding '{binding_name}': {decision.message}"
+                        )
                         if warning not in out.warnings:
                             out.warnings.append(warning)
                         outcomes.add("warned")
             for annotation in result.audit_annotations:
-                record["auditAnnotations"].append({"key": annotation.key, "action": annotation.action,
-                                                   "value": annotation.value or None, "error": annotation.error or None})
+                record["auditAnnotations"].append(
+                    {
+                        "key": annotation.key,
+                        "action": annotation.action,
+                        "value": annotation.value or None,
+                        "error": annotation.error or None,
+                    }
+                )
                 if annotation.action == PUBLISH:
                     value = _truncate(annotation.value, MAX_AUDIT_ANNOTATION_VALUE_BYTES)
                     values = collector.setdefault(annotation.key, [])
@@ -266,8 +312,9 @@ class Dispatcher:
                     outcomes.add("error")
             record["outcome"] = _outcome(outcomes)
             if "error" in outcomes or "error-ignored" in outcomes:
-                record["error"] = next((d.message for d in result.decisions if d.evaluation == "error"), None) or \
-                    next((a.error for a in result.audit_annotations if a.error), None)
+                record["error"] = next((d.message for d in result.decisions if d.evaluation == "error"), None) or next(
+                    (a.error for a in result.audit_annotations if a.error), None
+                )
                 record["ignored"] = "error-ignored" in outcomes and "error" not in outcomes
             out.policies.append(record)
 
@@ -291,5 +338,6 @@ def _truncate(value: str, limit: int) -> str:
 def _go_json(value: Any) -> str:
     """encoding/json's compact form (Go escapes <, > and & in strings)."""
     import json
+
     text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

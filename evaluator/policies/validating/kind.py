@@ -4,6 +4,7 @@ Loading compiles every bound policy once and reports what the API server would (
 naming no policy, policies without a binding); each request goes through `Dispatcher`, whose first denial
 becomes the Status the API server answers with.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -53,8 +54,10 @@ class ValidatingAdmissionPolicies:
         before is refused there too (the structural check cannot see it)."""
         if not _is_policy(document):
             return []
-        return [fe.invalid(error["path"], error["expression"], error["message"]).to_dict()
-                for error in self._compile(document).compile_errors]
+        return [
+            fe.invalid(error["path"], error["expression"], error["message"]).to_dict()
+            for error in self._compile(document).compile_errors
+        ]
 
     def load(self, setup: Setup) -> list[dict[str, Any]]:
         cluster = setup.cluster
@@ -68,20 +71,38 @@ class ValidatingAdmissionPolicies:
             policy = str((binding.get("spec") or {}).get("policyName") or "")
             refused = self._refused.get(policy)
             if refused is None:
-                errors.append(setup.locate(binding, severity="warning", path="spec.policyName",
-                                           message=f'ValidatingAdmissionPolicy "{policy}" not found: the binding has no effect'))
+                errors.append(
+                    setup.locate(
+                        binding,
+                        severity="warning",
+                        path="spec.policyName",
+                        message=f'ValidatingAdmissionPolicy "{policy}" not found: the binding has no effect',
+                    )
+                )
             else:  # it exists but the API server refused it: say so, and where its error is
-                errors.append(setup.locate(binding, severity="warning", path="spec.policyName", policyError=pointer(refused),
-                                           message=f'ValidatingAdmissionPolicy "{policy}" is invalid, so the binding has '
-                                                   f"no effect: see its error{where(refused)}"))
+                errors.append(
+                    setup.locate(
+                        binding,
+                        severity="warning",
+                        path="spec.policyName",
+                        policyError=pointer(refused),
+                        message=f'ValidatingAdmissionPolicy "{policy}" is invalid, so the binding has '
+                        f"no effect: see its error{where(refused)}",
+                    )
+                )
         hooks = self.cache.tuples.hooks()
         bound = {id(policy) for policy, _ in hooks}
         for unbound in self.policies:
             if id(unbound) not in bound:
                 metadata = unbound.get("metadata")
                 name = metadata.get("name") if isinstance(metadata, Mapping) else None
-                errors.append(setup.locate(unbound, severity="warning",
-                                           message=f'ValidatingAdmissionPolicy "{name}" has no binding: it has no effect'))
+                errors.append(
+                    setup.locate(
+                        unbound,
+                        severity="warning",
+                        message=f'ValidatingAdmissionPolicy "{name}" has no binding: it has no effect',
+                    )
+                )
         for policy, _ in hooks:
             for error in self.cache.get(policy).compile_errors:
                 errors.append(setup.locate(policy, severity="error", **error))
@@ -89,9 +110,15 @@ class ValidatingAdmissionPolicies:
         return errors
 
     def evaluate(self, request: Mapping[str, Any], context: RequestContext) -> KindOutcome:
-        outcome = Dispatcher(self.cache.tuples.cluster, context.authorizers, self.cache, trace=context.trace).dispatch(request)
-        return KindOutcome(records=outcome.policies, denial=_denial(context.original, outcome),
-                           warnings=outcome.warnings, audit_annotations=dict(outcome.audit_annotations))
+        outcome = Dispatcher(self.cache.tuples.cluster, context.authorizers, self.cache, trace=context.trace).dispatch(
+            request
+        )
+        return KindOutcome(
+            records=outcome.policies,
+            denial=_denial(context.original, outcome),
+            warnings=outcome.warnings,
+            audit_annotations=dict(outcome.audit_annotations),
+        )
 
     def type_checks(self) -> dict[str, dict]:
         """`evaluator.typecheck` of every ValidatingAdmissionPolicy (by name), computed once per document set."""
@@ -108,8 +135,13 @@ class ValidatingAdmissionPolicies:
                     continue
                 locate_diagnostics(checks[name], lambda **f: self._locate(policy, **f))
             for name, error in self._refused.items():  # refused: listed as not checked, never as clean
-                checks.setdefault(name or "(unnamed)", {"notChecked": "the policy has configuration errors: fix them first",
-                                                        "policyError": pointer(error)})
+                checks.setdefault(
+                    name or "(unnamed)",
+                    {
+                        "notChecked": "the policy has configuration errors: fix them first",
+                        "policyError": pointer(error),
+                    },
+                )
             self._type_checks = checks
         return self._type_checks
 
@@ -121,7 +153,14 @@ def _denial(request: Mapping[str, Any], outcome: DispatchResult) -> Denial | Non
     first = outcome.denials[0]
     return Denial(
         status=status_for(request, denial_message(first.policy, first.binding, first.message), first.reason),
-        denials=[{"policy": d.policy, "binding": d.binding, "message": denial_message(d.policy, d.binding, d.message),
-                  "reason": d.reason or "Invalid"} for d in outcome.denials],
+        denials=[
+            {
+                "policy": d.policy,
+                "binding": d.binding,
+                "message": denial_message(d.policy, d.binding, d.message),
+                "reason": d.reason or "Invalid",
+            }
+            for d in outcome.denials
+        ],
         ferricel=ferricel(False, (first.message, first.reason)),
     )

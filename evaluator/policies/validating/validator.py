@@ -5,6 +5,7 @@ own resource), then validations (budget 1e7), then messageExpressions on what th
 then auditAnnotations on a fresh 1e7 budget. Each list is its own composition context, so variables
 are evaluated again (lazily) in each. Every step is traced.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -12,8 +13,15 @@ from typing import Any
 
 from evaluator.admission import expressions as ex
 from evaluator.admission.conditions import ExpressionResult, for_input
-from evaluator.admission.evaluation import (RUNTIME_CEL_COST_BUDGET, Inputs, bindings, match_conditions,
-                                            no_trace_entry, trace_entry, variables_trace)
+from evaluator.admission.evaluation import (
+    RUNTIME_CEL_COST_BUDGET,
+    Inputs,
+    bindings,
+    match_conditions,
+    no_trace_entry,
+    trace_entry,
+    variables_trace,
+)
 from evaluator.policies.validating.compiler import CompiledPolicy
 
 MAX_MESSAGE_BYTES = 5 * 1024
@@ -68,11 +76,25 @@ def _message_for(validation, message_result: ExpressionResult | None) -> tuple[s
     return message, source
 
 
-def _evaluate_section(policy: CompiledPolicy, inputs: Inputs, trace: dict, section: str, expressions, budget: int,
-                      *, with_authorizer: bool, namespace):
+def _evaluate_section(
+    policy: CompiledPolicy,
+    inputs: Inputs,
+    trace: dict,
+    section: str,
+    expressions,
+    budget: int,
+    *,
+    with_authorizer: bool,
+    namespace,
+):
     """One `for_input` pass over a section's expressions; the variables it evaluated are traced under `section`."""
-    bound = bindings(inputs, with_authorizer=with_authorizer, has_params=policy.has_params,
-                      request=inputs.request, namespace=namespace)
+    bound = bindings(
+        inputs,
+        with_authorizer=with_authorizer,
+        has_params=policy.has_params,
+        request=inputs.request,
+        namespace=namespace,
+    )
     outcome, context = for_input(expressions, bound, policy.variables, budget, trace=inputs.trace)
     trace["variables"].extend(variables_trace(section, context))
     return outcome
@@ -86,8 +108,16 @@ def _nth(results: list, i: int):
 def validate(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult:
     fp = policy.failure_policy
     entry = trace_entry if inputs.trace else no_trace_entry
-    result = ValidateResult(trace={"matchConditions": [], "variables": [], "validations": [],
-                                   "messageExpressions": [], "auditAnnotations": [], "budget": {}})
+    result = ValidateResult(
+        trace={
+            "matchConditions": [],
+            "variables": [],
+            "validations": [],
+            "messageExpressions": [],
+            "auditAnnotations": [],
+            "budget": {},
+        }
+    )
     trace = result.trace
     if policy.match_conditions:
         matches, error, failed = match_conditions(policy, inputs, trace)
@@ -96,31 +126,52 @@ def validate(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult:
             return result
         if not matches:
             result.skipped = True
-            result.skip_reason = (f"matchCondition '{failed}' evaluated to false" if failed
-                                  else "matchConditions errored and failurePolicy is Ignore")
+            result.skip_reason = (
+                f"matchCondition '{failed}' evaluated to false"
+                if failed
+                else "matchConditions errored and failurePolicy is Ignore"
+            )
             return result
 
-    outcome = _evaluate_section(policy, inputs, trace, "validations", policy.validation_expressions,
-                                RUNTIME_CEL_COST_BUDGET, with_authorizer=True, namespace=inputs.namespace_object)
-    trace["budget"]["validations"] = {"limit": RUNTIME_CEL_COST_BUDGET,
-                                      "remaining": outcome.remaining if outcome.error is None else 0}
+    outcome = _evaluate_section(
+        policy,
+        inputs,
+        trace,
+        "validations",
+        policy.validation_expressions,
+        RUNTIME_CEL_COST_BUDGET,
+        with_authorizer=True,
+        namespace=inputs.namespace_object,
+    )
+    trace["budget"]["validations"] = {
+        "limit": RUNTIME_CEL_COST_BUDGET,
+        "remaining": outcome.remaining if outcome.error is None else 0,
+    }
     if outcome.error is not None:
-        trace["validations"] = [entry(v.expression, _nth(outcome.results, i), index=v.index)
-                                for i, v in enumerate(policy.validations)]
+        trace["validations"] = [
+            entry(v.expression, _nth(outcome.results, i), index=v.index) for i, v in enumerate(policy.validations)
+        ]
         result.decisions = [Decision(-1, _action_for_error(fp), EVAL_ERROR, outcome.error)]
         return result
 
     message_results: list = []
     message_budget_error = None
     if policy.has_messages:
-        message_outcome = _evaluate_section(policy, inputs, trace, "messageExpressions", policy.message_expressions,
-                                            outcome.remaining, with_authorizer=False, namespace=inputs.namespace_object)
+        message_outcome = _evaluate_section(
+            policy,
+            inputs,
+            trace,
+            "messageExpressions",
+            policy.message_expressions,
+            outcome.remaining,
+            with_authorizer=False,
+            namespace=inputs.namespace_object,
+        )
         message_budget_error = message_outcome.error
         message_results = message_outcome.results
         for i, v in enumerate(policy.validations):
             if v.message_expression is not None:
-                trace["messageExpressions"].append(entry(v.message_expression, _nth(message_results, i),
-                                                         index=v.index))
+                trace["messageExpressions"].append(entry(v.message_expression, _nth(message_results, i), index=v.index))
 
     for i, validation in enumerate(policy.validations):
         evaluation = outcome.results[i]
@@ -137,22 +188,40 @@ def validate(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult:
             decision.reason = validation.reason or "Invalid"
             decision.message, source = _message_for(validation, message_result)
         result.decisions.append(decision)
-        trace["validations"].append(entry(validation.expression, evaluation, index=validation.index,
-                                           action=decision.action, evaluation_result=decision.evaluation,
-                                           message=decision.message or None, messageSource=source,
-                                           reason=decision.reason or None))
+        trace["validations"].append(
+            entry(
+                validation.expression,
+                evaluation,
+                index=validation.index,
+                action=decision.action,
+                evaluation_result=decision.evaluation,
+                message=decision.message or None,
+                messageSource=source,
+                reason=decision.reason or None,
+            )
+        )
 
     if not policy.audit_annotations:
         if not inputs.trace:
             result.trace = {}
         return result
-    audit_outcome = _evaluate_section(policy, inputs, trace, "auditAnnotations", policy.audit_expressions,
-                                      RUNTIME_CEL_COST_BUDGET, with_authorizer=False, namespace=inputs.namespace_raw)
+    audit_outcome = _evaluate_section(
+        policy,
+        inputs,
+        trace,
+        "auditAnnotations",
+        policy.audit_expressions,
+        RUNTIME_CEL_COST_BUDGET,
+        with_authorizer=False,
+        namespace=inputs.namespace_raw,
+    )
     if audit_outcome.error is not None:
         result.decisions = [Decision(-1, _action_for_error(fp), EVAL_ERROR, audit_outcome.error)]
         result.audit_annotations = []
-        trace["auditAnnotations"] = [entry(a.value_expression, _nth(audit_outcome.results, i), key=a.key)
-                                     for i, a in enumerate(policy.audit_annotations)]
+        trace["auditAnnotations"] = [
+            entry(a.value_expression, _nth(audit_outcome.results, i), key=a.key)
+            for i, a in enumerate(policy.audit_annotations)
+        ]
         return result
     for annotation, evaluation in zip(policy.audit_annotations, audit_outcome.results):
         item = AuditAnnotationResult(annotation.key, EXCLUDE)
@@ -167,11 +236,14 @@ def validate(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult:
             item.action = EXCLUDE
         else:
             item.action = ERROR
-            item.error = (f"valueExpression '{annotation.value_expression.expression}' resulted in unsupported return "
-                          f"type: {ex.type_name(evaluation.value)}. Return type must be either string or null.")
+            item.error = (
+                f"valueExpression '{annotation.value_expression.expression}' resulted in unsupported return "
+                f"type: {ex.type_name(evaluation.value)}. Return type must be either string or null."
+            )
         result.audit_annotations.append(item)
-        trace["auditAnnotations"].append(entry(annotation.value_expression, evaluation, key=annotation.key,
-                                                action=item.action))
+        trace["auditAnnotations"].append(
+            entry(annotation.value_expression, evaluation, key=annotation.key, action=item.action)
+        )
     if not inputs.trace:
         result.trace = {}
     return result

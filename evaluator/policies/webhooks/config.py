@@ -1,4 +1,5 @@
 """Webhook configurations read with the API server's defaults (admissionregistration/v1 SetDefaults)."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -40,10 +41,12 @@ class Webhook:
 
     def criteria(self) -> dict[str, Any]:
         """The webhook's matching fields as a MatchResources object (same predicates in the API server)."""
-        return {"matchPolicy": self.match_policy,
-                "namespaceSelector": self.spec.get("namespaceSelector") or {},
-                "objectSelector": self.spec.get("objectSelector") or {},
-                "resourceRules": self.spec.get("rules") or []}
+        return {
+            "matchPolicy": self.match_policy,
+            "namespaceSelector": self.spec.get("namespaceSelector") or {},
+            "objectSelector": self.spec.get("objectSelector") or {},
+            "resourceRules": self.spec.get("rules") or [],
+        }
 
     def url(self) -> str:
         """Where the API server posts the AdmissionReview (as its client error messages name it)."""
@@ -59,8 +62,13 @@ class Webhook:
 
 def webhooks_of(documents: list[Any], kind: str) -> list[Webhook]:
     """Every webhook of the given kind, configurations sorted by name as the API server's source does."""
-    configs = [d for d in documents if isinstance(d, Mapping) and KINDS.get(str(d.get("kind"))) == kind
-               and str(d.get("apiVersion") or "").startswith(GROUP + "/")]
+    configs = [
+        d
+        for d in documents
+        if isinstance(d, Mapping)
+        and KINDS.get(str(d.get("kind"))) == kind
+        and str(d.get("apiVersion") or "").startswith(GROUP + "/")
+    ]
     configs.sort(key=lambda d: str((d.get("metadata") or {}).get("name") or ""))
     out = []
     for config in configs:

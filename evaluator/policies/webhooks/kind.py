@@ -1,6 +1,7 @@
 """Admission webhooks as policy kinds of the admission core: mutating webhooks after the
 MutatingAdmissionPolicies, validating webhooks after the ValidatingAdmissionPolicies (the API server's
 plugin order). Each reports, per webhook, whether it would be called and what its mocked answer did."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -46,13 +47,20 @@ class _Webhooks:
         denial = None
         if outcome.denial is not None:
             status = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", **outcome.denial}
-            denial = Denial(status=status, denials=[{"webhook": d["webhook"], "message": outcome.denial["message"],
-                                                     "reason": outcome.denial["reason"]}
-                                                    for d in outcome.decisions[-1:]])
-        return KindOutcome(denial=denial, warnings=list(outcome.warnings),
-                           audit_annotations=dict(outcome.audit_annotations),
-                           object=outcome.object if outcome.patched and denial is None else UNCHANGED,
-                           keys={self.key: outcome.decisions})
+            denial = Denial(
+                status=status,
+                denials=[
+                    {"webhook": d["webhook"], "message": outcome.denial["message"], "reason": outcome.denial["reason"]}
+                    for d in outcome.decisions[-1:]
+                ],
+            )
+        return KindOutcome(
+            denial=denial,
+            warnings=list(outcome.warnings),
+            audit_annotations=dict(outcome.audit_annotations),
+            object=outcome.object if outcome.patched and denial is None else UNCHANGED,
+            keys={self.key: outcome.decisions},
+        )
 
 
 @register

@@ -5,6 +5,7 @@ the rules with matchPolicy (Equivalent tries the equivalent resources), then eve
 false condition skips the webhook; errors (with the others true) follow failurePolicy — Fail refuses the
 request as Forbidden, Ignore skips the webhook.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
@@ -33,14 +34,28 @@ class WebhookDecision:
     matched_resource: dict | None = None
 
     def to_dict(self) -> dict:
-        return {"configuration": self.configuration, "webhook": self.webhook, "kind": self.kind,
-                "called": self.called, "reason": self.reason, "failurePolicy": self.failure_policy,
-                "matchConditions": self.conditions, "error": self.error, "errorCode": self.error_code,
-                "matchedKind": self.matched_kind, "matchedResource": self.matched_resource}
+        return {
+            "configuration": self.configuration,
+            "webhook": self.webhook,
+            "kind": self.kind,
+            "called": self.called,
+            "reason": self.reason,
+            "failurePolicy": self.failure_policy,
+            "matchConditions": self.conditions,
+            "error": self.error,
+            "errorCode": self.error_code,
+            "matchedKind": self.matched_kind,
+            "matchedResource": self.matched_resource,
+        }
 
 
-def should_call(hook: Any, request: Mapping[str, Any], namespaces: Any = None, mapper: Any = None,
-                authorizers: Callable[[Mapping], tuple[Any, Any]] | None = None) -> WebhookDecision:
+def should_call(
+    hook: Any,
+    request: Mapping[str, Any],
+    namespaces: Any = None,
+    mapper: Any = None,
+    authorizers: Callable[[Mapping], tuple[Any, Any]] | None = None,
+) -> WebhookDecision:
     decision = WebhookDecision(hook.configuration, hook.name, hook.kind, False, "", hook.failure_policy)
     match = compile_criteria(hook.criteria()).match(request, namespaces, mapper)
     if match.error:
@@ -61,11 +76,20 @@ def should_call(hook: Any, request: Mapping[str, Any], namespaces: Any = None, m
     return decision
 
 
-def _conditions(hook: Any, conditions: list[Mapping], request: Mapping[str, Any], match: Any,
-                authorizers: Callable | None, decision: WebhookDecision) -> WebhookDecision | None:
+def _conditions(
+    hook: Any,
+    conditions: list[Mapping],
+    request: Mapping[str, Any],
+    match: Any,
+    authorizers: Callable | None,
+    decision: WebhookDecision,
+) -> WebhookDecision | None:
     authorizer, request_resource = authorizers(request) if authorizers else (None, None)
-    activation = {"object": request.get("object"), "oldObject": request.get("oldObject"),
-                  "request": cel_request(request, match.matched_kind, match.matched_resource)}
+    activation = {
+        "object": request.get("object"),
+        "oldObject": request.get("oldObject"),
+        "request": cel_request(request, match.matched_kind, match.matched_resource),
+    }
     if authorizer is not None:
         activation["authorizer"] = authorizer
         activation["authorizer.requestResource"] = request_resource

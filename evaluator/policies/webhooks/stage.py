@@ -7,6 +7,7 @@ server's results: `admission webhook "<name>" denied the request: <message>`, fa
 (`failed calling webhook ...`) under failurePolicy, mutations applied in order with the audit
 annotations the API server records.
 """
+
 from __future__ import annotations
 
 import copy
@@ -81,8 +82,11 @@ class WebhookStage:
                     message = forbidden_text(current, decision.error)
                     outcome.denial = {"code": 403, "reason": "Forbidden", "message": message}
                 else:
-                    outcome.denial = {"code": decision.error_code or 500, "reason": "InternalError",
-                                      "message": f"Internal error occurred: {decision.error}"}
+                    outcome.denial = {
+                        "code": decision.error_code or 500,
+                        "reason": "InternalError",
+                        "message": f"Internal error occurred: {decision.error}",
+                    }
                 record["result"] = "refused"
                 return outcome
             if not decision.called:
@@ -103,8 +107,10 @@ class WebhookStage:
         for key, value in dict((mock or {}).get("auditAnnotations") or {}).items():
             outcome.audit_annotations[f"{hook.name}/{key}"] = str(value)
         if answer == "timeout":
-            error = (f'failed calling webhook "{hook.name}": failed to call webhook: Post "{hook.url()}": '
-                     "context deadline exceeded")
+            error = (
+                f'failed calling webhook "{hook.name}": failed to call webhook: Post "{hook.url()}": '
+                "context deadline exceeded"
+            )
             record["result"] = "error"
             record["callError"] = error
             if hook.failure_policy == "Ignore":
@@ -125,13 +131,18 @@ class WebhookStage:
                 error = f'failed calling webhook "{hook.name}": {e}'
                 record["result"] = "error"
                 record["callError"] = error
-                outcome.denial = {"code": 500, "reason": "InternalError", "message": f"Internal error occurred: {error}"}
+                outcome.denial = {
+                    "code": 500,
+                    "reason": "InternalError",
+                    "message": f"Internal error occurred: {error}",
+                }
                 return True
             index = len(outcome.decisions) - 1
             outcome.object = patched
             outcome.patched = True
             outcome.audit_annotations[f"mutation.webhook.admission.k8s.io/round_0_index_{index}"] = json.dumps(
-                {"configuration": hook.configuration, "webhook": hook.name, "mutated": True}, separators=(",", ":"))
+                {"configuration": hook.configuration, "webhook": hook.name, "mutated": True}, separators=(",", ":")
+            )
             record["result"] = "patched"
             record["patch"] = patch
             return False

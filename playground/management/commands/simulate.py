@@ -3,6 +3,7 @@
 Arguments go to `python -m evaluator simulate`; `manage.py simulate batch ...` and
 `manage.py simulate kyverno-test DIR` reach the engine's other subcommands.
 """
+
 from django.core.management.base import BaseCommand
 
 from evaluator.cli import main

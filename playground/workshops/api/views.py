@@ -18,10 +18,20 @@ from playground.workshops.api import serializers as s
 from playground.workshops.services import authoring, broadcast, catalog, export, participants, progress, rooms
 from playground.workshops.services.groups import room_group
 
-TEACHER = OpenApiParameter("X-Teacher-Token", str, OpenApiParameter.HEADER, required=True,
-                           description="The teacher token returned once when the room was opened.")
-STUDENT = OpenApiParameter("X-Participant-Token", str, OpenApiParameter.HEADER, required=True,
-                           description="The browser token returned once when joining.")
+TEACHER = OpenApiParameter(
+    "X-Teacher-Token",
+    str,
+    OpenApiParameter.HEADER,
+    required=True,
+    description="The teacher token returned once when the room was opened.",
+)
+STUDENT = OpenApiParameter(
+    "X-Participant-Token",
+    str,
+    OpenApiParameter.HEADER,
+    required=True,
+    description="The browser token returned once when joining.",
+)
 ERRORS = {400: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer, 409: ErrorSerializer}
 
 
@@ -45,9 +55,14 @@ class SetDetailView(APIView):
     @extend_schema(responses={200: dict, 404: ErrorSerializer})
     def get(self, request, slug):
         exercise_set = catalog.get_set(slug)
-        return Response({"slug": exercise_set.slug, "title": exercise_set.title,
-                         "description": exercise_set.description,
-                         "exercises": [catalog.student_view(e) for e in exercise_set.exercises.all()]})
+        return Response(
+            {
+                "slug": exercise_set.slug,
+                "title": exercise_set.title,
+                "description": exercise_set.description,
+                "exercises": [catalog.student_view(e) for e in exercise_set.exercises.all()],
+            }
+        )
 
 
 class SetExportView(APIView):
@@ -62,8 +77,10 @@ class SetImportView(APIView):
     @extend_schema(request=dict, responses={201: dict, **ERRORS})
     def post(self, request):
         exercise_set = authoring.import_set(_body(request).get("yaml"))
-        return Response({"slug": exercise_set.slug, "title": exercise_set.title,
-                         "exercises": exercise_set.exercises.count()}, status=status.HTTP_201_CREATED)
+        return Response(
+            {"slug": exercise_set.slug, "title": exercise_set.title, "exercises": exercise_set.exercises.count()},
+            status=status.HTTP_201_CREATED,
+        )
 
 
 class RoomCreateView(APIView):
@@ -86,8 +103,10 @@ class JoinView(APIView):
         body = _body(request)
         participant, token, resumed = participants.join(code, body.get("displayName"), body.get("token"))
         state = participants.student_state(participant)
-        return Response({**state, "token": token, "resumed": resumed},
-                        status=status.HTTP_200_OK if resumed else status.HTTP_201_CREATED)
+        return Response(
+            {**state, "token": token, "resumed": resumed},
+            status=status.HTTP_200_OK if resumed else status.HTTP_201_CREATED,
+        )
 
 
 class MeView(APIView):
@@ -140,8 +159,10 @@ class AnnounceView(_TeacherAction):
 
 class PresentView(_TeacherAction):
     def act(self, code, token, body):
-        return {"type": "presenting", "presenting": rooms.present(code, token, body.get("documents"),
-                                                                  body.get("title"))}
+        return {
+            "type": "presenting",
+            "presenting": rooms.present(code, token, body.get("documents"), body.get("title")),
+        }
 
 
 class CloseView(_TeacherAction):

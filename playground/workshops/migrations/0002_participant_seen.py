@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('workshops', '0001_initial'),
+        ("workshops", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='participant',
-            name='seen',
+            model_name="participant",
+            name="seen",
             field=models.DateTimeField(blank=True, null=True),
         ),
     ]

@@ -4,35 +4,34 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('workshops', '0002_participant_seen'),
+        ("workshops", "0002_participant_seen"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='progress',
-            name='compiles',
+            model_name="progress",
+            name="compiles",
             field=models.BooleanField(null=True),
         ),
         migrations.AddField(
-            model_name='progress',
-            name='errors',
+            model_name="progress",
+            name="errors",
             field=models.JSONField(default=list),
         ),
         migrations.AddField(
-            model_name='progress',
-            name='progressed_at',
+            model_name="progress",
+            name="progressed_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='progress',
-            name='started_at',
+            model_name="progress",
+            name="started_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='room',
-            name='stuck_minutes',
+            model_name="room",
+            name="stuck_minutes",
             field=models.PositiveIntegerField(default=5),
         ),
     ]

@@ -30,17 +30,35 @@ class _NoAliases(yaml.SafeDumper):
 
 def export_set(slug: str) -> str:
     exercise_set = catalog.get_set(slug)
-    content = {"slug": exercise_set.slug, "title": exercise_set.title, "description": exercise_set.description,
-               "exercises": [_exercise(e) for e in exercise_set.exercises.all()]}
+    content = {
+        "slug": exercise_set.slug,
+        "title": exercise_set.title,
+        "description": exercise_set.description,
+        "exercises": [_exercise(e) for e in exercise_set.exercises.all()],
+    }
     return yaml.dump(content, Dumper=_NoAliases, sort_keys=False, allow_unicode=True, width=120)
 
 
 def _exercise(exercise) -> dict:
-    return {"slug": exercise.slug, "title": exercise.title, "task": exercise.task, "hints": list(exercise.hints),
-            "documents": exercise.solution, "starter": exercise.starter,
-            "checks": [{"name": c["name"], "title": c.get("title") or c["name"], "hidden": bool(c.get("hidden")),
-                        "show_expected": bool(c.get("showExpected")), "text": c["text"], "expected": c["expected"]}
-                       for c in exercise.checks]}
+    return {
+        "slug": exercise.slug,
+        "title": exercise.title,
+        "task": exercise.task,
+        "hints": list(exercise.hints),
+        "documents": exercise.solution,
+        "starter": exercise.starter,
+        "checks": [
+            {
+                "name": c["name"],
+                "title": c.get("title") or c["name"],
+                "hidden": bool(c.get("hidden")),
+                "show_expected": bool(c.get("showExpected")),
+                "text": c["text"],
+                "expected": c["expected"],
+            }
+            for c in exercise.checks
+        ],
+    }
 
 
 def _load(text) -> dict:
@@ -62,8 +80,11 @@ def validate(content: dict) -> None:
         where = f"exercise {exercise['position'] + 1} ({exercise['slug']})"
         for label, want_all in (("solution", True), ("starter", False)):
             loaded = evaluation_service.load_documents([d["text"] for d in exercise[label]])
-            failing = [check["name"] for check in exercise["checks"]
-                       if judge(check["expected"], evaluation_service.run_request(loaded, check["text"]))[0] != "pass"]
+            failing = [
+                check["name"]
+                for check in exercise["checks"]
+                if judge(check["expected"], evaluation_service.run_request(loaded, check["text"]))[0] != "pass"
+            ]
             if want_all and failing:
                 raise ServiceError("invalid_exercise", f"{where}: the solution fails check(s): {', '.join(failing)}")
             if not want_all and not failing:
@@ -76,7 +97,10 @@ def import_set(text) -> ExerciseSet:
     content = catalog.parse_set(data, "imported")
     if not SLUG.match(content["slug"]):
         raise ServiceError("invalid_exercise", "slug: lower-case letters, digits and dashes (at most 80)")
-    if ExerciseSet.objects.filter(slug=content["slug"]).exists() or (catalog.SETS_DIR / f"{content['slug']}.yaml").exists():
+    if (
+        ExerciseSet.objects.filter(slug=content["slug"]).exists()
+        or (catalog.SETS_DIR / f"{content['slug']}.yaml").exists()
+    ):
         raise ServiceError("conflict", f"a set named {content['slug']!r} exists already: choose another slug", 409)
     validate(content)
     return catalog.store_set(content)

@@ -33,7 +33,11 @@ def _starter(solution: list[dict], edits, where: str) -> list[dict]:
     starter = [dict(doc) for doc in solution]
     for edit in edits or []:
         index = edit.get("document", 0)
-        if not isinstance(index, int) or not 0 <= index < len(starter) or edit.get("replace") not in starter[index]["text"]:
+        if (
+            not isinstance(index, int)
+            or not 0 <= index < len(starter)
+            or edit.get("replace") not in starter[index]["text"]
+        ):
             raise ServiceError("invalid_exercise", f"{where}: starter edit {edit.get('replace')!r} does not apply")
         starter[index]["text"] = starter[index]["text"].replace(edit["replace"], str(edit.get("with", "")))
     return starter
@@ -55,15 +59,31 @@ def build_exercise(data: dict, position: int) -> dict:
     unknown = sorted((set(titles) | shown) - {check.get("name") for check in checks})
     if unknown:
         raise ServiceError("invalid_exercise", f"{where}: titles/show_expected name no check: {', '.join(unknown)}")
-    checks = [{**check, **({"title": titles[check.get("name")]} if check.get("name") in titles else {}),
-               **({"show_expected": True} if check.get("name") in shown else {})} for check in checks]
+    checks = [
+        {
+            **check,
+            **({"title": titles[check.get("name")]} if check.get("name") in titles else {}),
+            **({"show_expected": True} if check.get("name") in shown else {}),
+        }
+        for check in checks
+    ]
     if not solution or not checks:
         raise ServiceError("invalid_exercise", f"{where}: an exercise needs documents and checks")
-    starter = _documents(data["starter"], where) if "starter" in data else _starter(solution, data.get("starter_edits"), where)
-    return {"position": position, "slug": str(data.get("slug") or f"exercise-{position + 1}"),
-            "title": str(data.get("title") or f"Exercise {position + 1}"), "task": str(data.get("task") or ""),
-            "hints": [str(h) for h in data.get("hints") or []], "starter": starter, "solution": solution,
-            "checks": [clean_check(check, i) for i, check in enumerate(checks)]}
+    starter = (
+        _documents(data["starter"], where)
+        if "starter" in data
+        else _starter(solution, data.get("starter_edits"), where)
+    )
+    return {
+        "position": position,
+        "slug": str(data.get("slug") or f"exercise-{position + 1}"),
+        "title": str(data.get("title") or f"Exercise {position + 1}"),
+        "task": str(data.get("task") or ""),
+        "hints": [str(h) for h in data.get("hints") or []],
+        "starter": starter,
+        "solution": solution,
+        "checks": [clean_check(check, i) for i, check in enumerate(checks)],
+    }
 
 
 def read_set_file(path: Path) -> dict:
@@ -76,16 +96,20 @@ def parse_set(data, default_slug: str) -> dict:
         raise ServiceError("invalid_exercise", f"{default_slug}: a set needs an exercises list")
     if not all(isinstance(item, dict) for item in data["exercises"]):
         raise ServiceError("invalid_exercise", f"{default_slug}: each exercise is a mapping")
-    return {"slug": str(data.get("slug") or default_slug), "title": str(data.get("title") or default_slug),
-            "description": str(data.get("description") or ""),
-            "exercises": [build_exercise(item, i) for i, item in enumerate(data["exercises"])]}
+    return {
+        "slug": str(data.get("slug") or default_slug),
+        "title": str(data.get("title") or default_slug),
+        "description": str(data.get("description") or ""),
+        "exercises": [build_exercise(item, i) for i, item in enumerate(data["exercises"])],
+    }
 
 
 def store_set(content: dict) -> ExerciseSet:
     """Create or refresh a set; exercises keep their ids (rooms and forks point at them) when slugs match."""
     with transaction.atomic():
         exercise_set, _ = ExerciseSet.objects.update_or_create(
-            slug=content["slug"], defaults={"title": content["title"], "description": content["description"]})
+            slug=content["slug"], defaults={"title": content["title"], "description": content["description"]}
+        )
         existing = {e.slug: e for e in exercise_set.exercises.all()}
         keep = {item["slug"] for item in content["exercises"]}
         for slug, stale in existing.items():
@@ -96,8 +120,9 @@ def store_set(content: dict) -> ExerciseSet:
             exercise.position = 100_000 + exercise.id
             exercise.save(update_fields=["position"])
         for item in content["exercises"]:
-            Exercise.objects.update_or_create(exercise_set=exercise_set, slug=item["slug"],
-                                              defaults={k: v for k, v in item.items() if k != "slug"})
+            Exercise.objects.update_or_create(
+                exercise_set=exercise_set, slug=item["slug"], defaults={k: v for k, v in item.items() if k != "slug"}
+            )
     return exercise_set
 
 
@@ -123,9 +148,16 @@ def list_sets() -> list[dict]:
     listed = []
     for slug in slugs:
         exercise_set = stored.get(slug) or get_set(slug)
-        listed.append({"slug": slug, "title": exercise_set.title, "description": exercise_set.description,
-                       "exercises": [{"position": e.position, "slug": e.slug, "title": e.title}
-                                     for e in exercise_set.exercises.all()]})
+        listed.append(
+            {
+                "slug": slug,
+                "title": exercise_set.title,
+                "description": exercise_set.description,
+                "exercises": [
+                    {"position": e.position, "slug": e.slug, "title": e.title} for e in exercise_set.exercises.all()
+                ],
+            }
+        )
     return listed
 
 
@@ -144,18 +176,33 @@ def student_expected(check: dict) -> dict | None:
 
 def student_view(exercise: Exercise, hints_shown: int = 0, solution_shown: bool = False) -> dict:
     """What a student may see of an exercise: no hidden check, no solution until the teacher reveals it."""
-    view = {"id": exercise.id, "position": exercise.position, "slug": exercise.slug, "title": exercise.title,
-            "taskHtml": markdown.render(exercise.task),
-            "hints": [{"index": i, "html": markdown.render(h)} for i, h in enumerate(exercise.hints[:hints_shown])],
-            "hintCount": len(exercise.hints), "hiddenChecks": len(exercise.checks) - len(visible_checks(exercise)),
-            "checks": [{"name": c["name"], "title": c.get("title") or c["name"], "expected": student_expected(c)}
-                       for c in visible_checks(exercise)],
-            "solution": exercise.solution if solution_shown else None}
+    view = {
+        "id": exercise.id,
+        "position": exercise.position,
+        "slug": exercise.slug,
+        "title": exercise.title,
+        "taskHtml": markdown.render(exercise.task),
+        "hints": [{"index": i, "html": markdown.render(h)} for i, h in enumerate(exercise.hints[:hints_shown])],
+        "hintCount": len(exercise.hints),
+        "hiddenChecks": len(exercise.checks) - len(visible_checks(exercise)),
+        "checks": [
+            {"name": c["name"], "title": c.get("title") or c["name"], "expected": student_expected(c)}
+            for c in visible_checks(exercise)
+        ],
+        "solution": exercise.solution if solution_shown else None,
+    }
     return view
 
 
 def teacher_view(exercise: Exercise) -> dict:
-    return {"id": exercise.id, "position": exercise.position, "slug": exercise.slug, "title": exercise.title,
-            "taskHtml": markdown.render(exercise.task),
-            "hints": [{"index": i, "html": markdown.render(h)} for i, h in enumerate(exercise.hints)],
-            "checks": exercise.checks, "starter": exercise.starter, "solution": exercise.solution}
+    return {
+        "id": exercise.id,
+        "position": exercise.position,
+        "slug": exercise.slug,
+        "title": exercise.title,
+        "taskHtml": markdown.render(exercise.task),
+        "hints": [{"index": i, "html": markdown.render(h)} for i, h in enumerate(exercise.hints)],
+        "checks": exercise.checks,
+        "starter": exercise.starter,
+        "solution": exercise.solution,
+    }

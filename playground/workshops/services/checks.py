@@ -38,24 +38,35 @@ def clean_check(check, index: int) -> dict:
     name = str(check.get("name") or f"check-{index + 1}")
     base, extra = split_expected(check.get("expected"))
     clean_expected(base, name)
-    if "mutated" in extra and not (isinstance(extra["mutated"], dict)
-                                   and all(str(k).startswith("/") for k in extra["mutated"])):
-        raise ServiceError("invalid_exercise", f"{name}: expected.mutated maps JSON pointers to values",
-                           path="expected.mutated")
+    if "mutated" in extra and not (
+        isinstance(extra["mutated"], dict) and all(str(k).startswith("/") for k in extra["mutated"])
+    ):
+        raise ServiceError(
+            "invalid_exercise", f"{name}: expected.mutated maps JSON pointers to values", path="expected.mutated"
+        )
     if "auditAnnotations" in extra and not isinstance(extra["auditAnnotations"], dict):
-        raise ServiceError("invalid_exercise", f"{name}: expected.auditAnnotations must be a mapping",
-                           path="expected.auditAnnotations")
+        raise ServiceError(
+            "invalid_exercise", f"{name}: expected.auditAnnotations must be a mapping", path="expected.auditAnnotations"
+        )
     rules = extra.get("kyverno", [])
     for rule in rules if isinstance(rules, list) else [None]:
         if not isinstance(rule, dict) or rule.get("result") not in KYVERNO_RESULTS or not rule.get("rule"):
-            raise ServiceError("invalid_exercise", f"{name}: expected.kyverno is a list of "
-                               "{policy?, rule, result: pass|fail|skip|warn|error}", path="expected.kyverno")
+            raise ServiceError(
+                "invalid_exercise",
+                f"{name}: expected.kyverno is a list of {{policy?, rule, result: pass|fail|skip|warn|error}}",
+                path="expected.kyverno",
+            )
     title = check.get("title", name)
     if not isinstance(title, str) or not title.strip():
         raise ServiceError("invalid_exercise", f"{name}: title must be a non-empty string", path="title")
-    return {"name": name, "title": " ".join(title.split())[:300], "text": check["text"],
-            "expected": {**(base or {}), **extra}, "hidden": bool(check.get("hidden", False)),
-            "showExpected": bool(check.get("show_expected", check.get("showExpected", False)))}
+    return {
+        "name": name,
+        "title": " ".join(title.split())[:300],
+        "text": check["text"],
+        "expected": {**(base or {}), **extra},
+        "hidden": bool(check.get("hidden", False)),
+        "showExpected": bool(check.get("show_expected", check.get("showExpected", False))),
+    }
 
 
 def student_check(check: dict) -> dict:
@@ -105,8 +116,11 @@ def _annotation_problems(wanted: dict, result: dict) -> list[str]:
 
 
 def _kyverno_problems(wanted: list, result: dict) -> list[str]:
-    rules = [(entry.get("policy"), rule.get("rule"), rule.get("result"))
-             for entry in result.get("kyverno") or [] for rule in entry.get("rules") or []]
+    rules = [
+        (entry.get("policy"), rule.get("rule"), rule.get("result"))
+        for entry in result.get("kyverno") or []
+        for rule in entry.get("rules") or []
+    ]
     problems = []
     for rule in wanted:
         seen = [r for p, name, r in rules if name == rule["rule"] and rule.get("policy") in (None, p)]

@@ -17,8 +17,7 @@ from channels.db import DatabaseSyncToAsync
 from django.conf import settings
 from django.db import DatabaseError, connections
 
-_POOL = ThreadPoolExecutor(max_workers=settings.WORKSHOP_DATABASE_THREADS,
-                           thread_name_prefix="workshop-db")
+_POOL = ThreadPoolExecutor(max_workers=settings.WORKSHOP_DATABASE_THREADS, thread_name_prefix="workshop-db")
 _OPEN: dict[int, object] = {}  # pool thread id -> its connection wrapper (closed by close_pool_connections)
 _LOCK = threading.Lock()
 

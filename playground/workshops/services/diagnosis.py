@@ -38,9 +38,16 @@ def _summary(document: str, error: dict) -> dict:
     message = str(error.get("message") or "")
     location = error.get("path") or (f"line {error['line']}" if error.get("line") else "")
     kind = error_class(message)
-    return {"document": document, "line": error.get("line"), "column": error.get("column"),
-            "path": error.get("path"), "class": kind, "message": message.splitlines()[0][:300] if message else "",
-            "location": location, "key": f"{kind}|{document}|{location}"}
+    return {
+        "document": document,
+        "line": error.get("line"),
+        "column": error.get("column"),
+        "path": error.get("path"),
+        "class": kind,
+        "message": message.splitlines()[0][:300] if message else "",
+        "location": location,
+        "key": f"{kind}|{document}|{location}",
+    }
 
 
 def first_error_line(errors: list[dict]) -> str:
@@ -58,10 +65,18 @@ def common_errors(rows: list[tuple[str, list[dict]]], limit: int = 5) -> list[di
     students: dict[str, list[str]] = defaultdict(list)
     for name, errors in rows:
         for error in {e["key"]: e for e in errors or []}.values():  # one student counts once per mistake
-            groups.setdefault(error["key"], {"key": error["key"], "class": error["class"],
-                                             "document": error["document"], "location": error["location"],
-                                             "example": error["message"]})
+            groups.setdefault(
+                error["key"],
+                {
+                    "key": error["key"],
+                    "class": error["class"],
+                    "document": error["document"],
+                    "location": error["location"],
+                    "example": error["message"],
+                },
+            )
             students[error["key"]].append(name)
     ranked = sorted(groups.values(), key=lambda g: (-len(students[g["key"]]), g["key"]))
-    return [{**group, "count": len(students[group["key"]]), "students": students[group["key"]]}
-            for group in ranked[:limit]]
+    return [
+        {**group, "count": len(students[group["key"]]), "students": students[group["key"]]} for group in ranked[:limit]
+    ]

@@ -28,9 +28,14 @@ class Context:
 def _request_summary(entry: dict) -> dict:
     """What the student's page shows of a sample request; the whole engine result stays on the project API."""
     result = entry["result"]
-    return {"id": entry["id"], "name": entry["name"], "verdict": entry["verdict"],
-            "verdictMessage": entry["verdictMessage"], "outcome": actual_outcome(result),
-            "message": result_message(result)}
+    return {
+        "id": entry["id"],
+        "name": entry["name"],
+        "verdict": entry["verdict"],
+        "verdictMessage": entry["verdictMessage"],
+        "outcome": actual_outcome(result),
+        "message": result_message(result),
+    }
 
 
 def evaluate(ctx: Context) -> dict:
@@ -38,28 +43,50 @@ def evaluate(ctx: Context) -> dict:
     started = time.perf_counter()
     state = ctx.state
     loaded = evaluation.load_documents([doc["text"] for doc in state["documents"]])
-    requests = [_request_summary(evaluation.request_entry(request, evaluation.run_request(loaded, request["text"])))
-                for request in state["requests"]]
+    requests = [
+        _request_summary(evaluation.request_entry(request, evaluation.run_request(loaded, request["text"])))
+        for request in state["requests"]
+    ]
     checks = []
     for check in ctx.checks:
         result = evaluation.run_request(loaded, check["text"])
         verdict, explanation = judge(check["expected"], result)
-        checks.append({"name": check["name"], "title": check.get("title") or check["name"],
-                       "hidden": bool(check.get("hidden")), "showExpected": bool(check.get("showExpected")),
-                       "verdict": verdict, "outcome": actual_outcome(result), "message": result_message(result),
-                       "explanation": explanation})
+        checks.append(
+            {
+                "name": check["name"],
+                "title": check.get("title") or check["name"],
+                "hidden": bool(check.get("hidden")),
+                "showExpected": bool(check.get("showExpected")),
+                "verdict": verdict,
+                "outcome": actual_outcome(result),
+                "message": result_message(result),
+                "explanation": explanation,
+            }
+        )
     documents = evaluation.documents_entry(state["documents"], loaded)
-    return {"version": state["version"], "documents": documents, "errors": loaded.general_errors,
-            "requests": requests, "checks": checks, "diagnosis": diagnose(documents, loaded.general_errors),
-            "ms": round((time.perf_counter() - started) * 1000, 2)}
+    return {
+        "version": state["version"],
+        "documents": documents,
+        "errors": loaded.general_errors,
+        "requests": requests,
+        "checks": checks,
+        "diagnosis": diagnose(documents, loaded.general_errors),
+        "ms": round((time.perf_counter() - started) * 1000, 2),
+    }
 
 
 def preview(ctx: Context, checks: list[dict], version: int) -> dict:
     """The student's view of a fresh evaluation before it is stored (the student need not wait for the write)."""
     passed = sum(1 for check in checks if check["verdict"] == "pass")
-    return {"exercise": ctx.exercise_id, "version": version, "passed": passed, "total": len(checks),
-            "complete": bool(checks) and passed == len(checks), "submitted": ctx.submitted,
-            "checks": [student_check(check) for check in checks if ctx.submitted or not check["hidden"]]}
+    return {
+        "exercise": ctx.exercise_id,
+        "version": version,
+        "passed": passed,
+        "total": len(checks),
+        "complete": bool(checks) and passed == len(checks),
+        "submitted": ctx.submitted,
+        "checks": [student_check(check) for check in checks if ctx.submitted or not check["hidden"]],
+    }
 
 
 _WARM_UP_POLICY = """\

@@ -8,8 +8,17 @@ import io
 from playground.workshops.models import Progress
 from playground.workshops.services import rooms
 
-HEADER = ["participant", "exercise", "title", "passed", "total", "complete", "submitted_at", "completed_at",
-          "last_activity"]
+HEADER = [
+    "participant",
+    "exercise",
+    "title",
+    "passed",
+    "total",
+    "complete",
+    "submitted_at",
+    "completed_at",
+    "last_activity",
+]
 
 
 def _cell(value) -> str:
@@ -28,10 +37,17 @@ def results_csv(code: str, token: str | None) -> str:
     for participant in room.participants.all():
         for exercise in exercises:
             row = progress.get((participant.id, exercise.id))
-            writer.writerow([_cell(participant.display_name), exercise.position + 1, _cell(exercise.title),
-                             row.passed if row else 0, row.total if row else len(exercise.checks),
-                             "yes" if row and row.total and row.passed == row.total else "no",
-                             row.submitted_at.isoformat() if row and row.submitted_at else "",
-                             row.completed_at.isoformat() if row and row.completed_at else "",
-                             row.last_activity.isoformat() if row and row.last_activity else ""])
+            writer.writerow(
+                [
+                    _cell(participant.display_name),
+                    exercise.position + 1,
+                    _cell(exercise.title),
+                    row.passed if row else 0,
+                    row.total if row else len(exercise.checks),
+                    "yes" if row and row.total and row.passed == row.total else "no",
+                    row.submitted_at.isoformat() if row and row.submitted_at else "",
+                    row.completed_at.isoformat() if row and row.completed_at else "",
+                    row.last_activity.isoformat() if row and row.last_activity else "",
+                ]
+            )
     return out.getvalue()

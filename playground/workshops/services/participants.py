@@ -44,8 +44,9 @@ def join(code: str, display_name, token: str | None = None) -> tuple[Participant
     token = tokens.new_token()
     with transaction.atomic():  # the room's row lock serialises joins, so two "Ada"s cannot both be "Ada"
         Room.objects.select_for_update().filter(pk=room.pk).first()
-        participant = Participant.objects.create(room=room, display_name=unique_name(room, name),
-                                                 token_hash=tokens.hash_token(token))
+        participant = Participant.objects.create(
+            room=room, display_name=unique_name(room, name), token_hash=tokens.hash_token(token)
+        )
     return participant, token, False
 
 
@@ -56,7 +57,7 @@ def unique_name(room: Room, name: str) -> str:
     while candidate.casefold() in taken:
         number += 1
         suffix = f" ({number})"
-        candidate = name[:NAME_MAX - len(suffix)] + suffix
+        candidate = name[: NAME_MAX - len(suffix)] + suffix
     return candidate
 
 
@@ -79,42 +80,66 @@ def fork_for(participant: Participant, exercise: Exercise) -> ExerciseFork:
     fork = ExerciseFork.objects.filter(participant=participant, exercise=exercise).select_related("project").first()
     if fork is not None:
         return fork
-    requests = [{"name": check.get("title") or check["name"], "text": check["text"],
-                 "expected": catalog.student_expected(check)} for check in catalog.visible_checks(exercise)]
-    state, token = project_service.create_project(f"{exercise.title} ({participant.display_name})", "",
-                                                  exercise.starter, requests)
+    requests = [
+        {
+            "name": check.get("title") or check["name"],
+            "text": check["text"],
+            "expected": catalog.student_expected(check),
+        }
+        for check in catalog.visible_checks(exercise)
+    ]
+    state, token = project_service.create_project(
+        f"{exercise.title} ({participant.display_name})", "", exercise.starter, requests
+    )
     if participant.room.state != ROOM_OPEN:  # a first look after the room closed: readable, not writable
         rooms.freeze_projects([state["id"]])
     try:
         with transaction.atomic():
-            return ExerciseFork.objects.create(participant=participant, exercise=exercise, project_id=state["id"],
-                                               edit_token=token)
+            return ExerciseFork.objects.create(
+                participant=participant, exercise=exercise, project_id=state["id"], edit_token=token
+            )
     except IntegrityError:  # a second connection of the same participant forked meanwhile: use that one
         project_service.get_project(state["id"]).delete()
         return ExerciseFork.objects.get(participant=participant, exercise=exercise)
 
 
 def participant_summary(participant: Participant) -> dict:
-    online = (participant.connections > 0 and participant.seen is not None
-              and timezone.now() - participant.seen < ONLINE_WITHIN)
-    return {"id": participant.id, "name": participant.display_name, "online": online,
-            "joined": participant.joined.isoformat(),
-            "lastActivity": participant.last_activity.isoformat() if participant.last_activity else None}
+    online = (
+        participant.connections > 0
+        and participant.seen is not None
+        and timezone.now() - participant.seen < ONLINE_WITHIN
+    )
+    return {
+        "id": participant.id,
+        "name": participant.display_name,
+        "online": online,
+        "joined": participant.joined.isoformat(),
+        "lastActivity": participant.last_activity.isoformat() if participant.last_activity else None,
+    }
 
 
 def progress_view(progress: Progress | None, *, for_teacher: bool, stuck_minutes: int = 5, now=None) -> dict | None:
     if progress is None:
         return None
     submitted = progress.submitted_at is not None
-    checks = [check if for_teacher else student_check(check)
-              for check in progress.checks if for_teacher or submitted or not check.get("hidden")]
+    checks = [
+        check if for_teacher else student_check(check)
+        for check in progress.checks
+        if for_teacher or submitted or not check.get("hidden")
+    ]
     teacher = _teacher_fields(progress, stuck_minutes, now or timezone.now()) if for_teacher else {}
-    return {**teacher,"exercise": progress.exercise_id, "version": progress.project_version, "passed": progress.passed,
-            "total": progress.total,
-            "complete": progress.total > 0 and progress.passed == progress.total, "submitted": submitted,
-            "completedAt": progress.completed_at.isoformat() if progress.completed_at else None,
-            "lastActivity": progress.last_activity.isoformat() if progress.last_activity else None,
-            "checks": checks}
+    return {
+        **teacher,
+        "exercise": progress.exercise_id,
+        "version": progress.project_version,
+        "passed": progress.passed,
+        "total": progress.total,
+        "complete": progress.total > 0 and progress.passed == progress.total,
+        "submitted": submitted,
+        "completedAt": progress.completed_at.isoformat() if progress.completed_at else None,
+        "lastActivity": progress.last_activity.isoformat() if progress.last_activity else None,
+        "checks": checks,
+    }
 
 
 def _teacher_fields(progress: Progress, stuck_minutes: int, now) -> dict:
@@ -122,12 +147,21 @@ def _teacher_fields(progress: Progress, stuck_minutes: int, now) -> dict:
     complete = progress.total > 0 and progress.passed == progress.total
     end = progress.completed_at if complete and progress.completed_at else (progress.last_activity or now)
     on_task = (end - progress.started_at).total_seconds() if progress.started_at else 0
-    stuck = (not complete and progress.progressed_at is not None and stuck_minutes > 0
-             and (now - progress.progressed_at).total_seconds() >= stuck_minutes * 60)
-    return {"compiles": progress.compiles, "errors": progress.errors, "firstError": first_error_line(progress.errors),
-            "startedAt": progress.started_at.isoformat() if progress.started_at else None,
-            "progressedAt": progress.progressed_at.isoformat() if progress.progressed_at else None,
-            "secondsOnTask": max(0, round(on_task)), "stuck": stuck}
+    stuck = (
+        not complete
+        and progress.progressed_at is not None
+        and stuck_minutes > 0
+        and (now - progress.progressed_at).total_seconds() >= stuck_minutes * 60
+    )
+    return {
+        "compiles": progress.compiles,
+        "errors": progress.errors,
+        "firstError": first_error_line(progress.errors),
+        "startedAt": progress.started_at.isoformat() if progress.started_at else None,
+        "progressedAt": progress.progressed_at.isoformat() if progress.progressed_at else None,
+        "secondsOnTask": max(0, round(on_task)),
+        "stuck": stuck,
+    }
 
 
 def student_state(participant: Participant) -> dict:
@@ -136,12 +170,19 @@ def student_state(participant: Participant) -> dict:
     exercise = rooms.current_exercise(room)
     fork = fork_for(participant, exercise)
     progress = Progress.objects.filter(participant=participant, exercise=exercise).first()
-    return {"room": rooms.room_public(room), "participant": participant_summary(participant),
-            "exercise": catalog.student_view(exercise, rooms.hints_shown(room, exercise),
-                                             rooms.solution_shown(room, exercise)),
-            "fork": {"projectId": fork.project_id, "editToken": fork.edit_token,
-                     "project": project_service.project_state(fork.project_id)},
-            "progress": progress_view(progress, for_teacher=False)}
+    return {
+        "room": rooms.room_public(room),
+        "participant": participant_summary(participant),
+        "exercise": catalog.student_view(
+            exercise, rooms.hints_shown(room, exercise), rooms.solution_shown(room, exercise)
+        ),
+        "fork": {
+            "projectId": fork.project_id,
+            "editToken": fork.edit_token,
+            "project": project_service.project_state(fork.project_id),
+        },
+        "progress": progress_view(progress, for_teacher=False),
+    }
 
 
 def connected(participant_id: int, delta: int) -> None:
@@ -150,8 +191,7 @@ def connected(participant_id: int, delta: int) -> None:
     if delta > 0:
         Participant.objects.filter(pk=participant_id).update(connections=F("connections") + delta, seen=now)
     else:
-        Participant.objects.filter(pk=participant_id, connections__gt=0).update(
-            connections=F("connections") + delta)
+        Participant.objects.filter(pk=participant_id, connections__gt=0).update(connections=F("connections") + delta)
 
 
 def seen(participant_id: int) -> None:

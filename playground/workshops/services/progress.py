@@ -29,8 +29,15 @@ def context(participant_id: int, submit: bool = False) -> Context:
     fork = fork_for(participant, exercise)
     progress = Progress.objects.filter(participant=participant, exercise=exercise).first()
     submitted = submit or (progress is not None and progress.submitted_at is not None)
-    return Context(participant.room_id, participant.id, participant.display_name, exercise.id, exercise.checks,
-                   project_service.project_state(fork.project_id), submitted)
+    return Context(
+        participant.room_id,
+        participant.id,
+        participant.display_name,
+        exercise.id,
+        exercise.checks,
+        project_service.project_state(fork.project_id),
+        submitted,
+    )
 
 
 def save_edit(ctx: Context, edit_token: str, target, item_id, fields: dict) -> tuple[dict, Context]:
@@ -42,8 +49,7 @@ def save_edit(ctx: Context, edit_token: str, target, item_id, fields: dict) -> t
     return saved, replace(ctx, state=project_service.project_state(ctx.state["id"]))
 
 
-def record(ctx: Context, checks: list[dict], version: int, submit: bool = False,
-           diagnosis: dict | None = None) -> dict:
+def record(ctx: Context, checks: list[dict], version: int, submit: bool = False, diagnosis: dict | None = None) -> dict:
     """Store the progress (newest project version wins); returns {"teacher": view, "student": view}.
 
     "Progress" for the stuck flag: more checks pass than before, or the documents compile again."""
@@ -51,7 +57,8 @@ def record(ctx: Context, checks: list[dict], version: int, submit: bool = False,
     passed = sum(1 for check in checks if check["verdict"] == "pass")
     with transaction.atomic():
         progress, _ = Progress.objects.select_for_update().get_or_create(
-            participant_id=ctx.participant_id, exercise_id=ctx.exercise_id)
+            participant_id=ctx.participant_id, exercise_id=ctx.exercise_id
+        )
         if progress.started_at is None:
             progress.started_at = progress.progressed_at = now
         if version >= progress.project_version:
@@ -70,8 +77,10 @@ def record(ctx: Context, checks: list[dict], version: int, submit: bool = False,
         progress.save()
         Participant.objects.filter(pk=ctx.participant_id).update(last_activity=now, seen=now)
     stuck_minutes = Room.objects.values_list("stuck_minutes", flat=True).get(pk=ctx.code)
-    return {"teacher": progress_view(progress, for_teacher=True, stuck_minutes=stuck_minutes, now=now),
-            "student": progress_view(progress, for_teacher=False)}
+    return {
+        "teacher": progress_view(progress, for_teacher=True, stuck_minutes=stuck_minutes, now=now),
+        "student": progress_view(progress, for_teacher=False),
+    }
 
 
 def dashboard(code: str) -> dict:
@@ -86,30 +95,47 @@ def dashboard(code: str) -> dict:
     current_errors = []
     for progress in Progress.objects.filter(participant__room=room):
         by_participant[progress.participant_id][str(progress.exercise_id)] = progress_view(
-            progress, for_teacher=True, stuck_minutes=room.stuck_minutes, now=now)
+            progress, for_teacher=True, stuck_minutes=room.stuck_minutes, now=now
+        )
         if progress.exercise_id == current.id:
             current_errors.append((names[progress.participant_id], progress.errors))
-    forks = {(f.participant_id, f.exercise_id): f.project_id
-             for f in ExerciseFork.objects.filter(participant__room=room)}
+    forks = {
+        (f.participant_id, f.exercise_id): f.project_id for f in ExerciseFork.objects.filter(participant__room=room)
+    }
     return {
         "room": {**rooms.room_public(room), "stuckMinutes": room.stuck_minutes},
         "commonErrors": common_errors(current_errors),
-        "exercises": [{**catalog.teacher_view(e), "hintsShown": rooms.hints_shown(room, e),
-                       "solutionShown": rooms.solution_shown(room, e)} for e in exercises],
-        "participants": [{**participant_summary(p), "progress": by_participant[p.id],
-                          "forks": {str(e.id): forks.get((p.id, e.id)) for e in exercises}}
-                         for p in participants],
+        "exercises": [
+            {
+                **catalog.teacher_view(e),
+                "hintsShown": rooms.hints_shown(room, e),
+                "solutionShown": rooms.solution_shown(room, e),
+            }
+            for e in exercises
+        ],
+        "participants": [
+            {
+                **participant_summary(p),
+                "progress": by_participant[p.id],
+                "forks": {str(e.id): forks.get((p.id, e.id)) for e in exercises},
+            }
+            for p in participants
+        ],
     }
 
 
 def watch_state(code: str, participant_id) -> dict:
     """A participant's current fork, for the teacher's read-only view."""
     room = rooms.get_room(code)
-    participant = (Participant.objects.filter(room=room, pk=int(participant_id)).first()
-                   if str(participant_id).isdigit() else None)
+    participant = (
+        Participant.objects.filter(room=room, pk=int(participant_id)).first() if str(participant_id).isdigit() else None
+    )
     if participant is None:
         raise not_found("participant")
     exercise = rooms.current_exercise(room)
     fork = fork_for(participant, exercise)
-    return {"participant": participant_summary(participant), "exercise": exercise.id,
-            "project": project_service.project_state(fork.project_id)}
+    return {
+        "participant": participant_summary(participant),
+        "exercise": exercise.id,
+        "project": project_service.project_state(fork.project_id),
+    }

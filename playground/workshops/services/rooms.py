@@ -40,8 +40,12 @@ def create_room(set_slug: str, title: str = "") -> tuple[dict, str]:
         code = _new_code()
         if not Room.objects.filter(pk=code).exists():
             break
-    room = Room.objects.create(code=code, exercise_set=exercise_set, title=title[:200] or exercise_set.title,
-                               teacher_token_hash=tokens.hash_token(token))
+    room = Room.objects.create(
+        code=code,
+        exercise_set=exercise_set,
+        title=title[:200] or exercise_set.title,
+        teacher_token_hash=tokens.hash_token(token),
+    )
     return room_public(room), token
 
 
@@ -84,11 +88,20 @@ def solution_shown(room: Room, exercise: Exercise) -> bool:
 
 def room_public(room: Room) -> dict:
     """What anyone with the code may know."""
-    return {"code": room.code, "title": room.title, "set": room.exercise_set.slug,
-            "setTitle": room.exercise_set.title, "state": room.state, "position": room.position,
-            "exerciseCount": room.exercise_set.exercises.count(), "announcement": room.announcement,
-            "presenting": room.presenting, "joinUrl": f"/w/{room.code}", "dashboardUrl": f"/w/{room.code}/teacher",
-            "created": room.created.isoformat()}
+    return {
+        "code": room.code,
+        "title": room.title,
+        "set": room.exercise_set.slug,
+        "setTitle": room.exercise_set.title,
+        "state": room.state,
+        "position": room.position,
+        "exerciseCount": room.exercise_set.exercises.count(),
+        "announcement": room.announcement,
+        "presenting": room.presenting,
+        "joinUrl": f"/w/{room.code}",
+        "dashboardUrl": f"/w/{room.code}/teacher",
+        "created": room.created.isoformat(),
+    }
 
 
 def _locked(code: str, token: str | None) -> Room:
@@ -103,8 +116,7 @@ def advance(code: str, token: str | None, position=None) -> dict:
         count = room.exercise_set.exercises.count()
         target = room.position + 1 if position is None else position
         if position is None and target >= count:
-            raise ServiceError("last_exercise", "this is the last exercise: finish the workshop to close the room",
-                               409)
+            raise ServiceError("last_exercise", "this is the last exercise: finish the workshop to close the room", 409)
         if not isinstance(target, int) or isinstance(target, bool) or not 0 <= target < count:
             raise ServiceError("invalid_request", f"position must be an exercise index from 0 to {count - 1}")
         room.position = target
@@ -149,11 +161,14 @@ def present(code: str, token: str | None, documents, title="") -> dict | None:
     """Presenter mode: share the teacher's editor (documents) with every student; None stops it."""
     if documents is not None:
         if not isinstance(documents, list) or not all(
-                isinstance(d, dict) and isinstance(d.get("text"), str) for d in documents):
+            isinstance(d, dict) and isinstance(d.get("text"), str) for d in documents
+        ):
             raise ServiceError("invalid_request", "documents must be a list of {name, text} or null")
         limits.check_total(limits.text_size(d["text"]) for d in documents)
-        documents = [{"name": str(d.get("name") or f"document-{i + 1}")[:200], "text": d["text"]}
-                     for i, d in enumerate(documents)]
+        documents = [
+            {"name": str(d.get("name") or f"document-{i + 1}")[:200], "text": d["text"]}
+            for i, d in enumerate(documents)
+        ]
     presenting = None if documents is None else {"title": str(title or "")[:200], "documents": documents}
     with transaction.atomic():
         room = _locked(code, token)

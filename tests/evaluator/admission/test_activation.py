@@ -1,13 +1,21 @@
 """The `request` and `namespaceObject` values, serialised as the API server serialises them."""
+
 from __future__ import annotations
 
 from evaluator.admission.activation import RequestViews, cel_request, namespace_object, stored_namespace
 
-REQUEST = {"uid": "abc", "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
-           "resource": {"group": "apps", "version": "v1", "resource": "deployments"}, "subResource": "",
-           "name": "web", "namespace": "default", "operation": "CREATE",
-           "userInfo": {"username": "alice", "groups": ["dev"], "extra": {}}, "dryRun": False,
-           "options": {"apiVersion": "meta.k8s.io/v1", "kind": "CreateOptions"}}
+REQUEST = {
+    "uid": "abc",
+    "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+    "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
+    "subResource": "",
+    "name": "web",
+    "namespace": "default",
+    "operation": "CREATE",
+    "userInfo": {"username": "alice", "groups": ["dev"], "extra": {}},
+    "dryRun": False,
+    "options": {"apiVersion": "meta.k8s.io/v1", "kind": "CreateOptions"},
+}
 
 
 def test_cel_request_uses_matched_kind_and_omits_empty_fields():
@@ -35,14 +43,32 @@ def test_request_views_are_built_once_per_kind_and_resource():
 
 
 def test_namespace_object_keeps_a_metadata_subset():
-    ns = {"apiVersion": "v1", "kind": "Namespace",
-          "metadata": {"name": "team", "labels": {"a": "b"}, "uid": "1", "managedFields": [{}],
-                       "ownerReferences": [{}], "annotations": {"x": "y"}},
-          "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}}
+    ns = {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {
+            "name": "team",
+            "labels": {"a": "b"},
+            "uid": "1",
+            "managedFields": [{}],
+            "ownerReferences": [{}],
+            "annotations": {"x": "y"},
+        },
+        "spec": {"finalizers": ["kubernetes"]},
+        "status": {"phase": "Active"},
+    }
     value = namespace_object(ns)
-    assert value == {"metadata": {"name": "team", "uid": "1", "labels": {"a": "b"}, "annotations": {"x": "y"},
-                                  "creationTimestamp": None},
-                     "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}}
+    assert value == {
+        "metadata": {
+            "name": "team",
+            "uid": "1",
+            "labels": {"a": "b"},
+            "annotations": {"x": "y"},
+            "creationTimestamp": None,
+        },
+        "spec": {"finalizers": ["kubernetes"]},
+        "status": {"phase": "Active"},
+    }
     assert namespace_object(None) is None
     stored = stored_namespace(ns)
     assert "managedFields" in stored["metadata"] and "kind" not in stored

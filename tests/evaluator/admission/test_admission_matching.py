@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import pytest
 
-from evaluator.admission.matching import (binding_matches, exempt_reason, match_resources, policy_matches,
-                                          rule_mismatch)
+from evaluator.admission.matching import binding_matches, exempt_reason, match_resources, policy_matches, rule_mismatch
 from evaluator.k8s.restmapping import GVR
 
 
-def request(operation="CREATE", group="apps", version="v1", resource="deployments", kind="Deployment",
-            sub="", namespace="default", name="web", obj=None, old=None):
+def request(
+    operation="CREATE",
+    group="apps",
+    version="v1",
+    resource="deployments",
+    kind="Deployment",
+    sub="",
+    namespace="default",
+    name="web",
+    obj=None,
+    old=None,
+):
     kind_group = "autoscaling" if sub == "scale" else group
     kind_version = "v1" if sub == "scale" else version
     return {
@@ -26,16 +35,25 @@ def request(operation="CREATE", group="apps", version="v1", resource="deployment
 
 
 def rule(**overrides):
-    base = {"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"],
-            "resources": ["deployments"], "scope": "*"}
+    base = {
+        "apiGroups": ["apps"],
+        "apiVersions": ["v1"],
+        "operations": ["CREATE", "UPDATE"],
+        "resources": ["deployments"],
+        "scope": "*",
+    }
     base.update(overrides)
     return base
 
 
 def criteria(*rules, policy="Equivalent", exclude=(), ns=None, obj=None):
-    return {"matchPolicy": policy, "namespaceSelector": ns if ns is not None else {},
-            "objectSelector": obj if obj is not None else {}, "resourceRules": list(rules),
-            "excludeResourceRules": list(exclude)}
+    return {
+        "matchPolicy": policy,
+        "namespaceSelector": ns if ns is not None else {},
+        "objectSelector": obj if obj is not None else {},
+        "resourceRules": list(rules),
+        "excludeResourceRules": list(exclude),
+    }
 
 
 NAMESPACES = {
@@ -78,8 +96,9 @@ def test_rule_mismatch_reasons(the_rule, req, reason):
     ],
 )
 def test_resource_wildcards(resources, sub, matched):
-    result = match_resources(criteria(rule(resources=resources, operations=["*"]), policy="Exact"),
-                             request(sub=sub), NAMESPACES)
+    result = match_resources(
+        criteria(rule(resources=resources, operations=["*"]), policy="Exact"), request(sub=sub), NAMESPACES
+    )
     assert result.matched is matched
 
 
@@ -89,11 +108,14 @@ def test_operations_wildcard_and_connect():
 
 
 def test_namespaces_are_cluster_scoped_for_rule_scope():
-    ns_request = request(group="", resource="namespaces", kind="Namespace", namespace="bare", name="bare",
-                         obj=NAMESPACES["bare"])
+    ns_request = request(
+        group="", resource="namespaces", kind="Namespace", namespace="bare", name="bare", obj=NAMESPACES["bare"]
+    )
     star = dict(apiGroups=[""], resources=["namespaces"], operations=["*"], apiVersions=["v1"])
     assert match_resources(criteria(rule(scope="Cluster", **star), policy="Exact"), ns_request, NAMESPACES).matched
-    assert not match_resources(criteria(rule(scope="Namespaced", **star), policy="Exact"), ns_request, NAMESPACES).matched
+    assert not match_resources(
+        criteria(rule(scope="Namespaced", **star), policy="Exact"), ns_request, NAMESPACES
+    ).matched
 
 
 def test_equivalent_matching_converts_kind_and_resource():
@@ -114,8 +136,9 @@ def test_equivalent_scale_uses_the_subresource_kind():
 
 
 def test_exact_match_is_preferred_over_equivalent():
-    result = match_resources(criteria(rule(apiGroups=["extensions"], apiVersions=["v1beta1"]), rule()),
-                             request(), NAMESPACES)
+    result = match_resources(
+        criteria(rule(apiGroups=["extensions"], apiVersions=["v1beta1"]), rule()), request(), NAMESPACES
+    )
     assert result.matched and not result.equivalent
     assert result.matched_resource == {"group": "apps", "version": "v1", "resource": "deployments"}
 
@@ -154,8 +177,11 @@ def test_namespace_selector_uses_the_namespace_labels_and_notin_matches_missing_
 
 def test_cluster_scoped_requests_always_pass_the_namespace_selector():
     node_rule = rule(apiGroups=[""], resources=["nodes"])
-    result = match_resources(criteria(node_rule, ns={"matchLabels": {"never": "x"}}),
-                             request(group="", resource="nodes", kind="Node", namespace=""), {})
+    result = match_resources(
+        criteria(node_rule, ns={"matchLabels": {"never": "x"}}),
+        request(group="", resource="nodes", kind="Node", namespace=""),
+        {},
+    )
     assert result.matched
 
 
@@ -173,15 +199,18 @@ def test_missing_namespace_is_a_404_error_only_when_rules_match():
     selector = criteria(rule(), ns={"matchLabels": {"env": "prod"}})
     result = match_resources(selector, request(namespace="ghost"), NAMESPACES)
     assert not result.matched and result.error == 'namespaces "ghost" not found' and result.error_code == 404
-    other = match_resources(criteria(rule(resources=["pods"]), ns={"matchLabels": {"env": "prod"}}),
-                            request(namespace="ghost"), NAMESPACES)
+    other = match_resources(
+        criteria(rule(resources=["pods"]), ns={"matchLabels": {"env": "prod"}}), request(namespace="ghost"), NAMESPACES
+    )
     assert other.error is None and not other.matched
 
 
 def test_invalid_selector_errors_only_when_rules_match():
     bad = {"matchExpressions": [{"key": "k", "operator": "In", "values": ["bad value"]}]}
     hit = match_resources(criteria(rule(), obj=bad), request(), NAMESPACES)
-    assert hit.error.startswith("Internal error occurred: values[0][bad value]: Invalid value") and hit.error_code == 500
+    assert (
+        hit.error.startswith("Internal error occurred: values[0][bad value]: Invalid value") and hit.error_code == 500
+    )
     miss = match_resources(criteria(rule(resources=["pods"]), obj=bad), request(), NAMESPACES)
     assert miss.error is None
 
@@ -251,10 +280,12 @@ def test_namespace_lookup_may_be_a_callable_and_reasons_list_every_rule():
 
     crit = criteria(rule(), ns={"matchLabels": {"env": "prod"}})
     assert match_resources(crit, request(), lookup).matched and seen == ["default"]
-    two = match_resources(criteria(rule(resources=["pods"]), rule(operations=["DELETE"]), policy="Exact"),
-                          request(), NAMESPACES)
-    assert two.reason == ('no resourceRules matched: [0] resource "deployments" not in [pods]; '
-                          "[1] operation CREATE not in [DELETE]")
+    two = match_resources(
+        criteria(rule(resources=["pods"]), rule(operations=["DELETE"]), policy="Exact"), request(), NAMESPACES
+    )
+    assert two.reason == (
+        'no resourceRules matched: [0] resource "deployments" not in [pods]; [1] operation CREATE not in [DELETE]'
+    )
 
 
 def test_namespace_selector_reason_shows_the_labels_seen():

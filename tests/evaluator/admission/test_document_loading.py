@@ -68,8 +68,10 @@ def test_index_sorts_by_role():
 
 
 def test_broken_yaml_is_located_and_other_documents_still_load():
-    text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: [oops\n---\n" \
-           "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
+    text = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: [oops\n---\n"
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
+    )
     documents, errors = load_documents(text, "f.yaml")
     assert [d.name for d in documents] == ["a", "c"]
     assert len(errors) == 1
@@ -100,13 +102,17 @@ def test_typed_lists_fill_item_types_and_empty_input_is_fine():
 def test_json_input_and_parsed_objects():
     documents, errors = load_documents('{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n"}}')
     assert errors == [] and documents[0].name == "n"
-    documents, errors = load_objects([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "x"}}, "junk", None])
+    documents, errors = load_objects(
+        [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "x"}}, "junk", None]
+    )
     assert [d.name for d in documents] == ["x"] and errors[0].document == 1 and errors[0].line is None
 
 
 def test_later_documents_replace_earlier_ones_with_a_warning():
-    text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {v: '1'}\n---\n" \
-           "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {v: '2'}\n"
+    text = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {v: '1'}\n---\n"
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {v: '2'}\n"
+    )
     index = index_documents(load_documents(text)[0])
     assert [d.data["data"]["v"] for d in index.params] == ["2"]
     assert index.warnings and "replaces document 0" in index.warnings[0]["message"]
@@ -127,7 +133,12 @@ spec:
     documents, _ = load_documents("# c\n---\n" + text, "p.yaml")
     doc = documents[0]
     assert doc.line == 3
-    assert doc.location("spec.validations[1].expression") == {"document": 0, "line": 10, "column": 5, "source": "p.yaml"}
+    assert doc.location("spec.validations[1].expression") == {
+        "document": 0,
+        "line": 10,
+        "column": 5,
+        "source": "p.yaml",
+    }
     assert doc.location("spec.validations[1].message")["line"] == 11
     # a missing field points at its nearest parent
     assert doc.location("spec.failurePolicy") == {"document": 0, "line": 7, "column": 1, "source": "p.yaml"}

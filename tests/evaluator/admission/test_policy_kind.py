@@ -1,5 +1,6 @@
 """The plug-in contract: a kind registered with the core runs in its stage, in order, sees the object as
 earlier kinds left it, and a denial ends the chain; its result keys appear (defaults when it did not run)."""
+
 from __future__ import annotations
 
 import pytest
@@ -61,10 +62,22 @@ class LabelSchema:
         labels = request["object"]["metadata"].get("labels") or {}
         denial = None
         if labels.get("seen") != "yes":
-            denial = pk.Denial({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                                "message": "label missing", "reason": "Invalid", "code": 422})
-        return pk.KindOutcome(records=[{"policy": "labels", "binding": None, "outcome": "denied" if denial else "admitted"}],
-                              denial=denial, keys={"schemaChecked": labels})
+            denial = pk.Denial(
+                {
+                    "kind": "Status",
+                    "apiVersion": "v1",
+                    "metadata": {},
+                    "status": "Failure",
+                    "message": "label missing",
+                    "reason": "Invalid",
+                    "code": 422,
+                }
+            )
+        return pk.KindOutcome(
+            records=[{"policy": "labels", "binding": None, "outcome": "denied" if denial else "admitted"}],
+            denial=denial,
+            keys={"schemaChecked": labels},
+        )
 
 
 @pytest.fixture
@@ -78,7 +91,9 @@ def test_a_registered_kind_runs_in_its_stage_and_sees_earlier_mutations(registry
     registry.register(LabelSchema)
     names = [k.name for k in registry.registered()]  # by stage, then order within the stage
     assert names[:2] == ["Labeller", "MutatingAdmissionPolicy"]
-    assert names.index("MutatingAdmissionPolicy") < names.index("LabelSchema") < names.index("ValidatingAdmissionPolicy")
+    assert (
+        names.index("MutatingAdmissionPolicy") < names.index("LabelSchema") < names.index("ValidatingAdmissionPolicy")
+    )
     result = evaluator.simulate(VAP, CONFIGMAP)
     assert result["allowed"] is True
     assert result["labelled"] is True and result["schemaChecked"] == {"seen": "yes"}
@@ -91,14 +106,22 @@ def test_a_denial_ends_the_chain_before_later_stages(registry):
     result = evaluator.simulate(VAP, CONFIGMAP)
     assert result["allowed"] is False and result["status"]["message"] == "label missing"
     assert [r["policy"] for r in result["policies"]] == ["labels"]  # the validating stage never ran
-    assert result["kyverno"] == [] and result["ferricel"] == {"accepted": False, "message": "label missing", "code": 422}
+    assert result["kyverno"] == [] and result["ferricel"] == {
+        "accepted": False,
+        "message": "label missing",
+        "code": 422,
+    }
     assert result["auditEvent"]["responseStatus"]["code"] == 422
 
 
 def test_refused_and_located_documents(registry):
     registry.register(LabelSchema)
-    simulation = evaluator.load([{"apiVersion": "example.com/v1", "kind": "Forbidden", "metadata": {"name": "f"}},
-                                 {"apiVersion": "example.com/v1", "kind": "Note", "metadata": {"name": "n"}}])
+    simulation = evaluator.load(
+        [
+            {"apiVersion": "example.com/v1", "kind": "Forbidden", "metadata": {"name": "f"}},
+            {"apiVersion": "example.com/v1", "kind": "Note", "metadata": {"name": "n"}},
+        ]
+    )
     assert [(e["document"], e["message"]) for e in simulation.errors] == [(0, "no spec allowed"), (1, "seen")]
     assert [d.get("kind") for d in simulation.cluster.documents] == ["Note"]
 

@@ -39,7 +39,10 @@ def test_operation_follows_the_objects_given():
 
 
 def test_namespaced_object_without_namespace_goes_to_default_and_cluster_scoped_has_none():
-    assert normalize_request({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}).request["namespace"] == "default"
+    assert (
+        normalize_request({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}).request["namespace"]
+        == "default"
+    )
     node = normalize_request({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "namespace": "x"}})
     assert node.request["namespace"] == "" and node.namespaced is False
 
@@ -51,28 +54,51 @@ def test_namespace_objects_carry_their_name_as_namespace_except_on_create():
 
 
 def test_subresource_kind_is_inferred_from_the_mapping():
-    out = normalize_request({"resource": {"group": "apps", "version": "v1", "resource": "deployments"},
-                             "subResource": "scale", "operation": "UPDATE", "name": "web", "namespace": "d"})
+    out = normalize_request(
+        {
+            "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
+            "subResource": "scale",
+            "operation": "UPDATE",
+            "name": "web",
+            "namespace": "d",
+        }
+    )
     assert out.ok
     assert out.request["kind"] == {"group": "autoscaling", "version": "v1", "kind": "Scale"}
-    connect = normalize_request({"resource": {"group": "", "version": "v1", "resource": "pods"},
-                                 "subResource": "exec", "operation": "CONNECT", "name": "p", "namespace": "d"})
+    connect = normalize_request(
+        {
+            "resource": {"group": "", "version": "v1", "resource": "pods"},
+            "subResource": "exec",
+            "operation": "CONNECT",
+            "name": "p",
+            "namespace": "d",
+        }
+    )
     assert connect.request["kind"]["kind"] == "PodExecOptions" and connect.request["options"] is None
 
 
 def test_explicit_fields_are_kept():
-    given = {"object": DEPLOYMENT, "operation": "CREATE", "namespace": "other", "name": "x",
-             "userInfo": {"username": "alice", "groups": ["dev"]}, "dryRun": True,
-             "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
-             "resource": {"group": "apps", "version": "v1", "resource": "deployments"}}
+    given = {
+        "object": DEPLOYMENT,
+        "operation": "CREATE",
+        "namespace": "other",
+        "name": "x",
+        "userInfo": {"username": "alice", "groups": ["dev"]},
+        "dryRun": True,
+        "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+        "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
+    }
     req = normalize_request(given).request
     assert req["namespace"] == "other" and req["name"] == "x" and req["dryRun"] is True
     assert req["userInfo"] == {"username": "alice", "groups": ["dev"]}
 
 
 def test_admission_review_is_unwrapped():
-    review = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
-              "request": {"uid": "abc", "object": DEPLOYMENT}}
+    review = {
+        "apiVersion": "admission.k8s.io/v1",
+        "kind": "AdmissionReview",
+        "request": {"uid": "abc", "object": DEPLOYMENT},
+    }
     out = normalize_request(review)
     assert out.ok and out.request["uid"] == "abc" and out.request["operation"] == "CREATE"
     assert is_plain_object(DEPLOYMENT) and not is_plain_object(review)
@@ -83,9 +109,17 @@ def test_unknown_kinds_are_guessed_with_a_warning_and_crds_are_known():
     out = normalize_request(widget)
     assert out.ok and out.request["resource"]["resource"] == "policies"
     assert out.warnings and 'no matches for kind "Policy" in version "example.com/v1"' in out.warnings[0]
-    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "x"},
-           "spec": {"group": "example.com", "scope": "Cluster", "names": {"kind": "Policy", "plural": "policyrules"},
-                    "versions": [{"name": "v1", "served": True}]}}
+    crd = {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "x"},
+        "spec": {
+            "group": "example.com",
+            "scope": "Cluster",
+            "names": {"kind": "Policy", "plural": "policyrules"},
+            "versions": [{"name": "v1", "served": True}],
+        },
+    }
     mapper, _ = builtin_mapper().with_crds([crd])
     known = normalize_request(widget, mapper)
     assert known.request["resource"]["resource"] == "policyrules" and known.request["namespace"] == ""
@@ -103,5 +137,7 @@ def test_errors_are_located_field_errors():
     assert out.request is None and out.errors[0].path == "request.object"
     assert normalize_request("nope").errors[0].path == "request"
     assert normalize_request({"object": "x"}).errors[0].path == "request.object"
-    assert normalize_request({"kind": "AdmissionReview", "apiVersion": "admission.k8s.io/v1"}).errors[0].path == "request"
+    assert (
+        normalize_request({"kind": "AdmissionReview", "apiVersion": "admission.k8s.io/v1"}).errors[0].path == "request"
+    )
     assert normalize_request({"object": DEPLOYMENT}).to_dict()["errors"] == []

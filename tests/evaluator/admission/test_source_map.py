@@ -1,4 +1,5 @@
 """The source map: each character of a YAML string's value back to where it was typed, in every scalar style."""
+
 from __future__ import annotations
 
 import yaml
@@ -52,8 +53,18 @@ map: {k: "v\\tq"}
 def test_every_style_of_the_corpus_maps_back_to_its_characters():
     for loader in LOADERS:
         found = scalars(CORPUS, loader)
-        assert set(found) >= {"plain", "single", "double", "literal", "folded", "explicit", "flow[0]", "flow[1]",
-                              "flow[2]", "map.k"}
+        assert set(found) >= {
+            "plain",
+            "single",
+            "double",
+            "literal",
+            "folded",
+            "explicit",
+            "flow[0]",
+            "flow[1]",
+            "flow[2]",
+            "map.k",
+        }
         for path, scalar in found.items():
             assert scalar.offsets() is not None, path
             for k, ch in enumerate(scalar.value):
@@ -66,25 +77,29 @@ def test_exact_positions_of_escapes_folds_and_indentation():
     found = scalars(CORPUS)
     double = found["double"]  # line 7: double: "esc\x41\u00e9 \
     assert double.value == "escA\u00e9 joined\n next line"
-    assert double.value_position(3) == (7, 13)   # A comes from the backslash of \x41
-    assert double.value_position(4) == (7, 17)   # é from \u00e9
-    assert double.value_position(6) == (8, 5)    # after the escaped line break: 'j' of joined
+    assert double.value_position(3) == (7, 13)  # A comes from the backslash of \x41
+    assert double.value_position(4) == (7, 17)  # é from \u00e9
+    assert double.value_position(6) == (8, 5)  # after the escaped line break: 'j' of joined
     assert double.value_position(12) == (8, 11)  # \n escape
-    assert double.value_position(19) == (9, 4)   # 'l' of line after the folded break
+    assert double.value_position(19) == (9, 4)  # 'l' of line after the folded break
     plain = found["plain"]
     assert plain.value == "plain text continued here\nafter blank"
-    assert plain.value_position(10) == (1, 18)    # the folded break (a space in the value) is the line end
-    assert plain.value_position(11) == (2, 3)     # 'c' of continued
-    assert plain.value_position(26) == (4, 3)     # 'a' of after, past the blank line
+    assert plain.value_position(10) == (1, 18)  # the folded break (a space in the value) is the line end
+    assert plain.value_position(11) == (2, 3)  # 'c' of continued
+    assert plain.value_position(26) == (4, 3)  # 'a' of after, past the blank line
     single = found["single"]
     assert single.value == "it's folded" and single.value_position(2) == (5, 12) and single.value_position(5) == (6, 3)
     literal = found["literal"]
-    assert literal.value == "lit\n  more\nend" and literal.value_position(4) == (12, 3) and literal.value_position(6) == (12, 5)
+    assert (
+        literal.value == "lit\n  more\nend"
+        and literal.value_position(4) == (12, 3)
+        and literal.value_position(6) == (12, 5)
+    )
     folded = found["folded"]
     assert folded.value == "folded one two\nthree\n  indented\nback\n\n"
-    assert folded.value_position(11) == (16, 3)   # 'two': folded into the first line's value
-    assert folded.value_position(15) == (18, 3)   # 'three', after an empty line
-    assert folded.value_position(21) == (19, 3)   # more-indented line keeps its spaces
+    assert folded.value_position(11) == (16, 3)  # 'two': folded into the first line's value
+    assert folded.value_position(15) == (18, 3)  # 'three', after an empty line
+    assert folded.value_position(21) == (19, 3)  # more-indented line keeps its spaces
     explicit = found["explicit"]
     assert explicit.value == "  two extra\n one extra\n" and explicit.value_position(2) == (23, 5)
     assert found["flow[1]"].value_position(2) == (25, 14)
@@ -120,8 +135,9 @@ _TEXT = st.text(alphabet=st.sampled_from(list("ab c\n\t'\"\\#:-{}[],é😀")), m
 def test_any_string_in_any_style_maps_back(value, style, indent):
     """Whatever PyYAML writes for a string, in whatever style it chooses, we map every character back
     to a source character that is that same character, or a break/escape that produced it."""
-    dumped = yaml.dump({"k": [{"v": value}]} if indent else {"v": value}, default_style=style, allow_unicode=True,
-                       width=12)
+    dumped = yaml.dump(
+        {"k": [{"v": value}]} if indent else {"v": value}, default_style=style, allow_unicode=True, width=12
+    )
     node = yaml.compose(dumped)
     found = scalar_sources(node, SourceText(dumped))
     scalar = found.get("k[0].v" if indent else "v")

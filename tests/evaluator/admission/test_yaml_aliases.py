@@ -1,4 +1,5 @@
 """YAML alias bombs are refused as go-yaml refuses them ("document contains excessive aliasing"), fast."""
+
 from __future__ import annotations
 
 import json
@@ -9,8 +10,7 @@ import yaml
 
 from evaluator import simulate
 from evaluator.admission.documents import load_documents
-from evaluator.admission.yaml_aliases import (AliasError, allowed_alias_ratio, check_aliases, safe_load,
-                                              safe_load_all)
+from evaluator.admission.yaml_aliases import AliasError, allowed_alias_ratio, check_aliases, safe_load, safe_load_all
 from evaluator.policies.kyverno.yaml_io import load_all
 
 
@@ -22,8 +22,9 @@ def billion_laughs(levels: int = 9, indent: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
-CONFIGMAP_BOMB = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb, namespace: default}\ndata:\n" + \
-    billion_laughs(indent="  ")
+CONFIGMAP_BOMB = (
+    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb, namespace: default}\ndata:\n" + billion_laughs(indent="  ")
+)
 
 
 def composed(text: str) -> yaml.Node:
@@ -47,8 +48,11 @@ def test_a_billion_laughs_is_refused_quickly_with_go_yamls_message():
 
 def test_ordinary_anchors_and_merge_keys_still_load():
     text = "base: &b {x: 1, y: [1, 2, 3]}\nmerged:\n  <<: *b\n  z: 2\ncopy: *b\n"
-    assert safe_load(text) == {"base": {"x": 1, "y": [1, 2, 3]}, "merged": {"x": 1, "y": [1, 2, 3], "z": 2},
-                               "copy": {"x": 1, "y": [1, 2, 3]}}
+    assert safe_load(text) == {
+        "base": {"x": 1, "y": [1, 2, 3]},
+        "merged": {"x": 1, "y": [1, 2, 3], "z": 2},
+        "copy": {"x": 1, "y": [1, 2, 3]},
+    }
 
 
 def test_a_large_share_of_aliases_in_a_small_document_is_allowed_below_99_percent():

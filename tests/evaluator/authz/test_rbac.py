@@ -1,4 +1,5 @@
 """RBAC rule semantics over Role/ClusterRole/RoleBinding/ClusterRoleBinding documents."""
+
 from __future__ import annotations
 
 import pytest
@@ -18,9 +19,13 @@ def role(name, rules, namespace=None):
 def binding(name, role_kind, role_name, subjects, namespace=None):
     kind = "RoleBinding" if namespace else "ClusterRoleBinding"
     meta = {"name": name, **({"namespace": namespace} if namespace else {})}
-    return {"apiVersion": RBAC, "kind": kind, "metadata": meta,
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": role_kind, "name": role_name},
-            "subjects": subjects}
+    return {
+        "apiVersion": RBAC,
+        "kind": kind,
+        "metadata": meta,
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": role_kind, "name": role_name},
+        "subjects": subjects,
+    }
 
 
 def attrs(user="alice", groups=(), **kw):
@@ -32,10 +37,14 @@ DOCS = [
     binding("read-pods", "Role", "pod-reader", [{"kind": "User", "name": "alice"}], "dev"),
     role("deploy-admin", [{"apiGroups": ["apps"], "resources": ["*"], "verbs": ["*"]}]),
     binding("ops", "ClusterRole", "deploy-admin", [{"kind": "Group", "name": "ops"}]),
-    role("one-cm", [{"apiGroups": [""], "resources": ["configmaps"], "resourceNames": ["settings"], "verbs": ["update"]}]),
+    role(
+        "one-cm", [{"apiGroups": [""], "resources": ["configmaps"], "resourceNames": ["settings"], "verbs": ["update"]}]
+    ),
     binding("bob-cm", "ClusterRole", "one-cm", [{"kind": "User", "name": "bob"}], "dev"),
     role("scaler", [{"apiGroups": ["apps"], "resources": ["*/scale"], "verbs": ["update"]}]),
-    binding("sa-scaler", "ClusterRole", "scaler", [{"kind": "ServiceAccount", "name": "hpa", "namespace": "kube-system"}]),
+    binding(
+        "sa-scaler", "ClusterRole", "scaler", [{"kind": "ServiceAccount", "name": "hpa", "namespace": "kube-system"}]
+    ),
     role("healthz", [{"nonResourceURLs": ["/healthz", "/metrics/*"], "verbs": ["get"]}]),
     binding("all-healthz", "ClusterRole", "healthz", [{"kind": "Group", "name": "system:authenticated"}]),
     role("ns-sa", [{"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]}], "dev"),
@@ -70,25 +79,42 @@ def test_wildcards_and_groups(rbac):
 
 
 def test_resource_names(rbac):
-    assert rbac.authorize(attrs("bob", verb="update", resource="configmaps", namespace="dev", name="settings"))[0] == "allow"
-    assert rbac.authorize(attrs("bob", verb="update", resource="configmaps", namespace="dev", name="other"))[0] == "no-opinion"
+    assert (
+        rbac.authorize(attrs("bob", verb="update", resource="configmaps", namespace="dev", name="settings"))[0]
+        == "allow"
+    )
+    assert (
+        rbac.authorize(attrs("bob", verb="update", resource="configmaps", namespace="dev", name="other"))[0]
+        == "no-opinion"
+    )
 
 
 def test_star_slash_subresource_and_service_account(rbac):
     sa = "system:serviceaccount:kube-system:hpa"
-    decision, reason = rbac.authorize(attrs(sa, verb="update", group="apps", resource="deployments", subresource="scale",
-                                            namespace="dev"))
+    decision, reason = rbac.authorize(
+        attrs(sa, verb="update", group="apps", resource="deployments", subresource="scale", namespace="dev")
+    )
     assert decision == "allow" and reason.endswith('to ServiceAccount "hpa/kube-system"')
-    assert rbac.authorize(attrs(sa, verb="update", group="apps", resource="deployments", namespace="dev"))[0] == "no-opinion"
+    assert (
+        rbac.authorize(attrs(sa, verb="update", group="apps", resource="deployments", namespace="dev"))[0]
+        == "no-opinion"
+    )
 
 
 def test_service_account_groups_and_local_subjects(rbac):
-    assert rbac.authorize(attrs("system:serviceaccount:dev:any", verb="get", resource="secrets", namespace="dev"))[0] == "allow"
-    decision, reason = rbac.authorize(attrs("system:serviceaccount:dev:builder", (), verb="get", resource="secrets",
-                                            namespace="dev"))
+    assert (
+        rbac.authorize(attrs("system:serviceaccount:dev:any", verb="get", resource="secrets", namespace="dev"))[0]
+        == "allow"
+    )
+    decision, reason = rbac.authorize(
+        attrs("system:serviceaccount:dev:builder", (), verb="get", resource="secrets", namespace="dev")
+    )
     assert decision == "allow"
     assert effective_groups("system:serviceaccount:dev:x", []) == [
-        "system:serviceaccounts", "system:serviceaccounts:dev", "system:authenticated"]
+        "system:serviceaccounts",
+        "system:serviceaccounts:dev",
+        "system:authenticated",
+    ]
 
 
 def test_non_resource_urls(rbac):
@@ -100,7 +126,9 @@ def test_non_resource_urls(rbac):
 
 def test_missing_role_is_reported_in_the_refusal(rbac):
     assert rbac.authorize(attrs("carol", verb="get", resource="pods")) == (
-        "no-opinion", 'RBAC: clusterrole.rbac.authorization.k8s.io "missing" not found')
+        "no-opinion",
+        'RBAC: clusterrole.rbac.authorization.k8s.io "missing" not found',
+    )
 
 
 def test_system_masters_is_always_allowed(rbac):
@@ -128,26 +156,53 @@ def test_caching_authorizer_checks_each_attribute_set_once(rbac):
 
 def test_bootstrap_cluster_admin_for_the_default_user():
     rbac = RBACAuthorizer([])
-    decision, reason = rbac.authorize(attrs("kubernetes-admin", ("kubeadm:cluster-admins",), verb="delete", resource="nodes"))
+    decision, reason = rbac.authorize(
+        attrs("kubernetes-admin", ("kubeadm:cluster-admins",), verb="delete", resource="nodes")
+    )
     assert decision == "allow"
-    assert reason == ('RBAC: allowed by ClusterRoleBinding "kubeadm:cluster-admins" of ClusterRole "cluster-admin" '
-                      'to Group "kubeadm:cluster-admins"')
-    assert RBACAuthorizer([], bootstrap=False).authorize(
-        attrs("kubernetes-admin", ("kubeadm:cluster-admins",), verb="get", resource="pods"))[0] == "no-opinion"
+    assert reason == (
+        'RBAC: allowed by ClusterRoleBinding "kubeadm:cluster-admins" of ClusterRole "cluster-admin" '
+        'to Group "kubeadm:cluster-admins"'
+    )
+    assert (
+        RBACAuthorizer([], bootstrap=False).authorize(
+            attrs("kubernetes-admin", ("kubeadm:cluster-admins",), verb="get", resource="pods")
+        )[0]
+        == "no-opinion"
+    )
 
 
 def test_rbac_in_cel_through_simulate():
     from evaluator.simulation import simulate
-    policy = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
-              "metadata": {"name": "p"},
-              "spec": {"matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
-                                                               "operations": ["CREATE"], "resources": ["configmaps"]}]},
-                       "validations": [{"expression": "authorizer.group('').resource('pods').namespace('dev').check('get').allowed()",
-                                        "messageExpression": "'no pod access for ' + request.userInfo.username"}]}}
-    binding = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
-               "metadata": {"name": "b"}, "spec": {"policyName": "p", "validationActions": ["Deny"]}}
-    request = {"object": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "dev"}},
-               "userInfo": {"username": "alice", "groups": []}}
+
+    policy = {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicy",
+        "metadata": {"name": "p"},
+        "spec": {
+            "matchConstraints": {
+                "resourceRules": [
+                    {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["configmaps"]}
+                ]
+            },
+            "validations": [
+                {
+                    "expression": "authorizer.group('').resource('pods').namespace('dev').check('get').allowed()",
+                    "messageExpression": "'no pod access for ' + request.userInfo.username",
+                }
+            ],
+        },
+    }
+    binding = {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicyBinding",
+        "metadata": {"name": "b"},
+        "spec": {"policyName": "p", "validationActions": ["Deny"]},
+    }
+    request = {
+        "object": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "dev"}},
+        "userInfo": {"username": "alice", "groups": []},
+    }
     assert simulate([policy, binding, *DOCS], request)["allowed"] is True
     request["userInfo"]["username"] = "mallory"
     denied = simulate([policy, binding, *DOCS], request)

@@ -1,5 +1,6 @@
 """The public API of evaluator.cel: evaluate → plain JSON data, compile errors in cel-go's text form,
 program caching, thread safety and the error classes other layers catch."""
+
 from __future__ import annotations
 
 import sys
@@ -9,16 +10,36 @@ import pytest
 
 import evaluator.cel as cel
 from evaluator.cel import (
-    CELError, CompileError, CostBudget, CostLimitError, Evaluation, EvaluationError, Program,
-    compile_program, evaluate, to_json, type_name,
+    CELError,
+    CompileError,
+    CostBudget,
+    CostLimitError,
+    Evaluation,
+    EvaluationError,
+    Program,
+    compile_program,
+    evaluate,
+    to_json,
+    type_name,
 )
 from evaluator.cel.library.authz import Authorizer, AuthzDecision
 from evaluator.cel.values import CelType, Duration, Optional, Timestamp, UInt
 
 
 def test_contract_names_are_exported():
-    for name in ("evaluate", "compile_program", "Program", "Evaluation", "CostBudget", "CELError", "CompileError",
-                 "EvaluationError", "CostLimitError", "to_json", "type_name"):
+    for name in (
+        "evaluate",
+        "compile_program",
+        "Program",
+        "Evaluation",
+        "CostBudget",
+        "CELError",
+        "CompileError",
+        "EvaluationError",
+        "CostLimitError",
+        "to_json",
+        "type_name",
+    ):
         assert hasattr(cel, name), name
     assert issubclass(CompileError, CELError) and issubclass(EvaluationError, CELError)
     assert issubclass(CostLimitError, EvaluationError)
@@ -26,20 +47,41 @@ def test_contract_names_are_exported():
 
 # --- evaluate(): every value kind as plain JSON-like data ----------------------------------------------
 PLAIN = [
-    ("null", None), ("true", True), ("1", 1), ("-9223372036854775808", -(2**63)), ("1.5", 1.5), ("'héllo'", "héllo"),
-    ("[1, 2]", [1, 2]), ("[dyn(1), dyn('a'), null]", [1, "a", None]), ("{'a': {'b': [true]}}", {"a": {"b": [True]}}),
-    ("18446744073709551615u", 2**64 - 1), ("[1u, 2u]", [1, 2]),
-    ("b'abc'", "YWJj"), ("b'\\x00\\xff'", "AP8="),
+    ("null", None),
+    ("true", True),
+    ("1", 1),
+    ("-9223372036854775808", -(2**63)),
+    ("1.5", 1.5),
+    ("'héllo'", "héllo"),
+    ("[1, 2]", [1, 2]),
+    ("[dyn(1), dyn('a'), null]", [1, "a", None]),
+    ("{'a': {'b': [true]}}", {"a": {"b": [True]}}),
+    ("18446744073709551615u", 2**64 - 1),
+    ("[1u, 2u]", [1, 2]),
+    ("b'abc'", "YWJj"),
+    ("b'\\x00\\xff'", "AP8="),
     ("timestamp('2024-01-02T03:04:05Z')", "2024-01-02T03:04:05Z"),
     ("timestamp('2024-01-02T03:04:05.5Z')", "2024-01-02T03:04:05.500Z"),
     ("timestamp('2024-01-02T05:04:05+02:00')", "2024-01-02T03:04:05Z"),
-    ("duration('1h')", "3600s"), ("duration('1.5s')", "1.500s"), ("duration('-1ms')", "-0.001s"),
-    ("type(1)", "int"), ("type('a')", "string"), ("int", "int"), ("type(null)", "null_type"),
+    ("duration('1h')", "3600s"),
+    ("duration('1.5s')", "1.500s"),
+    ("duration('-1ms')", "-0.001s"),
+    ("type(1)", "int"),
+    ("type('a')", "string"),
+    ("int", "int"),
+    ("type(null)", "null_type"),
     ("type(timestamp('2024-01-01T00:00:00Z'))", "google.protobuf.Timestamp"),
-    ("optional.of(1)", 1), ("optional.none()", None), ("{'a': 1}.?a", 1), ("{'a': 1}.?b", None),
-    ("quantity('1Gi')", "1Gi"), ("ip('::1')", "::1"), ("cidr('10.0.0.0/8')", "10.0.0.0/8"),
-    ("url('https://a.example/p?q=1')", "https://a.example/p?q=1"), ("semver('1.2.3')", "1.2.3"),
-    ("{1: 'a'}", {"1": "a"}), ("{true: 1}", {"true": 1}),
+    ("optional.of(1)", 1),
+    ("optional.none()", None),
+    ("{'a': 1}.?a", 1),
+    ("{'a': 1}.?b", None),
+    ("quantity('1Gi')", "1Gi"),
+    ("ip('::1')", "::1"),
+    ("cidr('10.0.0.0/8')", "10.0.0.0/8"),
+    ("url('https://a.example/p?q=1')", "https://a.example/p?q=1"),
+    ("semver('1.2.3')", "1.2.3"),
+    ("{1: 'a'}", {"1": "a"}),
+    ("{true: 1}", {"true": 1}),
 ]
 
 
@@ -57,8 +99,19 @@ def test_uint_map_keys_are_plain_numbers():
 def test_evaluate_result_is_json_serialisable_for_every_kind():
     import json
 
-    kinds = ["b'x'", "timestamp('2024-01-01T00:00:00Z')", "duration('2s')", "1u", "type(1)", "optional.of(2)",
-             "quantity('1')", "ip('1.2.3.4')", "cidr('1.2.3.0/24')", "url('http://x')", "semver('1.0.0')"]
+    kinds = [
+        "b'x'",
+        "timestamp('2024-01-01T00:00:00Z')",
+        "duration('2s')",
+        "1u",
+        "type(1)",
+        "optional.of(2)",
+        "quantity('1')",
+        "ip('1.2.3.4')",
+        "cidr('1.2.3.0/24')",
+        "url('http://x')",
+        "semver('1.0.0')",
+    ]
     expression = "[" + ", ".join(f"dyn({k})" for k in kinds) + "]"
     result = evaluate(expression, {})
     assert json.loads(json.dumps(result)) == result
@@ -106,23 +159,56 @@ def test_to_json_and_type_name_of_library_values():
     assert to_json(CelType("map")) == "map"
     assert to_json(Duration(1_500_000_000)) == "1.500s"
     assert to_json(Timestamp(0)) == "1970-01-01T00:00:00Z"
-    names = {e: type_name(compile_program(e).evaluate({}).value) for e in (
-        "1", "1u", "1.0", "'a'", "b'a'", "null", "[1]", "{'a': 1}", "type(1)", "optional.of(1)",
-        "timestamp('2024-01-01T00:00:00Z')", "duration('1s')", "quantity('1')", "ip('1.2.3.4')",
-        "cidr('1.2.3.0/24')", "url('http://x')", "semver('1.0.0')", "format.dns1123Label()")}
+    names = {
+        e: type_name(compile_program(e).evaluate({}).value)
+        for e in (
+            "1",
+            "1u",
+            "1.0",
+            "'a'",
+            "b'a'",
+            "null",
+            "[1]",
+            "{'a': 1}",
+            "type(1)",
+            "optional.of(1)",
+            "timestamp('2024-01-01T00:00:00Z')",
+            "duration('1s')",
+            "quantity('1')",
+            "ip('1.2.3.4')",
+            "cidr('1.2.3.0/24')",
+            "url('http://x')",
+            "semver('1.0.0')",
+            "format.dns1123Label()",
+        )
+    }
     assert names == {
-        "1": "int", "1u": "uint", "1.0": "double", "'a'": "string", "b'a'": "bytes", "null": "null_type",
-        "[1]": "list", "{'a': 1}": "map", "type(1)": "type", "optional.of(1)": "optional_type",
+        "1": "int",
+        "1u": "uint",
+        "1.0": "double",
+        "'a'": "string",
+        "b'a'": "bytes",
+        "null": "null_type",
+        "[1]": "list",
+        "{'a': 1}": "map",
+        "type(1)": "type",
+        "optional.of(1)": "optional_type",
         "timestamp('2024-01-01T00:00:00Z')": "google.protobuf.Timestamp",
-        "duration('1s')": "google.protobuf.Duration", "quantity('1')": "kubernetes.Quantity",
-        "ip('1.2.3.4')": "net.IP", "cidr('1.2.3.0/24')": "net.CIDR", "url('http://x')": "kubernetes.URL",
-        "semver('1.0.0')": "kubernetes.Semver", "format.dns1123Label()": "kubernetes.NamedFormat"}
+        "duration('1s')": "google.protobuf.Duration",
+        "quantity('1')": "kubernetes.Quantity",
+        "ip('1.2.3.4')": "net.IP",
+        "cidr('1.2.3.0/24')": "net.CIDR",
+        "url('http://x')": "kubernetes.URL",
+        "semver('1.0.0')": "kubernetes.Semver",
+        "format.dns1123Label()": "kubernetes.NamedFormat",
+    }
 
 
 def test_authorizer_decision_as_json():
     authorizer = Authorizer(lambda request: AuthzDecision("deny", "not today"))
-    program = compile_program("authorizer.group('apps').resource('deployments').check('create')",
-                              declared=("authorizer",))
+    program = compile_program(
+        "authorizer.group('apps').resource('deployments').check('create')", declared=("authorizer",)
+    )
     decision = to_json(program.evaluate({"authorizer": authorizer}).value)
     assert decision["decision"] == "deny" and decision["reason"] == "not today"
 
@@ -131,15 +217,32 @@ def test_authorizer_decision_as_json():
 COMPILE_ERRORS = [
     ("foo == 1", 1, 1, "ERROR: <input>:1:1: undeclared reference to 'foo' (in container '')\n | foo == 1\n | ^"),
     ("1 +\n  foo", 2, 3, "ERROR: <input>:2:3: undeclared reference to 'foo' (in container '')\n |   foo\n | ..^"),
-    ("'😀' == foo", 1, 8,
-     "ERROR: <input>:1:8: undeclared reference to 'foo' (in container '')\n | '😀' == foo\n | .\uff0e.....^"),
+    (
+        "'😀' == foo",
+        1,
+        8,
+        "ERROR: <input>:1:8: undeclared reference to 'foo' (in container '')\n | '😀' == foo\n | .\uff0e.....^",
+    ),
     ("[1, 'a']", 1, 5, "ERROR: <input>:1:5: expected type 'int' but found 'string'\n | [1, 'a']\n | ....^"),
-    ("'x'.bogus()", 1, 10, "ERROR: <input>:1:10: undeclared reference to 'bogus' (in container '')\n"
-                           " | 'x'.bogus()\n | .........^"),
-    ("size(1, 2) > 0", 1, 5, "ERROR: <input>:1:5: found no matching overload for 'size' applied to '(int, int)'\n"
-                             " | size(1, 2) > 0\n | ....^"),
-    ("1 + 'a'", 1, 3, "ERROR: <input>:1:3: found no matching overload for '_+_' applied to '(int, string)'\n"
-                      " | 1 + 'a'\n | ..^"),
+    (
+        "'x'.bogus()",
+        1,
+        10,
+        "ERROR: <input>:1:10: undeclared reference to 'bogus' (in container '')\n | 'x'.bogus()\n | .........^",
+    ),
+    (
+        "size(1, 2) > 0",
+        1,
+        5,
+        "ERROR: <input>:1:5: found no matching overload for 'size' applied to '(int, int)'\n"
+        " | size(1, 2) > 0\n | ....^",
+    ),
+    (
+        "1 + 'a'",
+        1,
+        3,
+        "ERROR: <input>:1:3: found no matching overload for '_+_' applied to '(int, string)'\n | 1 + 'a'\n | ..^",
+    ),
     ("'a'.matches('[')", 1, 13, None),
     ("duration('1x') > duration('1s')", 1, 10, None),
 ]
@@ -157,13 +260,20 @@ def test_compile_errors_have_location_and_cel_go_text(expression, line, column, 
         assert error.message == text
 
 
-@pytest.mark.parametrize("expression, expected", [
-    ("duration('1x') > duration('1s')",
-     "ERROR: <input>:1:10: invalid duration argument\n | duration('1x') > duration('1s')\n | .........^"),
-    ("timestamp('yesterday') < timestamp('2024-01-01T00:00:00Z')",
-     "ERROR: <input>:1:11: invalid timestamp argument\n | timestamp('yesterday') < timestamp('2024-01-01T00:00:00Z')\n"
-     " | ..........^"),
-])
+@pytest.mark.parametrize(
+    "expression, expected",
+    [
+        (
+            "duration('1x') > duration('1s')",
+            "ERROR: <input>:1:10: invalid duration argument\n | duration('1x') > duration('1s')\n | .........^",
+        ),
+        (
+            "timestamp('yesterday') < timestamp('2024-01-01T00:00:00Z')",
+            "ERROR: <input>:1:11: invalid timestamp argument\n | timestamp('yesterday') < timestamp('2024-01-01T00:00:00Z')\n"
+            " | ..........^",
+        ),
+    ],
+)
 def test_invalid_constant_literals_use_cel_go_validator_text(expression, expected):
     with pytest.raises(CompileError) as info:
         compile_program(expression)
@@ -187,7 +297,8 @@ def test_syntax_error_text_matches_cel_go():
         compile_program("1 +")
     assert info.value.message == (
         "ERROR: <input>:1:4: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', "
-        "'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | 1 +\n | ...^")
+        "'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | 1 +\n | ...^"
+    )
 
 
 def test_syntax_error_location_at_end_of_input():
@@ -203,12 +314,15 @@ def test_evaluate_raises_compile_error_for_undeclared_names():
 
 
 # --- evaluation errors ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("expression, message", [
-    ("object.missing", "no such key: missing"),
-    ("object.items[3]", "index out of bounds: 3"),
-    ("1 / object.zero", "division by zero"),
-    ("object.items + 1", "no such overload"),
-])
+@pytest.mark.parametrize(
+    "expression, message",
+    [
+        ("object.missing", "no such key: missing"),
+        ("object.items[3]", "index out of bounds: 3"),
+        ("1 / object.zero", "division by zero"),
+        ("object.items + 1", "no such overload"),
+    ],
+)
 def test_evaluation_errors(expression, message):
     with pytest.raises(EvaluationError) as info:
         evaluate(expression, {"object": {"items": [1], "zero": 0}})
@@ -258,8 +372,10 @@ def test_program_timeout_interrupts_a_long_evaluation():
 
 # --- thread safety ----------------------------------------------------------------------------------------
 def test_one_program_from_eight_threads_has_no_cross_talk():
-    expression = ("object.items.filter(i, i.owner == params.owner).map(i, i.name + '@' + variables.env)"
-                  " + [string(size(object.items))]")
+    expression = (
+        "object.items.filter(i, i.owner == params.owner).map(i, i.name + '@' + variables.env)"
+        " + [string(size(object.items))]"
+    )
     program = compile_program(expression, declared=("object", "params", "variables"))
     failures: list[str] = []
     barrier = threading.Barrier(8)
@@ -334,7 +450,10 @@ def test_no_snippet_for_very_long_lines():
     expression = "x == '" + "a" * 20_000 + "' && nope"
     with pytest.raises(CompileError) as info:
         compile_program(expression, declared=("x",))
-    assert info.value.message == f"ERROR: <input>:1:{len(expression) - 3}: undeclared reference to 'nope' (in container '')"
+    assert (
+        info.value.message
+        == f"ERROR: <input>:1:{len(expression) - 3}: undeclared reference to 'nope' (in container '')"
+    )
 
 
 def test_evaluate_json_gives_value_type_and_cost():

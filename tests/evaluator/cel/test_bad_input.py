@@ -3,6 +3,7 @@
 The bound (10 s) is a hang guard, not a speed target: a hang never ends, while a loaded CI machine may be
 slow. The secret tests plant a value in the activation and check that no error message repeats it.
 """
+
 from __future__ import annotations
 
 import time
@@ -12,7 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evaluator.cel import (
-    CELError, CompileError, CostLimitError, EvaluationError, compile_program, evaluate,
+    CELError,
+    CompileError,
+    CostLimitError,
+    EvaluationError,
+    compile_program,
+    evaluate,
 )
 
 HANG_BOUND_S = 10.0
@@ -52,9 +58,31 @@ def _nested_list(depth: int) -> list:
 
 
 # --- texts ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize("text", ["", "   ", "\n\t", "\x00", "\x01\x02#$@`~", "'abc", '"""', "1 +", ")(", "a.", "[1,",
-                                  "{1:", "a ? b", "a..b", "🙂", "1 ++ 2", "has()", "x.all()", "[].map(1, 2)"],
-                         ids=repr)
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   ",
+        "\n\t",
+        "\x00",
+        "\x01\x02#$@`~",
+        "'abc",
+        '"""',
+        "1 +",
+        ")(",
+        "a.",
+        "[1,",
+        "{1:",
+        "a ? b",
+        "a..b",
+        "🙂",
+        "1 ++ 2",
+        "has()",
+        "x.all()",
+        "[].map(1, 2)",
+    ],
+    ids=repr,
+)
 def test_malformed_text_is_a_compile_error(text):
     outcome = run(text, {"a": 1, "b": 2, "x": []})
     assert isinstance(outcome, CompileError)
@@ -87,6 +115,7 @@ def test_ten_thousand_nested_brackets(opener, closer):
 LOGICAL_CHAINS = [("false", "||"), ("x", "||"), ("true", "&&"), ("y", "&&")]
 ADDITION_CHAINS = ["1", "x", "'a'"]
 
+
 @pytest.mark.parametrize("term, op", LOGICAL_CHAINS)
 def test_ten_thousand_term_logical_chain(term, op):
     # cel-go accepts these (it balances ||/&& chains); a value or a clean error, never a raw exception.
@@ -100,8 +129,11 @@ def test_ten_thousand_term_addition_chain(term):
     assert isinstance(outcome, CELError) or outcome in (10_000, "a" * 10_000)
 
 
-@pytest.mark.parametrize("text", [" || ".join(["x"] * 10_000), " + ".join(["x"] * 10_000), "x" + "[0]" * 10_000],
-                         ids=["or-chain", "plus-chain", "index-chain"])
+@pytest.mark.parametrize(
+    "text",
+    [" || ".join(["x"] * 10_000), " + ".join(["x"] * 10_000), "x" + "[0]" * 10_000],
+    ids=["or-chain", "plus-chain", "index-chain"],
+)
 def test_ten_thousand_term_chains_within_the_hang_bound(text):
     run(text, {"x": False})
 
@@ -141,8 +173,24 @@ def test_random_text_never_crashes(text):
     run(text, {"object": {"a": [1, 2]}, "x": 1})
 
 
-_ALPHABET = list("()[]{}.,:?!<>=+-*/%&|'\"` \n\\") + ["x", "1", "1u", "1.5", "true", "null", "in", "all", "map",
-                                                      "has", "size", "'a'", "b'a'", "object", ".?", "[?"]
+_ALPHABET = list("()[]{}.,:?!<>=+-*/%&|'\"` \n\\") + [
+    "x",
+    "1",
+    "1u",
+    "1.5",
+    "true",
+    "null",
+    "in",
+    "all",
+    "map",
+    "has",
+    "size",
+    "'a'",
+    "b'a'",
+    "object",
+    ".?",
+    "[?",
+]
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -214,25 +262,51 @@ SECRET_ACT = {
 
 # Errors whose message must not repeat the value (cel-go's message does not contain it either).
 SAFE = [
-    "object.spec.token + 1", "object.spec.token.missing", "object.spec.missing", "object.spec.list[5]",
-    "object.spec.token.charAt(100)", "object.spec.token.substring(50)", "'%d'.format([object.spec.token])",
-    "object.spec.list.all(x, x > 1)", "undeclared_thing == object.spec.token", "object.spec.token.foo()",
-    "object.spec.token < 1", "object.spec.token in object.spec.token", "object.spec.token.x",
-    "object.spec.m.exists(k, k.x)", "quantity(object.spec.token)", "semver(object.spec.token)",
-    "[object.spec.token].max() + 1", "object.spec.list.sortBy(x, x.y)", "object.spec.token > object.spec.n",
-    "sets.contains(object.spec.token, [1])", "dyn(object.spec.token).getHostname()",
-    "request.userInfo.username.size() / 0", "variables.environment.split(',')[3]",
-    "object.spec.token.matches('(')", "optional.of(object.spec.token).value() + 1",
-    "object.?spec.?token.orValue(1) + 1", "int(object.spec.n) + object.spec.token",
-    "object.spec.token + variables.missing", "object.spec.token.lowerAscii() == 1",
+    "object.spec.token + 1",
+    "object.spec.token.missing",
+    "object.spec.missing",
+    "object.spec.list[5]",
+    "object.spec.token.charAt(100)",
+    "object.spec.token.substring(50)",
+    "'%d'.format([object.spec.token])",
+    "object.spec.list.all(x, x > 1)",
+    "undeclared_thing == object.spec.token",
+    "object.spec.token.foo()",
+    "object.spec.token < 1",
+    "object.spec.token in object.spec.token",
+    "object.spec.token.x",
+    "object.spec.m.exists(k, k.x)",
+    "quantity(object.spec.token)",
+    "semver(object.spec.token)",
+    "[object.spec.token].max() + 1",
+    "object.spec.list.sortBy(x, x.y)",
+    "object.spec.token > object.spec.n",
+    "sets.contains(object.spec.token, [1])",
+    "dyn(object.spec.token).getHostname()",
+    "request.userInfo.username.size() / 0",
+    "variables.environment.split(',')[3]",
+    "object.spec.token.matches('(')",
+    "optional.of(object.spec.token).value() + 1",
+    "object.?spec.?token.orValue(1) + 1",
+    "int(object.spec.n) + object.spec.token",
+    "object.spec.token + variables.missing",
+    "object.spec.token.lowerAscii() == 1",
 ]
 # Here cel-go's own message repeats the offending value (a conversion's input, a pattern, a key); we keep
 # the API server's wording, which names that one value and nothing else of the activation.
 REPEATS_OFFENDING_VALUE = [
-    "int(object.spec.token)", "uint(object.spec.token)", "double(object.spec.token)", "bool(object.spec.token)",
-    "duration(object.spec.token)", "timestamp(object.spec.token)", "ip(object.spec.token)",
-    "cidr(object.spec.token)", "url(object.spec.token)", "object.spec.token.matches(object.spec.token + '(')",
-    "object.spec.token.find(params.key + '(')", "object.spec.m[params.key + 'x']",
+    "int(object.spec.token)",
+    "uint(object.spec.token)",
+    "double(object.spec.token)",
+    "bool(object.spec.token)",
+    "duration(object.spec.token)",
+    "timestamp(object.spec.token)",
+    "ip(object.spec.token)",
+    "cidr(object.spec.token)",
+    "url(object.spec.token)",
+    "object.spec.token.matches(object.spec.token + '(')",
+    "object.spec.token.find(params.key + '(')",
+    "object.spec.m[params.key + 'x']",
     "{object.spec.token: 1, object.spec.token: 2}",
 ]
 
@@ -271,4 +345,3 @@ def test_errors_raised_by_a_lazy_variable_surface_cleanly():
     outcome = run("variables.foo == 1", {"variables": Lazy()})
     assert isinstance(outcome, EvaluationError)
     assert "foo" in outcome.message
-

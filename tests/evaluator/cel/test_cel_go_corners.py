@@ -4,6 +4,7 @@ Selection on null and scalars follows cel-go's interpreter/attributes.go refQual
 false, optional none); the macro messages follow parser/macro.go, ext/comprehensions.go, cel/library.go's
 optMap/optFlatMap and ext/lists.go's sortBy; the range check follows checker.go's notAComprehensionRange.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -52,11 +53,17 @@ def test_params_when_a_binding_gives_none():
     assert evaluate("!has(params.maxReplicas)", DATA) is True
 
 
-@pytest.mark.parametrize(("expression", "value"), [
-    ("[1, 2, 3].first()", 1), ("[1, 2, 3].last()", 3), ("[].first().hasValue()", False),
-    ("[].last().orValue(0)", 0), ("optional.unwrap([optional.of(1), optional.none(), optional.of(3)])", [1, 3]),
-    ("[optional.none(), optional.of('a')].unwrapOpt()", ["a"]),
-])
+@pytest.mark.parametrize(
+    ("expression", "value"),
+    [
+        ("[1, 2, 3].first()", 1),
+        ("[1, 2, 3].last()", 3),
+        ("[].first().hasValue()", False),
+        ("[].last().orValue(0)", 0),
+        ("optional.unwrap([optional.of(1), optional.none(), optional.of(3)])", [1, 3]),
+        ("[optional.none(), optional.of('a')].unwrapOpt()", ["a"]),
+    ],
+)
 def test_optional_library_version_2(expression, value):
     assert evaluate(expression) == value
 
@@ -65,32 +72,43 @@ def test_unwrap_refuses_a_plain_value():
     assert error_of("dyn([1]).unwrapOpt()") == "value 1 is not optional"
 
 
-@pytest.mark.parametrize(("expression", "message"), [
-    ("[1].exists(__result__, true)", "1:12: iteration variable overwrites accumulator variable"),
-    ("[1].exists_one(__result__, true)", "1:16: iteration variable overwrites accumulator variable"),
-    ("[1].map(__result__, 1)", "1:9: iteration variable overwrites accumulator variable"),
-    ("[1].filter(__result__, true)", "1:12: iteration variable overwrites accumulator variable"),
-    ("[1].all(i, __result__, true)", "1:12: iteration variable overwrites accumulator variable"),
-    ("[1].transformList(__result__, v, v)", "1:19: iteration variable overwrites accumulator variable"),
-    ("[1].all(i, i, true)", "1:12: duplicate variable name: i"),
-    ("[1].all(x.y, true)", "argument must be a simple name"),
-    ("[1].map(1, 1)", "1:9: argument is not an identifier"),
-    ("[1].filter(x.y, true)", "argument is not an identifier"),
-    ("optional.of(1).optMap(x.y, 1)", "optMap() variable name must be a simple identifier"),
-    ("optional.of(1).optFlatMap(1, optional.none())", "optFlatMap() variable name must be a simple identifier"),
-    ("[1].sortBy(1, 1)", "sortBy(var, ...) variable name must be a simple identifier"),
-])
+@pytest.mark.parametrize(
+    ("expression", "message"),
+    [
+        ("[1].exists(__result__, true)", "1:12: iteration variable overwrites accumulator variable"),
+        ("[1].exists_one(__result__, true)", "1:16: iteration variable overwrites accumulator variable"),
+        ("[1].map(__result__, 1)", "1:9: iteration variable overwrites accumulator variable"),
+        ("[1].filter(__result__, true)", "1:12: iteration variable overwrites accumulator variable"),
+        ("[1].all(i, __result__, true)", "1:12: iteration variable overwrites accumulator variable"),
+        ("[1].transformList(__result__, v, v)", "1:19: iteration variable overwrites accumulator variable"),
+        ("[1].all(i, i, true)", "1:12: duplicate variable name: i"),
+        ("[1].all(x.y, true)", "argument must be a simple name"),
+        ("[1].map(1, 1)", "1:9: argument is not an identifier"),
+        ("[1].filter(x.y, true)", "argument is not an identifier"),
+        ("optional.of(1).optMap(x.y, 1)", "optMap() variable name must be a simple identifier"),
+        ("optional.of(1).optFlatMap(1, optional.none())", "optFlatMap() variable name must be a simple identifier"),
+        ("[1].sortBy(1, 1)", "sortBy(var, ...) variable name must be a simple identifier"),
+    ],
+)
 def test_macro_arguments_are_refused_with_cel_go_messages(expression, message):
     assert message in compile_error(expression)
 
 
-@pytest.mark.parametrize(("expression", "shown"), [
-    ("1.all(x, x > 0)", "int"), ("'text'.map(c, c)", "string"), ("true.exists(x, x)", "bool"),
-    ("1.transformList(i, v, v)", "int"), ("optional.of(1).filter(x, true)", "optional_type(int)"),
-])
+@pytest.mark.parametrize(
+    ("expression", "shown"),
+    [
+        ("1.all(x, x > 0)", "int"),
+        ("'text'.map(c, c)", "string"),
+        ("true.exists(x, x)", "bool"),
+        ("1.transformList(i, v, v)", "int"),
+        ("optional.of(1).filter(x, true)", "optional_type(int)"),
+    ],
+)
 def test_a_range_that_is_neither_list_nor_map_is_refused(expression, shown):
-    assert (f"expression of type '{shown}' cannot be range of a comprehension (must be list, map, or dynamic)"
-            in compile_error(expression))
+    assert (
+        f"expression of type '{shown}' cannot be range of a comprehension (must be list, map, or dynamic)"
+        in compile_error(expression)
+    )
 
 
 def test_dynamic_ranges_compile():

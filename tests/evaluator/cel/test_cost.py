@@ -24,6 +24,7 @@ The rules used to derive the figures (interpreter/runtimecost.go):
   exists_one: predicate + 2 when true; map: 12 + transform; filter: predicate + 13 when kept, 0 when
   not; transformList 14 + body; transformMap 5 + body (mapInsert); result 1.
 """
+
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,5 @@
 """cel-go corners that Kyverno's policies rely on (kyverno/policies expectations agree with them)."""
+
 import pytest
 
 from evaluator.cel import EvaluationError, compile_program, evaluate

@@ -17,6 +17,7 @@ Left out on purpose, because cel-python deviates from cel-go / Kubernetes there:
 * errors inside list and map literals: cel-python returns the literal with the error inside it, cel-go
   (and we) fail the whole expression; such results count as "not defined" in cel-python.
 """
+
 from __future__ import annotations
 
 import logging
@@ -43,12 +44,20 @@ def _str_lit(value: str) -> str:
 
 
 def int_exprs() -> st.SearchStrategy[str]:
-    leaves = st.one_of(small_ints.map(str), st.sampled_from(INT_VARS), st.just("size(s)"), st.just("size(l)"),
-                       st.just("m.a"), st.just("l[0]"))
+    leaves = st.one_of(
+        small_ints.map(str),
+        st.sampled_from(INT_VARS),
+        st.just("size(s)"),
+        st.just("size(l)"),
+        st.just("m.a"),
+        st.just("l[0]"),
+    )
 
     def extend(inner):
         return st.one_of(
-            st.tuples(inner, st.sampled_from(["+", "-", "*", "/", "%"]), inner).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+            st.tuples(inner, st.sampled_from(["+", "-", "*", "/", "%"]), inner).map(
+                lambda t: f"({t[0]} {t[1]} {t[2]})"
+            ),
             inner.map(lambda e: f"-({e})"),
             st.tuples(bool_leaf, inner, inner).map(lambda t: f"({t[0]} ? {t[1]} : {t[2]})"),
             list_exprs_of(inner).map(lambda e: f"size({e})"),
@@ -76,9 +85,14 @@ def str_exprs() -> st.SearchStrategy[str]:
 
 
 INTS, STRS = int_exprs(), str_exprs()
-INT_LISTS = st.one_of(st.just("l"), list_exprs_of(INTS), st.just("l.map(x, x * 2)"),
-                      INTS.map(lambda e: f"l.filter(x, x > {e})"), INTS.map(lambda e: f"l.map(x, x + {e})"),
-                      st.tuples(st.just("l"), list_exprs_of(INTS)).map(lambda t: f"({t[0]} + {t[1]})"))
+INT_LISTS = st.one_of(
+    st.just("l"),
+    list_exprs_of(INTS),
+    st.just("l.map(x, x * 2)"),
+    INTS.map(lambda e: f"l.filter(x, x > {e})"),
+    INTS.map(lambda e: f"l.map(x, x + {e})"),
+    st.tuples(st.just("l"), list_exprs_of(INTS)).map(lambda t: f"({t[0]} + {t[1]})"),
+)
 
 
 def bool_exprs() -> st.SearchStrategy[str]:
@@ -86,14 +100,18 @@ def bool_exprs() -> st.SearchStrategy[str]:
         st.tuples(INTS, st.sampled_from(["<", "<=", ">", ">=", "==", "!="]), INTS).map(" ".join),
         st.tuples(STRS, st.sampled_from(["<", "<=", ">", ">=", "==", "!="]), STRS).map(" ".join),
         st.tuples(STRS, st.sampled_from(["contains", "startsWith", "endsWith"]), STRS).map(
-            lambda t: f"{t[0]}.{t[1]}({t[2]})"),
+            lambda t: f"{t[0]}.{t[1]}({t[2]})"
+        ),
         st.tuples(INTS, INT_LISTS).map(lambda t: f"{t[0]} in {t[1]}"),
         STRS.map(lambda e: f"{e} in m"),
         st.sampled_from(["has(m.a)", "has(m.z)", "has(n.inner.flag)", "n.inner.flag"]),
         st.tuples(INT_LISTS, st.sampled_from(["==", "!="]), INT_LISTS).map(" ".join),
-        INTS.map(lambda e: f"l.all(x, x < {e})"), INTS.map(lambda e: f"l.exists(x, x == {e})"),
-        INTS.map(lambda e: f"l.exists_one(x, x > {e})"), STRS.map(lambda e: f"m.exists(k, k == {e})"),
-        INTS.map(lambda e: f"m.all(k, m[k] > {e})"), INTS.map(lambda e: f"size(l.filter(x, x % 2 == 0)) == {e}"),
+        INTS.map(lambda e: f"l.all(x, x < {e})"),
+        INTS.map(lambda e: f"l.exists(x, x == {e})"),
+        INTS.map(lambda e: f"l.exists_one(x, x > {e})"),
+        STRS.map(lambda e: f"m.exists(k, k == {e})"),
+        INTS.map(lambda e: f"m.all(k, m[k] > {e})"),
+        INTS.map(lambda e: f"size(l.filter(x, x % 2 == 0)) == {e}"),
     )
 
     def extend(inner):
@@ -106,15 +124,25 @@ def bool_exprs() -> st.SearchStrategy[str]:
     return st.recursive(st.one_of(bool_leaf, comparisons), extend, max_leaves=5)
 
 
-EXPRESSIONS = st.one_of(bool_exprs(), INTS, STRS, INT_LISTS,
-                        st.tuples(STRS, INTS).map(lambda t: "{" + f"{t[0]}: {t[1]}" + "}"))
+EXPRESSIONS = st.one_of(
+    bool_exprs(), INTS, STRS, INT_LISTS, st.tuples(STRS, INTS).map(lambda t: "{" + f"{t[0]}: {t[1]}" + "}")
+)
 
-ACTIVATIONS = st.fixed_dictionaries({
-    "i": small_ints, "j": small_ints, "s": short_text, "t": short_text, "b": st.booleans(), "c": st.booleans(),
-    "l": st.lists(small_ints, min_size=1, max_size=5),
-    "m": st.dictionaries(st.sampled_from(["a", "b", "z", "é"]), small_ints, max_size=3).map(lambda d: {"a": 1, **d}),
-    "n": st.sampled_from([{"inner": {"flag": True}}, {"inner": {"flag": False}}, {"inner": {}}]),
-})
+ACTIVATIONS = st.fixed_dictionaries(
+    {
+        "i": small_ints,
+        "j": small_ints,
+        "s": short_text,
+        "t": short_text,
+        "b": st.booleans(),
+        "c": st.booleans(),
+        "l": st.lists(small_ints, min_size=1, max_size=5),
+        "m": st.dictionaries(st.sampled_from(["a", "b", "z", "é"]), small_ints, max_size=3).map(
+            lambda d: {"a": 1, **d}
+        ),
+        "n": st.sampled_from([{"inner": {"flag": True}}, {"inner": {"flag": False}}, {"inner": {}}]),
+    }
+)
 
 _CELPY_ENV = celpy.Environment()
 
@@ -182,10 +210,18 @@ def test_agrees_with_cel_python(expression, activation):
     assert _same(got, expected), f"{expression!r} with {activation!r}: ours {got!r}, cel-python {expected!r}"
 
 
-@pytest.mark.parametrize("expression, expected", [
-    ("-7 / 2", -3), ("-7 % 2", -1), ("7 % -2", 1), ("'é😀'.size()", 2), ("'b' > 'a😀'", True),
-    ("[1, 2, 3].exists_one(x, x > 1)", False), ("{'a': 1}.all(k, has({'a': 1}.a))", True),
-])
+@pytest.mark.parametrize(
+    "expression, expected",
+    [
+        ("-7 / 2", -3),
+        ("-7 % 2", -1),
+        ("7 % -2", 1),
+        ("'é😀'.size()", 2),
+        ("'b' > 'a😀'", True),
+        ("[1, 2, 3].exists_one(x, x > 1)", False),
+        ("{'a': 1}.all(k, has({'a': 1}.a))", True),
+    ],
+)
 def test_fixed_points_agree(expression, expected):
     defined, reference = celpy_value(expression, {})
     assert defined and reference == expected

@@ -1,6 +1,7 @@
 """Kubernetes version gates of the CEL environment (apiserver cel/environment/base.go): each library, macro
 and check appears in the release that introduced it, and a simulated API server compiles new expressions
 against its compatibility version (the release before its own)."""
+
 from __future__ import annotations
 
 import pytest
@@ -78,8 +79,12 @@ kind: ValidatingAdmissionPolicyBinding
 metadata: {name: ip-only}
 spec: {policyName: ip-only, validationActions: [Deny]}
 """
-CONFIGMAP = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"},
-             "data": {"address": "not-an-ip"}}
+CONFIGMAP = {
+    "apiVersion": "v1",
+    "kind": "ConfigMap",
+    "metadata": {"name": "c", "namespace": "default"},
+    "data": {"address": "not-an-ip"},
+}
 
 
 def test_a_policy_using_a_later_library_is_refused_as_that_release_refuses_it():

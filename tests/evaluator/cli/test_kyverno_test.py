@@ -1,5 +1,6 @@
 """`kyverno-test`: every row evaluated or listed as skipped, VAP rows as Kyverno's CLI reads them, broken
 folders reported where they break while the others run, and exit codes a CI can rely on."""
+
 from __future__ import annotations
 
 import json
@@ -106,8 +107,13 @@ def test_yaml_keeps_timestamps_and_sexagesimal_as_strings():
 
 
 def good_folder(root: Path) -> Path:
-    return folder(root, "good", policy_yaml=CLUSTER_POLICY, resources_yaml=PODS, values_yaml=VALUES,
-                  kyverno_test_yaml="""
+    return folder(
+        root,
+        "good",
+        policy_yaml=CLUSTER_POLICY,
+        resources_yaml=PODS,
+        values_yaml=VALUES,
+        kyverno_test_yaml="""
         apiVersion: cli.kyverno.io/v1alpha1
         kind: Test
         metadata: {name: t}
@@ -117,14 +123,18 @@ def good_folder(root: Path) -> Path:
         results:
         - {policy: require-team, rule: team, kind: Pod, resources: [good], result: pass}
         - {policy: require-team, rule: team, kind: Pod, resources: [default/bad], result: fail}
-        """)
+        """,
+    )
 
 
 def test_values_are_applied_and_results_compared(tmp_path, capsys):
     path = good_folder(tmp_path)
-    (path / "kyverno-test.yaml").write_text((path / "kyverno-test.yaml").read_text() + textwrap.dedent("""\
+    (path / "kyverno-test.yaml").write_text(
+        (path / "kyverno-test.yaml").read_text()
+        + textwrap.dedent("""\
         - {policy: require-team, rule: team, kind: Pod, resources: [bad], result: pass}
-        """))
+        """)
+    )
     report = run_file(path / "kyverno-test.yaml")
     assert [r.status for r in report.rows] == ["ok", "ok", "failed"]
     assert report.rows[2].message == "team b is not a"
@@ -132,8 +142,10 @@ def test_values_are_applied_and_results_compared(tmp_path, capsys):
     status, out, _ = kyverno_test(capsys, str(path))
     assert status == 1
     assert "Want pass, got fail -- team b is not a" in out
-    assert out.rstrip().endswith("Test Summary: 2 out of 3 results passed (0 excluded), 1 failed, "
-                                 "0 skipped (not evaluated), 0 errors; 0 file errors")
+    assert out.rstrip().endswith(
+        "Test Summary: 2 out of 3 results passed (0 excluded), 1 failed, "
+        "0 skipped (not evaluated), 0 errors; 0 file errors"
+    )
 
 
 def test_a_good_folder_passes_with_exit_0(tmp_path, capsys):
@@ -144,9 +156,12 @@ def test_a_good_folder_passes_with_exit_0(tmp_path, capsys):
 
 def test_a_broken_folder_is_located_and_the_good_one_beside_it_still_runs(tmp_path, capsys):
     good_folder(tmp_path)
-    folder(tmp_path, "broken", policy_yaml=CLUSTER_POLICY,
-           resources_yaml="apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n   labels: {}\n",
-           kyverno_test_yaml="""
+    folder(
+        tmp_path,
+        "broken",
+        policy_yaml=CLUSTER_POLICY,
+        resources_yaml="apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n   labels: {}\n",
+        kyverno_test_yaml="""
         apiVersion: cli.kyverno.io/v1alpha1
         kind: Test
         metadata: {name: t}
@@ -154,13 +169,15 @@ def test_a_broken_folder_is_located_and_the_good_one_beside_it_still_runs(tmp_pa
         resources: [resources.yaml]
         results:
         - {policy: require-team, rule: team, kind: Pod, resources: [x], result: pass}
-        """)
+        """,
+    )
     status, out, _ = kyverno_test(capsys, str(tmp_path))
     assert status == 1
     broken = tmp_path / "broken" / "resources.yaml"
     assert f"ERROR {tmp_path / 'broken' / 'kyverno-test.yaml'}" in out
-    assert re.search(rf"^  {re.escape(str(broken))}:5:10: error: invalid YAML: mapping values are not allowed here",
-                     out, re.M), out
+    assert re.search(
+        rf"^  {re.escape(str(broken))}:5:10: error: invalid YAML: mapping values are not allowed here", out, re.M
+    ), out
     assert f"PASS {tmp_path / 'good' / 'kyverno-test.yaml'}" in out
     assert "Test Summary: 2 out of 3 results passed" in out
 
@@ -188,7 +205,9 @@ def test_an_empty_path_beside_a_good_one_is_still_2(tmp_path, capsys):
 def test_a_misspelled_policy_is_excluded_and_says_so(tmp_path, capsys):
     path = good_folder(tmp_path)
     test_file = path / "kyverno-test.yaml"
-    test_file.write_text(test_file.read_text() + "- {policy: require-teams, rule: team, kind: Pod, resources: [bad], result: fail}\n")
+    test_file.write_text(
+        test_file.read_text() + "- {policy: require-teams, rule: team, kind: Pod, resources: [bad], result: fail}\n"
+    )
     status, out, _ = kyverno_test(capsys, str(path))
     assert status == 0  # as `kyverno test`: pass (Excluded)
     assert "require-teams / team / Pod/bad: Excluded (no policy named 'require-teams' in the test's policies" in out
@@ -198,14 +217,19 @@ def test_a_misspelled_policy_is_excluded_and_says_so(tmp_path, capsys):
 def test_rows_it_cannot_evaluate_are_skipped_with_the_reason_never_passed(tmp_path, capsys):
     path = good_folder(tmp_path)
     test_file = path / "kyverno-test.yaml"
-    test_file.write_text(test_file.read_text() + textwrap.dedent("""\
+    test_file.write_text(
+        test_file.read_text()
+        + textwrap.dedent("""\
         - {policy: add-labels, kind: Pod, resources: [good], result: pass, isMutatingAdmissionPolicy: true}
-        """))
+        """)
+    )
     status, out, _ = kyverno_test(capsys, str(path))
     assert status == 1
     assert out.startswith("INCOMPLETE ")
     assert "PASS" not in out
-    assert "add-labels / - / Pod/good: Skipped: MutatingAdmissionPolicy rows are not evaluated by kyverno-test yet" in out
+    assert (
+        "add-labels / - / Pod/good: Skipped: MutatingAdmissionPolicy rows are not evaluated by kyverno-test yet" in out
+    )
     assert "1 skipped (not evaluated)" in out
 
 
@@ -232,8 +256,14 @@ namespaceSelector:
 
 
 def rows(tmp_path: Path, capsys, policy: str, big_dev: str, pod: str) -> list[tuple[str, str, str]]:
-    path = folder(tmp_path, "vap", policy_yaml=policy, resources_yaml=DEPLOYMENTS, values_yaml=NAMESPACES,
-                  kyverno_test_yaml=VAP_TEST % (big_dev, pod))
+    path = folder(
+        tmp_path,
+        "vap",
+        policy_yaml=policy,
+        resources_yaml=DEPLOYMENTS,
+        values_yaml=NAMESPACES,
+        kyverno_test_yaml=VAP_TEST % (big_dev, pod),
+    )
     report = run_file(path / "kyverno-test.yaml")
     status, out, _ = kyverno_test(capsys, str(path))
     assert status == (0 if report.passed else 1)
@@ -242,8 +272,11 @@ def rows(tmp_path: Path, capsys, policy: str, big_dev: str, pod: str) -> list[tu
 
 def test_vap_rows_without_binding_apply_where_the_policy_matches(tmp_path, capsys):
     assert rows(tmp_path, capsys, VAP, "fail", "pass") == [
-        ("small", "pass", "ok"), ("big", "fail", "ok"), ("big-dev", "fail", "ok"),
-        ("pod", "excluded", "excluded")]  # the policy does not match Pods: no response, pass (Excluded)
+        ("small", "pass", "ok"),
+        ("big", "fail", "ok"),
+        ("big-dev", "fail", "ok"),
+        ("pod", "excluded", "excluded"),
+    ]  # the policy does not match Pods: no response, pass (Excluded)
 
 
 def test_vap_rows_with_a_binding_use_its_match_resources(tmp_path, capsys):
@@ -262,29 +295,48 @@ spec:
     # With bindings the CLI does not consult the policy's matchConstraints: the Pod is validated, and
     # `object.spec.replicas` is an error on a Pod.
     assert rows(tmp_path, capsys, VAP + binding, "pass", "error") == [
-        ("small", "pass", "ok"), ("big", "fail", "ok"), ("big-dev", "excluded", "excluded"),
-        ("pod", "error", "ok")]
+        ("small", "pass", "ok"),
+        ("big", "fail", "ok"),
+        ("big-dev", "excluded", "excluded"),
+        ("pod", "error", "ok"),
+    ]
 
 
 def test_vap_match_conditions_skip_and_errors_error(tmp_path, capsys):
-    policy = VAP.replace("  validations:", """  matchConditions:
+    policy = VAP.replace(
+        "  validations:",
+        """  matchConditions:
   - {name: not-small, expression: "object.metadata.name != 'small'"}
   validations:
-  - {expression: "object.spec.missing.field == 1"}""")
-    path = folder(tmp_path, "vap", policy_yaml=policy, resources_yaml=DEPLOYMENTS, values_yaml=NAMESPACES,
-                  kyverno_test_yaml=VAP_TEST % ("error", "pass"))
+  - {expression: "object.spec.missing.field == 1"}""",
+    )
+    path = folder(
+        tmp_path,
+        "vap",
+        policy_yaml=policy,
+        resources_yaml=DEPLOYMENTS,
+        values_yaml=NAMESPACES,
+        kyverno_test_yaml=VAP_TEST % ("error", "pass"),
+    )
     report = run_file(path / "kyverno-test.yaml")
     assert [(r.resource, r.actual) for r in report.rows] == [
-        ("small", "skip"), ("big", "error"), ("big-dev", "error"), ("pod", "excluded")]
+        ("small", "skip"),
+        ("big", "error"),
+        ("big-dev", "error"),
+        ("pod", "excluded"),
+    ]
 
 
 def test_json_and_junit_outputs(tmp_path, capsys):
     path = good_folder(tmp_path)
     test_file = path / "kyverno-test.yaml"
-    test_file.write_text(test_file.read_text() + textwrap.dedent("""\
+    test_file.write_text(
+        test_file.read_text()
+        + textwrap.dedent("""\
         - {policy: require-team, rule: team, kind: Pod, resources: [bad], result: pass}
         - {policy: p, kind: Pod, resources: [good], result: pass, isMutatingPolicy: true}
-        """))
+        """)
+    )
     status, out, _ = kyverno_test(capsys, str(path), "-o", "json")
     assert status == 1
     summary = json.loads(out)["summary"]
@@ -300,5 +352,7 @@ def test_json_and_junit_outputs(tmp_path, capsys):
 
 
 def test_text_report_of_nothing_says_so():
-    assert text([]) == ("Test Summary: 0 out of 0 results passed (0 excluded), 0 failed, 0 skipped (not evaluated), "
-                        "0 errors; 0 file errors")
+    assert text([]) == (
+        "Test Summary: 0 out of 0 results passed (0 excluded), 0 failed, 0 skipped (not evaluated), "
+        "0 errors; 0 file errors"
+    )

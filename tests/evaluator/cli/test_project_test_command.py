@@ -1,5 +1,6 @@
 """`admission-playground test`: projects saved as files run like `kyverno test` (the gallery passes; failures,
 document errors and unusable paths give the documented exit codes; JUnit output is schema-valid)."""
+
 from __future__ import annotations
 
 import json
@@ -112,8 +113,9 @@ def test_a_document_error_is_located_in_the_file_and_fails(tmp_path, capsys):
     file_lines = (tmp_path / "project.yaml").read_text().split("\n")
     row = next(i for i, text in enumerate(file_lines, 1) if "expression: object.spec.replicas <=" in text)
     column = file_lines[row - 1].index("object.spec") + len("object.spec.replicas <=") + 1
-    assert line.strip().startswith(f"{tmp_path / 'project.yaml'}:{row}:{column}: error: policy: "
-                                   "spec.validations[0].expression")
+    assert line.strip().startswith(
+        f"{tmp_path / 'project.yaml'}:{row}:{column}: error: policy: spec.validations[0].expression"
+    )
     status, junit_out, _ = run(capsys, str(tmp_path), "-o", "junit")
     JUNIT_SCHEMA.validate(junit_out)
     assert "<error " in junit_out
@@ -138,8 +140,14 @@ def test_unusable_paths_exit_2(tmp_path, capsys, setup):
 def test_console_script_form(tmp_path):
     import subprocess
     import sys
-    done = subprocess.run([sys.executable, "-m", "evaluator", "test", str(write(tmp_path, "object.spec.replicas <= 5"))],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+
+    done = subprocess.run(
+        [sys.executable, "-m", "evaluator", "test", str(write(tmp_path, "object.spec.replicas <= 5"))],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -151,14 +159,19 @@ def test_kubernetes_version_is_simulated(capsys):
 
 
 def test_broken_on_purpose_expects_document_errors(tmp_path, capsys):
-    broken = POLICY.format(expression="object.spec.replicas <=").replace("title: replicas\n",
-                                                                          "title: replicas\ntags: [broken-on-purpose]\n")
-    (tmp_path / "broken.yaml").write_text(broken.replace("expected: {allowed: false, messageContains: \"failed expression\"}",
-                                                         "expected: {allowed: true}"))
+    broken = POLICY.format(expression="object.spec.replicas <=").replace(
+        "title: replicas\n", "title: replicas\ntags: [broken-on-purpose]\n"
+    )
+    (tmp_path / "broken.yaml").write_text(
+        broken.replace('expected: {allowed: false, messageContains: "failed expression"}', "expected: {allowed: true}")
+    )
     status, out, _ = run(capsys, str(tmp_path))
     assert status == 0, out
     assert "info: (expected) policy: spec.validations[0].expression" in out
-    (tmp_path / "broken.yaml").write_text(POLICY.format(expression="object.spec.replicas <= 5")
-                                          .replace("title: replicas\n", "title: replicas\ntags: [broken-on-purpose]\n"))
+    (tmp_path / "broken.yaml").write_text(
+        POLICY.format(expression="object.spec.replicas <= 5").replace(
+            "title: replicas\n", "title: replicas\ntags: [broken-on-purpose]\n"
+        )
+    )
     status, out, _ = run(capsys, str(tmp_path))
     assert status == 1 and "tagged broken-on-purpose but its documents load without an error" in out

@@ -1,4 +1,5 @@
 """`simulate` as a CI gate: 0 admitted, 1 denied, 2 unusable input, problems located FILE:LINE:COLUMN."""
+
 from __future__ import annotations
 
 import json
@@ -43,6 +44,7 @@ def files(tmp_path: Path):
     def write(name: str, text: str) -> str:
         (tmp_path / name).write_text(text)
         return str(tmp_path / name)
+
     return write
 
 
@@ -106,12 +108,16 @@ def test_a_cel_compile_error_is_2_and_names_the_file_and_line(files, capsys):
     assert status == 2
     assert out.startswith("UNUSABLE INPUT: 1 error(s)")
     [line] = [ln for ln in err.splitlines() if ": error: " in ln]
-    assert re.match(rf"{re.escape(broken)}:\d+(:\d+)?: error: spec\.validations\[0\]\.expression: Invalid value: ", line)
+    assert re.match(
+        rf"{re.escape(broken)}:\d+(:\d+)?: error: spec\.validations\[0\]\.expression: Invalid value: ", line
+    )
     assert "compilation failed" in line
 
 
 def test_an_invalid_policy_is_2(files, capsys):
-    invalid = POLICY.replace("  validations:\n  - {expression: \"object.spec.replicas <= 5\", message: too many replicas}\n", "")
+    invalid = POLICY.replace(
+        '  validations:\n  - {expression: "object.spec.replicas <= 5", message: too many replicas}\n', ""
+    )
     status, _, err = simulate(capsys, "-f", files("p.yaml", invalid), "-f", files("small.yaml", deployment(1)))
     assert status == 2
     # the line is the engine's (the document's, or the field's once the engine locates fields)
@@ -119,8 +125,15 @@ def test_an_invalid_policy_is_2(files, capsys):
 
 
 def test_a_missing_file_is_2(files, capsys):
-    status, _, err = simulate(capsys, "-f", files("p.yaml", POLICY), "-f", "/nonexistent/policy.yaml",
-                              "-f", files("small.yaml", deployment(1)))
+    status, _, err = simulate(
+        capsys,
+        "-f",
+        files("p.yaml", POLICY),
+        "-f",
+        "/nonexistent/policy.yaml",
+        "-f",
+        files("small.yaml", deployment(1)),
+    )
     assert status == 2
     assert "/nonexistent/policy.yaml: error: cannot read file: No such file or directory" in err
 
@@ -191,8 +204,9 @@ def test_junit_output_fails_a_denial_and_errors_a_broken_input(files, capsys):
     assert case.get("name") == "request Deployment/default/web"
     assert "too many replicas" in case.find("failure").get("message")
 
-    status, out, _ = simulate(capsys, "-f", files("bad.yaml", "kind: [\n"), "-f", files("small.yaml", deployment(1)),
-                              "-o", "junit")
+    status, out, _ = simulate(
+        capsys, "-f", files("bad.yaml", "kind: [\n"), "-f", files("small.yaml", deployment(1)), "-o", "junit"
+    )
     assert status == 2
     root = ET.fromstring(out.split("\n", 1)[1])
     assert root.get("errors") == "1"
@@ -201,9 +215,35 @@ def test_junit_output_fails_a_denial_and_errors_a_broken_input(files, capsys):
 def test_the_console_script_and_python_m_evaluator_are_the_same_command(files):
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts == {"admission-playground": "evaluator.cli:console"}
-    run = subprocess.run([sys.executable, "-m", "evaluator", "simulate", "-f", files("p.yaml", POLICY),
-                          "-f", files("big.yaml", deployment(9))], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evaluator",
+            "simulate",
+            "-f",
+            files("p.yaml", POLICY),
+            "-f",
+            files("big.yaml", deployment(9)),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert run.returncode == 1, run.stderr
-    run = subprocess.run([sys.executable, "-c", "from evaluator.cli import console; console()", "simulate",
-                          "-f", files("x.yaml", "kind: [\n")], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from evaluator.cli import console; console()",
+            "simulate",
+            "-f",
+            files("x.yaml", "kind: [\n"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert run.returncode == 2 and "x.yaml:2:1: error: invalid YAML" in run.stderr

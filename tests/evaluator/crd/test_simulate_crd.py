@@ -1,4 +1,5 @@
 """Custom resources through `simulate`: validated against their CRD between mutating and validating admission."""
+
 from __future__ import annotations
 
 import copy
@@ -73,8 +74,12 @@ spec:
 def _db(**spec):
     base = {"name": "orders", "engine": "postgres", "minReplicas": 1, "maxReplicas": 3, "version": "v15"}
     base.update(spec)
-    return {"apiVersion": "example.com/v1", "kind": "Database", "metadata": {"name": "db", "namespace": "default"},
-            "spec": base}
+    return {
+        "apiVersion": "example.com/v1",
+        "kind": "Database",
+        "metadata": {"name": "db", "namespace": "default"},
+        "spec": base,
+    }
 
 
 def test_a_valid_custom_resource_is_admitted_with_every_rule_listed():
@@ -99,7 +104,8 @@ def test_a_failing_rule_is_denied_as_422_invalid_with_message_expression_and_fie
     assert result["status"]["code"] == 422 and result["status"]["reason"] == "Invalid"
     assert result["status"]["message"] == (
         'Database.example.com "db" is invalid: [spec.minReplicas: Invalid value: minReplicas of orders exceeds '
-        'its maxReplicas, spec.version: Invalid value: "15": version must start with v]')
+        'its maxReplicas, spec.version: Invalid value: "15": version must start with v]'
+    )
     causes = result["statusObject"]["details"]["causes"]
     assert [c["field"] for c in causes] == ["spec.minReplicas", "spec.version"]
     assert result["kubectl"]["text"].startswith('The Database "db" is invalid: \n* spec.minReplicas: Invalid value')
@@ -110,7 +116,8 @@ def test_schema_errors_come_first_and_validating_policies_do_not_run_on_an_inval
     assert result["allowed"] is False
     assert result["status"]["message"] == (
         'Database.example.com "db" is invalid: spec.maxReplicas: Invalid value: 20: spec.maxReplicas in body '
-        'should be less than or equal to 10')
+        "should be less than or equal to 10"
+    )
     assert result["policies"] == []  # object validation failed before validating admission
 
 
@@ -128,7 +135,7 @@ def test_transition_rules_run_on_update_only():
     assert created["allowed"] is True
     updated = simulate(CRD, {"operation": "UPDATE", "object": new, "oldObject": old})
     assert updated["allowed"] is False
-    assert "spec.engine: Invalid value: \"mysql\": engine is immutable" in updated["status"]["message"]
+    assert 'spec.engine: Invalid value: "mysql": engine is immutable' in updated["status"]["message"]
 
 
 def test_an_unchanged_invalid_value_is_ratcheted_to_a_warning_on_update():
@@ -166,30 +173,49 @@ spec:
                 x-kubernetes-validations:
                 - rule: self.all(x, self.exists(y, x == y))
 """
-    result = simulate(crd, {"operation": "CREATE", "object": {"apiVersion": "example.com/v1", "kind": "List",
-                                                               "metadata": {"name": "l", "namespace": "d"}}})
+    result = simulate(
+        crd,
+        {
+            "operation": "CREATE",
+            "object": {"apiVersion": "example.com/v1", "kind": "List", "metadata": {"name": "l", "namespace": "d"}},
+        },
+    )
     errors = [e for e in result["errors"] if e.get("kind") == "CustomResourceDefinition"]
     paths = [e["field"] for e in errors]
-    assert ("spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[items]"
-            ".x-kubernetes-validations[0].rule") in paths
-    forbidden = next(e for e in errors if e["field"].endswith("[0].rule") and e["reason"] == "FieldValueForbidden"
-                     and "estimated rule cost" in e["message"])
+    assert (
+        "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[items].x-kubernetes-validations[0].rule"
+    ) in paths
+    forbidden = next(
+        e
+        for e in errors
+        if e["field"].endswith("[0].rule")
+        and e["reason"] == "FieldValueForbidden"
+        and "estimated rule cost" in e["message"]
+    )
     assert forbidden["message"] == (
         "estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding "
-        "maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)")
+        "maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)"
+    )
 
 
 def test_a_message_expression_of_unbounded_size_makes_the_api_server_refuse_the_crd():
     """cel-go gives `string(int)` no size bound, so concatenating it is estimated past the per-expression limit."""
-    unbounded = CRD.replace("'minReplicas of ' + self.name + ' exceeds its maxReplicas'",
-                            "'minReplicas ' + string(self.minReplicas) + ' exceeds maxReplicas'")
+    unbounded = CRD.replace(
+        "'minReplicas of ' + self.name + ' exceeds its maxReplicas'",
+        "'minReplicas ' + string(self.minReplicas) + ' exceeds maxReplicas'",
+    )
     result = simulate(unbounded, {"operation": "CREATE", "object": _db()})
-    refused = [e for e in result["errors"] if e.get("field", "").endswith("x-kubernetes-validations[0].messageExpression")]
+    refused = [
+        e for e in result["errors"] if e.get("field", "").endswith("x-kubernetes-validations[0].messageExpression")
+    ]
     assert refused and refused[0]["reason"] == "FieldValueForbidden"
-    assert refused[0]["message"].startswith("estimated messageExpression cost exceeds budget by factor of more than 100x")
+    assert refused[0]["message"].startswith(
+        "estimated messageExpression cost exceeds budget by factor of more than 100x"
+    )
     # the CRD takes no part: its resources do not exist, so kubectl cannot map the kind
     assert result["crdValidation"]["refused"] is True
     assert result["status"]["code"] == 404 and result["status"]["reason"] == "NotFound"
     assert result["status"]["message"] == (
         'resource mapping not found for name: "db" namespace: "default" from "STDIN": no matches for kind '
-        '"Database" in version "example.com/v1"\nensure CRDs are installed first')
+        '"Database" in version "example.com/v1"\nensure CRDs are installed first'
+    )

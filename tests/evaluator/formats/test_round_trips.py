@@ -1,5 +1,6 @@
 """Import → project → export → import gives the same documents, requests and expected outcomes, for every
 format, on real folders (tests/data/formats: kyverno/kyverno test/cli folders, pfnet/kaptest examples)."""
+
 from __future__ import annotations
 
 import io
@@ -26,10 +27,12 @@ def folder(root: Path) -> dict[str, str]:
 
 def same(a: dict, b: dict) -> None:
     """Same documents, requests and expected outcomes (compared as data, so formatting does not matter)."""
-    assert [(d["name"], load_all(d["text"])) for d in a["documents"]] == \
-        [(d["name"], load_all(d["text"])) for d in b["documents"]]
-    assert [(r["name"], load_all(r["text"]), r.get("expected")) for r in a["requests"]] == \
-        [(r["name"], load_all(r["text"]), r.get("expected")) for r in b["requests"]]
+    assert [(d["name"], load_all(d["text"])) for d in a["documents"]] == [
+        (d["name"], load_all(d["text"])) for d in b["documents"]
+    ]
+    assert [(r["name"], load_all(r["text"]), r.get("expected")) for r in a["requests"]] == [
+        (r["name"], load_all(r["text"]), r.get("expected")) for r in b["requests"]
+    ]
 
 
 def through_project_file(project: dict) -> dict:
@@ -77,7 +80,9 @@ def test_what_an_import_cannot_keep_is_a_warning():
     files = folder(DATA / "kyverno-test" / "disallow-service")
     files["kyverno-test.yaml"] += "variables: values.yaml\n"
     files["values.yaml"] = "policies: []\n"
-    assert kyverno_test.import_folder(files)["warnings"] == ["kyverno-test.yaml: variables is not imported (a project has no place for it)"]
+    assert kyverno_test.import_folder(files)["warnings"] == [
+        "kyverno-test.yaml: variables is not imported (a project has no place for it)"
+    ]
 
 
 def test_kaptest_expectations_and_bindings():
@@ -85,7 +90,9 @@ def test_kaptest_expectations_and_bindings():
     names = {r["name"]: r["expected"] for r in project["requests"]}
     assert names["policy-with-params: Deployment bad-deployment (param config)"] == {"allowed": False}
     assert names["policy-with-namespace: Deployment foo/good-deployment-with-namespace"] == {"allowed": True}
-    assert "validatingadmissionpolicybinding: kaptest-policy-with-params-config" in [d["name"] for d in project["documents"]]
+    assert "validatingadmissionpolicybinding: kaptest-policy-with-params-config" in [
+        d["name"] for d in project["documents"]
+    ]
 
 
 BUNDLE = """\
@@ -119,12 +126,20 @@ def test_manifests_export_says_what_it_leaves_out():
     assert manifests.export_bundle(project)[1] == ["request 'r' is not a plain object and is left out"]
 
 
-REVIEW = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
-          "request": {"uid": "1", "kind": {"group": "", "version": "v1", "kind": "Pod"},
-                      "resource": {"group": "", "version": "v1", "resource": "pods"}, "operation": "CREATE",
-                      "name": "a", "namespace": "default",
-                      "object": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a", "namespace": "default"}}},
-          "response": {"uid": "1", "allowed": False}}
+REVIEW = {
+    "apiVersion": "admission.k8s.io/v1",
+    "kind": "AdmissionReview",
+    "request": {
+        "uid": "1",
+        "kind": {"group": "", "version": "v1", "kind": "Pod"},
+        "resource": {"group": "", "version": "v1", "resource": "pods"},
+        "operation": "CREATE",
+        "name": "a",
+        "namespace": "default",
+        "object": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a", "namespace": "default"}},
+    },
+    "response": {"uid": "1", "allowed": False},
+}
 
 
 def test_admission_review_round_trip_and_expected_from_response(tmp_path):
@@ -138,13 +153,16 @@ def test_admission_review_round_trip_and_expected_from_response(tmp_path):
 
 
 def test_gallery_example_round_trips_through_every_file_format():
-    example = project_files.read_project((Path(__file__).resolve().parents[3] / "playground" / "examples" /
-                                          "seed-vap-basic-deny.yaml").read_text())
+    example = project_files.read_project(
+        (Path(__file__).resolve().parents[3] / "playground" / "examples" / "seed-vap-basic-deny.yaml").read_text()
+    )
     same(example, through_project_file(example))
     bundle, _ = manifests.export_bundle(example)
-    assert [d["name"] for d in manifests.import_bundle(bundle)["documents"]] == \
-        ["validatingadmissionpolicy: demo-policy.example.com",
-         "validatingadmissionpolicybinding: demo-binding-test.example.com", "namespace: default"]
+    assert [d["name"] for d in manifests.import_bundle(bundle)["documents"]] == [
+        "validatingadmissionpolicy: demo-policy.example.com",
+        "validatingadmissionpolicybinding: demo-binding-test.example.com",
+        "namespace: default",
+    ]
 
 
 def _zip(members: dict[str, bytes]) -> bytes:
@@ -172,6 +190,9 @@ def test_archives_refuse_path_traversal_links_and_bombs():
 
 
 def test_yaml_alias_bombs_are_refused():
-    bomb = "a: &a [x, x]\n" + "".join(f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n" for p, c in zip("abcdefghijklmnopqrstuvwxy", "bcdefghijklmnopqrstuvwxyz"))
+    bomb = "a: &a [x, x]\n" + "".join(
+        f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
+        for p, c in zip("abcdefghijklmnopqrstuvwxy", "bcdefghijklmnopqrstuvwxyz")
+    )
     with pytest.raises(FormatError, match="aliases"):
         manifests.import_bundle(bomb)

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from evaluator.k8s.labels import (EVERYTHING, NOTHING, object_labels, parse_selector, selector_matches,
-                                  validate_label_selector)
+from evaluator.k8s.labels import (
+    EVERYTHING,
+    NOTHING,
+    object_labels,
+    parse_selector,
+    selector_matches,
+    validate_label_selector,
+)
 
 LABEL_VALUE_RULE = (
     "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
@@ -32,7 +38,10 @@ LABEL_VALUE_RULE = (
         ({"matchExpressions": [{"key": "env", "operator": "DoesNotExist"}]}, {}, True),
         ({"matchExpressions": [{"key": "env", "operator": "DoesNotExist"}]}, {"env": "x"}, False),
         (
-            {"matchLabels": {"app": "web"}, "matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["db"]}]},
+            {
+                "matchLabels": {"app": "web"},
+                "matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["db"]}],
+            },
             {"app": "web", "tier": "db"},
             False,
         ),

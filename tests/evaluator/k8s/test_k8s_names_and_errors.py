@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 from evaluator.k8s import fielderrors as fe
-from evaluator.k8s.names import (is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_qualified_name,
-                                 is_valid_label_value, validate_path_segment_name)
+from evaluator.k8s.names import (
+    is_dns1035_label,
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    is_qualified_name,
+    is_valid_label_value,
+    validate_path_segment_name,
+)
 
 
 def test_qualified_names():
@@ -19,12 +25,14 @@ def test_qualified_names():
 def test_options_measure_and_word_lengths_and_name_the_key():
     wide = "é" * 40  # 40 characters, 80 UTF-8 bytes (and not a valid label either way)
     assert not any("no more than" in e for e in is_valid_label_value(wide))
-    by_bytes = is_valid_label_value(wide, measure=lambda s: len(s.encode()),
-                                    too_long=lambda n: f"must be no more than {n} bytes")
+    by_bytes = is_valid_label_value(
+        wide, measure=lambda s: len(s.encode()), too_long=lambda n: f"must be no more than {n} bytes"
+    )
     assert by_bytes[0] == "must be no more than 63 bytes" and len(by_bytes) == 2
     assert is_qualified_name("a/b/c", noun="a valid label key")[0].startswith("a valid label key must consist of")
     assert is_qualified_name("p/" + wide, measure=lambda s: len(s.encode()))[0] == (
-        "name part must be no more than 63 characters")
+        "name part must be no more than 63 characters"
+    )
 
 
 def test_dns1123_label_dots_hint():
@@ -51,11 +59,16 @@ def test_field_error_rendering():
     assert str(fe.invalid("a", "x", "bad")) == 'a: Invalid value: "x": bad'
     assert str(fe.invalid("a", fe.GoValue(["x", "y"]), "bad")) == 'a: Invalid value: []string{"x", "y"}: bad'
     assert str(fe.not_supported("a", "Q", ["Fail", "Ignore"])) == (
-        'a: Unsupported value: "Q": supported values: "Fail", "Ignore"')
+        'a: Unsupported value: "Q": supported values: "Fail", "Ignore"'
+    )
     assert str(fe.duplicate("a[1]", "Deny")) == 'a[1]: Duplicate value: "Deny"'
     assert str(fe.too_many("m", 65, 64)) == "m: Too many: 65: must have at most 64 items"
-    assert fe.required("p", "why").to_dict() == {"path": "p", "type": "Required value", "message": "why",
-                                                  "text": "p: Required value: why"}
+    assert fe.required("p", "why").to_dict() == {
+        "path": "p",
+        "type": "Required value",
+        "message": "why",
+        "text": "p: Required value: why",
+    }
     assert fe.invalid("p", 3, "m").to_dict()["value"] == 3
 
 

@@ -23,7 +23,12 @@ from evaluator.k8s.restmapping import GVK, GVR, RESTMapper, builtin_mapper, gues
         ("policy/v1", "PodDisruptionBudget", "poddisruptionbudgets", True),
         ("storage.k8s.io/v1", "StorageClass", "storageclasses", False),
         ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy", "validatingadmissionpolicies", False),
-        ("admissionregistration.k8s.io/v1alpha1", "MutatingAdmissionPolicyBinding", "mutatingadmissionpolicybindings", False),
+        (
+            "admissionregistration.k8s.io/v1alpha1",
+            "MutatingAdmissionPolicyBinding",
+            "mutatingadmissionpolicybindings",
+            False,
+        ),
         ("apiextensions.k8s.io/v1", "CustomResourceDefinition", "customresourcedefinitions", False),
         ("autoscaling/v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", True),
         ("autoscaling/v1", "HorizontalPodAutoscaler", "horizontalpodautoscalers", True),
@@ -61,8 +66,11 @@ def test_builtin_kinds(api_version, kind, resource, namespaced):
         (GVR("", "v1", "serviceaccounts"), "token", GVK("authentication.k8s.io", "v1", "TokenRequest")),
         (GVR("", "v1", "namespaces"), "finalize", GVK("", "v1", "Namespace")),
         (GVR("", "v1", "nodes"), "proxy", GVK("", "v1", "NodeProxyOptions")),
-        (GVR("certificates.k8s.io", "v1", "certificatesigningrequests"), "approval",
-         GVK("certificates.k8s.io", "v1", "CertificateSigningRequest")),
+        (
+            GVR("certificates.k8s.io", "v1", "certificatesigningrequests"),
+            "approval",
+            GVK("certificates.k8s.io", "v1", "CertificateSigningRequest"),
+        ),
     ],
 )
 def test_subresource_kinds(gvr, sub, kind):
@@ -102,8 +110,10 @@ def test_crds_extend_the_mapping():
             "group": "rules.example.com",
             "names": {"kind": "ReplicaLimit", "plural": "replicalimits"},
             "scope": "Cluster",
-            "versions": [{"name": "v1", "served": True, "subresources": {"status": {}, "scale": {}}},
-                         {"name": "v1beta1", "served": False}],
+            "versions": [
+                {"name": "v1", "served": True, "subresources": {"status": {}, "scale": {}}},
+                {"name": "v1beta1", "served": False},
+            ],
         },
     }
     mapper, problems = builtin_mapper().with_crds([crd, {"metadata": {"name": "broken"}}])
@@ -119,10 +129,19 @@ def test_crds_extend_the_mapping():
 
 
 def test_registry_mapper_and_helpers():
-    mapper = RESTMapper.from_registry([
-        {"kind": {"group": "g", "version": "v1", "kind": "K"}, "resource": {"group": "g", "version": "v1", "resource": "ks"}},
-        {"kind": {"group": "h", "version": "v2", "kind": "K"}, "resource": {"group": "h", "version": "v2", "resource": "ks"}},
-    ], identity=lambda gvr: gvr.resource)
+    mapper = RESTMapper.from_registry(
+        [
+            {
+                "kind": {"group": "g", "version": "v1", "kind": "K"},
+                "resource": {"group": "g", "version": "v1", "resource": "ks"},
+            },
+            {
+                "kind": {"group": "h", "version": "v2", "kind": "K"},
+                "resource": {"group": "h", "version": "v2", "resource": "ks"},
+            },
+        ],
+        identity=lambda gvr: gvr.resource,
+    )
     assert mapper.equivalent_resources_for(GVR("g", "v1", "ks")) == [GVR("g", "v1", "ks"), GVR("h", "v2", "ks")]
     assert parse_api_version("v1") == ("", "v1")
     assert parse_api_version("apps/v1") == ("apps", "v1")

@@ -1,5 +1,6 @@
 """The ValidatingPolicy gallery examples show what their descriptions say (beyond the verdicts the gallery
 test checks): the rule each request produced, per policy."""
+
 from pathlib import Path
 
 import pytest
@@ -20,17 +21,35 @@ def _rows(result: dict) -> list[tuple]:
     return [(p["policy"], r["rule"], r["autogen"], r["result"]) for p in result["kyverno"] for r in p["rules"]]
 
 
-@pytest.mark.parametrize("slug,expected", [
-    ("vpol-autogen-pod-controllers", [[("disallow-latest-tag", "", "", "pass")],
-                                      [("disallow-latest-tag", "", "defaults", "fail")],
-                                      [("disallow-latest-tag", "", "cronjobs", "fail")]]),
-    ("vpol-policy-exception", [[("require-run-as-non-root", "", "", "fail")],
-                               [("require-run-as-non-root", "exception", "", "skip")],
-                               [("require-run-as-non-root", "", "", "fail")]]),
-    ("vpol-json-mode", [[("config-has-owner", "", "", "pass"), ("configmaps-need-data", "", "", "pass")],
-                        [("config-has-owner", "", "", "fail"), ("configmaps-need-data", "", "", "fail")]]),
-    ("vpol-http-mock", [[("approved-images", "", "", "pass")], [("approved-images", "", "", "fail")]]),
-])
+@pytest.mark.parametrize(
+    "slug,expected",
+    [
+        (
+            "vpol-autogen-pod-controllers",
+            [
+                [("disallow-latest-tag", "", "", "pass")],
+                [("disallow-latest-tag", "", "defaults", "fail")],
+                [("disallow-latest-tag", "", "cronjobs", "fail")],
+            ],
+        ),
+        (
+            "vpol-policy-exception",
+            [
+                [("require-run-as-non-root", "", "", "fail")],
+                [("require-run-as-non-root", "exception", "", "skip")],
+                [("require-run-as-non-root", "", "", "fail")],
+            ],
+        ),
+        (
+            "vpol-json-mode",
+            [
+                [("config-has-owner", "", "", "pass"), ("configmaps-need-data", "", "", "pass")],
+                [("config-has-owner", "", "", "fail"), ("configmaps-need-data", "", "", "fail")],
+            ],
+        ),
+        ("vpol-http-mock", [[("approved-images", "", "", "pass")], [("approved-images", "", "", "fail")]]),
+    ],
+)
 def test_example_rule_results(slug, expected):
     assert [_rows(r) for r in _run(slug)] == expected
 

@@ -1,4 +1,5 @@
 """Small builders for type-checking tests."""
+
 from __future__ import annotations
 
 from evaluator.typechecking import typecheck
@@ -7,11 +8,17 @@ DEPLOYMENTS = {"apiGroups": ["apps"], "apiVersions": ["v1"], "resources": ["depl
 
 
 def policy(*validations, rules=(DEPLOYMENTS,), **spec) -> dict:
-    body = {"matchConstraints": {"resourceRules": list(rules)}, "validations": [
-        v if isinstance(v, dict) else {"expression": v} for v in validations]}
+    body = {
+        "matchConstraints": {"resourceRules": list(rules)},
+        "validations": [v if isinstance(v, dict) else {"expression": v} for v in validations],
+    }
     body.update(spec)
-    return {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
-            "metadata": {"name": "p"}, "spec": body}
+    return {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicy",
+        "metadata": {"name": "p"},
+        "spec": body,
+    }
 
 
 def warnings(result: dict) -> list[dict]:
@@ -25,5 +32,8 @@ def server_warning(expression: str, **spec) -> str | None:
 
 
 def diagnostics(result: dict, field_ref: str | None = None, severity: str = "warning") -> list[dict]:
-    return [d for d in result["diagnostics"]
-            if (field_ref is None or d["fieldRef"] == field_ref) and d["severity"] == severity]
+    return [
+        d
+        for d in result["diagnostics"]
+        if (field_ref is None or d["fieldRef"] == field_ref) and d["severity"] == severity
+    ]

@@ -1,4 +1,5 @@
 """Our own diagnostics: every expression of the policy, result types, runtime bindings, one entry per issue."""
+
 from __future__ import annotations
 
 import pytest
@@ -14,15 +15,22 @@ def _one(result: dict, field_ref: str) -> dict:
     return found[0]
 
 
-@pytest.mark.parametrize("expression, code, message, column", [
-    ("object.nope", "undefined-field", "undefined field 'nope'", 7),
-    ("object.spec.replicas > 'x'", "no-matching-overload",
-     "found no matching overload for '_>_' applied to '(int, string)'", 22),
-    ("nope == 1", "undeclared-reference", "undeclared reference to 'nope' (in container '')", 1),
-    ("object.spec.replicas.x", "no-field-selection", "type 'int' does not support field selection", 21),
-    ("object.spec.replicas >", "syntax", "Syntax error: mismatched input '<EOF>'", 23),
-    ("[1, 'a'].size() > 0", "mixed-literal", "expected type 'int' but found 'string'", 5),
-])
+@pytest.mark.parametrize(
+    "expression, code, message, column",
+    [
+        ("object.nope", "undefined-field", "undefined field 'nope'", 7),
+        (
+            "object.spec.replicas > 'x'",
+            "no-matching-overload",
+            "found no matching overload for '_>_' applied to '(int, string)'",
+            22,
+        ),
+        ("nope == 1", "undeclared-reference", "undeclared reference to 'nope' (in container '')", 1),
+        ("object.spec.replicas.x", "no-field-selection", "type 'int' does not support field selection", 21),
+        ("object.spec.replicas >", "syntax", "Syntax error: mismatched input '<EOF>'", 23),
+        ("[1, 'a'].size() > 0", "mixed-literal", "expected type 'int' but found 'string'", 5),
+    ],
+)
 def test_error_classes_in_match_conditions(expression, code, message, column):
     result = typecheck(policy("true", matchConditions=[{"name": "m", "expression": expression}]))
     found = [d for d in diagnostics(result, "spec.matchConditions[0].expression") if d["code"] != "result-type"]
@@ -34,20 +42,42 @@ def test_error_classes_in_match_conditions(expression, code, message, column):
     assert result["status"] == {"typeChecking": {}}, "matchConditions are not in the server's status"
 
 
-@pytest.mark.parametrize("spec, field_ref, message", [
-    ({"validations": [{"expression": "'yes'"}]}, "spec.validations[0].expression", "must evaluate to bool but got string"),
-    ({"validations": [{"expression": "true", "messageExpression": "request.dryRun"}]},
-     "spec.validations[0].messageExpression", "must evaluate to string but got bool"),
-    ({"matchConditions": [{"name": "m", "expression": "request.name"}]},
-     "spec.matchConditions[0].expression", "must evaluate to bool but got string"),
-    ({"auditAnnotations": [{"key": "k", "valueExpression": "request.dryRun"}]},
-     "spec.auditAnnotations[0].valueExpression", "must evaluate to one of [string null_type] but got bool"),
-    # The plugin compiles with `object` as dyn, and dyn is not exactly bool (compile.go IsExactType).
-    ({"validations": [{"expression": "object.spec.paused"}]}, "spec.validations[0].expression",
-     "must evaluate to bool but got dyn"),
-    ({"validations": [{"expression": "variables.v"}], "variables": [{"name": "v", "expression": "object.spec"}]},
-     "spec.validations[0].expression", "must evaluate to bool but got dyn"),
-])
+@pytest.mark.parametrize(
+    "spec, field_ref, message",
+    [
+        (
+            {"validations": [{"expression": "'yes'"}]},
+            "spec.validations[0].expression",
+            "must evaluate to bool but got string",
+        ),
+        (
+            {"validations": [{"expression": "true", "messageExpression": "request.dryRun"}]},
+            "spec.validations[0].messageExpression",
+            "must evaluate to string but got bool",
+        ),
+        (
+            {"matchConditions": [{"name": "m", "expression": "request.name"}]},
+            "spec.matchConditions[0].expression",
+            "must evaluate to bool but got string",
+        ),
+        (
+            {"auditAnnotations": [{"key": "k", "valueExpression": "request.dryRun"}]},
+            "spec.auditAnnotations[0].valueExpression",
+            "must evaluate to one of [string null_type] but got bool",
+        ),
+        # The plugin compiles with `object` as dyn, and dyn is not exactly bool (compile.go IsExactType).
+        (
+            {"validations": [{"expression": "object.spec.paused"}]},
+            "spec.validations[0].expression",
+            "must evaluate to bool but got dyn",
+        ),
+        (
+            {"validations": [{"expression": "variables.v"}], "variables": [{"name": "v", "expression": "object.spec"}]},
+            "spec.validations[0].expression",
+            "must evaluate to bool but got dyn",
+        ),
+    ],
+)
 def test_result_types(spec, field_ref, message):
     p = policy("true")
     p["spec"].update(spec)
@@ -56,17 +86,23 @@ def test_result_types(spec, field_ref, message):
     assert entry["origin"] == "playground"
 
 
-@pytest.mark.parametrize("expression", ["object.spec.paused == true", "has(object.spec.paused)", "variables.flag",
-                                        "request.dryRun"])
+@pytest.mark.parametrize(
+    "expression", ["object.spec.paused == true", "has(object.spec.paused)", "variables.flag", "request.dryRun"]
+)
 def test_bool_results_are_accepted(expression):
     result = typecheck(policy(expression, variables=[{"name": "flag", "expression": "true"}]))
     assert diagnostics(result) == []
 
 
 def test_audit_annotation_may_be_null_or_string():
-    p = policy("true", auditAnnotations=[{"key": "a", "valueExpression": "null"},
-                                         {"key": "b", "valueExpression": "request.name"},
-                                         {"key": "c", "valueExpression": "string(object.spec.replicas)"}])
+    p = policy(
+        "true",
+        auditAnnotations=[
+            {"key": "a", "valueExpression": "null"},
+            {"key": "b", "valueExpression": "request.name"},
+            {"key": "c", "valueExpression": "string(object.spec.replicas)"},
+        ],
+    )
     assert diagnostics(typecheck(p)) == []
 
 
@@ -125,11 +161,17 @@ def test_no_notes_when_everything_resolves():
 
 
 def test_a_matched_crd_without_a_schema_is_noted_and_skipped():
-    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-           "metadata": {"name": "widgets.example.com"},
-           "spec": {"group": "example.com", "scope": "Namespaced",
-                    "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
-                    "versions": [{"name": "v1", "served": True, "storage": True}]}}
+    crd = {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {
+            "group": "example.com",
+            "scope": "Namespaced",
+            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+            "versions": [{"name": "v1", "served": True, "storage": True}],
+        },
+    }
     rules = [{"apiGroups": ["example.com"], "apiVersions": ["v1"], "resources": ["widgets"]}]
     result = typecheck(policy("object.nope == 1", rules=rules), [crd])
     assert result["typesMatched"] == [{"group": "example.com", "version": "v1", "kind": "Widget"}]

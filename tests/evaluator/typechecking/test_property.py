@@ -18,6 +18,7 @@ server's checker warns about them too):
 * concatenating lists of different element types (`list(string) + list(int)`): fine at runtime, the
   checker's `list(A) + list(A)` does not unify.
 """
+
 from __future__ import annotations
 
 import random
@@ -155,20 +156,25 @@ def test_checker_accepts_what_the_evaluator_accepts_on_typed_inputs(case):
     assert result.ok, f"{expression}: {result.text()}"
 
 
-@pytest.mark.parametrize("expression", [
-    "object.spec.replicas > 1.5",
-    "object.metadata.creationTimestamp < timestamp('2020-01-01T00:00:00Z')",
-    "object.spec.template.spec.containers.all(c, c.ports.all(p, p.containerPort + 1 > 0))",
-    "object.metadata.labels['k0'].startsWith('a') || true",
-])
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "object.spec.replicas > 1.5",
+        "object.metadata.creationTimestamp < timestamp('2020-01-01T00:00:00Z')",
+        "object.spec.template.spec.containers.all(c, c.ports.all(p, p.containerPort + 1 > 0))",
+        "object.metadata.labels['k0'].startsWith('a') || true",
+    ],
+)
 def test_examples_accepted_by_both(expression):
     kt = kind_type(GVK("apps", "v1", "Deployment"))
     assert _accepted_for_all(expression, kt.type)
     assert compile_variables(Declarations(kt, False, None, SERVER), []).check(expression).ok
 
 
-@pytest.mark.parametrize("expression", ["object.spec.replicas + 'a'", "object.spec.nope == 1",
-                                        "object.metadata.creationTimestamp.startsWith('2')"])
+@pytest.mark.parametrize(
+    "expression",
+    ["object.spec.replicas + 'a'", "object.spec.nope == 1", "object.metadata.creationTimestamp.startsWith('2')"],
+)
 def test_examples_rejected_by_both(expression):
     kt = kind_type(GVK("apps", "v1", "Deployment"))
     assert not _accepted_for_all(expression, kt.type)

@@ -1,4 +1,5 @@
 """typesToCheck: wildcard and sub-resource skips, sorting, and the 10-type counter (per rule, counting repeats)."""
+
 from __future__ import annotations
 
 from evaluator.k8s.restmapping import GVK, GVR, RESTMapper, ResourceInfo
@@ -15,8 +16,7 @@ def _rule(groups, versions, resources):
 
 def _mapper(n: int, group: str = "example.com") -> RESTMapper:
     """A mapper serving resources r00..r{n-1} of kinds K00.. in `group`/v1."""
-    entries = [ResourceInfo(GVR(group, "v1", f"r{i:02d}"), "", GVK(group, "v1", f"K{i:02d}"), True)
-               for i in range(n)]
+    entries = [ResourceInfo(GVR(group, "v1", f"r{i:02d}"), "", GVK(group, "v1", f"K{i:02d}"), True) for i in range(n)]
     return RESTMapper(entries)
 
 
@@ -30,14 +30,19 @@ def test_wildcards_skip_the_whole_rule_and_sub_resources_are_dropped():
     assert types_to_check(_policy(_rule(["apps"], ["v*"], ["deployments"]))) == []
     assert types_to_check(_policy(_rule(["apps"], ["v1"], ["deployments/status", "*"]))) == []
     assert types_to_check(_policy(_rule(["apps"], ["v1"], ["deployments/scale", "deployments"]))) == [
-        GVK("apps", "v1", "Deployment")]
+        GVK("apps", "v1", "Deployment")
+    ]
     assert types_to_check(_policy(_rule([], ["v1"], ["deployments"]))) == []
 
 
 def test_result_is_sorted_by_group_version_kind():
     rule = _rule(["apps", ""], ["v1"], ["statefulsets", "pods", "deployments", "configmaps"])
     assert types_to_check(_policy(rule)) == [
-        GVK("", "v1", "ConfigMap"), GVK("", "v1", "Pod"), GVK("apps", "v1", "Deployment"), GVK("apps", "v1", "StatefulSet")]
+        GVK("", "v1", "ConfigMap"),
+        GVK("", "v1", "Pod"),
+        GVK("apps", "v1", "Deployment"),
+        GVK("apps", "v1", "StatefulSet"),
+    ]
 
 
 def test_unknown_resources_are_skipped_and_do_not_count():
@@ -64,8 +69,9 @@ def test_the_counter_is_per_rule_so_several_rules_can_give_more_than_ten():
 def test_repeats_count_toward_the_limit():
     mapper = _mapper(12)
     # two versions that resolve to the same kinds would count twice; emulate with the same kind via two resources
-    entries = mapper.entries + [ResourceInfo(GVR("example.com", "v1", f"alias{i}"), "", GVK("example.com", "v1", "K00"), True)
-                                for i in range(9)]
+    entries = mapper.entries + [
+        ResourceInfo(GVR("example.com", "v1", f"alias{i}"), "", GVK("example.com", "v1", "K00"), True) for i in range(9)
+    ]
     rule = _rule(["example.com"], ["v1"], [f"alias{i}" for i in range(9)] + ["r05", "r06"])
     found = types_to_check(_policy(rule), RESTMapper(entries))
     # aliases sort first: 9 counts of K00, then r05 is the 10th count

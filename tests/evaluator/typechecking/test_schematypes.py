@@ -1,4 +1,5 @@
 """Schema -> CEL type conversion (SchemaDeclType) on hand-written schemas and on the built-in definitions."""
+
 from __future__ import annotations
 
 from evaluator.cel.schematypes import ObjectType, SchemaContext, schema_type, variable_field_type
@@ -42,10 +43,16 @@ def test_untyped_schemas_are_left_out():
 
 
 def test_lists_maps_and_struct_names():
-    t = _convert({"type": "object", "properties": {
-        "items": {"type": "array", "items": {"type": "object", "properties": {"x": {"type": "integer"}}}},
-        "labels": {"type": "object", "additionalProperties": {"type": "string"}},
-        "nested": {"type": "object", "additionalProperties": {"type": "object", "properties": {}}}}})
+    t = _convert(
+        {
+            "type": "object",
+            "properties": {
+                "items": {"type": "array", "items": {"type": "object", "properties": {"x": {"type": "integer"}}}},
+                "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                "nested": {"type": "object", "additionalProperties": {"type": "object", "properties": {}}},
+            },
+        }
+    )
     assert isinstance(t, ObjectType) and t.name == "T"
     assert str(t.fields["items"]) == "list(T.items.@idx)"
     assert str(t.fields["labels"]) == "map(string, string)"
@@ -64,10 +71,24 @@ def test_preserve_unknown_fields_exposes_only_declared_fields():
 
 
 def test_property_names_are_escaped_or_dropped():
-    t = _convert({"type": "object", "properties": {n: {"type": "string"} for n in (
-        "namespace", "x-y", "a.b", "a/b", "a__b", "1st", "ok_name", "bad name", "if")}})
-    assert set(t.fields) == {"__namespace__", "x__dash__y", "a__dot__b", "a__slash__b", "a__underscores__b",
-                             "ok_name", "__if__"}
+    t = _convert(
+        {
+            "type": "object",
+            "properties": {
+                n: {"type": "string"}
+                for n in ("namespace", "x-y", "a.b", "a/b", "a__b", "1st", "ok_name", "bad name", "if")
+            },
+        }
+    )
+    assert set(t.fields) == {
+        "__namespace__",
+        "x__dash__y",
+        "a__dot__b",
+        "a__slash__b",
+        "a__underscores__b",
+        "ok_name",
+        "__if__",
+    }
 
 
 def test_resource_roots_get_kind_api_version_and_minimal_metadata():
@@ -77,14 +98,25 @@ def test_resource_roots_get_kind_api_version_and_minimal_metadata():
 
 
 def test_embedded_resources_are_resource_roots():
-    t = _convert({"type": "object", "properties": {"template": {"type": "object", "x-kubernetes-embedded-resource": True,
-                                                                "x-kubernetes-preserve-unknown-fields": True}}})
+    t = _convert(
+        {
+            "type": "object",
+            "properties": {
+                "template": {
+                    "type": "object",
+                    "x-kubernetes-embedded-resource": True,
+                    "x-kubernetes-preserve-unknown-fields": True,
+                }
+            },
+        }
+    )
     assert set(t.fields["template"].fields) == {"kind", "apiVersion", "metadata"}
 
 
 def test_circular_refs_become_empty_objects():
-    ctx = SchemaContext({"Node": {"type": "object", "properties": {"child": {"$ref": "#/definitions/Node"},
-                                                                   "v": {"type": "integer"}}}})
+    ctx = SchemaContext(
+        {"Node": {"type": "object", "properties": {"child": {"$ref": "#/definitions/Node"}, "v": {"type": "integer"}}}}
+    )
     t = schema_type({"$ref": "#/definitions/Node"}, ctx, "N")
     assert set(t.fields) == {"child", "v"}
     assert dict(t.fields["child"].fields) == {}
@@ -94,13 +126,18 @@ def test_builtin_deployment_keeps_full_object_meta_and_typed_fields():
     deployment = kind_type(GVK("apps", "v1", "Deployment")).type
     assert deployment.name.startswith("Deployment")
     meta = deployment.fields["metadata"]
-    assert {"name", "generateName", "__namespace__", "labels", "annotations", "creationTimestamp", "uid"} <= set(meta.fields)
+    assert {"name", "generateName", "__namespace__", "labels", "annotations", "creationTimestamp", "uid"} <= set(
+        meta.fields
+    )
     assert str(meta.fields["creationTimestamp"]) == "google.protobuf.Timestamp"
     spec = deployment.fields["spec"]
     assert str(spec.fields["replicas"]) == "int"
     assert spec.fields["strategy"].fields["rollingUpdate"].fields["maxSurge"].is_dyn
     containers = spec.fields["template"].fields["spec"].fields["containers"]
-    assert containers.name == "list" and containers.params[0].name == f"{deployment.name}.spec.template.spec.containers.@idx"
+    assert (
+        containers.name == "list"
+        and containers.params[0].name == f"{deployment.name}.spec.template.spec.containers.@idx"
+    )
 
 
 def test_builtin_schemas_load_lazily_from_kubernetes_validate():

@@ -1,6 +1,7 @@
 """Golden tests from the Kubernetes documentation's webhook examples
 (reference/access-authn-authz/extensible-admission-controllers: matching requests by rules, scope,
 namespaceSelector, objectSelector, matchPolicy and matchConditions)."""
+
 from __future__ import annotations
 
 from evaluator import simulate
@@ -97,7 +98,8 @@ def test_leases_are_excluded_by_the_first_condition_and_evaluation_stops_there()
 def test_kubelet_requests_are_excluded():
     hook = _decisions(simulate(DOCS_MATCH_CONDITIONS, _request(CONFIGMAP, "system:node:n1", ["system:nodes"])))
     assert hook["my-webhook.example.com"]["reason"] == (
-        "matchCondition 'exclude-kubelet-requests' is false: the webhook is not called")
+        "matchCondition 'exclude-kubelet-requests' is false: the webhook is not called"
+    )
 
 
 def test_rbac_requests_go_to_the_second_webhook_unless_the_user_may_breakglass():
@@ -127,9 +129,14 @@ webhooks:
 """
     result = simulate(docs, _request(CONFIGMAP))
     assert result["allowed"] is False
-    assert result["status"] == {"code": 403, "reason": "Forbidden", "message": (
-        "configmaps \"c\" is forbidden: expression 'object.metadata.labels.team == 'a'' resulted in error: "
-        "no such key: labels")}
+    assert result["status"] == {
+        "code": 403,
+        "reason": "Forbidden",
+        "message": (
+            "configmaps \"c\" is forbidden: expression 'object.metadata.labels.team == 'a'' resulted in error: "
+            "no such key: labels"
+        ),
+    }
     lenient = simulate(docs.replace("failurePolicy: Fail", "failurePolicy: Ignore"), _request(CONFIGMAP))
     assert lenient["allowed"] is True
     assert lenient["validatingWebhooks"][0]["result"] == "skipped"
@@ -224,21 +231,29 @@ spec:
     assert result["allowed"] is True
     assert result["mutatingWebhooks"][0]["result"] == "patched"
     assert result["auditAnnotations"]["mutation.webhook.admission.k8s.io/round_0_index_0"] == (
-        '{"configuration":"runlevel","webhook":"my-webhook.example.com","mutated":true}')
+        '{"configuration":"runlevel","webhook":"my-webhook.example.com","mutated":true}'
+    )
     timeout = NAMESPACE_SELECTOR + mocks.replace("response: patch", "response: timeout")
     result = simulate(timeout, _request(labelled))
     assert result["allowed"] is False
     assert result["status"]["message"] == (
         'Internal error occurred: failed calling webhook "my-webhook.example.com": failed to call webhook: '
-        'Post "https://hooks.example.com/mutate?timeout=10s": context deadline exceeded')
-    deny = OBJECT_SELECTOR + """
+        'Post "https://hooks.example.com/mutate?timeout=10s": context deadline exceeded'
+    )
+    deny = (
+        OBJECT_SELECTOR
+        + """
 ---
 apiVersion: playground.admission/v1alpha1
 kind: WebhookMock
 metadata: {name: my-webhook.example.com}
 spec: {response: deny, message: "foo=bar objects are frozen", code: 403, reason: Forbidden}
 """
+    )
     frozen = {**CONFIGMAP, "metadata": {"name": "c", "namespace": "default", "labels": {"foo": "bar"}}}
     result = simulate(deny, _request(frozen))
-    assert result["status"] == {"code": 403, "reason": "Forbidden", "message":
-                                'admission webhook "my-webhook.example.com" denied the request: foo=bar objects are frozen'}
+    assert result["status"] == {
+        "code": 403,
+        "reason": "Forbidden",
+        "message": 'admission webhook "my-webhook.example.com" denied the request: foo=bar objects are frozen',
+    }

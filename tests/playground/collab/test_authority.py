@@ -18,8 +18,14 @@ def project():
 
 def push(project, version, *changes, client="c1"):
     project_id, token, doc = project
-    return authority.push(project_id=project_id, token=token, target="document", item_id=doc, version=version,
-                          updates=[{"changes": c, "clientID": client} for c in changes])
+    return authority.push(
+        project_id=project_id,
+        token=token,
+        target="document",
+        item_id=doc,
+        version=version,
+        updates=[{"changes": c, "clientID": client} for c in changes],
+    )
 
 
 def test_a_push_on_the_newest_version_is_saved_and_numbered(project):
@@ -34,15 +40,21 @@ def test_a_push_on_the_newest_version_is_saved_and_numbered(project):
 def test_a_push_on_an_older_version_gets_what_it_missed(project):
     push(project, 0, [5, [0, "!"]], client="first")
     answer = push(project, 0, [[0, ">"], 5], client="second")
-    assert answer == {"accepted": False, "from": 0, "collabVersion": 1,
-                      "updates": [{"changes": [5, [0, "!"]], "clientID": "first"}]}
+    assert answer == {
+        "accepted": False,
+        "from": 0,
+        "collabVersion": 1,
+        "updates": [{"changes": [5, [0, "!"]], "clientID": "first"}],
+    }
     assert project_service.project_state(project[0])["documents"][0]["text"] == "hello!"
 
 
 def test_pull_returns_the_changes_since_a_version(project):
     push(project, 0, [5, [0, "1"]], [6, [0, "2"]])
-    assert [u["changes"] for u in authority.pull(project_id=project[0], target="document", item_id=project[2],
-                                                 since=1)["updates"]] == [[6, [0, "2"]]]
+    assert [
+        u["changes"]
+        for u in authority.pull(project_id=project[0], target="document", item_id=project[2], since=1)["updates"]
+    ] == [[6, [0, "2"]]]
 
 
 def test_a_whole_text_save_enters_the_history_as_a_small_change(project):
@@ -56,18 +68,25 @@ def test_a_whole_text_save_enters_the_history_as_a_small_change(project):
 def test_pushes_need_the_edit_token(project):
     project_id, _, doc = project
     with pytest.raises(ServiceError) as error:
-        authority.push(project_id=project_id, token="wrong", target="document", item_id=doc, version=0,
-                       updates=[{"changes": [5], "clientID": "c"}])
+        authority.push(
+            project_id=project_id,
+            token="wrong",
+            target="document",
+            item_id=doc,
+            version=0,
+            updates=[{"changes": [5], "clientID": "c"}],
+        )
     assert error.value.status == 403
 
 
-@pytest.mark.parametrize("updates", [[], "x", [{"changes": [5]}], [{"changes": [4], "clientID": "c"}],
-                                     [{"changes": [5], "clientID": "c" * 100}], [7]])
+@pytest.mark.parametrize(
+    "updates",
+    [[], "x", [{"changes": [5]}], [{"changes": [4], "clientID": "c"}], [{"changes": [5], "clientID": "c" * 100}], [7]],
+)
 def test_bad_pushes_are_refused_without_saving(project, updates):
     project_id, token, doc = project
     with pytest.raises(ServiceError):
-        authority.push(project_id=project_id, token=token, target="document", item_id=doc, version=0,
-                       updates=updates)
+        authority.push(project_id=project_id, token=token, target="document", item_id=doc, version=0, updates=updates)
     assert project_service.project_state(project_id)["documents"][0]["text"] == "hello"
     assert not TextChange.objects.exists()
 

@@ -22,9 +22,20 @@ def test_positions_are_utf16_units():
     assert changes.apply("é😀", [1, [2, "x"]]) == "éx"
 
 
-@pytest.mark.parametrize("bad", [
-    "x", None, [-1], [[-2]], [["a"]], [[1, 2]], [1.5], [{}], [[]],
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "x",
+        None,
+        [-1],
+        [[-2]],
+        [["a"]],
+        [[1, 2]],
+        [1.5],
+        [{}],
+        [[]],
+    ],
+)
 def test_malformed_change_sets_are_refused(bad):
     with pytest.raises(ServiceError) as error:
         changes.apply("a", bad)

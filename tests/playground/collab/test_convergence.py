@@ -36,13 +36,26 @@ def server(tmp_path_factory):
 
 
 def run_clients(server, scripts, text="start\n"):
-    created = server.api("POST", "/api/v1/projects", {"title": "co-editing",
-                                                      "documents": [{"name": "doc.yaml", "text": text}]})
+    created = server.api(
+        "POST", "/api/v1/projects", {"title": "co-editing", "documents": [{"name": "doc.yaml", "text": text}]}
+    )
     doc = created["documents"][0]["id"]
-    plan = {"base": server.url, "projectId": created["id"], "token": created["editToken"], "target": "document",
-            "id": doc, "scripts": scripts}
-    completed = subprocess.run(["node", "--experimental-websocket", str(CLIENTS)], input=json.dumps(plan),
-                               capture_output=True, text=True, timeout=90, cwd=live_server.ROOT)
+    plan = {
+        "base": server.url,
+        "projectId": created["id"],
+        "token": created["editToken"],
+        "target": "document",
+        "id": doc,
+        "scripts": scripts,
+    }
+    completed = subprocess.run(
+        ["node", "--experimental-websocket", str(CLIENTS)],
+        input=json.dumps(plan),
+        capture_output=True,
+        text=True,
+        timeout=90,
+        cwd=live_server.ROOT,
+    )
     assert completed.returncode == 0, completed.stderr[-3000:]
     outcome = json.loads(completed.stdout.strip().splitlines()[-1])
     stored = server.api("GET", f"/api/v1/projects/{created['id']}/documents/{doc}")
@@ -88,8 +101,12 @@ def scripts(draw):
     return plans
 
 
-@settings(max_examples=6, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=6,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(scripts())
 def test_concurrent_random_scripts_converge_and_keep_every_insertion(server, plans):
     outcome, stored = run_clients(server, plans)
@@ -104,8 +121,15 @@ def test_five_clients_typing_fast_at_the_same_place(server):
 
 
 def test_typing_while_offline_is_sent_and_merged_on_reconnect(server):
-    plans = [[{"insert": "<a1>", "at": 0}, {"drop": True}, {"insert": "<a2>", "at": 1}, {"insert": "<a3>", "at": 1},
-              {"wait": 50}],
-             [{"wait": 20}, {"insert": "<b1>", "at": 1}, {"insert": "<b2>", "at": 0}, {"wait": 100}]]
+    plans = [
+        [
+            {"insert": "<a1>", "at": 0},
+            {"drop": True},
+            {"insert": "<a2>", "at": 1},
+            {"insert": "<a3>", "at": 1},
+            {"wait": 50},
+        ],
+        [{"wait": 20}, {"insert": "<b1>", "at": 1}, {"insert": "<b2>", "at": 0}, {"wait": 100}],
+    ]
     outcome, stored = run_clients(server, plans)
     assert_converged(outcome, stored, plans)

@@ -38,8 +38,18 @@ async def pusher(ws_url, origin, token, doc, acked: list[str], stop: asyncio.Eve
         version, length, n = 0, len("start"), 0
         while not stop.is_set():
             marker = f"<{doc}.{n}>"
-            await ws.send(json.dumps({"type": "push", "target": "document", "id": doc, "version": version,
-                                      "clientSeq": n, "updates": [{"clientID": "k", "changes": [length, [0, marker]]}]}))
+            await ws.send(
+                json.dumps(
+                    {
+                        "type": "push",
+                        "target": "document",
+                        "id": doc,
+                        "version": version,
+                        "clientSeq": n,
+                        "updates": [{"clientID": "k", "changes": [length, [0, marker]]}],
+                    }
+                )
+            )
             while True:
                 message = json.loads(await ws.recv())
                 if message["type"] == "ack" and message.get("clientSeq") == n:
@@ -53,8 +63,10 @@ async def run_until_killed(server, created):
     acked: list[str] = []
     stop = asyncio.Event()
     ws_url = server.url.replace("http", "ws") + f"/ws/projects/{created['id']}/"
-    tasks = [asyncio.create_task(pusher(ws_url, server.url, created["editToken"], doc["id"], acked, stop))
-             for doc in created["documents"]]
+    tasks = [
+        asyncio.create_task(pusher(ws_url, server.url, created["editToken"], doc["id"], acked, stop))
+        for doc in created["documents"]
+    ]
     while len(acked) < 40:
         await asyncio.sleep(0.01)
     await asyncio.sleep(random.uniform(0, 0.05))
@@ -68,8 +80,11 @@ async def run_until_killed(server, created):
 def test_every_acknowledged_change_survives_kill_9(tmp_path, database_url):
     server = live_server.start(tmp_path, database_url=database_url)
     try:
-        created = server.api("POST", "/api/v1/projects", {
-            "title": "durable", "documents": [{"name": f"d{i}.yaml", "text": "start"} for i in range(3)]})
+        created = server.api(
+            "POST",
+            "/api/v1/projects",
+            {"title": "durable", "documents": [{"name": f"d{i}.yaml", "text": "start"} for i in range(3)]},
+        )
         acked = asyncio.run(run_until_killed(server, created))
         assert server.process.returncode == -9
         restarted = live_server.start(tmp_path, database_url=database_url, port=server.port, migrate=False)

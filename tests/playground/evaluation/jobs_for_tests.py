@@ -1,4 +1,5 @@
 """Jobs that exist only to test the pool's supervision (workers import them by name)."""
+
 from __future__ import annotations
 
 import os

@@ -1,4 +1,5 @@
 """The supervised evaluation pool: dead workers replaced, in-flight jobs retried once, bounds enforced."""
+
 from __future__ import annotations
 
 import os
@@ -120,7 +121,8 @@ def test_workers_exit_when_their_server_is_killed(tmp_path):
         "    pool.submit(t.sleep, 600)\n"  # one worker busy, one idle
         "    pids = {pool.call(t.pid, key=str(i)) for i in range(8)}\n"
         "    print(' '.join(str(p) for p in sorted(set(w['pid'] for w in pool.health()['workers']))), flush=True)\n"
-        "    import time; time.sleep(600)\n")
+        "    import time; time.sleep(600)\n"
+    )
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "playground.settings", "PYTHONPATH": os.getcwd()}
     server = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=env)
     try:

@@ -49,8 +49,9 @@ def test_open_a_room_and_join_with_a_display_name(client):
 def test_the_browser_token_resumes_the_same_participant_and_fork(client):
     room = _open(client)
     first = client.post(f"{API}/rooms/{room['code']}/join", {"displayName": "Ada"}, format="json").json()
-    again = client.post(f"{API}/rooms/{room['code']}/join", {"displayName": "Ada", "token": first["token"]},
-                        format="json")
+    again = client.post(
+        f"{API}/rooms/{room['code']}/join", {"displayName": "Ada", "token": first["token"]}, format="json"
+    )
     assert again.status_code == 200 and again.json()["resumed"] is True
     assert again.json()["fork"]["projectId"] == first["fork"]["projectId"]
     me = client.get(f"{API}/rooms/{room['code']}/me", HTTP_X_PARTICIPANT_TOKEN=first["token"])
@@ -134,7 +135,9 @@ def test_a_students_fork_refuses_writes_through_the_project_api_once_the_room_is
     fork = joined["fork"]
     document = fork["project"]["documents"][0]
     url = f"/api/v1/projects/{fork['projectId']}/documents/{document['id']}"
-    before = client.put(url, {"text": document["text"] + "\n# mine"}, format="json", HTTP_X_EDIT_TOKEN=fork["editToken"])
+    before = client.put(
+        url, {"text": document["text"] + "\n# mine"}, format="json", HTTP_X_EDIT_TOKEN=fork["editToken"]
+    )
     assert before.status_code == 200, before.json()
     assert client.post(f"{API}/rooms/{code}/close", {}, format="json", HTTP_X_TEACHER_TOKEN=token).status_code == 200
     after = client.put(url, {"text": "kind: Pod"}, format="json", HTTP_X_EDIT_TOKEN=fork["editToken"])
@@ -148,8 +151,10 @@ def test_a_students_fork_refuses_writes_through_the_project_api_once_the_room_is
 
 def test_two_students_with_one_name_are_told_apart(client):
     code = _open(client)["code"]
-    names = [client.post(f"{API}/rooms/{code}/join", {"displayName": name}, format="json").json()["participant"]["name"]
-             for name in ("Ada", "ada", "Ada", "Bob")]
+    names = [
+        client.post(f"{API}/rooms/{code}/join", {"displayName": name}, format="json").json()["participant"]["name"]
+        for name in ("Ada", "ada", "Ada", "Bob")
+    ]
     assert names == ["Ada", "ada (2)", "Ada (3)", "Bob"]
 
 

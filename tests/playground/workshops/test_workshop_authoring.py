@@ -37,8 +37,9 @@ def test_export_import_room_and_a_student_passes():
     state = participants.student_state(participant)
     solution = data["exercises"][0]["documents"]
     for doc, wanted in zip(state["fork"]["project"]["documents"], solution):
-        document_service.update_item(state["fork"]["projectId"], state["fork"]["editToken"], "document", doc["id"],
-                                     text=wanted["text"])
+        document_service.update_item(
+            state["fork"]["projectId"], state["fork"]["editToken"], "document", doc["id"], text=wanted["text"]
+        )
     ctx = progress.context(participant.id, submit=True)
     result = engine.evaluate(ctx)
     seen = progress.record(ctx, result["checks"], result["version"], True, result["diagnosis"])["student"]

@@ -8,9 +8,18 @@ from channels.layers import get_channel_layer
 
 from playground.services import evaluation_service
 from playground.workshops.services import fair_queue
-from tests.playground.workshops.workshop_fixtures import (FIXED_EXPRESSION, STARTER_EXPRESSION, TIMEOUT, async_join,
-                                                          async_open_room, connect, policy_document, receive_until,
-                                                          student_socket, teacher_socket)
+from tests.playground.workshops.workshop_fixtures import (
+    FIXED_EXPRESSION,
+    STARTER_EXPRESSION,
+    TIMEOUT,
+    async_join,
+    async_open_room,
+    connect,
+    policy_document,
+    receive_until,
+    student_socket,
+    teacher_socket,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -134,14 +143,17 @@ async def test_a_closed_room_refuses_edits_and_wrong_tokens_are_refused():
     student, welcome = await student_socket(room["code"], ada_token)
     await teacher.send_json_to({"type": "close"})
     assert (await receive_until(student, "closed"))["room"]["state"] == "closed"
-    await student.send_json_to({"type": "edit", "target": "document", "id": policy_document(welcome)["id"],
-                                "text": "x", "clientSeq": 5})
+    await student.send_json_to(
+        {"type": "edit", "target": "document", "id": policy_document(welcome)["id"], "text": "x", "clientSeq": 5}
+    )
     refused = await receive_until(student, "error")
     assert refused["error"]["code"] == "room_closed" and refused["clientSeq"] == 5
     await teacher.send_json_to({"type": "advance"})
     assert (await receive_until(teacher, "error"))["error"]["code"] == "room_closed"
-    for path, close_code in ((f"/ws/rooms/{room['code']}/student/?token=wrong", 4403),
-                             ("/ws/rooms/NOSUCH/student/?token=x", 4404)):
+    for path, close_code in (
+        (f"/ws/rooms/{room['code']}/student/?token=wrong", 4403),
+        ("/ws/rooms/NOSUCH/student/?token=x", 4404),
+    ):
         ws = await connect(path)
         assert (await ws.receive_json_from(timeout=TIMEOUT))["type"] == "error"
         assert (await ws.receive_output(timeout=TIMEOUT))["code"] == close_code

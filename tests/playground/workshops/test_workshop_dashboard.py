@@ -24,8 +24,13 @@ def _type(participant, replace: str, with_: str) -> dict:
     """The student edits their fork (as the socket does) and the evaluation is recorded; the teacher's view."""
     state = participants.student_state(participant)
     doc = state["fork"]["project"]["documents"][0]
-    document_service.update_item(state["fork"]["projectId"], state["fork"]["editToken"], "document", doc["id"],
-                                 text=doc["text"].replace(replace, with_))
+    document_service.update_item(
+        state["fork"]["projectId"],
+        state["fork"]["editToken"],
+        "document",
+        doc["id"],
+        text=doc["text"].replace(replace, with_),
+    )
     ctx = progress.context(participant.id)
     result = engine.evaluate(ctx)
     return progress.record(ctx, result["checks"], result["version"], diagnosis=result["diagnosis"])["teacher"]
@@ -40,7 +45,9 @@ def test_a_compile_error_shows_on_the_dashboard_with_its_line_and_two_identical_
     assert seen["compiles"] is False
     first = seen["errors"][0]
     assert first["line"] and first["path"] == "spec.validations[0].expression"
-    assert seen["firstError"].startswith(f"{first['document']}:{first['line']}:") and "Syntax error" in seen["firstError"]
+    assert (
+        seen["firstError"].startswith(f"{first['document']}:{first['line']}:") and "Syntax error" in seen["firstError"]
+    )
     _type(bob, STARTER_EXPRESSION, BROKEN)
     fine = _type(cyd, STARTER_EXPRESSION, "expression: object.spec.replicas <= 5")
     assert fine["compiles"] is True and fine["firstError"] == "" and fine["complete"] is True
@@ -61,8 +68,9 @@ def test_a_student_without_progress_for_n_minutes_is_stuck_and_the_teacher_sets_
     exercise_id = str(progress.dashboard(room["code"])["exercises"][0]["id"])
     stuck = lambda: progress.dashboard(room["code"])["participants"][0]["progress"][exercise_id]["stuck"]  # noqa: E731
     assert stuck() is False
-    Progress.objects.filter(participant=ada).update(progressed_at=timezone.now() - timedelta(minutes=6),
-                                                    started_at=timezone.now() - timedelta(minutes=8))
+    Progress.objects.filter(participant=ada).update(
+        progressed_at=timezone.now() - timedelta(minutes=6), started_at=timezone.now() - timedelta(minutes=8)
+    )
     assert stuck() is True
     view = progress.dashboard(room["code"])["participants"][0]["progress"][exercise_id]
     assert view["secondsOnTask"] >= 0  # measured from the first evaluation to the last activity
@@ -83,8 +91,10 @@ def test_error_classes_drop_positions_and_quoted_values_so_the_same_mistake_grou
     a = "compilation failed: ERROR: <input>:1:24: Syntax error: mismatched input '<EOF>' expecting {'['"
     b = "compilation failed: ERROR: <input>:1:9: Syntax error: mismatched input 'x' expecting"
     assert error_class(a) == error_class(b) == "compilation failed: Syntax error: mismatched input"
-    rows = [("Ada", [{"key": "k1", "class": "c", "document": "d", "location": "l", "message": "m"}] * 2),
-            ("Bob", [{"key": "k1", "class": "c", "document": "d", "location": "l", "message": "m"}]),
-            ("Cyd", [{"key": "k2", "class": "c2", "document": "d", "location": "l2", "message": "m2"}])]
+    rows = [
+        ("Ada", [{"key": "k1", "class": "c", "document": "d", "location": "l", "message": "m"}] * 2),
+        ("Bob", [{"key": "k1", "class": "c", "document": "d", "location": "l", "message": "m"}]),
+        ("Cyd", [{"key": "k2", "class": "c2", "document": "d", "location": "l2", "message": "m2"}]),
+    ]
     grouped = common_errors(rows)
     assert [(g["key"], g["count"]) for g in grouped] == [("k1", 2), ("k2", 1)]  # a student counts once

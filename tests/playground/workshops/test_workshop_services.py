@@ -28,8 +28,9 @@ def test_each_shipped_solution_passes_every_check_and_its_starter_does_not(index
     exercise = _shipped()["exercises"][index]
     for label, want_all in (("solution", True), ("starter", False)):
         loaded = evaluation_service.load_documents([d["text"] for d in exercise[label]])
-        verdicts = [judge(c["expected"], evaluation_service.run_request(loaded, c["text"]))[0]
-                    for c in exercise["checks"]]
+        verdicts = [
+            judge(c["expected"], evaluation_service.run_request(loaded, c["text"]))[0] for c in exercise["checks"]
+        ]
         assert (verdicts == ["pass"] * len(verdicts)) is want_all, (label, verdicts)
 
 
@@ -38,8 +39,10 @@ def test_shipped_set_follows_the_issue_order_and_uses_every_kind_of_expectation(
     assert len(exercises) == 7
     kinds = {key for e in exercises for c in e["checks"] for key in c["expected"]}
     assert {"mutated", "kyverno", "auditAnnotations", "outcome", "messageContains"} <= kinds
-    assert all(any(c["hidden"] for c in e["checks"]) or e["slug"] in {"message-expression", "audit-annotations"}
-               for e in exercises)
+    assert all(
+        any(c["hidden"] for c in e["checks"]) or e["slug"] in {"message-expression", "audit-annotations"}
+        for e in exercises
+    )
     assert "Kyverno" in exercises[6]["title"] and "MAP" in exercises[5]["title"]
 
 
@@ -52,7 +55,9 @@ def test_mutated_expectations_read_the_patched_object_by_json_pointer():
     outcome, message = judge({"mutated": {"/metadata/labels/owner": "champbreed"}}, starter)
     assert outcome == "fail" and '"nobody"' in message
     assert judge({"mutated": {"/metadata/labels/missing": "x"}}, solution) == (
-        "fail", 'expected /metadata/labels/missing = "x", got absent')
+        "fail",
+        'expected /metadata/labels/missing = "x", got absent',
+    )
 
 
 def test_kyverno_rule_results_are_judged_per_rule():
@@ -60,8 +65,10 @@ def test_kyverno_rule_results_are_judged_per_rule():
     request = exercise["checks"][0]["text"]
     result = _run([d["text"] for d in exercise["solution"]], request)
     assert judge({"kyverno": [{"rule": "check-deployment-replicas", "result": "fail"}]}, result)[0] == "pass"
-    outcome, message = judge({"kyverno": [{"policy": "check-deployment-replicas", "rule": "check-deployment-replicas",
-                                           "result": "pass"}]}, result)
+    outcome, message = judge(
+        {"kyverno": [{"policy": "check-deployment-replicas", "rule": "check-deployment-replicas", "result": "pass"}]},
+        result,
+    )
     assert outcome == "fail" and "got fail" in message
 
 
@@ -75,10 +82,12 @@ def test_bad_checks_are_rejected_with_their_name():
 
 
 def test_markdown_is_rendered_and_sanitised():
-    html = render("**bold** <script>alert(1)</script> [x](javascript:alert(1)) <img src=x onerror=alert(1)> "
-                  "[ok](https://example.org)")
+    html = render(
+        "**bold** <script>alert(1)</script> [x](javascript:alert(1)) <img src=x onerror=alert(1)> "
+        "[ok](https://example.org)"
+    )
     assert "<strong>bold</strong>" in html
-    assert "<script" not in html and "href=\"javascript" not in html and "<img" not in html
+    assert "<script" not in html and 'href="javascript' not in html and "<img" not in html
     assert '<a href="https://example.org" rel="noopener noreferrer nofollow">ok</a>' in html
     assert "&lt;script&gt;" in html  # typed HTML shows as text
 
@@ -93,6 +102,7 @@ async def test_fair_queue_gives_each_client_one_slot_and_keeps_only_the_newest_j
             started.append(label)
             if wait is not None:
                 await wait.wait()
+
         return run
 
     queue.submit("runaway", job("runaway-1", slow_release))
@@ -118,13 +128,19 @@ class FakeClock:
         return self.now
 
 
-def timed_job(clock: FakeClock, started: list[tuple[str, float]], label: str, seconds: float = 0.0,
-              wait: asyncio.Event | None = None):
+def timed_job(
+    clock: FakeClock,
+    started: list[tuple[str, float]],
+    label: str,
+    seconds: float = 0.0,
+    wait: asyncio.Event | None = None,
+):
     async def run():
         started.append((label, clock.now))
         clock.now += seconds  # the job's duration, on the queue's clock
         if wait is not None:
             await wait.wait()
+
     return run
 
 
@@ -177,15 +193,16 @@ def test_progress_is_computed_from_the_checks_and_hidden_verdicts_wait_for_submi
     views = progress.record(ctx, result["checks"], result["version"])
     assert views["teacher"]["total"] == 3 and views["teacher"]["passed"] == 2
     assert len(views["teacher"]["checks"]) == 3 and len(views["student"]["checks"]) == 2
-    submitted = progress.record(progress.context(participant.id, submit=True), result["checks"], result["version"],
-                                submit=True)
+    submitted = progress.record(
+        progress.context(participant.id, submit=True), result["checks"], result["version"], submit=True
+    )
     assert submitted["student"]["submitted"] and len(submitted["student"]["checks"]) == 3
 
 
 @pytest.mark.django_db
 def test_results_csv_lists_every_participant_and_exercise_and_defuses_formulas():
     room, token = open_room()
-    participant, _, _ = join(room["code"], "=HYPERLINK(\"http://evil\")")
+    participant, _, _ = join(room["code"], '=HYPERLINK("http://evil")')
     ctx = progress.context(participant.id)
     result = engine.evaluate(ctx)
     progress.record(ctx, result["checks"], result["version"])
@@ -207,7 +224,8 @@ def test_a_socket_count_left_by_a_crash_does_not_keep_a_student_online():
     assert participants.participant_summary(ada)["online"] is True
     # The server died: its sockets never counted out, and no sign of life came since.
     participants.Participant.objects.filter(pk=ada.id).update(
-        seen=timezone.now() - participants.ONLINE_WITHIN - timedelta(seconds=1))
+        seen=timezone.now() - participants.ONLINE_WITHIN - timedelta(seconds=1)
+    )
     ada.refresh_from_db()
     assert ada.connections == 1 and participants.participant_summary(ada)["online"] is False
     participants.seen(ada.id)  # a ping from the reconnected page

@@ -40,14 +40,21 @@ def test_a_failing_check_shows_the_students_outcome_and_message_but_not_the_expe
     result = engine.evaluate(ctx)
     seen = engine.preview(ctx, result["checks"], result["version"])
     denied = next(c for c in seen["checks"] if c["name"] == "CREATE Deployment default/nginx")
-    assert denied == {"name": "CREATE Deployment default/nginx", "title": "a Deployment with 6 replicas is denied",
-                      "hidden": False, "verdict": "fail", "outcome": "allowed", "message": ""}
+    assert denied == {
+        "name": "CREATE Deployment default/nginx",
+        "title": "a Deployment with 6 replicas is denied",
+        "hidden": False,
+        "verdict": "fail",
+        "outcome": "allowed",
+        "message": "",
+    }
     assert "object.spec.replicas <= 5" not in str(seen)  # the answer is nowhere in what the student gets
     stored = progress.record(ctx, result["checks"], result["version"])
     assert "object.spec.replicas <= 5" not in str(stored["student"])
     assert "object.spec.replicas <= 5" in str(stored["teacher"])  # the teacher sees why it fails
     # Nor in the exercise view or the fork's own sample requests.
     from playground.workshops.services import participants as p
+
     state = p.student_state(participant)
     assert "object.spec.replicas <= 5" not in str(state["exercise"]) + str(state["fork"]["project"]["requests"])
 
@@ -57,6 +64,7 @@ def test_a_check_the_author_shows_carries_the_comparison_with_the_expectation():
     room, token = open_room()
     participant, _, _ = join(room["code"])
     from playground.workshops.services import rooms
+
     rooms.advance(room["code"], token, 3)  # messageExpression: the task states the message itself
     ctx = progress.context(participant.id)
     result = engine.evaluate(ctx)

@@ -3,6 +3,7 @@
 The full run of `k8s-cel-library/cases.jsonl` (with skips and exact-message options) is
 tests/conformance/test_k8s_cel_library.py; each library's test module re-runs its own slice for a quick loop.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -41,7 +42,8 @@ def check_k8s_library_case(case: dict) -> None:
         assert value == want and type(value) is type(want), f"got {value!r}, want {want!r}"
     else:
         assert (expect.get("error_contains") or expect["compile_error_contains"]) in error_of(
-            case["expr"], **case["bindings"])
+            case["expr"], **case["bindings"]
+        )
 
 
 def cost_of(expr: str, **bindings) -> int:

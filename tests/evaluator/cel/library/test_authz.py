@@ -1,4 +1,5 @@
 """Kubernetes' authorizer library: builders, checks as AuthzRequests, decisions, errors and selectors."""
+
 from __future__ import annotations
 
 import pytest
@@ -31,14 +32,23 @@ def make(decision: str = "allow", **kw) -> tuple[A.Authorizer, Recorder]:
 
 def test_resource_check_request():
     authz, rec = make()
-    expr = ("authorizer.group('apps').resource('deployments').subresource('scale').namespace('ns')"
-            ".name('web').check('update')")
+    expr = (
+        "authorizer.group('apps').resource('deployments').subresource('scale').namespace('ns')"
+        ".name('web').check('update')"
+    )
     decision = run(expr, authorizer=authz)
     assert type_name(decision) == "kubernetes.authorization.Decision"
     (req,) = rec.requests
     assert (req.user, req.groups, req.uid, dict(req.extra)) == ("alice", ("dev",), "u1", {"scopes": ("a",)})
     assert (req.verb, req.group, req.version, req.resource, req.subresource, req.namespace, req.name) == (
-        "update", "apps", "*", "deployments", "scale", "ns", "web")
+        "update",
+        "apps",
+        "*",
+        "deployments",
+        "scale",
+        "ns",
+        "web",
+    )
     assert req.resource_request and req.path == ""
 
 
@@ -65,21 +75,25 @@ def test_errored_decision_and_failing_authorizer():
 
 def test_service_account_changes_the_user():
     authz, rec = make()
-    run("authorizer.serviceAccount('kube-system', 'builder').group('').resource('pods').check('list')",
-        authorizer=authz)
+    run(
+        "authorizer.serviceAccount('kube-system', 'builder').group('').resource('pods').check('list')", authorizer=authz
+    )
     req = rec.requests[0]
     assert req.user == "system:serviceaccount:kube-system:builder"
     assert req.groups == ("system:serviceaccounts", "system:serviceaccounts:kube-system")
     assert req.uid == "" and dict(req.extra) == {}
 
 
-@pytest.mark.parametrize("expr, message", [
-    ("authorizer.serviceAccount('ns', 'Bad_Name')", "Invalid service account name"),
-    ("authorizer.serviceAccount('ns', '')", "Invalid service account name"),
-    ("authorizer.serviceAccount('not.a.label', 'ok')", "Invalid service account namespace"),
-    ("authorizer.path('  ')", "path must not be empty"),
-    ("authorizer.group('apps').resource('')", "resource must not be empty"),
-])
+@pytest.mark.parametrize(
+    "expr, message",
+    [
+        ("authorizer.serviceAccount('ns', 'Bad_Name')", "Invalid service account name"),
+        ("authorizer.serviceAccount('ns', '')", "Invalid service account name"),
+        ("authorizer.serviceAccount('not.a.label', 'ok')", "Invalid service account namespace"),
+        ("authorizer.path('  ')", "path must not be empty"),
+        ("authorizer.group('apps').resource('')", "resource must not be empty"),
+    ],
+)
 def test_errors_as_kubernetes_words_them(expr, message):
     authz, _ = make()
     with pytest.raises(CELError) as info:
@@ -89,22 +103,35 @@ def test_errors_as_kubernetes_words_them(expr, message):
 
 def test_request_resource_is_prefilled_from_the_admission_request():
     authz, rec = make()
-    request = {"resource": {"group": "apps", "version": "v1", "resource": "deployments"}, "subResource": "status",
-               "namespace": "prod", "name": "web"}
+    request = {
+        "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
+        "subResource": "status",
+        "namespace": "prod",
+        "name": "web",
+    }
     rr = A.request_resource(authz, request)
     assert isinstance(rr, A.ResourceCheck)
     A.resource_check(rr, "patch")
     req = rec.requests[0]
     assert (req.group, req.resource, req.subresource, req.namespace, req.name, req.verb) == (
-        "apps", "deployments", "status", "prod", "web", "patch")
+        "apps",
+        "deployments",
+        "status",
+        "prod",
+        "web",
+        "patch",
+    )
     core = A.request_resource(authz, {"resource": {"group": "", "resource": "pods"}})
     assert (core.group, core.resource, core.subresource, core.namespace, core.name) == ("", "pods", "", "", "")
 
 
 def test_selectors_reach_the_authorizer_parsed():
     authz, rec = make()
-    run("authorizer.group('').resource('pods').fieldSelector('spec.nodeName=n1').labelSelector('app in (a, b),!x')"
-        ".check('list')", authorizer=authz)
+    run(
+        "authorizer.group('').resource('pods').fieldSelector('spec.nodeName=n1').labelSelector('app in (a, b),!x')"
+        ".check('list')",
+        authorizer=authz,
+    )
     req = rec.requests[0]
     assert req.field_selector == "spec.nodeName=n1" and req.field_selector_error is None
     assert req.field_selector_requirements == (Requirement("spec.nodeName", "=", ("n1",)),)
@@ -114,59 +141,111 @@ def test_selectors_reach_the_authorizer_parsed():
     assert rec.requests[1].field_selector_requirements is None
 
 
-@pytest.mark.parametrize("selector, want", [
-    ("a=b,c!=d", [Requirement("a", "=", ("b",)), Requirement("c", "!=", ("d",))]),
-    ("a==b", [Requirement("a", "=", ("b",))]), ("x=a\\,b", [Requirement("x", "=", ("a,b",))]), ("", []),
-])
+@pytest.mark.parametrize(
+    "selector, want",
+    [
+        ("a=b,c!=d", [Requirement("a", "=", ("b",)), Requirement("c", "!=", ("d",))]),
+        ("a==b", [Requirement("a", "=", ("b",))]),
+        ("x=a\\,b", [Requirement("x", "=", ("a,b",))]),
+        ("", []),
+    ],
+)
 def test_field_selector(selector, want):
     assert parse_field_selector(selector) == (want, None)
 
 
-@pytest.mark.parametrize("selector, error", [
-    ("a", "invalid selector: 'a'; can't understand 'a'"),
-    ("a=b\\q", "invalid field selector: invalid escape sequence: \\q"),
-    ("a=b=c", "invalid field selector: unescaped character in value: 61"),
-    ("a=b\\", "invalid field selector: invalid escape sequence: \\"),
-])
+@pytest.mark.parametrize(
+    "selector, error",
+    [
+        ("a", "invalid selector: 'a'; can't understand 'a'"),
+        ("a=b\\q", "invalid field selector: invalid escape sequence: \\q"),
+        ("a=b=c", "invalid field selector: unescaped character in value: 61"),
+        ("a=b\\", "invalid field selector: invalid escape sequence: \\"),
+    ],
+)
 def test_field_selector_errors(selector, error):
     assert parse_field_selector(selector) == (None, error)
 
 
-@pytest.mark.parametrize("selector", ["x=a,y=b,z=c", "", "x!=a,y=b", "x=", "x= ", "x=,z= ", "x= ,z= ", "!x", "x>1",
-                                      "x>1,z<5", "x in (a,b)", "x notin ()", "example.com/app in (a)"])
+@pytest.mark.parametrize(
+    "selector",
+    [
+        "x=a,y=b,z=c",
+        "",
+        "x!=a,y=b",
+        "x=",
+        "x= ",
+        "x=,z= ",
+        "x= ,z= ",
+        "!x",
+        "x>1",
+        "x>1,z<5",
+        "x in (a,b)",
+        "x notin ()",
+        "example.com/app in (a)",
+    ],
+)
 def test_label_selector_good(selector):
     requirements, error = parse_label_selector(selector)
     assert error is None and requirements is not None
 
 
-@pytest.mark.parametrize("selector, error", [
-    ("x=a||y=b", 'unable to parse requirement: values[0][x]: Invalid value: "a||y": a valid label must be an empty '
-                 "string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-                 "alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is "
-                 "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"),  # '|' is not a symbol: the value is "a||y"
-    ("x==a==b", "found '==', expected: ',' or 'end of string'"),
-    ("!x=a", "found '=', expected: ',' or 'end of string'"),
-    ("x<a", "unable to parse requirement: values[0]: Invalid value: \"a\": for 'Gt', 'Lt' operators, the value "
-            "must be an integer"),
-    ("x in a", "unable to parse requirement: found 'a' expected: '('"),
-    ("x (", "unable to parse requirement: found '(', expected: in, notin, =, ==, !=, gt, lt"),
-    (",x", "found ',', expected: !, identifier, or 'end of string'"),
-    ("x,", "found '', expected: identifier after ','"),
-])
+@pytest.mark.parametrize(
+    "selector, error",
+    [
+        (
+            "x=a||y=b",
+            'unable to parse requirement: values[0][x]: Invalid value: "a||y": a valid label must be an empty '
+            "string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+            "alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is "
+            "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+        ),  # '|' is not a symbol: the value is "a||y"
+        ("x==a==b", "found '==', expected: ',' or 'end of string'"),
+        ("!x=a", "found '=', expected: ',' or 'end of string'"),
+        (
+            "x<a",
+            "unable to parse requirement: values[0]: Invalid value: \"a\": for 'Gt', 'Lt' operators, the value "
+            "must be an integer",
+        ),
+        ("x in a", "unable to parse requirement: found 'a' expected: '('"),
+        ("x (", "unable to parse requirement: found '(', expected: in, notin, =, ==, !=, gt, lt"),
+        (",x", "found ',', expected: !, identifier, or 'end of string'"),
+        ("x,", "found '', expected: identifier after ','"),
+    ],
+)
 def test_label_selector_errors(selector, error):
     assert parse_label_selector(selector) == (None, error)
 
 
 def test_declarations_and_costs():
-    names = ("path", "group", "serviceAccount", "resource", "subresource", "namespace", "name", "check", "allowed",
-             "reason", "errored", "error", "fieldSelector", "labelSelector")
+    names = (
+        "path",
+        "group",
+        "serviceAccount",
+        "resource",
+        "subresource",
+        "namespace",
+        "name",
+        "check",
+        "allowed",
+        "reason",
+        "errored",
+        "error",
+        "fieldSelector",
+        "labelSelector",
+    )
     sigs = {o.signature(): o for n in names for o in REGISTRY.overloads(n)}
     k = "kubernetes.authorization."
-    for s in (f"{k}Authorizer.path(string) -> {k}PathCheck", f"{k}Authorizer.group(string) -> {k}GroupCheck",
-              f"{k}Authorizer.serviceAccount(string, string) -> {k}Authorizer",
-              f"{k}GroupCheck.resource(string) -> {k}ResourceCheck", f"{k}ResourceCheck.check(string) -> {k}Decision",
-              f"{k}PathCheck.check(string) -> {k}Decision", f"{k}Decision.allowed() -> bool",
-              f"{k}ResourceCheck.labelSelector(string) -> {k}ResourceCheck"):
+    for s in (
+        f"{k}Authorizer.path(string) -> {k}PathCheck",
+        f"{k}Authorizer.group(string) -> {k}GroupCheck",
+        f"{k}Authorizer.serviceAccount(string, string) -> {k}Authorizer",
+        f"{k}GroupCheck.resource(string) -> {k}ResourceCheck",
+        f"{k}ResourceCheck.check(string) -> {k}Decision",
+        f"{k}PathCheck.check(string) -> {k}Decision",
+        f"{k}Decision.allowed() -> bool",
+        f"{k}ResourceCheck.labelSelector(string) -> {k}ResourceCheck",
+    ):
         assert s in sigs, s
     assert sigs[f"{k}ResourceCheck.check(string) -> {k}Decision"].cost == 350_000
     assert sigs[f"{k}Decision.reason() -> string"].cost == 1

@@ -1,4 +1,5 @@
 """jsonpatch.escapeKey, as Kubernetes' CEL JSONPatch library declares it."""
+
 from evaluator.cel import evaluate
 
 

@@ -2,6 +2,7 @@
 
 Expected errors and findAll results were produced by Go's regexp package.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -17,15 +18,26 @@ from evaluator.cel.registry import NOT_CONSTANT, REGISTRY
 from tests.evaluator.cel.library.helpers import check_k8s_library_case, error_of, k8s_library_cases, run
 
 
-@pytest.mark.parametrize("pattern, go_error", [
-    (")", "unexpected ): `)`"), ("x++", "invalid nested repetition operator: `++`"),
-    ("[a", "missing closing ]: `[a`"), ("(a", "missing closing ): `(a`"), ("a{2,1}", "invalid repeat count: `{2,1}`"),
-    ("\\", "trailing backslash at end of expression: ``"), ("\\q", "invalid escape sequence: `\\q`"),
-    ("*", "missing argument to repetition operator: `*`"), ("[z-a]", "invalid character class range: `z-a`"),
-    ("(?P<n", "invalid named capture: `(?P<n`"), ("a{1001}", "invalid repeat count: `{1001}`"),
-    ("(?i", "invalid or unsupported Perl syntax: `(?i`"), ("[[:foo:]]", "invalid character class range: `[:foo:]`"),
-    ("x{2}{3}", "invalid nested repetition operator: `{2}{3}`"), ("\\C", "invalid escape sequence: `\\C`"),
-])
+@pytest.mark.parametrize(
+    "pattern, go_error",
+    [
+        (")", "unexpected ): `)`"),
+        ("x++", "invalid nested repetition operator: `++`"),
+        ("[a", "missing closing ]: `[a`"),
+        ("(a", "missing closing ): `(a`"),
+        ("a{2,1}", "invalid repeat count: `{2,1}`"),
+        ("\\", "trailing backslash at end of expression: ``"),
+        ("\\q", "invalid escape sequence: `\\q`"),
+        ("*", "missing argument to repetition operator: `*`"),
+        ("[z-a]", "invalid character class range: `z-a`"),
+        ("(?P<n", "invalid named capture: `(?P<n`"),
+        ("a{1001}", "invalid repeat count: `{1001}`"),
+        ("(?i", "invalid or unsupported Perl syntax: `(?i`"),
+        ("[[:foo:]]", "invalid character class range: `[:foo:]`"),
+        ("x{2}{3}", "invalid nested repetition operator: `{2}{3}`"),
+        ("\\C", "invalid escape sequence: `\\C`"),
+    ],
+)
 def test_compile_errors_read_as_go(pattern, go_error):
     regex, error = R.compile_pattern(pattern)
     assert regex is None and error == f"error parsing regexp: {go_error}"
@@ -37,24 +49,33 @@ def test_patterns_are_cached():
 
 def test_no_stderr_noise():
     code = "from evaluator.cel.library.regex import compile_pattern; compile_pattern(')'); compile_pattern('[b')"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=Path(R.__file__).resolve().parents[3])
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(R.__file__).resolve().parents[3]
+    )
     assert done.returncode == 0 and done.stderr == ""
 
 
-@pytest.mark.parametrize("pattern, text, n, want", [
-    ("a*", "baaac", -1, ["", "aaa", ""]), ("[0-9]*", "123 abc 456", -1, ["123", "", "", "", "", "456"]),
-    ("[0-9]*", "123 abc 456", 1, ["123"]), ("", "abc", -1, ["", "", "", ""]), ("x*", "", -1, [""]),
-    ("é*", "aéé", -1, ["", "éé"]), ("b|", "abc", -1, ["", "b", ""]), ("[0-9]+", "a1b22c333", 2, ["1", "22"]),
-    ("[0-9]+", "a1b22c333", 0, []),
-])
+@pytest.mark.parametrize(
+    "pattern, text, n, want",
+    [
+        ("a*", "baaac", -1, ["", "aaa", ""]),
+        ("[0-9]*", "123 abc 456", -1, ["123", "", "", "", "", "456"]),
+        ("[0-9]*", "123 abc 456", 1, ["123"]),
+        ("", "abc", -1, ["", "", "", ""]),
+        ("x*", "", -1, [""]),
+        ("é*", "aéé", -1, ["", "éé"]),
+        ("b|", "abc", -1, ["", "b", ""]),
+        ("[0-9]+", "a1b22c333", 2, ["1", "22"]),
+        ("[0-9]+", "a1b22c333", 0, []),
+    ],
+)
 def test_find_all_is_go_find_all_string(pattern, text, n, want):
     assert R.find_all(text, pattern, n) == want
 
 
 def test_find_and_matches():
     assert R.find("abc 123", "[0-9]+") == "123" and R.find("abc", "xyz") == ""
-    assert R.find("abc 123", "[0-9]*") == ""            # leftmost-first: the empty match at 0
+    assert R.find("abc 123", "[0-9]*") == ""  # leftmost-first: the empty match at 0
     assert R.matches("hello", "^h.*o$") and not R.matches("hello", "^e")
     assert R.matches("x\ny", "^y$") is False and R.matches("x\ny", "(?m)^y$") is True
 
@@ -83,10 +104,14 @@ def test_constant_validators():
 
 def test_declarations_and_costs():
     sigs = {o.signature(): o for n in ("matches", "find", "findAll") for o in REGISTRY.overloads(n)}
-    assert set(sigs) >= {"matches(string, string) -> bool", "string.matches(string) -> bool",
-                         "string.find(string) -> string", "string.findAll(string) -> list(string)",
-                         "string.findAll(string, int) -> list(string)"}
-    assert sigs["matches(string, string) -> bool"].cost == 1   # cel-go's global overload has no cost rule
+    assert set(sigs) >= {
+        "matches(string, string) -> bool",
+        "string.matches(string) -> bool",
+        "string.find(string) -> string",
+        "string.findAll(string) -> list(string)",
+        "string.findAll(string, int) -> list(string)",
+    }
+    assert sigs["matches(string, string) -> bool"].cost == 1  # cel-go's global overload has no cost rule
     # ceil((1 + 19) * 0.1) * ceil(6 * 0.25)
     assert sigs["string.find(string) -> string"].cost(("x" * 19, "[0-9]+"), "") == 4
     assert sigs["string.matches(string) -> bool"].cost(("", "abcd"), False) == 1

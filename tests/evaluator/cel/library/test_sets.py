@@ -1,4 +1,5 @@
 """cel-go's ext.Sets: containment with CEL's heterogeneous equality, declarations, costs."""
+
 from __future__ import annotations
 
 import pytest
@@ -13,7 +14,7 @@ from tests.evaluator.cel.library.helpers import k8s_library_cases, run
 def test_contains():
     assert sets_contains(["a", "b"], []) and sets_contains(["a", "b"], ["b", "b"])
     assert not sets_contains(["a", "b"], ["c"])
-    assert sets_contains([1, 2], [2.0, UInt(1)])               # heterogeneous numeric equality
+    assert sets_contains([1, 2], [2.0, UInt(1)])  # heterogeneous numeric equality
     assert sets_contains([{"a": 1}, [1, 2]], [[1.0, 2]])
     assert not sets_contains([], [None])
 

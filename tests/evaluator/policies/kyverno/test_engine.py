@@ -25,19 +25,31 @@ spec:
 
 
 def ns_request(purpose):
-    obj = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "prod-bus-app1", "labels": {"purpose": purpose}}}
+    obj = {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": "prod-bus-app1", "labels": {"purpose": purpose}},
+    }
     return {"operation": "CREATE", "object": obj, "kind": {"group": "", "version": "v1", "kind": "Namespace"}}
 
 
 def test_seed_namespace_label_pass_and_fail_messages():
     [ok] = evaluate([NS_POLICY], ns_request("production"))
-    assert ok["rules"] == [{"rule": "require-ns-purpose-label", "result": "pass", "action": "Enforce",
-                            "message": "validation rule 'require-ns-purpose-label' passed."}]
+    assert ok["rules"] == [
+        {
+            "rule": "require-ns-purpose-label",
+            "result": "pass",
+            "action": "Enforce",
+            "message": "validation rule 'require-ns-purpose-label' passed.",
+        }
+    ]
     [bad] = evaluate([NS_POLICY], ns_request("development"))
     rule = bad["rules"][0]
     assert rule["result"] == "fail"
-    assert rule["message"] == ("validation error: You must have label `purpose` with value `production` set on all "
-                               "new namespaces. rule require-ns-purpose-label failed at path /metadata/labels/purpose/")
+    assert rule["message"] == (
+        "validation error: You must have label `purpose` with value `production` set on all "
+        "new namespaces. rule require-ns-purpose-label failed at path /metadata/labels/purpose/"
+    )
 
 
 def test_enforce_failure_blocks_with_kyverno_wording():
@@ -48,7 +60,8 @@ def test_enforce_failure_blocks_with_kyverno_wording():
         "\n\nresource Namespace//prod-bus-app1 was blocked due to the following policies \n\n"
         "require-ns-purpose-label:\n  require-ns-purpose-label: 'validation error: You must have label `purpose` with "
         "value `production` set on all new namespaces. rule require-ns-purpose-label failed at path "
-        "/metadata/labels/purpose/'\n")
+        "/metadata/labels/purpose/'\n"
+    )
 
 
 def test_audit_failure_is_allowed_with_warning():
@@ -84,11 +97,19 @@ spec:
 
 def pod(name, image, labels=None, kind="Pod"):
     spec = {"containers": [{"name": "c", "image": image}]}
-    obj = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default",
-                                                           "labels": labels or {}}, "spec": spec}
+    obj = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "labels": labels or {}},
+        "spec": spec,
+    }
     if kind == "Deployment":
-        obj = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "default"},
-               "spec": {"template": {"metadata": {"labels": labels or {}}, "spec": spec}}}
+        obj = {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"template": {"metadata": {"labels": labels or {}}, "spec": spec}},
+        }
     return {"operation": "CREATE", "object": obj}
 
 
@@ -102,8 +123,12 @@ def test_foreach_deny_and_message_substitution():
 
 def test_preconditions_skip():
     [res] = evaluate([POD_POLICY], pod("web", "nginx:latest", {"team": "skip-me"}))
-    assert res["rules"][0] == {"rule": "no-latest", "result": "skip", "message": "preconditions not met",
-                               "action": "Enforce"}
+    assert res["rules"][0] == {
+        "rule": "no-latest",
+        "result": "skip",
+        "message": "preconditions not met",
+        "action": "Enforce",
+    }
 
 
 def test_autogen_rule_for_deployment():
@@ -208,9 +233,14 @@ spec:
 
 
 def test_multiline_denial_reason_uses_a_literal_block_like_go_yaml():
-    results = [{"policy": "psa", "rules": [{"rule": "baseline", "result": "fail", "action": "Enforce",
-                                            "message": "line one\nline two"}]}]
+    results = [
+        {
+            "policy": "psa",
+            "rules": [{"rule": "baseline", "result": "fail", "action": "Enforce", "message": "line one\nline two"}],
+        }
+    ]
     request = {"object": {"kind": "Pod", "metadata": {"name": "x", "namespace": "default"}}}
     assert admission_decision(results, request)["message"] == (
         "\n\nresource Pod/default/x was blocked due to the following policies \n\n"
-        "psa:\n  baseline: |-\n    line one\n    line two\n")
+        "psa:\n  baseline: |-\n    line one\n    line two\n"
+    )

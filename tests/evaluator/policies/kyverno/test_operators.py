@@ -25,7 +25,11 @@ def test_numeric_and_duration_operators():
 def test_set_operators():
     assert evaluate("In", "a", ["a", "b"]) and not evaluate("In", "c", ["a", "b"])
     assert evaluate("AnyIn", ["a", "z"], ["a", "b"]) and not evaluate("AllIn", ["a", "z"], ["a", "b"])
-    assert evaluate("AllIn", ["a", "ab"], ["a*"]) and not evaluate("AllIn", ["a", "b"], ["a*"]) and evaluate("AnyNotIn", ["a", "z"], ["a", "b"])
+    assert (
+        evaluate("AllIn", ["a", "ab"], ["a*"])
+        and not evaluate("AllIn", ["a", "b"], ["a*"])
+        and evaluate("AnyNotIn", ["a", "z"], ["a", "b"])
+    )
     assert evaluate("AllNotIn", ["x", "y"], ["a", "b"]) and evaluate("NotIn", "c", ["a", "b"])
     assert evaluate("AnyIn", [5], "1-10") and not evaluate("AnyIn", [15], "1-10")
     assert evaluate("In", "a", '["a", "b"]')
@@ -33,5 +37,6 @@ def test_set_operators():
 
 def test_unknown_operator_raises_key_error():
     import pytest
+
     with pytest.raises(KeyError):
         evaluate("Bogus", 1, 1)

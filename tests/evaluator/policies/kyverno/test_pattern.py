@@ -3,9 +3,17 @@
 from evaluator.policies.kyverno.pattern_value import validate
 from evaluator.policies.kyverno.validate_pattern import match_pattern
 
-POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"app": "web", "tier": "fe"}},
-       "spec": {"containers": [{"name": "a", "image": "nginx:latest", "resources": {"limits": {"memory": "256Mi"}}},
-                               {"name": "b", "image": "redis:7"}]}}
+POD = {
+    "apiVersion": "v1",
+    "kind": "Pod",
+    "metadata": {"name": "p", "labels": {"app": "web", "tier": "fe"}},
+    "spec": {
+        "containers": [
+            {"name": "a", "image": "nginx:latest", "resources": {"limits": {"memory": "256Mi"}}},
+            {"name": "b", "image": "redis:7"},
+        ]
+    },
+}
 
 
 def test_plain_match_and_mismatch_path():

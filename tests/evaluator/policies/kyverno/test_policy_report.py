@@ -23,8 +23,15 @@ spec:
 
 
 def test_report_counts_and_fields():
-    request = {"operation": "CREATE", "object": {"apiVersion": "v1", "kind": "Pod", "metadata": {
-        "name": "web", "namespace": "dev", "uid": "u-1"}, "spec": {"containers": []}}}
+    request = {
+        "operation": "CREATE",
+        "object": {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "web", "namespace": "dev", "uid": "u-1"},
+            "spec": {"containers": []},
+        },
+    }
     report = policy_report([POLICY], evaluate([POLICY], request), request, now=100)
     assert report["kind"] == "PolicyReport" and report["metadata"]["namespace"] == "dev"
     assert report["summary"] == {"pass": 0, "fail": 1, "warn": 0, "error": 0, "skip": 0}

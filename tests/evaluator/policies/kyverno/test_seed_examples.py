@@ -63,9 +63,12 @@ def test_any_pattern_pod_level_or_container_level():
     assert res["rules"][0]["message"] == "validation rule 'check-containers' anyPattern[1] passed."
     res, _ = run(ANY_PATTERN, pod({"containers": [{"name": "c"}]}))
     assert res["rules"][0] == {
-        "rule": "check-containers", "result": "fail", "action": "Enforce",
+        "rule": "check-containers",
+        "result": "fail",
+        "action": "Enforce",
         "message": "validation error: Running as root is not allowed. rule check-containers[0] failed at path "
-                   "/spec/securityContext/ rule check-containers[1] failed at path /spec/containers/0/securityContext/"}
+        "/spec/securityContext/ rule check-containers[1] failed at path /spec/containers/0/securityContext/",
+    }
 
 
 FLUX = """
@@ -95,7 +98,8 @@ def test_negated_any_pattern_allows_one_of_the_annotations():
     assert res["rules"][0]["result"] == "fail"
     assert res["rules"][0]["message"] == (
         "validation error: Cannot use Flux v1 annotation. rule flux[0] failed at path /metadata/annotations/fluxcd.io/a/ "
-        "rule flux[1] failed at path /metadata/annotations/flux.weave.works/b/")
+        "rule flux[1] failed at path /metadata/annotations/flux.weave.works/b/"
+    )
 
 
 DENY = """
@@ -123,15 +127,23 @@ spec:
 
 
 def test_deny_any_conditions_and_messages():
-    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"},
-          "data": {"team": "eng", "unit": "blue"}}
+    cm = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "c", "namespace": "default"},
+        "data": {"team": "eng", "unit": "blue"},
+    }
     res, _ = run(DENY, cm)
     assert res["rules"][0]["result"] == "fail"
     assert res["rules"][0]["message"] == "Main message is here.; The expression team = eng failed."
     cm["data"] = {"team": "ops", "unit": "blue"}
     res, _ = run(DENY, cm)
-    assert res["rules"][0] == {"rule": "team-unit", "result": "pass", "action": "Audit",
-                               "message": "validation rule 'team-unit' passed."}
+    assert res["rules"][0] == {
+        "rule": "team-unit",
+        "result": "pass",
+        "action": "Audit",
+        "message": "validation rule 'team-unit' passed.",
+    }
 
 
 DENY_DELETES = """
@@ -163,8 +175,11 @@ spec:
 
 
 def test_deny_deletes_unless_cluster_admin():
-    cm = {"apiVersion": "v1", "kind": "ConfigMap",
-          "metadata": {"name": "c", "namespace": "default", "labels": {"app.kubernetes.io/managed-by": "kyverno"}}}
+    cm = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "c", "namespace": "default", "labels": {"app.kubernetes.io/managed-by": "kyverno"}},
+    }
     res, req = run(DENY_DELETES, cm, "DELETE", userInfo={"username": "alice"})
     assert res["rules"][0]["message"] == "Deleting ConfigMap/c is not allowed"
     decision = admission_decision([res], req)
@@ -191,8 +206,11 @@ spec:
       message: "Changing default network policies is not allowed."
       deny: {}
 """
-    netpol = {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
-              "metadata": {"name": "allow-default", "namespace": "default"}}
+    netpol = {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": {"name": "allow-default", "namespace": "default"},
+    }
     res, _ = run(policy, netpol, "UPDATE")
     assert res["rules"][0]["result"] == "fail"
     assert res["rules"][0]["message"] == "Changing default network policies is not allowed."
@@ -229,13 +247,20 @@ spec:
 
 def test_foreach_pattern_on_elements():
     res, _ = run(CHECK_IMAGES, pod({"containers": [{"name": "a", "image": "trusted-registry.io/x"}]}))
-    assert res["rules"][0] == {"rule": "check-registry", "result": "pass", "message": "rule passed",
-                               "action": "Enforce"}
-    res, _ = run(CHECK_IMAGES, pod({"containers": [{"name": "a", "image": "trusted-registry.io/x"},
-                                                    {"name": "b", "image": "docker.io/y"}]}))
+    assert res["rules"][0] == {
+        "rule": "check-registry",
+        "result": "pass",
+        "message": "rule passed",
+        "action": "Enforce",
+    }
+    res, _ = run(
+        CHECK_IMAGES,
+        pod({"containers": [{"name": "a", "image": "trusted-registry.io/x"}, {"name": "b", "image": "docker.io/y"}]}),
+    )
     assert res["rules"][0]["result"] == "fail"
-    assert res["rules"][0]["message"] == ("validation failure: validation error: unknown registry. "
-                                          "rule check-registry failed at path /image/")
+    assert res["rules"][0]["message"] == (
+        "validation failure: validation error: unknown registry. rule check-registry failed at path /image/"
+    )
 
 
 NESTED = """
@@ -263,13 +288,17 @@ spec:
 
 
 def test_nested_foreach():
-    ingress = {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress",
-               "metadata": {"name": "kuard", "namespace": "default"},
-               "spec": {"tls": [{"hosts": ["kuard.old.com", "kuard-foo.new.com"]}, {"hosts": ["hr.old.com"]}]}}
+    ingress = {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "Ingress",
+        "metadata": {"name": "kuard", "namespace": "default"},
+        "spec": {"tls": [{"hosts": ["kuard.old.com", "kuard-foo.new.com"]}, {"hosts": ["hr.old.com"]}]},
+    }
     res, _ = run(NESTED, ingress)
     assert res["rules"][0]["result"] == "fail"
-    assert res["rules"][0]["message"] == ("validation failure: validation failure: "
-                                          "All TLS hosts must use a domain of old.com.")
+    assert res["rules"][0]["message"] == (
+        "validation failure: validation failure: All TLS hosts must use a domain of old.com."
+    )
     ingress["spec"]["tls"][0]["hosts"].pop()
     res, _ = run(NESTED, ingress)
     assert res["rules"][0]["result"] == "pass"
@@ -293,10 +322,13 @@ def test_pod_security_baseline_message_and_exclusion():
     bad = pod({"hostIPC": True, "containers": [{"name": "container01", "image": "dummyimagename"}]})
     res, _ = run(PSA, bad)
     assert res["rules"][0] == {
-        "rule": "baseline", "result": "fail", "action": "Enforce",
+        "rule": "baseline",
+        "result": "fail",
+        "action": "Enforce",
         "message": "Validation rule 'baseline' failed. It violates PodSecurity \"baseline:latest\": (Forbidden "
-                   "reason: host namespaces, field error list: [spec.hostIPC is forbidden, forbidden values found: "
-                   "true])"}
+        "reason: host namespaces, field error list: [spec.hostIPC is forbidden, forbidden values found: "
+        "true])",
+    }
     policy = yaml.safe_load(PSA)
     policy["spec"]["rules"][0]["validate"]["podSecurity"]["exclude"] = [{"controlName": "Host Namespaces"}]
     [res] = evaluate([policy], {"operation": "CREATE", "object": bad})
@@ -306,10 +338,18 @@ def test_pod_security_baseline_message_and_exclusion():
 def test_pod_security_restricted_with_image_exclusion():
     policy = yaml.safe_load(PSA.replace("baseline, version", "restricted, version"))
     policy["spec"]["rules"][0]["validate"]["podSecurity"]["exclude"] = [
-        {"controlName": "Capabilities", "images": ["nginx*", "redis*"]}]
-    container = {"name": "container01", "image": "nginx:1.1.9", "securityContext": {
-        "allowPrivilegeEscalation": False, "runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"},
-        "capabilities": {"add": ["SYS_ADMIN"], "drop": ["ALL"]}}}
+        {"controlName": "Capabilities", "images": ["nginx*", "redis*"]}
+    ]
+    container = {
+        "name": "container01",
+        "image": "nginx:1.1.9",
+        "securityContext": {
+            "allowPrivilegeEscalation": False,
+            "runAsNonRoot": True,
+            "seccompProfile": {"type": "RuntimeDefault"},
+            "capabilities": {"add": ["SYS_ADMIN"], "drop": ["ALL"]},
+        },
+    }
     [res] = evaluate([policy], {"operation": "CREATE", "object": pod({"containers": [container]}, "goodpod01")})
     assert res["rules"][0]["result"] == "pass"
     container["image"] = "busybox:1.28"
@@ -337,15 +377,21 @@ spec:
 
 
 def test_cel_expression_message_and_denial_text():
-    deploy = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "nginx", "namespace": "default"},
-              "spec": {"replicas": 5}}
+    deploy = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "nginx", "namespace": "default"},
+        "spec": {"replicas": 5},
+    }
     res, req = run(CEL, deploy)
     assert res["rules"][0]["result"] == "fail"
     assert res["rules"][0]["message"] == "Deployment spec.replicas must be less than 4."
     decision = admission_decision([res], req)
-    assert decision["message"] == ("\n\nresource Deployment/default/nginx was blocked due to the following policies "
-                                   "\n\ncheck-deployment-replicas:\n  check-deployment-replicas: Deployment "
-                                   "spec.replicas must be less than 4.\n")
+    assert decision["message"] == (
+        "\n\nresource Deployment/default/nginx was blocked due to the following policies "
+        "\n\ncheck-deployment-replicas:\n  check-deployment-replicas: Deployment "
+        "spec.replicas must be less than 4.\n"
+    )
     deploy["spec"]["replicas"] = 2
     res, _ = run(CEL, deploy)
     assert res["rules"][0]["message"] == "Validation rule 'check-deployment-replicas' passed."
@@ -367,8 +413,11 @@ spec:
             - expression: "namespaceObject.metadata.name == 'production'"
               message: "The StatefulSet must be created in the 'production' namespace."
 """
-    sts = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "bad-statefulset",
-                                                                        "namespace": "default"}}
+    sts = {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {"name": "bad-statefulset", "namespace": "default"},
+    }
     res, _ = run(policy, sts)
     assert res["rules"][0]["message"] == "The StatefulSet must be created in the 'production' namespace."
     sts["metadata"]["namespace"] = "production"

@@ -30,9 +30,16 @@ def test_generated_policy_and_binding():
     vap, binding = out["policy"], out["binding"]
     assert vap["metadata"]["name"] == "cpol-disallow-host-path"
     assert vap["metadata"]["labels"] == {"app.kubernetes.io/managed-by": "kyverno"}
-    assert vap["spec"]["matchConstraints"] == {"resourceRules": [
-        {"apiGroups": ["apps"], "apiVersions": ["v1"], "resources": ["deployments"],
-         "operations": ["CREATE", "UPDATE", "CONNECT", "DELETE"]}]}
+    assert vap["spec"]["matchConstraints"] == {
+        "resourceRules": [
+            {
+                "apiGroups": ["apps"],
+                "apiVersions": ["v1"],
+                "resources": ["deployments"],
+                "operations": ["CREATE", "UPDATE", "CONNECT", "DELETE"],
+            }
+        ]
+    }
     assert vap["spec"]["validations"] == POLICY["spec"]["rules"][0]["validate"]["cel"]["expressions"]
     assert binding["metadata"]["name"] == "cpol-disallow-host-path-binding"
     assert binding["spec"] == {"policyName": "cpol-disallow-host-path", "validationActions": ["Deny"]}
@@ -52,7 +59,10 @@ def test_namespaces_become_a_namespace_selector_and_audit_becomes_audit_warn():
 def test_policies_that_cannot_be_generated_say_why():
     policy = yaml.safe_load(yaml.safe_dump(POLICY))
     policy["spec"]["rules"].append(dict(policy["spec"]["rules"][0], name="second"))
-    assert generate(policy) == {"skipped": "skip generating ValidatingAdmissionPolicy: multiple rules are not applicable."}
-    policy["spec"]["rules"] = [{"name": "p", "match": {"any": [{"resources": {"kinds": ["Pod"]}}]},
-                                "validate": {"pattern": {"spec": {}}}}]
+    assert generate(policy) == {
+        "skipped": "skip generating ValidatingAdmissionPolicy: multiple rules are not applicable."
+    }
+    policy["spec"]["rules"] = [
+        {"name": "p", "match": {"any": [{"resources": {"kinds": ["Pod"]}}]}, "validate": {"pattern": {"spec": {}}}}
+    ]
     assert generate(policy) == {"skipped": "skip generating ValidatingAdmissionPolicy for non CEL rules."}

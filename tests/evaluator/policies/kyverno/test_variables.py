@@ -7,8 +7,15 @@ from evaluator.policies.kyverno.variables import SubstitutionError, substitute_a
 
 
 def ctx(op="CREATE"):
-    c = Context({"request": {"operation": op, "object": {"metadata": {"name": "web"}, "spec": {"replicas": 3}},
-                             "oldObject": {"metadata": {"name": "old"}}}})
+    c = Context(
+        {
+            "request": {
+                "operation": op,
+                "object": {"metadata": {"name": "web"}, "spec": {"replicas": 3}},
+                "oldObject": {"metadata": {"name": "old"}},
+            }
+        }
+    )
     c.operation = op
     return c
 
@@ -41,8 +48,11 @@ def test_keys_are_substituted_too():
 
 
 def test_unresolvable_variable_is_a_located_error():
-    with pytest.raises(SubstitutionError, match=r"failed to resolve request.object.spec.nope at path /a: "
-                                                r"JMESPath query failed: Unknown key \"nope\" in path"):
+    with pytest.raises(
+        SubstitutionError,
+        match=r"failed to resolve request.object.spec.nope at path /a: "
+        r"JMESPath query failed: Unknown key \"nope\" in path",
+    ):
         substitute_all(ctx(), {"a": "{{ request.object.spec.nope }}"})
 
 

@@ -1,4 +1,5 @@
 """Server-side-apply merge of an ApplyConfiguration, with the built-in types' list types and merge keys."""
+
 import pytest
 
 from evaluator.policies.mutating.apply import ApplyError, apply_configuration
@@ -16,8 +17,11 @@ def test_map_list_merges_by_name_in_place_and_appends_new_entries():
     live = pod({"containers": [{"name": "app", "image": "a:1"}, {"name": "side", "image": "s:1"}]})
     patch = {"spec": {"containers": [{"name": "side", "image": "s:2"}, {"name": "new", "image": "n:1"}]}}
     merged = apply_configuration(live, patch, POD)
-    assert merged["spec"]["containers"] == [{"name": "app", "image": "a:1"}, {"name": "side", "image": "s:2"},
-                                            {"name": "new", "image": "n:1"}]
+    assert merged["spec"]["containers"] == [
+        {"name": "app", "image": "a:1"},
+        {"name": "side", "image": "s:2"},
+        {"name": "new", "image": "n:1"},
+    ]
 
 
 def test_map_list_with_two_keys():
@@ -44,16 +48,20 @@ def test_duplicates_survive_unless_touched():
     live = pod({"containers": [{"name": "c", "env": env}], "hostNetwork": False})
     untouched = apply_configuration(live, {"spec": {"hostNetwork": True}}, POD)
     assert untouched["spec"]["containers"][0]["env"] == env
-    touched = apply_configuration(live, {"spec": {"containers": [{"name": "c", "env": [{"name": "X", "value": "9"}]}]}},
-                                  POD)
+    touched = apply_configuration(
+        live, {"spec": {"containers": [{"name": "c", "env": [{"name": "X", "value": "9"}]}]}}, POD
+    )
     assert touched["spec"]["containers"][0]["env"] == [{"name": "X", "value": "9"}, {"name": "Y", "value": "3"}]
 
 
-@pytest.mark.parametrize("patch, path", [
-    ({"spec": {"selector": {"matchLabels": {"a": "b"}}}}, ".spec.selector"),
-    ({"spec": {"template": {"spec": {"tolerations": [{"key": "k"}]}}}}, ".spec.template.spec.tolerations"),
-    ({"spec": {"template": {"spec": {"nodeSelector": {"a": "b"}}}}}, ".spec.template.spec.nodeSelector"),
-])
+@pytest.mark.parametrize(
+    "patch, path",
+    [
+        ({"spec": {"selector": {"matchLabels": {"a": "b"}}}}, ".spec.selector"),
+        ({"spec": {"template": {"spec": {"tolerations": [{"key": "k"}]}}}}, ".spec.template.spec.tolerations"),
+        ({"spec": {"template": {"spec": {"nodeSelector": {"a": "b"}}}}}, ".spec.template.spec.nodeSelector"),
+    ],
+)
 def test_atomic_fields_may_not_be_mutated(patch, path):
     with pytest.raises(ApplyError) as info:
         apply_configuration({"apiVersion": "apps/v1", "kind": "Deployment", "spec": {}}, patch, DEPLOYMENT)
@@ -63,8 +71,9 @@ def test_atomic_fields_may_not_be_mutated(patch, path):
 def test_fields_outside_the_schema_are_rejected():
     with pytest.raises(ApplyError) as info:
         apply_configuration(pod(), {"spec": {"containerz": []}}, POD)
-    assert info.value.message == ("failed to convert patch object to typed object: "
-                                  ".spec.containerz: field not declared in schema")
+    assert info.value.message == (
+        "failed to convert patch object to typed object: .spec.containerz: field not declared in schema"
+    )
 
 
 def test_wrong_scalar_type_is_rejected():
@@ -82,12 +91,40 @@ def test_without_a_schema_lists_are_atomic():
 
 
 def test_crd_schema_gives_list_types():
-    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-           "spec": {"group": "example.com", "names": {"kind": "Widget"}, "versions": [{"name": "v1", "schema": {
-               "openAPIV3Schema": {"type": "object", "properties": {"spec": {"type": "object", "properties": {
-                   "parts": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["id"],
-                             "items": {"type": "object", "properties": {"id": {"type": "string"},
-                                                                        "size": {"type": "integer"}}}}}}}}}}]}}
+    crd = {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "spec": {
+            "group": "example.com",
+            "names": {"kind": "Widget"},
+            "versions": [
+                {
+                    "name": "v1",
+                    "schema": {
+                        "openAPIV3Schema": {
+                            "type": "object",
+                            "properties": {
+                                "spec": {
+                                    "type": "object",
+                                    "properties": {
+                                        "parts": {
+                                            "type": "array",
+                                            "x-kubernetes-list-type": "map",
+                                            "x-kubernetes-list-map-keys": ["id"],
+                                            "items": {
+                                                "type": "object",
+                                                "properties": {"id": {"type": "string"}, "size": {"type": "integer"}},
+                                            },
+                                        }
+                                    },
+                                }
+                            },
+                        }
+                    },
+                }
+            ],
+        },
+    }
     widget = schema_for("example.com/v1", "Widget", [crd])
     assert widget.note is None
     live = {"apiVersion": "example.com/v1", "kind": "Widget", "spec": {"parts": [{"id": "a", "size": 1}]}}

@@ -1,4 +1,5 @@
 """JSON Patch with evanphx/json-patch v4 semantics and error texts (what the API server applies)."""
+
 import pytest
 
 from evaluator.policies.mutating import jsonpatch as jp
@@ -31,8 +32,10 @@ def test_replace_end_of_list_is_an_error():
 
 
 def test_add_into_a_missing_parent():
-    assert error_of({}, {"op": "add", "path": "/a/b", "value": 1}) == \
-        'add operation does not apply: doc is missing path: "/a/b": missing value'
+    assert (
+        error_of({}, {"op": "add", "path": "/a/b", "value": 1})
+        == 'add operation does not apply: doc is missing path: "/a/b": missing value'
+    )
 
 
 def test_list_positions_and_negative_indices():
@@ -42,13 +45,17 @@ def test_list_positions_and_negative_indices():
     assert apply(doc, {"op": "remove", "path": "/l/-1"})["l"] == ["a", "b"]
     assert apply(doc, {"op": "move", "from": "/l/0", "path": "/l/-"})["l"] == ["b", "c", "a"]
     assert apply(doc, {"op": "copy", "from": "/l/0", "path": "/l/-"})["l"] == ["a", "b", "c", "a"]
-    assert error_of(doc, {"op": "add", "path": "/l/5", "value": 1}) == \
-        "error in add for path: '/l/5': Unable to access invalid index: 5: invalid index referenced"
+    assert (
+        error_of(doc, {"op": "add", "path": "/l/5", "value": 1})
+        == "error in add for path: '/l/5': Unable to access invalid index: 5: invalid index referenced"
+    )
 
 
 def test_remove_missing_key():
-    assert error_of({"a": {}}, {"op": "remove", "path": "/a/b"}) == \
-        "error in remove for path: '/a/b': Unable to remove nonexistent key: b: missing value"
+    assert (
+        error_of({"a": {}}, {"op": "remove", "path": "/a/b"})
+        == "error in remove for path: '/a/b': Unable to remove nonexistent key: b: missing value"
+    )
 
 
 def test_test_operation():
@@ -62,7 +69,9 @@ def test_test_operation():
 def test_escaped_keys():
     key = jp.escape_key("k8s.io/x~y")
     assert key == "k8s.io~1x~0y"
-    assert apply({"labels": {}}, {"op": "add", "path": "/labels/" + key, "value": "v"}) == {"labels": {"k8s.io/x~y": "v"}}
+    assert apply({"labels": {}}, {"op": "add", "path": "/labels/" + key, "value": "v"}) == {
+        "labels": {"k8s.io/x~y": "v"}
+    }
 
 
 def test_unknown_operation():

@@ -1,4 +1,5 @@
 """Properties over generated input: patches and merges either succeed or fail with their own error type."""
+
 import copy
 
 from hypothesis import given, settings
@@ -10,13 +11,18 @@ from evaluator.policies.mutating.schema import schema_for
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=3),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.sampled_from(["a", "b", "c", "-"]), children,
-                                                                      max_size=3),
-    max_leaves=8)
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.sampled_from(["a", "b", "c", "-"]), children, max_size=3)
+    ),
+    max_leaves=8,
+)
 pointers = st.lists(st.sampled_from(["a", "b", "0", "1", "-", "-1", "x~1y"]), max_size=3).map(
-    lambda parts: "".join("/" + p for p in parts))
-operations = st.fixed_dictionaries({"op": st.sampled_from(["add", "remove", "replace", "move", "copy", "test", "x"]),
-                                    "path": pointers}, optional={"from": pointers, "value": json_values})
+    lambda parts: "".join("/" + p for p in parts)
+)
+operations = st.fixed_dictionaries(
+    {"op": st.sampled_from(["add", "remove", "replace", "move", "copy", "test", "x"]), "path": pointers},
+    optional={"from": pointers, "value": json_values},
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -53,14 +59,30 @@ def test_json_patch_add_then_test_holds(doc, path, value):
 
 
 POD = schema_for("v1", "Pod")
-pod_fields = st.fixed_dictionaries({}, optional={
-    "metadata": st.fixed_dictionaries({}, optional={"labels": st.dictionaries(st.sampled_from("xyz"), st.text(max_size=2)),
-                                                    "finalizers": st.lists(st.sampled_from("fg"), max_size=3)}),
-    "spec": st.fixed_dictionaries({}, optional={
-        "containers": st.lists(st.fixed_dictionaries({"name": st.sampled_from("abc")},
-                                                     optional={"image": st.text(max_size=2), "bogus": json_values}),
-                               max_size=3),
-        "hostNetwork": json_values})})
+pod_fields = st.fixed_dictionaries(
+    {},
+    optional={
+        "metadata": st.fixed_dictionaries(
+            {},
+            optional={
+                "labels": st.dictionaries(st.sampled_from("xyz"), st.text(max_size=2)),
+                "finalizers": st.lists(st.sampled_from("fg"), max_size=3),
+            },
+        ),
+        "spec": st.fixed_dictionaries(
+            {},
+            optional={
+                "containers": st.lists(
+                    st.fixed_dictionaries(
+                        {"name": st.sampled_from("abc")}, optional={"image": st.text(max_size=2), "bogus": json_values}
+                    ),
+                    max_size=3,
+                ),
+                "hostNetwork": json_values,
+            },
+        ),
+    },
+)
 
 
 @settings(max_examples=300, deadline=None)

@@ -1,4 +1,5 @@
 """List types, merge keys and atomic structs of built-in types, read from the shipped OpenAPI definitions."""
+
 from evaluator.policies.mutating.schema import ASSOCIATIVE, ATOMIC, LIST, SET, schema_for
 
 

@@ -1,12 +1,14 @@
 """auditAnnotations: `<policy>/<key>`, null and blank dropped, errors follow failurePolicy, values joined."""
+
 from __future__ import annotations
 
 from evaluator.simulation import simulate
 
 
 def run(vap, annotations, bindings=None, failure_policy=None, mode="enforce"):
-    policy = vap.policy(auditAnnotations=[{"key": k, "valueExpression": e} for k, e in annotations],
-                        failure_policy=failure_policy)
+    policy = vap.policy(
+        auditAnnotations=[{"key": k, "valueExpression": e} for k, e in annotations], failure_policy=failure_policy
+    )
     bindings = bindings or [vap.binding()]
     return simulate([policy, *bindings, vap.namespace()], vap.create(vap.configmap()), api_validation=mode)
 
@@ -23,13 +25,15 @@ def test_non_string_value_is_an_error_even_under_ignore(vap):
     assert result["allowed"] is False
     assert result["status"]["message"].endswith(
         "denied request: valueExpression 'object.metadata' resulted in unsupported return type: map. "
-        "Return type must be either string or null.")
+        "Return type must be either string or null."
+    )
 
 
 def test_statically_non_string_value_does_not_compile(vap):
     result = run(vap, [("n", "1")], mode="report")
     assert result["status"]["message"].endswith(
-        "denied request: compilation error: must evaluate to one of [string null_type] but got int")
+        "denied request: compilation error: must evaluate to one of [string null_type] but got int"
+    )
     assert run(vap, [("n", "1")], failure_policy="Ignore", mode="report")["allowed"] is True
 
 
@@ -47,10 +51,14 @@ def test_values_from_several_bindings_are_deduplicated_and_joined(vap):
 
 
 def test_distinct_values_are_joined_with_comma(vap):
-    policy = vap.policy(auditAnnotations=[{"key": "k", "valueExpression": "params.data.v"}],
-                        paramKind={"apiVersion": "v1", "kind": "ConfigMap"})
+    policy = vap.policy(
+        auditAnnotations=[{"key": "k", "valueExpression": "params.data.v"}],
+        paramKind={"apiVersion": "v1", "kind": "ConfigMap"},
+    )
     params = [vap.configmap("p1", data={"v": "one"}), vap.configmap("p2", data={"v": "two"})]
-    bindings = [vap.binding("b1", paramRef={"name": "p1", "namespace": "default"}),
-                vap.binding("b2", paramRef={"name": "p2", "namespace": "default"})]
+    bindings = [
+        vap.binding("b1", paramRef={"name": "p1", "namespace": "default"}),
+        vap.binding("b2", paramRef={"name": "p2", "namespace": "default"}),
+    ]
     result = simulate([policy, *bindings, *params, vap.namespace()], vap.create(vap.configmap()))
     assert result["auditAnnotations"] == {"p/k": "one, two"}

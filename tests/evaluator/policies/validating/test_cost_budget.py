@@ -1,4 +1,5 @@
 """CEL cost: 1e6 per expression, 1e7 per binding evaluation shared by the validations."""
+
 from __future__ import annotations
 
 import pytest
@@ -7,7 +8,7 @@ from evaluator.simulation import simulate
 from evaluator.admission.conditions import OUT_OF_BUDGET
 
 L40 = "[" + ",".join(str(i) for i in range(40)) + "]"
-HEAVY = f"{L40}.map(a, {L40}.map(b, {L40}.map(c, c))).size() > 0"   # about 850,000 units
+HEAVY = f"{L40}.map(a, {L40}.map(b, {L40}.map(c, c))).size() > 0"  # about 850,000 units
 L100 = "[" + ",".join(str(i) for i in range(100)) + "]"
 BOMB = f"{L100}.all(a, {L100}.all(b, {L100}.all(c, a + b + c >= 0)))"
 
@@ -41,14 +42,15 @@ def test_message_expressions_share_what_the_validations_left(vap):
     validations = [{"expression": HEAVY}] * 11 + [{"expression": "false", "messageExpression": heavy_message}]
     result = run(vap, validations)
     assert result["allowed"] is False
-    assert result["status"]["message"].endswith(
-        "denied request: failed messageExpression: " + OUT_OF_BUDGET)
+    assert result["status"]["message"].endswith("denied request: failed messageExpression: " + OUT_OF_BUDGET)
     decisions = result["policies"][0]["decisions"]
     assert len(decisions) == 12 and all(d["evaluation"] == "error" for d in decisions)
 
 
 def test_audit_annotations_get_a_fresh_budget(vap):
-    policy = vap.policy(validations=[{"expression": HEAVY}] * 11,
-                        auditAnnotations=[{"key": "k", "valueExpression": f"{HEAVY} ? 'ok' : null"}])
+    policy = vap.policy(
+        validations=[{"expression": HEAVY}] * 11,
+        auditAnnotations=[{"key": "k", "valueExpression": f"{HEAVY} ? 'ok' : null"}],
+    )
     result = simulate([policy, vap.binding(), vap.namespace()], vap.create(vap.configmap()))
     assert result["allowed"] is True and result["auditAnnotations"] == {"p/k": "ok"}

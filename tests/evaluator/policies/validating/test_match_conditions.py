@@ -1,4 +1,5 @@
 """matchConditions are all-or-skip; only "no false, some errors" follows failurePolicy."""
+
 from __future__ import annotations
 
 import pytest
@@ -9,8 +10,11 @@ ERR = "object.data.missingKey == 'x'"
 
 
 def run(vap, conditions, failure_policy=None):
-    policy = vap.policy(validations=[{"expression": "false", "message": "validated"}], failure_policy=failure_policy,
-                        matchConditions=[{"name": f"c{i}", "expression": e} for i, e in enumerate(conditions)])
+    policy = vap.policy(
+        validations=[{"expression": "false", "message": "validated"}],
+        failure_policy=failure_policy,
+        matchConditions=[{"name": f"c{i}", "expression": e} for i, e in enumerate(conditions)],
+    )
     return simulate([policy, vap.binding(), vap.namespace()], vap.create(vap.configmap()))
 
 
@@ -31,13 +35,16 @@ def test_error_without_false_fails_closed(vap):
     result = run(vap, ["true", ERR])
     assert result["allowed"] is False
     assert result["status"]["message"].endswith(
-        "denied request: expression 'object.data.missingKey == 'x'' resulted in error: no such key: missingKey")
+        "denied request: expression 'object.data.missingKey == 'x'' resulted in error: no such key: missingKey"
+    )
 
 
 def test_several_errors_are_aggregated(vap):
     result = run(vap, [ERR, "object.data.other == 'y'"])
-    assert "denied request: [expression 'object.data.missingKey == 'x'' resulted in error: no such key: missingKey, " \
-           "expression 'object.data.other == 'y'' resulted in error: no such key: other]" in result["status"]["message"]
+    assert (
+        "denied request: [expression 'object.data.missingKey == 'x'' resulted in error: no such key: missingKey, "
+        "expression 'object.data.other == 'y'' resulted in error: no such key: other]" in result["status"]["message"]
+    )
 
 
 def test_error_without_false_is_skipped_under_ignore(vap):
@@ -54,8 +61,10 @@ def test_namespace_object_is_null_in_match_conditions(vap):
 
 
 def test_compile_error_in_validation_is_harmless_when_conditions_exclude(vap):
-    policy = vap.policy(validations=[{"expression": "object.data.a.startWith('x')"}],
-                        matchConditions=[{"name": "never", "expression": "false"}])
+    policy = vap.policy(
+        validations=[{"expression": "object.data.a.startWith('x')"}],
+        matchConditions=[{"name": "never", "expression": "false"}],
+    )
     result = simulate([policy, vap.binding(), vap.namespace()], vap.create(vap.configmap()), api_validation="report")
     assert result["allowed"] is True
     assert result["policies"][0]["outcome"] == "skipped"  # it took part, and the condition excluded it
