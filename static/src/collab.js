@@ -72,9 +72,11 @@ export class CollabSync {
       return;
     }
     if (message.from !== this.version) {
-      // Not on top of what we have: ask for exactly what we miss (a duplicate is simply ignored).
-      if (message.collabVersion > this.version) this.pull();
+      // Not on top of what we have (we already hold it, or missed something): ask for exactly what we miss,
+      // or, when up to date, send what is still unsent — a refused push must never leave changes waiting.
       if (message.rejected) this.inflight = false;
+      if (message.collabVersion > this.version) this.pull();
+      else this.push();
       return;
     }
     const updates = (message.updates || []).map((u) => ({ changes: ChangeSet.fromJSON(u.changes), clientID: u.clientID }));
