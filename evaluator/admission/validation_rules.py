@@ -8,6 +8,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from evaluator.cel.escaping import RESERVED
 from evaluator.k8s import fielderrors as fe
 from evaluator.k8s.labels import validate_label_selector
 from evaluator.k8s.names import (
@@ -27,31 +28,7 @@ PARAMETER_NOT_FOUND_ACTIONS = ["Deny", "Allow"]
 MAX_MATCH_CONDITIONS = 64
 
 _CEL_IDENT = re.compile(r"[_a-zA-Z][_a-zA-Z0-9]*")
-_CEL_RESERVED = frozenset(
-    {
-        "true",
-        "false",
-        "null",
-        "in",
-        "as",
-        "break",
-        "const",
-        "continue",
-        "else",
-        "for",
-        "function",
-        "if",
-        "import",
-        "let",
-        "loop",
-        "package",
-        "namespace",
-        "return",
-        "var",
-        "void",
-        "while",
-    }
-)
+_CEL_RESERVED = RESERVED  # the CEL reserved words, as apiserver's cel/escaping.go lists them
 
 
 def as_list(value: Any) -> list:
