@@ -41,16 +41,22 @@ def policy_report(policies: list[dict], results: list[dict], request: dict, now:
     entries = [
         _result_entry(by_name.get(r["policy"], {}), r, rule, ref, now) for r in results for rule in r.get("rules", [])
     ]
+    return report_for(obj, ref, entries)
+
+
+def report_for(resource: dict, scope: dict, entries: list[dict]) -> dict:
+    """The (Cluster)PolicyReport of one resource, as Kyverno writes it, around its result entries."""
+    meta = resource.get("metadata") or {}
     summary = {k: sum(1 for e in entries if e["result"] == k) for k in ("pass", "fail", "warn", "error", "skip")}
     namespace = meta.get("namespace") or ""
     report = {
         "apiVersion": "wgpolicyk8s.io/v1alpha2",
         "kind": "PolicyReport" if namespace else "ClusterPolicyReport",
         "metadata": {
-            "name": meta.get("uid") or f"{obj.get('kind', '').lower()}-{meta.get('name', '')}",
+            "name": meta.get("uid") or f"{str(resource.get('kind', '')).lower()}-{meta.get('name', '')}",
             "labels": {"app.kubernetes.io/managed-by": "kyverno"},
         },
-        "scope": ref,
+        "scope": scope,
         "results": entries,
         "summary": summary,
     }

@@ -9,6 +9,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from evaluator.policies.kyverno.policy_report import report_for
+
 from . import spec as sp
 
 SOURCE = "KyvernoValidatingPolicy"
@@ -75,19 +77,4 @@ def policy_report(
             (result.get("policy"), str(result.get("kind"))), {"metadata": {"name": result.get("policy")}}
         )
         entries.extend(result_entries(policy, result, subject, now))
-    summary = {k: sum(1 for e in entries if e["result"] == k) for k in ("pass", "fail", "warn", "error", "skip")}
-    namespace = meta.get("namespace") or ""
-    report = {
-        "apiVersion": "wgpolicyk8s.io/v1alpha2",
-        "kind": "PolicyReport" if namespace else "ClusterPolicyReport",
-        "metadata": {
-            "name": meta.get("uid") or f"{str(resource.get('kind', '')).lower()}-{meta.get('name', '')}",
-            "labels": {"app.kubernetes.io/managed-by": "kyverno"},
-        },
-        "scope": subject,
-        "results": entries,
-        "summary": summary,
-    }
-    if namespace:
-        report["metadata"]["namespace"] = namespace
-    return report
+    return report_for(resource, subject, entries)
