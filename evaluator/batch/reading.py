@@ -94,7 +94,9 @@ def _read_archive(data: bytes, archive: str) -> tuple[list[dict], list[dict]]:
             for member in tar:
                 members += 1
                 if members > MAX_MEMBERS:
-                    errors.append(_error(f"archive has more than {MAX_MEMBERS:,} members: the rest is not read", archive))
+                    errors.append(
+                        _error(f"archive has more than {MAX_MEMBERS:,} members: the rest is not read", archive)
+                    )
                     break
                 where = f"{archive}:{member.name}"
                 if member.isdir():
@@ -112,7 +114,9 @@ def _read_archive(data: bytes, archive: str) -> tuple[list[dict], list[dict]]:
                     continue
                 total += member.size
                 if total > MAX_TOTAL_BYTES:
-                    errors.append(_error(f"archive holds more than {MAX_TOTAL_BYTES:,} bytes: the rest is not read", where))
+                    errors.append(
+                        _error(f"archive holds more than {MAX_TOTAL_BYTES:,} bytes: the rest is not read", where)
+                    )
                     break
                 handle = tar.extractfile(member)
                 text, problem = _decode(handle.read() if handle else b"")
