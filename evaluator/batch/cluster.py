@@ -13,6 +13,7 @@ for the cluster's answers: an unreachable server or a forbidden list is an error
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -122,16 +123,20 @@ class _Cluster:
         self.client = config.new_client_from_config(config_file=kubeconfig_path, context=context)
 
     def get(self, path: str, query: list[tuple[str, Any]] | None = None) -> dict:
-        return self.client.call_api(
+        """The JSON body of `GET path` (the client raises ApiException for a non-2xx answer). The body is
+        decoded here, not by the client, whose deserialising arguments differ between its releases."""
+        response = self.client.call_api(
             path,
             "GET",
             query_params=query or [],
             header_params={"Accept": "application/json"},
             auth_settings=["BearerToken"],
-            response_type="object",
             _return_http_data_only=True,
+            _preload_content=False,
             _request_timeout=TIMEOUT,
         )
+        data = json.loads(response.data)
+        return data if isinstance(data, dict) else {}
 
     def close(self) -> None:
         self.client.close()
@@ -182,10 +187,15 @@ def _problem(message: str) -> dict:
 
 
 def _reason(exc: Exception) -> str:
+    """`403 Forbidden: <the Status message>` for an API answer, else the exception."""
     status, reason = getattr(exc, "status", None), getattr(exc, "reason", None)
-    if status:
-        return f"{status} {reason or ''}".strip()
-    return f"{type(exc).__name__}: {exc}"
+    if not status:
+        return f"{type(exc).__name__}: {exc}"
+    try:
+        message = json.loads(getattr(exc, "body", None) or "{}").get("message")
+    except (ValueError, AttributeError):
+        message = None
+    return f"{status} {reason or ''}".strip() + (f": {message}" if message else "")
 
 
 def list_objects(
