@@ -10,6 +10,7 @@ its pool when there is no Celery broker.
 
 from __future__ import annotations
 
+import itertools
 import math
 import multiprocessing
 from collections.abc import Callable, Sequence
@@ -36,6 +37,10 @@ def default_chunk_size(count: int, jobs: int) -> int:
 
 _documents: Any = None
 _version: str | None = None
+# The objects of each run going on in this process (by run id), set before a `fork` pool starts: forked
+# workers inherit them, so a task carries only where its chunk starts and how long it is.
+_inherited: dict[int, Sequence[Any]] = {}
+_run_ids = itertools.count()
 
 
 def _start_worker(documents: Any, kubernetes_version: str | None) -> None:
@@ -44,7 +49,11 @@ def _start_worker(documents: Any, kubernetes_version: str | None) -> None:
     compiled(documents, kubernetes_version)  # once per worker, before the first chunk
 
 
-def _chunk_task(start: int, objects: list[Any]) -> list[Row]:
+def _chunk_task(start: int, objects: list[Any] | tuple[int, int]) -> list[Row]:
+    """Run a chunk: its objects, or (forked workers) (run id, count) to read them from the inherited list."""
+    if isinstance(objects, tuple):
+        run, count = objects
+        objects = list(_inherited[run][start : start + count])
     return run_chunk(_documents, objects, start=start, kubernetes_version=_version)
 
 
@@ -70,6 +79,29 @@ def run_parallel(
         return _serial(documents, pieces, kubernetes_version, on_progress)
     compiled(documents, kubernetes_version)  # forked workers inherit it; errors show here first
     context = multiprocessing.get_context(start_method)
+    run = next(_run_ids) if context.get_start_method() == "fork" else None
+    if run is not None:  # workers read their chunks from the parent's memory: no pickling of objects
+        _inherited[run] = objects
+    try:
+        return _run_pools(
+            documents, pieces, jobs, kubernetes_version, on_progress, on_retry, max_attempts, context, run
+        )
+    finally:
+        if run is not None:
+            del _inherited[run]
+
+
+def _run_pools(
+    documents: Any,
+    pieces: dict[int, list[Any]],
+    jobs: int,
+    kubernetes_version: str | None,
+    on_progress: Callable[[int], None] | None,
+    on_retry: Callable[[list[int]], None] | None,
+    max_attempts: int,
+    context: Any,
+    run: int | None,
+) -> list[Row]:
     done: dict[int, list[Row]] = {}
     attempts = dict.fromkeys(pieces, 0)
     count = 0
@@ -91,7 +123,9 @@ def run_parallel(
         )
         broken = False
         try:
-            futures: dict[Future, int] = {pool.submit(_chunk_task, s, p): s for s, p in pending.items()}
+            futures: dict[Future, int] = {
+                pool.submit(_chunk_task, s, p if run is None else (run, len(p))): s for s, p in pending.items()
+            }
             for future in as_completed(futures):
                 try:
                     rows = future.result()

@@ -57,3 +57,11 @@ def test_a_chunk_that_kills_its_worker_every_time_is_reported(monkeypatch):
     monkeypatch.setattr(parallel, "_chunk_task", _always_die)  # forked workers inherit the patched module
     with pytest.raises(ChunkFailed, match="died 2 times"):
         run_parallel(DOCUMENTS, mixed_objects(4), jobs=2, chunk_size=2, max_attempts=2, start_method="fork")
+
+
+def test_spawned_workers_receive_the_objects_and_give_the_same_rows():
+    """Without fork (a threaded server should not fork) the objects travel with each chunk."""
+    objects = mixed_objects(30)
+    rows = run_parallel(DOCUMENTS, objects, jobs=2, chunk_size=8, start_method="spawn")
+    assert rows == run_chunk(DOCUMENTS, objects)
+    assert parallel._inherited == {}  # nothing kept for a run that is over
