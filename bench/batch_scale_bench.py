@@ -4,8 +4,9 @@
 The policy set and the objects are bench/batch_bench.py's reference (its hot-path figure is one core; this
 one is the whole batch: chunking, worker start-up and compile, pickling objects and rows, merging). One
 worker runs in this process (run_parallel's `jobs=1`); N workers are a local process pool. Wall-clock
-seconds, since the point is how much sooner the answer comes. The machine's core count and load average
-are printed with the figures: N workers cannot beat the number of idle cores. Run:
+seconds, since the point is how much sooner the answer comes, and the CPU seconds of all processes (what
+spreading the work costs). The machine's core count and load average are printed with the figures: N workers
+cannot beat the number of idle cores, and on a loaded machine more workers only take a larger share. Run:
 
     .venv/bin/python bench/batch_scale_bench.py [--objects 100000] [--jobs 1,2,4] [--json]
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import sys
 import time
 from pathlib import Path
@@ -27,15 +29,23 @@ from batch_bench import POLICIES, cluster_documents, deployments  # noqa: E402
 from evaluator.batch import Summary, run_parallel  # noqa: E402
 
 
+def _cpu_seconds() -> float:
+    """CPU time of this process and of its finished children (the pool's workers, once shut down)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def measure(documents: list[dict], objects: list[dict], jobs: int) -> dict:
     load_before = os.getloadavg()[0]
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), _cpu_seconds()
     rows = run_parallel(documents, objects, jobs=jobs)
     wall = time.perf_counter() - started
+    cpu = _cpu_seconds() - cpu_started
     summary = Summary.from_rows(rows)
     return {
         "jobs": jobs,
         "wall_seconds": round(wall, 2),
+        "cpu_seconds": round(cpu, 2),  # all processes: the cost of spreading the work (start-up, pickling rows)
         "objects_per_second": round(len(objects) / wall),
         "policy_decisions_per_second": round(len(objects) * len(POLICIES) / wall),
         "load_average_before": round(load_before, 2),
@@ -72,7 +82,8 @@ def main() -> int:
         for r in results:
             print(
                 f"  {r['jobs']} worker(s): {r['wall_seconds']} s, {r['objects_per_second']:,} objects/s, "
-                f"{r['policy_decisions_per_second']:,} decisions/s, x{r['speedup_vs_first']} "
+                f"{r['policy_decisions_per_second']:,} decisions/s, x{r['speedup_vs_first']}, "
+                f"{r['cpu_seconds']} CPU s "
                 f"(load average before: {r['load_average_before']})"
             )
         print(f"load average after: {report['load_average_after']}")
