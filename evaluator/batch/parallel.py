@@ -16,18 +16,23 @@ import multiprocessing
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from typing import Any
 
 from evaluator.batch.engine import chunks, compiled, run_chunk
 from evaluator.batch.rows import Row
 
-__all__ = ["run_parallel", "default_chunk_size", "ChunkFailed"]
+__all__ = ["run_parallel", "default_chunk_size", "ChunkFailed", "Cancelled"]
 
 MAX_CHUNK = 500
 
 
 class ChunkFailed(RuntimeError):
     """A chunk's worker died `max_attempts` times: an object in it kills the worker (reported, not retried)."""
+
+
+class Cancelled(Exception):
+    """`cancelled()` said so: the run stopped after the chunks that had finished."""
 
 
 def default_chunk_size(count: int, jobs: int) -> int:
@@ -57,6 +62,19 @@ def _chunk_task(start: int, objects: list[Any] | tuple[int, int]) -> list[Row]:
     return run_chunk(_documents, objects, start=start, kubernetes_version=_version)
 
 
+@dataclass
+class _Hooks:
+    on_progress: Callable[[int], None] | None
+    on_retry: Callable[[list[int]], None] | None
+    cancelled: Callable[[], bool] | None
+
+    def progress(self, done: int) -> None:
+        if self.on_progress is not None:
+            self.on_progress(done)
+        if self.cancelled is not None and self.cancelled():
+            raise Cancelled(f"cancelled after {done} objects")
+
+
 def run_parallel(
     documents: Any,
     objects: Sequence[Any],
@@ -66,26 +84,27 @@ def run_parallel(
     kubernetes_version: str | None = None,
     on_progress: Callable[[int], None] | None = None,
     on_retry: Callable[[list[int]], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
     max_attempts: int = 3,
     start_method: str | None = None,
 ) -> list[Row]:
     """The rows of every object, in order. `on_progress(done)` is called in this process after each chunk;
-    `on_retry(starts)` when a broken pool makes the chunks starting at `starts` run again. `start_method`
-    ("fork", "forkserver", "spawn"; None: the platform's default) chooses how workers start: a threaded
-    server should not fork."""
+    `on_retry(starts)` when a broken pool makes the chunks starting at `starts` run again; `cancelled()`,
+    asked after each chunk, stops the run (queued chunks are dropped, running ones finish) with `Cancelled`.
+    `start_method` ("fork", "forkserver", "spawn"; None: the platform's default) chooses how workers start:
+    a threaded server should not fork."""
     size = chunk_size or default_chunk_size(len(objects), jobs)
     pieces = {i * size: piece for i, piece in enumerate(chunks(objects, size))}
+    hooks = _Hooks(on_progress, on_retry, cancelled)
     if jobs <= 1:
-        return _serial(documents, pieces, kubernetes_version, on_progress)
+        return _serial(documents, pieces, kubernetes_version, hooks)
     compiled(documents, kubernetes_version)  # forked workers inherit it; errors show here first
     context = multiprocessing.get_context(start_method)
     run = next(_run_ids) if context.get_start_method() == "fork" else None
     if run is not None:  # workers read their chunks from the parent's memory: no pickling of objects
         _inherited[run] = objects
     try:
-        return _run_pools(
-            documents, pieces, jobs, kubernetes_version, on_progress, on_retry, max_attempts, context, run
-        )
+        return _run_pools(documents, pieces, jobs, kubernetes_version, hooks, max_attempts, context, run)
     finally:
         if run is not None:
             del _inherited[run]
@@ -96,8 +115,7 @@ def _run_pools(
     pieces: dict[int, list[Any]],
     jobs: int,
     kubernetes_version: str | None,
-    on_progress: Callable[[int], None] | None,
-    on_retry: Callable[[list[int]], None] | None,
+    hooks: _Hooks,
     max_attempts: int,
     context: Any,
     run: int | None,
@@ -113,8 +131,8 @@ def _run_pools(
                 raise ChunkFailed(
                     f"the worker running objects {start}..{start + len(pending[start]) - 1} died {max_attempts} times"
                 )
-        if on_retry is not None and max(attempts.values()) > 1:
-            on_retry(sorted(pending))
+        if hooks.on_retry is not None and max(attempts.values()) > 1:
+            hooks.on_retry(sorted(pending))
         pool = ProcessPoolExecutor(
             max_workers=min(jobs, len(pending)),
             mp_context=context,
@@ -134,8 +152,7 @@ def _run_pools(
                     break
                 done[futures[future]] = rows
                 count += len(rows)
-                if on_progress is not None:
-                    on_progress(count)
+                hooks.progress(count)
             if broken:  # keep what finished before the pool broke
                 for future, start in futures.items():
                     if start not in done and future.done() and not future.cancelled() and future.exception() is None:
@@ -146,12 +163,9 @@ def _run_pools(
     return [row for start in sorted(done) for row in done[start]]
 
 
-def _serial(
-    documents: Any, pieces: dict[int, list[Any]], version: str | None, on_progress: Callable[[int], None] | None
-) -> list[Row]:
+def _serial(documents: Any, pieces: dict[int, list[Any]], version: str | None, hooks: _Hooks) -> list[Row]:
     rows: list[Row] = []
     for start, piece in pieces.items():
         rows += run_chunk(documents, piece, start=start, kubernetes_version=version)
-        if on_progress is not None:
-            on_progress(len(rows))
+        hooks.progress(len(rows))
     return rows

@@ -69,7 +69,9 @@ def test_csv_output(files, capsys):
 
 def test_text_output_and_located_errors_of_the_object_files(files, tmp_path, capsys):
     (tmp_path / "broken.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: [\n")
-    out, err = batch(capsys, "-f", files["p.yaml"], "--objects", files["dump.yaml"], "--objects", str(tmp_path / "broken.yaml"))
+    out, err = batch(
+        capsys, "-f", files["p.yaml"], "--objects", files["dump.yaml"], "--objects", str(tmp_path / "broken.yaml")
+    )
     assert out.startswith("24 objects: 9 denied")
     assert f"({tmp_path / 'broken.yaml'} line 4)" in err and "invalid YAML" in err
     assert "[" not in err.split("\n")[-1]  # no progress bar: stderr is no terminal

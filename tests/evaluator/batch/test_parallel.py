@@ -8,7 +8,7 @@ import signal
 
 import pytest
 
-from evaluator.batch import ChunkFailed, Summary, run_chunk, run_parallel
+from evaluator.batch import Cancelled, ChunkFailed, Summary, run_chunk, run_parallel
 from evaluator.batch import parallel
 
 from .policies import DOCUMENTS, mixed_objects
@@ -65,3 +65,20 @@ def test_spawned_workers_receive_the_objects_and_give_the_same_rows():
     rows = run_parallel(DOCUMENTS, objects, jobs=2, chunk_size=8, start_method="spawn")
     assert rows == run_chunk(DOCUMENTS, objects)
     assert parallel._inherited == {}  # nothing kept for a run that is over
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_cancel_stops_after_the_chunks_that_finished(jobs):
+    seen: list[int] = []
+    before = {c.pid for c in multiprocessing.active_children()}
+    with pytest.raises(Cancelled, match="cancelled after"):
+        run_parallel(
+            DOCUMENTS,
+            mixed_objects(200),
+            jobs=jobs,
+            chunk_size=5,
+            on_progress=seen.append,
+            cancelled=lambda: len(seen) >= 2,
+        )
+    assert len(seen) == 2 and seen[-1] < 200
+    assert {c.pid for c in multiprocessing.active_children()} <= before  # the pool is shut down
