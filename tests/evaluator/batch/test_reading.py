@@ -178,6 +178,15 @@ def test_not_yaml_at_all():
     assert objects == [] and errors[0]["message"].startswith("not a readable .tar.gz archive")
 
 
-def test_gzip_of_plain_yaml_is_not_an_archive():
+def test_gzip_of_plain_yaml_is_read_as_one_file():
     objects, errors = read_objects(gzip.compress(yaml.safe_dump(deployment("a")).encode()), "a.yaml.gz")
-    assert objects == [] and errors[0]["message"].startswith("not a readable .tar.gz archive")
+    assert names(objects) == ["a"] and errors == []
+    objects, errors = read_objects(gzip.compress(b"a: b\n  c: [\n"), "bad.yaml.gz")
+    assert objects == [] and errors[0]["source"] == "bad.yaml.gz" and errors[0]["line"] == 2
+
+
+def test_a_gzip_bomb_of_plain_text_stops_at_the_limit(monkeypatch):
+    monkeypatch.setattr(reading, "MAX_TOTAL_BYTES", 100_000)
+    bomb = gzip.compress(b"#" * 10_000_000)  # ~10 KB that inflate to 10 MB
+    objects, errors = read_objects(bomb, "bomb.gz")
+    assert objects == [] and errors[0]["message"] == "file is larger than 100,000 bytes once decompressed"
