@@ -21,7 +21,7 @@ from typing import Any
 from evaluator.admission import loading
 from evaluator.admission.matching import rule_mismatch
 from evaluator.batch.rows import mapping_at
-from evaluator.k8s.restmapping import GVR
+from evaluator.k8s.restmapping import GVK, GVR
 from evaluator.policies.kyverno.match import check_kind
 
 __all__ = ["list_objects", "list_namespaces", "matched_resources", "Resource", "selectors_of", "PAGE_SIZE"]
@@ -41,7 +41,7 @@ class Resource:
 
     @property
     def api_version(self) -> str:
-        return f"{self.group}/{self.version}" if self.group else self.version
+        return GVK(self.group, self.version, self.kind).api_version
 
     @property
     def path(self) -> str:
