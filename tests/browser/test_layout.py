@@ -11,7 +11,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import CHROMIUM, PageWatch
-from tests.browser.site_pages import api_client, site_pages
+from tests.browser.helpers import api_client
+from tests.browser.site_pages import site_pages
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=20_000)  # a loaded CI machine evaluates slower than a laptop
