@@ -68,6 +68,15 @@ def evaluate_cel(expression: str, variables: dict) -> dict:
         return {"error": {"kind": kind, "message": exc.message, "line": exc.line, "column": exc.column}}
 
 
+def export_project(fmt: str, project: dict) -> tuple[bytes, str, str, list[str]]:
+    """A project in an export format (some run the engine: kyverno-test rows, AdmissionReviews)."""
+    from evaluator.formats.registry import FORMATS
+
+    exporter = FORMATS[fmt].exporter
+    assert exporter is not None
+    return exporter(project)
+
+
 def mcp_tool(name: str, arguments: dict) -> dict:
     """One MCP tool call of the web mount (playground/mcp_http.py)."""
     return mcp_server.call_tool(name, arguments)

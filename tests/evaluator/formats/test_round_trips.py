@@ -312,3 +312,56 @@ def test_yaml_alias_bombs_are_refused():
     )
     with pytest.raises(FormatError, match="aliases"):
         manifests.import_bundle(bomb)
+
+
+def _gallery(name: str) -> dict:
+    root = Path(__file__).resolve().parents[3] / "playground" / "examples"
+    return project_files.read_project((root / f"{name}.yaml").read_text())
+
+
+@pytest.mark.parametrize("name", ["seed-vap-basic-deny", "map-default-team-label", "kyverno-disallow-latest-tag"])
+def test_admission_review_export_is_the_webhook_exchange_and_round_trips(name, tmp_path):
+    import evaluator
+
+    example = _gallery(name)
+    text, warnings = admission_review.export_reviews(example)
+    assert warnings == []
+    exported = json.loads(text)
+    reviews = exported if isinstance(exported, list) else [exported]
+    assert len(reviews) == len(example["requests"])
+    texts = [d["text"] for d in example["documents"]]
+    for review, request in zip(reviews, example["requests"]):
+        assert (review["apiVersion"], review["kind"]) == ("admission.k8s.io/v1", "AdmissionReview")
+        assert set(review) == {"apiVersion", "kind", "request", "response"}
+        assert review["request"]["uid"] == review["response"]["uid"] and review["request"]["operation"]
+        result = evaluator.simulate(texts, request["text"])
+        assert review["response"]["allowed"] is result["allowed"]
+        if not result["allowed"]:
+            assert review["response"]["status"]["message"] == result["status"]["message"]
+    # import: each review a request expecting its logged decision; with the documents they pass as tests
+    imported = admission_review.import_review(text)
+    assert [r["expected"] for r in imported["requests"]] == [{"allowed": r["response"]["allowed"]} for r in reviews]
+    project = {**imported, "documents": example["documents"]}
+    report = run_project(project, tmp_path / "p.yaml")
+    assert report.passed and {c.verdict for c in report.cases} == {"pass"}, report.cases
+    # and export → import is a fixed point: the same requests and expected outcomes
+    again, _ = admission_review.export_reviews(through_project_file(project))
+    same(imported, admission_review.import_review(again))
+
+
+def test_admission_review_export_leaves_out_what_is_not_a_request():
+    example = _gallery("seed-vap-basic-deny")
+    broken = {**example, "requests": [*example["requests"], {"name": "junk", "text": "just: text\n"}]}
+    text, warnings = admission_review.export_reviews(broken)
+    assert len(warnings) == 1 and warnings[0].startswith("request 'junk' is not an admission request (")
+    assert isinstance(json.loads(text), dict)  # the one usable request, as one review
+    with pytest.raises(FormatError, match="no request of the project gives an AdmissionReview"):
+        admission_review.export_reviews({**example, "requests": broken["requests"][-1:]})
+
+
+def test_admission_review_export_uses_the_projects_kubernetes_version():
+    example = {**_gallery("seed-vap-basic-deny"), "kubernetesVersion": "1.30"}
+    first = json.loads(admission_review.export_reviews(example)[0])
+    assert first["response"]["allowed"] is False
+    with pytest.raises(FormatError, match="unsupported Kubernetes version"):
+        admission_review.export_reviews({**example, "kubernetesVersion": "1.2"})
