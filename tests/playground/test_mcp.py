@@ -17,6 +17,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from evaluator.cel.versions import NEWEST
+from tests.playground.playground_fixtures import costly_policies
 
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -214,24 +215,6 @@ def test_mcp_inputs_are_held_to_the_rest_size_limits(settings, fresh_rate_counte
     assert huge.json()["error"]["data"]["code"] == "too_large" and huge.json()["jsonrpc"] == "2.0"
 
 
-def costly_documents(policies: int = 2, validations: int = 8) -> list[str]:
-    """Policies whose every expression stays just inside its cost limit: seconds of honest work in all."""
-    documents = []
-    for p in range(policies):
-        rules = "".join(f"  - expression: lists.range(150000).all(x, x >= {-v})\n" for v in range(1, validations + 1))
-        documents.append(
-            "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\n"
-            f"metadata: {{name: costly-{p}}}\nspec:\n  failurePolicy: Fail\n  matchConstraints:\n"
-            '    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}]\n'
-            f"  validations:\n{rules}"
-        )
-        documents.append(
-            "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\n"
-            f"metadata: {{name: costly-{p}}}\nspec: {{policyName: costly-{p}, validationActions: [Deny]}}\n"
-        )
-    return documents
-
-
 @pytest.mark.django_db
 def test_a_runaway_simulation_over_mcp_gets_the_pools_bounded_error_and_the_worker_is_replaced(
     settings, fresh_rate_counters
@@ -244,7 +227,7 @@ def test_a_runaway_simulation_over_mcp_gets_the_pools_bounded_error_and_the_work
         assert pool.wait_until_started()
         first = pool.health()["workers"][0]["pid"]
         request = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: default}\n"
-        bounded = post_mcp(tool_call("simulate", {"documents": costly_documents(), "request": request}))
+        bounded = post_mcp(tool_call("simulate", {"documents": costly_policies(), "request": request}))
         assert bounded.status_code == 200
         result = bounded.json()["result"]
         assert result["isError"] is True
