@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import os
-
 import pytest
 from channels.db import database_sync_to_async
 
 from playground.evaluation import pool
 from playground.services import live, project_service
+from tests.playground.evaluation.test_pool import gone
 from tests.playground.playground_fixtures import costly_policies
 
 CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: default}\n"
@@ -26,14 +25,6 @@ def one_worker(settings):
 
 def worker_pid() -> int:
     return pool.health()["workers"][0]["pid"]
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def contents(policies: int = 3) -> tuple[list[dict], list[dict]]:
@@ -65,7 +56,7 @@ def test_an_evaluation_a_newer_edit_superseded_stops_its_runaway_worker(one_work
 
     assert asyncio.run(scenario()) is False
     assert [m["type"] for m in sent] == ["evaluating"]  # no result of the dropped version
-    assert not alive(runaway) and pool.wait_until_started() and worker_pid() != runaway
+    assert gone(runaway) and pool.wait_until_started() and worker_pid() != runaway
 
 
 @pytest.mark.django_db(transaction=True)
@@ -88,7 +79,7 @@ def test_the_last_viewer_leaving_abandons_the_rooms_running_evaluation(one_worke
 
     asyncio.run(scenario())
     assert not any(getattr(m, "kind", None) == "result" for m in sent)
-    assert not alive(runaway)
+    assert gone(runaway)
 
 
 @pytest.mark.django_db(transaction=True)
