@@ -19,6 +19,8 @@ urlpatterns = [
     path(f"{CODE}/solution", v.SolutionView.as_view(), name="api-workshop-solution"),
     path(f"{CODE}/announce", v.AnnounceView.as_view(), name="api-workshop-announce"),
     path(f"{CODE}/present", v.PresentView.as_view(), name="api-workshop-present"),
+    path(f"{CODE}/time-box", v.TimeBoxView.as_view(), name="api-workshop-time-box"),
+    path(f"{CODE}/coteachers", v.CoteacherLinkView.as_view(), name="api-workshop-coteachers"),
     path(f"{CODE}/close", v.CloseView.as_view(), name="api-workshop-close"),
     path(f"{CODE}/results.csv", v.ResultsCSVView.as_view(), name="api-workshop-results"),
 ]

@@ -165,6 +165,22 @@ class PresentView(_TeacherAction):
         }
 
 
+class TimeBoxView(_TeacherAction):
+    def act(self, code, token, body):
+        box = rooms.set_time_box(code, token, body.get("minutes"), body.get("locks", False))
+        return {"type": "timeBox", "timeBox": box}
+
+
+class CoteacherLinkView(APIView):
+    """POST (the owner's teacher token): a new co-teacher token; the link built from it replaces the last."""
+
+    @extend_schema(parameters=[TEACHER], request=None, responses={201: dict, **ERRORS})
+    def post(self, request, code):
+        token = rooms.coteacher_link(code, _teacher_token(request))
+        room = rooms.get_room(code)
+        return Response({"token": token, "dashboardUrl": f"/w/{room.code}/teacher"}, status=status.HTTP_201_CREATED)
+
+
 class CloseView(_TeacherAction):
     def act(self, code, token, body):
         return {"type": "closed", "room": rooms.close(code, token)}

@@ -28,6 +28,19 @@ class _NoAliases(yaml.SafeDumper):
         return True
 
 
+def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    """Multi-line text (documents, requests, Markdown) as a literal block, so the file reads and diffs well."""
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
+
+
+_NoAliases.add_representer(str, _text)
+
+
+def dump_set(content: dict) -> str:
+    """A set ({slug, title, description, exercises}) as the YAML file that import reads back."""
+    return yaml.dump(content, Dumper=_NoAliases, sort_keys=False, allow_unicode=True, width=120)
+
+
 def export_set(slug: str) -> str:
     exercise_set = catalog.get_set(slug)
     content = {
@@ -36,7 +49,7 @@ def export_set(slug: str) -> str:
         "description": exercise_set.description,
         "exercises": [_exercise(e) for e in exercise_set.exercises.all()],
     }
-    return yaml.dump(content, Dumper=_NoAliases, sort_keys=False, allow_unicode=True, width=120)
+    return dump_set(content)
 
 
 def _exercise(exercise) -> dict:
@@ -91,16 +104,34 @@ def validate(content: dict) -> None:
                 raise ServiceError("invalid_exercise", f"{where}: the starter already passes every check")
 
 
-def import_set(text) -> ExerciseSet:
-    """Validate and store a new set; an existing set (a shipped one included) is never overwritten."""
-    data = _load(text)
-    content = catalog.parse_set(data, "imported")
+def checked_set(text, default_slug: str = "imported") -> dict:
+    """A set file's content, parsed and validated as every set is (an import and the shipped files alike)."""
+    content = catalog.parse_set(_load(text), default_slug)
     if not SLUG.match(content["slug"]):
         raise ServiceError("invalid_exercise", "slug: lower-case letters, digits and dashes (at most 80)")
+    validate(content)
+    return content
+
+
+def import_set(text) -> ExerciseSet:
+    """Validate and store a new set; an existing set (a shipped one included) is never overwritten."""
+    content = checked_set(text)
     if (
         ExerciseSet.objects.filter(slug=content["slug"]).exists()
         or (catalog.SETS_DIR / f"{content['slug']}.yaml").exists()
     ):
         raise ServiceError("conflict", f"a set named {content['slug']!r} exists already: choose another slug", 409)
-    validate(content)
     return catalog.store_set(content)
+
+
+def load_shipped_sets() -> list[str]:
+    """Store (or refresh) every set file of the repository, each validated like an import; returns the slugs.
+    A file that does not validate stops the load with its name in the error."""
+    slugs = []
+    for path in sorted(catalog.SETS_DIR.glob("*.yaml")):
+        try:
+            content = checked_set(path.read_text(encoding="utf-8"), path.stem)
+        except ServiceError as exc:
+            raise ServiceError(exc.code, f"{path.name}: {exc.message}") from None
+        slugs.append(catalog.store_set(content).slug)
+    return slugs

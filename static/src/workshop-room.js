@@ -1,0 +1,55 @@
+// What the workshop pages share on top of the site's modules: the room socket (ReconnectingSocket with a
+// status line), read-only document figures, the countdown of a time-boxed exercise, and the teacher's headers.
+
+import { ReconnectingSocket } from "./socket.js";
+import { h } from "./dom.js";
+
+const STATUS_TEXT = { connecting: "connecting…", open: "live", closed: "reconnecting…", failed: "disconnected" };
+
+/**
+ * A room socket that reconnects with jitter. `hello`: the first message after each (re)connect (the teacher's
+ * carries its token there, never in the URL). `onRefused(code)`: an unknown token or room (4403/4404).
+ */
+export function roomSocket(path, { query = "", hello = null, onMessage, stateNode, onRefused = () => {} }) {
+  const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
+  const socket = new ReconnectingSocket(`${scheme}//${window.location.host}${path}${query}`, {
+    onOpen: () => { if (hello) socket.send(hello()); },
+    onMessage,
+    onStatus: (status) => {
+      if (stateNode) {
+        stateNode.dataset.state = status === "closed" ? "reconnecting" : status === "failed" ? "closed" : status;
+        stateNode.textContent = STATUS_TEXT[status] || status;
+      }
+      if (status === "failed") onRefused();
+    },
+  });
+  socket.connect();
+  return socket;
+}
+
+/** Documents as read-only figures (the solution, the presenter's text). */
+export function documentsView(documents) {
+  return (documents || []).map((doc) => h("figure", { class: "ws-doc" }, h("figcaption", {}, doc.name), h("pre", {}, doc.text)));
+}
+
+/** "mm:ss" left until `deadline` (ISO), or "+mm:ss" over it. */
+export function countdownText(deadline, now = Date.now()) {
+  const left = Math.round((Date.parse(deadline) - now) / 1000);
+  const abs = Math.abs(left);
+  const text = `${Math.floor(abs / 60)}:${String(abs % 60).padStart(2, "0")}`;
+  return left >= 0 ? text : `+${text}`;
+}
+
+/** Keep `node` showing the countdown to the room's time box (hidden when the exercise has none). */
+export function countdown(node) {
+  let deadline = null;
+  const paint = () => {
+    node.hidden = !deadline;
+    if (!deadline) return;
+    const over = Date.parse(deadline) <= Date.now();
+    node.dataset.over = String(over);
+    node.textContent = over ? `Time is up (${countdownText(deadline)})` : `Time left: ${countdownText(deadline)}`;
+  };
+  setInterval(paint, 1000);
+  return { set(value) { deadline = value || null; paint(); } };
+}
