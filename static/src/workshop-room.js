@@ -40,16 +40,20 @@ export function countdownText(deadline, now = Date.now()) {
   return left >= 0 ? text : `+${text}`;
 }
 
-/** Keep `node` showing the countdown to the room's time box (hidden when the exercise has none). */
-export function countdown(node) {
+/** Keep `node` showing the countdown to the room's time box (hidden when the exercise has none);
+ *  `onOver()` runs when the time box runs out (the dashboard flags who is over time at once). */
+export function countdown(node, onOver = () => {}) {
   let deadline = null;
+  let wasOver = false;
   const paint = () => {
     node.hidden = !deadline;
     if (!deadline) return;
     const over = Date.parse(deadline) <= Date.now();
+    if (over && !wasOver) onOver();
+    wasOver = over;
     node.dataset.over = String(over);
     node.textContent = over ? `Time is up (${countdownText(deadline)})` : `Time left: ${countdownText(deadline)}`;
   };
   setInterval(paint, 1000);
-  return { set(value) { deadline = value || null; paint(); } };
+  return { set(value) { deadline = value || null; wasOver = false; paint(); } };
 }

@@ -19,7 +19,7 @@ let watching = null;
 let presenting = false;
 let role = null;
 const watchEditors = new Map();  // document id → read-only editor of the watched student's fork
-const timer = countdown($("time-box"));
+const timer = countdown($("time-box"), () => document.querySelectorAll("td.ws-cell").forEach(paintStuck));
 
 function cellText(progress) { return progress ? `${progress.passed}/${progress.total}` : "–"; }
 
