@@ -125,3 +125,45 @@ def test_a_coteacher_link_opens_the_dashboard_with_the_controls(two_pages, serve
     expect(other.locator("#coteacher")).to_be_hidden()  # only the owner hands out links
     other.click("#advance")
     expect(owner.locator("#current-exercise")).to_contain_text("2 / 7")
+
+
+def test_a_project_becomes_an_exercise_set_validated_and_imported(page, server_url, api):
+    from tests.browser.helpers import project_body
+
+    status, project = api("POST", "/api/v1/projects", project_body(title="Replica limit"))
+    assert status == 201, project
+    page.set_viewport_size({"width": 1440, "height": 1000})
+    page.goto(f"{server_url}/workshops/author")
+    page.fill("#set-slug", "from-a-project")
+    page.fill("#set-title", "From a project")
+    page.locator(".ws-author-exercise").first.locator("button", has_text="Remove this exercise").click()
+    page.fill("#from-project", f"{server_url}/p/{project['id']}")
+    page.click("#load-project")
+    exercise = page.locator(".ws-author-exercise")
+    expect(exercise).to_have_count(1)
+    expect(exercise.locator(".ex-title")).to_have_value("Replica limit")
+    expect(exercise.locator(".check-name")).to_have_value("seven replicas")
+
+    # Starter = solution: the import's test refuses it, and says why.
+    exercise.locator(".check-title").fill("a Deployment with 7 replicas is denied")
+    page.click("#check-set")
+    expect(page.locator("#author-status")).to_contain_text("the starter already passes every check")
+    expect(page.locator("#import-set")).to_be_disabled()
+
+    # Take the part to learn out of the starter: now it validates, and imports.
+    starter = exercise.locator(".ex-starter")
+    starter.fill(starter.input_value().replace("object.spec.replicas <= 5", "true"))
+    page.click("#check-set")
+    expect(page.locator("#author-status")).to_have_attribute("data-state", "valid")
+    expect(page.locator("#yaml-out")).to_contain_text("title: a Deployment with 7 replicas is denied")
+    expect(page.locator("#download-yaml")).to_be_visible()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for width in (1440, 390):
+        page.set_viewport_size({"width": width, "height": 1000})
+        page.wait_for_timeout(200)
+        page.screenshot(path=str(SCREENSHOTS / f"workshop-author-{width}.png"), full_page=True)
+        page.locator("#yaml-out").screenshot(path=str(SCREENSHOTS / f"workshop-author-yaml-{width}.png"))
+    page.click("#import-set")
+    expect(page.locator("#author-status")).to_contain_text("Imported “From a project” (1 exercises)")
+    status, listed = api("GET", "/api/v1/workshops/sets/from-a-project")
+    assert status == 200 and listed["exercises"][0]["checks"][0]["title"] == "a Deployment with 7 replicas is denied"

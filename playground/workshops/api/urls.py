@@ -6,6 +6,7 @@ CODE = "rooms/<str:code>"
 
 urlpatterns = [
     path("sets", v.SetListView.as_view(), name="api-workshop-sets"),
+    path("sets/compose", v.SetComposeView.as_view(), name="api-workshop-set-compose"),
     path("sets/import", v.SetImportView.as_view(), name="api-workshop-set-import"),
     path("sets/<slug:slug>", v.SetDetailView.as_view(), name="api-workshop-set"),
     path("sets/<slug:slug>/export", v.SetExportView.as_view(), name="api-workshop-set-export"),

@@ -83,6 +83,14 @@ class SetImportView(APIView):
         )
 
 
+class SetComposeView(APIView):
+    """The authoring page: a set as JSON (the file's fields) → its YAML file and whether an import takes it."""
+
+    @extend_schema(request=dict, responses={200: dict, 400: ErrorSerializer})
+    def post(self, request):
+        return Response(authoring.compose(_body(request).get("set")))
+
+
 class RoomCreateView(APIView):
     @extend_schema(request=s.RoomInSerializer, responses={201: dict, **ERRORS})
     def post(self, request):

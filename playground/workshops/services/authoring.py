@@ -43,23 +43,47 @@ def dump_set(content: dict) -> str:
 
 def export_set(slug: str) -> str:
     exercise_set = catalog.get_set(slug)
-    content = {
-        "slug": exercise_set.slug,
-        "title": exercise_set.title,
-        "description": exercise_set.description,
-        "exercises": [_exercise(e) for e in exercise_set.exercises.all()],
-    }
-    return dump_set(content)
+    return dump_set(
+        _file_content(
+            {
+                "slug": exercise_set.slug,
+                "title": exercise_set.title,
+                "description": exercise_set.description,
+                "exercises": [
+                    {
+                        "slug": e.slug,
+                        "title": e.title,
+                        "task": e.task,
+                        "hints": e.hints,
+                        "solution": e.solution,
+                        "starter": e.starter,
+                        "checks": e.checks,
+                    }
+                    for e in exercise_set.exercises.all()
+                ],
+            }
+        )
+    )
 
 
-def _exercise(exercise) -> dict:
+def _file_content(content: dict) -> dict:
+    """The stored form of a set (catalog.parse_set's) as the file writes it."""
     return {
-        "slug": exercise.slug,
-        "title": exercise.title,
-        "task": exercise.task,
-        "hints": list(exercise.hints),
-        "documents": exercise.solution,
-        "starter": exercise.starter,
+        "slug": content["slug"],
+        "title": content["title"],
+        "description": content["description"],
+        "exercises": [_exercise(e) for e in content["exercises"]],
+    }
+
+
+def _exercise(exercise: dict) -> dict:
+    return {
+        "slug": exercise["slug"],
+        "title": exercise["title"],
+        "task": exercise["task"],
+        "hints": list(exercise["hints"]),
+        "documents": exercise["solution"],
+        "starter": exercise["starter"],
         "checks": [
             {
                 "name": c["name"],
@@ -69,9 +93,23 @@ def _exercise(exercise) -> dict:
                 "text": c["text"],
                 "expected": c["expected"],
             }
-            for c in exercise.checks
+            for c in exercise["checks"]
         ],
     }
+
+
+def compose(data) -> dict:
+    """The authoring page's set (the file's fields as JSON) → {yaml, valid, error?}: the file an export writes,
+    and whether it passes the import's checks (every solution passes all its checks, every starter fails one).
+    A set whose shape is wrong (no documents, a check without a request) is a 400 naming the exercise."""
+    if not isinstance(data, dict):
+        raise ServiceError("invalid_request", "set must be an object with slug, title and exercises")
+    text = dump_set(_file_content(catalog.parse_set(data, str(data.get("slug") or "my-set"))))
+    try:
+        checked_set(text)
+    except ServiceError as exc:
+        return {"yaml": text, "valid": False, "error": {"code": exc.code, "message": exc.message}}
+    return {"yaml": text, "valid": True}
 
 
 def _load(text) -> dict:

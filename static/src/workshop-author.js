@@ -1,0 +1,163 @@
+// The authoring page: a set of exercises (task, starter, solution, checks with titles, hidden or with their
+// expectation shown) composed into the set's YAML file by the server, which also runs the import's test
+// (every solution passes all its checks, every starter fails one); then import it or download it.
+
+import { api, ApiError } from "./api.js";
+import { h, replaceChildren } from "./dom.js";
+import { pageData } from "./page-data.js";
+
+const data = pageData();
+const $ = (id) => document.getElementById(id);
+let lastYaml = null;
+let counter = 0;
+
+/** "policy: name", "binding: name", "namespace: name" … of a YAML document, as the shipped sets name them. */
+function documentName(text, index) {
+  const kind = /^kind:\s*(\S+)/m.exec(text)?.[1];
+  const name = /^\s{2}name:\s*(\S+)/m.exec(text)?.[1];
+  if (!kind) return `document ${index + 1}`;
+  const role = kind.endsWith("Binding") ? "binding" : kind.endsWith("Policy") ? "policy" : kind.toLowerCase();
+  return `${role}${name ? `: ${name}` : ""}`;
+}
+
+/** One text area of YAML documents separated by `---` lines → [{name, text}]. */
+function splitDocuments(text) {
+  return text.split(/^---\s*$/m).map((part) => part.replace(/^\n+/, "")).filter((part) => part.trim())
+    .map((part, i) => ({ name: documentName(part, i), text: part.endsWith("\n") ? part : `${part}\n` }));
+}
+
+const joinDocuments = (documents) => documents.map((d) => d.text).join("---\n");
+
+function field(label, control) { return h("label", { class: "ws-author-field" }, label, " ", control); }
+
+function checkBox(check = {}) {
+  const n = (counter += 1);
+  const expected = check.expected || {};
+  const outcome = expected.outcome || (expected.allowed === true ? "allowed" : expected.allowed === false ? "denied" : "denied");
+  const box = h("fieldset", { class: "ws-author-check", dataset: { check: n } },
+    h("legend", {}, "Check"),
+    field("Name", h("input", { class: "check-name", required: true, value: check.name || `check ${n}` })),
+    field("Title students see (what it tests, not the answer)", h("input", { class: "check-title", required: true,
+      value: check.title || "", placeholder: "a Deployment with 7 replicas is denied" })),
+    field("Request (YAML)", h("textarea", { class: "check-text", rows: 8, spellcheck: "false", value: check.text || "" })),
+    field("Expected outcome", h("select", { class: "check-outcome" },
+      ["allowed", "denied", "warned"].map((o) => h("option", { value: o, selected: o === outcome }, o)))),
+    field("Message contains (optional)", h("input", { class: "check-message", value: expected.messageContains || "" })),
+    h("label", { class: "ws-author-toggle" }, h("input", { type: "checkbox", class: "check-hidden", checked: Boolean(check.hidden) }),
+      " hidden until the student submits"),
+    h("label", { class: "ws-author-toggle" }, h("input", { type: "checkbox", class: "check-show", checked: Boolean(check.show_expected) }),
+      " show students the expected message (it may give the answer away)"),
+    h("button", { type: "button", class: "btn btn-quiet", onclick: () => box.remove() }, "Remove this check"));
+  return box;
+}
+
+function exerciseBox(exercise = {}) {
+  const n = (counter += 1);
+  const checks = h("div", { class: "ws-author-checks" }, (exercise.checks || [{}]).map(checkBox));
+  const box = h("fieldset", { class: "ws-author-exercise", dataset: { exercise: n } },
+    h("legend", {}, "Exercise"),
+    field("Slug", h("input", { class: "ex-slug", value: exercise.slug || `exercise-${n}` })),
+    field("Title", h("input", { class: "ex-title", required: true, value: exercise.title || "" })),
+    field("Task (Markdown)", h("textarea", { class: "ex-task", rows: 4, value: exercise.task || "" })),
+    field("Hints (one per line, shown one at a time)", h("textarea", { class: "ex-hints", rows: 2, value: (exercise.hints || []).join("\n") })),
+    field("Starter documents (YAML, separated by ---)", h("textarea", { class: "ex-starter", rows: 10, spellcheck: "false",
+      value: joinDocuments(exercise.starter || []) })),
+    field("Solution documents (YAML, separated by ---; only teachers see them)", h("textarea", { class: "ex-solution", rows: 10,
+      spellcheck: "false", value: joinDocuments(exercise.documents || []) })),
+    checks,
+    h("button", { type: "button", class: "btn", onclick: () => checks.append(checkBox()) }, "Add a check"),
+    " ",
+    h("button", { type: "button", class: "btn btn-quiet", onclick: () => box.remove() }, "Remove this exercise"));
+  $("exercises").append(box);
+  return box;
+}
+
+/** The form as the set file's fields (the server turns it into the YAML file). */
+function readSet() {
+  const value = (root, selector) => root.querySelector(selector).value;
+  return {
+    slug: $("set-slug").value.trim(),
+    title: $("set-title").value.trim(),
+    description: $("set-description").value.trim(),
+    exercises: [...document.querySelectorAll(".ws-author-exercise")].map((box) => ({
+      slug: value(box, ".ex-slug").trim(),
+      title: value(box, ".ex-title").trim(),
+      task: value(box, ".ex-task"),
+      hints: value(box, ".ex-hints").split("\n").map((line) => line.trim()).filter(Boolean),
+      starter: splitDocuments(value(box, ".ex-starter")),
+      documents: splitDocuments(value(box, ".ex-solution")),
+      checks: [...box.querySelectorAll(".ws-author-check")].map((check) => {
+        const message = value(check, ".check-message");
+        return {
+          name: value(check, ".check-name").trim(),
+          title: value(check, ".check-title").trim(),
+          text: value(check, ".check-text"),
+          hidden: check.querySelector(".check-hidden").checked,
+          show_expected: check.querySelector(".check-show").checked,
+          expected: { outcome: value(check, ".check-outcome"), ...(message ? { messageContains: message } : {}) },
+        };
+      }),
+    })),
+  };
+}
+
+function status(text, state) {
+  $("author-status").textContent = text;
+  $("author-status").dataset.state = state;
+}
+
+async function check() {
+  $("import-set").disabled = true;
+  try {
+    const built = await api("POST", `${data.apiBase}workshops/sets/compose`, { set: readSet() });
+    lastYaml = built.yaml;
+    $("yaml-out").textContent = built.yaml;
+    $("yaml-out").hidden = false;
+    const link = $("download-yaml");
+    if (link.href.startsWith("blob:")) URL.revokeObjectURL(link.href);
+    link.href = URL.createObjectURL(new Blob([built.yaml], { type: "application/yaml" }));
+    link.download = `${readSet().slug || "exercise-set"}.yaml`;
+    link.hidden = false;
+    $("import-set").disabled = !built.valid;
+    if (built.valid) status("Valid: every solution passes its checks and every starter fails one.", "valid");
+    else status(`Not valid yet: ${built.error.message}`, "invalid");
+  } catch (error) {
+    status(error instanceof ApiError ? error.message : String(error), "invalid");
+  }
+}
+
+$("set-form").addEventListener("submit", (event) => { event.preventDefault(); check(); });
+$("add-exercise").addEventListener("click", () => exerciseBox().querySelector(".ex-title").focus());
+$("import-set").addEventListener("click", async () => {
+  try {
+    const imported = await api("POST", `${data.apiBase}workshops/sets/import`, { yaml: lastYaml });
+    replaceChildren($("author-status"), `Imported “${imported.title}” (${imported.exercises} exercises): `,
+      h("a", { href: "/workshops" }, "open a room with it"));
+    $("author-status").dataset.state = "imported";
+    $("import-set").disabled = true;
+  } catch (error) {
+    status(error.message, "invalid");
+  }
+});
+/** A project (its link or id) → an exercise: its documents as the solution and the starter (edit the starter
+ *  to take the part to learn out), its sample requests as checks with their expected outcomes. */
+$("load-project").addEventListener("click", async () => {
+  const id = $("from-project").value.trim().replace(/^.*\/p\//, "").replace(/[/#?].*$/, "");
+  if (!id) return;
+  try {
+    const project = await api("GET", `${data.apiBase}projects/${encodeURIComponent(id)}`);
+    const documents = project.documents.map((d) => ({ name: d.name, text: d.text }));
+    exerciseBox({
+      title: project.title,
+      task: project.description || "",
+      documents,
+      starter: documents,
+      checks: project.requests.map((r) => ({ name: r.name, title: "", text: r.text, expected: r.expected || {} })),
+    });
+    status(`Added “${project.title}”: change the starter so that it fails a check, and give each check a title.`, "");
+  } catch (error) {
+    status(error.message, "invalid");
+  }
+});
+
+exerciseBox();
