@@ -5,26 +5,12 @@
 import { api, ApiError } from "./api.js";
 import { h, replaceChildren } from "./dom.js";
 import { pageData } from "./page-data.js";
+import { splitDocuments } from "./workshop-room.js";
 
 const data = pageData();
 const $ = (id) => document.getElementById(id);
 let lastYaml = null;
 let counter = 0;
-
-/** "policy: name", "binding: name", "namespace: name" … of a YAML document, as the shipped sets name them. */
-function documentName(text, index) {
-  const kind = /^kind:\s*(\S+)/m.exec(text)?.[1];
-  const name = /^\s{2}name:\s*(\S+)/m.exec(text)?.[1];
-  if (!kind) return `document ${index + 1}`;
-  const role = kind.endsWith("Binding") ? "binding" : kind.endsWith("Policy") ? "policy" : kind.toLowerCase();
-  return `${role}${name ? `: ${name}` : ""}`;
-}
-
-/** One text area of YAML documents separated by `---` lines → [{name, text}]. */
-function splitDocuments(text) {
-  return text.split(/^---\s*$/m).map((part) => part.replace(/^\n+/, "")).filter((part) => part.trim())
-    .map((part, i) => ({ name: documentName(part, i), text: part.endsWith("\n") ? part : `${part}\n` }));
-}
 
 const joinDocuments = (documents) => documents.map((d) => d.text).join("---\n");
 

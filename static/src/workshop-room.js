@@ -57,3 +57,44 @@ export function countdown(node, onOver = () => {}) {
   setInterval(paint, 1000);
   return { set(value) { deadline = value || null; wasOver = false; paint(); } };
 }
+
+/** Edits not yet acknowledged, by document id: `send(id, text, seq)` sends one (false while offline: it stays
+ *  pending); pending edits are sent again after a reconnect and win over the server's older text. */
+export class EditQueue {
+  constructor(send) { this.sendOne = send; this.seq = 0; this.dirty = new Map(); }
+
+  change(id, text) {
+    const entry = { text, seq: (this.seq += 1) };
+    this.dirty.set(String(id), entry);
+    this.sendOne(id, entry.text, entry.seq);
+  }
+
+  /** The server's `ack {id, clientSeq}`: done, unless a newer edit of the same document is on its way. */
+  ack({ id, clientSeq }) {
+    if (this.dirty.get(String(id))?.seq === clientSeq) this.dirty.delete(String(id));
+  }
+
+  resend() { for (const [id, entry] of this.dirty) this.sendOne(id, entry.text, entry.seq); }
+
+  /** The text to show for a document the server sent: ours while an edit of it is pending. */
+  textOf(doc) { return this.dirty.get(String(doc.id))?.text ?? doc.text; }
+
+  get pending() { return this.dirty.size; }
+
+  reset() { this.dirty.clear(); }
+}
+
+/** "policy: name", "binding: name", "namespace: name" … of a YAML document (as the shipped sets name them). */
+export function documentName(text, index) {
+  const kind = /^kind:\s*(\S+)/m.exec(text)?.[1];
+  const name = /^\s{2}name:\s*(\S+)/m.exec(text)?.[1];
+  if (!kind) return `document ${index + 1}`;
+  const role = kind.endsWith("Binding") ? "binding" : kind.endsWith("Policy") ? "policy" : kind.toLowerCase();
+  return `${role}${name ? `: ${name}` : ""}`;
+}
+
+/** One text of YAML documents separated by `---` lines → [{name, text}] (empty parts dropped). */
+export function splitDocuments(text) {
+  return text.split(/^---\s*$/m).map((part) => part.replace(/^\n+/, "")).filter((part) => part.trim())
+    .map((part, i) => ({ name: documentName(part, i), text: part.endsWith("\n") ? part : `${part}\n` }));
+}

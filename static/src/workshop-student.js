@@ -8,7 +8,7 @@ import { createEditor } from "./editors.js";
 import { GOTO_EVENT } from "./locations.js";
 import { pageData } from "./page-data.js";
 import { ResultsPane } from "./results-pane.js";
-import { countdown, documentsView, roomSocket } from "./workshop-room.js";
+import { EditQueue, countdown, documentsView, roomSocket } from "./workshop-room.js";
 
 const data = pageData();
 const tokenKey = `workshop:student:${data.code}`;
@@ -20,30 +20,8 @@ const editors = new Map();  // document id → editor handle {getText, setText, 
 const timer = countdown($("time-box"));
 let results = null;
 
-/** Edits not yet acknowledged, by document id: sent again after a reconnect, kept over the server's text. */
-class EditQueue {
-  constructor() { this.seq = 0; this.dirty = new Map(); }
-
-  change(id, text) {
-    const entry = { text, seq: (this.seq += 1) };
-    this.dirty.set(String(id), entry);
-    this.send(id, entry);
-  }
-
-  send(id, entry) { socket?.send({ type: "edit", target: "document", id: Number(id), text: entry.text, clientSeq: entry.seq }); }
-
-  ack(message) {
-    const key = String(message.id);
-    if (this.dirty.get(key)?.seq === message.clientSeq) this.dirty.delete(key);
-  }
-
-  resend() { for (const [id, entry] of this.dirty) this.send(id, entry); }
-
-  textOf(doc) { return this.dirty.get(String(doc.id))?.text ?? doc.text; }
-
-  reset() { this.dirty.clear(); }
-}
-const edits = new EditQueue();
+const edits = new EditQueue((id, text, clientSeq) =>
+  socket?.send({ type: "edit", target: "document", id: Number(id), text, clientSeq }));
 
 /** Each check: the author's title, then what the student's policy actually did (outcome and message);
  * the comparison with the expectation only when the author chose to show it (it may quote the answer). */

@@ -4,7 +4,7 @@ import { api } from "./api.js";
 import { debounce, h, replaceChildren, setSanitisedHtml } from "./dom.js";
 import { createEditor } from "./editors.js";
 import { pageData } from "./page-data.js";
-import { countdown, documentsView, roomSocket } from "./workshop-room.js";
+import { countdown, documentsView, roomSocket, splitDocuments } from "./workshop-room.js";
 
 
 const data = pageData();
@@ -210,8 +210,9 @@ function onMessage(message) {
 const socket = token ? roomSocket(data.wsPath, { hello: () => ({ type: "hello", token }), onMessage, stateNode: $("ws-state") }) : null;
 if (!socket) { $("no-token").hidden = false; $("ws-state").textContent = "no teacher token"; }
 
+/** The presenter's text, split into documents at `---` lines. */
 function presenterDocuments() {
-  return $("presenter-text").value.split(/^---\s*$/m).map((text, i) => ({ name: `teacher ${i + 1}`, text: text.replace(/^\n/, "") }));
+  return splitDocuments($("presenter-text").value);
 }
 $("advance").addEventListener("click", () => {
   if ($("advance").dataset.finish !== "true") socket.send({ type: "advance" });
