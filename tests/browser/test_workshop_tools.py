@@ -71,6 +71,7 @@ def test_watch_results_and_time_box(two_pages, server_url, api):
     expect(card.locator("[data-testid=kubectl]")).to_have_text("deployment.apps/nginx created")
     expect(student.locator("#results [data-testid=tuples]").first).to_be_visible()
     expect(student.locator("#results .trace-tuple").first).to_be_attached()
+    expect(student.locator("#results [data-testid=typecheck]")).to_contain_text("1 policy checked")
     expect(student.locator("#checks li")).to_have_count(2)  # the checks stay, with their titles
 
     # 2. The teacher watches the student's editor: the playground's editor, read-only, live, with markers.

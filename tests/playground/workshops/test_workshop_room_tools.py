@@ -209,6 +209,7 @@ async def test_the_student_gets_the_playground_results_of_their_sample_requests(
     assert first["result"]["policies"], "the tuple table and trace have their rows"
     assert first["outcome"] == "allowed" and first["result"]["allowed"] is True  # the starter lets it through
     assert first["verdict"] == "fail"  # its expectation (denied) is not met yet
+    assert list(evaluation["typecheck"]) == ["demo-policy.example.com"]  # and the type checks, as in the playground
     await student.disconnect()
 
 
