@@ -31,7 +31,7 @@ def author(request):
     return render(
         request,
         "workshops/author.html",
-        {"page_data": {"page": "workshop-author", "apiBase": "/api/v1/", "sets": catalog.list_sets()}},
+        {"sets": catalog.list_sets(), "page_data": {"page": "workshop-author", "apiBase": "/api/v1/"}},
     )
 
 

@@ -5,29 +5,40 @@
 import { api, ApiError } from "./api.js";
 import { h, replaceChildren } from "./dom.js";
 import { pageData } from "./page-data.js";
-import { splitDocuments } from "./workshop-room.js";
+import { joinNamed, splitNamed } from "./workshop-room.js";
 
 const data = pageData();
 const $ = (id) => document.getElementById(id);
 let lastYaml = null;
 let counter = 0;
 
-const joinDocuments = (documents) => documents.map((d) => d.text).join("---\n");
+/** A text area of documents, each under a `# === name ===` line (edit the names there). */
+function documentsArea(className, documents) {
+  return h("textarea", { class: className, rows: 10, spellcheck: "false", value: joinNamed(documents || []) });
+}
 
 function field(label, control) { return h("label", { class: "ws-author-field" }, label, " ", control); }
 
 function checkBox(check = {}) {
   const n = (counter += 1);
   const expected = check.expected || {};
-  const outcome = expected.outcome || (expected.allowed === true ? "allowed" : expected.allowed === false ? "denied" : "denied");
-  const box = h("fieldset", { class: "ws-author-check", dataset: { check: n } },
+  const fresh = check.expected === undefined;  // a new check: "denied" is the usual first check
+  const outcome = expected.outcome || (expected.allowed === true ? "allowed" : expected.allowed === false ? "denied"
+    : fresh ? "denied" : "");
+  // Expectations the form has no field for (mutated fields, audit annotations, Kyverno rule results) are kept.
+  // A check written as `allowed: true|false` keeps that form while its outcome is left as it was.
+  const { allowed, outcome: _o, messageContains: _m, ...extra } = expected;
+  const kept = expected.outcome === undefined && allowed !== undefined ? { from: outcome, allowed } : null;
+  const box = h("fieldset", { class: "ws-author-check",
+    dataset: { check: n, extra: JSON.stringify(extra), kept: kept ? JSON.stringify(kept) : "" } },
     h("legend", {}, "Check"),
     field("Name", h("input", { class: "check-name", required: true, value: check.name || `check ${n}` })),
     field("Title students see (what it tests, not the answer)", h("input", { class: "check-title", required: true,
       value: check.title || "", placeholder: "a Deployment with 7 replicas is denied" })),
     field("Request (YAML)", h("textarea", { class: "check-text", rows: 8, spellcheck: "false", value: check.text || "" })),
     field("Expected outcome", h("select", { class: "check-outcome" },
-      ["allowed", "denied", "warned"].map((o) => h("option", { value: o, selected: o === outcome }, o)))),
+      [["allowed", "allowed"], ["denied", "denied"], ["warned", "warned"], ["", "any (only the other expectations)"]]
+        .map(([o, label]) => h("option", { value: o, selected: o === outcome }, label)))),
     field("Message contains (optional)", h("input", { class: "check-message", value: expected.messageContains || "" })),
     h("label", { class: "ws-author-toggle" }, h("input", { type: "checkbox", class: "check-hidden", checked: Boolean(check.hidden) }),
       " hidden until the student submits"),
@@ -46,16 +57,21 @@ function exerciseBox(exercise = {}) {
     field("Title", h("input", { class: "ex-title", required: true, value: exercise.title || "" })),
     field("Task (Markdown)", h("textarea", { class: "ex-task", rows: 4, value: exercise.task || "" })),
     field("Hints (one per line, shown one at a time)", h("textarea", { class: "ex-hints", rows: 2, value: (exercise.hints || []).join("\n") })),
-    field("Starter documents (YAML, separated by ---)", h("textarea", { class: "ex-starter", rows: 10, spellcheck: "false",
-      value: joinDocuments(exercise.starter || []) })),
-    field("Solution documents (YAML, separated by ---; only teachers see them)", h("textarea", { class: "ex-solution", rows: 10,
-      spellcheck: "false", value: joinDocuments(exercise.documents || []) })),
+    field("Starter documents (YAML; each under a “# === name ===” line, or separated by ---)", documentsArea("ex-starter", exercise.starter)),
+    field("Solution documents (the same form; only teachers see them)", documentsArea("ex-solution", exercise.documents)),
     checks,
     h("button", { type: "button", class: "btn", onclick: () => checks.append(checkBox()) }, "Add a check"),
     " ",
     h("button", { type: "button", class: "btn btn-quiet", onclick: () => box.remove() }, "Remove this exercise"));
   $("exercises").append(box);
   return box;
+}
+
+/** A check's expectation: the form's outcome and message, plus what the form has no field for. */
+function expectedOf(check, outcome, message) {
+  const kept = check.dataset.kept ? JSON.parse(check.dataset.kept) : null;
+  const decision = kept && kept.from === outcome ? { allowed: kept.allowed } : outcome ? { outcome } : {};
+  return { ...JSON.parse(check.dataset.extra || "{}"), ...decision, ...(message ? { messageContains: message } : {}) };
 }
 
 /** The form as the set file's fields (the server turns it into the YAML file). */
@@ -70,8 +86,8 @@ function readSet() {
       title: value(box, ".ex-title").trim(),
       task: value(box, ".ex-task"),
       hints: value(box, ".ex-hints").split("\n").map((line) => line.trim()).filter(Boolean),
-      starter: splitDocuments(value(box, ".ex-starter")),
-      documents: splitDocuments(value(box, ".ex-solution")),
+      starter: splitNamed(value(box, ".ex-starter")),
+      documents: splitNamed(value(box, ".ex-solution")),
       checks: [...box.querySelectorAll(".ws-author-check")].map((check) => {
         const message = value(check, ".check-message");
         return {
@@ -80,7 +96,7 @@ function readSet() {
           text: value(check, ".check-text"),
           hidden: check.querySelector(".check-hidden").checked,
           show_expected: check.querySelector(".check-show").checked,
-          expected: { outcome: value(check, ".check-outcome"), ...(message ? { messageContains: message } : {}) },
+          expected: expectedOf(check, value(check, ".check-outcome"), message),
         };
       }),
     })),
@@ -141,6 +157,22 @@ $("load-project").addEventListener("click", async () => {
       checks: project.requests.map((r) => ({ name: r.name, title: "", text: r.text, expected: r.expected || {} })),
     });
     status(`Added “${project.title}”: change the starter so that it fails a check, and give each check a title.`, "");
+  } catch (error) {
+    status(error.message, "invalid");
+  }
+});
+
+/** Edit a copy of a stored set (a shipped one too): the form filled from its file, under a new slug. */
+$("copy-set-load").addEventListener("click", async () => {
+  const slug = $("copy-set").value;
+  try {
+    const file = await api("GET", `${data.apiBase}workshops/sets/${encodeURIComponent(slug)}/source`);
+    $("set-slug").value = `${file.slug}-copy`;
+    $("set-title").value = `${file.title} (copy)`;
+    $("set-description").value = file.description;
+    replaceChildren($("exercises"));
+    file.exercises.forEach((exercise) => exerciseBox(exercise));
+    status(`Copied “${file.title}”: ${file.exercises.length} exercises.`, "");
   } catch (error) {
     status(error.message, "invalid");
   }

@@ -98,3 +98,22 @@ export function splitDocuments(text) {
   return text.split(/^---\s*$/m).map((part) => part.replace(/^\n+/, "")).filter((part) => part.trim())
     .map((part, i) => ({ name: documentName(part, i), text: part.endsWith("\n") ? part : `${part}\n` }));
 }
+
+const HEADER = /^# === (.+) ===[ \t]*$/m;
+
+/** Documents as one text, each under a `# === name ===` line (a document may hold several YAML documents). */
+export function joinNamed(documents) {
+  return documents.map((d) => `# === ${d.name} ===\n${d.text}${d.text.endsWith("\n") ? "" : "\n"}`).join("");
+}
+
+/** The text of `joinNamed` → [{name, text}]; a text without those lines is split at `---` instead. */
+export function splitNamed(text) {
+  if (!HEADER.test(text)) return splitDocuments(text);
+  const parts = text.split(new RegExp(HEADER.source, "m"));  // [before, name, text, name, text, …]
+  const documents = [];
+  for (let i = 1; i < parts.length; i += 2) {
+    const body = parts[i + 1].replace(/^\n/, "");
+    if (body.trim()) documents.push({ name: parts[i].trim(), text: body.endsWith("\n") ? body : `${body}\n` });
+  }
+  return documents;
+}

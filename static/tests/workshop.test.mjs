@@ -3,7 +3,7 @@
 
 import test from "node:test";
 import assert from "node:assert/strict";
-import { EditQueue, countdownText, documentName, splitDocuments } from "../src/workshop-room.js";
+import { EditQueue, countdownText, documentName, joinNamed, splitDocuments, splitNamed } from "../src/workshop-room.js";
 
 test("an edit stays pending until its own ack, and is sent again after a reconnect", () => {
   const sent = [];
@@ -37,4 +37,13 @@ test("YAML documents split at --- lines and are named by kind and name", () => {
   assert.ok(docs.every((d) => d.text.endsWith("\n")));
   assert.equal(documentName("kind: Namespace\nmetadata:\n  name: prod\n", 0), "namespace: prod");
   assert.equal(documentName("# just a comment", 2), "document 3");
+});
+
+test("named documents survive a round trip through one text, --- inside a document included", () => {
+  const documents = [
+    { name: "params: limits", text: "kind: ConfigMap\nmetadata: {name: a}\n---\nkind: ConfigMap\nmetadata: {name: b}\n" },
+    { name: "policy: p", text: "kind: ValidatingAdmissionPolicy\n" },
+  ];
+  assert.deepEqual(splitNamed(joinNamed(documents)), documents);
+  assert.deepEqual(splitNamed("kind: Namespace\nmetadata:\n  name: x\n").map((d) => d.name), ["namespace: x"]);
 });

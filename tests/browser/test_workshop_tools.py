@@ -168,3 +168,21 @@ def test_a_project_becomes_an_exercise_set_validated_and_imported(page, server_u
     expect(page.locator("#author-status")).to_contain_text("Imported “From a project” (1 exercises)")
     status, listed = api("GET", "/api/v1/workshops/sets/from-a-project")
     assert status == 200 and listed["exercises"][0]["checks"][0]["title"] == "a Deployment with 7 replicas is denied"
+
+
+def test_a_copy_of_the_shipped_set_validates_unchanged_in_the_authoring_page(page, server_url, api):
+    page.set_viewport_size({"width": 1440, "height": 1000})
+    page.goto(f"{server_url}/workshops/author")
+    page.select_option("#copy-set", "admission-basics")
+    page.click("#copy-set-load")
+    expect(page.locator(".ws-author-exercise")).to_have_count(7)
+    expect(page.locator("#set-slug")).to_have_value("admission-basics-copy")
+    page.click("#check-set")
+    expect(page.locator("#author-status")).to_have_attribute("data-state", "valid", timeout=30_000)
+    status, source = api("GET", "/api/v1/workshops/sets/admission-basics/source")
+    assert status == 200
+    # Nothing the form has no field for is lost: the composed file equals the shipped one but for its name.
+    import yaml
+
+    composed = yaml.safe_load(page.locator("#yaml-out").inner_text())
+    assert composed["exercises"] == source["exercises"]

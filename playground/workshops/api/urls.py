@@ -9,6 +9,7 @@ urlpatterns = [
     path("sets/compose", v.SetComposeView.as_view(), name="api-workshop-set-compose"),
     path("sets/import", v.SetImportView.as_view(), name="api-workshop-set-import"),
     path("sets/<slug:slug>", v.SetDetailView.as_view(), name="api-workshop-set"),
+    path("sets/<slug:slug>/source", v.SetSourceView.as_view(), name="api-workshop-set-source"),
     path("sets/<slug:slug>/export", v.SetExportView.as_view(), name="api-workshop-set-export"),
     path("rooms", v.RoomCreateView.as_view(), name="api-workshop-rooms"),
     path(CODE, v.RoomDetailView.as_view(), name="api-workshop-room"),

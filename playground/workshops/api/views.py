@@ -73,6 +73,14 @@ class SetExportView(APIView):
         return response
 
 
+class SetSourceView(APIView):
+    """The set file's content as JSON, for the authoring page ("edit a copy")."""
+
+    @extend_schema(responses={200: dict, 404: ErrorSerializer})
+    def get(self, request, slug):
+        return Response(authoring.set_file(slug))
+
+
 class SetImportView(APIView):
     @extend_schema(request=dict, responses={201: dict, **ERRORS})
     def post(self, request):

@@ -41,29 +41,32 @@ def dump_set(content: dict) -> str:
     return yaml.dump(content, Dumper=_NoAliases, sort_keys=False, allow_unicode=True, width=120)
 
 
-def export_set(slug: str) -> str:
+def set_file(slug: str) -> dict:
+    """A stored set as the file's content (what an export writes; the authoring page edits a copy of it)."""
     exercise_set = catalog.get_set(slug)
-    return dump_set(
-        _file_content(
-            {
-                "slug": exercise_set.slug,
-                "title": exercise_set.title,
-                "description": exercise_set.description,
-                "exercises": [
-                    {
-                        "slug": e.slug,
-                        "title": e.title,
-                        "task": e.task,
-                        "hints": e.hints,
-                        "solution": e.solution,
-                        "starter": e.starter,
-                        "checks": e.checks,
-                    }
-                    for e in exercise_set.exercises.all()
-                ],
-            }
-        )
+    return _file_content(
+        {
+            "slug": exercise_set.slug,
+            "title": exercise_set.title,
+            "description": exercise_set.description,
+            "exercises": [
+                {
+                    "slug": e.slug,
+                    "title": e.title,
+                    "task": e.task,
+                    "hints": e.hints,
+                    "solution": e.solution,
+                    "starter": e.starter,
+                    "checks": e.checks,
+                }
+                for e in exercise_set.exercises.all()
+            ],
+        }
     )
+
+
+def export_set(slug: str) -> str:
+    return dump_set(set_file(slug))
 
 
 def _file_content(content: dict) -> dict:

@@ -169,3 +169,14 @@ def test_composing_reports_what_the_import_would_refuse():
 def test_the_authoring_page_is_served():
     page = APIClient().get("/workshops/author")
     assert page.status_code == 200 and b"dist/workshop-author.js" in page.content
+
+
+def test_a_sets_source_is_its_file_as_json_and_composes_back_to_the_same_yaml():
+    client = APIClient()
+    source = client.get(f"{API}/sets/admission-basics/source")
+    assert source.status_code == 200
+    assert source.json() == _exported(client)
+    built = client.post(f"{API}/sets/compose", {"set": source.json()}, format="json").json()
+    assert built["yaml"] == client.get(f"{API}/sets/admission-basics/export").content.decode()
+    assert built["valid"] is True
+    assert client.get(f"{API}/sets/no-such-set/source").status_code == 404
