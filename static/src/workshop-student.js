@@ -17,7 +17,9 @@ let socket = null;
 let exerciseId = null;
 let order = [];  // the fork's sample requests, in the project's order (the results pane sorts by it)
 const editors = new Map();  // document id → editor handle {getText, setText, setServerErrors, setReadOnly, goTo}
-const timer = countdown($("time-box"));
+let timeBox = null;
+let roomClosed = false;
+const timer = countdown($("time-box"), () => applyTimeLock());
 let results = null;
 
 const edits = new EditQueue((id, text, clientSeq) =>
@@ -77,14 +79,30 @@ function showExercise(state) {
   showChecks([], state.progress);
   showAnnouncement(state.room.announcement);
   showPresenting(state.room.presenting);
-  timer.set(state.room.timeBox?.deadline);
   $("student").hidden = false;
+  setTimeBox(state.room.timeBox);
   if (closed) showClosed();
   edits.resend();  // typed while offline: the server has not seen it yet
 }
 
+/** A time box the teacher chose to lock: once over, the editors are read-only until the teacher changes it. */
+function applyTimeLock() {
+  const locked = Boolean(timeBox?.locks) && Date.parse(timeBox.deadline) <= Date.now();
+  $("time-up").hidden = !locked;
+  if (roomClosed) return;
+  for (const editor of editors.values()) editor.setReadOnly(locked);
+  for (const area of document.querySelectorAll("textarea.ws-editor")) area.readOnly = locked;
+}
+
+function setTimeBox(box) {
+  timeBox = box || null;
+  timer.set(timeBox?.deadline);
+  applyTimeLock();
+}
+
 /** A closed room: the work stays readable, nothing can be typed or submitted (the server refuses it too). */
 function showClosed() {
+  roomClosed = true;
   $("closed-banner").hidden = false;
   $("submit").disabled = true;
   for (const editor of editors.values()) editor.setReadOnly(true);
@@ -129,7 +147,7 @@ function onMessage(message) {
     case "solution": if (message.exercise === exerciseId) showSolution(message.documents); break;
     case "announcement": showAnnouncement(message.text); break;
     case "presenting": showPresenting(message.presenting); break;
-    case "timeBox": timer.set(message.timeBox?.deadline); break;
+    case "timeBox": setTimeBox(message.timeBox); break;
     case "closed": showClosed(); break;
     case "error":
       if (message.clientSeq != null) edits.reset();  // a refused edit (closed room, time up) is not retried
