@@ -79,14 +79,33 @@ def _file_content(content: dict) -> dict:
     }
 
 
+_EXPECTED_ORDER = ("allowed", "outcome", "messageContains", "mutated", "auditAnnotations", "kyverno")
+
+
+def _sorted(value):
+    if isinstance(value, dict):
+        return {key: _sorted(value[key]) for key in sorted(value)}
+    return [_sorted(item) for item in value] if isinstance(value, list) else value
+
+
+def _expected(expected: dict) -> dict:
+    """One key order whatever the database kept (PostgreSQL's jsonb reorders keys), so an export is stable."""
+    order = [key for key in _EXPECTED_ORDER if key in expected] + sorted(set(expected) - set(_EXPECTED_ORDER))
+    return {key: _sorted(expected[key]) for key in order}
+
+
+def _documents(documents: list[dict]) -> list[dict]:
+    return [{"name": d["name"], "text": d["text"]} for d in documents]
+
+
 def _exercise(exercise: dict) -> dict:
     return {
         "slug": exercise["slug"],
         "title": exercise["title"],
         "task": exercise["task"],
         "hints": list(exercise["hints"]),
-        "documents": exercise["solution"],
-        "starter": exercise["starter"],
+        "documents": _documents(exercise["solution"]),
+        "starter": _documents(exercise["starter"]),
         "checks": [
             {
                 "name": c["name"],
@@ -94,7 +113,7 @@ def _exercise(exercise: dict) -> dict:
                 "hidden": bool(c.get("hidden")),
                 "show_expected": bool(c.get("showExpected")),
                 "text": c["text"],
-                "expected": c["expected"],
+                "expected": _expected(c["expected"]),
             }
             for c in exercise["checks"]
         ],

@@ -180,3 +180,11 @@ def test_a_sets_source_is_its_file_as_json_and_composes_back_to_the_same_yaml():
     assert built["yaml"] == client.get(f"{API}/sets/admission-basics/export").content.decode()
     assert built["valid"] is True
     assert client.get(f"{API}/sets/no-such-set/source").status_code == 404
+
+
+def test_an_export_has_one_key_order_whatever_order_the_database_kept():
+    from playground.workshops.services.authoring import _expected
+
+    as_jsonb_keeps_it = {"kyverno": [{"rule": "r", "result": "pass", "policy": "p"}], "outcome": "denied"}
+    assert list(_expected(as_jsonb_keeps_it)) == ["outcome", "kyverno"]
+    assert list(_expected(as_jsonb_keeps_it)["kyverno"][0]) == ["policy", "result", "rule"]
