@@ -16,9 +16,10 @@ export class ApiError extends Error {
   }
 }
 
-/** Call the API. Resolves with the parsed body; rejects with ApiError carrying {code, message, line, column}. */
-export async function api(method, url, body, { token } = {}) {
-  const headers = { Accept: "application/json" };
+/** Call the API. Resolves with the parsed body; rejects with ApiError carrying {code, message, line, column}.
+ *  `headers`: more request headers (the workshop tokens: X-Teacher-Token, X-Participant-Token). */
+export async function api(method, url, body, { token, headers: extra } = {}) {
+  const headers = { Accept: "application/json", ...extra };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (method !== "GET") headers["X-CSRFToken"] = cookie("csrftoken");
   if (token) headers["X-Edit-Token"] = token;

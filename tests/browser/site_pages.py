@@ -46,6 +46,12 @@ def site_pages(api) -> list[SitePage]:
         SitePage("workshops", "/workshops", ".ws-set", [".open-room", "#join-code"]),
         SitePage("workshop-student", f"/w/{code}", "#join-form:not([hidden])", ["#display-name"]),
         SitePage(
+            "workshop-author",
+            "/workshops/author",
+            ".ws-author-exercise",
+            ["#set-slug", "#add-exercise", "#load-project", "#check-set"],
+        ),
+        SitePage(
             "workshop-teacher",
             f"/w/{code}/teacher",
             "#teacher:not([hidden])",

@@ -30,6 +30,7 @@ PAGE_NAMES = [
     "snapshot",
     "workshops",
     "workshop-student",
+    "workshop-author",
     "workshop-teacher",
     "not-found",
 ]
