@@ -7,7 +7,7 @@ import path from "node:path";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const options = {
-  entryPoints: ["editor-page", "gallery", "cel-page", "landing", "workshop-editors", "my-projects"].map((name) => path.join(here, "src", `${name}.js`)),
+  entryPoints: ["editor-page", "gallery", "cel-page", "landing", "workshop-editors", "my-projects", "batch-page"].map((name) => path.join(here, "src", `${name}.js`)),
   outdir: path.join(here, "dist"),
   bundle: true,
   format: "esm",
@@ -18,6 +18,8 @@ const options = {
   target: ["es2020"],
   legalComments: "linked",
   logLevel: "info",
+  // Like esbuild's command line, look in NODE_PATH's folders too (a package installed outside the tree).
+  nodePaths: (process.env.NODE_PATH || "").split(path.delimiter).filter(Boolean),
 };
 
 if (process.argv.includes("--watch")) {

@@ -26,6 +26,7 @@ PAGE_NAMES = [
     "gallery",
     "example",
     "project",
+    "batch",
     "snapshot",
     "workshops",
     "workshop-student",
