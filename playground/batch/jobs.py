@@ -17,13 +17,15 @@ from django.utils import timezone
 from playground.batch import inputs, runner
 from playground.batch.models import BatchChunk, BatchJob
 from playground.services import project_service, tokens
-from playground.services.errors import ServiceError, forbidden, not_found
+from playground.services.errors import ServiceError, not_found
 
 
 def create_job(project_id: Any, chosen: Any, uploads: list[tuple[str, bytes | str]]) -> tuple[dict, str]:
     """A queued job and its edit token; its chunks are sent to the workers once the job is committed."""
     if not isinstance(project_id, str) or not project_id:
-        raise ServiceError("invalid_request", "project: give the id of the project whose policies to run", path="project")
+        raise ServiceError(
+            "invalid_request", "project: give the id of the project whose policies to run", path="project"
+        )
     state = project_service.project_state(project_id)
     project_objects, warnings = inputs.project_objects(state["documents"])
     documents, keys = inputs.choose(project_objects, chosen)

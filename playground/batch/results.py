@@ -49,9 +49,7 @@ def _matches(row: dict, query: str, policy: str, outcome: str, namespace: str | 
     outcomes = row["policies"]
     if policy and not any(batch.policy_key(o) == policy and o["outcome"] != "admitted" for o in outcomes):
         return False
-    if outcome and not (
-        any(o["outcome"] == outcome for o in outcomes) or (outcome == "denied" and not row["allowed"])
-    ):
+    if outcome and not (any(o["outcome"] == outcome for o in outcomes) or (outcome == "denied" and not row["allowed"])):
         return False
     if namespace is not None and row["namespace"] != namespace:
         return False

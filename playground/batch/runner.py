@@ -26,6 +26,7 @@ from playground.batch.models import BatchChunk, BatchJob
 
 logger = logging.getLogger(__name__)
 
+
 class WorkerLost(Exception):
     """The process computing a chunk died: the chunk stays running until its lease ends, then runs again."""
 
@@ -62,9 +63,7 @@ def store(chunk: BatchChunk, rows: list[dict]) -> bool:
     with transaction.atomic():
         kept = BatchChunk.objects.filter(
             id=chunk.id, status=BatchChunk.RUNNING, attempts=chunk.attempts, job__status__in=ACTIVE
-        ).update(
-            status=BatchChunk.DONE, rows=rows, summary=summary, finished=timezone.now(), lease_until=None
-        )
+        ).update(status=BatchChunk.DONE, rows=rows, summary=summary, finished=timezone.now(), lease_until=None)
         if kept:
             BatchJob.objects.filter(id=chunk.job_id).update(done=F("done") + chunk.size)
     if kept:

@@ -57,7 +57,10 @@ def batch_dump(count: int) -> str:
             "spec": {
                 "replicas": 7 if i % 4 == 0 else 2,
                 "selector": {"matchLabels": {"app": "web"}},
-                "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "web", "image": "nginx"}]}},
+                "template": {
+                    "metadata": {"labels": {"app": "web"}},
+                    "spec": {"containers": [{"name": "web", "image": "nginx"}]},
+                },
             },
         }
         for i in range(count)
@@ -105,7 +108,11 @@ def site_pages(api) -> list[SitePage]:
             f"/p/{project['id']}/batch",
             "#affected-table tbody tr",
             ["#btn-run", "#batch-files", "#affected-search"],
-            {f"admission-playground:batch:{project['id']}": json.dumps({"id": batch["id"], "token": batch["editToken"]})},
+            {
+                f"admission-playground:batch:{project['id']}": json.dumps(
+                    {"id": batch["id"], "token": batch["editToken"]}
+                )
+            },
         ),
         SitePage("snapshot", f"/s/{snapshot['id']}", ".result-card [data-testid=decision]", ["#btn-fork"]),
         SitePage("workshops", "/workshops", ".ws-set", [".open-room", "#join-code"]),

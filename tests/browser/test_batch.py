@@ -50,7 +50,9 @@ def test_upload_progress_charts_and_drill_down(page, api, open_project, screensh
     seen = page.evaluate("() => { clearInterval(window.__recorder); return window.__progress; }")
     values = [value for value, maximum in seen if maximum == OBJECTS]
     assert values[-1] == OBJECTS
-    assert any(0 < value < OBJECTS for value in values), f"the bar never showed a step between 0 and the end: {sorted(set(values))}"
+    assert any(0 < value < OBJECTS for value in values), (
+        f"the bar never showed a step between 0 and the end: {sorted(set(values))}"
+    )
     assert values == sorted(values)  # it only moves forward
     expect(page.locator("#progress-text")).to_contain_text(f"{OBJECTS:,} / {OBJECTS:,} objects")
 

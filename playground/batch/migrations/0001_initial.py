@@ -5,58 +5,87 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='BatchJob',
+            name="BatchJob",
             fields=[
-                ('id', models.CharField(max_length=32, primary_key=True, serialize=False)),
-                ('project_id', models.CharField(db_index=True, max_length=64)),
-                ('title', models.CharField(blank=True, default='', max_length=200)),
-                ('documents', models.JSONField()),
-                ('policies', models.JSONField(default=list)),
-                ('kubernetes_version', models.CharField(blank=True, default='', max_length=8)),
-                ('sources', models.JSONField(default=list)),
-                ('warnings', models.JSONField(default=list)),
-                ('total', models.PositiveIntegerField(default=0)),
-                ('done', models.PositiveIntegerField(default=0)),
-                ('status', models.CharField(choices=[('queued', 'queued'), ('running', 'running'), ('done', 'done'), ('cancelled', 'cancelled'), ('failed', 'failed')], default='queued', max_length=10)),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('started', models.DateTimeField(blank=True, null=True)),
-                ('finished', models.DateTimeField(blank=True, null=True)),
-                ('edit_token_hash', models.CharField(max_length=128)),
-                ('summary', models.JSONField(blank=True, null=True)),
-                ('error', models.TextField(blank=True, default='')),
+                ("id", models.CharField(max_length=32, primary_key=True, serialize=False)),
+                ("project_id", models.CharField(db_index=True, max_length=64)),
+                ("title", models.CharField(blank=True, default="", max_length=200)),
+                ("documents", models.JSONField()),
+                ("policies", models.JSONField(default=list)),
+                ("kubernetes_version", models.CharField(blank=True, default="", max_length=8)),
+                ("sources", models.JSONField(default=list)),
+                ("warnings", models.JSONField(default=list)),
+                ("total", models.PositiveIntegerField(default=0)),
+                ("done", models.PositiveIntegerField(default=0)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "queued"),
+                            ("running", "running"),
+                            ("done", "done"),
+                            ("cancelled", "cancelled"),
+                            ("failed", "failed"),
+                        ],
+                        default="queued",
+                        max_length=10,
+                    ),
+                ),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                ("started", models.DateTimeField(blank=True, null=True)),
+                ("finished", models.DateTimeField(blank=True, null=True)),
+                ("edit_token_hash", models.CharField(max_length=128)),
+                ("summary", models.JSONField(blank=True, null=True)),
+                ("error", models.TextField(blank=True, default="")),
             ],
         ),
         migrations.CreateModel(
-            name='BatchChunk',
+            name="BatchChunk",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('index', models.PositiveIntegerField()),
-                ('start', models.PositiveIntegerField()),
-                ('size', models.PositiveIntegerField()),
-                ('inputs', models.JSONField()),
-                ('status', models.CharField(choices=[('queued', 'queued'), ('running', 'running'), ('done', 'done'), ('cancelled', 'cancelled'), ('failed', 'failed')], default='queued', max_length=10)),
-                ('attempts', models.PositiveSmallIntegerField(default=0)),
-                ('dispatched', models.DateTimeField(blank=True, null=True)),
-                ('lease_until', models.DateTimeField(blank=True, null=True)),
-                ('started', models.DateTimeField(blank=True, null=True)),
-                ('finished', models.DateTimeField(blank=True, null=True)),
-                ('rows', models.JSONField(blank=True, null=True)),
-                ('summary', models.JSONField(blank=True, null=True)),
-                ('error', models.TextField(blank=True, default='')),
-                ('job', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='chunks', to='batch.batchjob')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("index", models.PositiveIntegerField()),
+                ("start", models.PositiveIntegerField()),
+                ("size", models.PositiveIntegerField()),
+                ("inputs", models.JSONField()),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "queued"),
+                            ("running", "running"),
+                            ("done", "done"),
+                            ("cancelled", "cancelled"),
+                            ("failed", "failed"),
+                        ],
+                        default="queued",
+                        max_length=10,
+                    ),
+                ),
+                ("attempts", models.PositiveSmallIntegerField(default=0)),
+                ("dispatched", models.DateTimeField(blank=True, null=True)),
+                ("lease_until", models.DateTimeField(blank=True, null=True)),
+                ("started", models.DateTimeField(blank=True, null=True)),
+                ("finished", models.DateTimeField(blank=True, null=True)),
+                ("rows", models.JSONField(blank=True, null=True)),
+                ("summary", models.JSONField(blank=True, null=True)),
+                ("error", models.TextField(blank=True, default="")),
+                (
+                    "job",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="chunks", to="batch.batchjob"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['index'],
-                'indexes': [models.Index(fields=['job', 'status'], name='batch_batch_job_id_dbfc81_idx')],
-                'constraints': [models.UniqueConstraint(fields=('job', 'index'), name='one_chunk_per_index')],
+                "ordering": ["index"],
+                "indexes": [models.Index(fields=["job", "status"], name="batch_batch_job_id_dbfc81_idx")],
+                "constraints": [models.UniqueConstraint(fields=("job", "index"), name="one_chunk_per_index")],
             },
         ),
     ]

@@ -44,9 +44,7 @@ def two_policy_project() -> dict:
             {"name": "binding", "text": binding("max-replicas")},
             {
                 "name": "lenient",
-                "text": policy("max-ten", '"at most 10"').replace("<= 5", "<= 10")
-                + "---\n"
-                + binding("max-ten"),
+                "text": policy("max-ten", '"at most 10"').replace("<= 5", "<= 10") + "---\n" + binding("max-ten"),
             },
         ],
     }

@@ -138,7 +138,9 @@ def test_exports_csv_and_policy_reports(client, project):
 
 
 def test_bad_input_is_refused_with_where(client, project):
-    error = assert_error(create(client, project, "apiVersion: v1\nkind: Pod\nmetadata: [unclosed\n"), 400, "invalid_objects")
+    error = assert_error(
+        create(client, project, "apiVersion: v1\nkind: Pod\nmetadata: [unclosed\n"), 400, "invalid_objects"
+    )
     assert error["line"] and error["document"] == "pasted text"
     assert "pasted text" in error["message"]
     error = assert_error(create(client, project, "a: 1", policies=["nope"]), 400, "unknown_policy")
@@ -154,7 +156,8 @@ def test_bad_input_is_refused_with_where(client, project):
 
 def test_a_project_without_policies_is_refused(client):
     response = client.post(
-        "/api/v1/projects", {"documents": [{"name": "ns", "text": "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n"}]},
+        "/api/v1/projects",
+        {"documents": [{"name": "ns", "text": "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n"}]},
         content_type="application/json",
     )
     error = assert_error(create(client, response.json(), dump(2)), 400, "no_policies")

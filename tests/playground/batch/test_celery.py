@@ -47,9 +47,28 @@ def worker(settings, tmp_path):
     log = tmp_path / "worker.log"
     with log.open("w") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "playground.celery_app", "worker", "--concurrency", "2",
-             "--pool", "prefork", "--loglevel", "INFO", "--without-gossip", "--without-mingle", "--without-heartbeat"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "playground.celery_app",
+                "worker",
+                "--concurrency",
+                "2",
+                "--pool",
+                "prefork",
+                "--loglevel",
+                "INFO",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     yield log
     os.killpg(process.pid, signal.SIGTERM)
