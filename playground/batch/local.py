@@ -15,6 +15,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from django.conf import settings
+from django.db import connection
 
 from playground.batch import engine, runner
 
@@ -52,6 +53,7 @@ def _run(chunk_id: int) -> bool:
     try:
         return runner.execute(chunk_id, _compute)
     finally:
+        connection.close()  # the pool's threads outlive a job: hold no database connection between chunks
         with _lock:
             _pending.pop(chunk_id, None)
 

@@ -173,12 +173,13 @@ def test_size_and_count_limits(client, project, settings):
     assert "5" in error["message"]
 
 
-def test_job_endpoints_need_the_job_token(client, project):
+def test_job_endpoints_need_the_job_or_project_token(client, project):
     job = create(client, project, dump(3)).json()
     finished(client, job)
     for path in ("", "/results", "/objects", "/objects/0", "/export/csv"):
         assert_error(client.get(f"{JOBS}/{job['id']}{path}"), 403, "forbidden")
-        assert_error(client.get(f"{JOBS}/{job['id']}{path}", **auth(project["editToken"])), 403, "forbidden")
+        assert_error(client.get(f"{JOBS}/{job['id']}{path}", **auth(job["editToken"] + "x")), 403, "forbidden")
+        assert client.get(f"{JOBS}/{job['id']}{path}", **auth(project["editToken"])).status_code == 200
     assert_error(client.post(f"{JOBS}/{job['id']}/cancel"), 403, "forbidden")
     assert_error(client.get(f"{JOBS}/nope", **auth(job["editToken"])), 404, "not_found")
     assert_error(client.get(f"{JOBS}/no%00pe", **auth(job["editToken"])), 400, "invalid_request")
