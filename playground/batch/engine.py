@@ -14,3 +14,9 @@ def compute(documents: list[dict], objects: list[dict], start: int, kubernetes_v
     """The rows of one chunk (objects numbered from `start`)."""
     rows = batch.run_chunk(documents, objects, start=start, kubernetes_version=kubernetes_version)
     return [dict(row) for row in rows]
+
+
+def explain(documents: list[dict], obj: dict, index: int, kubernetes_version: str | None) -> dict:
+    """One object's full result (traces, AdmissionReview, audit Event): a drill-down, run like any interactive
+    evaluation in the supervised evaluation workers (playground/evaluation/pool.py), bounded in time and memory."""
+    return batch.explain(documents, obj, index=index, kubernetes_version=kubernetes_version)

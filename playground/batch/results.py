@@ -9,8 +9,11 @@ from typing import Any
 import yaml
 
 from evaluator import batch
+from evaluator.batch.engine import documents_key
+from playground.batch import engine
 from playground.batch.jobs import get_job, job_state
 from playground.batch.models import BatchChunk, BatchJob
+from playground.evaluation import pool
 from playground.services import edge
 from playground.services.errors import ServiceError
 
@@ -106,7 +109,8 @@ def detail(job_id: Any, token: str | None, index: int) -> dict:
         raise ServiceError("not_found", f"object {index} not found (the job has {job.total})", 404)
     obj = chunk.inputs[index - chunk.start]
     row = chunk.rows[index - chunk.start] if chunk.rows else None
-    result = batch.explain(job.documents, obj, index=index, kubernetes_version=job.kubernetes_version or None)
+    version = job.kubernetes_version or None
+    result = pool.call(engine.explain, job.documents, obj, index, version, key=documents_key(job.documents, version))
     return {"index": index, "row": row, "object": obj, "result": result}
 
 
