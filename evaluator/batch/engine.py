@@ -73,8 +73,6 @@ def run_chunk(
     return rows
 
 
-def explain(
-    documents: Any, obj: Any, *, index: int = 0, kubernetes_version: str | None = None
-) -> dict[str, Any]:
+def explain(documents: Any, obj: Any, *, index: int = 0, kubernetes_version: str | None = None) -> dict[str, Any]:
     """The full `simulate` result (traces included) for the object at `index` of a batch."""
     return compiled(documents, kubernetes_version).run(request_for(index, obj))

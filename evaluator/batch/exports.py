@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from evaluator.admission import loading
+from evaluator.batch.rows import mapping_at
 from evaluator.policies.kyverno.policy_report import report_envelope
 
 __all__ = ["policy_reports", "csv_text", "CSV_COLUMNS"]
@@ -37,9 +38,8 @@ def _annotations(documents: Any) -> dict[tuple[str, str], Mapping[str, Any]]:
     records, _ = loading.load(documents)
     out: dict[tuple[str, str], Mapping[str, Any]] = {}
     for record in records:
-        meta = record.data.get("metadata") if isinstance(record.data.get("metadata"), Mapping) else {}
         key = f"{record.namespace}/{record.name}" if record.namespace else record.name
-        out[(record.kind, key)] = meta.get("annotations") if isinstance(meta.get("annotations"), Mapping) else {}
+        out[(record.kind, key)] = mapping_at(mapping_at(record.data, "metadata"), "annotations")
     return out
 
 
@@ -91,7 +91,19 @@ def policy_reports(rows: Iterable[Mapping[str, Any]], documents: Any, now: int |
     return reports
 
 
-CSV_COLUMNS = ("index", "apiVersion", "kind", "namespace", "name", "allowed", "kind_of_policy", "policy", "binding", "outcome", "message")
+CSV_COLUMNS = (
+    "index",
+    "apiVersion",
+    "kind",
+    "namespace",
+    "name",
+    "allowed",
+    "kind_of_policy",
+    "policy",
+    "binding",
+    "outcome",
+    "message",
+)
 
 
 def _cell(value: Any) -> Any:
@@ -107,10 +119,23 @@ def csv_text(rows: Iterable[Mapping[str, Any]]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for row in rows:
-        head = [row["index"], row["apiVersion"], row["kind"], row["namespace"], row["name"], str(row["allowed"]).lower()]
+        head = [
+            row["index"],
+            row["apiVersion"],
+            row["kind"],
+            row["namespace"],
+            row["name"],
+            str(row["allowed"]).lower(),
+        ]
         if not row["policies"]:
             writer.writerow([_cell(v) for v in (*head, "", "", "", "", row["message"] or "")])
         for outcome in row["policies"]:
-            cells = (outcome["kind"], outcome["policy"], outcome["binding"] or "", outcome["outcome"], outcome["message"])
+            cells = (
+                outcome["kind"],
+                outcome["policy"],
+                outcome["binding"] or "",
+                outcome["outcome"],
+                outcome["message"],
+            )
             writer.writerow([_cell(v) for v in (*head, *cells[:4], cells[4] or "")])
     return out.getvalue()

@@ -7,7 +7,8 @@ such files (recognised by the gzip magic bytes, not the name). YAML goes through
 (yaml_aliases.py). Archives are read in memory, never extracted: a member with an absolute or `..` path,
 a link or device, more than MAX_MEMBERS members, a member over MAX_MEMBER_BYTES or more than MAX_TOTAL_BYTES
 in all is refused with an error naming it. Never raises: what cannot be read is an error entry
-`{severity, message, source, document, line, column}` (`source`: the file name or `archive.tgz:path`).
+`{severity, message, source, document, line, column}` (`source`: the file name or `archive.tgz:path`). A gzip file that holds no tar is read as one compressed
+YAML/JSON file, inflated no further than MAX_TOTAL_BYTES.
 """
 
 from __future__ import annotations
@@ -94,7 +95,9 @@ def _read_archive(data: bytes, archive: str) -> tuple[list[dict], list[dict]]:
             for member in tar:
                 members += 1
                 if members > MAX_MEMBERS:
-                    errors.append(_error(f"archive has more than {MAX_MEMBERS:,} members: the rest is not read", archive))
+                    errors.append(
+                        _error(f"archive has more than {MAX_MEMBERS:,} members: the rest is not read", archive)
+                    )
                     break
                 where = f"{archive}:{member.name}"
                 if member.isdir():
@@ -112,7 +115,9 @@ def _read_archive(data: bytes, archive: str) -> tuple[list[dict], list[dict]]:
                     continue
                 total += member.size
                 if total > MAX_TOTAL_BYTES:
-                    errors.append(_error(f"archive holds more than {MAX_TOTAL_BYTES:,} bytes: the rest is not read", where))
+                    errors.append(
+                        _error(f"archive holds more than {MAX_TOTAL_BYTES:,} bytes: the rest is not read", where)
+                    )
                     break
                 handle = tar.extractfile(member)
                 text, problem = _decode(handle.read() if handle else b"")
@@ -122,6 +127,27 @@ def _read_archive(data: bytes, archive: str) -> tuple[list[dict], list[dict]]:
                 found, problems = _read_text(text, where)
                 objects += found
                 errors += problems
+    except tarfile.ReadError as exc:
+        if members == 0:  # gzip, but not of a tar: a compressed dump (`kubectl get -o yaml | gzip`)
+            return _read_gzip_text(data, archive)
+        errors.append(_error(f"not a readable .tar.gz archive: {exc}", archive))
     except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         errors.append(_error(f"not a readable .tar.gz archive: {exc}", archive))
     return objects, errors
+
+
+def _read_gzip_text(data: bytes, source: str) -> tuple[list[dict], list[dict]]:
+    """A gzip-compressed YAML/JSON file, inflated no further than MAX_TOTAL_BYTES."""
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        raw = inflater.decompress(data, MAX_TOTAL_BYTES + 1)
+    except zlib.error as exc:
+        return [], [_error(f"not a readable gzip file: {exc}", source)]
+    if len(raw) > MAX_TOTAL_BYTES:
+        return [], [_error(f"file is larger than {MAX_TOTAL_BYTES:,} bytes once decompressed", source)]
+    if not inflater.eof:
+        return [], [_error("not a readable gzip file: it ends early", source)]
+    text, problem = _decode(raw)
+    if problem:
+        return [], [_error(problem, source)]
+    return _read_text(text, source)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
-__all__ = ["Row", "Outcome", "OUTCOMES", "row_of", "policy_key", "label"]
+__all__ = ["Row", "Outcome", "OUTCOMES", "row_of", "policy_key", "label", "mapping_at"]
 
 OUTCOMES = ("admitted", "denied", "warned", "audited", "error")  # plus "mutated" for MutatingAdmissionPolicies
 
@@ -51,19 +51,22 @@ def label(row: Mapping[str, Any]) -> str:
     return f"{row.get('kind')} {name}"
 
 
+def mapping_at(data: Any, key: str) -> Mapping[str, Any]:
+    """`data[key]` when both are mappings, else an empty one (user objects may hold anything anywhere)."""
+    value = data.get(key) if isinstance(data, Mapping) else None
+    return value if isinstance(value, Mapping) else {}
+
+
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
 def row_of(index: int, obj: Any, result: Mapping[str, Any]) -> Row:
-    meta = obj.get("metadata") if isinstance(obj, Mapping) else None
-    meta = meta if isinstance(meta, Mapping) else {}
+    meta = mapping_at(obj, "metadata")
     status = result.get("status") or {}
     message = status.get("message") if not result.get("allowed") else None
     if message is None:
-        message = next(
-            (e["message"] for e in result.get("requestErrors") or () if e.get("severity") == "error"), None
-        )
+        message = next((e["message"] for e in result.get("requestErrors") or () if e.get("severity") == "error"), None)
     return {
         "index": index,
         "apiVersion": _text(obj.get("apiVersion")) if isinstance(obj, Mapping) else "",
@@ -90,7 +93,13 @@ def outcomes(result: Mapping[str, Any]) -> list[Outcome]:
             (d.get("message") for d in record.get("decisions") or () if d.get("message")), None
         )
         out.append(
-            {"kind": kind, "policy": record["policy"], "binding": record.get("binding"), "outcome": outcome, "message": message}
+            {
+                "kind": kind,
+                "policy": record["policy"],
+                "binding": record.get("binding"),
+                "outcome": outcome,
+                "message": message,
+            }
         )
     for entry in result.get("kyverno") or ():
         out.extend(_kyverno(entry))
@@ -109,7 +118,13 @@ def outcomes(result: Mapping[str, Any]) -> list[Outcome]:
     return out
 
 
-_WEBHOOK_OUTCOMES = {"allowed": "admitted", "patched": "admitted", "denied": "denied", "error": "error", "refused": "error"}
+_WEBHOOK_OUTCOMES = {
+    "allowed": "admitted",
+    "patched": "admitted",
+    "denied": "denied",
+    "error": "error",
+    "refused": "error",
+}
 _KYVERNO_FAIL = {"Enforce": "denied", "enforce": "denied", "Audit": "audited", "audit": "audited"}
 
 
@@ -138,6 +153,12 @@ def _kyverno(entry: Mapping[str, Any]) -> list[Outcome]:
         else:
             outcome = _KYVERNO_FAIL.get(str(rule.get("action")), "denied")
         out.append(
-            {"kind": kind, "policy": name, "binding": rule.get("rule"), "outcome": outcome, "message": rule.get("message") or None}
+            {
+                "kind": kind,
+                "policy": name,
+                "binding": rule.get("rule"),
+                "outcome": outcome,
+                "message": rule.get("message") or None,
+            }
         )
     return out

@@ -94,13 +94,13 @@ class Summary:
                 for name, value in group.items():
                     target[name] += value
         for key, entry in other.policies.items():
-            target = self._entry(key, entry["kind"])
+            policy = self._entry(key, entry["kind"])
             for name, value in entry.items():
                 if isinstance(value, int):
-                    target[name] = target.get(name, 0) + value
+                    policy[name] = policy.get(name, 0) + value
             for result, examples in entry["examples"].items():
-                merged = sorted(target["examples"].get(result, []) + examples, key=lambda e: e["index"])
-                target["examples"][result] = merged[:EXAMPLES_PER_POLICY]
+                merged = sorted(policy["examples"].get(result, []) + examples, key=lambda e: e["index"])
+                policy["examples"][result] = merged[:EXAMPLES_PER_POLICY]
         return self
 
     def as_dict(self) -> dict[str, Any]:
@@ -155,5 +155,7 @@ class Summary:
         if self.namespaces:
             lines.append("by namespace (objects / denied / warned):")
             for key, group in sorted(self.namespaces.items()):
-                lines.append(f"  {key or '(cluster-scoped)'}: {group['objects']} / {group['denied']} / {group['warned']}")
+                lines.append(
+                    f"  {key or '(cluster-scoped)'}: {group['objects']} / {group['denied']} / {group['warned']}"
+                )
         return "\n".join(lines)
