@@ -125,3 +125,16 @@ def test_an_engine_failure_stops_the_job_saying_where(project, held):
     assert not runner.execute(chunk.id, broken)
     job.refresh_from_db()
     assert job.status == BatchJob.FAILED and job.error == "objects 10–11 could not be evaluated: RuntimeError: boom"
+
+
+def test_after_a_web_restart_queued_chunks_are_sent_again(project, held, monkeypatch):
+    """The local pool died with the server that queued the chunks: the next look at the job sends them to this
+    server's pool at once (no lease to wait for), and the job finishes with exact totals."""
+    job, token = new_job(project, 25)
+    assert len(held) == 3  # sent to a pool that no longer exists
+    monkeypatch.undo()
+    jobs.status(job.id, token)
+    local.wait(timeout=60)
+    state = jobs.status(job.id, token)
+    assert state["status"] == "done" and state["done"] == 25
+    assert set(job.chunks.values_list("attempts", flat=True)) == {1}
