@@ -88,6 +88,7 @@ def job_state(job: BatchJob) -> dict:
         "status": job.status,
         "total": job.total,
         "done": job.done,
+        "denied": job.denied,
         "rate": round(rate, 1) if rate else None,
         "etaSeconds": round(eta, 1) if eta is not None else None,
         "elapsedSeconds": round(elapsed, 2) if elapsed is not None else None,

@@ -21,6 +21,7 @@ class BatchJob(models.Model):
     warnings = models.JSONField(default=list)  # located problems of the input that did not stop the job
     total = models.PositiveIntegerField(default=0)
     done = models.PositiveIntegerField(default=0)
+    denied = models.PositiveIntegerField(default=0)  # of the objects done: shown while the job runs
     status = models.CharField(max_length=10, choices=STATUSES, default=QUEUED)
     created = models.DateTimeField(auto_now_add=True)
     started = models.DateTimeField(null=True, blank=True)

@@ -65,7 +65,9 @@ def store(chunk: BatchChunk, rows: list[dict]) -> bool:
             id=chunk.id, status=BatchChunk.RUNNING, attempts=chunk.attempts, job__status__in=ACTIVE
         ).update(status=BatchChunk.DONE, rows=rows, summary=summary, finished=timezone.now(), lease_until=None)
         if kept:
-            BatchJob.objects.filter(id=chunk.job_id).update(done=F("done") + chunk.size)
+            BatchJob.objects.filter(id=chunk.job_id).update(
+                done=F("done") + chunk.size, denied=F("denied") + summary["denied"]
+            )
     if kept:
         finish_if_complete(chunk.job_id)
     return bool(kept)

@@ -59,6 +59,7 @@ function showProgress(state) {
   bar.value = state.done;
   bar.dataset.status = state.status;
   const parts = [`${number(state.done)} / ${number(state.total)} objects`];
+  if (state.done) parts.push(`${number(state.denied)} denied`);
   if (state.rate) parts.push(`${number(Math.round(state.rate))}/s`);
   if (state.status === "queued") parts.push("waiting for a worker");
   if (state.status === "running" && state.etaSeconds != null) parts.push(`about ${duration(state.etaSeconds)} left`);

@@ -54,7 +54,7 @@ def test_upload_progress_charts_and_drill_down(page, api, open_project, screensh
         f"the bar never showed a step between 0 and the end: {sorted(set(values))}"
     )
     assert values == sorted(values)  # it only moves forward
-    expect(page.locator("#progress-text")).to_contain_text(f"{OBJECTS:,} / {OBJECTS:,} objects")
+    expect(page.locator("#progress-text")).to_contain_text(f"{OBJECTS:,} / {OBJECTS:,} objects · {DENIED} denied")
 
     expect(page.locator("[data-testid=total-denied] strong")).to_have_text(f"{DENIED:,}")
     expect(page.locator("[data-testid=total-objects] strong")).to_have_text(f"{OBJECTS:,}")

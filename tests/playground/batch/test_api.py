@@ -46,6 +46,7 @@ def test_pasted_dump_runs_to_exact_totals(client, project):
     assert job["policies"] == ["max-replicas", "max-ten"]
     state = finished(client, job)
     assert state["done"] == 45 and state["etaSeconds"] is None and state["rate"] > 0
+    assert state["denied"] == denied_count(45)
     summary = client.get(f"{JOBS}/{job['id']}/results", **auth(job["editToken"])).json()["summary"]
     assert summary["objects"] == 45
     assert summary["denied"] == denied_count(45)

@@ -44,7 +44,9 @@ def test_a_chunk_lost_with_its_worker_runs_again_and_totals_are_exact(project, h
     lost = crash_after_claim(chunks[1])
     for chunk in chunks[:1] + chunks[2:]:
         assert runner.execute(chunk.id, engine.compute)
-    assert jobs.status(job.id, token)["done"] == 25  # the lost chunk is not counted
+    progress = jobs.status(job.id, token)
+    assert progress["done"] == 25 and progress["status"] == "running"  # the lost chunk is not counted
+    assert progress["denied"] == len([i for i in range(35) if i % 4 == 0 and not 10 <= i < 20])
     monkeypatch.undo()  # recover sends through the real local backend now
     state = jobs.status(job.id, token)
     local.wait(timeout=60)
