@@ -142,8 +142,8 @@ PLAYGROUND_BATCH_PROCESSES = env_int(os.environ, "PLAYGROUND_BATCH_PROCESSES", m
 PLAYGROUND_BATCH_MAX_BYTES = env_int(os.environ, "PLAYGROUND_BATCH_MAX_BYTES", 64 * 1024 * 1024, minimum=1)
 PLAYGROUND_BATCH_MAX_OBJECTS = env_int(os.environ, "PLAYGROUND_BATCH_MAX_OBJECTS", 200_000, minimum=1)
 PLAYGROUND_BATCH_CHUNK_SIZE = env_int(os.environ, "PLAYGROUND_BATCH_CHUNK_SIZE", 250, minimum=1)
-# A chunk running longer than this is taken to be lost with its worker and run again, at most
-# PLAYGROUND_BATCH_ATTEMPTS times in all.
+# A running chunk whose worker has not renewed its lease for this long (it renews every third of it) is taken to
+# be lost with its worker and run again, at most PLAYGROUND_BATCH_ATTEMPTS times in all.
 PLAYGROUND_BATCH_LEASE_SECONDS = env_float(os.environ, "PLAYGROUND_BATCH_LEASE_SECONDS", 120, minimum=0.1)
 PLAYGROUND_BATCH_ATTEMPTS = env_int(os.environ, "PLAYGROUND_BATCH_ATTEMPTS", 3, minimum=1)
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "").strip() or os.environ.get("REDIS_URL", "").strip()

@@ -6,6 +6,7 @@ two workers never both own a chunk and a job's counts stay exact whatever crashe
 
 * claim: queued -> running (attempts + 1, lease_until = now + lease) only while the job is queued/running;
 * store: running (same attempt) -> done, and the job's `done` grows by the chunk's size in one transaction;
+* heartbeat: while a worker computes, it renews its chunk's lease every third of it;
 * recover (on every status read): a running chunk past its lease is queued again and sent again, or after
   PLAYGROUND_BATCH_ATTEMPTS attempts fails the job; a queued chunk nobody took within a lease is sent again.
 """
@@ -13,11 +14,12 @@ two workers never both own a chunk and a job's counts stay exact whatever crashe
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import close_old_connections, transaction
+from django.db import close_old_connections, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -99,6 +101,33 @@ def finish_if_complete(job_id: str) -> None:
     )
 
 
+class Heartbeat:
+    """Renews a running chunk's lease every third of it while its worker computes, so the lease measures whether
+    the worker is alive, not how long a chunk may take: a chunk is run again only when renewals stop."""
+
+    def __init__(self, chunk: BatchChunk):
+        self.chunk = chunk
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._beat, name=f"batch-lease-{chunk.id}", daemon=True)
+
+    def _beat(self) -> None:
+        try:
+            while not self.stopped.wait(settings.PLAYGROUND_BATCH_LEASE_SECONDS / 3):
+                BatchChunk.objects.filter(
+                    id=self.chunk.id, status=BatchChunk.RUNNING, attempts=self.chunk.attempts
+                ).update(lease_until=timezone.now() + lease())
+        finally:
+            connection.close()
+
+    def __enter__(self) -> Heartbeat:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopped.set()
+        self.thread.join()
+
+
 def execute(chunk_id: int, compute: Compute) -> bool:
     """Run one chunk if it can be claimed; True when its rows were stored."""
     close_old_connections()
@@ -108,7 +137,8 @@ def execute(chunk_id: int, compute: Compute) -> bool:
             return False
         job = chunk.job
         try:
-            rows = compute(job.documents, chunk.inputs, chunk.start, job.kubernetes_version or None)
+            with Heartbeat(chunk):
+                rows = compute(job.documents, chunk.inputs, chunk.start, job.kubernetes_version or None)
         except WorkerLost:
             logger.warning("batch chunk %s of job %s: its worker process died", chunk.index, job.id)
             return False

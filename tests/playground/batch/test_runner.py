@@ -4,6 +4,7 @@ lost too often fails the job, saying which objects."""
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -140,3 +141,27 @@ def test_after_a_web_restart_queued_chunks_are_sent_again(project, held, monkeyp
     state = jobs.status(job.id, token)
     assert state["status"] == "done" and state["done"] == 25
     assert set(job.chunks.values_list("attempts", flat=True)) == {1}
+
+
+def test_a_worker_renews_its_lease_while_it_computes(project, held, settings):
+    """A chunk that takes longer than the lease is not taken from a live worker: the lease is renewed."""
+    settings.PLAYGROUND_BATCH_LEASE_SECONDS = 0.3
+    job, token = new_job(project, 10)
+    chunk = job.chunks.get()
+    seen = {}
+
+    def slow(documents, objects, start, kubernetes_version):
+        first = BatchChunk.objects.get(id=chunk.id).lease_until
+        for _ in range(200):  # until the heartbeat has renewed the lease twice (or 10 s)
+            current = BatchChunk.objects.get(id=chunk.id).lease_until
+            if current > first + timedelta(seconds=0.1):
+                seen["renewed"] = current
+                assert runner.recover(job) == []  # not taken away from a worker that is alive
+                break
+            time.sleep(0.05)
+        return engine.compute(documents, objects, start, kubernetes_version)
+
+    assert runner.execute(chunk.id, slow)
+    assert "renewed" in seen
+    chunk.refresh_from_db()
+    assert chunk.attempts == 1 and chunk.status == BatchChunk.DONE
