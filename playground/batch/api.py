@@ -6,6 +6,7 @@ edit token of the job's project.
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -67,7 +68,11 @@ def _multipart_inputs(request) -> tuple[str, object, list]:
         raise edge.invalid("unknown field (expected project, policies, text, file)", unknown[0])
     policies = data.getlist("policies") if "policies" in data else None
     uploads: list[tuple[str, bytes | str]] = []
-    for upload in request.FILES.getlist("file"):
+    files = request.FILES.getlist("file")
+    size, limit = sum(upload.size or 0 for upload in files), settings.PLAYGROUND_BATCH_MAX_BYTES
+    if size > limit:  # before reading the spooled files into memory
+        raise ServiceError("too_large", f"the uploads are {size:,} bytes; the limit is {limit:,} bytes", 413)
+    for upload in files:
         name = upload.name or "upload"
         if edge.text_problem(name):
             name = "upload"

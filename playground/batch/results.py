@@ -75,7 +75,7 @@ def _int_param(params: Any, name: str, default: int, maximum: int) -> int:
     value = params.get(name)
     if value in (None, ""):
         return default
-    if not value.isdigit() or int(value) > maximum:
+    if not (value.isascii() and value.isdigit()) or int(value) > maximum:
         raise edge.invalid(f"must be a whole number from 0 to {maximum}", name)
     return int(value)
 
@@ -104,7 +104,9 @@ def affected_objects(job_id: Any, token: str | None, params: Any) -> dict:
 def detail(job_id: Any, token: str | None, index: int) -> dict:
     """One object's stored row, the object, and its full result recomputed now (traces included)."""
     job = get_job(job_id, token)
-    chunk = BatchChunk.objects.filter(job=job, start__lte=index).order_by("-start").first()
+    chunk = None
+    if 0 <= index < job.total:
+        chunk = BatchChunk.objects.filter(job=job, start__lte=index).order_by("-start").first()
     if chunk is None or index >= chunk.start + chunk.size:
         raise ServiceError("not_found", f"object {index} not found (the job has {job.total})", 404)
     obj = chunk.inputs[index - chunk.start]

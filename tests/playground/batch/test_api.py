@@ -102,6 +102,7 @@ def test_affected_objects_are_paged_and_searchable(client, project):
     assert_error(client.get(url, {"outcome": "exploded"}, **headers), 400, "invalid_request")
     assert_error(client.get(url, {"limit": "1000"}, **headers), 400, "invalid_request")
     assert_error(client.get(url, {"offset": "-1"}, **headers), 400, "invalid_request")
+    assert_error(client.get(url, {"offset": "²"}, **headers), 400, "invalid_request")
 
 
 def test_drill_down_recomputes_the_full_result(client, project):
@@ -116,6 +117,8 @@ def test_drill_down_recomputes_the_full_result(client, project):
     assert result["response"]["response"]["uid"] == "batch-8"
     assert any(p["policy"] == "max-replicas" for p in result["policies"])
     assert_error(client.get(f"{JOBS}/{job['id']}/objects/12", **auth(job["editToken"])), 404, "not_found")
+    huge = f"{JOBS}/{job['id']}/objects/{10**30}"
+    assert_error(client.get(huge, **auth(job["editToken"])), 404, "not_found")
 
 
 def test_exports_csv_and_policy_reports(client, project):
@@ -168,6 +171,9 @@ def test_a_project_without_policies_is_refused(client):
 def test_size_and_count_limits(client, project, settings):
     settings.PLAYGROUND_BATCH_MAX_BYTES = 1000
     assert_error(create(client, project, dump(10)), 413, "too_large")
+    upload = io.BytesIO(dump(10).encode())
+    upload.name = "big.yaml"
+    assert_error(client.post(JOBS, {"project": project["id"], "file": [upload]}), 413, "too_large")
     settings.PLAYGROUND_BATCH_MAX_BYTES = 10**7
     settings.PLAYGROUND_BATCH_MAX_OBJECTS = 5
     error = assert_error(create(client, project, dump(6)), 413, "too_large")
