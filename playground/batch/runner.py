@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from evaluator.batch import Summary
 from playground.batch.models import BatchChunk, BatchJob
+from playground.services import outage
 
 logger = logging.getLogger(__name__)
 
@@ -187,15 +188,22 @@ def recover(job: BatchJob) -> list[int]:
 
 
 def dispatch(chunk_ids: list[int]) -> None:
-    """Send chunks to the configured backend: Celery workers, or this server's local pool."""
+    """Send chunks to the configured backend: Celery workers, or this server's local pool. With the broker
+    down the chunks stay queued in the database and are sent again once the job is looked at after a lease
+    (recover): the job waits, the request that made it does not fail."""
     if not chunk_ids:
         return
     if settings.PLAYGROUND_BATCH_BACKEND == "celery":
+        from kombu.exceptions import OperationalError
+
         from playground.batch import tasks
         from playground.celery_app import app  # noqa: F401  (the broker settings, before the first send)
 
-        for chunk_id in chunk_ids:
-            tasks.run_chunk.delay(chunk_id)
+        try:
+            for chunk_id in chunk_ids:
+                tasks.run_chunk.delay(chunk_id)
+        except OperationalError as exc:
+            outage.report("batch broker", exc)
     else:
         from playground.batch import local
 

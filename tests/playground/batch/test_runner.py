@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from datetime import timedelta
+from types import SimpleNamespace
 
 import pytest
 from django.utils import timezone
@@ -165,3 +166,26 @@ def test_a_worker_renews_its_lease_while_it_computes(project, held, settings):
     assert "renewed" in seen
     chunk.refresh_from_db()
     assert chunk.attempts == 1 and chunk.status == BatchChunk.DONE
+
+
+def test_with_the_broker_down_a_job_is_made_and_waits(client, project, settings, monkeypatch):
+    """Celery backend and the broker unreachable (as kombu reports it after its retries): the job is created
+    (201), its chunks stay queued in the database, to be sent again when the job is looked at after a lease."""
+    from kombu.exceptions import OperationalError
+
+    from playground.batch import tasks
+
+    def unreachable(chunk_id):
+        raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    settings.PLAYGROUND_BATCH_BACKEND = "celery"
+    monkeypatch.setattr(tasks, "run_chunk", SimpleNamespace(delay=unreachable))
+    response = client.post(
+        "/api/v1/batch/jobs", {"project": project["id"], "text": dump(5)}, content_type="application/json"
+    )
+    assert response.status_code == 201, response.content
+    job = BatchJob.objects.get(id=response.json()["id"])
+    assert job.status == BatchJob.QUEUED
+    assert set(job.chunks.values_list("status", flat=True)) == {BatchChunk.QUEUED}
+    BatchChunk.objects.filter(job=job).update(dispatched=timezone.now() - timedelta(hours=1))
+    assert client.get(f"/api/v1/batch/jobs/{job.id}", HTTP_X_EDIT_TOKEN=response.json()["editToken"]).status_code == 200
