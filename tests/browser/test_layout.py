@@ -27,6 +27,7 @@ PAGE_NAMES = [
     "gallery",
     "example",
     "project",
+    "batch",
     "snapshot",
     "workshops",
     "workshop-student",
