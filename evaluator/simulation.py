@@ -10,6 +10,7 @@ documented in evaluator/SCHEMA.md.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -178,7 +179,7 @@ class Simulation:
                 {"severity": "error", "source": "request", **e.to_dict(), "document": None} for e in load_errors
             ]
             request = records[0].data if records else None
-        normalized = normalize_request(request, self.cluster.mapper)
+        normalized = normalize_request(request, self.cluster.mapper, copy_objects=False)
         invalid = [e.to_dict() for e in normalized.errors]
         request_errors += [{"severity": "error", "source": "request", **e, "document": None} for e in invalid]
         request_errors += [
@@ -186,11 +187,13 @@ class Simulation:
         ]
         keys = kind_defaults(self.kinds)
         if normalized.request is None or invalid:
-            return bad_request(normalized.request or {}, document_errors, request_errors, keys)
+            return bad_request(_owned(normalized.request, {}) or {}, document_errors, request_errors, keys)
         request = normalized.request
+        given = {side: request.get(side) for side in _SIDES}
         defaulted: dict[str, list[str]] = {"object": [], "oldObject": []}
         if self.defaulting:  # once per request, before any policy: the object as the API server decodes it
-            request, defaulted = default_request(request)
+            request, defaulted = default_request(request)  # a defaulted side is a fresh copy already
+        request = _owned(request, given)
         namespace = request.get("namespace")
         if namespace and namespace not in self.cluster.namespaces and any(k.active for k in self.kinds):
             request_errors.append(
@@ -228,6 +231,22 @@ class Simulation:
         result["typeChecking"] = self.type_checks() if full and type_checks else None
         result["defaulted"] = defaulted
         return result
+
+
+_SIDES = ("object", "oldObject")
+
+
+def _owned(request: dict[str, Any] | None, given: Mapping[str, Any]) -> dict[str, Any] | None:
+    """`request` with a private copy of each object still shared with the caller's input (`given`: the
+    objects as normalisation left them), so that no result aliases the input nor another result. Objects
+    defaulting replaced are copies already: each object is copied once per request."""
+    if request is None:
+        return None
+    for side in _SIDES:
+        value = request.get(side)
+        if value is not None and (side not in given or value is given[side]):
+            request = {**request, side: copy.deepcopy(value)}
+    return request
 
 
 def load(

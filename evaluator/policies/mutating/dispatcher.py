@@ -145,8 +145,9 @@ class MutatingDispatcher:
         self, request: Mapping[str, Any], skipped: list[tuple[Mapping, Mapping | None, str]]
     ) -> list[_Invocation]:
         invocations: list[_Invocation] = []
+        memo: dict = {}  # this pass's request only: a later pass sees the mutated object
         for policy, policy_bindings in self.tuples.hooks():
-            found = self.tuples.resolve(policy, policy_bindings, request)
+            found = self.tuples.resolve(policy, policy_bindings, request, memo)
             compiled, kind, resource = found.compiled, found.matched_kind, found.matched_resource
             if found.skip is not None:
                 skipped.append((policy, None, found.skip))

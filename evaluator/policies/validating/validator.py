@@ -105,20 +105,46 @@ def _nth(results: list, i: int):
     return results[i] if i < len(results) else None
 
 
+def _new_trace() -> dict[str, Any]:
+    return {
+        "matchConditions": [],
+        "variables": [],
+        "validations": [],
+        "messageExpressions": [],
+        "auditAnnotations": [],
+        "budget": {},
+    }
+
+
+class _Discard(dict):
+    """The trace of an untraced evaluation: every section reads as a list that forgets what is added, so
+    the evaluation code stays one path and an untraced run builds nothing."""
+
+    def __missing__(self, key: str) -> Any:
+        return _FORGET
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        pass
+
+
+class _Forget(list):
+    def append(self, item: Any) -> None:
+        pass
+
+    def extend(self, items: Any) -> None:
+        pass
+
+
+_FORGET = _Forget()
+_DISCARD = _Discard()
+
+
 def validate(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult:
     fp = policy.failure_policy
-    entry = trace_entry if inputs.trace else no_trace_entry
-    result = ValidateResult(
-        trace={
-            "matchConditions": [],
-            "variables": [],
-            "validations": [],
-            "messageExpressions": [],
-            "auditAnnotations": [],
-            "budget": {},
-        }
-    )
-    trace = result.trace
+    tracing = inputs.trace
+    entry = trace_entry if tracing else no_trace_entry
+    result = ValidateResult(trace=_new_trace() if tracing else {})
+    trace = result.trace if tracing else _DISCARD
     if policy.match_conditions:
         matches, error, failed = match_conditions(policy, inputs, trace)
         if error is not None:
@@ -143,10 +169,11 @@ def validate(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult:
         with_authorizer=True,
         namespace=inputs.namespace_object,
     )
-    trace["budget"]["validations"] = {
-        "limit": RUNTIME_CEL_COST_BUDGET,
-        "remaining": outcome.remaining if outcome.error is None else 0,
-    }
+    if tracing:
+        trace["budget"]["validations"] = {
+            "limit": RUNTIME_CEL_COST_BUDGET,
+            "remaining": outcome.remaining if outcome.error is None else 0,
+        }
     if outcome.error is not None:
         trace["validations"] = [
             entry(v.expression, _nth(outcome.results, i), index=v.index) for i, v in enumerate(policy.validations)
@@ -188,18 +215,19 @@ def validate(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult:
             decision.reason = validation.reason or "Invalid"
             decision.message, source = _message_for(validation, message_result)
         result.decisions.append(decision)
-        trace["validations"].append(
-            entry(
-                validation.expression,
-                evaluation,
-                index=validation.index,
-                action=decision.action,
-                evaluation_result=decision.evaluation,
-                message=decision.message or None,
-                messageSource=source,
-                reason=decision.reason or None,
+        if tracing:
+            trace["validations"].append(
+                entry(
+                    validation.expression,
+                    evaluation,
+                    index=validation.index,
+                    action=decision.action,
+                    evaluation_result=decision.evaluation,
+                    message=decision.message or None,
+                    messageSource=source,
+                    reason=decision.reason or None,
+                )
             )
-        )
 
     if not policy.audit_annotations:
         if not inputs.trace:
