@@ -68,6 +68,7 @@ class Simulation:
         self.cluster = ClusterIndex([], None)
         self.rbac = RBACAuthorizer([])
         self._records: dict[int, Any] = {}
+        self._by_name: dict[tuple, Any] | None = None
         self._type_checks: dict[str, dict] | None = None
         self._failure: dict[str, Any] | None = None
         try:
@@ -122,11 +123,14 @@ class Simulation:
         return loading.located(self._records.get(id(document)), **fields)
 
     def document_of(self, kind: str, name: str) -> Any:
-        """The loaded document of the policy `kind`/`name`, or None."""
-        for record in self._records.values():
-            if getattr(record, "kind", None) == kind and getattr(record, "name", None) == name:
-                return record
-        return None
+        """The loaded document of the policy `kind`/`name` (the first of that name), or None."""
+        if self._by_name is None:
+            self._by_name = {}
+            for record in self._records.values():
+                key = (getattr(record, "kind", None), getattr(record, "name", None))
+                if all(isinstance(part, str) for part in key):  # what is asked for is always text
+                    self._by_name.setdefault(key, record)
+        return self._by_name.get((kind, name))
 
     # -- one request ------------------------------------------------------------------------------
     def _authorizers(self, request: Mapping[str, Any]) -> tuple[Any, Any]:
@@ -227,7 +231,8 @@ class Simulation:
                 current = dict(current, object=outcome.object)
         result = admission_result(request, outcomes, document_errors, request_errors, exempt, now, full)
         result.update(keys)
-        locate_traces(result["policies"], self.document_of)
+        if trace:  # without traces there is no row to locate
+            locate_traces(result["policies"], self.document_of)
         result["typeChecking"] = self.type_checks() if full and type_checks else None
         result["defaulted"] = defaulted
         return result

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evaluator.admission.cluster import ClusterIndex
-from evaluator.admission.matching import MatchMemo, binding_matches, policy_matches
+from evaluator.admission.matching import MatchMemo, binding_matches, match_resources, policy_matches
 from evaluator.admission.params import ParamSource, PolicySkipped, collect_params, resolve_param_kind
 
 
@@ -86,6 +86,8 @@ class PolicyDispatcher:
         if hit is not None and hit.policy is policy and hit.binding_list is bindings:
             return hit
         source, config_error, skipped = self.param_source(policy)
+        spec = policy.get("spec") if isinstance(policy, Mapping) else None
+        constraints = spec.get("matchConstraints") if isinstance(spec, Mapping) else None
         plan = _Plan(
             policy,
             bindings,
@@ -93,6 +95,7 @@ class PolicyDispatcher:
             source,
             config_error,
             skipped,
+            constraints if isinstance(constraints, Mapping) else None,
             [(b, _has_match_resources(b), (b.get("spec") or {}).get("paramRef")) for b in bindings],
         )
         self._plans[id(policy)] = plan
@@ -112,16 +115,19 @@ class PolicyDispatcher:
         if plan.skipped is not None:
             return PolicyTuples(policy, compiled, skip=plan.skipped)
         namespaces, mapper = self.cluster.namespaces, self.cluster.mapper
-        match = policy_matches(policy, request, namespaces, mapper, memo)
+        if plan.constraints is not None:
+            match = match_resources(plan.constraints, request, namespaces, mapper, memo)
+        else:  # no matchConstraints: policy_matches words the error
+            match = policy_matches(policy, request, namespaces, mapper)
         if match.error is not None:
             return PolicyTuples(policy, compiled, error=match.error)
         if not match.matched:
             return PolicyTuples(policy, compiled, skip=match.reason or "policy does not match")
-        out = PolicyTuples(  # own copies: a memo shares its match results, the records must not
+        out = PolicyTuples(  # shared with other policies through the memo: copy before handing them out
             policy,
             compiled,
-            matched_kind=_copy(match.matched_kind or request.get("kind")),
-            matched_resource=_copy(match.matched_resource or request.get("resource")),
+            matched_kind=match.matched_kind or request.get("kind"),
+            matched_resource=match.matched_resource or request.get("resource"),
         )
         if plan.config_error is not None:
             out.error = plan.config_error
@@ -156,11 +162,8 @@ class _Plan:
     source: ParamSource | None
     config_error: str | None
     skipped: str | None
+    constraints: Mapping[str, Any] | None
     bindings: list[tuple[Mapping, bool, Any]]
-
-
-def _copy(value: Any) -> Any:
-    return dict(value) if isinstance(value, Mapping) else value
 
 
 def _has_match_resources(binding: Mapping) -> bool:

@@ -111,8 +111,10 @@ def _record(inv: _Invocation, outcome: str, pass_number: int, **extra: Any) -> d
         "failurePolicy": inv.compiled.failure_policy,
         "reinvocationPolicy": inv.compiled.reinvocation_policy,
         "error": None,
-        "matchedKind": inv.matched_kind,
-        "matchedResource": inv.matched_resource,
+        "matchedKind": dict(inv.matched_kind) if isinstance(inv.matched_kind, dict) else inv.matched_kind,
+        "matchedResource": dict(inv.matched_resource)
+        if isinstance(inv.matched_resource, dict)
+        else inv.matched_resource,
         "mutations": [],
         "trace": None,
     }

@@ -59,6 +59,9 @@ class CompileCache:
 
     def __init__(self, cluster: ClusterIndex, compile: Callable[[Mapping], CompiledPolicy] = compile_policy):
         self.tuples = PolicyDispatcher(cluster, VALIDATING_POLICY, VALIDATING_BINDING, compile)
+        # (namespaceObject, stored Namespace) by namespace name: the cluster's namespaces never change, and CEL
+        # only reads these values, so every request may share them.
+        self.namespaces: dict[str, tuple[Any, Any]] = {}
         self._meta: dict[int, tuple[Mapping, tuple[str, list[str], str]]] = {}
 
     def get(self, policy: Mapping[str, Any]) -> CompiledPolicy:
@@ -108,9 +111,9 @@ def _record(
     return record
 
 
-def _frozen(value: Any) -> Any:
-    """A hashable stand-in for a kind or resource dict (flat: strings only)."""
-    return tuple(value.items()) if isinstance(value, Mapping) else value
+def _copy(value: Any) -> Any:
+    """A record's own copy of a kind or resource: match results are shared between the policies of a request."""
+    return dict(value) if type(value) is dict else value
 
 
 def _as_param_kind(param: Mapping | None, param_kind: Mapping | None) -> Mapping | None:
@@ -140,7 +143,6 @@ class Dispatcher:
         self.cache = cache or CompileCache(cluster)
         self._authorizers: tuple[Any, Any] | None = None
         self._views: act.RequestViews | None = None
-        self._namespaces: dict[str, tuple] = {}
         self._match_memo: dict = {}  # per request: equal matchConstraints are matched once
         self._inputs: dict[tuple, Inputs] = {}
 
@@ -148,7 +150,6 @@ class Dispatcher:
         out = DispatchResult()
         self._authorizers = None
         self._views = act.RequestViews(request)
-        self._namespaces = {}
         self._match_memo = {}
         self._inputs = {}
         for policy, bindings in self.cache.tuples.hooks():
@@ -178,12 +179,13 @@ class Dispatcher:
     def _namespace_values(self, name: str) -> tuple[Any, Any]:
         """(namespaceObject, stored Namespace) for the request namespace; an unknown namespace is
         assumed to exist with only its metadata.name label (the simulation has no API server to ask)."""
-        if name not in self._namespaces:
+        found = self.cache.namespaces.get(name)
+        if found is None:
             doc = None
             if name:
                 doc = self.cluster.namespaces.get(name) or assumed_namespace(name)
-            self._namespaces[name] = (act.namespace_object(doc), act.stored_namespace(doc))
-        return self._namespaces[name]
+            found = self.cache.namespaces[name] = (act.namespace_object(doc), act.stored_namespace(doc))
+        return found
 
     def _authorizers_for(self, request: Mapping) -> tuple[Any, Any]:
         """The CEL `authorizer` values, built once per request (the server's caching authorizer)."""
@@ -196,7 +198,7 @@ class Dispatcher:
     def _inputs_for(self, request: Mapping, matched_kind: Any, matched_resource: Any) -> Inputs:
         """The CEL inputs of the tuples that matched as (kind, resource), built once per request: only
         `params` differs between tuples, and each tuple sets it before it evaluates."""
-        key = (_frozen(matched_kind), _frozen(matched_resource))
+        key = (id(matched_kind), id(matched_resource))  # the dicts stay alive: the match memo holds them
         inputs = self._inputs.get(key)
         if inputs is not None:
             return inputs
@@ -268,8 +270,8 @@ class Dispatcher:
                 "failurePolicy": failure_policy,
                 "validationActions": list(actions),
                 "error": None,
-                "matchedKind": matched_kind,
-                "matchedResource": matched_resource,
+                "matchedKind": _copy(matched_kind),
+                "matchedResource": _copy(matched_resource),
                 "decisions": [],
                 "auditAnnotations": [],
                 "trace": result.trace or None,
