@@ -169,9 +169,12 @@ class MutatingDispatcher:
     # -- one request ----------------------------------------------------------------------------------
     def dispatch(self, request: Mapping[str, Any]) -> MutationResult:
         original = request.get("object")
-        if not self.hooks():  # no bound policy: nothing can change the object, so nothing is copied
-            return MutationResult(original=original, object=original)
-        result = MutationResult(original=copy.deepcopy(original), object=copy.deepcopy(original))
+        # Copy on write: no patcher changes the object it is given (each returns a new one, which the
+        # defaulter gets a copy of), so the object is only ever copied by a mutation that applies, and
+        # `result.object is result.original` tells that no mutation applied (no diff to compute).
+        result = MutationResult(original=original, object=original)
+        if not self.hooks():
+            return result
         if str(request.get("operation") or "") not in MUTATING_OPERATIONS or not isinstance(original, Mapping):
             return result
         crds = self.cluster.crds
