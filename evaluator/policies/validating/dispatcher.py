@@ -348,6 +348,8 @@ class Dispatcher:
 def _outcome(outcomes: set[str]) -> str:
     """One word for a tuple: a failed validation that denies wins, then an error under Fail, then the
     softer actions; an error that failurePolicy Ignore swallowed is still reported as an error."""
+    if not outcomes:
+        return "admitted"
     for name in ("denied", "error", "warned", "audited"):
         if name in outcomes:
             return name

@@ -146,21 +146,39 @@ _FORGET = _Forget()
 _DISCARD = _Discard()
 
 
+def _shared_activation(policy: CompiledPolicy, inputs: Inputs, with_authorizer: bool, request, namespace) -> dict:
+    """The activation of a section without variables, shared by every policy of the request that binds the same
+    values (CEL only reads it). Kept on `inputs` (one request) with the values it was built from, which it
+    holds, so that an identity match is a true match."""
+    params = inputs.params if policy.has_params else None
+    key = (with_authorizer, policy.has_params, id(request), id(namespace), id(params))
+    cache = inputs.activations
+    hit = cache.get(key)
+    if hit is not None and hit[0] is request and hit[1] is namespace and hit[2] is params:
+        return hit[3]
+    activation = bindings(
+        inputs, with_authorizer=with_authorizer, has_params=policy.has_params, request=request, namespace=namespace
+    )
+    activation["variables"] = NO_VARIABLES
+    cache[key] = (request, namespace, params, activation)
+    return activation
+
+
 def _plain_section(
     policy: CompiledPolicy, inputs: Inputs, expressions, budget: int, *, with_authorizer: bool, request, namespace
 ) -> tuple[list, int] | None:
     """Every expression of a section evaluated as `for_input` does (all of them, one budget, variables
     evaluated lazily once per section and charged before the expression that used them): (values, remaining
     budget), or None when anything failed or ran out of budget."""
-    activation = bindings(
-        inputs, with_authorizer=with_authorizer, has_params=policy.has_params, request=request, namespace=namespace
-    )
     context = None
     if policy.variables:
+        activation = bindings(
+            inputs, with_authorizer=with_authorizer, has_params=policy.has_params, request=request, namespace=namespace
+        )
         context = CompositionContext(policy.variables, trace=False)
         activation["variables"] = LazyVariables(context, activation)
     else:
-        activation["variables"] = NO_VARIABLES
+        activation = _shared_activation(policy, inputs, with_authorizer, request, namespace)
     values = []
     for compiled in expressions:
         if compiled is None:
