@@ -355,7 +355,7 @@ def main() -> int:
     args = parser.parse_args()
     args.objects = args.objects or (1_000 if args.quick else 10_000)
     rounds = args.rounds or (1 if args.quick else 3)
-    report = {
+    report: dict[str, Any] = {
         "load_average": [round(x, 2) for x in os.getloadavg()],
         "batch": batch_throughput(args.objects, rounds),
         "full_results": full_results_comparison(max(rounds, 3)),
