@@ -197,9 +197,9 @@ def _plain_section(
 
 
 def _validate_plain(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult | None:
-    """`validate` without traces, when every expression evaluates without
-    error within its budget: the batch path. None means "not that simple": `validate` does the whole work
-    (again, from the start: evaluation has no side effects), so errors keep one implementation."""
+    """`validate` without traces when every expression evaluates without error within its budget (the batch
+    path). None means "not that simple": `validate` then does the whole work again from the start (evaluation
+    has no side effects), so that errors, budgets and their wording keep one implementation."""
     result = ValidateResult()
     if policy.match_conditions:
         match_request = inputs.match_request() if callable(inputs.match_request) else inputs.match_request
