@@ -114,3 +114,38 @@ def test_a_range_that_is_neither_list_nor_map_is_refused(expression, shown):
 def test_dynamic_ranges_compile():
     for expression in ("object.all(k, k != '')", "dyn([1]).map(x, x)", "{1: 2}.all(k, k > 0)"):
         compile_program(expression, env=admission_env())
+
+
+# cel-go's parser counts nested relations, arithmetic, selections, calls and indexes while it builds the
+# AST (parser.go checkAndIncrementRecursionDepth): more than 250 is refused.
+@pytest.mark.parametrize(
+    "expression, ok",
+    [
+        ("object.b == " * 249 + "object.b", True),
+        ("object.b == " * 250 + "object.b", False),
+        ("1 + " * 250 + "1", True),  # 250 additions; the literal leaf is not counted
+        ("1 + " * 251 + "1", False),
+        ("object" + ".m" * 251, False),
+        ("(" * 200 + "1" + ")" * 200, True),  # parentheses count only toward the other (parse-tree) limit
+    ],
+)
+def test_the_visitor_recursion_limit(expression, ok):
+    if ok:
+        compile_program(expression, env=admission_env())
+    else:
+        assert compile_error(expression) == "ERROR: <input>:-1:0: max recursion depth exceeded"
+
+
+@pytest.mark.parametrize(
+    "expression, expected",
+    [
+        ("string(timestamp('2011-08-18T19:03:37.01+01:00'))", "2011-08-18T19:03:37.01+01:00"),
+        ("string(timestamp('2011-08-18T19:03:37-05:30') + duration('1h'))", "2011-08-18T20:03:37-05:30"),
+        ("string(timestamp('2011-08-18T19:03:37+00:00'))", "2011-08-18T19:03:37Z"),
+        ("timestamp('2011-08-18T19:03:37+01:00').getHours()", 19),  # Go's time.Time keeps its zone
+        ("timestamp('2011-08-18T19:03:37+01:00').getHours('UTC')", 18),
+        ("timestamp('2011-08-18T19:03:37+01:00') == timestamp('2011-08-18T18:03:37Z')", True),
+    ],
+)
+def test_a_timestamp_keeps_the_offset_it_was_written_with(expression, expected):
+    assert evaluate(expression, DATA) == expected
