@@ -18,7 +18,7 @@ from evaluator.admission import loading
 from evaluator.admission.cluster import ClusterIndex
 from evaluator.admission.expressions import make_authorizers
 from evaluator.admission.matching import exempt_reason
-from evaluator.admission.policy_kind import UNCHANGED, KindOutcome, RequestContext, Setup, registered
+from evaluator.admission.policy_kind import MUTATING, UNCHANGED, KindOutcome, RequestContext, Setup, registered
 from evaluator.admission.request import normalize_request
 from evaluator.admission.documents import load_documents
 from evaluator.admission.result import admission_result, bad_request, crash, internal_error, kind_defaults
@@ -208,26 +208,49 @@ class Simulation:
             result.update(keys, typeChecking=None, defaulted=defaulted)
             return result
         context = RequestContext(request, self._authorizers, trace=trace, full=full, now=now)
-        outcomes: list[KindOutcome] = []
+        ran: list[tuple[Any, KindOutcome]] = []
         current = request
         denied_in = None
-        for kind in self.kinds:
+        for position, kind in enumerate(self.kinds):
             if denied_in is not None and kind.stage != denied_in:
                 break  # a denial ends admission: later stages never see the request
             outcome = kind.evaluate(current, context)
-            outcomes.append(outcome)
-            for key, value in outcome.keys.items():  # kinds sharing a list key (Kyverno's two) add to it
-                keys[key] = keys[key] + value if isinstance(value, list) and isinstance(keys.get(key), list) else value
+            ran.append((kind, outcome))
             if outcome.denial is not None and denied_in is None:
                 denied_in = kind.stage
             if outcome.object is not UNCHANGED:
                 current = dict(current, object=outcome.object)
+            stage_ends = position + 1 == len(self.kinds) or self.kinds[position + 1].stage != kind.stage
+            if kind.stage == MUTATING and stage_ends and denied_in is None and context.reinvocation.should_reinvoke:
+                current, denied_in = _reinvoke(ran, current, context)
+        outcomes = [outcome for _, outcome in ran]
+        for outcome in outcomes:  # kinds sharing a list key (Kyverno's two) add to it
+            for key, value in outcome.keys.items():
+                keys[key] = keys[key] + value if isinstance(value, list) and isinstance(keys.get(key), list) else value
         result = admission_result(request, outcomes, document_errors, request_errors, exempt, now, full)
         result.update(keys)
         locate_traces(result["policies"], self.document_of)
         result["typeChecking"] = self.type_checks() if full and type_checks else None
         result["defaulted"] = defaulted
         return result
+
+
+def _reinvoke(
+    ran: list[tuple[Any, KindOutcome]], current: Mapping[str, Any], context: RequestContext
+) -> tuple[Mapping[str, Any], str | None]:
+    """admission's reinvoker: the mutating stage once more (only kinds that take part in reinvocation), each
+    second outcome replacing the kind's first; the request after it and whether it was denied."""
+    context.reinvocation.is_reinvoke = True
+    for index, (kind, _) in enumerate(ran):
+        if kind.stage != MUTATING or not getattr(kind, "reinvocable", False):
+            continue
+        outcome = kind.evaluate(current, context)
+        ran[index] = (kind, outcome)
+        if outcome.object is not UNCHANGED:
+            current = dict(current, object=outcome.object)
+        if outcome.denial is not None:
+            return current, MUTATING
+    return current, None
 
 
 def load(
