@@ -21,6 +21,7 @@ from evaluator.policies.webhooks.stage import ReinvocationState, WebhookStage
 
 
 class _Webhooks:
+    name = ""
     kind = ""
     key = ""
 
