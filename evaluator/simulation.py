@@ -67,6 +67,7 @@ class Simulation:
         self.cluster = ClusterIndex([], None)
         self.rbac = RBACAuthorizer([])
         self._records: dict[int, Any] = {}
+        self._refused_records: dict[int, Any] = {}
         self._type_checks: dict[str, dict] | None = None
         self._failure: dict[str, Any] | None = None
         try:
@@ -82,6 +83,7 @@ class Simulation:
         records, errors = loading.load(documents)
         self.errors.extend(errors)
         records = self._served_and_stored(records)
+        loaded = list(records)
         records, errors = loading.default_and_validate(records, self.api_validation, [k.refuse for k in kinds])
         self.errors.extend(errors)
         refused: dict[tuple[str, str], dict[str, Any]] = {}
@@ -98,6 +100,8 @@ class Simulation:
         self.cluster = ClusterIndex(data, mapper)
         self.rbac = RBACAuthorizer(data)
         self._records = {id(r.data): r for r in records}
+        # Refused documents too, only to place what a kind says about them (a refused CRD's rule costs).
+        self._refused_records = {id(r.data): r for r in loaded if id(r.data) not in self._records}
         setup = Setup(data, self.cluster, defaulter, locate=self._locate, nested=Simulation, refused=refused)
         for kind in kinds:
             self.errors.extend(kind.load(setup))
@@ -118,7 +122,8 @@ class Simulation:
         return kept
 
     def _locate(self, document: Mapping[str, Any], **fields: Any) -> dict[str, Any]:
-        return loading.located(self._records.get(id(document)), **fields)
+        record = self._records.get(id(document)) or self._refused_records.get(id(document))
+        return loading.located(record, **fields)
 
     def document_of(self, kind: str, name: str) -> Any:
         """The loaded document of the policy `kind`/`name`, or None."""
