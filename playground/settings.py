@@ -3,7 +3,16 @@
 import os
 from pathlib import Path
 
-from playground.config import channel_layers_config, database_config, env_bool, env_float, env_int, env_list
+from playground.config import (
+    DEFAULT_CONTENT_SECURITY_POLICY,
+    channel_layers_config,
+    database_config,
+    env_bool,
+    env_content_security_policy,
+    env_float,
+    env_int,
+    env_list,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -13,6 +22,11 @@ DEBUG = env_bool(os.environ, "DEBUG", default=False)
 SECRET_KEY = os.environ.get("SECRET_KEY") or _DEV_SECRET_KEY
 ALLOWED_HOSTS = env_list(os.environ, "ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list(os.environ, "CSRF_TRUSTED_ORIGINS", default=[])
+# The Content-Security-Policy header of every response (playground/middleware.py; Django 5.2 has no CSP of
+# its own). Replace it whole, e.g. to allow an analytics origin; a view's own header is kept.
+CONTENT_SECURITY_POLICY = env_content_security_policy(
+    os.environ, "CONTENT_SECURITY_POLICY", DEFAULT_CONTENT_SECURITY_POLICY
+)
 
 INSTALLED_APPS = [
     "daphne",
