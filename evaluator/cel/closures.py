@@ -410,28 +410,86 @@ def binary_op(name: str, impl: Callable[[Any, Any], Any] | None, lf: Fn, rf: Fn,
             return ops.contains(items, lf(ctx))
 
         return member
+    # One closure per operator, its cost inlined (the hot path of every expression); only a failing
+    # operand leaves it, through _failed_operands.
     if name == "_!=_":
-        cost, run = eq_cost, lambda a, b: not ops.equals(a, b)
-    elif name == "_==_":
-        cost, run = eq_cost, ops.equals
-    elif name == "@in":
-        cost, run = _in_cost, lambda a, b: ops.contains(b, a)
-    elif name in ("_<_", "_<=_", "_>_", "_>=_"):
-        cost, run = order_cost, impl
-    elif name == "_+_":
-        cost, run = _add_cost, impl
-    else:
-        cost, run = _unit_cost, impl
 
-    def fn(ctx: Ctx) -> Any:
-        a = _UNSET
-        try:
-            a = lf(ctx)
-            b = rf(ctx)
-        except CELEvalError:
-            _failed_operands(ctx, a, rf, cost)
-            raise
-        ctx.cost += cost(a, b)
-        return run(a, b)
+        def fn(ctx: Ctx) -> Any:
+            a = _UNSET
+            try:
+                a = lf(ctx)
+                b = rf(ctx)
+            except CELEvalError:
+                _failed_operands(ctx, a, rf, eq_cost)
+                raise
+            ctx.cost += eq_cost(a, b)
+            return not ops.equals(a, b)
+    elif name == "_==_":
+
+        def fn(ctx: Ctx) -> Any:
+            a = _UNSET
+            try:
+                a = lf(ctx)
+                b = rf(ctx)
+            except CELEvalError:
+                _failed_operands(ctx, a, rf, eq_cost)
+                raise
+            ctx.cost += eq_cost(a, b)
+            return ops.equals(a, b)
+    elif name == "@in":
+
+        def fn(ctx: Ctx) -> Any:
+            a = _UNSET
+            try:
+                a = lf(ctx)
+                b = rf(ctx)
+            except CELEvalError:
+                _failed_operands(ctx, a, rf, _in_cost)
+                raise
+            ctx.cost += actual_size(b) if type(b) in LIST_TYPES else 1
+            return ops.contains(b, a)
+    elif name in ("_<_", "_<=_", "_>_", "_>=_"):
+        assert impl is not None
+
+        def fn(ctx: Ctx) -> Any:
+            a = _UNSET
+            try:
+                a = lf(ctx)
+                b = rf(ctx)
+            except CELEvalError:
+                _failed_operands(ctx, a, rf, order_cost)
+                raise
+            ctx.cost += order_cost(a, b)
+            return impl(a, b)
+    elif name == "_+_":
+        assert impl is not None
+
+        def fn(ctx: Ctx) -> Any:
+            a = _UNSET
+            try:
+                a = lf(ctx)
+                b = rf(ctx)
+            except CELEvalError:
+                _failed_operands(ctx, a, rf, _add_cost)
+                raise
+            ta = type(a)
+            if ta is str or ta is bytes:
+                ctx.cost += math.ceil((actual_size(a) + actual_size(b)) * 0.1)
+            else:
+                ctx.cost += 1
+            return impl(a, b)
+    else:
+        assert impl is not None
+
+        def fn(ctx: Ctx) -> Any:
+            a = _UNSET
+            try:
+                a = lf(ctx)
+                b = rf(ctx)
+            except CELEvalError:
+                _failed_operands(ctx, a, rf, _unit_cost)
+                raise
+            ctx.cost += 1
+            return impl(a, b)
 
     return fn

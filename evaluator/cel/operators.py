@@ -48,6 +48,8 @@ def equals(a: Any, b: Any) -> bool:
     ta, tb = type(a), type(b)
     if ta is not tb and _is_num(a) and _is_num(b):
         return _num_order(a, b) == 0
+    if ta is tb and (ta is str or ta is int or ta is bool or ta is float):
+        return a == b  # the common case first
     if ta in LIST_TYPES and tb in LIST_TYPES:
         if ta is SetList:
             return _set_list_equals(a, b)
@@ -225,12 +227,6 @@ def check_timestamp(nanos: int, offset: int = 0) -> Timestamp:
 
 def add(a: Any, b: Any) -> Any:
     ta, tb = type(a), type(b)
-    if ta in LIST_TYPES and tb in LIST_TYPES:
-        if ta is SetList:
-            return _set_list_union(a, b)
-        if ta is MapList:
-            return _map_list_merge(a, b)
-        return list(a) + list(b)
     if ta is tb:
         if ta is int:
             return check_int(a + b)
@@ -240,9 +236,15 @@ def add(a: Any, b: Any) -> Any:
             return check_uint(int(a) + int(b))
         if ta is Duration:
             return check_duration(a.nanos + b.nanos)
-    elif ta is Timestamp and tb is Duration:
+    if ta in LIST_TYPES and tb in LIST_TYPES:
+        if ta is SetList:
+            return _set_list_union(a, b)
+        if ta is MapList:
+            return _map_list_merge(a, b)
+        return list(a) + list(b)
+    if ta is Timestamp and tb is Duration:
         return check_timestamp(a.nanos + b.nanos, a.offset)
-    elif ta is Duration and tb is Timestamp:
+    if ta is Duration and tb is Timestamp:
         return check_timestamp(a.nanos + b.nanos, b.offset)
     raise CELEvalError("no such overload")
 
