@@ -141,6 +141,7 @@ def test_crd_rules_complete_mark_and_show_their_cost(page, api, open_project, sc
     page.set_viewport_size({"width": 390, "height": 844})
     replace_text(page, "document", 0, fixed)
     expect(page.locator("[data-testid=typecheck]")).to_contain_text("estimated cost", timeout=30_000)
+    expect(page.locator(f"{panel} .cm-lint-marker-info").first).to_be_visible(timeout=30_000)
     screenshot("crd-rules-editor-390", full_page=True)
     page.locator(".pane-switch button[data-pane=results]").click()
     expect(page.locator("[data-testid=typecheck]")).to_be_visible()
