@@ -1,5 +1,7 @@
 // The set list: open a room (the teacher token goes to localStorage, never into a URL) or join by code.
-import { api, pageData } from "./common.js";
+import { api } from "./api.js";
+import { h } from "./dom.js";
+import { pageData } from "./page-data.js";
 
 const data = pageData();
 for (const button of document.querySelectorAll(".open-room")) {
@@ -11,7 +13,7 @@ for (const button of document.querySelectorAll(".open-room")) {
       location.assign(room.dashboardUrl);
     } catch (error) {
       button.disabled = false;
-      button.after(Object.assign(document.createElement("p"), { className: "ws-error", textContent: error.message }));
+      button.after(h("p", { class: "ws-error" }, error.message));
     }
   });
 }
