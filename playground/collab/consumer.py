@@ -43,7 +43,7 @@ class CollabHandlers:
             version=message.get("version"),
             updates=message.get("updates"),
         )
-        if not answer["accepted"]:  # behind: here is what was missed; rebase and push again
+        if not answer["accepted"]:  # the history no longer reaches back to the client's version: the text
             await self.send_json(
                 {
                     "type": "updates",
@@ -55,21 +55,25 @@ class CollabHandlers:
                 }
             )
             return
-        version = answer["version"]
+        version, added = answer["version"], answer["added"]
         self.latest = max(self.latest, version)
-        # Everyone else gets the change; the sender gets it in its ack (sent before any later change reaches
-        # this connection, so it lands exactly on top of what the sender has).
-        await self.broadcast(
-            {
-                "type": "updates",
-                "target": target,
-                "id": item_id,
-                "version": version,
-                "by": self.connection_id,
-                **_history(answer),
-            },
-            exclude_self=True,
-        )
+        # Everyone else gets the new changes (committed: push returns after its transaction); the sender gets
+        # what it missed and its own as saved in its ack, sent before any later change reaches this
+        # connection, so it lands exactly on top of what the sender has.
+        if added:
+            await self.broadcast(
+                {
+                    "type": "updates",
+                    "target": target,
+                    "id": item_id,
+                    "version": version,
+                    "by": self.connection_id,
+                    "from": answer["collabVersion"] - added,
+                    "collabVersion": answer["collabVersion"],
+                    "updates": answer["updates"][-added:],
+                },
+                exclude_self=True,
+            )
         await self.send_json(
             {
                 "type": "ack",
@@ -80,7 +84,8 @@ class CollabHandlers:
                 **_history(answer),
             }
         )
-        self.evaluate_after_typing(version)
+        if added:
+            self.evaluate_after_typing(version)
 
     def evaluate_after_typing(self, version: int) -> None:
         timer = getattr(self, "typing_timer", None)
