@@ -41,21 +41,20 @@ export async function api(method, path, body, headers = {}) {
   return data;
 }
 
-// A socket that reconnects with backoff (a restarted server resumes the room by token).
-// `tokenInHello`: the token goes in the first message ({type: "hello", token}), never in the URL.
-export function roomSocket(path, token, onMessage, stateNode, onRefused = () => {}, { tokenInHello = false } = {}) {
+// A socket that reconnects with backoff (a restarted server resumes the room by token). The token goes in the
+// first message ({type: "hello", token}), never in the URL (proxy logs, browser history).
+export function roomSocket(path, token, onMessage, stateNode, onRefused = () => {}) {
   let socket = null;
   let delay = 500;
   let stopped = false;
   const show = (state, text) => { if (stateNode) { stateNode.dataset.state = state; stateNode.textContent = text; } };
   function open() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const query = tokenInHello ? "" : `?token=${encodeURIComponent(token)}`;
-    socket = new WebSocket(`${scheme}://${location.host}${path}${query}`);
+    socket = new WebSocket(`${scheme}://${location.host}${path}`);
     socket.addEventListener("open", () => {
       delay = 500;
       show("open", "live");
-      if (tokenInHello) socket.send(JSON.stringify({ type: "hello", token }));
+      socket.send(JSON.stringify({ type: "hello", token }));
     });
     socket.addEventListener("message", (event) => onMessage(JSON.parse(event.data)));
     socket.addEventListener("close", (event) => {

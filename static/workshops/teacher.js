@@ -170,7 +170,7 @@ function onMessage(message) {
   }
 }
 
-const socket = token ? roomSocket(data.wsPath, token, onMessage, $("ws-state"), () => {}, { tokenInHello: true }) : null;
+const socket = token ? roomSocket(data.wsPath, token, onMessage, $("ws-state")) : null;
 if (!socket) { $("no-token").hidden = false; $("ws-state").textContent = "no teacher token"; }
 
 function presenterDocuments() {
