@@ -1,12 +1,16 @@
-"""Rebasing a push made on an older version over the changes it missed, as `@codemirror/collab`'s
-`rebaseUpdates` does, so the authority accepts it at once instead of refusing it.
+"""Rebasing a push made on an older version over the changes it missed, with `@codemirror/collab`'s
+`rebaseUpdates`, so the authority accepts it at once instead of refusing it.
 
 Refusing made the client fetch what it missed, rebase and push again: one more round trip per refusal, and
-on a busy text a push could be refused several times in a row. Rebasing on the server keeps one linear
-history and gives every client the same text, because the mapping is the library's own (`changes.py`): the
-client, receiving the missed changes and then its own mapped ones (recognised as its own by clientID, in
-order), maps the missed changes over its unconfirmed ones, which yields the same text (`A·B.map(A)` equals
-`B·A.map(B, before=True)`).
+on a busy text a push could be refused several times in a row.
+
+One missed change at a time, on both sides. Mapping over two changes one after the other is not always the
+same as mapping over their composition (an insertion inside a range a later change replaces lands on a
+different side), so the server and the client must agree on the steps. Clients take every change they
+receive on its own (`receiveUpdates` with one update, static/src/collab.js), and the server rebases a push
+over each missed change on its own (`rebaseUpdates` with one update). Then the client's unsent changes and
+the server's rebased ones went through the same mappings, whichever changes reached the client before the
+answer to its push, and both end with the same text (`A·B.map(A)` equals `B·A.map(B, before=True)`).
 
 A missed change from the same client as the first pushed one is that push arriving a second time (its
 acknowledgement was lost with a connection); like the library, it is dropped, not applied twice.
@@ -25,8 +29,15 @@ class Update(NamedTuple):
 
 
 def rebase(updates: list[Update], over: list[Update]) -> list[Update]:
-    """`updates` (made on the version `over` starts from), without those already in `over`, moved to apply
-    after `over`."""
+    """`updates` (made on the version `over` starts from), without those already in `over`, moved over each
+    change of `over` in turn, to apply after all of them."""
+    for update in over:
+        updates = rebase_updates(updates, [update])
+    return updates
+
+
+def rebase_updates(updates: list[Update], over: list[Update]) -> list[Update]:
+    """`rebaseUpdates` of @codemirror/collab: moves `updates` over `over` taken as one composed change."""
     if not over or not updates:
         return updates
     missed: ChangeSet | None = None

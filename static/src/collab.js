@@ -82,8 +82,13 @@ export class CollabSync {
       else this.push();
       return;
     }
-    const updates = all.slice(held).map((u) => ({ changes: ChangeSet.fromJSON(u.changes), clientID: u.clientID }));
-    if (updates.length) this.host.dispatch(receiveUpdates(this.host.state(), updates));
+    // One change at a time, as the server rebases a push over each missed change on its own: mapping over
+    // two changes in turn is not always mapping over their composition, and both sides must take the same
+    // steps to end with the same text (playground/collab/rebase.py).
+    for (const u of all.slice(held)) {
+      const update = { changes: ChangeSet.fromJSON(u.changes), clientID: u.clientID };
+      this.host.dispatch(receiveUpdates(this.host.state(), [update]));
+    }
     if (message.rejected) this.inflight = false;
     this.push();
   }
