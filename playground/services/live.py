@@ -21,6 +21,7 @@ from playground.services import evaluation_jobs as jobs
 from playground.services import outage
 from playground.services.errors import ServiceError
 from playground.services.project_service import project_state
+from playground.services.rate_limit import TokenBucket
 
 logger = logging.getLogger(__name__)
 
@@ -128,6 +129,7 @@ class ProjectRunner:
         self.last: dict | None = None  # the last state evaluated
         self.memo: dict = {}
         self.task: asyncio.Task | None = None
+        self.deferred: asyncio.TimerHandle | None = None
 
     def derive(self, target: str, item: dict, version: int) -> dict | None:
         """The state after this one edit, when the last known state is the version just before it."""
@@ -145,6 +147,22 @@ class ProjectRunner:
         loop = asyncio.get_running_loop()
         if self.task is None or self.task.done() or self.task.get_loop() is not loop:
             self.task = loop.create_task(self._run())
+
+    def request_within(self, bucket: TokenBucket, version: int, state: dict | None = None) -> None:
+        """`request`, within a connection's rate (`bucket`): over it, the newest version is evaluated once a
+        token is back — one deferred run, however many edits arrive meanwhile."""
+        if bucket.take():
+            self.request(version, state)
+            return
+        self.wanted = max(self.wanted, version)
+        if self.deferred is None:
+
+            def later() -> None:
+                self.deferred = None
+                bucket.take()
+                self.request(self.wanted)
+
+            self.deferred = asyncio.get_running_loop().call_later(bucket.wait_seconds(), later)
 
     async def _run(self) -> None:
         try:
