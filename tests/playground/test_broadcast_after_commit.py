@@ -1,7 +1,9 @@
 """A change reaches the sockets only once it is committed: a rolled-back change is never broadcast.
 
 REST changes go out through `transaction.on_commit` (services/notify.py for project rooms,
-workshops/services/broadcast.py for workshop rooms); these tests listen on the real channel layer.
+workshops/services/broadcast.py for workshop rooms); these tests listen on the real channel layer (Redis
+when REDIS_URL is set), from the test's own event loop, while the saving code runs in a worker thread as a
+view's would.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import json
 
 import pytest
 from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.db import transaction
 
@@ -20,68 +23,68 @@ from playground.workshops.services import broadcast
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-class Listener:
-    """A channel in a group, read without waiting long (nothing arriving is the expected answer too)."""
+async def listen(group: str):
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    await layer.group_add(group, channel)
 
-    def __init__(self, group: str):
-        self.layer = get_channel_layer()
-        self.group = group
-        self.channel = async_to_sync(self.layer.new_channel)()
-        async_to_sync(self.layer.group_add)(group, self.channel)
+    async def received() -> list[dict]:
+        """What arrived so far (waiting briefly: nothing arriving is an expected answer too)."""
+        messages = []
+        while True:
+            try:
+                messages.append(await asyncio.wait_for(layer.receive(channel), 0.3))
+            except TimeoutError:
+                return messages
 
-    def received(self) -> list[dict]:
-        async def drain():
-            messages = []
-            while True:
-                try:
-                    messages.append(await asyncio.wait_for(self.layer.receive(self.channel), 0.3))
-                except TimeoutError:
-                    return messages
-
-        return async_to_sync(drain)()
-
-    def close(self) -> None:
-        async_to_sync(self.layer.group_discard)(self.group, self.channel)
+    return received
 
 
-@pytest.fixture
-def project_room():
-    state, token = project_service.create_project("t", documents=[{"name": "a.yaml", "text": "a: 1"}])
-    listener = Listener(notify.group_name(state["id"]))
-    yield state, token, listener
-    listener.close()
+def create_project():
+    return project_service.create_project("t", documents=[{"name": "a.yaml", "text": "a: 1"}])
 
 
-def test_a_rolled_back_change_is_never_broadcast(project_room):
-    state, token, listener = project_room
-    with pytest.raises(RuntimeError), transaction.atomic():
-        project_service.update_metadata(state["id"], token, "renamed", None, None)
-        notify.project_changed(state["id"])
-        raise RuntimeError("the request failed after the save")
-    assert listener.received() == []
-    assert project_service.project_state(state["id"])["title"] == "t"
+async def test_a_rolled_back_change_is_never_broadcast():
+    state, token = await database_sync_to_async(create_project)()
+    received = await listen(notify.group_name(state["id"]))
 
-
-def test_a_committed_change_is_broadcast_after_the_commit(project_room):
-    state, token, listener = project_room
-    with transaction.atomic():
-        project_service.update_metadata(state["id"], token, "renamed", None, None)
-        notify.project_changed(state["id"])
-        assert listener.received() == []  # not yet: the transaction is still open
-    (event,) = listener.received()
-    sent = json.loads(event["text"])
-    assert (event["kind"], sent["project"]["title"]) == ("state", "renamed")
-
-
-def test_a_workshop_broadcast_waits_for_the_commit():
-    listener = Listener("workshop.ROOM1.all")
-    try:
+    def rename_then_fail():
         with pytest.raises(RuntimeError), transaction.atomic():
-            broadcast.send("workshop.ROOM1.all", {"type": "announcement", "text": "rolled back"})
-            raise RuntimeError
-        assert listener.received() == []
+            project_service.update_metadata(state["id"], token, "renamed", None, None)
+            notify.project_changed(state["id"])
+            raise RuntimeError("the request failed after the save")
+
+    await database_sync_to_async(rename_then_fail)()
+    assert await received() == []
+    assert (await database_sync_to_async(project_service.project_state)(state["id"]))["title"] == "t"
+
+
+async def test_a_committed_change_is_broadcast_after_the_commit():
+    state, token = await database_sync_to_async(create_project)()
+    received = await listen(notify.group_name(state["id"]))
+
+    def rename() -> list[dict]:
         with transaction.atomic():
-            broadcast.send("workshop.ROOM1.all", {"type": "announcement", "text": "kept"})
-        assert [m["message"]["text"] for m in listener.received()] == ["kept"]
-    finally:
-        listener.close()
+            project_service.update_metadata(state["id"], token, "renamed", None, None)
+            notify.project_changed(state["id"])
+            return async_to_sync(received)()  # the transaction is still open
+
+    assert await database_sync_to_async(rename)() == []
+    (event,) = await received()
+    assert (event["kind"], json.loads(event["text"])["project"]["title"]) == ("state", "renamed")
+
+
+async def test_a_workshop_broadcast_waits_for_the_commit():
+    received = await listen("workshop.ROOM1.all")
+
+    def announce(text: str, fail: bool) -> None:
+        with transaction.atomic():
+            broadcast.send("workshop.ROOM1.all", {"type": "announcement", "text": text})
+            if fail:
+                raise RuntimeError
+
+    with pytest.raises(RuntimeError):
+        await database_sync_to_async(announce)("rolled back", True)
+    assert await received() == []
+    await database_sync_to_async(announce)("kept", False)
+    assert [m["message"]["text"] for m in await received()] == ["kept"]
