@@ -10,6 +10,7 @@ documented in evaluator/SCHEMA.md.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -67,6 +68,7 @@ class Simulation:
         self.cluster = ClusterIndex([], None)
         self.rbac = RBACAuthorizer([])
         self._records: dict[int, Any] = {}
+        self._by_name: dict[tuple, Any] | None = None
         self._type_checks: dict[str, dict] | None = None
         self._failure: dict[str, Any] | None = None
         try:
@@ -121,11 +123,14 @@ class Simulation:
         return loading.located(self._records.get(id(document)), **fields)
 
     def document_of(self, kind: str, name: str) -> Any:
-        """The loaded document of the policy `kind`/`name`, or None."""
-        for record in self._records.values():
-            if getattr(record, "kind", None) == kind and getattr(record, "name", None) == name:
-                return record
-        return None
+        """The loaded document of the policy `kind`/`name` (the first of that name), or None."""
+        if self._by_name is None:
+            self._by_name = {}
+            for record in self._records.values():
+                key = (getattr(record, "kind", None), getattr(record, "name", None))
+                if all(isinstance(part, str) for part in key):  # what is asked for is always text
+                    self._by_name.setdefault(key, record)
+        return self._by_name.get((kind, name))
 
     # -- one request ------------------------------------------------------------------------------
     def _authorizers(self, request: Mapping[str, Any]) -> tuple[Any, Any]:
@@ -178,7 +183,7 @@ class Simulation:
                 {"severity": "error", "source": "request", **e.to_dict(), "document": None} for e in load_errors
             ]
             request = records[0].data if records else None
-        normalized = normalize_request(request, self.cluster.mapper)
+        normalized = normalize_request(request, self.cluster.mapper, copy_objects=False)
         invalid = [e.to_dict() for e in normalized.errors]
         request_errors += [{"severity": "error", "source": "request", **e, "document": None} for e in invalid]
         request_errors += [
@@ -186,11 +191,13 @@ class Simulation:
         ]
         keys = kind_defaults(self.kinds)
         if normalized.request is None or invalid:
-            return bad_request(normalized.request or {}, document_errors, request_errors, keys)
+            return bad_request(_owned(normalized.request, {}) or {}, document_errors, request_errors, keys)
         request = normalized.request
+        given = {side: request.get(side) for side in _SIDES}
         defaulted: dict[str, list[str]] = {"object": [], "oldObject": []}
         if self.defaulting:  # once per request, before any policy: the object as the API server decodes it
-            request, defaulted = default_request(request)
+            request, defaulted = default_request(request)  # a defaulted side is a fresh copy already
+        request = _owned(request, given)
         namespace = request.get("namespace")
         if namespace and namespace not in self.cluster.namespaces and any(k.active for k in self.kinds):
             request_errors.append(
@@ -224,10 +231,27 @@ class Simulation:
                 current = dict(current, object=outcome.object)
         result = admission_result(request, outcomes, document_errors, request_errors, exempt, now, full)
         result.update(keys)
-        locate_traces(result["policies"], self.document_of)
+        if trace:  # without traces there is no row to locate
+            locate_traces(result["policies"], self.document_of)
         result["typeChecking"] = self.type_checks() if full and type_checks else None
         result["defaulted"] = defaulted
         return result
+
+
+_SIDES = ("object", "oldObject")
+
+
+def _owned(request: dict[str, Any] | None, given: Mapping[str, Any]) -> dict[str, Any] | None:
+    """`request` with a private copy of each object still shared with the caller's input (`given`: the
+    objects as normalisation left them), so that no result aliases the input nor another result. Objects
+    defaulting replaced are copies already: each object is copied once per request."""
+    if request is None:
+        return None
+    for side in _SIDES:
+        value = request.get(side)
+        if value is not None and (side not in given or value is given[side]):
+            request = {**request, side: copy.deepcopy(value)}
+    return request
 
 
 def load(

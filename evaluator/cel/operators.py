@@ -258,6 +258,8 @@ def mod(a: Any, b: Any) -> Any:
     if ta is tb and (ta is int or ta is UInt):
         if b == 0:
             raise CELEvalError("modulus by zero")
+        if ta is int and a == INT64_MIN and b == -1:  # as cel-go: the quotient -MinInt64 overflows
+            raise CELEvalError("integer overflow")
         r = abs(int(a)) % abs(int(b))
         if a < 0:
             r = -r

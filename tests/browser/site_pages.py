@@ -6,8 +6,7 @@ Shared by the layout and accessibility tests (tests/browser/test_layout.py) and 
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.request
+import time
 from dataclasses import dataclass, field
 
 from tests.browser.helpers import project_body
@@ -24,26 +23,38 @@ class SitePage:
     storage: dict[str, str] = field(default_factory=dict)  # localStorage set before opening (edit tokens)
 
 
-def api_client(server_url: str):
-    """api(method, path, body=None, token=None) -> (status, json), usable outside a test function."""
+def batch_dump(count: int) -> str:
+    """`count` Deployments as a `kubectl get -o json` List; every 4th has 7 replicas (over the limit of 5)."""
+    items = [
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": f"web-{i}", "namespace": ("default", "prod", "dev")[i % 3]},
+            "spec": {
+                "replicas": 7 if i % 4 == 0 else 2,
+                "selector": {"matchLabels": {"app": "web"}},
+                "template": {
+                    "metadata": {"labels": {"app": "web"}},
+                    "spec": {"containers": [{"name": "web", "image": "nginx"}]},
+                },
+            },
+        }
+        for i in range(count)
+    ]
+    return json.dumps({"apiVersion": "v1", "kind": "List", "items": items})
 
-    def call(method: str, path: str, body=None, token: str | None = None):
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(
-            server_url + path,
-            data=data,
-            method=method,
-            headers={"Content-Type": "application/json", "Accept": "application/json"},
-        )
-        if token:
-            request.add_header("X-Edit-Token", token)
-        try:
-            with urllib.request.urlopen(request, timeout=30) as response:
-                return response.status, json.loads(response.read() or b"null")
-        except urllib.error.HTTPError as error:
-            return error.code, json.loads(error.read() or b"null")
 
-    return call
+def finished_batch_job(api, project_id: str, count: int = 40) -> dict:
+    """A batch job over `count` objects, run to the end (its results make the batch page's content)."""
+    status, job = api("POST", "/api/v1/batch/jobs", {"project": project_id, "text": batch_dump(count)})
+    assert status == 201, job
+    deadline = time.monotonic() + 60
+    state = job
+    while state["status"] in ("queued", "running") and time.monotonic() < deadline:
+        time.sleep(0.2)
+        status, state = api("GET", f"/api/v1/batch/jobs/{job['id']}", token=job["editToken"])
+    assert state["status"] == "done", state
+    return job
 
 
 def site_pages(api) -> list[SitePage]:
@@ -52,6 +63,7 @@ def site_pages(api) -> list[SitePage]:
     assert status == 201, project
     status, snapshot = api("POST", f"/api/v1/projects/{project['id']}/snapshots", {}, token=project["editToken"])
     assert status == 201, snapshot
+    batch = finished_batch_job(api, project["id"])
     status, room = api("POST", "/api/v1/workshops/rooms", {"set": "admission-basics", "title": "Layout class"})
     assert status == 201, room
     code = room["code"]
@@ -67,9 +79,26 @@ def site_pages(api) -> list[SitePage]:
             ["#btn-evaluate", "#btn-share", "#btn-fork", "#btn-add-document"],
             {f"admission-playground:token:{project['id']}": project["editToken"]},
         ),
+        SitePage(
+            "batch",
+            f"/p/{project['id']}/batch",
+            "#affected-table tbody tr",
+            ["#btn-run", "#batch-files", "#affected-search"],
+            {
+                f"admission-playground:batch:{project['id']}": json.dumps(
+                    {"id": batch["id"], "token": batch["editToken"]}
+                )
+            },
+        ),
         SitePage("snapshot", f"/s/{snapshot['id']}", ".result-card [data-testid=decision]", ["#btn-fork"]),
         SitePage("workshops", "/workshops", ".ws-set", [".open-room", "#join-code"]),
         SitePage("workshop-student", f"/w/{code}", "#join-form:not([hidden])", ["#display-name"]),
+        SitePage(
+            "workshop-author",
+            "/workshops/author",
+            ".ws-author-exercise",
+            ["#set-slug", "#add-exercise", "#load-project", "#check-set"],
+        ),
         SitePage(
             "workshop-teacher",
             f"/w/{code}/teacher",

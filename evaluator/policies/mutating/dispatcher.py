@@ -111,8 +111,10 @@ def _record(inv: _Invocation, outcome: str, pass_number: int, **extra: Any) -> d
         "failurePolicy": inv.compiled.failure_policy,
         "reinvocationPolicy": inv.compiled.reinvocation_policy,
         "error": None,
-        "matchedKind": inv.matched_kind,
-        "matchedResource": inv.matched_resource,
+        "matchedKind": dict(inv.matched_kind) if isinstance(inv.matched_kind, dict) else inv.matched_kind,
+        "matchedResource": dict(inv.matched_resource)
+        if isinstance(inv.matched_resource, dict)
+        else inv.matched_resource,
         "mutations": [],
         "trace": None,
     }
@@ -145,8 +147,9 @@ class MutatingDispatcher:
         self, request: Mapping[str, Any], skipped: list[tuple[Mapping, Mapping | None, str]]
     ) -> list[_Invocation]:
         invocations: list[_Invocation] = []
+        memo: dict = {}  # this pass's request only: a later pass sees the mutated object
         for policy, policy_bindings in self.tuples.hooks():
-            found = self.tuples.resolve(policy, policy_bindings, request)
+            found = self.tuples.resolve(policy, policy_bindings, request, memo)
             compiled, kind, resource = found.compiled, found.matched_kind, found.matched_resource
             if found.skip is not None:
                 skipped.append((policy, None, found.skip))
@@ -166,9 +169,12 @@ class MutatingDispatcher:
     # -- one request ----------------------------------------------------------------------------------
     def dispatch(self, request: Mapping[str, Any]) -> MutationResult:
         original = request.get("object")
-        if not self.hooks():  # no bound policy: nothing can change the object, so nothing is copied
-            return MutationResult(original=original, object=original)
-        result = MutationResult(original=copy.deepcopy(original), object=copy.deepcopy(original))
+        # Copy on write: no patcher changes the object it is given (each returns a new one, which the
+        # defaulter gets a copy of), so the object is only ever copied by a mutation that applies, and
+        # `result.object is result.original` tells that no mutation applied (no diff to compute).
+        result = MutationResult(original=original, object=original)
+        if not self.hooks():
+            return result
         if str(request.get("operation") or "") not in MUTATING_OPERATIONS or not isinstance(original, Mapping):
             return result
         crds = self.cluster.crds

@@ -114,3 +114,50 @@ def test_a_range_that_is_neither_list_nor_map_is_refused(expression, shown):
 def test_dynamic_ranges_compile():
     for expression in ("object.all(k, k != '')", "dyn([1]).map(x, x)", "{1: 2}.all(k, k > 0)"):
         compile_program(expression, env=admission_env())
+
+
+# int64 edges, cel-spec integer_math style: cel-go's common/types/overflow.go checks every operation
+# (`moduloInt64Checked` and `divideInt64Checked` refuse MinInt64 by -1, whose quotient is MaxInt64 + 1).
+INT64_MIN = "-9223372036854775808"
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        f"{INT64_MIN} % -1",
+        f"{INT64_MIN} / -1",
+        f"-({INT64_MIN})",
+        f"{INT64_MIN} * -1",
+        f"{INT64_MIN} - 1",
+        "9223372036854775807 + 1",
+    ],
+)
+def test_int64_overflow_is_cel_gos_error(expression):
+    assert error_of(expression) == "integer overflow"
+    # the same operation on a runtime value (no constant folding) gives the same error
+    assert error_of(expression.replace(INT64_MIN, f"[{INT64_MIN}][0]", 1)) == "integer overflow"
+
+
+@pytest.mark.parametrize(
+    ("expression", "value"),
+    [
+        (INT64_MIN, -(2**63)),
+        (f"{INT64_MIN} % 1", 0),
+        (f"{INT64_MIN} % 2", 0),
+        (f"{INT64_MIN} % -2", 0),
+        (f"{INT64_MIN} / 1", -(2**63)),
+        (f"{INT64_MIN} + 1 % -1", -(2**63)),
+        ("-9223372036854775807 % -1", 0),
+        ("-7 % -1", 0),
+        ("-7 % 3", -1),
+        ("7 % -3", 1),
+        (f"int('{INT64_MIN}') % 3", -2),
+    ],
+)
+def test_int64_edges_that_do_not_overflow(expression, value):
+    assert evaluate(expression, DATA) == value
+
+
+@pytest.mark.parametrize("literal", ["9223372036854775808", "-9223372036854775809"])
+def test_int_literals_beyond_int64_do_not_compile(literal):
+    assert "invalid int literal" in compile_error(literal)

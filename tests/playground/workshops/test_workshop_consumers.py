@@ -270,9 +270,11 @@ async def test_the_student_socket_takes_its_token_in_the_first_message_never_in_
     assert (await empty.receive_output(timeout=TIMEOUT))["code"] == 4403
 
 
-def test_no_page_puts_a_token_in_a_websocket_url():
-    """The pages open every socket on a bare path and send the token in `hello` (static/workshops)."""
-    source = (Path(__file__).resolve().parents[3] / "static" / "workshops").glob("*.js")
-    for script in source:
+def test_no_workshop_page_puts_a_token_in_a_websocket_url():
+    """The pages open every socket on a bare path and send the token in `hello` (static/src/workshop-*.js)."""
+    scripts = sorted((Path(__file__).resolve().parents[3] / "static" / "src").glob("workshop-*.js"))
+    assert len(scripts) >= 3
+    for script in scripts:
         text = script.read_text()
-        assert "?token=" not in text and "token=${" not in text.replace("#token=${", ""), script.name
+        assert "?token=" not in text and "query:" not in text, script.name
+        assert "token=${" not in text.replace("#token=${", ""), script.name  # only in a link's fragment
