@@ -23,7 +23,8 @@ from playground.services import document_service, live, outage, presence, projec
 from playground.services.errors import ServiceError
 from playground.services.notify import encode, group_name, room_event
 from playground.ws import RoomConsumer
-from playground.ws_messages import PROJECT_MESSAGES, client_seq
+from playground.api.messages import PROJECT_MESSAGES
+from playground.ws_messages import client_seq
 
 logger = logging.getLogger(__name__)
 
@@ -130,7 +131,7 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
         if "expected" in message:
             fields["expected"] = message["expected"]
         saved = await database_sync_to_async(document_service.update_item)(
-            self.project_id, self.token, message.get("target"), message.get("id"), **fields
+            project_id=self.project_id, token=self.token, target=message["target"], item_id=message["id"], **fields
         )
         version = saved["version"]
         await self.ack(message, version, saved["item"]["id"])
@@ -155,39 +156,41 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
 
     async def on_create(self, message: dict) -> None:
         saved = await database_sync_to_async(document_service.add_item)(
-            self.project_id,
-            self.token,
-            message.get("target"),
-            message.get("name"),
-            message.get("text", ""),
-            message.get("expected"),
+            project_id=self.project_id,
+            token=self.token,
+            target=message["target"],
+            name=message.get("name"),
+            text=message.get("text") or "",
+            expected=message.get("expected"),
         )
         await self.ack(message, saved["version"], saved["item"]["id"])
         await self.broadcast_state(saved["version"])
 
     async def on_delete(self, message: dict) -> None:
         saved = await database_sync_to_async(document_service.delete_item)(
-            self.project_id, self.token, message.get("target"), message.get("id")
+            project_id=self.project_id, token=self.token, target=message["target"], item_id=message["id"]
         )
-        await self.ack(message, saved["version"], message.get("id"))
+        await self.ack(message, saved["version"], message["id"])
         await self.broadcast_state(saved["version"])
 
     async def on_rename(self, message: dict) -> None:
-        if not message["name"]:
-            raise ServiceError("invalid_message", "rename needs a non-empty name")
         saved = await database_sync_to_async(document_service.update_item)(
-            self.project_id, self.token, message.get("target"), message.get("id"), name=message["name"]
+            project_id=self.project_id,
+            token=self.token,
+            target=message["target"],
+            item_id=message["id"],
+            name=message["name"],
         )
         await self.ack(message, saved["version"], saved["item"]["id"])
         await self.broadcast_state(saved["version"], evaluate=False)
 
     async def on_meta(self, message: dict) -> None:
         state = await database_sync_to_async(project_service.update_metadata)(
-            self.project_id,
-            self.token,
-            message.get("title"),
-            message.get("description"),
-            message.get("kubernetesVersion"),
+            project_id=self.project_id,
+            token=self.token,
+            title=message.get("title"),
+            description=message.get("description"),
+            kubernetes_version=message.get("kubernetesVersion"),
         )
         await self.ack(message, state["version"], None)
         await self.broadcast_state(state["version"], evaluate="kubernetesVersion" in message)

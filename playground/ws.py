@@ -1,8 +1,10 @@
 """The base of every WebSocket consumer (project room, co-editing, workshop rooms): one place for what they
 share, so a rule about messages, tokens or failures is written once and holds for every socket.
 
-- A message is checked (ws_messages) and dispatched by the `handlers` name table; every failure is answered
-  with an `error` (clientSeq kept) and one log line for ours — no message can end the connection.
+- A message is validated by the serializer registered for its type (`messages`, api/messages.py: the
+  edge validator of the REST bodies too) and its validated values only are dispatched by the `handlers`
+  name table; every failure is answered with an `error` (clientSeq kept) and one log line for ours — no
+  message can end the connection.
 - Tokens travel in the first message, never in the URL (proxy logs, browser history): with `needs_hello`,
   the socket takes nothing but `hello {token}` until `authenticate()` accepts it, and closes with 4403
   (4404 when what the token names is gone) otherwise.
@@ -23,6 +25,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from rest_framework.serializers import Serializer
 
 from playground.services import outage
 from playground.services.errors import ServiceError, forbidden
@@ -35,7 +38,7 @@ logger = logging.getLogger(__name__)
 class RoomConsumer(AsyncJsonWebsocketConsumer):
     area = "room"  # how logs and outage reports name this kind of socket
     handlers: dict[str, str] = {}  # message type → method name
-    messages: dict[str, dict[str, str]] = {}  # the checked fields of each message type (ws_messages)
+    messages: dict[str, type[Serializer]] = {}  # message type → its serializer (api/messages.py)
     write_types: frozenset[str] = frozenset()  # messages that need `can_edit`
     needs_hello = False  # nothing but `hello {token}` until `authenticate()` accepted the token
     hello_refusal = "send hello with your token first"

@@ -1,8 +1,8 @@
 """Project, document, request, snapshot, example and evaluation endpoints. Thin: services do the work.
 
-The body is read by the services, which the WebSocket shares (they check types and size limits and raise
-ServiceError, which the exception handler turns into the one error shape); the serializers (api/serializers.py)
-describe the bodies for the schema.
+A body is validated at the edge by its serializer (api/serializers.py, which the WebSocket messages reuse;
+also the OpenAPI schema): a wrong type or an unknown or missing field is a 400 naming it, in the one error
+shape. The services get validated values as keyword arguments and check what needs them (sizes, tokens).
 """
 
 from __future__ import annotations
@@ -21,13 +21,12 @@ from playground.api.serializers import (
     RequestInSerializer,
     SnapshotRefSerializer,
 )
+from playground.api.strict import validated
 from playground.api.throttles import EvaluationThrottle
 from playground.evaluation import jobs, pool
 from playground.services import document_service, example_service, notify, project_service, snapshot_service
+from playground.services.document_service import UNSET, Target
 from playground.services.evaluation_jobs import documents_key
-from playground.services.document_service import UNSET
-from playground.services import edge
-from playground.services.errors import ServiceError
 
 TOKEN_HEADER = OpenApiParameter(
     "X-Edit-Token",
@@ -44,24 +43,10 @@ def _token(request) -> str | None:
     return request.headers.get("X-Edit-Token")
 
 
-def _body(request, *fields: str, required: tuple[str, ...] = ()) -> dict:
-    """The JSON object body; an unknown or missing field is refused, naming it."""
-    data = request.data
-    if not isinstance(data, dict):
-        raise ServiceError("invalid_request", "the body must be a JSON object")
-    unknown = sorted(set(data) - set(fields))
-    if unknown:
-        raise edge.invalid(f"unknown field (expected {', '.join(fields)})", unknown[0])
-    for name in required:
-        if name not in data:
-            raise edge.invalid("this field is required", name)
-    return data
-
-
 class ProjectCreateView(APIView):
     @extend_schema(request=ProjectInSerializer, responses={201: dict, **ERRORS})
     def post(self, request):
-        body = _body(request, "title", "description", "documents", "requests", "kubernetesVersion")
+        body = validated(ProjectInSerializer, request.data)
         state, token = project_service.create_project(
             body.get("title", ""),
             body.get("description", ""),
@@ -79,9 +64,13 @@ class ProjectDetailView(APIView):
 
     @extend_schema(request=ProjectPatchSerializer, parameters=[TOKEN_HEADER], responses={200: dict, **ERRORS})
     def patch(self, request, project_id):
-        body = _body(request, "title", "description", "kubernetesVersion")
+        body = validated(ProjectPatchSerializer, request.data)
         state = project_service.update_metadata(
-            project_id, _token(request), body.get("title"), body.get("description"), body.get("kubernetesVersion")
+            project_id=project_id,
+            token=_token(request),
+            title=body.get("title"),
+            description=body.get("description"),
+            kubernetes_version=body.get("kubernetesVersion"),
         )
         notify.project_changed(project_id)
         return Response(state)
@@ -96,8 +85,8 @@ class ProjectTokenView(APIView):
 
 
 class _ItemListView(APIView):
-    target = "document"
-    fields = ("name", "text")
+    target: Target = "document"
+    body = DocumentInSerializer
 
     @extend_schema(request=None, parameters=[], responses={200: LIST, 404: ErrorSerializer})
     def get(self, request, project_id):
@@ -105,29 +94,34 @@ class _ItemListView(APIView):
         return Response(state["documents" if self.target == "document" else "requests"])
 
     def post(self, request, project_id):
-        body = _body(request, *self.fields)
+        body = validated(self.body, request.data)
         saved = document_service.add_item(
-            project_id, _token(request), self.target, body.get("name"), body.get("text", ""), body.get("expected")
+            project_id=project_id,
+            token=_token(request),
+            target=self.target,
+            name=body.get("name"),
+            text=body.get("text") or "",
+            expected=body.get("expected"),
         )
         notify.project_changed(project_id)
         return Response({**saved["item"], "projectVersion": saved["version"]}, status=status.HTTP_201_CREATED)
 
 
 class _ItemDetailView(APIView):
-    target = "document"
-    fields = ("name", "text")
+    target: Target = "document"
+    body = DocumentInSerializer
 
     @extend_schema(request=None, parameters=[], responses={200: dict, 404: ErrorSerializer})
     def get(self, request, project_id, item_id):
-        return Response(document_service.get_item(project_id, self.target, item_id))
+        return Response(document_service.get_item(project_id=project_id, target=self.target, item_id=item_id))
 
     def put(self, request, project_id, item_id):
-        body = _body(request, *self.fields)
+        body = validated(self.body, request.data)
         saved = document_service.update_item(
-            project_id,
-            _token(request),
-            self.target,
-            item_id,
+            project_id=project_id,
+            token=_token(request),
+            target=self.target,
+            item_id=item_id,
             text=body.get("text"),
             name=body.get("name"),
             expected=body["expected"] if "expected" in body else UNSET,
@@ -136,7 +130,9 @@ class _ItemDetailView(APIView):
         return Response({**saved["item"], "projectVersion": saved["version"]})
 
     def delete(self, request, project_id, item_id):
-        saved = document_service.delete_item(project_id, _token(request), self.target, item_id)
+        saved = document_service.delete_item(
+            project_id=project_id, token=_token(request), target=self.target, item_id=item_id
+        )
         notify.project_changed(project_id)
         return Response({"projectVersion": saved["version"]})
 
@@ -154,13 +150,13 @@ class DocumentDetailView(_ItemDetailView):
 @extend_schema(request=RequestInSerializer, parameters=[TOKEN_HEADER], responses={201: dict, **ERRORS})
 class RequestListView(_ItemListView):
     target = "request"
-    fields = ("name", "text", "expected")
+    body = RequestInSerializer
 
 
 @extend_schema(request=RequestInSerializer, responses={200: dict, **ERRORS})
 class RequestDetailView(_ItemDetailView):
     target = "request"
-    fields = ("name", "text", "expected")
+    body = RequestInSerializer
 
 
 def _evaluate(
@@ -194,7 +190,7 @@ class EvaluateView(APIView):
         responses={200: dict, 400: ErrorSerializer, 413: ErrorSerializer, 429: ErrorSerializer},
     )
     def post(self, request):
-        body = _body(request, "documents", "requests", "kubernetesVersion", required=("documents",))
+        body = validated(EvaluateInSerializer, request.data)
         documents, requests = project_service.clean_contents(body.get("documents"), body.get("requests"))
         version = body.get("kubernetesVersion")
         version = project_service.clean_kubernetes_version(version) if version is not None else None

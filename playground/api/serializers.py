@@ -1,12 +1,16 @@
 """Request and response shapes of the API (also the source of the OpenAPI schema), in one module.
 
-The project bodies are checked by the services (shared with the WebSocket, which has no serializers), so
-these shapes follow the services' definitions rather than repeat them: an expected outcome's fields and
-outcomes come from evaluator/expectations.py, the size limits from settings.
+The body shapes are the edge validator of both transports (api/strict.py's `validated()`; the WebSocket
+messages of api/messages.py reuse them), so a service only gets validated values. What needs a service's
+knowledge is checked there: an expected outcome (evaluator/expectations.py), the items of a project body
+(a Kubernetes object may stand in for {name, text}), the Kubernetes version, the size limits.
 """
 
 from django.conf import settings
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+
+from playground.api import strict
 
 from evaluator.expectations import OUTCOMES
 
@@ -51,49 +55,68 @@ class CELResultSerializer(serializers.Serializer):
 
 
 class ExpectedSerializer(serializers.Serializer):
-    """evaluator/expectations.py's expected outcome (its KEYS)."""
+    """evaluator/expectations.py's expected outcome (its KEYS); checked by services/expectations.py, which
+    names the request in its errors."""
 
     allowed = serializers.BooleanField(required=False)
     outcome = serializers.ChoiceField(choices=list(OUTCOMES), required=False)
     messageContains = serializers.CharField(required=False, trim_whitespace=False)
 
 
+@extend_schema_field(ExpectedSerializer(allow_null=True))
+class Expected(strict.Object):
+    pass
+
+
 class DocumentInSerializer(serializers.Serializer):
-    name = serializers.CharField(required=False, allow_blank=True, max_length=200)
-    text = serializers.CharField(
+    """A document's body (REST) and the item fields of the edit/create messages (WebSocket); null = not given."""
+
+    name = strict.Text(required=False, allow_null=True, help_text="at most 200 characters (longer is cut)")
+    text = strict.Text(
         required=False,
-        allow_blank=True,
-        trim_whitespace=False,
+        allow_null=True,
         help_text=f"YAML or JSON, at most PLAYGROUND_MAX_DOCUMENT_BYTES ({settings.PLAYGROUND_MAX_DOCUMENT_BYTES}) "
         "bytes; in a project body a Kubernetes object may stand in place of {name, text}",
     )
 
 
 class RequestInSerializer(DocumentInSerializer):
-    expected = ExpectedSerializer(required=False, allow_null=True)
+    expected = Expected(required=False, allow_null=True)
+
+
+@extend_schema_field(DocumentInSerializer(many=True))
+class Documents(strict.Array):
+    """Items of a project body: {name, text} or a Kubernetes object each, read by project_service."""
+
+
+@extend_schema_field(RequestInSerializer(many=True))
+class Requests(strict.Array):
+    """Sample requests of a project body, read by project_service."""
 
 
 KUBERNETES_VERSION_HELP = "the Kubernetes release to simulate, e.g. 1.31"
 
 
 class ProjectInSerializer(serializers.Serializer):
-    title = serializers.CharField(required=False, allow_blank=True)
-    description = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
-    documents = DocumentInSerializer(many=True, required=False, max_length=settings.PLAYGROUND_MAX_ITEMS)
-    requests = RequestInSerializer(many=True, required=False, max_length=settings.PLAYGROUND_MAX_ITEMS)
-    kubernetesVersion = serializers.CharField(required=False, help_text=KUBERNETES_VERSION_HELP)
+    title = strict.Text(required=False)
+    description = strict.Text(required=False)
+    documents = Documents(required=False, allow_null=True)
+    requests = Requests(required=False, allow_null=True)
+    kubernetesVersion = strict.Text(required=False, allow_null=True, help_text=KUBERNETES_VERSION_HELP)
 
 
 class ProjectPatchSerializer(serializers.Serializer):
-    title = serializers.CharField(required=False, allow_blank=True)
-    description = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
-    kubernetesVersion = serializers.CharField(required=False, help_text=KUBERNETES_VERSION_HELP)
+    """A project's metadata (REST PATCH and the `meta` message); null = not given."""
+
+    title = strict.Text(required=False, allow_null=True)
+    description = strict.Text(required=False, allow_null=True)
+    kubernetesVersion = strict.Text(required=False, allow_null=True, help_text=KUBERNETES_VERSION_HELP)
 
 
 class EvaluateInSerializer(serializers.Serializer):
-    documents = DocumentInSerializer(many=True, max_length=settings.PLAYGROUND_MAX_ITEMS)
-    requests = RequestInSerializer(many=True, required=False, max_length=settings.PLAYGROUND_MAX_ITEMS)
-    kubernetesVersion = serializers.CharField(required=False, help_text=KUBERNETES_VERSION_HELP)
+    documents = Documents()
+    requests = Requests(required=False, allow_null=True)
+    kubernetesVersion = strict.Text(required=False, allow_null=True, help_text=KUBERNETES_VERSION_HELP)
 
 
 class SnapshotRefSerializer(serializers.Serializer):

@@ -1,6 +1,12 @@
-"""Documents and sample requests of a project: every change is saved as typed and gets a new project version."""
+"""Documents and sample requests of a project: every change is saved as typed and gets a new project version.
+
+Arguments are keyword-only and already validated at the edge (api/serializers.py, api/messages.py): right
+types, storable text. What needs the database or the engine is checked here: sizes, expected outcomes,
+whether the item exists and the token may edit it."""
 
 from __future__ import annotations
+
+from typing import Literal
 
 from django.db import transaction
 from django.db.models import Max, Sum
@@ -8,20 +14,20 @@ from django.db.models.functions import Length
 
 from playground.collab import authority
 from playground.models import Document, SampleRequest
-from playground.services import edge, limits
-from playground.services.errors import ServiceError, not_found
+from playground.services import limits
+from playground.services.errors import not_found
 from playground.services.expectations import clean_expected
-from playground.services.project_service import authorize, bump_version, get_project, item_dict, project_state
+from playground.services.project_service import authorize, bump_version, get_project, item_dict
 
-TARGETS = {"document": Document, "request": SampleRequest}
-UNSET = object()
+TARGETS: dict[str, type[Document] | type[SampleRequest]] = {"document": Document, "request": SampleRequest}
+Target = Literal["document", "request"]
 
 
-def _model(target: str):
-    try:
-        return TARGETS[target]
-    except (KeyError, TypeError):  # TypeError: an unhashable target (a list or an object)
-        raise ServiceError("invalid_request", "target must be 'document' or 'request'")
+class _Unset:
+    """`expected` not given (None clears it)."""
+
+
+UNSET = _Unset()
 
 
 def _check_project_total(project_id: str, replaced_model=None, replaced_id=None, new_text: str = "") -> None:
@@ -44,18 +50,23 @@ def _check_project_total(project_id: str, replaced_model=None, replaced_id=None,
     limits.check_total(sizes)
 
 
-def _clean_name(name, default: str) -> str:
-    if name is None or name == "":
-        return default
-    return edge.check_text(name, "name")[:200]
+def _name(name: str | None, default: str) -> str:
+    return name[:200] if name else default
 
 
-def add_item(project_id: str, token: str | None, target: str, name=None, text: str = "", expected=None) -> dict:
+def add_item(
+    *,
+    project_id: str,
+    token: str | None,
+    target: Target,
+    name: str | None = None,
+    text: str = "",
+    expected: dict | None = None,
+) -> dict:
     """Append a document or sample request; returns {"item", "version"}."""
-    model = _model(target)
+    model = TARGETS[target]
     authorize(get_project(project_id), token)
-    edge.check_text(text, "text")
-    name = _clean_name(name, target)
+    name = _name(name, target)
     limits.check_text(text, name)
     fields = {}
     if model is SampleRequest:
@@ -78,41 +89,41 @@ def add_item(project_id: str, token: str | None, target: str, name=None, text: s
     return {"item": item_dict(item, model is SampleRequest), "version": project.version}
 
 
-def _item_id(item_id) -> int:
-    """An item id as a client sent it (URL digits or a JSON number); one no row can have is not found."""
-    if isinstance(item_id, bool) or not isinstance(item_id, (int, str)):
-        raise ValueError(item_id)
-    value = int(item_id)
-    if not 0 < value < 2**63:
-        raise ValueError(item_id)
-    return value
-
-
-def get_item(project_id: str, target: str, item_id) -> dict:
-    model = _model(target)
-    get_project(project_id)
+def _row(model, project_id: str, target: str, item_id: int, *, lock: bool = False):
+    """The item, or not found (also for an id no row can have: ids are positive 63-bit integers)."""
+    rows = model.objects.select_for_update() if lock else model.objects
     try:
-        item = model.objects.get(project_id=project_id, pk=_item_id(item_id))
-    except (model.DoesNotExist, ValueError, TypeError):
-        raise not_found(target)
-    return item_dict(item, model is SampleRequest)
+        if not 0 < item_id < 2**63:
+            raise model.DoesNotExist
+        return rows.get(project_id=project_id, pk=item_id)
+    except model.DoesNotExist:
+        raise not_found(target) from None
+
+
+def get_item(*, project_id: str, target: Target, item_id: int) -> dict:
+    model = TARGETS[target]
+    get_project(project_id)
+    return item_dict(_row(model, project_id, target, item_id), model is SampleRequest)
 
 
 def update_item(
-    project_id: str, token: str | None, target: str, item_id, *, text=None, name=None, expected=UNSET
+    *,
+    project_id: str,
+    token: str | None,
+    target: Target,
+    item_id: int,
+    text: str | None = None,
+    name: str | None = None,
+    expected: dict | None | _Unset = UNSET,
 ) -> dict:
-    """Save a new text/name/expected exactly as given (broken YAML included); returns {"item", "version"}."""
-    model = _model(target)
+    """Save a new text/name/expected exactly as given (broken YAML included); None = unchanged. Returns
+    {"item", "version"}."""
+    model = TARGETS[target]
     if text is not None:
-        edge.check_text(text, "text")
-    if text is not None:
-        limits.check_text(text, name if isinstance(name, str) else None)
+        limits.check_text(text, name)
     with transaction.atomic():
         project = bump_version(project_id, token)
-        try:
-            item = model.objects.select_for_update().get(project_id=project_id, pk=_item_id(item_id))
-        except (model.DoesNotExist, ValueError, TypeError):
-            raise not_found(target)
+        item = _row(model, project_id, target, item_id, lock=True)
         fields = ["version", "updated"]
         if text is not None and text != item.text:
             _check_project_total(project_id, model, item.pk, text)
@@ -120,9 +131,9 @@ def update_item(
             authority.record_replacement(project, target, item, old_text)
             fields += ["text", "collab_version"]
         if name is not None:
-            item.name = _clean_name(name, item.name)
+            item.name = _name(name, item.name)
             fields.append("name")
-        if expected is not UNSET and model is SampleRequest:
+        if not isinstance(expected, _Unset) and model is SampleRequest:
             item.expected = clean_expected(expected, item.name)
             fields.append("expected")
         item.version = project.version
@@ -130,22 +141,12 @@ def update_item(
     return {"item": item_dict(item, model is SampleRequest), "version": project.version}
 
 
-def delete_item(project_id: str, token: str | None, target: str, item_id) -> dict:
-    model = _model(target)
+def delete_item(*, project_id: str, token: str | None, target: Target, item_id: int) -> dict:
+    model = TARGETS[target]
     authorize(get_project(project_id), token)
     with transaction.atomic():
-        try:
-            item = model.objects.get(project_id=project_id, pk=_item_id(item_id))
-        except (model.DoesNotExist, ValueError, TypeError):
-            raise not_found(target)
+        item = _row(model, project_id, target, item_id)
         project = bump_version(project_id)
         authority.forget(target, item.pk)
         item.delete()
     return {"version": project.version}
-
-
-def update_item_with_state(project_id: str, token: str | None, target: str, item_id, **fields) -> dict:
-    """update_item plus the project state right after it (one trip to the database thread for live edits)."""
-    saved = update_item(project_id, token, target, item_id, **fields)
-    saved["state"] = project_state(project_id)
-    return saved

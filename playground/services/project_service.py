@@ -192,13 +192,17 @@ def clean_kubernetes_version(value) -> str:
         raise ServiceError("invalid_request", str(exc))
 
 
-def update_metadata(project_id: str, token: str | None, title=None, description=None, kubernetes_version=None) -> dict:
+def update_metadata(
+    *,
+    project_id: str,
+    token: str | None,
+    title: str | None = None,
+    description: str | None = None,
+    kubernetes_version: str | None = None,
+) -> dict:
+    """Change the given metadata (None = unchanged; validated at the edge, the version's support here)."""
     project = get_project(project_id)
     authorize(project, token)
-    if title is not None:
-        edge.check_text(title, "title")
-    if description is not None:
-        edge.check_text(description, "description")
     if kubernetes_version is not None:
         kubernetes_version = clean_kubernetes_version(kubernetes_version)
     with transaction.atomic():

@@ -22,7 +22,8 @@ from playground.workshops.services import engine, evaluation_pool, fair_queue, p
 from playground.workshops.services.database import db
 from playground.workshops.services.groups import room_group, teacher_group, watch_group
 from playground.ws import RoomConsumer
-from playground.ws_messages import STUDENT_MESSAGES, TEACHER_MESSAGES, client_seq
+from playground.api.messages import STUDENT_MESSAGES, TEACHER_MESSAGES
+from playground.ws_messages import client_seq
 
 logger = logging.getLogger(__name__)
 
@@ -207,13 +208,15 @@ class StudentConsumer(_RoomConsumer):
             raise ServiceError("room_closed", "this room is closed", 409)
         if rooms.time_is_up(self.time_box):
             raise ServiceError("time_up", "the time for this exercise is up: the teacher locked the editors", 409)
-        fields = {"text": message.get("text")}
-        if message.get("name") is not None:
-            fields["name"] = message["name"]
         if self.context is None:
             self.context = await db(progress.context)(self.participant_id)
         saved, ctx = await db(progress.save_edit)(
-            self.context, self.fork["editToken"], message.get("target"), message.get("id"), fields
+            self.context,
+            edit_token=self.fork["editToken"],
+            target=message["target"],
+            item_id=message["id"],
+            text=message.get("text"),
+            name=message.get("name"),
         )
         item = saved["item"]
         await self.send_json(

@@ -50,7 +50,7 @@ async def test_a_rolled_back_change_is_never_broadcast():
 
     def rename_then_fail():
         with pytest.raises(RuntimeError), transaction.atomic():
-            project_service.update_metadata(state["id"], token, "renamed", None, None)
+            project_service.update_metadata(project_id=state["id"], token=token, title="renamed")
             notify.project_changed(state["id"])
             raise RuntimeError("the request failed after the save")
 
@@ -65,7 +65,7 @@ async def test_a_committed_change_is_broadcast_after_the_commit():
 
     def rename() -> list[dict]:
         with transaction.atomic():
-            project_service.update_metadata(state["id"], token, "renamed", None, None)
+            project_service.update_metadata(project_id=state["id"], token=token, title="renamed")
             notify.project_changed(state["id"])
             return async_to_sync(received)()  # the transaction is still open
 

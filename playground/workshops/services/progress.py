@@ -14,6 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from playground.services import document_service, project_service
+from playground.services.document_service import Target
 from playground.services.errors import not_found
 from playground.workshops.models import ExerciseFork, Participant, Progress, Room
 from playground.workshops.services import catalog, rooms
@@ -40,12 +41,16 @@ def context(participant_id: int, submit: bool = False) -> Context:
     )
 
 
-def save_edit(ctx: Context, edit_token: str, target, item_id, fields: dict) -> tuple[dict, Context]:
+def save_edit(
+    ctx: Context, *, edit_token: str, target: Target, item_id: int, text: str | None, name: str | None
+) -> tuple[dict, Context]:
     """Save a student's edit to their fork and return it with the context to evaluate (one database trip).
 
     `ctx` is the consumer's context of its current exercise; only the fork's state is read again.
     """
-    saved = document_service.update_item(ctx.state["id"], edit_token, target, item_id, **fields)
+    saved = document_service.update_item(
+        project_id=ctx.state["id"], token=edit_token, target=target, item_id=item_id, text=text, name=name
+    )
     return saved, replace(ctx, state=project_service.project_state(ctx.state["id"]))
 
 

@@ -82,7 +82,7 @@ def test_pull_returns_the_changes_since_a_version(project):
 
 def test_a_whole_text_save_enters_the_history_as_a_small_change(project):
     project_id, token, doc = project
-    document_service.update_item(project_id, token, "document", doc, text="help")
+    document_service.update_item(project_id=project_id, token=token, target="document", item_id=doc, text="help")
     answer = authority.pull(project_id=project_id, target="document", item_id=doc, since=0)
     assert answer["updates"] == [{"changes": [3, [2, "p"]], "clientID": "server"}]
     assert push(project, 0, [5, [0, "x"]])["item"]["text"] == "helpx"  # rebased onto it
@@ -125,5 +125,5 @@ def test_a_client_too_far_behind_gets_the_text(project, monkeypatch):
 def test_deleting_a_text_forgets_its_history(project):
     project_id, token, doc = project
     push(project, 0, [5, [0, "1"]])
-    document_service.delete_item(project_id, token, "document", doc)
+    document_service.delete_item(project_id=project_id, token=token, target="document", item_id=doc)
     assert not TextChange.objects.exists()

@@ -38,7 +38,11 @@ def test_export_import_room_and_a_student_passes():
     solution = data["exercises"][0]["documents"]
     for doc, wanted in zip(state["fork"]["project"]["documents"], solution):
         document_service.update_item(
-            state["fork"]["projectId"], state["fork"]["editToken"], "document", doc["id"], text=wanted["text"]
+            project_id=state["fork"]["projectId"],
+            token=state["fork"]["editToken"],
+            target="document",
+            item_id=doc["id"],
+            text=wanted["text"],
         )
     ctx = progress.context(participant.id, submit=True)
     result = engine.evaluate(ctx)
@@ -141,7 +145,13 @@ def test_the_authoring_page_composes_the_yaml_file_and_it_round_trips_to_a_passi
     assert "replicas <= 5" not in str(state["exercise"])  # the expected message is not shown to students
     fork = state["fork"]
     for doc, wanted in zip(fork["project"]["documents"], data["exercises"][0]["documents"]):
-        document_service.update_item(fork["projectId"], fork["editToken"], "document", doc["id"], text=wanted["text"])
+        document_service.update_item(
+            project_id=fork["projectId"],
+            token=fork["editToken"],
+            target="document",
+            item_id=doc["id"],
+            text=wanted["text"],
+        )
     ctx = progress.context(participant.id, submit=True)
     result = engine.evaluate(ctx)
     seen = progress.record(ctx, result["checks"], result["version"], True, result["diagnosis"])["student"]

@@ -25,10 +25,10 @@ def _type(participant, replace: str, with_: str) -> dict:
     state = participants.student_state(participant)
     doc = state["fork"]["project"]["documents"][0]
     document_service.update_item(
-        state["fork"]["projectId"],
-        state["fork"]["editToken"],
-        "document",
-        doc["id"],
+        project_id=state["fork"]["projectId"],
+        token=state["fork"]["editToken"],
+        target="document",
+        item_id=doc["id"],
         text=doc["text"].replace(replace, with_),
     )
     ctx = progress.context(participant.id)

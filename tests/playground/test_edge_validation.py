@@ -1,0 +1,130 @@
+"""One edge validator for both transports (api/strict.py): the serializers of the REST bodies check the
+WebSocket messages too, with the same wording, and services take validated keyword arguments only."""
+
+from __future__ import annotations
+
+import inspect
+import json
+
+import pytest
+
+from playground.api import messages
+from playground.api.serializers import ProjectPatchSerializer, RequestInSerializer
+from playground.api.strict import validated
+from playground.services import document_service, project_service
+from playground.services.errors import ServiceError
+from playground.ws_messages import parse_client_message
+from tests.playground.playground_fixtures import project_body
+
+pytestmark = pytest.mark.django_db
+
+
+def refusal(serializer, data, **kwargs) -> ServiceError:
+    with pytest.raises(ServiceError) as caught:
+        validated(serializer, data, **kwargs)
+    return caught.value
+
+
+def ws_refusal(message: dict) -> ServiceError:
+    with pytest.raises(ServiceError) as caught:
+        parse_client_message(json.dumps(message), None, messages.PROJECT_MESSAGES)
+    return caught.value
+
+
+@pytest.mark.parametrize(
+    "value, wanted",
+    [(1, "must be a string, not number"), (True, "must be a string, not boolean"), ([], "must be a string, not array")],
+)
+def test_text_is_not_coerced(value, wanted):
+    error = refusal(RequestInSerializer, {"text": value})
+    assert (error.code, error.message, error.path, error.status) == ("invalid_request", f"text: {wanted}", "text", 400)
+
+
+@pytest.mark.parametrize(
+    "value, wanted",
+    [
+        ("7", "must be an integer, not string"),
+        (True, "must be an integer, not boolean"),
+        (1.5, "must be an integer, not number"),
+        (None, "must be an integer, not null"),
+        (2**64, "integer out of the 64-bit range"),
+    ],
+)
+def test_integers_are_strict(value, wanted):
+    # (the socket's JSON reader refuses 2**64 earlier, for any field: services/edge.py)
+    error = refusal(messages.ItemMessage, {"type": "delete", "target": "document", "id": value}, code="invalid_message")
+    assert (error.code, error.message, error.path) == ("invalid_message", f"id: {wanted}", "id")
+
+
+def test_text_must_be_storable():
+    error = refusal(ProjectPatchSerializer, {"title": "a\x00b"})
+    assert (error.message, error.path) == ("title: contains a NUL character", "title")
+
+
+def test_text_is_kept_exactly_as_typed():
+    assert validated(RequestInSerializer, {"name": "", "text": "  a: 1\n\n"}) == {"name": "", "text": "  a: 1\n\n"}
+
+
+def test_a_rest_body_refuses_unknown_fields_a_message_drops_them():
+    error = refusal(ProjectPatchSerializer, {"title": "t", "colour": "red"})
+    assert (error.message, error.path) == (
+        "colour: unknown field (expected title, description, kubernetesVersion)",
+        "colour",
+    )
+    message = parse_client_message(
+        json.dumps({"type": "meta", "title": "t", "colour": "red"}), None, messages.PROJECT_MESSAGES
+    )
+    assert message == {"type": "meta", "title": "t"}
+
+
+def test_required_fields_and_null_as_not_given():
+    error = ws_refusal({"type": "edit", "id": 1})
+    assert (error.message, error.path) == ("target: this field is required", "target")
+    edit = {"type": "edit", "target": "request", "id": 1, "text": None, "expected": None, "clientSeq": 3}
+    assert parse_client_message(json.dumps(edit), None, messages.PROJECT_MESSAGES) == edit
+
+
+def test_target_and_unknown_type_wording():
+    assert ws_refusal({"type": "delete", "target": "pod", "id": 1}).message == 'target: must be "document" or "request"'
+    error = ws_refusal({"type": "teleport"})
+    assert (error.message, error.path) == ("unknown message type 'teleport'", "type")
+    assert ws_refusal({"type": "rename", "target": "document", "id": 1, "name": ""}).message == (
+        "name: rename needs a non-empty name"
+    )
+
+
+def test_rest_and_websocket_share_the_shape_and_its_wording(client):
+    created = client.post("/api/v1/projects", project_body(), content_type="application/json").json()
+    request_id = created["requests"][0]["id"]
+    rest = client.put(
+        f"/api/v1/projects/{created['id']}/requests/{request_id}",
+        {"expected": "allowed"},
+        content_type="application/json",
+        HTTP_X_EDIT_TOKEN=created["editToken"],
+    )
+    assert rest.status_code == 400
+    ws = ws_refusal({"type": "edit", "target": "request", "id": request_id, "expected": "allowed"})
+    assert rest.json()["error"]["message"] == ws.message == "expected: must be an object or null, not string"
+    assert rest.json()["error"]["path"] == ws.path == "expected"
+    assert issubclass(messages.Edit, RequestInSerializer) and issubclass(messages.Meta, ProjectPatchSerializer)
+
+
+def test_a_non_object_body_is_refused(client):
+    response = client.post("/api/v1/evaluate", [1], content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["error"]["message"] == "the body must be a JSON object"
+
+
+@pytest.mark.parametrize(
+    "service",
+    [
+        document_service.add_item,
+        document_service.get_item,
+        document_service.update_item,
+        document_service.delete_item,
+        project_service.update_metadata,
+    ],
+)
+def test_services_take_keyword_only_arguments(service):
+    parameters = inspect.signature(service).parameters.values()
+    assert parameters and all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in parameters)
