@@ -8,7 +8,7 @@ from django.db import transaction
 
 from evaluator.cel.versions import NEWEST, parse_version
 from playground.models import Document, Project, SampleRequest, Snapshot
-from playground.services import edge, limits, tokens
+from playground.services import edge, edit_guards, limits, tokens
 from playground.services.errors import ServiceError, forbidden, not_found
 from playground.services.expectations import clean_expected
 
@@ -129,8 +129,10 @@ def can_edit(project: Project, token: str | None) -> bool:
 
 
 def authorize(project: Project, token: str | None) -> None:
+    """The token may edit the project, and nothing forbids editing it now (services/edit_guards.py)."""
     if not can_edit(project, token):
         raise forbidden()
+    edit_guards.check(project)
 
 
 def item_dict(item, with_expected: bool) -> dict:
@@ -223,7 +225,8 @@ def rotate_token(project_id: str, token: str | None) -> str:
     Open connections holding the old token fail their next write, since every write checks it again."""
     with transaction.atomic():
         project = Project.objects.select_for_update().get(pk=get_project(project_id).pk)
-        authorize(project, token)
+        if not can_edit(project, token):  # not an edit: a locked workshop fork may still revoke its links
+            raise forbidden()
         new = tokens.new_token()
         project.edit_token_hash = tokens.hash_token(new)
         project.save(update_fields=["edit_token_hash"])

@@ -6,3 +6,9 @@ class WorkshopsConfig(AppConfig):
     label = "workshops"
     verbose_name = "Admission Playground workshops"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from playground.services import edit_guards
+        from playground.workshops.services import rooms
+
+        edit_guards.register(rooms.refuse_locked_fork)

@@ -207,7 +207,7 @@ class StudentConsumer(_RoomConsumer):
         if not self.room_open:
             raise ServiceError("room_closed", "this room is closed", 409)
         if rooms.time_is_up(self.time_box):
-            raise ServiceError("time_up", "the time for this exercise is up: the teacher locked the editors", 409)
+            raise rooms.time_up()  # known here without a query; the services' edit guard is the authority
         if self.context is None:
             self.context = await db(progress.context)(self.participant_id)
         saved, ctx = await db(progress.save_edit)(

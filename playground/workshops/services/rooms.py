@@ -132,6 +132,23 @@ def time_is_up(box: dict | None, now=None) -> bool:
     return (now or timezone.now()) >= datetime.fromisoformat(box["deadline"])
 
 
+def time_up() -> ServiceError:
+    return ServiceError("time_up", "the time for this exercise is up: the teacher locked the editors", 403)
+
+
+def refuse_locked_fork(project: Project) -> None:
+    """Edit guard (services/edit_guards.py): a student's fork of the room's current exercise is read-only once
+    the teacher's locking time box is over, whichever way the edit comes (workshop socket, project REST
+    endpoints, the co-editing socket)."""
+    fork = ExerciseFork.objects.filter(project_id=project.pk).select_related("participant__room").first()
+    if fork is None:
+        return
+    room = fork.participant.room
+    exercise = current_exercise(room)
+    if fork.exercise_id == exercise.id and time_is_up(time_box(room, exercise)):
+        raise time_up()
+
+
 def room_public(room: Room) -> dict:
     """What anyone with the code may know."""
     return {
