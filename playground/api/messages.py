@@ -4,7 +4,8 @@ RoomConsumer (playground/ws.py) checks an incoming message with the serializer r
 hands its handler the validated values only. A message that carries a REST body's fields reuses that body's
 serializer (an edit is a DocumentIn/RequestIn plus which item; `meta` is the project PATCH body), so a
 shape is defined once for both transports. Fields not declared are ignored; a null optional field is "not
-given". The shapes inside co-editing's "updates" and "ranges" are checked by playground/collab.
+given". The shapes inside co-editing's "updates" and "ranges" are checked by playground/collab. The
+workshop sockets' messages are in playground/workshops/api/messages.py.
 """
 
 from __future__ import annotations
@@ -86,62 +87,4 @@ PROJECT_MESSAGES: dict[str, type[Message]] = {
     "push": Push,
     "pull": Pull,
     "cursor": Cursor,
-}
-
-# -- workshop rooms (playground/workshops/consumers.py) --------------------------------------------------
-
-
-class TokenHello(Message):
-    token = strict.Text(required=False, allow_null=True)
-
-
-class StudentEdit(ItemMessage):
-    text = strict.Text(required=False, allow_null=True)
-    name = strict.Text(required=False, allow_null=True)
-
-
-class Minutes(Message):
-    minutes = strict.Integer(required=False, allow_null=True)
-
-
-class TimeBox(Minutes):
-    locks = strict.AnyValue(required=False, allow_null=True)
-
-
-class Watch(Message):
-    participant = strict.Integer()
-
-
-class Announce(Message):
-    text = strict.Text()
-
-
-class Advance(Message):
-    position = strict.Integer(required=False, allow_null=True)
-
-
-class Present(Message):
-    documents = strict.Array(required=False, allow_null=True)
-    title = strict.Text(required=False, allow_null=True)
-
-
-STUDENT_MESSAGES: dict[str, type[Message]] = {
-    "hello": TokenHello,
-    "evaluate": Empty,
-    "submit": Empty,
-    "ping": Empty,
-    "edit": StudentEdit,
-}
-TEACHER_MESSAGES: dict[str, type[Message]] = {
-    "hello": TokenHello,
-    "stuckMinutes": Minutes,
-    "timeBox": TimeBox,
-    "unwatch": Empty,
-    "revealHint": Empty,
-    "revealSolution": Empty,
-    "close": Empty,
-    "watch": Watch,
-    "announce": Announce,
-    "advance": Advance,
-    "present": Present,
 }

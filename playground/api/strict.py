@@ -67,6 +67,17 @@ class Integer(_Strict, serializers.IntegerField):
         return data
 
 
+class Boolean(_Strict, serializers.BooleanField):
+    """A JSON true or false (not 1, not "yes")."""
+
+    wanted = "true or false"
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            raise _wrong(self.wanted, data)
+        return data
+
+
 class Target(_Strict, serializers.ChoiceField):
     """Which list of a project an item belongs to."""
 

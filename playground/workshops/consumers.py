@@ -22,7 +22,7 @@ from playground.workshops.services import engine, evaluation_pool, fair_queue, p
 from playground.workshops.services.database import db
 from playground.workshops.services.groups import room_group, teacher_group, watch_group
 from playground.ws import RoomConsumer
-from playground.api.messages import STUDENT_MESSAGES, TEACHER_MESSAGES
+from playground.workshops.api.messages import STUDENT_MESSAGES, TEACHER_MESSAGES
 from playground.ws_messages import client_seq
 
 logger = logging.getLogger(__name__)
@@ -101,15 +101,17 @@ class TeacherConsumer(_RoomConsumer):
             self.watching = None
 
     async def on_announce(self, message):
-        sent = await db(rooms.announce)(self.code, self.token, message.get("text"))
+        sent = await db(rooms.announce)(code=self.code, token=self.token, text=message["text"])
         await self.to_group(room_group(self.code), {"type": "announcement", **sent})
 
     async def on_present(self, message):
-        presenting = await db(rooms.present)(self.code, self.token, message.get("documents"), message.get("title"))
+        presenting = await db(rooms.present)(
+            code=self.code, token=self.token, documents=message.get("documents"), title=message.get("title")
+        )
         await self.to_group(room_group(self.code), {"type": "presenting", "presenting": presenting})
 
     async def on_advance(self, message):
-        room = await db(rooms.advance)(self.code, self.token, message.get("position"))
+        room = await db(rooms.advance)(code=self.code, token=self.token, position=message.get("position"))
         await self.to_group(room_group(self.code), {"type": "exercise", "room": room})
 
     async def on_reveal_hint(self, message):
@@ -125,7 +127,9 @@ class TeacherConsumer(_RoomConsumer):
         await self.to_group(teacher_group(self.code), {"type": "stuckMinutes", "minutes": message.get("minutes")})
 
     async def on_time_box(self, message):
-        box = await db(rooms.set_time_box)(self.code, self.token, message.get("minutes"), message.get("locks", False))
+        box = await db(rooms.set_time_box)(
+            code=self.code, token=self.token, minutes=message["minutes"], locks=message.get("locks", False)
+        )
         await self.to_group(room_group(self.code), {"type": "timeBox", "timeBox": box})
 
     async def on_close(self, message):

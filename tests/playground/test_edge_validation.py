@@ -128,3 +128,20 @@ def test_a_non_object_body_is_refused(client):
 def test_services_take_keyword_only_arguments(service):
     parameters = inspect.signature(service).parameters.values()
     assert parameters and all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in parameters)
+
+
+def test_the_teacher_socket_and_rest_share_the_action_bodies():
+    from playground.workshops.api import messages as workshop_messages
+    from playground.workshops.api import serializers as workshop_bodies
+
+    for message, body in [
+        (workshop_messages.TimeBox, workshop_bodies.TimeBoxInSerializer),
+        (workshop_messages.Announce, workshop_bodies.AnnounceInSerializer),
+        (workshop_messages.Advance, workshop_bodies.AdvanceInSerializer),
+        (workshop_messages.Present, workshop_bodies.PresentInSerializer),
+    ]:
+        assert issubclass(message, body)
+    with pytest.raises(ServiceError) as caught:
+        text = json.dumps({"type": "timeBox", "minutes": 5, "locks": 1})
+        parse_client_message(text, None, workshop_messages.TEACHER_MESSAGES)
+    assert (caught.value.code, caught.value.message) == ("invalid_message", "locks: must be true or false, not number")

@@ -1,6 +1,11 @@
-"""Request bodies of the workshop API, for the OpenAPI schema (the services check the values)."""
+"""Request bodies of the workshop API (and the OpenAPI schema). The teacher's actions are validated by these
+serializers on both transports (REST here, the teacher socket through workshops/api/messages.py); the
+rest are still read by the services."""
 
 from rest_framework import serializers
+
+from playground.api import strict
+from playground.api.serializers import Documents
 
 
 class RoomInSerializer(serializers.Serializer):
@@ -11,3 +16,23 @@ class RoomInSerializer(serializers.Serializer):
 class JoinInSerializer(serializers.Serializer):
     displayName = serializers.CharField()
     token = serializers.CharField(required=False, help_text="A browser token from an earlier join: resumes")
+
+
+class AdvanceInSerializer(serializers.Serializer):
+    position = strict.Integer(
+        required=False, allow_null=True, help_text="the exercise index to go to; default: the next one"
+    )
+
+
+class AnnounceInSerializer(serializers.Serializer):
+    text = strict.Text(help_text="at most 2,000 characters; empty clears the announcement")
+
+
+class PresentInSerializer(serializers.Serializer):
+    documents = Documents(required=False, allow_null=True, help_text="{name, text} each; null stops presenting")
+    title = strict.Text(required=False, allow_null=True)
+
+
+class TimeBoxInSerializer(serializers.Serializer):
+    minutes = strict.Integer(help_text="0 to 240; 0 removes the time box")
+    locks = strict.Boolean(required=False, help_text="refuse the students' edits once the time is up")

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import status
+from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from playground.api.serializers import ErrorSerializer
+from playground.api.strict import validated
 from playground.services.errors import ServiceError
 from playground.workshops.api import serializers as s
 from playground.workshops.services import authoring, broadcast, catalog, export, participants, progress, rooms
@@ -140,50 +141,65 @@ class DashboardView(APIView):
 
 
 class _TeacherAction(APIView):
-    """POST: do the action, tell the room's sockets, answer what was sent."""
+    """POST: do the action, tell the room's sockets, answer what was sent. The body is validated by
+    `body` (the serializer the teacher socket's message of the same action extends)."""
+
+    body: type[serializers.Serializer] = serializers.Serializer  # no fields: an empty object
 
     def act(self, code: str, token: str | None, body: dict) -> dict:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    @extend_schema(parameters=[TEACHER], request=dict, responses={200: dict, **ERRORS})
+    @extend_schema(parameters=[TEACHER], responses={200: dict, **ERRORS})
     def post(self, request, code):
         room = rooms.get_room(code)
-        message = self.act(room.code, _teacher_token(request), _body(request))
+        message = self.act(room.code, _teacher_token(request), validated(self.body, request.data))
         broadcast.send(room_group(room.code), message)
         return Response(message)
 
 
+@extend_schema(request=s.AdvanceInSerializer)
 class AdvanceView(_TeacherAction):
+    body = s.AdvanceInSerializer
+
     def act(self, code, token, body):
-        return {"type": "exercise", "room": rooms.advance(code, token, body.get("position"))}
+        return {"type": "exercise", "room": rooms.advance(code=code, token=token, position=body.get("position"))}
 
 
+@extend_schema(request=None)
 class HintView(_TeacherAction):
     def act(self, code, token, body):
         return {"type": "hint", **rooms.reveal_hint(code, token)}
 
 
+@extend_schema(request=None)
 class SolutionView(_TeacherAction):
     def act(self, code, token, body):
         return {"type": "solution", **rooms.reveal_solution(code, token)}
 
 
+@extend_schema(request=s.AnnounceInSerializer)
 class AnnounceView(_TeacherAction):
+    body = s.AnnounceInSerializer
+
     def act(self, code, token, body):
-        return {"type": "announcement", **rooms.announce(code, token, body.get("text"))}
+        return {"type": "announcement", **rooms.announce(code=code, token=token, text=body["text"])}
 
 
+@extend_schema(request=s.PresentInSerializer)
 class PresentView(_TeacherAction):
+    body = s.PresentInSerializer
+
     def act(self, code, token, body):
-        return {
-            "type": "presenting",
-            "presenting": rooms.present(code, token, body.get("documents"), body.get("title")),
-        }
+        presenting = rooms.present(code=code, token=token, documents=body.get("documents"), title=body.get("title"))
+        return {"type": "presenting", "presenting": presenting}
 
 
+@extend_schema(request=s.TimeBoxInSerializer)
 class TimeBoxView(_TeacherAction):
+    body = s.TimeBoxInSerializer
+
     def act(self, code, token, body):
-        box = rooms.set_time_box(code, token, body.get("minutes"), body.get("locks", False))
+        box = rooms.set_time_box(code=code, token=token, minutes=body["minutes"], locks=body.get("locks", False))
         return {"type": "timeBox", "timeBox": box}
 
 
@@ -197,6 +213,7 @@ class CoteacherLinkView(APIView):
         return Response({"token": token, "dashboardUrl": f"/w/{room.code}/teacher"}, status=status.HTTP_201_CREATED)
 
 
+@extend_schema(request=None)
 class CloseView(_TeacherAction):
     def act(self, code, token, body):
         return {"type": "closed", "room": rooms.close(code, token)}

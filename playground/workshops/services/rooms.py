@@ -173,7 +173,7 @@ def _locked(code: str, token: str | None, *, open_only: bool = True) -> Room:
     return Room.objects.select_for_update().select_related("exercise_set").get(pk=normalise_code(code))
 
 
-def advance(code: str, token: str | None, position=None) -> dict:
+def advance(*, code: str, token: str | None, position: int | None = None) -> dict:
     """Move the room to `position` (default: the next exercise); students fork it when they get there."""
     with transaction.atomic():
         room = _locked(code, token)
@@ -181,7 +181,7 @@ def advance(code: str, token: str | None, position=None) -> dict:
         target = room.position + 1 if position is None else position
         if position is None and target >= count:
             raise ServiceError("last_exercise", "this is the last exercise: finish the workshop to close the room", 409)
-        if not isinstance(target, int) or isinstance(target, bool) or not 0 <= target < count:
+        if not 0 <= target < count:
             raise ServiceError("invalid_request", f"position must be an exercise index from 0 to {count - 1}")
         if target != room.position:
             room.position, room.position_started = target, timezone.now()
@@ -212,8 +212,8 @@ def reveal_solution(code: str, token: str | None) -> dict:
     return {"exercise": exercise.id, "documents": exercise.solution}
 
 
-def announce(code: str, token: str | None, text) -> dict:
-    if not isinstance(text, str) or len(text) > ANNOUNCEMENT_MAX:
+def announce(*, code: str, token: str | None, text: str) -> dict:
+    if len(text) > ANNOUNCEMENT_MAX:
         raise ServiceError("invalid_request", f"text must be a string of at most {ANNOUNCEMENT_MAX} characters")
     with transaction.atomic():
         room = _locked(code, token)
@@ -222,12 +222,10 @@ def announce(code: str, token: str | None, text) -> dict:
     return {"text": text, "at": timezone.now().isoformat()}
 
 
-def present(code: str, token: str | None, documents, title="") -> dict | None:
+def present(*, code: str, token: str | None, documents: list | None, title: str | None = None) -> dict | None:
     """Presenter mode: share the teacher's editor (documents) with every student; None stops it."""
     if documents is not None:
-        if not isinstance(documents, list) or not all(
-            isinstance(d, dict) and isinstance(d.get("text"), str) for d in documents
-        ):
+        if not all(isinstance(d, dict) and isinstance(d.get("text"), str) for d in documents):
             raise ServiceError("invalid_request", "documents must be a list of {name, text} or null")
         limits.check_total(limits.text_size(d["text"]) for d in documents)
         documents = [
@@ -278,13 +276,11 @@ def set_stuck_minutes(code: str, token: str | None, minutes) -> int:
 TIME_BOX_MAX = 240
 
 
-def set_time_box(code: str, token: str | None, minutes, locks=False) -> dict | None:
+def set_time_box(*, code: str, token: str | None, minutes: int, locks: bool = False) -> dict | None:
     """The current exercise's time box in minutes (0 removes it), counted from when the room reached the
     exercise; `locks`: refuse edits once it is over (otherwise it only informs: countdown, "over time")."""
-    if not isinstance(minutes, int) or isinstance(minutes, bool) or not 0 <= minutes <= TIME_BOX_MAX:
+    if not 0 <= minutes <= TIME_BOX_MAX:
         raise ServiceError("invalid_request", f"minutes must be a whole number from 0 to {TIME_BOX_MAX}")
-    if not isinstance(locks, bool):
-        raise ServiceError("invalid_request", "locks must be true or false")
     with transaction.atomic():
         room = _locked(code, token)
         exercise = current_exercise(room)

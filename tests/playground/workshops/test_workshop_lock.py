@@ -21,7 +21,7 @@ LOCKED = "the time for this exercise is up: the teacher locked the editors"
 def student_fork(*, minutes: int = 5, locks: bool = True, over: bool = True) -> dict:
     """A student's fork in a room whose time box (if `over`) ended a minute ago."""
     room, token = open_room()
-    rooms.set_time_box(room["code"], token, minutes, locks)
+    rooms.set_time_box(code=room["code"], token=token, minutes=minutes, locks=locks)
     if over:
         Room.objects.filter(code=room["code"]).update(position_started=timezone.now() - timedelta(minutes=minutes + 1))
     participant, _, _ = join(room["code"])
@@ -67,7 +67,7 @@ def test_the_fork_stays_editable_unless_the_box_locks_and_is_over(box):
 @pytest.mark.django_db
 def test_only_the_current_exercise_is_locked():
     fork = student_fork()
-    rooms.advance(fork["room"]["code"], fork["teacher"])  # the next exercise has no time box
+    rooms.advance(code=fork["room"]["code"], token=fork["teacher"])  # the next exercise has no time box
     assert put_text(fork, "a: 1").status_code == 200
 
 

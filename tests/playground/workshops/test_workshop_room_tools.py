@@ -38,24 +38,33 @@ def test_a_time_box_counts_from_the_exercise_and_is_public():
     room, token = open_room()
     assert room["timeBox"] is None
     before = timezone.now()
-    box = rooms.set_time_box(room["code"], token, 10)
+    box = rooms.set_time_box(code=room["code"], token=token, minutes=10)
     deadline = timezone.datetime.fromisoformat(box["deadline"])
     assert box["minutes"] == 10 and box["locks"] is False
     assert before + timedelta(minutes=9) < deadline <= timezone.now() + timedelta(minutes=10)
     assert rooms.room_public(rooms.get_room(room["code"]))["timeBox"] == box
     # Per exercise: the next exercise has none until the teacher sets one; going back finds it again.
-    rooms.advance(room["code"], token)
+    rooms.advance(code=room["code"], token=token)
     assert rooms.room_public(rooms.get_room(room["code"]))["timeBox"] is None
-    rooms.advance(room["code"], token, 0)
+    rooms.advance(code=room["code"], token=token, position=0)
     assert rooms.room_public(rooms.get_room(room["code"]))["timeBox"]["minutes"] == 10
-    assert rooms.set_time_box(room["code"], token, 0) is None  # 0 removes it
-    for bad in (-1, 241, "5", True, 2.5):
-        with pytest.raises(ServiceError, match="minutes"):
-            rooms.set_time_box(room["code"], token, bad)
-    with pytest.raises(ServiceError, match="locks"):
-        rooms.set_time_box(room["code"], token, 5, "yes")
+    assert rooms.set_time_box(code=room["code"], token=token, minutes=0) is None  # 0 removes it
+    for bad in (-1, 241):
+        with pytest.raises(ServiceError, match="minutes must be a whole number from 0 to 240"):
+            rooms.set_time_box(code=room["code"], token=token, minutes=bad)
+    for body, wanted in [
+        ({"minutes": "5"}, "minutes: must be an integer, not string"),
+        ({"minutes": True}, "minutes: must be an integer, not boolean"),
+        ({"minutes": 2.5}, "minutes: must be an integer, not number"),
+        ({}, "minutes: this field is required"),
+        ({"minutes": 5, "locks": "yes"}, "locks: must be true or false, not string"),
+    ]:  # types are the edge's (the body serializer, shared by the teacher socket's timeBox message)
+        answer = APIClient().post(
+            f"{API}/rooms/{room['code']}/time-box", body, format="json", HTTP_X_TEACHER_TOKEN=token
+        )
+        assert (answer.status_code, answer.json()["error"]["message"]) == (400, wanted)
     with pytest.raises(ServiceError) as denied:
-        rooms.set_time_box(room["code"], "not the token", 5)
+        rooms.set_time_box(code=room["code"], token="not the token", minutes=5)
     assert denied.value.status == 403
 
 

@@ -245,5 +245,5 @@ def test_a_fork_is_private_per_participant_and_exercise():
     first = participants.student_state(ada)["fork"]["projectId"]
     assert participants.student_state(ada)["fork"]["projectId"] == first
     assert participants.student_state(bob)["fork"]["projectId"] != first
-    rooms.advance(room["code"], token)
+    rooms.advance(code=room["code"], token=token)
     assert participants.student_state(ada)["fork"]["projectId"] != first

@@ -71,7 +71,7 @@ def test_a_check_the_author_shows_carries_the_comparison_with_the_expectation():
     participant, _, _ = join(room["code"])
     from playground.workshops.services import rooms
 
-    rooms.advance(room["code"], token, 3)  # messageExpression: the task states the message itself
+    rooms.advance(code=room["code"], token=token, position=3)  # messageExpression: the task states the message itself
     ctx = progress.context(participant.id)
     result = engine.evaluate(ctx)
     seen = engine.preview(ctx, result["checks"], result["version"])
