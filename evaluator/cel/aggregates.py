@@ -8,7 +8,7 @@ from evaluator.cel import operators as ops
 from evaluator.cel.errors import CELEvalError
 from evaluator.cel.nodes import Node, const_node, first_token
 from evaluator.cel.runtime import Ctx
-from evaluator.cel.types import DYN, Type, join, list_of, map_of
+from evaluator.cel.types import DYN, FREE, Type, join, list_of, map_of
 from evaluator.cel.values import Optional
 from evaluator.cel.closures import key_repr
 
@@ -80,10 +80,11 @@ def homogeneous(c, items: list[tuple[Node, Type, Tree]]) -> Type:
         joined = join(current, t)
         if joined is None:
             if c.env.check and c.env.homogeneous_literals and c.exempt_depth == 0:
-                raise c.fail(f"expected type '{current}' but found '{t}'", first_token(tree))
+                shown = f"expected type '{current}' but found '{t}'".replace("null_type", "null")
+                raise c.fail(shown, first_token(tree))
             return DYN
         current = joined
-    return current or DYN
+    return current or FREE  # an empty literal's element: a type variable later uses bind
 
 
 def compile_map(c, t: Tree) -> Node:

@@ -62,3 +62,15 @@ def test_distinct_values_are_joined_with_comma(vap):
     ]
     result = simulate([policy, *bindings, *params, vap.namespace()], vap.create(vap.configmap()))
     assert result["auditAnnotations"] == {"p/k": "one, two"}
+
+
+def test_a_ternary_of_string_and_null_does_not_compile(vap):
+    """cel-go types `_?_:_` as (bool, A, A) -> A and `null` is not assignable to string, so the form the
+    Kubernetes documentation shows is refused; `''` (also dropped) or a dyn branch compiles."""
+    docs_form = "object.metadata.name == 'x' ? 'name ' + object.metadata.name : null"
+    result = run(vap, [("n", docs_form)], mode="report")
+    assert "found no matching overload for '_?_:_' applied to '(bool, string, null)'" in result["status"]["message"]
+    assert run(vap, [("n", "object.metadata.name != 'x' ? 'name ' + object.metadata.name : ''")])[
+        "auditAnnotations"
+    ] == {"p/n": "name " + vap.configmap()["metadata"]["name"]}
+    assert run(vap, [("n", "true ? object.metadata.name : null")])["allowed"] is True  # dyn and null unify
