@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from lark import Tree
 
 from evaluator.cel import operators as ops
@@ -9,7 +11,7 @@ from evaluator.cel.errors import CELEvalError
 from evaluator.cel.nodes import Node, const_node, first_token
 from evaluator.cel.runtime import Ctx
 from evaluator.cel.types import DYN, FREE, Type, join, list_of, map_of
-from evaluator.cel.values import Optional
+from evaluator.cel.values import MixedKeyMap, Optional, map_insert
 from evaluator.cel.closures import key_repr
 
 
@@ -104,9 +106,9 @@ def compile_map(c, t: Tree) -> Node:
             raise c.fail(f"unsupported map key type: {k.type}", first_token(trees[0]))
     fns = [(k.fn, v.fn, opt) for k, v, opt, _ in entries]
 
-    def make_map(ctx: Ctx) -> dict:
+    def make_map(ctx: Ctx) -> Mapping:
         ctx.cost += 30
-        out: dict = {}
+        out: dict | MixedKeyMap = {}
         for kf, vf, opt in fns:
             key = kf(ctx)
             ops.check_map_key(key)
@@ -119,7 +121,7 @@ def compile_map(c, t: Tree) -> Node:
                 value = value.value
             if ops.map_lookup(out, key)[0]:
                 raise CELEvalError(f"Failed with repeated key: {key_repr(key)}")
-            out[key] = value
+            out = map_insert(out, key, value)  # `true` next to `1` stay two keys
         return out
 
     node = Node(make_map, map_of(key_type, val_type))

@@ -17,7 +17,7 @@ from evaluator.cel.errors import CELEvalError
 from evaluator.cel.nodes import Node, first_token
 from evaluator.cel.runtime import Ctx
 from evaluator.cel.types import BOOL, DYN, INT, Type, list_of, map_of, optional_of
-from evaluator.cel.values import OPTIONAL_NONE, Optional
+from evaluator.cel.values import OPTIONAL_NONE, MixedKeyMap, Optional, map_insert
 
 _PASS = {
     "expr",
@@ -302,7 +302,7 @@ def _compile_transform(kind: str) -> Callable:
         def transform(ctx: Ctx) -> Any:
             rng = _iterate(tf(ctx), True)
             out_list: list = []
-            out_map: dict = {}
+            out_map: dict | MixedKeyMap = {}
             for k, v in rng:
                 ctx.slots[s0], ctx.slots[s1] = k, v
                 _tick(ctx, 0)
@@ -317,14 +317,14 @@ def _compile_transform(kind: str) -> Callable:
                 if kind == "transformList":
                     out_list.append(result)
                 elif kind == "transformMap":
-                    out_map[k] = result
+                    out_map = map_insert(out_map, k, result)
                 else:
                     if not isinstance(result, Mapping):
                         raise CELEvalError("no such overload")
                     for rk, rv in result.items():
                         if ops.map_lookup(out_map, rk)[0]:
                             raise CELEvalError(f"insert failed: key {rk} already exists")
-                        out_map[rk] = rv
+                        out_map = map_insert(out_map, rk, rv)
             ctx.cost += 1  # the result read of __result__
             return out_list if kind == "transformList" else out_map
 

@@ -18,6 +18,7 @@ from evaluator.cel.values import (
     INT64_MIN,
     UINT64_MAX,
     Duration,
+    MixedKeyMap,
     Timestamp,
     UInt,
 )
@@ -48,7 +49,7 @@ def equals(a: Any, b: Any) -> bool:
     if ta is tb:
         if ta is list or ta is tuple:
             return len(a) == len(b) and all(equals(x, y) for x, y in zip(a, b))
-        if ta is dict:
+        if ta is dict or ta is MixedKeyMap:
             return _map_equals(a, b)
         return a == b
     if (ta is list and tb is tuple) or (ta is tuple and tb is list):

@@ -21,7 +21,56 @@ class UInt(int):
         return f"{int(self)}u"
 
 
+class MixedKeyMap(Mapping):
+    """A CEL map holding both a bool key and a numeric key that Python deems equal (`true` and `1`).
+
+    A dict would merge them (True == 1), where CEL keeps `true`, `1` (and `1u`, `1.0`, which are the same
+    numeric key) apart. Map literals switch to this class only on such a collision, so every other map
+    stays a plain dict; lookups match a bool only with a bool and numbers only with numbers.
+    """
+
+    __slots__ = ("_pairs",)
+
+    def __init__(self, pairs: list[tuple[Any, Any]]):
+        self._pairs = pairs
+
+    def __getitem__(self, key: Any) -> Any:
+        is_bool = type(key) is bool
+        for k, v in self._pairs:
+            if (type(k) is bool) == is_bool and type(k) is not str and k == key:
+                return v
+            if type(k) is str and type(key) is str and k == key:
+                return v
+        raise KeyError(key)
+
+    def add(self, key: Any, value: Any) -> None:
+        """Append an entry (the caller has checked that the key is new)."""
+        self._pairs.append((key, value))
+
+    def __iter__(self):
+        return (k for k, _ in self._pairs)
+
+    def __len__(self) -> int:
+        return len(self._pairs)
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(f"{k!r}: {v!r}" for k, v in self._pairs) + "}"
+
+
+def map_insert(out: "dict | MixedKeyMap", key: Any, value: Any) -> "dict | MixedKeyMap":
+    """Add a new key to a map under construction; a dict becomes a MixedKeyMap when a dict would merge it."""
+    if type(out) is dict:
+        if key not in out:
+            out[key] = value
+            return out
+        out = MixedKeyMap(list(out.items()))
+    out.add(key, value)
+    return out
+
+
 __all__ = [
+    "MixedKeyMap",
+    "map_insert",
     "UInt",
     "Timestamp",
     "Duration",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from evaluator.cel import CompileError, EvaluationError, compile_program, evaluate
-from evaluator.cel.env import admission_env
+from evaluator.cel.env import Env, admission_env
 
 DATA = {"params": None, "object": {"n": 5, "s": "text", "b": True, "l": [1], "m": {"k": None}}}
 
@@ -114,3 +114,55 @@ def test_a_range_that_is_neither_list_nor_map_is_refused(expression, shown):
 def test_dynamic_ranges_compile():
     for expression in ("object.all(k, k != '')", "dyn([1]).map(x, x)", "{1: 2}.all(k, k > 0)"):
         compile_program(expression, env=admission_env())
+
+
+PLAIN = Env({}, homogeneous_literals=False)  # cel-spec's environment: mixed-key literals are not refused
+
+
+@pytest.mark.parametrize(
+    ("expression", "value"),
+    [
+        ("{1: 'a', true: 'b'}[true]", "b"),
+        ("{1: 'a', true: 'b'}[1]", "a"),
+        ("{1: 'a', true: 'b'}[1u]", "a"),
+        ("{1: 'a', true: 'b'}[1.0]", "a"),
+        ("size({1: 'a', true: 'b', 0: 'c', false: 'd'})", 4),
+        ("{1: 'a', true: 'b'} == {true: 'b', 1: 'a'}", True),
+        ("{1: 'a', true: 'b'} == {1: 'a', true: 'c'}", False),
+        ("{1: 'a', true: 'b'}.transformMap(k, v, v + 'x')[true]", "bx"),
+        ("[1, true].transformMapEntry(i, v, {v: i})[true]", 1),
+        ("{dyn(1): 'a', true: 'b'}.all(k, k == 1 || k == true)", True),
+    ],
+)
+def test_bool_and_number_keys_stay_apart(expression, value):
+    """CEL's `true` and `1` are different keys, which a Python dict would merge (True == 1)."""
+    assert compile_program(expression, env=PLAIN).evaluate({}).value == value
+
+
+def test_mixed_key_literals_are_refused_where_kubernetes_checks_them():
+    assert compile_error("{1: 'a', true: 'b'}").startswith("ERROR: <input>:1:10: expected type 'int' but found 'bool'")
+    assert compile_program("{dyn(1): 'a', true: 'b'}[true]", env=admission_env()).evaluate({}).value == "b"
+
+
+@pytest.mark.parametrize(
+    ("expression", "deduced"),
+    [
+        ("[1, dyn(2)]", "list(dyn)"),  # mostGeneral: dyn wins
+        ("[[], [1]]", "list(list(int))"),  # `[]` is a free type variable
+        ("true ? 1 : dyn(2)", "dyn"),
+        ("true ? object : null", "dyn"),
+        ("optional.none()", "optional_type(dyn)"),
+        ("[optional.none(), optional.of('x')]", "list(optional_type(string))"),
+    ],
+)
+def test_deduced_types_follow_cel_go_unification(expression, deduced):
+    assert str(compile_program(expression, env=admission_env()).type) == deduced
+
+
+def test_a_conditional_of_string_and_null_is_refused():
+    assert compile_error("true ? 'x' : null").startswith(
+        "ERROR: <input>:1:6: found no matching overload for '_?_:_' applied to '(bool, string, null)'"
+    )
+    assert compile_error("true ? 1 : 'x'").startswith(
+        "ERROR: <input>:1:6: found no matching overload for '_?_:_' applied to '(bool, int, string)'"
+    )
