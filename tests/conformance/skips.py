@@ -40,3 +40,6 @@ CEL_SPEC_TESTS: dict[str, str] = {
 
 # k8s-cel-library cases by id -> reason.
 K8S_CEL_LIBRARY: dict[str, str] = {}
+
+# Kyverno JMESPath function cases (tests/data/conformance/kyverno-jmespath) by "<Go test>/<line number>" -> reason.
+KYVERNO_JMESPATH: dict[str, str] = {}
