@@ -200,7 +200,9 @@ def test_params_of_a_custom_kind_are_typed_only_by_the_declared_schema():
     vap = policy(expression, paramKind={"apiVersion": "rules.example.com/v1", "kind": "ReplicaLimit"})
     assert warnings(typecheck(vap, [vap])) == []
     preserving = _replica_limit_crd({"type": "object", "x-kubernetes-preserve-unknown-fields": True})
-    (warning,) = warnings(typecheck(vap, [vap, preserving]))
+    result = typecheck(vap, [vap, preserving])
+    (warning,) = warnings(result)
+    assert [d["code"] for d in diagnostics(result, severity="info")] == ["params-preserved-fields"]
     assert warning["warning"] == (
         "apps/v1, Kind=Deployment: ERROR: <input>:1:31: undefined field 'maxReplicas'\n"
         f" | {expression}\n | ..............................^\n"
