@@ -298,6 +298,10 @@ def _compile_transform(kind: str) -> Callable:
             body = c.compile(args[-1])
         tf, bf = target.fn, body.fn
         pf = pred.fn if pred is not None else None
+        if kind == "transformMapEntry" and c.env.check and not body.type.is_dyn and body.type.name != "map":
+            # cel-go's step is `@mapInsert(__result__, e)`, declared for (map(K, V), map(K, V)) only.
+            shown = f"(map(dyn, dyn), {body.type})".replace("null_type", "null")
+            raise c.fail(f"found no matching overload for '@mapInsert' applied to '{shown}'", at)
 
         def transform(ctx: Ctx) -> Any:
             rng = _iterate(tf(ctx), True)

@@ -166,3 +166,15 @@ def test_a_conditional_of_string_and_null_is_refused():
     assert compile_error("true ? 1 : 'x'").startswith(
         "ERROR: <input>:1:6: found no matching overload for '_?_:_' applied to '(bool, int, string)'"
     )
+
+
+def test_transform_results_of_mixed_or_wrong_types_do_not_compile():
+    """Branches of different types do not unify (`_?_:_`), and transformMapEntry's step `@mapInsert` takes
+    only a map (ext/comprehensions.go)."""
+    assert "applied to '(bool, int, string)'" in compile_error("[1, 2].transformList(i, v, i == 0 ? v : 'x')")
+    assert compile_error("{'a': 1}.transformMapEntry(k, v, 1)").startswith(
+        "ERROR: <input>:1:27: found no matching overload for '@mapInsert' applied to '(map(dyn, dyn), int)'"
+    )
+    assert str(compile_program("{'a': 1}.transformMapEntry(k, v, {v: k})", env=admission_env()).type) == (
+        "map(int, string)"
+    )
