@@ -8,7 +8,6 @@ end is missing. `make test-browser` runs them (CI's browser pass); plain `make t
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import subprocess
@@ -19,6 +18,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.browser.helpers import api_client
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -147,24 +148,7 @@ def page(browser):
 @pytest.fixture
 def api(server_url):
     """Call the REST API directly (set-up and checks): api(method, path, body=None, token=None) -> (status, json)."""
-
-    def call(method: str, path: str, body=None, token: str | None = None):
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(
-            server_url + path,
-            data=data,
-            method=method,
-            headers={"Content-Type": "application/json", "Accept": "application/json"},
-        )
-        if token:
-            request.add_header("X-Edit-Token", token)
-        try:
-            with urllib.request.urlopen(request, timeout=20) as response:
-                return response.status, json.loads(response.read() or b"null")
-        except urllib.error.HTTPError as error:
-            return error.code, json.loads(error.read() or b"null")
-
-    return call
+    return api_client(server_url)
 
 
 @pytest.fixture

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import urllib.error
+import urllib.request
+
 from tests.playground.playground_fixtures import binding, deployment, policy
 
 
@@ -37,3 +41,25 @@ def replace_text(page, target: str, index: int, text: str) -> None:
     content.click()
     page.keyboard.press("ControlOrMeta+a")
     page.keyboard.insert_text(text)
+
+
+def api_client(server_url: str):
+    """api(method, path, body=None, token=None) -> (status, json), usable outside a test function."""
+
+    def call(method: str, path: str, body=None, token: str | None = None):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(
+            server_url + path,
+            data=data,
+            method=method,
+            headers={"Content-Type": "application/json", "Accept": "application/json"},
+        )
+        if token:
+            request.add_header("X-Edit-Token", token)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, json.loads(response.read() or b"null")
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read() or b"null")
+
+    return call

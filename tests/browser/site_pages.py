@@ -5,9 +5,6 @@ Shared by the layout and accessibility tests (tests/browser/test_layout.py) and 
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 
 from tests.browser.helpers import project_body
@@ -22,28 +19,6 @@ class SitePage:
     ready: str  # a selector that shows the page has rendered its main content
     actions: list[str] = field(default_factory=list)  # main controls: visible and enabled at every width
     storage: dict[str, str] = field(default_factory=dict)  # localStorage set before opening (edit tokens)
-
-
-def api_client(server_url: str):
-    """api(method, path, body=None, token=None) -> (status, json), usable outside a test function."""
-
-    def call(method: str, path: str, body=None, token: str | None = None):
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(
-            server_url + path,
-            data=data,
-            method=method,
-            headers={"Content-Type": "application/json", "Accept": "application/json"},
-        )
-        if token:
-            request.add_header("X-Edit-Token", token)
-        try:
-            with urllib.request.urlopen(request, timeout=30) as response:
-                return response.status, json.loads(response.read() or b"null")
-        except urllib.error.HTTPError as error:
-            return error.code, json.loads(error.read() or b"null")
-
-    return call
 
 
 def site_pages(api) -> list[SitePage]:

@@ -11,7 +11,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import CHROMIUM, PageWatch
-from tests.browser.site_pages import api_client, site_pages
+from tests.browser.helpers import api_client
+from tests.browser.site_pages import site_pages
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=20_000)  # a loaded CI machine evaluates slower than a laptop
@@ -98,5 +99,45 @@ def test_page_has_no_serious_accessibility_violation(browser, server_url, pages,
         assert serious_violations(page) == []
         if SHOTS and theme == "dark":
             page.screenshot(path=str(Path(SHOTS) / f"{name}-1440-dark.png"))
+    finally:
+        context.close()
+
+
+def test_a_long_unbroken_message_wraps_inside_its_result_card(browser, server_url):
+    """A message or name with no spaces must not push the tuple table past its card at a laptop's width."""
+    long_name = "a-rather-long-policy-name-that-keeps-going-" + "x" * 20
+    message = "replicas-must-be-below-two-" + "y" * 120
+    documents = f"""apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {{name: {long_name}}}
+spec:
+  matchConstraints:
+    resourceRules: [{{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}}]
+  validations: [{{expression: "object.spec.replicas < 2", message: {message}}}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {{name: {long_name}-binding}}
+spec: {{policyName: {long_name}, validationActions: [Deny]}}
+"""
+    request = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec: {replicas: 3}\n"
+    status, project = api_client(server_url)(
+        "POST",
+        "/api/v1/projects",
+        {
+            "title": "Long names",
+            "documents": [{"name": "p", "text": documents}],
+            "requests": [{"name": "r", "text": request}],
+        },
+    )
+    assert status == 201, project
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(f"{server_url}/p/{project['id']}")
+        expect(page.locator("table.tuples td", has_text="replicas-must-be").first).to_be_visible()
+        sizes = page.evaluate("""() => [...document.querySelectorAll('.result-card table.tuples')].map((t) => ({
+            table: t.getBoundingClientRect().right, card: t.closest('.result-card').getBoundingClientRect().right}))""")
+        assert sizes and all(size["table"] <= size["card"] for size in sizes), sizes
     finally:
         context.close()

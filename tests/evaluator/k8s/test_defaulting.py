@@ -16,20 +16,17 @@ def defaulted(obj: dict) -> dict:
     return default_object(obj).object
 
 
+def defaulted_pod(spec: dict) -> dict:
+    return defaulted({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec})
+
+
 def pod_template(spec: dict | None = None) -> dict:
     return {"spec": spec or {"containers": [{"name": "c", "image": "nginx:1.27"}]}}
 
 
 # -- core/v1 ----------------------------------------------------------------------------------------------
 def test_pod_spec_defaults_TestSetDefaultPodSpec():
-    pod = defaulted(
-        {
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {"name": "p"},
-            "spec": {"containers": [{"name": "c", "image": "nginx"}]},
-        }
-    )
+    pod = defaulted_pod({"containers": [{"name": "c", "image": "nginx"}]})
     spec = pod["spec"]
     assert spec["dnsPolicy"] == "ClusterFirst"
     assert spec["restartPolicy"] == "Always"
@@ -63,17 +60,12 @@ def test_image_pull_policy_from_the_tag_TestSetDefaultImagePullPolicy(image, pol
 
 
 def test_values_set_by_the_user_are_kept():
-    pod = defaulted(
+    pod = defaulted_pod(
         {
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {"name": "p"},
-            "spec": {
-                "restartPolicy": "Never",
-                "dnsPolicy": "Default",
-                "terminationGracePeriodSeconds": 0,
-                "containers": [{"name": "c", "image": "nginx", "imagePullPolicy": "Never"}],
-            },
+            "restartPolicy": "Never",
+            "dnsPolicy": "Default",
+            "terminationGracePeriodSeconds": 0,
+            "containers": [{"name": "c", "image": "nginx", "imagePullPolicy": "Never"}],
         }
     )
     assert pod["spec"]["restartPolicy"] == "Never"
@@ -82,20 +74,15 @@ def test_values_set_by_the_user_are_kept():
 
 
 def test_pod_requests_default_to_limits_TestSetDefaultRequestsPod():
-    pod = defaulted(
+    pod = defaulted_pod(
         {
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {"name": "p"},
-            "spec": {
-                "containers": [
-                    {
-                        "name": "c",
-                        "image": "i:1",
-                        "resources": {"limits": {"cpu": "100m"}, "requests": {"memory": "1Gi"}},
-                    }
-                ]
-            },
+            "containers": [
+                {
+                    "name": "c",
+                    "image": "i:1",
+                    "resources": {"limits": {"cpu": "100m"}, "requests": {"memory": "1Gi"}},
+                }
+            ]
         }
     )
     assert pod["spec"]["containers"][0]["resources"]["requests"] == {"memory": "1Gi", "cpu": "100m"}
@@ -120,15 +107,10 @@ def test_requests_from_limits_only_on_pods_not_templates():
 
 
 def test_host_network_ports_TestSetDefaultPodSpecHostNetwork():
-    pod = defaulted(
+    pod = defaulted_pod(
         {
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {"name": "p"},
-            "spec": {
-                "hostNetwork": True,
-                "containers": [{"name": "c", "image": "i:1", "ports": [{"containerPort": 12345}]}],
-            },
+            "hostNetwork": True,
+            "containers": [{"name": "c", "image": "i:1", "ports": [{"containerPort": 12345}]}],
         }
     )
     port = pod["spec"]["containers"][0]["ports"][0]
@@ -136,21 +118,16 @@ def test_host_network_ports_TestSetDefaultPodSpecHostNetwork():
 
 
 def test_probe_and_http_get_defaults_TestSetDefaultProbe():
-    pod = defaulted(
+    pod = defaulted_pod(
         {
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {"name": "p"},
-            "spec": {
-                "containers": [
-                    {
-                        "name": "c",
-                        "image": "i:1",
-                        "readinessProbe": {"httpGet": {"port": 8080}},
-                        "lifecycle": {"preStop": {"httpGet": {"port": 80}}},
-                    }
-                ]
-            },
+            "containers": [
+                {
+                    "name": "c",
+                    "image": "i:1",
+                    "readinessProbe": {"httpGet": {"port": 8080}},
+                    "lifecycle": {"preStop": {"httpGet": {"port": 80}}},
+                }
+            ]
         }
     )
     container = pod["spec"]["containers"][0]
@@ -166,20 +143,15 @@ def test_probe_and_http_get_defaults_TestSetDefaultProbe():
 
 
 def test_volume_defaults_TestSetDefaultSecretVolumeSource_and_empty_dir():
-    pod = defaulted(
+    pod = defaulted_pod(
         {
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {"name": "p"},
-            "spec": {
-                "containers": [{"name": "c", "image": "i:1"}],
-                "volumes": [
-                    {"name": "scratch"},
-                    {"name": "s", "secret": {"secretName": "x"}},
-                    {"name": "cm", "configMap": {"name": "x"}},
-                    {"name": "t", "projected": {"sources": [{"serviceAccountToken": {"path": "token"}}]}},
-                ],
-            },
+            "containers": [{"name": "c", "image": "i:1"}],
+            "volumes": [
+                {"name": "scratch"},
+                {"name": "s", "secret": {"secretName": "x"}},
+                {"name": "cm", "configMap": {"name": "x"}},
+                {"name": "t", "projected": {"sources": [{"serviceAccountToken": {"path": "token"}}]}},
+            ],
         }
     )
     volumes = pod["spec"]["volumes"]
