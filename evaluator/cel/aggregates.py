@@ -11,8 +11,7 @@ from evaluator.cel.errors import CELEvalError
 from evaluator.cel.nodes import Node, const_node, first_token
 from evaluator.cel.runtime import Ctx
 from evaluator.cel.types import DYN, FREE, Type, join, list_of, map_of
-from evaluator.cel.values import MixedKeyMap, Optional, map_insert
-from evaluator.cel.closures import key_repr
+from evaluator.cel.values import MixedKeyMap, Optional, map_delete, map_put
 
 
 def flatten(t: Tree | None, rule: str) -> list[Tree]:
@@ -117,11 +116,10 @@ def compile_map(c, t: Tree) -> Node:
                 if type(value) is not Optional:
                     raise CELEvalError("no such overload")
                 if not value.has_value:
+                    map_delete(out, key)  # cel-go's evalMap deletes the key an earlier entry set
                     continue
                 value = value.value
-            if ops.map_lookup(out, key)[0]:
-                raise CELEvalError(f"Failed with repeated key: {key_repr(key)}")
-            out = map_insert(out, key, value)  # `true` next to `1` stay two keys
+            out = map_put(out, key, value)  # as cel-go: a repeated key keeps its last value, no error
         return out
 
     node = Node(make_map, map_of(key_type, val_type))

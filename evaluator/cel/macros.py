@@ -289,6 +289,15 @@ def _compile_filter(c, target_tree: Tree, args: list[Tree], at) -> Any:
 _TRANSFORM_STEP_COST = {"transformList": 12, "transformMap": 3, "transformMapEntry": 2}
 
 
+def _go_value(key: Any) -> str:
+    """fmt's %v of a CEL map key as cel-go holds it (types.Bool, Int, Uint, String)."""
+    if type(key) is bool:
+        return "true" if key else "false"
+    if isinstance(key, int):
+        return str(int(key))
+    return str(key)
+
+
 def _compile_transform(kind: str) -> Callable:
     def compile_transform(c, target_tree: Tree, args: list[Tree], at) -> Any:
         names = _iteration_vars(c, args[0], args[1])
@@ -327,7 +336,7 @@ def _compile_transform(kind: str) -> Callable:
                         raise CELEvalError("no such overload")
                     for rk, rv in result.items():
                         if ops.map_lookup(out_map, rk)[0]:
-                            raise CELEvalError(f"insert failed: key {rk} already exists")
+                            raise CELEvalError(f"insert failed: key {_go_value(rk)} already exists")
                         out_map = map_insert(out_map, rk, rv)
             ctx.cost += 1  # the result read of __result__
             return out_list if kind == "transformList" else out_map

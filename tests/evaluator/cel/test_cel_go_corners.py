@@ -178,3 +178,23 @@ def test_transform_results_of_mixed_or_wrong_types_do_not_compile():
     assert str(compile_program("{'a': 1}.transformMapEntry(k, v, {v: k})", env=admission_env()).type) == (
         "map(int, string)"
     )
+
+
+@pytest.mark.parametrize(
+    ("expression", "value"),
+    [
+        ("{true: 1, false: 2, true: 3}[true]", 3),  # cel-go's evalMap: the last value of a repeated key
+        ("{'a': 1, ?'a': optional.none()}", {}),  # an absent optional entry deletes the key set before
+        ("size({0: 1, 0u: 2})", 2),  # Int(0) and Uint(0) are two Go map keys
+        ("{0: 1, 0u: 2}[0u]", 2),  # Find: the key's own type first,
+        ("{0: 1, 0u: 2}[0.0]", 1),  # a double as an int first, then as a uint
+    ],
+)
+def test_map_literals_follow_cel_go_for_repeated_keys(expression, value):
+    assert compile_program(expression, env=PLAIN).evaluate({}).value == value
+
+
+def test_transform_map_entry_refuses_a_key_already_inserted():
+    with pytest.raises(EvaluationError) as info:
+        compile_program("[true, false, true].transformMapEntry(i, v, {v: i})", env=PLAIN).evaluate({})
+    assert info.value.message == "insert failed: key true already exists"
