@@ -21,6 +21,18 @@ sys.path.insert(0, str(ROOT))
 from tests.playground.live_server import Daphne  # noqa: E402
 
 
+# A policy, so that a batch job can be made on the project (its id is given for the job endpoints).
+POLICY = """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: pods-named}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
+  validations: [{expression: "object.metadata.name != 'bad'"}]
+"""
+
+
 def _parameters(server: Daphne) -> str:
     """Real ids for the path parameters and the project's edit token, as schemathesis configuration."""
     status, project = server.request(
@@ -31,12 +43,26 @@ def _parameters(server: Daphne) -> str:
     assert status == 201, project
     status, snapshot = server.request("POST", f"/api/v1/projects/{project['id']}/snapshots")
     assert status == 201, snapshot
+    status, document = server.request(
+        "POST",
+        f"/api/v1/projects/{project['id']}/documents",
+        {"name": "policy", "text": POLICY},
+        {"X-Edit-Token": project["editToken"]},
+    )
+    assert status == 201, document
+    status, job = server.request(
+        "POST",
+        "/api/v1/batch/jobs",
+        {"project": project["id"], "text": "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\n"},
+    )
+    assert status == 201, job
     _, examples = server.request("GET", "/api/v1/examples")
     values = {
         "path.project_id": project["id"],
         "path.item_id": project["documents"][0]["id"],
         "path.snapshot_id": snapshot["id"],
         "path.slug": examples[0]["slug"],
+        "path.job_id": job["id"],  # the project's edit token opens its jobs too
         "header.X-Edit-Token": project["editToken"],
     }
     return "[parameters]\n" + "".join(f'"{key}" = {json.dumps(value)}\n' for key, value in values.items())

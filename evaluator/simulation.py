@@ -10,6 +10,7 @@ documented in evaluator/SCHEMA.md.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -18,7 +19,7 @@ from evaluator.admission import loading
 from evaluator.admission.cluster import ClusterIndex
 from evaluator.admission.expressions import make_authorizers
 from evaluator.admission.matching import exempt_reason
-from evaluator.admission.policy_kind import UNCHANGED, KindOutcome, RequestContext, Setup, registered
+from evaluator.admission.policy_kind import MUTATING, UNCHANGED, KindOutcome, RequestContext, Setup, registered
 from evaluator.admission.request import normalize_request
 from evaluator.admission.documents import load_documents
 from evaluator.admission.result import admission_result, bad_request, crash, internal_error, kind_defaults
@@ -67,6 +68,8 @@ class Simulation:
         self.cluster = ClusterIndex([], None)
         self.rbac = RBACAuthorizer([])
         self._records: dict[int, Any] = {}
+        self._by_name: dict[tuple, Any] | None = None
+        self._refused_records: dict[int, Any] = {}
         self._type_checks: dict[str, dict] | None = None
         self._failure: dict[str, Any] | None = None
         try:
@@ -82,6 +85,7 @@ class Simulation:
         records, errors = loading.load(documents)
         self.errors.extend(errors)
         records = self._served_and_stored(records)
+        loaded = list(records)
         records, errors = loading.default_and_validate(records, self.api_validation, [k.refuse for k in kinds])
         self.errors.extend(errors)
         refused: dict[tuple[str, str], dict[str, Any]] = {}
@@ -98,6 +102,8 @@ class Simulation:
         self.cluster = ClusterIndex(data, mapper)
         self.rbac = RBACAuthorizer(data)
         self._records = {id(r.data): r for r in records}
+        # Refused documents too, only to place what a kind says about them (a refused CRD's rule costs).
+        self._refused_records = {id(r.data): r for r in loaded if id(r.data) not in self._records}
         setup = Setup(data, self.cluster, defaulter, locate=self._locate, nested=Simulation, refused=refused)
         for kind in kinds:
             self.errors.extend(kind.load(setup))
@@ -118,14 +124,18 @@ class Simulation:
         return kept
 
     def _locate(self, document: Mapping[str, Any], **fields: Any) -> dict[str, Any]:
-        return loading.located(self._records.get(id(document)), **fields)
+        record = self._records.get(id(document)) or self._refused_records.get(id(document))
+        return loading.located(record, **fields)
 
     def document_of(self, kind: str, name: str) -> Any:
-        """The loaded document of the policy `kind`/`name`, or None."""
-        for record in self._records.values():
-            if getattr(record, "kind", None) == kind and getattr(record, "name", None) == name:
-                return record
-        return None
+        """The loaded document of the policy `kind`/`name` (the first of that name), or None."""
+        if self._by_name is None:
+            self._by_name = {}
+            for record in self._records.values():
+                key = (getattr(record, "kind", None), getattr(record, "name", None))
+                if all(isinstance(part, str) for part in key):  # what is asked for is always text
+                    self._by_name.setdefault(key, record)
+        return self._by_name.get((kind, name))
 
     # -- one request ------------------------------------------------------------------------------
     def _authorizers(self, request: Mapping[str, Any]) -> tuple[Any, Any]:
@@ -178,7 +188,7 @@ class Simulation:
                 {"severity": "error", "source": "request", **e.to_dict(), "document": None} for e in load_errors
             ]
             request = records[0].data if records else None
-        normalized = normalize_request(request, self.cluster.mapper)
+        normalized = normalize_request(request, self.cluster.mapper, copy_objects=False)
         invalid = [e.to_dict() for e in normalized.errors]
         request_errors += [{"severity": "error", "source": "request", **e, "document": None} for e in invalid]
         request_errors += [
@@ -186,11 +196,13 @@ class Simulation:
         ]
         keys = kind_defaults(self.kinds)
         if normalized.request is None or invalid:
-            return bad_request(normalized.request or {}, document_errors, request_errors, keys)
+            return bad_request(_owned(normalized.request, {}) or {}, document_errors, request_errors, keys)
         request = normalized.request
+        given = {side: request.get(side) for side in _SIDES}
         defaulted: dict[str, list[str]] = {"object": [], "oldObject": []}
         if self.defaulting:  # once per request, before any policy: the object as the API server decodes it
-            request, defaulted = default_request(request)
+            request, defaulted = default_request(request)  # a defaulted side is a fresh copy already
+        request = _owned(request, given)
         namespace = request.get("namespace")
         if namespace and namespace not in self.cluster.namespaces and any(k.active for k in self.kinds):
             request_errors.append(
@@ -208,26 +220,66 @@ class Simulation:
             result.update(keys, typeChecking=None, defaulted=defaulted)
             return result
         context = RequestContext(request, self._authorizers, trace=trace, full=full, now=now)
-        outcomes: list[KindOutcome] = []
+        ran: list[tuple[Any, KindOutcome]] = []
         current = request
         denied_in = None
-        for kind in self.kinds:
+        for position, kind in enumerate(self.kinds):
             if denied_in is not None and kind.stage != denied_in:
                 break  # a denial ends admission: later stages never see the request
             outcome = kind.evaluate(current, context)
-            outcomes.append(outcome)
-            for key, value in outcome.keys.items():  # kinds sharing a list key (Kyverno's two) add to it
-                keys[key] = keys[key] + value if isinstance(value, list) and isinstance(keys.get(key), list) else value
+            ran.append((kind, outcome))
             if outcome.denial is not None and denied_in is None:
                 denied_in = kind.stage
             if outcome.object is not UNCHANGED:
                 current = dict(current, object=outcome.object)
+            stage_ends = position + 1 == len(self.kinds) or self.kinds[position + 1].stage != kind.stage
+            if kind.stage == MUTATING and stage_ends and denied_in is None and context.reinvocation.should_reinvoke:
+                current, denied_in = _reinvoke(ran, current, context)
+        outcomes = [outcome for _, outcome in ran]
+        for outcome in outcomes:  # kinds sharing a list key (Kyverno's two) add to it
+            for key, value in outcome.keys.items():
+                keys[key] = keys[key] + value if isinstance(value, list) and isinstance(keys.get(key), list) else value
         result = admission_result(request, outcomes, document_errors, request_errors, exempt, now, full)
         result.update(keys)
-        locate_traces(result["policies"], self.document_of)
+        if trace:  # without traces there is no row to locate
+            locate_traces(result["policies"], self.document_of)
         result["typeChecking"] = self.type_checks() if full and type_checks else None
         result["defaulted"] = defaulted
         return result
+
+
+_SIDES = ("object", "oldObject")
+
+
+def _owned(request: dict[str, Any] | None, given: Mapping[str, Any]) -> dict[str, Any] | None:
+    """`request` with a private copy of each object still shared with the caller's input (`given`: the
+    objects as normalisation left them), so that no result aliases the input nor another result. Objects
+    defaulting replaced are copies already: each object is copied once per request."""
+    if request is None:
+        return None
+    for side in _SIDES:
+        value = request.get(side)
+        if value is not None and (side not in given or value is given[side]):
+            request = {**request, side: copy.deepcopy(value)}
+    return request
+
+
+def _reinvoke(
+    ran: list[tuple[Any, KindOutcome]], current: Mapping[str, Any], context: RequestContext
+) -> tuple[Mapping[str, Any], str | None]:
+    """admission's reinvoker: the mutating stage once more (only kinds that take part in reinvocation), each
+    second outcome replacing the kind's first; the request after it and whether it was denied."""
+    context.reinvocation.is_reinvoke = True
+    for index, (kind, _) in enumerate(ran):
+        if kind.stage != MUTATING or not getattr(kind, "reinvocable", False):
+            continue
+        outcome = kind.evaluate(current, context)
+        ran[index] = (kind, outcome)
+        if outcome.object is not UNCHANGED:
+            current = dict(current, object=outcome.object)
+        if outcome.denial is not None:
+            return current, MUTATING
+    return current, None
 
 
 def load(

@@ -6,6 +6,7 @@ tested without reloading Django.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -56,6 +57,31 @@ def env_float(env: Mapping[str, str], name: str, default: float, minimum: float 
     if minimum is not None and value < minimum:
         raise ValueError(f"{name}={raw!r} must be at least {minimum:g}")
     return value
+
+
+# Scripts only from this origin, never inline. Styles allow 'unsafe-inline' because CodeMirror 6 injects its
+# theme as <style> elements; Swagger UI comes from our own static files with its set-up script as a file.
+DEFAULT_CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; font-src 'self'; connect-src 'self' ws: wss:; object-src 'none'; "
+    "base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+)
+
+
+def env_content_security_policy(env: Mapping[str, str], name: str, default: str) -> str:
+    """A Content-Security-Policy header value: printable ASCII directives separated by `;` (a line break or
+    control character would split the header); empty or unset means the default, which is never switched off."""
+    raw = env.get(name)
+    if raw is None or not raw.strip():
+        return default
+    value = " ".join(raw.split())
+    if not value.isascii() or not value.isprintable():
+        raise ValueError(f"{name}={raw!r} must be printable ASCII (a Content-Security-Policy header value)")
+    directives = [d.strip() for d in value.split(";") if d.strip()]
+    bad = [d for d in directives if not re.match(r"^[a-z][a-z0-9-]*( |$)", d)]
+    if not directives or bad:
+        raise ValueError(f"{name}={raw!r}: {bad[0] if bad else value!r} is not a CSP directive (name then values)")
+    return "; ".join(directives)
 
 
 def env_list(env: Mapping[str, str], name: str, default: list[str]) -> list[str]:

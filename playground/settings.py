@@ -3,7 +3,16 @@
 import os
 from pathlib import Path
 
-from playground.config import channel_layers_config, database_config, env_bool, env_float, env_int, env_list
+from playground.config import (
+    DEFAULT_CONTENT_SECURITY_POLICY,
+    channel_layers_config,
+    database_config,
+    env_bool,
+    env_content_security_policy,
+    env_float,
+    env_int,
+    env_list,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -13,6 +22,11 @@ DEBUG = env_bool(os.environ, "DEBUG", default=False)
 SECRET_KEY = os.environ.get("SECRET_KEY") or _DEV_SECRET_KEY
 ALLOWED_HOSTS = env_list(os.environ, "ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list(os.environ, "CSRF_TRUSTED_ORIGINS", default=[])
+# The Content-Security-Policy header of every response (playground/middleware.py; Django 5.2 has no CSP of
+# its own). Replace it whole, e.g. to allow an analytics origin; a view's own header is kept.
+CONTENT_SECURITY_POLICY = env_content_security_policy(
+    os.environ, "CONTENT_SECURITY_POLICY", DEFAULT_CONTENT_SECURITY_POLICY
+)
 
 INSTALLED_APPS = [
     "daphne",
@@ -26,6 +40,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",  # Swagger UI served from our own static files, not a CDN
     "playground.apps.PlaygroundConfig",
     "playground.workshops.apps.WorkshopsConfig",  # issue 8: teaching workshops
+    "playground.batch.apps.BatchConfig",  # issue 22: batch simulation jobs
 ]
 
 MIDDLEWARE = [
@@ -130,6 +145,22 @@ PLAYGROUND_EVALUATION_QUEUE = env_int(os.environ, "PLAYGROUND_EVALUATION_QUEUE",
 PLAYGROUND_PRESENCE_HEARTBEAT_SECONDS = env_float(os.environ, "PLAYGROUND_PRESENCE_HEARTBEAT_SECONDS", 20, minimum=0.05)
 # Database threads of the workshop consumers on PostgreSQL (each keeps its connection).
 WORKSHOP_DATABASE_THREADS = env_int(os.environ, "WORKSHOP_DATABASE_THREADS", 8, minimum=1)
+
+# Batch jobs (playground/batch): "celery" sends chunks to Celery workers over Redis (`celery -A
+# playground.celery_app worker`); "local" runs them in a process pool of this server. Default: celery when
+# REDIS_URL is set. PLAYGROUND_BATCH_PROCESSES=0 runs local chunks in a thread (tests).
+PLAYGROUND_BATCH_BACKEND = os.environ.get("PLAYGROUND_BATCH_BACKEND", "").strip() or (
+    "celery" if os.environ.get("REDIS_URL", "").strip() else "local"
+)
+PLAYGROUND_BATCH_PROCESSES = env_int(os.environ, "PLAYGROUND_BATCH_PROCESSES", min(2, os.cpu_count() or 1), minimum=0)
+PLAYGROUND_BATCH_MAX_BYTES = env_int(os.environ, "PLAYGROUND_BATCH_MAX_BYTES", 64 * 1024 * 1024, minimum=1)
+PLAYGROUND_BATCH_MAX_OBJECTS = env_int(os.environ, "PLAYGROUND_BATCH_MAX_OBJECTS", 200_000, minimum=1)
+PLAYGROUND_BATCH_CHUNK_SIZE = env_int(os.environ, "PLAYGROUND_BATCH_CHUNK_SIZE", 250, minimum=1)
+# A running chunk whose worker has not renewed its lease for this long (it renews every third of it) is taken to
+# be lost with its worker and run again, at most PLAYGROUND_BATCH_ATTEMPTS times in all.
+PLAYGROUND_BATCH_LEASE_SECONDS = env_float(os.environ, "PLAYGROUND_BATCH_LEASE_SECONDS", 120, minimum=0.1)
+PLAYGROUND_BATCH_ATTEMPTS = env_int(os.environ, "PLAYGROUND_BATCH_ATTEMPTS", 3, minimum=1)
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "").strip() or os.environ.get("REDIS_URL", "").strip()
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 if os.environ.get("REDIS_URL", "").strip():

@@ -12,7 +12,10 @@ urlpatterns = [
     path("s/<str:snapshot_id>", views.snapshot, name="snapshot"),
     path("examples", views.gallery, name="gallery"),
     path("examples/<slug:slug>", views.example, name="example"),
-    path("", include("playground.workshops.urls")),  # issue 8: /workshops, /w/<code>, /api/v1/workshops/
+    path("", include("playground.workshops.urls")),
+    path(
+        "", include("playground.batch.urls")
+    ),  # issue 22: /p/<id>/batch, /api/v1/batch/  # issue 8: /workshops, /w/<code>, /api/v1/workshops/
     path("api/v1/", include("playground.api.urls")),
     path("api/schema", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema-slash"),

@@ -40,6 +40,7 @@ STUDENT_MESSAGES = {
 TEACHER_MESSAGES = {
     "hello": {"token": "str"},
     "stuckMinutes": {"minutes": "int"},
+    "timeBox": {"minutes": "int", "locks": "any"},
     "unwatch": {},
     "revealHint": {},
     "revealSolution": {},

@@ -86,7 +86,7 @@ class CompositionContext:
 
 
 _EMPTY_CONTEXT = CompositionContext((), trace=False)
-_NO_VARIABLES: Mapping[str, Any] = {}
+NO_VARIABLES: Mapping[str, Any] = {}  # what `variables` is in a policy that declares none
 
 
 class LazyVariables(Mapping):
@@ -131,7 +131,7 @@ def for_input(
         activation["variables"] = LazyVariables(context, activation)
     else:  # no variables: nothing to memoise or charge
         context = _EMPTY_CONTEXT
-        activation["variables"] = _NO_VARIABLES
+        activation["variables"] = NO_VARIABLES
     results: list[ExpressionResult | None] = []
     remaining = budget
     for item in compiled:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evaluator.admission.cluster import ClusterIndex
-from evaluator.admission.matching import binding_matches, policy_matches
+from evaluator.admission.matching import MatchMemo, binding_matches, match_resources, policy_matches
 from evaluator.admission.params import ParamSource, PolicySkipped, collect_params, resolve_param_kind
 
 
@@ -56,6 +56,7 @@ class PolicyDispatcher:
         self._compile = compile
         self._compiled: dict[int, tuple[Mapping, Any]] = {}
         self._sources: dict[int, tuple[Mapping, tuple]] = {}
+        self._plans: dict[int, _Plan] = {}
 
     def hooks(self) -> list[tuple[Mapping, list[Mapping]]]:
         """(policy, bindings) for every policy of this kind that some binding names, in document order."""
@@ -80,37 +81,68 @@ class PolicyDispatcher:
         self._sources[id(policy)] = (policy, value)
         return value
 
-    def resolve(self, policy: Mapping[str, Any], bindings: list[Mapping], request: Mapping[str, Any]) -> PolicyTuples:
-        """Where `request` leaves this policy and each of its bindings (in the server's order of checks)."""
-        compiled = self.compiled(policy)
+    def _plan(self, policy: Mapping[str, Any], bindings: list[Mapping]) -> _Plan:
+        hit = self._plans.get(id(policy))
+        if hit is not None and hit.policy is policy and hit.binding_list is bindings:
+            return hit
         source, config_error, skipped = self.param_source(policy)
-        if skipped is not None:
-            return PolicyTuples(policy, compiled, skip=skipped)
-        match = policy_matches(policy, request, self.cluster.namespaces, self.cluster.mapper)
+        spec = policy.get("spec") if isinstance(policy, Mapping) else None
+        constraints = spec.get("matchConstraints") if isinstance(spec, Mapping) else None
+        plan = _Plan(
+            policy,
+            bindings,
+            self.compiled(policy),
+            source,
+            config_error,
+            skipped,
+            constraints if isinstance(constraints, Mapping) else None,
+            [(b, _has_match_resources(b), (b.get("spec") or {}).get("paramRef")) for b in bindings],
+        )
+        self._plans[id(policy)] = plan
+        return plan
+
+    def resolve(
+        self,
+        policy: Mapping[str, Any],
+        bindings: list[Mapping],
+        request: Mapping[str, Any],
+        memo: MatchMemo | None = None,
+    ) -> PolicyTuples:
+        """Where `request` leaves this policy and each of its bindings (in the server's order of checks).
+        Pass one `memo` (a dict) for all the policies of one request: equal match criteria are matched once."""
+        plan = self._plan(policy, bindings)
+        compiled = plan.compiled
+        if plan.skipped is not None:
+            return PolicyTuples(policy, compiled, skip=plan.skipped)
+        namespaces, mapper = self.cluster.namespaces, self.cluster.mapper
+        if plan.constraints is not None:
+            match = match_resources(plan.constraints, request, namespaces, mapper, memo)
+        else:  # no matchConstraints: policy_matches words the error
+            match = policy_matches(policy, request, namespaces, mapper)
         if match.error is not None:
             return PolicyTuples(policy, compiled, error=match.error)
         if not match.matched:
             return PolicyTuples(policy, compiled, skip=match.reason or "policy does not match")
-        out = PolicyTuples(
+        out = PolicyTuples(  # shared with other policies through the memo: copy before handing them out
             policy,
             compiled,
             matched_kind=match.matched_kind or request.get("kind"),
             matched_resource=match.matched_resource or request.get("resource"),
         )
-        if config_error is not None:
-            out.error = config_error
+        if plan.config_error is not None:
+            out.error = plan.config_error
             return out
         namespace = str(request.get("namespace") or "")
-        for binding in bindings:
-            bmatch = binding_matches(binding, request, self.cluster.namespaces, self.cluster.mapper)
-            if bmatch.error is not None:
-                out.bindings.append(BindingTuples(binding, error=bmatch.error))
-                continue
-            if not bmatch.matched:
-                out.bindings.append(BindingTuples(binding, skip=bmatch.reason or "binding does not match"))
-                continue
-            spec = binding.get("spec") or {}
-            params, error = collect_params(compiled.param_kind, source, spec.get("paramRef"), namespace, self.cluster)
+        for binding, has_match_resources, param_ref in plan.bindings:
+            if has_match_resources:  # else the binding matches whatever the policy matches
+                bmatch = binding_matches(binding, request, namespaces, mapper, memo)
+                if bmatch.error is not None:
+                    out.bindings.append(BindingTuples(binding, error=bmatch.error))
+                    continue
+                if not bmatch.matched:
+                    out.bindings.append(BindingTuples(binding, skip=bmatch.reason or "binding does not match"))
+                    continue
+            params, error = collect_params(compiled.param_kind, plan.source, param_ref, namespace, self.cluster)
             if error is not None:
                 out.bindings.append(BindingTuples(binding, error=error))
             elif not params:
@@ -118,3 +150,23 @@ class PolicyDispatcher:
             else:
                 out.bindings.append(BindingTuples(binding, params=params))
         return out
+
+
+@dataclass
+class _Plan:
+    """What `resolve` needs of one policy and its bindings that no request changes, computed once."""
+
+    policy: Mapping[str, Any]
+    binding_list: list[Mapping]
+    compiled: Any
+    source: ParamSource | None
+    config_error: str | None
+    skipped: str | None
+    constraints: Mapping[str, Any] | None
+    bindings: list[tuple[Mapping, bool, Any]]
+
+
+def _has_match_resources(binding: Mapping) -> bool:
+    """binding_matches' test: a binding without spec.matchResources matches every request of its policy."""
+    spec = binding.get("spec") if isinstance(binding, Mapping) else None
+    return isinstance(spec, Mapping) and spec.get("matchResources") is not None

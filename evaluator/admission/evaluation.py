@@ -10,7 +10,7 @@ budget, used by ValidatingAdmissionPolicy, MutatingAdmissionPolicy and any kind 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from evaluator.admission import expressions as ex
@@ -34,6 +34,7 @@ class Inputs:
     authorizer: Any = None  # the CEL `authorizer` value (None: undeclared at runtime)
     request_resource_authorizer: Any = None
     trace: bool = True  # False: skip the per-expression trace (batch runs)
+    activations: dict = field(default_factory=dict)  # untraced runs: activations shared within one request
 
 
 class MatchConditionPolicy(Protocol):

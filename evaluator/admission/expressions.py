@@ -167,6 +167,18 @@ def run(compiled: CompiledExpression, activation: Mapping[str, Any]) -> Run:
     return Run(value=evaluation.value, cost=int(evaluation.cost or 0))
 
 
+def run_plain(compiled: CompiledExpression, activation: Mapping[str, Any]) -> tuple[Any, int] | None:
+    """(value, cost) of an evaluation that succeeded, None for anything else (a compile error, an error,
+    the per-call limit): a fast path that falls back to `run` for the server's error texts."""
+    if compiled.program is None:
+        return None
+    try:
+        evaluation = compiled.program.evaluate(activation)
+    except Exception:
+        return None
+    return evaluation.value, int(evaluation.cost or 0)
+
+
 def evaluation_error(message: str, cost: int = 0) -> Exception:
     """An error a lazy `variables` lookup raises so that it surfaces at the referring expression."""
     try:

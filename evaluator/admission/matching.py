@@ -389,6 +389,7 @@ class _IdentityCache:
 
 
 _COMPILED = _IdentityCache(CompiledCriteria.of)
+_CONTENT_KEYS = _IdentityCache(lambda criteria: json.dumps(criteria, sort_keys=True, default=repr))
 
 
 def compile_criteria(criteria: Any) -> CompiledCriteria:
@@ -396,14 +397,28 @@ def compile_criteria(criteria: Any) -> CompiledCriteria:
     return _COMPILED.get(criteria)
 
 
+MatchMemo = dict
+"""Match results of one request by criteria content: policies often share their matchConstraints (the same
+resourceRules written out in every policy), so one request matches each distinct criteria once. A memo must
+only ever see one request, one namespace lookup and one mapper; the results it gives are shared (copy their
+kind and resource before handing them out)."""
+
+
 def match_resources(
     criteria: Mapping,
     request: Mapping,
     namespaces: Mapping | NamespaceLookup | None = None,
     mapper: RESTMapper | None = None,
+    memo: MatchMemo | None = None,
 ) -> MatchResult:
     """``Matcher.Matches`` for a MatchResources object (selectors already defaulted when absent)."""
-    return compile_criteria(criteria).match(request, namespaces, mapper)
+    if memo is None:
+        return compile_criteria(criteria).match(request, namespaces, mapper)
+    key = _CONTENT_KEYS.get(criteria)
+    hit = memo.get(key)
+    if hit is None:
+        hit = memo[key] = compile_criteria(criteria).match(request, namespaces, mapper)
+    return hit
 
 
 def policy_matches(
@@ -411,13 +426,14 @@ def policy_matches(
     request: Mapping,
     namespaces: Mapping | NamespaceLookup | None = None,
     mapper: RESTMapper | None = None,
+    memo: MatchMemo | None = None,
 ) -> MatchResult:
     """``DefinitionMatches``: the policy's ``spec.matchConstraints`` (required)."""
     spec = policy.get("spec") if isinstance(policy, Mapping) else None
     constraints = spec.get("matchConstraints") if isinstance(spec, Mapping) else None
     if not isinstance(constraints, Mapping):
         return _error("policy contained no match constraints, a required field", 500)
-    return match_resources(constraints, request, namespaces, mapper)
+    return match_resources(constraints, request, namespaces, mapper, memo)
 
 
 def binding_matches(
@@ -425,13 +441,14 @@ def binding_matches(
     request: Mapping,
     namespaces: Mapping | NamespaceLookup | None = None,
     mapper: RESTMapper | None = None,
+    memo: MatchMemo | None = None,
 ) -> MatchResult:
     """``BindingMatches``: no ``spec.matchResources`` matches every request the policy matches."""
     spec = binding.get("spec") if isinstance(binding, Mapping) else None
     resources = spec.get("matchResources") if isinstance(spec, Mapping) else None
     if resources is None:
         return MatchResult(True, "binding has no matchResources", request.get("kind"), request.get("resource"))
-    result = match_resources(resources, request, namespaces, mapper)
+    result = match_resources(resources, request, namespaces, mapper, memo)
     if result.matched:
         # The binding never converts the request: only the policy's match decides the kind/resource.
         return MatchResult(True, "", request.get("kind"), request.get("resource"))

@@ -82,19 +82,22 @@ def extract_request(data: Any) -> tuple[dict | None, str, list[fe.FieldError]]:
     return dict(data), "request", []
 
 
-def normalize_request(data: Any, mapper: RESTMapper | None = None) -> NormalizedRequest:
-    """Complete an admission request; see the module docstring for what is inferred."""
+def normalize_request(data: Any, mapper: RESTMapper | None = None, *, copy_objects: bool = True) -> NormalizedRequest:
+    """Complete an admission request; see the module docstring for what is inferred. `copy_objects=False`
+    leaves `object`/`oldObject` shared with `data` below their top level: for a caller that copies them
+    itself (the simulation copies each once, as defaulting does)."""
     mapper = mapper or builtin_mapper()
     raw, _, errors = extract_request(data)
     if raw is None:
         return NormalizedRequest(None, errors)
-    return _Normalizer(raw, mapper).run()
+    return _Normalizer(raw, mapper, copy_objects).run()
 
 
 class _Normalizer:
-    def __init__(self, raw: dict, mapper: RESTMapper):
+    def __init__(self, raw: dict, mapper: RESTMapper, copy_objects: bool = True):
         self.raw = raw
         self.mapper = mapper
+        self.copy_objects = copy_objects
         self.out = NormalizedRequest(None)
 
     def _infer(self, name: str) -> None:
@@ -152,7 +155,7 @@ class _Normalizer:
         if not isinstance(value, Mapping):
             self._err(fe.invalid(f"request.{key}", type(value).__name__, "must be an object or null"))
             return None
-        return copy.deepcopy(dict(value))
+        return copy.deepcopy(dict(value)) if self.copy_objects else dict(value)
 
     def _operation(self, obj: dict | None, old: dict | None) -> str | None:
         operation = self.raw.get("operation")
@@ -291,7 +294,7 @@ class _Normalizer:
         if user is not None:
             self._err(fe.invalid("request.userInfo", type(user).__name__, "must be an object"))
         self._infer("userInfo")
-        return copy.deepcopy(DEFAULT_USER)
+        return {"username": DEFAULT_USER["username"], "groups": list(DEFAULT_USER["groups"])}  # a fresh copy
 
     def _dict_or(self, value: Any, default: dict, name: str) -> dict:
         if isinstance(value, Mapping):

@@ -6,6 +6,7 @@ denied decision: `<resource>.<group> "<name>" is forbidden: <message>` even when
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -34,7 +35,12 @@ def request_name(request: Mapping[str, Any]) -> str:
     return "Unknown"
 
 
+_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f]')
+
+
 def _go_quote(text: str) -> str:
+    if _NEEDS_ESCAPE.search(text) is None:  # the common case: nothing to escape
+        return '"' + text + '"'
     out = []
     for ch in text:
         if ch in '"\\':

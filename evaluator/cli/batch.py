@@ -1,22 +1,38 @@
 """`batch -f policies.yaml --objects dump.yaml`: what the policies would do to every object of a cluster dump.
 
-Each object (multi-document YAML or `kubectl get -o yaml` Lists) is admitted as a CREATE request. A
-progress bar goes to stderr; the summary (per policy: denied, warned, audited, errors, with examples)
-goes to stdout as text or JSON.
+Each object (multi-document YAML, JSON, `kubectl get -A -o yaml` Lists, `.tar.gz` archives of manifests;
+`--objects -` reads stdin) is admitted as a CREATE request; `--kubeconfig` lists the objects of a live
+cluster instead (read-only: the kinds the policies match). `--jobs N` runs N worker processes. The output
+goes to stdout: a summary as text or JSON (per policy: denied, warned, audited, errors, with examples; per
+namespace and kind), Kyverno PolicyReports as YAML, or one CSV line per (object, policy). A progress bar
+goes to stderr when it is a terminal.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import IO, Any
 
+import yaml
+
+from evaluator.batch import (
+    Summary,
+    compiled,
+    csv_text,
+    policy_reports,
+    read_objects,
+    request_for,
+    row_of,
+    run_parallel,
+)
 from evaluator.simulation import Simulation
 
-EXAMPLES_PER_POLICY = 5
+OUTPUTS = ("text", "json", "policyreport", "csv")
 
 
 def register(commands: Any) -> None:
@@ -24,91 +40,44 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "-f", "--filename", action="append", required=True, help="policies, bindings, params (repeatable)"
     )
-    parser.add_argument("--objects", action="append", required=True, help="objects to admit as CREATE (repeatable)")
-    parser.add_argument("-o", "--output", choices=("json", "text"), default="text")
-    parser.add_argument("--no-progress", action="store_true", help="do not draw the progress bar")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--objects", action="append", help="objects to admit as CREATE (repeatable; - for stdin)")
+    source.add_argument("--kubeconfig", metavar="PATH", help="list the objects from this cluster instead (read-only)")
+    parser.add_argument("--context", help="the kubeconfig context to use (default: its current context)")
+    parser.add_argument("-o", "--output", choices=OUTPUTS, default="text")
+    parser.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N", help="worker processes (default 1)")
+    progress = parser.add_mutually_exclusive_group()
+    progress.add_argument("--progress", action="store_true", help="draw the progress bar even if stderr is no terminal")
+    progress.add_argument("--no-progress", action="store_true", help="do not draw the progress bar")
     from evaluator.cli.simulate_command import add_version_argument
 
     add_version_argument(parser)
     parser.set_defaults(handler=run)
 
 
-def _label(obj: Any) -> str:
-    if not isinstance(obj, dict):
-        return "?"
-    meta = obj.get("metadata") or {}
-    name = f"{meta.get('namespace')}/{meta.get('name')}" if meta.get("namespace") else str(meta.get("name"))
-    return f"{obj.get('kind')} {name}"
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
 
 
-class Summary:
-    """Counts per policy and overall, with a few example objects for each outcome."""
-
-    def __init__(self) -> None:
-        self.total = self.denied = self.warned = self.audited = self.errors = 0
-        self.policies: dict[str, dict[str, Any]] = {}
-
-    def add(self, obj: Any, result: dict) -> None:
-        self.total += 1
-        self.denied += not result["allowed"]
-        self.warned += bool(result["warnings"])
-        self.audited += bool(result["auditAnnotations"])
-        self.errors += any(r["outcome"] == "error" for r in result["policies"])
-        seen: set[tuple[str, str]] = set()
-        for record in result["policies"]:
-            outcome = record["outcome"]
-            if outcome in ("skipped",) or (record["policy"], outcome) in seen:
-                continue
-            seen.add((record["policy"], outcome))
-            entry = self.policies.setdefault(
-                record["policy"], {"admitted": 0, "denied": 0, "warned": 0, "audited": 0, "error": 0, "examples": {}}
-            )
-            entry[outcome] = entry.get(outcome, 0) + 1
-            if outcome != "admitted":
-                examples = entry["examples"].setdefault(outcome, [])
-                if len(examples) < EXAMPLES_PER_POLICY:
-                    message = record.get("error") or next(
-                        (d["message"] for d in record["decisions"] if d["message"]), None
-                    )
-                    examples.append({"object": _label(obj), "message": message})
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "objects": self.total,
-            "denied": self.denied,
-            "warned": self.warned,
-            "audited": self.audited,
-            "errors": self.errors,
-            "policies": self.policies,
-        }
-
-    def text(self) -> str:
-        lines = [
-            f"{self.total} objects: {self.denied} denied, {self.warned} warned, {self.audited} audited, "
-            f"{self.errors} with errors"
-        ]
-        for name, entry in sorted(self.policies.items()):
-            lines.append(
-                f"  {name}: denied {entry['denied']}, warned {entry['warned']}, audited {entry['audited']}, "
-                f"errors {entry['error']}, admitted {entry['admitted']}"
-            )
-            for outcome, examples in entry["examples"].items():
-                for example in examples:
-                    lines.append(f"    {outcome}: {example['object']}: {example['message']}")
-        return "\n".join(lines)
-
-
-def progress_bar(total: int, stream=sys.stderr) -> Callable[[int], None]:
+def progress_bar(total: int, stream: IO[str] | None = None) -> Callable[[int], None]:
+    out = stream or sys.stderr
     started = time.monotonic()
 
     def draw(done: int) -> None:
         width = 30
         filled = int(width * done / total) if total else width
         rate = done / max(time.monotonic() - started, 1e-9)
-        stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} ({rate:,.0f}/s)")
+        eta = (total - done) / rate if rate else 0
+        out.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} ({rate:,.0f}/s, ETA {eta:,.0f} s)")
         if done == total:
-            stream.write("\n")
-        stream.flush()
+            out.write("\n")
+        out.flush()
 
     return draw
 
@@ -116,34 +85,89 @@ def progress_bar(total: int, stream=sys.stderr) -> Callable[[int], None]:
 def run_batch(
     simulation: Simulation, objects: Iterable[Any], on_progress: Callable[[int], None] | None = None
 ) -> Summary:
+    """The summary of `objects` through an already loaded simulation, in this process (the batch path)."""
     summary = Summary()
     objects = list(objects)
     step = max(1, len(objects) // 100)
-    for done, obj in enumerate(objects, 1):
-        request = {"uid": f"batch-{done}", "operation": "CREATE", "object": obj}
-        summary.add(obj, simulation.run(request, trace=False, full=False))
+    for index, obj in enumerate(objects):
+        summary.add(row_of(index, obj, simulation.run(request_for(index, obj), trace=False, full=False)))
+        done = index + 1
         if on_progress is not None and (done % step == 0 or done == len(objects)):
             on_progress(done)
     return summary
+
+
+def _read_object_files(paths: list[str]) -> tuple[list[Any], list[dict]]:
+    objects: list[Any] = []
+    errors: list[dict] = []
+    for path in paths:
+        name = "<stdin>" if path == "-" else path
+        try:
+            if path == "-":
+                data = sys.stdin.buffer.read()
+            else:
+                with open(path, "rb") as handle:
+                    data = handle.read()
+        except OSError as exc:
+            errors.append({"severity": "error", "source": name, "message": f"cannot read file: {exc.strerror or exc}"})
+            continue
+        found, problems = read_objects(data, name)
+        objects += found
+        errors += problems
+    return objects, errors
+
+
+def _from_cluster(args: argparse.Namespace, documents: list[Any]) -> tuple[list[Any], list[Any], list[dict]]:
+    """(objects, documents with the cluster's namespaces added, errors)."""
+    from evaluator.batch.cluster import list_namespaces, list_objects
+
+    objects, errors = list_objects(args.kubeconfig, args.context, documents=documents)
+    namespaces, problems = list_namespaces(args.kubeconfig, args.context)
+    defined = {
+        (d.get("metadata") or {}).get("name") for d in documents if isinstance(d, dict) and d.get("kind") == "Namespace"
+    }
+    documents = documents + [n for n in namespaces if (n.get("metadata") or {}).get("name") not in defined]
+    return objects, documents, errors + problems
+
+
+def _print_problem(problem: dict) -> None:
+    where = problem.get("source") or ""
+    if problem.get("line") is not None:
+        where += f" line {problem['line']}"
+    print(f"error: {problem.get('message')} ({where.strip()})", file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
     from evaluator.cli.simulate_command import load_all
 
     documents, errors = load_all(args.filename)
-    objects, object_errors = load_all(args.objects)
-    errors += object_errors
-    simulation = Simulation(documents, kubernetes_version=getattr(args, "kubernetes_version", None))
-    for problem in errors + simulation.errors:
-        if problem.get("severity") == "error":
-            print(
-                f"error: {problem.get('message')} ({problem.get('source') or ''} line {problem.get('line')})",
-                file=sys.stderr,
-            )
-    progress = None if args.no_progress or not objects else progress_bar(len(objects))
-    summary = run_batch(simulation, objects, progress)
-    if args.output == "json":
-        print(json.dumps(summary.as_dict(), indent=2))
+    if args.kubeconfig:
+        objects, documents, object_errors = _from_cluster(args, documents)
     else:
-        print(summary.text())
+        objects, object_errors = _read_object_files(args.objects)
+    version = getattr(args, "kubernetes_version", None)
+    simulation = compiled(documents, version)
+    for problem in errors + object_errors + simulation.errors:
+        if problem.get("severity") == "error":
+            _print_problem(problem)
+    progress = progress_bar(len(objects)) if objects and _draw_progress(args) else None
+    rows = run_parallel(documents, objects, jobs=args.jobs, kubernetes_version=version, on_progress=progress)
+    if args.output == "policyreport":
+        sys.stdout.write(yaml.safe_dump_all(policy_reports(rows, documents), sort_keys=False))
+    elif args.output == "csv":
+        sys.stdout.write(csv_text(rows))
+    elif args.output == "json":
+        print(json.dumps(Summary.from_rows(rows).as_dict(), indent=2))
+    else:
+        print(Summary.from_rows(rows).text())
     return 0
+
+
+def _draw_progress(args: argparse.Namespace) -> bool:
+    """--progress, else not --no-progress and stderr is a terminal."""
+    if args.progress or args.no_progress:
+        return bool(args.progress)
+    try:
+        return os.isatty(sys.stderr.fileno())
+    except (AttributeError, OSError, ValueError):  # an in-memory stream (pytest's capture)
+        return False

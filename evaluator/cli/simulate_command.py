@@ -1,4 +1,6 @@
-"""`simulate -f policies.yaml -f request.yaml [--output text|json|junit]`: one request, the full decision.
+"""`simulate -f policies.yaml -f request.yaml [--output text|json|junit|admissionreview]`: one request, the
+full decision (`admissionreview`: only the `admission.k8s.io/v1` AdmissionReview, request and response, as a
+webhook would have been sent and answered).
 
 Every file is read as multi-document YAML. The request is the document that is an AdmissionReview or
 AdmissionRequest, else the last document that is not a policy (Kyverno's too), binding, policy exception, CRD,
@@ -20,6 +22,7 @@ from evaluator.admission.loading import text_source
 from evaluator.cli.located import is_error, located, rename_sources
 from evaluator.cli.render import render_result
 from evaluator.cli.yaml_text import parse_documents, without_document
+from evaluator.formats.admission_review import review_of
 from evaluator.k8s import kinds
 from evaluator.simulation import simulate
 
@@ -44,7 +47,7 @@ def register(commands: Any) -> None:
         "-f", "--filename", action="append", required=True, help="YAML/JSON file (repeatable, - for stdin)"
     )
     parser.add_argument("--request", help="file holding the request (else taken from the -f documents)")
-    parser.add_argument("-o", "--output", choices=("text", "json", "junit"), default="text")
+    parser.add_argument("-o", "--output", choices=("text", "json", "junit", "admissionreview"), default="text")
     add_version_argument(parser)
     parser.set_defaults(handler=run)
 
@@ -210,6 +213,13 @@ def _report_unusable(args: argparse.Namespace, problems: list[dict]) -> int:
 
 
 def _print(output: str, result: dict) -> None:
+    if output == "admissionreview":
+        review = review_of(result)
+        if review is not None:
+            print(json.dumps(review, indent=2))
+        for problem in result["errors"]:
+            print(located(problem), file=sys.stderr)
+        return
     if output == "json":
         print(json.dumps(result, indent=2, sort_keys=False))
         return

@@ -45,6 +45,11 @@ def _export_manifests(project: dict) -> tuple[bytes, str, str, list[str]]:
     return text.encode(), "application/yaml", f"{_slug(project.get('title', ''))}-manifests.yaml", warnings
 
 
+def _export_reviews(project: dict) -> tuple[bytes, str, str, list[str]]:
+    text, warnings = admission_review.export_reviews(project)
+    return text.encode(), "application/json", f"{_slug(project.get('title', ''))}-admissionreview.json", warnings
+
+
 def _export_project(project: dict) -> tuple[bytes, str, str, list[str]]:
     return (
         project_files.write_project(project).encode(),
@@ -82,7 +87,10 @@ FORMATS = {
             _export_manifests,
         ),
         Format(
-            "admission-review", "AdmissionReview (JSON)", lambda data: admission_review.import_review(_text(data)), None
+            "admission-review",
+            "AdmissionReview (JSON): request and response",
+            lambda data: admission_review.import_review(_text(data)),
+            _export_reviews,
         ),
     )
 }

@@ -2,7 +2,9 @@
 
 POST /api/v1/import/<format>: the upload (raw body, or multipart field `file`) becomes a new project;
 201 with the project, its edit token and the converter's warnings.
-GET /api/v1/projects/<id>/export/<format>: the project as a download (X-Export-Warnings says what was left out).
+GET /api/v1/projects/<id>/export/<format>[?request=<request id>]: the project (or only that sample request
+with the documents) as a download (X-Export-Warnings says what was left out). Exports run in the supervised
+evaluation workers: some run the engine (kyverno-test rows, AdmissionReviews).
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ import json
 
 from django.conf import settings
 from django.http import HttpResponse
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.parsers import BaseParser, MultiPartParser
 from rest_framework.response import Response
@@ -21,6 +24,7 @@ from evaluator.formats.bounded_yaml import FormatError
 from evaluator.formats.registry import FORMATS
 from playground.api.serializers import ErrorSerializer
 from playground.api.throttles import EvaluationThrottle
+from playground.evaluation import jobs, pool
 from playground.services import project_service
 from playground.services.errors import ServiceError
 
@@ -88,12 +92,24 @@ class ImportView(APIView):
 class ExportView(APIView):
     throttle_classes = [EvaluationThrottle]
 
-    @extend_schema(responses={(200, "application/octet-stream"): bytes, 404: ErrorSerializer})
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "request", OpenApiTypes.INT, description="export only this sample request (its id) with the documents"
+            )
+        ],
+        responses={(200, "application/octet-stream"): bytes, 400: ErrorSerializer, 404: ErrorSerializer},
+    )
     def get(self, request, project_id, fmt):
-        converter = _format(fmt, "export")
+        _format(fmt, "export")
         project = project_service.project_state(project_id)
+        chosen = request.query_params.get("request")
+        if chosen is not None:
+            project["requests"] = [r for r in project["requests"] if str(r.get("id")) == chosen]
+            if not project["requests"]:
+                raise ServiceError("not_found", f"no sample request {chosen!r} in this project", 404, path="request")
         try:
-            body, media_type, filename, warnings = converter.exporter(project)
+            body, media_type, filename, warnings = pool.call(jobs.export_project, fmt, project)
         except FormatError as exc:
             raise ServiceError("invalid_export", str(exc)) from None
         response = HttpResponse(body, content_type=media_type)

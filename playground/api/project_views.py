@@ -1,7 +1,8 @@
 """Project, document, request, snapshot, example and evaluation endpoints. Thin: services do the work.
 
-The body is read by the services (they check types and size limits and raise ServiceError, which the
-exception handler turns into the one error shape); the serializers here document the API.
+The body is read by the services, which the WebSocket shares (they check types and size limits and raise
+ServiceError, which the exception handler turns into the one error shape); the serializers (api/serializers.py)
+describe the bodies for the schema.
 """
 
 from __future__ import annotations
@@ -11,15 +12,15 @@ from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from playground.api.playground_serializers import (
+from playground.api.serializers import (
     DocumentInSerializer,
+    ErrorSerializer,
     EvaluateInSerializer,
     ProjectInSerializer,
     ProjectPatchSerializer,
     RequestInSerializer,
     SnapshotRefSerializer,
 )
-from playground.api.serializers import ErrorSerializer
 from playground.api.throttles import EvaluationThrottle
 from playground.evaluation import jobs, pool
 from playground.services import document_service, example_service, notify, project_service, snapshot_service

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 import evaluator.cel as cel
+from evaluator import mcp_server
 from playground.services import cel_service
 from playground.services import evaluation_service as evaluation
 from playground.workshops.services import engine
@@ -65,6 +66,20 @@ def evaluate_cel(expression: str, variables: dict) -> dict:
             else "cel"
         )
         return {"error": {"kind": kind, "message": exc.message, "line": exc.line, "column": exc.column}}
+
+
+def export_project(fmt: str, project: dict) -> tuple[bytes, str, str, list[str]]:
+    """A project in an export format (some run the engine: kyverno-test rows, AdmissionReviews)."""
+    from evaluator.formats.registry import FORMATS
+
+    exporter = FORMATS[fmt].exporter
+    assert exporter is not None
+    return exporter(project)
+
+
+def mcp_tool(name: str, arguments: dict) -> dict:
+    """One MCP tool call of the web mount (playground/mcp_http.py)."""
+    return mcp_server.call_tool(name, arguments)
 
 
 def warm_up() -> None:

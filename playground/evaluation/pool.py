@@ -11,7 +11,12 @@ worker. Each worker has a supervisor thread in the server that:
   512 MiB"). The bounds are a safety net set far above what the CEL cost limits allow, so an expression over
   its cost limit always gets the API server's cost-limit error, however loaded the machine is;
 * retries a job once when its worker died under it (the OOM killer, a crash), then fails it with a message;
-* skips work its caller abandoned while it was queued (a cancelled future is never started).
+* skips work its caller abandoned while it was queued (a cancelled future is never started), and stops work
+  abandoned while it runs: a job whose caller went away (its awaiting task was cancelled: a client left) or
+  whose `abandoned()` predicate turns true (a newer edit superseded it) has its worker killed and replaced
+  once it has run ABANDONED_GRACE_SECONDS, so a runaway nobody waits for frees its worker at once instead of
+  running to the wall-clock bound. Shorter jobs are left to finish: killing a worker costs its warm caches
+  and a restart, far more than the few milliseconds a normal evaluation has left.
 
 ``PLAYGROUND_EVALUATION_PROCESSES=0`` runs jobs in threads of this process instead (tests, debugging): no
 bounds beyond the engine's own, no supervision needed.
@@ -27,6 +32,7 @@ import os
 import queue
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -41,6 +47,8 @@ THREADS_WITHOUT_PROCESSES = 4
 START_TIMEOUT_SECONDS = 120.0  # importing and warming the engine on a loaded machine
 IDLE_CHECK_SECONDS = 1.0
 NICENESS = 5
+ABANDONED_GRACE_SECONDS = 1.0  # far beyond a normal evaluation (milliseconds), far below the wall-clock bound
+POLL_SECONDS = 0.05  # how often a running job's supervisor asks whether it was abandoned
 
 
 @dataclass(frozen=True)
@@ -84,6 +92,18 @@ class _Died(Exception):
     """The worker process ended while it ran a job."""
 
 
+class Abandoned(Exception):
+    """The job was given up by its caller while it ran; its worker was stopped and replaced."""
+
+
+def _asks(abandoned: Callable[[], bool] | None) -> bool:
+    try:
+        return abandoned is not None and bool(abandoned())
+    except Exception:  # a caller's predicate must never take the supervisor down
+        logger.exception("an abandoned() predicate failed")
+        return False
+
+
 class _Worker:
     """One worker process and the supervisor thread that owns it (and alone talks to it)."""
 
@@ -103,13 +123,13 @@ class _Worker:
 
     # -- called from any thread --------------------------------------------------------------------------
 
-    def submit(self, future: Future, function, args: tuple) -> None:
+    def submit(self, future: Future, function, args: tuple, abandoned: Callable[[], bool] | None = None) -> None:
         with self.pending_lock:
             if self.pending >= self.limits.queue_size:
                 future.set_exception(_busy())
                 return
             self.pending += 1
-        self.jobs.put((future, function, args))
+        self.jobs.put((future, function, args, abandoned))
 
     def stop(self) -> None:
         self.stopping = True
@@ -140,10 +160,10 @@ class _Worker:
             except _Died:
                 logger.error("evaluation worker %d could not start", self.index)
             if item:
-                future, function, args = item
+                future, function, args, abandoned = item
                 try:
                     if future.set_running_or_notify_cancel():  # False: abandoned while queued
-                        self._run(future, function, args)
+                        self._run(future, function, args, abandoned)
                 finally:
                     with self.pending_lock:
                         self.pending -= 1
@@ -182,12 +202,15 @@ class _Worker:
             raise _Died("the worker did not become ready")
         self.ready = True
 
-    def _run(self, future: Future, function, args: tuple) -> None:
+    def _run(self, future: Future, function, args: tuple, abandoned: Callable[[], bool] | None = None) -> None:
         for attempt in (1, 2):
+            if attempt == 2 and _asks(abandoned):
+                future.set_exception(Abandoned("the evaluation was abandoned"))
+                return
             try:
                 if attempt == 2:
                     self._ensure_started()
-                reply = self._exchange(function, args)
+                reply = self._exchange(function, args, abandoned)
             except _Died:
                 logger.warning(
                     "evaluation worker %d died during %s (attempt %d)",
@@ -200,6 +223,13 @@ class _Worker:
                 future.set_result(reply[1])
             elif reply[0] == "error":
                 future.set_exception(reply[1])
+            elif reply[0] == "abandoned":
+                logger.info(
+                    "evaluation worker %d stopped: %s was abandoned while it ran",
+                    self.index,
+                    getattr(function, "__name__", function),
+                )
+                future.set_exception(Abandoned("the evaluation was abandoned while it ran; its worker was replaced"))
             else:  # "timeout" / "memory": the worker was over its bounds; it is replaced, the job not retried
                 logger.warning(
                     "evaluation worker %d exceeded its %s bound in %s",
@@ -211,15 +241,24 @@ class _Worker:
             return
         future.set_exception(_failed())
 
-    def _exchange(self, function, args: tuple) -> tuple:
+    def _exchange(self, function, args: tuple, abandoned: Callable[[], bool] | None = None) -> tuple:
         if self.conn is None or self.process is None or not self.process.is_alive():
             self._ensure_started()
+        conn = self.conn
+        assert conn is not None
         try:
-            self.conn.send((function, args))
-            if not self.conn.poll(self.limits.timeout_seconds):
-                self._kill()
-                return ("timeout",)
-            reply = self.conn.recv()
+            conn.send((function, args))
+            started = time.monotonic()
+            deadline = started + self.limits.timeout_seconds
+            while not conn.poll(min(POLL_SECONDS, max(0.0, deadline - time.monotonic()))):
+                now = time.monotonic()
+                if now >= deadline:
+                    self._kill()
+                    return ("timeout",)
+                if now - started >= ABANDONED_GRACE_SECONDS and _asks(abandoned):
+                    self._kill()
+                    return ("abandoned",)
+            reply = conn.recv()
         except (EOFError, OSError, BrokenPipeError):
             self._kill()
             raise _Died() from None
@@ -251,7 +290,7 @@ class EvaluationPool:
             None if self.workers else ThreadPoolExecutor(THREADS_WITHOUT_PROCESSES, thread_name_prefix="evaluate")
         )
 
-    def submit(self, function, *args, key: str | None = None) -> Future:
+    def submit(self, function, *args, key: str | None = None, abandoned: Callable[[], bool] | None = None) -> Future:
         if self.threads is not None:
             return self.threads.submit(function, *args)
         if key is None:
@@ -260,7 +299,7 @@ class EvaluationPool:
             digest = hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest()
             chosen = self.workers[int.from_bytes(digest, "big") % len(self.workers)]
         future: Future = Future()
-        chosen.submit(future, function, args)
+        chosen.submit(future, function, args, abandoned)
         return future
 
     def slots(self) -> int:
@@ -299,13 +338,25 @@ def pool() -> EvaluationPool:
         return _POOL
 
 
-def submit(job, *args, key: str | None = None) -> Future:
-    return pool().submit(job, *args, key=key)
+def submit(job, *args, key: str | None = None, abandoned: Callable[[], bool] | None = None) -> Future:
+    return pool().submit(job, *args, key=key, abandoned=abandoned)
 
 
-async def run(job, *args, key: str | None = None):
-    """Await a job; cancelling the awaiting task cancels the job if it has not started."""
-    return await asyncio.wrap_future(submit(job, *args, key=key))
+async def run(job, *args, key: str | None = None, abandoned: Callable[[], bool] | None = None):
+    """Await a job. Cancelling the awaiting task (a client left) abandons it: not started if queued, stopped if
+    it runs on. `abandoned()` (asked from the supervisor thread) does the same while the caller still awaits:
+    the job then raises Abandoned."""
+    left = threading.Event()
+
+    def gone() -> bool:
+        return left.is_set() or _asks(abandoned)
+
+    future = submit(job, *args, key=key, abandoned=gone)
+    try:
+        return await asyncio.wrap_future(future)
+    except asyncio.CancelledError:
+        left.set()
+        raise
 
 
 def call(job, *args, key: str | None = None):

@@ -8,6 +8,7 @@ policies; an unchanged request costs no round trip at all.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from playground.evaluation import jobs, pool
 from playground.services import evaluation_service as evaluation
@@ -24,9 +25,13 @@ def documents_key(texts: list[str], kubernetes_version: str | None = None) -> st
 
 
 async def evaluate(
-    texts: list[str], request_texts: list[str], kubernetes_version: str | None = None
+    texts: list[str],
+    request_texts: list[str],
+    kubernetes_version: str | None = None,
+    abandoned: Callable[[], bool] | None = None,
 ) -> tuple[dict, list[tuple[dict, str]]]:
-    """Document errors and (summary, result JSON) per request text; only what is not cached goes to a worker."""
+    """Document errors and (summary, result JSON) per request text; only what is not cached goes to a worker.
+    A worker job that runs on once `abandoned()` is true is stopped (pool.Abandoned)."""
     key = documents_key(texts, kubernetes_version)
     request_keys = [(key, content_hash("request", text)) for text in request_texts]
     results = [_ENCODED.get(request_key) for request_key in request_keys]
@@ -34,7 +39,12 @@ async def evaluate(
     missing = [i for i, result in enumerate(results) if result is None]
     if missing or loaded is None:
         loaded, computed = await pool.run(
-            jobs.evaluate_texts, texts, [request_texts[i] for i in missing], kubernetes_version, key=key
+            jobs.evaluate_texts,
+            texts,
+            [request_texts[i] for i in missing],
+            kubernetes_version,
+            key=key,
+            abandoned=abandoned,
         )
         _LOADED.put(key, loaded)
         for i, result in zip(missing, computed):
@@ -43,12 +53,14 @@ async def evaluate(
     return loaded, results
 
 
-async def typecheck(texts: list[str], kubernetes_version: str | None = None) -> dict:
+async def typecheck(
+    texts: list[str], kubernetes_version: str | None = None, abandoned: Callable[[], bool] | None = None
+) -> dict:
     """Type checks go to the worker that holds the loaded documents."""
     key = documents_key(texts, kubernetes_version)
     checks = _TYPECHECKS.get(key)
     if checks is None:
-        checks = await pool.run(jobs.typecheck, texts, kubernetes_version, key=key)
+        checks = await pool.run(jobs.typecheck, texts, kubernetes_version, key=key, abandoned=abandoned)
         _TYPECHECKS.put(key, checks)
     return checks
 

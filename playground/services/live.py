@@ -3,8 +3,11 @@
 One ProjectRunner per project and process: edits raise `wanted` to their version; the runner evaluates the
 newest saved state, and before each message it checks that no newer edit has arrived (else the work is
 dropped and the newest state evaluated instead). The engine runs in the evaluation workers
-(playground/evaluation), never on the event loop: one round trip per evaluation, for the requests whose results are not cached. Consumers in other processes (Redis layer) also drop results older than the newest
-version they have seen.
+(playground/evaluation), never on the event loop: one round trip per evaluation, for the requests whose
+results are not cached. Work nobody waits for any more is stopped, not run to its bound: an evaluation that
+a newer edit superseded, or that runs on after the project's last viewer left, has its worker job abandoned
+(the pool stops a job that still runs after its grace second). Consumers in other processes (Redis layer)
+also drop results older than the newest version they have seen.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ from dataclasses import dataclass
 
 from channels.db import database_sync_to_async
 
+from playground.evaluation.pool import Abandoned
 from playground.services import evaluation_jobs as jobs
-from playground.services import outage
+from playground.services import outage, presence
 from playground.services.errors import ServiceError
 from playground.services.project_service import project_state
 
@@ -61,7 +65,12 @@ async def stream_evaluation(
     texts = [doc["text"] for doc in state["documents"]]
     await send({"type": "evaluating", "version": version})
     kubernetes_version = state.get("kubernetesVersion")
-    loaded, results = await jobs.evaluate(texts, [request["text"] for request in state["requests"]], kubernetes_version)
+    try:
+        loaded, results = await jobs.evaluate(
+            texts, [request["text"] for request in state["requests"]], kubernetes_version, abandoned=superseded
+        )
+    except Abandoned:  # superseded while it ran on: its worker was stopped
+        return False
     if superseded():
         return False
     messages = [
@@ -104,12 +113,14 @@ async def _typecheck_later(
         await asyncio.sleep(TYPECHECK_DELAY_SECONDS)
         if superseded():
             return
-        typecheck = await jobs.typecheck(texts, kubernetes_version)
+        typecheck = await jobs.typecheck(texts, kubernetes_version, abandoned=superseded)
         if superseded() or (memo is not None and memo.get("typecheck") == typecheck):
             return
         if memo is not None:
             memo["typecheck"] = typecheck
         await send({"type": "typecheck", "version": version, "typecheck": typecheck})
+    except Abandoned:
+        return
     except Exception as exc:  # a diagnostic; never let it take the room down
         if outage.is_outage(exc) or isinstance(exc, ServiceError):
             outage.report("type checking", exc)
@@ -128,6 +139,8 @@ class ProjectRunner:
         self.last: dict | None = None  # the last state evaluated
         self.memo: dict = {}
         self.task: asyncio.Task | None = None
+        self.asked = 0  # request() calls, to tell whether someone asked while the viewers were counted
+        self.unwatched = False  # the last viewer left: the running evaluation is abandoned
 
     def derive(self, target: str, item: dict, version: int) -> dict | None:
         """The state after this one edit, when the last known state is the version just before it."""
@@ -139,6 +152,7 @@ class ProjectRunner:
         return {**base, key: items, "version": version}
 
     def request(self, version: int, state: dict | None = None) -> None:
+        self.asked += 1
         self.wanted = max(self.wanted, version)
         if state is not None and (self.state is None or state["version"] > self.state["version"]):
             self.state = state
@@ -154,8 +168,8 @@ class ProjectRunner:
                     state = await database_sync_to_async(project_state)(self.project_id)
                 evaluated = state["version"]
                 self.last = state
-                await stream_evaluation(state, self.send, lambda: self.wanted > evaluated, self.memo)
-                if self.wanted <= evaluated:
+                await stream_evaluation(state, self.send, lambda: self.unwatched or self.wanted > evaluated, self.memo)
+                if self.unwatched or self.wanted <= evaluated:
                     return
         except ServiceError as exc:  # e.g. the project was deleted meanwhile
             await self.send({"type": "error", "error": exc.as_dict()})
@@ -179,7 +193,27 @@ def runner_for(project_id: str, send: Send) -> ProjectRunner:
 
 
 def forget(project_id: str) -> None:
-    """Drop an idle runner (the last viewer left)."""
+    """A viewer left: drop the runner when idle; when it is evaluating, abandon that work if nobody watches
+    the project any more (its results would reach no one)."""
     runner = _RUNNERS.get(project_id)
-    if runner is not None and (runner.task is None or runner.task.done()):
+    if runner is None:
+        return
+    if runner.task is None or runner.task.done():
+        _RUNNERS.pop(project_id, None)
+        return
+    task = asyncio.get_running_loop().create_task(_abandon_if_unwatched(project_id, runner))
+    _BACKGROUND.add(task)
+    task.add_done_callback(_BACKGROUND.discard)
+
+
+async def _abandon_if_unwatched(project_id: str, runner: ProjectRunner) -> None:
+    asked = runner.asked
+    try:
+        viewers = await database_sync_to_async(presence.count)(project_id)
+    except Exception as exc:  # unknown: keep evaluating, as before
+        outage.report("presence", exc)
+        return
+    # no await between this check and the pop: a viewer who joined meanwhile has called request()
+    if viewers == 0 and runner.asked == asked and _RUNNERS.get(project_id) is runner:
+        runner.unwatched = True
         _RUNNERS.pop(project_id, None)

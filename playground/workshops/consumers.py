@@ -107,6 +107,7 @@ class TeacherConsumer(_RoomConsumer):
         "revealSolution": "on_reveal_solution",
         "close": "on_close",
         "stuckMinutes": "on_stuck_minutes",
+        "timeBox": "on_time_box",
     }
     messages = TEACHER_MESSAGES
 
@@ -127,6 +128,7 @@ class TeacherConsumer(_RoomConsumer):
             await self.close(code=4403)
             return
         self.token = token
+        self.role = rooms.teacher_role(room, token)
         for group in (room_group(self.code), teacher_group(self.code)):
             await self.channel_layer.group_add(group, self.channel_name)
         self.ready = True
@@ -139,7 +141,7 @@ class TeacherConsumer(_RoomConsumer):
                 await self.channel_layer.group_discard(group, self.channel_name)
 
     async def send_dashboard(self) -> None:
-        await self.send_json({"type": "dashboard", **await db(progress.dashboard)(self.code)})
+        await self.send_json({"type": "dashboard", "role": self.role, **await db(progress.dashboard)(self.code)})
 
     async def on_hello(self, message):
         if not self.ready:
@@ -184,13 +186,17 @@ class TeacherConsumer(_RoomConsumer):
         await db(rooms.set_stuck_minutes)(self.code, self.token, message.get("minutes"))
         await self.to_group(teacher_group(self.code), {"type": "stuckMinutes", "minutes": message.get("minutes")})
 
+    async def on_time_box(self, message):
+        box = await db(rooms.set_time_box)(self.code, self.token, message.get("minutes"), message.get("locks", False))
+        await self.to_group(room_group(self.code), {"type": "timeBox", "timeBox": box})
+
     async def on_close(self, message):
         room = await db(rooms.close)(self.code, self.token)
         await self.to_group(room_group(self.code), {"type": "closed", "room": room})
 
     async def workshop_event(self, event):
         message = event["message"]
-        if message["type"] in {"exercise", "hint", "solution", "stuckMinutes"}:
+        if message["type"] in {"exercise", "hint", "solution", "stuckMinutes", "timeBox"}:
             await self.send_dashboard()  # positions, hint counts and forks changed: resend the picture
         if message["type"] != "exercise":
             await self.send_json(message)
@@ -252,6 +258,7 @@ class StudentConsumer(_RoomConsumer):
         self.exercise_id = state["exercise"]["id"]
         self.context = None  # read again for the (possibly new) exercise on the next evaluation
         self.room_open = state["room"]["state"] == ROOM_OPEN
+        self.time_box = state["room"]["timeBox"]
         await self.send_json({"type": kind, **state})
 
     # -- client → server -------------------------------------------------------------------------------
@@ -263,6 +270,8 @@ class StudentConsumer(_RoomConsumer):
     async def on_edit(self, message):
         if not self.room_open:
             raise ServiceError("room_closed", "this room is closed", 409)
+        if rooms.time_is_up(self.time_box):
+            raise ServiceError("time_up", "the time for this exercise is up: the teacher locked the editors", 409)
         fields = {"text": message.get("text")}
         if message.get("name") is not None:
             fields["name"] = message["name"]
@@ -336,6 +345,16 @@ class StudentConsumer(_RoomConsumer):
                     "exercise": ctx.exercise_id,
                 }
             )
+        await self.to_group(  # a teacher watching this student sees the editor's markers move with the text
+            watch_group(self.code, self.participant_id),
+            {
+                "type": "studentEvaluated",
+                "participant": self.participant_id,
+                "version": result["version"],
+                "documents": result["documents"],
+                "errors": result["errors"],
+            },
+        )
         views = await db(progress.record)(ctx, result["checks"], result["version"], submit, result["diagnosis"])
         await self.to_group(
             teacher_group(self.code),
@@ -356,6 +375,9 @@ class StudentConsumer(_RoomConsumer):
             await self.send_json(message)
         elif kind == "closed":
             self.room_open = False
+            await self.send_json(message)
+        elif kind == "timeBox":
+            self.time_box = message["timeBox"]
             await self.send_json(message)
         elif kind in {"announcement", "presenting"}:
             await self.send_json(message)

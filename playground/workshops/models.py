@@ -51,6 +51,7 @@ class Room(models.Model):
     exercise_set = models.ForeignKey(ExerciseSet, on_delete=models.PROTECT, related_name="rooms")
     title = models.CharField(max_length=200, blank=True, default="")
     teacher_token_hash = models.CharField(max_length=128)
+    coteacher_token_hash = models.CharField(max_length=128, blank=True, default="")  # "" = no co-teacher link
     position = models.PositiveIntegerField(default=0)  # index of the current exercise in the set
     state = models.CharField(max_length=10, default=ROOM_OPEN)
     announcement = models.TextField(blank=True, default="")
@@ -58,6 +59,9 @@ class Room(models.Model):
     revealed_hints = models.JSONField(default=dict)  # {exercise id: how many hints are shown}
     revealed_solutions = models.JSONField(default=list)  # [exercise id]
     stuck_minutes = models.PositiveIntegerField(default=5)  # no progress this long flags a student as stuck
+    time_boxes = models.JSONField(default=dict)  # {exercise id: minutes}: the teacher's optional time box
+    time_box_locks = models.BooleanField(default=False)  # when time is up, edits are refused (the teacher's choice)
+    position_started = models.DateTimeField(null=True, blank=True)  # when the room moved to the current exercise
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
     closed_at = models.DateTimeField(null=True, blank=True)

@@ -24,6 +24,17 @@ def index(request):
     )
 
 
+@require_GET
+@ensure_csrf_cookie
+def author(request):
+    """Write an exercise set: the page composes the YAML file through the API and imports it."""
+    return render(
+        request,
+        "workshops/author.html",
+        {"sets": catalog.list_sets(), "page_data": {"page": "workshop-author", "apiBase": "/api/v1/"}},
+    )
+
+
 def _room(code):
     try:
         return rooms.room_public(rooms.get_room(code))

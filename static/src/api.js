@@ -16,10 +16,13 @@ export class ApiError extends Error {
   }
 }
 
-/** Call the API. Resolves with the parsed body; rejects with ApiError carrying {code, message, line, column}. */
-export async function api(method, url, body, { token } = {}) {
-  const headers = { Accept: "application/json" };
-  if (body !== undefined) headers["Content-Type"] = "application/json";
+/** Call the API. Resolves with the parsed body; rejects with ApiError carrying {code, message, line, column}.
+ *  `headers`: more request headers (the workshop tokens: X-Teacher-Token, X-Participant-Token).
+ *  A FormData body goes as multipart (uploads); `raw` resolves with the Response itself (downloads). */
+export async function api(method, url, body, { token, headers: extra, raw = false } = {}) {
+  const headers = { Accept: "application/json", ...extra };
+  const form = typeof FormData !== "undefined" && body instanceof FormData;
+  if (body !== undefined && !form) headers["Content-Type"] = "application/json";
   if (method !== "GET") headers["X-CSRFToken"] = cookie("csrftoken");
   if (token) headers["X-Edit-Token"] = token;
   let response;
@@ -27,12 +30,13 @@ export async function api(method, url, body, { token } = {}) {
     response = await fetch(url, {
       method,
       headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? undefined : form ? body : JSON.stringify(body),
       credentials: "same-origin",
     });
   } catch (failure) {
     throw new ApiError(0, { code: "network", message: `Network error: ${failure.message}` });
   }
+  if (raw && response.ok) return response;
   let data = null;
   const text = await response.text();
   if (text) {

@@ -1,5 +1,6 @@
 // DOM building without HTML parsing: every string becomes a text node, never markup.
-// This is the one place the page creates elements; nothing here accepts HTML.
+// This is the one place the page creates elements; only `setSanitisedHtml` accepts HTML, and only the
+// server's sanitised Markdown (the one HTML sink of static/**, named in tests/frontend/test_sources.py).
 
 /** Create an element: h("div", {class: "x", dataset: {id: 1}, onclick: fn}, "text", child, [more]). */
 export function h(tag, attributes = {}, ...children) {
@@ -121,4 +122,11 @@ export function debounce(fn, ms) {
   };
   debounced.pending = () => timer !== null;
   return debounced;
+}
+
+/** Show HTML that the server rendered from Markdown and passed through its allow-list sanitiser
+ *  (playground/workshops/services/markdown.py): exercise tasks and hints. Never anything typed in a page. */
+export function setSanitisedHtml(element, sanitisedHtml) {
+  element.innerHTML = sanitisedHtml;
+  return element;
 }

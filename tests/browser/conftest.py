@@ -71,6 +71,10 @@ def server_url(tmp_path_factory):
         "REDIS_URL": "",
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "PLAYGROUND_EVALUATION_RATE": "100000/min",
+        # Batch jobs in small chunks on one pool process: a 1,000-object job then takes long enough for the
+        # page's progress bar to be seen moving (tests/browser/test_batch.py).
+        "PLAYGROUND_BATCH_CHUNK_SIZE": "20",
+        "PLAYGROUND_BATCH_PROCESSES": "1",
         "DJANGO_SETTINGS_MODULE": "playground.settings",
     }
     python = sys.executable

@@ -37,9 +37,20 @@ def test_import_a_bundle_and_export_it(page, api, open_project, server_url, tmp_
     page.wait_for_selector("#conn-state[data-state=open]")
     expect(page.locator(".panel[data-target=request]").first).to_contain_text("kind: ConfigMap")
     page.click("#formats-menu summary")
+    for width in (1440, 390):  # the panel opens inside the viewport, on a desktop and on a phone
+        page.set_viewport_size({"width": width, "height": 900})
+        box = page.locator("#formats-menu .menu-panel").bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= width, (width, box)
     with page.expect_download() as download:
         page.click("#export-links a[data-export=project]")
     saved = tmp_path / "project.yaml"
     download.value.save_as(saved)
     text = saved.read_text()
     assert "CREATE ConfigMap team-a/settings" in text and "namespace: team-a" in text
+
+    # the same menu offers the requests and their decisions as AdmissionReviews
+    with page.expect_download() as download:
+        page.click("#export-links a[data-export=admission-review]")
+    assert download.value.suggested_filename.endswith("-admissionreview.json")
+    review = download.value.path().read_text()
+    assert '"kind": "AdmissionReview"' in review and '"allowed": true' in review

@@ -27,9 +27,11 @@ PAGE_NAMES = [
     "gallery",
     "example",
     "project",
+    "batch",
     "snapshot",
     "workshops",
     "workshop-student",
+    "workshop-author",
     "workshop-teacher",
     "not-found",
 ]

@@ -64,7 +64,7 @@ def test_presenting_shows_the_teachers_text_and_the_room_finishes_read_only(two_
     editor.click()
     student.keyboard.press("ControlOrMeta+a")
     student.keyboard.insert_text(text.replace('expression: "true"', "expression: object.spec.replicas <="))
-    expect(student.locator("#doc-errors")).to_contain_text("Syntax error", timeout=15_000)
+    expect(student.locator("#results [data-testid=config-errors]")).to_contain_text("Syntax error", timeout=15_000)
     cell = teacher.locator("#progress-body tr").first.locator("td.ws-cell").first
     expect(cell).to_have_attribute("data-compiles", "false", timeout=15_000)
     expect(cell.locator(".ws-first-error")).to_contain_text("Syntax error")

@@ -33,3 +33,29 @@ def test_payloads_in_names_and_messages_are_shown_as_text_and_never_run(page, ap
     assert page.evaluate("() => window.__xss") is None
     assert page.locator("#xss-name, #xss-msg, #xss-script, img[src=x]").count() == 0
     screenshot("xss")
+
+
+def test_payloads_on_the_batch_page_are_text(page, api, server_url):
+    """A policy named and worded with markup, and a dumped object whose namespace and labels carry it: the
+    batch page's tables, charts' captions, affected list and drill-down show it as text."""
+    body = project_body(policy_name="evil", message="'" + MESSAGE.replace("'", "''") + "'", title=NAME)
+    status, created = api("POST", "/api/v1/projects", body)
+    assert status == 201, created
+    page.goto(f"{server_url}/p/{created['id']}/batch")
+    dump = (
+        "apiVersion: apps/v1\nkind: Deployment\n"
+        f"metadata: {{name: web, namespace: {NAME!r}, labels: {{app: {NAME!r}}}}}\n"
+        "spec: {replicas: 9, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, "
+        "spec: {containers: [{name: web, image: nginx}]}}}\n"
+    )
+    page.fill("#batch-text", dump)
+    page.click("#btn-run")
+    row = page.locator("#affected-table tbody tr").first
+    expect(row).to_contain_text(NAME)
+    row.get_by_role("button").click()
+    expect(page.locator("#drilldown .result-card")).to_be_visible()
+    expect(page.locator("#drilldown-title")).to_contain_text(NAME)
+    page.wait_for_timeout(500)
+    assert page.watch.dialogs == []
+    assert page.evaluate("() => window.__xss") is None
+    assert page.locator("#xss-name, #xss-msg, #xss-script, img[src=x]").count() == 0

@@ -69,6 +69,7 @@ def test_batch_summary_per_policy(tmp_path: Path):
             str(tmp_path / "dump.yaml"),
             "-o",
             "json",
+            "--progress",
         ],
         capture_output=True,
         text=True,
@@ -79,7 +80,7 @@ def test_batch_summary_per_policy(tmp_path: Path):
     summary = json.loads(done.stdout)
     assert summary["objects"] == 8 and summary["denied"] == 2
     assert summary["policies"]["replicas"]["denied"] == 2 and summary["policies"]["replicas"]["admitted"] == 6
-    assert "8/8" in done.stderr  # the progress bar
+    assert "8/8" in done.stderr  # the progress bar, asked for (stderr is no terminal here)
 
 
 def test_run_batch_reports_progress():
@@ -87,6 +88,7 @@ def test_run_batch_reports_progress():
     summary = run_batch(Simulation(POLICY), [deployment("a", 9), deployment("b", 1)], seen.append)
     assert isinstance(summary, Summary) and seen[-1] == 2
     assert summary.policies["replicas"]["examples"]["denied"][0] == {
+        "index": 0,
         "object": "Deployment default/a",
         "message": "too many replicas",
     }

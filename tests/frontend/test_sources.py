@@ -10,16 +10,55 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPTS = sorted((ROOT / "static" / "src").glob("*.js")) + sorted((ROOT / "static" / "playground").glob("*.js"))
+# Every script we write and serve: static/** except the build output (static/dist, generated from static/src).
+SCRIPTS = sorted(p for p in (ROOT / "static").rglob("*.js") if "dist" not in p.relative_to(ROOT / "static").parts)
 TEMPLATES = sorted((ROOT / "templates").rglob("*.html"))
 HTML_SINKS = ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "DOMParser", "createContextualFragment")
 
 
-@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
+# The one HTML sink allowed: dom.js's setSanitisedHtml, for the server's sanitised Markdown (tasks, hints).
+ALLOWED_SINKS = {("src/dom.js", "innerHTML"): 1}
+# What may be handed to it: the fields the server fills from playground/workshops/services/markdown.py.
+SANITISED_FIELDS = re.compile(r"setSanitisedHtml\([^,()]+(?:\([^()]*\))?, [\w.]+\.(taskHtml|html)\)")
+
+
+def _sinks(source: str) -> dict[str, int]:
+    return {sink: source.count(sink) for sink in HTML_SINKS if sink in source}
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: str(p.relative_to(ROOT / "static")))
 def test_scripts_never_parse_html(script):
+    name = str(script.relative_to(ROOT / "static"))
     source = script.read_text()
-    assert [sink for sink in HTML_SINKS if sink in source] == []
+    allowed = {sink: count for (path, sink), count in ALLOWED_SINKS.items() if path == name}
+    assert _sinks(source) == allowed
     assert "eval(" not in source and "new Function" not in source
+
+
+def test_the_guard_covers_the_workshop_pages_and_nothing_is_left_outside_the_bundle():
+    names = {str(p.relative_to(ROOT / "static")) for p in SCRIPTS}
+    assert {"src/workshop-student.js", "src/workshop-teacher.js", "src/workshop-index.js"} <= names
+    assert not list((ROOT / "static" / "workshops").glob("*.js"))
+
+
+def test_the_one_html_sink_only_takes_the_servers_sanitised_markdown():
+    dom = (ROOT / "static" / "src" / "dom.js").read_text()
+    sink = re.search(r"export function setSanitisedHtml\((\w+), (\w+)\) \{\n  \1\.innerHTML = \2;", dom)
+    assert sink, "the innerHTML of dom.js is setSanitisedHtml's, and nothing else's"
+    calls = [(p, line) for p in SCRIPTS for line in p.read_text().splitlines() if "setSanitisedHtml(" in line]
+    calls = [(p, line) for p, line in calls if "export function" not in line and "import" not in line]
+    assert calls and all(SANITISED_FIELDS.search(line) for _, line in calls), calls
+
+
+def test_the_guard_catches_what_it_is_for():
+    for bad in (
+        "node.innerHTML = name",
+        "x.insertAdjacentHTML('beforeend', t)",
+        "document.write(t)",
+        "a.outerHTML = b",
+    ):
+        assert _sinks(bad)
+    assert not SANITISED_FIELDS.search("setSanitisedHtml(node, message.text)")
 
 
 @pytest.mark.parametrize("template", TEMPLATES, ids=lambda p: p.name)

@@ -15,6 +15,23 @@ def fresh_channel_layer():
     channel_layers.backends.clear()
 
 
+@pytest.fixture(autouse=True)
+def fresh_process_state():
+    """Every test starts with this process's caches and live runners empty, so none passes (or fails) because
+    an earlier test warmed or filled them. The one place such state is reset; a test never clears it itself.
+    (Worker processes keep their own caches: results are the same either way, only faster.)"""
+    from playground.services import evaluation_jobs, evaluation_service, live
+
+    def reset() -> None:
+        evaluation_service.clear_caches()
+        evaluation_jobs.clear_caches()
+        live._RUNNERS.clear()
+
+    reset()
+    yield
+    reset()
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _close_kept_connections(django_db_setup, django_db_blocker):
     """Database connections are kept between requests (DATABASE_CONN_MAX_AGE): close the one Channels'

@@ -67,3 +67,21 @@ def project_body() -> dict:
             },
         ],
     }
+
+
+def costly_policies(policies: int = 2, validations: int = 8) -> list[str]:
+    """Policies whose every expression stays just inside its cost limit: seconds of honest work in all."""
+    documents = []
+    for p in range(policies):
+        rules = "".join(f"  - expression: lists.range(150000).all(x, x >= {-v})\n" for v in range(1, validations + 1))
+        documents.append(
+            "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\n"
+            f"metadata: {{name: costly-{p}}}\nspec:\n  failurePolicy: Fail\n  matchConstraints:\n"
+            '    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}]\n'
+            f"  validations:\n{rules}"
+        )
+        documents.append(
+            "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\n"
+            f"metadata: {{name: costly-{p}}}\nspec: {{policyName: costly-{p}, validationActions: [Deny]}}\n"
+        )
+    return documents

@@ -12,7 +12,7 @@ import pytest
 from channels.db import database_sync_to_async
 
 from playground.evaluation import pool
-from playground.services import evaluation_jobs, project_service
+from playground.services import project_service
 from tests.evaluator.admission.test_yaml_aliases import CONFIGMAP_BOMB
 from tests.playground.playground_fixtures import BINDING, POLICY, deployment
 from tests.playground.test_consumer import connect, receive_until
@@ -25,8 +25,7 @@ BOUND_SECONDS = 2.0
 
 @pytest.fixture(autouse=True)
 def warm_workers():
-    """Time the answer, not the start of the worker processes."""
-    evaluation_jobs.clear_caches()
+    """Time the answer, not the start of the worker processes (caches are reset by conftest.py)."""
     assert pool.wait_until_started()
 
 

@@ -18,3 +18,18 @@ def test_the_openapi_schema_lists_the_project_endpoints(client):
     schema = client.get("/api/schema/", HTTP_ACCEPT="application/json").json()
     assert "/api/v1/projects" in schema["paths"]
     assert "/api/v1/evaluate" in schema["paths"]
+
+
+@pytest.mark.django_db
+def test_the_schemas_expected_outcome_is_the_engines(client):
+    """The schema's Expected is evaluator/expectations.py's, not a copy that can drift from it."""
+    from evaluator.expectations import KEYS, OUTCOMES
+
+    schema = client.get("/api/schema/", HTTP_ACCEPT="application/json").json()
+    expected = schema["components"]["schemas"]["Expected"]
+    assert tuple(expected["properties"]) == KEYS
+    outcome = expected["properties"]["outcome"]
+    choices = outcome.get("enum") or schema["components"]["schemas"][outcome["$ref"].rsplit("/", 1)[-1]]["enum"]
+    assert tuple(choices) == OUTCOMES
+    export = schema["paths"]["/api/v1/projects/{project_id}/export/{fmt}"]["get"]
+    assert [p["name"] for p in export["parameters"] if p["in"] == "query"] == ["request"]

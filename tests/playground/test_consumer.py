@@ -8,7 +8,7 @@ from channels.testing import WebsocketCommunicator
 
 from playground.asgi import application
 from playground.evaluation import pool
-from playground.services import evaluation_service, project_service
+from playground.services import project_service
 from tests.playground.playground_fixtures import deployment, project_body
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -45,7 +45,6 @@ async def receive_until(communicator, kind, predicate=lambda m: True):
 
 
 async def test_connect_sends_state_then_streams_results_request_by_request():
-    evaluation_service.clear_caches()
     state, token = await make_project()
     ws = await connect(state["id"], token)
     first = await ws.receive_json_from(timeout=TIMEOUT)

@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from playground.config import channel_layers_config, database_config, env_bool, env_list
+from playground.config import (
+    DEFAULT_CONTENT_SECURITY_POLICY,
+    channel_layers_config,
+    database_config,
+    env_bool,
+    env_content_security_policy,
+    env_list,
+)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -126,3 +133,32 @@ def test_typed_settings_name_the_variable_on_error(reader, raw, message):
         read({"PLAYGROUND_X": raw}, "PLAYGROUND_X", 1, minimum=0)
     assert str(caught.value) == message
     assert read({}, "PLAYGROUND_X", 3) == 3 and read({"PLAYGROUND_X": " 7 "}, "PLAYGROUND_X", 3) == 7
+
+
+def test_content_security_policy_comes_from_the_environment_normalised():
+    read = env_content_security_policy
+    assert read({}, "CSP", "default-src 'self'") == "default-src 'self'"
+    assert read({"CSP": "  "}, "CSP", "default-src 'self'") == "default-src 'self'"
+    value = read({"CSP": "default-src 'self';\n  img-src 'self' https://img.example ;"}, "CSP", "x")
+    assert value == "default-src 'self'; img-src 'self' https://img.example"
+    # line breaks are folded, so a value can never split the header into two
+    assert "\n" not in read({"CSP": "default-src 'self'\r\nSet-Cookie: a=b"}, "CSP", "x")
+
+
+@pytest.mark.parametrize(
+    "raw", ["default-src 'self'\x1b[31m", "default-src \x00", "default-src 'sélf'", ";;", "'self' x"]
+)
+def test_a_content_security_policy_that_is_not_one_stops_the_server(raw):
+    with pytest.raises(ValueError, match="CSP="):
+        env_content_security_policy({"CSP": raw}, "CSP", "default-src 'self'")
+
+
+def test_the_content_security_policy_is_a_declared_and_documented_setting(settings, client):
+    from django.conf import settings as live
+
+    assert live.CONTENT_SECURITY_POLICY == DEFAULT_CONTENT_SECURITY_POLICY  # the test environment sets none
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    assert "| `CONTENT_SECURITY_POLICY` |" in readme
+    settings.CONTENT_SECURITY_POLICY = "default-src 'none'; connect-src https://api.example"
+    response = client.get("/healthz")
+    assert response["Content-Security-Policy"] == "default-src 'none'; connect-src https://api.example"

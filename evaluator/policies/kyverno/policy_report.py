@@ -47,19 +47,23 @@ def policy_report(policies: list[dict], results: list[dict], request: dict, now:
 def report_for(resource: dict, scope: dict, entries: list[dict]) -> dict:
     """The (Cluster)PolicyReport of one resource, as Kyverno writes it, around its result entries."""
     meta = resource.get("metadata") or {}
+    name = meta.get("uid") or f"{str(resource.get('kind', '')).lower()}-{meta.get('name', '')}"
+    return report_envelope(meta.get("namespace") or "", name, entries, scope)
+
+
+def report_envelope(namespace: str, name: str, entries: list[dict], scope: dict | None = None) -> dict:
+    """A PolicyReport (in `namespace`) or, without one, a ClusterPolicyReport named `name` holding `entries`,
+    with the summary counts Kyverno keeps; `scope` is the one resource a per-resource report is about."""
     summary = {k: sum(1 for e in entries if e["result"] == k) for k in ("pass", "fail", "warn", "error", "skip")}
-    namespace = meta.get("namespace") or ""
-    report = {
+    report: dict = {
         "apiVersion": "wgpolicyk8s.io/v1alpha2",
         "kind": "PolicyReport" if namespace else "ClusterPolicyReport",
-        "metadata": {
-            "name": meta.get("uid") or f"{str(resource.get('kind', '')).lower()}-{meta.get('name', '')}",
-            "labels": {"app.kubernetes.io/managed-by": "kyverno"},
-        },
-        "scope": scope,
-        "results": entries,
-        "summary": summary,
+        "metadata": {"name": name, "labels": {"app.kubernetes.io/managed-by": "kyverno"}},
     }
+    if scope is not None:
+        report["scope"] = scope
+    report["results"] = entries
+    report["summary"] = summary
     if namespace:
         report["metadata"]["namespace"] = namespace
     return report

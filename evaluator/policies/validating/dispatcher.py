@@ -59,6 +59,9 @@ class CompileCache:
 
     def __init__(self, cluster: ClusterIndex, compile: Callable[[Mapping], CompiledPolicy] = compile_policy):
         self.tuples = PolicyDispatcher(cluster, VALIDATING_POLICY, VALIDATING_BINDING, compile)
+        # (namespaceObject, stored Namespace) by namespace name: the cluster's namespaces never change, and CEL
+        # only reads these values, so every request may share them.
+        self.namespaces: dict[str, tuple[Any, Any]] = {}
         self._meta: dict[int, tuple[Mapping, tuple[str, list[str], str]]] = {}
 
     def get(self, policy: Mapping[str, Any]) -> CompiledPolicy:
@@ -108,6 +111,11 @@ def _record(
     return record
 
 
+def _copy(value: Any) -> Any:
+    """A record's own copy of a kind or resource: match results are shared between the policies of a request."""
+    return dict(value) if type(value) is dict else value
+
+
 def _as_param_kind(param: Mapping | None, param_kind: Mapping | None) -> Mapping | None:
     """The param as the policy sees it: read through the paramKind's version, so its apiVersion and kind
     are the paramKind's (the informer serves that version; typed objects are wrapped with it)."""
@@ -135,13 +143,15 @@ class Dispatcher:
         self.cache = cache or CompileCache(cluster)
         self._authorizers: tuple[Any, Any] | None = None
         self._views: act.RequestViews | None = None
-        self._namespaces: dict[str, tuple] = {}
+        self._match_memo: dict = {}  # per request: equal matchConstraints are matched once
+        self._inputs: dict[tuple, Inputs] = {}
 
     def dispatch(self, request: Mapping[str, Any]) -> DispatchResult:
         out = DispatchResult()
         self._authorizers = None
         self._views = act.RequestViews(request)
-        self._namespaces = {}
+        self._match_memo = {}
+        self._inputs = {}
         for policy, bindings in self.cache.tuples.hooks():
             try:
                 self._dispatch_policy(policy, bindings, request, out)
@@ -169,12 +179,13 @@ class Dispatcher:
     def _namespace_values(self, name: str) -> tuple[Any, Any]:
         """(namespaceObject, stored Namespace) for the request namespace; an unknown namespace is
         assumed to exist with only its metadata.name label (the simulation has no API server to ask)."""
-        if name not in self._namespaces:
+        found = self.cache.namespaces.get(name)
+        if found is None:
             doc = None
             if name:
                 doc = self.cluster.namespaces.get(name) or assumed_namespace(name)
-            self._namespaces[name] = (act.namespace_object(doc), act.stored_namespace(doc))
-        return self._namespaces[name]
+            found = self.cache.namespaces[name] = (act.namespace_object(doc), act.stored_namespace(doc))
+        return found
 
     def _authorizers_for(self, request: Mapping) -> tuple[Any, Any]:
         """The CEL `authorizer` values, built once per request (the server's caching authorizer)."""
@@ -184,8 +195,34 @@ class Dispatcher:
             )
         return self._authorizers
 
+    def _inputs_for(self, request: Mapping, matched_kind: Any, matched_resource: Any) -> Inputs:
+        """The CEL inputs of the tuples that matched as (kind, resource), built once per request: only
+        `params` differs between tuples, and each tuple sets it before it evaluates."""
+        key = (id(matched_kind), id(matched_resource))  # the dicts stay alive: the match memo holds them
+        inputs = self._inputs.get(key)
+        if inputs is not None:
+            return inputs
+        namespace = str(request.get("namespace") or "")
+        ns_name = "" if act.is_core_namespace(request.get("kind")) else namespace
+        namespace_object, namespace_raw = self._namespace_values(ns_name)
+        authorizer, resource_authorizer = self._authorizers_for(request)
+        views = self._views
+        inputs = self._inputs[key] = Inputs(
+            object=act.versioned_object(request.get("object"), request.get("kind"), matched_kind),
+            old_object=act.versioned_object(request.get("oldObject"), request.get("kind"), matched_kind),
+            request=views.view(matched_kind, matched_resource),
+            match_request=lambda: views.view(matched_kind, request.get("resource")),
+            params=None,
+            namespace_object=namespace_object,
+            namespace_raw=namespace_raw,
+            trace=self.trace,
+            authorizer=authorizer,
+            request_resource_authorizer=resource_authorizer,
+        )
+        return inputs
+
     def _dispatch_policy(self, policy: Mapping, bindings: list[Mapping], request: Mapping, out: DispatchResult) -> None:
-        found = self.cache.tuples.resolve(policy, bindings, request)
+        found = self.cache.tuples.resolve(policy, bindings, request, self._match_memo)
         if found.skip is not None:
             out.policies.append(_record(policy, None, "skipped", self.cache.meta, skipReason=found.skip))
             return
@@ -216,40 +253,29 @@ class Dispatcher:
     ) -> None:
         compiled: CompiledPolicy = found.compiled
         spec = binding.get("spec") or {}
-        namespace = str(request.get("namespace") or "")
-        ns_name = "" if act.is_core_namespace(request.get("kind")) else namespace
-        namespace_object, namespace_raw = self._namespace_values(ns_name)
         matched_kind = found.matched_kind
         matched_resource = found.matched_resource
-        authorizer, resource_authorizer = self._authorizers_for(request)
-        views = self._views
-        inputs = Inputs(
-            object=act.versioned_object(request.get("object"), request.get("kind"), matched_kind),
-            old_object=act.versioned_object(request.get("oldObject"), request.get("kind"), matched_kind),
-            request=views.view(matched_kind, matched_resource),
-            match_request=lambda: views.view(matched_kind, request.get("resource")),
-            params=None,
-            namespace_object=namespace_object,
-            namespace_raw=namespace_raw,
-            trace=self.trace,
-            authorizer=authorizer,
-            request_resource_authorizer=resource_authorizer,
-        )
-        policy_name = self.cache.meta(policy)[0]
+        inputs = self._inputs_for(request, matched_kind, matched_resource)
+        policy_name, _, failure_policy = self.cache.meta(policy)
         binding_name, actions, _ = self.cache.meta(binding)
         for param in params:
             inputs.params = _as_param_kind(param, compiled.param_kind)
             result = validate(compiled, inputs)
-            record = _record(
-                policy,
-                binding,
-                "admitted",
-                self.cache.meta,
-                param=param_key(param),
-                matchedKind=matched_kind,
-                matchedResource=matched_resource,
-                trace=result.trace or None,
-            )
+            record = {  # the keys and order of _record
+                "policy": policy_name,
+                "binding": binding_name,
+                "param": param_key(param),
+                "outcome": "admitted",
+                "skipReason": None,
+                "failurePolicy": failure_policy,
+                "validationActions": list(actions),
+                "error": None,
+                "matchedKind": _copy(matched_kind),
+                "matchedResource": _copy(matched_resource),
+                "decisions": [],
+                "auditAnnotations": [],
+                "trace": result.trace or None,
+            }
             if result.skipped:
                 record.update(outcome="skipped", skipReason=result.skip_reason)
                 out.policies.append(record)
@@ -322,6 +348,8 @@ class Dispatcher:
 def _outcome(outcomes: set[str]) -> str:
     """One word for a tuple: a failed validation that denies wins, then an error under Fail, then the
     softer actions; an error that failurePolicy Ignore swallowed is still reported as an error."""
+    if not outcomes:
+        return "admitted"
     for name in ("denied", "error", "warned", "audited"):
         if name in outcomes:
             return name

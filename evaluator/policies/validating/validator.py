@@ -12,9 +12,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evaluator.admission import expressions as ex
-from evaluator.admission.conditions import ExpressionResult, for_input
+from evaluator.admission.conditions import (
+    NO_VARIABLES,
+    CompositionContext,
+    ExpressionResult,
+    LazyVariables,
+    for_input,
+)
 from evaluator.admission.evaluation import (
     RUNTIME_CEL_COST_BUDGET,
+    RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS,
     Inputs,
     bindings,
     match_conditions,
@@ -105,20 +112,179 @@ def _nth(results: list, i: int):
     return results[i] if i < len(results) else None
 
 
-def validate(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult:
-    fp = policy.failure_policy
-    entry = trace_entry if inputs.trace else no_trace_entry
-    result = ValidateResult(
-        trace={
-            "matchConditions": [],
-            "variables": [],
-            "validations": [],
-            "messageExpressions": [],
-            "auditAnnotations": [],
-            "budget": {},
-        }
+def _new_trace() -> dict[str, Any]:
+    return {
+        "matchConditions": [],
+        "variables": [],
+        "validations": [],
+        "messageExpressions": [],
+        "auditAnnotations": [],
+        "budget": {},
+    }
+
+
+class _Discard(dict):
+    """The trace of an untraced evaluation: every section reads as a list that forgets what is added, so
+    the evaluation code stays one path and an untraced run builds nothing."""
+
+    def __missing__(self, key: str) -> Any:
+        return _FORGET
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        pass
+
+
+class _Forget(list):
+    def append(self, item: Any) -> None:
+        pass
+
+    def extend(self, items: Any) -> None:
+        pass
+
+
+_FORGET = _Forget()
+_DISCARD = _Discard()
+
+
+def _shared_activation(policy: CompiledPolicy, inputs: Inputs, with_authorizer: bool, request, namespace) -> dict:
+    """The activation of a section without variables, shared by every policy of the request that binds the same
+    values (CEL only reads it). Kept on `inputs` (one request) with the values it was built from, which it
+    holds, so that an identity match is a true match."""
+    params = inputs.params if policy.has_params else None
+    key = (with_authorizer, policy.has_params, id(request), id(namespace), id(params))
+    cache = inputs.activations
+    hit = cache.get(key)
+    if hit is not None and hit[0] is request and hit[1] is namespace and hit[2] is params:
+        return hit[3]
+    activation = bindings(
+        inputs, with_authorizer=with_authorizer, has_params=policy.has_params, request=request, namespace=namespace
     )
-    trace = result.trace
+    activation["variables"] = NO_VARIABLES
+    cache[key] = (request, namespace, params, activation)
+    return activation
+
+
+def _plain_section(
+    policy: CompiledPolicy, inputs: Inputs, expressions, budget: int, *, with_authorizer: bool, request, namespace
+) -> tuple[list, int] | None:
+    """Every expression of a section evaluated as `for_input` does (all of them, one budget, variables
+    evaluated lazily once per section and charged before the expression that used them): (values, remaining
+    budget), or None when anything failed or ran out of budget."""
+    context = None
+    if policy.variables:
+        activation = bindings(
+            inputs, with_authorizer=with_authorizer, has_params=policy.has_params, request=request, namespace=namespace
+        )
+        context = CompositionContext(policy.variables, trace=False)
+        activation["variables"] = LazyVariables(context, activation)
+    else:
+        activation = _shared_activation(policy, inputs, with_authorizer, request, namespace)
+    values = []
+    for compiled in expressions:
+        if compiled is None:
+            values.append(None)
+            continue
+        outcome = ex.run_plain(compiled, activation)
+        if outcome is None:
+            return None
+        if context is not None:
+            budget -= context.get_and_reset_cost()
+        budget -= outcome[1]
+        if budget < 0:
+            return None
+        values.append(outcome[0])
+    return values, budget
+
+
+def _validate_plain(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult | None:
+    """`validate` without traces when every expression evaluates without error within its budget (the batch
+    path). None means "not that simple": `validate` then does the whole work again from the start (evaluation
+    has no side effects), so that errors, budgets and their wording keep one implementation."""
+    result = ValidateResult()
+    if policy.match_conditions:
+        match_request = inputs.match_request() if callable(inputs.match_request) else inputs.match_request
+        section = _plain_section(
+            policy,
+            inputs,
+            [c for _, c in policy.match_conditions],
+            RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS,
+            with_authorizer=True,
+            request=match_request,
+            namespace=None,
+        )
+        if section is None:
+            return None
+        for (name, _), value in zip(policy.match_conditions, section[0]):
+            if value is False:
+                result.skipped = True
+                result.skip_reason = f"matchCondition '{name}' evaluated to false"
+                return result
+    section = _plain_section(
+        policy,
+        inputs,
+        policy.validation_expressions,
+        RUNTIME_CEL_COST_BUDGET,
+        with_authorizer=True,
+        request=inputs.request,
+        namespace=inputs.namespace_object,
+    )
+    if section is None:
+        return None
+    values, remaining = section
+    messages: list = []
+    if policy.has_messages:
+        section = _plain_section(
+            policy,
+            inputs,
+            policy.message_expressions,
+            remaining,
+            with_authorizer=False,
+            request=inputs.request,
+            namespace=inputs.namespace_object,
+        )
+        if section is None:
+            return None
+        messages = section[0]
+    for i, validation in enumerate(policy.validations):
+        if values[i] is True:
+            result.decisions.append(Decision(validation.index, ADMIT, EVAL_ADMIT))
+            continue
+        message_result = ExpressionResult(value=messages[i]) if i < len(messages) and messages[i] is not None else None
+        message, _ = _message_for(validation, message_result)
+        result.decisions.append(Decision(validation.index, DENY, EVAL_DENY, message, validation.reason or "Invalid"))
+    if not policy.audit_annotations:
+        return result
+    section = _plain_section(
+        policy,
+        inputs,
+        policy.audit_expressions,
+        RUNTIME_CEL_COST_BUDGET,
+        with_authorizer=False,
+        request=inputs.request,
+        namespace=inputs.namespace_raw,
+    )
+    if section is None:
+        return None
+    for annotation, value in zip(policy.audit_annotations, section[0]):
+        if isinstance(value, str) and value.strip():
+            result.audit_annotations.append(AuditAnnotationResult(annotation.key, PUBLISH, value.strip()))
+        elif value is None or isinstance(value, str):
+            result.audit_annotations.append(AuditAnnotationResult(annotation.key, EXCLUDE))
+        else:  # an unsupported return type: an error, worded by `validate`
+            return None
+    return result
+
+
+def validate(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult:
+    if not inputs.trace:
+        plain = _validate_plain(policy, inputs)
+        if plain is not None:
+            return plain
+    fp = policy.failure_policy
+    tracing = inputs.trace
+    entry = trace_entry if tracing else no_trace_entry
+    result = ValidateResult(trace=_new_trace() if tracing else {})
+    trace = result.trace if tracing else _DISCARD
     if policy.match_conditions:
         matches, error, failed = match_conditions(policy, inputs, trace)
         if error is not None:
@@ -143,10 +309,11 @@ def validate(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult:
         with_authorizer=True,
         namespace=inputs.namespace_object,
     )
-    trace["budget"]["validations"] = {
-        "limit": RUNTIME_CEL_COST_BUDGET,
-        "remaining": outcome.remaining if outcome.error is None else 0,
-    }
+    if tracing:
+        trace["budget"]["validations"] = {
+            "limit": RUNTIME_CEL_COST_BUDGET,
+            "remaining": outcome.remaining if outcome.error is None else 0,
+        }
     if outcome.error is not None:
         trace["validations"] = [
             entry(v.expression, _nth(outcome.results, i), index=v.index) for i, v in enumerate(policy.validations)
@@ -188,18 +355,19 @@ def validate(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult:
             decision.reason = validation.reason or "Invalid"
             decision.message, source = _message_for(validation, message_result)
         result.decisions.append(decision)
-        trace["validations"].append(
-            entry(
-                validation.expression,
-                evaluation,
-                index=validation.index,
-                action=decision.action,
-                evaluation_result=decision.evaluation,
-                message=decision.message or None,
-                messageSource=source,
-                reason=decision.reason or None,
+        if tracing:
+            trace["validations"].append(
+                entry(
+                    validation.expression,
+                    evaluation,
+                    index=validation.index,
+                    action=decision.action,
+                    evaluation_result=decision.evaluation,
+                    message=decision.message or None,
+                    messageSource=source,
+                    reason=decision.reason or None,
+                )
             )
-        )
 
     if not policy.audit_annotations:
         if not inputs.trace:

@@ -73,6 +73,14 @@ class SetExportView(APIView):
         return response
 
 
+class SetSourceView(APIView):
+    """The set file's content as JSON, for the authoring page ("edit a copy")."""
+
+    @extend_schema(responses={200: dict, 404: ErrorSerializer})
+    def get(self, request, slug):
+        return Response(authoring.set_file(slug))
+
+
 class SetImportView(APIView):
     @extend_schema(request=dict, responses={201: dict, **ERRORS})
     def post(self, request):
@@ -81,6 +89,14 @@ class SetImportView(APIView):
             {"slug": exercise_set.slug, "title": exercise_set.title, "exercises": exercise_set.exercises.count()},
             status=status.HTTP_201_CREATED,
         )
+
+
+class SetComposeView(APIView):
+    """The authoring page: a set as JSON (the file's fields) → its YAML file and whether an import takes it."""
+
+    @extend_schema(request=dict, responses={200: dict, 400: ErrorSerializer})
+    def post(self, request):
+        return Response(authoring.compose(_body(request).get("set")))
 
 
 class RoomCreateView(APIView):
@@ -163,6 +179,22 @@ class PresentView(_TeacherAction):
             "type": "presenting",
             "presenting": rooms.present(code, token, body.get("documents"), body.get("title")),
         }
+
+
+class TimeBoxView(_TeacherAction):
+    def act(self, code, token, body):
+        box = rooms.set_time_box(code, token, body.get("minutes"), body.get("locks", False))
+        return {"type": "timeBox", "timeBox": box}
+
+
+class CoteacherLinkView(APIView):
+    """POST (the owner's teacher token): a new co-teacher token; the link built from it replaces the last."""
+
+    @extend_schema(parameters=[TEACHER], request=None, responses={201: dict, **ERRORS})
+    def post(self, request, code):
+        token = rooms.coteacher_link(code, _teacher_token(request))
+        room = rooms.get_room(code)
+        return Response({"token": token, "dashboardUrl": f"/w/{room.code}/teacher"}, status=status.HTTP_201_CREATED)
 
 
 class CloseView(_TeacherAction):

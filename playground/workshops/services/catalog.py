@@ -1,10 +1,9 @@
 """Exercise sets: YAML files in playground/workshops/sets/, stored in the database by `load_workshops`.
 
-A set file: {slug, title, description, exercises: [exercise]}. An exercise may start from a gallery example
-(`from_example: <slug>`): its documents are the reference solution and its sample requests become visible
-checks. `documents`/`extra_documents` add to the solution, `checks` add checks (with `hidden: true` for those
-the student sees only after submitting), and `starter_edits` [{document, replace, with}] derive the starter
-documents from the solution, so the two cannot drift apart.
+One format for the shipped sets, exports and imports (services/authoring.py writes and validates it):
+{slug, title, description, exercises: [{slug, title, task (Markdown), hints, documents (the reference
+solution), starter (what students start from), checks: [{name, title, hidden, show_expected, text,
+expected}]}]}. Hidden checks count only after the student submits.
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ from pathlib import Path
 import yaml
 from django.db import transaction
 
-from playground.services import example_service
 from playground.services.errors import ServiceError, not_found
 from playground.workshops.models import Exercise, ExerciseSet
 from playground.workshops.services import markdown
@@ -29,58 +27,22 @@ def _documents(items, where: str) -> list[dict]:
     return [{"name": str(d.get("name") or f"document-{i + 1}"), "text": d["text"]} for i, d in enumerate(items)]
 
 
-def _starter(solution: list[dict], edits, where: str) -> list[dict]:
-    starter = [dict(doc) for doc in solution]
-    for edit in edits or []:
-        index = edit.get("document", 0)
-        if (
-            not isinstance(index, int)
-            or not 0 <= index < len(starter)
-            or edit.get("replace") not in starter[index]["text"]
-        ):
-            raise ServiceError("invalid_exercise", f"{where}: starter edit {edit.get('replace')!r} does not apply")
-        starter[index]["text"] = starter[index]["text"].replace(edit["replace"], str(edit.get("with", "")))
-    return starter
-
-
 def build_exercise(data: dict, position: int) -> dict:
-    """The stored form of one exercise from its file entry (examples resolved, checks validated)."""
+    """The stored form of one exercise from its file entry (documents and checks validated)."""
     where = f"exercise {position + 1}"
-    solution, checks = [], []
-    hidden = set(data.get("hide") or [])
-    if data.get("from_example"):
-        example = example_service.get_example(data["from_example"])
-        solution = _documents(example["documents"], where)
-        checks = [{**request, "hidden": request["name"] in hidden} for request in example["requests"]]
-    solution += _documents(data.get("documents") or [], where) + _documents(data.get("extra_documents") or [], where)
-    checks += list(data.get("checks") or [])
-    # Titles and shown expectations for checks taken from an example, by request name.
-    titles, shown = data.get("titles") or {}, set(data.get("show_expected") or [])
-    unknown = sorted((set(titles) | shown) - {check.get("name") for check in checks})
-    if unknown:
-        raise ServiceError("invalid_exercise", f"{where}: titles/show_expected name no check: {', '.join(unknown)}")
-    checks = [
-        {
-            **check,
-            **({"title": titles[check.get("name")]} if check.get("name") in titles else {}),
-            **({"show_expected": True} if check.get("name") in shown else {}),
-        }
-        for check in checks
-    ]
+    solution = _documents(data.get("documents") or [], where)
+    checks = list(data.get("checks") or [])
     if not solution or not checks:
         raise ServiceError("invalid_exercise", f"{where}: an exercise needs documents and checks")
-    starter = (
-        _documents(data["starter"], where)
-        if "starter" in data
-        else _starter(solution, data.get("starter_edits"), where)
-    )
+    if "starter" not in data:
+        raise ServiceError("invalid_exercise", f"{where}: an exercise needs starter documents")
     return {
         "position": position,
         "slug": str(data.get("slug") or f"exercise-{position + 1}"),
         "title": str(data.get("title") or f"Exercise {position + 1}"),
         "task": str(data.get("task") or ""),
         "hints": [str(h) for h in data.get("hints") or []],
-        "starter": starter,
+        "starter": _documents(data["starter"], where),
         "solution": solution,
         "checks": [clean_check(check, i) for i, check in enumerate(checks)],
     }
@@ -124,11 +86,6 @@ def store_set(content: dict) -> ExerciseSet:
                 exercise_set=exercise_set, slug=item["slug"], defaults={k: v for k, v in item.items() if k != "slug"}
             )
     return exercise_set
-
-
-def load_sets() -> list[str]:
-    """Store every shipped set; returns the slugs."""
-    return [store_set(read_set_file(path)).slug for path in sorted(SETS_DIR.glob("*.yaml"))]
 
 
 def get_set(slug: str) -> ExerciseSet:

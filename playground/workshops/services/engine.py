@@ -25,17 +25,11 @@ class Context:
     submitted: bool
 
 
-def _request_summary(entry: dict) -> dict:
-    """What the student's page shows of a sample request; the whole engine result stays on the project API."""
+def _request_entry(entry: dict) -> dict:
+    """A sample request of the fork as the playground shows it (decision, kubectl text, tuples, trace), with
+    the one-line outcome and message the check list uses."""
     result = entry["result"]
-    return {
-        "id": entry["id"],
-        "name": entry["name"],
-        "verdict": entry["verdict"],
-        "verdictMessage": entry["verdictMessage"],
-        "outcome": actual_outcome(result),
-        "message": result_message(result),
-    }
+    return {**entry, "outcome": actual_outcome(result), "message": result_message(result)}
 
 
 def evaluate(ctx: Context) -> dict:
@@ -44,7 +38,7 @@ def evaluate(ctx: Context) -> dict:
     state = ctx.state
     loaded = evaluation.load_documents([doc["text"] for doc in state["documents"]])
     requests = [
-        _request_summary(evaluation.request_entry(request, evaluation.run_request(loaded, request["text"])))
+        _request_entry(evaluation.request_entry(request, evaluation.run_request(loaded, request["text"])))
         for request in state["requests"]
     ]
     checks = []
@@ -70,6 +64,7 @@ def evaluate(ctx: Context) -> dict:
         "errors": loaded.general_errors,
         "requests": requests,
         "checks": checks,
+        "typecheck": loaded.typecheck(),  # the playground's type checks (~1 ms after an edit: cached per policy)
         "diagnosis": diagnose(documents, loaded.general_errors),
         "ms": round((time.perf_counter() - started) * 1000, 2),
     }

@@ -134,8 +134,11 @@ def watch_state(code: str, participant_id) -> dict:
         raise not_found("participant")
     exercise = rooms.current_exercise(room)
     fork = fork_for(participant, exercise)
+    last = Progress.objects.filter(participant=participant, exercise=exercise).first()
     return {
         "participant": participant_summary(participant),
         "exercise": exercise.id,
         "project": project_service.project_state(fork.project_id),
+        # The last evaluation's first errors (document, line, column, message), so markers show at once.
+        "errors": last.errors if last else [],
     }

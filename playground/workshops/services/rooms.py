@@ -7,6 +7,7 @@ caller broadcasts it. Teacher actions need the teacher token returned once by `c
 from __future__ import annotations
 
 import secrets
+from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -45,6 +46,7 @@ def create_room(set_slug: str, title: str = "") -> tuple[dict, str]:
         exercise_set=exercise_set,
         title=title[:200] or exercise_set.title,
         teacher_token_hash=tokens.hash_token(token),
+        position_started=timezone.now(),
     )
     return room_public(room), token
 
@@ -56,8 +58,35 @@ def get_room(code: str) -> Room:
     return room
 
 
-def is_teacher(room: Room, token: str | None) -> bool:
+def is_owner(room: Room, token: str | None) -> bool:
+    """The token returned when the room was opened (the teacher link carries it)."""
     return tokens.token_matches(token, room.teacher_token_hash)
+
+
+def is_coteacher(room: Room, token: str | None) -> bool:
+    return bool(room.coteacher_token_hash) and tokens.token_matches(token, room.coteacher_token_hash)
+
+
+def is_teacher(room: Room, token: str | None) -> bool:
+    """The owner or a co-teacher: both see the dashboard and run the room."""
+    return is_owner(room, token) or is_coteacher(room, token)
+
+
+def teacher_role(room: Room, token: str | None) -> str | None:
+    return "owner" if is_owner(room, token) else "coteacher" if is_coteacher(room, token) else None
+
+
+def coteacher_link(code: str, token: str | None) -> str:
+    """A new co-teacher token (the owner's act): it opens the dashboard with every control, but is not the
+    owner's token, so asking again replaces it and the link given before stops working."""
+    with transaction.atomic():
+        room = _locked(code, token, open_only=False)
+        if not is_owner(room, token):
+            raise ServiceError("forbidden", "only the teacher who opened the room can share co-teacher links", 403)
+        secret = tokens.new_token()
+        room.coteacher_token_hash = tokens.hash_token(secret)
+        room.save(update_fields=["coteacher_token_hash", "updated"])
+    return secret
 
 
 def teacher_room(code: str, token: str | None, *, open_only: bool = True) -> Room:
@@ -86,6 +115,23 @@ def solution_shown(room: Room, exercise: Exercise) -> bool:
     return exercise.id in room.revealed_solutions
 
 
+def time_box(room: Room, exercise: Exercise | None = None) -> dict | None:
+    """The current exercise's time box {minutes, deadline, locks}, or None when the teacher set none."""
+    exercise = exercise or current_exercise(room)
+    minutes = int(room.time_boxes.get(str(exercise.id), 0))
+    if not minutes or room.position_started is None:
+        return None
+    deadline = room.position_started + timedelta(minutes=minutes)
+    return {"minutes": minutes, "deadline": deadline.isoformat(), "locks": room.time_box_locks}
+
+
+def time_is_up(box: dict | None, now=None) -> bool:
+    """Edits are refused only when the teacher chose to lock and the time box is over."""
+    if not box or not box["locks"]:
+        return False
+    return (now or timezone.now()) >= datetime.fromisoformat(box["deadline"])
+
+
 def room_public(room: Room) -> dict:
     """What anyone with the code may know."""
     return {
@@ -98,14 +144,15 @@ def room_public(room: Room) -> dict:
         "exerciseCount": room.exercise_set.exercises.count(),
         "announcement": room.announcement,
         "presenting": room.presenting,
+        "timeBox": time_box(room),
         "joinUrl": f"/w/{room.code}",
         "dashboardUrl": f"/w/{room.code}/teacher",
         "created": room.created.isoformat(),
     }
 
 
-def _locked(code: str, token: str | None) -> Room:
-    teacher_room(code, token)
+def _locked(code: str, token: str | None, *, open_only: bool = True) -> Room:
+    teacher_room(code, token, open_only=open_only)
     return Room.objects.select_for_update().select_related("exercise_set").get(pk=normalise_code(code))
 
 
@@ -119,8 +166,9 @@ def advance(code: str, token: str | None, position=None) -> dict:
             raise ServiceError("last_exercise", "this is the last exercise: finish the workshop to close the room", 409)
         if not isinstance(target, int) or isinstance(target, bool) or not 0 <= target < count:
             raise ServiceError("invalid_request", f"position must be an exercise index from 0 to {count - 1}")
-        room.position = target
-        room.save(update_fields=["position", "updated"])
+        if target != room.position:
+            room.position, room.position_started = target, timezone.now()
+        room.save(update_fields=["position", "position_started", "updated"])
     return room_public(room)
 
 
@@ -208,3 +256,25 @@ def set_stuck_minutes(code: str, token: str | None, minutes) -> int:
         room.stuck_minutes = minutes
         room.save(update_fields=["stuck_minutes", "updated"])
     return minutes
+
+
+TIME_BOX_MAX = 240
+
+
+def set_time_box(code: str, token: str | None, minutes, locks=False) -> dict | None:
+    """The current exercise's time box in minutes (0 removes it), counted from when the room reached the
+    exercise; `locks`: refuse edits once it is over (otherwise it only informs: countdown, "over time")."""
+    if not isinstance(minutes, int) or isinstance(minutes, bool) or not 0 <= minutes <= TIME_BOX_MAX:
+        raise ServiceError("invalid_request", f"minutes must be a whole number from 0 to {TIME_BOX_MAX}")
+    if not isinstance(locks, bool):
+        raise ServiceError("invalid_request", "locks must be true or false")
+    with transaction.atomic():
+        room = _locked(code, token)
+        exercise = current_exercise(room)
+        boxes = {k: v for k, v in room.time_boxes.items() if k != str(exercise.id)}
+        room.time_boxes = {**boxes, **({str(exercise.id): minutes} if minutes else {})}
+        room.time_box_locks = locks
+        if room.position_started is None:
+            room.position_started = timezone.now()
+        room.save(update_fields=["time_boxes", "time_box_locks", "position_started", "updated"])
+    return time_box(room, exercise)

@@ -247,3 +247,25 @@ def test_the_console_script_and_python_m_evaluator_are_the_same_command(files):
         timeout=120,
     )
     assert run.returncode == 2 and "x.yaml:2:1: error: invalid YAML" in run.stderr
+
+
+def test_output_admissionreview_prints_the_webhook_exchange_and_keeps_the_exit_status(files, capsys):
+    from evaluator.formats import admission_review
+
+    policy = files("p.yaml", POLICY)
+    status, out, err = simulate(capsys, "-f", policy, "-f", files("big.yaml", deployment(9)), "-o", "admissionreview")
+    review = json.loads(out)
+    assert status == 1 and err == ""
+    assert (review["apiVersion"], review["kind"]) == ("admission.k8s.io/v1", "AdmissionReview")
+    assert review["request"]["uid"] == review["response"]["uid"]
+    assert review["request"]["object"]["spec"]["replicas"] == 9 and review["request"]["operation"] == "CREATE"
+    assert review["response"]["allowed"] is False and review["response"]["status"]["code"] == 422
+    assert review["response"]["status"]["message"].endswith("denied request: too many replicas")
+    # the printed review is a request the tools read back, with its decision as the expectation
+    assert admission_review.import_review(out)["requests"][0]["expected"] == {"allowed": False}
+    status, out, _ = simulate(capsys, "-f", policy, "--request", files("r.json", out), "-o", "admissionreview")
+    assert status == 1 and json.loads(out)["request"]["uid"] == review["request"]["uid"]
+    # an unusable request prints no review, only its located problems
+    request = files("req.yaml", "operation: CREATE\nobject: [1, 2]\n")
+    status, out, err = simulate(capsys, "-f", policy, "--request", request, "-o", "admissionreview")
+    assert status == 2 and out == "" and ": error: " in err

@@ -76,7 +76,13 @@ def test_kaptest_suite_round_trip(name):
 
 def test_what_an_import_cannot_keep_is_a_warning():
     simple = kaptest.import_suite(folder(DATA / "kaptest" / "simple"))
-    assert simple["warnings"] == ["error-policy: Deployment good-deployment: expect error imported as denied"]
+    assert simple["warnings"] == [
+        "error-policy: Deployment good-deployment: expect error imported as denied",
+        "simple-policy: Deployment good-deployment: the object is also tested with error-policy, whose binding "
+        "applies to it in the project too (kaptest tests each policy alone)",
+        "error-policy: Deployment good-deployment: the object is also tested with simple-policy, whose binding "
+        "applies to it in the project too (kaptest tests each policy alone)",
+    ]
     files = folder(DATA / "kyverno-test" / "disallow-service")
     files["kyverno-test.yaml"] += "variables: values.yaml\n"
     files["values.yaml"] = "policies: []\n"
@@ -90,9 +96,119 @@ def test_kaptest_expectations_and_bindings():
     names = {r["name"]: r["expected"] for r in project["requests"]}
     assert names["policy-with-params: Deployment bad-deployment (param config)"] == {"allowed": False}
     assert names["policy-with-namespace: Deployment foo/good-deployment-with-namespace"] == {"allowed": True}
-    assert "validatingadmissionpolicybinding: kaptest-policy-with-params-config" in [
-        d["name"] for d in project["documents"]
+    bindings = {
+        d["name"]: load_all(d["text"])[0]["spec"] for d in project["documents"] if "binding: kaptest-" in d["name"]
+    }
+    # each policy is bound to the objects its suite tests, and to nothing else
+    assert bindings["validatingadmissionpolicybinding: kaptest-policy-with-params-config"] == {
+        "policyName": "policy-with-params",
+        "validationActions": ["Deny"],
+        "matchResources": {
+            "resourceRules": [
+                {
+                    "apiGroups": ["apps"],
+                    "apiVersions": ["*"],
+                    "operations": ["*"],
+                    "resources": ["deployments"],
+                    "resourceNames": ["bad-deployment", "good-deployment"],
+                }
+            ]
+        },
+        "paramRef": {"name": "config", "parameterNotFoundAction": "Deny"},
+    }
+    rules = bindings["validatingadmissionpolicybinding: kaptest-policy-with-namespace"]["matchResources"]
+    assert rules["resourceRules"][0]["resourceNames"] == [
+        "bad-deployment-with-namespace",
+        "good-deployment-with-namespace",
     ]
+    assert project["warnings"] == []  # no object is tested under two policies
+
+
+# Two policies that both match Deployments; each suite tests its own objects. Bound to every request, the
+# label policy would deny `small` (no team label) and the replicas policy `labelled` (10 replicas).
+SCOPED_SUITE = {
+    "suite/kaptest.yaml": """\
+version: v1alpha1
+policies: [policies.yaml]
+resources: [resources.yaml]
+vapTestSuites:
+- policy: max-replicas
+  tests:
+  - {object: {kind: Deployment, name: small}, expect: admit}
+  - {object: {kind: Deployment, name: big}, expect: deny, deniedMessage: at most 5 replicas}
+- policy: team-label
+  tests:
+  - {object: {kind: Deployment, name: labelled}, expect: admit}
+  - {object: {kind: Deployment, name: unlabelled, namespace: skipped}, expect: skip}
+mapTestSuites: []
+""",
+    "suite/policies.yaml": """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: max-replicas}
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}]
+  validations:
+  - {expression: "object.spec.replicas <= 5", message: at most 5 replicas}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: team-label}
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}]
+  matchConditions:
+  - {name: not-skipped, expression: "object.metadata.?namespace.orValue('') != 'skipped'"}
+  validations:
+  - {expression: "'team' in object.metadata.?labels.orValue({})", message: a team label is required}
+""",
+    "suite/resources.yaml": "\n---\n".join(
+        f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}{namespace}{labels}}}\n"
+        f"spec: {{replicas: {replicas}, selector: {{matchLabels: {{a: b}}}}, template: {{metadata: {{labels: {{a: b}}}},"
+        " spec: {containers: [{name: c, image: nginx}]}}}\n"
+        for name, namespace, labels, replicas in (
+            ("small", "", "", 1),
+            ("big", "", "", 9),
+            ("labelled", "", ", labels: {team: a}", 10),
+            ("unlabelled", ", namespace: skipped", "", 1),
+        )
+    ),
+}
+
+
+def test_kaptest_binds_each_policy_to_its_own_cases_so_the_project_passes(tmp_path):
+    project = kaptest.import_suite(SCOPED_SUITE)
+    expected = {r["name"]: r["expected"] for r in project["requests"]}
+    assert expected == {
+        "max-replicas: Deployment small": {"allowed": True},
+        "max-replicas: Deployment big": {"allowed": False, "messageContains": "at most 5 replicas"},
+        "team-label: Deployment labelled": {"allowed": True},
+        "team-label: Deployment skipped/unlabelled": {"allowed": True},
+    }
+    assert project["warnings"] == ["team-label: Deployment skipped/unlabelled: expect skip imported as allowed"]
+    report = run_project(project, tmp_path / "p.yaml")
+    assert report.passed and [c.verdict for c in report.cases] == ["pass"] * 4, report.cases
+
+
+def test_kaptest_scoped_suite_round_trip_in_the_current_format():
+    first = kaptest.import_suite(SCOPED_SUITE)
+    files, warnings = kaptest.export_suite(through_project_file(first))
+    assert warnings == []
+    suite = load_all(files["kaptest.yaml"])[0]
+    assert suite["version"] == "v1alpha1" and [s["policy"] for s in suite["vapTestSuites"]] == [
+        "max-replicas",
+        "team-label",
+    ]
+    assert suite["vapTestSuites"][0]["tests"][1] == {
+        "object": {"kind": "Deployment", "name": "big"},
+        "expect": "deny",
+        "deniedMessage": "at most 5 replicas",
+    }
+    second = kaptest.import_suite(files)
+    same(first, second)
 
 
 BUNDLE = """\
@@ -196,3 +312,56 @@ def test_yaml_alias_bombs_are_refused():
     )
     with pytest.raises(FormatError, match="aliases"):
         manifests.import_bundle(bomb)
+
+
+def _gallery(name: str) -> dict:
+    root = Path(__file__).resolve().parents[3] / "playground" / "examples"
+    return project_files.read_project((root / f"{name}.yaml").read_text())
+
+
+@pytest.mark.parametrize("name", ["seed-vap-basic-deny", "map-default-team-label", "kyverno-disallow-latest-tag"])
+def test_admission_review_export_is_the_webhook_exchange_and_round_trips(name, tmp_path):
+    import evaluator
+
+    example = _gallery(name)
+    text, warnings = admission_review.export_reviews(example)
+    assert warnings == []
+    exported = json.loads(text)
+    reviews = exported if isinstance(exported, list) else [exported]
+    assert len(reviews) == len(example["requests"])
+    texts = [d["text"] for d in example["documents"]]
+    for review, request in zip(reviews, example["requests"]):
+        assert (review["apiVersion"], review["kind"]) == ("admission.k8s.io/v1", "AdmissionReview")
+        assert set(review) == {"apiVersion", "kind", "request", "response"}
+        assert review["request"]["uid"] == review["response"]["uid"] and review["request"]["operation"]
+        result = evaluator.simulate(texts, request["text"])
+        assert review["response"]["allowed"] is result["allowed"]
+        if not result["allowed"]:
+            assert review["response"]["status"]["message"] == result["status"]["message"]
+    # import: each review a request expecting its logged decision; with the documents they pass as tests
+    imported = admission_review.import_review(text)
+    assert [r["expected"] for r in imported["requests"]] == [{"allowed": r["response"]["allowed"]} for r in reviews]
+    project = {**imported, "documents": example["documents"]}
+    report = run_project(project, tmp_path / "p.yaml")
+    assert report.passed and {c.verdict for c in report.cases} == {"pass"}, report.cases
+    # and export → import is a fixed point: the same requests and expected outcomes
+    again, _ = admission_review.export_reviews(through_project_file(project))
+    same(imported, admission_review.import_review(again))
+
+
+def test_admission_review_export_leaves_out_what_is_not_a_request():
+    example = _gallery("seed-vap-basic-deny")
+    broken = {**example, "requests": [*example["requests"], {"name": "junk", "text": "just: text\n"}]}
+    text, warnings = admission_review.export_reviews(broken)
+    assert len(warnings) == 1 and warnings[0].startswith("request 'junk' is not an admission request (")
+    assert isinstance(json.loads(text), dict)  # the one usable request, as one review
+    with pytest.raises(FormatError, match="no request of the project gives an AdmissionReview"):
+        admission_review.export_reviews({**example, "requests": broken["requests"][-1:]})
+
+
+def test_admission_review_export_uses_the_projects_kubernetes_version():
+    example = {**_gallery("seed-vap-basic-deny"), "kubernetesVersion": "1.30"}
+    first = json.loads(admission_review.export_reviews(example)[0])
+    assert first["response"]["allowed"] is False
+    with pytest.raises(FormatError, match="unsupported Kubernetes version"):
+        admission_review.export_reviews({**example, "kubernetesVersion": "1.2"})

@@ -133,3 +133,53 @@ def test_workers_exit_when_their_server_is_killed(tmp_path):
         server.kill()
         server.wait()
     assert wait_for(lambda: all(gone(pid) for pid in pids), 10)
+
+
+def test_a_superseded_runaway_frees_its_worker_long_before_its_bound(one_worker):
+    """A newer edit supersedes a job that runs on: the worker is stopped and replaced, the next job runs."""
+    import asyncio
+
+    superseded = False
+    runaway_worker = pool.call(t.pid)
+
+    async def scenario() -> float:
+        nonlocal superseded
+        job = asyncio.ensure_future(pool.run(t.sleep, 60, abandoned=lambda: superseded))
+        await asyncio.sleep(0.3)
+        assert not job.done()  # running, not yet abandoned
+        superseded = True
+        started = time.monotonic()
+        with pytest.raises(pool.Abandoned):
+            await job
+        return time.monotonic() - started
+
+    stopped_after = asyncio.run(scenario())
+    assert stopped_after < 10  # the 10 s wall-clock bound did not have to fire (and 60 s never ran)
+    assert gone(runaway_worker)
+    assert pool.call(jobs.evaluate_cel, "6 * 7", {})["result"] == 42  # a fresh worker took the next job
+    assert pool.health()["workers"][0]["restarts"] == 1
+
+
+def test_a_job_whose_caller_left_is_stopped_while_it_runs(one_worker):
+    """The awaiting task cancelled (a WebSocket client disconnected) stops a running job too."""
+    import asyncio
+
+    runaway_worker = pool.call(t.pid)
+
+    async def scenario() -> None:
+        job = asyncio.ensure_future(pool.run(t.sleep, 60))
+        await asyncio.sleep(0.3)
+        job.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await job
+
+    asyncio.run(scenario())
+    assert wait_for(lambda: gone(runaway_worker), 10)
+    assert pool.call(t.pid) != runaway_worker
+
+
+def test_a_short_superseded_job_is_left_to_finish(one_worker):
+    """Within the grace second a superseded job is not worth a worker: it finishes and the worker stays."""
+    worker = pool.call(t.pid)
+    assert pool.submit(t.sleep, 0.2, abandoned=lambda: True).result() == 0.2
+    assert pool.call(t.pid) == worker

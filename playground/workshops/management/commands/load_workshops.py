@@ -1,13 +1,18 @@
-"""Store the shipped exercise sets (playground/workshops/sets/*.yaml) in the database."""
+"""Store the shipped exercise sets (playground/workshops/sets/*.yaml, the export/import format) in the
+database, each validated like an import: every solution passes all its checks, every starter fails one."""
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
-from playground.workshops.services.catalog import load_sets
+from playground.services.errors import ServiceError
+from playground.workshops.services.authoring import load_shipped_sets
 
 
 class Command(BaseCommand):
-    help = "Load or refresh the workshop exercise sets."
+    help = "Load or refresh the workshop exercise sets (validated like an import)."
 
     def handle(self, *args, **options):
-        slugs = load_sets()
+        try:
+            slugs = load_shipped_sets()
+        except ServiceError as exc:
+            raise CommandError(f"load-workshops: {exc.message}") from None
         self.stdout.write(f"load-workshops: {len(slugs)} exercise set(s) loaded: {', '.join(slugs)}")

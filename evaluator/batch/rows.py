@@ -1,0 +1,164 @@
+"""A `Row`: what the batch keeps of one object's admission result, small and JSON-serialisable.
+
+`row_of(index, obj, result)` keeps the identity of the object, the decision, the warnings, and one outcome
+per policy that took part: ValidatingAdmissionPolicy tuples (`policy`, `binding`; skipped tuples are left
+out), MutatingAdmissionPolicy tuples (`mutated` when they changed the object, else `admitted`), Kyverno
+ClusterPolicy/Policy rule results (`policy` the policy, `binding` the rule: `pass` admitted, `fail` denied
+under Enforce and audited under Audit, `warn` warned, `error` error; `skip` left out), Kyverno
+ValidatingPolicy results (`fail` denied/warned/audited by its validationActions) and validating webhooks
+that were called. The full result of one object is recomputed on demand (`explain`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypedDict
+
+__all__ = ["Row", "Outcome", "OUTCOMES", "row_of", "policy_key", "label", "mapping_at"]
+
+OUTCOMES = ("admitted", "denied", "warned", "audited", "error")  # plus "mutated" for MutatingAdmissionPolicies
+
+
+class Outcome(TypedDict):
+    kind: str  # ValidatingAdmissionPolicy, MutatingAdmissionPolicy, ClusterPolicy, Policy, ValidatingPolicy...
+    policy: str
+    binding: str | None  # the binding, or the Kyverno rule, or the webhook
+    outcome: str
+    message: str | None
+
+
+class Row(TypedDict):
+    index: int
+    apiVersion: str
+    kind: str
+    namespace: str
+    name: str
+    allowed: bool
+    message: str | None  # the denial the client would see (status.message), or the request's own error
+    warnings: list[str]
+    policies: list[Outcome]
+
+
+def policy_key(outcome: Mapping[str, Any]) -> str:
+    """The name a policy is counted under: a ValidatingAdmissionPolicy by its name, others as `Kind/name`."""
+    kind = outcome.get("kind") or "ValidatingAdmissionPolicy"
+    return outcome["policy"] if kind == "ValidatingAdmissionPolicy" else f"{kind}/{outcome['policy']}"
+
+
+def label(row: Mapping[str, Any]) -> str:
+    """`Deployment default/web` (cluster-scoped: `Namespace prod`)."""
+    name = f"{row['namespace']}/{row['name']}" if row.get("namespace") else str(row.get("name"))
+    return f"{row.get('kind')} {name}"
+
+
+def mapping_at(data: Any, key: str) -> Mapping[str, Any]:
+    """`data[key]` when both are mappings, else an empty one (user objects may hold anything anywhere)."""
+    value = data.get(key) if isinstance(data, Mapping) else None
+    return value if isinstance(value, Mapping) else {}
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def row_of(index: int, obj: Any, result: Mapping[str, Any]) -> Row:
+    meta = mapping_at(obj, "metadata")
+    status = result.get("status") or {}
+    message = status.get("message") if not result.get("allowed") else None
+    if message is None:
+        message = next((e["message"] for e in result.get("requestErrors") or () if e.get("severity") == "error"), None)
+    return {
+        "index": index,
+        "apiVersion": _text(obj.get("apiVersion")) if isinstance(obj, Mapping) else "",
+        "kind": _text(obj.get("kind")) if isinstance(obj, Mapping) else "",
+        "namespace": _text(meta.get("namespace")),
+        "name": _text(meta.get("name")) or _text(meta.get("generateName")),
+        "allowed": bool(result.get("allowed")),
+        "message": message,
+        "warnings": list(result.get("warnings") or ()),
+        "policies": outcomes(result),
+    }
+
+
+def outcomes(result: Mapping[str, Any]) -> list[Outcome]:
+    out: list[Outcome] = []
+    for record in result.get("policies") or ():
+        outcome = record.get("outcome")
+        if outcome == "skipped":
+            continue
+        kind = record.get("kind") or "ValidatingAdmissionPolicy"
+        if kind == "MutatingAdmissionPolicy" and outcome == "unchanged":
+            outcome = "admitted"
+        message = record.get("error") or next(
+            (d.get("message") for d in record.get("decisions") or () if d.get("message")), None
+        )
+        out.append(
+            {
+                "kind": kind,
+                "policy": record["policy"],
+                "binding": record.get("binding"),
+                "outcome": outcome,
+                "message": message,
+            }
+        )
+    for entry in result.get("kyverno") or ():
+        out.extend(_kyverno(entry))
+    for webhook in result.get("validatingWebhooks") or ():
+        outcome = _WEBHOOK_OUTCOMES.get(webhook.get("result"))
+        if webhook.get("called") and outcome:
+            out.append(
+                {
+                    "kind": webhook.get("kind") or "ValidatingWebhookConfiguration",
+                    "policy": str(webhook.get("configuration")),
+                    "binding": webhook.get("webhook"),
+                    "outcome": outcome,
+                    "message": webhook.get("error"),
+                }
+            )
+    return out
+
+
+_WEBHOOK_OUTCOMES = {
+    "allowed": "admitted",
+    "patched": "admitted",
+    "denied": "denied",
+    "error": "error",
+    "refused": "error",
+}
+_KYVERNO_FAIL = {"Enforce": "denied", "enforce": "denied", "Audit": "audited", "audit": "audited"}
+
+
+def _kyverno(entry: Mapping[str, Any]) -> list[Outcome]:
+    kind = entry.get("kind") or "ClusterPolicy"
+    name = str(entry.get("policy"))
+    if entry.get("namespace"):
+        name = f"{entry['namespace']}/{name}"
+    vpol = "validationActions" in entry
+    if vpol and entry.get("mode") not in (None, "Kubernetes"):
+        return []  # JSON/Envoy/HTTP ValidatingPolicies take no part in admission
+    actions = entry.get("validationActions") or ["Deny"]
+    out: list[Outcome] = []
+    for rule in entry.get("rules") or ():
+        result = rule.get("result")
+        if result == "skip":
+            continue
+        if result == "pass":
+            outcome = "admitted"
+        elif result == "warn":
+            outcome = "warned"
+        elif result == "error":
+            outcome = "error"
+        elif vpol:
+            outcome = "denied" if "Deny" in actions else "warned" if "Warn" in actions else "audited"
+        else:
+            outcome = _KYVERNO_FAIL.get(str(rule.get("action")), "denied")
+        out.append(
+            {
+                "kind": kind,
+                "policy": name,
+                "binding": rule.get("rule"),
+                "outcome": outcome,
+                "message": rule.get("message") or None,
+            }
+        )
+    return out

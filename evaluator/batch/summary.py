@@ -1,0 +1,161 @@
+"""`Summary`: the counts of a batch run, built from rows and mergeable, so chunks run anywhere add up.
+
+Totals (objects, allowed, denied, warned, audited, errors), per policy (admitted, denied, warned, audited,
+error, and `mutated` for MutatingAdmissionPolicies; each object counted once per outcome, with up to
+EXAMPLES_PER_POLICY examples, the lowest indexes), per namespace and per kind. Merging is exact: the
+summary of chunks merged in any order equals the summary of all their rows (`as_dict` compares equal).
+`as_dict`/`from_dict` round-trip through JSON (a web job stores a summary per chunk).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from evaluator.batch.rows import OUTCOMES, label, policy_key
+
+__all__ = ["Summary", "EXAMPLES_PER_POLICY"]
+
+EXAMPLES_PER_POLICY = 5
+_COUNTS = ("objects", "allowed", "denied", "warned", "audited", "errors")
+
+
+def _group() -> dict[str, int]:
+    return dict.fromkeys(_COUNTS, 0)
+
+
+class Summary:
+    """Counts over rows; `add(row)`, `merge(other)`, `Summary.from_rows(rows)`."""
+
+    def __init__(self) -> None:
+        self.total = self.allowed = self.denied = self.warned = self.audited = self.errors = 0
+        self.policies: dict[str, dict[str, Any]] = {}
+        self.namespaces: dict[str, dict[str, int]] = {}
+        self.kinds: dict[str, dict[str, int]] = {}
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[Mapping[str, Any]]) -> Summary:
+        summary = cls()
+        for row in rows:
+            summary.add(row)
+        return summary
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        outcomes = {o["outcome"] for o in row["policies"]}
+        flags = {
+            "objects": 1,
+            "allowed": int(bool(row["allowed"])),
+            "denied": int(not row["allowed"]),
+            "warned": int(bool(row["warnings"])),
+            "audited": int("audited" in outcomes),
+            # a policy error, or a refusal no policy explains (an invalid object, a CRD schema error)
+            "errors": int("error" in outcomes or (not row["allowed"] and "denied" not in outcomes)),
+        }
+        self.total += 1
+        self.allowed += flags["allowed"]
+        self.denied += flags["denied"]
+        self.warned += flags["warned"]
+        self.audited += flags["audited"]
+        self.errors += flags["errors"]
+        for groups, key in ((self.namespaces, row["namespace"]), (self.kinds, row["kind"])):
+            group = groups.setdefault(key, _group())
+            for name, value in flags.items():
+                group[name] += value
+        seen: set[tuple[str, str]] = set()
+        for outcome in row["policies"]:
+            key, result = policy_key(outcome), outcome["outcome"]
+            if (key, result) in seen:
+                continue
+            seen.add((key, result))
+            entry = self._entry(key, outcome["kind"])
+            entry[result] = entry.get(result, 0) + 1
+            if result not in ("admitted",):
+                examples = entry["examples"].setdefault(result, [])
+                if len(examples) < EXAMPLES_PER_POLICY:
+                    examples.append({"index": row["index"], "object": label(row), "message": outcome["message"]})
+
+    def _entry(self, key: str, kind: str) -> dict[str, Any]:
+        entry = self.policies.get(key)
+        if entry is None:
+            entry = self.policies[key] = {"kind": kind, **dict.fromkeys(OUTCOMES, 0), "examples": {}}
+        return entry
+
+    def merge(self, other: Summary) -> Summary:
+        """Add `other` into this summary (returned, for chaining)."""
+        self.total += other.total
+        self.allowed += other.allowed
+        self.denied += other.denied
+        self.warned += other.warned
+        self.audited += other.audited
+        self.errors += other.errors
+        for mine, theirs in ((self.namespaces, other.namespaces), (self.kinds, other.kinds)):
+            for key, group in theirs.items():
+                target = mine.setdefault(key, _group())
+                for name, value in group.items():
+                    target[name] += value
+        for key, entry in other.policies.items():
+            policy = self._entry(key, entry["kind"])
+            for name, value in entry.items():
+                if isinstance(value, int):
+                    policy[name] = policy.get(name, 0) + value
+            for result, examples in entry["examples"].items():
+                merged = sorted(policy["examples"].get(result, []) + examples, key=lambda e: e["index"])
+                policy["examples"][result] = merged[:EXAMPLES_PER_POLICY]
+        return self
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain data, keys sorted where order would depend on the order chunks finished."""
+        policies = {}
+        for key in sorted(self.policies):
+            entry = dict(self.policies[key])
+            entry["examples"] = {k: entry["examples"][k] for k in sorted(entry["examples"])}
+            policies[key] = entry
+        return {
+            "objects": self.total,
+            "allowed": self.allowed,
+            "denied": self.denied,
+            "warned": self.warned,
+            "audited": self.audited,
+            "errors": self.errors,
+            "policies": policies,
+            "namespaces": {k: dict(self.namespaces[k]) for k in sorted(self.namespaces)},
+            "kinds": {k: dict(self.kinds[k]) for k in sorted(self.kinds)},
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Summary:
+        summary = cls()
+        summary.total = data["objects"]
+        for name in ("allowed", "denied", "warned", "audited", "errors"):
+            setattr(summary, name, data[name])
+        summary.policies = {
+            k: {**v, "examples": {r: list(e) for r, e in v["examples"].items()}} for k, v in data["policies"].items()
+        }
+        summary.namespaces = {k: dict(v) for k, v in data["namespaces"].items()}
+        summary.kinds = {k: dict(v) for k, v in data["kinds"].items()}
+        return summary
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Summary) and self.as_dict() == other.as_dict()
+
+    def text(self) -> str:
+        lines = [
+            f"{self.total} objects: {self.denied} denied, {self.warned} warned, {self.audited} audited, "
+            f"{self.errors} with errors"
+        ]
+        for name, entry in sorted(self.policies.items()):
+            mutated = f", mutated {entry['mutated']}" if entry.get("mutated") else ""
+            lines.append(
+                f"  {name}: denied {entry['denied']}, warned {entry['warned']}, audited {entry['audited']}, "
+                f"errors {entry['error']}, admitted {entry['admitted']}{mutated}"
+            )
+            for outcome, examples in sorted(entry["examples"].items()):
+                for example in examples:
+                    lines.append(f"    {outcome}: {example['object']}: {example['message']}")
+        if self.namespaces:
+            lines.append("by namespace (objects / denied / warned):")
+            for key, group in sorted(self.namespaces.items()):
+                lines.append(
+                    f"  {key or '(cluster-scoped)'}: {group['objects']} / {group['denied']} / {group['warned']}"
+                )
+        return "\n".join(lines)

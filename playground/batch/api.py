@@ -1,0 +1,161 @@
+"""REST endpoints of batch jobs (/api/v1/batch/...). Thin: jobs.py and results.py do the work.
+
+Every job endpoint needs the job's edit token (X-Edit-Token), returned once when the job is created, or the
+edit token of the job's project.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.http import HttpResponse
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.parsers import MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from playground.api.parsers import LocatedJSONParser
+from playground.api.serializers import ErrorSerializer
+from playground.api.throttles import EvaluationThrottle
+from playground.batch import jobs, results
+from playground.services import edge
+from playground.services.errors import ServiceError
+
+JOB_TOKEN = OpenApiParameter(
+    "X-Edit-Token",
+    str,
+    OpenApiParameter.HEADER,
+    required=True,
+    description="The job's edit token (from its creation), or its project's.",
+)
+ERRORS = {400: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer}
+FIELDS = ("project", "policies", "text", "filename")
+
+JobIn = inline_serializer(
+    "BatchJobIn",
+    {
+        "project": serializers.CharField(help_text="The project whose policies run."),
+        "policies": serializers.ListField(
+            child=serializers.CharField(), required=False, help_text="Policy names (all when left out)."
+        ),
+        "text": serializers.CharField(help_text="The objects: YAML, JSON or a `kubectl get -o yaml` List."),
+        "filename": serializers.CharField(required=False, help_text="A name for the pasted text in messages."),
+    },
+)
+
+
+def _token(request) -> str | None:
+    return request.headers.get("X-Edit-Token")
+
+
+def _json_inputs(data: dict) -> tuple[str, object, list]:
+    unknown = sorted(set(data) - set(FIELDS))
+    if unknown:
+        raise edge.invalid(f"unknown field (expected {', '.join(FIELDS)})", unknown[0])
+    text = data.get("text")
+    if text is None:
+        raise edge.invalid("give the objects as text (or upload files as multipart field `file`)", "text")
+    edge.check_text(text, "text")
+    name = data.get("filename") or "pasted text"
+    edge.check_text(name, "filename")
+    return data.get("project"), data.get("policies"), [(name[:200], text)]
+
+
+def _multipart_inputs(request) -> tuple[str, object, list]:
+    data = request.data
+    unknown = sorted(set(data) - {"project", "policies", "text", "file"})
+    if unknown:
+        raise edge.invalid("unknown field (expected project, policies, text, file)", unknown[0])
+    policies = data.getlist("policies") if "policies" in data else None
+    uploads: list[tuple[str, bytes | str]] = []
+    files = request.FILES.getlist("file")
+    size, limit = sum(upload.size or 0 for upload in files), settings.PLAYGROUND_BATCH_MAX_BYTES
+    if size > limit:  # before reading the spooled files into memory
+        raise ServiceError("too_large", f"the uploads are {size:,} bytes; the limit is {limit:,} bytes", 413)
+    for upload in files:
+        name = upload.name or "upload"
+        if edge.text_problem(name):
+            name = "upload"
+        uploads.append((name[:200], upload.read()))
+    text = data.get("text")
+    if isinstance(text, str) and text.strip():
+        uploads.append(("pasted text", text))
+    return data.get("project"), policies, uploads
+
+
+class JobCreateView(APIView):
+    parser_classes = [LocatedJSONParser, MultiPartParser]
+    throttle_classes = [EvaluationThrottle]
+
+    @extend_schema(
+        # multipart/form-data (fields project, policies, file (repeatable), text) is accepted too, for uploads,
+        # but left out of the schema: daphne (Twisted) answers a malformed multipart body itself, with an empty
+        # 400, before the app sees it, which a schema fuzzer reports as a non-JSON answer.
+        description="Create a batch job. JSON as below, or multipart/form-data with fields `project`, `policies` "
+        "(repeatable), `file` (repeatable: YAML, JSON, List dumps, .tar.gz) and `text`.",
+        request={"application/json": JobIn},
+        responses={201: dict, **ERRORS, 409: ErrorSerializer, 413: ErrorSerializer, 429: ErrorSerializer},
+    )
+    def post(self, request):
+        if isinstance(request.data, dict) and not hasattr(request.data, "getlist"):
+            project, policies, uploads = _json_inputs(request.data)
+        elif hasattr(request.data, "getlist"):
+            project, policies, uploads = _multipart_inputs(request)
+        else:
+            raise ServiceError("invalid_request", "the body must be a JSON object or multipart form data")
+        state, token = jobs.create_job(project, policies, uploads)
+        return Response({**state, "editToken": token}, status=status.HTTP_201_CREATED)
+
+
+class JobView(APIView):
+    @extend_schema(parameters=[JOB_TOKEN], responses={200: dict, **ERRORS})
+    def get(self, request, job_id):
+        return Response(jobs.status(job_id, _token(request)))
+
+
+class JobCancelView(APIView):
+    @extend_schema(request=None, parameters=[JOB_TOKEN], responses={200: dict, **ERRORS})
+    def post(self, request, job_id):
+        return Response(jobs.cancel(job_id, _token(request)))
+
+
+class JobResultsView(APIView):
+    @extend_schema(parameters=[JOB_TOKEN], responses={200: dict, **ERRORS, 409: ErrorSerializer})
+    def get(self, request, job_id):
+        return Response(results.summary(job_id, _token(request)))
+
+
+class JobObjectsView(APIView):
+    @extend_schema(
+        parameters=[
+            JOB_TOKEN,
+            OpenApiParameter("q", str, description="Text to find in kind, namespace, name, policies, messages."),
+            OpenApiParameter("policy", str, description="Only objects this policy did not simply admit."),
+            OpenApiParameter("outcome", str, enum=list(results.OUTCOMES)),
+            OpenApiParameter("namespace", str),
+            OpenApiParameter("kind", str),
+            OpenApiParameter("offset", int),
+            OpenApiParameter("limit", int, description=f"At most {results.PAGE_LIMIT}."),
+        ],
+        responses={200: dict, **ERRORS, 409: ErrorSerializer},
+    )
+    def get(self, request, job_id):
+        return Response(results.affected_objects(job_id, _token(request), request.query_params))
+
+
+class JobObjectView(APIView):
+    @extend_schema(parameters=[JOB_TOKEN], responses={200: dict, **ERRORS})
+    def get(self, request, job_id, index):
+        return Response(results.detail(job_id, _token(request), index))
+
+
+class JobExportView(APIView):
+    @extend_schema(
+        parameters=[JOB_TOKEN],
+        responses={(200, "application/octet-stream"): bytes, **ERRORS, 409: ErrorSerializer},
+    )
+    def get(self, request, job_id, fmt):
+        text, content_type, filename = results.export(job_id, _token(request), fmt)
+        response = HttpResponse(text, content_type=content_type)
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response

@@ -1,0 +1,22 @@
+"""The one place the web app calls the batch engine (evaluator.batch), in whatever process runs a chunk.
+
+The engine compiles a job's policy set once per process and keeps it by content hash
+(evaluator.batch.engine.compiled), so a Celery worker or pool process that takes many chunks of a job
+compiles once.
+"""
+
+from __future__ import annotations
+
+from evaluator import batch
+
+
+def compute(documents: list[dict], objects: list[dict], start: int, kubernetes_version: str | None) -> list[dict]:
+    """The rows of one chunk (objects numbered from `start`)."""
+    rows = batch.run_chunk(documents, objects, start=start, kubernetes_version=kubernetes_version)
+    return [dict(row) for row in rows]
+
+
+def explain(documents: list[dict], obj: dict, index: int, kubernetes_version: str | None) -> dict:
+    """One object's full result (traces, AdmissionReview, audit Event): a drill-down, run like any interactive
+    evaluation in the supervised evaluation workers (playground/evaluation/pool.py), bounded in time and memory."""
+    return batch.explain(documents, obj, index=index, kubernetes_version=kubernetes_version)

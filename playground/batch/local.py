@@ -1,0 +1,91 @@
+"""The embedded backend (no broker, `make run`): chunks run in a process pool owned by this server.
+
+A few threads do the database side of `runner.execute` (claim, store); the policy evaluation itself goes to
+PLAYGROUND_BATCH_PROCESSES worker processes (spawned: they import the engine only, never Django), each
+keeping its compiled policy sets (engine.compiled). With 0 processes the threads evaluate themselves (tests).
+Chunks of a job are taken in order; queued chunks this process does not hold (after a restart) are sent again
+by `orphans` when the job is looked at.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+from django.conf import settings
+from django.db import connection
+
+from playground.batch import engine, runner
+
+_lock = threading.Lock()
+_threads: ThreadPoolExecutor | None = None
+_processes: ProcessPoolExecutor | None = None
+_pending: dict[int, Future] = {}
+
+
+def _process_pool() -> ProcessPoolExecutor:
+    global _processes
+    with _lock:
+        if _processes is None:
+            context = multiprocessing.get_context("spawn")
+            _processes = ProcessPoolExecutor(settings.PLAYGROUND_BATCH_PROCESSES, mp_context=context)
+        return _processes
+
+
+def _compute(documents, objects, start, kubernetes_version):
+    if settings.PLAYGROUND_BATCH_PROCESSES == 0:
+        return engine.compute(documents, objects, start, kubernetes_version)
+    pool = _process_pool()
+    try:
+        return pool.submit(engine.compute, documents, objects, start, kubernetes_version).result()
+    except BrokenProcessPool:
+        global _processes
+        with _lock:
+            if _processes is pool:
+                _processes = None
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise runner.WorkerLost() from None
+
+
+def _run(chunk_id: int) -> bool:
+    try:
+        return runner.execute(chunk_id, _compute)
+    finally:
+        connection.close()  # the pool's threads outlive a job: hold no database connection between chunks
+        with _lock:
+            _pending.pop(chunk_id, None)
+
+
+def submit(chunk_ids: list[int]) -> None:
+    global _threads
+    with _lock:
+        if _threads is None:
+            _threads = ThreadPoolExecutor(max(1, settings.PLAYGROUND_BATCH_PROCESSES), thread_name_prefix="batch")
+        for chunk_id in chunk_ids:
+            if chunk_id not in _pending:
+                _pending[chunk_id] = _threads.submit(_run, chunk_id)
+
+
+def orphans(queued: list[int]) -> list[int]:
+    """The queued chunks this process is not holding (sent by a process that has since stopped)."""
+    with _lock:
+        return [chunk_id for chunk_id in queued if chunk_id not in _pending]
+
+
+def cancel(chunk_ids: list[int]) -> None:
+    with _lock:
+        for chunk_id in chunk_ids:
+            future = _pending.pop(chunk_id, None)
+            if future is not None:
+                future.cancel()
+
+
+def wait(timeout: float | None = None) -> None:
+    """Block until every submitted chunk has run (tests, and a clean shutdown)."""
+    with _lock:
+        futures = list(_pending.values())
+    for future in futures:
+        if not future.cancelled():
+            future.exception(timeout=timeout)

@@ -1,0 +1,113 @@
+"""The batch page in a real browser: from the project's Batch link, upload a 1,000-object dump, watch the
+progress bar move to the end, see the charts drawn (canvases with pixels), search the affected objects, drill
+into a denied one, and download the CSV export. Screenshots at 1440 and 390 px, light and dark."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.helpers import project_body
+from tests.browser.site_pages import batch_dump
+
+pytestmark = pytest.mark.browser
+expect.set_options(timeout=30_000)
+
+OBJECTS = 1000
+DENIED = len(range(0, OBJECTS, 4))  # every 4th Deployment has 7 replicas; the limit is 5
+
+RECORD_PROGRESS = """() => {
+    window.__progress = [];
+    const bar = document.getElementById('batch-progress');
+    window.__recorder = setInterval(() => window.__progress.push([bar.value, bar.max]), 25);
+}"""
+
+INKED_PIXELS = """(id) => {
+    const canvas = document.getElementById(id);
+    const { width, height } = canvas;
+    if (!width || !height) return 0;
+    const pixels = canvas.getContext('2d').getImageData(0, 0, width, height).data;
+    let inked = 0;
+    for (let i = 3; i < pixels.length; i += 4) if (pixels[i] > 0) inked += 1;
+    return inked;
+}"""
+
+
+def test_upload_progress_charts_and_drill_down(page, api, open_project, screenshot, tmp_path):
+    status, created = api("POST", "/api/v1/projects", project_body(title="Cluster check"))
+    assert status == 201, created
+    open_project(created)
+    page.click("#btn-batch")
+    expect(page).to_have_url(f"{page.url.split('/p/')[0]}/p/{created['id']}/batch")
+    expect(page.locator("input[name=policies][value=max-replicas]")).to_be_checked()
+
+    dump = tmp_path / "cluster.json"
+    dump.write_text(batch_dump(OBJECTS))
+    page.set_input_files("#batch-files", str(dump))
+    page.evaluate(RECORD_PROGRESS)
+    page.click("#btn-run")
+    expect(page.locator("#progress-text")).to_have_attribute("data-status", "done", timeout=60_000)
+    seen = page.evaluate("() => { clearInterval(window.__recorder); return window.__progress; }")
+    values = [value for value, maximum in seen if maximum == OBJECTS]
+    assert values[-1] == OBJECTS
+    assert any(0 < value < OBJECTS for value in values), (
+        f"the bar never showed a step between 0 and the end: {sorted(set(values))}"
+    )
+    assert values == sorted(values)  # it only moves forward
+    expect(page.locator("#progress-text")).to_contain_text(f"{OBJECTS:,} / {OBJECTS:,} objects · {DENIED} denied")
+
+    expect(page.locator("[data-testid=total-denied] strong")).to_have_text(f"{DENIED:,}")
+    expect(page.locator("[data-testid=total-objects] strong")).to_have_text(f"{OBJECTS:,}")
+    for chart in ("chart-policy", "chart-namespace", "chart-outcome"):
+        expect(page.locator(f"#{chart}")).to_be_visible()
+        assert page.evaluate(INKED_PIXELS, chart) > 500, f"{chart} is blank"
+    policy_row = page.locator("#policy-table tbody tr", has_text="max-replicas")
+    expect(policy_row.locator("td").nth(1)).to_have_text(f"{DENIED:,}")  # the denied column
+    expect(page.locator("#affected-count")).to_contain_text(f"{DENIED} affected objects")
+    screenshot("batch-1440")
+
+    page.fill("#affected-search", "web-996")
+    expect(page.locator("#affected-table tbody tr")).to_have_count(1)
+    row = page.locator("#affected-table tbody tr").first
+    expect(row).to_contain_text("Deployment default/web-996")
+    row.get_by_role("button", name="Details of Deployment default/web-996").click()
+    card = page.locator("#drilldown .result-card")
+    expect(card.locator("[data-testid=decision]")).to_have_text("Denied")
+    expect(card).to_contain_text("replicas must be at most 5")
+    expect(page.locator("#drilldown-title")).to_have_text("Deployment default/web-996")
+
+    with page.expect_download() as download:
+        page.click("[data-export=csv]")
+    lines = download.value.path().read_text().splitlines()
+    assert lines[0].startswith("index,apiVersion,kind,namespace,name,allowed")
+    assert len(lines) == OBJECTS + 1
+    assert sum(",denied," in line for line in lines) == DENIED
+
+    page.reload()  # the job is remembered: its results come back
+    expect(page.locator("[data-testid=total-denied] strong")).to_have_text(f"{DENIED:,}")
+    page.evaluate("() => localStorage.setItem('admission-playground:theme', 'dark')")
+    page.reload()
+    expect(page.locator("#affected-table tbody tr").first).to_be_visible()
+    screenshot("batch-1440-dark", full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.evaluate("() => localStorage.setItem('admission-playground:theme', 'light')")
+    page.reload()
+    expect(page.locator("#affected-table tbody tr").first).to_be_visible()
+    assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    screenshot("batch-390", full_page=True)
+
+
+def test_cancel_and_bad_input(page, api, server_url):
+    status, created = api("POST", "/api/v1/projects", project_body(title="Cancel check"))
+    page.goto(f"{server_url}/p/{created['id']}/batch")
+    page.fill("#batch-text", "apiVersion: v1\nkind: Pod\nmetadata: [broken\n")
+    page.click("#btn-run")
+    expect(page.locator("#form-error")).to_contain_text("pasted text")
+    expect(page.locator("#form-error")).to_contain_text("line")
+    page.fill("#batch-text", batch_dump(3000))
+    page.click("#btn-run")
+    expect(page.locator("#btn-cancel")).to_be_visible()
+    page.click("#btn-cancel")
+    expect(page.locator("#progress-text")).to_have_attribute("data-status", "cancelled")
+    expect(page.locator("#btn-cancel")).to_be_hidden()
+    expect(page.locator("#results-box")).to_be_hidden()

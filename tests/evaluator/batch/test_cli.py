@@ -1,0 +1,128 @@
+"""`admission-playground batch`: --jobs, --output text|json|policyreport|csv, object files of every format,
+and the progress bar only on a terminal."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import pty
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from evaluator.cli import main
+
+from .policies import DOCUMENTS, mixed_objects
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, str]:
+    (tmp_path / "p.yaml").write_text(DOCUMENTS)
+    objects = mixed_objects(24)
+    (tmp_path / "dump.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": objects}))
+    with tarfile.open(tmp_path / "dump.tgz", "w:gz") as tar:
+        for i, obj in enumerate(objects):
+            data = json.dumps(obj).encode()
+            info = tarfile.TarInfo(f"manifests/{i:03}.json")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return {name: str(tmp_path / name) for name in ("p.yaml", "dump.yaml", "dump.tgz")}
+
+
+def batch(capsys, *args: str) -> tuple[str, str]:
+    assert main(["batch", *args]) == 0
+    out = capsys.readouterr()
+    return out.out, out.err
+
+
+def test_json_with_two_jobs_equals_one_job_and_a_tar_gz_equals_the_yaml(files, capsys):
+    one, _ = batch(capsys, "-f", files["p.yaml"], "--objects", files["dump.yaml"], "-o", "json")
+    two, _ = batch(capsys, "-f", files["p.yaml"], "--objects", files["dump.yaml"], "-o", "json", "--jobs", "2")
+    archive, _ = batch(capsys, "-f", files["p.yaml"], "--objects", files["dump.tgz"], "-o", "json", "-j", "2")
+    assert json.loads(one) == json.loads(two) == json.loads(archive)
+    summary = json.loads(one)
+    assert (summary["objects"], summary["denied"], summary["errors"]) == (24, 9, 3)
+    assert summary["kinds"]["Pod"]["denied"] == 3
+
+
+def test_policyreport_output_is_yaml_reports(files, capsys):
+    out, _ = batch(capsys, "-f", files["p.yaml"], "--objects", files["dump.yaml"], "-o", "policyreport")
+    reports = list(yaml.safe_load_all(out))
+    assert [r["kind"] for r in reports] == ["PolicyReport"] * 3 + ["ClusterPolicyReport"]
+    assert all(r["apiVersion"] == "wgpolicyk8s.io/v1alpha2" for r in reports)
+
+
+def test_csv_output(files, capsys):
+    out, _ = batch(capsys, "-f", files["p.yaml"], "--objects", files["dump.yaml"], "-o", "csv")
+    lines = list(csv.DictReader(io.StringIO(out)))
+    assert {int(line["index"]) for line in lines} == set(range(24))
+    assert {line["outcome"] for line in lines} >= {"admitted", "denied", "warned", "audited", "error"}
+
+
+def test_text_output_and_located_errors_of_the_object_files(files, tmp_path, capsys):
+    (tmp_path / "broken.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: [\n")
+    out, err = batch(
+        capsys, "-f", files["p.yaml"], "--objects", files["dump.yaml"], "--objects", str(tmp_path / "broken.yaml")
+    )
+    assert out.startswith("24 objects: 9 denied")
+    assert f"({tmp_path / 'broken.yaml'} line 4)" in err and "invalid YAML" in err
+    assert "[" not in err.split("\n")[-1]  # no progress bar: stderr is no terminal
+
+
+def test_objects_from_stdin(files):
+    done = subprocess.run(
+        [sys.executable, "-m", "evaluator", "batch", "-f", files["p.yaml"], "--objects", "-", "-o", "json"],
+        input=Path(files["dump.tgz"]).read_bytes(),
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["objects"] == 24 and done.stderr == b""
+
+
+def test_progress_bar_only_on_a_terminal(files):
+    command = [sys.executable, "-m", "evaluator", "batch", "-f", files["p.yaml"], "--objects", files["dump.yaml"]]
+    piped = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert piped.returncode == 0 and "24/24" not in piped.stderr
+    forced = subprocess.run([*command, "--progress"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert "24/24" in forced.stderr
+    main_fd, terminal = pty.openpty()
+    try:
+        on_tty = subprocess.run(command, stdout=subprocess.PIPE, stderr=terminal, cwd=ROOT, timeout=120)
+        os.close(terminal)
+        drawn = b""
+        while True:
+            try:
+                chunk = os.read(main_fd, 4096)
+            except OSError:  # the terminal is closed and drained
+                break
+            if not chunk:
+                break
+            drawn += chunk
+    finally:
+        os.close(main_fd)
+    assert on_tty.returncode == 0 and b"24/24" in drawn
+    assert b"24/24" not in on_tty.stdout
+
+
+def test_bad_options(files, capsys):
+    with pytest.raises(SystemExit):
+        main(["batch", "-f", files["p.yaml"], "--objects", files["dump.yaml"], "--kubeconfig", "k"])
+    assert "not allowed with argument" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["batch", "-f", files["p.yaml"]])
+    assert "one of the arguments --objects --kubeconfig is required" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["batch", "-f", files["p.yaml"], "--objects", files["dump.yaml"], "--jobs", "0"])
+    assert "must be at least 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["batch", "-f", files["p.yaml"], "--objects", files["dump.yaml"], "-o", "html"])

@@ -1,0 +1,200 @@
+"""The batch REST API end to end on the local backend: create (paste and upload), progress, results,
+affected objects, drill-down, exports and refusals of bad input. Every figure is computed by the engine."""
+
+from __future__ import annotations
+
+import csv
+import io
+import tarfile
+
+import pytest
+import yaml
+
+from playground.batch import local
+from tests.playground.batch.conftest import auth
+from tests.playground.batch.dumps import denied_count, dump
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+JOBS = "/api/v1/batch/jobs"
+
+
+def assert_error(response, status: int, code: str) -> dict:
+    assert response.status_code == status, response.content
+    error = response.json()["error"]
+    assert error["code"] == code, error
+    return error
+
+
+def create(client, project, text, **fields):
+    body = {"project": project["id"], "text": text, **fields}
+    return client.post(JOBS, body, content_type="application/json")
+
+
+def finished(client, job) -> dict:
+    local.wait(timeout=60)
+    state = client.get(f"{JOBS}/{job['id']}", **auth(job["editToken"])).json()
+    assert state["status"] == "done", state
+    return state
+
+
+def test_pasted_dump_runs_to_exact_totals(client, project):
+    response = create(client, project, dump(45))
+    assert response.status_code == 201, response.content
+    job = response.json()
+    assert job["total"] == 45 and job["status"] == "queued" and len(job["editToken"]) >= 32
+    assert job["policies"] == ["max-replicas", "max-ten"]
+    state = finished(client, job)
+    assert state["done"] == 45 and state["etaSeconds"] is None and state["rate"] > 0
+    assert state["denied"] == denied_count(45)
+    summary = client.get(f"{JOBS}/{job['id']}/results", **auth(job["editToken"])).json()["summary"]
+    assert summary["objects"] == 45
+    assert summary["denied"] == denied_count(45)
+    assert summary["policies"]["max-replicas"]["denied"] == denied_count(45)
+    assert summary["policies"]["max-ten"]["denied"] == 0  # 9 replicas are within 10
+    assert summary["policies"]["max-ten"]["admitted"] == 45
+    assert sum(n["objects"] for n in summary["namespaces"].values()) == 45
+    assert summary["kinds"]["Deployment"]["denied"] == denied_count(45)
+
+
+def test_only_the_chosen_policies_run(client, project):
+    job = create(client, project, dump(20), policies=["max-ten"]).json()
+    finished(client, job)
+    summary = client.get(f"{JOBS}/{job['id']}/results", **auth(job["editToken"])).json()["summary"]
+    assert list(summary["policies"]) == ["max-ten"]
+    assert summary["denied"] == 0
+
+
+def test_multipart_upload_of_files_and_an_archive(client, project):
+    archive = io.BytesIO()
+    with tarfile.open(fileobj=archive, mode="w:gz") as tar:
+        data = dump(7).encode()
+        info = tarfile.TarInfo("manifests/deployments.yaml")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    first = io.BytesIO(dump(5).encode())
+    first.name = "dump.yaml"
+    second = io.BytesIO(archive.getvalue())
+    second.name = "cluster.tar.gz"
+    response = client.post(JOBS, {"project": project["id"], "policies": ["max-replicas"], "file": [first, second]})
+    assert response.status_code == 201, response.content
+    job = response.json()
+    assert job["sources"] == [{"name": "dump.yaml", "objects": 5}, {"name": "cluster.tar.gz", "objects": 7}]
+    state = finished(client, job)
+    assert state["total"] == 12 and state["done"] == 12
+
+
+def test_affected_objects_are_paged_and_searchable(client, project):
+    job = create(client, project, dump(40)).json()
+    finished(client, job)
+    url, headers = f"{JOBS}/{job['id']}/objects", auth(job["editToken"])
+    page = client.get(url, {"limit": 3}, **headers).json()
+    assert page["count"] == denied_count(40)
+    assert [row["name"] for row in page["items"]] == ["web-0", "web-4", "web-8"]
+    second = client.get(url, {"limit": 3, "offset": 3}, **headers).json()
+    assert [row["index"] for row in second["items"]] == [12, 16, 20]
+    found = client.get(url, {"q": "WEB-12"}, **headers).json()
+    assert [row["name"] for row in found["items"]] == ["web-12"]
+    prod = client.get(url, {"namespace": "prod", "policy": "max-replicas", "outcome": "denied"}, **headers).json()
+    assert prod["count"] == len([i for i in range(0, 40, 4) if i % 3 == 1])
+    assert all(row["namespace"] == "prod" for row in prod["items"])
+    assert client.get(url, {"policy": "max-ten"}, **headers).json()["count"] == 0
+    assert_error(client.get(url, {"outcome": "exploded"}, **headers), 400, "invalid_request")
+    assert_error(client.get(url, {"limit": "1000"}, **headers), 400, "invalid_request")
+    assert_error(client.get(url, {"offset": "-1"}, **headers), 400, "invalid_request")
+    assert_error(client.get(url, {"offset": "²"}, **headers), 400, "invalid_request")
+
+
+def test_drill_down_recomputes_the_full_result(client, project):
+    job = create(client, project, dump(12)).json()
+    finished(client, job)
+    detail = client.get(f"{JOBS}/{job['id']}/objects/8", **auth(job["editToken"])).json()
+    assert detail["object"]["metadata"]["name"] == "web-8"
+    assert detail["row"]["allowed"] is False
+    result = detail["result"]
+    assert result["allowed"] is False
+    assert "replicas must be no greater than 5" in result["status"]["message"]
+    assert result["response"]["response"]["uid"] == "batch-8"
+    assert any(p["policy"] == "max-replicas" for p in result["policies"])
+    assert_error(client.get(f"{JOBS}/{job['id']}/objects/12", **auth(job["editToken"])), 404, "not_found")
+    huge = f"{JOBS}/{job['id']}/objects/{10**30}"
+    assert_error(client.get(huge, **auth(job["editToken"])), 404, "not_found")
+
+
+def test_exports_csv_and_policy_reports(client, project):
+    job = create(client, project, dump(9)).json()
+    finished(client, job)
+    headers = auth(job["editToken"])
+    response = client.get(f"{JOBS}/{job['id']}/export/csv", **headers)
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
+    assert "attachment" in response["Content-Disposition"]
+    lines = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert len(lines) == 9 * 2  # one line per (object, policy)
+    denied = [line for line in lines if line["outcome"] == "denied"]
+    assert sorted(int(line["index"]) for line in denied) == [0, 4, 8]
+    assert {line["policy"] for line in denied} == {"max-replicas"}
+    reports = list(yaml.safe_load_all(client.get(f"{JOBS}/{job['id']}/export/policyreport", **headers).content))
+    assert {r["kind"] for r in reports} == {"PolicyReport"}
+    assert sorted(r["metadata"]["namespace"] for r in reports) == ["default", "dev", "prod"]
+    assert sum(r["summary"]["fail"] for r in reports) == 3
+    assert sum(r["summary"]["pass"] for r in reports) == 9 * 2 - 3
+    assert_error(client.get(f"{JOBS}/{job['id']}/export/xlsx", **headers), 404, "unknown_format")
+
+
+def test_bad_input_is_refused_with_where(client, project):
+    error = assert_error(
+        create(client, project, "apiVersion: v1\nkind: Pod\nmetadata: [unclosed\n"), 400, "invalid_objects"
+    )
+    assert error["line"] and error["document"] == "pasted text"
+    assert "pasted text" in error["message"]
+    error = assert_error(create(client, project, "a: 1", policies=["nope"]), 400, "unknown_policy")
+    assert "max-replicas" in error["message"]
+    assert_error(create(client, project, "a: 1", policies=[]), 400, "invalid_request")
+    assert_error(create(client, project, "# only a comment\n"), 400, "invalid_objects")
+    assert_error(client.post(JOBS, {"project": project["id"]}, content_type="application/json"), 400, "invalid_request")
+    assert_error(create(client, {"id": "missing"}, "a: 1"), 404, "not_found")
+    assert_error(create(client, project, "a: 1", colour="red"), 400, "invalid_request")
+    assert_error(client.post(JOBS, [1], content_type="application/json"), 400, "invalid_request")
+    assert_error(create(client, project, "a: \x00"), 400, "invalid_request")
+
+
+def test_a_project_without_policies_is_refused(client):
+    response = client.post(
+        "/api/v1/projects",
+        {"documents": [{"name": "ns", "text": "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n"}]},
+        content_type="application/json",
+    )
+    error = assert_error(create(client, response.json(), dump(2)), 400, "no_policies")
+    assert "no admission policy" in error["message"]
+
+
+def test_size_and_count_limits(client, project, settings):
+    settings.PLAYGROUND_BATCH_MAX_BYTES = 1000
+    assert_error(create(client, project, dump(10)), 413, "too_large")
+    upload = io.BytesIO(dump(10).encode())
+    upload.name = "big.yaml"
+    assert_error(client.post(JOBS, {"project": project["id"], "file": [upload]}), 413, "too_large")
+    settings.PLAYGROUND_BATCH_MAX_BYTES = 10**7
+    settings.PLAYGROUND_BATCH_MAX_OBJECTS = 5
+    error = assert_error(create(client, project, dump(6)), 413, "too_large")
+    assert "5" in error["message"]
+
+
+def test_job_endpoints_need_the_job_or_project_token(client, project):
+    job = create(client, project, dump(3)).json()
+    finished(client, job)
+    for path in ("", "/results", "/objects", "/objects/0", "/export/csv"):
+        assert_error(client.get(f"{JOBS}/{job['id']}{path}"), 403, "forbidden")
+        assert_error(client.get(f"{JOBS}/{job['id']}{path}", **auth(job["editToken"] + "x")), 403, "forbidden")
+        assert client.get(f"{JOBS}/{job['id']}{path}", **auth(project["editToken"])).status_code == 200
+    assert_error(client.post(f"{JOBS}/{job['id']}/cancel"), 403, "forbidden")
+    assert_error(client.get(f"{JOBS}/nope", **auth(job["editToken"])), 404, "not_found")
+    assert_error(client.get(f"{JOBS}/no%00pe", **auth(job["editToken"])), 400, "invalid_request")
+
+
+def test_the_page_lists_the_projects_policies(client, project):
+    response = client.get(f"/p/{project['id']}/batch")
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "max-replicas" in page and "max-ten" in page
+    assert client.get("/p/missing/batch").status_code == 404

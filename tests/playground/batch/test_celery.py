@@ -1,0 +1,161 @@
+"""A batch job on real Celery workers: Redis as the broker, a `celery -A playground.celery_app worker`
+subprocess on the test database. In `make test-postgres` (CI's PostgreSQL + Redis pass): workers on other
+machines share state only through the database and the broker, which SQLite in memory cannot stand for."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings as django_settings
+
+from playground.batch import jobs
+from playground.batch.models import BatchChunk, BatchJob
+from tests.playground.batch.dumps import denied_count, dump
+
+pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+ROOT = Path(__file__).resolve().parents[3]
+LEASE_SECONDS = 2.0  # renewed every 0.67 s by a live worker; a killed one's chunk is free again 2 s later
+
+
+def _database_url() -> str:
+    db = django_settings.DATABASES["default"]
+    user = db.get("USER") or "postgres"
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    return f"postgres://{user}{password}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
+
+
+class Workers:
+    """`celery … worker` subprocesses on the test database and the REDIS_URL broker; stopped at the end."""
+
+    def __init__(self, tmp_path: Path, redis_url: str):
+        self.tmp_path = tmp_path
+        self.env = {
+            **os.environ,
+            "DATABASE_URL": _database_url(),
+            "REDIS_URL": redis_url,
+            "PLAYGROUND_BATCH_BACKEND": "celery",
+            "PLAYGROUND_BATCH_LEASE_SECONDS": str(LEASE_SECONDS),
+            "DJANGO_SETTINGS_MODULE": "playground.settings",
+            "SECRET_KEY": os.environ.get("SECRET_KEY") or "celery-test",
+            "PYTHONPATH": str(ROOT),
+        }
+        self.processes: list[subprocess.Popen] = []
+        self.logs: list[Path] = []
+
+    def start(self, concurrency: int = 2) -> subprocess.Popen:
+        log = self.tmp_path / f"worker-{len(self.processes)}.log"
+        with log.open("w") as out:
+            process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "playground.celery_app",
+                    "worker",
+                    "--concurrency",
+                    str(concurrency),
+                    "--pool",
+                    "prefork",
+                    "--loglevel",
+                    "INFO",
+                    "--without-gossip",
+                    "--without-mingle",
+                    "--without-heartbeat",
+                    "--hostname",
+                    f"test{len(self.processes)}@%h",
+                ],
+                cwd=ROOT,
+                env=self.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        self.processes.append(process)
+        self.logs.append(log)
+        return process
+
+    def kill(self, process: subprocess.Popen) -> None:
+        """SIGKILL the worker and its pool processes at once: a machine lost mid-chunk."""
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+    def output(self) -> str:
+        return "\n".join(log.read_text()[-2000:] for log in self.logs)
+
+    def stop(self) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+                try:
+                    process.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    os.killpg(process.pid, signal.SIGKILL)
+                    process.wait()
+
+
+@pytest.fixture
+def workers(settings, tmp_path):
+    redis_url = os.environ.get("REDIS_URL", "").strip()
+    if not redis_url:
+        pytest.skip("needs REDIS_URL for the Celery broker (run `make test-postgres`)")
+    settings.PLAYGROUND_BATCH_BACKEND = "celery"
+    settings.PLAYGROUND_BATCH_LEASE_SECONDS = LEASE_SECONDS
+    pool = Workers(tmp_path, redis_url)
+    yield pool
+    pool.stop()
+
+
+def wait_for_end(state: dict, token: str, workers: Workers, timeout: float = 180) -> dict:
+    deadline = time.monotonic() + timeout
+    while state["status"] in ("queued", "running") and time.monotonic() < deadline:
+        time.sleep(0.2)
+        state = jobs.status(state["id"], token)  # also sends again the chunks of a lost worker
+    assert state["status"] == "done", (state, workers.output())
+    return state
+
+
+def test_a_job_runs_on_a_celery_worker_with_exact_totals(project, workers, settings):
+    settings.PLAYGROUND_BATCH_CHUNK_SIZE = 25
+    workers.start()
+    state, token = jobs.create_job(project["id"], None, [("dump.yaml", dump(210))])
+    state = wait_for_end(state, token, workers)
+    assert state["done"] == state["total"] == 210
+    job = BatchJob.objects.get(id=state["id"])
+    assert job.summary["denied"] == denied_count(210)
+    assert job.summary["policies"]["max-replicas"]["denied"] == denied_count(210)
+    assert set(job.chunks.values_list("attempts", flat=True)) == {1}
+    assert "playground.batch.run_chunk" in workers.output()
+
+
+def test_a_worker_killed_mid_chunk_loses_nothing(project, workers, settings):
+    """The worker (and its pool processes) is SIGKILLed while it runs a chunk; another worker starts. The lost
+    chunk's lease runs out, it is sent again and run by the new worker: the job ends with exact totals."""
+    settings.PLAYGROUND_BATCH_CHUNK_SIZE = 3000
+    first = workers.start(concurrency=1)
+    state, token = jobs.create_job(project["id"], None, [("dump.yaml", dump(6000))])
+    deadline = time.monotonic() + 120
+    running = None
+    while running is None and time.monotonic() < deadline:
+        running = BatchChunk.objects.filter(job_id=state["id"], status=BatchChunk.RUNNING).first()
+        time.sleep(0.01)
+    assert running is not None, workers.output()
+    workers.kill(first)
+    lost = BatchChunk.objects.get(id=running.id)
+    assert lost.status == BatchChunk.RUNNING and lost.attempts == 1, "the chunk finished before the kill"
+    workers.start()
+    state = wait_for_end(jobs.status(state["id"], token), token, workers)
+    assert state["done"] == state["total"] == 6000
+    lost.refresh_from_db()
+    assert lost.status == BatchChunk.DONE and lost.attempts == 2
+    job = BatchJob.objects.get(id=state["id"])
+    assert job.summary["objects"] == 6000
+    assert job.summary["denied"] == denied_count(6000)
+    assert sum(len(rows) for rows in job.chunks.values_list("rows", flat=True)) == 6000

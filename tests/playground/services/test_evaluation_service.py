@@ -1,0 +1,30 @@
+"""Evaluation with results cached by content hash (playground/services/evaluation_service.py)."""
+
+from playground.services import evaluation_service
+from tests.playground.playground_fixtures import BINDING, POLICY, deployment
+
+
+def test_results_are_cached_by_content_hash():
+    docs = [{"id": 1, "name": "p", "text": POLICY}, {"id": 2, "name": "b", "text": BINDING}]
+    reqs = [{"id": 1, "name": "r", "text": deployment(9), "expected": None}]
+    first = evaluation_service.evaluate(docs, reqs)
+    stats = evaluation_service.cache_stats()
+    assert stats["results"]["misses"] == 1 and stats["results"]["hits"] == 0
+    second = evaluation_service.evaluate(docs, reqs)
+    assert second["requests"][0]["result"] is first["requests"][0]["result"]
+    assert evaluation_service.cache_stats()["results"]["hits"] == 1
+    # another request text is a new entry; the document set is reused
+    evaluation_service.evaluate(docs, [{**reqs[0], "text": deployment(1)}])
+    stats = evaluation_service.cache_stats()
+    assert stats["results"]["misses"] == 2 and stats["simulations"]["misses"] == 1
+
+
+def test_request_errors_are_kept_apart_from_document_errors():
+    result = evaluation_service.evaluate(
+        [{"id": 1, "name": "p", "text": POLICY}],
+        [{"id": 1, "name": "r", "text": "kind: [", "expected": {"allowed": True}}],
+    )
+    request = result["requests"][0]
+    assert request["result"]["requestErrors"][0]["source"] == "<request>"
+    assert request["verdict"] == "fail"
+    assert all(e["source"] == "<text 0>" for e in result["documents"][0]["errors"])

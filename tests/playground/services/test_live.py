@@ -1,0 +1,105 @@
+"""Live re-evaluation (playground/services/live.py): work nobody waits for is stopped, not run to its bound."""
+
+from __future__ import annotations
+
+import asyncio
+import pytest
+from channels.db import database_sync_to_async
+
+from playground.evaluation import pool
+from playground.services import live, project_service
+from tests.playground.evaluation.test_pool import gone
+from tests.playground.playground_fixtures import costly_policies
+
+CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: default}\n"
+
+
+@pytest.fixture
+def one_worker(settings):
+    settings.PLAYGROUND_EVALUATION_PROCESSES = 1
+    settings.PLAYGROUND_EVALUATION_TIMEOUT_SECONDS = 30
+    assert pool.wait_until_started()
+    yield
+    pool.shutdown()
+
+
+def worker_pid() -> int:
+    return pool.health()["workers"][0]["pid"]
+
+
+def contents(policies: int = 3) -> tuple[list[dict], list[dict]]:
+    documents = [{"name": f"d{i}", "text": text} for i, text in enumerate(costly_policies(policies))]
+    return documents, [{"name": "r", "text": CONFIGMAP}]
+
+
+def costly_state(version: int = 1) -> dict:
+    documents = [{"id": i, "name": f"d{i}", "text": text} for i, text in enumerate(costly_policies(3))]
+    requests = [{"id": 1, "name": "r", "text": CONFIGMAP, "expected": None}]
+    return {"version": version, "documents": documents, "requests": requests, "kubernetesVersion": None}
+
+
+def test_an_evaluation_a_newer_edit_superseded_stops_its_runaway_worker(one_worker):
+    sent: list = []
+    superseded = False
+    runaway = worker_pid()
+
+    async def send(message) -> None:
+        sent.append(message)
+
+    async def scenario() -> bool:
+        nonlocal superseded
+        task = asyncio.ensure_future(live.stream_evaluation(costly_state(), send, lambda: superseded))
+        await asyncio.sleep(0.5)
+        assert not task.done()  # seconds of work in the worker
+        superseded = True
+        return await asyncio.wait_for(task, 10)  # not the 30 s bound: stopped after the grace second
+
+    assert asyncio.run(scenario()) is False
+    assert [m["type"] for m in sent] == ["evaluating"]  # no result of the dropped version
+    assert gone(runaway) and pool.wait_until_started() and worker_pid() != runaway
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_last_viewer_leaving_abandons_the_rooms_running_evaluation(one_worker):
+    state, _ = project_service.create_project("costly", "", *contents())
+    sent: list = []
+    runaway = worker_pid()
+
+    async def send(message) -> None:
+        sent.append(message)
+
+    async def scenario() -> None:
+        runner = live.runner_for(state["id"], send)
+        runner.request(state["version"])
+        await asyncio.sleep(0.5)
+        assert not runner.task.done()
+        live.forget(state["id"])  # the consumer's disconnect; no viewer row is left
+        await asyncio.wait_for(runner.task, 10)  # not the 30 s bound
+        assert runner.unwatched and state["id"] not in live._RUNNERS
+
+    asyncio.run(scenario())
+    assert not any(getattr(m, "kind", None) == "result" for m in sent)
+    assert gone(runaway)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_viewer_leaving_while_others_watch_keeps_the_evaluation(one_worker):
+    state, _ = project_service.create_project("watched", "", *contents(1))
+
+    async def send(message) -> None:
+        pass
+
+    async def scenario() -> None:
+        from playground.services import presence
+
+        await database_sync_to_async(presence.join)(state["id"], "someone-else")
+        runner = live.runner_for(state["id"], send)
+        runner.request(state["version"])
+        await asyncio.sleep(0.2)
+        live.forget(state["id"])
+        await asyncio.wait_for(runner.task, 30)
+        assert not runner.unwatched and live._RUNNERS.get(state["id"]) is runner
+
+    worker = worker_pid()
+    asyncio.run(scenario())
+    assert worker_pid() == worker  # finished in the same worker
