@@ -32,7 +32,8 @@ class BindingTuples:
 
 @dataclass
 class PolicyTuples:
-    """One policy's part of a request: skipped or a configuration error, else its bindings."""
+    """One policy's part of a request: skipped or a configuration error, else its bindings (read-only: the
+    list may be shared between requests)."""
 
     policy: Mapping[str, Any]
     compiled: Any
@@ -98,6 +99,11 @@ class PolicyDispatcher:
             constraints if isinstance(constraints, Mapping) else None,
             [(b, _has_match_resources(b), (b.get("spec") or {}).get("paramRef")) for b in bindings],
         )
+        # Bindings that match whatever their policy matches and take no params (CollectParams: one tuple with
+        # `params == null`) give the same answer to every request: computed once, the list shared read-only.
+        param_kind = plan.compiled.param_kind
+        if all(not has and (param_kind is None or ref is None) for _, has, ref in plan.bindings):
+            plan.static = [BindingTuples(b, params=[None]) for b, _, _ in plan.bindings]
         self._plans[id(policy)] = plan
         return plan
 
@@ -132,6 +138,9 @@ class PolicyDispatcher:
         if plan.config_error is not None:
             out.error = plan.config_error
             return out
+        if plan.static is not None:
+            out.bindings = plan.static
+            return out
         namespace = str(request.get("namespace") or "")
         for binding, has_match_resources, param_ref in plan.bindings:
             if has_match_resources:  # else the binding matches whatever the policy matches
@@ -164,6 +173,7 @@ class _Plan:
     skipped: str | None
     constraints: Mapping[str, Any] | None
     bindings: list[tuple[Mapping, bool, Any]]
+    static: list[BindingTuples] | None = None  # the bindings' tuples when no request changes them
 
 
 def _has_match_resources(binding: Mapping) -> bool:

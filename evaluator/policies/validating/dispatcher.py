@@ -63,6 +63,20 @@ class CompileCache:
         # only reads these values, so every request may share them.
         self.namespaces: dict[str, tuple[Any, Any]] = {}
         self._meta: dict[int, tuple[Mapping, tuple[str, list[str], str]]] = {}
+        self._bindings: dict[int, _BindingMeta] = {}
+
+    def binding_meta(self, policy: Mapping, binding: Mapping) -> _BindingMeta:
+        """What a (policy, binding) tuple's records and decisions need that no request changes."""
+        hit = self._bindings.get(id(binding))
+        if hit is not None and hit.binding is binding and hit.policy is policy:
+            return hit
+        policy_name, _, failure_policy = self.meta(policy)
+        binding_name, actions, _ = self.meta(binding)
+        spec = binding.get("spec") or {}
+        hit = self._bindings[id(binding)] = _BindingMeta(
+            policy, binding, policy_name, failure_policy, binding_name, actions, str(spec.get("policyName") or "")
+        )
+        return hit
 
     def get(self, policy: Mapping[str, Any]) -> CompiledPolicy:
         return self.tuples.compiled(policy)
@@ -75,6 +89,17 @@ class CompileCache:
         value = (name_of(doc), _actions(doc), _failure_policy(doc))
         self._meta[id(doc)] = (doc, value)
         return value
+
+
+@dataclass(frozen=True)
+class _BindingMeta:
+    policy: Mapping
+    binding: Mapping
+    policy_name: str
+    failure_policy: str
+    binding_name: str
+    actions: list[str]  # never handed out: records get a copy
+    policy_name_ref: str  # the binding's spec.policyName, as audit validation failures quote it
 
 
 def _failure_policy(policy: Mapping) -> str:
@@ -252,12 +277,16 @@ class Dispatcher:
         collector: dict[str, list[str]],
     ) -> None:
         compiled: CompiledPolicy = found.compiled
-        spec = binding.get("spec") or {}
         matched_kind = found.matched_kind
         matched_resource = found.matched_resource
         inputs = self._inputs_for(request, matched_kind, matched_resource)
-        policy_name, _, failure_policy = self.cache.meta(policy)
-        binding_name, actions, _ = self.cache.meta(binding)
+        meta = self.cache.binding_meta(policy, binding)
+        policy_name, failure_policy, binding_name, actions = (
+            meta.policy_name,
+            meta.failure_policy,
+            meta.binding_name,
+            meta.actions,
+        )
         for param in params:
             inputs.params = _as_param_kind(param, compiled.param_kind)
             result = validate(compiled, inputs)
@@ -304,7 +333,7 @@ class Dispatcher:
                         out.validation_failures.append(
                             {
                                 "message": decision.message,
-                                "policy": str(spec.get("policyName") or ""),
+                                "policy": meta.policy_name_ref,
                                 "binding": binding_name,
                                 "expressionIndex": position,
                                 "validationActions": list(actions),
