@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evaluator.admission.cluster import ClusterIndex
-from evaluator.admission.matching import MatchMemo, binding_matches, match_resources, policy_matches
+from evaluator.admission.matching import MatchMemo, binding_matches, match_resources, memo_key, policy_matches
 from evaluator.admission.params import ParamSource, PolicySkipped, collect_params, resolve_param_kind
 
 
@@ -101,6 +101,8 @@ class PolicyDispatcher:
         )
         # Bindings that match whatever their policy matches and take no params (CollectParams: one tuple with
         # `params == null`) give the same answer to every request: computed once, the list shared read-only.
+        if plan.constraints is not None:
+            plan.constraints_key = memo_key(plan.constraints)
         param_kind = plan.compiled.param_kind
         if all(not has and (param_kind is None or ref is None) for _, has, ref in plan.bindings):
             plan.static = [BindingTuples(b, params=[None]) for b, _, _ in plan.bindings]
@@ -122,7 +124,7 @@ class PolicyDispatcher:
             return PolicyTuples(policy, compiled, skip=plan.skipped)
         namespaces, mapper = self.cluster.namespaces, self.cluster.mapper
         if plan.constraints is not None:
-            match = match_resources(plan.constraints, request, namespaces, mapper, memo)
+            match = match_resources(plan.constraints, request, namespaces, mapper, memo, plan.constraints_key)
         else:  # no matchConstraints: policy_matches words the error
             match = policy_matches(policy, request, namespaces, mapper)
         if match.error is not None:
@@ -173,6 +175,7 @@ class _Plan:
     skipped: str | None
     constraints: Mapping[str, Any] | None
     bindings: list[tuple[Mapping, bool, Any]]
+    constraints_key: str | None = None  # matching.memo_key(constraints)
     static: list[BindingTuples] | None = None  # the bindings' tuples when no request changes them
 
 

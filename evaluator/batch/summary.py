@@ -58,7 +58,9 @@ class Summary:
         self.audited += flags["audited"]
         self.errors += flags["errors"]
         for groups, key in ((self.namespaces, row["namespace"]), (self.kinds, row["kind"])):
-            group = groups.setdefault(key, _group())
+            group = groups.get(key)
+            if group is None:
+                group = groups[key] = _group()
             for name, value in flags.items():
                 group[name] += value
         seen: set[tuple[str, str]] = set()

@@ -262,6 +262,8 @@ class Dispatcher:
                 out.policies.append(_record(policy, item.binding, "skipped", self.cache.meta, skipReason=item.skip))
             else:
                 self._dispatch_binding(policy, found, item.binding, item.params, request, out, collector)
+        if not collector:
+            return
         policy_name = self.cache.meta(policy)[0]
         for key, values in collector.items():
             out.audit_annotations[f"{policy_name}/{key}"] = values[0] if len(values) == 1 else ", ".join(values)
@@ -288,30 +290,31 @@ class Dispatcher:
             meta.actions,
         )
         for param in params:
-            inputs.params = _as_param_kind(param, compiled.param_kind)
+            inputs.params = None if param is None else _as_param_kind(param, compiled.param_kind)
             result = validate(compiled, inputs)
+            decisions: list[dict[str, Any]] = []
             record = {  # the keys and order of _record
                 "policy": policy_name,
                 "binding": binding_name,
-                "param": param_key(param),
+                "param": None if param is None else param_key(param),
                 "outcome": "admitted",
                 "skipReason": None,
                 "failurePolicy": failure_policy,
-                "validationActions": list(actions),
+                "validationActions": actions.copy(),
                 "error": None,
                 "matchedKind": _copy(matched_kind),
                 "matchedResource": _copy(matched_resource),
-                "decisions": [],
+                "decisions": decisions,
                 "auditAnnotations": [],
                 "trace": result.trace or None,
             }
             if result.skipped:
-                record.update(outcome="skipped", skipReason=result.skip_reason)
+                record["outcome"], record["skipReason"] = "skipped", result.skip_reason
                 out.policies.append(record)
                 continue
             outcomes = set()
             for position, decision in enumerate(result.decisions):
-                record["decisions"].append(
+                decisions.append(
                     {
                         "index": decision.index,
                         "action": decision.action,
@@ -365,6 +368,9 @@ class Dispatcher:
                 elif annotation.action == ERROR:
                     out.denials.append(Denial(policy_name, binding_name, annotation.error))
                     outcomes.add("error")
+            if not outcomes:  # "admitted", as the record says already
+                out.policies.append(record)
+                continue
             record["outcome"] = _outcome(outcomes)
             if "error" in outcomes or "error-ignored" in outcomes:
                 record["error"] = next((d.message for d in result.decisions if d.evaluation == "error"), None) or next(

@@ -38,7 +38,7 @@ EVAL_ADMIT, EVAL_DENY, EVAL_ERROR = "admit", "deny", "error"
 PUBLISH, EXCLUDE, ERROR = "publish", "exclude", "error"
 
 
-@dataclass
+@dataclass(slots=True)
 class Decision:
     index: int
     action: str
@@ -47,7 +47,7 @@ class Decision:
     reason: str = ""
 
 
-@dataclass
+@dataclass(slots=True)
 class AuditAnnotationResult:
     key: str
     action: str
@@ -55,7 +55,7 @@ class AuditAnnotationResult:
     error: str = ""
 
 
-@dataclass
+@dataclass(slots=True)
 class ValidateResult:
     decisions: list[Decision] = field(default_factory=list)
     audit_annotations: list[AuditAnnotationResult] = field(default_factory=list)
