@@ -9,6 +9,7 @@ its reason.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -398,9 +399,10 @@ def _truncate(value: str, limit: int) -> str:
     return encoded[:limit].decode(errors="ignore")
 
 
+_GO_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)  # json.dumps with these, made once
+
+
 def _go_json(value: Any) -> str:
     """encoding/json's compact form (Go escapes <, > and & in strings)."""
-    import json
-
-    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    text = _GO_JSON.encode(value)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
