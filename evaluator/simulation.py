@@ -19,7 +19,7 @@ from evaluator.admission import loading
 from evaluator.admission.cluster import ClusterIndex
 from evaluator.admission.expressions import make_authorizers
 from evaluator.admission.matching import exempt_reason
-from evaluator.admission.policy_kind import UNCHANGED, KindOutcome, RequestContext, Setup, registered
+from evaluator.admission.policy_kind import MUTATING, UNCHANGED, KindOutcome, RequestContext, Setup, registered
 from evaluator.admission.request import normalize_request
 from evaluator.admission.documents import load_documents
 from evaluator.admission.result import admission_result, bad_request, crash, internal_error, kind_defaults
@@ -69,6 +69,7 @@ class Simulation:
         self.rbac = RBACAuthorizer([])
         self._records: dict[int, Any] = {}
         self._by_name: dict[tuple, Any] | None = None
+        self._refused_records: dict[int, Any] = {}
         self._type_checks: dict[str, dict] | None = None
         self._failure: dict[str, Any] | None = None
         try:
@@ -84,6 +85,7 @@ class Simulation:
         records, errors = loading.load(documents)
         self.errors.extend(errors)
         records = self._served_and_stored(records)
+        loaded = list(records)
         records, errors = loading.default_and_validate(records, self.api_validation, [k.refuse for k in kinds])
         self.errors.extend(errors)
         refused: dict[tuple[str, str], dict[str, Any]] = {}
@@ -100,6 +102,8 @@ class Simulation:
         self.cluster = ClusterIndex(data, mapper)
         self.rbac = RBACAuthorizer(data)
         self._records = {id(r.data): r for r in records}
+        # Refused documents too, only to place what a kind says about them (a refused CRD's rule costs).
+        self._refused_records = {id(r.data): r for r in loaded if id(r.data) not in self._records}
         setup = Setup(data, self.cluster, defaulter, locate=self._locate, nested=Simulation, refused=refused)
         for kind in kinds:
             self.errors.extend(kind.load(setup))
@@ -120,7 +124,8 @@ class Simulation:
         return kept
 
     def _locate(self, document: Mapping[str, Any], **fields: Any) -> dict[str, Any]:
-        return loading.located(self._records.get(id(document)), **fields)
+        record = self._records.get(id(document)) or self._refused_records.get(id(document))
+        return loading.located(record, **fields)
 
     def document_of(self, kind: str, name: str) -> Any:
         """The loaded document of the policy `kind`/`name` (the first of that name), or None."""
@@ -215,20 +220,25 @@ class Simulation:
             result.update(keys, typeChecking=None, defaulted=defaulted)
             return result
         context = RequestContext(request, self._authorizers, trace=trace, full=full, now=now)
-        outcomes: list[KindOutcome] = []
+        ran: list[tuple[Any, KindOutcome]] = []
         current = request
         denied_in = None
-        for kind in self.kinds:
+        for position, kind in enumerate(self.kinds):
             if denied_in is not None and kind.stage != denied_in:
                 break  # a denial ends admission: later stages never see the request
             outcome = kind.evaluate(current, context)
-            outcomes.append(outcome)
-            for key, value in outcome.keys.items():  # kinds sharing a list key (Kyverno's two) add to it
-                keys[key] = keys[key] + value if isinstance(value, list) and isinstance(keys.get(key), list) else value
+            ran.append((kind, outcome))
             if outcome.denial is not None and denied_in is None:
                 denied_in = kind.stage
             if outcome.object is not UNCHANGED:
                 current = dict(current, object=outcome.object)
+            stage_ends = position + 1 == len(self.kinds) or self.kinds[position + 1].stage != kind.stage
+            if kind.stage == MUTATING and stage_ends and denied_in is None and context.reinvocation.should_reinvoke:
+                current, denied_in = _reinvoke(ran, current, context)
+        outcomes = [outcome for _, outcome in ran]
+        for outcome in outcomes:  # kinds sharing a list key (Kyverno's two) add to it
+            for key, value in outcome.keys.items():
+                keys[key] = keys[key] + value if isinstance(value, list) and isinstance(keys.get(key), list) else value
         result = admission_result(request, outcomes, document_errors, request_errors, exempt, now, full)
         result.update(keys)
         if trace:  # without traces there is no row to locate
@@ -252,6 +262,24 @@ def _owned(request: dict[str, Any] | None, given: Mapping[str, Any]) -> dict[str
         if value is not None and (side not in given or value is given[side]):
             request = {**request, side: copy.deepcopy(value)}
     return request
+
+
+def _reinvoke(
+    ran: list[tuple[Any, KindOutcome]], current: Mapping[str, Any], context: RequestContext
+) -> tuple[Mapping[str, Any], str | None]:
+    """admission's reinvoker: the mutating stage once more (only kinds that take part in reinvocation), each
+    second outcome replacing the kind's first; the request after it and whether it was denied."""
+    context.reinvocation.is_reinvoke = True
+    for index, (kind, _) in enumerate(ran):
+        if kind.stage != MUTATING or not getattr(kind, "reinvocable", False):
+            continue
+        outcome = kind.evaluate(current, context)
+        ran[index] = (kind, outcome)
+        if outcome.object is not UNCHANGED:
+            current = dict(current, object=outcome.object)
+        if outcome.denial is not None:
+            return current, MUTATING
+    return current, None
 
 
 def load(

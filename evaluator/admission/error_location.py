@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from evaluator.admission.positions import canonical_path
 from evaluator.admission.source_map import value_offset
 
 _CEL_POINT = re.compile(r"<input>:(\d+):(\d+):")
@@ -35,7 +36,7 @@ def locate(
     """``document.location(path)`` refined to the character an expression error is about."""
     where = document.location(path) if hasattr(document, "location") else {}
     scalars = getattr(document, "scalars", None)
-    scalar = scalars.get(path) if scalars and path else None
+    scalar = scalars.get(canonical_path(path)) if scalars and path else None
     if scalar is None or not isinstance(scalar.value, str):
         return where
     value = scalar.value

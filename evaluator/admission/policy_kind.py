@@ -13,7 +13,10 @@ runs the registered kinds stage by stage, in the API server's order:
 Within a stage, kinds run by `order` (the admission plugin order; ties by name). Every kind of a stage sees
 the same request; the first denial in that order answers it, and a denial ends the chain (kinds of later
 stages do not run; their `result_keys` keep their defaults). A kind that changes the object
-(`KindOutcome.object`) hands it to every kind after it.
+(`KindOutcome.object`) hands it to every kind after it. Reinvocation (`Reinvocation` below): when a
+mutating kind asked for it, the mutating kinds with `reinvocable = True` run once more after the whole
+mutating stage, in order; the outcome of that second call replaces the kind's first one, so it describes
+both rounds.
 
 Writing a kind: a class with these members (no base class needed; `PolicyKind` below is the Protocol):
 
@@ -125,6 +128,19 @@ class Setup:
 
 
 @dataclass
+class Reinvocation:
+    """The API server's admission.ReinvocationContext for one request. A mutating kind that changed the
+    object sets `should_reinvoke`; after the whole mutating stage, if it is set, every mutating kind with
+    `reinvocable = True` is evaluated once more with `is_reinvoke` True (never a third time) and decides
+    itself what to run again (reinvocationPolicy IfNeeded). `values` holds each kind's own state between
+    the two rounds, by kind name (Go's ReinvocationContext.Value(PluginName))."""
+
+    should_reinvoke: bool = False
+    is_reinvoke: bool = False
+    values: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
 class RequestContext:
     """Per request: what a kind needs besides the request itself."""
 
@@ -133,6 +149,7 @@ class RequestContext:
     trace: bool = True  # False: leave out per-expression traces (batch runs)
     full: bool = True  # False: only the verdict matters (no audit Event etc.)
     now: dt.datetime | None = None
+    reinvocation: Reinvocation = field(default_factory=Reinvocation)
 
 
 @dataclass

@@ -34,11 +34,18 @@ def _walk(node: yaml.Node, path: str, offset: int, out: dict[str, Position]) -> 
 
 
 def split_path(path: str) -> list[str]:
-    """``spec.validations[0].expression`` -> ``["spec", "validations", "[0]", "expression"]``."""
+    """``spec.validations[0].expression`` -> ``["spec", "validations", "[0]", "expression"]``. A map key
+    in brackets, as Kubernetes writes CRD schema paths (``properties[spec]``), is a name like ``.spec``."""
     parts = []
     for name, index in _SEGMENT.findall(path):
-        parts.append(name if name else f"[{index}]")
+        parts.append(name if name else (f"[{index}]" if index.isdigit() else index))
     return parts
+
+
+def canonical_path(path: str) -> str:
+    """The path as the document maps key it (``properties[spec].rule`` -> ``properties.spec.rule``)."""
+    parts = split_path(path)
+    return "".join(p if p.startswith("[") else ("." + p if i else p) for i, p in enumerate(parts))
 
 
 def locate(positions: dict[str, Position] | None, path: str) -> Position | None:

@@ -13,7 +13,7 @@ from evaluator.cel import operators as ops
 from evaluator.cel.errors import CELEvalError
 from evaluator.cel.registry import Overload
 from evaluator.cel.runtime import Ctx, actual_size
-from evaluator.cel.values import OPTIONAL_NONE, Optional, UInt, type_name
+from evaluator.cel.values import LIST_TYPES, OPTIONAL_NONE, Optional, UInt, type_name
 
 Fn = Callable[[Ctx], Any]
 
@@ -124,6 +124,22 @@ def var_reader(name: str, cost: int) -> Fn:
     return read
 
 
+def relative_attribute(tf: Fn) -> Fn:
+    """cel-go's evalAttr over a relative attribute: its observation costs SelectAndIdentCost (1), charged
+    after the operand is evaluated, whether or not that fails."""
+
+    def relative(ctx: Ctx) -> Any:
+        try:
+            value = tf(ctx)
+        except CELEvalError:
+            ctx.cost += 1
+            raise
+        ctx.cost += 1
+        return value
+
+    return relative
+
+
 def make_select(tf: Fn, field: str, alt: str | None, optional: bool) -> Fn:
     """`tf.field` (`tf.?field` when optional). A chain of plain selects (`object.spec.template`) becomes one
     closure that walks plain dicts directly, charging one unit a step as the steps would; at the first step
@@ -196,7 +212,7 @@ def _select_value(obj: Any, field: str, alt: str | None, optional: bool) -> Any:
 def _qualify_other(obj: Any, key: Any, optional: bool) -> Any:
     """Selecting from something that is neither map nor object, as cel-go's refQualify does: a list wants a
     number; anything else (null, a scalar) has no such key, so `.?f` is optional.none() and has() false."""
-    if type(obj) is list or type(obj) is tuple:
+    if type(obj) in LIST_TYPES:
         raise CELEvalError(f"unsupported index type '{type_name(key)}' in list")
     if optional:
         return OPTIONAL_NONE
@@ -222,7 +238,7 @@ def make_index(tf: Fn, kf: Fn, optional: bool) -> Fn:
 
 def _index_value(obj: Any, key: Any, optional: bool) -> Any:
     t = type(obj)
-    if t is list or t is tuple:
+    if t in LIST_TYPES:
         kt = type(key)
         if kt is float:
             if not key.is_integer():
@@ -257,7 +273,11 @@ def make_call(name: str, overloads: list[Overload], fns: list[Fn]) -> Fn:
             f0 = fns[0]
 
             def call1(ctx: Ctx) -> Any:
-                a = f0(ctx)
+                try:
+                    a = f0(ctx)
+                except CELEvalError:
+                    _charge_failed(ctx, cost, (ERROR_ARG,))
+                    raise
                 if not accepts((a,)):
                     raise CELEvalError(_no_overload(name, (a,)))
                 result = _invoke(impl, (a,))
@@ -270,7 +290,13 @@ def make_call(name: str, overloads: list[Overload], fns: list[Fn]) -> Fn:
             f0, f1 = fns
 
             def call2(ctx: Ctx) -> Any:
-                args = (f0(ctx), f1(ctx))
+                a0 = _UNSET
+                try:
+                    a0 = f0(ctx)
+                    args = (a0, f1(ctx))
+                except CELEvalError:
+                    _finish_args(ctx, [] if a0 is _UNSET else [a0], fns, cost)
+                    raise
                 if not accepts(args):
                     raise CELEvalError(_no_overload(name, args))
                 result = _invoke(impl, args)
@@ -280,7 +306,14 @@ def make_call(name: str, overloads: list[Overload], fns: list[Fn]) -> Fn:
             return call2
 
         def call(ctx: Ctx) -> Any:
-            args = tuple([f(ctx) for f in fns])
+            done: list[Any] = []
+            try:
+                for f in fns:
+                    done.append(f(ctx))
+            except CELEvalError:
+                _finish_args(ctx, done, fns, cost)
+                raise
+            args = tuple(done)
             if not accepts(args):
                 raise CELEvalError(_no_overload(name, args))
             result = _invoke(impl, args)
@@ -290,7 +323,14 @@ def make_call(name: str, overloads: list[Overload], fns: list[Fn]) -> Fn:
         return call
 
     def dispatch(ctx: Ctx) -> Any:
-        args = tuple(f(ctx) for f in fns)
+        done: list[Any] = []
+        try:
+            for f in fns:
+                done.append(f(ctx))
+        except CELEvalError:
+            _finish_args(ctx, done, fns, None)  # overloads differ only by type: the call's default cost, 1
+            raise
+        args = tuple(done)
         for o in overloads:
             if o.accepts(args):
                 result = _invoke(o.impl, args)
@@ -299,6 +339,28 @@ def make_call(name: str, overloads: list[Overload], fns: list[Fn]) -> Fn:
         raise CELEvalError(_no_overload(name, args))
 
     return dispatch
+
+
+def _finish_args(ctx: Ctx, done: list[Any], fns: list[Fn], cost: Any) -> None:
+    """After argument `len(done)` failed: cel-go evaluates every argument of a strict call before looking
+    at errors, then charges the call with the failed ones as error values."""
+    args = [*done, ERROR_ARG]
+    for f in fns[len(args) :]:
+        try:
+            args.append(f(ctx))
+        except CELEvalError:
+            args.append(ERROR_ARG)
+    _charge_failed(ctx, cost, tuple(args))
+
+
+def _charge_failed(ctx: Ctx, cost: Any, args: tuple) -> None:
+    if cost is None or type(cost) is int:
+        ctx.cost += 1 if cost is None else cost
+        return
+    try:
+        ctx.cost += cost(args, ERROR_ARG)
+    except Exception:  # a size-based estimator that cannot size an error value: cel-go's default, 1
+        ctx.cost += 1
 
 
 def _no_overload(name: str, args: tuple) -> str:
@@ -327,52 +389,135 @@ def _charge(ctx: Ctx, cost: Any, args: tuple, result: Any) -> None:
             ctx.check()
 
 
+class _ErrorArg:
+    """A failed operand as cel-go's cost tracker sees it: an error value, whose actualSize is 1."""
+
+    __slots__ = ()
+
+
+ERROR_ARG = _ErrorArg()
+_UNSET = object()
+
+
+def _failed_operands(ctx: Ctx, a: Any, rf: Fn, cost: Callable[[Any, Any], int]) -> None:
+    """cel-go evaluates both operands of a strict operator before looking at errors, and its cost tracker
+    charges the call even when an operand failed: evaluate the right one if the left failed, and charge."""
+    b = ERROR_ARG
+    if a is _UNSET:
+        a = ERROR_ARG
+        try:
+            b = rf(ctx)
+        except CELEvalError:
+            pass
+    ctx.cost += cost(a, b)
+
+
+def _add_cost(a: Any, b: Any) -> int:
+    t = type(b) if a is ERROR_ARG else type(a)  # the string/bytes overload, whichever operand tells it
+    if t is str or t is bytes:
+        return math.ceil((actual_size(a) + actual_size(b)) * 0.1)
+    return 1
+
+
+def _in_cost(a: Any, b: Any) -> int:
+    return actual_size(b) if type(b) in LIST_TYPES else 1
+
+
+def _unit_cost(a: Any, b: Any) -> int:
+    return 1
+
+
 def binary_op(name: str, impl: Callable[[Any, Any], Any] | None, lf: Fn, rf: Fn, right_const: Any) -> Fn:
     """The closure of a binary operator, charging cel-go's cost for it (`right_const` is the right operand's
     constant value, or NOT_CONSTANT)."""
+    if name == "@in" and type(right_const) is list:
+        # OptOptimize turns membership in a constant list into a set test, with no call cost.
+        items = right_const
+
+        def member(ctx: Ctx) -> Any:
+            return ops.contains(items, lf(ctx))
+
+        return member
+    # One closure per operator, its cost inlined (the hot path of every expression); only a failing
+    # operand leaves it, through _failed_operands.
     if name == "_!=_":
 
         def fn(ctx: Ctx) -> Any:
-            a, b = lf(ctx), rf(ctx)
+            a = _UNSET
+            try:
+                a = lf(ctx)
+                b = rf(ctx)
+            except CELEvalError:
+                _failed_operands(ctx, a, rf, eq_cost)
+                raise
             ctx.cost += eq_cost(a, b)
             return not ops.equals(a, b)
     elif name == "_==_":
 
         def fn(ctx: Ctx) -> Any:
-            a, b = lf(ctx), rf(ctx)
+            a = _UNSET
+            try:
+                a = lf(ctx)
+                b = rf(ctx)
+            except CELEvalError:
+                _failed_operands(ctx, a, rf, eq_cost)
+                raise
             ctx.cost += eq_cost(a, b)
             return ops.equals(a, b)
-    elif name == "@in" and type(right_const) is list:
-        # OptOptimize turns membership in a constant list into a set test, with no call cost.
-        items = right_const
-
-        def fn(ctx: Ctx) -> Any:
-            return ops.contains(items, lf(ctx))
     elif name == "@in":
 
         def fn(ctx: Ctx) -> Any:
-            a, b = lf(ctx), rf(ctx)
-            ctx.cost += actual_size(b) if type(b) is list else 1
+            a = _UNSET
+            try:
+                a = lf(ctx)
+                b = rf(ctx)
+            except CELEvalError:
+                _failed_operands(ctx, a, rf, _in_cost)
+                raise
+            ctx.cost += actual_size(b) if type(b) in LIST_TYPES else 1
             return ops.contains(b, a)
     elif name in ("_<_", "_<=_", "_>_", "_>=_"):
+        assert impl is not None
 
         def fn(ctx: Ctx) -> Any:
-            a, b = lf(ctx), rf(ctx)
+            a = _UNSET
+            try:
+                a = lf(ctx)
+                b = rf(ctx)
+            except CELEvalError:
+                _failed_operands(ctx, a, rf, order_cost)
+                raise
             ctx.cost += order_cost(a, b)
             return impl(a, b)
     elif name == "_+_":
+        assert impl is not None
 
         def fn(ctx: Ctx) -> Any:
-            a, b = lf(ctx), rf(ctx)
-            if type(a) is str or type(a) is bytes:
+            a = _UNSET
+            try:
+                a = lf(ctx)
+                b = rf(ctx)
+            except CELEvalError:
+                _failed_operands(ctx, a, rf, _add_cost)
+                raise
+            ta = type(a)
+            if ta is str or ta is bytes:
                 ctx.cost += math.ceil((actual_size(a) + actual_size(b)) * 0.1)
             else:
                 ctx.cost += 1
             return impl(a, b)
     else:
+        assert impl is not None
 
         def fn(ctx: Ctx) -> Any:
+            a = _UNSET
+            try:
+                a = lf(ctx)
+                b = rf(ctx)
+            except CELEvalError:
+                _failed_operands(ctx, a, rf, _unit_cost)
+                raise
             ctx.cost += 1
-            return impl(lf(ctx), rf(ctx))
+            return impl(a, b)
 
     return fn

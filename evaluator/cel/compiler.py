@@ -19,7 +19,7 @@ from evaluator.cel.versions import macro_available
 from evaluator.cel.errors import CELEvalError, _Abort
 from evaluator.cel.literals import LiteralError, parse_int, parse_string, parse_uint
 from evaluator.cel.registry import NOT_CONSTANT, Overload, constant_validators
-from evaluator.cel.nodes import CompileIssue, Node, const_node, first_token, position
+from evaluator.cel.nodes import CompileIssue, Fn, Node, const_node, first_token, position
 from evaluator.cel.runtime import Ctx
 from evaluator.cel.types import (
     BOOL,
@@ -42,6 +42,7 @@ from evaluator.cel.closures import (
     logic,
     make_call,
     make_index,
+    relative_attribute,
     make_select,
     opaque_types,
     slot_reader,
@@ -136,7 +137,7 @@ class Compiler:
                 return bf(ctx)
             raise CELEvalError("no such overload")
 
-        return Node(ternary, join(a.type, b.type) or DYN)
+        return Node(ternary, join(a.type, b.type) or DYN, attribute=True)
 
     def _chain(self, t: Tree, rule: str) -> tuple[list[Node], Token]:
         terms: list[Tree] = []
@@ -287,12 +288,12 @@ class Compiler:
     def c_ident(self, t: Tree) -> Node:
         token = t.children[0]
         node = self.resolve_name(str(token), token)
-        return node if node is not None else self.undeclared(str(token), token)
+        return _as_attribute(node) if node is not None else self.undeclared(str(token), token)
 
     def c_dot_ident(self, t: Tree) -> Node:
         token = t.children[1]
         node = self.resolve_name("." + str(token), token)
-        return node if node is not None else self.undeclared(str(token), token)
+        return _as_attribute(node) if node is not None else self.undeclared(str(token), token)
 
     def c_member_dot(self, t: Tree) -> Node:
         """A chain `base.f1.f2…` compiled in one pass: the longest prefix that names a variable or type
@@ -332,7 +333,7 @@ class Compiler:
                         continue  # a field of a variable, unless the dotted name is itself declared
                     node = self.resolve_name(name, chain[k - 1].children[1])
                     if node is not None:
-                        return node, k
+                        return _as_attribute(node), k
         return self.compile(base), 0
 
     def c_member_dot_opt(self, t: Tree) -> Node:
@@ -346,8 +347,8 @@ class Compiler:
             alt = None
         else:
             alt = unescape_field(field)
-        fn = make_select(target.fn, field, alt, optional)
-        return Node(fn, self.select_type(target.type, field, at, optional))
+        fn = make_select(_attribute_fn(target), field, alt, optional)
+        return Node(fn, self.select_type(target.type, field, at, optional), attribute=True)
 
     def select_type(self, tt: Type, field: str, at: Any, optional: bool) -> Type:
         """The static type of `target.field` (or `target.?field`); also checks has(target.field)."""
@@ -358,8 +359,13 @@ class Compiler:
             constructed = constructed_field_type(tt, field, self.env.object_types)
             if constructed is not None:
                 return optional_of(constructed) if optional else constructed
-            if not tt.is_dyn and tt.name not in ("map", "optional_type") and not optional:
+            # cel-go unwraps an optional operand for the check, and the result stays optional.
+            was_optional = tt.name == "optional_type" and len(tt.params) == 1
+            if was_optional:
+                tt = tt.params[0]
+            if not tt.is_dyn and tt.name != "map" and not optional:
                 raise self.fail(f"type '{tt}' does not support field selection", at)
+            optional = optional or was_optional
         result_type = tt.params[1] if tt.name == "map" and len(tt.params) == 2 else DYN
         return optional_of(result_type) if optional else result_type
 
@@ -373,11 +379,11 @@ class Compiler:
     def c_member_index(self, t: Tree) -> Node:
         target, index = self.compile(t.children[0]), self.compile(t.children[2])
         rt = self.check_call("_[_]", [target, index], False, t.children[1])
-        return Node(make_index(target.fn, index.raw or index.fn, optional=False), rt)
+        return Node(make_index(_attribute_fn(target), index.raw or index.fn, optional=False), rt, attribute=True)
 
     def c_member_index_opt(self, t: Tree) -> Node:
         target, index = self.compile(t.children[0]), self.compile(t.children[3])
-        return Node(make_index(target.fn, index.fn, optional=True), optional_of(DYN))
+        return Node(make_index(_attribute_fn(target), index.fn, optional=True), optional_of(DYN), attribute=True)
 
     def args(self, t: Tree | None) -> list[Tree]:
         if t is None:
@@ -548,3 +554,14 @@ class Compiler:
 _CONVERSIONS = frozenset({"int", "uint", "double", "string", "bytes", "bool", "duration", "timestamp", "dyn", "type"})
 # ext.Strings exempts the argument list of format() from the homogeneous-literal rule.
 _HOMOGENEITY_EXEMPT = frozenset({"format"})
+
+
+def _as_attribute(node: Node) -> Node:
+    node.attribute = True
+    return node
+
+
+def _attribute_fn(target: Node) -> Fn:
+    """The operand of a selection or index: as it is when cel-go has an attribute for it, else wrapped in
+    the relative attribute cel-go makes (charged 1 even when the operand fails)."""
+    return target.fn if target.attribute else relative_attribute(target.fn)

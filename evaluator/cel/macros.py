@@ -17,7 +17,7 @@ from evaluator.cel.errors import CELEvalError
 from evaluator.cel.nodes import Node, first_token
 from evaluator.cel.runtime import Ctx
 from evaluator.cel.types import BOOL, DYN, INT, Type, list_of, map_of, optional_of
-from evaluator.cel.values import OPTIONAL_NONE, Optional
+from evaluator.cel.values import LIST_TYPES, OPTIONAL_NONE, Optional
 
 _PASS = {
     "expr",
@@ -104,7 +104,7 @@ def _range(c, target_tree: Tree) -> Node:
 def _iterate(value: Any, two: bool):
     """Pairs (first, second) to bind: list → (elem) or (index, elem); map → (key) or (key, value)."""
     t = type(value)
-    if t is list or t is tuple:
+    if t in LIST_TYPES:
         return enumerate(value) if two else value
     if t is dict or isinstance(value, Mapping):
         return value.items() if two else list(value.keys())
@@ -386,7 +386,7 @@ def _compile_sort_by(c, target_tree: Tree, args: list[Tree], at) -> Any:
 
     def sort_by(ctx: Ctx) -> list:
         items = tf(ctx)
-        if type(items) not in (list, tuple):
+        if type(items) not in LIST_TYPES:
             raise CELEvalError("no such overload")
         keys = []
         for item in items:
@@ -395,7 +395,9 @@ def _compile_sort_by(c, target_tree: Tree, args: list[Tree], at) -> Any:
             keys.append(kf(ctx))
             ctx.cost += 12
         result = lists.sort_by_keys(list(items), keys)
-        ctx.cost += 1 + lists.sort_by_cost((items, keys), result)
+        # The expansion reads the bound `@__sortBy_input__` twice (the receiver of @sortByAssociatedKeys and
+        # the map's range: one SelectAndIdentCost each), then the map's result (1), then the call.
+        ctx.cost += 3 + lists.sort_by_cost((items, keys), result)
         return result
 
     return Node(sort_by, target.type if target.type.name == "list" else list_of(DYN))
@@ -459,7 +461,7 @@ def _compile_has(c, args: list[Tree], at) -> Any:
         presence = getattr(obj, "cel_has", None)
         if presence is not None:
             return presence(field)
-        if type(obj) is list or type(obj) is tuple:  # cel-go's refQualify: a list wants a number
+        if type(obj) in LIST_TYPES:  # cel-go's refQualify: a list wants a number
             raise CELEvalError("unsupported index type 'string' in list")
         return False  # null or a scalar: the field is not present (refQualify with presenceTest)
 

@@ -29,6 +29,9 @@ class Node:
     # For identifiers: the reader without the identifier's cost, where cel-go charges nothing for the read
     # (a ternary branch that is a plain identifier, an index key that is an identifier).
     raw: Fn | None = None
+    # cel-go plans identifiers, selections, indexes and ternaries as attributes; selecting from anything
+    # else (a call's result, a literal) first wraps it in a relative attribute, which costs 1 more.
+    attribute: bool = False
 
     @property
     def is_const(self) -> bool:

@@ -16,8 +16,11 @@ from evaluator.cel.values import (
     DUR_MAX_NANOS,
     INT64_MAX,
     INT64_MIN,
+    LIST_TYPES,
     UINT64_MAX,
     Duration,
+    MapList,
+    SetList,
     Timestamp,
     UInt,
 )
@@ -45,20 +48,60 @@ def equals(a: Any, b: Any) -> bool:
     ta, tb = type(a), type(b)
     if ta is not tb and _is_num(a) and _is_num(b):
         return _num_order(a, b) == 0
+    if ta is tb and (ta is str or ta is int or ta is bool or ta is float):
+        return a == b  # the common case first
+    if ta in LIST_TYPES and tb in LIST_TYPES:
+        if ta is SetList:
+            return _set_list_equals(a, b)
+        if ta is MapList:
+            return _map_list_equals(a, b)
+        return len(a) == len(b) and all(equals(x, y) for x, y in zip(a, b))
     if ta is tb:
-        if ta is list or ta is tuple:
-            return len(a) == len(b) and all(equals(x, y) for x, y in zip(a, b))
         if ta is dict:
             return _map_equals(a, b)
         return a == b
-    if (ta is list and tb is tuple) or (ta is tuple and tb is list):
-        return len(a) == len(b) and all(equals(x, y) for x, y in zip(a, b))
     if isinstance(a, Mapping) and isinstance(b, Mapping):
         return _map_equals(a, b)
     if hasattr(ta, "cel_type_name") or hasattr(tb, "cel_type_name"):
         # cel-go: a library value (quantity, ip, ...) compared with another type is "no such overload".
         raise CELEvalError("no such overload")
     return False
+
+
+def _set_list_equals(a: SetList, b: Any) -> bool:
+    """Kubernetes' unstructuredSetList.Equal: same size, and every element of `b` is one of `a`'s."""
+    if len(a) != len(b):
+        return False
+    members = set(a)
+    return all(_hashable(x) and x in members for x in b)
+
+
+def _hashable(x: Any) -> bool:
+    try:
+        hash(x)
+    except TypeError:
+        return False
+    return True
+
+
+def map_list_key(item: Any, key_props: tuple[str, ...]) -> Any:
+    """The identity of a map-list item: the values of its key properties (absent keys are None)."""
+    if not isinstance(item, Mapping):
+        raise CELEvalError(f"unexpected data format for element of array with x-kubernetes-list-type=map: {item!r}")
+    key = tuple(item.get(k) for k in key_props)
+    return key if _hashable(key) else repr(key)
+
+
+def _map_list_equals(a: MapList, b: Any) -> bool:
+    """Kubernetes' unstructuredMapList.Equal: same size, and each item of `b` equals `a`'s item of its key."""
+    if len(a) != len(b):
+        return False
+    by_key = {map_list_key(x, a.key_props): x for x in a}
+    for item in b:
+        key = map_list_key(item, a.key_props)
+        if key not in by_key or not equals(by_key[key], item):
+            return False
+    return True
 
 
 def _map_equals(a: Mapping, b: Mapping) -> bool:
@@ -150,7 +193,7 @@ def ge(a: Any, b: Any) -> bool:
 def contains(container: Any, item: Any) -> bool:
     """The `in` operator."""
     t = type(container)
-    if t is list or t is tuple:
+    if t in LIST_TYPES:
         return any(equals(item, x) for x in container)
     if t is dict or isinstance(container, Mapping):
         return map_lookup(container, item)[0]
@@ -175,8 +218,8 @@ def check_duration(nanos: int) -> Duration:
     return Duration(nanos)
 
 
-def check_timestamp(nanos: int) -> Timestamp:
-    ts = Timestamp(nanos)
+def check_timestamp(nanos: int, offset: int = 0) -> Timestamp:
+    ts = Timestamp(nanos, offset)
     if not ts.in_range():
         raise CELEvalError("timestamp out of range")
     return ts
@@ -191,17 +234,45 @@ def add(a: Any, b: Any) -> Any:
             return a + b
         if ta is UInt:
             return check_uint(int(a) + int(b))
-        if ta is list or ta is tuple:
-            return list(a) + list(b)
         if ta is Duration:
             return check_duration(a.nanos + b.nanos)
-    elif ta is Timestamp and tb is Duration:
-        return check_timestamp(a.nanos + b.nanos)
-    elif ta is Duration and tb is Timestamp:
-        return check_timestamp(a.nanos + b.nanos)
-    elif (ta is list or ta is tuple) and (tb is list or tb is tuple):
+    if ta in LIST_TYPES and tb in LIST_TYPES:
+        if ta is SetList:
+            return _set_list_union(a, b)
+        if ta is MapList:
+            return _map_list_merge(a, b)
         return list(a) + list(b)
+    if ta is Timestamp and tb is Duration:
+        return check_timestamp(a.nanos + b.nanos, a.offset)
+    if ta is Duration and tb is Timestamp:
+        return check_timestamp(a.nanos + b.nanos, b.offset)
     raise CELEvalError("no such overload")
+
+
+def _set_list_union(a: SetList, b: Any) -> SetList:
+    """Kubernetes' unstructuredSetList.Add: `a`'s elements in order, then `b`'s that `a` lacks."""
+    result = SetList(a)
+    seen = set(a)
+    for x in b:
+        if x not in seen:
+            seen.add(x)
+            result.append(x)
+    return result
+
+
+def _map_list_merge(a: MapList, b: Any) -> MapList:
+    """Kubernetes' unstructuredMapList.Add: `b`'s item replaces `a`'s of the same key in place; items of new
+    keys are appended in `b`'s order."""
+    result = MapList(a, a.key_props)
+    position = {map_list_key(x, a.key_props): i for i, x in enumerate(a)}
+    for item in b:
+        key = map_list_key(item, a.key_props)
+        if key in position:
+            result[position[key]] = item
+        else:
+            position[key] = len(result)
+            result.append(item)
+    return result
 
 
 def sub(a: Any, b: Any) -> Any:
@@ -218,7 +289,7 @@ def sub(a: Any, b: Any) -> Any:
         if ta is Timestamp:
             return check_duration(a.nanos - b.nanos)
     elif ta is Timestamp and tb is Duration:
-        return check_timestamp(a.nanos - b.nanos)
+        return check_timestamp(a.nanos - b.nanos, a.offset)
     raise CELEvalError("no such overload")
 
 

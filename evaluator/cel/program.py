@@ -170,6 +170,7 @@ def _compile(expression: str, env: Env) -> Program:
         raise syntax_error(expression, e) from None
     except RecursionError:
         raise _recursion_limit(expression) from None
+    check_visit_depth(tree, expression)
     compiler = Compiler(env, expression)
     try:
         if not env.optional_syntax:
@@ -222,6 +223,36 @@ def _recursion_limit(expression: str) -> CompileError:
     return CompileError(
         f"ERROR: <input>:-1:0: expression recursion limit exceeded: {MAX_NESTING}", expression=expression
     )
+
+
+# The parse-tree forms whose visit cel-go's parser counts against its recursion limit (parser.go Visit:
+# a ternary, a relation, an arithmetic operation, a selection, a member call, an index). Parentheses,
+# `||`/`&&` chains, literals and global calls do not count.
+_COUNTED_FORMS = frozenset(
+    {
+        "relation",
+        "addition",
+        "multiplication",
+        "member_dot",
+        "member_dot_opt",
+        "member_dot_arg",
+        "member_index",
+        "member_index_opt",
+    }
+)
+
+
+def check_visit_depth(tree: lark.Tree, expression: str) -> None:
+    """cel-go's second recursion limit, checked while it turns the parse tree into an AST: more than
+    250 nested counted forms (e.g. 250 chained `==`) is "max recursion depth exceeded"."""
+    stack: list[tuple[lark.Tree, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if node.data in _COUNTED_FORMS or (node.data == "expr" and len(node.children) > 1):
+            depth += 1
+            if depth > MAX_NESTING:
+                raise CompileError("ERROR: <input>:-1:0: max recursion depth exceeded", expression=expression)
+        stack.extend((child, depth) for child in node.children if isinstance(child, lark.Tree))
 
 
 def check_nesting(expression: str) -> None:

@@ -6,6 +6,7 @@ import time
 from typing import Any, Mapping
 
 from evaluator.cel.errors import CostLimitError, TimeoutError_, _Abort
+from evaluator.cel.values import LIST_TYPES
 
 
 class Ctx:
@@ -37,7 +38,7 @@ def actual_size(v: Any) -> int:
     """cel-go's actualSize: the length of strings, bytes, lists and maps, a library value's own size
     (an IP's bytes), 1 for anything else."""
     t = type(v)
-    if t is str or t is bytes or t is list or t is dict or t is tuple:
+    if t is str or t is bytes or t in LIST_TYPES or t is dict:
         return len(v)
     size = getattr(v, "cel_size", None)
     return size() if size is not None else 1

@@ -10,7 +10,7 @@ import base64
 from collections.abc import Mapping
 from typing import Any
 
-from evaluator.cel.values import CelType, Duration, Optional, Timestamp, format_duration, format_timestamp
+from evaluator.cel.values import LIST_TYPES, CelType, Duration, Optional, Timestamp, format_duration, format_timestamp
 
 
 def to_json(value: Any) -> Any:
@@ -19,7 +19,7 @@ def to_json(value: Any) -> Any:
         return value
     if isinstance(value, int):
         return int(value)
-    if t is list or t is tuple:
+    if t in LIST_TYPES:
         return [to_json(v) for v in value]
     if isinstance(value, Mapping):
         return {(k if type(k) is str else _key(k)): to_json(v) for k, v in value.items()}

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable
 
-from evaluator.cel.values import CelType, Duration, Optional, Timestamp, UInt
+from evaluator.cel.values import LIST_TYPES, CelType, Duration, Optional, Timestamp, UInt
 
 # Aliases cel-go accepts for the same type.
 _ALIASES = {"timestamp": "google.protobuf.Timestamp", "duration": "google.protobuf.Duration", "null": "null_type"}
@@ -162,7 +162,7 @@ _RUNTIME_CHECKS: dict[str, Callable[[Any], bool]] = {
     "string": lambda v: type(v) is str,
     "bytes": lambda v: type(v) is bytes,
     "null_type": lambda v: v is None,
-    "list": lambda v: type(v) is list or type(v) is tuple,
+    "list": lambda v: type(v) in LIST_TYPES,
     "map": _is_map,
     "google.protobuf.Timestamp": lambda v: type(v) is Timestamp,
     "google.protobuf.Duration": lambda v: type(v) is Duration,

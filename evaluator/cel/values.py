@@ -11,6 +11,8 @@ import datetime as _dt
 from collections.abc import Mapping
 from typing import Any
 
+from evaluator.cel.errors import CELEvalError
+
 
 class UInt(int):
     """A CEL uint. Plain int arithmetic and comparison; the operators module enforces CEL's rules."""
@@ -33,6 +35,11 @@ __all__ = [
     "INT64_MIN",
     "INT64_MAX",
     "UINT64_MAX",
+    "SetList",
+    "MapList",
+    "LIST_TYPES",
+    "Unreadable",
+    "CheckedList",
 ]
 
 INT64_MIN = -(2**63)
@@ -46,13 +53,61 @@ TS_MAX_SECONDS = 253402300799
 DUR_MAX_NANOS = INT64_MAX
 
 
+class SetList(list):
+    """A list under `x-kubernetes-list-type: set` (Kubernetes' unstructuredSetList): `==` ignores order and
+    `+` is a union that keeps this list's order and appends the other's new elements."""
+
+    __slots__ = ()
+
+
+class MapList(list):
+    """A list under `x-kubernetes-list-type: map` (Kubernetes' unstructuredMapList): items are identified by
+    their `x-kubernetes-list-map-keys`; `==` ignores order and `+` merges by key (the right side's item
+    replaces the left's in place, new keys are appended)."""
+
+    __slots__ = ("key_props",)
+
+    def __init__(self, items: Any = (), key_props: tuple[str, ...] = ()):
+        super().__init__(items)
+        self.key_props = key_props
+
+
+class Unreadable:
+    """A value inside data whose reading is an error (in cel-go, an error value held by a list or map, as
+    Kubernetes' UnstructuredToVal makes of data that does not fit its schema)."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str):
+        self.message = message
+
+
+class CheckedList(list):
+    """A list some of whose items are `Unreadable`: indexing one raises its message."""
+
+    __slots__ = ()
+
+    def __getitem__(self, index: Any) -> Any:
+        value = list.__getitem__(self, index)
+        if type(value) is Unreadable:
+            raise CELEvalError(value.message)
+        return value
+
+
+# Every runtime representation of a CEL list (exact types: `type(v) in LIST_TYPES`).
+LIST_TYPES = frozenset({list, tuple, SetList, MapList, CheckedList})
+
+
 class Timestamp:
-    """A UTC instant with nanosecond precision (google.protobuf.Timestamp)."""
+    """An instant with nanosecond precision (google.protobuf.Timestamp). `offset` is the UTC offset (seconds
+    east) it was written with: cel-go keeps Go's time.Time location, which string() and the zone-less
+    getters use; equality and ordering ignore it."""
 
-    __slots__ = ("nanos",)
+    __slots__ = ("nanos", "offset")
 
-    def __init__(self, nanos: int):
+    def __init__(self, nanos: int, offset: int = 0):
         self.nanos = nanos
+        self.offset = offset
 
     @property
     def seconds(self) -> int:
@@ -178,6 +233,9 @@ _TYPE_NAMES: dict[type, str] = {
     type(None): "null_type",
     list: "list",
     tuple: "list",
+    SetList: "list",
+    CheckedList: "list",
+    MapList: "list",
     dict: "map",
     Timestamp: "google.protobuf.Timestamp",
     Duration: "google.protobuf.Duration",

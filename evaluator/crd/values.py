@@ -14,7 +14,7 @@ from typing import Any
 
 from evaluator.cel.errors import CELEvalError
 from evaluator.cel.library.timeconv import parse_duration, parse_timestamp
-from evaluator.cel.values import Timestamp
+from evaluator.cel.values import CheckedList, MapList, SetList, Timestamp, Unreadable
 from evaluator.crd import structural as st
 
 _GO_TYPES = {
@@ -28,13 +28,8 @@ _GO_TYPES = {
 }
 
 
-class InvalidData:
-    """A value that does not fit its schema; reading it is the error."""
-
-    __slots__ = ("message",)
-
-    def __init__(self, message: str):
-        self.message = message
+# A value that does not fit its schema; reading it is the error.
+InvalidData = Unreadable
 
 
 class CheckedMap(Mapping):
@@ -102,7 +97,15 @@ def to_cel(data: Any, schema: Mapping[str, Any], depth: int = 0) -> Any:
         item_schema = st.items(schema)
         if item_schema is None:
             return InvalidData("invalid array type, expected Items with a non-empty Schema")
-        return [to_cel(v, item_schema, depth + 1) for v in data]
+        converted = [to_cel(v, item_schema, depth + 1) for v in data]
+        if any(type(v) is InvalidData for v in converted):
+            return CheckedList(converted)
+        kind_of_list = st.list_type(schema)
+        if kind_of_list == "set":
+            return SetList(converted)
+        if kind_of_list == "map":
+            return MapList(converted, tuple(st.list_map_keys(schema)))
+        return converted
     if kind == "string":
         if not isinstance(data, str):
             return InvalidData(f"invalid data, expected string, got {_go_type(data)}")

@@ -5,7 +5,7 @@ import { Prec, RangeSetBuilder } from "@codemirror/state";
 import { Decoration, ViewPlugin } from "@codemirror/view";
 import { celTokens } from "./cel-syntax.js";
 
-export const CEL_KEYS = new Set(["expression", "messageExpression", "valueExpression", "condition"]);
+export const CEL_KEYS = new Set(["expression", "messageExpression", "valueExpression", "condition", "rule"]);
 
 const KEY_LINE = /^(\s*)((?:-\s+)*)([A-Za-z]+):(\s*)(.*)$/;
 

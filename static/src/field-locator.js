@@ -62,8 +62,10 @@ export function typecheckDiagnostics(typecheck, documents, order = []) {
   const byDocument = new Map();
   const add = (id, place, d) => {
     const list = byDocument.get(String(id)) || [];
-    list.push({ ...place, severity: d.severity === "error" ? "error" : "warning",
-      message: `type check: ${d.fieldRef}: ${d.message}`, path: null });
+    // "info": a fact about the expression (a CRD rule's estimated cost), not a finding of the type checker
+    const severity = d.severity === "error" || d.severity === "info" ? d.severity : "warning";
+    list.push({ ...place, severity, message: severity === "info" ? d.message : `type check: ${d.fieldRef}: ${d.message}`,
+      path: null });
     byDocument.set(String(id), list);
   };
   for (const [policy, report] of Object.entries(typecheck || {})) {

@@ -132,6 +132,10 @@ function typecheckView(typecheck) {
       h("summary", {}, `Type check: no type errors (${counts})`),
       jsonBlock("Type check report", typecheck));
   }
-  return h("section", { class: "typecheck", dataset: { testid: "typecheck" } }, h("h3", {}, `Type check (${counts})`),
+  // Only facts (a CRD rule's estimated cost, policies not checked): no finding of the checker to flag.
+  const onlyInfo = items.every((item) => item.classList.contains("sev-info"));
+  const title = onlyInfo ? `Type check: no type errors; estimated costs (${counts})` : `Type check (${counts})`;
+  return h("section", { class: onlyInfo ? "typecheck typecheck-info" : "typecheck", dataset: { testid: "typecheck" } },
+    h("h3", {}, title),
     h("ul", { class: "error-list" }, items), jsonBlock("Type check report", typecheck));
 }

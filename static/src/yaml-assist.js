@@ -6,6 +6,7 @@ import { schemaFor, schemaAt } from "./schemas.js";
 import { pathAbove, documentAround } from "./yaml-path.js";
 import { inCelRange } from "./cel-in-yaml.js";
 import { errorRange, messageNode } from "./locations.js";
+import { ruleFields } from "./crd-rules.js";
 
 function documentData(segment) {
   try {
@@ -24,7 +25,32 @@ const CEL_MEMBERS = ["all(x, ", "exists(x, ", "exists_one(x, ", "map(x, ", "filt
   "trim()", "indexOf(", "orValue(", "hasValue()", "value()", "isSorted()", "sum()", "min()", "max()",
   "metadata", "spec", "status", "name", "namespace", "labels", "annotations", "kind", "operation", "userInfo"];
 
-function celCompletion(context, data) {
+/** The CRD around the cursor even while the rule being typed breaks the YAML (an unclosed quote): the
+ * document parsed again with the cursor's line reduced to its key. */
+function crdData(data, lines, cursorLine) {
+  if (data?.spec || data?.kind !== "CustomResourceDefinition") return data;
+  const patched = [...lines];
+  const line = lines[cursorLine];
+  const keyed = /^(\s*(?:-\s+)*[\w.-]+:)/.exec(line);
+  patched[cursorLine] = keyed ? `${keyed[1]} x` : "";
+  const pos = patched.slice(0, cursorLine).reduce((n, l) => n + l.length + 1, 0);
+  return documentData(documentAround(patched.join("\n"), pos).segment) || data;
+}
+
+function celCompletion(context, data, lines, cursorLine) {
+  if (data?.kind === "CustomResourceDefinition") {
+    data = crdData(data, lines, cursorLine);
+    // A CRD rule: `self.` (and deeper selections) offers the fields of the schema where the rule sits.
+    const chain = context.matchBefore(/\b(?:self|oldSelf)(?:\.[A-Za-z_]\w*|\[[^\]\[]*\])*\.\w*$/);
+    if (chain) {
+      const dot = chain.text.lastIndexOf(".");
+      const options = ruleFields(data, lines, cursorLine, chain.text.slice(0, dot));
+      if (options) {
+        return { from: chain.from + dot + 1, validFor: /^\w*$/,
+          options: [...options, ...CEL_MEMBERS.slice(0, 24).map((m) => ({ label: m, type: "method", boost: -1 }))] };
+      }
+    }
+  }
   const word = context.matchBefore(/[A-Za-z_][\w]*\.?[\w]*$|\.\w*$/);
   if (!word && !context.explicit) return null;
   const text = word ? word.text : "";
@@ -39,7 +65,8 @@ function celCompletion(context, data) {
     return { from: word.from + dot + 1, options: CEL_MEMBERS.map((m) => ({ label: m, type: "method" })),
       validFor: /^\w*$/ };
   }
-  return { from: word ? word.from : context.pos, options: CEL_ROOTS.map((r) => ({ label: r, type: "variable" })),
+  const roots = data?.kind === "CustomResourceDefinition" ? ["self", "oldSelf", ...CEL_ROOTS.slice(7)] : CEL_ROOTS;
+  return { from: word ? word.from : context.pos, options: roots.map((r) => ({ label: r, type: "variable" })),
     validFor: /^\w*$/ };
 }
 
@@ -56,7 +83,7 @@ export function yamlCompletion(role) {
     const text = state.doc.toString();
     const { lines, cursorLine, first, segment } = documentAround(text, pos);
     const data = documentData(segment);
-    if (inCelRange(text, pos)) return celCompletion(context, data);
+    if (inCelRange(text, pos)) return celCompletion(context, data, lines, cursorLine);
     const lineStart = state.doc.line(cursorLine + 1).from;
     const before = text.slice(lineStart, pos);
     const schema = schemaFor(data, role);
@@ -195,7 +222,8 @@ export function serverDiagnostics(doc, errors) {
     const path = error.path ? `${error.path}: ` : "";
     const message = error.message && error.path && error.message.startsWith(error.path) ? error.message
       : `${path}${error.message || "error"}`;
-    return { from, to, severity: error.severity === "warning" ? "warning" : "error", message, source: "engine",
+    const severity = error.severity === "warning" || error.severity === "info" ? error.severity : "error";
+    return { from, to, severity, message, source: "engine",
       renderMessage: () => messageNode(message, error.hint) };
   });
 }

@@ -67,7 +67,7 @@ def test_collectstatic_publishes_built_assets_only():
 
     patterns = apps.get_app_config("staticfiles").ignore_patterns
     published = [path for finder in finders.get_finders() for path, _ in finder.list(patterns)]
-    assert "playground/site.css" in published and "workshops/teacher.js" in published
+    assert "playground/site.css" in published and "workshops/workshops.css" in published
     leaked = [p for p in published if p.split("/")[0] in ("src", "tests") or p.endswith(("build.mjs", ".test.mjs"))]
     assert not leaked
 

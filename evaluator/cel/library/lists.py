@@ -18,7 +18,7 @@ from evaluator.cel import operators as ops
 from evaluator.cel.errors import CELEvalError, CostLimitError, _Abort, no_such_overload
 from evaluator.cel.library.gosort import go_sort_slice
 from evaluator.cel.registry import function
-from evaluator.cel.values import Duration, Timestamp, UInt
+from evaluator.cel.values import LIST_TYPES, Duration, Timestamp, UInt
 
 __all__ = [
     "is_sorted",
@@ -71,7 +71,7 @@ def traversal_cost(v: Any) -> int:
         return int(len(v.encode("utf-8", "surrogatepass")) * 0.1)
     if t is bytes:
         return int(len(v) * 0.1)
-    if t is list or t is tuple:
+    if t in LIST_TYPES:
         return sum(traversal_cost(x) for x in v)
     if t is dict or isinstance(v, Mapping):
         return sum(traversal_cost(k) + traversal_cost(x) for k, x in v.items())
@@ -196,7 +196,7 @@ def last_index_of(items: list, item: Any) -> int:
 @function("dyn.includes(dyn) -> bool", cost=_k8s_list_cost)
 def includes(target: Any, item: Any) -> bool:
     """Kubernetes lists library version 1 (1.37): membership for lists, equality for anything else."""
-    if type(target) is list or type(target) is tuple:
+    if type(target) in LIST_TYPES:
         return any(ops.equals(x, item) for x in target)
     return ops.equals(target, item)
 
@@ -219,7 +219,7 @@ def flatten(items: list, depth: int = 1) -> list:
         raise CELEvalError("level must be non-negative")
     out: list = []
     for x in items:
-        if (type(x) is list or type(x) is tuple) and depth > 0:
+        if (type(x) in LIST_TYPES) and depth > 0:
             out.extend(flatten(x, depth - 1))
         else:
             out.append(x)

@@ -18,7 +18,7 @@ from typing import Any, Callable
 from evaluator.cel.errors import CELEvalError
 from evaluator.cel.library.stdlib import to_string
 from evaluator.cel.library.timeconv import timestamp_to_string
-from evaluator.cel.values import CelType, Duration, Timestamp, UInt, type_name
+from evaluator.cel.values import LIST_TYPES, CelType, Duration, Timestamp, UInt, type_name
 
 __all__ = ["format_string", "check_format_call", "go_quote", "KUBERNETES_VERSION"]
 
@@ -159,7 +159,7 @@ _STRING_CONVERTIBLE = frozenset({str, bool, int, UInt, float, bytes, Timestamp})
 # --- version 2 (Kubernetes) ---------------------------------------------------------------------
 def _v2_string(arg: Any) -> str:
     t = type(arg)
-    if t is list or t is tuple:
+    if t in LIST_TYPES:
         return _v2_list(arg)
     if t is dict or isinstance(arg, Mapping):
         return _v2_map(arg)
@@ -192,7 +192,7 @@ def _v2_literal(arg: Any) -> str:
         return f"timestamp({go_quote(timestamp_to_string(arg))})"
     if t is Duration:
         return f"duration({go_quote(_duration_seconds_text(arg))})"
-    if t is list or t is tuple:
+    if t in LIST_TYPES:
         return _v2_list(arg)
     if t is dict or isinstance(arg, Mapping):
         return _v2_map(arg)
@@ -309,7 +309,7 @@ def _v4_string(arg: Any) -> str:
         return "null"
     if t is CelType:
         return arg.name
-    if t is list or t is tuple:
+    if t in LIST_TYPES:
         return "[" + ", ".join(_v4_string(x) for x in arg) + "]"
     if t is dict or isinstance(arg, Mapping):
         entries = sorted((_v4_string(k), _v4_string(v)) for k, v in arg.items())

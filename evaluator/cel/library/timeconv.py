@@ -31,7 +31,7 @@ def parse_timestamp(text: str) -> Timestamp:
     if m.group(9):
         offset = (int(m.group(10)) * 3600 + int(m.group(11)) * 60) * (1 if m.group(9) == "+" else -1)
     seconds = int((base - _EPOCH).total_seconds()) - offset
-    ts = Timestamp(seconds * _NANOS + frac)
+    ts = Timestamp(seconds * _NANOS + frac, offset)
     if not ts.in_range():
         raise CELEvalError("timestamp out of range")
     return ts
@@ -87,12 +87,17 @@ def parse_duration(text: str) -> Duration:
 
 
 def timestamp_to_string(ts: Timestamp) -> str:
-    """Go's time.RFC3339Nano in UTC: fraction digits with trailing zeros trimmed."""
+    """Go's time.RFC3339Nano in the timestamp's own offset: fraction digits with trailing zeros trimmed,
+    `Z` for UTC, else `±hh:mm`."""
     secs, frac = divmod(ts.nanos, _NANOS)
-    base = (_EPOCH + dt.timedelta(seconds=secs)).strftime("%Y-%m-%dT%H:%M:%S")
+    base = (_EPOCH + dt.timedelta(seconds=secs + ts.offset)).strftime("%Y-%m-%dT%H:%M:%S")
     if frac:
         base += "." + f"{frac:09d}".rstrip("0")
-    return base + "Z"
+    if not ts.offset:
+        return base + "Z"
+    sign = "+" if ts.offset > 0 else "-"
+    hours, minutes = divmod(abs(ts.offset) // 60, 60)
+    return f"{base}{sign}{hours:02d}:{minutes:02d}"
 
 
 def duration_to_string(d: Duration) -> str:
@@ -118,4 +123,6 @@ def zone(name: str) -> dt.tzinfo:
 
 def local_datetime(ts: Timestamp, tz: str | None = None) -> dt.datetime:
     base = _EPOCH + dt.timedelta(seconds=ts.seconds)
-    return base.astimezone(zone(tz)) if tz else base
+    if tz:
+        return base.astimezone(zone(tz))
+    return base.astimezone(dt.timezone(dt.timedelta(seconds=ts.offset))) if ts.offset else base

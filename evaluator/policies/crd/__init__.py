@@ -19,6 +19,7 @@ from evaluator.admission.policy_kind import (
     Setup,
     register,
 )
+from evaluator.crd.cost_report import cost_report
 from evaluator.crd.definition import check_crd
 from evaluator.crd.fielderrors import FieldError
 from evaluator.crd.stage import CRDStage, is_crd
@@ -65,8 +66,10 @@ class CustomResourceValidation:
 
     def __init__(self) -> None:
         self.runner: CRDStage | None = None
+        self._locate: Any = lambda document, **fields: dict(fields)
         self.active = False
         self.refused: dict[tuple[str, str], str] = {}  # (group, kind) -> name of a CRD the API server refused
+        self._refused_documents: list[Mapping[str, Any]] = []  # their costs are shown all the same
 
     def refuse(self, document: Mapping[str, Any]) -> list[dict[str, Any]]:
         if not is_crd(document):
@@ -76,6 +79,7 @@ class CustomResourceValidation:
         except RecursionError:
             errors = None
         if errors is None or errors:
+            self._refused_documents.append(document)
             spec = document.get("spec") if isinstance(document.get("spec"), Mapping) else {}
             names = spec.get("names") if isinstance(spec.get("names"), Mapping) else {}
             meta = document.get("metadata") if isinstance(document.get("metadata"), Mapping) else {}
@@ -100,6 +104,7 @@ class CustomResourceValidation:
 
     def load(self, setup: Setup) -> list[dict[str, Any]]:
         self.runner = CRDStage(list(setup.documents))
+        self._locate = setup.locate
         # Object validation reads no namespace, so this kind never asks for the "Namespace ... is not among
         # the documents" warning (the only use of `active` in the chain).
         self.active = False
@@ -124,6 +129,18 @@ class CustomResourceValidation:
                 denials=[{"crd": result["crd"], "message": result["status"]["message"], "reason": "Invalid"}],
             )
         return KindOutcome(denial=denial, warnings=list(result["warnings"]), keys={"crdValidation": result})
+
+    def type_checks(self) -> dict[str, dict]:
+        """Each CRD's rules with their estimated cost (info diagnostics at the rules), by CRD name."""
+        if self.runner is None:
+            return {}
+        checks: dict[str, dict] = {}
+        for crd in [*self.runner.crds, *self._refused_documents]:
+            meta = crd.get("metadata") if isinstance(crd.get("metadata"), Mapping) else {}
+            report = cost_report(crd, lambda **fields: self._locate(crd, **fields))
+            if report["diagnostics"]:
+                checks[str(meta.get("name") or "(unnamed)")] = report
+        return checks
 
     def _of_refused_crd(self, request: Mapping[str, Any]) -> KindOutcome | None:
         """A custom resource whose CRD was refused does not exist: kubectl cannot even map its kind."""

@@ -12,7 +12,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from evaluator.admission.policy_kind import MUTATING, Denial, KindOutcome, RequestContext, Setup, register
+from evaluator.admission.policy_kind import (
+    MUTATING,
+    UNCHANGED,
+    Denial,
+    KindOutcome,
+    RequestContext,
+    Setup,
+    register,
+)
 from evaluator.admission.response import forbidden_text, qualified_resource, reason_to_code, request_name
 from evaluator.k8s.kinds import MUTATING_POLICY
 from evaluator.policies.mutating.diff import encode_patch, json_patch_between
@@ -77,6 +85,7 @@ class MutatingAdmissionPolicies:
     stage = MUTATING
     order = 100
     result_keys: Mapping[str, Any] = {"mutation": None, "patchedObject": None}
+    reinvocable = True  # its second round runs after the mutating webhooks' first (the API server's reinvoker)
 
     def __init__(self) -> None:
         self.dispatcher: MutatingDispatcher | None = None
@@ -99,7 +108,16 @@ class MutatingAdmissionPolicies:
     def evaluate(self, request: Mapping[str, Any], context: RequestContext) -> KindOutcome:
         """Every mutating policy on a normalized AdmissionRequest; never raises."""
         self.dispatcher.authorizer_factory = context.authorizers
-        result = self.dispatcher.dispatch(request)
+        reinvocation = context.reinvocation
+        session = reinvocation.values.get(self.name)
+        if reinvocation.is_reinvoke and session is not None:
+            result = self.dispatcher.second_round(request, session)
+        else:
+            session = self.dispatcher.first_round(request)
+            reinvocation.values[self.name] = session
+            if session.state.should_reinvoke:
+                reinvocation.should_reinvoke = True
+            result = session.result
         output = mutation_output(result)
         denial = None
         if result.denial is not None:
@@ -120,7 +138,8 @@ class MutatingAdmissionPolicies:
         return KindOutcome(
             records=result.policies,
             denial=denial,
-            object=result.object,
+            # no policy took part: the object is whatever the chain made of it, not this kind's copy
+            object=result.object if session.active else UNCHANGED,
             patch=output["patchBase64"] if output["patch"] else None,
             keys={"mutation": output, "patchedObject": output["patchedObject"]},
         )

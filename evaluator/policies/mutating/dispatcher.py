@@ -91,8 +91,11 @@ class _ReinvocationState:
 
     previously_invoked: list[str] = field(default_factory=list)
     to_reinvoke: list[str] = field(default_factory=list)
+    should_reinvoke: bool = False  # reinvokeCtx.SetShouldReinvoke(): a tuple changed the object, or it is dirty
+    last_output: Any = None  # SetLastPolicyInvocationOutput
 
     def require_reinvoking_previously_invoked(self) -> None:
+        self.should_reinvoke = True
         for key in self.previously_invoked:
             if key not in self.to_reinvoke:
                 self.to_reinvoke.append(key)
@@ -120,6 +123,17 @@ def _record(inv: _Invocation, outcome: str, pass_number: int, **extra: Any) -> d
     }
     record.update(extra)
     return record
+
+
+@dataclass
+class MutationSession:
+    """One request's MutatingAdmissionPolicy plugin state between its first call and its reinvocation."""
+
+    result: MutationResult
+    state: _ReinvocationState = field(default_factory=_ReinvocationState)
+    objschema: Any = None
+    authorizers: Any = (None, None)
+    active: bool = True
 
 
 class MutatingDispatcher:
@@ -168,31 +182,48 @@ class MutatingDispatcher:
 
     # -- one request ----------------------------------------------------------------------------------
     def dispatch(self, request: Mapping[str, Any]) -> MutationResult:
+        """Both rounds at once: what the API server does when no other mutating plugin runs in between."""
+        session = self.first_round(request)
+        if session.state.should_reinvoke:
+            self.second_round(dict(request, object=session.result.object), session)
+        return session.result
+
+    def first_round(self, request: Mapping[str, Any]) -> MutationSession:
+        """The plugin's first call for a request; `session.state.should_reinvoke` asks for a second round."""
         original = request.get("object")
         # Copy on write: no patcher changes the object it is given (each returns a new one, which the
         # defaulter gets a copy of), so the object is only ever copied by a mutation that applies, and
         # `result.object is result.original` tells that no mutation applied (no diff to compute).
         result = MutationResult(original=original, object=original)
-        if not self.hooks():
-            return result
+        if not self.hooks():  # no bound policy: nothing can change the object
+            return MutationSession(result, active=False)
         if str(request.get("operation") or "") not in MUTATING_OPERATIONS or not isinstance(original, Mapping):
-            return result
+            return MutationSession(result, active=False)
         crds = self.cluster.crds
         objschema = schema_for(str(original.get("apiVersion") or ""), str(original.get("kind") or ""), crds)
         if objschema.note:
             result.notes.append(objschema.note)
         authorizers = self.authorizer_factory(request) if self.authorizer_factory is not None else (None, None)
-        state = _ReinvocationState()
-        for pass_number in (1, 2):
-            if pass_number == 2:
-                if not state.to_reinvoke:
-                    break
-                result.reinvoked = list(state.to_reinvoke)
-            current_request = dict(request, object=result.object)
-            if not self._pass(current_request, pass_number, state, objschema, authorizers, result):
-                return result
-        if result.reinvoked:
-            self._note_unsettled(result)
+        session = MutationSession(result, objschema=objschema, authorizers=authorizers)
+        self._pass(dict(request, object=result.object), 1, session.state, objschema, authorizers, result)
+        session.state.last_output = result.object  # never changed in place (copy on write)
+        return session
+
+    def second_round(self, request: Mapping[str, Any], session: MutationSession) -> MutationResult:
+        """The reinvocation: the tuples scheduled for it, on the object as the other plugins left it; when
+        they changed it since this plugin's first round, every IfNeeded tuple that ran is scheduled too."""
+        result, state = session.result, session.state
+        if not session.active or result.denial is not None:
+            return result
+        if not semantic_equal(state.last_output, request.get("object")):
+            state.require_reinvoking_previously_invoked()
+            result.object = copy.deepcopy(request.get("object"))
+        if state.to_reinvoke:
+            result.reinvoked = list(state.to_reinvoke)
+            self._pass(dict(request, object=result.object), 2, state, session.objschema, session.authorizers, result)
+            if result.reinvoked and result.denial is None:
+                self._note_unsettled(result)
+        state.last_output = copy.deepcopy(result.object)
         return result
 
     def _pass(

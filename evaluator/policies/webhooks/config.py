@@ -26,6 +26,16 @@ class Webhook:
         return str(self.spec.get("failurePolicy") or "Fail")
 
     @property
+    def reinvocation_policy(self) -> str:
+        """Mutating webhooks: IfNeeded calls it again when a later mutation changed the object (default Never)."""
+        return str(self.spec.get("reinvocationPolicy") or "Never")
+
+    @property
+    def uid(self) -> str:
+        """What the API server tells webhooks apart by (the accessor's UID: configuration and position)."""
+        return f"{self.configuration}/{self.index}"
+
+    @property
     def match_policy(self) -> str:
         return str(self.spec.get("matchPolicy") or "Equivalent")
 

@@ -17,10 +17,11 @@ from evaluator.admission.policy_kind import (
     Setup,
     register,
 )
-from evaluator.policies.webhooks.stage import WebhookStage
+from evaluator.policies.webhooks.stage import ReinvocationState, WebhookStage
 
 
 class _Webhooks:
+    name = ""
     kind = ""
     key = ""
 
@@ -40,8 +41,16 @@ class _Webhooks:
     def evaluate(self, request: Mapping[str, Any], context: RequestContext) -> KindOutcome:
         if not self.active or self.stage_runner is None:
             return KindOutcome()
+        reinvocation = context.reinvocation
+        state = reinvocation.values.get(self.name)
+        if state is None:
+            state = reinvocation.values[self.name] = ReinvocationState()
         try:
-            outcome = self.stage_runner.run(self.kind, request, context.authorizers)
+            outcome = self.stage_runner.run(
+                self.kind, request, context.authorizers, state, reinvoke=reinvocation.is_reinvoke
+            )
+            if state.should_reinvoke:
+                reinvocation.should_reinvoke = True
         except Exception as exc:  # a bug here must cost this kind only
             return KindOutcome(keys={self.key: [{"error": f"internal error: {type(exc).__name__}: {exc}"}]})
         denial = None
@@ -54,12 +63,13 @@ class _Webhooks:
                     for d in outcome.decisions[-1:]
                 ],
             )
+        keys = {self.key: list(outcome.decisions)}
         return KindOutcome(
             denial=denial,
             warnings=list(outcome.warnings),
             audit_annotations=dict(outcome.audit_annotations),
             object=outcome.object if outcome.patched and denial is None else UNCHANGED,
-            keys={self.key: outcome.decisions},
+            keys=keys,
         )
 
 
@@ -70,6 +80,7 @@ class MutatingWebhooks(_Webhooks):
     order = 200  # the MutatingAdmissionWebhook plugin runs after MutatingAdmissionPolicy
     kind = "mutating"
     key = "mutatingWebhooks"
+    reinvocable = True  # reinvocationPolicy: IfNeeded
     result_keys: Mapping[str, Any] = {"mutatingWebhooks": []}
 
 

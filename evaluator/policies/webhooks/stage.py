@@ -17,11 +17,32 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evaluator.admission.response import forbidden_text
+from evaluator.policies.mutating.diff import semantic_equal
 from evaluator.policies.mutating.jsonpatch import PatchError, apply_patch
 from evaluator.policies.webhooks.config import webhooks_of
 from evaluator.policies.webhooks.matching import should_call
 
 MOCK_KIND = "WebhookMock"
+
+
+@dataclass
+class ReinvocationState:
+    """webhookReinvokeContext: IfNeeded webhooks called since the last change, those to call again in the
+    second round, and the object as the webhooks last left it."""
+
+    previously_invoked: list[str] = field(default_factory=list)
+    to_reinvoke: list[str] = field(default_factory=list)
+    should_reinvoke: bool = False  # a webhook changed the object: the API server reinvokes the mutating chain
+    last_output: Any = None
+    decisions: list[dict] = field(default_factory=list)  # the records of both rounds
+    warnings: list[str] = field(default_factory=list)
+    audit_annotations: dict[str, str] = field(default_factory=dict)
+
+    def require_reinvoking_previously_invoked(self) -> None:
+        for uid in self.previously_invoked:
+            if uid not in self.to_reinvoke:
+                self.to_reinvoke.append(uid)
+        self.previously_invoked = []
 
 
 @dataclass
@@ -69,13 +90,53 @@ class WebhookStage:
     def __bool__(self) -> bool:
         return bool(self.validating or self.mutating)
 
-    def run(self, kind: str, request: Mapping[str, Any], authorizers: Callable | None = None) -> WebhookOutcome:
+    def run(
+        self,
+        kind: str,
+        request: Mapping[str, Any],
+        authorizers: Callable | None = None,
+        state: ReinvocationState | None = None,
+        reinvoke: bool = False,
+    ) -> WebhookOutcome:
+        """One call of the webhook plugin (mutatingDispatcher.Dispatch). Mutating webhooks keep `state`
+        between the first call and the reinvocation (`reinvoke`): then only the IfNeeded webhooks called
+        before are called again, and only if the object changed after them."""
         hooks = self.mutating if kind == "mutating" else self.validating
-        outcome = WebhookOutcome(object=request.get("object"))
+        state = state if state is not None else ReinvocationState()
+        outcome = WebhookOutcome(
+            decisions=state.decisions,
+            warnings=state.warnings,
+            audit_annotations=state.audit_annotations,
+            object=request.get("object"),
+        )
+        if reinvoke and not semantic_equal(state.last_output, request.get("object")):
+            state.require_reinvoking_previously_invoked()
+        try:
+            self._call_hooks(hooks, kind, request, authorizers, state, reinvoke, outcome)
+        finally:
+            state.last_output = copy.deepcopy(outcome.object)
+        return outcome
+
+    def _call_hooks(
+        self,
+        hooks: list[Any],
+        kind: str,
+        request: Mapping[str, Any],
+        authorizers: Callable | None,
+        state: ReinvocationState,
+        reinvoke: bool,
+        outcome: WebhookOutcome,
+    ) -> None:
         current = dict(request)
-        for hook in hooks:
+        round_number = 1 if reinvoke else 0
+        for position, hook in enumerate(hooks):
             decision = should_call(hook, current, self.namespaces, self.mapper, authorizers)
+            if reinvoke and (not decision.called or hook.uid not in state.to_reinvoke) and decision.error is None:
+                continue  # a webhook is never called for the first time on reinvocation
             record = decision.to_dict()
+            record["round"] = round_number
+            if kind == "mutating":
+                record["reinvocationPolicy"] = hook.reinvocation_policy
             outcome.decisions.append(record)
             if decision.error is not None:
                 if decision.error_code == 403:
@@ -88,17 +149,25 @@ class WebhookStage:
                         "message": f"Internal error occurred: {decision.error}",
                     }
                 record["result"] = "refused"
-                return outcome
+                return
             if not decision.called:
                 record["result"] = "skipped"
                 continue
-            stop = self._answer(hook, current, record, outcome, kind)
+            before = current.get("object")
+            stop = self._answer(hook, current, record, outcome, kind, round_number, position)
+            if kind == "mutating":
+                if not semantic_equal(before, outcome.object):
+                    state.require_reinvoking_previously_invoked()
+                    state.should_reinvoke = True
+                if hook.reinvocation_policy == "IfNeeded":
+                    state.previously_invoked.append(hook.uid)
             if stop:
-                return outcome
+                return
             current["object"] = outcome.object
-        return outcome
 
-    def _answer(self, hook: Any, request: dict, record: dict, outcome: WebhookOutcome, kind: str) -> bool:
+    def _answer(
+        self, hook: Any, request: dict, record: dict, outcome: WebhookOutcome, kind: str, round_number: int, index: int
+    ) -> bool:
         mock = self.mocks.get(hook.name)
         answer = str((mock or {}).get("response") or "allow")
         record["mock"] = dict(mock) if mock else None
@@ -114,7 +183,7 @@ class WebhookStage:
             record["result"] = "error"
             record["callError"] = error
             if hook.failure_policy == "Ignore":
-                key = f"failed-open.{kind}.webhook.admission.k8s.io/round_0_index_{len(outcome.decisions) - 1}"
+                key = f"failed-open.{kind}.webhook.admission.k8s.io/round_{round_number}_index_{index}"
                 outcome.audit_annotations[key] = hook.name
                 return False
             outcome.denial = {"code": 500, "reason": "InternalError", "message": f"Internal error occurred: {error}"}
@@ -137,11 +206,12 @@ class WebhookStage:
                     "message": f"Internal error occurred: {error}",
                 }
                 return True
-            index = len(outcome.decisions) - 1
+            mutated = not semantic_equal(request.get("object"), patched)
             outcome.object = patched
             outcome.patched = True
-            outcome.audit_annotations[f"mutation.webhook.admission.k8s.io/round_0_index_{index}"] = json.dumps(
-                {"configuration": hook.configuration, "webhook": hook.name, "mutated": True}, separators=(",", ":")
+            key = f"mutation.webhook.admission.k8s.io/round_{round_number}_index_{index}"
+            outcome.audit_annotations[key] = json.dumps(
+                {"configuration": hook.configuration, "webhook": hook.name, "mutated": mutated}, separators=(",", ":")
             )
             record["result"] = "patched"
             record["patch"] = patch

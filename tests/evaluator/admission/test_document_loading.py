@@ -149,9 +149,15 @@ spec:
 
 
 def test_positions_helpers():
-    from evaluator.admission.positions import locate, split_path
+    from evaluator.admission.positions import canonical_path, locate, split_path
 
     assert split_path("spec.validations[0].expression") == ["spec", "validations", "[0]", "expression"]
-    assert split_path("metadata.labels[app.kubernetes.io/name]") == ["metadata", "labels", "[app.kubernetes.io/name]"]
+    # A bracketed map key (as Kubernetes writes CRD schema paths) is a name, so it finds the key's position.
+    assert split_path("metadata.labels[app.kubernetes.io/name]") == ["metadata", "labels", "app.kubernetes.io/name"]
+    assert canonical_path("spec.properties[spec].rules[0]") == "spec.properties.spec.rules[0]"
+    assert locate({"metadata.labels.app.kubernetes.io/name": (4, 5)}, "metadata.labels[app.kubernetes.io/name]") == (
+        4,
+        5,
+    )
     assert locate(None, "a") is None
     assert locate({"a": (1, 1), "a.b[0]": (2, 3)}, "a.b[0].c") == (2, 3)

@@ -116,6 +116,41 @@ def test_dynamic_ranges_compile():
         compile_program(expression, env=admission_env())
 
 
+# cel-go's parser counts nested relations, arithmetic, selections, calls and indexes while it builds the
+# AST (parser.go checkAndIncrementRecursionDepth): more than 250 is refused.
+@pytest.mark.parametrize(
+    "expression, ok",
+    [
+        ("object.b == " * 249 + "object.b", True),
+        ("object.b == " * 250 + "object.b", False),
+        ("1 + " * 250 + "1", True),  # 250 additions; the literal leaf is not counted
+        ("1 + " * 251 + "1", False),
+        ("object" + ".m" * 251, False),
+        ("(" * 200 + "1" + ")" * 200, True),  # parentheses count only toward the other (parse-tree) limit
+    ],
+)
+def test_the_visitor_recursion_limit(expression, ok):
+    if ok:
+        compile_program(expression, env=admission_env())
+    else:
+        assert compile_error(expression) == "ERROR: <input>:-1:0: max recursion depth exceeded"
+
+
+@pytest.mark.parametrize(
+    "expression, expected",
+    [
+        ("string(timestamp('2011-08-18T19:03:37.01+01:00'))", "2011-08-18T19:03:37.01+01:00"),
+        ("string(timestamp('2011-08-18T19:03:37-05:30') + duration('1h'))", "2011-08-18T20:03:37-05:30"),
+        ("string(timestamp('2011-08-18T19:03:37+00:00'))", "2011-08-18T19:03:37Z"),
+        ("timestamp('2011-08-18T19:03:37+01:00').getHours()", 19),  # Go's time.Time keeps its zone
+        ("timestamp('2011-08-18T19:03:37+01:00').getHours('UTC')", 18),
+        ("timestamp('2011-08-18T19:03:37+01:00') == timestamp('2011-08-18T18:03:37Z')", True),
+    ],
+)
+def test_a_timestamp_keeps_the_offset_it_was_written_with(expression, expected):
+    assert evaluate(expression, DATA) == expected
+
+
 # int64 edges, cel-spec integer_math style: cel-go's common/types/overflow.go checks every operation
 # (`moduloInt64Checked` and `divideInt64Checked` refuse MinInt64 by -1, whose quotient is MaxInt64 + 1).
 INT64_MIN = "-9223372036854775808"

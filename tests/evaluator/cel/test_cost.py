@@ -132,6 +132,16 @@ CASES = [
     ("[1,2,3,4,5].map(x, x).exists(x, x == 5) == true", {}, 98, ()),
     ("[1,2,3,4,5].map(x, [x, x]).all(y, y.all(y, y == 1))", {}, 151, ()),
     ("[1,2,3].all(i, i in [1,2,3].map(j, j + j))", {}, 56, ()),
+    # --- selecting from what is not an attribute: cel-go wraps it in a relative attribute (1) ---
+    ("[1, 2][0]", {}, 2, ()),
+    ("{'a': 1}.a", {}, 2, ()),
+    ("l.map(x, x)[0]", {"l": [1]}, 17, ()),  # l 1, map 13 per element, result 1, then 1 + index 1
+    ("(true ? l : l)[0]", {"l": [1]}, 1, ()),  # a ternary is an attribute already (and costs nothing)
+    # --- a failing operand: cel-go still evaluates the other one and charges the call ---
+    # m 1; per element: condition 3, step 1, x 1, .v 1 (fails on the first), == 1; result 1
+    ("m.exists(x, x.v == 'z')", {"m": [{}, {"v": "z"}]}, 16, ()),
+    # l 1; keys 13 per element; the two reads of the bound input and the map's result 3; the sort 19
+    ("l.sortBy(e, e)", {"l": [3, 1]}, 49, ()),
 ]
 
 
@@ -213,3 +223,19 @@ def test_evaluation_error_reports_cost_spent():
     with pytest.raises(EvaluationError) as info:
         program.evaluate({"l": [{}, {}]})
     assert info.value.cost > 0
+
+
+@pytest.mark.parametrize(
+    "expression, expected",
+    [
+        ('"str1 " + ["a", "b", "c", "d"][4]', 3),  # index 2, then the `+` on the error 1
+        ("l[5] == 1 + y", 5),  # l 1, index 1, then the right side (y 1, `+` 1), then `==` 1 on the error
+        ("size(l[5])", 3),  # l 1, index 1, size 1
+        ("int(l[5]) + int(y)", 6),  # l 1, index 1, int 1; y 1, int 1; `+` 1
+    ],
+)
+def test_a_failing_argument_still_costs_the_call_and_the_other_arguments(expression, expected):
+    program = compile_program(expression, declared=("l", "y"))
+    with pytest.raises(EvaluationError) as info:
+        program.evaluate({"l": [1], "y": 2})
+    assert info.value.cost == expected
