@@ -330,7 +330,7 @@ NESTED = {"object": {"spec": {"template": {"spec": {"replicas": 3}}}, "n": 1}}
         ("object.spec.__namespace__", {"object": {"spec": {"namespace": "n"}}}, ("value", "n", 3)),
         ("object.?spec.name.orValue('none')", {"object": {}}, ("value", "none", 4)),
         ("object.?spec.template.spec.orValue(0)", NESTED, ("value", {"replicas": 3}, 5)),
-        ("{'a': {'b': 2}}.a.b + object.n", NESTED, ("value", 3, 5)),
+        ("{'a': {'b': 2}}.a.b + object.n", NESTED, ("value", 3, 6)),  # a relative attribute: +1,
     ],
 )
 def test_select_chains_evaluate_and_cost_as_cel_go_counts(expression: str, activation: dict, expected: tuple) -> None:
