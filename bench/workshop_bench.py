@@ -216,7 +216,7 @@ async def student(
     runaway: bool = False,
 ) -> None:
     server = index % len(servers.ports)
-    path = f"/ws/rooms/{room['code']}/student/?token={joined['token']}"
+    path = f"/ws/rooms/{room['code']}/student/"
     participant = joined["participant"]["id"]
     try:
         async with connect(
@@ -232,6 +232,7 @@ async def student(
                         if predicate(message):
                             return message
 
+            await ws.send(json.dumps({"type": "hello", "token": joined["token"]}))  # never in the URL
             welcome = await until(lambda m: m["type"] == "welcome")
             document = welcome["fork"]["project"]["documents"][0]
             await until(lambda m: m["type"] == "evaluation")

@@ -1,9 +1,9 @@
-"""The project room over WebSocket (ws/projects/<id>/?token=...): edits, live results, viewers.
+"""The project room over WebSocket (ws/projects/<id>/, the edit token in `hello`): edits, co-editing,
+live results, viewers.
 
 Every action is a service call (playground/services); this module speaks the protocol of
-playground/PROTOCOL.md and fans messages out to the project's group. A message is checked before any
-handler runs (ws_messages.PROJECT_MESSAGES), and no message can end the connection: a failure that is ours
-becomes an `error` message and one log line.
+playground/PROTOCOL.md and fans messages out to the project's group (services/notify.py names it and shapes
+its events). Checking, dispatch, errors, the heartbeat and the rate limit are the base's (playground/ws.py).
 """
 
 from __future__ import annotations
@@ -15,15 +15,15 @@ import secrets
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
 from playground.collab.consumer import CollabHandlers, clean_name
 from playground.evaluation import pool
 from playground.services import document_service, live, outage, presence, project_service
-from playground.services.errors import ServiceError, forbidden
-from playground.services.rate_limit import TokenBucket
-from playground.ws_messages import PROJECT_MESSAGES, client_seq, error_message, internal_error, parse_client_message
+from playground.services.errors import ServiceError
+from playground.services.notify import encode, group_name, room_event
+from playground.ws import RoomConsumer
+from playground.ws_messages import PROJECT_MESSAGES, client_seq
 
 logger = logging.getLogger(__name__)
 
@@ -43,72 +43,34 @@ HANDLERS = {
 }
 
 
-def group_name(project_id: str) -> str:
-    return f"project.{project_id}"
-
-
-def encode(message) -> str:
-    return message.text if isinstance(message, live.Encoded) else json.dumps(message)
-
-
-def room_event(message, exclude: str | None = None) -> dict:
-    """A group message carrying its JSON already encoded: encoded once, not copied and re-encoded per viewer."""
-    if isinstance(message, live.Batch):
-        return {
-            "type": "room.message",
-            "kind": "batch",
-            "version": message.version,
-            "texts": [encode(item) for item in message.messages],
-            "exclude": exclude,
-        }
-    if isinstance(message, live.Encoded):
-        return {
-            "type": "room.message",
-            "kind": message.kind,
-            "version": message.version,
-            "text": message.text,
-            "exclude": exclude,
-        }
-    return {
-        "type": "room.message",
-        "kind": message.get("type"),
-        "version": message.get("version"),
-        "text": json.dumps(message),
-        "exclude": exclude,
-    }
-
-
-class ProjectConsumer(CollabHandlers, AsyncJsonWebsocketConsumer):
+class ProjectConsumer(CollabHandlers, RoomConsumer):
+    area = "project room"
+    handlers = HANDLERS
+    messages = PROJECT_MESSAGES
+    write_types = WRITE_TYPES
     project_id: str = ""
     joined = False
     viewers = 1
     display_name = "Guest"
 
     async def connect(self):
-        self.project_id = self.scope["url_route"]["kwargs"]["project_id"]
+        self.project_id = self.key = self.scope["url_route"]["kwargs"]["project_id"]
         self.group = group_name(self.project_id)
         self.connection_id = secrets.token_hex(4)
         self.latest = 0
-        self.bucket = TokenBucket()
-        self.deferred: asyncio.TimerHandle | None = None
         self.initial: asyncio.Task | None = None
-        self.heartbeat: asyncio.Task | None = None
+        # Older clients and scripts may still put the token in the URL; the page sends it in `hello`.
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         token = (query.get("token") or [None])[0]
         try:
             project = await database_sync_to_async(project_service.get_project)(self.project_id)
-            self.token = token
-            self.can_edit = project_service.can_edit(project, token)
-            pool.warm_up()
-            await self.channel_layer.group_add(self.group, self.channel_name)
-            self.joined = True
         except ServiceError as exc:
             return await self.refuse(exc, 4404)
-        except Exception as exc:
-            if not outage.is_outage(exc):
-                raise
-            outage.report("project room", exc)  # Redis or the database is down: the page shows "reconnecting"
-            return await self.refuse(outage.unavailable(), 4503)
+        self.token = token
+        self.can_edit = project_service.can_edit(project, token)
+        pool.warm_up()
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        self.joined = True
         await self.accept()
         viewers = await database_sync_to_async(presence.join)(self.project_id, self.channel_name)
         self.viewers = viewers
@@ -119,31 +81,21 @@ class ProjectConsumer(CollabHandlers, AsyncJsonWebsocketConsumer):
         self.initial = asyncio.create_task(
             live.stream_evaluation(state, self.send_message, lambda: self.latest > version)
         )
-        self.heartbeat = asyncio.create_task(self.keep_presence())
+        self.every(settings.PLAYGROUND_PRESENCE_HEARTBEAT_SECONDS, self.renew_presence)
 
-    async def refuse(self, error: ServiceError, close_code: int) -> None:
-        await self.accept()
-        await self.send_error(error)
-        await self.close(code=close_code)
-
-    async def keep_presence(self) -> None:
+    async def renew_presence(self) -> None:
         """Renew this viewer's presence row; tell the room when the count changed (a crashed server's
         viewers expire)."""
-        while True:
-            await asyncio.sleep(settings.PLAYGROUND_PRESENCE_HEARTBEAT_SECONDS)
-            try:
-                viewers = await database_sync_to_async(presence.heartbeat)(self.project_id, self.channel_name)
-                if viewers != self.viewers:
-                    await self.broadcast({"type": "viewers", "count": viewers})
-            except Exception as exc:  # the next beat tries again
-                outage.report("presence heartbeat", exc)
+        viewers = await database_sync_to_async(presence.heartbeat)(self.project_id, self.channel_name)
+        if viewers != self.viewers:
+            await self.broadcast({"type": "viewers", "count": viewers})
 
     async def disconnect(self, code):
         if not self.joined:
             return
-        for task in (self.initial, self.heartbeat, self.deferred):
-            if task is not None:
-                task.cancel()
+        self.stop_tasks()
+        if self.initial is not None:
+            self.initial.cancel()
         try:
             await self.cursor_gone()
             await self.channel_layer.group_discard(self.group, self.channel_name)
@@ -153,25 +105,7 @@ class ProjectConsumer(CollabHandlers, AsyncJsonWebsocketConsumer):
             outage.report("project room", exc)
         live.forget(self.project_id)
 
-    # -- client → server -------------------------------------------------------------------------------
-
-    async def receive(self, text_data=None, bytes_data=None, **kwargs):
-        """Check one message and run its handler; every failure is answered, none drops the connection."""
-        message: dict = {}
-        try:
-            message = parse_client_message(text_data, bytes_data, PROJECT_MESSAGES)
-            if message["type"] in WRITE_TYPES and not self.can_edit:
-                raise forbidden()
-            await getattr(self, HANDLERS[message["type"]])(message)
-        except ServiceError as exc:
-            await self.send_error(exc, client_seq(message))
-        except Exception as exc:
-            if outage.is_outage(exc):
-                outage.report("project room", exc)
-                await self.send_error(outage.unavailable(), client_seq(message))
-            else:
-                logger.exception("project room %s: %s message failed", self.project_id, message.get("type"))
-                await self.send_error(internal_error(), client_seq(message))
+    # -- client → server (checked and dispatched by RoomConsumer.receive) -------------------------------
 
     async def on_hello(self, message: dict) -> None:
         if "name" in message:
@@ -196,7 +130,7 @@ class ProjectConsumer(CollabHandlers, AsyncJsonWebsocketConsumer):
         if "expected" in message:
             fields["expected"] = message["expected"]
         saved = await database_sync_to_async(document_service.update_item)(
-            self.project_id, self.token_ok(), message.get("target"), message.get("id"), **fields
+            self.project_id, self.token, message.get("target"), message.get("id"), **fields
         )
         version = saved["version"]
         await self.ack(message, version, saved["item"]["id"])
@@ -222,7 +156,7 @@ class ProjectConsumer(CollabHandlers, AsyncJsonWebsocketConsumer):
     async def on_create(self, message: dict) -> None:
         saved = await database_sync_to_async(document_service.add_item)(
             self.project_id,
-            self.token_ok(),
+            self.token,
             message.get("target"),
             message.get("name"),
             message.get("text", ""),
@@ -233,7 +167,7 @@ class ProjectConsumer(CollabHandlers, AsyncJsonWebsocketConsumer):
 
     async def on_delete(self, message: dict) -> None:
         saved = await database_sync_to_async(document_service.delete_item)(
-            self.project_id, self.token_ok(), message.get("target"), message.get("id")
+            self.project_id, self.token, message.get("target"), message.get("id")
         )
         await self.ack(message, saved["version"], message.get("id"))
         await self.broadcast_state(saved["version"])
@@ -242,7 +176,7 @@ class ProjectConsumer(CollabHandlers, AsyncJsonWebsocketConsumer):
         if not message["name"]:
             raise ServiceError("invalid_message", "rename needs a non-empty name")
         saved = await database_sync_to_async(document_service.update_item)(
-            self.project_id, self.token_ok(), message.get("target"), message.get("id"), name=message["name"]
+            self.project_id, self.token, message.get("target"), message.get("id"), name=message["name"]
         )
         await self.ack(message, saved["version"], saved["item"]["id"])
         await self.broadcast_state(saved["version"], evaluate=False)
@@ -250,7 +184,7 @@ class ProjectConsumer(CollabHandlers, AsyncJsonWebsocketConsumer):
     async def on_meta(self, message: dict) -> None:
         state = await database_sync_to_async(project_service.update_metadata)(
             self.project_id,
-            self.token_ok(),
+            self.token,
             message.get("title"),
             message.get("description"),
             message.get("kubernetesVersion"),
@@ -259,31 +193,15 @@ class ProjectConsumer(CollabHandlers, AsyncJsonWebsocketConsumer):
         await self.broadcast_state(state["version"], evaluate="kubernetesVersion" in message)
 
     async def on_evaluate(self, message: dict) -> None:
-        if not self.bucket.take():
-            raise ServiceError("rate_limited", "too many evaluations; try again shortly", 429)
+        self.limit("evaluations")
         version = await database_sync_to_async(project_service.current_version)(self.project_id)
         self.latest = max(self.latest, version)
         live.runner_for(self.project_id, self.group_send_message).request(version)
 
     # -- helpers -----------------------------------------------------------------------------------------
 
-    def token_ok(self):
-        """The connection's token; services check it again on every write (the token may be revoked)."""
-        return self.token
-
     def schedule_evaluation(self, version: int, state: dict | None = None) -> None:
-        runner = live.runner_for(self.project_id, self.group_send_message)
-        if self.bucket.take():
-            runner.request(version, state)
-        elif self.deferred is None:  # over the rate: evaluate the newest version once a token is back
-
-            def later():
-                self.deferred = None
-                self.bucket.take()
-                runner.request(runner.wanted)
-
-            runner.wanted = max(runner.wanted, version)
-            self.deferred = asyncio.get_running_loop().call_later(self.bucket.wait_seconds(), later)
+        live.runner_for(self.project_id, self.group_send_message).request_within(self.bucket, version, state)
 
     async def ack(self, message: dict, version: int, item_id) -> None:
         self.latest = max(self.latest, version)
@@ -323,9 +241,6 @@ class ProjectConsumer(CollabHandlers, AsyncJsonWebsocketConsumer):
         await self.broadcast({"type": "state", "project": state, "version": state["version"]})
         if evaluate:
             self.schedule_evaluation(version)
-
-    async def send_error(self, error: ServiceError, client_seq=None) -> None:
-        await self.send_json(error_message(error, client_seq))
 
     async def broadcast(self, message: dict, exclude_self: bool = False) -> None:
         await self.channel_layer.group_send(

@@ -31,7 +31,7 @@ PROJECT_MESSAGES = {
     "cursor": {"target": "target", "id": "int", "version": "int", "ranges": "list?"},
 }
 STUDENT_MESSAGES = {
-    "hello": {},
+    "hello": {"token": "str"},
     "evaluate": {},
     "submit": {},
     "ping": {},

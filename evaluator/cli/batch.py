@@ -140,6 +140,9 @@ def _print_problem(problem: dict) -> None:
 def run(args: argparse.Namespace) -> int:
     from evaluator.cli.simulate_command import load_all
 
+    if args.context and not args.kubeconfig:
+        print("error: --context needs --kubeconfig", file=sys.stderr)
+        return 2
     documents, errors = load_all(args.filename)
     if args.kubeconfig:
         objects, documents, object_errors = _from_cluster(args, documents)

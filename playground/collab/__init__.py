@@ -2,10 +2,11 @@
 
 Why this library rather than Yjs: the server must stay the single source of truth for what is saved, and
 the authority pattern of `@codemirror/collab` gives exactly that — one linear, numbered history of changes per
-text, kept in the database; a client's change is accepted only on top of the newest version, otherwise the
-client receives what it missed, rebases its own unconfirmed changes (the library does that) and sends them
-again. The server never has to merge or transform anything; it applies change sets in order. Undo stays per
-user because remote changes never enter the local history.
+text, kept in the database. A client's push made on an older version is rebased over what it missed, as the
+library's `rebaseUpdates` does (over each missed change in turn), and saved at once (no refusal and second
+round trip); the client receives what it missed followed by its own changes as saved, and the library's
+`receiveUpdates` (one change at a time) brings it to the same text. Undo stays per user because remote changes never enter the local history.
 
-`changes` applies CodeMirror change sets to Python text; `authority` stores and serves the history.
+`changes` is CodeMirror's change-set arithmetic in Python, `rebase` the rebase, `authority` stores and
+serves the history.
 """

@@ -1,8 +1,9 @@
-"""The central authority: accepts changes on top of the newest version of a text, durably, in order.
+"""The central authority: keeps one numbered history per text and accepts every push, durably, in order.
 
 A push is answered only after its transaction committed, so an acknowledged change survives a crash of the
-server at any moment. A push on an older version is refused with the changes the client missed; the client
-rebases its own and pushes again (see `playground/collab/__init__.py`).
+server at any moment. A push made on an older version is rebased over the changes it missed (`rebase.py`)
+and saved at once; its answer carries what the client missed and its own changes as saved, which the
+client's `receiveUpdates` takes as one step (see `playground/collab/__init__.py`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 from django.db import IntegrityError, transaction
 
 from playground.collab import changes as change_sets
+from playground.collab.changes import ChangeSet
+from playground.collab.rebase import Update, rebase
 from playground.models import Document, Project, SampleRequest, TextChange
 from playground.services import limits
 from playground.services.errors import ServiceError, not_found
@@ -34,7 +37,7 @@ def _int(value, name: str) -> int:
     return value
 
 
-def _updates(updates) -> list[tuple[list, str]]:
+def _updates(updates) -> list[Update]:
     if not isinstance(updates, list) or not updates or len(updates) > MAX_UPDATES_PER_PUSH:
         raise ServiceError("invalid_message", f"updates must be a list of 1 to {MAX_UPDATES_PER_PUSH} changes")
     checked = []
@@ -44,7 +47,7 @@ def _updates(updates) -> list[tuple[list, str]]:
         client_id = update.get("clientID")
         if not isinstance(client_id, str) or not 0 < len(client_id) <= CLIENT_ID_MAX:
             raise ServiceError("invalid_message", "clientID must be a short string")
-        checked.append((change_sets.check(update.get("changes")), client_id))
+        checked.append(Update(ChangeSet.from_json(update.get("changes")), client_id))
     return checked
 
 
@@ -63,59 +66,82 @@ def _missed(target: str, item_id: int, since: int, current: int) -> list[dict] |
 
 
 def push(*, project_id: str, token: str | None, target: str, item_id, version, updates) -> dict:
-    """Apply `updates` made on top of `version` of one text. Returns {"accepted": True, "item", "version"
-    (the project's), "from", "collabVersion", "updates"} or, when the client is behind, {"accepted": False,
-    "from", "collabVersion", "updates": what it missed} ("reset" with the text when the history is too short)."""
+    """Apply `updates` made on `version` of one text, rebased over the changes made since (`rebase.py`).
+    Returns, once committed, {"accepted": True, "item", "version" (the project's), "from": version,
+    "collabVersion", "updates": the changes the client missed followed by its own as saved, "added": how many
+    of them are new}; or, when the history no longer reaches back to `version`, {"accepted": False, "from",
+    "collabVersion", "reset": True, "text"}."""
     model = _model(target)
     item_id = _int(item_id, "id")
     base = _int(version, "version")
-    checked = _updates(updates)
-    try:
-        with transaction.atomic():
-            try:
-                project = Project.objects.select_for_update().get(pk=project_id)
-            except Project.DoesNotExist:
-                raise not_found("project") from None
-            authorize(project, token)
-            try:
-                item = model.objects.select_for_update().get(project_id=project_id, pk=item_id)
-            except model.DoesNotExist:
-                raise not_found(target) from None
-            if base != item.collab_version:
-                return _behind(target, item, base)
-            text = change_sets.normalise(item.text)
-            for changes, _ in checked:
-                text = change_sets.apply(text, changes)
-            limits.check_text(text, item.name)
+    pushed = _updates(updates)
+    for _attempt in range(3):
+        try:
+            return _push(project_id, token, target, model, item_id, base, pushed)
+        except IntegrityError:  # another process saved a change on this version first: rebase over it too
+            continue
+    return _behind(target, model.objects.get(pk=item_id), base)
+
+
+def _push(project_id, token, target, model, item_id, base, pushed: list[Update]) -> dict:
+    with transaction.atomic():
+        try:
+            project = Project.objects.select_for_update().get(pk=project_id)
+        except Project.DoesNotExist:
+            raise not_found("project") from None
+        authorize(project, token)
+        try:
+            item = model.objects.select_for_update().get(project_id=project_id, pk=item_id)
+        except model.DoesNotExist:
+            raise not_found(target) from None
+        missed = _missed(target, item.pk, base, item.collab_version) if base <= item.collab_version else None
+        if missed is None:
+            return _behind(target, item, base)
+        text = change_sets.units(change_sets.normalise(item.text))
+        over = [Update(ChangeSet.from_json(m["changes"]), m["clientID"]) for m in missed]
+        _check_lengths(pushed, over[0].changes.length if over else len(text))
+        added = rebase(pushed, over)
+        for update in added:
+            text = update.changes.apply_units(text)
+        saved = [{"changes": update.changes.to_json(), "clientID": update.client_id} for update in added]
+        if added:
+            item.text = change_sets.from_units(text)
+            limits.check_text(item.text, item.name)
             project.version += 1
             project.save(update_fields=["version", "updated"])
+            first = item.collab_version + 1
             TextChange.objects.bulk_create(
                 TextChange(
                     project=project,
                     target=target,
                     item_id=item.pk,
-                    version=base + n + 1,
-                    changes=changes,
-                    client_id=client,
+                    version=first + n,
+                    changes=update["changes"],
+                    client_id=update["clientID"],
                 )
-                for n, (changes, client) in enumerate(checked)
+                for n, update in enumerate(saved)
             )
-            item.text = text
-            item.collab_version = base + len(checked)
+            item.collab_version += len(saved)
             item.version = project.version
             item.save(update_fields=["text", "collab_version", "version", "updated"])
             _prune(target, item)
-    except IntegrityError:  # another process accepted a change on this version first
-        item = model.objects.get(pk=item_id)
-        return _behind(target, item, base)
     return {
         "accepted": True,
         "item": item_dict(item, model is SampleRequest),
         "version": project.version,
         "from": base,
         "collabVersion": item.collab_version,
-        "updates": [{"changes": c, "clientID": client} for c, client in checked],
+        "updates": missed + saved,
+        "added": len(saved),
     }
+
+
+def _check_lengths(pushed: list[Update], length: int) -> None:
+    """Each pushed change applies to the text the one before it produced, the first to the base version."""
+    for update in pushed:
+        if update.changes.length != length:
+            raise change_sets.invalid(f"it applies to a text of length {update.changes.length}, not {length}")
+        length = update.changes.new_length
 
 
 def _behind(target: str, item, base: int) -> dict:

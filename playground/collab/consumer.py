@@ -1,13 +1,13 @@
 """The co-editing messages of the project room: push, pull and cursor (see playground/PROTOCOL.md).
 
 A mixin of the project consumer, so the protocol of co-editing lives beside its authority; the consumer
-supplies `project_id`, `token`, `connection_id`, `display_name`, `broadcast`, `send_json`, `ack`-style
-bookkeeping (`latest`) and `schedule_evaluation`.
+supplies what the class body declares.
 """
 
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from channels.db import database_sync_to_async
 
@@ -33,6 +33,20 @@ def clean_name(value) -> str:
 
 
 class CollabHandlers:
+    # Supplied by the consumer this is mixed into (playground/consumers.py).
+    project_id: str
+    token: str | None
+    connection_id: str
+    display_name: str
+    latest: int
+    typing_timer: asyncio.TimerHandle | None = None
+
+    if TYPE_CHECKING:
+
+        async def send_json(self, content, close: bool = False) -> None: ...
+        async def broadcast(self, message: dict, exclude_self: bool = False) -> None: ...
+        def schedule_evaluation(self, version: int, state: dict | None = None) -> None: ...
+
     async def on_push(self, message: dict) -> None:
         target, item_id = message.get("target"), message.get("id")
         answer = await database_sync_to_async(authority.push)(
@@ -43,7 +57,7 @@ class CollabHandlers:
             version=message.get("version"),
             updates=message.get("updates"),
         )
-        if not answer["accepted"]:  # behind: here is what was missed; rebase and push again
+        if not answer["accepted"]:  # the history no longer reaches back to the client's version: the text
             await self.send_json(
                 {
                     "type": "updates",
@@ -55,21 +69,25 @@ class CollabHandlers:
                 }
             )
             return
-        version = answer["version"]
+        version, added = answer["version"], answer["added"]
         self.latest = max(self.latest, version)
-        # Everyone else gets the change; the sender gets it in its ack (sent before any later change reaches
-        # this connection, so it lands exactly on top of what the sender has).
-        await self.broadcast(
-            {
-                "type": "updates",
-                "target": target,
-                "id": item_id,
-                "version": version,
-                "by": self.connection_id,
-                **_history(answer),
-            },
-            exclude_self=True,
-        )
+        # Everyone else gets the new changes (committed: push returns after its transaction); the sender gets
+        # what it missed and its own as saved in its ack, sent before any later change reaches this
+        # connection, so it lands exactly on top of what the sender has.
+        if added:
+            await self.broadcast(
+                {
+                    "type": "updates",
+                    "target": target,
+                    "id": item_id,
+                    "version": version,
+                    "by": self.connection_id,
+                    "from": answer["collabVersion"] - added,
+                    "collabVersion": answer["collabVersion"],
+                    "updates": answer["updates"][-added:],
+                },
+                exclude_self=True,
+            )
         await self.send_json(
             {
                 "type": "ack",
@@ -80,12 +98,12 @@ class CollabHandlers:
                 **_history(answer),
             }
         )
-        self.evaluate_after_typing(version)
+        if added:
+            self.evaluate_after_typing(version)
 
     def evaluate_after_typing(self, version: int) -> None:
-        timer = getattr(self, "typing_timer", None)
-        if timer is not None:
-            timer.cancel()
+        if self.typing_timer is not None:
+            self.typing_timer.cancel()
         self.typing_timer = asyncio.get_running_loop().call_later(
             EVALUATE_AFTER_TYPING_SECONDS, self.schedule_evaluation, version
         )
@@ -126,9 +144,8 @@ class CollabHandlers:
 
     async def cursor_gone(self) -> None:
         """The connection leaves: its cursor goes, and so does an evaluation it was about to start."""
-        timer = getattr(self, "typing_timer", None)
-        if timer is not None:
-            timer.cancel()
+        if self.typing_timer is not None:
+            self.typing_timer.cancel()
         await self.broadcast({"type": "cursor", "connection": self.connection_id, "gone": True}, exclude_self=True)
 
 

@@ -25,6 +25,7 @@ from playground.services import evaluation_jobs as jobs
 from playground.services import outage, presence
 from playground.services.errors import ServiceError
 from playground.services.project_service import project_state
+from playground.services.rate_limit import TokenBucket
 
 logger = logging.getLogger(__name__)
 
@@ -139,6 +140,7 @@ class ProjectRunner:
         self.last: dict | None = None  # the last state evaluated
         self.memo: dict = {}
         self.task: asyncio.Task | None = None
+        self.deferred: asyncio.TimerHandle | None = None
         self.asked = 0  # request() calls, to tell whether someone asked while the viewers were counted
         self.unwatched = False  # the last viewer left: the running evaluation is abandoned
 
@@ -159,6 +161,22 @@ class ProjectRunner:
         loop = asyncio.get_running_loop()
         if self.task is None or self.task.done() or self.task.get_loop() is not loop:
             self.task = loop.create_task(self._run())
+
+    def request_within(self, bucket: TokenBucket, version: int, state: dict | None = None) -> None:
+        """`request`, within a connection's rate (`bucket`): over it, the newest version is evaluated once a
+        token is back — one deferred run, however many edits arrive meanwhile."""
+        if bucket.take():
+            self.request(version, state)
+            return
+        self.wanted = max(self.wanted, version)
+        if self.deferred is None:
+
+            def later() -> None:
+                self.deferred = None
+                bucket.take()
+                self.request(self.wanted)
+
+            self.deferred = asyncio.get_running_loop().call_later(bucket.wait_seconds(), later)
 
     async def _run(self) -> None:
         try:

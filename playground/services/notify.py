@@ -1,35 +1,76 @@
-"""Tell the project's WebSocket room that the project changed through the REST API."""
+"""The project room's channel-layer group and event shape, in one place, and how a change made through REST
+reaches the room.
+
+The consumer (playground/consumers.py) sends its events with `room_event`; a REST change reaches the room
+through `project_changed`, which waits for the saving transaction to commit (`transaction.on_commit`), so no
+viewer sees a change that could still be rolled back.
+"""
 
 from __future__ import annotations
 
 import json
 import logging
+from functools import partial
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.db import transaction
 
+from playground.services import live
 from playground.services.project_service import project_state
 
 logger = logging.getLogger(__name__)
 
 
+def group_name(project_id: str) -> str:
+    return f"project.{project_id}"
+
+
+def encode(message) -> str:
+    return message.text if isinstance(message, live.Encoded) else json.dumps(message)
+
+
+def room_event(message, exclude: str | None = None) -> dict:
+    """A group message carrying its JSON already encoded: encoded once, not copied and re-encoded per viewer."""
+    if isinstance(message, live.Batch):
+        return {
+            "type": "room.message",
+            "kind": "batch",
+            "version": message.version,
+            "texts": [encode(item) for item in message.messages],
+            "exclude": exclude,
+        }
+    if isinstance(message, live.Encoded):
+        return {
+            "type": "room.message",
+            "kind": message.kind,
+            "version": message.version,
+            "text": message.text,
+            "exclude": exclude,
+        }
+    return {
+        "type": "room.message",
+        "kind": message.get("type"),
+        "version": message.get("version"),
+        "text": json.dumps(message),
+        "exclude": exclude,
+    }
+
+
 def project_changed(project_id: str) -> None:
-    """Broadcast the new state; a failing channel layer must not fail the saved write."""
+    """Broadcast the project's new state once the current transaction commits (at once outside one)."""
+    transaction.on_commit(partial(_send_state, project_id))
+
+
+def _send_state(project_id: str) -> None:
+    """A failing channel layer must not fail the saved write."""
     layer = get_channel_layer()
     if layer is None:
         return
     try:
         state = project_state(project_id)
-        message = {"type": "state", "project": state, "version": state["version"]}
         async_to_sync(layer.group_send)(
-            f"project.{project_id}",
-            {
-                "type": "room.message",
-                "kind": "state",
-                "version": state["version"],
-                "text": json.dumps(message),
-                "exclude": None,
-            },
+            group_name(project_id), room_event({"type": "state", "project": state, "version": state["version"]})
         )
     except Exception as exc:
         logger.warning("could not notify project %s viewers: %r", project_id, exc)

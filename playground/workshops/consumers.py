@@ -1,10 +1,10 @@
 """Workshop rooms over WebSocket: the teacher's dashboard and the students' pages.
 
     ws/rooms/<code>/teacher/   then {"type": "hello", "token": <teacher token>} as the first message
-    ws/rooms/<code>/student/?token=<participant token>
+    ws/rooms/<code>/student/   then {"type": "hello", "token": <participant token>} as the first message
 
-The teacher token never travels in a URL (proxy logs, browser history): the socket opens unauthenticated,
-takes nothing but `hello` with the token, and closes with 4403 on a wrong one.
+No token travels in a URL (proxy logs, browser history): a socket opens unauthenticated, takes nothing but
+`hello` with the token, and closes with 4403 on a wrong one (playground/ws.py, the base of every consumer).
 
 Thin: state lives in the database (services/), so a reconnect (or a restart) resumes by token, and every
 broadcast goes through channel-layer groups (services/groups.py), so several server processes share a
@@ -15,87 +15,31 @@ evaluated through the fair per-client queue, and the progress goes to the teache
 from __future__ import annotations
 
 import logging
-from urllib.parse import parse_qs
 
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
-
-from playground.services import outage
 from playground.services.errors import ServiceError
 from playground.workshops.models import ROOM_OPEN, Participant
 from playground.workshops.services import engine, evaluation_pool, fair_queue, participants, progress, rooms
 from playground.workshops.services.database import db
 from playground.workshops.services.groups import room_group, teacher_group, watch_group
-from playground.ws_messages import (
-    STUDENT_MESSAGES,
-    TEACHER_MESSAGES,
-    client_seq,
-    error_message,
-    internal_error,
-    parse_client_message,
-)
+from playground.ws import RoomConsumer
+from playground.ws_messages import STUDENT_MESSAGES, TEACHER_MESSAGES, client_seq
 
 logger = logging.getLogger(__name__)
 
 
-class _RoomConsumer(AsyncJsonWebsocketConsumer):
-    """Shared parts: message parsing, the error shape, group fan-out."""
+class _RoomConsumer(RoomConsumer):
+    """Shared parts of both workshop sockets: the area name and group fan-out."""
 
+    area = "workshop room"
+    needs_hello = True
     code = ""
-    ready = False
-    needs_hello = False  # the teacher socket: nothing but `hello {token}` until it is authenticated
-    handlers: dict[str, str] = {}
-    messages: dict[str, dict[str, str]] = {}  # the checked fields of each message type (ws_messages)
-
-    def query_token(self) -> str | None:
-        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
-        return (query.get("token") or [None])[0]
-
-    async def websocket_connect(self, message):
-        """Connect; while Redis or the database is down, say so and close (the page reconnects by itself)."""
-        try:
-            await super().websocket_connect(message)
-        except Exception as exc:
-            if not outage.is_outage(exc):
-                raise
-            outage.report("workshop room", exc)
-            self.ready = False
-            try:
-                await self.refuse(outage.unavailable(), 4503)
-            except Exception:  # already accepted: just close
-                await self.close(code=4503)
-
-    async def refuse(self, error: ServiceError, close_code: int) -> None:
-        await self.accept()
-        await self.send_error(error)
-        await self.close(code=close_code)
-
-    async def send_error(self, error: ServiceError, client_seq=None) -> None:
-        await self.send_json(error_message(error, client_seq))
-
-    async def receive(self, text_data=None, bytes_data=None, **kwargs):
-        """Check one message and run its handler; every failure is answered, none drops the connection."""
-        message: dict = {}
-        try:
-            message = parse_client_message(text_data, bytes_data, self.messages)
-            if self.needs_hello and not self.ready and message["type"] != "hello":
-                raise ServiceError("forbidden", "send hello with the teacher token first", 403)
-            await getattr(self, self.handlers[message["type"]])(message)
-        except ServiceError as exc:
-            await self.send_error(exc, client_seq(message))
-        except Exception as exc:
-            if outage.is_outage(exc):
-                outage.report("workshop room", exc)
-                await self.send_error(outage.unavailable(), client_seq(message))
-            else:
-                logger.exception("workshop room %s: %s message failed", self.code, message.get("type"))
-                await self.send_error(internal_error(), client_seq(message))
 
     async def to_group(self, group: str, message: dict) -> None:
         await self.channel_layer.group_send(group, {"type": "workshop.event", "message": message})
 
 
 class TeacherConsumer(_RoomConsumer):
-    needs_hello = True
+    hello_refusal = "send hello with the teacher token first"
     handlers = {
         "hello": "on_hello",
         "watch": "on_watch",
@@ -118,23 +62,20 @@ class TeacherConsumer(_RoomConsumer):
             room = await db(rooms.get_room)(self.scope["url_route"]["kwargs"]["code"])
         except ServiceError as exc:
             return await self.refuse(exc, 4404)
-        self.code = room.code
+        self.code = self.key = room.code
         await self.accept()  # unauthenticated until `hello` brings the token
 
-    async def authenticate(self, token) -> None:
+    async def authenticate(self, token: str) -> None:
         room = await db(rooms.get_room)(self.code)
-        if not isinstance(token, str) or not rooms.is_teacher(room, token):
-            await self.send_error(ServiceError("forbidden", "the teacher token of this room is required", 403))
-            await self.close(code=4403)
-            return
+        if not rooms.is_teacher(room, token):
+            raise ServiceError("forbidden", "the teacher token of this room is required", 403)
         self.token = token
         self.role = rooms.teacher_role(room, token)
         for group in (room_group(self.code), teacher_group(self.code)):
             await self.channel_layer.group_add(group, self.channel_name)
-        self.ready = True
 
     async def disconnect(self, code):
-        if not self.ready:
+        if not self.authenticated:
             return
         for group in (room_group(self.code), teacher_group(self.code), self.watching):
             if group:
@@ -144,10 +85,6 @@ class TeacherConsumer(_RoomConsumer):
         await self.send_json({"type": "dashboard", "role": self.role, **await db(progress.dashboard)(self.code)})
 
     async def on_hello(self, message):
-        if not self.ready:
-            await self.authenticate(message.get("token"))
-            if not self.ready:
-                return
         await self.send_dashboard()
 
     async def on_watch(self, message):
@@ -218,28 +155,26 @@ class StudentConsumer(_RoomConsumer):
         self.exercise_id = None
         self.context: engine.Context | None = None
         try:
-            participant = await db(participants.get_participant)(
-                self.scope["url_route"]["kwargs"]["code"], self.query_token()
-            )
+            room = await db(rooms.get_room)(self.scope["url_route"]["kwargs"]["code"])
         except ServiceError as exc:
-            return await self.refuse(exc, 4404 if exc.status == 404 else 4403)
+            return await self.refuse(exc, 4404)
+        self.code = self.key = room.code
+        await self.accept()  # unauthenticated until `hello` brings the participant token
+
+    async def authenticate(self, token: str) -> None:
+        participant = await db(participants.get_participant)(self.code, token)
         evaluation_pool.warm_up()  # start (and warm) the evaluation workers with the first student
         self.participant_id = participant.id
         self.client = f"participant-{participant.id}"
-        self.code = participant.room_id
         await self.channel_layer.group_add(room_group(self.code), self.channel_name)
-        self.ready = True
-        await self.accept()
         await db(participants.connected)(self.participant_id, 1)
-        await self.send_welcome()
         await self.notify_teacher()
-        self.evaluate_soon()
 
     async def disconnect(self, code):
-        if not self.ready:
+        if not self.authenticated:
             return
         self.closed = True
-        self.ready = False
+        self.authenticated = False
         fair_queue.queue().cancel(self.client)
         await self.channel_layer.group_discard(room_group(self.code), self.channel_name)
         await db(participants.connected)(self.participant_id, -1)

@@ -1,8 +1,8 @@
 // Co-editing of one text with the server as the central authority (@codemirror/collab): local changes are
-// pushed on top of the newest version the client knows; the server either accepts them (and tells the others)
-// or answers with what this client missed, which the library rebases our unsent changes onto before we push
-// again. Nothing typed is dropped: unsent changes stay in the editor state until the server confirms them,
-// across reconnects. Remote cursors are shown with their author's name.
+// pushed on top of the newest version the client knows; the server rebases them over what this client missed,
+// saves them and answers with the missed changes followed by ours as saved, which the library takes in one
+// step (ours are recognised by clientID). Nothing typed is dropped: unsent changes stay in the editor state
+// until the server confirms them, across reconnects. Remote cursors are shown with their author's name.
 
 import { ChangeSet, StateEffect, StateField } from "@codemirror/state";
 import { Decoration, EditorView, WidgetType } from "@codemirror/view";
@@ -64,23 +64,31 @@ export class CollabSync {
     return true;
   }
 
-  /** The server's answer with history: our accepted push (ack), a rejection, a pull or another's change. */
+  /** The server's answer with history: our accepted push (ack), a reset, a pull or another's change. */
   receive(message) {
     if (message.reset) {
       this.inflight = false;
       this.host.reset(message.text, message.collabVersion);
       return;
     }
-    if (message.from !== this.version) {
-      // Not on top of what we have (we already hold it, or missed something): ask for exactly what we miss,
-      // or, when up to date, send what is still unsent — a refused push must never leave changes waiting.
+    const all = message.updates || [];
+    // The history is linear: of changes from `from` on, the first ones may be held already (another's change
+    // arrived while our push was on its way); skip those. A gap means we missed something: ask for exactly
+    // that, or, when up to date, send what is still unsent — changes must never wait unsent.
+    const held = this.version - message.from;
+    if (held < 0 || held > all.length) {
       if (message.rejected) this.inflight = false;
       if (message.collabVersion > this.version) this.pull();
       else this.push();
       return;
     }
-    const updates = (message.updates || []).map((u) => ({ changes: ChangeSet.fromJSON(u.changes), clientID: u.clientID }));
-    if (updates.length) this.host.dispatch(receiveUpdates(this.host.state(), updates));
+    // One change at a time, as the server rebases a push over each missed change on its own: mapping over
+    // two changes in turn is not always mapping over their composition, and both sides must take the same
+    // steps to end with the same text (playground/collab/rebase.py).
+    for (const u of all.slice(held)) {
+      const update = { changes: ChangeSet.fromJSON(u.changes), clientID: u.clientID };
+      this.host.dispatch(receiveUpdates(this.host.state(), [update]));
+    }
     if (message.rejected) this.inflight = false;
     this.push();
   }

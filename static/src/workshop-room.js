@@ -7,12 +7,13 @@ import { h } from "./dom.js";
 const STATUS_TEXT = { connecting: "connecting…", open: "live", closed: "reconnecting…", failed: "disconnected" };
 
 /**
- * A room socket that reconnects with jitter. `hello`: the first message after each (re)connect (the teacher's
- * carries its token there, never in the URL). `onRefused(code)`: an unknown token or room (4403/4404).
+ * A room socket that reconnects with jitter. `hello`: the first message after each (re)connect; it carries the
+ * teacher's or the student's token, which never goes in the URL (proxy logs, browser history).
+ * `onRefused(code)`: an unknown token or room (4403/4404).
  */
-export function roomSocket(path, { query = "", hello = null, onMessage, stateNode, onRefused = () => {} }) {
+export function roomSocket(path, { hello = null, onMessage, stateNode, onRefused = () => {} }) {
   const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
-  const socket = new ReconnectingSocket(`${scheme}//${window.location.host}${path}${query}`, {
+  const socket = new ReconnectingSocket(`${scheme}//${window.location.host}${path}`, {
     onOpen: () => { if (hello) socket.send(hello()); },
     onMessage,
     onStatus: (status) => {

@@ -169,7 +169,7 @@ function start(token) {
   $("join-form").hidden = true;
   // A token the room does not know (another room, a reset database): forget it and join again.
   socket = roomSocket(data.wsPath, {
-    query: `?token=${encodeURIComponent(token)}`,
+    hello: () => ({ type: "hello", token }), // the token in the first message, never in the URL
     onMessage,
     stateNode: $("ws-state"),
     onRefused: () => { socket?.stop(); localStorage.removeItem(tokenKey); showJoin(); },

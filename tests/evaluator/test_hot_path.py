@@ -145,7 +145,7 @@ FALLBACKS = [
                 {"key": "text", "valueExpression": "'  spaced  '"},
                 {"key": "blank", "valueExpression": "'   '"},
                 {"key": "none", "valueExpression": "null"},
-                {"key": "number", "valueExpression": "object.spec.replicas > 100 ? 'many' : null"},
+                {"key": "number", "valueExpression": "object.spec.replicas > 100 ? 'many' : ''"},
             ],
         },
     ),

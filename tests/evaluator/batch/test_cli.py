@@ -126,3 +126,6 @@ def test_bad_options(files, capsys):
     assert "must be at least 1" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["batch", "-f", files["p.yaml"], "--objects", files["dump.yaml"], "-o", "html"])
+    capsys.readouterr()
+    assert main(["batch", "-f", files["p.yaml"], "--objects", files["dump.yaml"], "--context", "c"]) == 2
+    assert capsys.readouterr().err == "error: --context needs --kubeconfig\n"

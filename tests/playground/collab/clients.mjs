@@ -174,7 +174,7 @@ while (Date.now() < deadline) {
     break;
   }
 }
-console.log(JSON.stringify({
+const report = JSON.stringify({
   settled,
   texts: clients.map((client) => client.state.doc.toString()),
   versions: clients.map((client) => client.sync.version),
@@ -182,6 +182,8 @@ console.log(JSON.stringify({
   errors: clients.flatMap((client) => client.errors),
   closes: clients.flatMap((client) => client.closes),
   echoes,
-}));
+});
 for (const client of clients) client.ws.close();
-process.exit(0);
+// A pipe takes large writes asynchronously: exit only once the whole report is out (a long run's echoes
+// are more than the pipe's 64 KiB).
+process.stdout.write(report + "\n", () => process.exit(0));

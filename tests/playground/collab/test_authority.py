@@ -1,4 +1,4 @@
-"""The central authority: pushes on the newest version are saved; older ones get what they missed."""
+"""The central authority: every push is saved, rebased over what it missed; a lost ack never doubles a change."""
 
 import pytest
 
@@ -37,15 +37,38 @@ def test_a_push_on_the_newest_version_is_saved_and_numbered(project):
     assert state["version"] == answer["version"]
 
 
-def test_a_push_on_an_older_version_gets_what_it_missed(project):
+def test_a_push_on_an_older_version_is_rebased_and_saved_at_once(project):
     push(project, 0, [5, [0, "!"]], client="first")
     answer = push(project, 0, [[0, ">"], 5], client="second")
-    assert answer == {
-        "accepted": False,
-        "from": 0,
-        "collabVersion": 1,
-        "updates": [{"changes": [5, [0, "!"]], "clientID": "first"}],
-    }
+    assert answer["accepted"] and answer["from"] == 0 and answer["collabVersion"] == 2 and answer["added"] == 1
+    assert answer["updates"] == [  # what it missed, then its own as saved
+        {"changes": [5, [0, "!"]], "clientID": "first"},
+        {"changes": [[0, ">"], 6], "clientID": "second"},
+    ]
+    assert project_service.project_state(project[0])["documents"][0]["text"] == ">hello!"
+    assert list(TextChange.objects.order_by("version").values_list("version", "client_id")) == [
+        (1, "first"),
+        (2, "second"),
+    ]
+
+
+def test_a_push_sent_again_after_a_lost_ack_is_saved_once(project):
+    push(project, 0, [5, [0, "1"]], client="me")
+    push(project, 1, [6, [0, "2"]], client="other")
+    answer = push(project, 0, [5, [0, "1"]], [6, [0, "3"]], client="me")  # the first was saved already
+    assert answer["added"] == 1 and answer["collabVersion"] == 3
+    assert answer["updates"][-1] == {"changes": [7, [0, "3"]], "clientID": "me"}
+    assert project_service.project_state(project[0])["documents"][0]["text"] == "hello123"
+    again = push(project, 0, [5, [0, "1"]], client="me")
+    assert again["added"] == 0 and len(again["updates"]) == 3
+
+
+def test_a_push_whose_lengths_do_not_chain_is_refused(project):
+    with pytest.raises(ServiceError, match="length 6, not 5"):
+        push(project, 0, [6, [0, "x"]])
+    push(project, 0, [5, [0, "!"]], client="first")
+    with pytest.raises(ServiceError, match="length 7, not 6"):
+        push(project, 0, [5, [0, "x"]], [7, [0, "y"]], client="second")  # its second must apply to 6 units
     assert project_service.project_state(project[0])["documents"][0]["text"] == "hello!"
 
 
@@ -62,7 +85,7 @@ def test_a_whole_text_save_enters_the_history_as_a_small_change(project):
     document_service.update_item(project_id, token, "document", doc, text="help")
     answer = authority.pull(project_id=project_id, target="document", item_id=doc, since=0)
     assert answer["updates"] == [{"changes": [3, [2, "p"]], "clientID": "server"}]
-    assert push(project, 0, [5, [0, "x"]])["accepted"] is False  # the editor must rebase onto it first
+    assert push(project, 0, [5, [0, "x"]])["item"]["text"] == "helpx"  # rebased onto it
 
 
 def test_pushes_need_the_edit_token(project):

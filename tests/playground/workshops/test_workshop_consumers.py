@@ -2,6 +2,7 @@
 joins, live progress on the teacher's dashboard, watching, presenter mode, advancing, closing, restart/resume."""
 
 import asyncio
+from pathlib import Path
 
 import pytest
 from channels.layers import get_channel_layer
@@ -150,13 +151,13 @@ async def test_a_closed_room_refuses_edits_and_wrong_tokens_are_refused():
     assert refused["error"]["code"] == "room_closed" and refused["clientSeq"] == 5
     await teacher.send_json_to({"type": "advance"})
     assert (await receive_until(teacher, "error"))["error"]["code"] == "room_closed"
-    for path, close_code in (
-        (f"/ws/rooms/{room['code']}/student/?token=wrong", 4403),
-        ("/ws/rooms/NOSUCH/student/?token=x", 4404),
-    ):
-        ws = await connect(path)
-        assert (await ws.receive_json_from(timeout=TIMEOUT))["type"] == "error"
-        assert (await ws.receive_output(timeout=TIMEOUT))["code"] == close_code
+    wrong = await connect(f"/ws/rooms/{room['code']}/student/")
+    await wrong.send_json_to({"type": "hello", "token": "wrong"})
+    assert (await wrong.receive_json_from(timeout=TIMEOUT))["error"]["code"] == "forbidden"
+    assert (await wrong.receive_output(timeout=TIMEOUT))["code"] == 4403
+    gone = await connect("/ws/rooms/NOSUCH/student/")
+    assert (await gone.receive_json_from(timeout=TIMEOUT))["type"] == "error"
+    assert (await gone.receive_output(timeout=TIMEOUT))["code"] == 4404
     await student.disconnect()
     await teacher.disconnect()
 
@@ -251,3 +252,29 @@ async def test_the_teacher_socket_takes_its_token_in_the_first_message_never_in_
     await wrong.send_json_to({"type": "hello", "token": "wrong"})
     assert (await wrong.receive_json_from(timeout=TIMEOUT))["error"]["code"] == "forbidden"
     assert (await wrong.receive_output(timeout=TIMEOUT))["code"] == 4403
+
+
+async def test_the_student_socket_takes_its_token_in_the_first_message_never_in_the_url():
+    room, _ = await async_open_room()
+    _, token, _ = await async_join(room["code"], "Ada")
+    ws = await connect(f"/ws/rooms/{room['code']}/student/?token={token}")  # a token in the URL is ignored
+    await ws.send_json_to({"type": "ping"})  # nothing but hello before the token
+    refused = await ws.receive_json_from(timeout=TIMEOUT)
+    assert refused["error"]["code"] == "forbidden" and "hello" in refused["error"]["message"]
+    await ws.send_json_to({"type": "hello", "token": token})
+    assert (await ws.receive_json_from(timeout=TIMEOUT))["type"] == "welcome"
+    await ws.disconnect()
+    empty = await connect(f"/ws/rooms/{room['code']}/student/")
+    await empty.send_json_to({"type": "hello"})
+    assert (await empty.receive_json_from(timeout=TIMEOUT))["error"]["code"] == "forbidden"
+    assert (await empty.receive_output(timeout=TIMEOUT))["code"] == 4403
+
+
+def test_no_workshop_page_puts_a_token_in_a_websocket_url():
+    """The pages open every socket on a bare path and send the token in `hello` (static/src/workshop-*.js)."""
+    scripts = sorted((Path(__file__).resolve().parents[3] / "static" / "src").glob("workshop-*.js"))
+    assert len(scripts) >= 3
+    for script in scripts:
+        text = script.read_text()
+        assert "?token=" not in text and "query:" not in text, script.name
+        assert "token=${" not in text.replace("#token=${", ""), script.name  # only in a link's fragment

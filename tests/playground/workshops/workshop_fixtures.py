@@ -40,7 +40,8 @@ async def teacher_socket(code: str, token: str) -> tuple[WebsocketCommunicator, 
 
 
 async def student_socket(code: str, token: str) -> tuple[WebsocketCommunicator, dict]:
-    ws = await connect(f"/ws/rooms/{code}/student/?token={token}")
+    ws = await connect(f"/ws/rooms/{code}/student/")
+    await ws.send_json_to({"type": "hello", "token": token})  # the token in the first message, never the URL
     first = await ws.receive_json_from(timeout=TIMEOUT)
     assert first["type"] == "welcome", first
     return ws, first

@@ -1,0 +1,49 @@
+"""A late push through the real project consumer: saved at once, its ack carries what the pusher missed and
+its own change as saved, the others get only the new change."""
+
+import pytest
+from channels.db import database_sync_to_async
+
+from playground.services import project_service
+from tests.playground.test_consumer import TIMEOUT, connect, receive_until
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def create():
+    state, token = project_service.create_project("t", documents=[{"name": "a.yaml", "text": "hello"}])
+    return state["id"], token, state["documents"][0]["id"]
+
+
+def push(doc, version, changes, client, seq):
+    return {
+        "type": "push",
+        "target": "document",
+        "id": doc,
+        "version": version,
+        "updates": [{"changes": changes, "clientID": client}],
+        "clientSeq": seq,
+    }
+
+
+async def test_a_late_push_is_rebased_and_acknowledged_with_what_was_missed():
+    project_id, token, doc = await database_sync_to_async(create)()
+    first, second = await connect(project_id), await connect(project_id)
+    for ws in (first, second):
+        await ws.send_json_to({"type": "hello", "token": token, "version": 0})
+        await receive_until(ws, "state", lambda m: m["canEdit"])
+    await first.send_json_to(push(doc, 0, [5, [0, "!"]], "first", 1))
+    await receive_until(first, "ack", lambda m: m["clientSeq"] == 1)
+    await second.send_json_to(push(doc, 0, [[0, ">"], 5], "second", 7))  # made before it saw "!"
+    ack, _ = await receive_until(second, "ack", lambda m: m["clientSeq"] == 7)
+    assert (ack["from"], ack["collabVersion"]) == (0, 2)
+    assert ack["updates"] == [
+        {"changes": [5, [0, "!"]], "clientID": "first"},
+        {"changes": [[0, ">"], 6], "clientID": "second"},
+    ]
+    echo, _ = await receive_until(first, "updates", lambda m: m.get("by") is not None)
+    assert (echo["from"], echo["updates"]) == (1, [{"changes": [[0, ">"], 6], "clientID": "second"}])
+    saved = await database_sync_to_async(project_service.project_state)(project_id)
+    assert saved["documents"][0]["text"] == ">hello!"
+    for ws in (first, second):
+        await ws.disconnect(timeout=TIMEOUT)
