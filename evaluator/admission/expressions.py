@@ -173,10 +173,9 @@ def run_plain(compiled: CompiledExpression, activation: Mapping[str, Any]) -> tu
     if compiled.program is None:
         return None
     try:
-        evaluation = compiled.program.evaluate(activation)
+        return compiled.program.evaluate_plain(activation)
     except Exception:
         return None
-    return evaluation.value, int(evaluation.cost or 0)
 
 
 def evaluation_error(message: str, cost: int = 0) -> Exception:
