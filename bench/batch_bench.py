@@ -74,7 +74,7 @@ POLICIES = [
             "auditAnnotations": [
                 {
                     "key": "high-replica-count",
-                    "valueExpression": "object.spec.replicas > 50 ? 'Deployment spec.replicas set to ' + string(object.spec.replicas) : null",
+                    "valueExpression": "object.spec.replicas > 50 ? 'Deployment spec.replicas set to ' + string(object.spec.replicas) : ''",
                 }
             ],
             "validations": [{"expression": "object.spec.replicas <= 128"}],

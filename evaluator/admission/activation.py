@@ -28,7 +28,7 @@ _NAMESPACE_META_FIELDS = (
 
 
 def _gvk(value: Any) -> dict[str, str]:
-    value = value if isinstance(value, Mapping) else {}
+    value = value if type(value) is dict or isinstance(value, Mapping) else {}
     return {
         "group": str(value.get("group") or ""),
         "version": str(value.get("version") or ""),
@@ -37,7 +37,7 @@ def _gvk(value: Any) -> dict[str, str]:
 
 
 def _gvr(value: Any) -> dict[str, str]:
-    value = value if isinstance(value, Mapping) else {}
+    value = value if type(value) is dict or isinstance(value, Mapping) else {}
     return {
         "group": str(value.get("group") or ""),
         "version": str(value.get("version") or ""),
@@ -46,7 +46,7 @@ def _gvr(value: Any) -> dict[str, str]:
 
 
 def _user_info(user: Any) -> dict[str, Any]:
-    user = user if isinstance(user, Mapping) else {}
+    user = user if type(user) is dict or isinstance(user, Mapping) else {}
     info: dict[str, Any] = {}
     if user.get("username"):
         info["username"] = str(user["username"])
@@ -156,5 +156,5 @@ def versioned_object(obj: Any, request_kind: Any, matched_kind: Any) -> Any:
 def is_core_namespace(kind: Any) -> bool:
     """A request for a core v1 Namespace: its namespaceObject is null (the request's namespace is the
     object itself, not a namespace that contains it)."""
-    kind = kind if isinstance(kind, Mapping) else {}
+    kind = kind if type(kind) is dict or isinstance(kind, Mapping) else {}
     return kind.get("group", "") == "" and kind.get("version") == "v1" and kind.get("kind") == "Namespace"

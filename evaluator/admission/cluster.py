@@ -21,7 +21,7 @@ def group_version(api_version: Any) -> tuple[str, str] | None:
 
 def metadata(doc: Mapping[str, Any]) -> Mapping[str, Any]:
     meta = doc.get("metadata")
-    return meta if isinstance(meta, Mapping) else {}
+    return meta if type(meta) is dict or isinstance(meta, Mapping) else {}
 
 
 def name_of(doc: Mapping[str, Any]) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evaluator.admission.cluster import ClusterIndex
-from evaluator.admission.matching import MatchMemo, binding_matches, match_resources, policy_matches
+from evaluator.admission.matching import MatchMemo, binding_matches, match_resources, memo_key, policy_matches
 from evaluator.admission.params import ParamSource, PolicySkipped, collect_params, resolve_param_kind
 
 
@@ -32,7 +32,8 @@ class BindingTuples:
 
 @dataclass
 class PolicyTuples:
-    """One policy's part of a request: skipped or a configuration error, else its bindings."""
+    """One policy's part of a request: skipped or a configuration error, else its bindings (read-only: the
+    list may be shared between requests)."""
 
     policy: Mapping[str, Any]
     compiled: Any
@@ -98,6 +99,13 @@ class PolicyDispatcher:
             constraints if isinstance(constraints, Mapping) else None,
             [(b, _has_match_resources(b), (b.get("spec") or {}).get("paramRef")) for b in bindings],
         )
+        # Bindings that match whatever their policy matches and take no params (CollectParams: one tuple with
+        # `params == null`) give the same answer to every request: computed once, the list shared read-only.
+        if plan.constraints is not None:
+            plan.constraints_key = memo_key(plan.constraints)
+        param_kind = plan.compiled.param_kind
+        if all(not has and (param_kind is None or ref is None) for _, has, ref in plan.bindings):
+            plan.static = [BindingTuples(b, params=[None]) for b, _, _ in plan.bindings]
         self._plans[id(policy)] = plan
         return plan
 
@@ -116,7 +124,7 @@ class PolicyDispatcher:
             return PolicyTuples(policy, compiled, skip=plan.skipped)
         namespaces, mapper = self.cluster.namespaces, self.cluster.mapper
         if plan.constraints is not None:
-            match = match_resources(plan.constraints, request, namespaces, mapper, memo)
+            match = match_resources(plan.constraints, request, namespaces, mapper, memo, plan.constraints_key)
         else:  # no matchConstraints: policy_matches words the error
             match = policy_matches(policy, request, namespaces, mapper)
         if match.error is not None:
@@ -131,6 +139,9 @@ class PolicyDispatcher:
         )
         if plan.config_error is not None:
             out.error = plan.config_error
+            return out
+        if plan.static is not None:
+            out.bindings = plan.static
             return out
         namespace = str(request.get("namespace") or "")
         for binding, has_match_resources, param_ref in plan.bindings:
@@ -164,6 +175,8 @@ class _Plan:
     skipped: str | None
     constraints: Mapping[str, Any] | None
     bindings: list[tuple[Mapping, bool, Any]]
+    constraints_key: str | None = None  # matching.memo_key(constraints)
+    static: list[BindingTuples] | None = None  # the bindings' tuples when no request changes them
 
 
 def _has_match_resources(binding: Mapping) -> bool:

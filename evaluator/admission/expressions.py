@@ -39,6 +39,7 @@ class CompiledExpression:
     program: Any = None
     error: str | None = None
     output_type: str | None = None
+    static_type: Any = None  # the checker's Type of the result (None when it did not compile)
 
 
 @dataclass
@@ -57,42 +58,65 @@ def _type_text(output_type: Any) -> str | None:
     return str(output_type)
 
 
-@functools.lru_cache(maxsize=64)
-def _environment(declared: frozenset[str], version: str | None = None) -> Any:
-    """The admission environment with exactly these variables declared (an undeclared name does not compile)."""
+@functools.lru_cache(maxsize=256)
+def _environment(declared: frozenset[str], version: str | None = None, variables: tuple = ()) -> Any:
+    """The admission environment with exactly these names declared (an undeclared name does not compile).
+
+    `variables` is ((name, Type), ...): the policy's variables compiled so far, which the composited
+    compiler declares as fields of `variables` typed by their output (composition.go), so a later
+    `variables.x` has x's type and a name not declared before is an undefined field.
+    """
     from dataclasses import replace
 
+    from evaluator.cel.schematypes import variables_type
     from evaluator.cel.types import DYN
 
     names = {name: DYN for name in sorted(declared)}
+    if variables and "variables" in names:
+        names["variables"] = variables_type(dict(variables))
     return replace(_cel.admission_env(version=version), variables=names)
 
 
 def compile_expression(
-    expression: str, declared: frozenset[str], return_types: tuple[str, ...] = ()
+    expression: str, declared: frozenset[str], return_types: tuple[str, ...] = (), variables: tuple = ()
 ) -> CompiledExpression:
-    """Compile once per (expression, declarations, expected type, simulated Kubernetes version); errors are data."""
-    return _compile_expression(expression, declared, return_types, active_version())
+    """Compile once per (expression, declarations, expected type, typed variables, simulated Kubernetes
+    version); errors are data. `variables` as `variable_types` returns them."""
+    return _compile_expression(expression, declared, return_types, active_version(), variables)
+
+
+def variable_types(compiled: list[tuple[str, CompiledExpression]]) -> tuple:
+    """((name, Type), ...) as `variables` declares them: each variable's output converted as
+    composition.go does (primitives, lists and maps of them; anything else, or a failed variable, dyn)."""
+    from evaluator.cel.schematypes import variable_field_type
+    from evaluator.cel.types import DYN
+
+    return tuple(
+        (name, variable_field_type(c.static_type) if c.error is None and c.static_type is not None else DYN)
+        for name, c in compiled
+    )
 
 
 @functools.lru_cache(maxsize=4096)
 def _compile_expression(
-    expression: str, declared: frozenset[str], return_types: tuple[str, ...], version: str | None
+    expression: str, declared: frozenset[str], return_types: tuple[str, ...], version: str | None, variables: tuple
 ) -> CompiledExpression:
     try:
-        program = _cel.compile_program(expression, env=_environment(declared, version))
+        program = _cel.compile_program(expression, env=_environment(declared, version, variables))
     except _cel.CompileError as exc:
         return CompiledExpression(expression, error=f"compilation failed: {exc.message}")
     except Exception as exc:  # the CEL layer must never crash a simulation
         return CompiledExpression(expression, error=f"compilation failed: {exc}")
-    output = _type_text(getattr(program, "output_type", None) or getattr(program, "type", None))
-    if return_types and output not in (None, "dyn", "any") and output not in return_types:
+    static = getattr(program, "output_type", None) or getattr(program, "type", None)
+    output = _type_text(static)
+    # compile.go: the output type must be exactly one of the return types; `dyn` is not `bool`.
+    if return_types and output is not None and output not in return_types:
         if len(return_types) == 1:
             reason = f"must evaluate to {return_types[0]} but got {output}"
         else:
             reason = f"must evaluate to one of [{' '.join(return_types)}] but got {output}"
-        return CompiledExpression(expression, error=reason, output_type=output)
-    return CompiledExpression(expression, program=program, output_type=output)
+        return CompiledExpression(expression, error=reason, output_type=output, static_type=static)
+    return CompiledExpression(expression, program=program, output_type=output, static_type=static)
 
 
 # What each kind of VAP expression may use and must return, as the plugin compiles it.
@@ -105,14 +129,27 @@ _CONTEXTS = {
 }
 
 
-def compile_check(expression: str, context: str, has_params: bool) -> str | None:
-    """The API server's create-time compile check: the error detail, or None when it compiles."""
+def compile_check(expression: str, context: str, has_params: bool, variables: tuple = ()) -> str | None:
+    """The API server's create-time compile check: the error detail, or None when it compiles.
+
+    `variables` are the policy's ((name, expression), ...) before this expression; the server compiles
+    them first (CompileAndStoreVariables) so `variables.<name>` has its expression's type.
+    """
     spec = _CONTEXTS.get(context)
     if spec is None:  # not a ValidatingAdmissionPolicy expression
         return None
     with_authorizer, return_types = spec
     declared = declarations(has_params=has_params, has_authorizer=with_authorizer)
-    return compile_expression(expression, declared, return_types).error
+    return compile_expression(expression, declared, return_types, typed_variables(variables, has_params)).error
+
+
+def typed_variables(variables: tuple, has_params: bool) -> tuple:
+    """The ((name, Type), ...) of ((name, expression), ...), each compiled with the ones before it."""
+    declared = declarations(has_params=has_params, has_authorizer=True)
+    compiled: list[tuple[str, CompiledExpression]] = []
+    for name, expression in variables:
+        compiled.append((name, compile_expression(expression, declared, (), variable_types(compiled))))
+    return variable_types(compiled)
 
 
 def run(compiled: CompiledExpression, activation: Mapping[str, Any]) -> Run:
@@ -136,10 +173,9 @@ def run_plain(compiled: CompiledExpression, activation: Mapping[str, Any]) -> tu
     if compiled.program is None:
         return None
     try:
-        evaluation = compiled.program.evaluate(activation)
+        return compiled.program.evaluate_plain(activation)
     except Exception:
         return None
-    return evaluation.value, int(evaluation.cost or 0)
 
 
 def evaluation_error(message: str, cost: int = 0) -> Exception:

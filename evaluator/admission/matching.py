@@ -404,17 +404,26 @@ only ever see one request, one namespace lookup and one mapper; the results it g
 kind and resource before handing them out)."""
 
 
+def memo_key(criteria: Mapping) -> str:
+    """What a MatchMemo files the result of `criteria` under (its content; cached by identity): a caller
+    holding many criteria may compute it once and pass it to `match_resources`."""
+    return _CONTENT_KEYS.get(criteria)
+
+
 def match_resources(
     criteria: Mapping,
     request: Mapping,
     namespaces: Mapping | NamespaceLookup | None = None,
     mapper: RESTMapper | None = None,
     memo: MatchMemo | None = None,
+    key: str | None = None,
 ) -> MatchResult:
-    """``Matcher.Matches`` for a MatchResources object (selectors already defaulted when absent)."""
+    """``Matcher.Matches`` for a MatchResources object (selectors already defaulted when absent). With a
+    `memo`, `key` is `memo_key(criteria)` when the caller has it already."""
     if memo is None:
         return compile_criteria(criteria).match(request, namespaces, mapper)
-    key = _CONTENT_KEYS.get(criteria)
+    if key is None:
+        key = _CONTENT_KEYS.get(criteria)
     hit = memo.get(key)
     if hit is None:
         hit = memo[key] = compile_criteria(criteria).match(request, namespaces, mapper)

@@ -12,6 +12,7 @@ Problems are returned as field errors, never raised.
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import uuid
 from collections.abc import Mapping
@@ -310,7 +311,14 @@ class _Normalizer:
         return {"apiVersion": "meta.k8s.io/v1", "kind": kind} if kind else None
 
 
+_UID_ENCODER = json.JSONEncoder(sort_keys=True, default=str)  # json.dumps(..., sort_keys=True, default=str)
+_UID_PREFIX = _UID_NAMESPACE.bytes
+
+
 def _deterministic_uid(request: Mapping) -> str:
-    """Same request, same uid: keeps simulation output stable (the server would use a random UUID)."""
-    digest = json.dumps(request, sort_keys=True, default=str)
-    return str(uuid.uuid5(_UID_NAMESPACE, digest))
+    """Same request, same uid: keeps simulation output stable (the server would use a random UUID).
+    `uuid.uuid5(_UID_NAMESPACE, <the request as sorted JSON>)`, computed without building UUID objects."""
+    digest = hashlib.sha1(_UID_PREFIX + _UID_ENCODER.encode(request).encode(), usedforsecurity=False).hexdigest()
+    # RFC 4122 version 5: the version nibble, then the variant bits (10xx) of the clock_seq_hi byte.
+    variant = "89ab"[int(digest[16], 16) & 3]
+    return f"{digest[:8]}-{digest[8:12]}-5{digest[13:16]}-{variant}{digest[17:20]}-{digest[20:32]}"

@@ -20,7 +20,8 @@ from evaluator.admission.defaults import SERVED_VERSIONS, apply_defaults, is_adm
 from evaluator.k8s import fielderrors as fe
 from evaluator.k8s.names import is_dns1123_subdomain, is_valid_label_value
 
-CompileCheck = Callable[[str, str, bool], "str | None"]
+# (expression, context, has_params, variables before it as ((name, expression), ...)) -> error detail or None
+CompileCheck = Callable[[str, str, bool, tuple], "str | None"]
 
 SUPPORTED_VALIDATION_REASONS = ["Forbidden", "Invalid", "RequestEntityTooLarge"]
 # Accepted with a warning: the API server's validation rejects it, but the admission plugin maps it to 401
@@ -139,12 +140,13 @@ class _Expressions:
 
     def __init__(self, compile_check: CompileCheck | None):
         self.compile_check = compile_check
+        self.variables: tuple = ()  # ((name, expression), ...) of the policy, compiled before the others
 
     def check(self, expression: str, path: str, context: str, has_params: bool) -> list[fe.FieldError]:
         if self.compile_check is None:
             return []
         try:
-            detail = self.compile_check(expression, context, has_params)
+            detail = self.compile_check(expression, context, has_params, self.variables)
         except Exception as exc:  # a broken hook must not break loading
             return [fe.FieldError(path, fe.INTERNAL, f"unsupported error type: {exc}")]
         return [fe.invalid(path, expression, detail)] if detail else []
@@ -168,6 +170,11 @@ def _validate_common_policy_parts(spec: Mapping, checker: _Expressions) -> tuple
         errors.extend(vr.validate_match_resources(constraints, "spec.matchConstraints"))
         if isinstance(constraints, Mapping) and not _as_list(constraints.get("resourceRules")):
             errors.append(fe.required("spec.matchConstraints.resourceRules"))
+    variables = [
+        (_text(v.get("name")), _text(v.get("expression"))) if isinstance(v, Mapping) else ("", "")
+        for v in _as_list(spec.get("variables"))
+    ]
+    checker.variables = tuple(variables)  # matchConditions see every variable (CompileAndStoreVariables first)
     errors.extend(vr.validate_match_conditions(spec.get("matchConditions"), "spec.matchConditions"))
     for i, condition in enumerate(_as_list(spec.get("matchConditions"))):
         expression = _text(condition.get("expression")).strip() if isinstance(condition, Mapping) else ""
@@ -179,7 +186,9 @@ def _validate_common_policy_parts(spec: Mapping, checker: _Expressions) -> tuple
     for i, variable in enumerate(_as_list(spec.get("variables"))):
         expression = _text(variable.get("expression")) if isinstance(variable, Mapping) else ""
         if expression.strip():
+            checker.variables = tuple(variables[:i])  # a variable sees only the ones before it
             errors.extend(checker.check(expression, f"spec.variables[{i}].expression", "variable", has_params))
+    checker.variables = tuple(variables)  # every other expression sees them all (CompileAndStoreVariables)
     return errors, has_params
 
 

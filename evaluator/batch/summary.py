@@ -42,34 +42,38 @@ class Summary:
 
     def add(self, row: Mapping[str, Any]) -> None:
         outcomes = {o["outcome"] for o in row["policies"]}
-        flags = {
-            "objects": 1,
-            "allowed": int(bool(row["allowed"])),
-            "denied": int(not row["allowed"]),
-            "warned": int(bool(row["warnings"])),
-            "audited": int("audited" in outcomes),
-            # a policy error, or a refusal no policy explains (an invalid object, a CRD schema error)
-            "errors": int("error" in outcomes or (not row["allowed"] and "denied" not in outcomes)),
-        }
+        allowed = 1 if row["allowed"] else 0
+        warned = 1 if row["warnings"] else 0
+        audited = 1 if "audited" in outcomes else 0
+        # a policy error, or a refusal no policy explains (an invalid object, a CRD schema error)
+        errors = 1 if "error" in outcomes or (not allowed and "denied" not in outcomes) else 0
         self.total += 1
-        self.allowed += flags["allowed"]
-        self.denied += flags["denied"]
-        self.warned += flags["warned"]
-        self.audited += flags["audited"]
-        self.errors += flags["errors"]
+        self.allowed += allowed
+        self.denied += 1 - allowed
+        self.warned += warned
+        self.audited += audited
+        self.errors += errors
         for groups, key in ((self.namespaces, row["namespace"]), (self.kinds, row["kind"])):
-            group = groups.setdefault(key, _group())
-            for name, value in flags.items():
-                group[name] += value
+            group = groups.get(key)
+            if group is None:
+                group = groups[key] = _group()
+            group["objects"] += 1
+            group["allowed"] += allowed
+            group["denied"] += 1 - allowed
+            group["warned"] += warned
+            group["audited"] += audited
+            group["errors"] += errors
         seen: set[tuple[str, str]] = set()
         for outcome in row["policies"]:
             key, result = policy_key(outcome), outcome["outcome"]
             if (key, result) in seen:
                 continue
             seen.add((key, result))
-            entry = self._entry(key, outcome["kind"])
+            entry = self.policies.get(key)
+            if entry is None:
+                entry = self._entry(key, outcome["kind"])
             entry[result] = entry.get(result, 0) + 1
-            if result not in ("admitted",):
+            if result != "admitted":
                 examples = entry["examples"].setdefault(result, [])
                 if len(examples) < EXAMPLES_PER_POLICY:
                     examples.append({"index": row["index"], "object": label(row), "message": outcome["message"]})

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from lark import Tree
 
 from evaluator.cel import operators as ops
 from evaluator.cel.errors import CELEvalError
 from evaluator.cel.nodes import Node, const_node, first_token
 from evaluator.cel.runtime import Ctx
-from evaluator.cel.types import DYN, Type, join, list_of, map_of
-from evaluator.cel.values import Optional
-from evaluator.cel.closures import key_repr
+from evaluator.cel.types import DYN, FREE, Type, join, list_of, map_of
+from evaluator.cel.values import MixedKeyMap, Optional, map_delete, map_put
 
 
 def flatten(t: Tree | None, rule: str) -> list[Tree]:
@@ -80,10 +81,11 @@ def homogeneous(c, items: list[tuple[Node, Type, Tree]]) -> Type:
         joined = join(current, t)
         if joined is None:
             if c.env.check and c.env.homogeneous_literals and c.exempt_depth == 0:
-                raise c.fail(f"expected type '{current}' but found '{t}'", first_token(tree))
+                shown = f"expected type '{current}' but found '{t}'".replace("null_type", "null")
+                raise c.fail(shown, first_token(tree))
             return DYN
         current = joined
-    return current or DYN
+    return current or FREE  # an empty literal's element: a type variable later uses bind
 
 
 def compile_map(c, t: Tree) -> Node:
@@ -103,9 +105,9 @@ def compile_map(c, t: Tree) -> Node:
             raise c.fail(f"unsupported map key type: {k.type}", first_token(trees[0]))
     fns = [(k.fn, v.fn, opt) for k, v, opt, _ in entries]
 
-    def make_map(ctx: Ctx) -> dict:
+    def make_map(ctx: Ctx) -> Mapping:
         ctx.cost += 30
-        out: dict = {}
+        out: dict | MixedKeyMap = {}
         for kf, vf, opt in fns:
             key = kf(ctx)
             ops.check_map_key(key)
@@ -114,11 +116,10 @@ def compile_map(c, t: Tree) -> Node:
                 if type(value) is not Optional:
                     raise CELEvalError("no such overload")
                 if not value.has_value:
+                    map_delete(out, key)  # cel-go's evalMap deletes the key an earlier entry set
                     continue
                 value = value.value
-            if ops.map_lookup(out, key)[0]:
-                raise CELEvalError(f"Failed with repeated key: {key_repr(key)}")
-            out[key] = value
+            out = map_put(out, key, value)  # as cel-go: a repeated key keeps its last value, no error
         return out
 
     node = Node(make_map, map_of(key_type, val_type))

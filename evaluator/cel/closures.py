@@ -141,8 +141,16 @@ def relative_attribute(tf: Fn) -> Fn:
 
 
 def make_select(tf: Fn, field: str, alt: str | None, optional: bool) -> Fn:
-    def select(ctx: Ctx) -> Any:
-        obj = tf(ctx)
+    """`tf.field` (`tf.?field` when optional). A chain of plain selects (`object.spec.template`) becomes one
+    closure that walks plain dicts directly, charging one unit a step as the steps would; at the first step
+    that is not a plain present key it goes on step by step (same values, errors and cost)."""
+    steps = ((field, alt),)
+    base = tf
+    chain = getattr(tf, "_select_chain", None)
+    if chain is not None and not optional:
+        base, steps = chain[0], chain[1] + steps
+
+    def select_step(ctx: Ctx, obj: Any, field: str, alt: str | None, optional: bool) -> Any:
         ctx.cost += 1
         if type(obj) is Optional:
             if not obj.has_value:
@@ -156,6 +164,26 @@ def make_select(tf: Fn, field: str, alt: str | None, optional: bool) -> Fn:
             return _qualify_other(inner, field, False)
         return _select_value(obj, field, alt, optional)
 
+    if optional:
+
+        def select_optional(ctx: Ctx) -> Any:
+            return select_step(ctx, tf(ctx), field, alt, True)
+
+        return select_optional
+
+    def select(ctx: Ctx) -> Any:
+        obj = base(ctx)
+        for i, (name, alt_name) in enumerate(steps):
+            if type(obj) is dict and name in obj:
+                ctx.cost += 1
+                obj = obj[name]
+                continue
+            for name, alt_name in steps[i:]:
+                obj = select_step(ctx, obj, name, alt_name, False)
+            return obj
+        return obj
+
+    select._select_chain = (base, steps)  # type: ignore[attr-defined]
     return select
 
 

@@ -137,7 +137,12 @@ class Compiler:
                 return bf(ctx)
             raise CELEvalError("no such overload")
 
-        return Node(ternary, join(a.type, b.type) or DYN, attribute=True)
+        result = join(a.type, b.type)
+        if result is None and self.env.check:
+            # cel-go types `_?_:_` as (bool, A, A) -> A: the branches must unify (`'x' : null` does not).
+            shown = ", ".join(str(o.type) for o in (cond, a, b))
+            raise self.fail(f"found no matching overload for '_?_:_' applied to '({_checked(shown)})'", qmark)
+        return Node(ternary, result or DYN, attribute=True)
 
     def _chain(self, t: Tree, rule: str) -> tuple[list[Node], Token]:
         terms: list[Tree] = []

@@ -17,7 +17,7 @@ from evaluator.cel.errors import CELEvalError
 from evaluator.cel.nodes import Node, first_token
 from evaluator.cel.runtime import Ctx
 from evaluator.cel.types import BOOL, DYN, INT, Type, list_of, map_of, optional_of
-from evaluator.cel.values import LIST_TYPES, OPTIONAL_NONE, Optional
+from evaluator.cel.values import LIST_TYPES, OPTIONAL_NONE, MixedKeyMap, Optional, map_insert
 
 _PASS = {
     "expr",
@@ -289,6 +289,15 @@ def _compile_filter(c, target_tree: Tree, args: list[Tree], at) -> Any:
 _TRANSFORM_STEP_COST = {"transformList": 12, "transformMap": 3, "transformMapEntry": 2}
 
 
+def _go_value(key: Any) -> str:
+    """fmt's %v of a CEL map key as cel-go holds it (types.Bool, Int, Uint, String)."""
+    if type(key) is bool:
+        return "true" if key else "false"
+    if isinstance(key, int):
+        return str(int(key))
+    return str(key)
+
+
 def _compile_transform(kind: str) -> Callable:
     def compile_transform(c, target_tree: Tree, args: list[Tree], at) -> Any:
         names = _iteration_vars(c, args[0], args[1])
@@ -298,11 +307,15 @@ def _compile_transform(kind: str) -> Callable:
             body = c.compile(args[-1])
         tf, bf = target.fn, body.fn
         pf = pred.fn if pred is not None else None
+        if kind == "transformMapEntry" and c.env.check and not body.type.is_dyn and body.type.name != "map":
+            # cel-go's step is `@mapInsert(__result__, e)`, declared for (map(K, V), map(K, V)) only.
+            shown = f"(map(dyn, dyn), {body.type})".replace("null_type", "null")
+            raise c.fail(f"found no matching overload for '@mapInsert' applied to '{shown}'", at)
 
         def transform(ctx: Ctx) -> Any:
             rng = _iterate(tf(ctx), True)
             out_list: list = []
-            out_map: dict = {}
+            out_map: dict | MixedKeyMap = {}
             for k, v in rng:
                 ctx.slots[s0], ctx.slots[s1] = k, v
                 _tick(ctx, 0)
@@ -317,14 +330,14 @@ def _compile_transform(kind: str) -> Callable:
                 if kind == "transformList":
                     out_list.append(result)
                 elif kind == "transformMap":
-                    out_map[k] = result
+                    out_map = map_insert(out_map, k, result)
                 else:
                     if not isinstance(result, Mapping):
                         raise CELEvalError("no such overload")
                     for rk, rv in result.items():
                         if ops.map_lookup(out_map, rk)[0]:
-                            raise CELEvalError(f"insert failed: key {rk} already exists")
-                        out_map[rk] = rv
+                            raise CELEvalError(f"insert failed: key {_go_value(rk)} already exists")
+                        out_map = map_insert(out_map, rk, rv)
             ctx.cost += 1  # the result read of __result__
             return out_list if kind == "transformList" else out_map
 

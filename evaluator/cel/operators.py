@@ -20,6 +20,7 @@ from evaluator.cel.values import (
     UINT64_MAX,
     Duration,
     MapList,
+    MixedKeyMap,
     SetList,
     Timestamp,
     UInt,
@@ -57,7 +58,7 @@ def equals(a: Any, b: Any) -> bool:
             return _map_list_equals(a, b)
         return len(a) == len(b) and all(equals(x, y) for x, y in zip(a, b))
     if ta is tb:
-        if ta is dict:
+        if ta is dict or ta is MixedKeyMap:
             return _map_equals(a, b)
         return a == b
     if isinstance(a, Mapping) and isinstance(b, Mapping):
@@ -127,11 +128,16 @@ def map_lookup(m: Mapping, key: Any) -> tuple[bool, Any]:
             return False, None
         key = int(key)
         tk = int
-    if tk is int or tk is UInt:
+    if tk is int or tk is UInt:  # the key's own type first, then the other (cel-go's refValMap Find)
+        other = None
         for k, v in m.items():
-            if (type(k) is int or type(k) is UInt) and k == key:
-                return True, v
-        return False, None
+            tkk = type(k)
+            if (tkk is int or tkk is UInt) and k == key:
+                if tkk is tk:
+                    return True, v
+                if other is None:
+                    other = (v,)
+        return (True, other[0]) if other is not None else (False, None)
     if tk is str or tk is bytes or key is None:
         try:
             v = m[key]

@@ -87,6 +87,19 @@ class Program:
                 budget.remaining -= ctx.cost
         return Evaluation(value, ctx.cost)
 
+    def evaluate_plain(self, activation: Mapping[str, Any]) -> tuple[Any, int] | None:
+        """(value, cost) as `evaluate` with no shared budget and the default timeout, or None where `evaluate`
+        would raise: the hot path's entry, which leaves the wording of errors to `evaluate`."""
+        limit = self.env.cost_limit
+        ctx = Ctx(activation, self._nslots, limit, time.monotonic() + DEFAULT_TIMEOUT)
+        try:
+            value = self._fn(ctx)
+        except (CELEvalError, _Abort, RecursionError):
+            return None
+        if ctx.cost > limit:
+            return None
+        return value, ctx.cost
+
 
 _CACHE: "OrderedDict[tuple, Program]" = OrderedDict()
 _CACHE_SIZE = 4096

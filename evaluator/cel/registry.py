@@ -120,6 +120,12 @@ class Registry:
         self._functions.setdefault(name, []).append(overload)
         return overload
 
+    def extended(self) -> "Registry":
+        """A copy to declare more overloads in (e.g. a test's own functions), leaving this one as it is."""
+        copy = Registry()
+        copy._functions = {name: list(overloads) for name, overloads in self._functions.items()}
+        return copy
+
     def overloads(self, name: str) -> list[Overload]:
         return self._functions.get(name, [])
 

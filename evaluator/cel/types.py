@@ -37,7 +37,20 @@ class Type:
         return f"{self.name}({', '.join(str(p) for p in self.params)})"
 
 
+class FreeType(Type):
+    """A type variable nothing has bound yet: the element of `[]`, the `T` of `optional.none()`.
+
+    cel-go's checker gives such expressions a fresh type variable that later unification binds (so
+    `[[], [1]]` is `list(list(int))`) and that the final substitution turns into `dyn`. It prints and
+    behaves as `dyn` everywhere except in `join` and `assignable`, where it takes the other side's type.
+    """
+
+    def __init__(self) -> None:
+        super().__init__("dyn")
+
+
 DYN = Type("dyn")
+FREE = FreeType()
 INT, UINT, DOUBLE, BOOL, STRING, BYTES = (Type(n) for n in ("int", "uint", "double", "bool", "string", "bytes"))
 NULL = Type("null_type")
 TIMESTAMP = Type("google.protobuf.Timestamp")
@@ -84,20 +97,25 @@ def split_top_level(text: str) -> list[str]:
 
 
 def assignable(param: Type, arg: Type, bindings: dict[str, Type]) -> bool:
-    """Whether a value of static type `arg` may be passed where `param` is declared (binding type params)."""
+    """Whether a value of static type `arg` may be passed where `param` is declared (binding type params).
+
+    A type parameter bound before keeps the more general of its substitution and the new argument
+    (cel-go's isValidTypeSubstitution and mostGeneral), so `(bool, A, A)` takes `(bool, int, dyn)` as dyn.
+    """
     if param.name == "dyn" or (arg.name == "dyn" and not param.is_param):
         return True
     if param.is_param:
         bound = bindings.get(param.name)
-        if bound is None or bound.is_param:
+        if bound is None or bound.is_param or type(bound) is FreeType:
             bindings[param.name] = arg
             return True
-        if bound.name == "dyn":  # cel-go keeps the more general substitution (mostGeneral)
+        if type(arg) is FreeType:
             return True
-        if arg.name == "dyn":
-            bindings[param.name] = DYN
-            return True
-        return assignable(bound, arg, bindings) or assignable(arg, bound, {})
+        joined = join(bound, arg)
+        if joined is None:
+            return False
+        bindings[param.name] = joined
+        return True
     if arg.is_param:
         return True
     if param.name == "null_type" or arg.name == "null_type":
@@ -117,33 +135,78 @@ def assignable(param: Type, arg: Type, bindings: dict[str, Type]) -> bool:
 
 def legacy_nullable(t: Type) -> bool:
     """cel-go's checker lets `null` stand for a struct, opaque, timestamp or duration value (isLegacyNullable)."""
-    if getattr(t, "is_struct", False) or t.name in ("google.protobuf.Timestamp", "google.protobuf.Duration", "any"):
+    if getattr(t, "is_struct", False) or t.name in (
+        "google.protobuf.Timestamp",
+        "google.protobuf.Duration",
+        "any",
+        "optional_type",
+    ):
         return True
     last = t.name.rsplit(".", 1)[-1]
     return not t.params and not t.is_param and "." in t.name and any(c.isupper() for c in last)
 
 
 def substitute(t: Type, bindings: Mapping[str, Type]) -> Type:
+    """`t` with its type parameters replaced; an unbound one stays free (cel-go: typeParamToDyn=false)."""
     if t.is_param:
-        return bindings.get(t.name, DYN)
+        return bindings.get(t.name, FREE)
     if not t.params:
         return t
     return Type(t.name, tuple(substitute(p, bindings) for p in t.params))
 
 
 def join(a: Type, b: Type) -> Type | None:
-    """The common type of two aggregate elements, or None when they differ (cel-go's homogeneity rule)."""
-    if a == b:
-        return a
+    """The common type of two values one expression may yield, or None when neither is assignable to the other.
+
+    cel-go's joinTypes: `isAssignable(a, b)` then `mostGeneral(a, b)`. A free type variable takes the other
+    side's type; `dyn` wins over anything (`[1, dyn(2)]` is `list(dyn)`); `null` joins only a type that
+    may be null (struct, opaque such as optional, timestamp, duration), and then the later type wins, as
+    mostGeneral picks its second argument when the first is not less specific.
+    """
+    bound = _bind(a, b)
+    if bound is None:
+        return None
+    a, b = bound
+    return a if _less_specific(a, b) else b
+
+
+def _bind(a: Type, b: Type) -> tuple[Type, Type] | None:
+    """`a` and `b` with each free variable replaced by its counterpart, or None when they do not unify."""
+    if type(a) is FreeType:
+        return b, b
+    if type(b) is FreeType:
+        return a, a
     if a.is_dyn or b.is_dyn:
-        return a if b.is_dyn else b
+        return a, b
     if a.name == "null_type" or b.name == "null_type":
-        return b if a.name == "null_type" else a
-    if a.name == b.name and len(a.params) == len(b.params):
-        params = [join(x, y) for x, y in zip(a.params, b.params)]
-        if all(p is not None for p in params):
-            return Type(a.name, tuple(params))  # type: ignore[arg-type]
-    return None
+        other = b if a.name == "null_type" else a
+        return (a, b) if other.name == "null_type" or legacy_nullable(other) else None
+    if a.name != b.name:
+        return None
+    if not a.params or not b.params or a.name == "type":  # type values unify whatever type they denote
+        return a, b
+    if len(a.params) != len(b.params):
+        return None
+    pairs = [_bind(x, y) for x, y in zip(a.params, b.params)]
+    if any(p is None for p in pairs):
+        return None
+    return (
+        Type(a.name, tuple(p[0] for p in pairs)),  # type: ignore[index]
+        Type(b.name, tuple(p[1] for p in pairs)),  # type: ignore[index]
+    )
+
+
+def _less_specific(a: Type, b: Type) -> bool:
+    """cel-go's isEqualOrLessSpecific: `a` matches `b` using dyn (or type parameters)."""
+    if a.is_dyn:
+        return True
+    if b.is_dyn:
+        return False
+    if a.name != b.name:
+        return False
+    if a.name == "type":
+        return True
+    return len(a.params) == len(b.params) and all(_less_specific(x, y) for x, y in zip(a.params, b.params))
 
 
 def _is_int(v: Any) -> bool:

@@ -23,7 +23,110 @@ class UInt(int):
         return f"{int(self)}u"
 
 
+class MixedKeyMap(Mapping):
+    """A CEL map holding both a bool key and a numeric key that Python deems equal (`true` and `1`).
+
+    A dict would merge them (True == 1), where CEL keeps `true`, `1` (and `1u`, `1.0`, which are the same
+    numeric key) apart. Map literals switch to this class only on such a collision, so every other map
+    stays a plain dict; lookups match a bool only with a bool and numbers only with numbers.
+    """
+
+    __slots__ = ("_pairs",)
+
+    def __init__(self, pairs: list[tuple[Any, Any]]):
+        self._pairs = pairs
+
+    def __getitem__(self, key: Any) -> Any:
+        """The entry of exactly this key (type and value), else of an equal number of the other integer type."""
+        is_bool = type(key) is bool
+        other = None
+        for k, v in self._pairs:
+            if type(k) is type(key) and k == key:
+                return v
+            if other is None and type(k) is not str and (type(k) is bool) == is_bool and k == key:
+                other = (v,)
+        if other is not None:
+            return other[0]
+        raise KeyError(key)
+
+    def index(self, key: Any) -> int | None:
+        """Where exactly this key (type and value) is, or None."""
+        for i, (k, _) in enumerate(self._pairs):
+            if type(k) is type(key) and k == key:
+                return i
+        return None
+
+    def put(self, key: Any, value: Any) -> None:
+        i = self.index(key)
+        if i is None:
+            self._pairs.append((key, value))
+        else:
+            self._pairs[i] = (key, value)
+
+    def remove(self, key: Any) -> None:
+        i = self.index(key)
+        if i is not None:
+            del self._pairs[i]
+
+    def add(self, key: Any, value: Any) -> None:
+        """Append an entry (the caller has checked that the key is new)."""
+        self._pairs.append((key, value))
+
+    def __iter__(self):
+        return (k for k, _ in self._pairs)
+
+    def __len__(self) -> int:
+        return len(self._pairs)
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(f"{k!r}: {v!r}" for k, v in self._pairs) + "}"
+
+
+def _stored_key(out: dict, key: Any) -> Any:
+    """The key object a dict holds for `key` (Python finds `1` for `true`, `1u` for `1`)."""
+    for k in out:
+        if k == key and type(k) is not str:
+            return k
+    return key
+
+
+def map_insert(out: "dict | MixedKeyMap", key: Any, value: Any) -> "dict | MixedKeyMap":
+    """Add a new key to a map under construction; a dict becomes a MixedKeyMap when a dict would merge it."""
+    if type(out) is dict:
+        if key not in out:
+            out[key] = value
+            return out
+        out = MixedKeyMap(list(out.items()))
+    out.add(key, value)
+    return out
+
+
+def map_put(out: "dict | MixedKeyMap", key: Any, value: Any) -> "dict | MixedKeyMap":
+    """cel-go's map literal (`entries[k] = v`): the same key (type and value) again replaces its value; keys
+    CEL tells apart but a dict would merge (`true` and `1`, `1` and `1u`) stay two entries."""
+    if type(out) is dict:
+        if key not in out or type(key) is str or type(_stored_key(out, key)) is type(key):
+            out[key] = value
+            return out
+        out = MixedKeyMap(list(out.items()))
+    out.put(key, value)
+    return out
+
+
+def map_delete(out: "dict | MixedKeyMap", key: Any) -> None:
+    """cel-go's `delete(entries, k)` for an absent optional entry: only exactly this key goes."""
+    if type(out) is dict:
+        if key in out and (type(key) is str or type(_stored_key(out, key)) is type(key)):
+            del out[key]
+    else:
+        out.remove(key)
+
+
 __all__ = [
+    "MixedKeyMap",
+    "map_insert",
+    "map_put",
+    "map_delete",
     "UInt",
     "Timestamp",
     "Duration",

@@ -26,6 +26,7 @@ from evaluator.cel.registry import REGISTRY, Overload, Registry
 OLDEST_MINOR, NEWEST_MINOR = 28, 37
 SUPPORTED_VERSIONS = tuple(f"1.{minor}" for minor in range(OLDEST_MINOR, NEWEST_MINOR + 1))
 NEWEST = SUPPORTED_VERSIONS[-1]
+_CANONICAL = frozenset(SUPPORTED_VERSIONS)
 
 _MODULE_GATES = {"optional": 28, "quantity": 28, "sets": 29, "ip": 30, "cidr": 30, "format": 31, "semver": 33}
 _NAME_GATES = {
@@ -68,6 +69,8 @@ _active: contextvars.ContextVar[str | None] = contextvars.ContextVar("kubernetes
 
 def parse_version(version: object) -> str:
     """ "1.31", "v1.31" or "1.31.2" as "1.31"; ValueError naming the supported range otherwise."""
+    if type(version) is str and version in _CANONICAL:  # already parsed (every request re-enters simulating)
+        return version
     match = _VERSION.fullmatch(str(version).strip()) if isinstance(version, str) else None
     if match is None or not OLDEST_MINOR <= int(match.group(1)) <= NEWEST_MINOR:
         raise ValueError(

@@ -90,6 +90,7 @@ def typecheck(
     warnings, server_issues = _server_warnings(spec, server_envs)
     diagnostics = _notes(policy, matched, kinds, param_gvk, param_type)
     diagnostics += _diagnostics(spec, kinds, has_params, param_type, variables, server_issues)
+    diagnostics = _preserved_fields_note(diagnostics, param_gvk, param_type, crds) + diagnostics
     status: dict = {"typeChecking": {}}
     if warnings:
         status["typeChecking"]["expressionWarnings"] = warnings
@@ -305,6 +306,29 @@ def _notes(policy, matched, kinds, param_gvk, param_type) -> list[dict]:
                 )
             )
     return notes
+
+
+def _preserved_fields_note(diagnostics: list[dict], param_gvk: GVK, param_type, crds) -> list[dict]:
+    """Why `params.x` is an undefined field although the param object has x: the paramKind's schema keeps
+    unknown fields (x-kubernetes-preserve-unknown-fields), which SchemaDeclType ignores, so only declared
+    properties are typed. The server warns the same; the note says how to fix it."""
+    if param_type is None or param_type.origin != "crd" or param_type.type is None:
+        return []
+    if not any(d["code"] == "undefined-field" and d["severity"] == "warning" for d in diagnostics):
+        return []
+    resolved = schemas.resolve(param_gvk.group, param_gvk.version, param_gvk.kind, crds)
+    root = resolved.root if resolved is not None else None
+    if not isinstance(root, Mapping) or root.get("x-kubernetes-preserve-unknown-fields") is not True:
+        return []
+    return [
+        _note(
+            "spec.paramKind",
+            "params-preserved-fields",
+            f"{gvk_text(param_gvk)}: its schema preserves unknown fields, but CEL types only the declared "
+            "properties (x-kubernetes-preserve-unknown-fields is ignored), so the API server warns about any "
+            "other `params` field too: declare the fields the policy reads in the CustomResourceDefinition",
+        )
+    ]
 
 
 def _note(field_ref: str, code: str, message: str) -> dict:

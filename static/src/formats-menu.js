@@ -27,6 +27,7 @@ export function installFormatsMenu({ projectId, onError }) {
         .finally(() => { input.value = ""; });
     });
   }
+  keepPanelInView(document.getElementById("formats-menu"));
   const links = document.getElementById("export-links");
   if (links && projectId) {
     for (const link of links.querySelectorAll("a[data-export]")) {
@@ -34,4 +35,16 @@ export function installFormatsMenu({ projectId, onError }) {
     }
     links.hidden = false;
   }
+}
+
+/** The panel opens towards the page from wherever the toolbar's wrapping put the button: it starts at the
+ *  button's left edge, and ends at its right edge instead when that would run past the viewport. */
+function keepPanelInView(menu) {
+  const panel = menu?.querySelector(".menu-panel");
+  if (!panel) return;
+  menu.addEventListener("toggle", () => {
+    menu.classList.remove("opens-left");
+    if (!menu.open || getComputedStyle(panel).position === "fixed") return;
+    if (panel.getBoundingClientRect().right > document.documentElement.clientWidth) menu.classList.add("opens-left");
+  });
 }

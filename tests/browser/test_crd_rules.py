@@ -111,6 +111,15 @@ def test_crd_rules_complete_mark_and_show_their_cost(page, api, open_project, sc
         "estimated cost 6,291,453: within the per-rule limit of 10,000,000", timeout=30_000
     )
     # The schema root (line 14) carries the CRD's total; each rule its own, over the rule's text.
+    # The rules' markers and the total may arrive in separate updates: wait for the total's.
+    page.wait_for_function(
+        """([panel]) => {
+          const row = document.querySelector(panel).querySelectorAll(".cm-content .cm-line")[13];
+          return row && [...row.querySelectorAll(".cm-lintRange-info")].map((m) => m.textContent).join("") !== "";
+        }""",
+        arg=[panel],
+        timeout=30_000,
+    )
     first = marker(page, panel, "info")
     assert (first["line"], first["text"]) == (14, "openAPIV3Schema:"), first
     assert _marked(page, panel, BAD_LINE, "info") == "self.replicas <= self.maxReplicas"

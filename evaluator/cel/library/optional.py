@@ -17,7 +17,7 @@ def of(v: Any) -> Optional:
     return Optional(v)
 
 
-@function("optional.none() -> optional_type(dyn)")
+@function("optional.none() -> optional_type(T)")
 def none() -> Optional:
     return OPTIONAL_NONE
 

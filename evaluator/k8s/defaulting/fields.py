@@ -88,15 +88,45 @@ def join(path: str, key: str, index: int | None = None) -> str:
 
 
 def clone(value: Any) -> Any:
-    """A copy of JSON-like data (dicts and lists copied, scalars shared): much faster than copy.deepcopy."""
+    """A copy of JSON-like data (dicts and lists copied, scalars shared): much faster than copy.deepcopy.
+    Other mappings become dicts. Scalars are returned without a call (most leaves are scalars)."""
     kind = type(value)
-    if kind is dict:
-        return {k: clone(v) for k, v in value.items()}
+    if kind is dict or (kind is not list and isinstance(value, dict)):
+        return _clone_dict(value)
     if kind is list:
-        return [clone(v) for v in value]
-    if isinstance(value, dict):
-        return {k: clone(v) for k, v in value.items()}
+        return _clone_list(value)
     return value
+
+
+def _clone_dict(value: dict) -> dict:
+    out = {}
+    for key, item in value.items():
+        kind = type(item)
+        if kind is dict:
+            item = _clone_dict(item)
+        elif kind is list:
+            item = _clone_list(item)
+        elif kind not in _SCALARS and isinstance(item, dict):
+            item = _clone_dict(item)
+        out[key] = item
+    return out
+
+
+def _clone_list(value: list) -> list:
+    out = []
+    for item in value:
+        kind = type(item)
+        if kind is dict:
+            item = _clone_dict(item)
+        elif kind is list:
+            item = _clone_list(item)
+        elif kind not in _SCALARS and isinstance(item, dict):
+            item = _clone_dict(item)
+        out.append(item)
+    return out
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 Defaulter = Callable[[dict, Recorder], None]

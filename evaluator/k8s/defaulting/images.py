@@ -7,6 +7,7 @@ alone, or a reference that does not parse) IfNotPresent.
 
 from __future__ import annotations
 
+import functools
 import re
 
 _COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
@@ -24,6 +25,12 @@ def image_tag(image: object) -> str:
     """The tag the kubelet would pull: "" when the reference does not parse or has only a digest."""
     if not isinstance(image, str):
         return ""
+    return _tag_of(str(image))
+
+
+@functools.lru_cache(maxsize=4096)
+def _tag_of(image: str) -> str:
+    """image_tag of a string, remembered: a cluster runs few distinct images."""
     match = _REFERENCE.fullmatch(image)
     if match is None or len(match.group("name")) > _NAME_TOTAL_LENGTH_MAX:
         return ""

@@ -20,7 +20,9 @@ from evaluator.admission.yaml_aliases import safe_load
 from jmespath import functions as jfunctions
 
 from . import golayout, wildcard
-from .units import parse_duration, parse_quantity
+from evaluator.cel.library import quantity as k8s_quantity
+
+from .units import parse_duration
 
 
 class FunctionError(Exception):
@@ -119,34 +121,63 @@ def _go_duration_string(ns: int) -> str:
 
 
 class _Operand:
-    """Arithmetic operand: number, quantity or duration (pkg/engine/jmespath/arithmetic.go)."""
+    """Arithmetic operand (arithmetic.go parseArithemticOperands): a number, else a string that parses as a
+    resource.Quantity, else as a Go duration (so "12" is a quantity and "12s" a duration)."""
 
     def __init__(self, name: str, v: object, idx: int) -> None:
-        self.kind = None
+        self.kind: str | None = None
+        self.value: Any = None
         if _is_num(v):
-            self.kind, self.value = "num", v
+            self.kind, self.value = "num", float(v)  # type: ignore[arg-type]
         elif isinstance(v, str):
-            d = parse_duration(v)
-            q = parse_quantity(v)
-            if d is not None and v != "0":
-                self.kind, self.value = "dur", d
-            elif q is not None:
-                self.kind, self.value = "qty", q
+            try:
+                self.kind, self.value = "qty", k8s_quantity.parse_quantity(v)
+            except k8s_quantity.QuantityError:
+                d = parse_duration(v)
+                if d is not None:
+                    self.kind, self.value = "dur", d
         if self.kind is None:
-            raise _fmt(name, f"argument #{idx + 1} is not of type Quantity, Duration or Number")
+            raise _fmt(name, "invalid operands")
 
 
 def _arith(name: str, args: list) -> tuple[_Operand, _Operand]:
-    return _Operand(name, args[0], 0), _Operand(name, args[1], 1)
+    first, second = _Operand(name, args[0], 0), _Operand(name, args[1], 1)
+    return first, second
 
 
-def _qty_str(q) -> str:
-    if q.denominator == 1:
-        return str(q.numerator)
-    for suffix, f in (("m", 1000), ("u", 10**6), ("n", 10**9)):
-        if (q * f).denominator == 1:
-            return f"{(q * f).numerator}{suffix}"
-    return str(float(q))
+def _go_g(f: float) -> str:
+    """fmt's %v of a float64 (strconv 'g', shortest): what Kyverno feeds ParseQuantity for a scalar."""
+    if f == math.trunc(f) and abs(f) < 1e21:
+        return str(int(f))
+    return repr(f)
+
+
+def _go_g_verb(f: float) -> str:
+    """fmt's %g of a float64: shortest digits, exponent form from 1e21 (Go's threshold)."""
+    if math.isnan(f):
+        return "NaN"
+    if math.isinf(f):
+        return "+Inf" if f > 0 else "-Inf"
+    return _go_g(f)
+
+
+def _scalar_quantity(name: str, f: float) -> k8s_quantity.Quantity:
+    try:
+        return k8s_quantity.parse_quantity(_go_g(f))
+    except k8s_quantity.QuantityError as err:
+        raise FunctionError(str(err)) from None
+
+
+def _seconds(ns: int) -> float:
+    """time.Duration.Seconds: whole seconds plus the float of the nanosecond rest."""
+    sec, nsec = int(ns / 1_000_000_000), ns - int(ns / 1_000_000_000) * 1_000_000_000
+    return float(sec) + nsec / 1e9
+
+
+def _go_trunc_mod(a: int, b: int) -> int:
+    """Go's `%` on integers: the remainder has the dividend's sign."""
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
 
 
 def _add(name: str, a: _Operand, b: _Operand, sign: int = 1) -> object:
@@ -155,7 +186,8 @@ def _add(name: str, a: _Operand, b: _Operand, sign: int = 1) -> object:
     if a.kind == b.kind == "dur":
         return _go_duration_string(a.value + sign * b.value)
     if a.kind == b.kind == "qty":
-        return _qty_str(a.value + sign * b.value)
+        total = a.value.add(b.value) if sign > 0 else a.value.sub(b.value)
+        return k8s_quantity.canonical_string(total)
     raise _fmt(name, "Types mismatch")
 
 
@@ -241,49 +273,81 @@ def _multiply(a):
     x, y = _arith("multiply", a)
     if x.kind == y.kind == "num":
         return x.value * y.value
-    if x.kind == "num" or y.kind == "num":
-        q, n = (x, y) if y.kind == "num" else (y, x)
-        if q.kind == "dur":
-            return _go_duration_string(int(q.value * n.value))
-        return _qty_str(q.value * n.value)
-    raise _fmt("multiply", "Types mismatch")
+    if x.kind == "num" and y.kind != "num":
+        x, y = y, x  # scalar * quantity|duration is quantity|duration * scalar
+    if y.kind != "num":
+        raise _fmt("multiply", "Types mismatch")
+    if x.kind == "dur":
+        return _go_duration_string(int(_seconds(x.value) * y.value * 1e9))
+    q = _scalar_quantity("multiply", y.value)
+    product = k8s_quantity.Quantity(x.value.unscaled * q.unscaled, x.value.scale + q.scale, True, x.value.format)
+    return k8s_quantity.canonical_string(product)
 
 
 def _divide(a):
     x, y = _arith("divide", a)
+    if x.kind == y.kind == "num":
+        if y.value == 0:
+            raise _fmt("divide", "Zero divisor passed")
+        return x.value / y.value
+    if x.kind == y.kind == "qty":
+        divisor = y.value.as_approximate_float()
+        if divisor == 0:
+            raise _fmt("divide", "Zero divisor passed")
+        return x.value.as_approximate_float() / divisor
+    if x.kind == y.kind == "dur":
+        if _seconds(y.value) == 0:
+            raise _fmt("divide", "Zero divisor passed")
+        return _seconds(x.value) / _seconds(y.value)
+    if y.kind != "num" or x.kind == "num":
+        raise _fmt("divide", "Types mismatch")
     if y.value == 0:
         raise _fmt("divide", "Zero divisor passed")
-    if x.kind == y.kind:
-        return float(x.value) / float(y.value)
-    if y.kind == "num":
-        if x.kind == "dur":
-            return _go_duration_string(int(x.value / y.value))
-        return _qty_str(x.value / Fraction(y.value))
-    raise _fmt("divide", "Types mismatch")
+    if x.kind == "dur":
+        return _go_duration_string(int(_seconds(x.value) / y.value * 1e9))
+    # inf.Dec QuoRound(dividend, divisor, max of both scales, RoundDown)
+    q = _scalar_quantity("divide", y.value)
+    scale = max(-x.value.scale, -q.scale)
+    exact = x.value.exact() / q.exact() * Fraction(10) ** scale
+    quotient = k8s_quantity.Quantity(math.trunc(exact), -scale, True, x.value.format)
+    return k8s_quantity.canonical_string(quotient)
 
 
 def _modulo(a):
     x, y = _arith("modulo", a)
     if x.kind != y.kind:
         raise _fmt("modulo", "Types mismatch")
-    if y.value == 0:
+    if x.kind == "dur":
+        if y.value == 0:
+            raise _fmt("modulo", "Zero divisor passed")
+        return _go_duration_string(_go_trunc_mod(x.value, y.value))
+    if x.kind == "qty":
+        f1, f2 = x.value.as_approximate_float(), y.value.as_approximate_float()
+    else:
+        f1, f2 = x.value, y.value
+    if not (math.isfinite(f1) and math.isfinite(f2)) or f1 != math.trunc(f1) or f2 != math.trunc(f2):
+        raise _fmt("modulo", "Non-integer argument(s) passed for modulo")
+    i1, i2 = int(f1), int(f2)
+    if i2 == 0:
         raise _fmt("modulo", "Zero divisor passed")
     if x.kind == "num":
-        if x.value != math.trunc(x.value) or y.value != math.trunc(y.value):
-            raise _fmt("modulo", "Non-integer argument(s) passed for modulo")
-        return float(math.fmod(int(x.value), int(y.value)))
-    if x.kind == "dur":
-        return _go_duration_string(int(math.fmod(x.value, y.value)))
-    return _qty_str(x.value - y.value * int(x.value / y.value))
+        return float(_go_trunc_mod(i1, i2))
+    remainder = k8s_quantity.Quantity(_go_trunc_mod(i1, i2), 0, False, x.value.format)
+    return k8s_quantity.canonical_string(remainder)
 
 
 def _round(a):
     v, n = _arg("round", a, 0, "Float64"), _arg("round", a, 1, "Float64")
-    if n != math.trunc(n):
+    if not math.isfinite(n) or n != math.trunc(n):
         raise _fmt("round", "Non-integer argument(s) passed for round off")
-    shift = 10 ** int(n)
+    if n < 0:  # Kyverno formats argOutOfBoundsError without its two numbers
+        raise _fmt("round", "%!d(MISSING) argument is out of bounds (%!d(MISSING))")
+    shift = math.pow(10, int(n))
     x = v * shift
-    return float(math.floor(abs(x) + 0.5) * (1 if x >= 0 else -1)) / shift
+    rounded = math.trunc(x)  # math.Round: half away from zero
+    if abs(x - rounded) >= 0.5:
+        rounded += math.copysign(1, x)
+    return rounded / shift
 
 
 def _b64decode(a):
@@ -329,8 +393,10 @@ def _lookup(a):
             raise _fmt("lookup", "argument #2 is not of type String")
         return coll.get(key)
     if isinstance(coll, list):
-        if not _is_num(key) or key != math.trunc(key):
+        if not _is_num(key):
             raise _fmt("lookup", "argument #2 is not of type Number")
+        if not math.isfinite(key) or key != math.trunc(key):  # intNumber's error, wrapped by lookup
+            raise _fmt("lookup", f"argument #2: expected an integer number but got: {_go_g_verb(float(key))}")
         i = int(key)
         return coll[i] if 0 <= i < len(coll) else None
     raise _fmt("lookup", "argument #1 is not of type Object or Array")
@@ -455,13 +521,23 @@ def _is_external_url(a):
     )
 
 
+def _with_default_registry(image: str) -> str:
+    first, slash, _ = image.partition("/")
+    has_registry = slash and ("." in first or ":" in first or first == "localhost")
+    return image if has_registry else f"docker.io/{image}"
+
+
 def _image_normalize(a):
     from .images import parse_image
 
     s = _arg("image_normalize", a, 0, "String")
     info = parse_image(s)
-    if info is None:
-        raise _fmt("image_normalize", f"bad image: {s}")
+    if info is None:  # Kyverno names the image with the default registry it tried
+        raise _fmt(
+            "image_normalize",
+            f"bad image: {_with_default_registry(s)}, defaultRegistry: docker.io, enableDefaultRegistryMutation: true: "
+            "invalid reference format",
+        )
     return info["reference"]
 
 

@@ -38,31 +38,81 @@ def compare(a: tuple, b: tuple) -> int:
     return -1 if len(pa) < len(pb) else 1
 
 
-def _expand(version: str) -> str:
-    parts = version.split("-", 1)
-    nums = parts[0].split(".")
-    nums = [("0" if n in ("x", "X", "*") else n) for n in nums]
-    while len(nums) < 3:
-        nums.append("0")
-    return ".".join(nums) + ("-" + parts[1] if len(parts) > 1 else "")
+def _flat(version: str) -> str:
+    """createVersionFromWildcard: 1.x.x and 1.x become 1.0.0."""
+    flat = version.replace(".x.x", ".x", 1).replace(".x", ".0", 1)
+    return flat + ".0" if len(flat.split(".")) == 2 else flat
+
+
+def _increment(version: str, part: int) -> str:
+    nums = version.split(".")
+    nums[part] = str(int(nums[part]) + 1)
+    for i in range(part + 1, 3):
+        nums[i] = "0"
+    return ".".join(nums)
+
+
+def _expand_wildcards(clauses: list[str]) -> list[str]:
+    """blang/semver's expandWildcardVersion: a clause with an `x` becomes one or two plain clauses.
+
+    The wildcard kind comes from the number of parts (3 parts: patch, 2: minor), as blang computes it, and
+    `!1.x.x` becomes `<1.0.0 >=1.1.0` in the same conjunction (blang's behaviour, kept).
+    """
+    out: list[str] = []
+    for clause in clauses:
+        if "x" not in clause:
+            out.append(clause)
+            continue
+        m = re.match(r"^(>=|<=|!=|==|=|!|>|<)?(.+)$", clause)
+        op, version = (m.group(1) or "", m.group(2)) if m else ("", clause)
+        parts = version.split(".")
+        kind = {3: "patch", 2: "minor"}.get(len(parts)) if parts[-1] == "x" else None
+        flat = _flat(version)
+        increment = False
+        if op == ">":
+            op, increment = ">=", True
+        elif op == "<=":
+            op, increment = "<", True
+        elif op in ("", "=", "=="):
+            out.append(">=" + flat)
+            op, increment = "<", True
+        elif op in ("!=", "!"):
+            out.append("<" + flat)
+            op, increment = ">=", True
+        target = flat
+        if increment and kind is not None:
+            try:
+                target = _increment(flat, 1 if kind == "patch" else 0)
+            except (ValueError, IndexError):
+                target = flat
+        out.append(op + target)
+    return out
+
+
+_OPS = {
+    "": lambda c: c == 0,
+    "=": lambda c: c == 0,
+    "==": lambda c: c == 0,
+    "!": lambda c: c != 0,
+    "!=": lambda c: c != 0,
+    ">": lambda c: c > 0,
+    "<": lambda c: c < 0,
+    ">=": lambda c: c >= 0,
+    "<=": lambda c: c <= 0,
+}
 
 
 def satisfies(version: str, range_text: str) -> bool:
+    """blang/semver ParseRange(range)(Parse(version)): `||` alternatives of space-separated conjunctions."""
     v = parse(version) or (0, 0, 0, ())
+    result = False
     for alternative in range_text.split("||"):
         ok = True
-        for clause in alternative.split():
-            m = re.match(r"^(>=|<=|!=|==|=|>|<)?(.+)$", clause)
-            if not m:
+        for clause in _expand_wildcards(alternative.split()):
+            m = re.match(r"^(>=|<=|!=|==|=|!|>|<)?(.+)$", clause)
+            t = parse(m.group(2)) if m else None
+            if m is None or t is None:
                 raise ValueError(f"Could not parse Range {range_text!r}")
-            op, target = m.group(1) or "=", m.group(2)
-            t = parse(_expand(target))
-            if t is None:
-                raise ValueError(f"Could not parse Range {range_text!r}")
-            c = compare(v, t)
-            ok = (
-                ok and {"=": c == 0, "==": c == 0, "!=": c != 0, ">": c > 0, "<": c < 0, ">=": c >= 0, "<=": c <= 0}[op]
-            )
-        if ok:
-            return True
-    return False
+            ok = ok and _OPS[m.group(1) or ""](compare(v, t))
+        result = result or ok
+    return result

@@ -126,10 +126,13 @@ def compile_policy(policy: Mapping[str, Any]) -> CompiledPolicy:
 
     known: set[str] = set()
 
+    compiled_variables: list[tuple[str, ex.CompiledExpression]] = []
+
     def compile_at(
         path: str, expression: Any, declared: frozenset[str], types: tuple[str, ...]
     ) -> ex.CompiledExpression:
-        compiled = ex.compile_expression(_text(expression), declared, types)
+        typed = ex.variable_types(compiled_variables)  # `variables` as the composited compiler declares it
+        compiled = ex.compile_expression(_text(expression), declared, types, typed)
         if compiled.error is None:
             undefined = undefined_variable(compiled.expression, known)
             if undefined is not None:
@@ -138,7 +141,6 @@ def compile_policy(policy: Mapping[str, Any]) -> CompiledPolicy:
             errors.append({"path": path, "expression": compiled.expression, "message": compiled.error})
         return compiled
 
-    compiled_variables = []
     for i, v in enumerate(_list(spec.get("variables"))):
         compiled_variables.append(
             (_text(v.get("name")), compile_at(f"spec.variables[{i}].expression", v.get("expression"), with_authz, ()))

@@ -9,6 +9,7 @@ its reason.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -63,6 +64,20 @@ class CompileCache:
         # only reads these values, so every request may share them.
         self.namespaces: dict[str, tuple[Any, Any]] = {}
         self._meta: dict[int, tuple[Mapping, tuple[str, list[str], str]]] = {}
+        self._bindings: dict[int, _BindingMeta] = {}
+
+    def binding_meta(self, policy: Mapping, binding: Mapping) -> _BindingMeta:
+        """What a (policy, binding) tuple's records and decisions need that no request changes."""
+        hit = self._bindings.get(id(binding))
+        if hit is not None and hit.binding is binding and hit.policy is policy:
+            return hit
+        policy_name, _, failure_policy = self.meta(policy)
+        binding_name, actions, _ = self.meta(binding)
+        spec = binding.get("spec") or {}
+        hit = self._bindings[id(binding)] = _BindingMeta(
+            policy, binding, policy_name, failure_policy, binding_name, actions, str(spec.get("policyName") or "")
+        )
+        return hit
 
     def get(self, policy: Mapping[str, Any]) -> CompiledPolicy:
         return self.tuples.compiled(policy)
@@ -75,6 +90,17 @@ class CompileCache:
         value = (name_of(doc), _actions(doc), _failure_policy(doc))
         self._meta[id(doc)] = (doc, value)
         return value
+
+
+@dataclass(frozen=True)
+class _BindingMeta:
+    policy: Mapping
+    binding: Mapping
+    policy_name: str
+    failure_policy: str
+    binding_name: str
+    actions: list[str]  # never handed out: records get a copy
+    policy_name_ref: str  # the binding's spec.policyName, as audit validation failures quote it
 
 
 def _failure_policy(policy: Mapping) -> str:
@@ -237,6 +263,8 @@ class Dispatcher:
                 out.policies.append(_record(policy, item.binding, "skipped", self.cache.meta, skipReason=item.skip))
             else:
                 self._dispatch_binding(policy, found, item.binding, item.params, request, out, collector)
+        if not collector:
+            return
         policy_name = self.cache.meta(policy)[0]
         for key, values in collector.items():
             out.audit_annotations[f"{policy_name}/{key}"] = values[0] if len(values) == 1 else ", ".join(values)
@@ -252,37 +280,42 @@ class Dispatcher:
         collector: dict[str, list[str]],
     ) -> None:
         compiled: CompiledPolicy = found.compiled
-        spec = binding.get("spec") or {}
         matched_kind = found.matched_kind
         matched_resource = found.matched_resource
         inputs = self._inputs_for(request, matched_kind, matched_resource)
-        policy_name, _, failure_policy = self.cache.meta(policy)
-        binding_name, actions, _ = self.cache.meta(binding)
+        meta = self.cache.binding_meta(policy, binding)
+        policy_name, failure_policy, binding_name, actions = (
+            meta.policy_name,
+            meta.failure_policy,
+            meta.binding_name,
+            meta.actions,
+        )
         for param in params:
-            inputs.params = _as_param_kind(param, compiled.param_kind)
+            inputs.params = None if param is None else _as_param_kind(param, compiled.param_kind)
             result = validate(compiled, inputs)
+            decisions: list[dict[str, Any]] = []
             record = {  # the keys and order of _record
                 "policy": policy_name,
                 "binding": binding_name,
-                "param": param_key(param),
+                "param": None if param is None else param_key(param),
                 "outcome": "admitted",
                 "skipReason": None,
                 "failurePolicy": failure_policy,
-                "validationActions": list(actions),
+                "validationActions": actions.copy(),
                 "error": None,
                 "matchedKind": _copy(matched_kind),
                 "matchedResource": _copy(matched_resource),
-                "decisions": [],
+                "decisions": decisions,
                 "auditAnnotations": [],
                 "trace": result.trace or None,
             }
             if result.skipped:
-                record.update(outcome="skipped", skipReason=result.skip_reason)
+                record["outcome"], record["skipReason"] = "skipped", result.skip_reason
                 out.policies.append(record)
                 continue
             outcomes = set()
             for position, decision in enumerate(result.decisions):
-                record["decisions"].append(
+                decisions.append(
                     {
                         "index": decision.index,
                         "action": decision.action,
@@ -304,7 +337,7 @@ class Dispatcher:
                         out.validation_failures.append(
                             {
                                 "message": decision.message,
-                                "policy": str(spec.get("policyName") or ""),
+                                "policy": meta.policy_name_ref,
                                 "binding": binding_name,
                                 "expressionIndex": position,
                                 "validationActions": list(actions),
@@ -336,6 +369,9 @@ class Dispatcher:
                 elif annotation.action == ERROR:
                     out.denials.append(Denial(policy_name, binding_name, annotation.error))
                     outcomes.add("error")
+            if not outcomes:  # "admitted", as the record says already
+                out.policies.append(record)
+                continue
             record["outcome"] = _outcome(outcomes)
             if "error" in outcomes or "error-ignored" in outcomes:
                 record["error"] = next((d.message for d in result.decisions if d.evaluation == "error"), None) or next(
@@ -363,9 +399,10 @@ def _truncate(value: str, limit: int) -> str:
     return encoded[:limit].decode(errors="ignore")
 
 
+_GO_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)  # json.dumps with these, made once
+
+
 def _go_json(value: Any) -> str:
     """encoding/json's compact form (Go escapes <, > and & in strings)."""
-    import json
-
-    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    text = _GO_JSON.encode(value)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

@@ -38,7 +38,7 @@ EVAL_ADMIT, EVAL_DENY, EVAL_ERROR = "admit", "deny", "error"
 PUBLISH, EXCLUDE, ERROR = "publish", "exclude", "error"
 
 
-@dataclass
+@dataclass(slots=True)
 class Decision:
     index: int
     action: str
@@ -47,7 +47,7 @@ class Decision:
     reason: str = ""
 
 
-@dataclass
+@dataclass(slots=True)
 class AuditAnnotationResult:
     key: str
     action: str
@@ -55,7 +55,7 @@ class AuditAnnotationResult:
     error: str = ""
 
 
-@dataclass
+@dataclass(slots=True)
 class ValidateResult:
     decisions: list[Decision] = field(default_factory=list)
     audit_annotations: list[AuditAnnotationResult] = field(default_factory=list)
@@ -196,10 +196,32 @@ def _plain_section(
     return values, budget
 
 
+def _validations_only(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult | None:
+    """`_validate_plain` of the commonest policy: validations with static messages and nothing else."""
+    activation = _shared_activation(policy, inputs, True, inputs.request, inputs.namespace_object)
+    budget = RUNTIME_CEL_COST_BUDGET
+    decisions = []
+    for validation, compiled in zip(policy.validations, policy.validation_expressions):
+        outcome = ex.run_plain(compiled, activation)
+        if outcome is None:
+            return None
+        budget -= outcome[1]
+        if budget < 0:
+            return None
+        if outcome[0] is True:
+            decisions.append(Decision(validation.index, ADMIT, EVAL_ADMIT))
+        else:
+            message = _message_for(validation, None)[0]
+            decisions.append(Decision(validation.index, DENY, EVAL_DENY, message, validation.reason or "Invalid"))
+    return ValidateResult(decisions)
+
+
 def _validate_plain(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult | None:
     """`validate` without traces when every expression evaluates without error within its budget (the batch
     path). None means "not that simple": `validate` then does the whole work again from the start (evaluation
     has no side effects), so that errors, budgets and their wording keep one implementation."""
+    if not (policy.match_conditions or policy.variables or policy.has_messages or policy.audit_annotations):
+        return _validations_only(policy, inputs)
     result = ValidateResult()
     if policy.match_conditions:
         match_request = inputs.match_request() if callable(inputs.match_request) else inputs.match_request

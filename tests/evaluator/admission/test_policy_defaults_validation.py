@@ -331,7 +331,7 @@ def test_unknown_version_and_compile_hook():
     assert texts(vap(copy.deepcopy(GOOD_SPEC), version="v2"))[0].startswith("apiVersion: Invalid value")
     calls = []
 
-    def compile_check(expression, context, has_params):
+    def compile_check(expression, context, has_params, variables):
         calls.append((expression, context, has_params))
         return (
             "compilation failed: ERROR: <input>:1:1: undeclared reference to 'nope'" if "nope" in expression else None

@@ -307,7 +307,6 @@ REPEATS_OFFENDING_VALUE = [
     "object.spec.token.matches(object.spec.token + '(')",
     "object.spec.token.find(params.key + '(')",
     "object.spec.m[params.key + 'x']",
-    "{object.spec.token: 1, object.spec.token: 2}",
 ]
 
 

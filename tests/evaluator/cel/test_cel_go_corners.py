@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from evaluator.cel import CompileError, EvaluationError, compile_program, evaluate
-from evaluator.cel.env import admission_env
+from evaluator.cel.env import Env, admission_env
 
 DATA = {"params": None, "object": {"n": 5, "s": "text", "b": True, "l": [1], "m": {"k": None}}}
 
@@ -196,3 +196,87 @@ def test_int64_edges_that_do_not_overflow(expression, value):
 @pytest.mark.parametrize("literal", ["9223372036854775808", "-9223372036854775809"])
 def test_int_literals_beyond_int64_do_not_compile(literal):
     assert "invalid int literal" in compile_error(literal)
+
+
+PLAIN = Env({}, homogeneous_literals=False)  # cel-spec's environment: mixed-key literals are not refused
+
+
+@pytest.mark.parametrize(
+    ("expression", "value"),
+    [
+        ("{1: 'a', true: 'b'}[true]", "b"),
+        ("{1: 'a', true: 'b'}[1]", "a"),
+        ("{1: 'a', true: 'b'}[1u]", "a"),
+        ("{1: 'a', true: 'b'}[1.0]", "a"),
+        ("size({1: 'a', true: 'b', 0: 'c', false: 'd'})", 4),
+        ("{1: 'a', true: 'b'} == {true: 'b', 1: 'a'}", True),
+        ("{1: 'a', true: 'b'} == {1: 'a', true: 'c'}", False),
+        ("{1: 'a', true: 'b'}.transformMap(k, v, v + 'x')[true]", "bx"),
+        ("[1, true].transformMapEntry(i, v, {v: i})[true]", 1),
+        ("{dyn(1): 'a', true: 'b'}.all(k, k == 1 || k == true)", True),
+    ],
+)
+def test_bool_and_number_keys_stay_apart(expression, value):
+    """CEL's `true` and `1` are different keys, which a Python dict would merge (True == 1)."""
+    assert compile_program(expression, env=PLAIN).evaluate({}).value == value
+
+
+def test_mixed_key_literals_are_refused_where_kubernetes_checks_them():
+    assert compile_error("{1: 'a', true: 'b'}").startswith("ERROR: <input>:1:10: expected type 'int' but found 'bool'")
+    assert compile_program("{dyn(1): 'a', true: 'b'}[true]", env=admission_env()).evaluate({}).value == "b"
+
+
+@pytest.mark.parametrize(
+    ("expression", "deduced"),
+    [
+        ("[1, dyn(2)]", "list(dyn)"),  # mostGeneral: dyn wins
+        ("[[], [1]]", "list(list(int))"),  # `[]` is a free type variable
+        ("true ? 1 : dyn(2)", "dyn"),
+        ("true ? object : null", "dyn"),
+        ("optional.none()", "optional_type(dyn)"),
+        ("[optional.none(), optional.of('x')]", "list(optional_type(string))"),
+    ],
+)
+def test_deduced_types_follow_cel_go_unification(expression, deduced):
+    assert str(compile_program(expression, env=admission_env()).type) == deduced
+
+
+def test_a_conditional_of_string_and_null_is_refused():
+    assert compile_error("true ? 'x' : null").startswith(
+        "ERROR: <input>:1:6: found no matching overload for '_?_:_' applied to '(bool, string, null)'"
+    )
+    assert compile_error("true ? 1 : 'x'").startswith(
+        "ERROR: <input>:1:6: found no matching overload for '_?_:_' applied to '(bool, int, string)'"
+    )
+
+
+def test_transform_results_of_mixed_or_wrong_types_do_not_compile():
+    """Branches of different types do not unify (`_?_:_`), and transformMapEntry's step `@mapInsert` takes
+    only a map (ext/comprehensions.go)."""
+    assert "applied to '(bool, int, string)'" in compile_error("[1, 2].transformList(i, v, i == 0 ? v : 'x')")
+    assert compile_error("{'a': 1}.transformMapEntry(k, v, 1)").startswith(
+        "ERROR: <input>:1:27: found no matching overload for '@mapInsert' applied to '(map(dyn, dyn), int)'"
+    )
+    assert str(compile_program("{'a': 1}.transformMapEntry(k, v, {v: k})", env=admission_env()).type) == (
+        "map(int, string)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("expression", "value"),
+    [
+        ("{true: 1, false: 2, true: 3}[true]", 3),  # cel-go's evalMap: the last value of a repeated key
+        ("{'a': 1, ?'a': optional.none()}", {}),  # an absent optional entry deletes the key set before
+        ("size({0: 1, 0u: 2})", 2),  # Int(0) and Uint(0) are two Go map keys
+        ("{0: 1, 0u: 2}[0u]", 2),  # Find: the key's own type first,
+        ("{0: 1, 0u: 2}[0.0]", 1),  # a double as an int first, then as a uint
+    ],
+)
+def test_map_literals_follow_cel_go_for_repeated_keys(expression, value):
+    assert compile_program(expression, env=PLAIN).evaluate({}).value == value
+
+
+def test_transform_map_entry_refuses_a_key_already_inserted():
+    with pytest.raises(EvaluationError) as info:
+        compile_program("[true, false, true].transformMapEntry(i, v, {v: i})", env=PLAIN).evaluate({})
+    assert info.value.message == "insert failed: key true already exists"

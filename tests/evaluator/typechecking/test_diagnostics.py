@@ -6,7 +6,7 @@ import pytest
 
 from evaluator.typechecking import typecheck
 
-from .helpers import diagnostics, policy
+from .helpers import diagnostics, policy, warnings
 
 
 def _one(result: dict, field_ref: str) -> dict:
@@ -177,3 +177,41 @@ def test_a_matched_crd_without_a_schema_is_noted_and_skipped():
     assert result["typesMatched"] == [{"group": "example.com", "version": "v1", "kind": "Widget"}]
     assert result["typesChecked"] == [] and result["status"] == {"typeChecking": {}}
     assert "schema-not-found" in [d["code"] for d in diagnostics(result, severity="info")]
+
+
+def _replica_limit_crd(schema: dict) -> dict:
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "replicalimits.rules.example.com"},
+        "spec": {
+            "group": "rules.example.com",
+            "scope": "Namespaced",
+            "names": {"plural": "replicalimits", "singular": "replicalimit", "kind": "ReplicaLimit"},
+            "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": schema}}],
+        },
+    }
+
+
+def test_params_of_a_custom_kind_are_typed_only_by_the_declared_schema():
+    """typechecking.go: an unresolvable paramKind leaves `params` dyn (no warning); a resolvable one is typed
+    by SchemaDeclType, which ignores x-kubernetes-preserve-unknown-fields (only declared properties exist)."""
+    expression = "object.spec.replicas <= params.maxReplicas"
+    vap = policy(expression, paramKind={"apiVersion": "rules.example.com/v1", "kind": "ReplicaLimit"})
+    assert warnings(typecheck(vap, [vap])) == []
+    preserving = _replica_limit_crd({"type": "object", "x-kubernetes-preserve-unknown-fields": True})
+    result = typecheck(vap, [vap, preserving])
+    (warning,) = warnings(result)
+    assert [d["code"] for d in diagnostics(result, severity="info")] == ["params-preserved-fields"]
+    assert warning["warning"] == (
+        "apps/v1, Kind=Deployment: ERROR: <input>:1:31: undefined field 'maxReplicas'\n"
+        f" | {expression}\n | ..............................^\n"
+    )
+    declared = _replica_limit_crd(
+        {
+            "type": "object",
+            "x-kubernetes-preserve-unknown-fields": True,
+            "properties": {"maxReplicas": {"type": "integer"}},
+        }
+    )
+    assert warnings(typecheck(vap, [vap, declared])) == []

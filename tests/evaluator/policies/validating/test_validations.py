@@ -65,7 +65,7 @@ def test_first_failure_sets_reason_and_message(vap):
     [
         ("'computed'", "computed"),
         ("'  padded  '", "padded"),
-        ("object.data.missing", "static"),  # error -> static message
+        ("string(object.data.missing)", "static"),  # error -> static message
         ("'   '", "static"),  # blank -> static message
         ("'two\\nlines'", "static"),  # newline -> static message
         ("'" + "x" * 5121 + "'", "static"),  # over 5120 bytes -> static message

@@ -104,3 +104,17 @@ def test_forward_reference_refuses_the_policy_like_kubectl_apply(vap):
         "spec.variables[0].expression: Invalid value: \"variables.second + 'x'\": "
         "compilation failed: ERROR: <input>:1:10: undefined field 'second'"
     )
+
+
+def test_variables_are_typed_by_their_expressions_for_the_return_type_check(vap):
+    """CompileAndStoreVariables declares `variables.<name>` with its expression's type, so a bool variable is
+    a valid validation while a dyn one is refused ("must evaluate to bool but got dyn", compile.go)."""
+    variables = [("isA", "object.data.a == '1'"), ("a", "object.data.a"), ("both", "[variables.isA, true]")]
+    assert run(vap, variables, [{"expression": "variables.isA && variables.both.all(x, x)"}])["allowed"] is True
+    refused = run(vap, variables, [{"expression": "variables.a"}])
+    assert any(
+        e["message"] == "must evaluate to bool but got dyn" and e.get("path") == "spec.validations[0].expression"
+        for e in refused["errors"]
+    ), refused["errors"]
+    later = run(vap, [("x", "variables.y"), ("y", "true")], [{"expression": "true"}])
+    assert any("undefined field 'y'" in e["message"] for e in later["errors"])  # only earlier variables exist
