@@ -145,3 +145,16 @@ def test_the_teacher_socket_and_rest_share_the_action_bodies():
         text = json.dumps({"type": "timeBox", "minutes": 5, "locks": 1})
         parse_client_message(text, None, workshop_messages.TEACHER_MESSAGES)
     assert (caught.value.code, caught.value.message) == ("invalid_message", "locks: must be true or false, not number")
+
+
+def test_workshop_bodies_are_validated_at_the_edge(client):
+    from tests.playground.workshops.workshop_fixtures import open_room
+
+    room, _ = open_room()
+    joined = client.post(f"/api/v1/workshops/rooms/{room['code']}/join", {"displayName": 5}, "application/json")
+    assert (joined.status_code, joined.json()["error"]["path"]) == (400, "displayName")
+    assert joined.json()["error"]["message"] == "displayName: must be a string, not number"
+    opened = client.post("/api/v1/workshops/rooms", {"set": "admission-basics", "colour": 1}, "application/json")
+    assert (opened.status_code, opened.json()["error"]["path"]) == (400, "colour")
+    ada = client.post(f"/api/v1/workshops/rooms/{room['code']}/join", {"displayName": "Ada"}, "application/json")
+    assert ada.status_code == 201

@@ -9,13 +9,15 @@ from playground.api.serializers import Documents
 
 
 class RoomInSerializer(serializers.Serializer):
-    set = serializers.CharField(help_text="Slug of an exercise set, e.g. admission-basics")
-    title = serializers.CharField(required=False)
+    set = strict.Text(help_text="Slug of an exercise set, e.g. admission-basics")
+    title = strict.Text(required=False, allow_null=True)
 
 
 class JoinInSerializer(serializers.Serializer):
-    displayName = serializers.CharField()
-    token = serializers.CharField(required=False, help_text="A browser token from an earlier join: resumes")
+    displayName = strict.Text(
+        required=False, allow_null=True, help_text="Required (non-empty) unless the token resumes a participant"
+    )
+    token = strict.Text(required=False, allow_null=True, help_text="A browser token from an earlier join: resumes")
 
 
 class AdvanceInSerializer(serializers.Serializer):

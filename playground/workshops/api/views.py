@@ -103,8 +103,8 @@ class SetComposeView(APIView):
 class RoomCreateView(APIView):
     @extend_schema(request=s.RoomInSerializer, responses={201: dict, **ERRORS})
     def post(self, request):
-        body = _body(request)
-        room, token = rooms.create_room(body.get("set"), body.get("title") or "")
+        body = validated(s.RoomInSerializer, request.data)
+        room, token = rooms.create_room(set_slug=body["set"], title=body.get("title") or "")
         return Response({**room, "teacherToken": token}, status=status.HTTP_201_CREATED)
 
 
@@ -117,8 +117,10 @@ class RoomDetailView(APIView):
 class JoinView(APIView):
     @extend_schema(request=s.JoinInSerializer, responses={200: dict, 201: dict, **ERRORS})
     def post(self, request, code):
-        body = _body(request)
-        participant, token, resumed = participants.join(code, body.get("displayName"), body.get("token"))
+        body = validated(s.JoinInSerializer, request.data)
+        participant, token, resumed = participants.join(
+            code=code, display_name=body.get("displayName"), token=body.get("token")
+        )
         state = participants.student_state(participant)
         return Response(
             {**state, "token": token, "resumed": resumed},

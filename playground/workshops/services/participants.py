@@ -25,13 +25,13 @@ NAME_MAX = 80
 ONLINE_WITHIN = timedelta(seconds=90)
 
 
-def _clean_name(name) -> str:
-    if not isinstance(name, str) or not name.strip():
+def _clean_name(name: str | None) -> str:
+    if not name or not name.strip():
         raise ServiceError("invalid_request", "displayName must be a non-empty string", path="displayName")
     return " ".join(name.split())[:NAME_MAX]
 
 
-def join(code: str, display_name, token: str | None = None) -> tuple[Participant, str, bool]:
+def join(*, code: str, display_name: str | None, token: str | None = None) -> tuple[Participant, str, bool]:
     """(participant, browser token, resumed?): a known token resumes; otherwise a new participant joins."""
     room = rooms.get_room(code)
     if token:

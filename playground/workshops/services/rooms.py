@@ -31,10 +31,8 @@ def _new_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 
-def create_room(set_slug: str, title: str = "") -> tuple[dict, str]:
+def create_room(*, set_slug: str, title: str = "") -> tuple[dict, str]:
     """Open a room on the set's first exercise; returns (room, teacher token shown once)."""
-    if not isinstance(set_slug, str) or not isinstance(title, str):
-        raise ServiceError("invalid_request", "set and title must be strings")
     exercise_set = catalog.get_set(set_slug)
     token = tokens.new_token()
     for _ in range(10):

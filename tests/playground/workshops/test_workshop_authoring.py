@@ -32,8 +32,8 @@ def test_export_import_room_and_a_student_passes():
     assert imported.status_code == 201, imported.json()
     assert imported.json() == {"slug": "my-class", "title": "My class", "exercises": 2}
 
-    room, token = rooms.create_room("my-class", "Round trip")
-    participant, _, _ = participants.join(room["code"], "Ada")
+    room, token = rooms.create_room(set_slug="my-class", title="Round trip")
+    participant, _, _ = participants.join(code=room["code"], display_name="Ada")
     state = participants.student_state(participant)
     solution = data["exercises"][0]["documents"]
     for doc, wanted in zip(state["fork"]["project"]["documents"], solution):
@@ -139,8 +139,8 @@ def test_the_authoring_page_composes_the_yaml_file_and_it_round_trips_to_a_passi
 
     imported = client.post(f"{API}/sets/import", {"yaml": text}, format="json")
     assert imported.status_code == 201, imported.json()
-    room, _ = rooms.create_room("authored", "Authored class")
-    participant, _, _ = participants.join(room["code"], "Ada")
+    room, _ = rooms.create_room(set_slug="authored", title="Authored class")
+    participant, _, _ = participants.join(code=room["code"], display_name="Ada")
     state = participants.student_state(participant)
     assert "replicas <= 5" not in str(state["exercise"])  # the expected message is not shown to students
     fork = state["fork"]

@@ -16,11 +16,11 @@ STARTER_EXPRESSION = 'expression: "true"'
 
 
 def open_room() -> tuple[dict, str]:
-    return rooms.create_room(SET, "Tuesday class")
+    return rooms.create_room(set_slug=SET, title="Tuesday class")
 
 
 def join(code: str, name: str = "Ada", token: str | None = None):
-    participant, token, resumed = participants.join(code, name, token)
+    participant, token, resumed = participants.join(code=code, display_name=name, token=token)
     return participant, token, resumed
 
 
