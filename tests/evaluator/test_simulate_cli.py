@@ -13,23 +13,7 @@ import yaml
 from evaluator.cli import main
 from evaluator.cli.batch import Summary, run_batch
 from evaluator.simulation import Simulation
-
-POLICY = """\
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: replicas}
-spec:
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
-  validations:
-  - {expression: "object.spec.replicas <= 5", message: too many replicas}
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata: {name: replicas}
-spec: {policyName: replicas, validationActions: [Deny]}
-"""
+from tests.evaluator.cli.cli_fixtures import POLICY
 
 
 def deployment(name: str, replicas: int) -> dict:

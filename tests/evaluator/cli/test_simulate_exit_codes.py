@@ -13,26 +13,9 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from evaluator.cli import main
+from tests.evaluator.cli.cli_fixtures import POLICY
 
 ROOT = Path(__file__).resolve().parents[3]
-
-POLICY = """\
-# replicas policy
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: replicas}
-spec:
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
-  validations:
-  - {expression: "object.spec.replicas <= 5", message: too many replicas}
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata: {name: replicas}
-spec: {policyName: replicas, validationActions: [Deny]}
-"""
 
 
 def deployment(replicas: int) -> str:
