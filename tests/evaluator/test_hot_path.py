@@ -9,6 +9,7 @@ scenarios and policies written to hit each fallback.
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import json
 from pathlib import Path
 
@@ -21,6 +22,9 @@ from tests.golden.golden_cases import golden_cases, load_case
 DEPLOYMENTS = [
     {"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"], "resources": ["deployments"]}
 ]
+
+
+NOW = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 
 
 def _decisions(result: dict) -> dict:
@@ -393,3 +397,20 @@ def test_authorizer_values_are_built_only_when_a_policy_names_authorizer(monkeyp
     )
     records, built = _authorizer_run(plain + reads, monkeypatch)
     assert records == [("plain", "admitted"), ("reads", "denied")] and built == 3  # full, lean, lean: once per request
+
+
+@pytest.mark.parametrize("path", golden_cases("vap"))
+def test_skipping_idle_kinds_changes_no_result(path: Path) -> None:
+    """Kinds with nothing to evaluate (no webhooks, CRDs, Kyverno policies) are left out of the chain; every
+    result is the same as when every kind sees the request."""
+    documents, pairs = load_case(path)
+    simulation = Simulation(documents)
+    assert len(simulation.chain) < len(simulation.kinds)
+    for request, _ in pairs:
+        skipped = simulation.run(copy.deepcopy(request), now=NOW)
+        simulation.chain = simulation.kinds
+        try:
+            every = simulation.run(copy.deepcopy(request), now=NOW)
+        finally:
+            simulation.chain = [k for k in simulation.kinds if not getattr(k, "idle", False)]
+        assert json.dumps(skipped, sort_keys=False) == json.dumps(every, sort_keys=False)
