@@ -163,13 +163,13 @@ class AdvanceView(_TeacherAction):
 @extend_schema(request=None)
 class HintView(_TeacherAction):
     def act(self, code, token, body):
-        return {"type": "hint", **rooms.reveal_hint(code, token)}
+        return {"type": "hint", **rooms.reveal_hint(code=code, token=token)}
 
 
 @extend_schema(request=None)
 class SolutionView(_TeacherAction):
     def act(self, code, token, body):
-        return {"type": "solution", **rooms.reveal_solution(code, token)}
+        return {"type": "solution", **rooms.reveal_solution(code=code, token=token)}
 
 
 @extend_schema(request=s.AnnounceInSerializer)
@@ -211,7 +211,7 @@ class CoteacherLinkView(APIView):
 @extend_schema(request=None)
 class CloseView(_TeacherAction):
     def act(self, code, token, body):
-        return {"type": "closed", "room": rooms.close(code, token)}
+        return {"type": "closed", "room": rooms.close(code=code, token=token)}
 
 
 class ResultsCSVView(APIView):
