@@ -1,7 +1,7 @@
 """Live re-evaluation over a real WebSocket: keystroke-to-result latency and a workshop load.
 
 Starts its own daphne on 127.0.0.1 (a fresh SQLite database in a temporary directory unless --postgres, which
-creates -- and afterwards drops -- a fresh PostgreSQL database; the in-memory channel layer unless --redis), forks the `workshop-reference` example (3 policies, 4 bindings, 3 params,
+creates -- and afterwards drops -- a PostgreSQL database of its own, never the one named in the URL; the in-memory channel layer unless --redis), forks the `workshop-reference` example (3 policies, 4 bindings, 3 params,
 6 sample requests) and measures:
 
 1. keystrokes: one client types into the project at ~8 characters a second, each keystroke an `edit`;
@@ -66,14 +66,23 @@ def summary(values: list[float]) -> dict:
     }
 
 
+def _own_database(url: str) -> str:
+    """`url` with a database name of this run's own (ws_bench_<pid>)."""
+    from urllib.parse import urlsplit
+
+    return urlsplit(url)._replace(path=f"/ws_bench_{os.getpid()}").geturl()
+
+
 class Server:
     """daphne on a free loopback port, with its own database; stopped (whole process group) on exit."""
 
     def __init__(self, redis_url: str | None, postgres_url: str | None = None):
         self.tmp = tempfile.TemporaryDirectory(prefix="ws-bench-")
         self.port = free_port()
-        self.postgres_url = postgres_url
-        database = postgres_url or f"sqlite:///{self.tmp.name}/bench.sqlite3"
+        # --postgres names a server: the bench makes its own database there (never the one in the URL, which
+        # may hold someone's data) and drops it afterwards.
+        self.postgres_url = _own_database(postgres_url) if postgres_url else None
+        database = self.postgres_url or f"sqlite:///{self.tmp.name}/bench.sqlite3"
         self.env = {
             **os.environ,
             "DATABASE_URL": database,
@@ -423,7 +432,8 @@ def main() -> int:
         nargs="?",
         const="postgres://postgres@127.0.0.1:5432/ws_bench",
         default=None,
-        help="a PostgreSQL URL whose database is created fresh and dropped afterwards (default: SQLite)",
+        help="a PostgreSQL server URL: the bench creates a database of its own there (ws_bench_<pid>) and drops "
+        "it afterwards; the URL's own database is never touched (default: SQLite)",
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()

@@ -65,6 +65,7 @@ class Simulation:
         self.errors: list[dict[str, Any]] = []
         self.api_validation = api_validation
         self.kinds: list[Any] = []
+        self.chain: list[Any] = []  # the kinds a request goes through: `kinds` less the idle ones
         self.cluster = ClusterIndex([], None)
         self.rbac = RBACAuthorizer([])
         self._records: dict[int, Any] = {}
@@ -108,6 +109,8 @@ class Simulation:
         for kind in kinds:
             self.errors.extend(kind.load(setup))
         self.kinds = kinds
+        # An idle kind answers every request with nothing (its result keys keep their defaults): skip it.
+        self.chain = [kind for kind in kinds if not getattr(kind, "idle", False)]
 
     def _served_and_stored(self, records: list[Any]) -> list[Any]:
         """Drop admission-policy documents of an API version the simulated release does not serve; default
@@ -223,7 +226,8 @@ class Simulation:
         ran: list[tuple[Any, KindOutcome]] = []
         current = request
         denied_in = None
-        for position, kind in enumerate(self.kinds):
+        chain = self.chain
+        for position, kind in enumerate(chain):
             if denied_in is not None and kind.stage != denied_in:
                 break  # a denial ends admission: later stages never see the request
             outcome = kind.evaluate(current, context)
@@ -232,7 +236,7 @@ class Simulation:
                 denied_in = kind.stage
             if outcome.object is not UNCHANGED:
                 current = dict(current, object=outcome.object)
-            stage_ends = position + 1 == len(self.kinds) or self.kinds[position + 1].stage != kind.stage
+            stage_ends = position + 1 == len(chain) or chain[position + 1].stage != kind.stage
             if kind.stage == MUTATING and stage_ends and denied_in is None and context.reinvocation.should_reinvoke:
                 current, denied_in = _reinvoke(ran, current, context)
         outcomes = [outcome for _, outcome in ran]

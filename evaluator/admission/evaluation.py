@@ -9,7 +9,7 @@ budget, used by ValidatingAdmissionPolicy, MutatingAdmissionPolicy and any kind 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -33,6 +33,8 @@ class Inputs:
     namespace_raw: Any  # the stored Namespace, as auditAnnotations receive it
     authorizer: Any = None  # the CEL `authorizer` value (None: undeclared at runtime)
     request_resource_authorizer: Any = None
+    # Or, built on first use: () -> (authorizer, requestResource authorizer); most policies never read them.
+    authorizers: Callable[[], tuple[Any, Any]] | None = None
     trace: bool = True  # False: skip the per-expression trace (batch runs)
     activations: dict = field(default_factory=dict)  # untraced runs: activations shared within one request
 
@@ -57,6 +59,9 @@ def bindings(inputs: Inputs, *, with_authorizer: bool, has_params: bool, request
     }
     if has_params:
         bound["params"] = inputs.params
+    if with_authorizer and inputs.authorizers is not None:
+        inputs.authorizer, inputs.request_resource_authorizer = inputs.authorizers()
+        inputs.authorizers = None
     if with_authorizer and inputs.authorizer is not None:
         bound["authorizer"] = inputs.authorizer
         if inputs.request_resource_authorizer is not None:
@@ -115,7 +120,13 @@ def match_conditions(policy: MatchConditionPolicy, inputs: Inputs, trace: dict) 
     "matchConditions" and extends trace's "variables"."""
     compiled = [c for _, c in policy.match_conditions]
     match_request = inputs.match_request() if callable(inputs.match_request) else inputs.match_request
-    bound = bindings(inputs, with_authorizer=True, has_params=policy.has_params, request=match_request, namespace=None)
+    bound = bindings(
+        inputs,
+        with_authorizer=getattr(policy, "uses_authorizer", True),
+        has_params=policy.has_params,
+        request=match_request,
+        namespace=None,
+    )
     outcome, context = for_input(
         compiled, bound, policy.variables, RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS, trace=inputs.trace
     )

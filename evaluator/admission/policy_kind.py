@@ -29,6 +29,10 @@ Writing a kind: a class with these members (no base class needed; `PolicyKind` b
                                                   # when it does not run; document them in evaluator/SCHEMA.md
 
         def __init__(self): self.active = False   # no arguments: one instance per loaded document set
+                                                  # optional `idle`: True (set by load) when evaluate()
+                                                  # would answer every request with an empty KindOutcome
+                                                  # and no keys beyond result_keys' defaults; the chain
+                                                  # then skips the kind
 
         def refuse(self, document) -> list[dict]:
             # Create-time validation beyond the core's (which defaults and validates the admissionregistration

@@ -171,17 +171,31 @@ def make_select(tf: Fn, field: str, alt: str | None, optional: bool) -> Fn:
 
         return select_optional
 
+    names = tuple(name for name, _ in steps)
+    count = len(steps)
+
     def select(ctx: Ctx) -> Any:
         obj = base(ctx)
-        for i, (name, alt_name) in enumerate(steps):
-            if type(obj) is dict and name in obj:
-                ctx.cost += 1
-                obj = obj[name]
-                continue
-            for name, alt_name in steps[i:]:
-                obj = select_step(ctx, obj, name, alt_name, False)
-            return obj
+        walked = 0
+        for name in names:
+            if type(obj) is not dict or name not in obj:
+                ctx.cost += walked
+                for name, alt_name in steps[walked:]:
+                    obj = select_step(ctx, obj, name, alt_name, False)
+                return obj
+            obj = obj[name]
+            walked += 1
+        ctx.cost += count
         return obj
+
+    if count == 1:
+
+        def select(ctx: Ctx) -> Any:  # `x.f`, the commonest: one step
+            obj = base(ctx)
+            if type(obj) is dict and field in obj:
+                ctx.cost += 1
+                return obj[field]
+            return select_step(ctx, obj, field, alt, False)
 
     select._select_chain = (base, steps)  # type: ignore[attr-defined]
     return select

@@ -205,7 +205,44 @@ def _quantifier(kind: str) -> Callable:
                     raise error
                 return not decisive
 
-            return Node(quantify, BOOL)
+            if two:
+                return Node(quantify, BOOL)
+
+            step = cond_cost + 1
+
+            def quantify_one(ctx: Ctx) -> Any:
+                """`quantify` for one variable, with binding and `_tick` inlined (the commonest macro)."""
+                rng = tf(ctx)
+                t = type(rng)
+                if t is list or t in LIST_TYPES:
+                    items = rng if t is list else list(rng)
+                else:
+                    items = list(_iterate(rng, False))
+                slots = ctx.slots
+                error = None
+                last = len(items) - 1
+                for i, item in enumerate(items):
+                    slots[s0] = item
+                    ctx.cost += step  # the loop condition, then the step's read of __result__
+                    ctx.ticks += 1
+                    if ctx.cost > ctx.limit or (ctx.deadline is not None and ctx.ticks % 100 == 0):
+                        ctx.check()
+                    try:
+                        v = bf(ctx)
+                    except CELEvalError as e:
+                        error = error or e
+                        continue
+                    if v is decisive:
+                        ctx.cost += (cond_cost if i < last else 0) + 1
+                        return decisive
+                    if type(v) is not bool:
+                        error = error or CELEvalError("no such overload")
+                ctx.cost += 1
+                if error is not None:
+                    raise error
+                return not decisive
+
+            return Node(quantify_one, BOOL)
 
         def exists_one(ctx: Ctx) -> Any:
             rng = _iterate(tf(ctx), two)

@@ -9,6 +9,7 @@ scenarios and policies written to hit each fallback.
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import json
 from pathlib import Path
 
@@ -21,6 +22,9 @@ from tests.golden.golden_cases import golden_cases, load_case
 DEPLOYMENTS = [
     {"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"], "resources": ["deployments"]}
 ]
+
+
+NOW = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 
 
 def _decisions(result: dict) -> dict:
@@ -360,3 +364,53 @@ def test_static_bindings_are_shared_read_only_and_decide_per_request() -> None:
         result["policies"][0]["validationActions"].append("Changed")
     again = simulation.run({"uid": "x", "object": _deployment("d5", 5)}, trace=False, full=False)
     assert again["policies"][0]["validationActions"] == ["Deny"]
+
+
+def _authorizer_run(policies: list[dict], monkeypatch: pytest.MonkeyPatch) -> tuple[list[dict], int]:
+    """(each policy record's status, lean and full) and how many times the authorizer values were built."""
+    built = []
+    original = Simulation._authorizers
+
+    def counting(self, request):
+        built.append(request)
+        return original(self, request)
+
+    monkeypatch.setattr(Simulation, "_authorizers", counting)
+    simulation = Simulation(policies)
+    request = {"operation": "CREATE", "object": _deployment()}
+    _same_decisions(simulation, request)
+    lean = simulation.run(copy.deepcopy(request), trace=False, full=False)
+    return [(r["policy"], r["outcome"]) for r in lean["policies"]], len(built)
+
+
+def test_authorizer_values_are_built_only_when_a_policy_names_authorizer(monkeypatch: pytest.MonkeyPatch) -> None:
+    plain = _policy("plain", {"validations": [{"expression": "object.spec.replicas <= 5"}]})
+    records, built = _authorizer_run(plain, monkeypatch)
+    assert records == [("plain", "admitted")] and built == 0
+
+    reads = _policy(
+        "reads",
+        {
+            "variables": [{"name": "may", "expression": "authorizer.requestResource.check('delete').allowed()"}],
+            "validations": [{"expression": "!variables.may", "message": "may delete"}],
+        },
+    )
+    records, built = _authorizer_run(plain + reads, monkeypatch)
+    assert records == [("plain", "admitted"), ("reads", "denied")] and built == 3  # full, lean, lean: once per request
+
+
+@pytest.mark.parametrize("path", golden_cases("vap"))
+def test_skipping_idle_kinds_changes_no_result(path: Path) -> None:
+    """Kinds with nothing to evaluate (no webhooks, CRDs, Kyverno policies) are left out of the chain; every
+    result is the same as when every kind sees the request."""
+    documents, pairs = load_case(path)
+    simulation = Simulation(documents)
+    assert len(simulation.chain) < len(simulation.kinds)
+    for request, _ in pairs:
+        skipped = simulation.run(copy.deepcopy(request), now=NOW)
+        simulation.chain = simulation.kinds
+        try:
+            every = simulation.run(copy.deepcopy(request), now=NOW)
+        finally:
+            simulation.chain = [k for k in simulation.kinds if not getattr(k, "idle", False)]
+        assert json.dumps(skipped, sort_keys=False) == json.dumps(every, sort_keys=False)

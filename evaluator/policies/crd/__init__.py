@@ -68,6 +68,7 @@ class CustomResourceValidation:
         self.runner: CRDStage | None = None
         self._locate: Any = lambda document, **fields: dict(fields)
         self.active = False
+        self.idle = False
         self.refused: dict[tuple[str, str], str] = {}  # (group, kind) -> name of a CRD the API server refused
         self._refused_documents: list[Mapping[str, Any]] = []  # their costs are shown all the same
 
@@ -105,6 +106,7 @@ class CustomResourceValidation:
     def load(self, setup: Setup) -> list[dict[str, Any]]:
         self.runner = CRDStage(list(setup.documents))
         self._locate = setup.locate
+        self.idle = not self.refused and not self.runner.crds  # nothing to validate nor to refuse
         # Object validation reads no namespace, so this kind never asks for the "Namespace ... is not among
         # the documents" warning (the only use of `active` in the chain).
         self.active = False

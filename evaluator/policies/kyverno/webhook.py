@@ -44,6 +44,7 @@ class KyvernoPolicies:
         self.documents: list[Mapping[str, Any]] = []
         self.policies: list[dict] = []
         self.active = False
+        self.idle = False
         self._nested: Any = None
         self._locate: Any = lambda document, **fields: dict(fields)
         self._type_checks: dict[str, dict] | None = None
@@ -56,6 +57,7 @@ class KyvernoPolicies:
         self.documents = list(setup.documents)
         self.policies = kyverno_policies(self.documents)
         self.active = bool(self.policies)
+        self.idle = not self.policies  # no results and no generated VAP to compare
         self._nested = setup.nested
         self._locate = setup.locate
         return cel_diagnostics.located_errors(self.policies, setup.locate)

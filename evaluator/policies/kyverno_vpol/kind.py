@@ -27,6 +27,7 @@ class KyvernoValidatingPolicies:
     def __init__(self) -> None:
         self.vpol = VpolStage([])
         self.active = False
+        self.idle = False
 
     def refuse(self, document: Mapping[str, Any]) -> list[dict[str, Any]]:
         return []
@@ -34,6 +35,7 @@ class KyvernoValidatingPolicies:
     def load(self, setup: Setup) -> list[dict[str, Any]]:
         self.vpol = VpolStage(setup.documents)
         self.active = bool(self.vpol.entries)
+        self.idle = not self.vpol.entries
         return self.vpol.compile_errors(lambda document, **fields: setup.locate(document, **fields))
 
     def evaluate(self, request: Mapping[str, Any], context: RequestContext) -> KindOutcome:

@@ -52,6 +52,8 @@ class CompiledPolicy:
     message_expressions: tuple[ex.CompiledExpression | None, ...] = field(default=())
     audit_expressions: tuple[ex.CompiledExpression, ...] = field(default=())
     has_messages: bool = False
+    # False when no expression names `authorizer`: its values are then never built nor bound.
+    uses_authorizer: bool = True
 
 
 def _list(value: Any) -> list:
@@ -62,6 +64,9 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+# An identifier can only be referenced by its name: a text without the word never reads it (a string literal
+# or comment that holds the word only makes the values be built).
+_AUTHORIZER_WORD = re.compile(r"\bauthorizer\b")
 _STRING_LITERAL = re.compile(r"""[rRbB]*('''.*?'''|\"\"\".*?\"\"\"|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*")""", re.S)
 _VARIABLE_FIELD = re.compile(r"(?<![\w.])variables\s*(\.)\s*([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -193,4 +198,18 @@ def compile_policy(policy: Mapping[str, Any]) -> CompiledPolicy:
         message_expressions=tuple(v.message_expression for v in validations),
         audit_expressions=tuple(a.value_expression for a in audit_annotations),
         has_messages=any(v.message_expression is not None for v in validations),
+        uses_authorizer=any(
+            _AUTHORIZER_WORD.search(c.expression)
+            for c in _expressions(variables, match_conditions, validations, audit_annotations)
+        ),
     )
+
+
+def _expressions(variables, match_conditions, validations, audit_annotations) -> list[ex.CompiledExpression]:
+    """Every compiled expression of a policy."""
+    found = [c for _, c in variables] + [c for _, c in match_conditions]
+    for v in validations:
+        found.append(v.expression)
+        if v.message_expression is not None:
+            found.append(v.message_expression)
+    return found + [a.value_expression for a in audit_annotations]

@@ -231,7 +231,6 @@ class Dispatcher:
         namespace = str(request.get("namespace") or "")
         ns_name = "" if act.is_core_namespace(request.get("kind")) else namespace
         namespace_object, namespace_raw = self._namespace_values(ns_name)
-        authorizer, resource_authorizer = self._authorizers_for(request)
         views = self._views
         inputs = self._inputs[key] = Inputs(
             object=act.versioned_object(request.get("object"), request.get("kind"), matched_kind),
@@ -242,8 +241,7 @@ class Dispatcher:
             namespace_object=namespace_object,
             namespace_raw=namespace_raw,
             trace=self.trace,
-            authorizer=authorizer,
-            request_resource_authorizer=resource_authorizer,
+            authorizers=lambda: self._authorizers_for(request),
         )
         return inputs
 

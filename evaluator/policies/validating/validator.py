@@ -198,7 +198,7 @@ def _plain_section(
 
 def _validations_only(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult | None:
     """`_validate_plain` of the commonest policy: validations with static messages and nothing else."""
-    activation = _shared_activation(policy, inputs, True, inputs.request, inputs.namespace_object)
+    activation = _shared_activation(policy, inputs, policy.uses_authorizer, inputs.request, inputs.namespace_object)
     budget = RUNTIME_CEL_COST_BUDGET
     decisions = []
     for validation, compiled in zip(policy.validations, policy.validation_expressions):
@@ -230,7 +230,7 @@ def _validate_plain(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult | 
             inputs,
             [c for _, c in policy.match_conditions],
             RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS,
-            with_authorizer=True,
+            with_authorizer=policy.uses_authorizer,
             request=match_request,
             namespace=None,
         )
@@ -246,7 +246,7 @@ def _validate_plain(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult | 
         inputs,
         policy.validation_expressions,
         RUNTIME_CEL_COST_BUDGET,
-        with_authorizer=True,
+        with_authorizer=policy.uses_authorizer,
         request=inputs.request,
         namespace=inputs.namespace_object,
     )
@@ -328,7 +328,7 @@ def validate(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult:
         "validations",
         policy.validation_expressions,
         RUNTIME_CEL_COST_BUDGET,
-        with_authorizer=True,
+        with_authorizer=policy.uses_authorizer,
         namespace=inputs.namespace_object,
     )
     if tracing:

@@ -28,6 +28,7 @@ class _Webhooks:
     def __init__(self) -> None:
         self.stage_runner: WebhookStage | None = None
         self.active = False
+        self.idle = False  # see PolicyKind: True when no hook of this kind exists (evaluate answers nothing)
 
     def refuse(self, document: Mapping[str, Any]) -> list[dict[str, Any]]:
         return []
@@ -36,6 +37,7 @@ class _Webhooks:
         self.stage_runner = WebhookStage(list(setup.documents), setup.cluster.mapper, setup.cluster.namespaces)
         hooks = self.stage_runner.mutating if self.kind == "mutating" else self.stage_runner.validating
         self.active = bool(hooks)
+        self.idle = not hooks
         return []
 
     def evaluate(self, request: Mapping[str, Any], context: RequestContext) -> KindOutcome:
