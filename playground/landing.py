@@ -13,7 +13,7 @@ from playground.services.errors import ServiceError
 def demo(slug: str) -> dict | None:
     """{"slug", "title", "documents", "requests", "evaluation"} for the example, or None if it is missing."""
     try:
-        example = example_service.get_example(slug)
+        example = example_service.get_example(slug=slug)
     except ServiceError:
         return None
     documents = [{"id": index, "name": d["name"], "text": d["text"]} for index, d in enumerate(example["documents"])]

@@ -42,9 +42,9 @@ async def healthz(request):
     return JsonResponse(report, status=200 if report["status"] == "ok" else 503)
 
 
-def _or_404(call, *args):
+def _or_404(call, *args, **kwargs):
     try:
-        return call(*args)
+        return call(*args, **kwargs)
     except ServiceError as exc:
         if exc.status == 404:
             raise Http404(exc.message)
@@ -82,7 +82,7 @@ def my_projects(request):
 @require_safe
 @ensure_csrf_cookie
 def snapshot(request, snapshot_id):
-    content = _or_404(snapshot_service.get_snapshot, snapshot_id)
+    content = _or_404(snapshot_service.get_snapshot, snapshot_id_=snapshot_id)
     created = timestamps.describe(content.get("created"))
     return render(
         request,
@@ -111,7 +111,9 @@ def gallery(request):
         {"slug": slug, "title": title, "blurb": blurb, "examples": [e for e in by_level if e["groupSlug"] == slug]}
         for slug, title, blurb in example_meta.GROUPS
     ]
-    searchable = [{**e, "words": example_meta.search_words(example_service.get_example(e["slug"]))} for e in examples]
+    searchable = [
+        {**e, "words": example_meta.search_words(example_service.get_example(slug=e["slug"]))} for e in examples
+    ]
     return render(
         request,
         "gallery.html",
@@ -131,7 +133,7 @@ def gallery(request):
 @require_safe
 @ensure_csrf_cookie
 def example(request, slug):
-    content = _or_404(example_service.get_example, slug)
+    content = _or_404(example_service.get_example, slug=slug)
     loaded = Project.objects.filter(pk=content["projectId"]).exists()
     return render(
         request,

@@ -200,19 +200,19 @@ class EvaluateView(APIView):
 class ProjectSnapshotView(APIView):
     @extend_schema(request=None, responses={201: SnapshotRefSerializer, 404: ErrorSerializer})
     def post(self, request, project_id):
-        return Response(snapshot_service.create_snapshot(project_id), status=status.HTTP_201_CREATED)
+        return Response(snapshot_service.create_snapshot(project_id=project_id), status=status.HTTP_201_CREATED)
 
 
 class SnapshotDetailView(APIView):
     @extend_schema(responses={200: dict, 404: ErrorSerializer})
     def get(self, request, snapshot_id):
-        return Response(snapshot_service.get_snapshot(snapshot_id))
+        return Response(snapshot_service.get_snapshot(snapshot_id_=snapshot_id))
 
 
 class SnapshotForkView(APIView):
     @extend_schema(request=None, responses={201: dict, 404: ErrorSerializer})
     def post(self, request, snapshot_id):
-        state, token = snapshot_service.fork_snapshot(snapshot_id)
+        state, token = snapshot_service.fork_snapshot(snapshot_id_=snapshot_id)
         return Response({**state, "editToken": token}, status=status.HTTP_201_CREATED)
 
 
@@ -225,11 +225,11 @@ class ExampleListView(APIView):
 class ExampleDetailView(APIView):
     @extend_schema(responses={200: dict, 404: ErrorSerializer})
     def get(self, request, slug):
-        return Response(example_service.get_example(slug))
+        return Response(example_service.get_example(slug=slug))
 
 
 class ExampleForkView(APIView):
     @extend_schema(request=None, responses={201: dict, 404: ErrorSerializer})
     def post(self, request, slug):
-        state, token = example_service.fork_example(slug)
+        state, token = example_service.fork_example(slug=slug)
         return Response({**state, "editToken": token}, status=status.HTTP_201_CREATED)

@@ -16,16 +16,12 @@ from evaluator.expectations import OUTCOMES
 
 
 class CELRequestSerializer(serializers.Serializer):
-    expression = serializers.CharField(allow_blank=True, trim_whitespace=False)
-    variables = serializers.DictField(
-        child=serializers.JSONField(),
-        required=False,
-        help_text="Variables as a JSON object. Give this or variables_text, not both.",
+    expression = strict.Text()
+    variables = strict.Object(
+        required=False, help_text="Variables as a JSON object. Give this or variables_text, not both."
     )
-    variables_text = serializers.CharField(
+    variables_text = strict.Text(
         required=False,
-        allow_blank=True,
-        trim_whitespace=False,
         help_text="Variables as YAML or JSON text, parsed by the server (errors carry line and column).",
     )
 

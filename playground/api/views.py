@@ -7,6 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from playground.api.json_safe import json_safe
+from playground.api.strict import validated
 from playground.api.serializers import CELRequestSerializer, CELResultSerializer, ErrorSerializer
 from playground.api.throttles import EvaluationThrottle
 from playground.api.variables import parse_variables_text
@@ -27,9 +28,7 @@ class CELEvaluateView(APIView):
         responses={200: CELResultSerializer, 400: ErrorSerializer, 422: ErrorSerializer, 429: ErrorSerializer},
     )
     def post(self, request):
-        serializer = CELRequestSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = validated(CELRequestSerializer, request.data)
         if "variables_text" in data:
             variables = parse_variables_text(data["variables_text"])
         else:

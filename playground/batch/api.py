@@ -8,14 +8,16 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.http import HttpResponse
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from playground.api.parsers import LocatedJSONParser
+from playground.api import strict
 from playground.api.serializers import ErrorSerializer
+from playground.api.strict import validated
 from playground.api.throttles import EvaluationThrottle
 from playground.batch import jobs, results
 from playground.services import edge
@@ -29,36 +31,30 @@ JOB_TOKEN = OpenApiParameter(
     description="The job's edit token (from its creation), or its project's.",
 )
 ERRORS = {400: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer}
-FIELDS = ("project", "policies", "text", "filename")
+NO_TEXT = "give the objects as text (or upload files as multipart field `file`)"
 
-JobIn = inline_serializer(
-    "BatchJobIn",
-    {
-        "project": serializers.CharField(help_text="The project whose policies run."),
-        "policies": serializers.ListField(
-            child=serializers.CharField(), required=False, help_text="Policy names (all when left out)."
-        ),
-        "text": serializers.CharField(help_text="The objects: YAML, JSON or a `kubectl get -o yaml` List."),
-        "filename": serializers.CharField(required=False, help_text="A name for the pasted text in messages."),
-    },
-)
+
+class BatchJobInSerializer(serializers.Serializer):
+    """The JSON body creating a job (multipart uploads are read by `_multipart_inputs`)."""
+
+    project = strict.Text(required=False, allow_null=True, help_text="The project whose policies run.")
+    policies = strict.Array(required=False, allow_null=True, help_text="Policy names (all when left out).")
+    text = strict.Text(help_text="The objects: YAML, JSON or a `kubectl get -o yaml` List.")
+    filename = strict.Text(required=False, allow_null=True, help_text="A name for the pasted text in messages.")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["text"].error_messages["required"] = NO_TEXT
 
 
 def _token(request) -> str | None:
     return request.headers.get("X-Edit-Token")
 
 
-def _json_inputs(data: dict) -> tuple[str, object, list]:
-    unknown = sorted(set(data) - set(FIELDS))
-    if unknown:
-        raise edge.invalid(f"unknown field (expected {', '.join(FIELDS)})", unknown[0])
-    text = data.get("text")
-    if text is None:
-        raise edge.invalid("give the objects as text (or upload files as multipart field `file`)", "text")
-    edge.check_text(text, "text")
-    name = data.get("filename") or "pasted text"
-    edge.check_text(name, "filename")
-    return data.get("project"), data.get("policies"), [(name[:200], text)]
+def _json_inputs(data: object) -> tuple[str | None, list | None, list]:
+    body = validated(BatchJobInSerializer, data)
+    name = body.get("filename") or "pasted text"
+    return body.get("project"), body.get("policies"), [(name[:200], body["text"])]
 
 
 def _multipart_inputs(request) -> tuple[str, object, list]:
@@ -93,7 +89,7 @@ class JobCreateView(APIView):
         # 400, before the app sees it, which a schema fuzzer reports as a non-JSON answer.
         description="Create a batch job. JSON as below, or multipart/form-data with fields `project`, `policies` "
         "(repeatable), `file` (repeatable: YAML, JSON, List dumps, .tar.gz) and `text`.",
-        request={"application/json": JobIn},
+        request={"application/json": BatchJobInSerializer},
         responses={201: dict, **ERRORS, 409: ErrorSerializer, 413: ErrorSerializer, 429: ErrorSerializer},
     )
     def post(self, request):

@@ -55,15 +55,15 @@ def list_examples() -> list[dict]:
     ]
 
 
-def get_example(slug: str) -> dict:
+def get_example(*, slug: str) -> dict:
     if not _SLUG.match(slug or "") or slug not in _all():
         raise not_found("example")
     example = _all()[slug]
     return {**example, "projectId": EXAMPLE_PROJECT_PREFIX + slug}
 
 
-def fork_example(slug: str) -> tuple[dict, str]:
-    example = get_example(slug)
+def fork_example(*, slug: str) -> tuple[dict, str]:
+    example = get_example(slug=slug)
     return project_service.create_project(
         fork_title(example["title"]), example["description"], example["documents"], example["requests"]
     )

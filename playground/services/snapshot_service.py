@@ -42,7 +42,7 @@ def snapshot_id(content: dict, version: str) -> str:
     return tokens.content_id(canonical.encode("utf-8"))
 
 
-def create_snapshot(project_id: str) -> dict:
+def create_snapshot(*, project_id: str) -> dict:
     """Snapshot the project as it is now; the same content (and engine) always gives the same id."""
     content = snapshot_content(project_service.project_state(project_id))
     version = engine_version()
@@ -56,7 +56,7 @@ def create_snapshot(project_id: str) -> dict:
     return {"id": sid, "url": f"/s/{sid}"}
 
 
-def get_snapshot(snapshot_id_: str) -> dict:
+def get_snapshot(*, snapshot_id_: str) -> dict:
     try:
         if text_problem(snapshot_id_) is not None:
             raise Snapshot.DoesNotExist
@@ -72,7 +72,7 @@ def get_snapshot(snapshot_id_: str) -> dict:
     }
 
 
-def fork_snapshot(snapshot_id_: str) -> tuple[dict, str]:
+def fork_snapshot(*, snapshot_id_: str) -> tuple[dict, str]:
     try:
         if text_problem(snapshot_id_) is not None:
             raise Snapshot.DoesNotExist

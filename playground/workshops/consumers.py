@@ -89,7 +89,7 @@ class TeacherConsumer(_RoomConsumer):
         await self.send_dashboard()
 
     async def on_watch(self, message):
-        state = await db(progress.watch_state)(self.code, message.get("participant"))
+        state = await db(progress.watch_state)(code=self.code, participant_id=message["participant"])
         await self.on_unwatch(message)
         self.watching = watch_group(self.code, state["participant"]["id"])
         await self.channel_layer.group_add(self.watching, self.channel_name)
@@ -115,16 +115,16 @@ class TeacherConsumer(_RoomConsumer):
         await self.to_group(room_group(self.code), {"type": "exercise", "room": room})
 
     async def on_reveal_hint(self, message):
-        hint = await db(rooms.reveal_hint)(self.code, self.token)
+        hint = await db(rooms.reveal_hint)(code=self.code, token=self.token)
         await self.to_group(room_group(self.code), {"type": "hint", **hint})
 
     async def on_reveal_solution(self, message):
-        solution = await db(rooms.reveal_solution)(self.code, self.token)
+        solution = await db(rooms.reveal_solution)(code=self.code, token=self.token)
         await self.to_group(room_group(self.code), {"type": "solution", **solution})
 
     async def on_stuck_minutes(self, message):
-        await db(rooms.set_stuck_minutes)(self.code, self.token, message.get("minutes"))
-        await self.to_group(teacher_group(self.code), {"type": "stuckMinutes", "minutes": message.get("minutes")})
+        minutes = await db(rooms.set_stuck_minutes)(code=self.code, token=self.token, minutes=message.get("minutes"))
+        await self.to_group(teacher_group(self.code), {"type": "stuckMinutes", "minutes": minutes})
 
     async def on_time_box(self, message):
         box = await db(rooms.set_time_box)(
@@ -133,7 +133,7 @@ class TeacherConsumer(_RoomConsumer):
         await self.to_group(room_group(self.code), {"type": "timeBox", "timeBox": box})
 
     async def on_close(self, message):
-        room = await db(rooms.close)(self.code, self.token)
+        room = await db(rooms.close)(code=self.code, token=self.token)
         await self.to_group(room_group(self.code), {"type": "closed", "room": room})
 
     async def workshop_event(self, event):

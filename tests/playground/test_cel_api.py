@@ -167,3 +167,19 @@ def test_cel_answer_carries_the_type_and_the_cost(client):
     assert isinstance(body["cost"], int) and body["cost"] > 0
     longer = client.post("/api/v1/cel", {"expression": "[1, 2, 3].map(x, x * 2)"}, content_type="application/json")
     assert longer.json()["type"] == "list" and longer.json()["cost"] > body["cost"]
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"expression": 1}, "expression: must be a string, not number"),
+        ({"expression": "1", "variables": []}, "variables: must be an object, not array"),
+        ({"expression": "1", "variables_text": {}}, "variables_text: must be a string, not object"),
+        ({"expression": "1", "colour": 1}, "colour: unknown field (expected expression, variables, variables_text)"),
+    ],
+)
+def test_the_body_is_checked_strictly_naming_the_field(client, body, message):
+    response = post(client, body)
+    assert response.status_code == 400
+    assert_error_shape(response.json(), "invalid_request")
+    assert response.json()["error"]["message"] == message

@@ -54,7 +54,7 @@ def test_search_words_come_from_the_yaml_not_from_punctuation():
 
 @pytest.mark.parametrize("slug", SLUGS)
 def test_example_expectations_hold(slug):
-    example = example_service.get_example(slug)
+    example = example_service.get_example(slug=slug)
     documents = [{"id": i, **doc} for i, doc in enumerate(example["documents"])]
     requests = [{"id": i, **req} for i, req in enumerate(example["requests"])]
     result = evaluation_service.evaluate(documents, requests)

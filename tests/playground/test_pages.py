@@ -47,7 +47,7 @@ def test_user_text_is_escaped_never_rendered_as_html(client):
 def test_snapshot_page_and_missing_snapshot(client):
     body = project_body()
     state, _ = project_service.create_project(body["title"], "", body["documents"], body["requests"])
-    snap = snapshot_service.create_snapshot(state["id"])
+    snap = snapshot_service.create_snapshot(project_id=state["id"])
     response = client.get(snap["url"])
     assert response.status_code == 200
     assert_csp(response)
@@ -78,7 +78,7 @@ def test_load_examples_stores_read_only_projects(client):
     state = project_service.project_state("ex-" + slug)
     assert state["isExample"] is True
     assert [d["text"] for d in state["documents"]] == [
-        d["text"] for d in example_service.get_example(slug)["documents"]
+        d["text"] for d in example_service.get_example(slug=slug)["documents"]
     ]
     response = client.patch(
         f"/api/v1/projects/ex-{slug}", {"title": "x"}, content_type="application/json", HTTP_X_EDIT_TOKEN=""

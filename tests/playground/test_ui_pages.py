@@ -59,7 +59,7 @@ def test_example_and_snapshot_pages_are_read_only_with_fork_to_edit(client):
     slug = example_service.list_examples()[0]["slug"]
     body = project_body()
     state, _ = project_service.create_project(body["title"], "", body["documents"], body["requests"])
-    snap = snapshot_service.create_snapshot(state["id"])
+    snap = snapshot_service.create_snapshot(project_id=state["id"])
     for path in (f"/examples/{slug}", snap["url"]):
         page = client.get(path).content.decode()
         assert ">Fork to edit</button>" in page
@@ -74,7 +74,7 @@ def test_example_and_snapshot_pages_are_read_only_with_fork_to_edit(client):
 def test_snapshot_time_is_human_with_the_exact_instant_on_hover(client):
     body = project_body()
     state, _ = project_service.create_project(body["title"], "", body["documents"], body["requests"])
-    snap = snapshot_service.create_snapshot(state["id"])
+    snap = snapshot_service.create_snapshot(project_id=state["id"])
     page = client.get(snap["url"]).content.decode()
     match = re.search(r'<time class="human-time" datetime="([^"]+)" title="([^"]+)">([^<]+)</time>', page)
     assert match, "the snapshot header carries a <time> element"
@@ -100,7 +100,7 @@ def test_fork_titles_follow_one_rule_everywhere(client):
     assert forked["title"] == f"{example['title']} (fork)"
     body = project_body()
     state, _ = project_service.create_project("Mine (fork)", "", body["documents"], body["requests"])
-    snap = snapshot_service.create_snapshot(state["id"])
+    snap = snapshot_service.create_snapshot(project_id=state["id"])
     assert client.post(f"/api/v1/snapshots/{snap['id']}/fork").json()["title"] == "Mine (fork)"
 
 

@@ -8,6 +8,14 @@ from playground.api import strict
 from playground.api.serializers import Documents
 
 
+class SetImportInSerializer(serializers.Serializer):
+    yaml = strict.Text(help_text="The set file (YAML), as an export writes it")
+
+
+class SetComposeInSerializer(serializers.Serializer):
+    set = strict.Object(help_text="The set file's fields as JSON: slug, title, exercises")
+
+
 class RoomInSerializer(serializers.Serializer):
     set = strict.Text(help_text="Slug of an exercise set, e.g. admission-basics")
     title = strict.Text(required=False, allow_null=True)

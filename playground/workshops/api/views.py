@@ -14,7 +14,6 @@ from rest_framework.views import APIView
 
 from playground.api.serializers import ErrorSerializer
 from playground.api.strict import validated
-from playground.services.errors import ServiceError
 from playground.workshops.api import serializers as s
 from playground.workshops.services import authoring, broadcast, catalog, export, participants, progress, rooms
 from playground.workshops.services.groups import room_group
@@ -34,12 +33,6 @@ STUDENT = OpenApiParameter(
     description="The browser token returned once when joining.",
 )
 ERRORS = {400: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer, 409: ErrorSerializer}
-
-
-def _body(request) -> dict:
-    if not isinstance(request.data, dict):
-        raise ServiceError("invalid_request", "the body must be a JSON object")
-    return request.data
 
 
 def _teacher_token(request) -> str | None:
@@ -83,9 +76,9 @@ class SetSourceView(APIView):
 
 
 class SetImportView(APIView):
-    @extend_schema(request=dict, responses={201: dict, **ERRORS})
+    @extend_schema(request=s.SetImportInSerializer, responses={201: dict, **ERRORS})
     def post(self, request):
-        exercise_set = authoring.import_set(_body(request).get("yaml"))
+        exercise_set = authoring.import_set(text=validated(s.SetImportInSerializer, request.data)["yaml"])
         return Response(
             {"slug": exercise_set.slug, "title": exercise_set.title, "exercises": exercise_set.exercises.count()},
             status=status.HTTP_201_CREATED,
@@ -95,9 +88,9 @@ class SetImportView(APIView):
 class SetComposeView(APIView):
     """The authoring page: a set as JSON (the file's fields) → its YAML file and whether an import takes it."""
 
-    @extend_schema(request=dict, responses={200: dict, 400: ErrorSerializer})
+    @extend_schema(request=s.SetComposeInSerializer, responses={200: dict, 400: ErrorSerializer})
     def post(self, request):
-        return Response(authoring.compose(_body(request).get("set")))
+        return Response(authoring.compose(data=validated(s.SetComposeInSerializer, request.data)["set"]))
 
 
 class RoomCreateView(APIView):
@@ -170,13 +163,13 @@ class AdvanceView(_TeacherAction):
 @extend_schema(request=None)
 class HintView(_TeacherAction):
     def act(self, code, token, body):
-        return {"type": "hint", **rooms.reveal_hint(code, token)}
+        return {"type": "hint", **rooms.reveal_hint(code=code, token=token)}
 
 
 @extend_schema(request=None)
 class SolutionView(_TeacherAction):
     def act(self, code, token, body):
-        return {"type": "solution", **rooms.reveal_solution(code, token)}
+        return {"type": "solution", **rooms.reveal_solution(code=code, token=token)}
 
 
 @extend_schema(request=s.AnnounceInSerializer)
@@ -218,7 +211,7 @@ class CoteacherLinkView(APIView):
 @extend_schema(request=None)
 class CloseView(_TeacherAction):
     def act(self, code, token, body):
-        return {"type": "closed", "room": rooms.close(code, token)}
+        return {"type": "closed", "room": rooms.close(code=code, token=token)}
 
 
 class ResultsCSVView(APIView):

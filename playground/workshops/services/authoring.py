@@ -120,12 +120,10 @@ def _exercise(exercise: dict) -> dict:
     }
 
 
-def compose(data) -> dict:
+def compose(*, data: dict) -> dict:
     """The authoring page's set (the file's fields as JSON) → {yaml, valid, error?}: the file an export writes,
     and whether it passes the import's checks (every solution passes all its checks, every starter fails one).
     A set whose shape is wrong (no documents, a check without a request) is a 400 naming the exercise."""
-    if not isinstance(data, dict):
-        raise ServiceError("invalid_request", "set must be an object with slug, title and exercises")
     text = dump_set(_file_content(catalog.parse_set(data, str(data.get("slug") or "my-set"))))
     try:
         checked_set(text)
@@ -134,10 +132,8 @@ def compose(data) -> dict:
     return {"yaml": text, "valid": True}
 
 
-def _load(text) -> dict:
+def _load(text: str) -> dict:
     """Parse an uploaded file: bounded in size, no YAML aliases (a few lines could expand to gigabytes)."""
-    if not isinstance(text, str):
-        raise ServiceError("invalid_request", "the set must be YAML text")
     limits.check_total([limits.text_size(text)])
     try:
         if any(isinstance(event, yaml.AliasEvent) for event in yaml.parse(text, Loader=yaml.SafeLoader)):
@@ -164,7 +160,7 @@ def validate(content: dict) -> None:
                 raise ServiceError("invalid_exercise", f"{where}: the starter already passes every check")
 
 
-def checked_set(text, default_slug: str = "imported") -> dict:
+def checked_set(text: str, default_slug: str = "imported") -> dict:
     """A set file's content, parsed and validated as every set is (an import and the shipped files alike)."""
     content = catalog.parse_set(_load(text), default_slug)
     if not SLUG.match(content["slug"]):
@@ -173,7 +169,7 @@ def checked_set(text, default_slug: str = "imported") -> dict:
     return content
 
 
-def import_set(text) -> ExerciseSet:
+def import_set(*, text: str) -> ExerciseSet:
     """Validate and store a new set; an existing set (a shipped one included) is never overwritten."""
     content = checked_set(text)
     if (

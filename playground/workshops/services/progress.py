@@ -129,12 +129,10 @@ def dashboard(code: str) -> dict:
     }
 
 
-def watch_state(code: str, participant_id) -> dict:
+def watch_state(*, code: str, participant_id: int) -> dict:
     """A participant's current fork, for the teacher's read-only view."""
     room = rooms.get_room(code)
-    participant = (
-        Participant.objects.filter(room=room, pk=int(participant_id)).first() if str(participant_id).isdigit() else None
-    )
+    participant = Participant.objects.filter(room=room, pk=participant_id).first()
     if participant is None:
         raise not_found("participant")
     exercise = rooms.current_exercise(room)

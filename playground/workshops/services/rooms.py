@@ -187,7 +187,7 @@ def advance(*, code: str, token: str | None, position: int | None = None) -> dic
     return room_public(room)
 
 
-def reveal_hint(code: str, token: str | None) -> dict:
+def reveal_hint(*, code: str, token: str | None) -> dict:
     """Show the next hint of the current exercise: {exercise, index, html}."""
     with transaction.atomic():
         room = _locked(code, token)
@@ -200,7 +200,7 @@ def reveal_hint(code: str, token: str | None) -> dict:
     return {"exercise": exercise.id, **catalog.student_view(exercise, shown + 1)["hints"][shown]}
 
 
-def reveal_solution(code: str, token: str | None) -> dict:
+def reveal_solution(*, code: str, token: str | None) -> dict:
     with transaction.atomic():
         room = _locked(code, token)
         exercise = current_exercise(room)
@@ -238,7 +238,7 @@ def present(*, code: str, token: str | None, documents: list | None, title: str 
     return presenting
 
 
-def close(code: str, token: str | None) -> dict:
+def close(*, code: str, token: str | None) -> dict:
     """Close the room: students keep reading their work, but every fork stops taking writes, through any
     door (the workshop socket, the project REST API, the co-editing socket), because its edit token is
     revoked here rather than checked in each of them."""
@@ -260,9 +260,9 @@ def freeze_projects(project_ids) -> None:
 STUCK_MINUTES_MAX = 180
 
 
-def set_stuck_minutes(code: str, token: str | None, minutes) -> int:
+def set_stuck_minutes(*, code: str, token: str | None, minutes: int | None) -> int:
     """How long without progress flags a student as stuck on the dashboard (0 turns the flag off)."""
-    if not isinstance(minutes, int) or isinstance(minutes, bool) or not 0 <= minutes <= STUCK_MINUTES_MAX:
+    if minutes is None or not 0 <= minutes <= STUCK_MINUTES_MAX:
         raise ServiceError("invalid_request", f"minutes must be a whole number from 0 to {STUCK_MINUTES_MAX}")
     with transaction.atomic():
         room = _locked(code, token)

@@ -158,6 +158,28 @@ def test_bad_input_is_refused_with_where(client, project):
     assert_error(create(client, project, "a: \x00"), 400, "invalid_request")
 
 
+def test_the_json_body_is_checked_by_its_serializer(client, project):
+    """Each field's type is checked before the service runs, naming the field; the texts stay ours."""
+    missing = assert_error(
+        client.post(JOBS, {"project": project["id"]}, content_type="application/json"), 400, "invalid_request"
+    )
+    assert missing["message"] == "text: give the objects as text (or upload files as multipart field `file`)"
+    assert missing["path"] == "text"
+    assert assert_error(create(client, project, 7), 400, "invalid_request")["message"] == (
+        "text: must be a string, not number"
+    )
+    assert assert_error(create(client, project, "a: 1", filename=3), 400, "invalid_request")["message"] == (
+        "filename: must be a string, not number"
+    )
+    assert assert_error(create(client, project, "a: 1", policies="all"), 400, "invalid_request")["message"] == (
+        "policies: must be an array or null, not string"
+    )
+    unknown = assert_error(create(client, project, "a: 1", colour="red"), 400, "invalid_request")
+    assert unknown["message"] == "colour: unknown field (expected project, policies, text, filename)"
+    job = create(client, project, "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n", filename=None)
+    assert job.status_code == 201, job.content
+
+
 def test_a_project_without_policies_is_refused(client):
     response = client.post(
         "/api/v1/projects",

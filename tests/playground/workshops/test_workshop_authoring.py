@@ -176,6 +176,23 @@ def test_composing_reports_what_the_import_would_refuse():
     assert bad_slug["valid"] is False and "slug" in bad_slug["error"]["message"]
 
 
+@pytest.mark.parametrize(
+    ("endpoint", "body", "message"),
+    [
+        ("import", {}, "yaml: this field is required"),
+        ("import", {"yaml": 7}, "yaml: must be a string, not number"),
+        ("import", {"yaml": "a: 1", "colour": 1}, "colour: unknown field (expected yaml)"),
+        ("compose", {"set": "x"}, "set: must be an object, not string"),
+        ("compose", {"set": None}, "set: must be an object, not null"),
+        ("compose", [], "the body must be a JSON object"),
+    ],
+)
+def test_import_and_compose_bodies_are_checked_by_their_serializers(endpoint, body, message):
+    answer = APIClient().post(f"{API}/sets/{endpoint}", body, format="json")
+    assert answer.status_code == 400
+    assert (answer.json()["error"]["code"], answer.json()["error"]["message"]) == ("invalid_request", message)
+
+
 def test_the_authoring_page_is_served():
     page = APIClient().get("/workshops/author")
     assert page.status_code == 200 and b"dist/workshop-author.js" in page.content

@@ -74,17 +74,17 @@ def test_a_student_without_progress_for_n_minutes_is_stuck_and_the_teacher_sets_
     assert stuck() is True
     view = progress.dashboard(room["code"])["participants"][0]["progress"][exercise_id]
     assert view["secondsOnTask"] >= 0  # measured from the first evaluation to the last activity
-    rooms.set_stuck_minutes(room["code"], token, 10)
+    rooms.set_stuck_minutes(code=room["code"], token=token, minutes=10)
     assert stuck() is False
     again = _type(ada, BROKEN, BROKEN + " ")  # typing without progress does not reset the clock
-    rooms.set_stuck_minutes(room["code"], token, 5)
+    rooms.set_stuck_minutes(code=room["code"], token=token, minutes=5)
     assert stuck() is True and again["passed"] == 2
     fixed = _type(ada, BROKEN + " ", "expression: object.spec.replicas <= 5")  # progress resets it
     assert fixed["stuck"] is False and stuck() is False
     with pytest.raises(ServiceError):
-        rooms.set_stuck_minutes(room["code"], token, -1)
+        rooms.set_stuck_minutes(code=room["code"], token=token, minutes=-1)
     with pytest.raises(ServiceError):
-        rooms.set_stuck_minutes(room["code"], "wrong", 3)
+        rooms.set_stuck_minutes(code=room["code"], token="wrong", minutes=3)
 
 
 def test_error_classes_drop_positions_and_quoted_values_so_the_same_mistake_groups():
