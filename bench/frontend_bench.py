@@ -33,7 +33,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DIST = ROOT / "static" / "dist"
-ENTRIES = ["landing.js", "editor-page.js", "gallery.js", "cel-page.js", "workshop-editors.js"]
+# The pages' entry points, as static/build.mjs names them (so a page added or renamed there is weighed here).
+ENTRIES = [
+    f"{name}.js"
+    for name in re.findall(
+        r'"([\w-]+)"',
+        re.search(r"entryPoints:\s*\[([^\]]*)\]", (ROOT / "static" / "build.mjs").read_text(encoding="utf-8"))[1],
+    )
+]
 IMPORT = re.compile(r"""(?:import|from)\s*["'](\./[^"']+\.js)["']""")
 CHROMIUM = "/usr/bin/chromium"
 
