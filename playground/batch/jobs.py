@@ -81,6 +81,8 @@ def job_state(job: BatchJob) -> dict:
         elapsed = ((job.finished or timezone.now()) - job.started).total_seconds()
     rate = job.done / elapsed if elapsed and job.done else None
     eta = (job.total - job.done) / rate if rate and job.status in runner.ACTIVE else None
+    # How long no worker has taken any chunk: the page asks whether a worker runs (Celery needs its own).
+    waiting = (timezone.now() - job.created).total_seconds() if job.status == BatchJob.QUEUED else None
     return {
         "id": job.id,
         "project": job.project_id,
@@ -92,6 +94,7 @@ def job_state(job: BatchJob) -> dict:
         "rate": round(rate, 1) if rate else None,
         "etaSeconds": round(eta, 1) if eta is not None else None,
         "elapsedSeconds": round(elapsed, 2) if elapsed is not None else None,
+        "waitingSeconds": round(waiting, 1) if waiting is not None else None,
         "policies": job.policies,
         "kubernetesVersion": job.kubernetes_version,
         "sources": job.sources,

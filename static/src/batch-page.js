@@ -21,6 +21,9 @@ let summary = null;
 let offset = 0;
 let polling = null;
 
+/** After this long with no chunk taken, the progress line asks whether a worker runs at all. */
+const WORKER_HINT_SECONDS = 30;
+
 function remembered() {
   try {
     const saved = JSON.parse(localStorage.getItem(STORE) || "null");
@@ -61,7 +64,11 @@ function showProgress(state) {
   const parts = [`${number(state.done)} / ${number(state.total)} objects`];
   if (state.done) parts.push(`${number(state.denied)} denied`);
   if (state.rate) parts.push(`${number(Math.round(state.rate))}/s`);
-  if (state.status === "queued") parts.push("waiting for a worker");
+  if (state.status === "queued") {
+    parts.push(state.waitingSeconds >= WORKER_HINT_SECONDS
+      ? `waiting for a worker for ${duration(state.waitingSeconds)}: is a batch worker running? (README, "Batch")`
+      : "waiting for a worker");
+  }
   if (state.status === "running" && state.etaSeconds != null) parts.push(`about ${duration(state.etaSeconds)} left`);
   if (state.status === "done") parts.push(`done in ${duration(state.elapsedSeconds)}`);
   if (state.status === "cancelled") parts.push("cancelled");

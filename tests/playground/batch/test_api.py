@@ -57,6 +57,24 @@ def test_pasted_dump_runs_to_exact_totals(client, project):
     assert summary["kinds"]["Deployment"]["denied"] == denied_count(45)
 
 
+def test_a_job_no_worker_takes_says_how_long_it_has_waited(client, project):
+    """With Celery and no worker running, a job stays queued: its state says for how long (the page then asks
+    whether a worker runs); a job that ran says nothing of waiting."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from playground.batch.models import BatchJob
+
+    job = create(client, project, dump(3)).json()
+    finished(client, job)
+    BatchJob.objects.filter(id=job["id"]).update(status="queued", created=timezone.now() - timedelta(seconds=75))
+    waiting = client.get(f"{JOBS}/{job['id']}", **auth(job["editToken"])).json()["waitingSeconds"]
+    assert 75 <= waiting < 120
+    BatchJob.objects.filter(id=job["id"]).update(status="done")
+    assert client.get(f"{JOBS}/{job['id']}", **auth(job["editToken"])).json()["waitingSeconds"] is None
+
+
 def test_only_the_chosen_policies_run(client, project):
     job = create(client, project, dump(20), policies=["max-ten"]).json()
     finished(client, job)
