@@ -201,18 +201,22 @@ class OpenAPIValidator:
             )
         )
 
+    def _too_many(self, name: str, limit: int, count: int) -> None:
+        """maxProperties and maxItems: the API server words both as items."""
+        self.errors.append(
+            FieldError(
+                "FieldValueTooMany",
+                self.field(name),
+                f"must have at most {limit} {'item' if limit == 1 else 'items'}",
+                count,
+            )
+        )
+
     def _object(self, schema: Mapping[str, Any], data: dict, name: str, label: str, depth: int) -> None:
         count = len(data)
         max_props = schema.get("maxProperties")
         if isinstance(max_props, int) and count > max_props:
-            self.errors.append(
-                FieldError(
-                    "FieldValueTooMany",
-                    self.field(name),
-                    f"must have at most {max_props} {'item' if max_props == 1 else 'items'}",
-                    count,
-                )
-            )
+            self._too_many(name, max_props, count)
         min_props = schema.get("minProperties")
         if isinstance(min_props, int) and count < min_props:
             self.invalid(name, "", f"{label} in {_IN} should have at least {min_props} properties")
@@ -231,14 +235,7 @@ class OpenAPIValidator:
         count = len(data)
         max_items = schema.get("maxItems")
         if isinstance(max_items, int) and count > max_items:
-            self.errors.append(
-                FieldError(
-                    "FieldValueTooMany",
-                    self.field(name),
-                    f"must have at most {max_items} {'item' if max_items == 1 else 'items'}",
-                    count,
-                )
-            )
+            self._too_many(name, max_items, count)
         min_items = schema.get("minItems")
         if isinstance(min_items, int) and count < min_items:
             self.invalid(name, "", f"{label} in {_IN} should have at least {min_items} items")
