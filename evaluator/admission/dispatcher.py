@@ -109,6 +109,24 @@ class PolicyDispatcher:
         self._plans[id(policy)] = plan
         return plan
 
+    def resolve_static(
+        self, policy: Mapping[str, Any], bindings: list[Mapping], request: Mapping[str, Any], memo: MatchMemo
+    ) -> tuple[Any, Any, Any, list[BindingTuples]] | None:
+        """`resolve`'s answer without the PolicyTuples, for the commonest case: a policy with matchConstraints
+        that matched, no paramKind problem and bindings no request changes (`_Plan.static`). Then (compiled,
+        matched kind, matched resource, the bindings' tuples: shared, read-only); None for anything else, which
+        `resolve` (with the same memo: no second match) describes."""
+        plan = self._plan(policy, bindings)
+        if plan.static is None or plan.constraints is None or plan.skipped is not None or plan.config_error:
+            return None
+        match = match_resources(
+            plan.constraints, request, self.cluster.namespaces, self.cluster.mapper, memo, plan.constraints_key
+        )
+        if match.error is not None or not match.matched:
+            return None
+        kind, resource = match.matched_kind or request.get("kind"), match.matched_resource or request.get("resource")
+        return plan.compiled, kind, resource, plan.static
+
     def resolve(
         self,
         policy: Mapping[str, Any],

@@ -16,12 +16,13 @@ from typing import Any
 
 from evaluator.admission import activation as act
 from evaluator.admission.cluster import ClusterIndex, name_of
-from evaluator.admission.dispatcher import PolicyDispatcher, PolicyTuples
+from evaluator.admission.dispatcher import PolicyDispatcher
 from evaluator.admission.evaluation import Inputs
 from evaluator.admission.params import param_key
 from evaluator.k8s.kinds import VALIDATING_BINDING, VALIDATING_POLICY
 from evaluator.k8s.namespaces import assumed_namespace
 from evaluator.policies.validating.compiler import CompiledPolicy, compile_policy
+from evaluator.policies.validating.lean import LeanTuple, lean_tuple
 from evaluator.policies.validating.validator import DENY, ERROR, PUBLISH, validate
 
 MAX_AUDIT_ANNOTATION_VALUE_BYTES = 10 * 1024
@@ -74,8 +75,10 @@ class CompileCache:
         policy_name, _, failure_policy = self.meta(policy)
         binding_name, actions, _ = self.meta(binding)
         spec = binding.get("spec") or {}
+        policy_name_ref = str(spec.get("policyName") or "")
+        lean = lean_tuple(self.get(policy), policy_name, binding_name, actions, policy_name_ref)
         hit = self._bindings[id(binding)] = _BindingMeta(
-            policy, binding, policy_name, failure_policy, binding_name, actions, str(spec.get("policyName") or "")
+            policy, binding, policy_name, failure_policy, binding_name, actions, policy_name_ref, lean
         )
         return hit
 
@@ -101,6 +104,7 @@ class _BindingMeta:
     binding_name: str
     actions: list[str]  # never handed out: records get a copy
     policy_name_ref: str  # the binding's spec.policyName, as audit validation failures quote it
+    lean: LeanTuple | None  # untraced evaluation straight into the record, for the policies it covers
 
 
 def _failure_policy(policy: Mapping) -> str:
@@ -246,21 +250,28 @@ class Dispatcher:
         return inputs
 
     def _dispatch_policy(self, policy: Mapping, bindings: list[Mapping], request: Mapping, out: DispatchResult) -> None:
-        found = self.cache.tuples.resolve(policy, bindings, request, self._match_memo)
-        if found.skip is not None:
-            out.policies.append(_record(policy, None, "skipped", self.cache.meta, skipReason=found.skip))
-            return
-        if found.error is not None:
-            out.policies.append(self._config_error(out, policy, None, found.error))
-            return
+        static = self.cache.tuples.resolve_static(policy, bindings, request, self._match_memo)
+        if static is not None:  # matched, every binding one tuple of params == null
+            compiled, kind, resource, items = static
+        else:
+            found = self.cache.tuples.resolve(policy, bindings, request, self._match_memo)
+            if found.skip is not None:
+                out.policies.append(_record(policy, None, "skipped", self.cache.meta, skipReason=found.skip))
+                return
+            if found.error is not None:
+                out.policies.append(self._config_error(out, policy, None, found.error))
+                return
+            compiled, kind, resource, items = found.compiled, found.matched_kind, found.matched_resource, found.bindings
         collector: dict[str, list[str]] = {}
-        for item in found.bindings:
+        for item in items:
             if item.error is not None:
                 out.policies.append(self._config_error(out, policy, item.binding, item.error))
             elif item.skip is not None:
                 out.policies.append(_record(policy, item.binding, "skipped", self.cache.meta, skipReason=item.skip))
             else:
-                self._dispatch_binding(policy, found, item.binding, item.params, request, out, collector)
+                self._dispatch_binding(
+                    policy, compiled, kind, resource, item.binding, item.params, request, out, collector
+                )
         if not collector:
             return
         policy_name = self.cache.meta(policy)[0]
@@ -270,43 +281,30 @@ class Dispatcher:
     def _dispatch_binding(
         self,
         policy: Mapping,
-        found: PolicyTuples,
+        compiled: CompiledPolicy,
+        matched_kind: Any,
+        matched_resource: Any,
         binding: Mapping,
         params: list,
         request: Mapping,
         out: DispatchResult,
         collector: dict[str, list[str]],
     ) -> None:
-        compiled: CompiledPolicy = found.compiled
-        matched_kind = found.matched_kind
-        matched_resource = found.matched_resource
         inputs = self._inputs_for(request, matched_kind, matched_resource)
         meta = self.cache.binding_meta(policy, binding)
-        policy_name, failure_policy, binding_name, actions = (
-            meta.policy_name,
-            meta.failure_policy,
-            meta.binding_name,
-            meta.actions,
-        )
+        policy_name, binding_name, actions = meta.policy_name, meta.binding_name, meta.actions
+        lean = None if self.trace else meta.lean
         for param in params:
             inputs.params = None if param is None else _as_param_kind(param, compiled.param_kind)
+            if lean is not None:
+                record = _tuple_record(meta, param, matched_kind, matched_resource, [])
+                if lean.decide(inputs, record, out, Denial):
+                    out.policies.append(record)
+                    continue
             result = validate(compiled, inputs)
             decisions: list[dict[str, Any]] = []
-            record = {  # the keys and order of _record
-                "policy": policy_name,
-                "binding": binding_name,
-                "param": None if param is None else param_key(param),
-                "outcome": "admitted",
-                "skipReason": None,
-                "failurePolicy": failure_policy,
-                "validationActions": actions.copy(),
-                "error": None,
-                "matchedKind": _copy(matched_kind),
-                "matchedResource": _copy(matched_resource),
-                "decisions": decisions,
-                "auditAnnotations": [],
-                "trace": result.trace or None,
-            }
+            record = _tuple_record(meta, param, matched_kind, matched_resource, decisions)
+            record["trace"] = result.trace or None
             if result.skipped:
                 record["outcome"], record["skipReason"] = "skipped", result.skip_reason
                 out.policies.append(record)
@@ -377,6 +375,25 @@ class Dispatcher:
                 )
                 record["ignored"] = "error-ignored" in outcomes and "error" not in outcomes
             out.policies.append(record)
+
+
+def _tuple_record(meta: _BindingMeta, param: Any, matched_kind: Any, matched_resource: Any, decisions: list) -> dict:
+    """An evaluated tuple's record, admitted until its decisions say otherwise (the keys and order of _record)."""
+    return {
+        "policy": meta.policy_name,
+        "binding": meta.binding_name,
+        "param": None if param is None else param_key(param),
+        "outcome": "admitted",
+        "skipReason": None,
+        "failurePolicy": meta.failure_policy,
+        "validationActions": meta.actions.copy(),
+        "error": None,
+        "matchedKind": _copy(matched_kind),
+        "matchedResource": _copy(matched_resource),
+        "decisions": decisions,
+        "auditAnnotations": [],
+        "trace": None,
+    }
 
 
 def _outcome(outcomes: set[str]) -> str:

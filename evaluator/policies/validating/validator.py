@@ -68,7 +68,7 @@ def _action_for_error(failure_policy: str) -> str:
     return ADMIT if failure_policy == "Ignore" else DENY
 
 
-def _message_for(validation, message_result: ExpressionResult | None) -> tuple[str, str]:
+def message_for(validation, message_result: ExpressionResult | None) -> tuple[str, str]:
     """The denial text and where it came from, with the server's fallbacks."""
     message = ""
     source = "messageExpression"
@@ -146,7 +146,7 @@ _FORGET = _Forget()
 _DISCARD = _Discard()
 
 
-def _shared_activation(policy: CompiledPolicy, inputs: Inputs, with_authorizer: bool, request, namespace) -> dict:
+def shared_activation(policy: CompiledPolicy, inputs: Inputs, with_authorizer: bool, request, namespace) -> dict:
     """The activation of a section without variables, shared by every policy of the request that binds the same
     values (CEL only reads it). Kept on `inputs` (one request) with the values it was built from, which it
     holds, so that an identity match is a true match."""
@@ -178,7 +178,7 @@ def _plain_section(
         context = CompositionContext(policy.variables, trace=False)
         activation["variables"] = LazyVariables(context, activation)
     else:
-        activation = _shared_activation(policy, inputs, with_authorizer, request, namespace)
+        activation = shared_activation(policy, inputs, with_authorizer, request, namespace)
     values = []
     for compiled in expressions:
         if compiled is None:
@@ -198,7 +198,7 @@ def _plain_section(
 
 def _validations_only(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult | None:
     """`_validate_plain` of the commonest policy: validations with static messages and nothing else."""
-    activation = _shared_activation(policy, inputs, policy.uses_authorizer, inputs.request, inputs.namespace_object)
+    activation = shared_activation(policy, inputs, policy.uses_authorizer, inputs.request, inputs.namespace_object)
     budget = RUNTIME_CEL_COST_BUDGET
     decisions = []
     for validation, compiled in zip(policy.validations, policy.validation_expressions):
@@ -211,7 +211,7 @@ def _validations_only(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult 
         if outcome[0] is True:
             decisions.append(Decision(validation.index, ADMIT, EVAL_ADMIT))
         else:
-            message = _message_for(validation, None)[0]
+            message = message_for(validation, None)[0]
             decisions.append(Decision(validation.index, DENY, EVAL_DENY, message, validation.reason or "Invalid"))
     return ValidateResult(decisions)
 
@@ -272,7 +272,7 @@ def _validate_plain(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult | 
             result.decisions.append(Decision(validation.index, ADMIT, EVAL_ADMIT))
             continue
         message_result = ExpressionResult(value=messages[i]) if i < len(messages) and messages[i] is not None else None
-        message, _ = _message_for(validation, message_result)
+        message, _ = message_for(validation, message_result)
         result.decisions.append(Decision(validation.index, DENY, EVAL_DENY, message, validation.reason or "Invalid"))
     if not policy.audit_annotations:
         return result
@@ -375,7 +375,7 @@ def validate(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult:
         elif evaluation.value is not True:
             decision.action, decision.evaluation = DENY, EVAL_DENY
             decision.reason = validation.reason or "Invalid"
-            decision.message, source = _message_for(validation, message_result)
+            decision.message, source = message_for(validation, message_result)
         result.decisions.append(decision)
         if tracing:
             trace["validations"].append(
