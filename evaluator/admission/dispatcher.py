@@ -15,8 +15,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evaluator.admission.cluster import ClusterIndex
-from evaluator.admission.matching import MatchMemo, binding_matches, match_resources, memo_key, policy_matches
+from evaluator.admission.matching import (
+    MatchMemo,
+    MatchResult,
+    binding_matches,
+    compile_criteria,
+    match_resources,
+    memo_key,
+    policy_matches,
+)
 from evaluator.admission.params import ParamSource, PolicySkipped, collect_params, resolve_param_kind
+
+
+_MATCHES_KEPT = 4096
 
 
 @dataclass
@@ -58,6 +69,7 @@ class PolicyDispatcher:
         self._compiled: dict[int, tuple[Mapping, Any]] = {}
         self._sources: dict[int, tuple[Mapping, tuple]] = {}
         self._plans: dict[int, _Plan] = {}
+        self._matches: dict[tuple, MatchResult] = {}  # answers of criteria that read no labels, by request key
 
     def hooks(self) -> list[tuple[Mapping, list[Mapping]]]:
         """(policy, bindings) for every policy of this kind that some binding names, in document order."""
@@ -119,13 +131,29 @@ class PolicyDispatcher:
         plan = self._plan(policy, bindings)
         if plan.static is None or plan.constraints is None or plan.skipped is not None or plan.config_error:
             return None
-        match = match_resources(
-            plan.constraints, request, self.cluster.namespaces, self.cluster.mapper, memo, plan.constraints_key
-        )
+        match = memo.get(plan.constraints_key)
+        if match is None:
+            match = memo[plan.constraints_key] = self._labelless_match(plan, request)
         if match.error is not None or not match.matched:
             return None
         kind, resource = match.matched_kind or request.get("kind"), match.matched_resource or request.get("resource")
         return plan.compiled, kind, resource, plan.static
+
+    def _labelless_match(self, plan: _Plan, request: Mapping[str, Any]) -> MatchResult:
+        """The policy's matchConstraints against `request`. Criteria that read no labels answer every request
+        with the same `request_key` (resource, kind, operation, scope...) alike, whatever its object: those
+        answers are kept for the document set (shared read-only, as a MatchMemo's are)."""
+        criteria = compile_criteria(plan.constraints)
+        namespaces, mapper = self.cluster.namespaces, self.cluster.mapper
+        if criteria.reads_labels():
+            return criteria.match(request, namespaces, mapper)
+        key = (plan.constraints_key, criteria.request_key(request))
+        found = self._matches.get(key)
+        if found is None:
+            if len(self._matches) >= _MATCHES_KEPT:
+                self._matches.clear()
+            found = self._matches[key] = criteria.match(request, namespaces, mapper)
+        return found
 
     def resolve(
         self,

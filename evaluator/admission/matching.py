@@ -334,6 +334,21 @@ class CompiledCriteria:
             tuple(CompiledRule.of(r) for r in _as_list(criteria.get("excludeResourceRules"))),
         )
 
+    def reads_labels(self) -> bool:
+        """Whether matching reads labels (a selector that is not empty, or one that did not parse, whose
+        error is the answer): if not, the answer depends only on `request_key`."""
+        if self.namespace_problem or self.object_problem:
+            return True
+        return not (self.namespace_selector.empty and self.object_selector.empty)
+
+    def request_key(self, request: Mapping) -> tuple:
+        """Everything `match` reads of a request whose criteria read no labels (`reads_labels` False): the
+        resource, kind, subresource and operation, whether it is namespaced, and the name only when a rule
+        lists resourceNames. Requests with equal keys get the same answer (for one mapper)."""
+        view = _View.of(request)
+        names = any(rule.names for rule in self.rules) or any(rule.names for rule in self.exclude)
+        return view.resource, view.kind, view.sub, bool(view.namespace), view.name if names else "", view.operation
+
     def match(
         self, request: Mapping, namespaces: Mapping | NamespaceLookup | None = None, mapper: RESTMapper | None = None
     ) -> MatchResult:

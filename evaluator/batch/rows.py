@@ -89,9 +89,7 @@ def outcomes(result: Mapping[str, Any]) -> list[Outcome]:
         kind = record.get("kind") or "ValidatingAdmissionPolicy"
         if kind == "MutatingAdmissionPolicy" and outcome == "unchanged":
             outcome = "admitted"
-        message = record.get("error") or next(
-            (d.get("message") for d in record.get("decisions") or () if d.get("message")), None
-        )
+        message = record.get("error") or _first_message(record.get("decisions"))
         out.append(
             {
                 "kind": kind,
@@ -116,6 +114,15 @@ def outcomes(result: Mapping[str, Any]) -> list[Outcome]:
                 }
             )
     return out
+
+
+def _first_message(decisions: Any) -> str | None:
+    """The first decision's message that is not empty (a loop: this runs for every record of a batch)."""
+    for decision in decisions or ():
+        message = decision.get("message")
+        if message:
+            return message
+    return None
 
 
 _WEBHOOK_OUTCOMES = {

@@ -17,6 +17,7 @@ from evaluator.batch.rows import OUTCOMES, label, policy_key
 __all__ = ["Summary", "EXAMPLES_PER_POLICY"]
 
 EXAMPLES_PER_POLICY = 5
+_VAP = "ValidatingAdmissionPolicy"
 _COUNTS = ("objects", "allowed", "denied", "warned", "audited", "errors")
 
 
@@ -65,7 +66,9 @@ class Summary:
             group["errors"] += errors
         seen: set[tuple[str, str]] = set()
         for outcome in row["policies"]:
-            key, result = policy_key(outcome), outcome["outcome"]
+            kind = outcome.get("kind")  # policy_key, inlined: this runs for every outcome of a batch
+            key = outcome["policy"] if kind is None or kind == _VAP else policy_key(outcome)
+            result = outcome["outcome"]
             if (key, result) in seen:
                 continue
             seen.add((key, result))
