@@ -28,6 +28,7 @@ from evaluator.admission.params import ParamSource, PolicySkipped, collect_param
 
 
 _MATCHES_KEPT = 4096
+_PARAMS_KEPT = 4096
 
 
 @dataclass
@@ -199,7 +200,7 @@ class PolicyDispatcher:
                 if not bmatch.matched:
                     out.bindings.append(BindingTuples(binding, skip=bmatch.reason or "binding does not match"))
                     continue
-            params, error = collect_params(compiled.param_kind, plan.source, param_ref, namespace, self.cluster)
+            params, error = plan.params(binding, param_ref, namespace, self.cluster)
             if error is not None:
                 out.bindings.append(BindingTuples(binding, error=error))
             elif not params:
@@ -223,6 +224,22 @@ class _Plan:
     bindings: list[tuple[Mapping, bool, Any]]
     constraints_key: str | None = None  # matching.memo_key(constraints)
     static: list[BindingTuples] | None = None  # the bindings' tuples when no request changes them
+    collected: dict[tuple[int, str], tuple[list, str | None]] = field(default_factory=dict)
+
+    def params(
+        self, binding: Mapping, param_ref: Any, namespace: str, cluster: ClusterIndex
+    ) -> tuple[list[Any], str | None]:
+        """`collect_params` of a binding for a request namespace: it reads only the cluster's params, which
+        never change, so each (binding, namespace) is collected once (the list is shared: read-only)."""
+        key = (id(binding), namespace)
+        found = self.collected.get(key)
+        if found is None:
+            if len(self.collected) >= _PARAMS_KEPT:
+                self.collected.clear()
+            found = self.collected[key] = collect_params(
+                self.compiled.param_kind, self.source, param_ref, namespace, cluster
+            )
+        return found
 
 
 def _has_match_resources(binding: Mapping) -> bool:

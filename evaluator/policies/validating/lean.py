@@ -1,13 +1,14 @@
-"""Untraced tuples of the commonest policy shape, evaluated straight into their result record.
+"""Untraced tuples of the common policy shapes, evaluated straight into their result record.
 
-A policy with only validations and static messages (no matchConditions, variables, messageExpressions or
-auditAnnotations) decides each validation from its expression's value alone, so everything a decision says
-except that value is known once the policy and binding are: the messages, the denial and warning texts,
-the audit failure entries. `LeanTuple` holds those, made once per (policy, binding), and `decide` writes the
-same record, denials, warnings and audit failures as `Dispatcher._dispatch_binding` would, without the
-intermediate ValidateResult/Decision objects. Anything unusual (an error, the per-call limit, the budget)
-makes `decide` return False before it wrote anything: the general path then runs from the start
-(evaluation has no side effects), so errors and their wording keep one implementation.
+A policy without variables or auditAnnotations (matchConditions, validations, messages or messageExpressions,
+params) decides each validation from its expression's value and, when it failed, its message. Everything
+else a decision says is known once the policy and binding are: `LeanTuple` holds it, made once per (policy,
+binding), and `decide` writes the same record, denials, warnings and audit failures as
+`Dispatcher._dispatch_binding` would, without the intermediate ValidateResult/Decision objects. It
+evaluates what `validator._validate_plain` evaluates, in the same order and with the same budgets; anything
+unusual (an error, the per-call limit, a budget) makes `decide` return False before it wrote anything: the
+general path then runs from the start (evaluation has no side effects), so errors and their wording keep
+one implementation.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from evaluator.admission.evaluation import RUNTIME_CEL_COST_BUDGET, Inputs
+from evaluator.admission.conditions import ExpressionResult
+from evaluator.admission.evaluation import RUNTIME_CEL_COST_BUDGET, RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS, Inputs
 from evaluator.policies.validating.compiler import CompiledPolicy
 from evaluator.policies.validating.validator import ADMIT, DENY, EVAL_ADMIT, EVAL_DENY, message_for, shared_activation
 
@@ -26,85 +28,144 @@ def lean_tuple(
     compiled: CompiledPolicy, policy_name: str, binding_name: str, actions: list[str], policy_name_ref: str
 ) -> LeanTuple | None:
     """The lean form of a (policy, binding), or None when the policy has another shape."""
-    if compiled.match_conditions or compiled.variables or compiled.has_messages or compiled.audit_annotations:
+    if compiled.variables or compiled.audit_annotations:
         return None
-    if any(c.program is None for c in compiled.validation_expressions):
+    expressions = [c for _, c in compiled.match_conditions] + list(compiled.validation_expressions)
+    expressions += [c for c in compiled.message_expressions if c is not None]
+    if any(c.program is None for c in expressions):
         return None  # a compile error: the general path words it
     return LeanTuple(compiled, policy_name, binding_name, actions, policy_name_ref)
 
 
-class LeanTuple:
-    """One (policy, binding) of validations with static messages, prepared for untraced evaluation."""
+def _run(programs: tuple, activation: Any, budget: int) -> tuple[list, int] | None:
+    """(values, remaining budget) of a section as `validator._plain_section` evaluates it (None entries are
+    placeholders), or None when anything failed or ran out of budget."""
+    values = []
+    for evaluate in programs:
+        if evaluate is None:
+            values.append(None)
+            continue
+        try:
+            outcome = evaluate(activation)
+        except Exception:  # as ex.run_plain: the general path words it
+            return None
+        if outcome is None:
+            return None
+        budget -= outcome[1]
+        if budget < 0:
+            return None
+        values.append(outcome[0])
+    return values, budget
 
-    __slots__ = ("compiled", "policy_name", "binding_name", "actions", "programs", "admitted", "denied")
+
+class LeanTuple:
+    """One (policy, binding) of the shapes above, prepared for untraced evaluation."""
+
+    __slots__ = (
+        "compiled",
+        "policy_name",
+        "binding_name",
+        "policy_name_ref",
+        "actions",
+        "conditions",
+        "condition_names",
+        "programs",
+        "messages",
+        "admitted",
+        "denied",
+    )
 
     def __init__(
         self, compiled: CompiledPolicy, policy_name: str, binding_name: str, actions: list[str], policy_name_ref: str
     ):
         self.compiled = compiled
         self.policy_name, self.binding_name, self.actions = policy_name, binding_name, actions
+        self.policy_name_ref = policy_name_ref
+        self.conditions = tuple(c.program.evaluate_plain for _, c in compiled.match_conditions)
+        self.condition_names = tuple(name for name, _ in compiled.match_conditions)
         self.programs = tuple(c.program.evaluate_plain for c in compiled.validation_expressions)
-        # Per validation: its decision when the expression is true, and (decision, message, reason, warning,
-        # audit failure) when it is not, as _dispatch_binding words them.
+        self.messages = (
+            tuple(None if c is None else c.program.evaluate_plain for c in compiled.message_expressions)
+            if compiled.has_messages
+            else ()
+        )
+        # Per validation: its decision when the expression is true, and what a failure says when its
+        # message is static (None: a messageExpression words it per request).
         self.admitted = tuple(
             {"index": v.index, "action": ADMIT, "evaluation": EVAL_ADMIT, "message": None, "reason": None}
             for v in compiled.validations
         )
-        denied = []
-        for position, v in enumerate(compiled.validations):
-            message, reason = message_for(v, None)[0], v.reason or "Invalid"
-            decision = {"index": v.index, "action": DENY, "evaluation": EVAL_DENY, "message": message or None}
-            decision["reason"] = reason
-            warning = (
-                f"Validation failed for ValidatingAdmissionPolicy '{policy_name}' "
-                f"with binding '{binding_name}': {message}"
-            )
-            failure = {
-                "message": message,
-                "policy": policy_name_ref,
-                "binding": binding_name,
-                "expressionIndex": position,
-                "validationActions": list(actions),
-            }
-            denied.append((decision, message, reason, warning, failure))
-        self.denied = tuple(denied)
+        self.denied = tuple(
+            None if v.message_expression is not None else self._failure(position, message_for(v, None)[0])
+            for position, v in enumerate(compiled.validations)
+        )
+
+    def _failure(self, position: int, message: str) -> tuple:
+        """(decision, message, reason, warning, audit failure) of a failed validation, as _dispatch_binding
+        words them."""
+        v = self.compiled.validations[position]
+        reason = v.reason or "Invalid"
+        decision = {"index": v.index, "action": DENY, "evaluation": EVAL_DENY, "message": message or None}
+        decision["reason"] = reason
+        warning = (
+            f"Validation failed for ValidatingAdmissionPolicy '{self.policy_name}' "
+            f"with binding '{self.binding_name}': {message}"
+        )
+        failure = {
+            "message": message,
+            "policy": self.policy_name_ref,
+            "binding": self.binding_name,
+            "expressionIndex": position,
+            "validationActions": list(self.actions),
+        }
+        return decision, message, reason, warning, failure
 
     def decide(self, inputs: Inputs, record: dict[str, Any], out: Any, denial: Callable[..., Any]) -> bool:
-        """Evaluate every validation, fill `record` (made by the caller with the keys of _record) and `out`;
-        False, with nothing written, when the general path must do it."""
+        """Evaluate the tuple, fill `record` (made by the caller with the keys of _record) and `out`; False,
+        with nothing written, when the general path must do it."""
         compiled = self.compiled
+        if self.conditions:
+            match_request = inputs.match_request() if callable(inputs.match_request) else inputs.match_request
+            activation = shared_activation(compiled, inputs, compiled.uses_authorizer, match_request, None)
+            section = _run(self.conditions, activation, RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS)
+            if section is None:
+                return False
+            for name, value in zip(self.condition_names, section[0]):
+                if value is False:
+                    record["outcome"] = "skipped"
+                    record["skipReason"] = f"matchCondition '{name}' evaluated to false"
+                    return True
         activation = shared_activation(
             compiled, inputs, compiled.uses_authorizer, inputs.request, inputs.namespace_object
         )
-        budget = RUNTIME_CEL_COST_BUDGET
-        failed = []
-        for position, evaluate in enumerate(self.programs):
-            try:
-                outcome = evaluate(activation)
-            except Exception:  # as ex.run_plain: the general path words it
+        section = _run(self.programs, activation, RUNTIME_CEL_COST_BUDGET)
+        if section is None:
+            return False
+        values, remaining = section
+        messages: list = []
+        if self.messages:
+            activation = shared_activation(compiled, inputs, False, inputs.request, inputs.namespace_object)
+            section = _run(self.messages, activation, remaining)
+            if section is None:
                 return False
-            if outcome is None:
-                return False
-            budget -= outcome[1]
-            if budget < 0:
-                return False
-            if outcome[0] is not True:
-                failed.append(position)
+            messages = section[0]
         decisions = record["decisions"]
-        if not failed:
-            decisions.extend(dict(d) for d in self.admitted)
-            return True
         outcomes = set()
-        policy_name, binding_name = self.policy_name, self.binding_name
-        for position, admitted in enumerate(self.admitted):
-            if position not in failed:
-                decisions.append(dict(admitted))
+        for position, value in enumerate(values):
+            if value is True:
+                decisions.append(dict(self.admitted[position]))
                 continue
-            decision, message, reason, warning, failure = self.denied[position]
+            failed = self.denied[position]
+            if failed is None:  # its messageExpression's value, with the server's fallbacks
+                text = messages[position] if position < len(messages) else None
+                validation = compiled.validations[position]
+                message = message_for(validation, None if text is None else ExpressionResult(value=text))[0]
+                failed = self._failure(position, message)
+            decision, message, reason, warning, failure = failed
             decisions.append(dict(decision))
             for action in self.actions:
                 if action == "Deny":
-                    out.denials.append(denial(policy_name, binding_name, message, reason))
+                    out.denials.append(denial(self.policy_name, self.binding_name, message, reason))
                     outcomes.add("denied")
                 elif action == "Audit":
                     out.validation_failures.append({**failure, "validationActions": list(self.actions)})
