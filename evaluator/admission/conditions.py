@@ -47,11 +47,15 @@ class VariableTrace:
 class CompositionContext:
     """Per-list state: memoised variables, their accumulated (not yet charged) cost, and a trace."""
 
-    def __init__(self, variables: Sequence[tuple[str, ex.CompiledExpression]], trace: bool = True):
+    def __init__(self, variables: Sequence[tuple[str, ex.CompiledExpression]], trace: bool = True, plain: bool = False):
         self.compiled = dict(variables)
         self.accumulated_cost = 0
         self.memo: dict[str, tuple[Any, str | None]] = {}
         self.trace: list[VariableTrace] | None = [] if trace else None
+        # plain: variables evaluated by the hot path's `run_plain`; one that fails sets `failed` (its error
+        # text and cost are unknown), and the caller must then do the section again the general way.
+        self.plain = plain
+        self.failed = False
 
     def get_and_reset_cost(self) -> int:
         cost, self.accumulated_cost = self.accumulated_cost, 0
@@ -68,6 +72,14 @@ class CompositionContext:
         cost = 0
         if compiled.error is not None:
             outcome = (None, f'composited variable "{name}" fails to compile: {compiled.error}')
+        elif self.plain:
+            plain = ex.run_plain(compiled, activation)
+            if plain is None:
+                self.failed = True
+                outcome = (None, f'composited variable "{name}" fails to evaluate')
+            else:
+                outcome, cost = (plain[0], None), plain[1]
+                self.accumulated_cost += cost
         else:
             run = ex.run(compiled, activation)
             cost = run.cost

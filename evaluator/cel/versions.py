@@ -15,11 +15,9 @@ ext.Lists v3 (slice, flatten, distinct, reverse, sort, sortBy, lists.range); 1.3
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import functools
 import re
-from collections.abc import Iterator
 
 from evaluator.cel.registry import REGISTRY, Overload, Registry
 
@@ -93,14 +91,20 @@ def active_version() -> str | None:
     return _active.get()
 
 
-@contextlib.contextmanager
-def simulating(version: str | None) -> Iterator[None]:
-    """Compile CEL as a `version` API server compiles new expressions, inside the block."""
-    token = _active.set(parse_version(version) if version is not None else None)
-    try:
-        yield
-    finally:
-        _active.reset(token)
+class simulating:  # noqa: N801 - used as a function: `with simulating(version):`
+    """Compile CEL as a `version` API server compiles new expressions, inside the block. A class rather than
+    a generator-based context manager: every simulated request enters it."""
+
+    __slots__ = ("_version", "_token")
+
+    def __init__(self, version: str | None):
+        self._version = parse_version(version) if version is not None else None
+
+    def __enter__(self) -> None:
+        self._token = _active.set(self._version)
+
+    def __exit__(self, *exc: object) -> None:
+        _active.reset(self._token)
 
 
 def _introduced(overload: Overload) -> int:

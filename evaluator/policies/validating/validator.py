@@ -175,7 +175,7 @@ def _plain_section(
         activation = bindings(
             inputs, with_authorizer=with_authorizer, has_params=policy.has_params, request=request, namespace=namespace
         )
-        context = CompositionContext(policy.variables, trace=False)
+        context = CompositionContext(policy.variables, trace=False, plain=True)
         activation["variables"] = LazyVariables(context, activation)
     else:
         activation = shared_activation(policy, inputs, with_authorizer, request, namespace)
@@ -185,7 +185,7 @@ def _plain_section(
             values.append(None)
             continue
         outcome = ex.run_plain(compiled, activation)
-        if outcome is None:
+        if outcome is None or (context is not None and context.failed):
             return None
         if context is not None:
             budget -= context.get_and_reset_cost()
