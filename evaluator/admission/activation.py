@@ -81,7 +81,7 @@ def cel_request(request: Mapping[str, Any], kind: Any, resource: Any) -> dict[st
     result["userInfo"] = _user_info(request.get("userInfo"))
     result["dryRun"] = bool(request.get("dryRun") or False)
     options = request.get("options")
-    if isinstance(options, Mapping):
+    if type(options) is dict or isinstance(options, Mapping):
         result["options"] = options
     return result
 
@@ -142,7 +142,11 @@ def stored_namespace(namespace: Mapping[str, Any] | None) -> dict[str, Any] | No
 def versioned_object(obj: Any, request_kind: Any, matched_kind: Any) -> Any:
     """The object as the matched version sees it: with equivalent matching the server converts it;
     for the fields CEL reads this means the apiVersion/kind of the matched kind."""
-    if not isinstance(obj, Mapping) or not isinstance(matched_kind, Mapping) or matched_kind == request_kind:
+    if (
+        not (type(obj) is dict or isinstance(obj, Mapping))
+        or not (type(matched_kind) is dict or isinstance(matched_kind, Mapping))
+        or matched_kind == request_kind
+    ):
         return obj
     if _gvk(request_kind) == _gvk(matched_kind):
         return obj

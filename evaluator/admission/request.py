@@ -60,7 +60,7 @@ class NormalizedRequest:
 def is_plain_object(data: Any) -> bool:
     """A Kubernetes object rather than an AdmissionRequest/AdmissionReview."""
     return (
-        isinstance(data, Mapping)
+        (type(data) is dict or isinstance(data, Mapping))
         and isinstance(data.get("kind"), str)
         and "apiVersion" in data
         and data.get("kind") != "AdmissionReview"
@@ -71,11 +71,11 @@ def is_plain_object(data: Any) -> bool:
 
 def extract_request(data: Any) -> tuple[dict | None, str, list[fe.FieldError]]:
     """The raw AdmissionRequest dict inside whatever was given, the path prefix, and shape errors."""
-    if not isinstance(data, Mapping):
+    if not (type(data) is dict or isinstance(data, Mapping)):
         return None, "request", [fe.invalid("request", type(data).__name__, "must be an object")]
     if data.get("kind") == "AdmissionReview" or ("request" in data and "apiVersion" in data):
         inner = data.get("request")
-        if not isinstance(inner, Mapping):
+        if not (type(inner) is dict or isinstance(inner, Mapping)):
             return None, "request", [fe.required("request", "an AdmissionReview needs a request")]
         return dict(inner), "request", []
     if is_plain_object(data):
@@ -153,7 +153,7 @@ class _Normalizer:
         value = self.raw.get(key)
         if value is None:
             return None
-        if not isinstance(value, Mapping):
+        if not (type(value) is dict or isinstance(value, Mapping)):
             self._err(fe.invalid(f"request.{key}", type(value).__name__, "must be an object or null"))
             return None
         return copy.deepcopy(dict(value)) if self.copy_objects else dict(value)
@@ -184,8 +184,12 @@ class _Normalizer:
     ) -> tuple[GVR | None, GVK | None, bool | None]:
         given_resource = self.raw.get("resource")
         given_kind = self.raw.get("kind")
-        resource = GVR.from_dict(given_resource) if isinstance(given_resource, Mapping) else None
-        kind = GVK.from_dict(given_kind) if isinstance(given_kind, Mapping) else None
+        resource = (
+            GVR.from_dict(given_resource)
+            if (type(given_resource) is dict or isinstance(given_resource, Mapping))
+            else None
+        )
+        kind = GVK.from_dict(given_kind) if (type(given_kind) is dict or isinstance(given_kind, Mapping)) else None
         if resource is not None and not resource.resource:
             self._err(fe.required("request.resource.resource"))
             resource = None
@@ -254,8 +258,8 @@ class _Normalizer:
         name = self.raw.get("name")
         if isinstance(name, str) and name:
             return name
-        metadata = source.get("metadata") if isinstance(source, Mapping) else None
-        inferred = metadata.get("name") if isinstance(metadata, Mapping) else None
+        metadata = source.get("metadata") if (type(source) is dict or isinstance(source, Mapping)) else None
+        inferred = metadata.get("name") if (type(metadata) is dict or isinstance(metadata, Mapping)) else None
         self._infer("name")
         return inferred if isinstance(inferred, str) else ""
 
@@ -280,8 +284,8 @@ class _Normalizer:
             return name if (operation != "CREATE" or sub_resource) else ""
         if namespaced is False:
             return ""
-        metadata = source.get("metadata") if isinstance(source, Mapping) else None
-        from_object = metadata.get("namespace") if isinstance(metadata, Mapping) else None
+        metadata = source.get("metadata") if (type(source) is dict or isinstance(source, Mapping)) else None
+        from_object = metadata.get("namespace") if (type(metadata) is dict or isinstance(metadata, Mapping)) else None
         if isinstance(from_object, str) and from_object:
             return from_object
         if namespaced is None:
@@ -290,7 +294,7 @@ class _Normalizer:
 
     def _user_info(self) -> dict:
         user = self.raw.get("userInfo")
-        if isinstance(user, Mapping):
+        if type(user) is dict or isinstance(user, Mapping):
             return copy.deepcopy(dict(user))
         if user is not None:
             self._err(fe.invalid("request.userInfo", type(user).__name__, "must be an object"))
@@ -298,7 +302,7 @@ class _Normalizer:
         return {"username": DEFAULT_USER["username"], "groups": list(DEFAULT_USER["groups"])}  # a fresh copy
 
     def _dict_or(self, value: Any, default: dict, name: str) -> dict:
-        if isinstance(value, Mapping):
+        if type(value) is dict or isinstance(value, Mapping):
             return dict(value)
         self._infer(name)
         return dict(default)

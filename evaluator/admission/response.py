@@ -29,7 +29,7 @@ def request_name(request: Mapping[str, Any]) -> str:
     if request.get("name"):
         return str(request["name"])
     obj = request.get("object")
-    if isinstance(obj, Mapping):
+    if type(obj) is dict or isinstance(obj, Mapping):
         meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
         return str(meta.get("name") or meta.get("generateName") or "Unknown")
     return "Unknown"

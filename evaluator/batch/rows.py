@@ -53,8 +53,8 @@ def label(row: Mapping[str, Any]) -> str:
 
 def mapping_at(data: Any, key: str) -> Mapping[str, Any]:
     """`data[key]` when both are mappings, else an empty one (user objects may hold anything anywhere)."""
-    value = data.get(key) if isinstance(data, Mapping) else None
-    return value if isinstance(value, Mapping) else {}
+    value = data.get(key) if (type(data) is dict or isinstance(data, Mapping)) else None
+    return value if (type(value) is dict or isinstance(value, Mapping)) else {}
 
 
 def _text(value: Any) -> str:
@@ -69,8 +69,8 @@ def row_of(index: int, obj: Any, result: Mapping[str, Any]) -> Row:
         message = next((e["message"] for e in result.get("requestErrors") or () if e.get("severity") == "error"), None)
     return {
         "index": index,
-        "apiVersion": _text(obj.get("apiVersion")) if isinstance(obj, Mapping) else "",
-        "kind": _text(obj.get("kind")) if isinstance(obj, Mapping) else "",
+        "apiVersion": _text(obj.get("apiVersion")) if (type(obj) is dict or isinstance(obj, Mapping)) else "",
+        "kind": _text(obj.get("kind")) if (type(obj) is dict or isinstance(obj, Mapping)) else "",
         "namespace": _text(meta.get("namespace")),
         "name": _text(meta.get("name")) or _text(meta.get("generateName")),
         "allowed": bool(result.get("allowed")),

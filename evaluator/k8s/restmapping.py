@@ -45,7 +45,7 @@ class GVK:
 
     @classmethod
     def from_dict(cls, data: Mapping | None) -> "GVK":
-        data = data if isinstance(data, Mapping) else {}
+        data = data if (type(data) is dict or isinstance(data, Mapping)) else {}
         return cls(str(data.get("group") or ""), str(data.get("version") or ""), str(data.get("kind") or ""))
 
     @property
@@ -64,7 +64,7 @@ class GVR:
 
     @classmethod
     def from_dict(cls, data: Mapping | None) -> "GVR":
-        data = data if isinstance(data, Mapping) else {}
+        data = data if (type(data) is dict or isinstance(data, Mapping)) else {}
         return cls(str(data.get("group") or ""), str(data.get("version") or ""), str(data.get("resource") or ""))
 
     def __str__(self) -> str:

@@ -85,6 +85,18 @@ LEAN_SHAPES = [
         },
         True,
     ),
+    (
+        "audit-annotations",
+        {
+            "validations": [{"expression": "object.spec.replicas < 7"}],
+            "auditAnnotations": [
+                {"key": "many", "valueExpression": "object.spec.replicas > 4 ? ' many replicas ' : ''"},
+                {"key": "blank", "valueExpression": "'  '"},
+                {"key": "name", "valueExpression": "string(object.metadata.name)"},
+            ],
+        },
+        False,
+    ),
 ]
 
 

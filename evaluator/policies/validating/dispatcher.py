@@ -298,7 +298,10 @@ class Dispatcher:
             inputs.params = None if param is None else _as_param_kind(param, compiled.param_kind)
             if lean is not None:
                 record = _tuple_record(meta, param, matched_kind, matched_resource, [])
-                if lean.decide(inputs, record, out, Denial):
+                published = lean.decide(inputs, record, out, Denial)
+                if published is not None:
+                    for key, value in published:
+                        _collect(collector, key, value)
                     out.policies.append(record)
                     continue
             result = validate(compiled, inputs)
@@ -358,10 +361,7 @@ class Dispatcher:
                     }
                 )
                 if annotation.action == PUBLISH:
-                    value = _truncate(annotation.value, MAX_AUDIT_ANNOTATION_VALUE_BYTES)
-                    values = collector.setdefault(annotation.key, [])
-                    if value not in values:
-                        values.append(value)
+                    _collect(collector, annotation.key, annotation.value)
                 elif annotation.action == ERROR:
                     out.denials.append(Denial(policy_name, binding_name, annotation.error))
                     outcomes.add("error")
@@ -394,6 +394,14 @@ def _tuple_record(meta: _BindingMeta, param: Any, matched_kind: Any, matched_res
         "auditAnnotations": [],
         "trace": None,
     }
+
+
+def _collect(collector: dict[str, list[str]], key: str, value: str) -> None:
+    """A published audit annotation of the policy, cut to the server's size limit; equal values once."""
+    value = _truncate(value, MAX_AUDIT_ANNOTATION_VALUE_BYTES)
+    values = collector.setdefault(key, [])
+    if value not in values:
+        values.append(value)
 
 
 def _outcome(outcomes: set[str]) -> str:

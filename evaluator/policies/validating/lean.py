@@ -1,12 +1,12 @@
 """Untraced tuples of the common policy shapes, evaluated straight into their result record.
 
-A policy without variables or auditAnnotations (matchConditions, validations, messages or messageExpressions,
+A policy without variables (matchConditions, validations, messages or messageExpressions, auditAnnotations,
 params) decides each validation from its expression's value and, when it failed, its message. Everything
 else a decision says is known once the policy and binding are: `LeanTuple` holds it, made once per (policy,
 binding), and `decide` writes the same record, denials, warnings and audit failures as
 `Dispatcher._dispatch_binding` would, without the intermediate ValidateResult/Decision objects. It
 evaluates what `validator._validate_plain` evaluates, in the same order and with the same budgets; anything
-unusual (an error, the per-call limit, a budget) makes `decide` return False before it wrote anything: the
+unusual (an error, the per-call limit, a budget) makes `decide` return None before it wrote anything: the
 general path then runs from the start (evaluation has no side effects), so errors and their wording keep
 one implementation.
 """
@@ -19,7 +19,16 @@ from typing import Any
 from evaluator.admission.conditions import ExpressionResult
 from evaluator.admission.evaluation import RUNTIME_CEL_COST_BUDGET, RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS, Inputs
 from evaluator.policies.validating.compiler import CompiledPolicy
-from evaluator.policies.validating.validator import ADMIT, DENY, EVAL_ADMIT, EVAL_DENY, message_for, shared_activation
+from evaluator.policies.validating.validator import (
+    ADMIT,
+    DENY,
+    EVAL_ADMIT,
+    EVAL_DENY,
+    EXCLUDE,
+    PUBLISH,
+    message_for,
+    shared_activation,
+)
 
 __all__ = ["LeanTuple", "lean_tuple"]
 
@@ -28,10 +37,10 @@ def lean_tuple(
     compiled: CompiledPolicy, policy_name: str, binding_name: str, actions: list[str], policy_name_ref: str
 ) -> LeanTuple | None:
     """The lean form of a (policy, binding), or None when the policy has another shape."""
-    if compiled.variables or compiled.audit_annotations:
+    if compiled.variables:
         return None
     expressions = [c for _, c in compiled.match_conditions] + list(compiled.validation_expressions)
-    expressions += [c for c in compiled.message_expressions if c is not None]
+    expressions += [c for c in compiled.message_expressions if c is not None] + list(compiled.audit_expressions)
     if any(c.program is None for c in expressions):
         return None  # a compile error: the general path words it
     return LeanTuple(compiled, policy_name, binding_name, actions, policy_name_ref)
@@ -71,6 +80,7 @@ class LeanTuple:
         "condition_names",
         "programs",
         "messages",
+        "audits",
         "admitted",
         "denied",
     )
@@ -89,6 +99,7 @@ class LeanTuple:
             if compiled.has_messages
             else ()
         )
+        self.audits = tuple(c.program.evaluate_plain for c in compiled.audit_expressions)
         # Per validation: its decision when the expression is true, and what a failure says when its
         # message is static (None: a messageExpression words it per request).
         self.admitted = tuple(
@@ -120,35 +131,41 @@ class LeanTuple:
         }
         return decision, message, reason, warning, failure
 
-    def decide(self, inputs: Inputs, record: dict[str, Any], out: Any, denial: Callable[..., Any]) -> bool:
-        """Evaluate the tuple, fill `record` (made by the caller with the keys of _record) and `out`; False,
-        with nothing written, when the general path must do it."""
+    def decide(
+        self, inputs: Inputs, record: dict[str, Any], out: Any, denial: Callable[..., Any]
+    ) -> list[tuple[str, str]] | None:
+        """Evaluate the tuple, fill `record` (made by the caller with the keys of _record) and `out`, and
+        return the audit annotations it publishes as (key, value); None, with nothing written, when the
+        general path must do it."""
         compiled = self.compiled
         if self.conditions:
             match_request = inputs.match_request() if callable(inputs.match_request) else inputs.match_request
             activation = shared_activation(compiled, inputs, compiled.uses_authorizer, match_request, None)
             section = _run(self.conditions, activation, RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS)
             if section is None:
-                return False
+                return None
             for name, value in zip(self.condition_names, section[0]):
                 if value is False:
                     record["outcome"] = "skipped"
                     record["skipReason"] = f"matchCondition '{name}' evaluated to false"
-                    return True
+                    return []
         activation = shared_activation(
             compiled, inputs, compiled.uses_authorizer, inputs.request, inputs.namespace_object
         )
         section = _run(self.programs, activation, RUNTIME_CEL_COST_BUDGET)
         if section is None:
-            return False
+            return None
         values, remaining = section
         messages: list = []
         if self.messages:
             activation = shared_activation(compiled, inputs, False, inputs.request, inputs.namespace_object)
             section = _run(self.messages, activation, remaining)
             if section is None:
-                return False
+                return None
             messages = section[0]
+        annotations = self._annotations(inputs) if self.audits else []
+        if annotations is None:
+            return None
         decisions = record["decisions"]
         outcomes = set()
         for position, value in enumerate(values):
@@ -176,7 +193,32 @@ class LeanTuple:
                     outcomes.add("warned")
         if outcomes:
             record["outcome"] = _worst(outcomes)
-        return True
+        published = []
+        for key, value in annotations:
+            if value:
+                published.append((key, value))
+            record["auditAnnotations"].append(
+                {"key": key, "action": PUBLISH if value else EXCLUDE, "value": value or None, "error": None}
+            )
+        return published
+
+    def _annotations(self, inputs: Inputs) -> list[tuple[str, str]] | None:
+        """(key, value to publish or "" to exclude) of each auditAnnotation, as `_validate_plain` decides
+        them; None for an error or a value that is neither a string nor null (the general path words it)."""
+        compiled = self.compiled
+        activation = shared_activation(compiled, inputs, False, inputs.request, inputs.namespace_raw)
+        section = _run(self.audits, activation, RUNTIME_CEL_COST_BUDGET)
+        if section is None:
+            return None
+        found = []
+        for annotation, value in zip(compiled.audit_annotations, section[0]):
+            if isinstance(value, str):
+                found.append((annotation.key, value.strip()))
+            elif value is None:
+                found.append((annotation.key, ""))
+            else:
+                return None
+        return found
 
 
 def _worst(outcomes: set[str]) -> str:
