@@ -422,7 +422,8 @@ def _truncate(value: str, limit: int) -> str:
     return encoded[:limit].decode(errors="ignore")
 
 
-_GO_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)  # json.dumps with these, made once
+# json.dumps with these, made once; the failures it encodes are built here (strings, ints, lists): never cyclic
+_GO_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False)
 
 
 def _go_json(value: Any) -> str:
