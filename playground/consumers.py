@@ -130,6 +130,8 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
         fields = {"text": message.get("text"), "name": message.get("name")}
         if "expected" in message:
             fields["expected"] = message["expected"]
+        runner = live.runner_for(self.project_id, self.group_send_message)
+        runner.start_early(self.bucket, message["target"], message["id"], fields["text"])
         saved = await db(document_service.update_item)(
             project_id=self.project_id, token=self.token, target=message["target"], item_id=message["id"], **fields
         )
@@ -151,7 +153,6 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
                 },
                 exclude_self=True,
             )
-        runner = live.runner_for(self.project_id, self.group_send_message)
         self.schedule_evaluation(version, runner.derive(message.get("target"), item, version))
 
     async def on_create(self, message: dict) -> None:

@@ -22,7 +22,7 @@ from playground.services.database import db
 
 from playground.evaluation.pool import Abandoned
 from playground.services import evaluation_jobs as jobs
-from playground.services import outage, presence
+from playground.services import limits, outage, presence
 from playground.services.errors import ServiceError
 from playground.services.project_service import project_state
 from playground.services.rate_limit import TokenBucket
@@ -185,6 +185,29 @@ class ProjectRunner:
         key = "documents" if target == "document" else "requests"
         items = [item if existing["id"] == item["id"] else existing for existing in base[key]]
         return {**base, key: items, "version": version}
+
+    def start_early(self, bucket: TokenBucket, target: str, item_id: int, text: str | None) -> None:
+        """While an edit is being saved, start evaluating the texts it will save, so the evaluation after the
+        save joins work under way instead of waiting for the save first. Only when the runner is idle and the
+        connection within its rate (else the edit's evaluation is deferred or superseded anyway), and only a
+        text within the size limit (the save refuses a bigger one; it is never evaluated)."""
+        base = self.state or self.last
+        if text is None or base is None or not (self.task is None or self.task.done()) or bucket.wait_seconds():
+            return
+        try:
+            limits.check_text(text, None)
+        except ServiceError:
+            return
+        key = "documents" if target == "document" else "requests"
+        if not any(existing["id"] == item_id for existing in base[key]):
+            return
+        edited = {**base, key: [{**e, "text": text} if e["id"] == item_id else e for e in base[key]]}
+        jobs.start(
+            [doc["text"] for doc in edited["documents"]],
+            [request["text"] for request in edited["requests"]],
+            edited.get("kubernetesVersion"),
+            abandoned=lambda: self.unwatched,
+        )
 
     def request(self, version: int, state: dict | None = None) -> None:
         self.asked += 1

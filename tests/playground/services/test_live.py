@@ -145,3 +145,27 @@ def test_a_slow_evaluation_is_announced_before_its_results(one_worker, monkeypat
     monkeypatch.setattr(live, "EVALUATING_NOTICE_SECONDS", 0.0)  # every evaluation outlasts it
     monkeypatch.setattr(live, "TYPECHECK_DELAY_SECONDS", 60.0)
     assert kinds(stream(quick_state())) == ["evaluating", "documentErrors", "result", "done"]
+
+
+def test_an_edit_starts_evaluating_what_it_will_save_only_when_the_runner_is_idle(monkeypatch, settings):
+    from playground.services import evaluation_jobs
+    from playground.services.rate_limit import TokenBucket
+
+    started: list[tuple] = []
+    monkeypatch.setattr(evaluation_jobs, "start", lambda texts, requests, *_, **__: started.append((texts, requests)))
+    runner = live.ProjectRunner("p", send=None)
+    bucket = TokenBucket(capacity=1, rate=0.001)
+    runner.start_early(bucket, "request", 1, "kind: ConfigMap")
+    assert started == []  # nothing evaluated yet: no base to edit
+    runner.last = quick_state()
+    runner.start_early(bucket, "request", 1, "kind: Secret")
+    assert started == [([""], ["kind: Secret"])]
+    runner.start_early(bucket, "request", 99, "kind: Secret")  # not an item of the project
+    runner.task = type("Running", (), {"done": lambda self: False})()
+    runner.start_early(bucket, "request", 1, "kind: Secret")  # busy: the newest edit is evaluated next anyway
+    runner.task = None
+    settings.PLAYGROUND_MAX_DOCUMENT_BYTES = 10
+    runner.start_early(bucket, "request", 1, "kind: ConfigMap, far too long")  # the save will refuse it
+    bucket.take()
+    runner.start_early(bucket, "request", 1, "kind: Pod")  # over its rate: the evaluation is deferred
+    assert len(started) == 1
