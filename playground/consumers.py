@@ -51,6 +51,7 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
     write_types = WRITE_TYPES
     project_id: str = ""
     joined = False
+    left = False
     viewers = 1
     display_name = "Guest"
 
@@ -92,6 +93,7 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
             await self.broadcast({"type": "viewers", "count": viewers})
 
     async def disconnect(self, code):
+        self.left = True
         if not self.joined:
             return
         self.stop_tasks()
@@ -252,6 +254,14 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
         )
 
     async def group_send_message(self, message) -> None:
+        """The runner's messages to the room. A room whose one viewer is this connection gets them directly,
+        not through the channel layer (with Redis, eight round trips a message): most rooms are one
+        person's, and a workshop is a hundred of them. A second viewer's join makes the count two (its
+        `viewers` broadcast) and messages go through the group again; until then it has its own first
+        evaluation of the state it joined at."""
+        if self.viewers == 1 and self.joined and not self.left:
+            await self.room_message(room_event(message))
+            return
         await self.channel_layer.group_send(self.group, room_event(message))
 
     # -- group → this connection -------------------------------------------------------------------------
