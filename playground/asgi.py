@@ -1,6 +1,7 @@
 """ASGI entry point: HTTP through Django (and /mcp through the MCP server), WebSockets through Channels
 (served by daphne)."""
 
+import gc
 import os
 
 from django.core.asgi import get_asgi_application
@@ -23,3 +24,8 @@ application = ProtocolTypeRouter(
         "websocket": AllowedHostsOriginValidator(URLRouter(websocket_urlpatterns)),
     }
 )
+
+# Everything start-up made (modules, settings, URL and schema objects) lives as long as the process: frozen,
+# the collector's full passes no longer walk it. They paused the event loop for 60-90 ms every few seconds
+# in a 100-socket room (10-30 ms frozen).
+gc.freeze()

@@ -14,7 +14,7 @@ import logging
 import secrets
 from urllib.parse import parse_qs
 
-from channels.db import database_sync_to_async
+from playground.services.database import db
 from django.conf import settings
 
 from playground.collab.consumer import CollabHandlers, clean_name
@@ -51,6 +51,7 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
     write_types = WRITE_TYPES
     project_id: str = ""
     joined = False
+    left = False
     viewers = 1
     display_name = "Guest"
 
@@ -64,7 +65,7 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         token = (query.get("token") or [None])[0]
         try:
-            project = await database_sync_to_async(project_service.get_project)(self.project_id)
+            project = await db(project_service.get_project)(self.project_id)
         except ServiceError as exc:
             return await self.refuse(exc, 4404)
         self.token = token
@@ -73,9 +74,9 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
         await self.channel_layer.group_add(self.group, self.channel_name)
         self.joined = True
         await self.accept()
-        viewers = await database_sync_to_async(presence.join)(self.project_id, self.channel_name)
+        viewers = await db(presence.join)(self.project_id, self.channel_name)
         self.viewers = viewers
-        state = await database_sync_to_async(project_service.project_state)(self.project_id)
+        state = await db(project_service.project_state)(self.project_id)
         await self.send_state(state, viewers)
         await self.broadcast({"type": "viewers", "count": viewers})
         version = state["version"]
@@ -87,11 +88,12 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
     async def renew_presence(self) -> None:
         """Renew this viewer's presence row; tell the room when the count changed (a crashed server's
         viewers expire)."""
-        viewers = await database_sync_to_async(presence.heartbeat)(self.project_id, self.channel_name)
+        viewers = await db(presence.heartbeat)(self.project_id, self.channel_name)
         if viewers != self.viewers:
             await self.broadcast({"type": "viewers", "count": viewers})
 
     async def disconnect(self, code):
+        self.left = True
         if not self.joined:
             return
         self.stop_tasks()
@@ -100,7 +102,7 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
         try:
             await self.cursor_gone()
             await self.channel_layer.group_discard(self.group, self.channel_name)
-            viewers = await database_sync_to_async(presence.leave)(self.project_id, self.channel_name)
+            viewers = await db(presence.leave)(self.project_id, self.channel_name)
             await self.broadcast({"type": "viewers", "count": viewers})
         except Exception as exc:  # the row expires by itself
             outage.report("project room", exc)
@@ -113,24 +115,26 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
             self.display_name = clean_name(message["name"])
         if isinstance(message.get("token"), str) and message["token"] != self.token:
             # The edit token travels in the first message, never in the URL (logs, history).
-            project = await database_sync_to_async(project_service.get_project)(self.project_id)
+            project = await db(project_service.get_project)(self.project_id)
             self.token = message["token"]
             self.can_edit = project_service.can_edit(project, self.token)
             await self.send_state(
-                await database_sync_to_async(project_service.project_state)(self.project_id),
-                await database_sync_to_async(presence.count)(self.project_id),
+                await db(project_service.project_state)(self.project_id),
+                await db(presence.count)(self.project_id),
             )
             return
-        state = await database_sync_to_async(project_service.project_state)(self.project_id)
+        state = await db(project_service.project_state)(self.project_id)
         if message.get("version") != state["version"]:
-            viewers = await database_sync_to_async(presence.count)(self.project_id)
+            viewers = await db(presence.count)(self.project_id)
             await self.send_state(state, viewers)
 
     async def on_edit(self, message: dict) -> None:
         fields = {"text": message.get("text"), "name": message.get("name")}
         if "expected" in message:
             fields["expected"] = message["expected"]
-        saved = await database_sync_to_async(document_service.update_item)(
+        runner = live.runner_for(self.project_id, self.group_send_message)
+        runner.start_early(self.bucket, message["target"], message["id"], fields["text"])
+        saved = await db(document_service.update_item)(
             project_id=self.project_id, token=self.token, target=message["target"], item_id=message["id"], **fields
         )
         version = saved["version"]
@@ -151,11 +155,10 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
                 },
                 exclude_self=True,
             )
-        runner = live.runner_for(self.project_id, self.group_send_message)
         self.schedule_evaluation(version, runner.derive(message.get("target"), item, version))
 
     async def on_create(self, message: dict) -> None:
-        saved = await database_sync_to_async(document_service.add_item)(
+        saved = await db(document_service.add_item)(
             project_id=self.project_id,
             token=self.token,
             target=message["target"],
@@ -167,14 +170,14 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
         await self.broadcast_state(saved["version"])
 
     async def on_delete(self, message: dict) -> None:
-        saved = await database_sync_to_async(document_service.delete_item)(
+        saved = await db(document_service.delete_item)(
             project_id=self.project_id, token=self.token, target=message["target"], item_id=message["id"]
         )
         await self.ack(message, saved["version"], message["id"])
         await self.broadcast_state(saved["version"])
 
     async def on_rename(self, message: dict) -> None:
-        saved = await database_sync_to_async(document_service.update_item)(
+        saved = await db(document_service.update_item)(
             project_id=self.project_id,
             token=self.token,
             target=message["target"],
@@ -185,7 +188,7 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
         await self.broadcast_state(saved["version"], evaluate=False)
 
     async def on_meta(self, message: dict) -> None:
-        state = await database_sync_to_async(project_service.update_metadata)(
+        state = await db(project_service.update_metadata)(
             project_id=self.project_id,
             token=self.token,
             title=message.get("title"),
@@ -197,7 +200,7 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
 
     async def on_evaluate(self, message: dict) -> None:
         self.limit("evaluations")
-        version = await database_sync_to_async(project_service.current_version)(self.project_id)
+        version = await db(project_service.current_version)(self.project_id)
         self.latest = max(self.latest, version)
         live.runner_for(self.project_id, self.group_send_message).request(version)
 
@@ -240,7 +243,7 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
         )
 
     async def broadcast_state(self, version: int, evaluate: bool = True) -> None:
-        state = await database_sync_to_async(project_service.project_state)(self.project_id)
+        state = await db(project_service.project_state)(self.project_id)
         await self.broadcast({"type": "state", "project": state, "version": state["version"]})
         if evaluate:
             self.schedule_evaluation(version)
@@ -251,6 +254,14 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
         )
 
     async def group_send_message(self, message) -> None:
+        """The runner's messages to the room. A room whose one viewer is this connection gets them directly,
+        not through the channel layer (with Redis, eight round trips a message): most rooms are one
+        person's, and a workshop is a hundred of them. A second viewer's join makes the count two (its
+        `viewers` broadcast) and messages go through the group again; until then it has its own first
+        evaluation of the state it joined at."""
+        if self.viewers == 1 and self.joined and not self.left:
+            await self.room_message(room_event(message))
+            return
         await self.channel_layer.group_send(self.group, room_event(message))
 
     # -- group → this connection -------------------------------------------------------------------------
@@ -268,7 +279,7 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
         if kind == "state":  # per-connection fields are added here
             message = {
                 **json.loads(event["text"]),
-                "viewers": await database_sync_to_async(presence.count)(self.project_id),
+                "viewers": await db(presence.count)(self.project_id),
                 "canEdit": self.can_edit,
                 "connection": self.connection_id,
             }

@@ -21,6 +21,7 @@ workshops/services/broadcast.py).
 from __future__ import annotations
 
 import asyncio
+import random
 import logging
 from collections.abc import Awaitable, Callable
 
@@ -77,11 +78,16 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         raise forbidden()
 
     def every(self, seconds: float, beat: Callable[[], Awaitable[None]]) -> None:
-        """Run `beat` every `seconds` while connected; a failing beat is reported and the next one tries again."""
+        """Run `beat` every `seconds` while connected; a failing beat is reported and the next one tries again.
+
+        The first beat comes after a random 0.5-1.5 `seconds`: a room that many joined at once (a workshop)
+        would otherwise beat in lockstep, every connection's database write in the same instant."""
 
         async def loop() -> None:
+            delay = seconds * random.uniform(0.5, 1.5)
             while True:
-                await asyncio.sleep(seconds)
+                await asyncio.sleep(delay)
+                delay = seconds
                 try:
                     await beat()
                 except Exception as exc:

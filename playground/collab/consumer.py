@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from channels.db import database_sync_to_async
+from playground.services.database import db
 
 from playground.collab import authority
 from playground.services.errors import ServiceError
@@ -49,7 +49,7 @@ class CollabHandlers:
 
     async def on_push(self, message: dict) -> None:
         target, item_id = message.get("target"), message.get("id")
-        answer = await database_sync_to_async(authority.push)(
+        answer = await db(authority.push)(
             project_id=self.project_id,
             token=self.token,
             target=target,
@@ -110,7 +110,7 @@ class CollabHandlers:
 
     async def on_pull(self, message: dict) -> None:
         target, item_id = message.get("target"), message.get("id")
-        answer = await database_sync_to_async(authority.pull)(
+        answer = await db(authority.pull)(
             project_id=self.project_id, target=target, item_id=item_id, since=message.get("version")
         )
         await self.send_json({"type": "updates", "target": target, "id": item_id, **_history(answer)})

@@ -1,6 +1,6 @@
 """The evaluation worker process: runs jobs sent over a pipe, bounded in memory, and never outlives its server.
 
-Django-free (spawned workers import this and the jobs, nothing else). Three guards end an orphan: the
+Django-free (spawned workers import this, its collector and the jobs, nothing else). Three guards end an orphan: the
 kernel kills the worker when the thread that started it dies (Linux ``PR_SET_PDEATHSIG``), a read on the pipe
 fails once the server's end is gone, and a watchdog thread exits when the parent process id changes.
 Memory is bounded with ``RLIMIT_AS``: an allocation beyond it raises MemoryError, which is reported and
@@ -16,6 +16,8 @@ import resource
 import signal
 import threading
 import time
+
+from playground.evaluation.collector import IdleCollector
 
 PR_SET_PDEATHSIG = 1
 WATCHDOG_SECONDS = 1.0
@@ -70,6 +72,7 @@ def main(conn, parent_pid: int, memory_bytes: int, niceness: int, warm_up) -> No
     if warm_up is not None:
         warm_up()
     _limit_memory(memory_bytes)  # after the warm-up: the limit is for one evaluation's growth
+    collector = IdleCollector()
     conn.send(("ready",))
     while True:
         try:
@@ -94,3 +97,4 @@ def main(conn, parent_pid: int, memory_bytes: int, niceness: int, warm_up) -> No
             os._exit(MEMORY_EXIT_CODE)
         except Exception as error:  # an unpicklable result
             conn.send(("error", RuntimeError(f"result could not be sent: {error}")))
+        collector.between_jobs(job_waiting=conn.poll(0))

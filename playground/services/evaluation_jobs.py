@@ -7,6 +7,7 @@ policies; an unchanged request costs no round trip at all.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 
@@ -18,6 +19,9 @@ from playground.services.result_cache import LRUCache, content_hash
 _ENCODED = LRUCache(maxsize=4096)  # (documents key, request key) -> (summary, result JSON)
 _LOADED = LRUCache(maxsize=256)  # documents key -> the document errors
 _TYPECHECKS = LRUCache(maxsize=256)
+# Worker jobs under way, by what they compute: a second ask for the same work joins the first (an edit's
+# early start, see `start`, and the room's evaluation once the edit is saved).
+_IN_FLIGHT: dict[tuple, asyncio.Future] = {}
 
 
 def documents_key(texts: list[str], kubernetes_version: str | None = None) -> str:
@@ -38,19 +42,39 @@ async def evaluate(
     loaded = _LOADED.get(key)
     missing = [i for i, result in enumerate(results) if result is None]
     if missing or loaded is None:
-        loaded, computed = await pool.run(
-            jobs.evaluate_texts,
-            texts,
-            [request_texts[i] for i in missing],
-            kubernetes_version,
-            key=key,
-            abandoned=abandoned,
-        )
-        _LOADED.put(key, loaded)
+        work = (key, tuple(request_keys[i][1] for i in missing))
+        job = _IN_FLIGHT.get(work)
+        if job is None or job.done():  # a finished job's failure is not handed to a new caller
+            job = asyncio.ensure_future(
+                _compute(texts, [request_texts[i] for i in missing], kubernetes_version, key, abandoned)
+            )
+            _IN_FLIGHT[work] = job
+            job.add_done_callback(lambda _: _IN_FLIGHT.pop(work, None))
+        loaded, computed = await asyncio.shield(job)  # one caller leaving does not stop the others' job
         for i, result in zip(missing, computed):
             _ENCODED.put(request_keys[i], result)
             results[i] = result
     return loaded, results
+
+
+async def _compute(texts, request_texts, kubernetes_version, key, abandoned) -> tuple[dict, list]:
+    loaded, computed = await pool.run(
+        jobs.evaluate_texts, texts, request_texts, kubernetes_version, key=key, abandoned=abandoned
+    )
+    _LOADED.put(key, loaded)
+    return loaded, computed
+
+
+def start(
+    texts: list[str],
+    request_texts: list[str],
+    kubernetes_version: str | None = None,
+    abandoned: Callable[[], bool] | None = None,
+) -> None:
+    """Begin `evaluate` in the background; a later `evaluate` of the same texts joins it rather than asking a
+    worker again. A failure is left to whoever joins (and is not logged as never retrieved)."""
+    task = asyncio.ensure_future(evaluate(texts, request_texts, kubernetes_version, abandoned))
+    task.add_done_callback(lambda done: done.cancelled() or done.exception())
 
 
 async def typecheck(
@@ -81,6 +105,7 @@ def result_message_text(version: int, request: dict, summary: dict, result_json:
 
 
 def clear_caches() -> None:
+    _IN_FLIGHT.clear()
     _ENCODED.clear()
     _LOADED.clear()
     _TYPECHECKS.clear()

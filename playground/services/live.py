@@ -18,11 +18,11 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from channels.db import database_sync_to_async
+from playground.services.database import db
 
 from playground.evaluation.pool import Abandoned
 from playground.services import evaluation_jobs as jobs
-from playground.services import outage, presence
+from playground.services import limits, outage, presence
 from playground.services.errors import ServiceError
 from playground.services.project_service import project_state
 from playground.services.rate_limit import TokenBucket
@@ -43,6 +43,9 @@ Send = Callable[["dict | Encoded | Batch"], Awaitable[None]]
 
 
 TYPECHECK_DELAY_SECONDS = 0.3  # type check once the documents have been still this long
+# Announce "evaluating" only for an evaluation still running after this long: a quick one goes straight to
+# its results (no spinner flicker), and an edit costs the room one group message instead of two.
+EVALUATING_NOTICE_SECONDS = 0.15
 
 
 @dataclass(frozen=True)
@@ -56,22 +59,25 @@ class Batch:
 async def stream_evaluation(
     state: dict, send: Send, superseded: Callable[[], bool] = lambda: False, memo: dict | None = None
 ) -> bool:
-    """Send evaluating; then documentErrors, one result per request and done (one batch); then, once the
-    documents have been still for a moment, typecheck. False if dropped as superseded.
+    """Send documentErrors, one result per request and done (one batch) -- preceded by evaluating when the
+    evaluation takes a while; then, once the documents have been still for a moment, typecheck. False if
+    dropped as superseded.
 
     Type checking comes last, in its own worker: it is a diagnostic of the policies, slower than evaluating
     them, and a newer edit makes it moot."""
     version = state["version"]
     started = time.perf_counter()
     texts = [doc["text"] for doc in state["documents"]]
-    await send({"type": "evaluating", "version": version})
     kubernetes_version = state.get("kubernetesVersion")
+    notice = _Notice(send, version)
     try:
         loaded, results = await jobs.evaluate(
             texts, [request["text"] for request in state["requests"]], kubernetes_version, abandoned=superseded
         )
     except Abandoned:  # superseded while it ran on: its worker was stopped
         return False
+    finally:
+        await notice.settle()
     if superseded():
         return False
     messages = [
@@ -95,6 +101,33 @@ async def stream_evaluation(
     _BACKGROUND.add(task)  # keep a reference until it finishes
     task.add_done_callback(_BACKGROUND.discard)
     return True
+
+
+class _Notice:
+    """The delayed `evaluating` message of one evaluation: sent if the evaluation outlasts
+    EVALUATING_NOTICE_SECONDS, and never after that evaluation's results."""
+
+    def __init__(self, send: Send, version: int):
+        self.sending = False
+        self.task = asyncio.create_task(self._later(send, version))
+
+    async def _later(self, send: Send, version: int) -> None:
+        await asyncio.sleep(EVALUATING_NOTICE_SECONDS)
+        self.sending = True  # set before the first await of the send: from here on it is never cut short
+        await send({"type": "evaluating", "version": version})
+
+    async def settle(self) -> None:
+        """Cancel the notice while it still waits; once sending, let it finish (it must precede results)."""
+        if not self.sending:
+            self.task.cancel()
+        try:
+            await self.task
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():  # our own caller was cancelled, not the notice
+                raise
+        except Exception as exc:  # the results' own send reports a layer outage; do not mask it here
+            logger.debug("evaluating notice not sent: %s", exc)
 
 
 _BACKGROUND: set[asyncio.Task] = set()
@@ -153,6 +186,29 @@ class ProjectRunner:
         items = [item if existing["id"] == item["id"] else existing for existing in base[key]]
         return {**base, key: items, "version": version}
 
+    def start_early(self, bucket: TokenBucket, target: str, item_id: int, text: str | None) -> None:
+        """While an edit is being saved, start evaluating the texts it will save, so the evaluation after the
+        save joins work under way instead of waiting for the save first. Only when the runner is idle and the
+        connection within its rate (else the edit's evaluation is deferred or superseded anyway), and only a
+        text within the size limit (the save refuses a bigger one; it is never evaluated)."""
+        base = self.state or self.last
+        if text is None or base is None or not (self.task is None or self.task.done()) or bucket.wait_seconds():
+            return
+        try:
+            limits.check_text(text, None)
+        except ServiceError:
+            return
+        key = "documents" if target == "document" else "requests"
+        if not any(existing["id"] == item_id for existing in base[key]):
+            return
+        edited = {**base, key: [{**e, "text": text} if e["id"] == item_id else e for e in base[key]]}
+        jobs.start(
+            [doc["text"] for doc in edited["documents"]],
+            [request["text"] for request in edited["requests"]],
+            edited.get("kubernetesVersion"),
+            abandoned=lambda: self.unwatched,
+        )
+
     def request(self, version: int, state: dict | None = None) -> None:
         self.asked += 1
         self.wanted = max(self.wanted, version)
@@ -183,7 +239,7 @@ class ProjectRunner:
             while True:
                 state, self.state = self.state, None
                 if state is None or state["version"] < self.wanted:
-                    state = await database_sync_to_async(project_state)(self.project_id)
+                    state = await db(project_state)(self.project_id)
                 evaluated = state["version"]
                 self.last = state
                 await stream_evaluation(state, self.send, lambda: self.unwatched or self.wanted > evaluated, self.memo)
@@ -227,7 +283,7 @@ def forget(project_id: str) -> None:
 async def _abandon_if_unwatched(project_id: str, runner: ProjectRunner) -> None:
     asked = runner.asked
     try:
-        viewers = await database_sync_to_async(presence.count)(project_id)
+        viewers = await db(presence.count)(project_id)
     except Exception as exc:  # unknown: keep evaluating, as before
         outage.report("presence", exc)
         return

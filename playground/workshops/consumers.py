@@ -19,7 +19,7 @@ import logging
 from playground.services.errors import ServiceError
 from playground.workshops.models import ROOM_OPEN, Participant
 from playground.workshops.services import engine, evaluation_pool, fair_queue, participants, progress, rooms
-from playground.workshops.services.database import db
+from playground.services.database import db
 from playground.workshops.services.groups import room_group, teacher_group, watch_group
 from playground.ws import RoomConsumer
 from playground.workshops.api.messages import STUDENT_MESSAGES, TEACHER_MESSAGES

@@ -32,6 +32,15 @@ def fresh_process_state():
     reset()
 
 
+@pytest.fixture(autouse=True)
+def _close_consumer_connections():
+    """The consumers' PostgreSQL threads keep their connections between calls: close them after each test."""
+    yield
+    from playground.services.database import close_pool_connections
+
+    close_pool_connections()
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _close_kept_connections(django_db_setup, django_db_blocker):
     """Database connections are kept between requests (DATABASE_CONN_MAX_AGE): close the one Channels'

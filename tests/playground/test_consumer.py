@@ -245,3 +245,41 @@ async def test_meta_sets_the_kubernetes_version_and_re_evaluates():
     error, _ = await receive_until(ws, "error")
     assert "supported are" in error["error"]["message"]
     await ws.disconnect(timeout=TIMEOUT)
+
+
+async def test_a_room_of_one_gets_its_results_without_the_channel_layer_and_a_room_of_two_through_it(monkeypatch):
+    from channels.layers import get_channel_layer
+
+    layer = get_channel_layer()
+    sent_kinds: list[str] = []
+    group_send = layer.group_send
+
+    async def counted(group, message):
+        sent_kinds.append(message.get("kind"))
+        await group_send(group, message)
+
+    monkeypatch.setattr(layer, "group_send", counted)
+    state, token = await make_project()
+    editor = await connect(state["id"], token)
+    await receive_until(editor, "done")
+    req_id = state["requests"][0]["id"]
+    await editor.send_json_to(
+        {"type": "edit", "target": "request", "id": req_id, "text": deployment(8), "clientSeq": 1}
+    )
+    ack, _ = await receive_until(editor, "ack")
+    await receive_until(editor, "done", lambda m: m["version"] == ack["version"])
+    assert "batch" not in sent_kinds  # the one viewer got the results directly
+
+    viewer = await connect(state["id"])
+    await receive_until(viewer, "done")
+    await receive_until(editor, "viewers", lambda m: m["count"] == 2)
+    await editor.send_json_to(
+        {"type": "edit", "target": "request", "id": req_id, "text": deployment(2), "clientSeq": 2}
+    )
+    ack, _ = await receive_until(editor, "ack")
+    for ws in (editor, viewer):
+        result, _ = await receive_until(ws, "result", lambda m: m["version"] == ack["version"])
+        assert result["request"]["result"]["allowed"] is True
+    assert "batch" in sent_kinds  # two viewers: through the group
+    await viewer.disconnect(timeout=TIMEOUT)
+    await editor.disconnect(timeout=TIMEOUT)

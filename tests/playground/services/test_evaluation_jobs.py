@@ -24,3 +24,60 @@ async def test_live_jobs_give_the_same_results_in_threads_and_processes(settings
     assert message["type"] == "result" and message["version"] == 3
     assert message["request"]["verdict"] == "pass" and message["request"]["result"]["allowed"] is False
     assert "max-replicas" in await evaluation_jobs.typecheck(texts)
+
+
+@pytest.fixture
+def counted_jobs(settings, monkeypatch):
+    """Worker jobs counted, each held until released (so a second ask finds the first under way)."""
+    import asyncio
+
+    from playground.evaluation import pool
+
+    settings.PLAYGROUND_EVALUATION_PROCESSES = 0
+    calls: list[tuple] = []
+    release = asyncio.Event()
+    run = pool.run
+
+    async def counted(function, *args, **kwargs):
+        calls.append(args)
+        await release.wait()
+        return await run(function, *args, **kwargs)
+
+    monkeypatch.setattr(pool, "run", counted)
+    return calls, release
+
+
+async def test_an_evaluation_under_way_is_joined_not_asked_again(counted_jobs):
+    import asyncio
+
+    calls, release = counted_jobs
+    evaluation_jobs.start([POLICY, BINDING], [deployment(9)])
+    joined = asyncio.ensure_future(evaluation_jobs.evaluate([POLICY, BINDING], [deployment(9)]))
+    other = asyncio.ensure_future(evaluation_jobs.evaluate([POLICY, BINDING], [deployment(2)]))
+    await asyncio.sleep(0.05)
+    release.set()
+    (_, [(summary, _)]), (_, [(small, _)]) = await asyncio.gather(joined, other)
+    assert summary["allowed"] is False and small["allowed"] is True
+    assert len(calls) == 2  # the early start and the other request; the join asked no worker
+
+
+async def test_a_failed_early_start_is_not_handed_to_a_later_caller(settings, monkeypatch, caplog):
+    import asyncio
+
+    from playground.evaluation import pool
+
+    settings.PLAYGROUND_EVALUATION_PROCESSES = 0
+    run, calls = pool.run, []
+
+    async def first_fails(function, *args, **kwargs):
+        calls.append(args)
+        if len(calls) == 1:
+            raise RuntimeError("worker died")
+        return await run(function, *args, **kwargs)
+
+    monkeypatch.setattr(pool, "run", first_fails)
+    evaluation_jobs.start([POLICY, BINDING], [deployment(9)])
+    await asyncio.sleep(0.05)  # the early start failed, unjoined
+    _, [(summary, _)] = await evaluation_jobs.evaluate([POLICY, BINDING], [deployment(9)])
+    assert summary["allowed"] is False and len(calls) == 2  # asked again, not handed the old failure
+    assert "never retrieved" not in caplog.text

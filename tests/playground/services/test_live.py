@@ -103,3 +103,69 @@ def test_a_viewer_leaving_while_others_watch_keeps_the_evaluation(one_worker):
     worker = worker_pid()
     asyncio.run(scenario())
     assert worker_pid() == worker  # finished in the same worker
+
+
+def quick_state(version: int = 1) -> dict:
+    documents = [{"id": 1, "name": "d", "text": ""}]
+    requests = [{"id": 1, "name": "r", "text": CONFIGMAP, "expected": None}]
+    return {"version": version, "documents": documents, "requests": requests, "kubernetesVersion": None}
+
+
+def kinds(sent: list) -> list[str]:
+    """Message types in send order, a Batch's messages in place."""
+    out: list[str] = []
+    for message in sent:
+        items = message.messages if isinstance(message, live.Batch) else (message,)
+        out.extend(item.kind if isinstance(item, live.Encoded) else item["type"] for item in items)
+    return out
+
+
+def stream(state: dict) -> list:
+    sent: list = []
+
+    async def send(message) -> None:
+        sent.append(message)
+
+    async def scenario() -> None:
+        assert await live.stream_evaluation(state, send)
+        await asyncio.sleep(live.EVALUATING_NOTICE_SECONDS + 0.1)  # a cancelled notice stays unsent
+
+    asyncio.run(scenario())
+    return sent
+
+
+def test_a_quick_evaluation_goes_straight_to_its_results_in_one_message(one_worker, monkeypatch):
+    monkeypatch.setattr(live, "EVALUATING_NOTICE_SECONDS", 5.0)  # quicker than this on any machine
+    monkeypatch.setattr(live, "TYPECHECK_DELAY_SECONDS", 60.0)
+    sent = stream(quick_state())
+    assert len(sent) == 1 and kinds(sent) == ["documentErrors", "result", "done"]
+
+
+def test_a_slow_evaluation_is_announced_before_its_results(one_worker, monkeypatch):
+    monkeypatch.setattr(live, "EVALUATING_NOTICE_SECONDS", 0.0)  # every evaluation outlasts it
+    monkeypatch.setattr(live, "TYPECHECK_DELAY_SECONDS", 60.0)
+    assert kinds(stream(quick_state())) == ["evaluating", "documentErrors", "result", "done"]
+
+
+def test_an_edit_starts_evaluating_what_it_will_save_only_when_the_runner_is_idle(monkeypatch, settings):
+    from playground.services import evaluation_jobs
+    from playground.services.rate_limit import TokenBucket
+
+    started: list[tuple] = []
+    monkeypatch.setattr(evaluation_jobs, "start", lambda texts, requests, *_, **__: started.append((texts, requests)))
+    runner = live.ProjectRunner("p", send=None)
+    bucket = TokenBucket(capacity=1, rate=0.001)
+    runner.start_early(bucket, "request", 1, "kind: ConfigMap")
+    assert started == []  # nothing evaluated yet: no base to edit
+    runner.last = quick_state()
+    runner.start_early(bucket, "request", 1, "kind: Secret")
+    assert started == [([""], ["kind: Secret"])]
+    runner.start_early(bucket, "request", 99, "kind: Secret")  # not an item of the project
+    runner.task = type("Running", (), {"done": lambda self: False})()
+    runner.start_early(bucket, "request", 1, "kind: Secret")  # busy: the newest edit is evaluated next anyway
+    runner.task = None
+    settings.PLAYGROUND_MAX_DOCUMENT_BYTES = 10
+    runner.start_early(bucket, "request", 1, "kind: ConfigMap, far too long")  # the save will refuse it
+    bucket.take()
+    runner.start_early(bucket, "request", 1, "kind: Pod")  # over its rate: the evaluation is deferred
+    assert len(started) == 1

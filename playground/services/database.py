@@ -1,8 +1,9 @@
-"""Database calls from the consumers, off the event loop.
+"""Database calls from the WebSocket consumers (project rooms, co-editing, workshops), off the event loop.
 
 On PostgreSQL they run in a small pool of worker threads that keep their connection between calls: a room
-of 60 students saves ~30 edits a second, and opening a connection per call (a new server process each
-time) costs more than the queries. A call that fails with a database error closes its connection, so the
+of 60 students saves ~30 edits a second; opening a connection per call (a new server process each time)
+costs more than the queries, and one shared thread (Channels' default) queues every room's edits behind
+each other's round trips. A call that fails with a database error closes its connection, so the
 next one reconnects. SQLite serialises writes anyway (and its test database is shared-cache in memory),
 so there calls keep to Channels' one database thread and close their connection as usual.
 """
@@ -17,7 +18,7 @@ from channels.db import DatabaseSyncToAsync
 from django.conf import settings
 from django.db import DatabaseError, connections
 
-_POOL = ThreadPoolExecutor(max_workers=settings.WORKSHOP_DATABASE_THREADS, thread_name_prefix="workshop-db")
+_POOL = ThreadPoolExecutor(max_workers=settings.PLAYGROUND_DATABASE_THREADS, thread_name_prefix="consumer-db")
 _OPEN: dict[int, object] = {}  # pool thread id -> its connection wrapper (closed by close_pool_connections)
 _LOCK = threading.Lock()
 
