@@ -345,9 +345,20 @@ class CompiledCriteria:
         """Everything `match` reads of a request whose criteria read no labels (`reads_labels` False): the
         resource, kind, subresource and operation, whether it is namespaced, and the name only when a rule
         lists resourceNames. Requests with equal keys get the same answer (for one mapper)."""
-        view = _View.of(request)
+        resource, kind = _fields(request.get("resource")), _fields(request.get("kind"))
         names = any(rule.names for rule in self.rules) or any(rule.names for rule in self.exclude)
-        return view.resource, view.kind, view.sub, bool(view.namespace), view.name if names else "", view.operation
+        return (  # _View.of's values, as a flat tuple (no GVR/GVK objects: this runs for every request)
+            str(resource.get("group") or ""),
+            str(resource.get("version") or ""),
+            str(resource.get("resource") or ""),
+            str(kind.get("group") or ""),
+            str(kind.get("version") or ""),
+            str(kind.get("kind") or ""),
+            request.get("subResource") or "",
+            bool(request.get("namespace")),
+            (request.get("name") or "") if names else "",
+            request.get("operation") or "",
+        )
 
     def match(
         self, request: Mapping, namespaces: Mapping | NamespaceLookup | None = None, mapper: RESTMapper | None = None
@@ -383,6 +394,11 @@ class CompiledCriteria:
             if held_back.error:
                 return held_back
         return MatchResult(True, "", outcome.kind.to_dict(), outcome.resource.to_dict(), outcome.equivalent)
+
+
+def _fields(value: Any) -> Mapping:
+    """A kind or resource of the request as GVK/GVR.from_dict reads it (anything else: empty)."""
+    return value if type(value) is dict or isinstance(value, Mapping) else {}
 
 
 class _IdentityCache:
