@@ -65,6 +65,7 @@ class Simulation:
         self.errors: list[dict[str, Any]] = []
         self.api_validation = api_validation
         self.kinds: list[Any] = []
+        self._key_defaults: list[tuple[str, Any, Any]] = []
         self.chain: list[Any] = []  # the kinds a request goes through: `kinds` less the idle ones
         self.cluster = ClusterIndex([], None)
         self.rbac = RBACAuthorizer([])
@@ -109,6 +110,11 @@ class Simulation:
         for kind in kinds:
             self.errors.extend(kind.load(setup))
         self.kinds = kinds
+        # kind_defaults(kinds), read once: (key, type of a list or dict to make one per result, or None, value)
+        self._key_defaults = [
+            (key, type(value) if isinstance(value, (list, dict)) else None, value)
+            for key, value in kind_defaults(kinds).items()
+        ]
         # An idle kind answers every request with nothing (its result keys keep their defaults): skip it.
         self.chain = [kind for kind in kinds if not getattr(kind, "idle", False)]
 
@@ -197,7 +203,7 @@ class Simulation:
         request_errors += [
             {"severity": "warning", "source": "request", "message": w, "document": None} for w in normalized.warnings
         ]
-        keys = kind_defaults(self.kinds)
+        keys = {key: value if make is None else make() for key, make, value in self._key_defaults}
         if normalized.request is None or invalid:
             return bad_request(_owned(normalized.request, {}) or {}, document_errors, request_errors, keys)
         request = normalized.request

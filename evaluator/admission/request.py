@@ -305,7 +305,7 @@ class _Normalizer:
         if type(value) is dict or isinstance(value, Mapping):
             return dict(value)
         self._infer(name)
-        return dict(default)
+        return default  # a fresh dict of the caller's (to_dict)
 
     def _options(self, operation: str | None) -> dict | None:
         if "options" in self.raw:
