@@ -249,20 +249,22 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
             self.schedule_evaluation(version)
 
     async def broadcast(self, message: dict, exclude_self: bool = False) -> None:
-        await self.channel_layer.group_send(
-            self.group, room_event(message, self.channel_name if exclude_self else None)
-        )
+        await self.to_room(room_event(message, self.channel_name if exclude_self else None))
 
     async def group_send_message(self, message) -> None:
-        """The runner's messages to the room. A room whose one viewer is this connection gets them directly,
-        not through the channel layer (with Redis, eight round trips a message): most rooms are one
-        person's, and a workshop is a hundred of them. A second viewer's join makes the count two (its
+        await self.to_room(room_event(message))
+
+    async def to_room(self, event: dict) -> None:
+        """Everything this connection tells its room. A room whose one viewer is this connection gets it
+        directly, not through the channel layer (with Redis, eight round trips a message): most rooms are
+        one person's, and a workshop is a hundred of them. All of it takes the same path, so a room of one
+        sees its state before the results that follow it. A second viewer's join makes the count two (its
         `viewers` broadcast) and messages go through the group again; until then it has its own first
         evaluation of the state it joined at."""
         if self.viewers == 1 and self.joined and not self.left:
-            await self.room_message(room_event(message))
+            await self.room_message(event)
             return
-        await self.channel_layer.group_send(self.group, room_event(message))
+        await self.channel_layer.group_send(self.group, event)
 
     # -- group → this connection -------------------------------------------------------------------------
 
