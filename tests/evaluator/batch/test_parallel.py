@@ -34,10 +34,11 @@ def test_a_killed_worker_has_its_chunk_run_again_and_totals_stay_exact():
     objects = mixed_objects(160)
     killed: list[int] = []
     retried: list[list[int]] = []
+    others = {c.pid for c in multiprocessing.active_children()}  # e.g. another suite's evaluation workers
 
     def kill_a_worker(done: int) -> None:
-        if not killed:  # the first chunk is done, others are running or queued: kill one worker
-            worker = multiprocessing.active_children()[0]
+        if not killed:  # the first chunk is done, others are running or queued: kill one of this run's workers
+            worker = next(c for c in multiprocessing.active_children() if c.pid not in others)
             os.kill(worker.pid, signal.SIGKILL)
             killed.append(worker.pid)
 
