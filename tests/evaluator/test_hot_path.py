@@ -77,11 +77,11 @@ def _policy(name: str, spec: dict, *, actions: tuple[str, ...] = ("Deny",), fail
     ]
 
 
-def _deployment(name: str = "web", replicas: int = 3, labels: dict | None = None) -> dict:
+def _deployment(name: str = "web", replicas: int = 3, labels: dict | None = None, namespace: str = "default") -> dict:
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
-        "metadata": {"name": name, "namespace": "default", "labels": labels or {"app": name}},
+        "metadata": {"name": name, "namespace": namespace, "labels": labels or {"app": name}},
         "spec": {
             "replicas": replicas,
             "selector": {"matchLabels": {"app": name}},

@@ -11,6 +11,7 @@ import pytest
 
 import evaluator.policies.validating.dispatcher as vap_dispatcher
 from evaluator.simulation import Simulation
+from tests.evaluator.test_hot_path import _deployment
 
 DEPLOYMENTS = {"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"]}
 
@@ -100,24 +101,12 @@ LEAN_SHAPES = [
 ]
 
 
-def _deployment(name: str, namespace: str, replicas: int) -> dict:
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": name, "namespace": namespace, "labels": {"app": name}},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"matchLabels": {"app": name}},
-            "template": {
-                "metadata": {"labels": {"app": name}},
-                "spec": {"containers": [{"name": "main", "image": "nginx"}]},
-            },
-        },
-    }
-
-
 REQUESTS = [
-    {"uid": f"{name}-{namespace}-{replicas}", "operation": "CREATE", "object": _deployment(name, namespace, replicas)}
+    {
+        "uid": f"{name}-{namespace}-{replicas}",
+        "operation": "CREATE",
+        "object": _deployment(name, replicas, namespace=namespace),
+    }
     for name in ("api", "web-canary")
     for namespace in ("prod", "dev", "elsewhere")
     for replicas in (0, 2, 5, 8)

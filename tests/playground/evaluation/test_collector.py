@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import weakref
 
 import pytest
 
@@ -50,17 +51,21 @@ def test_a_busy_worker_collects_only_after_the_busy_interval(restore_gc):
     assert idle.between_jobs(job_waiting=True)  # but never idle: cyclic garbage stays bounded
 
 
+class Node:
+    pass
+
+
+def held_cycle() -> tuple[list, weakref.ref]:
+    """A cycle (once unreachable, only a collection frees it), held by the list, and a way to see it live."""
+    holder = [Node()]
+    holder[0].self = holder[0]
+    return holder, weakref.ref(holder[0])
+
+
 def test_cyclic_garbage_made_by_jobs_is_freed_by_the_idle_collection(restore_gc):
-    import weakref
-
-    class Node:
-        pass
-
     clock = Clock()
     idle = collector.IdleCollector(clock)
-    holder = [Node()]
-    holder[0].self = holder[0]  # a cycle: once unreachable, only a collection frees it
-    alive = weakref.ref(holder[0])
+    holder, alive = held_cycle()
     gc.collect(1)
     gc.collect(1)  # survived twice: it is in the oldest generation now
     holder.clear()
@@ -72,16 +77,9 @@ def test_cyclic_garbage_made_by_jobs_is_freed_by_the_idle_collection(restore_gc)
 
 
 def test_survivors_are_frozen_and_a_thaw_frees_cycles_that_died_frozen(restore_gc):
-    import weakref
-
-    class Node:
-        pass
-
     clock = Clock()
     idle = collector.IdleCollector(clock)
-    holder = [Node()]
-    holder[0].self = holder[0]
-    alive = weakref.ref(holder[0])
+    holder, alive = held_cycle()
     clock.now = collector.IDLE_SECONDS
     frozen = gc.get_freeze_count()
     assert idle.between_jobs(job_waiting=False)
