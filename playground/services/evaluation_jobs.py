@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Callable
 
 from playground.evaluation import jobs, pool
@@ -21,7 +22,7 @@ _LOADED = LRUCache(maxsize=256)  # documents key -> the document errors
 _TYPECHECKS = LRUCache(maxsize=256)
 # Worker jobs under way, by what they compute: a second ask for the same work joins the first (an edit's
 # early start, see `start`, and the room's evaluation once the edit is saved).
-_IN_FLIGHT: dict[tuple, asyncio.Future] = {}
+_IN_FLIGHT: dict[tuple, tuple[asyncio.Future, float]] = {}  # work -> (its job, when it started)
 
 
 def documents_key(texts: list[str], kubernetes_version: str | None = None) -> str:
@@ -33,9 +34,11 @@ async def evaluate(
     request_texts: list[str],
     kubernetes_version: str | None = None,
     abandoned: Callable[[], bool] | None = None,
+    timing: dict | None = None,
 ) -> tuple[dict, list[tuple[dict, str]]]:
     """Document errors and (summary, result JSON) per request text; only what is not cached goes to a worker.
-    A worker job that runs on once `abandoned()` is true is stopped (pool.Abandoned)."""
+    A worker job that runs on once `abandoned()` is true is stopped (pool.Abandoned). Joining a job that
+    started earlier moves `timing["started"]` back to its start, so the time reported is the evaluation's."""
     key = documents_key(texts, kubernetes_version)
     request_keys = [(key, content_hash("request", text)) for text in request_texts]
     results = [_ENCODED.get(request_key) for request_key in request_keys]
@@ -43,13 +46,18 @@ async def evaluate(
     missing = [i for i, result in enumerate(results) if result is None]
     if missing or loaded is None:
         work = (key, tuple(request_keys[i][1] for i in missing))
-        job = _IN_FLIGHT.get(work)
+        job, started = _IN_FLIGHT.get(work) or (None, time.perf_counter())
         if job is None or job.done():  # a finished job's failure is not handed to a new caller
-            job = asyncio.ensure_future(
-                _compute(texts, [request_texts[i] for i in missing], kubernetes_version, key, abandoned)
+            job, started = (
+                asyncio.ensure_future(
+                    _compute(texts, [request_texts[i] for i in missing], kubernetes_version, key, abandoned)
+                ),
+                time.perf_counter(),
             )
-            _IN_FLIGHT[work] = job
+            _IN_FLIGHT[work] = (job, started)
             job.add_done_callback(lambda _: _IN_FLIGHT.pop(work, None))
+        if timing is not None:
+            timing["started"] = min(timing.get("started", started), started)
         loaded, computed = await asyncio.shield(job)  # one caller leaving does not stop the others' job
         for i, result in zip(missing, computed):
             _ENCODED.put(request_keys[i], result)

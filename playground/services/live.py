@@ -66,13 +66,17 @@ async def stream_evaluation(
     Type checking comes last, in its own worker: it is a diagnostic of the policies, slower than evaluating
     them, and a newer edit makes it moot."""
     version = state["version"]
-    started = time.perf_counter()
+    timing = {"started": time.perf_counter()}  # earlier if the evaluation joins one started during the save
     texts = [doc["text"] for doc in state["documents"]]
     kubernetes_version = state.get("kubernetesVersion")
     notice = _Notice(send, version)
     try:
         loaded, results = await jobs.evaluate(
-            texts, [request["text"] for request in state["requests"]], kubernetes_version, abandoned=superseded
+            texts,
+            [request["text"] for request in state["requests"]],
+            kubernetes_version,
+            abandoned=superseded,
+            timing=timing,
         )
     except Abandoned:  # superseded while it ran on: its worker was stopped
         return False
@@ -95,7 +99,9 @@ async def stream_evaluation(
         Encoded("result", version, jobs.result_message_text(version, request, summary, result_json))
         for request, (summary, result_json) in zip(state["requests"], results)
     )
-    messages.append({"type": "done", "version": version, "ms": round((time.perf_counter() - started) * 1000, 2)})
+    messages.append(
+        {"type": "done", "version": version, "ms": round((time.perf_counter() - timing["started"]) * 1000, 2)}
+    )
     await send(Batch(version, tuple(messages)))
     task = asyncio.create_task(_typecheck_later(version, texts, send, superseded, memo, kubernetes_version))
     _BACKGROUND.add(task)  # keep a reference until it finishes

@@ -51,14 +51,20 @@ async def test_an_evaluation_under_way_is_joined_not_asked_again(counted_jobs):
     import asyncio
 
     calls, release = counted_jobs
+    import time
+
     evaluation_jobs.start([POLICY, BINDING], [deployment(9)])
-    joined = asyncio.ensure_future(evaluation_jobs.evaluate([POLICY, BINDING], [deployment(9)]))
+    await asyncio.sleep(0.01)
+    asked = time.perf_counter()
+    timing = {"started": asked}
+    joined = asyncio.ensure_future(evaluation_jobs.evaluate([POLICY, BINDING], [deployment(9)], timing=timing))
     other = asyncio.ensure_future(evaluation_jobs.evaluate([POLICY, BINDING], [deployment(2)]))
     await asyncio.sleep(0.05)
     release.set()
     (_, [(summary, _)]), (_, [(small, _)]) = await asyncio.gather(joined, other)
     assert summary["allowed"] is False and small["allowed"] is True
     assert len(calls) == 2  # the early start and the other request; the join asked no worker
+    assert timing["started"] < asked  # its time counts from the job's start, not from the join
 
 
 async def test_a_failed_early_start_is_not_handed_to_a_later_caller(settings, monkeypatch, caplog):
