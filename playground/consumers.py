@@ -14,12 +14,12 @@ import logging
 import secrets
 from urllib.parse import parse_qs
 
-from playground.services.database import db
 from django.conf import settings
 
 from playground.collab.consumer import CollabHandlers, clean_name
 from playground.evaluation import pool
 from playground.services import document_service, live, outage, presence, project_service
+from playground.services.database import db
 from playground.services.errors import ServiceError
 from playground.services.notify import encode, group_name, room_event
 from playground.ws import RoomConsumer

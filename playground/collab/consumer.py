@@ -9,9 +9,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from playground.services.database import db
-
 from playground.collab import authority
+from playground.services.database import db
 from playground.services.errors import ServiceError
 
 NAME_MAX = 40

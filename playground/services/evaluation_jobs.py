@@ -55,7 +55,7 @@ async def evaluate(
                 time.perf_counter(),
             )
             _IN_FLIGHT[work] = (job, started)
-            job.add_done_callback(lambda _: _IN_FLIGHT.pop(work, None))
+            job.add_done_callback(lambda done: _forget(work, done))
         if timing is not None:
             timing["started"] = min(timing.get("started", started), started)
         loaded, computed = await asyncio.shield(job)  # one caller leaving does not stop the others' job
@@ -63,6 +63,11 @@ async def evaluate(
             _ENCODED.put(request_keys[i], result)
             results[i] = result
     return loaded, results
+
+
+def _forget(work: tuple, job: asyncio.Future) -> None:
+    if _IN_FLIGHT.get(work, (None, 0.0))[0] is job:  # not a newer job for the same work
+        del _IN_FLIGHT[work]
 
 
 async def _compute(texts, request_texts, kubernetes_version, key, abandoned) -> tuple[dict, list]:

@@ -18,11 +18,10 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from playground.services.database import db
-
 from playground.evaluation.pool import Abandoned
 from playground.services import evaluation_jobs as jobs
 from playground.services import limits, outage, presence
+from playground.services.database import db
 from playground.services.errors import ServiceError
 from playground.services.project_service import project_state
 from playground.services.rate_limit import TokenBucket
