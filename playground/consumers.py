@@ -44,6 +44,9 @@ HANDLERS = {
 }
 
 
+CATCH_UP_SECONDS = 1.0  # after joining a room with others in it (see ProjectConsumer.catch_up)
+
+
 class ProjectConsumer(CollabHandlers, RoomConsumer):
     area = "project room"
     handlers = HANDLERS
@@ -83,7 +86,20 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
         self.initial = asyncio.create_task(
             live.stream_evaluation(state, self.send_message, lambda: self.latest > version)
         )
+        if viewers > 1:
+            self.tasks.append(asyncio.create_task(self.catch_up()))
         self.every(settings.PLAYGROUND_PRESENCE_HEARTBEAT_SECONDS, self.renew_presence)
+
+    async def catch_up(self) -> None:
+        """A room of one sends to its viewer directly (`to_room`) until that viewer hears of a second one
+        (this connection's `viewers` broadcast); what it sent meanwhile did not reach this connection. One
+        look a moment after joining brings it up to date: the newer state and its results."""
+        await asyncio.sleep(CATCH_UP_SECONDS)
+        state = await db(project_service.project_state)(self.project_id)
+        if state["version"] > self.latest:
+            await self.send_state(state, await db(presence.count)(self.project_id))
+            version = state["version"]
+            await live.stream_evaluation(state, self.send_message, lambda: self.latest > version)
 
     async def renew_presence(self) -> None:
         """Renew this viewer's presence row; tell the room when the count changed (a crashed server's

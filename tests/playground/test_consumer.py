@@ -283,3 +283,26 @@ async def test_a_room_of_one_gets_its_results_without_the_channel_layer_and_a_ro
     assert "batch" in sent_kinds  # two viewers: through the group
     await viewer.disconnect(timeout=TIMEOUT)
     await editor.disconnect(timeout=TIMEOUT)
+
+
+async def test_a_viewer_joining_a_room_of_one_catches_up_on_what_the_room_sent_it_directly(monkeypatch):
+    """While the first viewer has not yet heard of the second, its room's messages go to it alone; the
+    newcomer looks again a moment after joining and gets the newer state and its results."""
+    from playground.services import document_service, presence
+
+    monkeypatch.setattr("playground.consumers.CATCH_UP_SECONDS", 0.3)
+    state, token = await make_project()
+    await database_sync_to_async(presence.join)(state["id"], "a-viewer-elsewhere")  # the room of one
+    viewer = await connect(state["id"])
+    joined, _ = await receive_until(viewer, "state")
+    assert joined["viewers"] == 2
+    await receive_until(viewer, "done")
+    req_id = state["requests"][0]["id"]
+    saved = await database_sync_to_async(document_service.update_item)(  # saved, told only to the other one
+        project_id=state["id"], token=token, target="request", item_id=req_id, text=deployment(2)
+    )
+    caught_up, _ = await receive_until(viewer, "state", lambda m: m["version"] == saved["version"])
+    assert "replicas: 2" in caught_up["project"]["requests"][0]["text"]
+    result, _ = await receive_until(viewer, "result", lambda m: m["version"] == saved["version"])
+    assert result["request"]["result"]["allowed"] is True
+    await viewer.disconnect(timeout=TIMEOUT)
