@@ -17,9 +17,11 @@ from asgiref.sync import SyncToAsync
 from channels.db import DatabaseSyncToAsync
 from django.conf import settings
 from django.db import DatabaseError, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
 
 _POOL = ThreadPoolExecutor(max_workers=settings.PLAYGROUND_DATABASE_THREADS, thread_name_prefix="consumer-db")
-_OPEN: dict[int, object] = {}  # pool thread id -> its connection wrapper (closed by close_pool_connections)
+# pool thread id -> its connection wrapper (closed by close_pool_connections)
+_OPEN: dict[int, BaseDatabaseWrapper] = {}
 _LOCK = threading.Lock()
 
 

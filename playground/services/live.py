@@ -187,9 +187,7 @@ class ProjectRunner:
         base = self.state or self.last
         if base is None or base["version"] != version - 1:
             return None
-        key = "documents" if target == "document" else "requests"
-        items = [item if existing["id"] == item["id"] else existing for existing in base[key]]
-        return {**base, key: items, "version": version}
+        return {**_with_item(base, target, item["id"], lambda _: item), "version": version}
 
     def start_early(self, bucket: TokenBucket, target: str, item_id: int, text: str | None) -> None:
         """While an edit is being saved, start evaluating the texts it will save, so the evaluation after the
@@ -203,10 +201,9 @@ class ProjectRunner:
             limits.check_text(text, None)
         except ServiceError:
             return
-        key = "documents" if target == "document" else "requests"
-        if not any(existing["id"] == item_id for existing in base[key]):
+        edited = _with_item(base, target, item_id, lambda existing: {**existing, "text": text})
+        if edited is base:  # not an item of the project: the save will say so
             return
-        edited = {**base, key: [{**e, "text": text} if e["id"] == item_id else e for e in base[key]]}
         jobs.start(
             [doc["text"] for doc in edited["documents"]],
             [request["text"] for request in edited["requests"]],
@@ -258,6 +255,14 @@ class ProjectRunner:
                 return  # nobody can be told while the channel layer is down; the next edit evaluates again
             logger.exception("live evaluation of project %s failed", self.project_id)
             await self.send({"type": "error", "error": ServiceError("internal_error", "evaluation failed").as_dict()})
+
+
+def _with_item(state: dict, target: str, item_id: int, change: Callable[[dict], dict]) -> dict:
+    """`state` with its document or request `item_id` replaced by `change(item)`; `state` itself if it has none."""
+    key = "documents" if target == "document" else "requests"
+    if not any(existing["id"] == item_id for existing in state[key]):
+        return state
+    return {**state, key: [change(existing) if existing["id"] == item_id else existing for existing in state[key]]}
 
 
 _RUNNERS: dict[str, ProjectRunner] = {}
