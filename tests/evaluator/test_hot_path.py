@@ -313,6 +313,20 @@ def test_the_request_uid_is_uuid5_of_the_sorted_json_request() -> None:
     assert len(uids) == 15
 
 
+def test_the_audit_failures_json_is_the_standard_encoders_with_gos_escapes() -> None:
+    from evaluator.policies.validating.dispatcher import _go_json
+
+    standard = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+    messages = ["".join(chr(i) for i in range(0, 160)), 'ünïcode \u2028 😀 " \\ / <b>&amp;', "lone \ud800 surrogate"]
+    for message in messages:
+        failures = [
+            {"message": message, "policy": "p", "binding": "b", "expressionIndex": 3, "validationActions": ["Audit"]}
+        ]
+        expected = standard.encode(failures).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+        assert _go_json(failures) == expected
+    assert "\\u003cb\\u003e\\u0026amp;" in _go_json([messages[1]])
+
+
 def test_a_cyclic_request_is_refused_as_before() -> None:
     from evaluator.admission.request import normalize_request
 

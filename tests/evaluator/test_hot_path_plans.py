@@ -243,9 +243,7 @@ def test_the_traced_shortcut_writes_the_general_paths_traces(monkeypatch: pytest
         documents += _documents(f"general-{name}", copy.deepcopy(spec), ["Warn"], param)
     taken = []
     original = validator._validations_only_traced
-    monkeypatch.setattr(
-        validator, "_validations_only_traced", lambda *args: taken.append(original(*args)) or taken[-1]
-    )
+    monkeypatch.setattr(validator, "_validations_only_traced", lambda *args: taken.append(original(*args)) or taken[-1])
     now = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
     shortcut = [Simulation(documents).run(copy.deepcopy(r), now=now) for r in REQUESTS]
     _traced_shortcut_off(monkeypatch)
