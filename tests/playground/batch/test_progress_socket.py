@@ -58,11 +58,11 @@ async def watch(job_id: str, token: str | None) -> tuple[WebsocketCommunicator, 
     return ws, await ws.receive_json_from(timeout=TIMEOUT)
 
 
-async def until_finished(ws: WebsocketCommunicator) -> list[dict]:
+async def until_finished(ws: WebsocketCommunicator, timeout: float = TIMEOUT) -> list[dict]:
     messages = []
     while not messages or messages[-1]["type"] != "finished":
-        messages.append(await ws.receive_json_from(timeout=TIMEOUT))
-    assert (await ws.receive_output(timeout=TIMEOUT))["type"] == "websocket.close"
+        messages.append(await ws.receive_json_from(timeout=timeout))
+    assert (await ws.receive_output(timeout=timeout))["type"] == "websocket.close"
     return messages
 
 
