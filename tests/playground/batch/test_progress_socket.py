@@ -15,7 +15,7 @@ from channels.testing import WebsocketCommunicator
 from django.utils import timezone
 
 from playground.asgi import application
-from playground.batch import consumer, engine, jobs, local, runner
+from playground.batch import consumer, engine, jobs, local, progress, runner
 from playground.batch.models import BatchChunk, BatchJob
 from tests.playground.batch.dumps import denied_count, dump
 
@@ -213,3 +213,17 @@ async def test_a_worker_lost_too_often_fails_the_job_on_the_socket(project, held
     assert final["error"] == (
         "objects 0–9: the worker running them stopped 1 times (crashed or was killed); the job was stopped"
     )
+
+
+def test_a_failing_channel_layer_never_fails_a_chunk(project, held, monkeypatch, caplog):
+    class DownLayer:
+        async def group_send(self, group: str, message: dict) -> None:
+            raise ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    monkeypatch.setattr(progress, "get_channel_layer", DownLayer)
+    state, token = jobs.create_job(project["id"], None, [("dump.yaml", dump(15))])
+    for chunk_id in BatchChunk.objects.filter(job_id=state["id"]).values_list("id", flat=True):
+        assert runner.execute(chunk_id, engine.compute)
+    finished = jobs.status(state["id"], token)
+    assert finished["status"] == "done" and finished["done"] == 15 and finished["denied"] == denied_count(15)
+    assert f"could not tell the watchers of batch job {state['id']}" in caplog.text
