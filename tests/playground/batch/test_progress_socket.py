@@ -17,7 +17,9 @@ from django.utils import timezone
 from playground.asgi import application
 from playground.batch import consumer, engine, jobs, local, progress, runner
 from playground.batch.models import BatchChunk, BatchJob
+from tests.playground import hostile
 from tests.playground.batch.dumps import denied_count, dump
+from tests.playground.test_hostile_ws import RAW
 
 pytestmark = pytest.mark.django_db(transaction=True)
 TIMEOUT = 10
@@ -151,15 +153,21 @@ async def test_the_project_token_is_accepted_and_wrong_or_missing_tokens_are_ref
     assert (await gone.receive_output(timeout=TIMEOUT))["code"] == 4404
 
 
-async def test_only_hello_is_taken_before_the_token(project, held):
+async def test_hostile_messages_before_the_token_get_errors_and_the_socket_stays_open(project, held):
     state, token = await new_job(project, 5)
     ws = WebsocketCommunicator(application, f"/ws/batch/{state['id']}/", headers=HOST)
     assert (await ws.connect(timeout=TIMEOUT))[0]
     await ws.send_json_to({"type": "evaluate"})
     refused = await ws.receive_json_from(timeout=TIMEOUT)
     assert refused["error"]["code"] == "invalid_message" and refused["error"]["path"] == "type"
-    await ws.send_to(text_data="{not json")
-    assert (await ws.receive_json_from(timeout=TIMEOUT))["error"]["code"] == "invalid_json"
+    spoiled = [hostile.fill('{"type": "hello", "token": @}', fragment) for fragment in hostile.FOR_STRING.values()]
+    for text in spoiled + list(RAW.values()):
+        if text is None:
+            await ws.send_to(bytes_data=b"\xff\xfe")
+        else:
+            await ws.send_to(text_data=text)
+        error = (await ws.receive_json_from(timeout=TIMEOUT))["error"]
+        assert error["code"] in {"invalid_json", "invalid_message", "invalid_request", "too_large"}, (text, error)
     await ws.send_json_to({"type": "hello", "token": token})  # still open: the token is taken now
     assert (await ws.receive_json_from(timeout=TIMEOUT))["type"] == "state"
     await ws.disconnect()
