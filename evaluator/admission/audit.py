@@ -44,8 +44,11 @@ def _audit_id(request: Mapping[str, Any]) -> str:
 
 
 def _timestamp(now: dt.datetime | None) -> str:
+    """`%Y-%m-%dT%H:%M:%S.%fZ` (metav1.MicroTime), through isoformat: several times faster than strftime."""
     now = now or dt.datetime.now(dt.timezone.utc)
-    return now.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    if now.year < 1000:  # isoformat pads the year to four digits, strftime does not
+        return now.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return now.isoformat(timespec="microseconds")[:26] + "Z"
 
 
 def audit_event(

@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from evaluator.k8s import fielderrors as fe
 from evaluator.k8s.restmapping import GVK, GVR, RESTMapper, builtin_mapper, guess_resource, parse_api_version
 
@@ -26,6 +28,7 @@ OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
 DEFAULT_USER = {"username": "kubernetes-admin", "groups": ["kubeadm:cluster-admins", "system:authenticated"]}
 DEFAULT_NAMESPACE = "default"
 _OPTIONS_KIND = {"CREATE": "CreateOptions", "UPDATE": "UpdateOptions", "DELETE": "DeleteOptions"}
+_MEMO_SIZE = 1024
 _UID_NAMESPACE = uuid.UUID("6f1c7e0a-3b0e-4c4e-9a57-2d2f7f2c9b10")
 
 
@@ -182,6 +185,35 @@ class _Normalizer:
     def _resource_and_kind(
         self, source: dict | None, source_key: str, sub_resource: str
     ) -> tuple[GVR | None, GVK | None, bool | None]:
+        """`_infer_resource_and_kind`, remembered per mapping for the common request (neither resource nor
+        kind given, an object with text apiVersion and kind) when it raised no error: a batch of one kind
+        asks the mapping once. The same inferred names and warnings are recorded on every request."""
+        if "resource" in self.raw or "kind" in self.raw or type(source) is not dict:
+            return self._infer_resource_and_kind(source, source_key, sub_resource)
+        api_version, kind = source.get("apiVersion"), source.get("kind")
+        if type(api_version) is not str or type(kind) is not str:
+            return self._infer_resource_and_kind(source, source_key, sub_resource)
+        key = ("request-kind", api_version, kind, sub_resource)
+        memo = self.mapper.memo
+        hit = memo.get(key)
+        if hit is None:
+            out = self.out
+            errors, inferred, warnings = len(out.errors), len(out.inferred), len(out.warnings)
+            answer = self._infer_resource_and_kind(source, source_key, sub_resource)
+            if len(out.errors) != errors:
+                return answer
+            if len(memo) >= _MEMO_SIZE:  # kinds come from user input: a bound, not a leak
+                memo.clear()
+            hit = memo[key] = (answer, tuple(out.inferred[inferred:]), tuple(out.warnings[warnings:]))
+            return answer
+        answer, inferred_names, warnings_added = hit
+        self.out.inferred.extend(inferred_names)
+        self.out.warnings.extend(warnings_added)
+        return answer
+
+    def _infer_resource_and_kind(
+        self, source: dict | None, source_key: str, sub_resource: str
+    ) -> tuple[GVR | None, GVK | None, bool | None]:
         given_resource = self.raw.get("resource")
         given_kind = self.raw.get("kind")
         resource = (
@@ -315,21 +347,21 @@ class _Normalizer:
         return {"apiVersion": "meta.k8s.io/v1", "kind": kind} if kind else None
 
 
-_UID_ENCODER = json.JSONEncoder(sort_keys=True, default=str)  # json.dumps(..., sort_keys=True, default=str)
-# The same text without the cycle check's bookkeeping (~15% faster); a cyclic request recurses instead, and is
-# then encoded again by _UID_ENCODER, which words the error as before.
-_UID_FAST_ENCODER = json.JSONEncoder(sort_keys=True, default=str, check_circular=False)
+# The standard encoder, for what orjson refuses: keys that are not text, integers beyond 64 bits, lone
+# surrogates, and a cyclic request (which it words as ValueError, as it always did).
+_UID_ENCODER = json.JSONEncoder(sort_keys=True, default=str)
 _UID_PREFIX = _UID_NAMESPACE.bytes
 
 
 def _deterministic_uid(request: Mapping) -> str:
     """Same request, same uid: keeps simulation output stable (the server would use a random UUID).
-    `uuid.uuid5(_UID_NAMESPACE, <the request as sorted JSON>)`, computed without building UUID objects."""
+    `uuid.uuid5(_UID_NAMESPACE, <the request as sorted JSON>)`, computed without building UUID objects. The
+    JSON is orjson's (compact; ~10x faster than the standard encoder, whose text is the fallback)."""
     try:
-        text = _UID_FAST_ENCODER.encode(request)
-    except RecursionError:
-        text = _UID_ENCODER.encode(request)
-    digest = hashlib.sha1(_UID_PREFIX + text.encode(), usedforsecurity=False).hexdigest()
+        text = orjson.dumps(request, default=str, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # orjson.JSONEncodeError
+        text = _UID_ENCODER.encode(request).encode()
+    digest = hashlib.sha1(_UID_PREFIX + text, usedforsecurity=False).hexdigest()
     # RFC 4122 version 5: the version nibble, then the variant bits (10xx) of the clock_seq_hi byte.
     variant = "89ab"[int(digest[16], 16) & 3]
     return f"{digest[:8]}-{digest[8:12]}-5{digest[13:16]}-{variant}{digest[17:20]}-{digest[20:32]}"

@@ -48,13 +48,22 @@ def row_path(spec: Mapping[str, Any], section: str, row: Mapping[str, Any]) -> s
     return None
 
 
+def _has_error(trace: Mapping[str, Any]) -> bool:
+    for rows in trace.values():
+        if isinstance(rows, list):
+            for row in rows:
+                if isinstance(row, dict) and row.get("error"):
+                    return True
+    return False
+
+
 def locate_traces(policies: list[dict], find_document: Callable[[str, str], Any]) -> None:
     """Add ``location`` (document, line, column, endLine, endColumn, path) and ``hint`` to every trace row
     with an error; ``find_document(kind, name)`` gives the policy's loaded document or None."""
     for record in policies:
         trace = record.get("trace")
-        if not isinstance(trace, Mapping):
-            continue
+        if not isinstance(trace, Mapping) or not (record.get("error") or _has_error(trace)):
+            continue  # the common case: nothing to locate, no document to look up
         document = find_document(record.get("kind") or "ValidatingAdmissionPolicy", record.get("policy") or "")
         spec = (getattr(document, "data", None) or {}).get("spec")
         spec = spec if isinstance(spec, Mapping) else {}

@@ -131,8 +131,12 @@ class RESTMapper:
     _by_endpoint: dict = field(init=False, repr=False)
     _by_kind: dict = field(init=False, repr=False)
     _by_identity: dict = field(init=False, repr=False)
+    # What users of this mapping derive from it, keyed by their own tuples (request inference's answers per
+    # apiVersion and kind): true for as long as the mapping, which never changes once built.
+    memo: dict = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        self.memo = {}
         self._by_endpoint = {}
         self._by_kind = {}
         self._by_identity = {}

@@ -279,21 +279,47 @@ def test_a_bound_mutating_policy_that_does_not_apply_leaves_no_patch() -> None:
 
 
 def test_the_request_uid_is_uuid5_of_the_sorted_json_request() -> None:
+    """orjson's sorted compact JSON; what orjson refuses (a 100-bit integer, a key that is not text, a lone
+    surrogate) the standard encoder's sorted JSON. Equal requests, equal uids; different ones, different."""
     import datetime as dt
     import uuid
 
+    import orjson
+
     from evaluator.admission.request import _UID_NAMESPACE, normalize_request
 
+    uids = set()
     for obj in (
         {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "prod"}},
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ünïcode"}, "data": {"when": "</b>&"}},
         {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"z": "1", "a": "2"}}},
     ):
-        for extra in ({}, {"stamp": dt.date(2024, 2, 29)}, {"n": 1.5, "big": 10**30}):
+        for extra, fallback in (
+            ({}, False),
+            ({"stamp": dt.date(2024, 2, 29), "n": 1.5}, False),
+            ({"big": 10**30}, True),
+            ({"keys": {1: "one"}}, True),
+            ({"lone": "\ud800"}, True),
+        ):
             request = normalize_request({"object": {**obj, **extra}}).request
             given = {k: v for k, v in request.items() if k != "uid"} | {"uid": ""}
-            expected = str(uuid.uuid5(_UID_NAMESPACE, json.dumps(given, sort_keys=True, default=str)))
-            assert request["uid"] == expected
+            if fallback:
+                text = json.dumps(given, sort_keys=True, default=str)
+            else:
+                text = orjson.dumps(given, option=orjson.OPT_SORT_KEYS).decode()
+            assert request["uid"] == str(uuid.uuid5(_UID_NAMESPACE, text))
+            assert normalize_request({"object": {**obj, **extra}}).request["uid"] == request["uid"]
+            uids.add(request["uid"])
+    assert len(uids) == 15
+
+
+def test_a_cyclic_request_is_refused_as_before() -> None:
+    from evaluator.admission.request import normalize_request
+
+    cyclic: dict = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "loop"}}
+    cyclic["data"] = cyclic
+    with pytest.raises(ValueError, match="Circular reference"):
+        normalize_request({"object": cyclic})
 
 
 def test_clone_copies_json_data_as_the_recursive_copy_did() -> None:

@@ -5,13 +5,16 @@ once per (binding, namespace). Each test compares against a path that keeps noth
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import json
+from pathlib import Path
 
 import pytest
 
 import evaluator.policies.validating.dispatcher as vap_dispatcher
 from evaluator.simulation import Simulation
 from tests.evaluator.test_hot_path import _deployment
+from tests.golden.golden_cases import golden_cases, load_case
 
 DEPLOYMENTS = {"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"]}
 
@@ -200,3 +203,99 @@ def test_params_are_collected_per_request_namespace() -> None:
         ("prod", 5, "denied") in outcomes and ("dev", 5, "admitted") in outcomes and ("dev", 8, "admitted") in outcomes
     )
     assert ("elsewhere", 8, "skipped") in outcomes  # no params there, parameterNotFoundAction Allow
+
+
+# -- round 5: the traced shortcut and the remembered request inference -----------------------------------
+
+TRACED_SHAPES = [
+    ("static", {"validations": [{"expression": "object.spec.replicas <= 4", "message": "  too many  "}]}),
+    (
+        "reasons-and-values",
+        {
+            "validations": [
+                {"expression": "object.spec.replicas <= 6", "reason": "Forbidden"},
+                {"expression": "object.metadata.name.startsWith('a')"},
+                {"expression": "object.spec.?paused.orValue(false) == false"},
+            ]
+        },
+    ),
+    ("erroring", {"validations": [{"expression": "object.spec.replicas / 0 == 1"}]}),
+    ("missing-field", {"validations": [{"expression": "object.spec.missing == 1"}]}),
+    ("over-budget", {"validations": [{"expression": "[1, 2, 3].all(x, [1, 2].all(y, x * y < 100))"}]}),
+]
+
+
+def _traced_shortcut_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    from evaluator.policies.validating import validator
+
+    monkeypatch.setattr(validator, "_validations_only_traced", lambda *args: None)
+
+
+def test_the_traced_shortcut_writes_the_general_paths_traces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Policies of validations with static messages are traced straight from their plain evaluation; anything
+    else (an error, no such key) falls back. Every key of every result is the general path's."""
+    from evaluator.policies.validating import validator
+
+    documents = copy.deepcopy(CLUSTER)
+    for name, spec in TRACED_SHAPES:
+        documents += _documents(name, copy.deepcopy(spec), ["Deny", "Audit"])
+    for name, spec, param in LEAN_SHAPES:  # the shapes the shortcut must leave to the general path
+        documents += _documents(f"general-{name}", copy.deepcopy(spec), ["Warn"], param)
+    taken = []
+    original = validator._validations_only_traced
+    monkeypatch.setattr(
+        validator, "_validations_only_traced", lambda *args: taken.append(original(*args)) or taken[-1]
+    )
+    now = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+    shortcut = [Simulation(documents).run(copy.deepcopy(r), now=now) for r in REQUESTS]
+    _traced_shortcut_off(monkeypatch)
+    general = [Simulation(documents).run(copy.deepcopy(r), now=now) for r in REQUESTS]
+    assert json.dumps(shortcut) == json.dumps(general)
+    assert any(t is not None for t in taken) and any(t is None for t in taken)  # both ways were taken
+    traces = [r["trace"] for result in shortcut for r in result["policies"] if r["policy"] == "reasons-and-values"]
+    assert {row["type"] for trace in traces for row in trace["validations"]} == {"bool"}
+
+
+@pytest.mark.parametrize("path", golden_cases("vap"))
+def test_the_traced_shortcut_changes_no_golden_result(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    documents, pairs = load_case(path)
+    now = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+    shortcut = [Simulation(documents).run(copy.deepcopy(request), now=now) for request, _ in pairs]
+    _traced_shortcut_off(monkeypatch)
+    general = [Simulation(documents).run(copy.deepcopy(request), now=now) for request, _ in pairs]
+    assert json.dumps(shortcut) == json.dumps(general)
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        {"operation": "CREATE", "object": {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "a"}}},
+        {"object": {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}},  # unknown kind
+        {"object": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}, "subResource": "nope"},
+        {"object": {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n"}}},
+        {"object": {"apiVersion": "not/a/version", "kind": "Pod", "metadata": {"name": "p"}}},  # an error: not kept
+        {"object": {"apiVersion": "v1", "kind": "Pod"}, "resource": {"group": "", "version": "v1", "resource": "pods"}},
+    ],
+)
+def test_remembered_request_inference_answers_as_a_fresh_one(request_: dict) -> None:
+    """The second request of a kind takes the mapping's remembered answer: the same request, inferred names,
+    warnings and errors as a mapping that has seen nothing."""
+    from evaluator.admission.request import normalize_request
+    from evaluator.k8s.restmapping import RESTMapper, builtin_mapper
+
+    def fresh() -> RESTMapper:
+        return RESTMapper(list(builtin_mapper().entries))
+
+    shared = fresh()
+    first = normalize_request(copy.deepcopy(request_), shared)
+    second = normalize_request(copy.deepcopy(request_), shared)
+    alone = normalize_request(copy.deepcopy(request_), fresh())
+    for out in (first, second):
+        assert (out.request, out.inferred, out.warnings, [e.to_dict() for e in out.errors]) == (
+            alone.request,
+            alone.inferred,
+            alone.warnings,
+            [e.to_dict() for e in alone.errors],
+        )
+    kept = [key for key in shared.memo if key[0] == "request-kind"]
+    assert bool(kept) == (not alone.errors and "resource" not in request_)

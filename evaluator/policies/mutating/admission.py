@@ -107,6 +107,10 @@ class MutatingAdmissionPolicies:
 
     def evaluate(self, request: Mapping[str, Any], context: RequestContext) -> KindOutcome:
         """Every mutating policy on a normalized AdmissionRequest; never raises."""
+        if not self.active:  # no bound policy: the object passes as it came (first_round's own answer, sooner)
+            original = request.get("object")
+            output = mutation_output(MutationResult(original=original, object=original))
+            return KindOutcome(keys={"mutation": output, "patchedObject": output["patchedObject"]})
         self.dispatcher.authorizer_factory = context.authorizers
         reinvocation = context.reinvocation
         session = reinvocation.values.get(self.name)
