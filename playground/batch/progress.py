@@ -3,11 +3,11 @@
 A chunk is stored, a job starts, finishes, fails or is cancelled in sync code: a Celery worker process
 (the Redis channel layer carries the news to the web processes) or a thread of the local pool in the web
 process (the in-memory layer, which lives on the event loop of this process's sockets and is not safe to
-touch from another thread). So `changed()` sends a small event to the group `batch.<job_id>`, on the
-event loop of this process's sockets when it has one, else through `async_to_sync`, after the transaction
-that made the change commits (no watcher reads a state that could still be rolled back). The event says
-only which job changed: the watcher reads the state itself, at most a few times a second however many
-chunks end meanwhile (consumer.py coalesces), because only it sees every worker's events.
+touch from another thread). So `changed()` sends a small event to the group `batch.<job_id>` once the
+transaction that made the change commits (no watcher reads a state that could still be rolled back): on
+the event loop of this process's sockets when it has one, else (a Celery worker) through `async_to_sync`.
+The event says only which job changed: the watcher reads the state itself, at most a few times a second
+however many chunks end meanwhile (consumer.py coalesces), because only it sees every worker's events.
 
 A failing channel layer is logged and never fails the chunk or the request that made the change: the
 watcher also reads the state every few seconds (its recovery beat), and the page falls back to polling.
@@ -21,7 +21,7 @@ from concurrent.futures import Future
 from functools import partial
 
 from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.db import transaction
 
 logger = logging.getLogger(__name__)
@@ -57,7 +57,7 @@ def _send(job_id: str) -> None:
             # Not waited for: a chunk never waits on its watchers.
             future = asyncio.run_coroutine_threadsafe(layer.group_send(group, event), loop)
             future.add_done_callback(partial(_sent, job_id))
-        else:
+        elif not isinstance(layer, InMemoryChannelLayer):  # in memory, nobody here watches: nobody to tell
             async_to_sync(layer.group_send)(group, event)
     except Exception as exc:
         logger.warning("could not tell the watchers of batch job %s: %r", job_id, exc)
