@@ -91,18 +91,21 @@ class RequestViews:
 
     def __init__(self, request: Mapping[str, Any]):
         self.request = request
-        self._base = cel_request(request, request.get("kind"), request.get("resource"))
+        self._base: dict[str, Any] | None = None  # built on the first view: many requests need none
         self._views: dict[tuple, dict[str, Any]] = {}
 
     def view(self, kind: Any, resource: Any) -> dict[str, Any]:
         base = self._base
+        if base is None:
+            request = self.request
+            base = self._base = cel_request(request, request.get("kind"), request.get("resource"))
         if kind == base["kind"] and resource == base["resource"]:
             return base
         gvk, gvr = _gvk(kind), _gvr(resource)
         key = (gvk["group"], gvk["version"], gvk["kind"], gvr["group"], gvr["version"], gvr["resource"])
         found = self._views.get(key)
         if found is None:
-            found = dict(self._base)
+            found = dict(base)
             found["kind"], found["resource"] = gvk, gvr
             self._views[key] = found
         return found

@@ -299,3 +299,22 @@ def test_remembered_request_inference_answers_as_a_fresh_one(request_: dict) -> 
         )
     kept = [key for key in shared.memo if key[0] == "request-kind"]
     assert bool(kept) == (not alone.errors and "resource" not in request_)
+
+
+def test_the_cel_request_value_is_built_only_when_a_policy_names_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    from evaluator.admission import activation
+
+    built = []
+    original = activation.cel_request
+    monkeypatch.setattr(activation, "cel_request", lambda *args: built.append(1) or original(*args))
+    plain = _documents("plain", {"validations": [{"expression": "object.spec.replicas <= 4"}]}, ["Deny"])
+    reads = _documents(
+        "reads",
+        {"validations": [{"expression": "request.namespace != 'dev'", "message": "not in dev"}]},
+        ["Deny"],
+    )
+    request = REQUESTS[6]  # api in dev, 5 replicas
+    assert [r["outcome"] for r in Simulation(CLUSTER + plain).run(copy.deepcopy(request))["policies"]] == ["denied"]
+    assert built == []
+    outcomes = [r["outcome"] for r in Simulation(CLUSTER + plain + reads).run(copy.deepcopy(request))["policies"]]
+    assert outcomes == ["denied", "denied"] and built == [1]  # once per request, shared by the policies

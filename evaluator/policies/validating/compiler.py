@@ -54,6 +54,8 @@ class CompiledPolicy:
     has_messages: bool = False
     # False when no expression names `authorizer`: its values are then never built nor bound.
     uses_authorizer: bool = True
+    # False when no expression names `request`: the CEL request value is then never built (bound as null).
+    uses_request: bool = True
 
 
 def _list(value: Any) -> list:
@@ -67,6 +69,7 @@ def _text(value: Any) -> str:
 # An identifier can only be referenced by its name: a text without the word never reads it (a string literal
 # or comment that holds the word only makes the values be built).
 _AUTHORIZER_WORD = re.compile(r"\bauthorizer\b")
+_REQUEST_WORD = re.compile(r"\brequest\b")
 _STRING_LITERAL = re.compile(r"""[rRbB]*('''.*?'''|\"\"\".*?\"\"\"|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*")""", re.S)
 _VARIABLE_FIELD = re.compile(r"(?<![\w.])variables\s*(\.)\s*([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -184,6 +187,7 @@ def compile_policy(policy: Mapping[str, Any]) -> CompiledPolicy:
         )
         for i, a in enumerate(_list(spec.get("auditAnnotations")))
     )
+    expressions = _expressions(variables, match_conditions, validations, audit_annotations)
     return CompiledPolicy(
         name=name,
         failure_policy=_text(spec.get("failurePolicy")) or "Fail",
@@ -198,10 +202,8 @@ def compile_policy(policy: Mapping[str, Any]) -> CompiledPolicy:
         message_expressions=tuple(v.message_expression for v in validations),
         audit_expressions=tuple(a.value_expression for a in audit_annotations),
         has_messages=any(v.message_expression is not None for v in validations),
-        uses_authorizer=any(
-            _AUTHORIZER_WORD.search(c.expression)
-            for c in _expressions(variables, match_conditions, validations, audit_annotations)
-        ),
+        uses_authorizer=any(_AUTHORIZER_WORD.search(c.expression) for c in expressions),
+        uses_request=any(_REQUEST_WORD.search(c.expression) for c in expressions),
     )
 
 

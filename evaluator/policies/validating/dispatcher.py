@@ -66,6 +66,14 @@ class CompileCache:
         self.namespaces: dict[str, tuple[Any, Any]] = {}
         self._meta: dict[int, tuple[Mapping, tuple[str, list[str], str]]] = {}
         self._bindings: dict[int, _BindingMeta] = {}
+        self._uses_request: bool | None = None
+
+    def uses_request(self) -> bool:
+        """Whether any bound policy's expression names `request`: if none does, no request gets a CEL
+        `request` value built (the expressions, and so the answer, are the document set's)."""
+        if self._uses_request is None:
+            self._uses_request = any(self.get(policy).uses_request for policy, _ in self.tuples.hooks())
+        return self._uses_request
 
     def binding_meta(self, policy: Mapping, binding: Mapping) -> _BindingMeta:
         """What a (policy, binding) tuple's records and decisions need that no request changes."""
@@ -239,7 +247,7 @@ class Dispatcher:
         inputs = self._inputs[key] = Inputs(
             object=act.versioned_object(request.get("object"), request.get("kind"), matched_kind),
             old_object=act.versioned_object(request.get("oldObject"), request.get("kind"), matched_kind),
-            request=views.view(matched_kind, matched_resource),
+            request=views.view(matched_kind, matched_resource) if self.cache.uses_request() else None,
             match_request=lambda: views.view(matched_kind, request.get("resource")),
             params=None,
             namespace_object=namespace_object,
