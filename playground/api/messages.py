@@ -88,3 +88,13 @@ PROJECT_MESSAGES: dict[str, type[Message]] = {
     "pull": Pull,
     "cursor": Cursor,
 }
+
+
+# -- a batch job's progress (playground/batch/consumer.py) --------------------------------------------------
+
+
+class BatchHello(Message):
+    token = strict.Text(required=False, allow_null=True)
+
+
+BATCH_MESSAGES: dict[str, type[Message]] = {"hello": BatchHello}

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from playground.batch import inputs, runner
+from playground.batch import inputs, progress, runner
 from playground.batch.models import BatchChunk, BatchJob
 from playground.models import Project
 from playground.services import project_service, tokens
@@ -104,9 +104,10 @@ def job_state(job: BatchJob) -> dict:
     }
 
 
-def status(job_id: Any, token: str | None) -> dict:
-    """The job's progress; looking also sends again the chunks whose worker was lost (runner.recover)."""
-    job = get_job(job_id, token)
+def recover(job: BatchJob) -> None:
+    """Send again the chunks whose worker was lost (runner.recover) and, on the local backend, the queued ones
+    this process does not hold (sent before a restart). Whoever follows a job does this: a status read, and a
+    socket watching it (consumer.py), so a crashed worker's chunks run again while anyone looks."""
     resend = runner.recover(job)
     if settings.PLAYGROUND_BATCH_BACKEND != "celery" and job.status in runner.ACTIVE:
         from playground.batch import local
@@ -114,7 +115,25 @@ def status(job_id: Any, token: str | None) -> dict:
         queued = list(job.chunks.filter(status=BatchChunk.QUEUED).values_list("id", flat=True))
         resend += [c for c in local.orphans(queued) if c not in resend]
     runner.dispatch(resend)
+
+
+def status(job_id: Any, token: str | None) -> dict:
+    """The job's progress; looking also sends again the chunks whose worker was lost (recover)."""
+    job = get_job(job_id, token)
+    recover(job)
     job.refresh_from_db()
+    return job_state(job)
+
+
+def watched_state(job_id: str, recovering: bool = False) -> dict:
+    """The progress of a job a socket watches (its token was checked when it said hello); `recovering` also
+    sends again lost chunks, as a status read does."""
+    job = BatchJob.objects.filter(id=job_id).first()
+    if job is None:
+        raise not_found("batch job")
+    if recovering:
+        recover(job)
+        job.refresh_from_db()
     return job_state(job)
 
 
@@ -127,6 +146,7 @@ def cancel(job_id: Any, token: str | None) -> dict:
         )
         queued = list(job.chunks.filter(status=BatchChunk.QUEUED).values_list("id", flat=True))
         BatchChunk.objects.filter(id__in=queued).update(status=BatchChunk.CANCELLED)
+        progress.changed(job.id)
     if settings.PLAYGROUND_BATCH_BACKEND != "celery":
         from playground.batch import local
 

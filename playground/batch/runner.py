@@ -7,8 +7,12 @@ two workers never both own a chunk and a job's counts stay exact whatever crashe
 * claim: queued -> running (attempts + 1, lease_until = now + lease) only while the job is queued/running;
 * store: running (same attempt) -> done, and the job's `done` grows by the chunk's size in one transaction;
 * heartbeat: while a worker computes, it renews its chunk's lease every third of it;
-* recover (on every status read): a running chunk past its lease is queued again and sent again, or after
-  PLAYGROUND_BATCH_ATTEMPTS attempts fails the job; a queued chunk nobody took within a lease is sent again.
+* recover (on every status read, and every few seconds while a socket watches the job): a running chunk past
+  its lease is queued again and sent again, or after PLAYGROUND_BATCH_ATTEMPTS attempts fails the job; a
+  queued chunk nobody took within a lease is sent again.
+
+Every change a watcher would show (the job starts, a chunk is stored, the job ends) is announced to the job's
+sockets once committed (progress.py).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from evaluator.batch import Summary
+from playground.batch import progress
 from playground.batch.models import BatchChunk, BatchJob
 from playground.services import outage
 
@@ -56,7 +61,10 @@ def claim(chunk_id: int) -> BatchChunk | None:
         if not taken:
             return None
         chunk = BatchChunk.objects.select_related("job").get(id=chunk_id)
-        BatchJob.objects.filter(id=chunk.job_id, status=BatchJob.QUEUED).update(status=BatchJob.RUNNING, started=now)
+        if BatchJob.objects.filter(id=chunk.job_id, status=BatchJob.QUEUED).update(
+            status=BatchJob.RUNNING, started=now
+        ):
+            progress.changed(chunk.job_id)
     return chunk
 
 
@@ -73,6 +81,7 @@ def store(chunk: BatchChunk, rows: list[dict]) -> bool:
             )
     if kept:
         finish_if_complete(chunk.job_id)
+        progress.changed(chunk.job_id)
     return bool(kept)
 
 
@@ -84,9 +93,10 @@ def fail(chunk: BatchChunk, message: str) -> None:
 
 
 def _fail_job(job_id: str, message: str) -> None:
-    BatchJob.objects.filter(id=job_id, status__in=ACTIVE).update(
+    if BatchJob.objects.filter(id=job_id, status__in=ACTIVE).update(
         status=BatchJob.FAILED, error=message, finished=timezone.now()
-    )
+    ):
+        progress.changed(job_id)
     BatchChunk.objects.filter(job_id=job_id, status=BatchChunk.QUEUED).update(status=BatchChunk.CANCELLED)
 
 

@@ -1,7 +1,10 @@
 // The batch page (/p/<project>/batch): choose policies, upload or paste a dump, run it as a job, follow its
-// progress (polled every 500 ms), then the summary, charts, affected objects and one object's full result.
-// The job's edit token stays in this browser (localStorage), so a reload shows the last job again. Every
-// text from the server goes in through textContent (dom.js), never as markup.
+// progress, then the summary, charts, affected objects and one object's full result. The progress streams over
+// the job's socket (ws/batch/<id>/, PROTOCOL.md "Batch jobs"; the token goes in `hello`, never in the URL);
+// when the socket cannot connect or closes while the job still runs (a proxy without WebSockets), the page
+// polls the job every 500 ms instead. The bar's data-source says which ("socket" or "poll"). The job's edit
+// token stays in this browser (localStorage), so a reload shows the last job again. Every text from the
+// server goes in through textContent (dom.js), never as markup.
 
 import { api, describeError } from "./api.js";
 import { h, replaceChildren } from "./dom.js";
@@ -20,6 +23,7 @@ let job = null; // {id, token}
 let summary = null;
 let offset = 0;
 let polling = null;
+let watching = null; // the job's progress socket
 
 /** After this long with no chunk taken, the progress line asks whether a worker runs at all. */
 const WORKER_HINT_SECONDS = 30;
@@ -84,6 +88,59 @@ function showProgress(state) {
     h("li", {}, `Warning: ${w.source || "project"}${w.line ? ` line ${w.line}` : ""}: ${w.message}`)));
 }
 
+/** Follow the job over its socket; poll instead when the socket cannot connect or closes before the job ends
+ *  (a refused token too: the poll then forgets the job as it would have). */
+function follow() {
+  stopFollowing();
+  if (!job) return;
+  if (typeof WebSocket === "undefined") {
+    poll();
+    return;
+  }
+  const followed = job;
+  const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
+  let socket;
+  try {
+    socket = new WebSocket(`${scheme}//${window.location.host}/ws/batch/${encodeURIComponent(followed.id)}/`);
+  } catch {
+    poll();
+    return;
+  }
+  watching = socket;
+  let ended = false;
+  socket.addEventListener("open", () => socket.send(JSON.stringify({ type: "hello", token: followed.token })));
+  socket.addEventListener("message", (event) => {
+    if (watching !== socket) return;
+    let message;
+    try {
+      message = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    if (!message || !["state", "progress", "finished"].includes(message.type) || !message.job) return;
+    $("batch-progress").dataset.source = "socket";
+    showProgress(message.job);
+    if (message.type === "finished") {
+      ended = true;
+      if (message.job.status === "done") showResults();
+    }
+  });
+  socket.addEventListener("close", () => {
+    if (watching !== socket) return;
+    watching = null;
+    if (!ended) poll();
+  });
+}
+
+function stopFollowing() {
+  clearTimeout(polling);
+  if (watching) {
+    const socket = watching;
+    watching = null;
+    socket.close();
+  }
+}
+
 async function poll() {
   clearTimeout(polling);
   if (!job) return;
@@ -101,6 +158,7 @@ async function poll() {
     polling = setTimeout(poll, POLL_MS * 4);
     return;
   }
+  $("batch-progress").dataset.source = "poll";
   showProgress(state);
   if (["queued", "running"].includes(state.status)) {
     polling = setTimeout(poll, POLL_MS);
@@ -248,7 +306,7 @@ async function run(event) {
     $("results-box").hidden = true;
     $("drilldown").hidden = true;
     showProgress(created);
-    poll();
+    follow();
   } catch (error) {
     $("form-error").textContent = describeError(error.error);
   } finally {
@@ -286,4 +344,4 @@ for (const button of document.querySelectorAll("[data-export]")) button.addEvent
 followTheme(() => summary);
 
 job = remembered();
-if (job) poll();
+if (job) follow();

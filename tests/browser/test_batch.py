@@ -1,6 +1,7 @@
 """The batch page in a real browser: from the project's Batch link, upload a 1,000-object dump, watch the
-progress bar move to the end, see the charts drawn (canvases with pixels), search the affected objects, drill
-into a denied one, and download the CSV export. Screenshots at 1440 and 390 px, light and dark."""
+progress bar move to the end (streamed over the job's socket; polled where the socket is refused), see the
+charts drawn (canvases with pixels), search the affected objects, drill into a denied one, and download the
+CSV export. Screenshots at 1440 and 390 px, light and dark."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ DENIED = len(range(0, OBJECTS, 4))  # every 4th Deployment has 7 replicas; the l
 RECORD_PROGRESS = """() => {
     window.__progress = [];
     const bar = document.getElementById('batch-progress');
-    window.__recorder = setInterval(() => window.__progress.push([bar.value, bar.max]), 25);
+    window.__recorder = setInterval(() => window.__progress.push([bar.value, bar.max, bar.dataset.source]), 25);
 }"""
 
 INKED_PIXELS = """(id) => {
@@ -48,12 +49,14 @@ def test_upload_progress_charts_and_drill_down(page, api, open_project, screensh
     page.click("#btn-run")
     expect(page.locator("#progress-text")).to_have_attribute("data-status", "done", timeout=60_000)
     seen = page.evaluate("() => { clearInterval(window.__recorder); return window.__progress; }")
-    values = [value for value, maximum in seen if maximum == OBJECTS]
+    values = [value for value, maximum, _ in seen if maximum == OBJECTS]
     assert values[-1] == OBJECTS
     assert any(0 < value < OBJECTS for value in values), (
         f"the bar never showed a step between 0 and the end: {sorted(set(values))}"
     )
     assert values == sorted(values)  # it only moves forward
+    # Every step came over the socket: the page never fell back to polling.
+    assert {source for value, _, source in seen if value} == {"socket"}, seen
     expect(page.locator("#progress-text")).to_contain_text(f"{OBJECTS:,} / {OBJECTS:,} objects · {DENIED} denied")
 
     expect(page.locator("[data-testid=total-denied] strong")).to_have_text(f"{DENIED:,}")
@@ -111,3 +114,15 @@ def test_cancel_and_bad_input(page, api, server_url):
     expect(page.locator("#progress-text")).to_have_attribute("data-status", "cancelled")
     expect(page.locator("#btn-cancel")).to_be_hidden()
     expect(page.locator("#results-box")).to_be_hidden()
+
+
+def test_without_a_socket_the_page_polls(page, api, server_url):
+    """Behind a proxy that refuses WebSockets the page polls the job instead, to the same end."""
+    page.route_web_socket("**/ws/batch/**", lambda socket: socket.close())
+    status, created = api("POST", "/api/v1/projects", project_body(title="No socket"))
+    page.goto(f"{server_url}/p/{created['id']}/batch")
+    page.fill("#batch-text", batch_dump(200))
+    page.click("#btn-run")
+    expect(page.locator("#progress-text")).to_have_attribute("data-status", "done", timeout=60_000)
+    expect(page.locator("#batch-progress")).to_have_attribute("data-source", "poll")
+    expect(page.locator("[data-testid=total-objects] strong")).to_have_text("200")

@@ -12,11 +12,13 @@ import time
 from pathlib import Path
 
 import pytest
+from channels.db import database_sync_to_async
 from django.conf import settings as django_settings
 
-from playground.batch import jobs
+from playground.batch import consumer, jobs
 from playground.batch.models import BatchChunk, BatchJob
 from tests.playground.batch.dumps import denied_count, dump
+from tests.playground.batch.test_progress_socket import until_finished, watch
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -159,3 +161,22 @@ def test_a_worker_killed_mid_chunk_loses_nothing(project, workers, settings):
     assert job.summary["objects"] == 6000
     assert job.summary["denied"] == denied_count(6000)
     assert sum(len(rows) for rows in job.chunks.values_list("rows", flat=True)) == 6000
+
+
+async def test_progress_announced_by_celery_workers_reaches_the_socket(project, workers, settings, monkeypatch):
+    """The workers are other processes: each stored chunk is announced through the Redis channel layer to the
+    socket in this one. The socket's own status reads are slowed to never, so every message after the first
+    comes from the workers' announcements."""
+    settings.PLAYGROUND_BATCH_CHUNK_SIZE = 50
+    monkeypatch.setattr(consumer, "RECOVER_SECONDS", 600.0)
+    state, token = await database_sync_to_async(jobs.create_job)(project["id"], None, [("dump.yaml", dump(1000))])
+    ws, first = await watch(state["id"], token)
+    assert first["type"] == "state" and first["job"]["status"] == "queued"
+    workers.start()
+    messages = await until_finished(ws, timeout=120)
+    assert messages[0]["type"] == "progress" and messages[0]["job"]["status"] == "running", workers.output()
+    final = messages[-1]["job"]
+    assert final["status"] == "done" and final["done"] == final["total"] == 1000
+    assert final["denied"] == denied_count(1000)
+    dones = [m["job"]["done"] for m in messages]
+    assert dones == sorted(dones)
