@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import evaluator.policies.validating.dispatcher as vap_dispatcher
+from evaluator.policies.validating.lean import LeanTuple
 from evaluator.simulation import Simulation
 from tests.evaluator.test_hot_path import _deployment
 from tests.golden.golden_cases import golden_cases, load_case
@@ -226,30 +227,27 @@ TRACED_SHAPES = [
 
 
 def _traced_shortcut_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    from evaluator.policies.validating import validator
-
-    monkeypatch.setattr(validator, "_validations_only_traced", lambda *args: None)
+    monkeypatch.setattr(LeanTuple, "decide_traced", lambda *args: False)
 
 
 def test_the_traced_shortcut_writes_the_general_paths_traces(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Policies of validations with static messages are traced straight from their plain evaluation; anything
-    else (an error, no such key) falls back. Every key of every result is the general path's."""
-    from evaluator.policies.validating import validator
-
+    """Policies of validations with static messages are traced by their LeanTuple, straight from the plain
+    evaluation; anything else (an error, no such key, a value that is not a bool) falls back, as other shapes
+    do. Every key of every result is the general path's."""
     documents = copy.deepcopy(CLUSTER)
     for name, spec in TRACED_SHAPES:
         documents += _documents(name, copy.deepcopy(spec), ["Deny", "Audit"])
-    for name, spec, param in LEAN_SHAPES:  # the shapes the shortcut must leave to the general path
-        documents += _documents(f"general-{name}", copy.deepcopy(spec), ["Warn"], param)
-    taken = []
-    original = validator._validations_only_traced
-    monkeypatch.setattr(validator, "_validations_only_traced", lambda *args: taken.append(original(*args)) or taken[-1])
+    for name, spec, param in LEAN_SHAPES:  # conditions, messageExpressions, auditAnnotations: the general path
+        documents += _documents(f"other-{name}", copy.deepcopy(spec), ["Warn"], param)
+    taken: list[bool] = []
+    original = LeanTuple.decide_traced
+    monkeypatch.setattr(LeanTuple, "decide_traced", lambda *args: taken.append(original(*args)) or taken[-1])
     now = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
     shortcut = [Simulation(documents).run(copy.deepcopy(r), now=now) for r in REQUESTS]
     _traced_shortcut_off(monkeypatch)
     general = [Simulation(documents).run(copy.deepcopy(r), now=now) for r in REQUESTS]
     assert json.dumps(shortcut) == json.dumps(general)
-    assert any(t is not None for t in taken) and any(t is None for t in taken)  # both ways were taken
+    assert True in taken and False in taken  # both ways were taken
     traces = [r["trace"] for result in shortcut for r in result["policies"] if r["policy"] == "reasons-and-values"]
     assert {row["type"] for trace in traces for row in trace["validations"]} == {"bool"}
 

@@ -303,10 +303,17 @@ class Dispatcher:
         inputs = self._inputs_for(request, matched_kind, matched_resource)
         meta = self.cache.binding_meta(policy, binding)
         policy_name, binding_name, actions = meta.policy_name, meta.binding_name, meta.actions
-        lean = None if self.trace else meta.lean
+        lean = meta.lean
+        if self.trace and lean is not None and not lean.traceable:
+            lean = None
         for param in params:
             inputs.params = None if param is None else _as_param_kind(param, compiled.param_kind)
-            if lean is not None:
+            if lean is not None and self.trace:
+                record = _tuple_record(meta, param, matched_kind, matched_resource, [])
+                if lean.decide_traced(inputs, record, out, Denial):
+                    out.policies.append(record)
+                    continue
+            elif lean is not None:
                 record = _tuple_record(meta, param, matched_kind, matched_resource, [])
                 published = lean.decide(inputs, record, out, Denial)
                 if published is not None:

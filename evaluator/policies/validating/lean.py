@@ -9,6 +9,11 @@ evaluates what `validator._validate_plain` evaluates, in the same order and with
 unusual (an error, the per-call limit, a budget) makes `decide` return None before it wrote anything: the
 general path then runs from the start (evaluation has no side effects), so errors and their wording keep
 one implementation.
+
+Traced runs (the playground, `simulate`) take the commonest shape the same way: a policy of validations with
+static messages and nothing else (`traceable`). `decide_traced` writes the record with the trace the general
+path would write, each trace row and decision copied from a template made once; a value that is not a bool
+goes to the general path too, which renders it.
 """
 
 from __future__ import annotations
@@ -83,6 +88,8 @@ class LeanTuple:
         "audits",
         "admitted",
         "denied",
+        "traceable",
+        "rows",
     )
 
     def __init__(
@@ -110,6 +117,32 @@ class LeanTuple:
             None if v.message_expression is not None else self._failure(position, message_for(v, None)[0])
             for position, v in enumerate(compiled.validations)
         )
+        self.traceable = not (compiled.match_conditions or compiled.has_messages or compiled.audit_annotations)
+        # Per validation, when traceable: its trace row when true, and when false (validator.validate's rows).
+        self.rows = tuple(self._rows(v) for v in compiled.validations) if self.traceable else ()
+
+    @staticmethod
+    def _rows(validation: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        row = {"expression": validation.expression.expression, "index": validation.index}
+        admitted = {
+            **row,
+            "action": ADMIT,
+            "evaluation_result": EVAL_ADMIT,
+            "message": None,
+            "messageSource": None,
+            "reason": None,
+        }
+        message, source = message_for(validation, None)
+        denied = {
+            **row,
+            "action": DENY,
+            "evaluation_result": EVAL_DENY,
+            "message": message or None,
+            "messageSource": source,
+            "reason": validation.reason or "Invalid",
+        }
+        outcome = {"evaluated": True, "value": None, "type": "bool", "cost": 0, "error": None}
+        return {**admitted, **outcome, "value": True}, {**denied, **outcome, "value": False}
 
     def _failure(self, position: int, message: str) -> tuple:
         """(decision, message, reason, warning, audit failure) of a failed validation, as _dispatch_binding
@@ -178,19 +211,8 @@ class LeanTuple:
                 validation = compiled.validations[position]
                 message = message_for(validation, None if text is None else ExpressionResult(value=text))[0]
                 failed = self._failure(position, message)
-            decision, message, reason, warning, failure = failed
-            decisions.append(dict(decision))
-            for action in self.actions:
-                if action == "Deny":
-                    out.denials.append(denial(self.policy_name, self.binding_name, message, reason))
-                    outcomes.add("denied")
-                elif action == "Audit":
-                    out.validation_failures.append({**failure, "validationActions": list(self.actions)})
-                    outcomes.add("audited")
-                elif action == "Warn":
-                    if warning not in out.warnings:
-                        out.warnings.append(warning)
-                    outcomes.add("warned")
+            decisions.append(dict(failed[0]))
+            self._act(failed, out, denial, outcomes)
         if outcomes:
             record["outcome"] = _worst(outcomes)
         published = []
@@ -201,6 +223,67 @@ class LeanTuple:
                 {"key": key, "action": PUBLISH if value else EXCLUDE, "value": value or None, "error": None}
             )
         return published
+
+    def decide_traced(self, inputs: Inputs, record: dict[str, Any], out: Any, denial: Callable[..., Any]) -> bool:
+        """`decide` for a `traceable` tuple, with the trace `validator.validate` writes; False, with nothing
+        written, when the general path must do it (an error, a budget, a value that is not a bool)."""
+        compiled = self.compiled
+        activation = shared_activation(
+            compiled, inputs, compiled.uses_authorizer, inputs.request, inputs.namespace_object
+        )
+        budget = RUNTIME_CEL_COST_BUDGET
+        results = []
+        for evaluate in self.programs:
+            try:
+                outcome = evaluate(activation)
+            except Exception:  # as ex.run_plain: the general path words it
+                return False
+            if outcome is None or (outcome[0] is not True and outcome[0] is not False):
+                return False
+            budget -= outcome[1]
+            if budget < 0:
+                return False
+            results.append(outcome)
+        decisions = record["decisions"]
+        rows = []
+        outcomes: set[str] = set()
+        for position, (value, cost) in enumerate(results):
+            if value:
+                decisions.append(dict(self.admitted[position]))
+                row = dict(self.rows[position][0])
+            else:
+                failed = self.denied[position]
+                decisions.append(dict(failed[0]))
+                self._act(failed, out, denial, outcomes)
+                row = dict(self.rows[position][1])
+            row["cost"] = cost
+            rows.append(row)
+        if outcomes:
+            record["outcome"] = _worst(outcomes)
+        record["trace"] = {
+            "matchConditions": [],
+            "variables": [],
+            "validations": rows,
+            "messageExpressions": [],
+            "auditAnnotations": [],
+            "budget": {"validations": {"limit": RUNTIME_CEL_COST_BUDGET, "remaining": budget}},
+        }
+        return True
+
+    def _act(self, failed: tuple, out: Any, denial: Callable[..., Any], outcomes: set[str]) -> None:
+        """What a failed validation does under each of the binding's actions (as _dispatch_binding)."""
+        _, message, reason, warning, failure = failed
+        for action in self.actions:
+            if action == "Deny":
+                out.denials.append(denial(self.policy_name, self.binding_name, message, reason))
+                outcomes.add("denied")
+            elif action == "Audit":
+                out.validation_failures.append({**failure, "validationActions": list(self.actions)})
+                outcomes.add("audited")
+            elif action == "Warn":
+                if warning not in out.warnings:
+                    out.warnings.append(warning)
+                outcomes.add("warned")
 
     def _annotations(self, inputs: Inputs) -> list[tuple[str, str]] | None:
         """(key, value to publish or "" to exclude) of each auditAnnotation, as `_validate_plain` decides

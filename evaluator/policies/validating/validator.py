@@ -216,52 +216,6 @@ def _validations_only(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult 
     return ValidateResult(decisions)
 
 
-def _validations_only_traced(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult | None:
-    """`validate` with traces for the commonest policy (validations with static messages and nothing else),
-    when every expression succeeds within its budget: the trace `validate` would write, built directly from
-    the plain evaluation. None means "not that simple" (an error, a budget): `validate` does it all."""
-    activation = shared_activation(policy, inputs, policy.uses_authorizer, inputs.request, inputs.namespace_object)
-    budget = RUNTIME_CEL_COST_BUDGET
-    decisions = []
-    entries = []
-    for validation, compiled in zip(policy.validations, policy.validation_expressions):
-        outcome = ex.run_plain(compiled, activation)
-        if outcome is None:
-            return None
-        value, cost = outcome
-        budget -= cost
-        if budget < 0:
-            return None
-        if value is True:
-            decision = Decision(validation.index, ADMIT, EVAL_ADMIT)
-            message = source = reason = None
-        else:
-            message, source = message_for(validation, None)
-            reason = validation.reason or "Invalid"
-            decision = Decision(validation.index, DENY, EVAL_DENY, message, reason)
-        decisions.append(decision)
-        entries.append(
-            {
-                "expression": validation.expression.expression,
-                "index": validation.index,
-                "action": decision.action,
-                "evaluation_result": decision.evaluation,
-                "message": message or None,
-                "messageSource": source,
-                "reason": reason,
-                "evaluated": True,
-                "value": value if value is True or value is False else ex.to_json(value),
-                "type": "bool" if value is True or value is False else ex.type_name(value),
-                "cost": cost,
-                "error": None,
-            }
-        )
-    trace = _new_trace()
-    trace["validations"] = entries
-    trace["budget"]["validations"] = {"limit": RUNTIME_CEL_COST_BUDGET, "remaining": budget}
-    return ValidateResult(decisions, trace=trace)
-
-
 def _validate_plain(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult | None:
     """`validate` without traces when every expression evaluates without error within its budget (the batch
     path). None means "not that simple": `validate` then does the whole work again from the start (evaluation
@@ -348,10 +302,6 @@ def validate(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult:
         plain = _validate_plain(policy, inputs)
         if plain is not None:
             return plain
-    elif not (policy.match_conditions or policy.variables or policy.has_messages or policy.audit_annotations):
-        traced = _validations_only_traced(policy, inputs)
-        if traced is not None:
-            return traced
     fp = policy.failure_policy
     tracing = inputs.trace
     entry = trace_entry if tracing else no_trace_entry
