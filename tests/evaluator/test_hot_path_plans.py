@@ -102,6 +102,32 @@ LEAN_SHAPES = [
         },
         False,
     ),
+    (
+        "variables",
+        {
+            "variables": [
+                {"name": "max", "expression": "object.metadata.namespace == 'prod' ? 3 : 6"},
+                {"name": "name", "expression": "object.metadata.name"},
+            ],
+            "matchConditions": [{"name": "not-canary", "expression": "!variables.name.endsWith('canary')"}],
+            "validations": [
+                {
+                    "expression": "object.spec.replicas <= variables.max",
+                    "messageExpression": "'at most ' + string(variables.max) + ' for ' + variables.name",
+                }
+            ],
+            "auditAnnotations": [{"key": "max", "valueExpression": "string(variables.max)"}],
+        },
+        False,
+    ),
+    (
+        "variable-error",  # replicas 2: a division by zero, which the general path words
+        {
+            "variables": [{"name": "ratio", "expression": "10 / (object.spec.replicas - 2)"}],
+            "validations": [{"expression": "variables.ratio < 4", "message": "too few"}],
+        },
+        False,
+    ),
 ]
 
 
@@ -314,3 +340,28 @@ def test_the_cel_request_value_is_built_only_when_a_policy_names_request(monkeyp
     assert built == []
     outcomes = [r["outcome"] for r in Simulation(CLUSTER + plain + reads).run(copy.deepcopy(request))["policies"]]
     assert outcomes == ["denied", "denied"] and built == [1]  # once per request, shared by the policies
+
+
+def test_policies_with_variables_are_decided_by_the_lean_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each section evaluates the variables it names once, lazily; a variable that fails sends the tuple to the
+    general path (which words the error), and only then."""
+    documents = copy.deepcopy(CLUSTER)
+    for name, spec, param in LEAN_SHAPES:
+        if name.startswith("variable"):
+            documents += _documents(name, copy.deepcopy(spec), ["Deny"], param)
+    decided: list[tuple[str, int, bool]] = []
+    original = LeanTuple.decide
+
+    def watch(lean: LeanTuple, inputs, record, out, denial):  # type: ignore[no-untyped-def]
+        published = original(lean, inputs, record, out, denial)
+        decided.append((lean.policy_name, inputs.object["spec"]["replicas"], published is not None))
+        return published
+
+    monkeypatch.setattr(LeanTuple, "decide", watch)
+    simulation = Simulation(documents)
+    results = [simulation.run(copy.deepcopy(r), trace=False, full=False) for r in REQUESTS]
+    assert ("variable-error", 2, False) in decided and ("variable-error", 5, True) in decided
+    assert {lean for name, replicas, lean in decided if name == "variables"} == {True}
+    outcomes = {(r["policy"], r["outcome"]) for result in results for r in result["policies"]}
+    assert {("variables", "skipped"), ("variables", "denied"), ("variables", "admitted")} <= outcomes
+    assert ("variable-error", "error") in outcomes

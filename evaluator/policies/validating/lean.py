@@ -1,7 +1,7 @@
 """Untraced tuples of the common policy shapes, evaluated straight into their result record.
 
-A policy without variables (matchConditions, validations, messages or messageExpressions, auditAnnotations,
-params) decides each validation from its expression's value and, when it failed, its message. Everything
+A policy of matchConditions, variables, validations, messages or messageExpressions, auditAnnotations and
+params decides each validation from its expression's value and, when it failed, its message. Everything
 else a decision says is known once the policy and binding are: `LeanTuple` holds it, made once per (policy,
 binding), and `decide` writes the same record, denials, warnings and audit failures as
 `Dispatcher._dispatch_binding` would, without the intermediate ValidateResult/Decision objects. It
@@ -21,8 +21,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from evaluator.admission.conditions import ExpressionResult
-from evaluator.admission.evaluation import RUNTIME_CEL_COST_BUDGET, RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS, Inputs
+from evaluator.admission.conditions import CompositionContext, ExpressionResult, LazyVariables
+from evaluator.admission.evaluation import (
+    RUNTIME_CEL_COST_BUDGET,
+    RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS,
+    Inputs,
+    bindings,
+)
 from evaluator.policies.validating.compiler import CompiledPolicy
 from evaluator.policies.validating.validator import (
     ADMIT,
@@ -41,19 +46,21 @@ __all__ = ["LeanTuple", "lean_tuple"]
 def lean_tuple(
     compiled: CompiledPolicy, policy_name: str, binding_name: str, actions: list[str], policy_name_ref: str
 ) -> LeanTuple | None:
-    """The lean form of a (policy, binding), or None when the policy has another shape."""
-    if compiled.variables:
-        return None
-    expressions = [c for _, c in compiled.match_conditions] + list(compiled.validation_expressions)
+    """The lean form of a (policy, binding), or None when an expression did not compile."""
+    expressions = [c for _, c in compiled.variables] + [c for _, c in compiled.match_conditions]
+    expressions += list(compiled.validation_expressions)
     expressions += [c for c in compiled.message_expressions if c is not None] + list(compiled.audit_expressions)
     if any(c.program is None for c in expressions):
         return None  # a compile error: the general path words it
     return LeanTuple(compiled, policy_name, binding_name, actions, policy_name_ref)
 
 
-def _run(programs: tuple, activation: Any, budget: int) -> tuple[list, int] | None:
+def _run(
+    programs: tuple, activation: Any, budget: int, context: CompositionContext | None = None
+) -> tuple[list, int] | None:
     """(values, remaining budget) of a section as `validator._plain_section` evaluates it (None entries are
-    placeholders), or None when anything failed or ran out of budget."""
+    placeholders; the variables an expression used are charged before it), or None when anything failed or
+    ran out of budget."""
     values = []
     for evaluate in programs:
         if evaluate is None:
@@ -63,8 +70,10 @@ def _run(programs: tuple, activation: Any, budget: int) -> tuple[list, int] | No
             outcome = evaluate(activation)
         except Exception:  # as ex.run_plain: the general path words it
             return None
-        if outcome is None:
+        if outcome is None or (context is not None and context.failed):
             return None
+        if context is not None:
+            budget -= context.get_and_reset_cost()
         budget -= outcome[1]
         if budget < 0:
             return None
@@ -117,7 +126,9 @@ class LeanTuple:
             None if v.message_expression is not None else self._failure(position, message_for(v, None)[0])
             for position, v in enumerate(compiled.validations)
         )
-        self.traceable = not (compiled.match_conditions or compiled.has_messages or compiled.audit_annotations)
+        self.traceable = not (
+            compiled.variables or compiled.match_conditions or compiled.has_messages or compiled.audit_annotations
+        )
         # Per validation, when traceable: its trace row when true, and when false (validator.validate's rows).
         self.rows = tuple(self._rows(v) for v in compiled.validations) if self.traceable else ()
 
@@ -173,8 +184,8 @@ class LeanTuple:
         compiled = self.compiled
         if self.conditions:
             match_request = inputs.match_request() if callable(inputs.match_request) else inputs.match_request
-            activation = shared_activation(compiled, inputs, compiled.uses_authorizer, match_request, None)
-            section = _run(self.conditions, activation, RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS)
+            activation, context = self._section(inputs, compiled.uses_authorizer, match_request, None)
+            section = _run(self.conditions, activation, RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS, context)
             if section is None:
                 return None
             for name, value in zip(self.condition_names, section[0]):
@@ -182,17 +193,15 @@ class LeanTuple:
                     record["outcome"] = "skipped"
                     record["skipReason"] = f"matchCondition '{name}' evaluated to false"
                     return []
-        activation = shared_activation(
-            compiled, inputs, compiled.uses_authorizer, inputs.request, inputs.namespace_object
-        )
-        section = _run(self.programs, activation, RUNTIME_CEL_COST_BUDGET)
+        activation, context = self._section(inputs, compiled.uses_authorizer, inputs.request, inputs.namespace_object)
+        section = _run(self.programs, activation, RUNTIME_CEL_COST_BUDGET, context)
         if section is None:
             return None
         values, remaining = section
         messages: list = []
         if self.messages:
-            activation = shared_activation(compiled, inputs, False, inputs.request, inputs.namespace_object)
-            section = _run(self.messages, activation, remaining)
+            activation, context = self._section(inputs, False, inputs.request, inputs.namespace_object)
+            section = _run(self.messages, activation, remaining, context)
             if section is None:
                 return None
             messages = section[0]
@@ -270,6 +279,26 @@ class LeanTuple:
         }
         return True
 
+    def _section(
+        self, inputs: Inputs, with_authorizer: bool, request: Any, namespace: Any
+    ) -> tuple[Any, CompositionContext | None]:
+        """(activation, variables' context) of one section, as `validator._plain_section` builds it: shared
+        by the request's policies when there are no variables; else its own, each variable evaluated once in
+        it, when an expression first names it."""
+        compiled = self.compiled
+        if not compiled.variables:
+            return shared_activation(compiled, inputs, with_authorizer, request, namespace), None
+        activation = bindings(
+            inputs,
+            with_authorizer=with_authorizer,
+            has_params=compiled.has_params,
+            request=request,
+            namespace=namespace,
+        )
+        context = CompositionContext(compiled.variables, trace=False, plain=True)
+        activation["variables"] = LazyVariables(context, activation)
+        return activation, context
+
     def _act(self, failed: tuple, out: Any, denial: Callable[..., Any], outcomes: set[str]) -> None:
         """What a failed validation does under each of the binding's actions (as _dispatch_binding)."""
         _, message, reason, warning, failure = failed
@@ -289,8 +318,8 @@ class LeanTuple:
         """(key, value to publish or "" to exclude) of each auditAnnotation, as `_validate_plain` decides
         them; None for an error or a value that is neither a string nor null (the general path words it)."""
         compiled = self.compiled
-        activation = shared_activation(compiled, inputs, False, inputs.request, inputs.namespace_raw)
-        section = _run(self.audits, activation, RUNTIME_CEL_COST_BUDGET)
+        activation, context = self._section(inputs, False, inputs.request, inputs.namespace_raw)
+        section = _run(self.audits, activation, RUNTIME_CEL_COST_BUDGET, context)
         if section is None:
             return None
         found = []
