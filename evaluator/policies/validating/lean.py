@@ -56,11 +56,15 @@ def lean_tuple(
 
 
 def _run(
-    programs: tuple, activation: Any, budget: int, context: CompositionContext | None = None
+    programs: tuple,
+    activation: Any,
+    budget: int,
+    context: CompositionContext | None = None,
+    costs: list[int] | None = None,
 ) -> tuple[list, int] | None:
     """(values, remaining budget) of a section as `validator._plain_section` evaluates it (None entries are
     placeholders; the variables an expression used are charged before it), or None when anything failed or
-    ran out of budget."""
+    ran out of budget. `costs` receives each expression's own cost (a trace shows it)."""
     values = []
     for evaluate in programs:
         if evaluate is None:
@@ -77,6 +81,8 @@ def _run(
         budget -= outcome[1]
         if budget < 0:
             return None
+        if costs is not None:
+            costs.append(outcome[1])
         values.append(outcome[0])
     return values, budget
 
@@ -240,23 +246,15 @@ class LeanTuple:
         activation = shared_activation(
             compiled, inputs, compiled.uses_authorizer, inputs.request, inputs.namespace_object
         )
-        budget = RUNTIME_CEL_COST_BUDGET
-        results = []
-        for evaluate in self.programs:
-            try:
-                outcome = evaluate(activation)
-            except Exception:  # as ex.run_plain: the general path words it
-                return False
-            if outcome is None or (outcome[0] is not True and outcome[0] is not False):
-                return False
-            budget -= outcome[1]
-            if budget < 0:
-                return False
-            results.append(outcome)
+        costs: list[int] = []
+        section = _run(self.programs, activation, RUNTIME_CEL_COST_BUDGET, costs=costs)
+        if section is None or any(value is not True and value is not False for value in section[0]):
+            return False
+        values, budget = section
         decisions = record["decisions"]
         rows = []
         outcomes: set[str] = set()
-        for position, (value, cost) in enumerate(results):
+        for position, (value, cost) in enumerate(zip(values, costs)):
             if value:
                 decisions.append(dict(self.admitted[position]))
                 row = dict(self.rows[position][0])
