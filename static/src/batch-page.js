@@ -306,6 +306,8 @@ async function run(event) {
     $("results-box").hidden = true;
     $("drilldown").hidden = true;
     showProgress(created);
+    // On a phone the bar is below the form: bring it into view (a wide screen already shows it).
+    $("progress-box").scrollIntoView({ block: "nearest", behavior: "smooth" });
     follow();
   } catch (error) {
     $("form-error").textContent = describeError(error.error);

@@ -126,3 +126,14 @@ def test_without_a_socket_the_page_polls(page, api, server_url):
     expect(page.locator("#progress-text")).to_have_attribute("data-status", "done", timeout=60_000)
     expect(page.locator("#batch-progress")).to_have_attribute("data-source", "poll")
     expect(page.locator("[data-testid=total-objects] strong")).to_have_text("200")
+
+
+def test_on_a_phone_the_progress_comes_into_view(page, api, server_url):
+    """At 390 px the progress bar is below the form: running a job scrolls it into view."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    status, created = api("POST", "/api/v1/projects", project_body(title="Phone run"))
+    page.goto(f"{server_url}/p/{created['id']}/batch")
+    page.fill("#batch-text", batch_dump(400))
+    page.click("#btn-run")
+    expect(page.locator("#batch-progress")).to_be_in_viewport()
+    expect(page.locator("#progress-text")).to_have_attribute("data-status", "done", timeout=60_000)
