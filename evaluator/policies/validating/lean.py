@@ -5,7 +5,7 @@ params decides each validation from its expression's value and, when it failed, 
 else a decision says is known once the policy and binding are: `LeanTuple` holds it, made once per (policy,
 binding), and `decide` writes the same record, denials, warnings and audit failures as
 `Dispatcher._dispatch_binding` would, without the intermediate ValidateResult/Decision objects. It
-evaluates what `validator._validate_plain` evaluates, in the same order and with the same budgets; anything
+evaluates what `validator.validate` evaluates, in the same order and with the same budgets; anything
 unusual (an error, the per-call limit, a budget) makes `decide` return None before it wrote anything: the
 general path then runs from the start (evaluation has no side effects), so errors and their wording keep
 one implementation.
@@ -62,9 +62,9 @@ def _run(
     context: CompositionContext | None = None,
     costs: list[int] | None = None,
 ) -> tuple[list, int] | None:
-    """(values, remaining budget) of a section as `validator._plain_section` evaluates it (None entries are
-    placeholders; the variables an expression used are charged before it), or None when anything failed or
-    ran out of budget. `costs` receives each expression's own cost (a trace shows it)."""
+    """(values, remaining budget) of a section as `validator.validate` evaluates it (every expression in
+    order on one budget; None entries are placeholders; the variables an expression used are charged before
+    it), or None when anything failed or ran out of budget. `costs` receives each expression's own cost."""
     values = []
     for evaluate in programs:
         if evaluate is None:
@@ -280,9 +280,9 @@ class LeanTuple:
     def _section(
         self, inputs: Inputs, with_authorizer: bool, request: Any, namespace: Any
     ) -> tuple[Any, CompositionContext | None]:
-        """(activation, variables' context) of one section, as `validator._plain_section` builds it: shared
-        by the request's policies when there are no variables; else its own, each variable evaluated once in
-        it, when an expression first names it."""
+        """(activation, variables' context) of one section: shared by the request's policies when there are no
+        variables; else its own composition context, as the server's, each variable evaluated once in it,
+        when an expression first names it."""
         compiled = self.compiled
         if not compiled.variables:
             return shared_activation(compiled, inputs, with_authorizer, request, namespace), None
@@ -313,7 +313,7 @@ class LeanTuple:
                 outcomes.add("warned")
 
     def _annotations(self, inputs: Inputs) -> list[tuple[str, str]] | None:
-        """(key, value to publish or "" to exclude) of each auditAnnotation, as `_validate_plain` decides
+        """(key, value to publish or "" to exclude) of each auditAnnotation, as `validator.validate` decides
         them; None for an error or a value that is neither a string nor null (the general path words it)."""
         compiled = self.compiled
         activation, context = self._section(inputs, False, inputs.request, inputs.namespace_raw)

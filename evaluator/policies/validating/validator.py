@@ -14,14 +14,11 @@ from typing import Any
 from evaluator.admission import expressions as ex
 from evaluator.admission.conditions import (
     NO_VARIABLES,
-    CompositionContext,
     ExpressionResult,
-    LazyVariables,
     for_input,
 )
 from evaluator.admission.evaluation import (
     RUNTIME_CEL_COST_BUDGET,
-    RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS,
     Inputs,
     bindings,
     match_conditions,
@@ -164,144 +161,8 @@ def shared_activation(policy: CompiledPolicy, inputs: Inputs, with_authorizer: b
     return activation
 
 
-def _plain_section(
-    policy: CompiledPolicy, inputs: Inputs, expressions, budget: int, *, with_authorizer: bool, request, namespace
-) -> tuple[list, int] | None:
-    """Every expression of a section evaluated as `for_input` does (all of them, one budget, variables
-    evaluated lazily once per section and charged before the expression that used them): (values, remaining
-    budget), or None when anything failed or ran out of budget."""
-    context = None
-    if policy.variables:
-        activation = bindings(
-            inputs, with_authorizer=with_authorizer, has_params=policy.has_params, request=request, namespace=namespace
-        )
-        context = CompositionContext(policy.variables, trace=False, plain=True)
-        activation["variables"] = LazyVariables(context, activation)
-    else:
-        activation = shared_activation(policy, inputs, with_authorizer, request, namespace)
-    values = []
-    for compiled in expressions:
-        if compiled is None:
-            values.append(None)
-            continue
-        outcome = ex.run_plain(compiled, activation)
-        if outcome is None or (context is not None and context.failed):
-            return None
-        if context is not None:
-            budget -= context.get_and_reset_cost()
-        budget -= outcome[1]
-        if budget < 0:
-            return None
-        values.append(outcome[0])
-    return values, budget
-
-
-def _validations_only(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult | None:
-    """`_validate_plain` of the commonest policy: validations with static messages and nothing else."""
-    activation = shared_activation(policy, inputs, policy.uses_authorizer, inputs.request, inputs.namespace_object)
-    budget = RUNTIME_CEL_COST_BUDGET
-    decisions = []
-    for validation, compiled in zip(policy.validations, policy.validation_expressions):
-        outcome = ex.run_plain(compiled, activation)
-        if outcome is None:
-            return None
-        budget -= outcome[1]
-        if budget < 0:
-            return None
-        if outcome[0] is True:
-            decisions.append(Decision(validation.index, ADMIT, EVAL_ADMIT))
-        else:
-            message = message_for(validation, None)[0]
-            decisions.append(Decision(validation.index, DENY, EVAL_DENY, message, validation.reason or "Invalid"))
-    return ValidateResult(decisions)
-
-
-def _validate_plain(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult | None:
-    """`validate` without traces when every expression evaluates without error within its budget (the batch
-    path). None means "not that simple": `validate` then does the whole work again from the start (evaluation
-    has no side effects), so that errors, budgets and their wording keep one implementation."""
-    if not (policy.match_conditions or policy.variables or policy.has_messages or policy.audit_annotations):
-        return _validations_only(policy, inputs)
-    result = ValidateResult()
-    if policy.match_conditions:
-        match_request = inputs.match_request() if callable(inputs.match_request) else inputs.match_request
-        section = _plain_section(
-            policy,
-            inputs,
-            [c for _, c in policy.match_conditions],
-            RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS,
-            with_authorizer=policy.uses_authorizer,
-            request=match_request,
-            namespace=None,
-        )
-        if section is None:
-            return None
-        for (name, _), value in zip(policy.match_conditions, section[0]):
-            if value is False:
-                result.skipped = True
-                result.skip_reason = f"matchCondition '{name}' evaluated to false"
-                return result
-    section = _plain_section(
-        policy,
-        inputs,
-        policy.validation_expressions,
-        RUNTIME_CEL_COST_BUDGET,
-        with_authorizer=policy.uses_authorizer,
-        request=inputs.request,
-        namespace=inputs.namespace_object,
-    )
-    if section is None:
-        return None
-    values, remaining = section
-    messages: list = []
-    if policy.has_messages:
-        section = _plain_section(
-            policy,
-            inputs,
-            policy.message_expressions,
-            remaining,
-            with_authorizer=False,
-            request=inputs.request,
-            namespace=inputs.namespace_object,
-        )
-        if section is None:
-            return None
-        messages = section[0]
-    for i, validation in enumerate(policy.validations):
-        if values[i] is True:
-            result.decisions.append(Decision(validation.index, ADMIT, EVAL_ADMIT))
-            continue
-        message_result = ExpressionResult(value=messages[i]) if i < len(messages) and messages[i] is not None else None
-        message, _ = message_for(validation, message_result)
-        result.decisions.append(Decision(validation.index, DENY, EVAL_DENY, message, validation.reason or "Invalid"))
-    if not policy.audit_annotations:
-        return result
-    section = _plain_section(
-        policy,
-        inputs,
-        policy.audit_expressions,
-        RUNTIME_CEL_COST_BUDGET,
-        with_authorizer=False,
-        request=inputs.request,
-        namespace=inputs.namespace_raw,
-    )
-    if section is None:
-        return None
-    for annotation, value in zip(policy.audit_annotations, section[0]):
-        if isinstance(value, str) and value.strip():
-            result.audit_annotations.append(AuditAnnotationResult(annotation.key, PUBLISH, value.strip()))
-        elif value is None or isinstance(value, str):
-            result.audit_annotations.append(AuditAnnotationResult(annotation.key, EXCLUDE))
-        else:  # an unsupported return type: an error, worded by `validate`
-            return None
-    return result
-
-
 def validate(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult:
-    if not inputs.trace:
-        plain = _validate_plain(policy, inputs)
-        if plain is not None:
-            return plain
+    """The general path, for every shape, error and budget (LeanTuple takes the common cases first)."""
     fp = policy.failure_policy
     tracing = inputs.trace
     entry = trace_entry if tracing else no_trace_entry
