@@ -347,9 +347,12 @@ class _Normalizer:
         return {"apiVersion": "meta.k8s.io/v1", "kind": kind} if kind else None
 
 
-# The standard encoder, for what orjson refuses: keys that are not text, integers beyond 64 bits, lone
-# surrogates, and a cyclic request (which it words as ValueError, as it always did).
+# orjson's sorted JSON, keys that are not text written as text (a Python caller's `{1: "a", "b": "c"}`).
+_UID_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
+# The standard encoder, for what orjson refuses: integers beyond 64 bits, lone surrogates, and a cyclic request
+# (which it words as ValueError, as it always did); unsorted where keys of several types cannot be sorted.
 _UID_ENCODER = json.JSONEncoder(sort_keys=True, default=str)
+_UID_UNSORTED_ENCODER = json.JSONEncoder(default=str)
 _UID_PREFIX = _UID_NAMESPACE.bytes
 
 
@@ -358,9 +361,12 @@ def _deterministic_uid(request: Mapping) -> str:
     `uuid.uuid5(_UID_NAMESPACE, <the request as sorted JSON>)`, computed without building UUID objects. The
     JSON is orjson's (compact; ~10x faster than the standard encoder, whose text is the fallback)."""
     try:
-        text = orjson.dumps(request, default=str, option=orjson.OPT_SORT_KEYS)
+        text = orjson.dumps(request, default=str, option=_UID_OPTIONS)
     except TypeError:  # orjson.JSONEncodeError
-        text = _UID_ENCODER.encode(request).encode()
+        try:
+            text = _UID_ENCODER.encode(request).encode()
+        except TypeError:  # keys of several types (1 and "b") in one object, with what orjson refused
+            text = _UID_UNSORTED_ENCODER.encode(request).encode()
     digest = hashlib.sha1(_UID_PREFIX + text, usedforsecurity=False).hexdigest()
     # RFC 4122 version 5: the version nibble, then the variant bits (10xx) of the clock_seq_hi byte.
     variant = "89ab"[int(digest[16], 16) & 3]

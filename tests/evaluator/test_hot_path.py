@@ -279,8 +279,9 @@ def test_a_bound_mutating_policy_that_does_not_apply_leaves_no_patch() -> None:
 
 
 def test_the_request_uid_is_uuid5_of_the_sorted_json_request() -> None:
-    """orjson's sorted compact JSON; what orjson refuses (a 100-bit integer, a key that is not text, a lone
-    surrogate) the standard encoder's sorted JSON. Equal requests, equal uids; different ones, different."""
+    """orjson's sorted compact JSON (keys that are not text written as text); what orjson refuses (a 100-bit
+    integer, a lone surrogate) the standard encoder's sorted JSON, unsorted where keys of several types cannot
+    be sorted. Equal requests, equal uids; different ones, different."""
     import datetime as dt
     import uuid
 
@@ -297,20 +298,21 @@ def test_the_request_uid_is_uuid5_of_the_sorted_json_request() -> None:
         for extra, fallback in (
             ({}, False),
             ({"stamp": dt.date(2024, 2, 29), "n": 1.5}, False),
-            ({"big": 10**30}, True),
-            ({"keys": {1: "one"}}, True),
-            ({"lone": "\ud800"}, True),
+            ({"big": 10**30}, "sorted"),
+            ({"keys": {1: "one", "b": "two"}}, False),
+            ({"lone": "\ud800"}, "sorted"),
+            ({"big": 10**30, "keys": {1: "one", "b": "two"}}, "unsorted"),
         ):
             request = normalize_request({"object": {**obj, **extra}}).request
-            given = {k: v for k, v in request.items() if k != "uid"} | {"uid": ""}
+            given = dict(request, uid="")  # as it was encoded: uid not yet set, in its place
             if fallback:
-                text = json.dumps(given, sort_keys=True, default=str)
+                text = json.dumps(given, sort_keys=fallback == "sorted", default=str)
             else:
-                text = orjson.dumps(given, option=orjson.OPT_SORT_KEYS).decode()
+                text = orjson.dumps(given, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS).decode()
             assert request["uid"] == str(uuid.uuid5(_UID_NAMESPACE, text))
             assert normalize_request({"object": {**obj, **extra}}).request["uid"] == request["uid"]
             uids.add(request["uid"])
-    assert len(uids) == 15
+    assert len(uids) == 18
 
 
 def test_the_audit_failures_json_is_the_standard_encoders_with_gos_escapes() -> None:
@@ -325,6 +327,18 @@ def test_the_audit_failures_json_is_the_standard_encoders_with_gos_escapes() -> 
         expected = standard.encode(failures).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
         assert _go_json(failures) == expected
     assert "\\u003cb\\u003e\\u0026amp;" in _go_json([messages[1]])
+
+
+def test_an_object_with_keys_of_several_types_gets_an_answer_not_an_internal_error() -> None:
+    """A Python caller may pass `{1: "a", "b": "c"}` (JSON and our YAML never do): its uid could not be sorted."""
+    from evaluator import simulate
+
+    data = {1: "a", "b": "c"}
+    for big in (1, 10**30):  # orjson, then the standard encoder
+        obj = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}, "data": data, "n": big}
+        result = simulate([], {"object": obj})
+        assert (result["allowed"], result["status"], result["requestErrors"]) == (True, None, [])
+        assert result["response"]["response"]["uid"] == simulate([], {"object": obj})["response"]["response"]["uid"]
 
 
 def test_a_cyclic_request_is_refused_as_before() -> None:
