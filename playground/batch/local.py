@@ -9,6 +9,7 @@ by `orphans` when the job is looked at.
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import threading
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
@@ -18,6 +19,8 @@ from django.conf import settings
 from django.db import connection
 
 from playground.batch import engine, runner
+
+logger = logging.getLogger(__name__)
 
 _lock = threading.Lock()
 _threads: ThreadPoolExecutor | None = None
@@ -52,6 +55,9 @@ def _compute(documents, objects, start, kubernetes_version):
 def _run(chunk_id: int) -> bool:
     try:
         return runner.execute(chunk_id, _compute)
+    except Exception:  # a future nobody reads: say it here (the chunk runs again when its job is looked at)
+        logger.exception("batch chunk %s could not be run", chunk_id)
+        return False
     finally:
         connection.close()  # the pool's threads outlive a job: hold no database connection between chunks
         with _lock:

@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from datetime import timedelta
+from typing import TypeVar
 
 from django.conf import settings
-from django.db import close_old_connections, connection, transaction
+from django.db import OperationalError, close_old_connections, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -41,6 +43,26 @@ class WorkerLost(Exception):
 
 Compute = Callable[[list, list, int, "str | None"], list]
 ACTIVE = (BatchJob.QUEUED, BatchJob.RUNNING)
+DATABASE_ATTEMPTS = 4  # tries of one database step of a chunk (claim, keep, finish)
+T = TypeVar("T")
+
+
+def _retrying(step: Callable[..., T], *args: object) -> T:
+    """A database step of a chunk, tried again after a moment on an OperationalError (SQLite's "database is
+    locked" while a socket reads the job, a PostgreSQL connection that dropped): a step lost to a transient
+    error would leave the chunk to its lease, the job stalled for minutes. Each step is one transaction, so
+    a failed try changed nothing."""
+    for attempt in range(1, DATABASE_ATTEMPTS + 1):
+        try:
+            return step(*args)
+        except OperationalError as exc:
+            if attempt == DATABASE_ATTEMPTS:
+                raise
+            logger.warning("batch: %s failed (%s); trying again", step.__name__, exc)
+            if not connection.in_atomic_block:
+                connection.close()  # maybe broken: the next try reconnects
+            time.sleep(0.05 * attempt)
+    raise AssertionError("unreachable")
 
 
 def lease() -> timedelta:
@@ -71,6 +93,14 @@ def claim(chunk_id: int) -> BatchChunk | None:
 def store(chunk: BatchChunk, rows: list[dict]) -> bool:
     """Keep the rows if this worker still holds the chunk (same attempt, lease not given away)."""
     summary = Summary.from_rows(rows).as_dict()
+    kept = _retrying(_keep, chunk, rows, summary)
+    if kept:
+        _retrying(finish_if_complete, chunk.job_id)
+        progress.changed(chunk.job_id)
+    return bool(kept)
+
+
+def _keep(chunk: BatchChunk, rows: list[dict], summary: dict) -> int:
     with transaction.atomic():
         kept = BatchChunk.objects.filter(
             id=chunk.id, status=BatchChunk.RUNNING, attempts=chunk.attempts, job__status__in=ACTIVE
@@ -79,10 +109,7 @@ def store(chunk: BatchChunk, rows: list[dict]) -> bool:
             BatchJob.objects.filter(id=chunk.job_id).update(
                 done=F("done") + chunk.size, denied=F("denied") + summary["denied"]
             )
-    if kept:
-        finish_if_complete(chunk.job_id)
-        progress.changed(chunk.job_id)
-    return bool(kept)
+    return kept
 
 
 def fail(chunk: BatchChunk, message: str) -> None:
@@ -143,7 +170,7 @@ def execute(chunk_id: int, compute: Compute) -> bool:
     """Run one chunk if it can be claimed; True when its rows were stored."""
     close_old_connections()
     try:
-        chunk = claim(chunk_id)
+        chunk = _retrying(claim, chunk_id)
         if chunk is None:
             return False
         job = chunk.job

@@ -189,3 +189,45 @@ def test_with_the_broker_down_a_job_is_made_and_waits(client, project, settings,
     assert set(job.chunks.values_list("status", flat=True)) == {BatchChunk.QUEUED}
     BatchChunk.objects.filter(job=job).update(dispatched=timezone.now() - timedelta(hours=1))
     assert client.get(f"/api/v1/batch/jobs/{job.id}", HTTP_X_EDIT_TOKEN=response.json()["editToken"]).status_code == 200
+
+
+@pytest.mark.parametrize("step", ["claim", "_keep", "finish_if_complete"])
+def test_a_database_step_that_fails_for_a_moment_is_tried_again(project, held, monkeypatch, caplog, step):
+    """SQLite's "database table is locked" while a socket reads the job (or a dropped PostgreSQL connection):
+    the step is tried again, and the job ends with exact totals instead of waiting for a lease to run out."""
+    from django.db import OperationalError
+
+    job, token = new_job(project, 20)  # chunks of 10
+    real = getattr(runner, step)
+    failures = []
+
+    def flaky(*args):
+        if len(failures) < 2:
+            failures.append(step)
+            raise OperationalError("database table is locked: batch_batchjob")
+        return real(*args)
+
+    monkeypatch.setattr(runner, step, flaky)
+    monkeypatch.setattr(runner.time, "sleep", lambda seconds: None)
+    for chunk in job.chunks.order_by("index"):
+        assert runner.execute(chunk.id, engine.compute)
+    state = jobs.status(job.id, token)
+    assert (state["status"], state["done"], state["denied"]) == ("done", 20, denied_count(20))
+    assert failures == [step, step] and "trying again" in caplog.text
+
+
+def test_a_database_step_that_keeps_failing_is_not_retried_forever(project, held, monkeypatch):
+    from django.db import OperationalError
+
+    job, _ = new_job(project, 10)
+    calls = []
+
+    def broken(*args):
+        calls.append(args)
+        raise OperationalError("disk I/O error")
+
+    monkeypatch.setattr(runner, "claim", broken)
+    monkeypatch.setattr(runner.time, "sleep", lambda seconds: None)
+    with pytest.raises(OperationalError):
+        runner.execute(job.chunks.get().id, engine.compute)
+    assert len(calls) == runner.DATABASE_ATTEMPTS
