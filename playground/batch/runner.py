@@ -127,16 +127,18 @@ def _fail_job(job_id: str, message: str) -> None:
     BatchChunk.objects.filter(job_id=job_id, status=BatchChunk.QUEUED).update(status=BatchChunk.CANCELLED)
 
 
-def finish_if_complete(job_id: str) -> None:
-    """After the last chunk: the summary of every row, and the job done (once, whoever gets here first)."""
+def finish_if_complete(job_id: str) -> bool:
+    """After the last chunk: the summary of every row, and the job done (once, whoever gets here first); True
+    for the caller that made it done."""
     if BatchChunk.objects.filter(job_id=job_id).exclude(status=BatchChunk.DONE).exists():
-        return
+        return False
     summary = Summary()
     for part in BatchChunk.objects.filter(job_id=job_id).values_list("summary", flat=True):
         summary.merge(Summary.from_dict(part))
-    BatchJob.objects.filter(id=job_id, status=BatchJob.RUNNING).update(
+    finished = BatchJob.objects.filter(id=job_id, status=BatchJob.RUNNING).update(
         status=BatchJob.DONE, summary=summary.as_dict(), finished=timezone.now()
     )
+    return bool(finished)
 
 
 class Heartbeat:
@@ -194,6 +196,9 @@ def recover(job: BatchJob) -> list[int]:
     """Chunks to send again: those whose worker was lost (lease over) and those queued but never taken.
     A chunk lost PLAYGROUND_BATCH_ATTEMPTS times fails the job (something in it may crash workers)."""
     if job.status not in ACTIVE:
+        return []
+    if finish_if_complete(job.id):  # every chunk kept, but the last worker stopped before it said the job was done
+        progress.changed(job.id)
         return []
     now = timezone.now()
     resend: list[int] = []

@@ -231,3 +231,19 @@ def test_a_database_step_that_keeps_failing_is_not_retried_forever(project, held
     with pytest.raises(OperationalError):
         runner.execute(job.chunks.get().id, engine.compute)
     assert len(calls) == runner.DATABASE_ATTEMPTS
+
+
+def test_a_job_whose_last_worker_stopped_before_finishing_it_is_finished_when_looked_at(project, held, monkeypatch):
+    """Killed between keeping its rows and marking the job done: every chunk is done, the job still running.
+    The next look at the job (a status read, a watching socket) finishes it with the exact summary."""
+    job, token = new_job(project, 25)
+    monkeypatch.setattr(runner, "finish_if_complete", lambda job_id: False)
+    for chunk in job.chunks.all():
+        assert runner.execute(chunk.id, engine.compute)
+    job.refresh_from_db()
+    assert (job.status, job.done) == (BatchJob.RUNNING, 25)
+    monkeypatch.undo()
+    state = jobs.status(job.id, token)
+    assert (state["status"], state["done"], state["denied"]) == ("done", 25, denied_count(25))
+    job.refresh_from_db()
+    assert job.summary["objects"] == 25
