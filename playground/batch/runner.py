@@ -9,7 +9,9 @@ two workers never both own a chunk and a job's counts stay exact whatever crashe
 * heartbeat: while a worker computes, it renews its chunk's lease every third of it;
 * recover (on every status read, and every few seconds while a socket watches the job): a running chunk past
   its lease is queued again and sent again, or after PLAYGROUND_BATCH_ATTEMPTS attempts fails the job; a
-  queued chunk nobody took within a lease is sent again.
+  queued chunk nobody took within a lease is sent again; a job whose chunks are all done is finished (its
+  last worker stopped between the two);
+* each database step of a chunk is tried again after a moment on a transient error (_retrying).
 
 Every change a watcher would show (the job starts, a chunk is stored, the job ends) is announced to the job's
 sockets once committed (progress.py).
