@@ -23,6 +23,14 @@ RECORD_PROGRESS = """() => {
     window.__recorder = setInterval(() => window.__progress.push([bar.value, bar.max, bar.dataset.source]), 25);
 }"""
 
+# The last sample is taken as the recording stops: "done" may come sooner than the next 25 ms tick.
+STOP_RECORDING = """() => {
+    clearInterval(window.__recorder);
+    const bar = document.getElementById('batch-progress');
+    window.__progress.push([bar.value, bar.max, bar.dataset.source]);
+    return window.__progress;
+}"""
+
 INKED_PIXELS = """(id) => {
     const canvas = document.getElementById(id);
     const { width, height } = canvas;
@@ -48,7 +56,7 @@ def test_upload_progress_charts_and_drill_down(page, api, open_project, screensh
     page.evaluate(RECORD_PROGRESS)
     page.click("#btn-run")
     expect(page.locator("#progress-text")).to_have_attribute("data-status", "done", timeout=60_000)
-    seen = page.evaluate("() => { clearInterval(window.__recorder); return window.__progress; }")
+    seen = page.evaluate(STOP_RECORDING)
     values = [value for value, maximum, _ in seen if maximum == OBJECTS]
     assert values[-1] == OBJECTS
     assert any(0 < value < OBJECTS for value in values), (
