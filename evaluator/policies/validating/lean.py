@@ -248,9 +248,12 @@ class LeanTuple:
         )
         costs: list[int] = []
         section = _run(self.programs, activation, RUNTIME_CEL_COST_BUDGET, costs=costs)
-        if section is None or any(value is not True and value is not False for value in section[0]):
+        if section is None:
             return False
         values, budget = section
+        for value in values:
+            if value is not True and value is not False:
+                return False
         decisions = record["decisions"]
         rows = []
         outcomes: set[str] = set()
