@@ -27,7 +27,7 @@ from datetime import timedelta
 from typing import TypeVar
 
 from django.conf import settings
-from django.db import OperationalError, close_old_connections, connection, transaction
+from django.db import close_old_connections, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -50,17 +50,17 @@ T = TypeVar("T")
 
 
 def _retrying(step: Callable[..., T], *args: object) -> T:
-    """A database step of a chunk, tried again after a moment on an OperationalError (SQLite's "database is
-    locked" while a socket reads the job, a PostgreSQL connection that dropped): a step lost to a transient
+    """A database step of a chunk, tried again after a moment on an outage error (outage.is_outage: SQLite's
+    "database is locked" while a socket reads the job, a PostgreSQL connection that dropped): a step lost to a transient
     error would leave the chunk to its lease, the job stalled for minutes. Each step is one transaction, so
     a failed try changed nothing."""
     for attempt in range(1, DATABASE_ATTEMPTS + 1):
         try:
             return step(*args)
-        except OperationalError as exc:
-            if attempt == DATABASE_ATTEMPTS:
+        except Exception as exc:
+            if attempt == DATABASE_ATTEMPTS or not outage.is_outage(exc):
                 raise
-            logger.warning("batch: %s failed (%s); trying again", step.__name__, exc)
+            outage.report("batch chunk database", exc)  # one line per period, not one per retry
             if not connection.in_atomic_block:
                 connection.close()  # maybe broken: the next try reconnects
             time.sleep(0.05 * attempt)
@@ -212,7 +212,8 @@ def recover(job: BatchJob) -> list[int]:
                 BatchChunk.objects.filter(id=chunk.id, status=BatchChunk.RUNNING).update(status=BatchChunk.FAILED)
                 _fail_job(
                     job.id,
-                    f"objects {chunk.start}–{last}: the worker running them stopped {chunk.attempts} times "
+                    f"objects {chunk.start}–{last}: the worker running them stopped "
+                    f"{chunk.attempts} time{'' if chunk.attempts == 1 else 's'} "
                     "(crashed or was killed); the job was stopped",
                 )
             return []

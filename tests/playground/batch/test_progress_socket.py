@@ -219,7 +219,7 @@ async def test_a_worker_lost_too_often_fails_the_job_on_the_socket(project, held
     final = (await until_finished(ws))[-1]["job"]
     assert final["status"] == "failed"
     assert final["error"] == (
-        "objects 0–9: the worker running them stopped 1 times (crashed or was killed); the job was stopped"
+        "objects 0–9: the worker running them stopped 1 time (crashed or was killed); the job was stopped"
     )
 
 
