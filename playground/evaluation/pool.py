@@ -2,8 +2,9 @@
 
 ``submit(job, *args, key=None)`` runs a job from ``jobs.py`` in a worker process and returns a
 ``concurrent.futures.Future`` (``run`` awaits it, ``call`` blocks on it). Jobs with the same key go to the same
-worker, whose caches then hold that document set's compiled policies; jobs without a key go to the least busy
-worker. Each worker has a supervisor thread in the server that:
+worker, whose caches then hold that document set's compiled policies, unless that worker is starting again
+(seconds on a loaded machine) while another is ready: warm caches are not worth that wait. Jobs without a key
+go to the least busy worker. Each worker has a supervisor thread in the server that:
 
 * starts it (warmed up once, before it takes work) and starts it again when it has died, even when idle;
 * bounds every job in wall-clock time and, through the worker's ``RLIMIT_AS``, in memory: a worker over
@@ -11,7 +12,8 @@ worker. Each worker has a supervisor thread in the server that:
   512 MiB"). The bounds are a safety net set far above what the CEL cost limits allow, so an expression over
   its cost limit always gets the API server's cost-limit error, however loaded the machine is;
 * retries a job once when its worker died under it (the OOM killer, a crash), then fails it with a message;
-* skips work its caller abandoned while it was queued (a cancelled future is never started), and stops work
+* skips work its caller abandoned while it was queued (a cancelled future, or one whose `abandoned()` is
+  already true, is never started: a queue of superseded edits must not cost a worker each), and stops work
   abandoned while it runs: a job whose caller went away (its awaiting task was cancelled: a client left) or
   whose `abandoned()` predicate turns true (a newer edit superseded it) has its worker killed and replaced
   once it has run ABANDONED_GRACE_SECONDS, so a runaway nobody waits for frees its worker at once instead of
@@ -135,6 +137,11 @@ class _Worker:
         self.stopping = True
         self.jobs.put(None)
 
+    def available(self) -> bool:
+        """Warmed up and alive: a job sent now starts without waiting for a (re)start."""
+        process = self.process
+        return self.ready and process is not None and process.is_alive()
+
     def health(self) -> dict:
         process = self.process
         return {
@@ -162,7 +169,11 @@ class _Worker:
             if item:
                 future, function, args, abandoned = item
                 try:
-                    if future.set_running_or_notify_cancel():  # False: abandoned while queued
+                    if not future.set_running_or_notify_cancel():  # cancelled while queued
+                        continue
+                    if _asks(abandoned):  # superseded while queued
+                        future.set_exception(Abandoned("the evaluation was abandoned before it started"))
+                    else:
                         self._run(future, function, args, abandoned)
                 finally:
                     with self.pending_lock:
@@ -298,6 +309,10 @@ class EvaluationPool:
         else:
             digest = hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest()
             chosen = self.workers[int.from_bytes(digest, "big") % len(self.workers)]
+            if not chosen.available():
+                ready = [w for w in self.workers if w.available()]
+                if ready:
+                    chosen = min(ready, key=lambda w: w.pending)
         future: Future = Future()
         chosen.submit(future, function, args, abandoned)
         return future

@@ -46,19 +46,26 @@ async def evaluate(
     missing = [i for i, result in enumerate(results) if result is None]
     if missing or loaded is None:
         work = (key, tuple(request_keys[i][1] for i in missing))
-        job, started = _IN_FLIGHT.get(work) or (None, time.perf_counter())
-        if job is None or job.done():  # a finished job's failure is not handed to a new caller
-            job, started = (
-                asyncio.ensure_future(
-                    _compute(texts, [request_texts[i] for i in missing], kubernetes_version, key, abandoned)
-                ),
-                time.perf_counter(),
-            )
-            _IN_FLIGHT[work] = (job, started)
-            job.add_done_callback(lambda done: _forget(work, done))
-        if timing is not None:
-            timing["started"] = min(timing.get("started", started), started)
-        loaded, computed = await asyncio.shield(job)  # one caller leaving does not stop the others' job
+        while True:
+            job, started = _IN_FLIGHT.get(work) or (None, time.perf_counter())
+            if job is None or job.done():  # a finished job's failure is not handed to a new caller
+                job, started = (
+                    asyncio.ensure_future(
+                        _compute(texts, [request_texts[i] for i in missing], kubernetes_version, key, abandoned)
+                    ),
+                    time.perf_counter(),
+                )
+                _IN_FLIGHT[work] = (job, started)
+                job.add_done_callback(lambda done: _forget(work, done))
+            if timing is not None:
+                timing["started"] = min(timing.get("started", started), started)
+            try:
+                loaded, computed = await asyncio.shield(job)  # one caller leaving does not stop the others' job
+                break
+            except pool.Abandoned:
+                # The job was the caller's who started it, who gave it up; one who still wants it asks again.
+                if abandoned is not None and abandoned():
+                    raise
         for i, result in zip(missing, computed):
             _ENCODED.put(request_keys[i], result)
             results[i] = result

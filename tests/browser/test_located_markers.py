@@ -150,6 +150,7 @@ def test_a_kyverno_validate_cel_type_error_is_marked(page, api, open_project):
     open_project(created)
     replace_text(page, "document", 1, KYVERNO)
     panel = page.locator(".panel[data-target=document]").nth(1)
-    expect(page.locator("[data-testid=typecheck]")).to_contain_text("ClusterPolicy/replicas")
+    # Type checks come last, after the evaluation (on a loaded CI machine, after a worker's restart too).
+    expect(page.locator("[data-testid=typecheck]")).to_contain_text("ClusterPolicy/replicas", timeout=45_000)
     found = panel.evaluate(f"(root) => ({MARKER})([root, 'warning'])")
     assert found == {"line": 17, "column": 44, "text": "==", "gutter": True}, found

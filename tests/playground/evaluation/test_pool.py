@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from concurrent.futures import CancelledError
 
@@ -94,6 +95,39 @@ def test_work_abandoned_while_queued_never_runs(one_worker, tmp_path):
     assert not marker.exists()
 
 
+def test_work_superseded_while_queued_never_runs(one_worker, tmp_path):
+    """A queue of superseded edits (each edit's evaluation behind a slow one) costs nothing: none starts, so
+    none runs past its grace second and takes its worker down with it."""
+    marker = tmp_path / "ran"
+    superseded = threading.Event()
+    busy = pool.submit(t.sleep, 1.0)
+    queued = pool.submit(t.touch, str(marker), abandoned=superseded.is_set)
+    superseded.set()
+    assert busy.result() == 1.0
+    with pytest.raises(pool.Abandoned):
+        queued.result()
+    assert not marker.exists()
+    assert pool.health()["workers"][0]["restarts"] == 0
+
+
+def test_a_keyed_job_does_not_wait_for_its_worker_to_start_again(settings):
+    """Its worker died (it starts again: seconds on a loaded machine) while another is ready: the job goes
+    there, and back to its own worker once that one is ready."""
+    settings.PLAYGROUND_EVALUATION_PROCESSES = 2
+    try:
+        assert pool.wait_until_started()
+        own = pool.call(t.pid, key="project-a")
+        os.kill(own, signal.SIGKILL)
+        assert wait_for(lambda: gone(own))
+        other = pool.call(t.pid, key="project-a")
+        assert other != own and other in {w["pid"] for w in pool.health()["workers"]}
+        assert pool.wait_until_started()
+        again = pool.call(t.pid, key="project-a")
+        assert again not in {own, other}  # its own worker, started again
+    finally:
+        pool.shutdown()
+
+
 def test_the_same_key_goes_to_the_same_worker(settings):
     settings.PLAYGROUND_EVALUATION_PROCESSES = 2
     try:
@@ -181,5 +215,9 @@ def test_a_job_whose_caller_left_is_stopped_while_it_runs(one_worker):
 def test_a_short_superseded_job_is_left_to_finish(one_worker):
     """Within the grace second a superseded job is not worth a worker: it finishes and the worker stays."""
     worker = pool.call(t.pid)
-    assert pool.submit(t.sleep, 0.2, abandoned=lambda: True).result() == 0.2
+    superseded = threading.Event()
+    job = pool.submit(t.sleep, 0.3, abandoned=superseded.is_set)
+    assert wait_for(job.running)
+    superseded.set()
+    assert job.result() == 0.3
     assert pool.call(t.pid) == worker

@@ -87,3 +87,37 @@ async def test_a_failed_early_start_is_not_handed_to_a_later_caller(settings, mo
     _, [(summary, _)] = await evaluation_jobs.evaluate([POLICY, BINDING], [deployment(9)])
     assert summary["allowed"] is False and len(calls) == 2  # asked again, not handed the old failure
     assert "never retrieved" not in caplog.text
+
+
+async def test_a_job_its_starter_gave_up_is_asked_again_by_a_caller_who_still_waits(settings, monkeypatch):
+    """The room's first evaluation is superseded while a second caller has joined it for the same texts: that
+    caller still gets its results (it was handed the starter's Abandoned before, and showed nothing)."""
+    import asyncio
+
+    from playground.evaluation import pool
+
+    settings.PLAYGROUND_EVALUATION_PROCESSES = 0
+    run, calls, release = pool.run, [], asyncio.Event()
+
+    async def abandonable(function, *args, abandoned=None, **kwargs):
+        calls.append(args)
+        await release.wait()
+        if abandoned is not None and abandoned():
+            raise pool.Abandoned("the evaluation was abandoned while it ran")
+        return await run(function, *args, abandoned=abandoned, **kwargs)
+
+    monkeypatch.setattr(pool, "run", abandonable)
+    superseded = False
+    starter = asyncio.ensure_future(
+        evaluation_jobs.evaluate([POLICY, BINDING], [deployment(9)], abandoned=lambda: superseded)
+    )
+    await asyncio.sleep(0.01)
+    joiner = asyncio.ensure_future(evaluation_jobs.evaluate([POLICY, BINDING], [deployment(9)]))
+    await asyncio.sleep(0.01)
+    superseded = True
+    release.set()
+    with pytest.raises(pool.Abandoned):
+        await starter
+    _, [(summary, _)] = await joiner
+    assert summary["allowed"] is False
+    assert len(calls) == 2  # the starter's job, then the joiner's own
