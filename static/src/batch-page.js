@@ -1,8 +1,9 @@
 // The batch page (/p/<project>/batch): choose policies, upload or paste a dump, run it as a job, follow its
 // progress, then the summary, charts, affected objects and one object's full result. The progress streams over
 // the job's socket (ws/batch/<id>/, PROTOCOL.md "Batch jobs"; the token goes in `hello`, never in the URL);
-// when the socket cannot connect or closes while the job still runs (a proxy without WebSockets), the page
-// polls the job every 500 ms instead. The bar's data-source says which ("socket" or "poll"). The job's edit
+// when the socket cannot connect or closes while the job still runs (a proxy without WebSockets, a dropped
+// connection, a server restart), the page polls the job every 500 ms and tries the socket again after 1, 2, 4…
+// up to 30 s. The bar's data-source says which ("socket" or "poll"). The job's edit
 // token stays in this browser (localStorage), so a reload shows the last job again. Every text from the
 // server goes in through textContent (dom.js), never as markup.
 
@@ -24,6 +25,9 @@ let summary = null;
 let offset = 0;
 let polling = null;
 let watching = null; // the job's progress socket
+let reconnecting = null; // the timer of the socket's next try
+let retries = 0; // tries since the socket last brought news
+const RETRY_MS = [1000, 2000, 4000, 8000, 16000, 30000];
 
 /** After this long with no chunk taken, the progress line asks whether a worker runs at all. */
 const WORKER_HINT_SECONDS = 30;
@@ -118,6 +122,7 @@ function follow() {
       return;
     }
     if (!message || !["state", "progress", "finished"].includes(message.type) || !message.job) return;
+    retries = 0;
     $("batch-progress").dataset.source = "socket";
     showProgress(message.job);
     if (message.type === "finished") {
@@ -128,12 +133,16 @@ function follow() {
   socket.addEventListener("close", () => {
     if (watching !== socket) return;
     watching = null;
-    if (!ended) poll();
+    if (ended) return;
+    poll();
+    reconnecting = setTimeout(follow, RETRY_MS[Math.min(retries, RETRY_MS.length - 1)]);
+    retries += 1;
   });
 }
 
 function stopFollowing() {
   clearTimeout(polling);
+  clearTimeout(reconnecting);
   if (watching) {
     const socket = watching;
     watching = null;
@@ -143,7 +152,7 @@ function stopFollowing() {
 
 async function poll() {
   clearTimeout(polling);
-  if (!job) return;
+  if (!job || watching) return;
   let state;
   try {
     state = await call("");
@@ -158,13 +167,15 @@ async function poll() {
     polling = setTimeout(poll, POLL_MS * 4);
     return;
   }
+  if (watching) return; // the socket is back while this look was under way: it follows the job now
   $("batch-progress").dataset.source = "poll";
   showProgress(state);
   if (["queued", "running"].includes(state.status)) {
     polling = setTimeout(poll, POLL_MS);
-  } else if (state.status === "done") {
-    await showResults();
+    return;
   }
+  clearTimeout(reconnecting); // over: nothing more to follow
+  if (state.status === "done") await showResults();
 }
 
 function countCells(counts, keys) {

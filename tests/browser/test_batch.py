@@ -136,6 +136,32 @@ def test_without_a_socket_the_page_polls(page, api, server_url):
     expect(page.locator("[data-testid=total-objects] strong")).to_have_text("200")
 
 
+def test_a_dropped_socket_is_tried_again(page, api, server_url):
+    """The first socket drops (a proxy's idle cut, a server restart): the page polls meanwhile, then follows
+    the job over a new socket to its end."""
+    tries = []
+
+    def first_drops(socket):
+        tries.append(socket.url)
+        if len(tries) == 1:
+            socket.close()
+        else:
+            socket.connect_to_server()
+
+    page.route_web_socket("**/ws/batch/**", first_drops)
+    status, created = api("POST", "/api/v1/projects", project_body(title="Dropped socket"))
+    page.goto(f"{server_url}/p/{created['id']}/batch")
+    page.fill("#batch-text", batch_dump(OBJECTS))
+    page.evaluate(RECORD_PROGRESS)
+    page.click("#btn-run")
+    expect(page.locator("#progress-text")).to_have_attribute("data-status", "done", timeout=60_000)
+    seen = page.evaluate(STOP_RECORDING)
+    sources = [source for _, _, source in seen if source]
+    assert "poll" in sources and sources[-1] == "socket", sorted(set(sources))
+    assert len(tries) == 2
+    expect(page.locator("[data-testid=total-objects] strong")).to_have_text(f"{OBJECTS:,}")
+
+
 def test_on_a_phone_the_progress_comes_into_view(page, api, server_url):
     """At 390 px the progress bar is below the form: running a job scrolls it into view."""
     page.set_viewport_size({"width": 390, "height": 844})
