@@ -192,13 +192,22 @@ class Dispatcher:
         self._views = act.RequestViews(request)
         self._match_memo = {}
         self._inputs = {}
-        for policy, bindings in self.cache.tuples.hooks():
-            try:
-                self._dispatch_policy(policy, bindings, request, out)
-            except Exception as exc:  # our bug: fail this policy as the server fails on unexpected errors
-                out.policies.append(
-                    self._config_error(out, policy, None, f"internal error: {type(exc).__name__}: {exc}")
-                )
+        try:
+            for policy, bindings in self.cache.tuples.hooks():
+                try:
+                    self._dispatch_policy(policy, bindings, request, out)
+                except Exception as exc:  # our bug: fail this policy as the server fails on unexpected errors
+                    out.policies.append(
+                        self._config_error(out, policy, None, f"internal error: {type(exc).__name__}: {exc}")
+                    )
+        finally:
+            # The per-request state refers back to this dispatcher (the inputs' `authorizers` thunk): drop it,
+            # so that the request's values are freed as soon as the result no longer needs them, not by the
+            # cyclic garbage collector.
+            self._inputs = {}
+            self._match_memo = {}
+            self._views = None
+            self._authorizers = None
         if out.validation_failures:
             failures = out.validation_failures[:MAX_VALIDATION_FAILURES]
             out.audit_annotations[VALIDATION_FAILURE_KEY] = _go_json(failures)
@@ -405,8 +414,8 @@ def _tuple_record(meta: _BindingMeta, param: Any, matched_kind: Any, matched_res
         "failurePolicy": meta.failure_policy,
         "validationActions": meta.actions.copy(),
         "error": None,
-        "matchedKind": _copy(matched_kind),
-        "matchedResource": _copy(matched_resource),
+        "matchedKind": matched_kind.copy() if type(matched_kind) is dict else matched_kind,  # as _copy
+        "matchedResource": matched_resource.copy() if type(matched_resource) is dict else matched_resource,
         "decisions": decisions,
         "auditAnnotations": [],
         "trace": None,
