@@ -249,13 +249,16 @@ class Dispatcher:
         `params` differs between tuples, and each tuple sets it before it evaluates."""
         key = (id(matched_kind), id(matched_resource))  # the dicts stay alive: the match memo holds them
         inputs = self._inputs.get(key)
-        if inputs is not None:
-            return inputs
+        if inputs is None:  # built apart: its closures' cells are made only then, not on every hit
+            inputs = self._inputs[key] = self._new_inputs(request, matched_kind, matched_resource)
+        return inputs
+
+    def _new_inputs(self, request: Mapping, matched_kind: Any, matched_resource: Any) -> Inputs:
         namespace = str(request.get("namespace") or "")
         ns_name = "" if act.is_core_namespace(request.get("kind")) else namespace
         namespace_object, namespace_raw = self._namespace_values(ns_name)
         views = self._views
-        inputs = self._inputs[key] = Inputs(
+        return Inputs(
             object=act.versioned_object(request.get("object"), request.get("kind"), matched_kind),
             old_object=act.versioned_object(request.get("oldObject"), request.get("kind"), matched_kind),
             request=views.view(matched_kind, matched_resource) if self.cache.uses_request() else None,
@@ -266,7 +269,6 @@ class Dispatcher:
             trace=self.trace,
             authorizers=lambda: self._authorizers_for(request),
         )
-        return inputs
 
     def _dispatch_policy(self, policy: Mapping, bindings: list[Mapping], request: Mapping, out: DispatchResult) -> None:
         static = self.cache.tuples.resolve_static(policy, bindings, request, self._match_memo)
