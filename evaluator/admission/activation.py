@@ -146,7 +146,8 @@ def versioned_object(obj: Any, request_kind: Any, matched_kind: Any) -> Any:
     """The object as the matched version sees it: with equivalent matching the server converts it;
     for the fields CEL reads this means the apiVersion/kind of the matched kind."""
     if (
-        not (type(obj) is dict or isinstance(obj, Mapping))
+        obj is None
+        or not (type(obj) is dict or isinstance(obj, Mapping))
         or not (type(matched_kind) is dict or isinstance(matched_kind, Mapping))
         or matched_kind == request_kind
     ):

@@ -13,7 +13,9 @@ from evaluator.admission.response import VERB_BY_OPERATION, request_name
 
 
 def _request_uri(request: Mapping[str, Any]) -> str:
-    resource = request.get("resource") if isinstance(request.get("resource"), Mapping) else {}
+    resource = request.get("resource")
+    if not (type(resource) is dict or isinstance(resource, Mapping)):
+        resource = {}
     group, version, plural = (
         resource.get("group") or "",
         resource.get("version") or "v1",
@@ -48,7 +50,17 @@ def _timestamp(now: dt.datetime | None) -> str:
     now = now or dt.datetime.now(dt.timezone.utc)
     if now.year < 1000:  # isoformat pads the year to four digits, strftime does not
         return now.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    if type(now) is dt.datetime:  # isoformat's text; the text up to the second is formatted once per second
+        key = (now.second, now.minute, now.hour, now.day, now.month, now.year)
+        last = _SECOND[0]
+        if key != last[0]:
+            last = _SECOND[0] = (key, now.isoformat(timespec="seconds")[:19] + ".")
+        return last[1] + str(1_000_000 + now.microsecond)[1:] + "Z"
     return now.isoformat(timespec="microseconds")[:26] + "Z"
+
+
+# The last second _timestamp formatted: ((second, ..., year), its text up to the "."), replaced as one value.
+_SECOND: list[tuple[tuple, str]] = [((), "")]
 
 
 def audit_event(
@@ -57,7 +69,9 @@ def audit_event(
     annotations: Mapping[str, str],
     now: dt.datetime | None = None,
 ) -> dict[str, Any]:
-    resource = request.get("resource") if isinstance(request.get("resource"), Mapping) else {}
+    resource = request.get("resource")
+    if not (type(resource) is dict or isinstance(resource, Mapping)):
+        resource = {}
     object_ref: dict[str, Any] = {"resource": resource.get("resource") or ""}
     if request.get("namespace"):
         object_ref["namespace"] = request["namespace"]

@@ -326,7 +326,7 @@ class _Normalizer:
 
     def _user_info(self) -> dict:
         user = self.raw.get("userInfo")
-        if type(user) is dict or isinstance(user, Mapping):
+        if type(user) is dict or (user is not None and isinstance(user, Mapping)):
             return copy.deepcopy(dict(user))
         if user is not None:
             self._err(fe.invalid("request.userInfo", type(user).__name__, "must be an object"))
@@ -334,7 +334,7 @@ class _Normalizer:
         return {"username": DEFAULT_USER["username"], "groups": list(DEFAULT_USER["groups"])}  # a fresh copy
 
     def _dict_or(self, value: Any, default: dict, name: str) -> dict:
-        if type(value) is dict or isinstance(value, Mapping):
+        if type(value) is dict or (value is not None and isinstance(value, Mapping)):
             return dict(value)
         self._infer(name)
         return default  # a fresh dict of the caller's (to_dict)
@@ -347,7 +347,9 @@ class _Normalizer:
         return {"apiVersion": "meta.k8s.io/v1", "kind": kind} if kind else None
 
 
-# orjson's sorted JSON, keys that are not text written as text (a Python caller's `{1: "a", "b": "c"}`).
+# orjson's sorted JSON; keys that are not text written as text (a Python caller's `{1: "a", "b": "c"}`) by a second
+# try with OPT_NON_STR_KEYS, which is slower (the same text when every key is text).
+_UID_OPTIONS_STR_KEYS = orjson.OPT_SORT_KEYS
 _UID_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 # The standard encoder, for what orjson refuses: integers beyond 64 bits, lone surrogates, and a cyclic request
 # (which it words as ValueError, as it always did); unsorted where keys of several types cannot be sorted.
@@ -361,13 +363,22 @@ def _deterministic_uid(request: Mapping) -> str:
     `uuid.uuid5(_UID_NAMESPACE, <the request as sorted JSON>)`, computed without building UUID objects. The
     JSON is orjson's (compact; ~10x faster than the standard encoder, whose text is the fallback)."""
     try:
+        text = orjson.dumps(request, default=str, option=_UID_OPTIONS_STR_KEYS)
+    except TypeError:  # orjson.JSONEncodeError: a key that is not text, or what orjson refuses
+        text = _uid_text_slow(request)
+    digest = hashlib.sha1(_UID_PREFIX + text, usedforsecurity=False).hexdigest()
+    # RFC 4122 version 5: the version nibble, then the variant bits (10xx) of the clock_seq_hi byte.
+    variant = "89ab"[int(digest[16], 16) & 3]
+    return f"{digest[:8]}-{digest[8:12]}-5{digest[13:16]}-{variant}{digest[17:20]}-{digest[20:32]}"
+
+
+def _uid_text_slow(request: Mapping) -> bytes:
+    """The uid's JSON of a request with keys that are not text, or with what orjson refuses."""
+    try:
         text = orjson.dumps(request, default=str, option=_UID_OPTIONS)
     except TypeError:  # orjson.JSONEncodeError
         try:
             text = _UID_ENCODER.encode(request).encode()
         except TypeError:  # keys of several types (1 and "b") in one object, with what orjson refused
             text = _UID_UNSORTED_ENCODER.encode(request).encode()
-    digest = hashlib.sha1(_UID_PREFIX + text, usedforsecurity=False).hexdigest()
-    # RFC 4122 version 5: the version nibble, then the variant bits (10xx) of the clock_seq_hi byte.
-    variant = "89ab"[int(digest[16], 16) & 3]
-    return f"{digest[:8]}-{digest[8:12]}-5{digest[13:16]}-{variant}{digest[17:20]}-{digest[20:32]}"
+    return text

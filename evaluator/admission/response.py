@@ -20,7 +20,9 @@ def reason_to_code(reason: str) -> int:
 
 
 def qualified_resource(request: Mapping[str, Any]) -> tuple[str, str]:
-    resource = request.get("resource") if isinstance(request.get("resource"), Mapping) else {}
+    resource = request.get("resource")
+    if not (type(resource) is dict or isinstance(resource, Mapping)):
+        resource = {}
     return str(resource.get("group") or ""), str(resource.get("resource") or "")
 
 
@@ -30,7 +32,9 @@ def request_name(request: Mapping[str, Any]) -> str:
         return str(request["name"])
     obj = request.get("object")
     if type(obj) is dict or isinstance(obj, Mapping):
-        meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+        meta = obj.get("metadata")
+        if not (type(meta) is dict or isinstance(meta, Mapping)):
+            meta = {}
         return str(meta.get("name") or meta.get("generateName") or "Unknown")
     return "Unknown"
 
@@ -114,9 +118,15 @@ def kubectl_text(request: Mapping[str, Any], status: Mapping[str, Any] | None, w
     if status is None:
         done = _kubectl_success(request, operation)
         return "\n".join(lines + ([done] if done else []))
-    details = status.get("details") if isinstance(status.get("details"), Mapping) else None
+    details = status.get("details")
+    if not (type(details) is dict or isinstance(details, Mapping)):
+        details = None
     causes = details.get("causes") if details else None
-    if status.get("reason") == "Invalid" and causes and all(isinstance(c, Mapping) and c.get("field") for c in causes):
+    if (
+        status.get("reason") == "Invalid"
+        and causes
+        and all((type(c) is dict or isinstance(c, Mapping)) and c.get("field") for c in causes)
+    ):
         lines.append(_invalid_text(details))  # kubectl's checkErr for IsInvalid (object validation errors)
         return "\n".join(lines)
     # kubectl's StandardErrorMessage: "Error from server (Reason): ..." only when the Status has a reason.
@@ -143,7 +153,9 @@ def _invalid_text(details: Mapping[str, Any]) -> str:
 
 def _kubectl_success(request: Mapping[str, Any], operation: str) -> str | None:
     """kubectl's line for an admitted request: `deployment.apps/web created` (its name printer)."""
-    kind = request.get("kind") if isinstance(request.get("kind"), Mapping) else {}
+    kind = request.get("kind")
+    if not (type(kind) is dict or isinstance(kind, Mapping)):
+        kind = {}
     if not kind.get("kind") or request.get("subResource"):  # kubectl scale/exec... print other lines
         return None
     group = str(kind.get("group") or "")
@@ -162,7 +174,9 @@ def kubectl_create_text(request: Mapping[str, Any], status: Mapping[str, Any] | 
     """`kubectl create <kind>`'s line, e.g. `error: failed to create deployment: deployments.apps "nginx" ...`."""
     if status is None:
         return None
-    kind = request.get("kind") if isinstance(request.get("kind"), Mapping) else {}
+    kind = request.get("kind")
+    if not (type(kind) is dict or isinstance(kind, Mapping)):
+        kind = {}
     return f"error: failed to create {str(kind.get('kind') or 'object').lower()}: {status['message']}"
 
 

@@ -62,7 +62,9 @@ def locate_traces(policies: list[dict], find_document: Callable[[str, str], Any]
     with an error; ``find_document(kind, name)`` gives the policy's loaded document or None."""
     for record in policies:
         trace = record.get("trace")
-        if not isinstance(trace, Mapping) or not (record.get("error") or _has_error(trace)):
+        if trace is None or not (type(trace) is dict or isinstance(trace, Mapping)):
+            continue
+        if not (record.get("error") or _has_error(trace)):
             continue  # the common case: nothing to locate, no document to look up
         document = find_document(record.get("kind") or "ValidatingAdmissionPolicy", record.get("policy") or "")
         spec = (getattr(document, "data", None) or {}).get("spec")

@@ -99,6 +99,17 @@ def clone(value: Any) -> Any:
 
 
 def _clone_dict(value: dict) -> dict:
+    if type(value) is dict:  # copied at C speed, then each container value replaced by its copy (same order)
+        out = value.copy()
+        for key, item in value.items():
+            kind = type(item)
+            if kind is dict:
+                out[key] = _clone_dict(item)
+            elif kind is list:
+                out[key] = _clone_list(item)
+            elif kind not in _SCALARS and isinstance(item, dict):
+                out[key] = _clone_dict(item)
+        return out
     out = {}
     for key, item in value.items():
         kind = type(item)
@@ -113,16 +124,15 @@ def _clone_dict(value: dict) -> dict:
 
 
 def _clone_list(value: list) -> list:
-    out = []
-    for item in value:
+    out = value.copy()  # a list (callers check the exact type); its container items replaced by their copies
+    for index, item in enumerate(value):
         kind = type(item)
         if kind is dict:
-            item = _clone_dict(item)
+            out[index] = _clone_dict(item)
         elif kind is list:
-            item = _clone_list(item)
+            out[index] = _clone_list(item)
         elif kind not in _SCALARS and isinstance(item, dict):
-            item = _clone_dict(item)
-        out.append(item)
+            out[index] = _clone_dict(item)
     return out
 
 

@@ -20,7 +20,10 @@ def default_request(request: Mapping[str, Any]) -> tuple[Mapping[str, Any], dict
     paths: dict[str, list[str]] = {side: [] for side in SIDES}
     changed: dict[str, Any] = {}
     for side in SIDES:
-        defaulted = default_object(request.get(side))
+        value = request.get(side)
+        if value is None:  # nothing to default (a CREATE's oldObject, a DELETE's object)
+            continue
+        defaulted = default_object(value)
         if defaulted.paths:
             changed[side] = defaulted.object
             paths[side] = list(defaulted.paths)

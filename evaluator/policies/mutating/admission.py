@@ -52,6 +52,21 @@ def mutation_output(result: MutationResult) -> dict[str, Any]:
     }
 
 
+def unchanged_output(original: Any) -> dict[str, Any]:
+    """`mutation_output` of a request no mutating policy took part in (`MutationResult(original=original,
+    object=original)`), without the intermediate result."""
+    return {
+        "patchedObject": original,
+        "patch": [],
+        "patchBase64": None,
+        "patchType": None,
+        "mutations": [],
+        "reinvoked": [],
+        "errors": [],
+        "notes": [],
+    }
+
+
 def denial_status(request: Mapping[str, Any], error: PolicyError, reason: str = "Invalid") -> dict[str, Any]:
     """The metav1.Status of a MutatingAdmissionPolicy denial (admission.NewForbidden with the error text)."""
     text = error.text()
@@ -109,8 +124,7 @@ class MutatingAdmissionPolicies:
         """Every mutating policy on a normalized AdmissionRequest; never raises."""
         if not self.active:  # no bound policy: the object passes as it came (first_round's own answer, sooner)
             original = request.get("object")
-            output = mutation_output(MutationResult(original=original, object=original))
-            return KindOutcome(keys={"mutation": output, "patchedObject": output["patchedObject"]})
+            return KindOutcome(keys={"mutation": unchanged_output(original), "patchedObject": original})
         self.dispatcher.authorizer_factory = context.authorizers
         reinvocation = context.reinvocation
         session = reinvocation.values.get(self.name)

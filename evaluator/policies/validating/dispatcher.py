@@ -192,13 +192,22 @@ class Dispatcher:
         self._views = act.RequestViews(request)
         self._match_memo = {}
         self._inputs = {}
-        for policy, bindings in self.cache.tuples.hooks():
-            try:
-                self._dispatch_policy(policy, bindings, request, out)
-            except Exception as exc:  # our bug: fail this policy as the server fails on unexpected errors
-                out.policies.append(
-                    self._config_error(out, policy, None, f"internal error: {type(exc).__name__}: {exc}")
-                )
+        try:
+            for policy, bindings in self.cache.tuples.hooks():
+                try:
+                    self._dispatch_policy(policy, bindings, request, out)
+                except Exception as exc:  # our bug: fail this policy as the server fails on unexpected errors
+                    out.policies.append(
+                        self._config_error(out, policy, None, f"internal error: {type(exc).__name__}: {exc}")
+                    )
+        finally:
+            # The per-request state refers back to this dispatcher (the inputs' `authorizers` thunk): drop it,
+            # so that the request's values are freed as soon as the result no longer needs them, not by the
+            # cyclic garbage collector.
+            self._inputs = {}
+            self._match_memo = {}
+            self._views = None
+            self._authorizers = None
         if out.validation_failures:
             failures = out.validation_failures[:MAX_VALIDATION_FAILURES]
             out.audit_annotations[VALIDATION_FAILURE_KEY] = _go_json(failures)
@@ -240,13 +249,16 @@ class Dispatcher:
         `params` differs between tuples, and each tuple sets it before it evaluates."""
         key = (id(matched_kind), id(matched_resource))  # the dicts stay alive: the match memo holds them
         inputs = self._inputs.get(key)
-        if inputs is not None:
-            return inputs
+        if inputs is None:  # built apart: its closures' cells are made only then, not on every hit
+            inputs = self._inputs[key] = self._new_inputs(request, matched_kind, matched_resource)
+        return inputs
+
+    def _new_inputs(self, request: Mapping, matched_kind: Any, matched_resource: Any) -> Inputs:
         namespace = str(request.get("namespace") or "")
         ns_name = "" if act.is_core_namespace(request.get("kind")) else namespace
         namespace_object, namespace_raw = self._namespace_values(ns_name)
         views = self._views
-        inputs = self._inputs[key] = Inputs(
+        return Inputs(
             object=act.versioned_object(request.get("object"), request.get("kind"), matched_kind),
             old_object=act.versioned_object(request.get("oldObject"), request.get("kind"), matched_kind),
             request=views.view(matched_kind, matched_resource) if self.cache.uses_request() else None,
@@ -257,7 +269,6 @@ class Dispatcher:
             trace=self.trace,
             authorizers=lambda: self._authorizers_for(request),
         )
-        return inputs
 
     def _dispatch_policy(self, policy: Mapping, bindings: list[Mapping], request: Mapping, out: DispatchResult) -> None:
         static = self.cache.tuples.resolve_static(policy, bindings, request, self._match_memo)
@@ -405,8 +416,8 @@ def _tuple_record(meta: _BindingMeta, param: Any, matched_kind: Any, matched_res
         "failurePolicy": meta.failure_policy,
         "validationActions": meta.actions.copy(),
         "error": None,
-        "matchedKind": _copy(matched_kind),
-        "matchedResource": _copy(matched_resource),
+        "matchedKind": matched_kind.copy() if type(matched_kind) is dict else matched_kind,  # as _copy
+        "matchedResource": matched_resource.copy() if type(matched_resource) is dict else matched_resource,
         "decisions": decisions,
         "auditAnnotations": [],
         "trace": None,

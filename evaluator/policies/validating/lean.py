@@ -259,13 +259,13 @@ class LeanTuple:
         outcomes: set[str] = set()
         for position, (value, cost) in enumerate(zip(values, costs)):
             if value:
-                decisions.append(dict(self.admitted[position]))
-                row = dict(self.rows[position][0])
+                decisions.append(self.admitted[position].copy())
+                row = self.rows[position][0].copy()
             else:
                 failed = self.denied[position]
-                decisions.append(dict(failed[0]))
+                decisions.append(failed[0].copy())
                 self._act(failed, out, denial, outcomes)
-                row = dict(self.rows[position][1])
+                row = self.rows[position][1].copy()
             row["cost"] = cost
             rows.append(row)
         if outcomes:
