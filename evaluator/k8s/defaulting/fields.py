@@ -99,27 +99,16 @@ def clone(value: Any) -> Any:
 
 
 def _clone_dict(value: dict) -> dict:
-    if type(value) is dict:  # copied at C speed, then each container value replaced by its copy (same order)
-        out = value.copy()
-        for key, item in value.items():
-            kind = type(item)
-            if kind is dict:
-                out[key] = _clone_dict(item)
-            elif kind is list:
-                out[key] = _clone_list(item)
-            elif kind not in _SCALARS and isinstance(item, dict):
-                out[key] = _clone_dict(item)
-        return out
-    out = {}
-    for key, item in value.items():
+    # Copied at C speed (a dict subclass becomes a dict), then each container value replaced by its copy.
+    out = value.copy() if type(value) is dict else dict(value.items())
+    for key, item in out.items():
         kind = type(item)
         if kind is dict:
-            item = _clone_dict(item)
+            out[key] = _clone_dict(item)
         elif kind is list:
-            item = _clone_list(item)
+            out[key] = _clone_list(item)
         elif kind not in _SCALARS and isinstance(item, dict):
-            item = _clone_dict(item)
-        out[key] = item
+            out[key] = _clone_dict(item)
     return out
 
 
