@@ -9,13 +9,11 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from evaluator.admission.response import VERB_BY_OPERATION, request_name
+from evaluator.admission.response import VERB_BY_OPERATION, mapping_at, request_name
 
 
 def _request_uri(request: Mapping[str, Any]) -> str:
-    resource = request.get("resource")
-    if not (type(resource) is dict or isinstance(resource, Mapping)):
-        resource = {}
+    resource = mapping_at(request, "resource")
     group, version, plural = (
         resource.get("group") or "",
         resource.get("version") or "v1",
@@ -69,9 +67,7 @@ def audit_event(
     annotations: Mapping[str, str],
     now: dt.datetime | None = None,
 ) -> dict[str, Any]:
-    resource = request.get("resource")
-    if not (type(resource) is dict or isinstance(resource, Mapping)):
-        resource = {}
+    resource = mapping_at(request, "resource")
     object_ref: dict[str, Any] = {"resource": resource.get("resource") or ""}
     if request.get("namespace"):
         object_ref["namespace"] = request["namespace"]

@@ -19,36 +19,13 @@ from evaluator.k8s.defaulting.fields import clone
 from evaluator.policies.mutating.admission import mutation_output, unchanged_output
 from evaluator.policies.mutating.dispatcher import MutationResult
 from evaluator.simulation import Simulation
-from tests.evaluator.test_hot_path import _deployment
+from tests.evaluator.test_hot_path import _deployment, _policy
 
-POLICY = {
-    "apiVersion": "admissionregistration.k8s.io/v1",
-    "kind": "ValidatingAdmissionPolicy",
-    "metadata": {"name": "replicas"},
-    "spec": {
-        "matchConstraints": {
-            "resourceRules": [
-                {
-                    "apiGroups": ["apps"],
-                    "apiVersions": ["v1"],
-                    "operations": ["CREATE", "UPDATE"],
-                    "resources": ["deployments"],
-                }
-            ]
-        },
-        "validations": [{"expression": "object.spec.replicas <= 5"}],
-    },
-}
-BINDING = {
-    "apiVersion": "admissionregistration.k8s.io/v1",
-    "kind": "ValidatingAdmissionPolicyBinding",
-    "metadata": {"name": "replicas-binding"},
-    "spec": {"policyName": "replicas", "validationActions": ["Deny"]},
-}
+DOCUMENTS = _policy("replicas", {"validations": [{"expression": "object.spec.replicas <= 5"}]})
 
 
 def test_a_request_leaves_no_cyclic_garbage():
-    simulation = Simulation([POLICY, BINDING])
+    simulation = Simulation(DOCUMENTS)
     requests = [{"operation": "CREATE", "object": _deployment(replicas=replicas)} for replicas in (1, 9)]
     simulation.run(requests[0])  # warm: compiled programs, match answers
     enabled = gc.isenabled()
