@@ -119,6 +119,9 @@ class PolicyDispatcher:
         param_kind = plan.compiled.param_kind
         if all(not has and (param_kind is None or ref is None) for _, has, ref in plan.bindings):
             plan.static = [BindingTuples(b, params=[None]) for b, _, _ in plan.bindings]
+        plan.static_match = (
+            plan.static is not None and plan.constraints is not None and plan.skipped is None and not plan.config_error
+        )
         self._plans[id(policy)] = plan
         return plan
 
@@ -129,8 +132,10 @@ class PolicyDispatcher:
         that matched, no paramKind problem and bindings no request changes (`_Plan.static`). Then (compiled,
         matched kind, matched resource, the bindings' tuples: shared, read-only); None for anything else, which
         `resolve` (with the same memo: no second match) describes."""
-        plan = self._plan(policy, bindings)
-        if plan.static is None or plan.constraints is None or plan.skipped is not None or plan.config_error:
+        plan = self._plans.get(id(policy))  # _plan's lookup, inline: this runs for every policy of every request
+        if plan is None or plan.policy is not policy or plan.binding_list is not bindings:
+            plan = self._plan(policy, bindings)
+        if not plan.static_match:
             return None
         match = memo.get(plan.constraints_key)
         if match is None:
@@ -224,6 +229,7 @@ class _Plan:
     bindings: list[tuple[Mapping, bool, Any]]
     constraints_key: str | None = None  # matching.memo_key(constraints)
     static: list[BindingTuples] | None = None  # the bindings' tuples when no request changes them
+    static_match: bool = False  # resolve_static may answer: static, with matchConstraints, no paramKind problem
     collected: dict[tuple[int, str], tuple[list, str | None]] = field(default_factory=dict)
 
     def params(

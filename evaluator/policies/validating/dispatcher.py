@@ -68,6 +68,7 @@ class CompileCache:
         self.namespaces: dict[str, tuple[Any, Any]] = {}
         self._meta: dict[int, tuple[Mapping, tuple[str, list[str], str]]] = {}
         self._bindings: dict[int, _BindingMeta] = {}
+        self._traced: dict[int, tuple[list, Mapping, tuple[LeanTuple, ...] | None]] = {}
         self._uses_request: bool | None = None
 
     def uses_request(self) -> bool:
@@ -86,11 +87,22 @@ class CompileCache:
         binding_name, actions, _ = self.meta(binding)
         spec = binding.get("spec") or {}
         policy_name_ref = str(spec.get("policyName") or "")
-        lean = lean_tuple(self.get(policy), policy_name, binding_name, actions, policy_name_ref)
+        lean = lean_tuple(self.get(policy), policy_name, binding_name, actions, policy_name_ref, failure_policy)
         hit = self._bindings[id(binding)] = _BindingMeta(
             policy, binding, policy_name, failure_policy, binding_name, actions, policy_name_ref, lean
         )
         return hit
+
+    def traced_leans(self, policy: Mapping, items: list) -> tuple[LeanTuple, ...] | None:
+        """The LeanTuple of each of a policy's static bindings (`PolicyDispatcher.resolve_static`'s list, shared
+        by every request) when every one is `traceable`, else None; kept per list."""
+        hit = self._traced.get(id(items))
+        if hit is not None and hit[0] is items and hit[1] is policy:
+            return hit[2]
+        leans = tuple(self.binding_meta(policy, item.binding).lean for item in items)
+        found = leans if all(lean is not None and lean.traceable for lean in leans) else None
+        self._traced[id(items)] = (items, policy, found)
+        return found
 
     def get(self, policy: Mapping[str, Any]) -> CompiledPolicy:
         return self.tuples.compiled(policy)
@@ -183,15 +195,14 @@ class Dispatcher:
         self.cache = cache or CompileCache(cluster)
         self._authorizers: tuple[Any, Any] | None = None
         self._views: act.RequestViews | None = None
-        self._match_memo: dict = {}  # per request: equal matchConstraints are matched once
-        self._inputs: dict[tuple, Inputs] = {}
+        self._match_memo: dict = {}  # per request (emptied after it): equal matchConstraints are matched once
+        self._inputs: dict[tuple, Inputs] = {}  # per request, emptied after it
+        self._last_inputs: tuple[Any, Any, Inputs] | None = None  # (kind, resource, inputs) of _inputs_for's last
 
     def dispatch(self, request: Mapping[str, Any]) -> DispatchResult:
         out = DispatchResult()
         self._authorizers = None
         self._views = act.RequestViews(request)
-        self._match_memo = {}
-        self._inputs = {}
         try:
             for policy, bindings in self.cache.tuples.hooks():
                 try:
@@ -203,9 +214,10 @@ class Dispatcher:
         finally:
             # The per-request state refers back to this dispatcher (the inputs' `authorizers` thunk): drop it,
             # so that the request's values are freed as soon as the result no longer needs them, not by the
-            # cyclic garbage collector.
-            self._inputs = {}
-            self._match_memo = {}
+            # cyclic garbage collector. The (empty) dicts serve the next request.
+            self._inputs.clear()
+            self._last_inputs = None
+            self._match_memo.clear()
             self._views = None
             self._authorizers = None
         if out.validation_failures:
@@ -247,10 +259,14 @@ class Dispatcher:
     def _inputs_for(self, request: Mapping, matched_kind: Any, matched_resource: Any) -> Inputs:
         """The CEL inputs of the tuples that matched as (kind, resource), built once per request: only
         `params` differs between tuples, and each tuple sets it before it evaluates."""
+        last = self._last_inputs  # the previous policy's, commonly: policies share their matchConstraints
+        if last is not None and last[0] is matched_kind and last[1] is matched_resource:
+            return last[2]
         key = (id(matched_kind), id(matched_resource))  # the dicts stay alive: the match memo holds them
         inputs = self._inputs.get(key)
         if inputs is None:  # built apart: its closures' cells are made only then, not on every hit
             inputs = self._inputs[key] = self._new_inputs(request, matched_kind, matched_resource)
+        self._last_inputs = (matched_kind, matched_resource, inputs)
         return inputs
 
     def _new_inputs(self, request: Mapping, matched_kind: Any, matched_resource: Any) -> Inputs:
@@ -274,6 +290,11 @@ class Dispatcher:
         static = self.cache.tuples.resolve_static(policy, bindings, request, self._match_memo)
         if static is not None:  # matched, every binding one tuple of params == null
             compiled, kind, resource, items = static
+            if self.trace:
+                traced = self.cache.traced_leans(policy, items)
+                if traced is not None:
+                    self._dispatch_traced(policy, compiled, kind, resource, items, traced, request, out)
+                    return
         else:
             found = self.cache.tuples.resolve(policy, bindings, request, self._match_memo)
             if found.skip is not None:
@@ -299,6 +320,31 @@ class Dispatcher:
         for key, values in collector.items():
             out.audit_annotations[f"{policy_name}/{key}"] = values[0] if len(values) == 1 else ", ".join(values)
 
+    def _dispatch_traced(
+        self,
+        policy: Mapping,
+        compiled: CompiledPolicy,
+        matched_kind: Any,
+        matched_resource: Any,
+        items: list,
+        leans: tuple[LeanTuple, ...],
+        request: Mapping,
+        out: DispatchResult,
+    ) -> None:
+        """`_dispatch_binding` of each of a policy's static bindings (one tuple, params == null) when all are
+        `traceable` LeanTuples: a binding whose evaluation the lean form refuses takes the general path."""
+        inputs = self._inputs_for(request, matched_kind, matched_resource)
+        inputs.params = None
+        for item, lean in zip(items, leans):
+            record = lean.traced_record(inputs, None, matched_kind, matched_resource, out, Denial)
+            if record is not None:
+                out.policies.append(record)
+                continue
+            collector: dict[str, list[str]] = {}  # a traceable policy has no auditAnnotations to publish
+            self._dispatch_binding(
+                policy, compiled, matched_kind, matched_resource, item.binding, item.params, request, out, collector
+            )
+
     def _dispatch_binding(
         self,
         policy: Mapping,
@@ -320,8 +366,10 @@ class Dispatcher:
         for param in params:
             inputs.params = None if param is None else _as_param_kind(param, compiled.param_kind)
             if lean is not None and self.trace:
-                record = _tuple_record(meta, param, matched_kind, matched_resource, [])
-                if lean.decide_traced(inputs, record, out, Denial):
+                record = lean.traced_record(
+                    inputs, None if param is None else param_key(param), matched_kind, matched_resource, out, Denial
+                )
+                if record is not None:
                     out.policies.append(record)
                     continue
             elif lean is not None:

@@ -11,7 +11,7 @@ general path then runs from the start (evaluation has no side effects), so error
 one implementation.
 
 Traced runs (the playground, `simulate`) take the commonest shape the same way: a policy of validations with
-static messages and nothing else (`traceable`). `decide_traced` writes the record with the trace the general
+static messages and nothing else (`traceable`). `traced_record` writes the record with the trace the general
 path would write, each trace row and decision copied from a template made once; a value that is not a bool
 goes to the general path too, which renders it.
 """
@@ -44,7 +44,12 @@ __all__ = ["LeanTuple", "lean_tuple"]
 
 
 def lean_tuple(
-    compiled: CompiledPolicy, policy_name: str, binding_name: str, actions: list[str], policy_name_ref: str
+    compiled: CompiledPolicy,
+    policy_name: str,
+    binding_name: str,
+    actions: list[str],
+    policy_name_ref: str,
+    failure_policy: str = "Fail",
 ) -> LeanTuple | None:
     """The lean form of a (policy, binding), or None when an expression did not compile."""
     expressions = [c for _, c in compiled.variables] + [c for _, c in compiled.match_conditions]
@@ -52,7 +57,7 @@ def lean_tuple(
     expressions += [c for c in compiled.message_expressions if c is not None] + list(compiled.audit_expressions)
     if any(c.program is None for c in expressions):
         return None  # a compile error: the general path words it
-    return LeanTuple(compiled, policy_name, binding_name, actions, policy_name_ref)
+    return LeanTuple(compiled, policy_name, binding_name, actions, policy_name_ref, failure_policy)
 
 
 def _run(
@@ -105,10 +110,19 @@ class LeanTuple:
         "denied",
         "traceable",
         "rows",
+        "record",
+        "failed_outcome",
+        "plain",
     )
 
     def __init__(
-        self, compiled: CompiledPolicy, policy_name: str, binding_name: str, actions: list[str], policy_name_ref: str
+        self,
+        compiled: CompiledPolicy,
+        policy_name: str,
+        binding_name: str,
+        actions: list[str],
+        policy_name_ref: str,
+        failure_policy: str = "Fail",
     ):
         self.compiled = compiled
         self.policy_name, self.binding_name, self.actions = policy_name, binding_name, actions
@@ -137,6 +151,26 @@ class LeanTuple:
         )
         # Per validation, when traceable: its trace row when true, and when false (validator.validate's rows).
         self.rows = tuple(self._rows(v) for v in compiled.validations) if self.traceable else ()
+        # The record of an admitted tuple without params (the keys and order of dispatcher._record): a traced
+        # record is a copy of it, with its own lists and dicts put in.
+        self.record = {
+            "policy": policy_name,
+            "binding": binding_name,
+            "param": None,
+            "outcome": "admitted",
+            "skipReason": None,
+            "failurePolicy": failure_policy,
+            "validationActions": None,
+            "error": None,
+            "matchedKind": None,
+            "matchedResource": None,
+            "decisions": None,
+            "auditAnnotations": None,
+            "trace": None,
+        }
+        self.plain = not (compiled.has_params or compiled.uses_authorizer)  # see _plain_activation
+        # A tuple's outcome once a validation failed: the same words whatever failed (see _act).
+        self.failed_outcome = _worst({_ACTION_OUTCOMES[a] for a in actions if a in _ACTION_OUTCOMES})
 
     @staticmethod
     def _rows(validation: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -215,7 +249,6 @@ class LeanTuple:
         if annotations is None:
             return None
         decisions = record["decisions"]
-        outcomes = set()
         for position, value in enumerate(values):
             if value is True:
                 decisions.append(dict(self.admitted[position]))
@@ -227,9 +260,8 @@ class LeanTuple:
                 message = message_for(validation, None if text is None else ExpressionResult(value=text))[0]
                 failed = self._failure(position, message)
             decisions.append(dict(failed[0]))
-            self._act(failed, out, denial, outcomes)
-        if outcomes:
-            record["outcome"] = _worst(outcomes)
+            self._act(failed, out, denial)
+            record["outcome"] = self.failed_outcome
         published = []
         for key, value in annotations:
             if value:
@@ -239,46 +271,75 @@ class LeanTuple:
             )
         return published
 
-    def decide_traced(self, inputs: Inputs, record: dict[str, Any], out: Any, denial: Callable[..., Any]) -> bool:
-        """`decide` for a `traceable` tuple, with the trace `validator.validate` writes; False, with nothing
-        written, when the general path must do it (an error, a budget, a value that is not a bool)."""
-        compiled = self.compiled
-        activation = shared_activation(
-            compiled, inputs, compiled.uses_authorizer, inputs.request, inputs.namespace_object
-        )
-        costs: list[int] = []
-        section = _run(self.programs, activation, RUNTIME_CEL_COST_BUDGET, costs=costs)
-        if section is None:
-            return False
-        values, budget = section
-        for value in values:
-            if value is not True and value is not False:
-                return False
-        decisions = record["decisions"]
+    def traced_record(
+        self, inputs: Inputs, param: Any, matched_kind: Any, matched_resource: Any, out: Any, denial: Callable[..., Any]
+    ) -> dict[str, Any] | None:
+        """A `traceable` tuple's record with the trace `validator.validate` writes, made from the record
+        template (one copy) and the rows', and its effect on `out`; None, with nothing written, when the
+        general path must do it (an error, a budget, a value that is not a bool)."""
+        activation = inputs.activations.get(_PLAIN) if self.plain else None
+        if activation is None:
+            activation = self._plain_activation(inputs)
+        remaining = RUNTIME_CEL_COST_BUDGET
+        outcomes = []
+        for evaluate in self.programs:  # as _run: every expression on one budget, in order
+            try:
+                outcome = evaluate(activation)
+            except Exception:  # as ex.run_plain: the general path words it
+                return None
+            if outcome is None:
+                return None
+            value = outcome[0]
+            remaining -= outcome[1]
+            if remaining < 0 or (value is not True and value is not False):
+                return None
+            outcomes.append(outcome)
+        record = self.record.copy()
+        if param is not None:
+            record["param"] = param
+        record["validationActions"] = self.actions.copy()
+        record["matchedKind"] = matched_kind.copy() if type(matched_kind) is dict else matched_kind
+        record["matchedResource"] = matched_resource.copy() if type(matched_resource) is dict else matched_resource
+        record["decisions"] = decisions = []
+        record["auditAnnotations"] = []
         rows = []
-        outcomes: set[str] = set()
-        for position, (value, cost) in enumerate(zip(values, costs)):
+        position = 0
+        for value, cost in outcomes:
             if value:
                 decisions.append(self.admitted[position].copy())
                 row = self.rows[position][0].copy()
             else:
                 failed = self.denied[position]
                 decisions.append(failed[0].copy())
-                self._act(failed, out, denial, outcomes)
+                self._act(failed, out, denial)
+                record["outcome"] = self.failed_outcome
                 row = self.rows[position][1].copy()
             row["cost"] = cost
             rows.append(row)
-        if outcomes:
-            record["outcome"] = _worst(outcomes)
+            position += 1
         record["trace"] = {
             "matchConditions": [],
             "variables": [],
             "validations": rows,
             "messageExpressions": [],
             "auditAnnotations": [],
-            "budget": {"validations": {"limit": RUNTIME_CEL_COST_BUDGET, "remaining": budget}},
+            "budget": {"validations": {"limit": RUNTIME_CEL_COST_BUDGET, "remaining": remaining}},
         }
-        return True
+        return record
+
+    def _plain_activation(self, inputs: Inputs) -> dict:
+        """The validations' activation of a tuple without variables: `shared_activation`'s. Without params
+        or an authorizer it binds only what `inputs` holds for the whole request, so it is kept on `inputs`
+        under one key, without building shared_activation's."""
+        compiled = self.compiled
+        if not self.plain:
+            return shared_activation(compiled, inputs, compiled.uses_authorizer, inputs.request, inputs.namespace_object)
+        activation = inputs.activations.get(_PLAIN)
+        if activation is None:
+            activation = inputs.activations[_PLAIN] = shared_activation(
+                compiled, inputs, False, inputs.request, inputs.namespace_object
+            )
+        return activation
 
     def _section(
         self, inputs: Inputs, with_authorizer: bool, request: Any, namespace: Any
@@ -300,20 +361,18 @@ class LeanTuple:
         activation["variables"] = LazyVariables(context, activation)
         return activation, context
 
-    def _act(self, failed: tuple, out: Any, denial: Callable[..., Any], outcomes: set[str]) -> None:
-        """What a failed validation does under each of the binding's actions (as _dispatch_binding)."""
+    def _act(self, failed: tuple, out: Any, denial: Callable[..., Any]) -> None:
+        """What a failed validation does under each of the binding's actions (as _dispatch_binding); the
+        record's outcome is then `failed_outcome`."""
         _, message, reason, warning, failure = failed
         for action in self.actions:
             if action == "Deny":
                 out.denials.append(denial(self.policy_name, self.binding_name, message, reason))
-                outcomes.add("denied")
             elif action == "Audit":
                 out.validation_failures.append({**failure, "validationActions": list(self.actions)})
-                outcomes.add("audited")
             elif action == "Warn":
                 if warning not in out.warnings:
                     out.warnings.append(warning)
-                outcomes.add("warned")
 
     def _annotations(self, inputs: Inputs) -> list[tuple[str, str]] | None:
         """(key, value to publish or "" to exclude) of each auditAnnotation, as `validator.validate` decides
@@ -332,6 +391,12 @@ class LeanTuple:
             else:
                 return None
         return found
+
+
+_PLAIN = "validations without params or authorizer"  # _plain_activation's key in Inputs.activations
+
+# The outcome word each validationAction adds when a validation fails (as _dispatch_binding's).
+_ACTION_OUTCOMES = {"Deny": "denied", "Audit": "audited", "Warn": "warned"}
 
 
 def _worst(outcomes: set[str]) -> str:
