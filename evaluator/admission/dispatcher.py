@@ -127,11 +127,12 @@ class PolicyDispatcher:
 
     def resolve_static(
         self, policy: Mapping[str, Any], bindings: list[Mapping], request: Mapping[str, Any], memo: MatchMemo
-    ) -> tuple[Any, Any, Any, list[BindingTuples]] | None:
+    ) -> tuple[_Plan, Any, Any] | None:
         """`resolve`'s answer without the PolicyTuples, for the commonest case: a policy with matchConstraints
-        that matched, no paramKind problem and bindings no request changes (`_Plan.static`). Then (compiled,
-        matched kind, matched resource, the bindings' tuples: shared, read-only); None for anything else, which
-        `resolve` (with the same memo: no second match) describes."""
+        that matched, no paramKind problem and bindings no request changes (`_Plan.static`). Then (the plan:
+        its `compiled`, its bindings' tuples `static` (shared, read-only) and the kind's `prepared` data;
+        matched kind; matched resource); None for anything else, which `resolve` (with the same memo: no second
+        match) describes."""
         plan = self._plans.get(id(policy))  # _plan's lookup, inline: this runs for every policy of every request
         if plan is None or plan.policy is not policy or plan.binding_list is not bindings:
             plan = self._plan(policy, bindings)
@@ -142,8 +143,7 @@ class PolicyDispatcher:
             match = memo[plan.constraints_key] = self._labelless_match(plan, request)
         if match.error is not None or not match.matched:
             return None
-        kind, resource = match.matched_kind or request.get("kind"), match.matched_resource or request.get("resource")
-        return plan.compiled, kind, resource, plan.static
+        return plan, match.matched_kind or request.get("kind"), match.matched_resource or request.get("resource")
 
     def _labelless_match(self, plan: _Plan, request: Mapping[str, Any]) -> MatchResult:
         """The policy's matchConstraints against `request`. Criteria that read no labels answer every request
@@ -231,6 +231,8 @@ class _Plan:
     static: list[BindingTuples] | None = None  # the bindings' tuples when no request changes them
     static_match: bool = False  # resolve_static may answer: static, with matchConstraints, no paramKind problem
     collected: dict[tuple[int, str], tuple[list, str | None]] = field(default_factory=dict)
+    # What the policy kind prepares once for the static bindings (by a key of its own), kept with them.
+    prepared: dict[Any, Any] = field(default_factory=dict)
 
     def params(
         self, binding: Mapping, param_ref: Any, namespace: str, cluster: ClusterIndex

@@ -21,7 +21,7 @@ from tests.evaluator.test_hot_path import _deployment, _policy
 from tests.evaluator.test_hot_path_plans import CLUSTER, LEAN_SHAPES, TRACED_SHAPES, _documents
 
 NOW = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
-ACTIONS = [["Deny"], ["Warn"], ["Audit"], ["Deny", "Audit"], ["Warn", "Audit"], ["Deny", "Warn", "Audit"], []]
+ACTIONS = [["Deny"], ["Warn"], ["Audit"], ["Deny", "Audit"], ["Warn", "Audit"]]  # what the API server accepts
 
 
 def _traced_documents() -> list[dict]:

@@ -49,6 +49,10 @@ class DispatchResult:
     policies: list[dict] = field(default_factory=list)
 
 
+_TRACED = "traced"  # the key of CompileCache.traced_leans' answer in a plan's `prepared` data
+_UNSET = object()
+
+
 def denial_message(policy: str, binding: str | None, message: str) -> str:
     """How the API server words a ValidatingAdmissionPolicy denial (the Status cause and message)."""
     if binding is not None:
@@ -68,7 +72,6 @@ class CompileCache:
         self.namespaces: dict[str, tuple[Any, Any]] = {}
         self._meta: dict[int, tuple[Mapping, tuple[str, list[str], str]]] = {}
         self._bindings: dict[int, _BindingMeta] = {}
-        self._traced: dict[int, tuple[list, Mapping, tuple[LeanTuple, ...] | None]] = {}
         self._uses_request: bool | None = None
 
     def uses_request(self) -> bool:
@@ -94,15 +97,10 @@ class CompileCache:
         return hit
 
     def traced_leans(self, policy: Mapping, items: list) -> tuple[LeanTuple, ...] | None:
-        """The LeanTuple of each of a policy's static bindings (`PolicyDispatcher.resolve_static`'s list, shared
-        by every request) when every one is `traceable`, else None; kept per list."""
-        hit = self._traced.get(id(items))
-        if hit is not None and hit[0] is items and hit[1] is policy:
-            return hit[2]
+        """The LeanTuple of each of a policy's static bindings (`PolicyDispatcher.resolve_static`'s) when every
+        one is `traceable`, else None (the dispatcher keeps the answer with the plan)."""
         leans = tuple(self.binding_meta(policy, item.binding).lean for item in items)
-        found = leans if all(lean is not None and lean.traceable for lean in leans) else None
-        self._traced[id(items)] = (items, policy, found)
-        return found
+        return leans if all(lean is not None and lean.traceable for lean in leans) else None
 
     def get(self, policy: Mapping[str, Any]) -> CompiledPolicy:
         return self.tuples.compiled(policy)
@@ -289,9 +287,12 @@ class Dispatcher:
     def _dispatch_policy(self, policy: Mapping, bindings: list[Mapping], request: Mapping, out: DispatchResult) -> None:
         static = self.cache.tuples.resolve_static(policy, bindings, request, self._match_memo)
         if static is not None:  # matched, every binding one tuple of params == null
-            compiled, kind, resource, items = static
+            plan, kind, resource = static
+            compiled, items = plan.compiled, plan.static
             if self.trace:
-                traced = self.cache.traced_leans(policy, items)
+                traced = plan.prepared.get(_TRACED, _UNSET)
+                if traced is _UNSET:
+                    traced = plan.prepared[_TRACED] = self.cache.traced_leans(policy, items)
                 if traced is not None:
                     self._dispatch_traced(policy, compiled, kind, resource, items, traced, request, out)
                     return
@@ -373,7 +374,7 @@ class Dispatcher:
                     out.policies.append(record)
                     continue
             elif lean is not None:
-                record = _tuple_record(meta, param, matched_kind, matched_resource, [])
+                record = lean.new_record(None if param is None else param_key(param), matched_kind, matched_resource)
                 published = lean.decide(inputs, record, out, Denial)
                 if published is not None:
                     for key, value in published:

@@ -294,14 +294,8 @@ class LeanTuple:
             if remaining < 0 or (value is not True and value is not False):
                 return None
             outcomes.append(outcome)
-        record = self.record.copy()
-        if param is not None:
-            record["param"] = param
-        record["validationActions"] = self.actions.copy()
-        record["matchedKind"] = matched_kind.copy() if type(matched_kind) is dict else matched_kind
-        record["matchedResource"] = matched_resource.copy() if type(matched_resource) is dict else matched_resource
-        record["decisions"] = decisions = []
-        record["auditAnnotations"] = []
+        record = self.new_record(param, matched_kind, matched_resource)
+        decisions = record["decisions"]
         rows = []
         position = 0
         for value, cost in outcomes:
@@ -325,6 +319,19 @@ class LeanTuple:
             "auditAnnotations": [],
             "budget": {"validations": {"limit": RUNTIME_CEL_COST_BUDGET, "remaining": remaining}},
         }
+        return record
+
+    def new_record(self, param: Any, matched_kind: Any, matched_resource: Any) -> dict[str, Any]:
+        """An admitted record of this tuple (dispatcher._tuple_record's): one copy of the template, with its own
+        lists and copies of the shared match results put in. `param` is the param's key, or None."""
+        record = self.record.copy()
+        if param is not None:
+            record["param"] = param
+        record["validationActions"] = self.actions.copy()
+        record["matchedKind"] = matched_kind.copy() if type(matched_kind) is dict else matched_kind
+        record["matchedResource"] = matched_resource.copy() if type(matched_resource) is dict else matched_resource
+        record["decisions"] = []
+        record["auditAnnotations"] = []
         return record
 
     def _plain_activation(self, inputs: Inputs) -> dict:
