@@ -70,7 +70,8 @@ class PolicyDispatcher:
         self._compiled: dict[int, tuple[Mapping, Any]] = {}
         self._sources: dict[int, tuple[Mapping, tuple]] = {}
         self._plans: dict[int, _Plan] = {}
-        self._matches: dict[tuple, MatchResult] = {}  # answers of criteria that read no labels, by request key
+        # Answers of criteria that read no labels: by criteria (memo key), then by request key.
+        self._matches: dict[str, dict[tuple, MatchResult]] = {}
 
     def hooks(self) -> list[tuple[Mapping, list[Mapping]]]:
         """(policy, bindings) for every policy of this kind that some binding names, in document order."""
@@ -153,12 +154,15 @@ class PolicyDispatcher:
         namespaces, mapper = self.cluster.namespaces, self.cluster.mapper
         if criteria.reads_labels():
             return criteria.match(request, namespaces, mapper)
-        key = (plan.constraints_key, criteria.request_key(request))
-        found = self._matches.get(key)
+        answers = self._matches.get(plan.constraints_key)  # by request key
+        if answers is None:
+            answers = self._matches[plan.constraints_key] = {}
+        key = criteria.request_key(request)
+        found = answers.get(key)
         if found is None:
-            if len(self._matches) >= _MATCHES_KEPT:
-                self._matches.clear()
-            found = self._matches[key] = criteria.match(request, namespaces, mapper)
+            if len(answers) >= _MATCHES_KEPT:
+                answers.clear()
+            found = answers[key] = criteria.match(request, namespaces, mapper)
         return found
 
     def resolve(

@@ -224,3 +224,65 @@ def test_static_match_is_resolve_statics_longer_condition() -> None:
         assert plan.static_match == longer
         flags.add(longer)
     assert flags == {True, False}
+
+
+def test_the_plain_activation_is_shared_activations() -> None:
+    """Traced lean tuples without params or authorizer share one activation per request's inputs: the one
+    `shared_activation` builds, with the same values (identical objects)."""
+    from evaluator.policies.validating.validator import shared_activation
+
+    simulation = Simulation(_traced_documents())
+    kind = next(k for k in simulation.kinds if isinstance(k, ValidatingAdmissionPolicies))
+    dispatcher = vap_dispatcher.Dispatcher(kind.cache.tuples.cluster, None, kind.cache)
+    request = {"kind": {"group": "apps", "version": "v1", "kind": "Deployment"}, "object": _deployment()}
+    dispatcher._views = None
+    inputs = dispatcher._inputs_for(request, request["kind"], {"group": "apps", "resource": "deployments"})
+    leans = [kind.cache.binding_meta(p, b[0]).lean for p, b in kind.cache.tuples.hooks()]
+    plain = [lean for lean in leans if lean is not None and lean.traceable and lean.plain]
+    assert len(plain) > 1
+    activation = plain[0]._plain_activation(inputs)
+    assert all(lean._plain_activation(inputs) is activation for lean in plain)
+    longer = shared_activation(plain[0].compiled, inputs, False, inputs.request, inputs.namespace_object)
+    assert activation.keys() == longer.keys()
+    assert all(activation[key] is longer[key] for key in longer)
+
+
+def test_programs_without_slots_share_no_mutable_slots() -> None:
+    from evaluator.cel.program import compile_program
+
+    assert compile_program("1 + 1 == 2").evaluate_plain({}) == (True, compile_program("1 + 1 == 2").evaluate({}).cost)
+    comprehension = compile_program("[1, 2].all(x, [3].exists(y, x < y))")
+    assert comprehension.evaluate_plain({})[0] is True
+    assert comprehension.evaluate_plain({}) == (True, comprehension.evaluate({}).cost)
+
+
+def test_request_views_are_made_only_for_a_policy_that_reads_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CEL `request` values (RequestViews) are made on first use: not at all when no policy names `request`
+    nor has matchConditions; the results are those of views made for every request."""
+    from evaluator.admission import activation
+
+    made: list[object] = []
+    original = activation.RequestViews
+
+    def counted(request):
+        made.append(request)
+        return original(request)
+
+    monkeypatch.setattr(activation, "RequestViews", counted)
+    plain = _policy("replicas", {"validations": [{"expression": "object.spec.replicas <= 5"}]})
+    reading = _policy(
+        "names",
+        {
+            "matchConditions": [{"name": "creates", "expression": "request.operation == 'CREATE'"}],
+            "validations": [{"expression": "request.name == '' || object.spec.replicas < 9"}],
+        },
+    )
+    results = {}
+    for name, documents in (("plain", plain), ("reading", plain + reading)):
+        made.clear()
+        results[name] = _results(documents)
+        assert bool(made) == (name == "reading")
+    monkeypatch.setattr(
+        vap_dispatcher.Dispatcher, "_request_views", lambda self, request: original(request)
+    )  # the longer way: fresh views whenever asked
+    assert json.dumps(_results(plain + reading)) == json.dumps(results["reading"])

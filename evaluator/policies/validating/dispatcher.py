@@ -200,7 +200,6 @@ class Dispatcher:
     def dispatch(self, request: Mapping[str, Any]) -> DispatchResult:
         out = DispatchResult()
         self._authorizers = None
-        self._views = act.RequestViews(request)
         try:
             for policy, bindings in self.cache.tuples.hooks():
                 try:
@@ -254,6 +253,13 @@ class Dispatcher:
             )
         return self._authorizers
 
+    def _request_views(self, request: Mapping) -> act.RequestViews:
+        """The request's CEL `request` values, made when a policy first needs one (most requests need none)."""
+        views = self._views
+        if views is None:
+            views = self._views = act.RequestViews(request)
+        return views
+
     def _inputs_for(self, request: Mapping, matched_kind: Any, matched_resource: Any) -> Inputs:
         """The CEL inputs of the tuples that matched as (kind, resource), built once per request: only
         `params` differs between tuples, and each tuple sets it before it evaluates."""
@@ -271,12 +277,13 @@ class Dispatcher:
         namespace = str(request.get("namespace") or "")
         ns_name = "" if act.is_core_namespace(request.get("kind")) else namespace
         namespace_object, namespace_raw = self._namespace_values(ns_name)
-        views = self._views
         return Inputs(
             object=act.versioned_object(request.get("object"), request.get("kind"), matched_kind),
             old_object=act.versioned_object(request.get("oldObject"), request.get("kind"), matched_kind),
-            request=views.view(matched_kind, matched_resource) if self.cache.uses_request() else None,
-            match_request=lambda: views.view(matched_kind, request.get("resource")),
+            request=self._request_views(request).view(matched_kind, matched_resource)
+            if self.cache.uses_request()
+            else None,
+            match_request=lambda: self._request_views(request).view(matched_kind, request.get("resource")),
             params=None,
             namespace_object=namespace_object,
             namespace_raw=namespace_raw,

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from evaluator.admission.conditions import CompositionContext, ExpressionResult, LazyVariables
+from evaluator.admission.conditions import NO_VARIABLES, CompositionContext, ExpressionResult, LazyVariables
 from evaluator.admission.evaluation import (
     RUNTIME_CEL_COST_BUDGET,
     RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS,
@@ -336,16 +336,18 @@ class LeanTuple:
 
     def _plain_activation(self, inputs: Inputs) -> dict:
         """The validations' activation of a tuple without variables: `shared_activation`'s. Without params
-        or an authorizer it binds only what `inputs` holds for the whole request, so it is kept on `inputs`
-        under one key, without building shared_activation's."""
+        or an authorizer it binds only what `inputs` holds for the whole request (the request's CEL values,
+        the same for every such policy), so it is built once and kept on `inputs` under one key."""
         compiled = self.compiled
         if not self.plain:
             return shared_activation(compiled, inputs, compiled.uses_authorizer, inputs.request, inputs.namespace_object)
         activation = inputs.activations.get(_PLAIN)
         if activation is None:
-            activation = inputs.activations[_PLAIN] = shared_activation(
-                compiled, inputs, False, inputs.request, inputs.namespace_object
+            activation = bindings(
+                inputs, with_authorizer=False, has_params=False, request=inputs.request, namespace=inputs.namespace_object
             )
+            activation["variables"] = NO_VARIABLES
+            inputs.activations[_PLAIN] = activation
         return activation
 
     def _section(
