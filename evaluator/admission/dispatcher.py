@@ -70,12 +70,17 @@ class PolicyDispatcher:
         self._compiled: dict[int, tuple[Mapping, Any]] = {}
         self._sources: dict[int, tuple[Mapping, tuple]] = {}
         self._plans: dict[int, _Plan] = {}
+        self._hooks: list[tuple[Mapping, list[Mapping]]] | None = None
         # Answers of criteria that read no labels: by criteria (memo key), then by request key.
         self._matches: dict[str, dict[tuple, MatchResult]] = {}
 
     def hooks(self) -> list[tuple[Mapping, list[Mapping]]]:
-        """(policy, bindings) for every policy of this kind that some binding names, in document order."""
-        return self.cluster.hooks(self.policy_kind, self.binding_kind)
+        """(policy, bindings) for every policy of this kind that some binding names, in document order (the
+        cluster's list, kept: its documents never change)."""
+        hooks = self._hooks
+        if hooks is None:
+            hooks = self._hooks = self.cluster.hooks(self.policy_kind, self.binding_kind)
+        return hooks
 
     def compiled(self, policy: Mapping[str, Any]) -> Any:
         hit = self._compiled.get(id(policy))

@@ -286,3 +286,13 @@ def test_request_views_are_made_only_for_a_policy_that_reads_them(monkeypatch: p
         vap_dispatcher.Dispatcher, "_request_views", lambda self, request: original(request)
     )  # the longer way: fresh views whenever asked
     assert json.dumps(_results(plain + reading)) == json.dumps(results["reading"])
+
+
+def test_kept_hooks_are_the_clusters() -> None:
+    simulation = Simulation(_traced_documents())
+    kind = next(k for k in simulation.kinds if isinstance(k, ValidatingAdmissionPolicies))
+    tuples = kind.cache.tuples
+    assert tuples.hooks() is tuples.hooks() is tuples.cluster.hooks(tuples.policy_kind, tuples.binding_kind)
+    assert [name for name in (p["metadata"]["name"] for p, _ in tuples.hooks())] == [
+        d["metadata"]["name"] for d in _traced_documents() if d["kind"] == "ValidatingAdmissionPolicy"
+    ]

@@ -18,7 +18,7 @@ import orjson
 
 from evaluator.admission import activation as act
 from evaluator.admission.cluster import ClusterIndex, name_of
-from evaluator.admission.dispatcher import PolicyDispatcher
+from evaluator.admission.dispatcher import BindingTuples, PolicyDispatcher
 from evaluator.admission.evaluation import Inputs
 from evaluator.admission.params import param_key
 from evaluator.k8s.kinds import VALIDATING_BINDING, VALIDATING_POLICY
@@ -96,11 +96,11 @@ class CompileCache:
         )
         return hit
 
-    def traced_leans(self, policy: Mapping, items: list) -> tuple[LeanTuple, ...] | None:
-        """The LeanTuple of each of a policy's static bindings (`PolicyDispatcher.resolve_static`'s) when every
-        one is `traceable`, else None (the dispatcher keeps the answer with the plan)."""
-        leans = tuple(self.binding_meta(policy, item.binding).lean for item in items)
-        return leans if all(lean is not None and lean.traceable for lean in leans) else None
+    def traced_leans(self, policy: Mapping, items: list) -> tuple[tuple[LeanTuple, BindingTuples], ...] | None:
+        """(LeanTuple, tuple) of each of a policy's static bindings (`PolicyDispatcher.resolve_static`'s) when
+        every one is `traceable`, else None (the dispatcher keeps the answer with the plan)."""
+        leans = tuple((self.binding_meta(policy, item.binding).lean, item) for item in items)
+        return leans if all(lean is not None and lean.traceable for lean, _ in leans) else None
 
     def get(self, policy: Mapping[str, Any]) -> CompiledPolicy:
         return self.tuples.compiled(policy)
@@ -295,14 +295,14 @@ class Dispatcher:
         static = self.cache.tuples.resolve_static(policy, bindings, request, self._match_memo)
         if static is not None:  # matched, every binding one tuple of params == null
             plan, kind, resource = static
-            compiled, items = plan.compiled, plan.static
             if self.trace:
                 traced = plan.prepared.get(_TRACED, _UNSET)
                 if traced is _UNSET:
-                    traced = plan.prepared[_TRACED] = self.cache.traced_leans(policy, items)
+                    traced = plan.prepared[_TRACED] = self.cache.traced_leans(policy, plan.static)
                 if traced is not None:
-                    self._dispatch_traced(policy, compiled, kind, resource, items, traced, request, out)
+                    self._dispatch_traced(policy, plan.compiled, kind, resource, traced, request, out)
                     return
+            compiled, items = plan.compiled, plan.static
         else:
             found = self.cache.tuples.resolve(policy, bindings, request, self._match_memo)
             if found.skip is not None:
@@ -334,8 +334,7 @@ class Dispatcher:
         compiled: CompiledPolicy,
         matched_kind: Any,
         matched_resource: Any,
-        items: list,
-        leans: tuple[LeanTuple, ...],
+        traced: tuple[tuple[LeanTuple, BindingTuples], ...],
         request: Mapping,
         out: DispatchResult,
     ) -> None:
@@ -343,7 +342,7 @@ class Dispatcher:
         `traceable` LeanTuples: a binding whose evaluation the lean form refuses takes the general path."""
         inputs = self._inputs_for(request, matched_kind, matched_resource)
         inputs.params = None
-        for item, lean in zip(items, leans):
+        for lean, item in traced:
             record = lean.traced_record(inputs, None, matched_kind, matched_resource, out, Denial)
             if record is not None:
                 out.policies.append(record)
