@@ -65,11 +65,10 @@ def _run(
     activation: Any,
     budget: int,
     context: CompositionContext | None = None,
-    costs: list[int] | None = None,
 ) -> tuple[list, int] | None:
     """(values, remaining budget) of a section as `validator.validate` evaluates it (every expression in
     order on one budget; None entries are placeholders; the variables an expression used are charged before
-    it), or None when anything failed or ran out of budget. `costs` receives each expression's own cost."""
+    it), or None when anything failed or ran out of budget."""
     values = []
     for evaluate in programs:
         if evaluate is None:
@@ -86,8 +85,6 @@ def _run(
         budget -= outcome[1]
         if budget < 0:
             return None
-        if costs is not None:
-            costs.append(outcome[1])
         values.append(outcome[0])
     return values, budget
 
