@@ -115,7 +115,9 @@ def test_the_failed_outcome_is_the_dispatchers_word_for_the_actions() -> None:
         {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"], "resourceNames": ["a"]}]},
         {
             "resourceRules": [{"apiGroups": ["*"], "apiVersions": ["*"], "resources": ["*"]}],
-            "excludeResourceRules": [{"apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"], "resourceNames": ["b"]}],
+            "excludeResourceRules": [
+                {"apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"], "resourceNames": ["b"]}
+            ],
         },
         {},
     ],
@@ -126,8 +128,13 @@ def test_request_key_with_the_kept_names_flag_is_the_longer_ways(criteria: dict)
         any(rule.names for rule in compiled.rules) or any(rule.names for rule in compiled.exclude)
     )
     for request in [
-        {"name": "a", "namespace": "ns", "operation": "CREATE", "resource": {"group": "", "version": "v1",
-         "resource": "pods"}, "kind": {"group": "", "version": "v1", "kind": "Pod"}},
+        {
+            "name": "a",
+            "namespace": "ns",
+            "operation": "CREATE",
+            "resource": {"group": "", "version": "v1", "resource": "pods"},
+            "kind": {"group": "", "version": "v1", "kind": "Pod"},
+        },
         {"name": "b", "operation": "DELETE", "resource": None, "kind": "not a mapping", "subResource": "status"},
         {},
     ]:
@@ -159,8 +166,11 @@ def test_a_kept_dispatcher_answers_as_a_fresh_one(monkeypatch: pytest.MonkeyPatc
     for dispatcher in kind._dispatchers.values():
         assert dispatcher.authorizer_factory is None and dispatcher._views is None
         assert dispatcher._inputs == {} and dispatcher._match_memo == {} and dispatcher._last_inputs is None
-    monkeypatch.setattr(ValidatingAdmissionPolicies, "_dispatcher", lambda self, trace: vap_dispatcher.Dispatcher(
-        self.cache.tuples.cluster, None, self.cache, trace=trace))
+    monkeypatch.setattr(
+        ValidatingAdmissionPolicies,
+        "_dispatcher",
+        lambda self, trace: vap_dispatcher.Dispatcher(self.cache.tuples.cluster, None, self.cache, trace=trace),
+    )
     fresh = Simulation(documents)
     longer = [fresh.run(copy.deepcopy(r), now=NOW, **o) for o in runs for r in REQUESTS]
     assert json.dumps(kept) == json.dumps(longer)
@@ -218,9 +228,7 @@ def test_static_match_is_resolve_statics_longer_condition() -> None:
     flags = set()
     for policy, bindings in kind.cache.tuples.hooks():
         plan = kind.cache.tuples._plan(policy, bindings)
-        longer = not (
-            plan.static is None or plan.constraints is None or plan.skipped is not None or plan.config_error
-        )
+        longer = not (plan.static is None or plan.constraints is None or plan.skipped is not None or plan.config_error)
         assert plan.static_match == longer
         flags.add(longer)
     assert flags == {True, False}
