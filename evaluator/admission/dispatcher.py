@@ -70,11 +70,17 @@ class PolicyDispatcher:
         self._compiled: dict[int, tuple[Mapping, Any]] = {}
         self._sources: dict[int, tuple[Mapping, tuple]] = {}
         self._plans: dict[int, _Plan] = {}
-        self._matches: dict[tuple, MatchResult] = {}  # answers of criteria that read no labels, by request key
+        self._hooks: list[tuple[Mapping, list[Mapping]]] | None = None
+        # Answers of criteria that read no labels: by criteria (memo key), then by request key.
+        self._matches: dict[str, dict[tuple, MatchResult]] = {}
 
     def hooks(self) -> list[tuple[Mapping, list[Mapping]]]:
-        """(policy, bindings) for every policy of this kind that some binding names, in document order."""
-        return self.cluster.hooks(self.policy_kind, self.binding_kind)
+        """(policy, bindings) for every policy of this kind that some binding names, in document order (the
+        cluster's list, kept: its documents never change)."""
+        hooks = self._hooks
+        if hooks is None:
+            hooks = self._hooks = self.cluster.hooks(self.policy_kind, self.binding_kind)
+        return hooks
 
     def compiled(self, policy: Mapping[str, Any]) -> Any:
         hit = self._compiled.get(id(policy))
@@ -119,26 +125,31 @@ class PolicyDispatcher:
         param_kind = plan.compiled.param_kind
         if all(not has and (param_kind is None or ref is None) for _, has, ref in plan.bindings):
             plan.static = [BindingTuples(b, params=[None]) for b, _, _ in plan.bindings]
+        plan.static_match = (
+            plan.static is not None and plan.constraints is not None and plan.skipped is None and not plan.config_error
+        )
         self._plans[id(policy)] = plan
         return plan
 
     def resolve_static(
         self, policy: Mapping[str, Any], bindings: list[Mapping], request: Mapping[str, Any], memo: MatchMemo
-    ) -> tuple[Any, Any, Any, list[BindingTuples]] | None:
+    ) -> tuple[_Plan, Any, Any] | None:
         """`resolve`'s answer without the PolicyTuples, for the commonest case: a policy with matchConstraints
-        that matched, no paramKind problem and bindings no request changes (`_Plan.static`). Then (compiled,
-        matched kind, matched resource, the bindings' tuples: shared, read-only); None for anything else, which
-        `resolve` (with the same memo: no second match) describes."""
-        plan = self._plan(policy, bindings)
-        if plan.static is None or plan.constraints is None or plan.skipped is not None or plan.config_error:
+        that matched, no paramKind problem and bindings no request changes (`_Plan.static`). Then (the plan:
+        its `compiled`, its bindings' tuples `static` (shared, read-only) and the kind's `prepared` data;
+        matched kind; matched resource); None for anything else, which `resolve` (with the same memo: no second
+        match) describes."""
+        plan = self._plans.get(id(policy))  # _plan's lookup, inline: this runs for every policy of every request
+        if plan is None or plan.policy is not policy or plan.binding_list is not bindings:
+            plan = self._plan(policy, bindings)
+        if not plan.static_match:
             return None
         match = memo.get(plan.constraints_key)
         if match is None:
             match = memo[plan.constraints_key] = self._labelless_match(plan, request)
         if match.error is not None or not match.matched:
             return None
-        kind, resource = match.matched_kind or request.get("kind"), match.matched_resource or request.get("resource")
-        return plan.compiled, kind, resource, plan.static
+        return plan, match.matched_kind or request.get("kind"), match.matched_resource or request.get("resource")
 
     def _labelless_match(self, plan: _Plan, request: Mapping[str, Any]) -> MatchResult:
         """The policy's matchConstraints against `request`. Criteria that read no labels answer every request
@@ -148,12 +159,15 @@ class PolicyDispatcher:
         namespaces, mapper = self.cluster.namespaces, self.cluster.mapper
         if criteria.reads_labels():
             return criteria.match(request, namespaces, mapper)
-        key = (plan.constraints_key, criteria.request_key(request))
-        found = self._matches.get(key)
+        answers = self._matches.get(plan.constraints_key)  # by request key
+        if answers is None:
+            answers = self._matches[plan.constraints_key] = {}
+        key = criteria.request_key(request)
+        found = answers.get(key)
         if found is None:
-            if len(self._matches) >= _MATCHES_KEPT:
-                self._matches.clear()
-            found = self._matches[key] = criteria.match(request, namespaces, mapper)
+            if len(answers) >= _MATCHES_KEPT:
+                answers.clear()
+            found = answers[key] = criteria.match(request, namespaces, mapper)
         return found
 
     def resolve(
@@ -224,7 +238,10 @@ class _Plan:
     bindings: list[tuple[Mapping, bool, Any]]
     constraints_key: str | None = None  # matching.memo_key(constraints)
     static: list[BindingTuples] | None = None  # the bindings' tuples when no request changes them
+    static_match: bool = False  # resolve_static may answer: static, with matchConstraints, no paramKind problem
     collected: dict[tuple[int, str], tuple[list, str | None]] = field(default_factory=dict)
+    # What the policy kind prepares once for the static bindings (by a key of its own), kept with them.
+    prepared: dict[Any, Any] = field(default_factory=dict)
 
     def params(
         self, binding: Mapping, param_ref: Any, namespace: str, cluster: ClusterIndex

@@ -322,16 +322,20 @@ class CompiledCriteria:
     object_problem: str | None
     rules: tuple[CompiledRule, ...]
     exclude: tuple[CompiledRule, ...]
+    reads_names: bool = False  # some rule lists resourceNames (request_key then holds the name)
 
     @classmethod
     def of(cls, criteria: Any) -> "CompiledCriteria":
         criteria = criteria if isinstance(criteria, Mapping) else {}
+        rules = tuple(CompiledRule.of(r) for r in _as_list(criteria.get("resourceRules")))
+        exclude = tuple(CompiledRule.of(r) for r in _as_list(criteria.get("excludeResourceRules")))
         return cls(
             criteria.get("matchPolicy"),
             *_parsed(criteria.get("namespaceSelector")),
             *_parsed(criteria.get("objectSelector")),
-            tuple(CompiledRule.of(r) for r in _as_list(criteria.get("resourceRules"))),
-            tuple(CompiledRule.of(r) for r in _as_list(criteria.get("excludeResourceRules"))),
+            rules,
+            exclude,
+            any(rule.names for rule in rules) or any(rule.names for rule in exclude),
         )
 
     def reads_labels(self) -> bool:
@@ -345,8 +349,11 @@ class CompiledCriteria:
         """Everything `match` reads of a request whose criteria read no labels (`reads_labels` False): the
         resource, kind, subresource and operation, whether it is namespaced, and the name only when a rule
         lists resourceNames. Requests with equal keys get the same answer (for one mapper)."""
-        resource, kind = _fields(request.get("resource")), _fields(request.get("kind"))
-        names = any(rule.names for rule in self.rules) or any(rule.names for rule in self.exclude)
+        resource, kind = request.get("resource"), request.get("kind")
+        if type(resource) is not dict:
+            resource = _fields(resource)
+        if type(kind) is not dict:
+            kind = _fields(kind)
         return (  # _View.of's values, as a flat tuple (no GVR/GVK objects: this runs for every request)
             str(resource.get("group") or ""),
             str(resource.get("version") or ""),
@@ -356,7 +363,7 @@ class CompiledCriteria:
             str(kind.get("kind") or ""),
             request.get("subResource") or "",
             bool(request.get("namespace")),
-            (request.get("name") or "") if names else "",
+            (request.get("name") or "") if self.reads_names else "",
             request.get("operation") or "",
         )
 

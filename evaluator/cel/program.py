@@ -30,6 +30,7 @@ MAX_NESTING = 250  # cel-go's default parser recursion limit
 # answer never depends on how loaded the machine is. 1,000,000 units take well under a second here; five
 # seconds leaves room for a machine ten times slower.
 DEFAULT_TIMEOUT = 5.0
+_monotonic = time.monotonic
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ class Program:
         self.type: Type = node.type
         self._fn = node.fn
         self._nslots = nslots
+        self._limit = env.cost_limit  # evaluate_plain's (an Env is frozen)
 
     def evaluate(
         self,
@@ -90,13 +92,12 @@ class Program:
     def evaluate_plain(self, activation: Mapping[str, Any]) -> tuple[Any, int] | None:
         """(value, cost) as `evaluate` with no shared budget and the default timeout, or None where `evaluate`
         would raise: the hot path's entry, which leaves the wording of errors to `evaluate`."""
-        limit = self.env.cost_limit
-        ctx = Ctx(activation, self._nslots, limit, time.monotonic() + DEFAULT_TIMEOUT)
+        ctx = Ctx(activation, self._nslots, self._limit, _monotonic() + DEFAULT_TIMEOUT)
         try:
             value = self._fn(ctx)
         except (CELEvalError, _Abort, RecursionError):
             return None
-        if ctx.cost > limit:
+        if ctx.cost > self._limit:
             return None
         return value, ctx.cost
 

@@ -9,12 +9,16 @@ from evaluator.cel.errors import CostLimitError, TimeoutError_, _Abort
 from evaluator.cel.values import LIST_TYPES
 
 
+# The slots of a program without comprehension variables: nothing ever indexes them, so all share one (immutable).
+_NO_SLOTS: Any = ()
+
+
 class Ctx:
     __slots__ = ("act", "slots", "cost", "limit", "deadline", "ticks")
 
     def __init__(self, act: Mapping[str, Any], nslots: int, limit: int, deadline: float | None):
         self.act = act
-        self.slots: list[Any] = [None] * nslots
+        self.slots: list[Any] = [None] * nslots if nslots else _NO_SLOTS
         self.cost = 0
         self.limit = limit
         self.deadline = deadline

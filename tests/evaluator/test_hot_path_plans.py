@@ -253,7 +253,7 @@ TRACED_SHAPES = [
 
 
 def _traced_shortcut_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(LeanTuple, "decide_traced", lambda *args: False)
+    monkeypatch.setattr(LeanTuple, "traced_record", lambda *args: None)
 
 
 def test_the_traced_shortcut_writes_the_general_paths_traces(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -266,8 +266,14 @@ def test_the_traced_shortcut_writes_the_general_paths_traces(monkeypatch: pytest
     for name, spec, param in LEAN_SHAPES:  # conditions, messageExpressions, auditAnnotations: the general path
         documents += _documents(f"other-{name}", copy.deepcopy(spec), ["Warn"], param)
     taken: list[bool] = []
-    original = LeanTuple.decide_traced
-    monkeypatch.setattr(LeanTuple, "decide_traced", lambda *args: taken.append(original(*args)) or taken[-1])
+    original = LeanTuple.traced_record
+
+    def traced_record(*args):
+        record = original(*args)
+        taken.append(record is not None)
+        return record
+
+    monkeypatch.setattr(LeanTuple, "traced_record", traced_record)
     now = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
     shortcut = [Simulation(documents).run(copy.deepcopy(r), now=now) for r in REQUESTS]
     _traced_shortcut_off(monkeypatch)

@@ -18,7 +18,7 @@ import orjson
 
 from evaluator.admission import activation as act
 from evaluator.admission.cluster import ClusterIndex, name_of
-from evaluator.admission.dispatcher import PolicyDispatcher
+from evaluator.admission.dispatcher import BindingTuples, PolicyDispatcher
 from evaluator.admission.evaluation import Inputs
 from evaluator.admission.params import param_key
 from evaluator.k8s.kinds import VALIDATING_BINDING, VALIDATING_POLICY
@@ -47,6 +47,10 @@ class DispatchResult:
     audit_annotations: dict[str, str] = field(default_factory=dict)
     validation_failures: list[dict] = field(default_factory=list)
     policies: list[dict] = field(default_factory=list)
+
+
+_TRACED = "traced"  # the key of CompileCache.traced_leans' answer in a plan's `prepared` data
+_UNSET = object()
 
 
 def denial_message(policy: str, binding: str | None, message: str) -> str:
@@ -86,11 +90,17 @@ class CompileCache:
         binding_name, actions, _ = self.meta(binding)
         spec = binding.get("spec") or {}
         policy_name_ref = str(spec.get("policyName") or "")
-        lean = lean_tuple(self.get(policy), policy_name, binding_name, actions, policy_name_ref)
+        lean = lean_tuple(self.get(policy), policy_name, binding_name, actions, policy_name_ref, failure_policy)
         hit = self._bindings[id(binding)] = _BindingMeta(
             policy, binding, policy_name, failure_policy, binding_name, actions, policy_name_ref, lean
         )
         return hit
+
+    def traced_leans(self, policy: Mapping, items: list) -> tuple[tuple[LeanTuple, BindingTuples], ...] | None:
+        """(LeanTuple, tuple) of each of a policy's static bindings (`PolicyDispatcher.resolve_static`'s) when
+        every one is `traceable`, else None (the dispatcher keeps the answer with the plan)."""
+        leans = tuple((self.binding_meta(policy, item.binding).lean, item) for item in items)
+        return leans if all(lean is not None and lean.traceable for lean, _ in leans) else None
 
     def get(self, policy: Mapping[str, Any]) -> CompiledPolicy:
         return self.tuples.compiled(policy)
@@ -183,15 +193,13 @@ class Dispatcher:
         self.cache = cache or CompileCache(cluster)
         self._authorizers: tuple[Any, Any] | None = None
         self._views: act.RequestViews | None = None
-        self._match_memo: dict = {}  # per request: equal matchConstraints are matched once
-        self._inputs: dict[tuple, Inputs] = {}
+        self._match_memo: dict = {}  # per request (emptied after it): equal matchConstraints are matched once
+        self._inputs: dict[tuple, Inputs] = {}  # per request, emptied after it
+        self._last_inputs: tuple[Any, Any, Inputs] | None = None  # (kind, resource, inputs) of _inputs_for's last
 
     def dispatch(self, request: Mapping[str, Any]) -> DispatchResult:
         out = DispatchResult()
         self._authorizers = None
-        self._views = act.RequestViews(request)
-        self._match_memo = {}
-        self._inputs = {}
         try:
             for policy, bindings in self.cache.tuples.hooks():
                 try:
@@ -203,9 +211,10 @@ class Dispatcher:
         finally:
             # The per-request state refers back to this dispatcher (the inputs' `authorizers` thunk): drop it,
             # so that the request's values are freed as soon as the result no longer needs them, not by the
-            # cyclic garbage collector.
-            self._inputs = {}
-            self._match_memo = {}
+            # cyclic garbage collector. The (empty) dicts serve the next request.
+            self._inputs.clear()
+            self._last_inputs = None
+            self._match_memo.clear()
             self._views = None
             self._authorizers = None
         if out.validation_failures:
@@ -244,25 +253,37 @@ class Dispatcher:
             )
         return self._authorizers
 
+    def _request_views(self, request: Mapping) -> act.RequestViews:
+        """The request's CEL `request` values, made when a policy first needs one (most requests need none)."""
+        views = self._views
+        if views is None:
+            views = self._views = act.RequestViews(request)
+        return views
+
     def _inputs_for(self, request: Mapping, matched_kind: Any, matched_resource: Any) -> Inputs:
         """The CEL inputs of the tuples that matched as (kind, resource), built once per request: only
         `params` differs between tuples, and each tuple sets it before it evaluates."""
+        last = self._last_inputs  # the previous policy's, commonly: policies share their matchConstraints
+        if last is not None and last[0] is matched_kind and last[1] is matched_resource:
+            return last[2]
         key = (id(matched_kind), id(matched_resource))  # the dicts stay alive: the match memo holds them
         inputs = self._inputs.get(key)
         if inputs is None:  # built apart: its closures' cells are made only then, not on every hit
             inputs = self._inputs[key] = self._new_inputs(request, matched_kind, matched_resource)
+        self._last_inputs = (matched_kind, matched_resource, inputs)
         return inputs
 
     def _new_inputs(self, request: Mapping, matched_kind: Any, matched_resource: Any) -> Inputs:
         namespace = str(request.get("namespace") or "")
         ns_name = "" if act.is_core_namespace(request.get("kind")) else namespace
         namespace_object, namespace_raw = self._namespace_values(ns_name)
-        views = self._views
         return Inputs(
             object=act.versioned_object(request.get("object"), request.get("kind"), matched_kind),
             old_object=act.versioned_object(request.get("oldObject"), request.get("kind"), matched_kind),
-            request=views.view(matched_kind, matched_resource) if self.cache.uses_request() else None,
-            match_request=lambda: views.view(matched_kind, request.get("resource")),
+            request=self._request_views(request).view(matched_kind, matched_resource)
+            if self.cache.uses_request()
+            else None,
+            match_request=lambda: self._request_views(request).view(matched_kind, request.get("resource")),
             params=None,
             namespace_object=namespace_object,
             namespace_raw=namespace_raw,
@@ -273,7 +294,15 @@ class Dispatcher:
     def _dispatch_policy(self, policy: Mapping, bindings: list[Mapping], request: Mapping, out: DispatchResult) -> None:
         static = self.cache.tuples.resolve_static(policy, bindings, request, self._match_memo)
         if static is not None:  # matched, every binding one tuple of params == null
-            compiled, kind, resource, items = static
+            plan, kind, resource = static
+            if self.trace:
+                traced = plan.prepared.get(_TRACED, _UNSET)
+                if traced is _UNSET:
+                    traced = plan.prepared[_TRACED] = self.cache.traced_leans(policy, plan.static)
+                if traced is not None:
+                    self._dispatch_traced(policy, plan.compiled, kind, resource, traced, request, out)
+                    return
+            compiled, items = plan.compiled, plan.static
         else:
             found = self.cache.tuples.resolve(policy, bindings, request, self._match_memo)
             if found.skip is not None:
@@ -299,6 +328,30 @@ class Dispatcher:
         for key, values in collector.items():
             out.audit_annotations[f"{policy_name}/{key}"] = values[0] if len(values) == 1 else ", ".join(values)
 
+    def _dispatch_traced(
+        self,
+        policy: Mapping,
+        compiled: CompiledPolicy,
+        matched_kind: Any,
+        matched_resource: Any,
+        traced: tuple[tuple[LeanTuple, BindingTuples], ...],
+        request: Mapping,
+        out: DispatchResult,
+    ) -> None:
+        """`_dispatch_binding` of each of a policy's static bindings (one tuple, params == null) when all are
+        `traceable` LeanTuples: a binding whose evaluation the lean form refuses takes the general path."""
+        inputs = self._inputs_for(request, matched_kind, matched_resource)
+        inputs.params = None
+        for lean, item in traced:
+            record = lean.traced_record(inputs, None, matched_kind, matched_resource, out, Denial)
+            if record is not None:
+                out.policies.append(record)
+                continue
+            collector: dict[str, list[str]] = {}  # a traceable policy has no auditAnnotations to publish
+            self._dispatch_binding(
+                policy, compiled, matched_kind, matched_resource, item.binding, item.params, request, out, collector
+            )
+
     def _dispatch_binding(
         self,
         policy: Mapping,
@@ -320,12 +373,14 @@ class Dispatcher:
         for param in params:
             inputs.params = None if param is None else _as_param_kind(param, compiled.param_kind)
             if lean is not None and self.trace:
-                record = _tuple_record(meta, param, matched_kind, matched_resource, [])
-                if lean.decide_traced(inputs, record, out, Denial):
+                record = lean.traced_record(
+                    inputs, None if param is None else param_key(param), matched_kind, matched_resource, out, Denial
+                )
+                if record is not None:
                     out.policies.append(record)
                     continue
             elif lean is not None:
-                record = _tuple_record(meta, param, matched_kind, matched_resource, [])
+                record = lean.new_record(None if param is None else param_key(param), matched_kind, matched_resource)
                 published = lean.decide(inputs, record, out, Denial)
                 if published is not None:
                     for key, value in published:

@@ -42,6 +42,7 @@ class ValidatingAdmissionPolicies:
         self._refused: dict[str, dict[str, Any]] = {}
         self.policies: list[Mapping[str, Any]] = []
         self.active = False
+        self._dispatchers: dict[bool, Dispatcher] = {}  # by RequestContext.trace
 
     def _compile(self, policy: Mapping[str, Any]) -> CompiledPolicy:
         hit = self._compiled.get(id(policy))
@@ -110,15 +111,26 @@ class ValidatingAdmissionPolicies:
         return errors
 
     def evaluate(self, request: Mapping[str, Any], context: RequestContext) -> KindOutcome:
-        outcome = Dispatcher(self.cache.tuples.cluster, context.authorizers, self.cache, trace=context.trace).dispatch(
-            request
-        )
+        dispatcher = self._dispatcher(context.trace)
+        dispatcher.authorizer_factory = context.authorizers
+        try:
+            outcome = dispatcher.dispatch(request)
+        finally:  # the factory refers to the simulation, which holds this kind: no cycle is left behind
+            dispatcher.authorizer_factory = None
         return KindOutcome(
             records=outcome.policies,
             denial=_denial(context.original, outcome),
             warnings=outcome.warnings,
-            audit_annotations=dict(outcome.audit_annotations),
+            audit_annotations=outcome.audit_annotations,  # the outcome's own dict: nothing else holds it
         )
+
+    def _dispatcher(self, trace: bool) -> Dispatcher:
+        """A Dispatcher kept per trace setting: it keeps nothing of a request once that is done, and the
+        caller gives it the request's authorizer factory."""
+        found = self._dispatchers.get(trace)
+        if found is None or found.cache is not self.cache:
+            found = self._dispatchers[trace] = Dispatcher(self.cache.tuples.cluster, None, self.cache, trace=trace)
+        return found
 
     def type_checks(self) -> dict[str, dict]:
         """`evaluator.typecheck` of every ValidatingAdmissionPolicy (by name), computed once per document set."""
@@ -151,16 +163,17 @@ def _denial(request: Mapping[str, Any], outcome: DispatchResult) -> Denial | Non
     if not outcome.denials:
         return None
     first = outcome.denials[0]
+    denials = [
+        {
+            "policy": d.policy,
+            "binding": d.binding,
+            "message": denial_message(d.policy, d.binding, d.message),
+            "reason": d.reason or "Invalid",
+        }
+        for d in outcome.denials
+    ]
     return Denial(
-        status=status_for(request, denial_message(first.policy, first.binding, first.message), first.reason),
-        denials=[
-            {
-                "policy": d.policy,
-                "binding": d.binding,
-                "message": denial_message(d.policy, d.binding, d.message),
-                "reason": d.reason or "Invalid",
-            }
-            for d in outcome.denials
-        ],
+        status=status_for(request, denials[0]["message"], first.reason),  # the first's text, worded once
+        denials=denials,
         ferricel=ferricel(False, (first.message, first.reason)),
     )

@@ -11,7 +11,7 @@ general path then runs from the start (evaluation has no side effects), so error
 one implementation.
 
 Traced runs (the playground, `simulate`) take the commonest shape the same way: a policy of validations with
-static messages and nothing else (`traceable`). `decide_traced` writes the record with the trace the general
+static messages and nothing else (`traceable`). `traced_record` writes the record with the trace the general
 path would write, each trace row and decision copied from a template made once; a value that is not a bool
 goes to the general path too, which renders it.
 """
@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from evaluator.admission.conditions import CompositionContext, ExpressionResult, LazyVariables
+from evaluator.admission.conditions import NO_VARIABLES, CompositionContext, ExpressionResult, LazyVariables
 from evaluator.admission.evaluation import (
     RUNTIME_CEL_COST_BUDGET,
     RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS,
@@ -44,7 +44,12 @@ __all__ = ["LeanTuple", "lean_tuple"]
 
 
 def lean_tuple(
-    compiled: CompiledPolicy, policy_name: str, binding_name: str, actions: list[str], policy_name_ref: str
+    compiled: CompiledPolicy,
+    policy_name: str,
+    binding_name: str,
+    actions: list[str],
+    policy_name_ref: str,
+    failure_policy: str = "Fail",
 ) -> LeanTuple | None:
     """The lean form of a (policy, binding), or None when an expression did not compile."""
     expressions = [c for _, c in compiled.variables] + [c for _, c in compiled.match_conditions]
@@ -52,7 +57,7 @@ def lean_tuple(
     expressions += [c for c in compiled.message_expressions if c is not None] + list(compiled.audit_expressions)
     if any(c.program is None for c in expressions):
         return None  # a compile error: the general path words it
-    return LeanTuple(compiled, policy_name, binding_name, actions, policy_name_ref)
+    return LeanTuple(compiled, policy_name, binding_name, actions, policy_name_ref, failure_policy)
 
 
 def _run(
@@ -60,11 +65,10 @@ def _run(
     activation: Any,
     budget: int,
     context: CompositionContext | None = None,
-    costs: list[int] | None = None,
 ) -> tuple[list, int] | None:
     """(values, remaining budget) of a section as `validator.validate` evaluates it (every expression in
     order on one budget; None entries are placeholders; the variables an expression used are charged before
-    it), or None when anything failed or ran out of budget. `costs` receives each expression's own cost."""
+    it), or None when anything failed or ran out of budget."""
     values = []
     for evaluate in programs:
         if evaluate is None:
@@ -81,8 +85,6 @@ def _run(
         budget -= outcome[1]
         if budget < 0:
             return None
-        if costs is not None:
-            costs.append(outcome[1])
         values.append(outcome[0])
     return values, budget
 
@@ -105,10 +107,19 @@ class LeanTuple:
         "denied",
         "traceable",
         "rows",
+        "record",
+        "failed_outcome",
+        "plain",
     )
 
     def __init__(
-        self, compiled: CompiledPolicy, policy_name: str, binding_name: str, actions: list[str], policy_name_ref: str
+        self,
+        compiled: CompiledPolicy,
+        policy_name: str,
+        binding_name: str,
+        actions: list[str],
+        policy_name_ref: str,
+        failure_policy: str = "Fail",
     ):
         self.compiled = compiled
         self.policy_name, self.binding_name, self.actions = policy_name, binding_name, actions
@@ -137,6 +148,26 @@ class LeanTuple:
         )
         # Per validation, when traceable: its trace row when true, and when false (validator.validate's rows).
         self.rows = tuple(self._rows(v) for v in compiled.validations) if self.traceable else ()
+        # The record of an admitted tuple without params (the keys and order of dispatcher._record): a traced
+        # record is a copy of it, with its own lists and dicts put in.
+        self.record = {
+            "policy": policy_name,
+            "binding": binding_name,
+            "param": None,
+            "outcome": "admitted",
+            "skipReason": None,
+            "failurePolicy": failure_policy,
+            "validationActions": None,
+            "error": None,
+            "matchedKind": None,
+            "matchedResource": None,
+            "decisions": None,
+            "auditAnnotations": None,
+            "trace": None,
+        }
+        self.plain = not (compiled.has_params or compiled.uses_authorizer)  # see _plain_activation
+        # A tuple's outcome once a validation failed: the same words whatever failed (see _act).
+        self.failed_outcome = _worst({_ACTION_OUTCOMES[a] for a in actions if a in _ACTION_OUTCOMES})
 
     @staticmethod
     def _rows(validation: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -215,7 +246,6 @@ class LeanTuple:
         if annotations is None:
             return None
         decisions = record["decisions"]
-        outcomes = set()
         for position, value in enumerate(values):
             if value is True:
                 decisions.append(dict(self.admitted[position]))
@@ -227,9 +257,8 @@ class LeanTuple:
                 message = message_for(validation, None if text is None else ExpressionResult(value=text))[0]
                 failed = self._failure(position, message)
             decisions.append(dict(failed[0]))
-            self._act(failed, out, denial, outcomes)
-        if outcomes:
-            record["outcome"] = _worst(outcomes)
+            self._act(failed, out, denial)
+            record["outcome"] = self.failed_outcome
         published = []
         for key, value in annotations:
             if value:
@@ -239,46 +268,84 @@ class LeanTuple:
             )
         return published
 
-    def decide_traced(self, inputs: Inputs, record: dict[str, Any], out: Any, denial: Callable[..., Any]) -> bool:
-        """`decide` for a `traceable` tuple, with the trace `validator.validate` writes; False, with nothing
-        written, when the general path must do it (an error, a budget, a value that is not a bool)."""
-        compiled = self.compiled
-        activation = shared_activation(
-            compiled, inputs, compiled.uses_authorizer, inputs.request, inputs.namespace_object
-        )
-        costs: list[int] = []
-        section = _run(self.programs, activation, RUNTIME_CEL_COST_BUDGET, costs=costs)
-        if section is None:
-            return False
-        values, budget = section
-        for value in values:
-            if value is not True and value is not False:
-                return False
+    def traced_record(
+        self, inputs: Inputs, param: Any, matched_kind: Any, matched_resource: Any, out: Any, denial: Callable[..., Any]
+    ) -> dict[str, Any] | None:
+        """A `traceable` tuple's record with the trace `validator.validate` writes, made from the record
+        template (one copy) and the rows', and its effect on `out`; None, with nothing written, when the
+        general path must do it (an error, a budget, a value that is not a bool)."""
+        activation = inputs.activations.get(_PLAIN) if self.plain else None
+        if activation is None:
+            activation = self._plain_activation(inputs)
+        remaining = RUNTIME_CEL_COST_BUDGET
+        outcomes = []
+        for evaluate in self.programs:  # as _run: every expression on one budget, in order
+            try:
+                outcome = evaluate(activation)
+            except Exception:  # as ex.run_plain: the general path words it
+                return None
+            if outcome is None:
+                return None
+            value = outcome[0]
+            remaining -= outcome[1]
+            if remaining < 0 or (value is not True and value is not False):
+                return None
+            outcomes.append(outcome)
+        record = self.new_record(param, matched_kind, matched_resource)
         decisions = record["decisions"]
         rows = []
-        outcomes: set[str] = set()
-        for position, (value, cost) in enumerate(zip(values, costs)):
+        position = 0
+        for value, cost in outcomes:
             if value:
                 decisions.append(self.admitted[position].copy())
                 row = self.rows[position][0].copy()
             else:
                 failed = self.denied[position]
                 decisions.append(failed[0].copy())
-                self._act(failed, out, denial, outcomes)
+                self._act(failed, out, denial)
+                record["outcome"] = self.failed_outcome
                 row = self.rows[position][1].copy()
             row["cost"] = cost
             rows.append(row)
-        if outcomes:
-            record["outcome"] = _worst(outcomes)
+            position += 1
         record["trace"] = {
             "matchConditions": [],
             "variables": [],
             "validations": rows,
             "messageExpressions": [],
             "auditAnnotations": [],
-            "budget": {"validations": {"limit": RUNTIME_CEL_COST_BUDGET, "remaining": budget}},
+            "budget": {"validations": {"limit": RUNTIME_CEL_COST_BUDGET, "remaining": remaining}},
         }
-        return True
+        return record
+
+    def new_record(self, param: Any, matched_kind: Any, matched_resource: Any) -> dict[str, Any]:
+        """An admitted record of this tuple (dispatcher._tuple_record's): one copy of the template, with its own
+        lists and copies of the shared match results put in. `param` is the param's key, or None."""
+        record = self.record.copy()
+        if param is not None:
+            record["param"] = param
+        record["validationActions"] = self.actions.copy()
+        record["matchedKind"] = matched_kind.copy() if type(matched_kind) is dict else matched_kind
+        record["matchedResource"] = matched_resource.copy() if type(matched_resource) is dict else matched_resource
+        record["decisions"] = []
+        record["auditAnnotations"] = []
+        return record
+
+    def _plain_activation(self, inputs: Inputs) -> dict:
+        """The validations' activation of a tuple without variables: `shared_activation`'s. Without params
+        or an authorizer it binds only what `inputs` holds for the whole request (the request's CEL values,
+        the same for every such policy), so it is built once and kept on `inputs` under one key."""
+        compiled = self.compiled
+        if not self.plain:
+            return shared_activation(compiled, inputs, compiled.uses_authorizer, inputs.request, inputs.namespace_object)
+        activation = inputs.activations.get(_PLAIN)
+        if activation is None:
+            activation = bindings(
+                inputs, with_authorizer=False, has_params=False, request=inputs.request, namespace=inputs.namespace_object
+            )
+            activation["variables"] = NO_VARIABLES
+            inputs.activations[_PLAIN] = activation
+        return activation
 
     def _section(
         self, inputs: Inputs, with_authorizer: bool, request: Any, namespace: Any
@@ -300,20 +367,18 @@ class LeanTuple:
         activation["variables"] = LazyVariables(context, activation)
         return activation, context
 
-    def _act(self, failed: tuple, out: Any, denial: Callable[..., Any], outcomes: set[str]) -> None:
-        """What a failed validation does under each of the binding's actions (as _dispatch_binding)."""
+    def _act(self, failed: tuple, out: Any, denial: Callable[..., Any]) -> None:
+        """What a failed validation does under each of the binding's actions (as _dispatch_binding); the
+        record's outcome is then `failed_outcome`."""
         _, message, reason, warning, failure = failed
         for action in self.actions:
             if action == "Deny":
                 out.denials.append(denial(self.policy_name, self.binding_name, message, reason))
-                outcomes.add("denied")
             elif action == "Audit":
                 out.validation_failures.append({**failure, "validationActions": list(self.actions)})
-                outcomes.add("audited")
             elif action == "Warn":
                 if warning not in out.warnings:
                     out.warnings.append(warning)
-                outcomes.add("warned")
 
     def _annotations(self, inputs: Inputs) -> list[tuple[str, str]] | None:
         """(key, value to publish or "" to exclude) of each auditAnnotation, as `validator.validate` decides
@@ -332,6 +397,12 @@ class LeanTuple:
             else:
                 return None
         return found
+
+
+_PLAIN = "validations without params or authorizer"  # _plain_activation's key in Inputs.activations
+
+# The outcome word each validationAction adds when a validation fails (as _dispatch_binding's).
+_ACTION_OUTCOMES = {"Deny": "denied", "Audit": "audited", "Warn": "warned"}
 
 
 def _worst(outcomes: set[str]) -> str:
