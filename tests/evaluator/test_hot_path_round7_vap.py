@@ -8,6 +8,7 @@ import datetime as dt
 import gc
 import itertools
 import json
+import threading
 
 import pytest
 
@@ -155,15 +156,16 @@ def test_request_key_with_the_kept_names_flag_is_the_longer_ways(criteria: dict)
 
 
 def test_a_kept_dispatcher_answers_as_a_fresh_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The kind keeps one Dispatcher per trace setting (its per-request state emptied after each request, the
+    """The kind keeps one Dispatcher per thread and trace setting (its per-request state emptied after each request, the
     authorizer factory dropped); a Dispatcher made for every request gives the same results."""
     documents = _traced_documents()
     runs = [dict(trace=True), dict(trace=False, full=False), dict(trace=False), dict(trace=True, full=False)]
     simulation = Simulation(documents)
     kept = [simulation.run(copy.deepcopy(r), now=NOW, **o) for o in runs for r in REQUESTS]
     kind = next(k for k in simulation.kinds if isinstance(k, ValidatingAdmissionPolicies))
-    assert set(kind._dispatchers) == {True, False}
-    for dispatcher in kind._dispatchers.values():
+    kept_here = kind._dispatchers.__dict__  # this thread's
+    assert set(kept_here) == {True, False}
+    for dispatcher in kept_here.values():
         assert dispatcher.authorizer_factory is None and dispatcher._views is None
         assert dispatcher._inputs == {} and dispatcher._match_memo == {} and dispatcher._last_inputs is None
     monkeypatch.setattr(
@@ -174,6 +176,30 @@ def test_a_kept_dispatcher_answers_as_a_fresh_one(monkeypatch: pytest.MonkeyPatc
     fresh = Simulation(documents)
     longer = [fresh.run(copy.deepcopy(r), now=NOW, **o) for o in runs for r in REQUESTS]
     assert json.dumps(kept) == json.dumps(longer)
+
+
+def test_threads_sharing_a_simulation_each_get_their_own_dispatcher() -> None:
+    """A kept Dispatcher holds a request's state while it runs: two threads running requests on one Simulation
+    at once each use their own, and every answer is the one a lone run gives."""
+    simulation = Simulation(_traced_documents())
+    alone = [json.dumps(simulation.run(copy.deepcopy(r), now=NOW)) for r in REQUESTS]
+    start = threading.Barrier(2)
+    answers: dict[int, list[str]] = {}
+    used: dict[int, int] = {}
+
+    def run(index: int) -> None:
+        start.wait()
+        answers[index] = [json.dumps(simulation.run(copy.deepcopy(r), now=NOW)) for r in REQUESTS * 20]
+        kind = next(k for k in simulation.kinds if isinstance(k, ValidatingAdmissionPolicies))
+        used[index] = id(kind._dispatchers.__dict__[True])
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert answers[0] == answers[1] == alone * 20
+    assert used[0] != used[1]
 
 
 def test_a_request_through_a_kept_dispatcher_leaves_no_cyclic_garbage() -> None:

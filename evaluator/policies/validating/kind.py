@@ -7,6 +7,7 @@ becomes the Status the API server answers with.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -42,7 +43,7 @@ class ValidatingAdmissionPolicies:
         self._refused: dict[str, dict[str, Any]] = {}
         self.policies: list[Mapping[str, Any]] = []
         self.active = False
-        self._dispatchers: dict[bool, Dispatcher] = {}  # by RequestContext.trace
+        self._dispatchers = threading.local()  # a Dispatcher per thread and RequestContext.trace (see _dispatcher)
 
     def _compile(self, policy: Mapping[str, Any]) -> CompiledPolicy:
         hit = self._compiled.get(id(policy))
@@ -125,11 +126,13 @@ class ValidatingAdmissionPolicies:
         )
 
     def _dispatcher(self, trace: bool) -> Dispatcher:
-        """A Dispatcher kept per trace setting: it keeps nothing of a request once that is done, and the
-        caller gives it the request's authorizer factory."""
-        found = self._dispatchers.get(trace)
+        """A Dispatcher kept per thread and trace setting: it holds a request's state while it runs (so two
+        threads sharing one Simulation must not share it) and nothing once that is done; the caller gives it
+        the request's authorizer factory."""
+        kept: dict[bool, Dispatcher] = self._dispatchers.__dict__
+        found = kept.get(trace)
         if found is None or found.cache is not self.cache:
-            found = self._dispatchers[trace] = Dispatcher(self.cache.tuples.cluster, None, self.cache, trace=trace)
+            found = kept[trace] = Dispatcher(self.cache.tuples.cluster, None, self.cache, trace=trace)
         return found
 
     def type_checks(self) -> dict[str, dict]:
