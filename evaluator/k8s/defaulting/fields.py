@@ -8,21 +8,25 @@ while decoding, and the simulation reports the object as given rather than guess
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
 
 class Recorder:
-    """Collects the path of every field a defaulter set, in the order the API server sets them."""
+    """Collects the path of every field a defaulter set, in the order the API server sets them.
+
+    Defaulters pass paths as prefixes: the container's path followed by "." ("" for the object itself), so that
+    a field's path is one concatenation, `prefix + key`."""
 
     __slots__ = ("paths",)
 
     def __init__(self) -> None:
         self.paths: list[str] = []
 
-    def set(self, parent: dict, key: str, value: Any, path: str) -> None:
+    def set(self, parent: dict, key: str, value: Any, prefix: str) -> None:
         parent[key] = value
-        self.paths.append(f"{path}.{key}" if path else key)
+        self.paths.append(prefix + key)
 
 
 def is_unset(value: Any) -> bool:
@@ -49,12 +53,12 @@ def child(parent: dict, key: str) -> dict | None:
     return value if type(value) is dict else None
 
 
-def ensure(parent: dict, key: str, path: str, rec: Recorder) -> dict | None:
+def ensure(parent: dict, key: str, prefix: str, rec: Recorder) -> dict | None:
     """The object under `key`, created empty (and recorded) when absent or null; None for a non-object."""
     value = parent.get(key)
     if value is None:
-        value = {}
-        rec.set(parent, key, value, path)
+        value = parent[key] = {}
+        rec.paths.append(prefix + key)
         return value
     return value if type(value) is dict else None
 
@@ -67,24 +71,45 @@ def items(parent: dict, key: str) -> list[tuple[int, dict]]:
     return [(i, element) for i, element in enumerate(value) if type(element) is dict]
 
 
-def default_string(parent: dict, key: str, value: str, path: str, rec: Recorder) -> None:
-    if is_zero_string(parent.get(key)):
-        rec.set(parent, key, value, path)
+# The three setters below are the hot path of defaulting (a dozen calls per workload): each tests the zero
+# value itself rather than through is_zero_* and records without Recorder.set, one call per field.
+def default_string(parent: dict, key: str, value: str, prefix: str, rec: Recorder) -> None:
+    current = parent.get(key)
+    if current is None or current == "":
+        parent[key] = value
+        rec.paths.append(prefix + key)
 
 
-def default_pointer(parent: dict, key: str, value: Any, path: str, rec: Recorder) -> None:
+def default_pointer(parent: dict, key: str, value: Any, prefix: str, rec: Recorder) -> None:
     if parent.get(key) is None:
-        rec.set(parent, key, value, path)
+        parent[key] = value
+        rec.paths.append(prefix + key)
 
 
-def default_int(parent: dict, key: str, value: int, path: str, rec: Recorder) -> None:
-    if is_zero_int(parent.get(key)):
-        rec.set(parent, key, value, path)
+def default_int(parent: dict, key: str, value: int, prefix: str, rec: Recorder) -> None:
+    current = parent.get(key)
+    if current is None or (type(current) is int and current == 0):
+        parent[key] = value
+        rec.paths.append(prefix + key)
 
 
-def join(path: str, key: str, index: int | None = None) -> str:
-    base = f"{path}.{key}" if path else key
-    return base if index is None else f"{base}[{index}]"
+def set_all_absent(parent: dict, defaults: dict, prefix: str, rec: Recorder) -> bool:
+    """Set every field of `defaults` (in its order) when none of them is in `parent`, and say whether it did.
+
+    This is the usual case (users rarely write the defaulted fields), and then it gives exactly what setting
+    them one by one gives: each key is new, so it is appended in the same order. When any key is there (even
+    null), nothing is changed and the caller defaults field by field."""
+    if not parent.keys().isdisjoint(defaults):
+        return False
+    parent.update(defaults)
+    rec.paths.extend(_prefixed(prefix, tuple(defaults)))
+    return True
+
+
+@functools.lru_cache(maxsize=1024)
+def _prefixed(prefix: str, keys: tuple[str, ...]) -> tuple[str, ...]:
+    """The recorded paths of `keys` under `prefix`: a workload kind has a handful of prefixes, made once."""
+    return tuple(prefix + key for key in keys)
 
 
 def clone(value: Any) -> Any:
