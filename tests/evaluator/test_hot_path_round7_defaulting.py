@@ -114,6 +114,19 @@ def test_the_registry_lookup_by_exact_text_finds_what_the_lookup_by_group_finds(
     assert _defaulter({"apiVersion": ["v1"], "kind": "Pod"}) is None
 
 
+def test_clone_dict_copies_dict_subclasses_into_dicts_as_clone_did() -> None:
+    from evaluator.k8s.defaulting.fields import clone, clone_dict
+
+    class Tagged(dict):
+        pass
+
+    data = {"a": Tagged(b=[Tagged(c=1), (Tagged(d=2),)]), "e": [[{"f": None}]]}
+    for copied in (clone(data), clone_dict(data), clone(Tagged(data))):
+        assert _same(copied, {"a": {"b": [{"c": 1}, (Tagged(d=2),)]}, "e": [[{"f": None}]]})
+        assert copied["a"]["b"][1] is data["a"]["b"][1]  # a tuple is kept as it is
+        assert not (_containers(copied).keys() & _containers(data).keys())
+
+
 def test_a_container_shared_inside_the_input_is_defaulted_in_each_place() -> None:
     shared = {"name": "c", "image": "nginx"}
     obj = {"apiVersion": "v1", "kind": "Pod", "spec": {"containers": [shared], "initContainers": [shared]}}
@@ -132,7 +145,7 @@ def test_the_usual_fields_set_at_once_are_recorded_and_ordered_as_one_by_one() -
     for present in ({}, {"b": None}, {"a": 0}, {"z": 1}):
         at_once, one_by_one = dict(present), dict(present)
         rec, rec2 = Recorder(), Recorder()
-        if not set_all_absent(at_once, {"a": 1, "b": {}}, "p.", rec):
+        if not set_all_absent(at_once, {"a": 1, "b": {}}, ("a", "b"), "p.", rec):
             default_pointer(at_once, "a", 1, "p.", rec)
             default_pointer(at_once, "b", {}, "p.", rec)
         default_pointer(one_by_one, "a", 1, "p.", rec2)

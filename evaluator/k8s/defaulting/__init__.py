@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaluator.k8s.defaulting import apps, autoscaling, batch, core, networking, rbac
-from evaluator.k8s.defaulting.fields import Recorder, clone
+from evaluator.k8s.defaulting.fields import Recorder, clone_dict
 
 __all__ = ["Defaulted", "default_object", "defaulted_copy", "default_in_place", "defaults_known_for", "redefault"]
 
@@ -91,7 +91,7 @@ def defaulted_copy(obj: Any) -> tuple[Any, list[str]]:
     defaulter = _defaulter(obj)
     if defaulter is None:
         return obj, []
-    copied = clone(obj)
+    copied = clone_dict(obj)  # _defaulter took only a dict
     rec = Recorder()
     defaulter(copied, rec)
     return (copied if rec.paths else obj), rec.paths

@@ -38,12 +38,14 @@ def deployment(obj: dict, rec: Recorder) -> None:
             default_string(strategy, "type", "RollingUpdate", "spec.strategy.", rec)
             if strategy.get("type") == "RollingUpdate":
                 _rolling_update(strategy, "spec.strategy.", rec, "25%", "25%")
-    if not set_all_absent(spec, {"revisionHistoryLimit": 10, "progressDeadlineSeconds": 600}, "spec.", rec):
+    if not set_all_absent(spec, _DEPLOYMENT_DEFAULTS, _DEPLOYMENT_DEFAULT_KEYS, "spec.", rec):
         default_pointer(spec, "revisionHistoryLimit", 10, "spec.", rec)
         default_pointer(spec, "progressDeadlineSeconds", 600, "spec.", rec)
     pod_template_spec(spec, "spec.", rec)
 
 
+_DEPLOYMENT_DEFAULTS = {"revisionHistoryLimit": 10, "progressDeadlineSeconds": 600}
+_DEPLOYMENT_DEFAULT_KEYS = tuple(_DEPLOYMENT_DEFAULTS)
 _DEFAULT_STRATEGY_PATHS = (
     "spec.strategy",
     "spec.strategy.type",

@@ -9,6 +9,7 @@ units is not applied (quantities stay as written).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from evaluator.k8s.defaulting.fields import (
@@ -91,14 +92,11 @@ def _field_selector(selector: dict, prefix: str, rec: Recorder) -> None:
 
 def container(c: dict, prefix: str, rec: Recorder) -> None:
     """SetDefaults_Container, then the ports, env field references, probes and lifecycle hooks."""
-    own = {
-        "imagePullPolicy": default_pull_policy(c.get("image")),
-        "terminationMessagePath": "/dev/termination-log",
-        "terminationMessagePolicy": "File",
-    }
-    if not set_all_absent(c, own, prefix, rec):
+    if set_all_absent(c, _CONTAINER_DEFAULTS, _CONTAINER_DEFAULT_KEYS, prefix, rec):
+        c["imagePullPolicy"] = default_pull_policy(c.get("image"))  # the key set above: its place is kept
+    else:
         if is_zero_string(c.get("imagePullPolicy")):
-            rec.set(c, "imagePullPolicy", own["imagePullPolicy"], prefix)
+            rec.set(c, "imagePullPolicy", default_pull_policy(c.get("image")), prefix)
         default_string(c, "terminationMessagePath", "/dev/termination-log", prefix, rec)
         default_string(c, "terminationMessagePolicy", "File", prefix, rec)
     if c.keys().isdisjoint(_CONTAINER_PARTS):  # the usual container: nothing below to walk into
@@ -125,6 +123,12 @@ def container(c: dict, prefix: str, rec: Recorder) -> None:
 
 _PROBES = ("livenessProbe", "readinessProbe", "startupProbe")
 _CONTAINER_PARTS = frozenset({"ports", "env", *_PROBES, "lifecycle"})
+_CONTAINER_DEFAULTS = {
+    "imagePullPolicy": None,  # by the image, set after
+    "terminationMessagePath": "/dev/termination-log",
+    "terminationMessagePolicy": "File",
+}
+_CONTAINER_DEFAULT_KEYS = tuple(_CONTAINER_DEFAULTS)
 
 
 # -- volumes ----------------------------------------------------------------------------------------
@@ -201,17 +205,12 @@ def pvc_spec(spec: dict, prefix: str, rec: Recorder) -> None:
 # -- pod specs --------------------------------------------------------------------------------------
 def pod_spec(spec: dict, prefix: str, rec: Recorder) -> None:
     """SetDefaults_PodSpec and everything the generated defaulter walks inside a PodSpec."""
-    own = {
-        "dnsPolicy": "ClusterFirst",
-        "restartPolicy": "Always",
-        "securityContext": {},
-        "terminationGracePeriodSeconds": DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS,
-        "schedulerName": "default-scheduler",
-    }
-    if not set_all_absent(spec, own, prefix, rec):
+    if set_all_absent(spec, _POD_SPEC_DEFAULTS, _POD_SPEC_DEFAULT_KEYS, prefix, rec):
+        spec["securityContext"] = {}  # a fresh one for each object
+    else:
         default_string(spec, "dnsPolicy", "ClusterFirst", prefix, rec)
         default_string(spec, "restartPolicy", "Always", prefix, rec)
-        default_pointer(spec, "securityContext", own["securityContext"], prefix, rec)
+        default_pointer(spec, "securityContext", {}, prefix, rec)
         default_pointer(spec, "terminationGracePeriodSeconds", DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS, prefix, rec)
         default_string(spec, "schedulerName", "default-scheduler", prefix, rec)
     if "volumes" in spec:
@@ -226,14 +225,29 @@ def pod_spec(spec: dict, prefix: str, rec: Recorder) -> None:
 
 
 _CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
+_POD_SPEC_DEFAULTS = {
+    "dnsPolicy": "ClusterFirst",
+    "restartPolicy": "Always",
+    "securityContext": None,  # a fresh {} for each object, set after
+    "terminationGracePeriodSeconds": DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS,
+    "schedulerName": "default-scheduler",
+}
+_POD_SPEC_DEFAULT_KEYS = tuple(_POD_SPEC_DEFAULTS)
 
 
 def pod_template_spec(parent: dict, prefix: str, rec: Recorder) -> None:
     """`parent.template` of a workload: a struct in Go, so its PodSpec is defaulted even when absent."""
     template = ensure(parent, "template", prefix, rec)
-    spec = ensure(template, "spec", f"{prefix}template.", rec) if template is not None else None
+    template_prefix, spec_prefix = _template_prefixes(prefix)
+    spec = ensure(template, "spec", template_prefix, rec) if template is not None else None
     if spec is not None:
-        pod_spec(spec, f"{prefix}template.spec.", rec)
+        pod_spec(spec, spec_prefix, rec)
+
+
+@functools.lru_cache(maxsize=256)
+def _template_prefixes(prefix: str) -> tuple[str, str]:
+    """The template's and its spec's prefixes: one pair for each workload kind's `prefix`, made once."""
+    return f"{prefix}template.", f"{prefix}template.spec."
 
 
 def _requests_from_limits(c: dict, prefix: str, rec: Recorder) -> None:

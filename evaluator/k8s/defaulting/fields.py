@@ -93,16 +93,17 @@ def default_int(parent: dict, key: str, value: int, prefix: str, rec: Recorder) 
         rec.paths.append(prefix + key)
 
 
-def set_all_absent(parent: dict, defaults: dict, prefix: str, rec: Recorder) -> bool:
-    """Set every field of `defaults` (in its order) when none of them is in `parent`, and say whether it did.
+def set_all_absent(parent: dict, defaults: dict, keys: tuple[str, ...], prefix: str, rec: Recorder) -> bool:
+    """Set every field of `defaults` (whose keys, in order, are `keys`) when none of them is in `parent`, and
+    say whether it did. `defaults` is shared between calls: the caller replaces any mutable value after it.
 
     This is the usual case (users rarely write the defaulted fields), and then it gives exactly what setting
     them one by one gives: each key is new, so it is appended in the same order. When any key is there (even
     null), nothing is changed and the caller defaults field by field."""
-    if not parent.keys().isdisjoint(defaults):
+    if not parent.keys().isdisjoint(keys):
         return False
     parent.update(defaults)
-    rec.paths.extend(_prefixed(prefix, tuple(defaults)))
+    rec.paths.extend(_prefixed(prefix, keys))
     return True
 
 
@@ -116,24 +117,28 @@ def clone(value: Any) -> Any:
     """A copy of JSON-like data (dicts and lists copied, scalars shared): much faster than copy.deepcopy.
     Other mappings become dicts. Scalars are returned without a call (most leaves are scalars)."""
     kind = type(value)
-    if kind is dict or (kind is not list and isinstance(value, dict)):
-        return _clone_dict(value)
+    if kind is dict:
+        return clone_dict(value)
+    if kind is not list and isinstance(value, dict):
+        return clone_dict(dict(value.items()))
     if kind is list:
         return _clone_list(value)
     return value
 
 
-def _clone_dict(value: dict) -> dict:
-    # Copied at C speed (a dict subclass becomes a dict), then each container value replaced by its copy.
-    out = value.copy() if type(value) is dict else dict(value.items())
+def clone_dict(value: dict) -> dict:
+    """`clone` of a dict (of exactly that type: a subclass is made one by dict(items()) first)."""
+    out = value.copy()  # at C speed, then each container value replaced by its copy
     for key, item in out.items():
         kind = type(item)
+        if kind in _SCALARS:  # most values: one test
+            continue
         if kind is dict:
-            out[key] = _clone_dict(item)
+            out[key] = clone_dict(item)
         elif kind is list:
             out[key] = _clone_list(item)
-        elif kind not in _SCALARS and isinstance(item, dict):
-            out[key] = _clone_dict(item)
+        elif isinstance(item, dict):
+            out[key] = clone_dict(dict(item.items()))
     return out
 
 
@@ -141,12 +146,14 @@ def _clone_list(value: list) -> list:
     out = value.copy()  # a list (callers check the exact type); its container items replaced by their copies
     for index, item in enumerate(value):
         kind = type(item)
+        if kind in _SCALARS:
+            continue
         if kind is dict:
-            out[index] = _clone_dict(item)
+            out[index] = clone_dict(item)
         elif kind is list:
             out[index] = _clone_list(item)
-        elif kind not in _SCALARS and isinstance(item, dict):
-            out[index] = _clone_dict(item)
+        elif isinstance(item, dict):
+            out[index] = clone_dict(dict(item.items()))
     return out
 
 
