@@ -106,7 +106,9 @@ def base_objects() -> dict[str, dict]:
             "metadata": _META,
             "spec": {
                 "serviceName": "db",
-                "template": {"spec": {"containers": [{"name": "db", "image": "postgres:16", "ports": [{"containerPort": 5432}]}]}},
+                "template": {
+                    "spec": {"containers": [{"name": "db", "image": "postgres:16", "ports": [{"containerPort": 5432}]}]}
+                },
                 "volumeClaimTemplates": [
                     {"metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"]}},
                     {"metadata": {"name": "logs"}, "spec": {"volumeMode": "Block"}, "status": {}},
@@ -132,16 +134,29 @@ def base_objects() -> dict[str, dict]:
             "kind": "Job",
             "spec": {
                 "podFailurePolicy": {
-                    "rules": [{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}, {"type": "X", "status": "False"}]}]
+                    "rules": [
+                        {
+                            "action": "Ignore",
+                            "onPodConditions": [{"type": "DisruptionTarget"}, {"type": "X", "status": "False"}],
+                        }
+                    ]
                 },
-                "template": {"metadata": {"labels": {"job": "j"}}, "spec": {"restartPolicy": "Never", "containers": [_CONTAINER]}},
+                "template": {
+                    "metadata": {"labels": {"job": "j"}},
+                    "spec": {"restartPolicy": "Never", "containers": [_CONTAINER]},
+                },
             },
         },
         "job-indexed": {
             "apiVersion": "batch/v1",
             "kind": "Job",
             "metadata": {"name": "j", "labels": {}},
-            "spec": {"parallelism": 3, "backoffLimitPerIndex": 1, "completionMode": "Indexed", "template": {"metadata": {"labels": {"a": "b"}}}},
+            "spec": {
+                "parallelism": 3,
+                "backoffLimitPerIndex": 1,
+                "completionMode": "Indexed",
+                "template": {"metadata": {"labels": {"a": "b"}}},
+            },
         },
         "cronjob": {
             "apiVersion": "batch/v1",
@@ -165,8 +180,12 @@ def base_objects() -> dict[str, dict]:
             "spec": {
                 "hostNetwork": True,
                 "enableServiceLinks": False,
-                "containers": [{"name": "c", "image": "c", "ports": [{"containerPort": 80}, {"containerPort": 81, "hostPort": 9}]}],
-                "initContainers": [{"name": "i", "image": "i", "ports": [{"containerPort": 70}, {"name": "no-container-port"}]}],
+                "containers": [
+                    {"name": "c", "image": "c", "ports": [{"containerPort": 80}, {"containerPort": 81, "hostPort": 9}]}
+                ],
+                "initContainers": [
+                    {"name": "i", "image": "i", "ports": [{"containerPort": 70}, {"name": "no-container-port"}]}
+                ],
             },
         },
         "podtemplate": {"apiVersion": "v1", "kind": "PodTemplate", "metadata": _META, "template": _TEMPLATE},
@@ -176,12 +195,18 @@ def base_objects() -> dict[str, dict]:
             "metadata": {"name": "rc"},
             "spec": {"template": _TEMPLATE},
         },
-        "replicationcontroller-notemplate": {"apiVersion": "v1", "kind": "ReplicationController", "spec": {"replicas": 2}},
+        "replicationcontroller-notemplate": {
+            "apiVersion": "v1",
+            "kind": "ReplicationController",
+            "spec": {"replicas": 2},
+        },
         "service": {
             "apiVersion": "v1",
             "kind": "Service",
             "metadata": _META,
-            "spec": {"ports": [{"port": 80}, {"port": 443, "targetPort": "https", "protocol": "TCP"}, {"name": "no-port"}]},
+            "spec": {
+                "ports": [{"port": 80}, {"port": 443, "targetPort": "https", "protocol": "TCP"}, {"name": "no-port"}]
+            },
         },
         "service-clientip": {
             "apiVersion": "v1",
@@ -220,7 +245,12 @@ def base_objects() -> dict[str, dict]:
             "kind": "LimitRange",
             "spec": {
                 "limits": [
-                    {"type": "Container", "max": {"cpu": "2", "memory": "1Gi"}, "min": {"cpu": "100m"}, "default": {"memory": "512Mi"}},
+                    {
+                        "type": "Container",
+                        "max": {"cpu": "2", "memory": "1Gi"},
+                        "min": {"cpu": "100m"},
+                        "default": {"memory": "512Mi"},
+                    },
                     {"type": "Pod", "max": {"cpu": "4"}},
                 ]
             },
@@ -244,7 +274,11 @@ def base_objects() -> dict[str, dict]:
             "apiVersion": "rbac.authorization.k8s.io/v1",
             "kind": "RoleBinding",
             "roleRef": {"kind": "Role", "name": "r"},
-            "subjects": [{"kind": "User", "name": "u"}, {"kind": "ServiceAccount", "name": "sa"}, {"kind": "Group", "name": "g", "apiGroup": "x"}],
+            "subjects": [
+                {"kind": "User", "name": "u"},
+                {"kind": "ServiceAccount", "name": "sa"},
+                {"kind": "Group", "name": "g", "apiGroup": "x"},
+            ],
         },
         "clusterrolebinding": {
             "apiVersion": "rbac.authorization.k8s.io/v1",
@@ -255,7 +289,10 @@ def base_objects() -> dict[str, dict]:
         "hpa": {
             "apiVersion": "autoscaling/v2",
             "kind": "HorizontalPodAutoscaler",
-            "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "d"}, "behavior": {"scaleUp": {"selectPolicy": "Min"}}},
+            "spec": {
+                "scaleTargetRef": {"kind": "Deployment", "name": "d"},
+                "behavior": {"scaleUp": {"selectPolicy": "Min"}},
+            },
         },
         "hpa-no-behavior": {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "spec": {"metrics": []}},
         "not-defaulted": {"apiVersion": "example.com/v1", "kind": "Widget", "spec": {}},

@@ -13,7 +13,6 @@ import math
 from pathlib import Path
 from typing import Any
 
-import pytest
 
 from evaluator.k8s.defaulting import default_in_place, default_object, redefault
 from evaluator.k8s.defaulting.requests import default_request
@@ -107,7 +106,12 @@ def test_the_registry_lookup_by_exact_text_finds_what_the_lookup_by_group_finds(
 
     for (group, version), defaulters in _REGISTRY.items():
         for kind in [*defaulters, "Unknown"]:
-            for api_version in (f"{group}/{version}" if group else version, f"/{version}", Text(version), f"{group}/v0"):
+            for api_version in (
+                f"{group}/{version}" if group else version,
+                f"/{version}",
+                Text(version),
+                f"{group}/v0",
+            ):
                 obj = {"apiVersion": api_version, "kind": kind}
                 assert _defaulter(obj) is _defaulter_by_group(api_version, kind), (api_version, kind)
     assert _defaulter({"apiVersion": "/v1", "kind": "Pod"}) is not None  # as before: group "" from the split

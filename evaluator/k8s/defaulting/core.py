@@ -320,7 +320,9 @@ def service(obj: dict, rec: Recorder) -> None:
         config = child(spec, "sessionAffinityConfig")
         client_ip = child(config, "clientIP") if config is not None else None
         if client_ip is None or client_ip.get("timeoutSeconds") is None:
-            rec.set(spec, "sessionAffinityConfig", {"clientIP": {"timeoutSeconds": CLIENT_IP_AFFINITY_SECONDS}}, "spec.")
+            rec.set(
+                spec, "sessionAffinityConfig", {"clientIP": {"timeoutSeconds": CLIENT_IP_AFFINITY_SECONDS}}, "spec."
+            )
     default_string(spec, "type", "ClusterIP", "spec.", rec)
     for i, port in items(spec, "ports"):
         prefix = f"spec.ports[{i}]."
