@@ -155,3 +155,9 @@ def test_the_usual_fields_set_at_once_are_recorded_and_ordered_as_one_by_one() -
         default_pointer(one_by_one, "a", 1, "p.", rec2)
         default_pointer(one_by_one, "b", {}, "p.", rec2)
         assert list(at_once.items()) == list(one_by_one.items()) and rec.paths == rec2.paths
+
+
+def test_the_corpus_has_every_kind_of_the_registry() -> None:
+    from evaluator.k8s.defaulting import _BY_API_VERSION
+
+    assert {(o["apiVersion"], o["kind"]) for o in base_objects().values()} >= set(_BY_API_VERSION)
