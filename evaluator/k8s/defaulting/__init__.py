@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaluator.k8s.defaulting import apps, autoscaling, batch, core, networking, rbac
-from evaluator.k8s.defaulting.fields import Recorder, clone
+from evaluator.k8s.defaulting.fields import Recorder, clone_dict
 
-__all__ = ["Defaulted", "default_object", "default_in_place", "defaults_known_for", "redefault"]
+__all__ = ["Defaulted", "default_object", "defaulted_copy", "default_in_place", "defaults_known_for", "redefault"]
 
 _REGISTRY: dict[tuple[str, str], dict[str, Callable[[dict, Recorder], None]]] = {
     ("", "v1"): core.DEFAULTERS,
@@ -27,6 +27,14 @@ _REGISTRY: dict[tuple[str, str], dict[str, Callable[[dict, Recorder], None]]] = 
     ("networking.k8s.io", "v1"): networking.DEFAULTERS,
     ("rbac.authorization.k8s.io", "v1"): rbac.DEFAULTERS,
     ("autoscaling", "v2"): autoscaling.DEFAULTERS,
+}
+
+
+# The registry by the exact (apiVersion, kind) texts, for the lookup of every request (the usual case in one step).
+_BY_API_VERSION: dict[tuple[str, str], Callable[[dict, Recorder], None]] = {
+    ((f"{group}/{version}" if group else version), kind): defaulter
+    for (group, version), defaulters in _REGISTRY.items()
+    for kind, defaulter in defaulters.items()
 }
 
 
@@ -42,6 +50,15 @@ def _defaulter(obj: Any) -> Callable[[dict, Recorder], None] | None:
     if type(obj) is not dict:
         return None
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if type(api_version) is str and type(kind) is str:
+        found = _BY_API_VERSION.get((api_version, kind))
+        if found is not None:
+            return found
+    return _defaulter_by_group(api_version, kind)
+
+
+def _defaulter_by_group(api_version: Any, kind: Any) -> Callable[[dict, Recorder], None] | None:
+    """The registry lookup for what is not spelled as registered ("/v1", text subclasses) or not registered."""
     if not isinstance(api_version, str) or not isinstance(kind, str):
         return None
     group, _, version = api_version.rpartition("/")
@@ -65,13 +82,19 @@ def default_in_place(obj: Any) -> list[str]:
 
 def default_object(obj: Any) -> Defaulted:
     """A defaulted copy of `obj` (the input is never changed); `obj` itself when nothing applies."""
+    defaulted, paths = defaulted_copy(obj)
+    return Defaulted(defaulted, tuple(paths))
+
+
+def defaulted_copy(obj: Any) -> tuple[Any, list[str]]:
+    """`default_object` as a pair (object, paths): without the Defaulted wrapper, for once per request."""
     defaulter = _defaulter(obj)
     if defaulter is None:
-        return Defaulted(obj)
-    copied = clone(obj)
+        return obj, []
+    copied = clone_dict(obj)  # _defaulter took only a dict
     rec = Recorder()
     defaulter(copied, rec)
-    return Defaulted(copied, tuple(rec.paths)) if rec.paths else Defaulted(obj)
+    return (copied if rec.paths else obj), rec.paths
 
 
 def redefault(obj: Mapping[str, Any]) -> Any:

@@ -23,19 +23,19 @@ _SCALE_DOWN = {"selectPolicy": "Max", "policies": [{"type": "Percent", "value": 
 def _rules(behavior: dict, key: str, defaults: dict, rec: Recorder) -> None:
     rules = behavior.get(key)
     if rules is None:
-        rec.set(behavior, key, copy.deepcopy(defaults), "spec.behavior")
+        rec.set(behavior, key, copy.deepcopy(defaults), "spec.behavior.")
         return
     if type(rules) is not dict:
         return
     for field, value in defaults.items():
-        default_pointer(rules, field, copy.deepcopy(value), f"spec.behavior.{key}", rec)
+        default_pointer(rules, field, copy.deepcopy(value), f"spec.behavior.{key}.", rec)
 
 
 def horizontal_pod_autoscaler(obj: dict, rec: Recorder) -> None:
     spec = ensure(obj, "spec", "", rec)
     if spec is None:
         return
-    default_pointer(spec, "minReplicas", 1, "spec", rec)
+    default_pointer(spec, "minReplicas", 1, "spec.", rec)
     if is_empty(spec.get("metrics")):
         rec.set(
             spec,
@@ -49,7 +49,7 @@ def horizontal_pod_autoscaler(obj: dict, rec: Recorder) -> None:
                     },
                 }
             ],
-            "spec",
+            "spec.",
         )
     behavior = child(spec, "behavior")
     if behavior is not None:

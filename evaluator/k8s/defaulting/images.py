@@ -41,4 +41,11 @@ def _tag_of(image: str) -> str:
 
 
 def default_pull_policy(image: object) -> str:
+    if type(image) is str:  # every container's: one cached call
+        return _pull_policy_of(image)
     return "Always" if image_tag(image) == "latest" else "IfNotPresent"
+
+
+@functools.lru_cache(maxsize=4096)
+def _pull_policy_of(image: str) -> str:
+    return "Always" if _tag_of(image) == "latest" else "IfNotPresent"

@@ -13,18 +13,18 @@ def network_policy(obj: dict, rec: Recorder) -> None:
         return
     if is_empty(spec.get("policyTypes")):
         types = ["Ingress", "Egress"] if not is_empty(spec.get("egress")) else ["Ingress"]
-        rec.set(spec, "policyTypes", types, "spec")
+        rec.set(spec, "policyTypes", types, "spec.")
     for direction in ("ingress", "egress"):
         for i, rule in items(spec, direction):
             for j, port in items(rule, "ports"):
-                default_pointer(port, "protocol", "TCP", f"spec.{direction}[{i}].ports[{j}]", rec)
+                default_pointer(port, "protocol", "TCP", f"spec.{direction}[{i}].ports[{j}].", rec)
 
 
 def ingress_class(obj: dict, rec: Recorder) -> None:
     spec = child(obj, "spec")
     parameters = child(spec, "parameters") if spec is not None else None
     if parameters is not None:
-        default_pointer(parameters, "scope", "Cluster", "spec.parameters", rec)
+        default_pointer(parameters, "scope", "Cluster", "spec.parameters.", rec)
 
 
 DEFAULTERS = {"NetworkPolicy": network_policy, "IngressClass": ingress_class}

@@ -10,21 +10,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from evaluator.k8s.defaulting import default_object
+from evaluator.k8s.defaulting import defaulted_copy
 
 SIDES = ("object", "oldObject")
 
 
 def default_request(request: Mapping[str, Any]) -> tuple[Mapping[str, Any], dict[str, list[str]]]:
     """(request with defaulted objects, {"object": paths, "oldObject": paths}); the input is not changed."""
-    paths: dict[str, list[str]] = {side: [] for side in SIDES}
-    changed: dict[str, Any] = {}
+    paths: dict[str, list[str]] = {"object": [], "oldObject": []}
+    result = request
     for side in SIDES:
         value = request.get(side)
         if value is None:  # nothing to default (a CREATE's oldObject, a DELETE's object)
             continue
-        defaulted = default_object(value)
-        if defaulted.paths:
-            changed[side] = defaulted.object
-            paths[side] = list(defaulted.paths)
-    return ({**request, **changed} if changed else request), paths
+        defaulted, side_paths = defaulted_copy(value)
+        if side_paths:
+            if result is request:
+                result = {**request}
+            result[side] = defaulted
+            paths[side] = side_paths
+    return result, paths
