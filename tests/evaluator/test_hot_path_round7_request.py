@@ -130,3 +130,20 @@ def test_the_uid_is_uuid5_of_the_requests_json():
         assert _uid_of(_UID_NAMESPACE.bytes + text) == str(uuid.UUID(bytes=digest[:16], version=5))
     for digit, variant in normalization._VARIANT.items():
         assert variant == "89ab"[int(digit, 16) & 3]
+
+
+def test_the_results_loops_give_what_the_generators_gave():
+    from evaluator.admission import result
+    from evaluator.admission.policy_kind import Denial, KindOutcome
+
+    records = [{"outcome": o} for o in ("denied", "admitted", "denied", "mutated", "skipped")]
+    expected = dict.fromkeys(result.OUTCOMES, 0)
+    for record in records:
+        expected[record["outcome"]] = expected.get(record["outcome"], 0) + 1
+    assert list(result.summary(records).items()) == list(expected.items())
+    assert result.summary([]) == dict.fromkeys(result.OUTCOMES, 0) and result.summary([]) is not result.summary([])
+    first, second = Denial({"code": 403}), Denial({"code": 422})
+    outcomes = [KindOutcome(patch="p1"), KindOutcome(denial=first), KindOutcome(denial=second, patch="p2")]
+    for chosen in (outcomes, outcomes[:1], [], outcomes[::-1]):
+        assert result._first_denial(chosen) is next((o.denial for o in chosen if o.denial is not None), None)
+        assert result._last_patch(chosen) == next((o.patch for o in reversed(chosen) if o.patch), None)
