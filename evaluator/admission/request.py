@@ -98,11 +98,12 @@ def normalize_request(data: Any, mapper: RESTMapper | None = None, *, copy_objec
 
 
 class _Normalizer:
+    out: NormalizedRequest  # the general way's output, made when it starts (the plain way makes its own)
+
     def __init__(self, raw: dict, mapper: RESTMapper, copy_objects: bool = True):
         self.raw = raw
         self.mapper = mapper
         self.copy_objects = copy_objects
-        self.out = NormalizedRequest(None)
 
     def _infer(self, name: str) -> None:
         self.out.inferred.append(name)
@@ -111,6 +112,11 @@ class _Normalizer:
         self.out.errors.append(error)
 
     def run(self) -> NormalizedRequest:
+        plain = self._plain()
+        return plain if plain is not None else self._general()
+
+    def _general(self) -> NormalizedRequest:
+        self.out = NormalizedRequest(None)
         raw = self.raw
         obj, old = self._object("object"), self._object("oldObject")
         operation = self._operation(obj, old)
@@ -150,6 +156,72 @@ class _Normalizer:
         self.out.request = request
         self.out.namespaced = namespaced
         return self.out
+
+    # --- the common request: only the operation and the objects given ------------------------
+    def _plain(self) -> NormalizedRequest | None:
+        """`_general`'s answer for a request of at most `operation`, `object` and `oldObject` whose kind was
+        inferred without error before: everything but the name, namespace and objects is the same for every
+        such request of a kind and operation (a `_Template`), and so is most of the uid's JSON. None: take
+        the general way (which records the template for the next request)."""
+        raw = self.raw
+        if not raw.keys() <= _PLAIN_KEYS:
+            return None
+        obj, old = raw.get("object"), raw.get("oldObject")
+        if (obj is not None and type(obj) is not dict) or (old is not None and type(old) is not dict):
+            return None
+        operation = raw.get("operation")
+        operation_given = not (operation is None or operation == "")
+        if not operation_given:
+            operation = ("UPDATE" if old is not None else "CREATE") if obj is not None else "DELETE"
+        source = obj if obj is not None and not (operation == "DELETE" and old is not None) else old
+        if source is None:
+            return None
+        api_version, kind = source.get("apiVersion"), source.get("kind")
+        if type(api_version) is not str or type(kind) is not str or type(operation) is not str:
+            return None
+        key = ("plain-request", api_version, kind, operation, operation_given)
+        template = self.mapper.memo.get(key)
+        if template is None:
+            return self._remember_template(key)
+        name = _metadata_text(source, "name")
+        namespace = template.namespace(source, operation, name)
+        if self.copy_objects:
+            obj = None if obj is None else copy.deepcopy(obj)
+            old = None if old is None else copy.deepcopy(old)
+        else:
+            obj = None if obj is None else dict(obj)
+            old = None if old is None else dict(old)
+        kind_dict, resource_dict, options = template.kind, template.resource, template.options
+        request = {
+            "uid": "",
+            "kind": kind_dict.copy(),
+            "resource": resource_dict.copy(),
+            "subResource": "",
+            "requestKind": kind_dict.copy(),
+            "requestResource": resource_dict.copy(),
+            "requestSubResource": "",
+            "name": name,
+            "namespace": namespace,
+            "operation": operation,
+            "userInfo": {"username": DEFAULT_USER["username"], "groups": list(DEFAULT_USER["groups"])},
+            "object": obj,
+            "oldObject": old,
+            "dryRun": False,
+            "options": None if options is None else options.copy(),
+        }
+        request["uid"] = template.uid(request)
+        return NormalizedRequest(request, [], list(template.warnings), list(template.inferred), template.namespaced)
+
+    def _remember_template(self, key: tuple) -> NormalizedRequest:
+        """`_general`'s answer, and what it inferred as the template of requests like this one (when it
+        raised no error)."""
+        out = self._general()
+        if out.request is not None and not out.errors:
+            memo = self.mapper.memo
+            if len(memo) >= _MEMO_SIZE:  # kinds come from user input: a bound, not a leak
+                memo.clear()
+            memo[key] = _Template(out)
+        return out
 
     # --- pieces ------------------------------------------------------------------------------
     def _object(self, key: str) -> dict | None:
@@ -347,6 +419,83 @@ class _Normalizer:
         return {"apiVersion": "meta.k8s.io/v1", "kind": kind} if kind else None
 
 
+_PLAIN_KEYS = frozenset(("operation", "object", "oldObject"))
+# The request keys the uid's sorted JSON writes before and after the ones that differ between plain requests.
+_UID_HEAD_KEYS = ("dryRun", "kind")
+_UID_MIDDLE_KEYS = ("name", "namespace", "object", "oldObject")
+_UID_TAIL_KEYS = (
+    "operation",
+    "options",
+    "requestKind",
+    "requestResource",
+    "requestSubResource",
+    "resource",
+    "subResource",
+    "uid",
+    "userInfo",
+)
+
+
+def _metadata_text(source: Mapping, key: str) -> str:
+    """`metadata[key]` of an object when it is text, else "" (`_Normalizer._name`'s inference)."""
+    metadata = source.get("metadata")
+    value = metadata.get(key) if (type(metadata) is dict or isinstance(metadata, Mapping)) else None
+    return value if isinstance(value, str) else ""
+
+
+class _Template:
+    """What every plain request of one kind and operation shares (see `_Normalizer._plain`), read from the
+    first one's normalized form: private copies of its kind, resource and options, the names it inferred and
+    the warnings it had, and the uid's JSON around the name, namespace and objects."""
+
+    __slots__ = ("kind", "resource", "options", "inferred", "warnings", "namespaced", "namespaces", "head", "tail")
+
+    def __init__(self, out: NormalizedRequest):
+        request = out.request
+        self.kind = dict(request["kind"])
+        self.resource = dict(request["resource"])
+        self.options = None if request["options"] is None else dict(request["options"])
+        self.inferred = tuple(out.inferred)
+        self.warnings = tuple(out.warnings)
+        self.namespaced = out.namespaced
+        self.namespaces = self.resource["group"] == "" and self.resource["resource"] == "namespaces"
+        model = {
+            **request,
+            "uid": "",
+            "userInfo": {"username": DEFAULT_USER["username"], "groups": list(DEFAULT_USER["groups"])},
+        }
+        head = orjson.dumps({key: model[key] for key in _UID_HEAD_KEYS}, option=_UID_OPTIONS_STR_KEYS)
+        tail = orjson.dumps({key: model[key] for key in _UID_TAIL_KEYS}, option=_UID_OPTIONS_STR_KEYS)
+        self.head = _UID_PREFIX + head[:-1] + b","
+        self.tail = b"," + tail[1:]
+
+    def namespace(self, source: Mapping, operation: str, name: str) -> str:
+        """`_Normalizer._namespace` when no namespace is given."""
+        if self.namespaces:
+            return name if operation != "CREATE" else ""
+        if self.namespaced is False:
+            return ""
+        namespace = _metadata_text(source, "namespace")
+        if namespace:
+            return namespace
+        return "" if self.namespaced is None else DEFAULT_NAMESPACE
+
+    def uid(self, request: dict) -> str:
+        """`_deterministic_uid(request)`: only the name, namespace and objects are written, between the
+        template's text of the other keys (the same bytes as writing the whole request sorted)."""
+        middle = {
+            "name": request["name"],
+            "namespace": request["namespace"],
+            "object": request["object"],
+            "oldObject": request["oldObject"],
+        }
+        try:
+            text = orjson.dumps(middle, default=str, option=_UID_OPTIONS_STR_KEYS)
+        except TypeError:  # orjson.JSONEncodeError: the longer way words what orjson refuses
+            return _deterministic_uid(request)
+        return _uid_of(self.head + text[1:-1] + self.tail)
+
+
 # orjson's sorted JSON; keys that are not text written as text (a Python caller's `{1: "a", "b": "c"}`) by a second
 # try with OPT_NON_STR_KEYS, which is slower (the same text when every key is text).
 _UID_OPTIONS_STR_KEYS = orjson.OPT_SORT_KEYS
@@ -366,10 +515,18 @@ def _deterministic_uid(request: Mapping) -> str:
         text = orjson.dumps(request, default=str, option=_UID_OPTIONS_STR_KEYS)
     except TypeError:  # orjson.JSONEncodeError: a key that is not text, or what orjson refuses
         text = _uid_text_slow(request)
-    digest = hashlib.sha1(_UID_PREFIX + text, usedforsecurity=False).hexdigest()
+    return _uid_of(_UID_PREFIX + text)
+
+
+def _uid_of(text: bytes) -> str:
+    """The version-5 UUID of `text` (the uid namespace's bytes, then the request's JSON)."""
+    digest = hashlib.sha1(text, usedforsecurity=False).hexdigest()
     # RFC 4122 version 5: the version nibble, then the variant bits (10xx) of the clock_seq_hi byte.
-    variant = "89ab"[int(digest[16], 16) & 3]
-    return f"{digest[:8]}-{digest[8:12]}-5{digest[13:16]}-{variant}{digest[17:20]}-{digest[20:32]}"
+    return f"{digest[:8]}-{digest[8:12]}-5{digest[13:16]}-{_VARIANT[digest[16]]}{digest[17:20]}-{digest[20:32]}"
+
+
+# The variant's hex digit for each hex digit of the hash there: "89ab"[int(digit, 16) & 3], looked up.
+_VARIANT = {digit: "89ab"[int(digit, 16) & 3] for digit in "0123456789abcdef"}
 
 
 def _uid_text_slow(request: Mapping) -> bytes:

@@ -21,10 +21,14 @@ OUTCOMES = ("admitted", "denied", "warned", "audited", "skipped", "error")
 
 def summary(policies: list[dict]) -> dict[str, int]:
     """How many tuples ended in each outcome (other words, e.g. a mutation's, are counted too)."""
-    counts = dict.fromkeys(OUTCOMES, 0)
+    counts = _NO_OUTCOMES.copy()
     for record in policies:
-        counts[record["outcome"]] = counts.get(record["outcome"], 0) + 1
+        outcome = record["outcome"]
+        counts[outcome] = counts.get(outcome, 0) + 1
     return counts
+
+
+_NO_OUTCOMES = dict.fromkeys(OUTCOMES, 0)  # copied, never handed out
 
 
 def admission_result(
@@ -38,7 +42,7 @@ def admission_result(
 ) -> dict[str, Any]:
     """The result for a request every kind in `outcomes` (chain order) has seen; kind-owned keys are added
     by the caller."""
-    denial = next((o.denial for o in outcomes if o.denial is not None), None)
+    denial = _first_denial(outcomes)
     allowed = denial is None
     status = status_object = None
     if denial is not None:
@@ -50,7 +54,7 @@ def admission_result(
     warnings = client_warnings([w for o in outcomes for w in o.warnings])
     policies = [r for o in outcomes for r in o.records]
     response = admission_review(request, allowed, status, warnings, annotations) if full else None
-    patch = next((o.patch for o in reversed(outcomes) if o.patch), None)
+    patch = _last_patch(outcomes) if response is not None and allowed else None
     if response is not None and allowed and patch:
         response["response"]["patchType"] = "JSONPatch"
         response["response"]["patch"] = patch
@@ -80,6 +84,22 @@ def admission_result(
         "request": dict(request) if full else None,
         "exempt": exempt,
     }
+
+
+def _first_denial(outcomes: list[KindOutcome]) -> Any:
+    """The denial of the first kind (chain order) that denied, or None (a loop: no generator per request)."""
+    for outcome in outcomes:
+        if outcome.denial is not None:
+            return outcome.denial
+    return None
+
+
+def _last_patch(outcomes: list[KindOutcome]) -> str | None:
+    """The last kind's JSONPatch, or None."""
+    for outcome in reversed(outcomes):
+        if outcome.patch:
+            return outcome.patch
+    return None
 
 
 def error_keys(document_errors: list[dict], request_errors: list[dict]) -> dict[str, list[dict]]:
