@@ -362,10 +362,8 @@ class _Normalizer:
         name = self.raw.get("name")
         if isinstance(name, str) and name:
             return name
-        metadata = source.get("metadata") if (type(source) is dict or isinstance(source, Mapping)) else None
-        inferred = metadata.get("name") if (type(metadata) is dict or isinstance(metadata, Mapping)) else None
         self._infer("name")
-        return inferred if isinstance(inferred, str) else ""
+        return _metadata_text(source, "name")
 
     def _namespace(
         self,
@@ -383,18 +381,8 @@ class _Normalizer:
                 return ""
             return given
         self._infer("namespace")
-        if resource is not None and resource.group == "" and resource.resource == "namespaces":
-            # The URL of an existing namespace (and of its subresources) carries its name as the namespace.
-            return name if (operation != "CREATE" or sub_resource) else ""
-        if namespaced is False:
-            return ""
-        metadata = source.get("metadata") if (type(source) is dict or isinstance(source, Mapping)) else None
-        from_object = metadata.get("namespace") if (type(metadata) is dict or isinstance(metadata, Mapping)) else None
-        if isinstance(from_object, str) and from_object:
-            return from_object
-        if namespaced is None:
-            return ""
-        return DEFAULT_NAMESPACE
+        namespaces = resource is not None and resource.group == "" and resource.resource == "namespaces"
+        return _inferred_namespace(source, namespaces, namespaced, operation, sub_resource, name)
 
     def _user_info(self) -> dict:
         user = self.raw.get("userInfo")
@@ -436,11 +424,26 @@ _UID_TAIL_KEYS = (
 )
 
 
-def _metadata_text(source: Mapping, key: str) -> str:
-    """`metadata[key]` of an object when it is text, else "" (`_Normalizer._name`'s inference)."""
-    metadata = source.get("metadata")
+def _metadata_text(source: Any, key: str) -> str:
+    """`metadata[key]` of an object when it is text, else ""."""
+    metadata = source.get("metadata") if (type(source) is dict or isinstance(source, Mapping)) else None
     value = metadata.get(key) if (type(metadata) is dict or isinstance(metadata, Mapping)) else None
     return value if isinstance(value, str) else ""
+
+
+def _inferred_namespace(
+    source: Any, namespaces: bool, namespaced: bool | None, operation: str | None, sub_resource: str, name: str
+) -> str:
+    """The namespace of a request that gives none; `namespaces`: the object is a core Namespace."""
+    if namespaces:
+        # The URL of an existing namespace (and of its subresources) carries its name as the namespace.
+        return name if (operation != "CREATE" or sub_resource) else ""
+    if namespaced is False:
+        return ""
+    namespace = _metadata_text(source, "namespace")
+    if namespace:
+        return namespace
+    return "" if namespaced is None else DEFAULT_NAMESPACE
 
 
 class _Template:
@@ -470,15 +473,8 @@ class _Template:
         self.tail = b"," + tail[1:]
 
     def namespace(self, source: Mapping, operation: str, name: str) -> str:
-        """`_Normalizer._namespace` when no namespace is given."""
-        if self.namespaces:
-            return name if operation != "CREATE" else ""
-        if self.namespaced is False:
-            return ""
-        namespace = _metadata_text(source, "namespace")
-        if namespace:
-            return namespace
-        return "" if self.namespaced is None else DEFAULT_NAMESPACE
+        """`_Normalizer._namespace` when no namespace is given (a plain request has no subresource)."""
+        return _inferred_namespace(source, self.namespaces, self.namespaced, operation, "", name)
 
     def uid(self, request: dict) -> str:
         """`_deterministic_uid(request)`: only the name, namespace and objects are written, between the
