@@ -337,11 +337,17 @@ class LeanTuple:
         the same for every such policy), so it is built once and kept on `inputs` under one key."""
         compiled = self.compiled
         if not self.plain:
-            return shared_activation(compiled, inputs, compiled.uses_authorizer, inputs.request, inputs.namespace_object)
+            return shared_activation(
+                compiled, inputs, compiled.uses_authorizer, inputs.request, inputs.namespace_object
+            )
         activation = inputs.activations.get(_PLAIN)
         if activation is None:
             activation = bindings(
-                inputs, with_authorizer=False, has_params=False, request=inputs.request, namespace=inputs.namespace_object
+                inputs,
+                with_authorizer=False,
+                has_params=False,
+                request=inputs.request,
+                namespace=inputs.namespace_object,
             )
             activation["variables"] = NO_VARIABLES
             inputs.activations[_PLAIN] = activation
