@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 
 from tests.browser.helpers import project_body
 from tests.browser.site_pages import batch_dump
+from tests.playground.playground_fixtures import binding, policy
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=30_000)
@@ -149,7 +150,15 @@ def test_a_dropped_socket_is_tried_again(page, api, server_url):
             socket.connect_to_server()
 
     page.route_web_socket("**/ws/batch/**", first_drops)
-    status, created = api("POST", "/api/v1/projects", project_body(title="Dropped socket"))
+    body = project_body(title="Dropped socket")
+    # A second policy that walks 20,000 numbers for each object: the job runs for seconds on any machine, past the
+    # page's first retry a second after the drop (the plain job can end before it, leaving nothing to follow).
+    slow = policy("slow-walk").replace("object.spec.replicas <= 5", "lists.range(20000).all(x, x >= 0)")
+    body["documents"] += [
+        {"name": "slow.yaml", "text": slow},
+        {"name": "slow-binding.yaml", "text": binding("slow-walk")},
+    ]
+    status, created = api("POST", "/api/v1/projects", body)
     page.goto(f"{server_url}/p/{created['id']}/batch")
     page.fill("#batch-text", batch_dump(OBJECTS))
     page.evaluate(RECORD_PROGRESS)
