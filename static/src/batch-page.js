@@ -193,8 +193,8 @@ function renderSummary() {
   replaceChildren($("totals"), [["objects", s.objects], ["allowed", s.allowed], ["denied", s.denied], ["warned", s.warned],
     ["audited", s.audited], ["errors", s.errors]].map(([label, value]) =>
     h("div", { class: `total total-${label}`, dataset: { testid: `total-${label}` } }, h("strong", {}, number(value)), h("span", {}, label))));
-  const outcomes = ["admitted", "denied", "warned", "audited", "error"];
-  table($("policy-table"), ["Policy", ...outcomes],
+  const outcomes = ["admitted", "denied", "warned", "audited", "error"]; // a policy's outcomes, headed as the totals
+  table($("policy-table"), ["Policy", ...outcomes.slice(0, -1), "errors"],
     Object.entries(s.policies).map(([name, p]) => h("tr", {}, h("th", { scope: "row" }, name), countCells(p, outcomes))));
   const groups = ["objects", "denied", "warned", "audited", "errors"];
   table($("namespace-table"), ["Namespace", ...groups],

@@ -75,6 +75,9 @@ def test_upload_progress_charts_and_drill_down(page, api, open_project, screensh
         assert page.evaluate(INKED_PIXELS, chart) > 500, f"{chart} is blank"
     policy_row = page.locator("#policy-table tbody tr", has_text="max-replicas")
     expect(policy_row.locator("td").nth(1)).to_have_text(f"{DENIED:,}")  # the denied column
+    expect(page.locator("#policy-table thead th")).to_have_text(  # headed as the totals and the other tables
+        ["Policy", "admitted", "denied", "warned", "audited", "errors"]
+    )
     expect(page.locator("#affected-count")).to_contain_text(f"{DENIED} affected objects")
     screenshot("batch-1440")
 
