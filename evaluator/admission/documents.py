@@ -10,6 +10,7 @@ keys become strings, duplicate keys are an error.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -150,6 +151,20 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode, deep: bool = Fal
 
 
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _construct_int(loader: _Loader, node: yaml.ScalarNode) -> int:
+    """PyYAML's integer, or an error at the number itself where Python refuses to read that many digits (a
+    bare ValueError would only say which document)."""
+    try:
+        return yaml.SafeLoader.construct_yaml_int(loader, node)
+    except ValueError:
+        digits = sum(ch.isdigit() for ch in str(node.value))
+        problem = f"an integer of {digits:,} digits is too long to read (at most {sys.get_int_max_str_digits():,})"
+        raise yaml.constructor.ConstructorError(None, None, problem, node.start_mark) from None
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
 def _split(text: str) -> list[tuple[int, str]]:

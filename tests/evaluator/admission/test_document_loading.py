@@ -81,6 +81,20 @@ def test_broken_yaml_is_located_and_other_documents_still_load():
     assert str(error).startswith("f.yaml:")
 
 
+def test_an_integer_too_long_to_read_is_located_at_its_first_digit():
+    """Python refuses to read more than 4,300 digits: the error names the number's line and column, and the
+    other documents still load (before, it named only the document's first line)."""
+    text = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n"
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: b}\nspec:\n  replicas: 1" + "0" * 5000 + "\n"
+    )
+    documents, errors = load_documents(text, "f.yaml")
+    assert [d.name for d in documents] == ["a"]
+    assert [(e.document, e.line, e.column) for e in errors] == [(1, 9, 13)]
+    assert errors[0].message == "invalid YAML: an integer of 5,001 digits is too long to read (at most 4,300)"
+    assert load_documents("kind: X\napiVersion: v1\nn: [0x1F, 1_000, -12, 1:20]\n")[0][0].data["n"] == [31, 1000, -12, 80]
+
+
 def test_duplicate_keys_missing_type_and_non_objects():
     text = "apiVersion: v1\nkind: ConfigMap\nkind: Secret\n---\nmetadata: {name: x}\n---\n- 1\n- 2\n---\n"
     documents, errors = load_documents(text)

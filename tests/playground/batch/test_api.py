@@ -174,6 +174,9 @@ def test_bad_input_is_refused_with_where(client, project):
     assert_error(create(client, project, "a: 1", colour="red"), 400, "invalid_request")
     assert_error(client.post(JOBS, [1], content_type="application/json"), 400, "invalid_request")
     assert_error(create(client, project, "a: \x00"), 400, "invalid_request")
+    huge = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec: {replicas: 1" + "0" * 5000 + "}\n"
+    error = assert_error(create(client, project, huge), 400, "invalid_objects")
+    assert (error["line"], error["column"]) == (4, 18) and "5,001 digits" in error["message"]
 
 
 def test_the_json_body_is_checked_by_its_serializer(client, project):
