@@ -92,7 +92,12 @@ def test_an_integer_too_long_to_read_is_located_at_its_first_digit():
     assert [d.name for d in documents] == ["a"]
     assert [(e.document, e.line, e.column) for e in errors] == [(1, 9, 13)]
     assert errors[0].message == "invalid YAML: an integer of 5,001 digits is too long to read (at most 4,300)"
-    assert load_documents("kind: X\napiVersion: v1\nn: [0x1F, 1_000, -12, 1:20]\n")[0][0].data["n"] == [31, 1000, -12, 80]
+    assert load_documents("kind: X\napiVersion: v1\nn: [0x1F, 1_000, -12, 1:20]\n")[0][0].data["n"] == [
+        31,
+        1000,
+        -12,
+        80,
+    ]
 
 
 def test_duplicate_keys_missing_type_and_non_objects():
