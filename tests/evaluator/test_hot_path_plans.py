@@ -252,6 +252,20 @@ TRACED_SHAPES = [
 ]
 
 
+def spy_traced_records(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """For each `LeanTuple.traced_record` call from now on, whether the shortcut answered (it did not decline)."""
+    taken: list[bool] = []
+    original = LeanTuple.traced_record
+
+    def traced_record(*args):
+        record = original(*args)
+        taken.append(record is not None)
+        return record
+
+    monkeypatch.setattr(LeanTuple, "traced_record", traced_record)
+    return taken
+
+
 def _traced_shortcut_off(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(LeanTuple, "traced_record", lambda *args: None)
 
@@ -265,15 +279,7 @@ def test_the_traced_shortcut_writes_the_general_paths_traces(monkeypatch: pytest
         documents += _documents(name, copy.deepcopy(spec), ["Deny", "Audit"])
     for name, spec, param in LEAN_SHAPES:  # conditions, messageExpressions, auditAnnotations: the general path
         documents += _documents(f"other-{name}", copy.deepcopy(spec), ["Warn"], param)
-    taken: list[bool] = []
-    original = LeanTuple.traced_record
-
-    def traced_record(*args):
-        record = original(*args)
-        taken.append(record is not None)
-        return record
-
-    monkeypatch.setattr(LeanTuple, "traced_record", traced_record)
+    taken = spy_traced_records(monkeypatch)
     now = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
     shortcut = [Simulation(documents).run(copy.deepcopy(r), now=now) for r in REQUESTS]
     _traced_shortcut_off(monkeypatch)

@@ -19,7 +19,7 @@ from evaluator.policies.validating.kind import ValidatingAdmissionPolicies
 from evaluator.policies.validating.lean import LeanTuple, _worst
 from evaluator.simulation import Simulation
 from tests.evaluator.test_hot_path import _deployment, _policy
-from tests.evaluator.test_hot_path_plans import CLUSTER, LEAN_SHAPES, TRACED_SHAPES, _documents
+from tests.evaluator.test_hot_path_plans import CLUSTER, LEAN_SHAPES, TRACED_SHAPES, _documents, spy_traced_records
 
 NOW = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 ACTIONS = [["Deny"], ["Warn"], ["Audit"], ["Deny", "Audit"], ["Warn", "Audit"]]  # what the API server accepts
@@ -60,15 +60,7 @@ def test_traced_records_are_the_general_paths(monkeypatch: pytest.MonkeyPatch) -
     template; with both shortcuts off every tuple takes `_dispatch_binding` and `validate`."""
     documents = _traced_documents()
     assert not [e for e in Simulation(documents).errors if e["severity"] == "error"]
-    taken: list[bool] = []
-    original = LeanTuple.traced_record
-
-    def traced_record(*args):
-        record = original(*args)
-        taken.append(record is not None)
-        return record
-
-    monkeypatch.setattr(LeanTuple, "traced_record", traced_record)
+    taken = spy_traced_records(monkeypatch)
     shortcut = _results(documents)
     monkeypatch.setattr(CompileCache, "traced_leans", lambda *args: None)
     monkeypatch.setattr(LeanTuple, "traced_record", lambda *args: None)
