@@ -24,10 +24,19 @@ class LiteralError(ValueError):
     pass
 
 
+def _digits(body: str, problem: str) -> int:
+    """The value of decimal or 0x digits; out of range, as cel-go words it, where Python refuses to read that
+    many decimal digits (over 4,300: far beyond 64 bits anyway)."""
+    try:
+        return int(body[2:], 16) if body[:2].lower() == "0x" else int(body, 10)
+    except ValueError:
+        raise LiteralError(problem) from None
+
+
 def parse_int(text: str) -> int:
     neg = text.startswith("-")
     body = text[1:] if neg else text
-    value = int(body[2:], 16) if body[:2].lower() == "0x" else int(body, 10)
+    value = _digits(body, "invalid int literal")
     value = -value if neg else value
     if value < INT64_MIN or value > INT64_MAX:
         raise LiteralError("invalid int literal")
@@ -38,7 +47,7 @@ def parse_uint(text: str) -> UInt:
     body = text[:-1]
     if body.startswith("-"):
         raise LiteralError("invalid uint literal")
-    value = int(body[2:], 16) if body[:2].lower() == "0x" else int(body, 10)
+    value = _digits(body, "invalid uint literal")
     if value > UINT64_MAX:
         raise LiteralError("invalid uint literal")
     return UInt(value)

@@ -193,9 +193,18 @@ def test_int64_edges_that_do_not_overflow(expression, value):
     assert evaluate(expression, DATA) == value
 
 
-@pytest.mark.parametrize("literal", ["9223372036854775808", "-9223372036854775809"])
+@pytest.mark.parametrize(
+    "literal",
+    # 5,001 digits: more than Python reads (4,300), out of range all the same
+    ["9223372036854775808", "-9223372036854775809", "1" + "0" * 5000, "-1" + "0" * 5000],
+)
 def test_int_literals_beyond_int64_do_not_compile(literal):
     assert "invalid int literal" in compile_error(literal)
+
+
+@pytest.mark.parametrize("literal", ["18446744073709551616u", "1" + "0" * 5000 + "u"])
+def test_uint_literals_beyond_uint64_do_not_compile(literal):
+    assert "invalid uint literal" in compile_error(literal)
 
 
 PLAIN = Env({}, homogeneous_literals=False)  # cel-spec's environment: mixed-key literals are not refused
