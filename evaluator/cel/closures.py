@@ -5,6 +5,8 @@ Kept apart from the compiler so the closures that run on every evaluation are ea
 
 from __future__ import annotations
 
+import sys
+
 import math
 from collections.abc import Mapping
 from typing import Any, Callable
@@ -389,6 +391,11 @@ def _invoke(impl: Callable[..., Any], args: tuple) -> Any:
     except RecursionError:
         raise CELEvalError("max recursion depth exceeded") from None
     except (TypeError, AttributeError, ValueError, KeyError, IndexError, OverflowError, ZeroDivisionError) as e:
+        if isinstance(e, ValueError) and "integer string conversion" in str(e):
+            # Python reads at most 4,300 decimal digits (a bound against slow conversions): say so plainly
+            raise CELEvalError(
+                f"a number of more than {sys.get_int_max_str_digits():,} digits: too long for the simulator to read"
+            ) from None
         raise CELEvalError(f"{type(e).__name__}: {e}") from None
 
 

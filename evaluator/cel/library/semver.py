@@ -77,10 +77,9 @@ def _parse_uint(s: str) -> int:
     """Go's strconv.ParseUint(s, 10, 64) for a string already known to hold only ASCII digits."""
     if s == "":
         raise SemverError('strconv.ParseUint: parsing "": invalid syntax')
-    value = int(s)
-    if value > UINT64_MAX:
+    if len(s.lstrip("0")) > 20 or int(s) > UINT64_MAX:  # UINT64_MAX has 20 digits: more never fit (nor convert)
         raise SemverError(f"strconv.ParseUint: parsing {go_quote(s)}: value out of range")
-    return value
+    return int(s)
 
 
 def _number(part: str, name: str) -> int:

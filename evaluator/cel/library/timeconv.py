@@ -74,8 +74,11 @@ def parse_duration(text: str) -> Duration:
                     raise CELEvalError(f'time: unknown unit "{um.group(2)}" in duration "{text}"')
             raise CELEvalError(f'time: invalid duration "{text}"')
         unit = _UNITS[m.group(3)]
-        whole = int(m.group(1) or 0)
-        frac_digits = m.group(2) or ""
+        whole_digits = (m.group(1) or "0").lstrip("0") or "0"
+        if len(whole_digits) > 19:  # past int64 (Go's leadingInt overflows), and past what Python reads from text
+            raise CELEvalError(f'time: invalid duration "{text}"')
+        whole = int(whole_digits)
+        frac_digits = (m.group(2) or "")[:30]  # further digits move the sum by far less than a nanosecond
         value = whole * unit
         if frac_digits:
             value += int(frac_digits) * unit // (10 ** len(frac_digits))
