@@ -5,14 +5,13 @@ Kept apart from the compiler so the closures that run on every evaluation are ea
 
 from __future__ import annotations
 
-import sys
 
 import math
 from collections.abc import Mapping
 from typing import Any, Callable
 
 from evaluator.cel import operators as ops
-from evaluator.cel.errors import CELEvalError
+from evaluator.cel.errors import CELEvalError, long_number_message
 from evaluator.cel.registry import Overload
 from evaluator.cel.runtime import Ctx, actual_size
 from evaluator.cel.values import LIST_TYPES, OPTIONAL_NONE, Optional, UInt, type_name
@@ -391,12 +390,7 @@ def _invoke(impl: Callable[..., Any], args: tuple) -> Any:
     except RecursionError:
         raise CELEvalError("max recursion depth exceeded") from None
     except (TypeError, AttributeError, ValueError, KeyError, IndexError, OverflowError, ZeroDivisionError) as e:
-        if isinstance(e, ValueError) and "integer string conversion" in str(e):
-            # Python reads at most 4,300 decimal digits (a bound against slow conversions): say so plainly
-            raise CELEvalError(
-                f"a number of more than {sys.get_int_max_str_digits():,} digits: too long for the simulator to read"
-            ) from None
-        raise CELEvalError(f"{type(e).__name__}: {e}") from None
+        raise CELEvalError(long_number_message(e) or f"{type(e).__name__}: {e}") from None
 
 
 def _charge(ctx: Ctx, cost: Any, args: tuple, result: Any) -> None:

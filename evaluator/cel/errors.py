@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 
 class CELError(Exception):
     """Base of every error the CEL layer reports."""
@@ -89,3 +91,11 @@ def format_issue(source: str, message: str, line: int, column: int) -> str:
 
 def no_such_overload(name: str = "") -> CELEvalError:
     return CELEvalError("no such overload" + (f": {name}" if name else ""))
+
+
+def long_number_message(exc: BaseException) -> str | None:
+    """The plain wording of Python's refusal to read more than 4,300 decimal digits from text (a bound against
+    slow conversions), or None for any other error: its own message advises calling sys.set_int_max_str_digits."""
+    if isinstance(exc, ValueError) and "integer string conversion" in str(exc):
+        return f"a number of more than {sys.get_int_max_str_digits():,} digits: too long for the simulator to read"
+    return None

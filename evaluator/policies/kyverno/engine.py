@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 
+from evaluator.cel.errors import long_number_message
+
 from . import autogen, conditions
 from .context import Context
 from .context_entries import ContextLoader, OfflineData
@@ -140,9 +142,10 @@ def evaluate_policy(policy: dict, request: dict, documents: list, values: dict, 
         try:
             resp = _run_rule(policy, rule, ctx, resource, request, operation, offline, exceptions, m)
         except Exception as err:  # a defect must still come out as data about this rule
-            resp = RuleResponse(
-                name, ERROR, f"internal error while evaluating rule {name}: {type(err).__name__}: {err}"
+            problem = (
+                long_number_message(err) or f"internal error while evaluating rule {name}: {type(err).__name__}: {err}"
             )
+            resp = RuleResponse(name, ERROR, problem)
         finally:
             ctx.restore()
         if resp is None:

@@ -150,3 +150,23 @@ def test_malformed_policies_give_error_results(policy, fragment):
     [res] = evaluate([policy], REQUEST)
     [rule] = res["rules"]
     assert rule["result"] == "error" and fragment in rule["message"]
+
+
+@pytest.mark.parametrize(
+    "validate",
+    [
+        {"message": "m", "pattern": {"metadata": {"name": "<1" + "0" * 5000}}},
+        {
+            "message": "m",
+            "deny": {
+                "conditions": {"any": [{"key": "1" + "0" * 5000 + "Gi", "operator": "GreaterThan", "value": "1Gi"}]}
+            },
+        },
+    ],
+)
+def test_a_number_too_long_to_read_is_said_plainly(validate):
+    """More decimal digits than Python reads (4,300): the rule's error says so, not Python's advice to call
+    sys.set_int_max_str_digits, nor 'internal error'."""
+    rule = result(policy(validate))
+    assert rule["result"] == "error"
+    assert rule["message"] == "a number of more than 4,300 digits: too long for the simulator to read"
