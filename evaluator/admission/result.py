@@ -54,10 +54,11 @@ def admission_result(
     warnings = client_warnings([w for o in outcomes for w in o.warnings])
     policies = [r for o in outcomes for r in o.records]
     response = admission_review(request, allowed, status, warnings, annotations) if full else None
-    patch = _last_patch(outcomes) if response is not None and allowed else None
-    if response is not None and allowed and patch:
-        response["response"]["patchType"] = "JSONPatch"
-        response["response"]["patch"] = patch
+    if response is not None and allowed:
+        patch = _last_patch(outcomes)
+        if patch:
+            response["response"]["patchType"] = "JSONPatch"
+            response["response"]["patch"] = patch
     if denial is None:
         ferricel = {"accepted": True}
     else:
