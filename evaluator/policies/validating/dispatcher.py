@@ -471,8 +471,8 @@ def _tuple_record(meta: _BindingMeta, param: Any, matched_kind: Any, matched_res
         "failurePolicy": meta.failure_policy,
         "validationActions": meta.actions.copy(),
         "error": None,
-        "matchedKind": matched_kind.copy() if type(matched_kind) is dict else matched_kind,  # as _copy
-        "matchedResource": matched_resource.copy() if type(matched_resource) is dict else matched_resource,
+        "matchedKind": _copy(matched_kind),
+        "matchedResource": _copy(matched_resource),
         "decisions": decisions,
         "auditAnnotations": [],
         "trace": None,
