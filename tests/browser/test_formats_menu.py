@@ -4,11 +4,16 @@ as a project file."""
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout, expect
 
 from tests.browser.helpers import project_body
 
 pytestmark = pytest.mark.browser
+
+PANEL_IN_VIEW = """() => {
+    const box = document.querySelector('#formats-menu .menu-panel').getBoundingClientRect();
+    return box.left >= 0 && box.right <= document.documentElement.clientWidth;
+}"""
 
 BUNDLE = """\
 apiVersion: v1
@@ -39,6 +44,10 @@ def test_import_a_bundle_and_export_it(page, api, open_project, server_url, tmp_
     page.click("#formats-menu summary")
     for width in (1440, 390):  # the panel opens inside the viewport, on a desktop and on a phone
         page.set_viewport_size({"width": width, "height": 900})
+        try:  # placed by the page's toggle handler, which runs a task after the click (CI once measured before it)
+            page.wait_for_function(PANEL_IN_VIEW, timeout=5_000)
+        except PlaywrightTimeout:
+            pass  # the assertion below says where it is
         box = page.locator("#formats-menu .menu-panel").bounding_box()
         assert box and box["x"] >= 0 and box["x"] + box["width"] <= width, (width, box)
     with page.expect_download() as download:
