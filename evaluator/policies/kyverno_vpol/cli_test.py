@@ -25,21 +25,10 @@ from typing import Any
 
 from evaluator.k8s.restmapping import builtin_mapper
 
-from . import spec as sp
 from .context import OfflineContext, context_file_data, http_mock_index
 from .engine import RuleResponse, evaluate, evaluate_authz
 from .inputs import json_inputs, kubernetes_inputs
 from .policies import PolicyEntry, compile_all
-
-TYPE_FLAGS = (
-    "isValidatingAdmissionPolicy",
-    "isMutatingAdmissionPolicy",
-    "isValidatingPolicy",
-    "isDeletingPolicy",
-    "isImageValidatingPolicy",
-    "isGeneratingPolicy",
-    "isMutatingPolicy",
-)
 
 
 @dataclass
@@ -235,13 +224,6 @@ class VpolTest:
                 values = docs[0].get("spec", docs[0]) if docs[0].get("kind") == "Values" else docs[0]
         return values
 
-    def handles(self, result: Mapping[str, Any]) -> bool:
-        if result.get("isValidatingPolicy"):
-            return True
-        return (
-            not any(result.get(flag) for flag in TYPE_FLAGS) and result.get("policy", "").split("/")[-1] in self.entries
-        )
-
     def rows(self, result: Mapping[str, Any]) -> list[VpolRow]:
         name = str(result.get("policy", "")).split("/")[-1]
         expected = str(result.get("result", ""))
@@ -311,7 +293,3 @@ class VpolTest:
         )
         rules, kept_empty = responses_for(entry, inputs)
         return score(rules, kept_empty, expected)
-
-
-def is_policy_document(doc: Any) -> bool:
-    return sp.is_validating_policy(doc)

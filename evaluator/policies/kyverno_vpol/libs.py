@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json as _json
-from collections.abc import Callable, Mapping
-from operator import attrgetter
+from collections.abc import Callable
 from typing import Any
 
 from evaluator.cel.errors import CELEvalError
@@ -245,7 +244,7 @@ def http_post_headers(ctx, url, data, headers):
 
 
 @member("http.Context.Client(string) -> http.Context")
-def http_client(ctx, ca_bundle):
+def http_client(ctx, _ca_bundle):
     return ctx  # mocks answer whatever client asks
 
 
@@ -279,11 +278,11 @@ def image_is(text):
 
 # kyverno.Image's accessors: method -> (result type, reader of an ImageRef)
 _IMAGE_ACCESSORS: dict[str, tuple[str, Callable[[ImageRef], Any]]] = {
-    "registry": ("string", attrgetter("registry")),
-    "repository": ("string", attrgetter("repository")),
-    "identifier": ("string", attrgetter("identifier")),
-    "tag": ("string", attrgetter("tag")),
-    "digest": ("string", attrgetter("digest")),
+    "registry": ("string", lambda ref: ref.registry),
+    "repository": ("string", lambda ref: ref.repository),
+    "identifier": ("string", lambda ref: ref.identifier),
+    "tag": ("string", lambda ref: ref.tag),
+    "digest": ("string", lambda ref: ref.digest),
     "containsDigest": ("bool", lambda ref: bool(ref.digest)),
 }
 for _method, (_result, _read) in _IMAGE_ACCESSORS.items():
@@ -373,10 +372,6 @@ def time_truncate(ts, duration):
 def time_to_cron(ts):
     moment = ts.to_datetime()
     return f"{moment.minute} {moment.hour} {moment.day} {moment.month} {(moment.weekday() + 1) % 7}"
-
-
-def as_mapping(value: Any) -> Mapping | None:
-    return value if isinstance(value, Mapping) else None
 
 
 __all__ = ["KYVERNO_REGISTRY", "LIBRARY_VARIABLES", "bindings", "Duration"]

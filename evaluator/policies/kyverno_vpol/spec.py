@@ -25,7 +25,6 @@ SERVED = {
 DEPRECATED = frozenset({"v1alpha1"})
 KINDS = KYVERNO_VALIDATING_POLICY_KINDS
 EXCEPTION_KIND = POLICY_EXCEPTION
-MODES = ("Kubernetes", "JSON", "HTTP", "Envoy")
 
 
 def api_group(doc: Mapping[str, Any]) -> tuple[str, str]:
