@@ -25,21 +25,10 @@ from typing import Any
 
 from evaluator.k8s.restmapping import builtin_mapper
 
-from . import spec as sp
-from .context import OfflineContext, http_mock_index
+from .context import OfflineContext, context_file_data, http_mock_index
 from .engine import RuleResponse, evaluate, evaluate_authz
 from .inputs import json_inputs, kubernetes_inputs
 from .policies import PolicyEntry, compile_all
-
-TYPE_FLAGS = (
-    "isValidatingAdmissionPolicy",
-    "isMutatingAdmissionPolicy",
-    "isValidatingPolicy",
-    "isDeletingPolicy",
-    "isImageValidatingPolicy",
-    "isGeneratingPolicy",
-    "isMutatingPolicy",
-)
 
 
 @dataclass
@@ -139,6 +128,11 @@ def _global_value(entry: Mapping[str, Any], read: Callable[[list[str]], list[dic
     return data
 
 
+def _crd_key(spec: Mapping[str, Any]) -> tuple[Any, Any]:
+    """(group, kind) of a CRD's spec, as the CLI's lookups key it."""
+    return spec.get("group", ""), (spec.get("names") or {}).get("kind", "")
+
+
 def _namespace_object(values: Mapping[str, Any], namespace: str) -> dict | None:
     found = None
     for sel in values.get("namespaceSelector") or []:
@@ -164,17 +158,11 @@ class VpolTest:
         self.resources = read(test.get("resources") or [])
         self.payloads = self._payloads()
         crds = [
-            d
+            d.get("spec") or {}
             for d in read(test.get("resources") or []) + read(test.get("clusterResources") or [])
             if d.get("kind") == "CustomResourceDefinition"
         ]
-        self.crd_scopes = {
-            ((c.get("spec") or {}).get("group", ""), ((c.get("spec") or {}).get("names") or {}).get("kind", "")): (
-                c.get("spec") or {}
-            ).get("scope")
-            != "Cluster"
-            for c in crds
-        }
+        self.crd_scopes = {_crd_key(spec): spec.get("scope") != "Cluster" for spec in crds}
         self.context = self._context(crds)
         self.values = self._values()
         user = read([test["userinfo"]]) if test.get("userinfo") else []
@@ -195,28 +183,16 @@ class VpolTest:
                 out.extend((name, kind, d) for d in self.read([name]))
         return out
 
-    def _context(self, crds: list[dict]) -> OfflineContext:
+    def _context(self, crds: list[Mapping[str, Any]]) -> OfflineContext:
+        """The context file's resources and images, then the cluster resources and the test's resources."""
         resources, images = [], {}
         if self.test.get("context"):
             for doc in self.read([self.test["context"]]):
-                spec = doc.get("spec") or {}
-                resources.extend(r for r in spec.get("resources") or [] if isinstance(r, Mapping))
-                images.update(
-                    {i["image"]: i for i in spec.get("images") or [] if isinstance(i, Mapping) and "image" in i}
-                )
+                found, found_images = context_file_data(doc.get("spec") or {})
+                resources.extend(found)
+                images.update(found_images)
         if self.test.get("clusterResources"):
-            for doc in self.read(self.test["clusterResources"]):
-                if doc.get("kind") == "ClusterResource":
-                    resources.extend((doc.get("spec") or {}).get("resources") or [])
-                else:
-                    resources.append(doc)
-            resources.extend(self.resources)
-        plurals = {
-            ((c.get("spec") or {}).get("group", ""), ((c.get("spec") or {}).get("names") or {}).get("kind", "")): (
-                (c.get("spec") or {}).get("names") or {}
-            ).get("plural", "")
-            for c in crds
-        }
+            resources.extend(self._cluster_resources())
         global_values = {
             e["name"]: _global_value(e, self.read)
             for e in self.test.get("globalContextEntries") or []
@@ -227,8 +203,18 @@ class VpolTest:
             images=images,
             global_values=global_values,
             http_mocks=http_mock_index(self.test.get("apiCallResponses")),
-            crd_plurals=plurals,
+            crd_plurals={_crd_key(spec): (spec.get("names") or {}).get("plural", "") for spec in crds},
         )
+
+    def _cluster_resources(self) -> list[Any]:
+        """clusterResources documents (a ClusterResource lists several), then the test's resources."""
+        resources: list[Any] = []
+        for doc in self.read(self.test["clusterResources"]):
+            if doc.get("kind") == "ClusterResource":
+                resources.extend((doc.get("spec") or {}).get("resources") or [])
+            else:
+                resources.append(doc)
+        return resources + self.resources
 
     def _values(self) -> dict:
         values = dict(self.test.get("values") or {})
@@ -237,13 +223,6 @@ class VpolTest:
             if docs:
                 values = docs[0].get("spec", docs[0]) if docs[0].get("kind") == "Values" else docs[0]
         return values
-
-    def handles(self, result: Mapping[str, Any]) -> bool:
-        if result.get("isValidatingPolicy"):
-            return True
-        return (
-            not any(result.get(flag) for flag in TYPE_FLAGS) and result.get("policy", "").split("/")[-1] in self.entries
-        )
 
     def rows(self, result: Mapping[str, Any]) -> list[VpolRow]:
         name = str(result.get("policy", "")).split("/")[-1]
@@ -314,7 +293,3 @@ class VpolTest:
         )
         rules, kept_empty = responses_for(entry, inputs)
         return score(rules, kept_empty, expected)
-
-
-def is_policy_document(doc: Any) -> bool:
-    return sp.is_validating_policy(doc)

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from evaluator.admission.api_versions import split_api_version
 from evaluator.k8s.restmapping import builtin_mapper, guess_resource
 
 
@@ -24,20 +25,13 @@ class LookupError_(Exception):
         self.not_found = not_found
 
 
-def _split_gv(api_version: str) -> tuple[str, str]:
-    if "/" in api_version:
-        group, version = api_version.split("/", 1)
-        return group, version
-    return "", api_version
-
-
 def _group_resource(group: str, resource: str) -> str:
     return f"{resource}.{group}" if group else resource
 
 
 def resource_for(api_version: str, kind: str, crds: Mapping[tuple[str, str], str] | None = None) -> str:
     """The plural resource of a kind: the built-in REST mapping, a CRD's plural, else Kyverno's guess."""
-    group, version = _split_gv(api_version)
+    group, version = split_api_version(api_version)
     if crds and (group, kind) in crds:
         return crds[(group, kind)]
     info = builtin_mapper().resource_for(api_version, kind)
@@ -63,7 +57,7 @@ class OfflineContext:
             for doc in self.resources:
                 if not isinstance(doc, Mapping):
                     continue
-                group, version = _split_gv(str(doc.get("apiVersion") or ""))
+                group, version = split_api_version(str(doc.get("apiVersion") or ""))
                 plural = resource_for(str(doc.get("apiVersion") or ""), str(doc.get("kind") or ""), self.crd_plurals)
                 meta = doc.get("metadata") if isinstance(doc.get("metadata"), Mapping) else {}
                 by_ns = index.setdefault((group, version, plural), {})
@@ -72,7 +66,7 @@ class OfflineContext:
         return self._index
 
     def get_resource(self, api_version: str, resource: str, namespace: str, name: str) -> Mapping:
-        group, version = _split_gv(api_version)
+        group, version = split_api_version(api_version)
         found = self._resources_by_gvr().get((group, version, resource), {}).get(namespace, {}).get(name)
         if found is None:
             raise LookupError_(f'{_group_resource(group, resource)} "{name}" not found', not_found=True)
@@ -81,7 +75,7 @@ class OfflineContext:
     def list_resources(
         self, api_version: str, resource: str, namespace: str, labels: Mapping[str, str] | None = None
     ) -> dict:
-        group, version = _split_gv(api_version)
+        group, version = split_api_version(api_version)
         by_ns = self._resources_by_gvr().get((group, version, resource))
         if by_ns is None:
             raise LookupError_(f"{_group_resource(group, resource)} resource not found")
@@ -122,6 +116,14 @@ class OfflineContext:
             f"no mock for {method} {url}: the playground makes no network calls; add an "
             f"apiCallResponses entry (method {method}, url {url}) to a Values document"
         )
+
+
+def context_file_data(spec: Mapping[str, Any]) -> tuple[list[Mapping[str, Any]], dict[str, Any]]:
+    """(resources, images by reference) of a cli.kyverno.io Context's spec: what resource.Get/List and
+    image.GetMetadata answer from."""
+    resources = [r for r in spec.get("resources") or [] if isinstance(r, Mapping)]
+    images = {i["image"]: i for i in spec.get("images") or [] if isinstance(i, Mapping) and "image" in i}
+    return resources, images
 
 
 def http_mock_index(api_call_responses: Any) -> dict[str, Any]:

@@ -6,6 +6,7 @@ JSON (original kind/resource, object and oldObject included), `object`/`oldObjec
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from evaluator.k8s.restmapping import builtin_mapper, guess_resource, parse_api_version
@@ -58,6 +59,77 @@ def namespace_lookup(namespaces: Mapping[str, Mapping] | None) -> Callable[[str]
     return lookup
 
 
+@dataclass(frozen=True)
+class _Target:
+    """What an admission request is about, resolved once for the CEL `request` and for matching."""
+
+    operation: str
+    object: Any
+    old_object: Any
+    kind: dict[str, str]
+    resource: dict[str, str]
+    sub_resource: str
+    namespace: str
+    name: str
+
+    @classmethod
+    def of(cls, request: Mapping[str, Any], crd_plurals: Mapping[tuple[str, str], str]) -> _Target:
+        """No object on DELETE, no oldObject but on UPDATE and DELETE; kind, resource, namespace and name
+        from the request, else from the object (the old one when there is none)."""
+        operation = str(request.get("operation") or "CREATE")
+        obj = request.get("object") if operation != "DELETE" else None
+        old = request.get("oldObject") if operation in ("UPDATE", "DELETE") else None
+        source = obj if isinstance(obj, Mapping) else (old if isinstance(old, Mapping) else {})
+        meta = source.get("metadata") if isinstance(source.get("metadata"), Mapping) else {}
+        gvk = dict(request.get("kind") or {}) or _gvk_of(source)
+        return cls(
+            operation,
+            obj,
+            old,
+            gvk,
+            dict(request.get("resource") or {}) or gvr_for(gvk, crd_plurals),
+            str(request.get("subResource") or ""),
+            str(request.get("namespace") or meta.get("namespace") or ""),
+            str(request.get("name") or meta.get("name") or ""),
+        )
+
+    def cel_request(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        """The AdmissionRequest as JSON, in its field order, optional fields only when set."""
+        sub = self.sub_resource
+        out: dict[str, Any] = {"uid": str(request.get("uid") or ""), "kind": self.kind, "resource": self.resource}
+        if sub:
+            out["subResource"] = sub
+        out["requestKind"] = dict(request.get("requestKind") or self.kind)
+        out["requestResource"] = dict(request.get("requestResource") or self.resource)
+        if sub:
+            out["requestSubResource"] = sub
+        if self.name:
+            out["name"] = self.name
+        if self.namespace:
+            out["namespace"] = self.namespace
+        out.update(
+            operation=self.operation,
+            userInfo=_user_info(request.get("userInfo")),
+            object=self.object,
+            oldObject=self.old_object,
+            dryRun=bool(request.get("dryRun") or False),
+            options=request.get("options"),
+        )
+        return out
+
+    def match_request(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "resource": self.resource,
+            "subResource": self.sub_resource,
+            "namespace": self.namespace,
+            "name": self.name,
+            "operation": self.operation,
+            "object": self.object,
+            "oldObject": self.old_object,
+        }
+
+
 def kubernetes_inputs(
     request: Mapping[str, Any],
     *,
@@ -68,52 +140,14 @@ def kubernetes_inputs(
     """Inputs for an admission request dict ({operation, object, oldObject, kind?, resource?, namespace?,
     name?, userInfo?, subResource?, dryRun?}). `namespace_object="lookup"` takes it from `namespaces`."""
     context = context or OfflineContext()
-    operation = str(request.get("operation") or "CREATE")
-    obj = request.get("object") if operation != "DELETE" else None
-    old = request.get("oldObject") if operation in ("UPDATE", "DELETE") else None
-    source = obj if isinstance(obj, Mapping) else (old if isinstance(old, Mapping) else {})
-    meta = source.get("metadata") if isinstance(source.get("metadata"), Mapping) else {}
-    gvk = dict(request.get("kind") or {}) or _gvk_of(source)
-    gvr = dict(request.get("resource") or {}) or gvr_for(gvk, context.crd_plurals)
-    namespace = str(request.get("namespace") or meta.get("namespace") or "")
-    name = str(request.get("name") or meta.get("name") or "")
-    sub = str(request.get("subResource") or "")
-    cel_request: dict[str, Any] = {"uid": str(request.get("uid") or ""), "kind": gvk, "resource": gvr}
-    if sub:
-        cel_request["subResource"] = sub
-    cel_request["requestKind"] = dict(request.get("requestKind") or gvk)
-    cel_request["requestResource"] = dict(request.get("requestResource") or gvr)
-    if sub:
-        cel_request["requestSubResource"] = sub
-    if name:
-        cel_request["name"] = name
-    if namespace:
-        cel_request["namespace"] = namespace
-    cel_request.update(
-        operation=operation,
-        userInfo=_user_info(request.get("userInfo")),
-        object=obj,
-        oldObject=old,
-        dryRun=bool(request.get("dryRun") or False),
-        options=request.get("options"),
-    )
-    match_request = {
-        "kind": gvk,
-        "resource": gvr,
-        "subResource": sub,
-        "namespace": namespace,
-        "name": name,
-        "operation": operation,
-        "object": obj,
-        "oldObject": old,
-    }
+    target = _Target.of(request, context.crd_plurals)
     if namespace_object == "lookup":
-        namespace_object = (namespaces or {}).get(namespace) if namespace else None
+        namespace_object = (namespaces or {}).get(target.namespace) if target.namespace else None
     return Inputs(
-        object=obj,
-        old_object=old,
-        request=cel_request,
-        match_request=match_request,
+        object=target.object,
+        old_object=target.old_object,
+        request=target.cel_request(request),
+        match_request=target.match_request(),
         namespace_object=namespace_object,
         namespace_lookup=namespace_lookup(namespaces),
         context=context,

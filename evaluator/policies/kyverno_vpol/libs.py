@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json as _json
-from collections.abc import Mapping
+from collections.abc import Callable
 from typing import Any
 
 from evaluator.cel.errors import CELEvalError
@@ -51,33 +51,39 @@ def function(*signatures: str, cost: int | None = 1):
     return decorate
 
 
+def member(signature: str):
+    """A context member under both of Kyverno's spellings: `resource.Context.Get(...)` and `...get(...)`."""
+    head, paren, rest = signature.partition("(")
+    receiver, _, name = head.rpartition(".")
+    return function(signature, f"{receiver}.{name[0].lower()}{name[1:]}{paren}{rest}")
+
+
 # ------------------------------------------------------------------ context values
-class ResourceContext:
+class _Lookups:
+    """A library variable answering from the evaluation's OfflineContext (an opaque CEL value)."""
+
+    def __init__(self, data: OfflineContext):
+        self.data = data
+
+
+class ResourceContext(_Lookups):
     cel_type_name = "resource.Context"
 
     def __init__(self, data: OfflineContext, namespace: str = ""):
-        self.data, self.namespace = data, namespace
+        super().__init__(data)
+        self.namespace = namespace
 
 
-class HTTPContext:
+class HTTPContext(_Lookups):
     cel_type_name = "http.Context"
 
-    def __init__(self, data: OfflineContext):
-        self.data = data
 
-
-class ImageDataContext:
+class ImageDataContext(_Lookups):
     cel_type_name = "imagedata.Context"
 
-    def __init__(self, data: OfflineContext):
-        self.data = data
 
-
-class GlobalContext:
+class GlobalContext(_Lookups):
     cel_type_name = "globalcontext.Context"
-
-    def __init__(self, data: OfflineContext):
-        self.data = data
 
 
 class JSONContext:
@@ -110,8 +116,12 @@ def bindings(data: OfflineContext, policy_namespace: str = "") -> dict[str, Any]
 LIBRARY_VARIABLES = ("resource", "http", "image", "globalContext", "json", "yaml")
 
 
-def _err(prefix: str, err: LookupError_) -> CELEvalError:
-    return CELEvalError(f"{prefix}: {err.message}")
+def _answer(failure: str, lookup: Callable[..., Any], *args: Any) -> Any:
+    """What `lookup(*args)` finds; a failed lookup is the CEL error Kyverno gives (`<failure>: <what is missing>`)."""
+    try:
+        return lookup(*args)
+    except LookupError_ as err:
+        raise CELEvalError(f"{failure}: {err.message}") from None
 
 
 # ------------------------------------------------------------------ resource
@@ -121,14 +131,11 @@ def _get(ctx: ResourceContext, api_version: str, resource: str, namespace: str, 
     except LookupError_ as err:
         if err.not_found:
             return None
-        raise _err("failed to get resource", err) from None
+        raise CELEvalError(f"failed to get resource: {err.message}") from None
 
 
 def _list(ctx: ResourceContext, api_version: str, resource: str, namespace: str, labels: Any = None) -> Any:
-    try:
-        return ctx.data.list_resources(api_version, resource, namespace, labels)
-    except LookupError_ as err:
-        raise _err("failed to list resource", err) from None
+    return _answer("failed to list resource", ctx.data.list_resources, api_version, resource, namespace, labels)
 
 
 def _cluster_only(ctx: ResourceContext) -> None:
@@ -141,48 +148,37 @@ def _namespaced_only(ctx: ResourceContext) -> None:
         raise CELEvalError("no such overload")
 
 
-@function(
-    "resource.Context.Get(string, string, string, string) -> dyn",
-    "resource.Context.get(string, string, string, string) -> dyn",
-)
+@member("resource.Context.Get(string, string, string, string) -> dyn")
 def resource_get(ctx, api_version, resource, namespace, name):
     _cluster_only(ctx)
     return _get(ctx, api_version, resource, namespace, name)
 
 
-@function("resource.Context.Get(string, string, string) -> dyn", "resource.Context.get(string, string, string) -> dyn")
+@member("resource.Context.Get(string, string, string) -> dyn")
 def resource_get_namespaced(ctx, api_version, resource, name):
     _namespaced_only(ctx)
     return _get(ctx, api_version, resource, ctx.namespace, name)
 
 
-@function(
-    "resource.Context.List(string, string, string) -> dyn", "resource.Context.list(string, string, string) -> dyn"
-)
+@member("resource.Context.List(string, string, string) -> dyn")
 def resource_list(ctx, api_version, resource, namespace):
     _cluster_only(ctx)
     return _list(ctx, api_version, resource, namespace)
 
 
-@function(
-    "resource.Context.List(string, string, string, map(string, string)) -> dyn",
-    "resource.Context.list(string, string, string, map(string, string)) -> dyn",
-)
+@member("resource.Context.List(string, string, string, map(string, string)) -> dyn")
 def resource_list_labels(ctx, api_version, resource, namespace, labels):
     _cluster_only(ctx)
     return _list(ctx, api_version, resource, namespace, labels)
 
 
-@function("resource.Context.List(string, string) -> dyn", "resource.Context.list(string, string) -> dyn")
+@member("resource.Context.List(string, string) -> dyn")
 def resource_list_namespaced(ctx, api_version, resource):
     _namespaced_only(ctx)
     return _list(ctx, api_version, resource, ctx.namespace)
 
 
-@function(
-    "resource.Context.Post(string, string, string, map(string, dyn)) -> dyn",
-    "resource.Context.post(string, string, string, map(string, dyn)) -> dyn",
-)
+@member("resource.Context.Post(string, string, string, map(string, dyn)) -> dyn")
 def resource_post(ctx, api_version, resource, namespace, data):
     raise CELEvalError(
         "failed to create resource: resource.Post creates objects in a cluster; the playground "
@@ -190,95 +186,72 @@ def resource_post(ctx, api_version, resource, namespace, data):
     )
 
 
-@function(
-    "resource.Context.ToGVR(string, string) -> resource.GroupVersionResource",
-    "resource.Context.toGVR(string, string) -> resource.GroupVersionResource",
-)
+@member("resource.Context.ToGVR(string, string) -> resource.GroupVersionResource")
 def resource_to_gvr(ctx, api_version, kind):
     from .context import resource_for
 
     return GVR(api_version, resource_for(api_version, kind, ctx.data.crd_plurals))
 
 
-@function(
-    "resource.Context.Get(resource.GroupVersionResource, string, string) -> dyn",
-    "resource.Context.get(resource.GroupVersionResource, string, string) -> dyn",
-)
+@member("resource.Context.Get(resource.GroupVersionResource, string, string) -> dyn")
 def resource_get_gvr(ctx, gvr, namespace, name):
     return _get(ctx, gvr.api_version, gvr.resource, namespace, name)
 
 
-@function(
-    "resource.Context.List(resource.GroupVersionResource, string) -> dyn",
-    "resource.Context.list(resource.GroupVersionResource, string) -> dyn",
-)
+@member("resource.Context.List(resource.GroupVersionResource, string) -> dyn")
 def resource_list_gvr(ctx, gvr, namespace):
     return _list(ctx, gvr.api_version, gvr.resource, namespace)
 
 
 # ------------------------------------------------------------------ globalContext
 def _global(ctx: GlobalContext, name: str, projection: str) -> Any:
-    try:
-        return ctx.data.global_reference(name, projection)
-    except LookupError_ as err:
-        raise _err("failed to get global reference", err) from None
+    return _answer("failed to get global reference", ctx.data.global_reference, name, projection)
 
 
-@function("globalcontext.Context.Get(string) -> dyn", "globalcontext.Context.get(string) -> dyn")
+@member("globalcontext.Context.Get(string) -> dyn")
 def global_get(ctx, name):
     return _global(ctx, name, "")
 
 
-@function("globalcontext.Context.Get(string, string) -> dyn", "globalcontext.Context.get(string, string) -> dyn")
+@member("globalcontext.Context.Get(string, string) -> dyn")
 def global_get_projection(ctx, name, projection):
     return _global(ctx, name, projection)
 
 
 # ------------------------------------------------------------------ http
 def _http(ctx: HTTPContext, method: str, url: str) -> Any:
-    try:
-        return ctx.data.http(method, url)
-    except LookupError_ as err:
-        raise _err("request failed", err) from None
+    return _answer("request failed", ctx.data.http, method, url)
 
 
-@function("http.Context.Get(string) -> dyn", "http.Context.get(string) -> dyn")
+@member("http.Context.Get(string) -> dyn")
 def http_get(ctx, url):
     return _http(ctx, "GET", url)
 
 
-@function(
-    "http.Context.Get(string, map(string, string)) -> dyn", "http.Context.get(string, map(string, string)) -> dyn"
-)
+@member("http.Context.Get(string, map(string, string)) -> dyn")
 def http_get_headers(ctx, url, headers):
     return _http(ctx, "GET", url)
 
 
-@function("http.Context.Post(string, dyn) -> dyn", "http.Context.post(string, dyn) -> dyn")
+@member("http.Context.Post(string, dyn) -> dyn")
 def http_post(ctx, url, data):
     return _http(ctx, "POST", url)
 
 
-@function(
-    "http.Context.Post(string, dyn, map(string, string)) -> dyn",
-    "http.Context.post(string, dyn, map(string, string)) -> dyn",
-)
+@member("http.Context.Post(string, dyn, map(string, string)) -> dyn")
 def http_post_headers(ctx, url, data, headers):
     return _http(ctx, "POST", url)
 
 
-@function("http.Context.Client(string) -> http.Context", "http.Context.client(string) -> http.Context")
-def http_client(ctx, ca_bundle):
+@member("http.Context.Client(string) -> http.Context")
+def http_client(ctx, _ca_bundle):
     return ctx  # mocks answer whatever client asks
 
 
 # ------------------------------------------------------------------ image data
-@function("imagedata.Context.GetMetadata(string) -> dyn", "imagedata.Context.getMetadata(string) -> dyn")
+@member("imagedata.Context.GetMetadata(string) -> dyn")
 def image_get_metadata(ctx, image):
-    try:
-        return ctx.data.image_data(image)
-    except LookupError_ as err:
-        raise _err("failed to get image data", err) from None
+    return _answer("failed to get image data", ctx.data.image_data, image)
 
 
 # ------------------------------------------------------------------ image references
@@ -303,34 +276,17 @@ def image_is(text):
     return True
 
 
-@function("kyverno.Image.registry() -> string")
-def image_registry(ref):
-    return ref.registry
-
-
-@function("kyverno.Image.repository() -> string")
-def image_repository(ref):
-    return ref.repository
-
-
-@function("kyverno.Image.identifier() -> string")
-def image_identifier(ref):
-    return ref.identifier
-
-
-@function("kyverno.Image.tag() -> string")
-def image_tag(ref):
-    return ref.tag
-
-
-@function("kyverno.Image.digest() -> string")
-def image_digest(ref):
-    return ref.digest
-
-
-@function("kyverno.Image.containsDigest() -> bool")
-def image_contains_digest(ref):
-    return bool(ref.digest)
+# kyverno.Image's accessors: method -> (result type, reader of an ImageRef)
+_IMAGE_ACCESSORS: dict[str, tuple[str, Callable[[ImageRef], Any]]] = {
+    "registry": ("string", lambda ref: ref.registry),
+    "repository": ("string", lambda ref: ref.repository),
+    "identifier": ("string", lambda ref: ref.identifier),
+    "tag": ("string", lambda ref: ref.tag),
+    "digest": ("string", lambda ref: ref.digest),
+    "containsDigest": ("bool", lambda ref: bool(ref.digest)),
+}
+for _method, (_result, _read) in _IMAGE_ACCESSORS.items():
+    KYVERNO_REGISTRY.add(f"kyverno.Image.{_method}() -> {_result}", _read, cost=1)
 
 
 # ------------------------------------------------------------------ user
@@ -416,10 +372,6 @@ def time_truncate(ts, duration):
 def time_to_cron(ts):
     moment = ts.to_datetime()
     return f"{moment.minute} {moment.hour} {moment.day} {moment.month} {(moment.weekday() + 1) % 7}"
-
-
-def as_mapping(value: Any) -> Mapping | None:
-    return value if isinstance(value, Mapping) else None
 
 
 __all__ = ["KYVERNO_REGISTRY", "LIBRARY_VARIABLES", "bindings", "Duration"]

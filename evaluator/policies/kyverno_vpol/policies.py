@@ -113,41 +113,53 @@ def _unsupported(entry: PolicyEntry) -> dict[str, Any]:
     return result
 
 
+def _runs_in_admission(entry: PolicyEntry, inputs: Inputs) -> bool:
+    """evaluation.admission.enabled, and a NamespacedValidatingPolicy only in its own namespace."""
+    if not sp.admission_enabled(entry.spec):
+        return False
+    if entry.document.get("kind") == "NamespacedValidatingPolicy":
+        return ((inputs.match_request or {}).get("namespace") or "") == sp.namespace_of(entry.document)
+    return True
+
+
+def _responses(compiled: CompiledPolicy, inputs: Inputs, json_mode: bool) -> list[RuleResponse] | None:
+    try:
+        return evaluate(compiled, _as_json(inputs) if json_mode else inputs, check_match=not json_mode)
+    except Exception as err:  # a defect must still come out as data about this policy
+        return [RuleResponse("", "error", f"internal error: {type(err).__name__}: {err}")]
+
+
+def _evaluate_entry(entry: PolicyEntry, inputs: Inputs, admission: bool) -> dict[str, Any]:
+    """The policy and its variants (the policy alone in JSON mode) on one input."""
+    result = base_result(entry)
+    json_mode = entry.mode == "JSON"
+    if json_mode and admission:  # no webhook runs them: shown as `kyverno apply` runs them on a resource
+        result["note"] = JSON_NOTE
+    for compiled in entry.compiled:
+        if json_mode and compiled.variant:
+            continue
+        if compiled.error is not None:  # Kyverno's provider fails the whole policy: report it once
+            result["rules"].append(
+                _rule(RuleResponse("", "error", compiled.error), compiled.variant, result["validationActions"])
+            )
+            break
+        responses = _responses(compiled, inputs, json_mode)
+        label = compiled.variant and f"autogen-{compiled.variant}"
+        if responses is None:
+            result["notApplicable"].append(label or entry.name)
+            continue
+        result["rules"].extend(_rule(r, compiled.variant, result["validationActions"]) for r in responses)
+    return result
+
+
 def evaluate_request(entries: list[PolicyEntry], inputs: Inputs, *, admission: bool = False) -> list[dict[str, Any]]:
     """Every policy on one Kubernetes input (JSON-mode policies see the resource as their `object`)."""
     results = []
     for entry in entries:
         if entry.mode in UNSUPPORTED_MODES:
             results.append(_unsupported(entry))
-            continue
-        if admission and not sp.admission_enabled(entry.spec):
-            continue
-        if admission and entry.document.get("kind") == "NamespacedValidatingPolicy":
-            ns = (inputs.match_request or {}).get("namespace") or ""
-            if ns != sp.namespace_of(entry.document):
-                continue
-        result = base_result(entry)
-        json_mode = entry.mode == "JSON"
-        if json_mode and admission:  # no webhook runs them: shown as `kyverno apply` runs them on a resource
-            result["note"] = JSON_NOTE
-        for compiled in entry.compiled:
-            if json_mode and compiled.variant:
-                continue
-            if compiled.error is not None:  # Kyverno's provider fails the whole policy: report it once
-                result["rules"].append(
-                    _rule(RuleResponse("", "error", compiled.error), compiled.variant, result["validationActions"])
-                )
-                break
-            try:
-                responses = evaluate(compiled, _as_json(inputs) if json_mode else inputs, check_match=not json_mode)
-            except Exception as err:  # a defect must still come out as data about this policy
-                responses = [RuleResponse("", "error", f"internal error: {type(err).__name__}: {err}")]
-            label = compiled.variant and f"autogen-{compiled.variant}"
-            if responses is None:
-                result["notApplicable"].append(label or entry.name)
-                continue
-            result["rules"].extend(_rule(r, compiled.variant, result["validationActions"]) for r in responses)
-        results.append(result)
+        elif not admission or _runs_in_admission(entry, inputs):
+            results.append(_evaluate_entry(entry, inputs, admission))
     return results
 
 

@@ -9,19 +9,19 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from evaluator.admission.report_results import is_scored, report_result
 from evaluator.policies.kyverno.policy_report import report_for
 
 from . import spec as sp
 
 SOURCE = "KyvernoValidatingPolicy"
-_SEVERITIES = {"critical", "high", "medium", "low", "info"}
 
 
 def result_entries(policy: Mapping[str, Any], result: Mapping[str, Any], subject: dict, now: int) -> list[dict]:
     meta = policy.get("metadata") if isinstance(policy.get("metadata"), Mapping) else {}
     annotations = meta.get("annotations") or {}
     key = (f"{meta['namespace']}/" if meta.get("namespace") else "") + str(meta.get("name") or result.get("policy"))
-    scored = annotations.get("policies.kyverno.io/scored") != "false"
+    scored = is_scored(annotations)
     entries = []
     for rule in result.get("rules") or []:
         properties = dict(rule.get("properties") or {})
@@ -31,23 +31,17 @@ def result_entries(policy: Mapping[str, Any], result: Mapping[str, Any], subject
         if rule.get("exceptions"):
             properties["exceptions"] = ",".join(e.rsplit("/", 1)[-1] for e in rule["exceptions"])
         status = rule["result"]
-        if status == "fail" and not scored:
-            status = "warn"
-        entry = {
-            "source": SOURCE,
-            "policy": key,
-            "rule": rule.get("rule", ""),
-            "message": rule.get("message", ""),
-            "result": status,
-            "scored": scored,
-            "properties": properties,
-            "resources": [subject],
-            "timestamp": {"seconds": now, "nanos": 0},
-        }
-        if annotations.get("policies.kyverno.io/category"):
-            entry["category"] = annotations["policies.kyverno.io/category"]
-        if annotations.get("policies.kyverno.io/severity") in _SEVERITIES:
-            entry["severity"] = annotations["policies.kyverno.io/severity"]
+        entry = report_result(
+            annotations,
+            source=SOURCE,
+            policy=key,
+            rule=rule.get("rule", ""),
+            message=rule.get("message", ""),
+            result="warn" if status == "fail" and not scored else status,
+            resource=subject,
+            now=now,
+            properties=properties,
+        )
         entries.append(entry)
     return entries
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from evaluator.admission.cluster import metadata, name_of as name_of  # sp.name_of, with the other readers
 from evaluator.k8s.kinds import KYVERNO_POLICIES_GROUP, KYVERNO_VALIDATING_POLICY_KINDS, POLICY_EXCEPTION
 
 GROUP = KYVERNO_POLICIES_GROUP
@@ -24,7 +25,6 @@ SERVED = {
 DEPRECATED = frozenset({"v1alpha1"})
 KINDS = KYVERNO_VALIDATING_POLICY_KINDS
 EXCEPTION_KIND = POLICY_EXCEPTION
-MODES = ("Kubernetes", "JSON", "HTTP", "Envoy")
 
 
 def api_group(doc: Mapping[str, Any]) -> tuple[str, str]:
@@ -54,22 +54,21 @@ def version_issue(doc: Mapping[str, Any]) -> tuple[str, str] | None:
     return None
 
 
+def _section(parent: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    """A nested object of the policy; anything else there reads as unset."""
+    value = parent.get(key)
+    return value if isinstance(value, Mapping) else {}
+
+
 def spec_of(doc: Mapping[str, Any]) -> Mapping[str, Any]:
-    spec = doc.get("spec")
-    return spec if isinstance(spec, Mapping) else {}
-
-
-def name_of(doc: Mapping[str, Any]) -> str:
-    meta = doc.get("metadata") if isinstance(doc.get("metadata"), Mapping) else {}
-    return str(meta.get("name") or "")
+    return _section(doc, "spec")
 
 
 def namespace_of(doc: Mapping[str, Any]) -> str:
     """Only a NamespacedValidatingPolicy has a namespace that matters."""
     if doc.get("kind") != "NamespacedValidatingPolicy":
         return ""
-    meta = doc.get("metadata") if isinstance(doc.get("metadata"), Mapping) else {}
-    return str(meta.get("namespace") or "default")
+    return str(metadata(doc).get("namespace") or "default")
 
 
 def validation_actions(spec: Mapping[str, Any]) -> list[str]:
@@ -80,15 +79,12 @@ def validation_actions(spec: Mapping[str, Any]) -> list[str]:
 
 
 def evaluation_mode(spec: Mapping[str, Any]) -> str:
-    evaluation = spec.get("evaluation") if isinstance(spec.get("evaluation"), Mapping) else {}
-    mode = evaluation.get("mode")
+    mode = _section(spec, "evaluation").get("mode")
     return str(mode) if mode else "Kubernetes"
 
 
 def _enabled(spec: Mapping[str, Any], key: str) -> bool:
-    evaluation = spec.get("evaluation") if isinstance(spec.get("evaluation"), Mapping) else {}
-    section = evaluation.get(key) if isinstance(evaluation.get(key), Mapping) else {}
-    return section.get("enabled") is not False
+    return _section(_section(spec, "evaluation"), key).get("enabled") is not False
 
 
 def admission_enabled(spec: Mapping[str, Any]) -> bool:
@@ -114,9 +110,7 @@ def process(spec: Mapping[str, Any]) -> str:
 
 def autogen_controllers(spec: Mapping[str, Any]) -> list[str] | None:
     """spec.autogen.podControllers.controllers as written (None when unset: every controller)."""
-    autogen = spec.get("autogen") if isinstance(spec.get("autogen"), Mapping) else {}
-    pods = autogen.get("podControllers") if isinstance(autogen.get("podControllers"), Mapping) else {}
-    controllers = pods.get("controllers")
+    controllers = _section(_section(spec, "autogen"), "podControllers").get("controllers")
     if controllers is None:
         return None
     return [str(c) for c in controllers] if isinstance(controllers, list) else []

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import admission, spec as sp
-from .context import OfflineContext, http_mock_index
+from .context import OfflineContext, context_file_data, http_mock_index
 from .inputs import kubernetes_inputs
 from .policies import compile_all, evaluate_request
 
@@ -46,37 +46,43 @@ def _global_value(entry: Mapping[str, Any]) -> Any:
     return data
 
 
+def _is_policy_side(doc: Mapping[str, Any]) -> bool:
+    """Policies, exceptions and other Kyverno documents: never objects of the fake cluster."""
+    if sp.is_validating_policy(doc) or sp.is_cel_exception(doc) or doc.get("kind") in _NOT_RESOURCES:
+        return True
+    return str(doc.get("apiVersion") or "").startswith("kyverno.io/")
+
+
+def _add_cli_document(context: OfflineContext, doc: Mapping[str, Any]) -> None:
+    """A Context (resources, images) or Values document (http mocks, global context entries)."""
+    spec = doc.get("spec") if isinstance(doc.get("spec"), Mapping) else doc
+    if doc.get("kind") == "Context":
+        resources, images = context_file_data(spec)
+        context.resources.extend(resources)
+        context.images.update(images)
+    context.http_mocks.update(http_mock_index(spec.get("apiCallResponses") or doc.get("apiCallResponses")))
+    for entry in spec.get("globalContextEntries") or doc.get("globalContextEntries") or []:
+        if isinstance(entry, Mapping) and entry.get("name"):
+            context.global_values[str(entry["name"])] = _global_value(entry)
+
+
+def _add_crd_plural(context: OfflineContext, crd: Mapping[str, Any]) -> None:
+    spec = crd.get("spec") or {}
+    names = spec.get("names") or {}
+    context.crd_plurals[(str(spec.get("group") or ""), str(names.get("kind") or ""))] = str(names.get("plural") or "")
+
+
 def offline_context(documents: list[Mapping[str, Any]]) -> OfflineContext:
-    resources: list[Mapping[str, Any]] = []
-    images: dict[str, Any] = {}
-    mocks: dict[str, Any] = {}
-    global_values: dict[str, Any] = {}
-    plurals: dict[tuple[str, str], str] = {}
+    """The fake cluster and CLI data of a document set, in document order."""
+    context = OfflineContext()
     for doc in documents:
         if _is_cli(doc):
-            spec = doc.get("spec") if isinstance(doc.get("spec"), Mapping) else doc
-            if doc.get("kind") == "Context":
-                resources.extend(r for r in spec.get("resources") or [] if isinstance(r, Mapping))
-                images.update(
-                    {i["image"]: i for i in spec.get("images") or [] if isinstance(i, Mapping) and "image" in i}
-                )
-            mocks.update(http_mock_index(spec.get("apiCallResponses") or doc.get("apiCallResponses")))
-            for entry in spec.get("globalContextEntries") or doc.get("globalContextEntries") or []:
-                if isinstance(entry, Mapping) and entry.get("name"):
-                    global_values[str(entry["name"])] = _global_value(entry)
-            continue
-        if sp.is_validating_policy(doc) or sp.is_cel_exception(doc) or doc.get("kind") in _NOT_RESOURCES:
-            continue
-        if str(doc.get("apiVersion") or "").startswith("kyverno.io/"):
-            continue
-        if doc.get("kind") == "CustomResourceDefinition":
-            s = doc.get("spec") or {}
-            names = s.get("names") or {}
-            plurals[(str(s.get("group") or ""), str(names.get("kind") or ""))] = str(names.get("plural") or "")
-        resources.append(doc)
-    return OfflineContext(
-        resources=resources, images=images, global_values=global_values, http_mocks=mocks, crd_plurals=plurals
-    )
+            _add_cli_document(context, doc)
+        elif not _is_policy_side(doc):
+            if doc.get("kind") == "CustomResourceDefinition":
+                _add_crd_plural(context, doc)
+            context.resources.append(doc)
+    return context
 
 
 class VpolStage:

@@ -69,50 +69,68 @@ def validate(value: Any, node: Node, objschema: ObjectSchema, path: str = "") ->
     """structured-merge-diff validation errors of `value` against `node` (`<path>: <problem>`)."""
     if value is None or node.kind == ANY:
         return []
-    where = path or "."
-    if node.kind in (STRUCT, MAP):
-        if not isinstance(value, Mapping):
-            return [f"{where}: expected map, got {_describe(value)}"]
-        errors: list[str] = []
-        for key, child in value.items():
-            child_path = f"{path}.{key}"
-            if node.kind == STRUCT and key not in node.fields:
-                if not node.open:
-                    errors.append(f"{child_path}: field not declared in schema")
+    check = _VALIDATORS.get(node.kind)
+    return check(value, node, objschema, path) if check is not None else []
+
+
+def _validate_object(value: Any, node: Node, objschema: ObjectSchema, path: str) -> list[str]:
+    """A struct's declared fields (others refused unless it is open) or a map's values."""
+    if not isinstance(value, Mapping):
+        return [f"{path or '.'}: expected map, got {_describe(value)}"]
+    errors: list[str] = []
+    for key, child in value.items():
+        child_path = f"{path}.{key}"
+        if node.kind == STRUCT and key not in node.fields:
+            if not node.open:
+                errors.append(f"{child_path}: field not declared in schema")
+            continue
+        errors.extend(validate(child, child_node(objschema, node, key), objschema, child_path))
+    return errors
+
+
+def _validate_list(value: Any, node: Node, objschema: ObjectSchema, path: str) -> list[str]:
+    """Items against the element schema; set and map lists refuse duplicate keys (map lists non-objects)."""
+    if not isinstance(value, list):
+        return [f"{path or '.'}: expected list, got {_describe(value)}"]
+    element = child_node(objschema, node, "")
+    errors: list[str] = []
+    seen: set[str] = set()
+    for index, item in enumerate(value):
+        key = _path_element(node, item, index)
+        if node.list_type != ATOMIC:
+            if node.list_type == ASSOCIATIVE and not isinstance(item, Mapping):
+                errors.append(f"{path}[{index}]: expected map, got {_describe(item)}")
                 continue
-            errors.extend(validate(child, child_node(objschema, node, key), objschema, child_path))
-        return errors
-    if node.kind == LIST:
-        if not isinstance(value, list):
-            return [f"{where}: expected list, got {_describe(value)}"]
-        element = child_node(objschema, node, "")
-        errors = []
-        seen: set[str] = set()
-        for index, item in enumerate(value):
-            key = _path_element(node, item, index)
-            item_path = f"{path}{key}"
-            if node.list_type != ATOMIC:
-                if node.list_type == ASSOCIATIVE and not isinstance(item, Mapping):
-                    errors.append(f"{path}[{index}]: expected map, got {_describe(item)}")
-                    continue
-                if key in seen:
-                    errors.append(f"{path}: duplicate entries for key {key}")
-                seen.add(key)
-            errors.extend(validate(item, element, objschema, item_path))
-        return errors
-    if node.kind == SCALAR:
-        expected = {"string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,)}.get(
-            node.scalar or "", (str, int, float)
-        )
-        ok = isinstance(value, expected) and (node.scalar == "boolean" or not isinstance(value, bool))
-        if node.scalar == "integer" and isinstance(value, float) and value.is_integer():
-            ok = True
-        if not ok:
-            wanted = {"integer": "numeric (int or float)", "number": "numeric (int or float)"}.get(
-                node.scalar or "", node.scalar or "string"
-            )
-            return [f"{where}: expected {wanted}, got {_describe(value)}"]
-    return []
+            if key in seen:
+                errors.append(f"{path}: duplicate entries for key {key}")
+            seen.add(key)
+        errors.extend(validate(item, element, objschema, f"{path}{key}"))
+    return errors
+
+
+_SCALAR_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+}
+_SCALAR_WANTED = {"integer": "numeric (int or float)", "number": "numeric (int or float)"}
+
+
+def _validate_scalar(value: Any, node: Node, objschema: ObjectSchema, path: str) -> list[str]:
+    """The scalar's JSON type (a bool is no number; an integral float is an integer)."""
+    scalar = node.scalar or ""
+    ok = isinstance(value, _SCALAR_TYPES.get(scalar, (str, int, float))) and (
+        scalar == "boolean" or not isinstance(value, bool)
+    )
+    if scalar == "integer" and isinstance(value, float) and value.is_integer():
+        ok = True
+    if ok:
+        return []
+    return [f"{path or '.'}: expected {_SCALAR_WANTED.get(scalar, node.scalar or 'string')}, got {_describe(value)}"]
+
+
+_VALIDATORS = {STRUCT: _validate_object, MAP: _validate_object, LIST: _validate_list, SCALAR: _validate_scalar}
 
 
 # -- validatePatch ---------------------------------------------------------------------------------------
@@ -186,56 +204,85 @@ def _merge(live: Any, patch: Any, node: Node, objschema: ObjectSchema, path: str
 
 def _merge_list(live: list, patch: list, node: Node, objschema: ObjectSchema, path: str) -> list:
     """mergingWalker.visitListItems: the patch's order for shared items, live-only items kept in place."""
-    element = child_node(objschema, node, "")
-    defaults = key_defaults(objschema, node) if node.list_type == ASSOCIATIVE else {}
-    lhs = [_path_element(node, item, i, defaults) for i, item in enumerate(live)]
-    rhs = [_path_element(node, item, i, defaults) for i, item in enumerate(patch)]
-    rhs_items: dict[str, Any] = {}
-    for pe, item in zip(rhs, patch):
-        if pe in rhs_items:
-            raise ApplyError(f"{path}: duplicate entries for key {pe}")
-        rhs_items[pe] = item
-    counts: dict[str, int] = {}
-    for pe in lhs:
-        counts[pe] = counts.get(pe, 0) + 1
-    # Duplicated live keys are "observed" without a value: merging them takes the patch item alone.
-    lhs_items = {pe: item for pe, item in zip(lhs, live) if counts[pe] == 1}
-    shared = [pe for pe in rhs if pe in counts]
-    next_shared = shared.pop(0) if shared else None
-    merged: set[str] = set()
-    out: list = []
+    return _ListMerge(live, patch, node, objschema, path).run()
 
-    def merged_item(pe: str) -> Any:
-        return _merge(lhs_items.get(pe), rhs_items[pe], element, objschema, f"{path}{pe}")
 
-    li = ri = 0
-    while li < len(lhs) or ri < len(rhs):
-        if li < len(lhs) and ri < len(rhs):
-            pe = lhs[li]
-            if pe == rhs[ri]:
-                merged.add(pe)
-                out.append(merged_item(pe))
-                li += 1
-                ri += 1
-                next_shared = shared.pop(0) if shared else None
-                continue
-            if pe in rhs_items and next_shared is not None and next_shared != pe:
-                li += 1
-                continue
-        if li < len(lhs):
-            pe = lhs[li]
-            if pe not in rhs_items:
-                out.append(live[li])
-                li += 1
-                continue
-            if pe in merged:
-                li += 1
-                continue
-        if ri < len(rhs):
-            pe = rhs[ri]
-            merged.add(pe)
-            out.append(merged_item(pe))
-            ri += 1
-            if next_shared is not None and next_shared == pe:
-                next_shared = shared.pop(0) if shared else None
-    return out
+class _ListMerge:
+    """The walk over a live and a patch list, both named item by item by their SMD path elements: two
+    cursors, the next item the two lists share, and the items merged so far."""
+
+    def __init__(self, live: list, patch: list, node: Node, objschema: ObjectSchema, path: str):
+        self.live, self.objschema, self.path = live, objschema, path
+        self.element = child_node(objschema, node, "")
+        defaults = key_defaults(objschema, node) if node.list_type == ASSOCIATIVE else {}
+        self.lhs = [_path_element(node, item, i, defaults) for i, item in enumerate(live)]
+        self.rhs = [_path_element(node, item, i, defaults) for i, item in enumerate(patch)]
+        self.rhs_items: dict[str, Any] = {}
+        for pe, item in zip(self.rhs, patch):
+            if pe in self.rhs_items:
+                raise ApplyError(f"{path}: duplicate entries for key {pe}")
+            self.rhs_items[pe] = item
+        counts: dict[str, int] = {}
+        for pe in self.lhs:
+            counts[pe] = counts.get(pe, 0) + 1
+        # Duplicated live keys are "observed" without a value: merging them takes the patch item alone.
+        self.lhs_items = {pe: item for pe, item in zip(self.lhs, live) if counts[pe] == 1}
+        self.shared = [pe for pe in self.rhs if pe in counts]
+        self.next_shared = self.shared.pop(0) if self.shared else None
+        self.merged: set[str] = set()
+        self.out: list = []
+        self.li = self.ri = 0
+
+    def run(self) -> list:
+        while self.li < len(self.lhs) or self.ri < len(self.rhs):
+            if not (self._aligned() or self._live_only()):
+                self._from_patch()
+        return self.out
+
+    def _emit(self, pe: str) -> None:
+        self.merged.add(pe)
+        item = _merge(self.lhs_items.get(pe), self.rhs_items[pe], self.element, self.objschema, f"{self.path}{pe}")
+        self.out.append(item)
+
+    def _advance_shared(self) -> None:
+        self.next_shared = self.shared.pop(0) if self.shared else None
+
+    def _aligned(self) -> bool:
+        """Both lists at the same item: merged. A live item the patch names later, while another shared
+        item comes first, is passed over (the patch places it)."""
+        if self.li >= len(self.lhs) or self.ri >= len(self.rhs):
+            return False
+        pe = self.lhs[self.li]
+        if pe == self.rhs[self.ri]:
+            self._emit(pe)
+            self.li += 1
+            self.ri += 1
+            self._advance_shared()
+            return True
+        if pe in self.rhs_items and self.next_shared is not None and self.next_shared != pe:
+            self.li += 1
+            return True
+        return False
+
+    def _live_only(self) -> bool:
+        """A live item the patch does not name is kept; one already merged is passed over."""
+        if self.li >= len(self.lhs):
+            return False
+        pe = self.lhs[self.li]
+        if pe not in self.rhs_items:
+            self.out.append(self.live[self.li])
+            self.li += 1
+            return True
+        if pe in self.merged:
+            self.li += 1
+            return True
+        return False
+
+    def _from_patch(self) -> None:
+        """The patch's next item, merged with its live counterpart."""
+        if self.ri < len(self.rhs):
+            pe = self.rhs[self.ri]
+            self._emit(pe)
+            self.ri += 1
+            if self.next_shared is not None and self.next_shared == pe:
+                self._advance_shared()

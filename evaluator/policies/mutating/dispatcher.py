@@ -102,6 +102,17 @@ class _ReinvocationState:
         self.previously_invoked = []
 
 
+def _denial(errors: list[PolicyError]) -> PolicyError | None:
+    """The error that ends admission: an internal one, else the first not under failurePolicy Ignore (under
+    a failurePolicy neither Fail nor Ignore, its message says so)."""
+    denial = next((e for e in errors if e.internal), None) or next(
+        (e for e in errors if e.failure_policy != "Ignore"), None
+    )
+    if denial is not None and denial.failure_policy != "Fail" and not denial.internal:
+        denial.message = f"unrecognized failure policy: '{denial.failure_policy}'"
+    return denial
+
+
 def _record(inv: _Invocation, outcome: str, pass_number: int, **extra: Any) -> dict[str, Any]:
     record = {
         "kind": MUTATING_POLICY,
@@ -239,9 +250,7 @@ class MutatingDispatcher:
         skipped: list[tuple[Mapping, Mapping | None, str]] = []
         invocations = self._invocations(request, skipped)
         if pass_number == 1:
-            for policy, binding, reason in skipped:
-                inv = _Invocation(policy, self.compiled(policy), binding)
-                result.policies.append(_record(inv, "skipped", pass_number, skipReason=reason))
+            result.policies.extend(self._skipped_record(policy, binding, reason) for policy, binding, reason in skipped)
         reinvoke = list(state.to_reinvoke) if pass_number == 2 else None
         if reinvoke is not None:
             state.to_reinvoke = []
@@ -262,15 +271,13 @@ class MutatingDispatcher:
         if dirty:
             state.require_reinvoking_previously_invoked()
         result.errors.extend(errors)
-        denial = next((e for e in errors if e.internal), None) or next(
-            (e for e in errors if e.failure_policy != "Ignore"), None
-        )
+        denial = _denial(errors)
         if denial is not None:
-            if denial.failure_policy != "Fail" and not denial.internal:
-                denial.message = f"unrecognized failure policy: '{denial.failure_policy}'"
             result.denial = denial
-            return False
-        return True
+        return denial is None
+
+    def _skipped_record(self, policy: Mapping, binding: Mapping | None, reason: str) -> dict:
+        return _record(_Invocation(policy, self.compiled(policy), binding), "skipped", 1, skipReason=reason)
 
     def _error_record(
         self, inv: _Invocation, message: str, pass_number: int, errors: list[PolicyError], **extra: Any

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 MISSING_VALUE = "missing value"
@@ -65,26 +65,26 @@ class _Dict:
         del self.data[key]
 
 
+def _bounded(index: int, size: int) -> int:
+    """A position below `size`, negative ones counted from the end (evanphx v4)."""
+    if index < 0:
+        if index < -size:
+            raise PatchError(f"Unable to access invalid index: {index}: {INVALID_INDEX}")
+        index += size
+    if index >= size:
+        raise PatchError(f"Unable to access invalid index: {index}: {INVALID_INDEX}")
+    return index
+
+
 class _List:
     def __init__(self, data: list):
         self.data = data
 
-    def _index(self, key: str, size: int) -> int:
-        index = _atoi(key)
-        if index < 0:
-            if index < -size:
-                raise PatchError(f"Unable to access invalid index: {index}: {INVALID_INDEX}")
-            index += size
-        return index
-
     def get(self, key: str) -> tuple[bool, Any]:
-        index = self._index(key, len(self.data))
-        if index >= len(self.data):
-            raise PatchError(f"Unable to access invalid index: {index}: {INVALID_INDEX}")
-        return True, self.data[index]
+        return True, self.data[_bounded(_atoi(key), len(self.data))]
 
     def set(self, key: str, value: Any) -> None:
-        self.data[self._index(key, len(self.data))] = value
+        self.data[_bounded(_atoi(key), len(self.data))] = value
 
     def add(self, key: str, value: Any) -> None:
         if key == "-":
@@ -94,25 +94,10 @@ class _List:
             raise PatchError(
                 f"value was not a proper array index: '{key}': strconv.Atoi: parsing \"{key}\": invalid syntax"
             )
-        index = int(key)
-        size = len(self.data) + 1
-        if index >= size:
-            raise PatchError(f"Unable to access invalid index: {index}: {INVALID_INDEX}")
-        if index < 0:
-            if index < -size:
-                raise PatchError(f"Unable to access invalid index: {index}: {INVALID_INDEX}")
-            index += size
-        self.data.insert(index, value)
+        self.data.insert(_bounded(int(key), len(self.data) + 1), value)
 
     def remove(self, key: str) -> None:
-        index = _atoi(key)
-        if index >= len(self.data):
-            raise PatchError(f"Unable to access invalid index: {index}: {INVALID_INDEX}")
-        if index < 0:
-            if index < -len(self.data):
-                raise PatchError(f"Unable to access invalid index: {index}: {INVALID_INDEX}")
-            index += len(self.data)
-        del self.data[index]
+        del self.data[_bounded(_atoi(key), len(self.data))]
 
 
 def _container(value: Any):
@@ -165,98 +150,73 @@ def _deep_copy(value: Any) -> Any:
     return value
 
 
-def _op_add(doc: Any, op: Mapping[str, Any]) -> None:
-    path = op["path"]
+def _located(doc: Any, path: str, missing: str) -> tuple[Any, str]:
+    """The container holding `path`'s last token, and the token; without one, the operation's error
+    (`missing` names what is missing)."""
     con, key = find_parent(doc, path)
     if con is None:
-        raise PatchError(f'add operation does not apply: doc is missing path: "{path}": {MISSING_VALUE}')
+        raise PatchError(f"{missing}: {MISSING_VALUE}")
+    return con, key
+
+
+def _step(context: str, action: Callable[..., Any], *args: Any) -> Any:
+    """A container step whose error evanphx wraps with the operation's context (`<context>: <error>`)."""
     try:
-        con.add(key, _deep_copy(op.get("value")))
+        return action(*args)
     except PatchError as exc:
-        raise PatchError(f"error in add for path: '{path}': {exc.message}") from None
+        raise PatchError(f"{context}: {exc.message}") from None
+
+
+def _op_add(doc: Any, op: Mapping[str, Any]) -> None:
+    path = op["path"]
+    con, key = _located(doc, path, f'add operation does not apply: doc is missing path: "{path}"')
+    _step(f"error in add for path: '{path}'", con.add, key, _deep_copy(op.get("value")))
 
 
 def _op_remove(doc: Any, op: Mapping[str, Any]) -> None:
     path = op["path"]
-    con, key = find_parent(doc, path)
-    if con is None:
-        raise PatchError(f'remove operation does not apply: doc is missing path: "{path}": {MISSING_VALUE}')
-    try:
-        con.remove(key)
-    except PatchError as exc:
-        raise PatchError(f"error in remove for path: '{path}': {exc.message}") from None
+    con, key = _located(doc, path, f'remove operation does not apply: doc is missing path: "{path}"')
+    _step(f"error in remove for path: '{path}'", con.remove, key)
 
 
 def _op_replace(doc: Any, op: Mapping[str, Any]) -> None:
     path = op["path"]
-    con, key = find_parent(doc, path)
-    if con is None:
-        raise PatchError(f"replace operation does not apply: doc is missing path: {path}: {MISSING_VALUE}")
+    con, key = _located(doc, path, f"replace operation does not apply: doc is missing path: {path}")
     try:
         con.get(key)
     except PatchError:
         raise PatchError(f"replace operation does not apply: doc is missing key: {path}: {MISSING_VALUE}") from None
-    try:
-        con.set(key, _deep_copy(op.get("value")))
-    except PatchError as exc:
-        raise PatchError(f"error in remove for path: '{path}': {exc.message}") from None
+    _step(f"error in remove for path: '{path}'", con.set, key, _deep_copy(op.get("value")))  # sic: v4's text
 
 
 def _op_move(doc: Any, op: Mapping[str, Any]) -> None:
     source = op.get("from", "")
-    con, key = find_parent(doc, source)
-    if con is None:
-        raise PatchError(f"move operation does not apply: doc is missing from path: {source}: {MISSING_VALUE}")
-    try:
-        _, value = con.get(key)
-        con.remove(key)
-    except PatchError as exc:
-        raise PatchError(f"error in move for path: '{key}': {exc.message}") from None
+    con, key = _located(doc, source, f"move operation does not apply: doc is missing from path: {source}")
+    _, value = _step(f"error in move for path: '{key}'", con.get, key)
+    _step(f"error in move for path: '{key}'", con.remove, key)
     path = op["path"]
-    con, key = find_parent(doc, path)
-    if con is None:
-        raise PatchError(f"move operation does not apply: doc is missing destination path: {path}: {MISSING_VALUE}")
-    try:
-        con.add(key, value)
-    except PatchError as exc:
-        raise PatchError(f"error in move for path: '{path}': {exc.message}") from None
+    con, key = _located(doc, path, f"move operation does not apply: doc is missing destination path: {path}")
+    _step(f"error in move for path: '{path}'", con.add, key, value)
 
 
 def _op_test(doc: Any, op: Mapping[str, Any]) -> None:
     path = op["path"]
-    con, key = find_parent(doc, path)
-    if con is None:
-        raise PatchError(f"test operation does not apply: is missing path: {path}: {MISSING_VALUE}")
-    try:
-        present, value = con.get(key)
-    except PatchError as exc:
-        raise PatchError(f"error in test for path: '{path}': {exc.message}") from None
-    if not present:
-        if "value" not in op:
-            return
-        raise TestFailed(f"testing value {path} failed: test failed")
-    if "value" in op and json_equal(value, op["value"]):
+    con, key = _located(doc, path, f"test operation does not apply: is missing path: {path}")
+    present, value = _step(f"error in test for path: '{path}'", con.get, key)
+    if present and "value" in op and json_equal(value, op["value"]):
+        return
+    if not present and "value" not in op:
         return
     raise TestFailed(f"testing value {path} failed: test failed")
 
 
 def _op_copy(doc: Any, op: Mapping[str, Any]) -> None:
     source = op.get("from", "")
-    con, key = find_parent(doc, source)
-    if con is None:
-        raise PatchError(f"copy operation does not apply: doc is missing from path: {source}: {MISSING_VALUE}")
-    try:
-        _, value = con.get(key)
-    except PatchError as exc:
-        raise PatchError(f"error in copy for from: '{source}': {exc.message}") from None
+    con, key = _located(doc, source, f"copy operation does not apply: doc is missing from path: {source}")
+    _, value = _step(f"error in copy for from: '{source}'", con.get, key)
     path = op["path"]
-    con, key = find_parent(doc, path)
-    if con is None:
-        raise PatchError(f"copy operation does not apply: doc is missing destination path: {path}: {MISSING_VALUE}")
-    try:
-        con.add(key, _deep_copy(value))
-    except PatchError as exc:
-        raise PatchError(f"error while adding value during copy: {exc.message}") from None
+    con, key = _located(doc, path, f"copy operation does not apply: doc is missing destination path: {path}")
+    _step("error while adding value during copy", con.add, key, _deep_copy(value))
 
 
 _OPERATIONS = {
@@ -283,8 +243,3 @@ def apply_patch(doc: Any, operations: list[Mapping[str, Any]]) -> Any:
     for op in operations:
         apply_operation(result, op)
     return result
-
-
-def escape_key(key: str) -> str:
-    """RFC 6901 token escaping, as `jsonpatch.escapeKey` in CEL."""
-    return key.replace("~", "~0").replace("/", "~1")

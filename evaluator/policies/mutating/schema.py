@@ -95,45 +95,50 @@ class Schema:
         if ref is None and isinstance(raw.get("allOf"), list) and len(raw["allOf"]) == 1:
             ref = (raw["allOf"][0] or {}).get("$ref")
         if isinstance(ref, str) and depth < 8:
-            name = ref.rsplit("/", 1)[-1]
-            if name in _SCALAR_DEFINITIONS:
-                return Node(SCALAR, scalar=_SCALAR_DEFINITIONS[name], go_name=name.rsplit(".", 1)[-1])
-            if name in _ANY_DEFINITIONS or name not in self.definitions:
-                return Node(ANY, go_name=name.rsplit(".", 1)[-1])
-            target = self.definitions[name]
-            node = self._build(target, name.rsplit(".", 1)[-1], depth + 1)
-            # Extensions on the referring property (list type, map type) win over the target's.
-            return _with_extensions(node, raw)
-        if raw.get("x-kubernetes-int-or-string"):
-            return Node(SCALAR, scalar="int-or-string")
-        types = _types(raw)
-        properties = raw.get("properties")
-        if isinstance(properties, Mapping) and properties:
-            return _with_extensions(
-                Node(
-                    STRUCT,
-                    fields=dict(properties),
-                    go_name=go_name,
-                    open=bool(raw.get("x-kubernetes-preserve-unknown-fields")),
-                ),
-                raw,
-            )
-        if "array" in types or "items" in raw:
-            return _with_extensions(Node(LIST, element=raw.get("items")), raw)
-        additional = raw.get("additionalProperties")
-        if isinstance(additional, Mapping):
-            return _with_extensions(Node(MAP, element=additional), raw)
-        if raw.get("x-kubernetes-preserve-unknown-fields") or raw.get("x-kubernetes-embedded-resource"):
+            return self._build_ref(raw, ref, depth)
+        return _build_inline(raw, go_name)
+
+    def _build_ref(self, raw: Mapping[str, Any], ref: str, depth: int) -> Node:
+        """A `$ref` (or a lone `allOf` one): well-known scalars and free-form definitions by name, else the
+        target, with the referring property's extensions (list type, map type) winning over the target's."""
+        name = ref.rsplit("/", 1)[-1]
+        go_name = name.rsplit(".", 1)[-1]
+        if name in _SCALAR_DEFINITIONS:
+            return Node(SCALAR, scalar=_SCALAR_DEFINITIONS[name], go_name=go_name)
+        if name in _ANY_DEFINITIONS or name not in self.definitions:
             return Node(ANY, go_name=go_name)
-        if "object" in types:
-            # An object without properties: an empty struct for built-ins (Go struct{}), free-form otherwise.
-            return _with_extensions(Node(STRUCT, fields={}, go_name=go_name), raw) if go_name else Node(ANY)
-        scalar = next((t for t in types if t in ("string", "integer", "number", "boolean")), None)
-        if scalar is not None:
-            return Node(SCALAR, scalar=scalar, format=raw.get("format"))
-        if isinstance(raw.get("oneOf") or raw.get("anyOf"), list):
-            return Node(SCALAR, scalar="int-or-string")
+        return _with_extensions(self._build(self.definitions[name], go_name, depth + 1), raw)
+
+
+def _build_inline(raw: Mapping[str, Any], go_name: str) -> Node:
+    """A schema without a reference: struct, list, map, free-form or scalar, in schemaconv's order."""
+    if raw.get("x-kubernetes-int-or-string"):
+        return Node(SCALAR, scalar="int-or-string")
+    types = _types(raw)
+    properties = raw.get("properties")
+    if isinstance(properties, Mapping) and properties:
+        open_ = bool(raw.get("x-kubernetes-preserve-unknown-fields"))
+        return _with_extensions(Node(STRUCT, fields=dict(properties), go_name=go_name, open=open_), raw)
+    if "array" in types or "items" in raw:
+        return _with_extensions(Node(LIST, element=raw.get("items")), raw)
+    additional = raw.get("additionalProperties")
+    if isinstance(additional, Mapping):
+        return _with_extensions(Node(MAP, element=additional), raw)
+    if raw.get("x-kubernetes-preserve-unknown-fields") or raw.get("x-kubernetes-embedded-resource"):
         return Node(ANY, go_name=go_name)
+    if "object" in types:
+        # An object without properties: an empty struct for built-ins (Go struct{}), free-form otherwise.
+        return _with_extensions(Node(STRUCT, fields={}, go_name=go_name), raw) if go_name else Node(ANY)
+    return _build_scalar(raw, types, go_name)
+
+
+def _build_scalar(raw: Mapping[str, Any], types: list[str], go_name: str) -> Node:
+    scalar = next((t for t in types if t in ("string", "integer", "number", "boolean")), None)
+    if scalar is not None:
+        return Node(SCALAR, scalar=scalar, format=raw.get("format"))
+    if isinstance(raw.get("oneOf") or raw.get("anyOf"), list):
+        return Node(SCALAR, scalar="int-or-string")
+    return Node(ANY, go_name=go_name)
 
 
 def _types(raw: Mapping[str, Any]) -> list[str]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from evaluator.k8s.json_kinds import json_kind
 from evaluator.policies.mutating.jsonpatch import unescape
 from evaluator.policies.mutating.schema import ANY, LIST, MAP, SCALAR, STRUCT, Node, ObjectSchema
 
@@ -150,18 +151,19 @@ def _go_type(node: Node) -> str:
     return "string"
 
 
+# The kind words of Go's encoding/json errors ("cannot unmarshal number into ..."): one for every number.
+_GO_JSON_KINDS = {
+    "bool": "bool",
+    "int": "number",
+    "float": "number",
+    "string": "string",
+    "list": "array",
+    "map": "object",
+}
+
+
 def _json_kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, Mapping):
-        return "object"
-    return "null"
+    return _GO_JSON_KINDS.get(json_kind(value), "null")
 
 
 def _scalar_fits(node: Node, value: Any) -> bool:

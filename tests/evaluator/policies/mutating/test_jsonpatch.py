@@ -2,6 +2,7 @@
 
 import pytest
 
+from evaluator.cel.library.jsonpatch import escape_key
 from evaluator.policies.mutating import jsonpatch as jp
 
 
@@ -67,7 +68,7 @@ def test_test_operation():
 
 
 def test_escaped_keys():
-    key = jp.escape_key("k8s.io/x~y")
+    key = escape_key("k8s.io/x~y")
     assert key == "k8s.io~1x~0y"
     assert apply({"labels": {}}, {"op": "add", "path": "/labels/" + key, "value": "v"}) == {
         "labels": {"k8s.io/x~y": "v"}
