@@ -24,8 +24,8 @@ from evaluator.k8s.kinds import (
     VALIDATING_BINDING,
     VALIDATING_POLICY,
 )
-from playground.services import edge
-from playground.services.errors import ServiceError
+from playground.core import edge
+from playground.core.errors import ServiceError
 
 WEBHOOK_KINDS = frozenset({"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"})
 POLICY_KINDS = ADMISSION_POLICY_KINDS | KYVERNO_POLICY_KINDS | KYVERNO_VALIDATING_POLICY_KINDS | WEBHOOK_KINDS

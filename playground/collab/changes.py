@@ -15,7 +15,7 @@ replaces n units with the lines joined by "\\n".
 
 from __future__ import annotations
 
-from playground.services.errors import ServiceError
+from playground.core.errors import ServiceError
 
 MAX_SECTIONS = 100_000
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from playground.services.errors import ServiceError
+from playground.core.errors import ServiceError
 
 MAX_DEPTH = 100  # far beyond any Kubernetes object, far below Python's recursion limit
 INT_MIN = -(2**63)  # int64, the widest integer Kubernetes' JSON decoding keeps as an integer...

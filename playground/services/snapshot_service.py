@@ -10,9 +10,10 @@ from django.db import IntegrityError, transaction
 
 from evaluator.cel.versions import NEWEST
 from playground.models import Snapshot
-from playground.services import project_service, tokens
-from playground.services.edge import text_problem
-from playground.services.errors import not_found
+from playground.services import project_service
+from playground.core import tokens
+from playground.core.edge import text_problem
+from playground.core.errors import not_found
 from playground.services.fork_titles import fork_title
 
 

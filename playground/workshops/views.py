@@ -9,7 +9,7 @@ from django.shortcuts import render
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET
 
-from playground.services.errors import ServiceError
+from playground.core.errors import ServiceError
 from playground.workshops.services import catalog, rooms
 
 
