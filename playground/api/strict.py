@@ -111,13 +111,6 @@ class Array(Object):
     python_type = list
 
 
-class AnyValue(serializers.JSONField):
-    """Any JSON value (already strict: core/edge.py read it)."""
-
-    def to_internal_value(self, data):
-        return data
-
-
 def _first(detail: Any, path: str) -> tuple[str, str]:
     """The path and text of the first error in DRF's nested error detail."""
     if isinstance(detail, dict):

@@ -161,11 +161,6 @@ def apply(text: str, changes) -> str:
     return from_units(ChangeSet.from_json(changes).apply_units(units(text)))
 
 
-def input_length(changes: list) -> int:
-    """The length of the document the change set applies to."""
-    return sum(part if type(part) is int else part[0] for part in changes)
-
-
 def between(old: str, new: str) -> list:
     """A small change set turning `old` into `new` (common prefix and suffix kept): how a whole-text save
     (REST, an older client) enters the history, so co-editors' unsent changes still rebase onto it."""

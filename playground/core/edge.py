@@ -116,12 +116,3 @@ def loads(text: str) -> Any:
     except ValueError as exc:  # NaN/Infinity, or an integer of more than 4,300 digits
         raise ServiceError("invalid_json", f"invalid JSON: {exc}") from None
     return check_json(value)
-
-
-def bounded_int(value: Any, path: str, *, allow_none: bool = True) -> int | None:
-    """An integer in the 64-bit range (not a boolean), or None when allowed."""
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or not INT_MIN <= value <= INT_MAX:
-        raise invalid("must be an integer", path)
-    return value

@@ -97,10 +97,6 @@ def run_request(loaded: LoadedDocuments, text: str) -> dict:
     return result
 
 
-def is_cached(loaded: LoadedDocuments, text: str) -> bool:
-    return _RESULTS.get((loaded.key, content_hash("request", text))) is not None
-
-
 def request_entry(request: dict, result: dict) -> dict:
     """One request's part of an EvaluationResult: the engine output plus the expected-vs-actual verdict."""
     outcome, message = verdict(request.get("expected"), result)
