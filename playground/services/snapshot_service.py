@@ -57,13 +57,17 @@ def create_snapshot(*, project_id: str) -> dict:
     return {"id": sid, "url": f"/s/{sid}"}
 
 
-def get_snapshot(*, snapshot_id_: str) -> dict:
+def _snapshot(snapshot_id: str) -> Snapshot:
     try:
-        if text_problem(snapshot_id_) is not None:
+        if text_problem(snapshot_id) is not None:
             raise Snapshot.DoesNotExist
-        snapshot = Snapshot.objects.get(pk=snapshot_id_)
+        return Snapshot.objects.get(pk=snapshot_id)
     except Snapshot.DoesNotExist:
-        raise not_found("snapshot")
+        raise not_found("snapshot") from None
+
+
+def get_snapshot(*, snapshot_id_: str) -> dict:
+    snapshot = _snapshot(snapshot_id_)
     return {
         "id": snapshot.id,
         "engineVersion": snapshot.engine_version,
@@ -74,12 +78,7 @@ def get_snapshot(*, snapshot_id_: str) -> dict:
 
 
 def fork_snapshot(*, snapshot_id_: str) -> tuple[dict, str]:
-    try:
-        if text_problem(snapshot_id_) is not None:
-            raise Snapshot.DoesNotExist
-        snapshot = Snapshot.objects.get(pk=snapshot_id_)
-    except Snapshot.DoesNotExist:
-        raise not_found("snapshot")
+    snapshot = _snapshot(snapshot_id_)
     content = snapshot.content
     return project_service.create_project(
         fork_title(content.get("title")),
