@@ -31,27 +31,22 @@ def env_bool(env: Mapping[str, str], name: str, default: bool) -> bool:
 
 def env_int(env: Mapping[str, str], name: str, default: int, minimum: int | None = None) -> int:
     """Read an integer; a word that is not one (or is below ``minimum``) is an error naming the variable."""
-    raw = env.get(name)
-    if raw is None or not raw.strip():
-        return default
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        raise ValueError(f"{name}={raw!r} is not an integer") from None
-    if minimum is not None and value < minimum:
-        raise ValueError(f"{name}={raw!r} must be at least {minimum}")
-    return value
+    return _env_number(env, name, default, minimum, int, "an integer")
 
 
 def env_float(env: Mapping[str, str], name: str, default: float, minimum: float | None = None) -> float:
     """Read a finite number; anything else is an error naming the variable."""
+    return _env_number(env, name, default, minimum, float, "a number")
+
+
+def _env_number(env: Mapping[str, str], name: str, default, minimum, parse, what: str):
     raw = env.get(name)
     if raw is None or not raw.strip():
         return default
     try:
-        value = float(raw.strip())
+        value = parse(raw.strip())
     except ValueError:
-        raise ValueError(f"{name}={raw!r} is not a number") from None
+        raise ValueError(f"{name}={raw!r} is not {what}") from None
     if value != value or value in (float("inf"), float("-inf")):
         raise ValueError(f"{name}={raw!r} is not a finite number")
     if minimum is not None and value < minimum:

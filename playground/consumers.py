@@ -18,9 +18,10 @@ from django.conf import settings
 
 from playground.collab.consumer import CollabHandlers, clean_name
 from playground.evaluation import pool
-from playground.services import document_service, live, outage, presence, project_service
-from playground.services.database import db
-from playground.services.errors import ServiceError
+from playground.services import document_service, live, presence, project_service
+from playground.core import access, outage
+from playground.core.database import db
+from playground.core.errors import ServiceError
 from playground.services.notify import encode, group_name, room_event
 from playground.ws import RoomConsumer
 from playground.api.messages import PROJECT_MESSAGES
@@ -72,7 +73,7 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
         except ServiceError as exc:
             return await self.refuse(exc, 4404)
         self.token = token
-        self.can_edit = project_service.can_edit(project, token)
+        self.can_edit = access.can_edit(project, token)
         pool.warm_up()
         await self.channel_layer.group_add(self.group, self.channel_name)
         self.joined = True
@@ -133,7 +134,7 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
             # The edit token travels in the first message, never in the URL (logs, history).
             project = await db(project_service.get_project)(self.project_id)
             self.token = message["token"]
-            self.can_edit = project_service.can_edit(project, self.token)
+            self.can_edit = access.can_edit(project, self.token)
             await self.send_state(
                 await db(project_service.project_state)(self.project_id),
                 await db(presence.count)(self.project_id),

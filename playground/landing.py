@@ -6,8 +6,9 @@ within 1 s"); the page's script then makes the same example editable and re-eval
 
 from __future__ import annotations
 
-from playground.services import evaluation_service, example_service
-from playground.services.errors import ServiceError
+from playground.evaluation import service as evaluation_service
+from playground.services import example_service
+from playground.core.errors import ServiceError
 
 
 def demo(slug: str) -> dict | None:

@@ -41,7 +41,7 @@ async def run_in_pool(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     from mcp.server.fastmcp.exceptions import ToolError
 
     from playground.evaluation import jobs, pool
-    from playground.services.errors import ServiceError
+    from playground.core.errors import ServiceError
 
     try:
         return await pool.run(jobs.mcp_tool, name, arguments)

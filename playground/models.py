@@ -30,10 +30,9 @@ class Project(models.Model):
         return f"{self.id} ({self.title})"
 
 
-class Document(models.Model):
-    """One YAML document text (a policy, a binding, params, namespaces, RBAC objects ...)."""
+class ProjectItem(models.Model):
+    """What a project's documents and sample requests share: a named, ordered, co-edited text."""
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="documents")
     name = models.CharField(max_length=200)
     position = models.PositiveIntegerField(default=0)
     text = models.TextField(blank=True, default="")
@@ -43,23 +42,27 @@ class Document(models.Model):
     collab_version = models.PositiveBigIntegerField(default=0)
 
     class Meta:
+        abstract = True
         ordering = ["position", "id"]
 
 
-class SampleRequest(models.Model):
+class Document(ProjectItem):
+    """One YAML document text (a policy, a binding, params, namespaces, RBAC objects ...)."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="documents")
+
+    class Meta(ProjectItem.Meta):
+        pass
+
+
+class SampleRequest(ProjectItem):
     """A sample admission request text with an optional expected outcome (checked like `kyverno test`)."""
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="requests")
-    name = models.CharField(max_length=200)
-    position = models.PositiveIntegerField(default=0)
-    text = models.TextField(blank=True, default="")
     expected = models.JSONField(null=True, blank=True)
-    updated = models.DateTimeField(auto_now=True)
-    version = models.PositiveBigIntegerField(default=1)
-    collab_version = models.PositiveBigIntegerField(default=0)
 
-    class Meta:
-        ordering = ["position", "id"]
+    class Meta(ProjectItem.Meta):
+        pass
 
 
 class TextChange(models.Model):

@@ -14,7 +14,7 @@ from playground import landing, timestamps
 from playground.health import health_report
 from playground.models import Project
 from playground.services import example_meta, example_service, project_service, snapshot_service
-from playground.services.errors import ServiceError
+from playground.core.errors import ServiceError
 
 
 LANDING_EXAMPLE = "first-policy"

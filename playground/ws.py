@@ -28,9 +28,9 @@ from collections.abc import Awaitable, Callable
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from rest_framework.serializers import Serializer
 
-from playground.services import outage
-from playground.services.errors import ServiceError, forbidden
-from playground.services.rate_limit import TokenBucket
+from playground.core import outage
+from playground.core.errors import ServiceError, forbidden
+from playground.core.rate_limit import TokenBucket
 from playground.ws_messages import client_seq, error_message, internal_error, parse_client_message
 
 logger = logging.getLogger(__name__)

@@ -1,7 +1,7 @@
 """What every WebSocket consumer of the playground shares: reading and checking a client message, wording
 an error.
 
-A message is read like a REST body (services/edge.py: strict JSON, storable text, 64-bit integers, bounded
+A message is read like a REST body (core/edge.py: strict JSON, storable text, 64-bit integers, bounded
 depth) and then validated by the serializer registered for its type (api/messages.py), so a wrong type
 names the field and never reaches a service or the database.
 """
@@ -14,8 +14,8 @@ from typing import Any
 from rest_framework.serializers import Serializer
 
 from playground.api.strict import validated
-from playground.services import edge, limits
-from playground.services.errors import ServiceError
+from playground.core import edge, limits
+from playground.core.errors import ServiceError
 
 TOO_LARGE_SLACK = 64 * 1024  # room for the JSON around a document-sized text
 

@@ -17,7 +17,7 @@ from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
-from playground.services.errors import ServiceError
+from playground.core.errors import ServiceError
 
 logger = logging.getLogger(__name__)
 

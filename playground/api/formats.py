@@ -26,7 +26,7 @@ from playground.api.serializers import ErrorSerializer
 from playground.api.throttles import EvaluationThrottle
 from playground.evaluation import jobs, pool
 from playground.services import project_service
-from playground.services.errors import ServiceError
+from playground.core.errors import ServiceError
 
 
 def _limit() -> int:

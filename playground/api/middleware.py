@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.http import JsonResponse
 
 from playground.api.errors import error_body
-from playground.services.edge import text_problem
+from playground.core.edge import text_problem
 
 API_PREFIX = "/api/"
 _CODES = {

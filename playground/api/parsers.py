@@ -1,11 +1,11 @@
-"""A JSON parser whose errors carry line and column, and that applies the edge checks (services/edge.py)."""
+"""A JSON parser whose errors carry line and column, and that applies the edge checks (core/edge.py)."""
 
 from __future__ import annotations
 
 from rest_framework.parsers import JSONParser
 
-from playground.services import edge
-from playground.services.errors import ServiceError
+from playground.core import edge
+from playground.core.errors import ServiceError
 
 
 class LocatedJSONParser(JSONParser):

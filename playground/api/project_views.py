@@ -26,7 +26,7 @@ from playground.api.throttles import EvaluationThrottle
 from playground.evaluation import jobs, pool
 from playground.services import document_service, example_service, notify, project_service, snapshot_service
 from playground.services.document_service import UNSET, Target
-from playground.services.evaluation_jobs import documents_key
+from playground.evaluation.live_jobs import documents_key
 
 TOKEN_HEADER = OpenApiParameter(
     "X-Edit-Token",

@@ -51,7 +51,7 @@ class CELResultSerializer(serializers.Serializer):
 
 
 class ExpectedSerializer(serializers.Serializer):
-    """evaluator/expectations.py's expected outcome (its KEYS); checked by services/expectations.py, which
+    """evaluator/expectations.py's expected outcome (its KEYS); checked by core/expectations.py, which
     names the request in its errors."""
 
     allowed = serializers.BooleanField(required=False)

@@ -3,7 +3,7 @@ first error into the one error shape.
 
 A REST body and a WebSocket message are checked by the same serializer classes (api/serializers.py,
 api/messages.py), so a shape is defined once and a service only ever sees validated values. The fields are
-strict like the JSON around them (services/edge.py): no coercion ("1" is not an integer, 1 is not a
+strict like the JSON around them (core/edge.py): no coercion ("1" is not an integer, 1 is not a
 string), text must be storable, integers fit 64 bits. Their messages name what was wanted and what came
 ("must be an integer, not string"); `validated()` prefixes the field's path ("documents[0].text: ...").
 """
@@ -14,8 +14,8 @@ from typing import Any
 
 from rest_framework import serializers
 
-from playground.services import edge
-from playground.services.errors import ServiceError
+from playground.core import edge
+from playground.core.errors import ServiceError
 
 REQUIRED = "this field is required"
 
@@ -109,13 +109,6 @@ class Array(Object):
 
     wanted = "an array"
     python_type = list
-
-
-class AnyValue(serializers.JSONField):
-    """Any JSON value (already strict: services/edge.py read it)."""
-
-    def to_internal_value(self, data):
-        return data
 
 
 def _first(detail: Any, path: str) -> tuple[str, str]:

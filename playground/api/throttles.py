@@ -7,7 +7,7 @@ cache is down the limit is not applied: evaluation keeps being served, which mat
 from django.conf import settings
 from rest_framework.throttling import SimpleRateThrottle
 
-from playground.services import outage
+from playground.core import outage
 
 
 class EvaluationThrottle(SimpleRateThrottle):

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import yaml
 
-from playground.services.edge import check_json
-from playground.services.errors import ServiceError
+from playground.core.edge import check_json
+from playground.core.errors import ServiceError
 
 
 class _JSONLikeLoader(yaml.SafeLoader):

@@ -12,7 +12,7 @@ from playground.api.serializers import CELRequestSerializer, CELResultSerializer
 from playground.api.throttles import EvaluationThrottle
 from playground.api.variables import parse_variables_text
 from playground.evaluation import jobs, pool
-from playground.services.errors import ServiceError
+from playground.core.errors import ServiceError
 
 # The engine's error kinds (jobs.evaluate_cel) and the API's codes; all are the user's data, hence 422.
 _CEL_ERROR_CODES = {"compile": "compile_error", "evaluation": "evaluation_error", "cel": "cel_error"}

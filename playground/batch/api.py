@@ -20,8 +20,8 @@ from playground.api.serializers import ErrorSerializer
 from playground.api.strict import validated
 from playground.api.throttles import EvaluationThrottle
 from playground.batch import jobs, results
-from playground.services import edge
-from playground.services.errors import ServiceError
+from playground.core import edge
+from playground.core.errors import ServiceError
 
 JOB_TOKEN = OpenApiParameter(
     "X-Edit-Token",

@@ -21,9 +21,10 @@ import logging
 
 from playground.api.messages import BATCH_MESSAGES
 from playground.batch import jobs, progress
+from playground.services import broadcast
 from playground.batch.models import BatchJob
-from playground.services import outage
-from playground.services.database import db
+from playground.core import outage
+from playground.core.database import db
 from playground.ws import RoomConsumer
 
 logger = logging.getLogger(__name__)
@@ -47,7 +48,7 @@ class BatchJobConsumer(RoomConsumer):
         self.next_refresh = 0.0
         self.pending: asyncio.Task | None = None
         self.showing = asyncio.Lock()  # one read-and-send at a time: messages never go back in time
-        progress.serving()
+        broadcast.serving()
         await self.accept()  # unauthenticated until `hello` brings the token
 
     async def authenticate(self, token: str) -> None:

@@ -24,8 +24,8 @@ from evaluator.k8s.kinds import (
     VALIDATING_BINDING,
     VALIDATING_POLICY,
 )
-from playground.services import edge
-from playground.services.errors import ServiceError
+from playground.core import edge
+from playground.core.errors import ServiceError
 
 WEBHOOK_KINDS = frozenset({"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"})
 POLICY_KINDS = ADMISSION_POLICY_KINDS | KYVERNO_POLICY_KINDS | KYVERNO_VALIDATING_POLICY_KINDS | WEBHOOK_KINDS
@@ -69,22 +69,27 @@ def choose(objects: list[dict], chosen: Any) -> tuple[list[dict], list[str]]:
     available = [p["key"] for p in policies_of(objects)]
     if not available:
         raise ServiceError("no_policies", "the project has no admission policy to run (add one first)")
-    if chosen is None:
-        keys = available
-    else:
-        if not isinstance(chosen, list) or not all(isinstance(k, str) for k in chosen):
-            raise edge.invalid("must be an array of policy names", "policies")
-        unknown = [k for k in chosen if k not in available]
-        if unknown:
-            raise ServiceError(
-                "unknown_policy",
-                f"policies: {unknown[0]!r} is not a policy of the project (it has: {', '.join(available)})",
-                path="policies",
-            )
-        if not chosen:
-            raise edge.invalid("choose at least one policy", "policies")
-        keys = [k for k in available if k in set(chosen)]
-    keep = set(keys)
+    keys = available if chosen is None else _chosen_keys(available, chosen)
+    return _documents_of(objects, set(keys)), keys
+
+
+def _chosen_keys(available: list[str], chosen: Any) -> list[str]:
+    if not isinstance(chosen, list) or not all(isinstance(k, str) for k in chosen):
+        raise edge.invalid("must be an array of policy names", "policies")
+    unknown = [k for k in chosen if k not in available]
+    if unknown:
+        raise ServiceError(
+            "unknown_policy",
+            f"policies: {unknown[0]!r} is not a policy of the project (it has: {', '.join(available)})",
+            path="policies",
+        )
+    if not chosen:
+        raise edge.invalid("choose at least one policy", "policies")
+    return [k for k in available if k in set(chosen)]
+
+
+def _documents_of(objects: list[dict], keep: set[str]) -> list[dict]:
+    """Every object but the policies left out and their bindings."""
     left_out = {
         (obj.get("kind"), _name(obj)) for obj in objects if obj.get("kind") in POLICY_KINDS and _key(obj) not in keep
     }
@@ -96,7 +101,7 @@ def choose(objects: list[dict], chosen: Any) -> tuple[list[dict], list[str]]:
         if obj.get("kind") in BINDING_OF and (BINDING_OF[obj["kind"]], spec.get("policyName")) in left_out:
             continue
         documents.append(obj)
-    return documents, keys
+    return documents
 
 
 def _located(error: dict) -> ServiceError:

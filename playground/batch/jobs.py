@@ -17,8 +17,9 @@ from django.utils import timezone
 from playground.batch import inputs, progress, runner
 from playground.batch.models import BatchChunk, BatchJob
 from playground.models import Project
-from playground.services import project_service, tokens
-from playground.services.errors import ServiceError, not_found
+from playground.services import project_service
+from playground.core import tokens
+from playground.core.errors import ServiceError, not_found
 
 
 def create_job(project_id: Any, chosen: Any, uploads: list[tuple[str, bytes | str]]) -> tuple[dict, str]:

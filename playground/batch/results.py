@@ -14,8 +14,8 @@ from playground.batch import engine
 from playground.batch.jobs import get_job, job_state
 from playground.batch.models import BatchChunk, BatchJob
 from playground.evaluation import pool
-from playground.services import edge
-from playground.services.errors import ServiceError
+from playground.core import edge
+from playground.core.errors import ServiceError
 
 PAGE_LIMIT = 200
 OUTCOMES = ("denied", "warned", "audited", "error", "mutated")

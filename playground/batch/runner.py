@@ -34,7 +34,7 @@ from django.utils import timezone
 from evaluator.batch import Summary
 from playground.batch import progress
 from playground.batch.models import BatchChunk, BatchJob
-from playground.services import outage
+from playground.core import outage
 
 logger = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ from django.views.decorators.http import require_safe
 
 from playground.batch import inputs
 from playground.services import project_service
-from playground.services.errors import ServiceError
+from playground.core.errors import ServiceError
 
 
 @require_safe

@@ -14,9 +14,10 @@ from playground.collab import changes as change_sets
 from playground.collab.changes import ChangeSet
 from playground.collab.rebase import Update, rebase
 from playground.models import Document, Project, SampleRequest, TextChange
-from playground.services import limits
-from playground.services.errors import ServiceError, not_found
-from playground.services.project_service import authorize, item_dict
+from playground.core import limits
+from playground.core.errors import ServiceError, not_found
+from playground.core.access import authorize
+from playground.core.items import item_dict
 
 TARGETS = {"document": Document, "request": SampleRequest}
 MAX_UPDATES_PER_PUSH = 200

@@ -15,7 +15,7 @@ replaces n units with the lines joined by "\\n".
 
 from __future__ import annotations
 
-from playground.services.errors import ServiceError
+from playground.core.errors import ServiceError
 
 MAX_SECTIONS = 100_000
 
@@ -161,11 +161,6 @@ def apply(text: str, changes) -> str:
     return from_units(ChangeSet.from_json(changes).apply_units(units(text)))
 
 
-def input_length(changes: list) -> int:
-    """The length of the document the change set applies to."""
-    return sum(part if type(part) is int else part[0] for part in changes)
-
-
 def between(old: str, new: str) -> list:
     """A small change set turning `old` into `new` (common prefix and suffix kept): how a whole-text save
     (REST, an older client) enters the history, so co-editors' unsent changes still rebase onto it."""
@@ -289,43 +284,55 @@ def _map(set_a: ChangeSet, set_b: ChangeSet, before: bool) -> ChangeSet:
             b.forward(size)
         elif b.ins >= 0 and (
             a.ins < 0 or inserted == a.i or (a.off == 0 and (b.len < a.len or (b.len == a.len and not before)))
-        ):  # B's change comes first: keep what it inserted, and drop the part of A it covers
-            size = b.len
-            _add_section(sections, b.ins, -1)
-            while size:
-                if a.done:  # A is shorter than B (the library would loop here for ever)
-                    raise _mismatch()
-                piece = min(a.len, size)
-                if a.ins >= 0 and inserted < a.i and a.len <= piece:
-                    _add_section(sections, 0, a.ins)
-                    if insert is not None:
-                        _add_insert(insert, sections, a.text)
-                    inserted = a.i
-                a.forward(piece)
-                size -= piece
-            b.next()
-        elif a.ins >= 0:  # A's change, up to the next change of B that is not a plain deletion inside it
-            size, left = 0, a.len
-            while left:
-                if b.ins == -1:
-                    piece = min(left, b.len)
-                    size += piece
-                    left -= piece
-                    b.forward(piece)
-                elif b.ins == 0 and b.len < left:
-                    left -= b.len
-                    b.next()
-                else:
-                    break
-            _add_section(sections, size, a.ins if inserted < a.i else 0)
-            if insert is not None and inserted < a.i:
-                _add_insert(insert, sections, a.text)
-            inserted = a.i
-            a.forward(a.len - left)
+        ):
+            inserted = _map_change_of_b(a, b, sections, insert, inserted)
+        elif a.ins >= 0:
+            inserted = _map_change_of_a(a, b, sections, insert, inserted)
         elif a.done and b.done:
             return ChangeSet(sections, insert)
         else:
             raise _mismatch()
+
+
+def _map_change_of_b(a: _Sections, b: _Sections, sections: list[int], insert: list[str] | None, inserted: int) -> int:
+    """B's change comes first: keep what it inserted, and drop the part of A it covers."""
+    size = b.len
+    _add_section(sections, b.ins, -1)
+    while size:
+        if a.done:  # A is shorter than B (the library would loop here for ever)
+            raise _mismatch()
+        piece = min(a.len, size)
+        if a.ins >= 0 and inserted < a.i and a.len <= piece:
+            _add_section(sections, 0, a.ins)
+            if insert is not None:
+                _add_insert(insert, sections, a.text)
+            inserted = a.i
+        a.forward(piece)
+        size -= piece
+    b.next()
+    return inserted
+
+
+def _map_change_of_a(a: _Sections, b: _Sections, sections: list[int], insert: list[str] | None, inserted: int) -> int:
+    """A's change, up to the next change of B that is not a plain deletion inside it."""
+    size, left = 0, a.len
+    while left:
+        if b.ins == -1:
+            piece = min(left, b.len)
+            size += piece
+            left -= piece
+            b.forward(piece)
+        elif b.ins == 0 and b.len < left:
+            left -= b.len
+            b.next()
+        else:
+            break
+    _add_section(sections, size, a.ins if inserted < a.i else 0)
+    if insert is not None and inserted < a.i:
+        _add_insert(insert, sections, a.text)
+    inserted = a.i
+    a.forward(a.len - left)
+    return inserted
 
 
 def _compose(set_a: ChangeSet, set_b: ChangeSet, make_set: bool) -> ChangeSet:
@@ -349,19 +356,27 @@ def _compose(set_a: ChangeSet, set_b: ChangeSet, make_set: bool) -> ChangeSet:
             raise _mismatch()
         else:
             size, count = min(a.len2, b.len), len(sections)
-            if a.ins == -1:
-                ins_b = -1 if b.ins == -1 else 0 if b.off else b.ins
-                _add_section(sections, size, ins_b, is_open)
-                if insert is not None and ins_b:
-                    _add_insert(insert, sections, b.text)
-            elif b.ins == -1:
-                _add_section(sections, 0 if a.off else a.len, size, is_open)
-                if insert is not None:
-                    _add_insert(insert, sections, a.text_bit(size))
-            else:
-                _add_section(sections, 0 if a.off else a.len, 0 if b.off else b.ins, is_open)
-                if insert is not None and not b.off:
-                    _add_insert(insert, sections, b.text)
+            _compose_overlap(a, b, size, sections, insert, is_open)
             is_open = (a.ins > size or (b.ins >= 0 and b.len > size)) and (is_open or len(sections) > count)
             a.forward2(size)
             b.forward(size)
+
+
+def _compose_overlap(
+    a: _Sections, b: _Sections, size: int, sections: list[int], insert: list[str] | None, is_open: bool
+) -> None:
+    """Where A's result and B's input overlap for `size` characters: kept by A (B decides), kept by B (A's
+    insertion survives), or changed by both (B's insertion wins)."""
+    if a.ins == -1:
+        ins_b = -1 if b.ins == -1 else 0 if b.off else b.ins
+        _add_section(sections, size, ins_b, is_open)
+        if insert is not None and ins_b:
+            _add_insert(insert, sections, b.text)
+    elif b.ins == -1:
+        _add_section(sections, 0 if a.off else a.len, size, is_open)
+        if insert is not None:
+            _add_insert(insert, sections, a.text_bit(size))
+    else:
+        _add_section(sections, 0 if a.off else a.len, 0 if b.off else b.ins, is_open)
+        if insert is not None and not b.off:
+            _add_insert(insert, sections, b.text)

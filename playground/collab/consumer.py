@@ -10,8 +10,8 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from playground.collab import authority
-from playground.services.database import db
-from playground.services.errors import ServiceError
+from playground.core.database import db
+from playground.core.errors import ServiceError
 
 NAME_MAX = 40
 # Keystrokes arrive as separate pushes; a burst is evaluated once, at its newest version (the evaluation of an

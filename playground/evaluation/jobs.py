@@ -10,9 +10,9 @@ import json
 
 import evaluator.cel as cel
 from evaluator import mcp_server
-from playground.services import cel_service
-from playground.services import evaluation_service as evaluation
-from playground.workshops.services import engine
+from evaluator.expression import evaluate_expression
+from playground.evaluation import service as evaluation
+from playground.evaluation.workshop import engine
 
 
 def _summary(result: dict) -> dict:
@@ -56,7 +56,7 @@ def evaluate_cel(expression: str, variables: dict) -> dict:
     """``{"result", "type", "cost"}`` or ``{"error": {"kind", "message", "line", "column"}}`` (the engine's
     error classes stay in the worker; the API maps the kind to its error code)."""
     try:
-        return cel_service.evaluate_expression(expression, variables)
+        return evaluate_expression(expression, variables)
     except cel.CELError as exc:
         kind = (
             "compile"
@@ -85,4 +85,4 @@ def mcp_tool(name: str, arguments: dict) -> dict:
 def warm_up() -> None:
     """Load the engine's lazy parts (schemas, CEL library) once per worker, before it takes real work."""
     engine.warm_up()
-    cel_service.evaluate_expression("1 + 1", {})
+    evaluate_expression("1 + 1", {})

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from playground.evaluation import jobs, worker
-from playground.services.errors import ServiceError
+from playground.core.errors import ServiceError
 
 logger = logging.getLogger(__name__)
 

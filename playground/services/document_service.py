@@ -14,10 +14,12 @@ from django.db.models.functions import Length
 
 from playground.collab import authority
 from playground.models import Document, SampleRequest
-from playground.services import limits
-from playground.services.errors import not_found
-from playground.services.expectations import clean_expected
-from playground.services.project_service import authorize, bump_version, get_project, item_dict
+from playground.core import limits
+from playground.core.errors import not_found
+from playground.core.expectations import clean_expected
+from playground.core.access import authorize
+from playground.core.items import item_dict
+from playground.services.project_service import bump_version, get_project
 
 TARGETS: dict[str, type[Document] | type[SampleRequest]] = {"document": Document, "request": SampleRequest}
 Target = Literal["document", "request"]

@@ -16,9 +16,9 @@ from django.db import transaction
 
 from playground.models import Document, Project, SampleRequest
 from playground.services import example_meta, project_service
-from playground.services.errors import ServiceError, not_found
+from playground.core.errors import ServiceError, not_found
 from playground.services.fork_titles import fork_title
-from playground.services.expectations import clean_expected
+from playground.core.expectations import clean_expected
 
 EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "examples"
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,80}$")

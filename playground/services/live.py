@@ -19,12 +19,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from playground.evaluation.pool import Abandoned
-from playground.services import evaluation_jobs as jobs
-from playground.services import limits, outage, presence
-from playground.services.database import db
-from playground.services.errors import ServiceError
+from playground.evaluation import live_jobs as jobs
+from playground.core import limits, outage
+from playground.services import presence
+from playground.core.database import db
+from playground.core.errors import ServiceError
 from playground.services.project_service import project_state
-from playground.services.rate_limit import TokenBucket
+from playground.core.rate_limit import TokenBucket
 
 logger = logging.getLogger(__name__)
 

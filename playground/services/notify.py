@@ -9,17 +9,10 @@ viewer sees a change that could still be rolled back.
 from __future__ import annotations
 
 import json
-import logging
 from functools import partial
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
-from django.db import transaction
-
-from playground.services import live
+from playground.services import broadcast, live
 from playground.services.project_service import project_state
-
-logger = logging.getLogger(__name__)
 
 
 def group_name(project_id: str) -> str:
@@ -59,18 +52,11 @@ def room_event(message, exclude: str | None = None) -> dict:
 
 def project_changed(project_id: str) -> None:
     """Broadcast the project's new state once the current transaction commits (at once outside one)."""
-    transaction.on_commit(partial(_send_state, project_id))
+    broadcast.after_commit(
+        group_name(project_id), partial(_state_event, project_id), f"notify project {project_id} viewers"
+    )
 
 
-def _send_state(project_id: str) -> None:
-    """A failing channel layer must not fail the saved write."""
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    try:
-        state = project_state(project_id)
-        async_to_sync(layer.group_send)(
-            group_name(project_id), room_event({"type": "state", "project": state, "version": state["version"]})
-        )
-    except Exception as exc:
-        logger.warning("could not notify project %s viewers: %r", project_id, exc)
+def _state_event(project_id: str) -> dict:
+    state = project_state(project_id)
+    return room_event({"type": "state", "project": state, "version": state["version"]})

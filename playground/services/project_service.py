@@ -8,9 +8,11 @@ from django.db import transaction
 
 from evaluator.cel.versions import NEWEST, parse_version
 from playground.models import Document, Project, SampleRequest, Snapshot
-from playground.services import edge, edit_guards, limits, tokens
-from playground.services.errors import ServiceError, forbidden, not_found
-from playground.services.expectations import clean_expected
+from playground.core import edge, limits, tokens
+from playground.core.access import authorize, can_edit
+from playground.core.items import item_dict
+from playground.core.errors import ServiceError, forbidden, not_found
+from playground.core.expectations import clean_expected
 
 TITLE_MAX = 200
 
@@ -122,31 +124,6 @@ def get_project(project_id: str) -> Project:
         return Project.objects.get(pk=project_id)
     except (Project.DoesNotExist, ValueError):
         raise not_found("project")
-
-
-def can_edit(project: Project, token: str | None) -> bool:
-    return tokens.token_matches(token, project.edit_token_hash)
-
-
-def authorize(project: Project, token: str | None) -> None:
-    """The token may edit the project, and nothing forbids editing it now (services/edit_guards.py)."""
-    if not can_edit(project, token):
-        raise forbidden()
-    edit_guards.check(project)
-
-
-def item_dict(item, with_expected: bool) -> dict:
-    data = {
-        "id": item.id,
-        "name": item.name,
-        "text": item.text,
-        "version": item.version,
-        "position": item.position,
-        "collabVersion": item.collab_version,
-    }
-    if with_expected:
-        data["expected"] = item.expected
-    return data
 
 
 def project_state(project_id: str) -> dict:

@@ -10,9 +10,10 @@ from django.db import IntegrityError, transaction
 
 from evaluator.cel.versions import NEWEST
 from playground.models import Snapshot
-from playground.services import project_service, tokens
-from playground.services.edge import text_problem
-from playground.services.errors import not_found
+from playground.services import project_service
+from playground.core import tokens
+from playground.core.edge import text_problem
+from playground.core.errors import not_found
 from playground.services.fork_titles import fork_title
 
 
@@ -56,13 +57,17 @@ def create_snapshot(*, project_id: str) -> dict:
     return {"id": sid, "url": f"/s/{sid}"}
 
 
-def get_snapshot(*, snapshot_id_: str) -> dict:
+def _snapshot(snapshot_id: str) -> Snapshot:
     try:
-        if text_problem(snapshot_id_) is not None:
+        if text_problem(snapshot_id) is not None:
             raise Snapshot.DoesNotExist
-        snapshot = Snapshot.objects.get(pk=snapshot_id_)
+        return Snapshot.objects.get(pk=snapshot_id)
     except Snapshot.DoesNotExist:
-        raise not_found("snapshot")
+        raise not_found("snapshot") from None
+
+
+def get_snapshot(*, snapshot_id_: str) -> dict:
+    snapshot = _snapshot(snapshot_id_)
     return {
         "id": snapshot.id,
         "engineVersion": snapshot.engine_version,
@@ -73,12 +78,7 @@ def get_snapshot(*, snapshot_id_: str) -> dict:
 
 
 def fork_snapshot(*, snapshot_id_: str) -> tuple[dict, str]:
-    try:
-        if text_problem(snapshot_id_) is not None:
-            raise Snapshot.DoesNotExist
-        snapshot = Snapshot.objects.get(pk=snapshot_id_)
-    except Snapshot.DoesNotExist:
-        raise not_found("snapshot")
+    snapshot = _snapshot(snapshot_id_)
     content = snapshot.content
     return project_service.create_project(
         fork_title(content.get("title")),

@@ -8,7 +8,7 @@ class WorkshopsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from playground.services import edit_guards
+        from playground.core import edit_guards
         from playground.workshops.services import rooms
 
         edit_guards.register(rooms.refuse_locked_fork)

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import logging
 
-from playground.services.errors import ServiceError
+from playground.core.errors import ServiceError
 from playground.workshops.models import ROOM_OPEN, Participant
-from playground.workshops.services import engine, evaluation_pool, fair_queue, participants, progress, rooms
-from playground.services.database import db
+from playground.evaluation.workshop import engine
+from playground.workshops.services import evaluation_pool, fair_queue, participants, progress, rooms
+from playground.core.database import db
 from playground.workshops.services.groups import room_group, teacher_group, watch_group
 from playground.ws import RoomConsumer
 from playground.workshops.api.messages import STUDENT_MESSAGES, TEACHER_MESSAGES

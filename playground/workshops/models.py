@@ -107,7 +107,7 @@ class Progress(models.Model):
     completed_at = models.DateTimeField(null=True, blank=True)  # first time every check passed
     last_activity = models.DateTimeField(null=True, blank=True)
     compiles = models.BooleanField(null=True)  # from the last evaluation; null before the first
-    errors = models.JSONField(default=list)  # the first few errors (services/diagnosis.py)
+    errors = models.JSONField(default=list)  # the first few errors (playground/evaluation/workshop/diagnosis.py)
     started_at = models.DateTimeField(null=True, blank=True)  # first evaluation: the student opened the exercise
     progressed_at = models.DateTimeField(null=True, blank=True)  # last time a check started passing (or it compiled)
 

@@ -9,7 +9,7 @@ from django.shortcuts import render
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET
 
-from playground.services.errors import ServiceError
+from playground.core.errors import ServiceError
 from playground.workshops.services import catalog, rooms
 
 
@@ -42,41 +42,26 @@ def _room(code):
         raise Http404(exc.message)
 
 
+def _room_page(request, code: str, role: str):
+    """A room's page for a student or its teacher: the room, and the socket the page joins."""
+    room = _room(code)
+    page_data = {
+        "page": f"workshop-{role}",
+        "code": room["code"],
+        "room": room,
+        "apiBase": "/api/v1/workshops/",
+        "wsPath": f"/ws/rooms/{room['code']}/{role}/",
+    }
+    return render(request, f"workshops/{role}.html", {"room": room, "page_data": page_data})
+
+
 @require_GET
 @ensure_csrf_cookie
 def student(request, code):
-    room = _room(code)
-    return render(
-        request,
-        "workshops/student.html",
-        {
-            "room": room,
-            "page_data": {
-                "page": "workshop-student",
-                "code": room["code"],
-                "room": room,
-                "apiBase": "/api/v1/workshops/",
-                "wsPath": f"/ws/rooms/{room['code']}/student/",
-            },
-        },
-    )
+    return _room_page(request, code, "student")
 
 
 @require_GET
 @ensure_csrf_cookie
 def teacher(request, code):
-    room = _room(code)
-    return render(
-        request,
-        "workshops/teacher.html",
-        {
-            "room": room,
-            "page_data": {
-                "page": "workshop-teacher",
-                "code": room["code"],
-                "room": room,
-                "apiBase": "/api/v1/workshops/",
-                "wsPath": f"/ws/rooms/{room['code']}/teacher/",
-            },
-        },
-    )
+    return _room_page(request, code, "teacher")

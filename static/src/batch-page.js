@@ -12,6 +12,7 @@ import { h, replaceChildren } from "./dom.js";
 import { pageData } from "./page-data.js";
 import { badge, requestCard } from "./results.js";
 import { followTheme, renderCharts } from "./batch-charts.js";
+import { ReconnectingSocket } from "./socket.js";
 
 const data = pageData();
 const JOBS = `${data.apiBase}batch/jobs`;
@@ -24,9 +25,7 @@ let job = null; // {id, token}
 let summary = null;
 let offset = 0;
 let polling = null;
-let watching = null; // the job's progress socket
-let reconnecting = null; // the timer of the socket's next try
-let retries = 0; // tries since the socket last brought news
+let watching = null; // the job's progress socket (a ReconnectingSocket)
 const RETRY_MS = [1000, 2000, 4000, 8000, 16000, 30000];
 
 /** After this long with no chunk taken, the progress line asks whether a worker runs at all. */
@@ -92,8 +91,8 @@ function showProgress(state) {
     h("li", {}, `Warning: ${w.source || "project"}${w.line ? ` line ${w.line}` : ""}: ${w.message}`)));
 }
 
-/** Follow the job over its socket; poll instead when the socket cannot connect or closes before the job ends
- *  (a refused token too: the poll then forgets the job as it would have). */
+/** Follow the job over its socket (socket.js, tried again after 1, 2, 4… up to 30 s); poll while it is not open
+ *  (it cannot connect or closed before the job ended; a refused token too: the poll then forgets the job). */
 function follow() {
   stopFollowing();
   if (!job) return;
@@ -103,61 +102,42 @@ function follow() {
   }
   const followed = job;
   const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
-  let socket;
-  try {
-    socket = new WebSocket(`${scheme}//${window.location.host}/ws/batch/${encodeURIComponent(followed.id)}/`);
-  } catch {
-    poll();
-    return;
-  }
+  const socket = new ReconnectingSocket(`${scheme}//${window.location.host}/ws/batch/${encodeURIComponent(followed.id)}/`, {
+    retryDelay: (attempt) => RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)],
+    onOpen: () => socket.send({ type: "hello", token: followed.token }),
+    onMessage: (message) => {
+      if (watching !== socket || !["state", "progress", "finished"].includes(message.type) || !message.job) return;
+      $("batch-progress").dataset.source = "socket";
+      showProgress(message.job);
+      if (message.type === "finished") {
+        stopFollowing();
+        if (message.job.status === "done") showResults();
+      }
+    },
+    onStatus: (status) => {
+      if (watching === socket && (status === "closed" || status === "failed")) poll();
+    },
+  });
   watching = socket;
-  let ended = false;
-  socket.addEventListener("open", () => socket.send(JSON.stringify({ type: "hello", token: followed.token })));
-  socket.addEventListener("message", (event) => {
-    if (watching !== socket) return;
-    let message;
-    try {
-      message = JSON.parse(event.data);
-    } catch {
-      return;
-    }
-    if (!message || !["state", "progress", "finished"].includes(message.type) || !message.job) return;
-    retries = 0;
-    $("batch-progress").dataset.source = "socket";
-    showProgress(message.job);
-    if (message.type === "finished") {
-      ended = true;
-      if (message.job.status === "done") showResults();
-    }
-  });
-  socket.addEventListener("close", () => {
-    if (watching !== socket) return;
-    watching = null;
-    if (ended) return;
-    poll();
-    reconnecting = setTimeout(follow, RETRY_MS[Math.min(retries, RETRY_MS.length - 1)]);
-    retries += 1;
-  });
+  socket.connect();
 }
 
 function stopFollowing() {
   clearTimeout(polling);
-  clearTimeout(reconnecting);
-  if (watching) {
-    const socket = watching;
-    watching = null;
-    socket.close();
-  }
+  const socket = watching;
+  watching = null;
+  socket?.stop();
 }
 
 async function poll() {
   clearTimeout(polling);
-  if (!job || watching) return;
+  if (!job || watching?.isOpen) return;
   let state;
   try {
     state = await call("");
   } catch (error) {
     if (error.status === 404 || error.status === 403) {
+      stopFollowing();
       remember(null);
       job = null;
       $("progress-box").hidden = true;
@@ -167,14 +147,14 @@ async function poll() {
     polling = setTimeout(poll, POLL_MS * 4);
     return;
   }
-  if (watching) return; // the socket is back while this look was under way: it follows the job now
+  if (watching?.isOpen) return; // the socket is back while this look was under way: it follows the job now
   $("batch-progress").dataset.source = "poll";
   showProgress(state);
   if (["queued", "running"].includes(state.status)) {
     polling = setTimeout(poll, POLL_MS);
     return;
   }
-  clearTimeout(reconnecting); // over: nothing more to follow
+  stopFollowing(); // over: nothing more to follow
   if (state.status === "done") await showResults();
 }
 

@@ -52,6 +52,15 @@ const namedExpression = (nameKey, nameDescription) => obj({
   [nameKey]: str(nameDescription),
   expression: str("CEL expression"),
 }, { required: [nameKey, "expression"] });
+/** A VAP's or a Kyverno ValidatingPolicy's validations (`word`: what a true expression does). */
+const celValidations = (word) => arr(obj({
+  expression: str(`CEL: true ${word}`),
+  message: str("message when false"),
+  messageExpression: str("CEL: the message as a string"),
+  reason: oneOf(["Unauthorized", "Forbidden", "Invalid", "RequestEntityTooLarge"], "HTTP reason"),
+}, { required: ["expression"] }), "CEL validations");
+const auditAnnotations = arr(obj({ key: str("annotation key"), valueExpression: str("CEL: the value") },
+  { required: ["key", "valueExpression"] }));
 const paramKind = obj({ apiVersion: str("param apiVersion"), kind: str("param kind") });
 const paramRef = obj({
   name: str("param name"),
@@ -73,14 +82,8 @@ const ADMISSION_VERSIONS = ["admissionregistration.k8s.io/v1", "admissionregistr
 const vap = common("ValidatingAdmissionPolicy", obj({
   paramKind,
   matchConstraints: matchResources,
-  validations: arr(obj({
-    expression: str("CEL: true admits"),
-    message: str("message when false"),
-    messageExpression: str("CEL: the message as a string"),
-    reason: oneOf(["Unauthorized", "Forbidden", "Invalid", "RequestEntityTooLarge"], "HTTP reason"),
-  }, { required: ["expression"] }), "CEL validations"),
-  auditAnnotations: arr(obj({ key: str("annotation key"), valueExpression: str("CEL: the value") },
-    { required: ["key", "valueExpression"] })),
+  validations: celValidations("admits"),
+  auditAnnotations,
   matchConditions: arr(namedExpression("name", "condition name"), "CEL pre-conditions"),
   variables: arr(namedExpression("name", "variable name, used as variables.<name>"), "lazy CEL variables"),
   failurePolicy,
@@ -170,14 +173,8 @@ const vpolSpec = obj({
   matchConstraints: matchResources,
   matchConditions: arr(namedExpression("name", "condition name"), "CEL pre-conditions"),
   variables: arr(namedExpression("name", "variable name, used as variables.<name>"), "lazy CEL variables"),
-  validations: arr(obj({
-    expression: str("CEL: true passes"),
-    message: str("message when false"),
-    messageExpression: str("CEL: the message as a string"),
-    reason: oneOf(["Unauthorized", "Forbidden", "Invalid", "RequestEntityTooLarge"], "HTTP reason"),
-  }, { required: ["expression"] }), "CEL validations"),
-  auditAnnotations: arr(obj({ key: str("annotation key"), valueExpression: str("CEL: the value") },
-    { required: ["key", "valueExpression"] })),
+  validations: celValidations("passes"),
+  auditAnnotations,
   failurePolicy,
   validationActions: arr(oneOf(["Deny", "Warn", "Audit"], "action"), "what a failure does (default Deny)"),
   evaluation: obj({

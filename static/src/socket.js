@@ -1,7 +1,8 @@
 // A WebSocket that reconnects by itself (exponential backoff with jitter) and reports its status.
 
 export class ReconnectingSocket {
-  /** handlers: {onOpen(), onMessage(message), onStatus("connecting"|"open"|"closed"|"failed")} */
+  /** handlers: {onOpen(), onMessage(message), onStatus("connecting"|"open"|"closed"|"failed"),
+   *  retryDelay(attempt) -> ms (default: exponential from 250 ms up to 5 s, with jitter)} */
   constructor(url, handlers) {
     this.url = url;
     this.handlers = handlers;
@@ -50,7 +51,7 @@ export class ReconnectingSocket {
 
   scheduleReconnect() {
     clearTimeout(this.timer);
-    const delay = Math.min(5000, 250 * 2 ** this.attempt) * (0.75 + Math.random() * 0.5);
+    const delay = this.handlers.retryDelay?.(this.attempt) ?? Math.min(5000, 250 * 2 ** this.attempt) * (0.75 + Math.random() * 0.5);
     this.attempt += 1;
     this.timer = setTimeout(() => this.connect(), delay);
   }

@@ -20,7 +20,8 @@ def fresh_process_state():
     """Every test starts with this process's caches and live runners empty, so none passes (or fails) because
     an earlier test warmed or filled them. The one place such state is reset; a test never clears it itself.
     (Worker processes keep their own caches: results are the same either way, only faster.)"""
-    from playground.services import evaluation_jobs, evaluation_service, live
+    from playground.evaluation import live_jobs as evaluation_jobs, service as evaluation_service
+    from playground.services import live
 
     def reset() -> None:
         evaluation_service.clear_caches()
@@ -36,7 +37,7 @@ def fresh_process_state():
 def _close_consumer_connections():
     """The consumers' PostgreSQL threads keep their connections between calls: close them after each test."""
     yield
-    from playground.services.database import close_pool_connections
+    from playground.core.database import close_pool_connections
 
     close_pool_connections()
 

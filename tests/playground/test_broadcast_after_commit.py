@@ -1,7 +1,7 @@
 """A change reaches the sockets only once it is committed: a rolled-back change is never broadcast.
 
-REST changes go out through `transaction.on_commit` (services/notify.py for project rooms,
-workshops/services/broadcast.py for workshop rooms); these tests listen on the real channel layer (Redis
+REST changes go out through `transaction.on_commit` (services/broadcast.py; services/notify.py for project
+rooms, workshops/services/groups.py for workshop rooms); these tests listen on the real channel layer (Redis
 when REDIS_URL is set), from the test's own event loop, while the saving code runs in a worker thread as a
 view's would.
 """
@@ -18,7 +18,7 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 
 from playground.services import notify, project_service
-from playground.workshops.services import broadcast
+from playground.workshops.services.groups import tell_room
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -79,7 +79,7 @@ async def test_a_workshop_broadcast_waits_for_the_commit():
 
     def announce(text: str, fail: bool) -> None:
         with transaction.atomic():
-            broadcast.send("workshop.ROOM1.all", {"type": "announcement", "text": text})
+            tell_room("ROOM1", {"type": "announcement", "text": text})
             if fail:
                 raise RuntimeError
 

@@ -12,7 +12,7 @@ from playground.api import messages
 from playground.api.serializers import ProjectPatchSerializer, RequestInSerializer
 from playground.api.strict import validated
 from playground.services import document_service, project_service
-from playground.services.errors import ServiceError
+from playground.core.errors import ServiceError
 from playground.ws_messages import parse_client_message
 from tests.playground.playground_fixtures import project_body
 
@@ -51,7 +51,7 @@ def test_text_is_not_coerced(value, wanted):
     ],
 )
 def test_integers_are_strict(value, wanted):
-    # (the socket's JSON reader refuses 2**64 earlier, for any field: services/edge.py)
+    # (the socket's JSON reader refuses 2**64 earlier, for any field: core/edge.py)
     error = refusal(messages.ItemMessage, {"type": "delete", "target": "document", "id": value}, code="invalid_message")
     assert (error.code, error.message, error.path) == ("invalid_message", f"id: {wanted}", "id")
 

@@ -4,7 +4,8 @@ import re
 
 import pytest
 
-from playground.services import evaluation_service, example_meta, example_service
+from playground.evaluation import service as evaluation_service
+from playground.services import example_meta, example_service
 
 SLUGS = [example["slug"] for example in example_service.list_examples()]
 

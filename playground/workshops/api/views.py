@@ -15,8 +15,8 @@ from rest_framework.views import APIView
 from playground.api.serializers import ErrorSerializer
 from playground.api.strict import validated
 from playground.workshops.api import serializers as s
-from playground.workshops.services import authoring, broadcast, catalog, export, participants, progress, rooms
-from playground.workshops.services.groups import room_group
+from playground.workshops.services import authoring, catalog, export, participants, progress, rooms
+from playground.workshops.services.groups import tell_room
 
 TEACHER = OpenApiParameter(
     "X-Teacher-Token",
@@ -148,7 +148,7 @@ class _TeacherAction(APIView):
     def post(self, request, code):
         room = rooms.get_room(code)
         message = self.act(room.code, _teacher_token(request), validated(self.body, request.data))
-        broadcast.send(room_group(room.code), message)
+        tell_room(room.code, message)
         return Response(message)
 
 

@@ -12,11 +12,12 @@ import re
 
 import yaml
 
-from playground.services import evaluation_service, limits
-from playground.services.errors import ServiceError
+from playground.evaluation import service as evaluation_service
+from playground.core import limits
+from playground.core.errors import ServiceError
 from playground.workshops.models import ExerciseSet
 from playground.workshops.services import catalog
-from playground.workshops.services.checks import judge
+from playground.evaluation.workshop.checks import judge
 
 SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,79}$")
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import yaml
 from django.db import transaction
 
-from playground.services.errors import ServiceError, not_found
+from playground.core.errors import ServiceError, not_found
 from playground.workshops.models import Exercise, ExerciseSet
 from playground.workshops.services import markdown
-from playground.workshops.services.checks import clean_check, split_expected
+from playground.evaluation.workshop.checks import clean_check, split_expected
 
 SETS_DIR = Path(__file__).resolve().parent.parent / "sets"
 

@@ -7,7 +7,7 @@ event loop and the database threads need; the fair queue lets each student use a
 from __future__ import annotations
 
 from playground.evaluation import jobs, pool
-from playground.workshops.services import engine
+from playground.evaluation.workshop import engine
 
 
 def slots() -> int:

@@ -12,12 +12,13 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from playground.services import project_service, tokens
-from playground.services.errors import ServiceError
+from playground.services import project_service
+from playground.core import tokens
+from playground.core.errors import ServiceError
 from playground.workshops.models import ROOM_OPEN, Exercise, ExerciseFork, Participant, Progress, Room
 from playground.workshops.services import catalog, rooms
-from playground.workshops.services.checks import student_check
-from playground.workshops.services.diagnosis import first_error_line
+from playground.evaluation.workshop.checks import student_check
+from playground.evaluation.workshop.diagnosis import first_error_line
 
 NAME_MAX = 80
 # A socket counter can outlive a crashed server (its sockets never said goodbye): "online" also needs a sign

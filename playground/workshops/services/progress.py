@@ -15,11 +15,11 @@ from django.utils import timezone
 
 from playground.services import document_service, project_service
 from playground.services.document_service import Target
-from playground.services.errors import not_found
+from playground.core.errors import not_found
 from playground.workshops.models import ExerciseFork, Participant, Progress, Room
 from playground.workshops.services import catalog, rooms
-from playground.workshops.services.diagnosis import common_errors
-from playground.workshops.services.engine import Context
+from playground.evaluation.workshop.diagnosis import common_errors
+from playground.evaluation.workshop.engine import Context
 from playground.workshops.services.participants import fork_for, participant_summary, progress_view
 
 

@@ -13,8 +13,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from playground.models import Project
-from playground.services import limits, tokens
-from playground.services.errors import ServiceError, not_found
+from playground.core import limits, tokens
+from playground.core.errors import ServiceError, not_found
 from playground.workshops.models import ROOM_CLOSED, ROOM_OPEN, Exercise, ExerciseFork, Room
 from playground.workshops.services import catalog
 
@@ -135,7 +135,7 @@ def time_up() -> ServiceError:
 
 
 def refuse_locked_fork(project: Project) -> None:
-    """Edit guard (services/edit_guards.py): a student's fork of the room's current exercise is read-only once
+    """Edit guard (core/edit_guards.py): a student's fork of the room's current exercise is read-only once
     the teacher's locking time box is over, whichever way the edit comes (workshop socket, project REST
     endpoints, the co-editing socket)."""
     fork = ExerciseFork.objects.filter(project_id=project.pk).select_related("participant__room").first()

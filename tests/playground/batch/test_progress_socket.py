@@ -15,8 +15,9 @@ from channels.testing import WebsocketCommunicator
 from django.utils import timezone
 
 from playground.asgi import application
-from playground.batch import consumer, engine, jobs, local, progress, runner
+from playground.batch import consumer, engine, jobs, local, runner
 from playground.batch.models import BatchChunk, BatchJob
+from playground.services import broadcast
 from tests.playground import hostile
 from tests.playground.batch.dumps import denied_count, dump
 from tests.playground.test_hostile_ws import RAW
@@ -228,7 +229,7 @@ def test_a_failing_channel_layer_never_fails_a_chunk(project, held, monkeypatch,
         async def group_send(self, group: str, message: dict) -> None:
             raise ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
-    monkeypatch.setattr(progress, "get_channel_layer", DownLayer)
+    monkeypatch.setattr(broadcast, "get_channel_layer", DownLayer)
     state, token = jobs.create_job(project["id"], None, [("dump.yaml", dump(15))])
     for chunk_id in BatchChunk.objects.filter(job_id=state["id"]).values_list("id", flat=True):
         assert runner.execute(chunk_id, engine.compute)

@@ -5,7 +5,7 @@ import pytest
 from playground.collab import authority
 from playground.models import TextChange
 from playground.services import document_service, project_service
-from playground.services.errors import ServiceError
+from playground.core.errors import ServiceError
 
 pytestmark = pytest.mark.django_db
 

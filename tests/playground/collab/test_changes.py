@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from playground.collab import changes
-from playground.services.errors import ServiceError
+from playground.core.errors import ServiceError
 
 
 def test_retain_delete_insert():

@@ -11,7 +11,7 @@ from concurrent.futures import CancelledError
 import pytest
 
 from playground.evaluation import jobs, pool
-from playground.services.errors import ServiceError
+from playground.core.errors import ServiceError
 from tests.playground.evaluation import jobs_for_tests as t
 
 

@@ -148,8 +148,8 @@ def test_a_slow_evaluation_is_announced_before_its_results(one_worker, monkeypat
 
 
 def test_an_edit_starts_evaluating_what_it_will_save_only_when_the_runner_is_idle(monkeypatch, settings):
-    from playground.services import evaluation_jobs
-    from playground.services.rate_limit import TokenBucket
+    from playground.evaluation import live_jobs as evaluation_jobs
+    from playground.core.rate_limit import TokenBucket
 
     started: list[tuple] = []
     monkeypatch.setattr(evaluation_jobs, "start", lambda texts, requests, *_, **__: started.append((texts, requests)))

@@ -7,7 +7,8 @@ import pytest
 from channels.db import database_sync_to_async
 
 from playground.evaluation import pool
-from playground.workshops.services import engine, evaluation_pool, progress
+from playground.evaluation.workshop import engine
+from playground.workshops.services import evaluation_pool, progress
 from tests.playground.workshops.workshop_fixtures import async_join, async_open_room
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -9,7 +9,8 @@ import yaml
 from rest_framework.test import APIClient
 
 from playground.services import document_service
-from playground.workshops.services import engine, participants, progress, rooms
+from playground.evaluation.workshop import engine
+from playground.workshops.services import participants, progress, rooms
 
 pytestmark = pytest.mark.django_db
 

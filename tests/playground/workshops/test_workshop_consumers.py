@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from channels.layers import get_channel_layer
 
-from playground.services import evaluation_service
+from playground.evaluation import service as evaluation_service
 from playground.workshops.services import fair_queue
 from tests.playground.workshops.workshop_fixtures import (
     FIXED_EXPRESSION,

@@ -9,10 +9,11 @@ import pytest
 from django.utils import timezone
 
 from playground.services import document_service
-from playground.services.errors import ServiceError
+from playground.core.errors import ServiceError
 from playground.workshops.models import Progress
-from playground.workshops.services import engine, participants, progress, rooms
-from playground.workshops.services.diagnosis import common_errors, error_class
+from playground.evaluation.workshop import engine
+from playground.workshops.services import participants, progress, rooms
+from playground.evaluation.workshop.diagnosis import common_errors, error_class
 from tests.playground.workshops.workshop_fixtures import STARTER_EXPRESSION, join, open_room
 
 pytestmark = pytest.mark.django_db

@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from playground.services.errors import ServiceError
+from playground.core.errors import ServiceError
 from playground.workshops.models import ExerciseSet, Room
 from playground.workshops.services import authoring, catalog, rooms
 from tests.playground.workshops.workshop_fixtures import (

@@ -6,10 +6,11 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from playground.services import evaluation_service
-from playground.services.errors import ServiceError
-from playground.workshops.services import catalog, engine, export, participants, progress, rooms
-from playground.workshops.services.checks import clean_check, judge
+from playground.evaluation import service as evaluation_service
+from playground.core.errors import ServiceError
+from playground.workshops.services import catalog, export, participants, progress, rooms
+from playground.evaluation.workshop import engine
+from playground.evaluation.workshop.checks import clean_check, judge
 from playground.workshops.services.fair_queue import FairQueue
 from playground.workshops.services.markdown import render
 from tests.playground.workshops.workshop_fixtures import join, open_room

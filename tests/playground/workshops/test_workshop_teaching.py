@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from playground.services.errors import ServiceError
-from playground.workshops.services import catalog, engine, progress
-from playground.workshops.services.checks import clean_check
+from playground.core.errors import ServiceError
+from playground.workshops.services import catalog, progress
+from playground.evaluation.workshop import engine
+from playground.evaluation.workshop.checks import clean_check
 from tests.playground.workshops.workshop_fixtures import join, open_room
 
 

@@ -3,7 +3,7 @@ database, each validated like an import: every solution passes all its checks, e
 
 from django.core.management.base import BaseCommand, CommandError
 
-from playground.services.errors import ServiceError
+from playground.core.errors import ServiceError
 from playground.workshops.services.authoring import load_shipped_sets
 
 

@@ -1,6 +1,6 @@
-"""Evaluation with results cached by content hash (playground/services/evaluation_service.py)."""
+"""Evaluation with results cached by content hash (playground/evaluation/service.py)."""
 
-from playground.services import evaluation_service
+from playground.evaluation import service as evaluation_service
 from tests.playground.playground_fixtures import BINDING, POLICY, deployment
 
 

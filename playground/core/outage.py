@@ -10,7 +10,7 @@ import logging
 import threading
 import time
 
-from playground.services.errors import ServiceError
+from playground.core.errors import ServiceError
 
 logger = logging.getLogger(__name__)
 LOG_EVERY_SECONDS = 30.0

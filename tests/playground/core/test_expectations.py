@@ -1,9 +1,9 @@
-"""Expected outcomes and their verdicts (playground/services/expectations.py)."""
+"""Expected outcomes and their verdicts (playground/core/expectations.py)."""
 
 import pytest
 
-from playground.services import expectations
-from playground.services.errors import ServiceError
+from playground.core import expectations
+from playground.core.errors import ServiceError
 
 
 @pytest.mark.parametrize(

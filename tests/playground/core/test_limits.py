@@ -1,10 +1,10 @@
-"""Size limits (playground/services/limits.py)."""
+"""Size limits (playground/core/limits.py)."""
 
 import pytest
 from django.test import override_settings
 
-from playground.services import limits
-from playground.services.errors import ServiceError
+from playground.core import limits
+from playground.core.errors import ServiceError
 
 
 @override_settings(PLAYGROUND_MAX_DOCUMENT_BYTES=10)

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 import evaluator
 from evaluator import Simulation
-from playground.api.json_safe import json_safe
-from playground.services.expectations import verdict
-from playground.services.result_cache import LRUCache, content_hash
+from evaluator.json_safe import json_safe
+from playground.core.expectations import verdict
+from playground.core.result_cache import LRUCache, content_hash
 
 _SIMULATIONS = LRUCache(maxsize=64)
 _RESULTS = LRUCache(maxsize=4096)
@@ -95,10 +95,6 @@ def run_request(loaded: LoadedDocuments, text: str) -> dict:
         result = json_safe(raw)
         _RESULTS.put(key, result)
     return result
-
-
-def is_cached(loaded: LoadedDocuments, text: str) -> bool:
-    return _RESULTS.get((loaded.key, content_hash("request", text))) is not None
 
 
 def request_entry(request: dict, result: dict) -> dict:

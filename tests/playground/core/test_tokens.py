@@ -1,9 +1,10 @@
-"""Edit tokens, project ids and content ids (playground/services/tokens.py)."""
+"""Edit tokens, project ids and content ids (playground/core/tokens.py)."""
 
 import pytest
 
 from playground.models import Project
-from playground.services import project_service, tokens
+from playground.services import project_service
+from playground.core import tokens
 
 
 def test_tokens_are_hashed_and_compared():

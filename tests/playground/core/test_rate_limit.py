@@ -1,8 +1,8 @@
-"""The per-connection token bucket (playground/services/rate_limit.py)."""
+"""The per-connection token bucket (playground/core/rate_limit.py)."""
 
 import pytest
 
-from playground.services.rate_limit import TokenBucket
+from playground.core.rate_limit import TokenBucket
 
 
 def test_token_bucket_spends_and_refills():

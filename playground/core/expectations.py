@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from evaluator import expectations
 from evaluator.expectations import OUTCOMES, actual_outcome, result_message, verdict  # noqa: F401 (re-exported)
-from playground.services.errors import ServiceError
+from playground.core.errors import ServiceError
 
 
 def clean_expected(expected, name: str | None = None):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from playground.services.errors import ServiceError
+from playground.core.errors import ServiceError
 
 MAX_DEPTH = 100  # far beyond any Kubernetes object, far below Python's recursion limit
 INT_MIN = -(2**63)  # int64, the widest integer Kubernetes' JSON decoding keeps as an integer...
@@ -59,6 +59,32 @@ def json_type(value: Any) -> str:
     return type(value).__name__
 
 
+def _scalar_problem(item: Any) -> str | None:
+    """What is wrong with a leaf value (strings, numbers; booleans and null are always fine)."""
+    if isinstance(item, str):
+        return text_problem(item)
+    if isinstance(item, bool) or item is None:
+        return None
+    if isinstance(item, int):
+        return None if INT_MIN <= item <= INT_MAX else "integer out of the 64-bit range"
+    if isinstance(item, float) and (item != item or item in (float("inf"), float("-inf"))):
+        return "number is not finite"
+    return None
+
+
+def _children(item: Any, where: str) -> list[tuple[Any, str]]:
+    """An object's or array's members with their paths; an object's keys are checked on the way."""
+    if isinstance(item, list):
+        return [(child, f"{where}[{i}]") for i, child in enumerate(item)]
+    members = []
+    for key, child in item.items():
+        problem = text_problem(key) if isinstance(key, str) else "key is not a string"
+        if problem:
+            raise invalid(f"key {problem}", where or None)
+        members.append((child, f"{where}.{key}" if where else key))
+    return members
+
+
 def check_json(value: Any, path: str = "") -> Any:
     """Walk parsed JSON (iteratively: depth is what is being checked) and raise on the first bad value."""
     stack = [(value, path, 0)]
@@ -66,26 +92,12 @@ def check_json(value: Any, path: str = "") -> Any:
         item, where, depth = stack.pop()
         if depth > MAX_DEPTH:
             raise invalid(f"nested more than {MAX_DEPTH} levels deep", where or None)
-        if isinstance(item, str):
-            problem = text_problem(item)
-            if problem:
-                raise invalid(problem, where or None)
-        elif isinstance(item, bool) or item is None:
+        if isinstance(item, (dict, list)):
+            stack.extend((child, at, depth + 1) for child, at in _children(item, where))
             continue
-        elif isinstance(item, int):
-            if not INT_MIN <= item <= INT_MAX:
-                raise invalid("integer out of the 64-bit range", where or None)
-        elif isinstance(item, float):
-            if item != item or item in (float("inf"), float("-inf")):
-                raise invalid("number is not finite", where or None)
-        elif isinstance(item, dict):
-            for key, child in item.items():
-                problem = text_problem(key) if isinstance(key, str) else "key is not a string"
-                if problem:
-                    raise invalid(f"key {problem}", where or None)
-                stack.append((child, f"{where}.{key}" if where else key, depth + 1))
-        elif isinstance(item, list):
-            stack.extend((child, f"{where}[{i}]", depth + 1) for i, child in enumerate(item))
+        problem = _scalar_problem(item)
+        if problem:
+            raise invalid(problem, where or None)
     return value
 
 
@@ -104,12 +116,3 @@ def loads(text: str) -> Any:
     except ValueError as exc:  # NaN/Infinity, or an integer of more than 4,300 digits
         raise ServiceError("invalid_json", f"invalid JSON: {exc}") from None
     return check_json(value)
-
-
-def bounded_int(value: Any, path: str, *, allow_none: bool = True) -> int | None:
-    """An integer in the 64-bit range (not a boolean), or None when allowed."""
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or not INT_MIN <= value <= INT_MAX:
-        raise invalid("must be an integer", path)
-    return value

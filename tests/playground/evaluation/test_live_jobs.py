@@ -1,10 +1,10 @@
-"""The live room's jobs (playground/services/evaluation_jobs.py), in threads and in worker processes."""
+"""The live room's jobs (playground/evaluation/live_jobs.py), in threads and in worker processes."""
 
 import json
 
 import pytest
 
-from playground.services import evaluation_jobs
+from playground.evaluation import live_jobs as evaluation_jobs
 from tests.playground.playground_fixtures import BINDING, POLICY, deployment
 
 

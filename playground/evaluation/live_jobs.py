@@ -13,9 +13,9 @@ import time
 from collections.abc import Callable
 
 from playground.evaluation import jobs, pool
-from playground.services import evaluation_service as evaluation
-from playground.services.expectations import verdict
-from playground.services.result_cache import LRUCache, content_hash
+from playground.evaluation import service as evaluation
+from playground.core.expectations import verdict
+from playground.core.result_cache import LRUCache, content_hash
 
 _ENCODED = LRUCache(maxsize=4096)  # (documents key, request key) -> (summary, result JSON)
 _LOADED = LRUCache(maxsize=256)  # documents key -> the document errors

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from playground.services.errors import ServiceError
+from playground.core.errors import ServiceError
 
 
 def document_limit() -> int:

@@ -8,10 +8,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from playground.services import evaluation_service as evaluation
-from playground.services.expectations import actual_outcome, result_message
-from playground.workshops.services.checks import judge, student_check
-from playground.workshops.services.diagnosis import diagnose
+from playground.evaluation import service as evaluation
+from playground.core.expectations import actual_outcome, result_message
+from playground.evaluation.workshop.checks import judge, student_check
+from playground.evaluation.workshop.diagnosis import diagnose
 
 
 @dataclass

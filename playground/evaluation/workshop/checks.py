@@ -1,6 +1,6 @@
 """Exercise checks: a sample request with an expectation, richer than a project's `expected`.
 
-    expected: {allowed?, outcome?, messageContains?            (as playground.services.expectations)
+    expected: {allowed?, outcome?, messageContains?            (as playground.core.expectations)
                mutated?: {"/json/pointer": value, ...}          (MAP: fields of the patched object)
                auditAnnotations?: {"key": "value", ...}
                kyverno?: [{policy, rule, result}]}              (Kyverno rule results: pass|fail|skip|warn|error)
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import json
 
-from playground.services.errors import ServiceError
-from playground.services.expectations import clean_expected, verdict
+from playground.core.errors import ServiceError
+from playground.core.expectations import clean_expected, verdict
 
 EXTRA_KEYS = ("mutated", "auditAnnotations", "kyverno")
 KYVERNO_RESULTS = ("pass", "fail", "skip", "warn", "error")
