@@ -10,7 +10,7 @@ from .context import Context, ContextError
 from .context_entries import ContextLoader
 from .variables import SubstitutionError, substitute_all
 
-PASS, FAIL, SKIP, WARN, ERROR = "pass", "fail", "skip", "warn", "error"
+PASS, FAIL, SKIP, ERROR = "pass", "fail", "skip", "error"
 
 
 @dataclass
