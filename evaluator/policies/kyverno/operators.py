@@ -6,6 +6,7 @@ Numbers are float64 there (everything went through JSON), so Python ints are han
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from . import pattern_value, semver, wildcard
 from .gofmt import sprint
@@ -278,39 +279,41 @@ def set_operator(name: str, key: object, value: object) -> bool:
     return _keys_any_all(name, keys, value)
 
 
-OPERATORS = {
-    "equal",
-    "equals",
-    "notequal",
-    "notequals",
-    "in",
-    "anyin",
-    "allin",
-    "notin",
-    "anynotin",
-    "allnotin",
-    "greaterthanorequals",
-    "greaterthan",
-    "lessthanorequals",
-    "lessthan",
-    "durationgreaterthanorequals",
-    "durationgreaterthan",
-    "durationlessthanorequals",
-    "durationlessthan",
+def _not_equal(key: object, value: object) -> bool:
+    return not equal(key, value)
+
+
+def _named(check: Callable[[object, object, str], bool], name: str) -> Callable[[object, object], bool]:
+    return lambda key, value: check(key, value, name)
+
+
+def _set(name: str) -> Callable[[object, object], bool]:
+    return lambda key, value: set_operator(name, key, value)
+
+
+# every condition operator (lower-cased) -> (key, value) -> whether the condition holds
+_CHECKS: dict[str, Callable[[object, object], bool]] = {
+    "equal": equal,
+    "equals": equal,
+    "notequal": _not_equal,
+    "notequals": _not_equal,
+    **{name: _set(name) for name in ("in", "anyin", "allin", "notin", "anynotin", "allnotin")},
+    **{name: _named(numeric, name) for name in ("greaterthanorequals", "greaterthan", "lessthanorequals", "lessthan")},
+    **{
+        name: _named(duration, name)
+        for name in (
+            "durationgreaterthanorequals",
+            "durationgreaterthan",
+            "durationlessthanorequals",
+            "durationlessthan",
+        )
+    },
 }
 
 
 def evaluate(operator: str, key: object, value: object) -> bool:
     """Raises KeyError for an unknown operator."""
-    op = (operator or "").lower()
-    if op not in OPERATORS:
+    check = _CHECKS.get((operator or "").lower())
+    if check is None:
         raise KeyError(operator)
-    if op in ("equal", "equals"):
-        return equal(key, value)
-    if op in ("notequal", "notequals"):
-        return not equal(key, value)
-    if op.startswith("duration"):
-        return duration(key, value, op)
-    if op in ("greaterthanorequals", "greaterthan", "lessthanorequals", "lessthan"):
-        return numeric(key, value, op)
-    return set_operator(op, key, value)
+    return check(key, value)
