@@ -67,25 +67,38 @@ def _get_kinds(block: dict | None) -> list[str]:
     return kinds
 
 
+def _rule_prevents_autogen(rule: dict) -> bool:
+    mutate = rule.get("mutate") or {}
+    return bool(
+        rule.get("generate")
+        or mutate.get("patchesJson6902")
+        or any(f.get("patchesJson6902") for f in mutate.get("foreach") or [])
+    )
+
+
+def _description_prevents_autogen(desc: dict) -> bool:
+    """Names, selectors or annotations, or Pod among several kinds: the rule cannot be carried over."""
+    kinds = desc.get("kinds") or []
+    return bool(
+        desc.get("name")
+        or desc.get("names")
+        or desc.get("selector") is not None
+        or desc.get("annotations") is not None
+        or (len(kinds) > 1 and contains_kind(kinds, "Pod"))
+    )
+
+
 def can_autogen(spec: dict) -> bool:
+    """Whether pod-controller rules are generated: some rule matches a Pod (or controller) kind, and nothing
+    in any rule prevents it."""
     needed = False
     for rule in spec.get("rules") or []:
-        if rule.get("generate"):
-            return False
-        mutate = rule.get("mutate") or {}
-        if mutate.get("patchesJson6902") or any(f.get("patchesJson6902") for f in mutate.get("foreach") or []):
+        if _rule_prevents_autogen(rule):
             return False
         for desc in _filters(rule.get("match")) + _filters(rule.get("exclude")):
-            kinds = desc.get("kinds") or []
-            if (
-                desc.get("name")
-                or desc.get("names")
-                or desc.get("selector") is not None
-                or desc.get("annotations") is not None
-                or (len(kinds) > 1 and contains_kind(kinds, "Pod"))
-            ):
+            if _description_prevents_autogen(desc):
                 return False
-            needed = needed or any(k in POD_CONTROLLERS or k == "Pod" for k in kinds)
+            needed = needed or any(k in POD_CONTROLLERS or k == "Pod" for k in desc.get("kinds") or [])
     return needed
 
 
@@ -112,60 +125,63 @@ def _validation_base(v: dict, shift: str, pivot: str) -> dict:
     return out
 
 
+def _retarget_any_all(block: dict, gvks: list[str], replace_all: bool) -> bool:
+    """Point the kinds of an any/all block at the controllers (all of them, or those naming Pod); False
+    when the block has neither."""
+    for key in ("any", "all"):
+        if block.get(key):
+            filters = copy.deepcopy(block[key])
+            for f in filters:
+                res = f.setdefault("resources", {})
+                if replace_all or contains_kind(res.get("kinds") or [], "Pod"):
+                    res["kinds"] = list(gvks)
+            block[key] = filters
+            return True
+    return False
+
+
+def _retarget_kinds(rule: dict, gvks: list[str], replace_all: bool) -> None:
+    match = rule.setdefault("match", {})
+    if not _retarget_any_all(match, gvks, replace_all):
+        match.setdefault("resources", {})["kinds"] = list(gvks)
+    exclude = rule.get("exclude")
+    if exclude and not _retarget_any_all(exclude, gvks, replace_all):
+        if (exclude.get("resources") or {}).get("kinds"):
+            exclude["resources"]["kinds"] = list(gvks)
+
+
+def _controller_validation(v: dict, tpl_key: str, shift: str) -> dict | None:
+    """The validate block moved under the controller's pod template (`tpl_key`); None for a kind of
+    validation autogen does not carry."""
+    if v.get("pattern") is not None:
+        return {**_validation_base(v, shift, "pattern"), "pattern": {"spec": {tpl_key: v["pattern"]}}}
+    if v.get("deny") is not None:
+        return {**_validation_base(v, shift, "deny"), "deny": v["deny"]}
+    if v.get("podSecurity") is not None:
+        ps = v["podSecurity"]
+        pod_security = {k: ps[k] for k in ("level", "version", "exclude") if k in ps}
+        return {**_validation_base(v, shift, "podSecurity"), "podSecurity": pod_security}
+    if v.get("anyPattern") is not None:
+        patterns = [{"spec": {tpl_key: p}} for p in v["anyPattern"]]
+        return {**_validation_base(v, shift, "anyPattern"), "anyPattern": patterns}
+    if v.get("foreach"):
+        return {**_validation_base(v, shift, "pattern"), "foreach": v["foreach"]}
+    if v.get("cel") is not None:
+        return v
+    return None
+
+
 def _generate_rule(name: str, rule: dict | None, tpl_key: str, shift: str, kinds: list[str], replace_all: bool):
     if rule is None:
         return None
     rule = copy.deepcopy(rule)
     rule["name"] = name
-    gvks = [_GVK.get(k, k) for k in kinds]
-
-    def fix_filters(filters: list[dict]) -> list[dict]:
-        out = copy.deepcopy(filters)
-        for f in out:
-            res = f.setdefault("resources", {})
-            if replace_all or contains_kind(res.get("kinds") or [], "Pod"):
-                res["kinds"] = list(gvks)
-        return out
-
-    match = rule.setdefault("match", {})
-    if match.get("any"):
-        match["any"] = fix_filters(match["any"])
-    elif match.get("all"):
-        match["all"] = fix_filters(match["all"])
-    else:
-        match.setdefault("resources", {})["kinds"] = list(gvks)
-    exclude = rule.get("exclude")
-    if exclude:
-        if exclude.get("any"):
-            exclude["any"] = fix_filters(exclude["any"])
-        elif exclude.get("all"):
-            exclude["all"] = fix_filters(exclude["all"])
-        elif (exclude.get("resources") or {}).get("kinds"):
-            exclude["resources"]["kinds"] = list(gvks)
+    _retarget_kinds(rule, [_GVK.get(k, k) for k in kinds], replace_all)
     v = rule.get("validate")
-    if not v:
+    validation = _controller_validation(v, tpl_key, shift) if v else None
+    if validation is None:
         return None
-    if v.get("pattern") is not None:
-        nv = _validation_base(v, shift, "pattern")
-        nv["pattern"] = {"spec": {tpl_key: v["pattern"]}}
-    elif v.get("deny") is not None:
-        nv = _validation_base(v, shift, "deny")
-        nv["deny"] = v["deny"]
-    elif v.get("podSecurity") is not None:
-        nv = _validation_base(v, shift, "podSecurity")
-        ps = v["podSecurity"]
-        nv["podSecurity"] = {k: ps[k] for k in ("level", "version", "exclude") if k in ps}
-    elif v.get("anyPattern") is not None:
-        nv = _validation_base(v, shift, "anyPattern")
-        nv["anyPattern"] = [{"spec": {tpl_key: p}} for p in v["anyPattern"]]
-    elif v.get("foreach"):
-        nv = _validation_base(v, shift, "pattern")
-        nv["foreach"] = v["foreach"]
-    elif v.get("cel") is not None:
-        nv = v
-    else:
-        return None
-    rule["validate"] = nv
+    rule["validate"] = validation
     return rule
 
 
@@ -221,18 +237,40 @@ def _cronjob_rule(rule: dict, controllers: str) -> dict | None:
     )
 
 
+def _controllers(policy: dict, spec: dict) -> set[str]:
+    """The controllers autogen applies to: those the annotation names, else all; {"none"} without autogen."""
+    apply = can_autogen(spec)
+    annotations = (policy.get("metadata") or {}).get("annotations") or {}
+    if not apply:
+        return {"none"}
+    if ANNOTATION in annotations:
+        return set(str(annotations[ANNOTATION]).split(","))
+    return set(POD_CONTROLLERS)
+
+
+def _is_cel(rule: dict) -> bool:
+    return bool((rule.get("validate") or {}).get("cel"))
+
+
+def _generated_rules(rules: list[dict], kind: str) -> list[dict]:
+    """Each rule's pod-controller variant, then its CronJob variant (with the paths moved down the template)."""
+    generated = []
+    stripped = ",".join(c for c in sorted(kind.split(",")) if c != "CronJob")
+    for rule in rules:
+        r = _rule_for_controllers(rule, stripped)
+        if r is not None:
+            generated.append(_replace_fields(r, _POD_REPLACEMENTS, _is_cel(r)))
+        r = _cronjob_rule(rule, kind)
+        if r is not None:
+            generated.append(_replace_fields(r, _CRON_REPLACEMENTS, _is_cel(r)))
+    return generated
+
+
 def compute_rules(policy: dict, kind: str) -> list[dict]:
     """autogen.ComputeRules(policy, kind): the rules Kyverno evaluates for a resource of `kind`."""
     spec = policy.get("spec") or {}
     rules = list(spec.get("rules") or [])
-    apply = can_autogen(spec)
-    annotations = (policy.get("metadata") or {}).get("annotations") or {}
-    if apply and ANNOTATION in annotations:
-        actual = set(str(annotations[ANNOTATION]).split(","))
-    elif apply:
-        actual = set(POD_CONTROLLERS)
-    else:
-        actual = {"none"}
+    actual = _controllers(policy, spec)
     if kind:
         if kind not in actual:
             return rules
@@ -240,15 +278,7 @@ def compute_rules(policy: dict, kind: str) -> list[dict]:
         kind = ",".join(sorted(actual))
     if kind == "none":
         return rules
-    generated = []
-    stripped = ",".join(c for c in sorted(kind.split(",")) if c != "CronJob")
-    for rule in rules:
-        r = _rule_for_controllers(rule, stripped)
-        if r is not None:
-            generated.append(_replace_fields(r, _POD_REPLACEMENTS, bool((r.get("validate") or {}).get("cel"))))
-        r = _cronjob_rule(rule, kind)
-        if r is not None:
-            generated.append(_replace_fields(r, _CRON_REPLACEMENTS, bool((r.get("validate") or {}).get("cel"))))
+    generated = _generated_rules(rules, kind)
     if not generated:
         return rules
     return [r for r in rules if not r.get("name", "").startswith("autogen-")] + generated

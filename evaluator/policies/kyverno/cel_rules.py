@@ -7,7 +7,7 @@ from __future__ import annotations
 from evaluator.admission import activation
 from evaluator.admission.evaluation import Inputs
 from evaluator.policies.validating.compiler import compile_policy
-from evaluator.policies.validating.validator import DENY, EVAL_ERROR, validate
+from evaluator.policies.validating.validator import DENY, EVAL_ERROR, ValidateResult, validate
 
 from .rule_validator import ERROR, FAIL, PASS, SKIP, RuleResponse
 
@@ -55,31 +55,20 @@ def _params(cel: dict, documents: list, namespace: str) -> tuple[list, str | Non
     return found, None
 
 
-def evaluate_rule(rule: dict, request: dict, resource: dict, m, offline) -> RuleResponse:
-    name = rule.get("name", "")
-    cel = (rule.get("validate") or {}).get("cel") or {}
-    compiled = compile_policy(_vap_spec(rule))
-    group, version, kind = m.gvk
-    operation = request.get("operation") or "CREATE"
-    obj = request.get("object") if operation != "DELETE" else None
-    old = request.get("oldObject") if operation != "CREATE" else None
-    source = obj if obj is not None else (old or {})
-    meta = source.get("metadata") or {}
-    ns = meta.get("namespace") or ""
-    if (group, version, kind) == ("", "v1", "Namespace"):
-        ns = ""
-    ns_obj = None
-    if ns:
-        stored = next(
-            (
-                d
-                for d in offline.documents
-                if d.get("kind") == "Namespace" and (d.get("metadata") or {}).get("name") == ns
-            ),
-            None,
-        )
-        ns_obj = stored or {"metadata": {"name": ns}}
-    cel_req = activation.cel_request(
+def _stored_namespace(documents: list, ns: str) -> dict | None:
+    """The Namespace object of the request: among the documents, else one with just its name."""
+    if not ns:
+        return None
+    stored = next(
+        (d for d in documents if d.get("kind") == "Namespace" and (d.get("metadata") or {}).get("name") == ns),
+        None,
+    )
+    return stored or {"metadata": {"name": ns}}
+
+
+def _cel_request(request: dict, operation: str, meta: dict, ns: str, gvk: tuple[str, str, str]) -> dict:
+    group, version, kind = gvk
+    return activation.cel_request(
         {
             "operation": operation,
             "name": meta.get("name", ""),
@@ -92,6 +81,33 @@ def evaluate_rule(rule: dict, request: dict, resource: dict, m, offline) -> Rule
         {"group": group, "version": version, "kind": kind},
         request.get("resource") or {},
     )
+
+
+def _response(name: str, result: ValidateResult) -> RuleResponse | None:
+    """The rule's answer from one validation run (skipped, first deny, first error), None when it passed."""
+    if result.skipped:
+        return RuleResponse(name, SKIP, "cel preconditions not met")
+    for decision in result.decisions:
+        if decision.action == DENY:
+            return RuleResponse(name, FAIL, decision.message)
+        if decision.evaluation == EVAL_ERROR:
+            return RuleResponse(name, ERROR, decision.message)
+    return None
+
+
+def evaluate_rule(rule: dict, request: dict, resource: dict, m, offline) -> RuleResponse:
+    """One run per matching params document (or one without params); the first that does not pass answers."""
+    name = rule.get("name", "")
+    cel = (rule.get("validate") or {}).get("cel") or {}
+    compiled = compile_policy(_vap_spec(rule))
+    operation = request.get("operation") or "CREATE"
+    obj = request.get("object") if operation != "DELETE" else None
+    old = request.get("oldObject") if operation != "CREATE" else None
+    source = obj if obj is not None else (old or {})
+    meta = source.get("metadata") or {}
+    ns = "" if tuple(m.gvk) == ("", "v1", "Namespace") else meta.get("namespace") or ""
+    ns_obj = _stored_namespace(offline.documents, ns)
+    cel_req = _cel_request(request, operation, meta, ns, m.gvk)
     params_list: list = [None]
     if cel.get("paramKind"):
         params_list, err = _params(cel, offline.documents, ns)
@@ -107,12 +123,7 @@ def evaluate_rule(rule: dict, request: dict, resource: dict, m, offline) -> Rule
             namespace_object=activation.namespace_object(ns_obj),
             namespace_raw=activation.stored_namespace(ns_obj),
         )
-        result = validate(compiled, inputs)
-        if result.skipped:
-            return RuleResponse(name, SKIP, "cel preconditions not met")
-        for decision in result.decisions:
-            if decision.action == DENY:
-                return RuleResponse(name, FAIL, decision.message)
-            if decision.evaluation == EVAL_ERROR:
-                return RuleResponse(name, ERROR, decision.message)
+        response = _response(name, validate(compiled, inputs))
+        if response is not None:
+            return response
     return RuleResponse(name, PASS, f"Validation rule '{name}' passed.")

@@ -10,26 +10,40 @@ def is_cli_document(doc: object) -> bool:
     return isinstance(doc, dict) and str(doc.get("apiVersion", "")).startswith(CLI_GROUP)
 
 
+def _add_policy_values(out: dict, policy: dict, resource_name: str) -> None:
+    """A policy's values for the resource (variables) and its rules' values and foreach values."""
+    name = str(policy.get("name", "")).split("/")[-1]
+    for res in policy.get("resources") or []:
+        if res.get("name") == resource_name:
+            out["variables"].update(res.get("values") or {})
+    for rule in policy.get("rules") or []:
+        out["ruleValues"].setdefault(name, {})[rule.get("name", "")] = rule.get("values") or {}
+        if rule.get("foreachValues"):
+            out["foreachValues"].setdefault(name, {})[rule.get("name", "")] = rule["foreachValues"]
+
+
+def _namespace_labels(spec: dict, resource_namespace: str) -> dict | None:
+    """The labels of the resource's namespace: a `namespaces` object wins over a namespaceSelector entry."""
+    labels = None
+    for sel in spec.get("namespaceSelector") or []:
+        if sel.get("name") == resource_namespace:
+            labels = dict(sel.get("labels") or {})
+    for ns in spec.get("namespaces") or []:
+        meta = ns.get("metadata") or {}
+        if meta.get("name") == resource_namespace:
+            labels = dict(meta.get("labels") or {})
+    return labels
+
+
 def values_from_spec(spec: dict, resource_name: str, resource_namespace: str) -> dict:
     """globalValues, then per-policy resource values (later wins); rule and foreach values per policy/rule;
     namespace labels from namespaceSelector / namespaces."""
     out: dict = {"variables": dict(spec.get("globalValues") or {}), "ruleValues": {}, "foreachValues": {}}
     for policy in spec.get("policies") or []:
-        name = str(policy.get("name", "")).split("/")[-1]
-        for res in policy.get("resources") or []:
-            if res.get("name") == resource_name:
-                out["variables"].update(res.get("values") or {})
-        for rule in policy.get("rules") or []:
-            out["ruleValues"].setdefault(name, {})[rule.get("name", "")] = rule.get("values") or {}
-            if rule.get("foreachValues"):
-                out["foreachValues"].setdefault(name, {})[rule.get("name", "")] = rule["foreachValues"]
-    for sel in spec.get("namespaceSelector") or []:
-        if sel.get("name") == resource_namespace:
-            out["namespaceLabels"] = dict(sel.get("labels") or {})
-    for ns in spec.get("namespaces") or []:
-        meta = ns.get("metadata") or {}
-        if meta.get("name") == resource_namespace:
-            out["namespaceLabels"] = dict(meta.get("labels") or {})
+        _add_policy_values(out, policy, resource_name)
+    labels = _namespace_labels(spec, resource_namespace)
+    if labels is not None:
+        out["namespaceLabels"] = labels
     return out
 
 

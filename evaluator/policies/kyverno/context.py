@@ -21,7 +21,6 @@ class Context:
         # deferred loaders: [name, regex, loader, matched, level]
         self._loaders: list[list] = []
         self._checkpoints: list[tuple[dict, int]] = []
-        self._loading = False
         # context entries that cannot be loaded offline: name -> what they are
         self.unavailable: dict[str, str] = {}
 

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 
 from evaluator.cel.errors import long_number_message
 
-from . import autogen, conditions
+from . import autogen, wildcard
 from .context import Context
 from .context_entries import ContextLoader, OfflineData
 from .exceptions import matching_exceptions
 from .images import extract_images
 from .match import MatchInput, RequestInfo, matches_rule
-from .rule_validator import ERROR, FAIL, SKIP, RuleInput, RuleResponse, Validator
+from .rule_validator import ERROR, FAIL, SKIP, RuleInput, RuleResponse, Validator, load_and_check_preconditions
 from . import cel_rules, pss
 
 
@@ -71,97 +72,122 @@ def _action(policy: dict, rule: dict, namespace: str) -> str:
     v = rule.get("validate") or {}
     action = v.get("failureAction") or (policy.get("spec") or {}).get("validationFailureAction") or "Audit"
     overrides = v.get("failureActionOverrides") or (policy.get("spec") or {}).get("validationFailureActionOverrides")
-    from . import wildcard
-
     for o in overrides or []:
         if any(wildcard.match(ns, namespace) for ns in o.get("namespaces") or []):
             action = o.get("action", action)
     return "Enforce" if str(action).lower() == "enforce" else "Audit"
 
 
+@dataclass
+class PolicyRun:
+    """What every rule of one policy is evaluated against: built once per (policy, request)."""
+
+    policy: dict
+    request: dict
+    operation: str
+    resource: dict  # as read back from the context (variables may override it)
+    namespace: str  # the namespace of the resource as the request gave it (picks the failure action)
+    ctx: Context
+    offline: OfflineData
+    exceptions: list
+    match: MatchInput
+
+    def action(self, rule: dict, namespace: str | None = None) -> str:
+        return _action(self.policy, rule, self.namespace if namespace is None else namespace)
+
+
 def evaluate_policy(policy: dict, request: dict, documents: list, values: dict, exceptions: list) -> dict:
-    operation = request.get("operation") or "CREATE"
-    resource = (request.get("oldObject") if operation == "DELETE" else request.get("object")) or {}
-    meta = resource.get("metadata") or {}
+    """One policy's result: a response for each validate rule that applies, the names of those that do not."""
+    run = _policy_run(policy, request, documents, values, exceptions)
+    out = {
+        "kind": policy.get("kind", "ClusterPolicy"),
+        "policy": _policy_name(policy),
+        "namespace": _policy_namespace(policy),
+        "rules": [],
+        "notApplicable": [],
+    }
+    apply_one = (policy.get("spec") or {}).get("applyRules") == "One"
+    for rule in autogen.compute_rules(policy, run.match.gvk[2]):
+        if not rule.get("validate"):
+            continue
+        resp = _applied_rule(run, rule)
+        if resp is None:
+            out["notApplicable"].append(rule.get("name", ""))
+            continue
+        out["rules"].append(
+            {"rule": resp.rule, "result": resp.status, "message": resp.message, "action": run.action(rule)}
+        )
+        if apply_one and resp.status in ("pass", "fail"):
+            break
+    return out
+
+
+def _policy_name(policy: dict) -> str:
+    return (policy.get("metadata") or {}).get("name", "")
+
+
+def _policy_namespace(policy: dict) -> str:
+    return (policy.get("metadata") or {}).get("namespace", "") if policy.get("kind") == "Policy" else ""
+
+
+def _request_gvk(request: dict, resource: dict) -> tuple[str, str, str]:
+    """The request's kind when it names one, else the resource's apiVersion and kind."""
     group, version = _split_gv(resource.get("apiVersion", ""))
     kind = (request.get("kind") or {}).get("kind") or resource.get("kind", "")
     if request.get("kind"):
-        gvk = (request["kind"].get("group", ""), request["kind"].get("version", ""), kind)
-    else:
-        gvk = (group, version, kind)
-    policy_name = (policy.get("metadata") or {}).get("name", "")
-    policy_ns = (policy.get("metadata") or {}).get("namespace", "") if policy.get("kind") == "Policy" else ""
-    info = request_info(request, values)
-    has_user = bool(request.get("userInfo")) or bool(values.get("roles")) or bool(values.get("clusterRoles"))
-    ns_labels = values.get("namespaceLabels")
-    if ns_labels is None:
-        ns_labels = _namespace_labels(documents, meta.get("namespace") or request.get("namespace") or "")
+        return request["kind"].get("group", ""), request["kind"].get("version", ""), kind
+    return group, version, kind
+
+
+def _offline_data(policy: dict, documents: list, values: dict) -> OfflineData:
+    policy_name = _policy_name(policy)
     rule_values = values.get("ruleValues") or {}
-    offline = OfflineData(
+    return OfflineData(
         documents=list(documents),
-        policy_namespace=policy_ns,
+        policy_namespace=_policy_namespace(policy),
         rule_values=rule_values.get(policy_name, rule_values.get("*", {})),
         foreach_values=(values.get("foreachValues") or {}).get(policy_name, {}),
         global_context=values.get("globalContext") or {},
         api_calls=list(values.get("apiCallResponses") or []),
         serve_api_calls=bool(values.get("apiCallsFromDocuments")),
     )
-    out = {
-        "kind": policy.get("kind", "ClusterPolicy"),
-        "policy": policy_name,
-        "namespace": policy_ns,
-        "rules": [],
-        "notApplicable": [],
-    }
-    ctx = build_context(request, info if has_user else RequestInfo(), values, has_user)
-    # the CLI reads the resource back from the context so that variables can override it
-    if operation != "DELETE":
-        try:
-            obj = ctx.query("request.object")
-            if isinstance(obj, dict):
-                resource = obj
-        except Exception:
-            pass
+
+
+def _resource_from_context(ctx: Context, resource: dict, operation: str) -> dict:
+    """The CLI reads the resource back from the context so that variables can override it."""
+    if operation == "DELETE":
+        return resource
+    try:
+        obj = ctx.query("request.object")
+    except Exception:
+        return resource
+    return obj if isinstance(obj, dict) else resource
+
+
+def _policy_run(policy: dict, request: dict, documents: list, values: dict, exceptions: list) -> PolicyRun:
+    operation = request.get("operation") or "CREATE"
+    resource = (request.get("oldObject") if operation == "DELETE" else request.get("object")) or {}
+    meta = resource.get("metadata") or {}
+    gvk = _request_gvk(request, resource)
+    info = request_info(request, values)
+    has_user = bool(request.get("userInfo")) or bool(values.get("roles")) or bool(values.get("clusterRoles"))
+    if not has_user:
+        info = RequestInfo()
+    ns_labels = values.get("namespaceLabels")
+    if ns_labels is None:
+        ns_labels = _namespace_labels(documents, meta.get("namespace") or request.get("namespace") or "")
+    offline = _offline_data(policy, documents, values)
+    ctx = build_context(request, info, values, has_user)
+    resource = _resource_from_context(ctx, resource, operation)
     m = MatchInput(
         resource=resource,
         gvk=gvk,
         subresource=request.get("subResource", "") or "",
         operation=operation,
         namespace_labels=ns_labels or {},
-        info=info if has_user else RequestInfo(),
+        info=info,
     )
-    apply_one = (policy.get("spec") or {}).get("applyRules") == "One"
-    for rule in autogen.compute_rules(policy, kind):
-        if not rule.get("validate"):
-            continue
-        name = rule.get("name", "")
-        if matches_rule(rule, m, policy_ns) is not None:
-            out["notApplicable"].append(name)
-            continue
-        ctx.checkpoint()
-        try:
-            resp = _run_rule(policy, rule, ctx, resource, request, operation, offline, exceptions, m)
-        except Exception as err:  # a defect must still come out as data about this rule
-            problem = (
-                long_number_message(err) or f"internal error while evaluating rule {name}: {type(err).__name__}: {err}"
-            )
-            resp = RuleResponse(name, ERROR, problem)
-        finally:
-            ctx.restore()
-        if resp is None:
-            out["notApplicable"].append(name)
-            continue
-        out["rules"].append(
-            {
-                "rule": resp.rule,
-                "result": resp.status,
-                "message": resp.message,
-                "action": _action(policy, rule, meta.get("namespace", "")),
-            }
-        )
-        if apply_one and resp.status in ("pass", "fail"):
-            break
-    return out
+    return PolicyRun(policy, request, operation, resource, meta.get("namespace", ""), ctx, offline, exceptions, m)
 
 
 def _namespace_labels(documents: list, namespace: str) -> dict:
@@ -171,52 +197,80 @@ def _namespace_labels(documents: list, namespace: str) -> dict:
     return {}
 
 
-def _run_rule(policy, rule, ctx, resource, request, operation, offline, exceptions, m) -> RuleResponse | None:
+def _applied_rule(run: PolicyRun, rule: dict) -> RuleResponse | None:
+    """A rule's response, or None when it does not apply; the context is as before it afterwards."""
     name = rule.get("name", "")
-    loader = ContextLoader(offline, name)
-    from .context import ContextError
+    if matches_rule(rule, run.match, _policy_namespace(run.policy)) is not None:
+        return None
+    run.ctx.checkpoint()
+    try:
+        return _run_rule(run, rule)
+    except Exception as err:  # a defect must still come out as data about this rule
+        problem = (
+            long_number_message(err) or f"internal error while evaluating rule {name}: {type(err).__name__}: {err}"
+        )
+        return RuleResponse(name, ERROR, problem)
+    finally:
+        run.ctx.restore()
 
-    try:
-        loader.load(ctx, rule.get("context") or [])
-    except ContextError as err:
-        return RuleResponse(name, ERROR, f"failed to load context: {err}")
-    try:
-        passed, msg = conditions.evaluate_conditions(ctx, rule.get("preconditions"))
-    except conditions.ConditionError as err:
-        return RuleResponse(name, ERROR, f"failed to evaluate preconditions: {err}")
-    if not passed:
-        return RuleResponse(name, SKIP, "; ".join(p for p in ["preconditions not met", msg] if p))
+
+def _run_rule(run: PolicyRun, rule: dict) -> RuleResponse | None:
+    """validation.go's order: context, preconditions, exceptions, then the rule's kind of validation."""
+    name = rule.get("name", "")
+    loader = ContextLoader(run.offline, name)
+    stopped = load_and_check_preconditions(name, run.ctx, loader, rule.get("context") or [], rule.get("preconditions"))
+    if stopped is not None:
+        return stopped
     v = rule.get("validate") or {}
-    matched = matching_exceptions(exceptions, policy, name, m, ctx)
+    matched = matching_exceptions(run.exceptions, run.policy, name, run.match, run.ctx)
     if v.get("podSecurity") is not None:
-        without_pss = [key for key, exc in matched if not (exc.get("spec") or {}).get("podSecurity")]
-        if without_pss:
-            return RuleResponse(name, SKIP, "rule is skipped due to policy exception " + without_pss[0])
-        excludes = [e for _, exc in matched for e in (exc.get("spec") or {}).get("podSecurity") or []]
-        enforce = _action(policy, rule, (resource.get("metadata") or {}).get("namespace", "")) == "Enforce"
-        return pss.evaluate_rule(rule, resource, operation, request.get("oldObject"), enforce, excludes)
+        return _pod_security_rule(run, rule, matched)
     if matched:
         return RuleResponse(name, SKIP, "rule is skipped due to policy exceptions" + ", ".join(k for k, _ in matched))
     if v.get("cel") is not None:
-        return cel_rules.evaluate_rule(rule, request, resource, m, offline)
+        return cel_rules.evaluate_rule(rule, run.request, run.resource, run.match, run.offline)
     if v.get("manifests") is not None:
         return RuleResponse(name, ERROR, "validate.manifests (signature verification) cannot run offline")
-    inp = RuleInput(ctx, resource, operation, loader)
-    resp = Validator(rule, v, 0, None).validate(inp)
-    action = _action(policy, rule, (resource.get("metadata") or {}).get("namespace", ""))
-    if (
-        action == "Enforce"
-        and operation == "UPDATE"
-        and v.get("allowExistingViolations", True) is not False
-        and resp is not None
-        and resp.status == FAIL
-    ):
-        old = request.get("oldObject")
-        if isinstance(old, dict) and old:
-            prior = _validate_old(rule, v, ctx, old, offline, m)
-            if prior is not None and prior.status == FAIL:
-                return RuleResponse(name, SKIP, "skipping the rule evaluation as pre-existing violations are allowed")
+    return _pattern_rule(run, rule, loader)
+
+
+def _pod_security_rule(run: PolicyRun, rule: dict, matched: list[tuple[str, dict]]) -> RuleResponse | None:
+    """An exception without podSecurity controls skips the rule; those with controls exempt them."""
+    without_pss = [key for key, exc in matched if not (exc.get("spec") or {}).get("podSecurity")]
+    if without_pss:
+        return RuleResponse(rule.get("name", ""), SKIP, "rule is skipped due to policy exception " + without_pss[0])
+    excludes = [e for _, exc in matched for e in (exc.get("spec") or {}).get("podSecurity") or []]
+    enforce = run.action(rule, _namespace_of(run.resource)) == "Enforce"
+    return pss.evaluate_rule(rule, run.resource, run.operation, run.request.get("oldObject"), enforce, excludes)
+
+
+def _namespace_of(resource: dict) -> str:
+    return (resource.get("metadata") or {}).get("namespace", "")
+
+
+def _pattern_rule(run: PolicyRun, rule: dict, loader: ContextLoader) -> RuleResponse | None:
+    """pattern / anyPattern / deny / foreach; an enforced UPDATE that only keeps a violation the old object
+    already had is skipped (allowExistingViolations)."""
+    v = rule.get("validate") or {}
+    resp = Validator(rule, v, 0, None).validate(RuleInput(run.ctx, run.resource, run.operation, loader))
+    if resp is None or resp.status != FAIL or not _allows_existing_violations(run, rule):
+        return resp
+    old = run.request.get("oldObject")
+    if isinstance(old, dict) and old:
+        prior = _validate_old(rule, v, run.ctx, old, run.offline, run.match)
+        if prior is not None and prior.status == FAIL:
+            return RuleResponse(
+                rule.get("name", ""), SKIP, "skipping the rule evaluation as pre-existing violations are allowed"
+            )
     return resp
+
+
+def _allows_existing_violations(run: PolicyRun, rule: dict) -> bool:
+    return (
+        run.operation == "UPDATE"
+        and (rule.get("validate") or {}).get("allowExistingViolations", True) is not False
+        and run.action(rule, _namespace_of(run.resource)) == "Enforce"
+    )
 
 
 def _validate_old(rule, v, ctx, old, offline, m) -> RuleResponse | None:

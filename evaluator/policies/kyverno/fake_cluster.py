@@ -24,6 +24,16 @@ def _group_version(doc: dict) -> tuple[str, str]:
     return tuple(api.split("/", 1)) if "/" in api else ("", api)  # type: ignore[return-value]
 
 
+def _selected(doc: object, group: str, version: str, resource: str, ns: str | None, name: str | None) -> bool:
+    """Whether a document is the object (or a member of the collection) the path names."""
+    if not isinstance(doc, dict) or _group_version(doc) != (group, version) or _resource_of(doc) != resource:
+        return False
+    meta = doc.get("metadata") or {}
+    if ns is not None and (meta.get("namespace") or "default") != ns:
+        return False
+    return not name or meta.get("name") == name
+
+
 def get(documents: list[dict], url_path: str) -> tuple[bool, object]:
     """(found, body). A collection path always answers with a List (possibly empty)."""
     path = url_path.split("?", 1)[0]
@@ -32,18 +42,7 @@ def get(documents: list[dict], url_path: str) -> tuple[bool, object]:
         return False, None
     group, version = ("", "v1") if m.group("core") else (m.group("group"), m.group("version"))
     ns, resource, name = m.group("ns"), m.group("resource"), m.group("name")
-    if resource == "namespaces" and ns is None and name:
-        resource, ns = "namespaces", None
-    items = []
-    for doc in documents:
-        if not isinstance(doc, dict) or _group_version(doc) != (group, version) or _resource_of(doc) != resource:
-            continue
-        meta = doc.get("metadata") or {}
-        if ns is not None and (meta.get("namespace") or "default") != ns:
-            continue
-        if name and meta.get("name") != name:
-            continue
-        items.append(copy.deepcopy(doc))
+    items = [copy.deepcopy(doc) for doc in documents if _selected(doc, group, version, resource, ns, name)]
     if name:
         return (True, items[0]) if items else (False, None)
     kind = (items[0].get("kind") if items else resource.capitalize()) + "List"

@@ -44,12 +44,20 @@ def _fixed_form(value: float) -> str:
     return ("-" if value < 0 else "") + out
 
 
-def format_g(value: float) -> str:
-    """fmt.Sprint(float64) (%v = %g shortest): exponent form when exp < -4 or exp >= 6 (1e+06)."""
+def non_finite(value: float) -> str | None:
+    """How fmt prints an infinity or NaN (any verb); None for a finite number."""
     if math.isinf(value):
         return "+Inf" if value > 0 else "-Inf"
     if math.isnan(value):
         return "NaN"
+    return None
+
+
+def format_g(value: float) -> str:
+    """fmt.Sprint(float64) (%v = %g shortest): exponent form when exp < -4 or exp >= 6 (1e+06)."""
+    special = non_finite(value)
+    if special is not None:
+        return special
     if value == 0:
         return "0"
     _, e10 = _shortest(value)

@@ -25,6 +25,7 @@ def _num(x: object) -> bool:
 
 class _Interpreter(visitor.TreeInterpreter):
     def _soft(self, node, value):
+        """Visit where Kyverno swallows a missing key: it gives null, not an error."""
         try:
             return self.visit(node, value)
         except NotFoundError:
@@ -53,20 +54,21 @@ class _Interpreter(visitor.TreeInterpreter):
         args = [self._soft(child, value) for child in node["children"]]
         return self._functions.call_function(node["value"], args)
 
+    def _collect(self, node, elements):
+        """A projection's right side over each element (read lazily), nulls dropped."""
+        collected = []
+        for element in elements:
+            current = self._soft(node, element)
+            if current is not None:
+                collected.append(current)
+        return collected
+
     def visit_filter_projection(self, node, value):
-        try:
-            base = self.visit(node["children"][0], value)
-        except NotFoundError:
-            return None
+        base = self._soft(node["children"][0], value)
         if not isinstance(base, list):
             return None
-        collected = []
-        for element in base:
-            if self._is_true(self._soft(node["children"][2], element)):
-                current = self._soft(node["children"][1], element)
-                if current is not None:
-                    collected.append(current)
-        return collected
+        condition = node["children"][2]
+        return self._collect(node["children"][1], (e for e in base if self._is_true(self._soft(condition, e))))
 
     def visit_flatten(self, node, value):
         try:
@@ -110,26 +112,13 @@ class _Interpreter(visitor.TreeInterpreter):
         base = self._soft(node["children"][0], value)
         if not isinstance(base, list):
             return None
-        collected = []
-        for element in base:
-            current = self._soft(node["children"][1], element)
-            if current is not None:
-                collected.append(current)
-        return collected
+        return self._collect(node["children"][1], base)
 
     def visit_value_projection(self, node, value):
-        try:
-            base = self.visit(node["children"][0], value)
-        except NotFoundError:
-            return None
+        base = self._soft(node["children"][0], value)
         if not isinstance(base, dict):
             return None
-        collected = []
-        for element in base.values():
-            current = self._soft(node["children"][1], element)
-            if current is not None:
-                collected.append(current)
-        return collected
+        return self._collect(node["children"][1], base.values())
 
     def _is_false(self, value):
         return value == "" or value == [] or value == {} or value is None or value is False

@@ -22,6 +22,7 @@ from jmespath import functions as jfunctions
 from . import golayout, wildcard
 from evaluator.cel.library import quantity as k8s_quantity
 
+from .gofmt import non_finite
 from .units import parse_duration
 
 
@@ -154,11 +155,8 @@ def _go_g(f: float) -> str:
 
 def _go_g_verb(f: float) -> str:
     """fmt's %g of a float64: shortest digits, exponent form from 1e21 (Go's threshold)."""
-    if math.isnan(f):
-        return "NaN"
-    if math.isinf(f):
-        return "+Inf" if f > 0 else "-Inf"
-    return _go_g(f)
+    special = non_finite(f)
+    return _go_g(f) if special is None else special
 
 
 def _scalar_quantity(name: str, f: float) -> k8s_quantity.Quantity:

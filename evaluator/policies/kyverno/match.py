@@ -59,10 +59,24 @@ def check_kind(kinds: list[str], gvk: tuple[str, str, str], subresource: str) ->
     return False
 
 
-def _selector_requirements(selector: dict, labels: dict) -> bool:
-    """metav1.LabelSelectorAsSelector(...).Matches; raises ValueError for an invalid selector."""
-    match_labels = selector.get("matchLabels") or {}
-    # wildcards in matchLabels are replaced by the first matching label (wildcards.ReplaceInSelector)
+def _in_values(op: str, key: str, values: list, labels: dict) -> bool:
+    if not values:
+        raise ValueError("values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty")
+    found = key in labels and labels[key] in values
+    return found if op == "In" else not found
+
+
+# matchExpressions operators: (key, values, labels) -> whether the requirement holds
+_EXPRESSION_OPERATORS = {
+    "In": lambda key, values, labels: _in_values("In", key, values, labels),
+    "NotIn": lambda key, values, labels: _in_values("NotIn", key, values, labels),
+    "Exists": lambda key, values, labels: key in labels,
+    "DoesNotExist": lambda key, values, labels: key not in labels,
+}
+
+
+def _expanded_match_labels(match_labels: dict, labels: dict) -> dict:
+    """wildcards.ReplaceInSelector: a wildcard key or value becomes the first label it matches."""
     expanded = {}
     for k, v in match_labels.items():
         v = "" if v is None else str(v)
@@ -74,33 +88,21 @@ def _selector_requirements(selector: dict, labels: dict) -> bool:
             else:
                 k, v = k.replace("*", "0").replace("?", "0"), v.replace("*", "0").replace("?", "0")
         expanded[k] = v
-    for k, v in expanded.items():
-        if labels.get(k) != v:
-            return False
+    return expanded
+
+
+def _selector_requirements(selector: dict, labels: dict) -> bool:
+    """metav1.LabelSelectorAsSelector(...).Matches; raises ValueError for an invalid selector."""
+    expanded = _expanded_match_labels(selector.get("matchLabels") or {}, labels)
+    if any(labels.get(k) != v for k, v in expanded.items()):
+        return False
     for expr in selector.get("matchExpressions") or []:
-        key, op, values = expr.get("key"), expr.get("operator"), expr.get("values") or []
-        if op == "In":
-            if not values:
-                raise ValueError(
-                    "values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty"
-                )
-            if key not in labels or labels[key] not in values:
-                return False
-        elif op == "NotIn":
-            if not values:
-                raise ValueError(
-                    "values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty"
-                )
-            if key in labels and labels[key] in values:
-                return False
-        elif op == "Exists":
-            if key not in labels:
-                return False
-        elif op == "DoesNotExist":
-            if key in labels:
-                return False
-        else:
+        op = expr.get("operator")
+        holds = _EXPRESSION_OPERATORS.get(op)
+        if holds is None:
             raise ValueError(f'"{op}" is not a valid label selector operator')
+        if not holds(expr.get("key"), expr.get("values") or [], labels):
+            return False
     return True
 
 
@@ -150,55 +152,108 @@ class MatchInput:
     info: RequestInfo
 
 
+def _resource_name(meta: dict) -> str:
+    return meta.get("name") or meta.get("generateName") or ""
+
+
+# --- the resource checks of a condition block, in Kyverno's order; each gives its reason or None ---
+
+
+def _kind_error(desc: dict, m: MatchInput, meta: dict) -> str | None:
+    kinds = desc.get("kinds") or []
+    if kinds and not check_kind(kinds, m.gvk, m.subresource):
+        return f"kind does not match {kinds}"
+    return None
+
+
+def _name_error(desc: dict, m: MatchInput, meta: dict) -> str | None:
+    if desc.get("name") and not wildcard.match(desc["name"], _resource_name(meta)):
+        return "name does not match"
+    return None
+
+
+def _names_error(desc: dict, m: MatchInput, meta: dict) -> str | None:
+    names = desc.get("names") or []
+    if names and not any(wildcard.match(n, _resource_name(meta)) for n in names):
+        return "none of the names match"
+    return None
+
+
+def _namespaces_error(desc: dict, m: MatchInput, meta: dict) -> str | None:
+    namespaces = desc.get("namespaces") or []
+    if not namespaces:
+        return None
+    ns = meta.get("name", "") if m.resource.get("kind") == "Namespace" else meta.get("namespace", "")
+    if not any(wildcard.match(n, ns or "") for n in namespaces):
+        return "namespace does not match"
+    return None
+
+
+def _annotations_error(desc: dict, m: MatchInput, meta: dict) -> str | None:
+    actual = meta.get("annotations") or {}
+    for k, v in (desc.get("annotations") or {}).items():
+        if not any(wildcard.match(k, k1) and wildcard.match(str(v), str(v1)) for k1, v1 in actual.items()):
+            return "annotations does not match"
+    return None
+
+
+def _selector_error(desc: dict, m: MatchInput, meta: dict) -> str | None:
+    if desc.get("selector") is None:
+        return None
+    ok, err = check_selector(desc["selector"], meta.get("labels") or {})
+    if err:
+        return f"failed to parse selector: {err}"
+    return None if ok else "selector does not match"
+
+
+def _namespace_selector_error(desc: dict, m: MatchInput, meta: dict) -> str | None:
+    if desc.get("namespaceSelector") is None:
+        return None
+    kind = m.resource.get("kind", "")
+    if kind == "Namespace":
+        return "namespace selector is not applicable for namespace resource"
+    if kind == "" and "*" not in (desc.get("kinds") or []):
+        return None
+    ok, err = check_selector(desc["namespaceSelector"], m.namespace_labels)
+    if err:
+        return f"failed to parse namespace selector: {err}"
+    return None if ok else "namespace selector does not match labels"
+
+
+_RESOURCE_CHECKS = (
+    _kind_error,
+    _name_error,
+    _names_error,
+    _namespaces_error,
+    _annotations_error,
+    _selector_error,
+    _namespace_selector_error,
+)
+
+# the user checks: (field, whether the request's user satisfies the field's list, reason when not)
+_USER_CHECKS = (
+    (
+        "roles",
+        lambda wanted, info: any(r in info.roles for r in wanted),
+        "user info does not match roles for the given conditionBlock",
+    ),
+    (
+        "clusterRoles",
+        lambda wanted, info: any(r in info.cluster_roles for r in wanted),
+        "user info does not match clustersRoles for the given conditionBlock",
+    ),
+    ("subjects", _subjects_match, "user info does not match subject for the given conditionBlock"),
+)
+
+
 def _condition_block(desc: dict, user: dict, m: MatchInput) -> list[str]:
-    errs: list[str] = []
+    """Every reason the block does not select the request (empty: it does); a wrong operation says only that."""
     ops = desc.get("operations") or []
     if ops and m.operation not in ops:
         return ["operation does not match"]
-    kinds = desc.get("kinds") or []
-    if kinds and not check_kind(kinds, m.gvk, m.subresource):
-        errs.append(f"kind does not match {kinds}")
     meta = m.resource.get("metadata") or {}
-    name = meta.get("name") or meta.get("generateName") or ""
-    if desc.get("name") and not wildcard.match(desc["name"], name):
-        errs.append("name does not match")
-    names = desc.get("names") or []
-    if names and not any(wildcard.match(n, name) for n in names):
-        errs.append("none of the names match")
-    namespaces = desc.get("namespaces") or []
-    if namespaces:
-        ns = meta.get("name", "") if m.resource.get("kind") == "Namespace" else meta.get("namespace", "")
-        if not any(wildcard.match(n, ns or "") for n in namespaces):
-            errs.append("namespace does not match")
-    annotations = desc.get("annotations") or {}
-    if annotations:
-        actual = meta.get("annotations") or {}
-        for k, v in annotations.items():
-            if not any(wildcard.match(k, k1) and wildcard.match(str(v), str(v1)) for k1, v1 in actual.items()):
-                errs.append("annotations does not match")
-                break
-    if desc.get("selector") is not None:
-        ok, err = check_selector(desc["selector"], meta.get("labels") or {})
-        if err:
-            errs.append(f"failed to parse selector: {err}")
-        elif not ok:
-            errs.append("selector does not match")
-    if desc.get("namespaceSelector") is not None:
-        kind = m.resource.get("kind", "")
-        if kind == "Namespace":
-            errs.append("namespace selector is not applicable for namespace resource")
-        elif kind != "" or "*" in kinds:
-            ok, err = check_selector(desc["namespaceSelector"], m.namespace_labels)
-            if err:
-                errs.append(f"failed to parse namespace selector: {err}")
-            elif not ok:
-                errs.append("namespace selector does not match labels")
-    if user.get("roles") and not any(r in m.info.roles for r in user["roles"]):
-        errs.append("user info does not match roles for the given conditionBlock")
-    if user.get("clusterRoles") and not any(r in m.info.cluster_roles for r in user["clusterRoles"]):
-        errs.append("user info does not match clustersRoles for the given conditionBlock")
-    if user.get("subjects") and not _subjects_match(user["subjects"], m.info):
-        errs.append("user info does not match subject for the given conditionBlock")
+    errs = [err for check in _RESOURCE_CHECKS if (err := check(desc, m, meta)) is not None]
+    errs += [reason for key, holds, reason in _USER_CHECKS if user.get(key) and not holds(user[key], m.info)]
     return errs
 
 
@@ -234,6 +289,24 @@ def _exclude_helper(f: dict, m: MatchInput) -> list[str]:
     return []
 
 
+def _match_reasons(match: dict, m: MatchInput) -> list[str]:
+    if match.get("any"):
+        return [] if any(not _match_helper(f, m) for f in match["any"]) else ["no resource matched"]
+    if match.get("all"):
+        return [reason for f in match["all"] for reason in _match_helper(f, m)]
+    return _match_helper(match, m)
+
+
+def _exclude_reasons(exclude: dict, m: MatchInput) -> list[str]:
+    if exclude.get("any"):
+        return [reason for f in exclude["any"] for reason in _exclude_helper(f, m)]
+    if exclude.get("all"):
+        if all(_exclude_helper(f, m) for f in exclude["all"]):
+            return ["resource excluded since the combination of all criteria exclude it"]
+        return []
+    return _exclude_helper(exclude, m)
+
+
 def matches_rule(rule: dict, m: MatchInput, policy_namespace: str = "") -> str | None:
     """None when the rule applies, else Kyverno's 'rule X not matched' reason."""
     if not m.resource:
@@ -241,26 +314,10 @@ def matches_rule(rule: dict, m: MatchInput, policy_namespace: str = "") -> str |
     meta = m.resource.get("metadata") or {}
     if policy_namespace and policy_namespace != (meta.get("namespace") or ""):
         return "policy and resource namespaces mismatch"
-    reasons: list[str] = []
-    match = rule.get("match") or {}
-    if match.get("any"):
-        if not any(not _match_helper(f, m) for f in match["any"]):
-            reasons.append("no resource matched")
-    elif match.get("all"):
-        for f in match["all"]:
-            reasons.extend(_match_helper(f, m))
-    else:
-        reasons.extend(_match_helper(match, m))
+    reasons = _match_reasons(rule.get("match") or {}, m)
     exclude = rule.get("exclude") or {}
     if not reasons and exclude:
-        if exclude.get("any"):
-            for f in exclude["any"]:
-                reasons.extend(_exclude_helper(f, m))
-        elif exclude.get("all"):
-            if all(_exclude_helper(f, m) for f in exclude["all"]):
-                reasons.append("resource excluded since the combination of all criteria exclude it")
-        else:
-            reasons.extend(_exclude_helper(exclude, m))
+        reasons = _exclude_reasons(exclude, m)
     if not reasons:
         return None
     return f"rule {rule.get('name', '')} not matched:" + "".join(f"\n {i + 1}. {r}" for i, r in enumerate(reasons))

@@ -6,6 +6,7 @@ Numbers are float64 there (everything went through JSON), so Python ints are han
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from . import pattern_value, semver, wildcard
 from .gofmt import sprint
@@ -207,90 +208,112 @@ def _value_strings(value: object, name: str, key: list[str]) -> list[str] | None
     return None
 
 
-def set_operator(name: str, key: object, value: object) -> bool:
-    """In, NotIn, AnyIn, AllIn, AnyNotIn, AllNotIn."""
-    if isinstance(key, (str, int, float, bool)) and key is not None:
-        k = key if isinstance(key, str) else sprint(key)
-        exists = _key_in_value(k, value, ranges=name not in ("in", "notin"))
-        if exists is None:
-            return False
-        return not exists if name in ("notin", "anynotin", "allnotin") else exists
-    if not isinstance(key, list):
+_NEGATED = ("notin", "anynotin", "allnotin")
+
+# AnyIn / AnyNotIn / AllIn / AllNotIn: (quantifier over the keys, whether a key counts when it is NOT a member)
+_ANY_ALL = {
+    "anyin": (any, False),
+    "anynotin": (any, True),
+    "allin": (all, False),
+    "allnotin": (all, True),
+}
+
+
+def _scalar_key(name: str, key: str | int | float | bool, value: object) -> bool:
+    k = key if isinstance(key, str) else sprint(key)
+    exists = _key_in_value(k, value, ranges=name not in ("in", "notin"))
+    if exists is None:
         return False
-    keys = [v if isinstance(v, str) else sprint(v) for v in key]
-    if name in ("in", "notin"):
-        if isinstance(value, list):
-            if not all(isinstance(v, str) for v in value):
-                return False
-            values = value
-        elif isinstance(value, str):
-            if len(keys) == 1 and keys[0] == value:
-                return name == "in"
-            values = _json_string_list(value)
-            if values is None:
-                return False
-        else:
+    return not exists if name in _NEGATED else exists
+
+
+def _keys_in(name: str, keys: list[str], value: object) -> bool:
+    """In / NotIn with a list key: every key must be among the values (exact strings)."""
+    if isinstance(value, list):
+        if not all(isinstance(v, str) for v in value):
             return False
-        all_in = all(k in set(values) for k in keys)
-        return all_in if name == "in" else not all_in
-    # Any*/All* with ranges and wildcards
+        values = value
+    elif isinstance(value, str):
+        if len(keys) == 1 and keys[0] == value:
+            return name == "in"
+        values = _json_string_list(value)
+        if values is None:
+            return False
+    else:
+        return False
+    all_in = all(k in set(values) for k in keys)
+    return all_in if name == "in" else not all_in
+
+
+def _keys_in_range(name: str, keys: list[str], value: str) -> bool:
+    if name == "anynotin":
+        # Kyverno negates the range itself ("1-3" -> "1!-3"), not each key's answer
+        return any(_in_range(k, value.replace("-", "!-", 1)) for k in keys)
+    quantifier, negate = _ANY_ALL[name]
+    return quantifier(_in_range(k, value) != negate for k in keys)
+
+
+def _keys_any_all(name: str, keys: list[str], value: object) -> bool:
+    """AnyIn / AnyNotIn / AllIn / AllNotIn with a list key: ranges and wildcards either way."""
     if isinstance(value, str):
         if len(keys) == 1 and keys[0] == value:
             return name in ("anyin", "allin")
         if pattern_value.operator_of(value) == pattern_value.IN_RANGE:
-            if name == "anyin":
-                return any(_in_range(k, value) for k in keys)
-            if name == "anynotin":
-                neg = value.replace("-", "!-", 1)
-                return any(_in_range(k, neg) for k in keys)
-            if name == "allin":
-                return all(_in_range(k, value) for k in keys)
-            return not any(_in_range(k, value) for k in keys)
+            return _keys_in_range(name, keys, value)
     values = _value_strings(value, name, keys)
     if values is None:
         return False
-    if name == "anyin":
-        return any(_match_either(k, v) for k in keys for v in values)
-    if name == "anynotin":
-        return any(not any(_match_either(k, v) for v in values) for k in keys)
-    if name == "allin":
-        return all(any(_match_either(k, v) for v in values) for k in keys)
-    return not any(_match_either(k, v) for k in keys for v in values)
+    quantifier, negate = _ANY_ALL[name]
+    return quantifier(any(_match_either(k, v) for v in values) != negate for k in keys)
 
 
-OPERATORS = {
-    "equal",
-    "equals",
-    "notequal",
-    "notequals",
-    "in",
-    "anyin",
-    "allin",
-    "notin",
-    "anynotin",
-    "allnotin",
-    "greaterthanorequals",
-    "greaterthan",
-    "lessthanorequals",
-    "lessthan",
-    "durationgreaterthanorequals",
-    "durationgreaterthan",
-    "durationlessthanorequals",
-    "durationlessthan",
+def set_operator(name: str, key: object, value: object) -> bool:
+    """In, NotIn, AnyIn, AllIn, AnyNotIn, AllNotIn."""
+    if isinstance(key, (str, int, float, bool)):
+        return _scalar_key(name, key, value)
+    if not isinstance(key, list):
+        return False
+    keys = [v if isinstance(v, str) else sprint(v) for v in key]
+    if name in ("in", "notin"):
+        return _keys_in(name, keys, value)
+    return _keys_any_all(name, keys, value)
+
+
+def _not_equal(key: object, value: object) -> bool:
+    return not equal(key, value)
+
+
+def _named(check: Callable[[object, object, str], bool], name: str) -> Callable[[object, object], bool]:
+    return lambda key, value: check(key, value, name)
+
+
+def _set(name: str) -> Callable[[object, object], bool]:
+    return lambda key, value: set_operator(name, key, value)
+
+
+# every condition operator (lower-cased) -> (key, value) -> whether the condition holds
+_CHECKS: dict[str, Callable[[object, object], bool]] = {
+    "equal": equal,
+    "equals": equal,
+    "notequal": _not_equal,
+    "notequals": _not_equal,
+    **{name: _set(name) for name in ("in", "anyin", "allin", "notin", "anynotin", "allnotin")},
+    **{name: _named(numeric, name) for name in ("greaterthanorequals", "greaterthan", "lessthanorequals", "lessthan")},
+    **{
+        name: _named(duration, name)
+        for name in (
+            "durationgreaterthanorequals",
+            "durationgreaterthan",
+            "durationlessthanorequals",
+            "durationlessthan",
+        )
+    },
 }
 
 
 def evaluate(operator: str, key: object, value: object) -> bool:
     """Raises KeyError for an unknown operator."""
-    op = (operator or "").lower()
-    if op not in OPERATORS:
+    check = _CHECKS.get((operator or "").lower())
+    if check is None:
         raise KeyError(operator)
-    if op in ("equal", "equals"):
-        return equal(key, value)
-    if op in ("notequal", "notequals"):
-        return not equal(key, value)
-    if op.startswith("duration"):
-        return duration(key, value, op)
-    if op in ("greaterthanorequals", "greaterthan", "lessthanorequals", "lessthan"):
-        return numeric(key, value, op)
-    return set_operator(op, key, value)
+    return check(key, value)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
+from typing import Any
 
 from . import wildcard
 from .units import parse_duration, parse_quantity
@@ -167,21 +169,19 @@ def _compare(result: int, op: str) -> bool | None:
     }.get(op)
 
 
+# a duration pattern, then a quantity pattern, compares by that unit when the value reads as one too
+_UNIT_PARSERS: tuple[Callable[[str], Any], ...] = (parse_duration, parse_quantity)
+
+
 def _validate_string(value: object, pattern: str, op: str) -> bool:
-    pattern_duration = parse_duration(pattern)
-    if pattern_duration is not None:
+    for parse in _UNIT_PARSERS:
+        expected = parse(pattern)
+        if expected is None:
+            continue
         text = _number_to_string(value)
-        value_duration = parse_duration(text) if text is not None else None
-        if value_duration is not None:
-            res = _compare((value_duration > pattern_duration) - (value_duration < pattern_duration), op)
-            if res is not None:
-                return res
-    pattern_quantity = parse_quantity(pattern)
-    if pattern_quantity is not None:
-        text = _number_to_string(value)
-        value_quantity = parse_quantity(text) if text is not None else None
-        if value_quantity is not None:
-            res = _compare((value_quantity > pattern_quantity) - (value_quantity < pattern_quantity), op)
+        actual = parse(text) if text is not None else None
+        if actual is not None:
+            res = _compare((actual > expected) - (actual < expected), op)
             if res is not None:
                 return res
     return _compare_string(value, pattern, op)

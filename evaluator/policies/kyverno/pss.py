@@ -96,6 +96,49 @@ def _bad_values(err: FieldError) -> list[str]:
     return []
 
 
+def _field_of(text: str, container_level: bool) -> tuple[str, list[int], str, bool]:
+    """(field with indexes as *, indexes, container type, whether it is a container's field); a pod-level
+    exclusion compares fields only."""
+    if container_level:
+        return _parse_field(text)
+    return _INDEX.sub("*", text), [], "", False
+
+
+def _excluded_field(err: FieldError, matching_spec: dict | None, container_level: bool) -> tuple[str, dict | None]:
+    """The field an exclusion's check failed on, and the container it failed in (when it is one)."""
+    field, idx, ctype, is_container = _field_of(err.field, container_level)
+    if is_container and matching_spec is not None:
+        return field, _container(matching_spec, idx[0], ctype)
+    return field, None
+
+
+def _exclusion_covers(exclude: dict, field: str, err: FieldError) -> bool:
+    """restrictedField must name the field, and values (wildcards) must cover every bad value."""
+    restricted_field = exclude.get("restrictedField") or ""
+    if restricted_field and field != restricted_field:
+        return False
+    values = exclude.get("values") or []
+    return not values or all(any(wildcard.match(p, bad) for p in values) for bad in _bad_values(err))
+
+
+def _drop_same_error(
+    errs: list[FieldError], field: str, container: dict | None, pod_spec: dict, container_level: bool
+) -> None:
+    """Remove the first default error on the same field (and container), the way Go removes from a slice:
+    the last error takes its place."""
+    for idx, err in enumerate(list(errs)):
+        d_field, d_idx, d_type, d_is_container = _field_of(err.field, container_level)
+        same = d_field == field
+        if d_is_container:
+            d_name = _container(pod_spec, d_idx[0], d_type).get("name")
+            same = same and (container or {}).get("name") == d_name
+        if not same:
+            continue
+        errs[idx] = errs[-1]
+        errs.pop()
+        return
+
+
 def _exempt(
     defaults: list[PSSResult],
     excluded: list[PSSResult],
@@ -104,45 +147,22 @@ def _exempt(
     matching_spec: dict | None,
     container_level: bool,
 ) -> list[PSSResult]:
+    """The default results left once the errors an exclusion covers are removed (a check with no error left
+    is dropped)."""
     by_id = {r.id: r for r in defaults}
     ids = CONTROL_IDS.get(exclude.get("controlName", ""), [])
-    restricted_field = exclude.get("restrictedField") or ""
-    values = exclude.get("values") or []
     for ex in excluded:
         if ex.id not in ids or ex.result.errors is None:
             continue
         for ex_err in list(ex.result.errors):
-            ex_container = None
-            if container_level:
-                ex_field, ex_idx, ex_type, ex_is_container = _parse_field(ex_err.field)
-                if ex_is_container and matching_spec is not None:
-                    ex_container = _container(matching_spec, ex_idx[0], ex_type)
-            else:
-                ex_field, ex_is_container = _INDEX.sub("*", ex_err.field), False
-            if restricted_field and ex_field != restricted_field:
-                continue
-            if values and not all(any(wildcard.match(p, bad) for p in values) for bad in _bad_values(ex_err)):
+            field, container = _excluded_field(ex_err, matching_spec, container_level)
+            if not _exclusion_covers(exclude, field, ex_err):
                 continue
             default = by_id.get(ex.id)
             if default is None or default.result.errors is None:
                 continue
-            errs = default.result.errors
-            for idx, d_err in enumerate(list(errs)):
-                if container_level:
-                    d_field, d_idx, d_type, d_is_container = _parse_field(d_err.field)
-                else:
-                    d_field, d_is_container = _INDEX.sub("*", d_err.field), False
-                if d_is_container:
-                    d_container = _container(pod_spec, d_idx[0], d_type)
-                    if ex_field == d_field and (ex_container or {}).get("name") == d_container.get("name"):
-                        errs[idx] = errs[-1]
-                        errs.pop()
-                        break
-                elif ex_field == d_field:
-                    errs[idx] = errs[-1]
-                    errs.pop()
-                    break
-            if not errs:
+            _drop_same_error(default.result.errors, field, container, pod_spec, container_level)
+            if not default.result.errors:
                 del by_id[ex.id]
     return list(by_id.values())
 

@@ -80,3 +80,27 @@ def security_context(c: dict) -> dict | None:
 
 def is_windows(spec: dict) -> bool:
     return as_map(spec.get("os")).get("name") == "windows"
+
+
+def counted(singular: str, plural_: str, names: list[str]) -> str:
+    """`container "a"` / `containers "a", "b"`: the noun agreeing with the quoted names."""
+    return f"{plural(singular, plural_, len(names))} {join_quote(names)}"
+
+
+def containers_phrase(names: list[str]) -> str:
+    return counted("container", "containers", names)
+
+
+def container_failure(reason: str, bad: Violations, detail: str) -> CheckResult:
+    """The usual answer of a per-container check: allowed when no container is at fault, else
+    `container(s) "a", ... <detail>` with their field errors."""
+    if not bad.data:
+        return CheckResult()
+    return CheckResult(False, reason, f"{containers_phrase(bad.data)} {detail}", bad.errs)
+
+
+def setters_failure(reason: str, setters: Violations, detail: str) -> CheckResult:
+    """The answer of a check the pod and its containers can fail: `pod and containers "a" <detail>`."""
+    if not setters.data:
+        return CheckResult()
+    return CheckResult(False, reason, f"{' and '.join(setters.data)} {detail}", setters.errs)

@@ -8,6 +8,10 @@ from .pss_base import (
     RESTRICTED,
     Check,
     CheckResult,
+    container_failure,
+    containers_phrase,
+    counted,
+    setters_failure,
     FieldError,
     containers,
     as_map,
@@ -32,15 +36,9 @@ def _allow_privilege_escalation(meta: dict, spec: dict) -> CheckResult:
             bad.add(c.get("name", ""), forbidden_error(p, "nil"))
         elif sc.get("allowPrivilegeEscalation") is True:
             bad.add(c.get("name", ""), forbidden_error(p, True))
-    if bad.data:
-        return CheckResult(
-            False,
-            "allowPrivilegeEscalation != false",
-            f"{plural('container', 'containers', len(bad.data))} {join_quote(bad.data)} must set "
-            f"securityContext.allowPrivilegeEscalation=false",
-            bad.errs,
-        )
-    return CheckResult()
+    return container_failure(
+        "allowPrivilegeEscalation != false", bad, "must set securityContext.allowPrivilegeEscalation=false"
+    )
 
 
 def _not_windows(fn):
@@ -70,7 +68,7 @@ def _app_armor(meta: dict, spec: dict) -> CheckResult:
                 errs.append(forbidden_error(f"{path}.securityContext.appArmorProfile.type", t))
                 bad_values.add(t)
     if bad_containers:
-        setters.add(f"{plural('container', 'containers', len(bad_containers))} {join_quote(bad_containers)}", *errs)
+        setters.add(containers_phrase(bad_containers), *errs)
     annotations = as_map(meta.get("annotations"))
     forbidden_ann = Violations()
     prefix = "container.apparmor.security.beta.kubernetes.io/"
@@ -128,15 +126,11 @@ def _capabilities_baseline(meta: dict, spec: dict) -> CheckResult:
         if forbidden:
             non_default.update(forbidden)
             bad.add(c.get("name", ""), forbidden_error(f"{path}.securityContext.capabilities.add", forbidden))
-    if bad.data:
-        return CheckResult(
-            False,
-            "non-default capabilities",
-            f"{plural('container', 'containers', len(bad.data))} {join_quote(bad.data)} must not "
-            f"include {join_quote(sorted(non_default))} in securityContext.capabilities.add",
-            bad.errs,
-        )
-    return CheckResult()
+    return container_failure(
+        "non-default capabilities",
+        bad,
+        f"must not include {join_quote(sorted(non_default))} in securityContext.capabilities.add",
+    )
 
 
 def _capabilities_restricted(meta: dict, spec: dict) -> CheckResult:
@@ -160,14 +154,11 @@ def _capabilities_restricted(meta: dict, spec: dict) -> CheckResult:
             adding.add(c.get("name", ""), forbidden_error(f"{path}.securityContext.capabilities.add", added))
     details = []
     if missing_drop.data:
-        details.append(
-            f"{plural('container', 'containers', len(missing_drop.data))} "
-            f'{join_quote(missing_drop.data)} must set securityContext.capabilities.drop=["ALL"]'
-        )
+        details.append(f'{containers_phrase(missing_drop.data)} must set securityContext.capabilities.drop=["ALL"]')
     if adding.data:
         details.append(
-            f"{plural('container', 'containers', len(adding.data))} {join_quote(adding.data)} must not "
-            f"include {join_quote(sorted(forbidden_caps))} in securityContext.capabilities.add"
+            f"{containers_phrase(adding.data)} must not include {join_quote(sorted(forbidden_caps))} in "
+            f"securityContext.capabilities.add"
         )
     if details:
         return CheckResult(False, "unrestricted capabilities", "; ".join(details), missing_drop.errs + adding.errs)
@@ -198,9 +189,7 @@ def _host_path_volumes(meta: dict, spec: dict) -> CheckResult:
                 forbidden_error(f"spec.volumes[{i}].hostPath", str(as_map(vol["hostPath"]).get("path", ""))),
             )
     if v.data:
-        return CheckResult(
-            False, "hostPath volumes", f"{plural('volume', 'volumes', len(v.data))} {join_quote(v.data)}", v.errs
-        )
+        return CheckResult(False, "hostPath volumes", counted("volume", "volumes", v.data), v.errs)
     return CheckResult()
 
 
@@ -216,17 +205,12 @@ def _host_ports(meta: dict, spec: dict) -> CheckResult:
                 errs.append(forbidden_error(f"{path}.ports[{i}].hostPort", int(hp)))
         if errs:
             bad.add(c.get("name", ""), *errs)
-    if bad.data:
-        ports = sorted(str(p) for p in ports_seen)
-        return CheckResult(
-            False,
-            "hostPort",
-            f"{plural('container', 'containers', len(bad.data))} {join_quote(bad.data)} "
-            f"{plural('uses', 'use', len(bad.data))} {plural('hostPort', 'hostPorts', len(ports))} "
-            f"{', '.join(ports)}",
-            bad.errs,
-        )
-    return CheckResult()
+    ports = sorted(str(p) for p in ports_seen)
+    return container_failure(
+        "hostPort",
+        bad,
+        f"{plural('uses', 'use', len(bad.data))} {plural('hostPort', 'hostPorts', len(ports))} {', '.join(ports)}",
+    )
 
 
 def _bad_hosts(handler: object) -> list[str]:
@@ -255,10 +239,8 @@ def _host_probes(meta: dict, spec: dict) -> CheckResult:
         return CheckResult(
             False,
             "probe or lifecycle host",
-            f"{plural('container', 'containers', len(bad_containers))} "
-            f"{join_quote(sorted(bad_containers))} {plural('uses', 'use', len(bad_containers))} "
-            f"{plural('probe or lifecycle host', 'probe or lifecycle hosts', len(hosts))} "
-            f"{join_quote(sorted(hosts))}",
+            f"{containers_phrase(sorted(bad_containers))} {plural('uses', 'use', len(bad_containers))} "
+            f"{counted('probe or lifecycle host', 'probe or lifecycle hosts', sorted(hosts))}",
         )
     return CheckResult()
 
@@ -269,15 +251,7 @@ def _privileged(meta: dict, spec: dict) -> CheckResult:
         sc = security_context(c)
         if sc and sc.get("privileged") is True:
             bad.add(c.get("name", ""), forbidden_error(f"{path}.securityContext.privileged", True))
-    if bad.data:
-        return CheckResult(
-            False,
-            "privileged",
-            f"{plural('container', 'containers', len(bad.data))} {join_quote(bad.data)} must not set "
-            f"securityContext.privileged=true",
-            bad.errs,
-        )
-    return CheckResult()
+    return container_failure("privileged", bad, "must not set securityContext.privileged=true")
 
 
 def _proc_mount(meta: dict, spec: dict) -> CheckResult:
@@ -291,15 +265,7 @@ def _proc_mount(meta: dict, spec: dict) -> CheckResult:
         if pm != "Default":
             bad.add(c.get("name", ""), forbidden_error(f"{path}.securityContext.procMount", pm))
             types.add(pm)
-    if bad.data:
-        return CheckResult(
-            False,
-            "procMount",
-            f"{plural('container', 'containers', len(bad.data))} {join_quote(bad.data)} must not set "
-            f"securityContext.procMount to {join_quote(sorted(types))}",
-            bad.errs,
-        )
-    return CheckResult()
+    return container_failure("procMount", bad, f"must not set securityContext.procMount to {join_quote(sorted(types))}")
 
 
 _ALLOWED_VOLUMES = (
@@ -351,10 +317,8 @@ def _restricted_volumes(meta: dict, spec: dict) -> CheckResult:
         return CheckResult(
             False,
             "restricted volume types",
-            f"{plural('volume', 'volumes', len(bad.data))} {join_quote(bad.data)} "
-            f"{plural('uses', 'use', len(bad.data))} "
-            f"{plural('restricted volume type', 'restricted volume types', len(types))} "
-            f"{join_quote(sorted(types))}",
+            f"{counted('volume', 'volumes', bad.data)} {plural('uses', 'use', len(bad.data))} "
+            f"{counted('restricted volume type', 'restricted volume types', sorted(types))}",
             bad.errs,
         )
     return CheckResult()
@@ -379,16 +343,13 @@ def _run_as_non_root(meta: dict, spec: dict) -> CheckResult:
         elif not pod_ok:
             implicit.add(c.get("name", ""), required_error(f"{path}.securityContext.runAsNonRoot"))
     if explicit:
-        setters.add(f"{plural('container', 'containers', len(explicit))} {join_quote(explicit)}", *explicit_errs)
+        setters.add(containers_phrase(explicit), *explicit_errs)
     details, errors = [], []
     if setters.data:
         details.append(f"{' and '.join(setters.data)} must not set securityContext.runAsNonRoot=false")
         errors += setters.errs
     if implicit.data:
-        details.append(
-            f"pod or {plural('container', 'containers', len(implicit.data))} "
-            f"{join_quote(implicit.data)} must set securityContext.runAsNonRoot=true"
-        )
+        details.append(f"pod or {containers_phrase(implicit.data)} must set securityContext.runAsNonRoot=true")
         errors += implicit.errs
     if details:
         return CheckResult(False, "runAsNonRoot != true", "\n".join(details), errors)
@@ -408,10 +369,8 @@ def _run_as_user(meta: dict, spec: dict) -> CheckResult:
             explicit.append(c.get("name", ""))
             errs.append(forbidden_error(f"{path}.securityContext.runAsUser", 0))
     if explicit:
-        setters.add(f"{plural('container', 'containers', len(explicit))} {join_quote(explicit)}", *errs)
-    if setters.data:
-        return CheckResult(False, "runAsUser=0", f"{' and '.join(setters.data)} must not set runAsUser=0", setters.errs)
-    return CheckResult()
+        setters.add(containers_phrase(explicit), *errs)
+    return setters_failure("runAsUser=0", setters, "must not set runAsUser=0")
 
 
 _SELINUX_1_0 = {"", "container_t", "container_init_t", "container_kvm_t"}
@@ -451,14 +410,11 @@ def _selinux(allowed: set[str]):
                 if not valid(as_map(sc["seLinuxOptions"]), f"{path}.securityContext", container_errs):
                     bad_containers.append(c.get("name", ""))
         if bad_containers:
-            setters.add(
-                f"{plural('container', 'containers', len(bad_containers))} {join_quote(bad_containers)}",
-                *container_errs,
-            )
+            setters.add(containers_phrase(bad_containers), *container_errs)
         if setters.data:
             data = []
             if bad_types:
-                data.append(f"{plural('type', 'types', len(bad_types))} {join_quote(sorted(bad_types))}")
+                data.append(counted("type", "types", sorted(bad_types)))
             if flags["user"]:
                 data.append("user may not be set")
             if flags["role"]:
@@ -532,22 +488,19 @@ def _seccomp_setters(spec: dict, implicit_required: bool) -> CheckResult:
         elif implicit_required and not pod_set:
             implicit.add(c.get("name", ""), required_error(f"{path}.securityContext.seccompProfile.type"))
     if explicit:
-        setters.add(f"{plural('container', 'containers', len(explicit))} {join_quote(explicit)}", *errs)
+        setters.add(containers_phrase(explicit), *errs)
     if setters.data:
-        return CheckResult(
-            False,
+        return setters_failure(
             "seccompProfile",
-            f"{' and '.join(setters.data)} must not set "
-            f"securityContext.seccompProfile.type to {join_quote(sorted(bad_values))}",
-            setters.errs,
+            setters,
+            f"must not set securityContext.seccompProfile.type to {join_quote(sorted(bad_values))}",
         )
     if implicit.data:
         return CheckResult(
             False,
             "seccompProfile",
-            f"pod or {plural('container', 'containers', len(implicit.data))} "
-            f"{join_quote(implicit.data)} must set securityContext.seccompProfile.type to "
-            f'"RuntimeDefault" or "Localhost"',
+            f'pod or {containers_phrase(implicit.data)} must set securityContext.seccompProfile.type to "RuntimeDefault" '
+            f'or "Localhost"',
             implicit.errs,
         )
     return CheckResult()
@@ -594,30 +547,35 @@ def _windows_host_process(meta: dict, spec: dict) -> CheckResult:
     if as_map(as_map(spec.get("securityContext")).get("windowsOptions")).get("hostProcess") is True:
         setters.add("pod", forbidden_error("spec.securityContext.windowsOptions.hostProcess", True))
     if bad:
-        setters.add(f"{plural('container', 'containers', len(bad))} {join_quote(bad)}", *errs)
-    if setters.data:
-        return CheckResult(
-            False,
-            "hostProcess",
-            f"{' and '.join(setters.data)} must not set securityContext.windowsOptions.hostProcess=true",
-            setters.errs,
-        )
-    return CheckResult()
+        setters.add(containers_phrase(bad), *errs)
+    return setters_failure("hostProcess", setters, "must not set securityContext.windowsOptions.hostProcess=true")
 
+
+def _seccomp_baseline(meta: dict, spec: dict) -> CheckResult:
+    return _seccomp_setters(spec, False)
+
+
+def _seccomp_restricted(meta: dict, spec: dict) -> CheckResult:
+    return _seccomp_setters(spec, True)
+
+
+def _windows_exempt_from_1_25(since: tuple[int, int], check) -> list:
+    """A restricted check whose v1.25 variant lets Windows pods through."""
+    return [(since, check), ((1, 25), _not_windows(check))]
+
+
+_SYSCTLS_BY_VERSION = (
+    ((1, 0), _SYSCTLS_1_0),
+    ((1, 27), _SYSCTLS_1_27),
+    ((1, 29), _SYSCTLS_1_29),
+    ((1, 32), _SYSCTLS_1_32),
+)
 
 CHECKS: list[Check] = [
-    Check(
-        "allowPrivilegeEscalation",
-        RESTRICTED,
-        [((1, 8), _allow_privilege_escalation), ((1, 25), _not_windows(_allow_privilege_escalation))],
-    ),
+    Check("allowPrivilegeEscalation", RESTRICTED, _windows_exempt_from_1_25((1, 8), _allow_privilege_escalation)),
     Check("appArmorProfile", BASELINE, [((1, 0), _app_armor)]),
     Check("capabilities_baseline", BASELINE, [((1, 0), _capabilities_baseline)]),
-    Check(
-        "capabilities_restricted",
-        RESTRICTED,
-        [((1, 22), _capabilities_restricted), ((1, 25), _not_windows(_capabilities_restricted))],
-    ),
+    Check("capabilities_restricted", RESTRICTED, _windows_exempt_from_1_25((1, 22), _capabilities_restricted)),
     Check("hostNamespaces", BASELINE, [((1, 0), _host_namespaces)]),
     Check("hostPathVolumes", BASELINE, [((1, 0), _host_path_volumes)]),
     Check("hostPorts", BASELINE, [((1, 0), _host_ports)]),
@@ -628,28 +586,8 @@ CHECKS: list[Check] = [
     Check("runAsNonRoot", RESTRICTED, [((1, 0), _run_as_non_root)]),
     Check("runAsUser", RESTRICTED, [((1, 23), _run_as_user)]),
     Check("seLinuxOptions", BASELINE, [((1, 0), _selinux(_SELINUX_1_0)), ((1, 31), _selinux(_SELINUX_1_31))]),
-    Check(
-        "seccompProfile_baseline",
-        BASELINE,
-        [((1, 0), _seccomp_baseline_1_0), ((1, 19), lambda m, s: _seccomp_setters(s, False))],
-    ),
-    Check(
-        "seccompProfile_restricted",
-        RESTRICTED,
-        [
-            ((1, 19), lambda m, s: _seccomp_setters(s, True)),
-            ((1, 25), _not_windows(lambda m, s: _seccomp_setters(s, True))),
-        ],
-    ),
-    Check(
-        "sysctls",
-        BASELINE,
-        [
-            ((1, 0), _sysctls(_SYSCTLS_1_0)),
-            ((1, 27), _sysctls(_SYSCTLS_1_27)),
-            ((1, 29), _sysctls(_SYSCTLS_1_29)),
-            ((1, 32), _sysctls(_SYSCTLS_1_32)),
-        ],
-    ),
+    Check("seccompProfile_baseline", BASELINE, [((1, 0), _seccomp_baseline_1_0), ((1, 19), _seccomp_baseline)]),
+    Check("seccompProfile_restricted", RESTRICTED, _windows_exempt_from_1_25((1, 19), _seccomp_restricted)),
+    Check("sysctls", BASELINE, [(since, _sysctls(allowed)) for since, allowed in _SYSCTLS_BY_VERSION]),
     Check("windowsHostProcess", BASELINE, [((1, 0), _windows_host_process)]),
 ]

@@ -10,7 +10,7 @@ from .context import Context, ContextError
 from .context_entries import ContextLoader
 from .variables import SubstitutionError, substitute_all
 
-PASS, FAIL, SKIP, WARN, ERROR = "pass", "fail", "skip", "warn", "error"
+PASS, FAIL, SKIP, ERROR = "pass", "fail", "skip", "error"
 
 
 @dataclass
@@ -36,6 +36,24 @@ def _join(parts: list[str], sep: str) -> str:
     return sep.join(p for p in parts if p)
 
 
+def load_and_check_preconditions(
+    name: str, ctx: Context, loader: ContextLoader, entries: list, preconditions: object
+) -> RuleResponse | None:
+    """The first steps of every rule (and foreach entry): load its context entries, then check its
+    preconditions; the response that stops the rule there, or None to go on."""
+    try:
+        loader.load(ctx, entries)
+    except ContextError as err:
+        return RuleResponse(name, ERROR, f"failed to load context: {err}")
+    try:
+        passed, msg = conditions.evaluate_conditions(ctx, preconditions)
+    except conditions.ConditionError as err:
+        return RuleResponse(name, ERROR, f"failed to evaluate preconditions: {err}")
+    if not passed:
+        return RuleResponse(name, SKIP, _join(["preconditions not met", msg], "; "))
+    return None
+
+
 class Validator:
     def __init__(self, rule: dict, part: dict, nesting: int, entries: list | None) -> None:
         self.rule = rule
@@ -50,16 +68,9 @@ class Validator:
         return self.validation.get("message", "") or ""
 
     def validate(self, inp: RuleInput) -> RuleResponse | None:
-        try:
-            inp.loader.load(inp.ctx, self.entries)
-        except ContextError as err:
-            return RuleResponse(self.name, ERROR, f"failed to load context: {err}")
-        try:
-            passed, msg = conditions.evaluate_conditions(inp.ctx, self.conditions)
-        except conditions.ConditionError as err:
-            return RuleResponse(self.name, ERROR, f"failed to evaluate preconditions: {err}")
-        if not passed:
-            return RuleResponse(self.name, SKIP, _join(["preconditions not met", msg], "; "))
+        stopped = load_and_check_preconditions(self.name, inp.ctx, inp.loader, self.entries, self.conditions)
+        if stopped is not None:
+            return stopped
         part = self.part
         if part.get("deny") is not None:
             return self._deny(inp)

@@ -8,27 +8,27 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from evaluator.k8s.json_kinds import json_kind
+
 from . import anchors as A
 from . import pattern_value, wildcard
 from .gofmt import sprint, sprint_int_aware
 
 
+# Go's %T of a decoded JSON value, as Kyverno's messages print it
+_GO_TYPE_NAMES = {
+    "null": "<nil>",
+    "bool": "bool",
+    "int": "int64",
+    "float": "float64",
+    "string": "string",
+    "map": "map[string]interface {}",
+    "list": "[]interface {}",
+}
+
+
 def go_type(value: object) -> str:
-    if value is None:
-        return "<nil>"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int64"
-    if isinstance(value, float):
-        return "float64"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, dict):
-        return "map[string]interface {}"
-    if isinstance(value, list):
-        return "[]interface {}"
-    return type(value).__name__
+    return _GO_TYPE_NAMES.get(json_kind(value)) or type(value).__name__
 
 
 def _pattern_text(value: object) -> str:
@@ -223,76 +223,101 @@ def _validate_pairs(pairs: Iterable[tuple[object, object]], path: str, ac: _Anch
         raise _fail(A.PatternError(skip_errors, path, True), path)
 
 
-def _handle(key: str, pattern: object, resource: dict, path: str, ac: _AnchorMap) -> None:
-    """anchor.CreateElementHandler(...).Handle."""
-    a = A.parse(key)
-    modifier = a.modifier if a else None
-    if modifier == A.NEGATION:
-        current = f"{path}{a.key}/"
-        if a.key in resource:
-            raise _fail(A.AnchorError(A.NEGATION_MSG, f"{current} is not allowed"), current)
-        return
-    if modifier == A.EQUALITY:
-        current = f"{path}{a.key}/"
-        if a.key in resource:
-            _validate_element(resource[a.key], pattern, current, ac)
-        return
-    if modifier == A.CONDITION:
-        current = f"{path}{a.key}/"
-        if a.key in resource:
-            try:
-                _validate_element(resource[a.key], pattern, current, ac)
-            except A.PatternFailure as err:
-                raise _fail(A.AnchorError(A.CONDITIONAL_MSG, str(err)), getattr(err, "_path", current))
-            return
+# --- anchor.CreateElementHandler: one handler per anchor, (key, pattern, resource, path of the key, ac) ---
+
+
+def _negation(key: str, pattern: object, resource: dict, current: str, ac: _AnchorMap) -> None:
+    """X(key): the key must not be there."""
+    if key in resource:
+        raise _fail(A.AnchorError(A.NEGATION_MSG, f"{current} is not allowed"), current)
+
+
+def _equality(key: str, pattern: object, resource: dict, current: str, ac: _AnchorMap) -> None:
+    """=(key): when the key is there, its value must match."""
+    if key in resource:
+        _validate_element(resource[key], pattern, current, ac)
+
+
+def _validate_under_anchor(kind: str, value: object, pattern: object, current: str, ac: _AnchorMap) -> None:
+    """A mismatch under a conditional or global anchor is that anchor's error (which skips, not fails)."""
+    try:
+        _validate_element(value, pattern, current, ac)
+    except A.PatternFailure as err:
+        raise _fail(A.AnchorError(kind, str(err)), getattr(err, "_path", current))
+
+
+def _condition(key: str, pattern: object, resource: dict, current: str, ac: _AnchorMap) -> None:
+    """(key): the key must be there and match, else the element is skipped."""
+    if key not in resource:
         raise _fail(A.AnchorError(A.CONDITIONAL_MSG, "conditional anchor key doesn't exist in the resource"), current)
-    if modifier == A.GLOBAL:
-        current = f"{path}{a.key}/"
-        if a.key in resource:
-            try:
-                _validate_element(resource[a.key], pattern, current, ac)
-            except A.PatternFailure as err:
-                raise _fail(A.AnchorError(A.GLOBAL_MSG, str(err)), getattr(err, "_path", current))
+    _validate_under_anchor(A.CONDITIONAL_MSG, resource[key], pattern, current, ac)
+
+
+def _global(key: str, pattern: object, resource: dict, current: str, ac: _AnchorMap) -> None:
+    """<(key): when the key is there and does not match, the whole rule is skipped."""
+    if key in resource:
+        _validate_under_anchor(A.GLOBAL_MSG, resource[key], pattern, current, ac)
+
+
+def _existence(key: str, pattern: object, resource: dict, current: str, ac: _AnchorMap) -> None:
+    """^(key): when the key is there, each pattern map must match at least one element of its list."""
+    if key not in resource:
         return
-    if modifier == A.EXISTENCE:
-        current = f"{path}{a.key}/"
-        if a.key not in resource:
-            return
-        value = resource[a.key]
-        if not isinstance(value, list):
+    value = resource[key]
+    if not isinstance(value, list):
+        raise _fail(
+            A.PatternFailure(
+                f"invalid resource type {go_type(value)}: Existence ^ () anchor can be used only on list/array "
+                f"type resource"
+            ),
+            current,
+        )
+    if not isinstance(pattern, list):
+        raise _fail(
+            A.PatternFailure(
+                f"invalid pattern type {go_type(pattern)}: Pattern has to be of list to compare against resource"
+            ),
+            current,
+        )
+    for item in pattern:
+        if not isinstance(item, dict):
             raise _fail(
                 A.PatternFailure(
-                    f"invalid resource type {go_type(value)}: Existence ^ () anchor can be used only on list/array "
-                    f"type resource"
+                    f"invalid pattern type {go_type(pattern)}: Pattern has to be of type map to compare against "
+                    f"items in resource"
                 ),
                 current,
             )
-        if not isinstance(pattern, list):
-            raise _fail(
-                A.PatternFailure(
-                    f"invalid pattern type {go_type(pattern)}: Pattern has to be of list to compare against resource"
-                ),
-                current,
-            )
-        for item in pattern:
-            if not isinstance(item, dict):
-                raise _fail(
-                    A.PatternFailure(
-                        f"invalid pattern type {go_type(pattern)}: Pattern has to be of type map to compare against "
-                        f"items in resource"
-                    ),
-                    current,
-                )
-            if not _any_element_matches(value, item, current, ac):
-                raise _fail(A.PatternFailure(f"existence anchor validation failed at path {current}"), current)
-        return
-    # default handler (plain keys and `+()` add-if-not-present, which validate treats literally)
-    current = f"{path}{key}/"
+        if not _any_element_matches(value, item, current, ac):
+            raise _fail(A.PatternFailure(f"existence anchor validation failed at path {current}"), current)
+
+
+_ANCHOR_HANDLERS = {
+    A.NEGATION: _negation,
+    A.EQUALITY: _equality,
+    A.CONDITION: _condition,
+    A.GLOBAL: _global,
+    A.EXISTENCE: _existence,
+}
+
+
+def _plain_key(key: str, pattern: object, resource: dict, path: str, ac: _AnchorMap) -> None:
+    """The default handler: plain keys, and `+()` add-if-not-present, which validate treats literally."""
     if pattern == "*":
         if resource.get(key) is not None:
             return
         raise _fail(A.PatternFailure(f"{path}/{key} not found"), path)
-    _validate_element(resource.get(key), pattern, current, ac)
+    _validate_element(resource.get(key), pattern, f"{path}{key}/", ac)
+
+
+def _handle(key: str, pattern: object, resource: dict, path: str, ac: _AnchorMap) -> None:
+    """anchor.CreateElementHandler(...).Handle."""
+    a = A.parse(key)
+    handler = _ANCHOR_HANDLERS.get(a.modifier) if a else None
+    if handler is None or a is None:
+        _plain_key(key, pattern, resource, path, ac)
+    else:
+        handler(a.key, pattern, resource, f"{path}{a.key}/", ac)
 
 
 def _any_element_matches(items: list, pattern: dict, path: str, ac: _AnchorMap) -> bool:

@@ -64,9 +64,8 @@ def _check_overrides(overrides: list | None) -> str | None:
     return None
 
 
-def can_generate(policy: dict, exceptions: list[dict] = ()) -> str | None:
-    """None when Kyverno would generate a VAP from this policy, else its reason for skipping."""
-    spec = policy.get("spec") or {}
+def _rules_reason(spec: dict) -> str | None:
+    """Exactly one rule, a `validate.cel` one, with at most one override naming no namespaces."""
     rules = spec.get("rules") or []
     if not rules:
         return _SKIP + "no rules found."
@@ -75,40 +74,51 @@ def can_generate(policy: dict, exceptions: list[dict] = ()) -> str | None:
     rule = rules[0]
     if (rule.get("validate") or {}).get("cel") is None:
         return "skip generating ValidatingAdmissionPolicy for non CEL rules."
-    for overrides in (spec.get("validationFailureActionOverrides"), rule["validate"].get("failureActionOverrides")):
-        err = _check_overrides(overrides)
-        if err:
-            return err
+    return _check_overrides(spec.get("validationFailureActionOverrides")) or _check_overrides(
+        rule["validate"].get("failureActionOverrides")
+    )
+
+
+def _any_all_reason(block: dict | None, is_match: bool, where: str) -> str | None:
+    _, any_f, all_f = _filters(block)
+    err = _check_filters(any_f, is_match)
+    if err:
+        return err
+    if len(all_f) > 1:
+        return _SKIP + f"multiple 'all' in the {where} block is not applicable."
+    return _check_filters(all_f, is_match)
+
+
+def _block_reason(block: dict, is_match: bool) -> str | None:
+    """A rule's match or exclude block."""
+    if not _user_info_empty(block):
+        return _SKIP + "Roles / ClusterRoles / Subjects in `any/all` is not applicable."
+    return _check_resources(block.get("resources") or {}, is_match) or _any_all_reason(
+        block, is_match, "match" if is_match else "exclude"
+    )
+
+
+def _exception_reason(exc: dict) -> str | None:
+    espec = exc.get("spec") or {}
+    if any(len(e.get("ruleNames") or []) > 1 for e in espec.get("exceptions") or []):
+        return _SKIP + "multiple ruleNames in PolicyException is not applicable."
+    if espec.get("conditions") is not None:
+        return _SKIP + "Conditions in PolicyException is not applicable."
+    return _any_all_reason(espec.get("match"), False, "PolicyException's match")
+
+
+def can_generate(policy: dict, exceptions: list[dict] = ()) -> str | None:
+    """None when Kyverno would generate a VAP from this policy, else its reason for skipping."""
+    spec = policy.get("spec") or {}
+    reason = _rules_reason(spec)
+    if reason:
+        return reason
+    rule = spec["rules"][0]
     for block, is_match in ((rule.get("match"), True), (rule.get("exclude"), False)):
-        if block is None:
-            continue
-        top, any_f, all_f = _filters(block)
-        if not _user_info_empty(top):
-            return _SKIP + "Roles / ClusterRoles / Subjects in `any/all` is not applicable."
-        for err in (_check_resources(top.get("resources") or {}, is_match), _check_filters(any_f, is_match)):
-            if err:
-                return err
-        if len(all_f) > 1:
-            return _SKIP + f"multiple 'all' in the {'match' if is_match else 'exclude'} block is not applicable."
-        err = _check_filters(all_f, is_match)
-        if err:
-            return err
-    for exc in exceptions:
-        espec = exc.get("spec") or {}
-        if any(len(e.get("ruleNames") or []) > 1 for e in espec.get("exceptions") or []):
-            return _SKIP + "multiple ruleNames in PolicyException is not applicable."
-        if espec.get("conditions") is not None:
-            return _SKIP + "Conditions in PolicyException is not applicable."
-        _, any_f, all_f = _filters(espec.get("match"))
-        err = _check_filters(any_f, False)
-        if err:
-            return err
-        if len(all_f) > 1:
-            return _SKIP + "multiple 'all' in the PolicyException's match block is not applicable."
-        err = _check_filters(all_f, False)
-        if err:
-            return err
-    return None
+        reason = _block_reason(block, is_match) if block is not None else None
+        if reason:
+            return reason
+    return next((reason for exc in exceptions if (reason := _exception_reason(exc))), None)
 
 
 def _operations(ops: list[str]) -> list[str]:
@@ -169,6 +179,84 @@ def _named_rule(names: list[str], group: str, version: str, ops: list[str], reso
     return rule
 
 
+def _select_namespaces(match_resources: dict, res: dict) -> None:
+    """The namespace and object selectors of the last match resource description win."""
+    if res.get("namespaces"):
+        match_resources["namespaceSelector"] = {
+            "matchExpressions": [
+                {"key": "kubernetes.io/metadata.name", "operator": "In", "values": list(res["namespaces"])}
+            ]
+        }
+    elif res.get("namespaceSelector") is not None:
+        match_resources["namespaceSelector"] = res["namespaceSelector"]
+    else:
+        match_resources.pop("namespaceSelector", None)
+    if res.get("selector") is not None:
+        match_resources["objectSelector"] = res["selector"]
+    else:
+        match_resources.pop("objectSelector", None)
+
+
+def _resource_descriptions(block: dict | None) -> list[dict]:
+    top, any_f, all_f = _filters(block)
+    return ([top.get("resources")] if top.get("resources") else []) + [f.get("resources") or {} for f in any_f + all_f]
+
+
+def _match_constraints(mapper, rule: dict, exceptions: list[dict]) -> dict:
+    """matchConstraints from the rule's match (resourceRules, selectors) and from its exclude and the
+    exceptions' match (excludeResourceRules); raises ValueError when a kind maps to no unique resource."""
+    match_resources: dict = {}
+    match_rules: list[dict] = []
+    exclude_rules: list[dict] = []
+    for block, is_match, rules in (
+        (rule.get("match"), True, match_rules),
+        (rule.get("exclude"), False, exclude_rules),
+        *[((e.get("spec") or {}).get("match"), False, exclude_rules) for e in exceptions],
+    ):
+        for res in _resource_descriptions(block):
+            _rules_for(mapper, res, rules, is_match)
+            if is_match:
+                match_resources["resourceRules"] = copy.deepcopy(rules)
+                _select_namespaces(match_resources, res)
+            elif rules:
+                match_resources["excludeResourceRules"] = copy.deepcopy(rules)
+    return match_resources
+
+
+def _owner(policy: dict) -> dict:
+    return {
+        "apiVersion": policy.get("apiVersion", "kyverno.io/v1"),
+        "kind": policy.get("kind", "ClusterPolicy"),
+        "name": (policy.get("metadata") or {}).get("name", ""),
+        "uid": (policy.get("metadata") or {}).get("uid", ""),
+    }
+
+
+def _vap_spec(rule: dict, match_resources: dict) -> dict:
+    cel = rule["validate"]["cel"]
+    vap_spec = {"matchConstraints": match_resources}
+    for key, value in (
+        ("paramKind", cel.get("paramKind")),
+        ("variables", cel.get("variables")),
+        ("validations", cel.get("expressions")),
+        ("auditAnnotations", cel.get("auditAnnotations")),
+        ("matchConditions", rule.get("celPreconditions")),
+    ):
+        if value:
+            vap_spec[key] = copy.deepcopy(value)
+    return vap_spec
+
+
+def _binding_spec(spec: dict, rule: dict, name: str) -> dict:
+    action = rule["validate"].get("failureAction") or spec.get("validationFailureAction") or "Audit"
+    actions = ["Deny"] if str(action).lower() == "enforce" else ["Audit", "Warn"]
+    binding_spec = {"policyName": name, "validationActions": actions}
+    param_ref = rule["validate"]["cel"].get("paramRef")
+    if param_ref:
+        binding_spec["paramRef"] = copy.deepcopy(param_ref)
+    return binding_spec
+
+
 def generate(policy: dict, exceptions: list[dict] = (), mapper=None) -> dict:
     """{"policy": VAP, "binding": binding} or {"skipped": reason}."""
     reason = can_generate(policy, exceptions)
@@ -180,79 +268,23 @@ def generate(policy: dict, exceptions: list[dict] = (), mapper=None) -> dict:
         mapper = builtin_mapper()
     spec = policy.get("spec") or {}
     rule = spec["rules"][0]
-    cel = rule["validate"]["cel"]
-    match_resources: dict = {}
-    match_rules: list[dict] = []
-    exclude_rules: list[dict] = []
     try:
-        for block, is_match, rules in (
-            (rule.get("match"), True, match_rules),
-            (rule.get("exclude"), False, exclude_rules),
-            *[((e.get("spec") or {}).get("match"), False, exclude_rules) for e in exceptions],
-        ):
-            top, any_f, all_f = _filters(block)
-            descs = ([top.get("resources")] if top.get("resources") else []) + [
-                f.get("resources") or {} for f in any_f + all_f
-            ]
-            for res in descs:
-                _rules_for(mapper, res, rules, is_match)
-                if is_match:
-                    match_resources["resourceRules"] = copy.deepcopy(rules)
-                    if res.get("namespaces"):
-                        match_resources["namespaceSelector"] = {
-                            "matchExpressions": [
-                                {
-                                    "key": "kubernetes.io/metadata.name",
-                                    "operator": "In",
-                                    "values": list(res["namespaces"]),
-                                }
-                            ]
-                        }
-                    elif res.get("namespaceSelector") is not None:
-                        match_resources["namespaceSelector"] = res["namespaceSelector"]
-                    else:
-                        match_resources.pop("namespaceSelector", None)
-                    if res.get("selector") is not None:
-                        match_resources["objectSelector"] = res["selector"]
-                    else:
-                        match_resources.pop("objectSelector", None)
-                elif rules:
-                    match_resources["excludeResourceRules"] = copy.deepcopy(rules)
+        match_resources = _match_constraints(mapper, rule, exceptions)
     except ValueError as err:
         return {"skipped": f"failed to build ValidatingAdmissionPolicy: {err}"}
     name = "cpol-" + (policy.get("metadata") or {}).get("name", "")
-    vap_spec = {"matchConstraints": match_resources}
-    for key, value in (
-        ("paramKind", cel.get("paramKind")),
-        ("variables", cel.get("variables")),
-        ("validations", cel.get("expressions")),
-        ("auditAnnotations", cel.get("auditAnnotations")),
-        ("matchConditions", rule.get("celPreconditions")),
-    ):
-        if value:
-            vap_spec[key] = copy.deepcopy(value)
-    owner = {
-        "apiVersion": policy.get("apiVersion", "kyverno.io/v1"),
-        "kind": policy.get("kind", "ClusterPolicy"),
-        "name": (policy.get("metadata") or {}).get("name", ""),
-        "uid": (policy.get("metadata") or {}).get("uid", ""),
-    }
+    owner = _owner(policy)
     labels = {"app.kubernetes.io/managed-by": "kyverno"}
     vap = {
         "apiVersion": _VAP_API,
         "kind": "ValidatingAdmissionPolicy",
         "metadata": {"name": name, "labels": labels, "ownerReferences": [owner]},
-        "spec": vap_spec,
+        "spec": _vap_spec(rule, match_resources),
     }
-    action = rule["validate"].get("failureAction") or spec.get("validationFailureAction") or "Audit"
-    actions = ["Deny"] if str(action).lower() == "enforce" else ["Audit", "Warn"]
-    binding_spec = {"policyName": name, "validationActions": actions}
-    if cel.get("paramRef"):
-        binding_spec["paramRef"] = copy.deepcopy(cel["paramRef"])
     binding = {
         "apiVersion": _VAP_API,
         "kind": "ValidatingAdmissionPolicyBinding",
         "metadata": {"name": name + "-binding", "labels": dict(labels), "ownerReferences": [owner]},
-        "spec": binding_spec,
+        "spec": _binding_spec(spec, rule, name),
     }
     return {"policy": vap, "binding": binding}

@@ -32,31 +32,31 @@ def _trim_variable(v: str) -> tuple[str, bool]:
 
 
 def _traverse(document: object, action, path: str = "", root: object = None) -> object:
-    """jsonutils.Traversal: apply `action(value, path)` to string leaves and map keys."""
+    """jsonutils.Traversal: apply `action(value, path, root)` to string leaves and map keys."""
     root = document if root is None else root
     if isinstance(document, dict):
         out = {}
         for key, value in document.items():
-            new_key = action(key, path, root, True)
+            new_key = action(key, path, root)
             if not isinstance(new_key, str):
                 raise SubstitutionError(f'expected string after substituting variables in key "{key}"')
             out[new_key] = _traverse(value, action, path + "/" + key.replace("/", "\\/"), root)
         return out
     if isinstance(document, list):
         return [_traverse(v, action, f"{path}/{i}", root) for i, v in enumerate(document)]
-    return action(document, path, root, False)
+    return action(document, path, root)
 
 
 def substitute_all(ctx: Context, document: object) -> object:
     """SubstituteAll: references first, then variables. Raises SubstitutionError."""
     document = _traverse(document, _substitute_references)
-    return _traverse(document, lambda v, p, r, k: _substitute_variables(ctx, v, p))
+    return _traverse(document, lambda v, p, r: _substitute_variables(ctx, v, p))
 
 
 # --- $( ) references ---
 
 
-def _substitute_references(value: object, path: str, root: object, is_key: bool) -> object:
+def _substitute_references(value: object, path: str, root: object) -> object:
     if not isinstance(value, str):
         return value
     for v in _find_all(REGEX_REFERENCES, value):
@@ -105,9 +105,8 @@ def _value_at(root: object, path: str) -> object:
 
     def visit(node: object, current: str) -> None:
         nonlocal result
-        if A.parse(current.rsplit("/", 1)[-1]) is not None or True:
-            if _strip_anchors(current) == path:
-                result = node
+        if _strip_anchors(current) == path:
+            result = node
         if isinstance(node, dict):
             for k, v in node.items():
                 visit(v, current + "/" + k)

@@ -151,3 +151,54 @@ def test_no_autogen_when_a_rule_selects_by_name():
         },
     }
     assert [r["name"] for r in compute_rules(policy, "Deployment")] == ["x"]
+
+
+def test_a_condition_block_lists_every_failed_check_in_kyverno_order():
+    block = {
+        "resources": {
+            "kinds": ["Deployment"],
+            "name": "db",
+            "names": ["db-*"],
+            "namespaces": ["dev"],
+            "annotations": {"team": "b"},
+            "selector": {"matchLabels": {"app": "db"}},
+        },
+        "roles": ["admin"],
+        "subjects": [{"kind": "User", "name": "root"}],
+    }
+    reason = matches_rule(rule(block), m(info=RequestInfo(username="u", roles=["viewer"])))
+    assert reason == (
+        "rule r not matched:"
+        "\n 1. kind does not match ['Deployment']"
+        "\n 2. name does not match"
+        "\n 3. none of the names match"
+        "\n 4. namespace does not match"
+        "\n 5. annotations does not match"
+        "\n 6. selector does not match"
+        "\n 7. user info does not match roles for the given conditionBlock"
+        "\n 8. user info does not match subject for the given conditionBlock"
+    )
+
+
+def test_a_wrong_operation_is_the_only_reason_given():
+    block = {"resources": {"kinds": ["Deployment"], "operations": ["DELETE"]}}
+    assert matches_rule(rule(block), m()) == "rule r not matched:\n 1. operation does not match"
+
+
+def test_invalid_selector_operators_and_empty_in_values_are_parse_errors():
+    def reason(expression):
+        return matches_rule(rule({"resources": {"selector": {"matchExpressions": [expression]}}}), m())
+
+    assert reason({"key": "a", "operator": "In"}).endswith(
+        "failed to parse selector: values: Invalid value: []string(nil): for 'in', 'notin' operators, "
+        "values set can't be empty"
+    )
+    assert reason({"key": "a", "operator": "Has"}).endswith(
+        'failed to parse selector: "Has" is not a valid label selector operator'
+    )
+    assert (
+        matches_rule(
+            rule({"resources": {"selector": {"matchExpressions": [{"key": "x", "operator": "DoesNotExist"}]}}}), m()
+        )
+        is None
+    )

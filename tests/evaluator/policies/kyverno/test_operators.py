@@ -40,3 +40,15 @@ def test_unknown_operator_raises_key_error():
 
     with pytest.raises(KeyError):
         evaluate("Bogus", 1, 1)
+
+
+def test_ranges_in_any_and_all_operators():
+    assert evaluate("AllIn", [5, 6], "1-10") and not evaluate("AllIn", [5, 16], "1-10")
+    # AnyNotIn negates the range itself: some key outside it
+    assert evaluate("AnyNotIn", [5, 15], "1-10") and not evaluate("AnyNotIn", [5, 6], "1-10")
+    assert evaluate("AllNotIn", [15, 20], "1-10") and not evaluate("AllNotIn", [5, 15], "1-10")
+
+
+def test_operator_names_are_case_insensitive():
+    assert evaluate("anyin", ["a"], ["a"]) and evaluate("ANYIN", ["a"], ["a"])
+    assert evaluate("durationGREATERthan", "2h", "1h")

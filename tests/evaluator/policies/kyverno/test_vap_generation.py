@@ -66,3 +66,59 @@ def test_policies_that_cannot_be_generated_say_why():
         {"name": "p", "match": {"any": [{"resources": {"kinds": ["Pod"]}}]}, "validate": {"pattern": {"spec": {}}}}
     ]
     assert generate(policy) == {"skipped": "skip generating ValidatingAdmissionPolicy for non CEL rules."}
+
+
+def _with_rule(**changes):
+    policy = yaml.safe_load(yaml.safe_dump(POLICY))
+    policy["spec"]["rules"][0].update(changes)
+    return policy
+
+
+def test_match_exclude_and_exception_shapes_that_cannot_be_generated_say_why():
+    skip = "skip generating ValidatingAdmissionPolicy: "
+    two_alls = {"all": [{"resources": {"kinds": ["Pod"]}}, {"resources": {"kinds": ["Job"]}}]}
+    assert generate(_with_rule(exclude=two_alls)) == {
+        "skipped": skip + "multiple 'all' in the exclude block is not applicable."
+    }
+    assert generate(_with_rule(match={"resources": {"kinds": ["Pod"]}, "roles": ["admin"]})) == {
+        "skipped": skip + "Roles / ClusterRoles / Subjects in `any/all` is not applicable."
+    }
+    assert generate(_with_rule(exclude={"any": [{"resources": {"selector": {}}}]})) == {
+        "skipped": skip + "NamespaceSelector / ObjectSelector in the exclude block is not applicable."
+    }
+    overrides = {"action": "Audit", "namespaces": ["dev"]}
+    assert generate(
+        _with_rule(validate={**POLICY["spec"]["rules"][0]["validate"], "failureActionOverrides": [overrides]})
+    ) == {"skipped": skip + "Namespaces in validationFailureActionOverrides is not applicable."}
+    exception = {"spec": {"exceptions": [{"policyName": "p", "ruleNames": ["a", "b"]}]}}
+    assert generate(POLICY, [exception]) == {
+        "skipped": skip + "multiple ruleNames in PolicyException is not applicable."
+    }
+    exception = {"spec": {"exceptions": [{"policyName": "p", "ruleNames": ["a"]}], "match": two_alls}}
+    assert generate(POLICY, [exception]) == {
+        "skipped": skip + "multiple 'all' in the PolicyException's match block is not applicable."
+    }
+
+
+def test_exceptions_and_excludes_become_exclude_resource_rules():
+    exception = {
+        "spec": {
+            "exceptions": [{"policyName": "disallow-host-path", "ruleNames": ["host-path"]}],
+            "match": {"any": [{"resources": {"kinds": ["Job"]}}]},
+        }
+    }
+    out = generate(_with_rule(exclude={"any": [{"resources": {"kinds": ["StatefulSet"]}}]}), [exception])
+    assert out["policy"]["spec"]["matchConstraints"]["excludeResourceRules"] == [
+        {
+            "apiGroups": ["apps"],
+            "apiVersions": ["v1"],
+            "resources": ["statefulsets"],
+            "operations": ["CREATE", "UPDATE", "CONNECT", "DELETE"],
+        },
+        {
+            "apiGroups": ["batch"],
+            "apiVersions": ["v1"],
+            "resources": ["jobs"],
+            "operations": ["CREATE", "UPDATE", "CONNECT", "DELETE"],
+        },
+    ]
