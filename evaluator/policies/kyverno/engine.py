@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
+from evaluator.admission.api_versions import split_api_version
 from evaluator.cel.errors import long_number_message
 
 from . import autogen, wildcard
@@ -12,16 +13,10 @@ from .context import Context
 from .context_entries import ContextLoader, OfflineData
 from .exceptions import matching_exceptions
 from .images import extract_images
+
 from .match import MatchInput, RequestInfo, matches_rule
 from .rule_validator import ERROR, FAIL, SKIP, RuleInput, RuleResponse, Validator, load_and_check_preconditions
 from . import cel_rules, pss
-
-
-def _split_gv(api_version: str) -> tuple[str, str]:
-    if "/" in api_version:
-        g, v = api_version.split("/", 1)
-        return g, v
-    return "", api_version
 
 
 def request_info(request: dict, values: dict) -> RequestInfo:
@@ -132,7 +127,7 @@ def _policy_namespace(policy: dict) -> str:
 
 def _request_gvk(request: dict, resource: dict) -> tuple[str, str, str]:
     """The request's kind when it names one, else the resource's apiVersion and kind."""
-    group, version = _split_gv(resource.get("apiVersion", ""))
+    group, version = split_api_version(resource.get("apiVersion", ""))
     kind = (request.get("kind") or {}).get("kind") or resource.get("kind", "")
     if request.get("kind"):
         return request["kind"].get("group", ""), request["kind"].get("version", ""), kind

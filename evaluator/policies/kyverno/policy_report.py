@@ -5,26 +5,20 @@ from __future__ import annotations
 
 import time
 
-_SEVERITIES = {"critical", "high", "medium", "low", "info"}
+from evaluator.admission.report_results import report_result
 
 
 def _result_entry(policy: dict, result: dict, rule: dict, resource_ref: dict, now: int) -> dict:
-    annotations = (policy.get("metadata") or {}).get("annotations") or {}
-    entry = {
-        "source": "kyverno",
-        "policy": (f"{result['namespace']}/" if result.get("namespace") else "") + result["policy"],
-        "rule": rule["rule"],
-        "message": rule["message"],
-        "result": rule["result"],
-        "scored": annotations.get("policies.kyverno.io/scored") != "false",
-        "resources": [resource_ref],
-        "timestamp": {"seconds": now, "nanos": 0},
-    }
-    if annotations.get("policies.kyverno.io/category"):
-        entry["category"] = annotations["policies.kyverno.io/category"]
-    if annotations.get("policies.kyverno.io/severity") in _SEVERITIES:
-        entry["severity"] = annotations["policies.kyverno.io/severity"]
-    return entry
+    return report_result(
+        (policy.get("metadata") or {}).get("annotations") or {},
+        source="kyverno",
+        policy=(f"{result['namespace']}/" if result.get("namespace") else "") + result["policy"],
+        rule=rule["rule"],
+        message=rule["message"],
+        result=rule["result"],
+        resource=resource_ref,
+        now=now,
+    )
 
 
 def policy_report(policies: list[dict], results: list[dict], request: dict, now: int | None = None) -> dict:
