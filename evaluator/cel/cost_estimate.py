@@ -18,7 +18,7 @@ from lark import Token, Tree
 
 from evaluator.cel.compiler import Compiler
 from evaluator.cel.env import Env
-from evaluator.cel.grammar import parser
+from evaluator.cel.grammar import parser, unwrap
 from evaluator.cel.literals import LiteralError, parse_string
 from evaluator.cel.nodes import CompileIssue
 from evaluator.cel.schematypes import struct_target
@@ -28,19 +28,6 @@ U64 = 2**64 - 1
 UNKNOWN = (0, U64)
 TRAVERSAL = 0.1
 REGEX_FACTOR = 0.25
-_PASS = {
-    "expr",
-    "conditionalor",
-    "conditionaland",
-    "relation",
-    "addition",
-    "multiplication",
-    "unary",
-    "member",
-    "primary",
-    "listelem",
-    "paren_expr_inner",
-}
 
 
 def add(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
@@ -103,8 +90,8 @@ class Estimator:
 
     # -- helpers ----------------------------------------------------------------------------------------
     def strip(self, t: Any) -> Any:
-        while isinstance(t, Tree) and t.data in _PASS and len(t.children) == 1 and isinstance(t.children[0], Tree):
-            t = t.children[0]
+        if isinstance(t, Tree):
+            t = unwrap(t)
         if isinstance(t, Tree) and t.data == "paren_expr":
             inner = [c for c in t.children if isinstance(c, Tree)]
             if inner:
@@ -549,8 +536,8 @@ class Estimator:
 
 
 def _qualified(t: Any) -> str | None:
-    while isinstance(t, Tree) and t.data in _PASS and len(t.children) == 1:
-        t = t.children[0]
+    if isinstance(t, Tree):
+        t = unwrap(t)
     if isinstance(t, Tree) and t.data == "ident":
         return str(t.children[0])
     if isinstance(t, Tree) and t.data == "member_dot":

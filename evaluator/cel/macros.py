@@ -14,28 +14,11 @@ from lark import Token, Tree
 
 from evaluator.cel import operators as ops
 from evaluator.cel.errors import CELEvalError
+from evaluator.cel.grammar import unwrap
 from evaluator.cel.nodes import Node, first_token
 from evaluator.cel.runtime import Ctx
 from evaluator.cel.types import BOOL, DYN, INT, Type, list_of, map_of, optional_of
 from evaluator.cel.values import LIST_TYPES, OPTIONAL_NONE, MixedKeyMap, Optional, map_insert
-
-_PASS = {
-    "expr",
-    "conditionalor",
-    "conditionaland",
-    "relation",
-    "addition",
-    "multiplication",
-    "unary",
-    "member",
-    "primary",
-}
-
-
-def _strip(t: Tree) -> Tree:
-    while t.data in _PASS and len(t.children) == 1 and isinstance(t.children[0], Tree):
-        t = t.children[0]
-    return t
 
 
 ACCUMULATOR_NAME = "__result__"  # cel-go's parser.AccumulatorName: an iteration variable may not shadow it
@@ -44,7 +27,7 @@ ACCUMULATOR_NAME = "__result__"  # cel-go's parser.AccumulatorName: an iteration
 def _arg_location(t: Tree) -> Any:
     """Where cel-go locates an argument expression: a selection at its dot, a call at its parenthesis,
     anything else at its first token."""
-    t = _strip(t)
+    t = unwrap(t)
     if t.data in ("member_dot", "member_dot_opt"):
         return t.children[1]
     if t.data in ("member_dot_arg", "ident_arg", "dot_ident_arg"):
@@ -56,7 +39,7 @@ def _arg_location(t: Tree) -> Any:
 
 def _var_name(c, t: Tree, at, not_simple: str = "argument must be a simple name") -> str:
     """The iteration variable of a macro, refused with cel-go's parser messages."""
-    stripped = _strip(t)
+    stripped = unwrap(t)
     if stripped.data != "ident":
         raise c.fail(not_simple, _arg_location(t))
     name = str(stripped.children[0])
@@ -70,7 +53,7 @@ def _iteration_vars(c, first: Tree, second: Tree) -> list[str]:
     accumulator, each refused at the argument cel-go names."""
     names = []
     for t in (first, second):
-        stripped = _strip(t)
+        stripped = unwrap(t)
         if stripped.data != "ident":
             raise c.fail("argument must be a simple name", _arg_location(t))
         names.append(str(stripped.children[0]))
@@ -390,7 +373,7 @@ def _compile_transform(kind: str) -> Callable:
 # --- optionals and sorting ---------------------------------------------------------------------------
 def _compile_opt_map(flat: bool) -> Callable:
     def compile_opt(c, target_tree: Tree, args: list[Tree], at) -> Any:
-        stripped = _strip(args[0])  # cel-go's optMap/optFlatMap check only the name's form
+        stripped = unwrap(args[0])  # cel-go's optMap/optFlatMap check only the name's form
         if stripped.data != "ident":
             macro = "optFlatMap" if flat else "optMap"
             raise c.fail(f"{macro}() variable name must be a simple identifier", _arg_location(args[0]))
@@ -424,7 +407,7 @@ def _compile_sort_by(c, target_tree: Tree, args: list[Tree], at) -> Any:
     """cel-go expands `l.sortBy(x, key)` to `l.@sortByAssociatedKeys(l.map(x, key))`; so do we, cost included."""
     from evaluator.cel.library import lists
 
-    stripped = _strip(args[0])  # ext.Lists' sortByMacro checks only the name's form
+    stripped = unwrap(args[0])  # ext.Lists' sortByMacro checks only the name's form
     if stripped.data != "ident":
         raise c.fail("sortBy(var, ...) variable name must be a simple identifier", _arg_location(args[0]))
     name = str(stripped.children[0])
@@ -477,13 +460,20 @@ _MEMBER = {
 }
 
 
+# The member macros by name, read by every walker that must know which calls bind variables
+# (crd.compilation's reference finder) or iterate a range (the checker's range check).
+MEMBER_MACROS = frozenset(name for name, _ in _MEMBER)
+# optMap/optFlatMap bind a variable but range over an optional, not a comprehension's list or map.
+RANGE_MACROS = MEMBER_MACROS - {"optMap", "optFlatMap"}
+
+
 def member_macro(name: str, nargs: int):
     return _MEMBER.get((name, nargs))
 
 
 # --- has() -------------------------------------------------------------------------------------------
 def _compile_has(c, args: list[Tree], at) -> Any:
-    arg = _strip(args[0])
+    arg = unwrap(args[0])
     if arg.data != "member_dot":
         raise c.fail("invalid argument to has() macro", at)
     target = c.compile(arg.children[0])
