@@ -254,30 +254,38 @@ def make_index(tf: Fn, kf: Fn, optional: bool) -> Fn:
 def _index_value(obj: Any, key: Any, optional: bool) -> Any:
     t = type(obj)
     if t in LIST_TYPES:
-        kt = type(key)
-        if kt is float:
-            if not key.is_integer():
-                raise CELEvalError(f"unsupported index value {key}")
-            key = int(key)
-        elif kt is not int and kt is not UInt:
-            raise CELEvalError(f"unsupported index type '{type_name(key)}' in list")
-        i = int(key)
-        if 0 <= i < len(obj):
-            return Optional(obj[i]) if optional else obj[i]
+        if type(key) is not int:
+            key = _list_position(key)
+        if 0 <= key < len(obj):
+            return Optional(obj[key]) if optional else obj[key]
         if optional:
             return OPTIONAL_NONE
-        raise CELEvalError(f"index out of bounds: {i}")
+        raise CELEvalError(f"index out of bounds: {key}")
     if t is dict or (hasattr(obj, "keys") and hasattr(obj, "__getitem__")):
-        kt = type(key)
-        if not (kt is str or kt is int or kt is bool or kt is float or kt is UInt):
+        if type(key) not in _MAP_KEY_TYPES:
             raise CELEvalError("unsupported key type")
         found, v = ops.map_lookup(obj, key)
         if found:
             return Optional(v) if optional else v
         if optional:
             return OPTIONAL_NONE
-        raise CELEvalError(f"no such key: {key_repr(key) if kt is not float else key}")
+        raise CELEvalError(f"no such key: {key_repr(key) if type(key) is not float else key}")
     return _qualify_other(obj, key, optional)
+
+
+_MAP_KEY_TYPES = frozenset((str, int, bool, float, UInt))
+
+
+def _list_position(key: Any) -> int:
+    """A list index that is not an int: a uint, or a double with an integral value; anything else is refused."""
+    kt = type(key)
+    if kt is float:
+        if not key.is_integer():
+            raise CELEvalError(f"unsupported index value {key}")
+        return int(key)
+    if kt is not UInt:
+        raise CELEvalError(f"unsupported index type '{type_name(key)}' in list")
+    return int(key)
 
 
 def make_call(name: str, overloads: list[Overload], fns: list[Fn]) -> Fn:
