@@ -435,21 +435,6 @@ def _failed_operands(ctx: Ctx, a: Any, rf: Fn, cost: Callable[[Any, Any], int]) 
     ctx.cost += cost(a, b)
 
 
-def _add_cost(a: Any, b: Any) -> int:
-    t = type(b) if a is ERROR_ARG else type(a)  # the string/bytes overload, whichever operand tells it
-    if t is str or t is bytes:
-        return math.ceil((actual_size(a) + actual_size(b)) * 0.1)
-    return 1
-
-
-def _in_cost(a: Any, b: Any) -> int:
-    return actual_size(b) if type(b) in LIST_TYPES else 1
-
-
-def _unit_cost(a: Any, b: Any) -> int:
-    return 1
-
-
 def binary_op(name: str, impl: Callable[[Any, Any], Any] | None, lf: Fn, rf: Fn, right_const: Any) -> Fn:
     """The closure of a binary operator, charging cel-go's cost for it (`right_const` is the right operand's
     constant value, or NOT_CONSTANT)."""
@@ -461,86 +446,47 @@ def binary_op(name: str, impl: Callable[[Any, Any], Any] | None, lf: Fn, rf: Fn,
             return ops.contains(items, lf(ctx))
 
         return member
-    # One closure per operator, its cost inlined (the hot path of every expression); only a failing
-    # operand leaves it, through _failed_operands.
-    if name == "_!=_":
+    make, failed_cost = _BINARY.get(name, _BINARY["*"])
+    return make(lf, rf, impl, failed_cost)
 
-        def fn(ctx: Ctx) -> Any:
-            a = _UNSET
-            try:
-                a = lf(ctx)
-                b = rf(ctx)
-            except CELEvalError:
-                _failed_operands(ctx, a, rf, eq_cost)
-                raise
-            ctx.cost += eq_cost(a, b)
-            return not ops.equals(a, b)
-    elif name == "_==_":
 
-        def fn(ctx: Ctx) -> Any:
-            a = _UNSET
-            try:
-                a = lf(ctx)
-                b = rf(ctx)
-            except CELEvalError:
-                _failed_operands(ctx, a, rf, eq_cost)
-                raise
-            ctx.cost += eq_cost(a, b)
-            return ops.equals(a, b)
-    elif name == "@in":
-
-        def fn(ctx: Ctx) -> Any:
-            a = _UNSET
-            try:
-                a = lf(ctx)
-                b = rf(ctx)
-            except CELEvalError:
-                _failed_operands(ctx, a, rf, _in_cost)
-                raise
-            ctx.cost += actual_size(b) if type(b) in LIST_TYPES else 1
-            return ops.contains(b, a)
-    elif name in ("_<_", "_<=_", "_>_", "_>=_"):
-        assert impl is not None
-
-        def fn(ctx: Ctx) -> Any:
-            a = _UNSET
-            try:
-                a = lf(ctx)
-                b = rf(ctx)
-            except CELEvalError:
-                _failed_operands(ctx, a, rf, order_cost)
-                raise
-            ctx.cost += order_cost(a, b)
-            return impl(a, b)
-    elif name == "_+_":
-        assert impl is not None
-
-        def fn(ctx: Ctx) -> Any:
-            a = _UNSET
-            try:
-                a = lf(ctx)
-                b = rf(ctx)
-            except CELEvalError:
-                _failed_operands(ctx, a, rf, _add_cost)
-                raise
-            ta = type(a)
-            if ta is str or ta is bytes:
-                ctx.cost += math.ceil((actual_size(a) + actual_size(b)) * 0.1)
-            else:
-                ctx.cost += 1
-            return impl(a, b)
-    else:
-        assert impl is not None
-
-        def fn(ctx: Ctx) -> Any:
-            a = _UNSET
-            try:
-                a = lf(ctx)
-                b = rf(ctx)
-            except CELEvalError:
-                _failed_operands(ctx, a, rf, _unit_cost)
-                raise
-            ctx.cost += 1
-            return impl(a, b)
-
+# Each strict binary operator's closure is generated from one line of _OPERATORS: cel-go's cost of the call and
+# its result, as expressions of the operands `a` and `b` (`impl` is the registry's implementation). The cost
+# expression is inlined in the closure (the hot path of every expression) and is also, as a function, what a
+# call with a failed operand is charged (the failed operand then being ERROR_ARG), unless a third item says
+# otherwise.
+_TEMPLATE = """
+def make(lf, rf, impl, failed_cost):
+    def fn(ctx):
+        a = _UNSET
+        try:
+            a = lf(ctx)
+            b = rf(ctx)
+        except CELEvalError:
+            _failed_operands(ctx, a, rf, failed_cost)
+            raise
+        ctx.cost += {cost}
+        return {result}
     return fn
+"""
+# Strings and bytes: a traversal of both; numbers and lists: 1. With a failed operand, the other one tells.
+_ADD_COST = "math.ceil((actual_size(a) + actual_size(b)) * 0.1) if (t := type(a)) is str or t is bytes else 1"
+_ADD_COST_FAILED = _ADD_COST.replace("type(a)", "type(b if a is ERROR_ARG else a)")
+_OPERATORS = {
+    "_==_": ("eq_cost(a, b)", "ops.equals(a, b)"),
+    "_!=_": ("eq_cost(a, b)", "not ops.equals(a, b)"),
+    "@in": ("actual_size(b) if type(b) in LIST_TYPES else 1", "ops.contains(b, a)"),
+    **dict.fromkeys(("_<_", "_<=_", "_>_", "_>=_"), ("order_cost(a, b)", "impl(a, b)")),
+    "_+_": (_ADD_COST, "impl(a, b)", _ADD_COST_FAILED),
+    "*": ("1", "impl(a, b)"),  # every other operator
+}
+
+
+def _generate(name: str, cost: str, result: str, failed: str = "") -> tuple[Callable[..., Fn], Callable[..., int]]:
+    made: dict[str, Any] = {}
+    code = compile(_TEMPLATE.format(cost=cost, result=result), f"<binary operator {name}>", "exec")
+    exec(code, globals(), made)  # the closure reads this module's names, as if written here
+    return made["make"], eval(f"lambda a, b: {failed or cost}", globals())
+
+
+_BINARY = {name: _generate(name, *spec) for name, spec in _OPERATORS.items()}
