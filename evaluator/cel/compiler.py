@@ -137,25 +137,23 @@ class Compiler:
         while t.data == rule and len(t.children) == 3:
             terms.append(t.children[2])
             op = t.children[1]
-            t = t.children[0]
-            t = unwrap(t)
+            t = unwrap(t.children[0])
         terms.append(t)
         terms.reverse()
         return [self.compile(x) for x in terms], op
 
     def c_conditionalor(self, t: Tree) -> Node:
-        nodes, op = self._chain(t, "conditionalor")
-        for n in nodes:
-            self.require(n, BOOL, "_||_", op, nodes)
-        fns = [n.fn for n in nodes]
-        return Node(logic(fns, True), BOOL)
+        return self._logic(t, "conditionalor", "_||_", True)
 
     def c_conditionaland(self, t: Tree) -> Node:
-        nodes, op = self._chain(t, "conditionaland")
+        return self._logic(t, "conditionaland", "_&&_", False)
+
+    def _logic(self, t: Tree, rule: str, fname: str, is_or: bool) -> Node:
+        """A chain of `||` or `&&`: boolean operands, evaluated as one closure."""
+        nodes, op = self._chain(t, rule)
         for n in nodes:
-            self.require(n, BOOL, "_&&_", op, nodes)
-        fns = [n.fn for n in nodes]
-        return Node(logic(fns, False), BOOL)
+            self.require(n, BOOL, fname, op, nodes)
+        return Node(logic([n.fn for n in nodes], is_or), BOOL)
 
     def require(self, node: Node, t: Type, fname: str, at: Any, operands: list[Node]) -> None:
         if self.env.check and not node.type.is_dyn and node.type != t:

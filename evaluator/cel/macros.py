@@ -7,7 +7,7 @@ into a comprehension (loop condition, step and accumulator reads per iteration).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, Callable
 
 from lark import Token, Tree
@@ -96,6 +96,20 @@ def _iterate(value: Any, two: bool):
     )
 
 
+def _binding_seconds(ctx: Ctx, rng: Any, slot: int) -> tuple[Iterator[Any], int]:
+    """A two-variable range as its first variables, each binding its second one into `slot` as it comes, so
+    the one-variable loop serves both; and the number of items."""
+    pairs = _iterate(rng, True)
+    slots = ctx.slots
+
+    def firsts() -> Iterator[Any]:
+        for first, second in pairs:
+            slots[slot] = second
+            yield first
+
+    return firsts(), len(rng)
+
+
 def _tn(v: Any) -> str:
     from evaluator.cel.values import type_name
 
@@ -165,45 +179,23 @@ def _quantifier(kind: str) -> Callable:
             # cel-go's loop condition: @not_strictly_false(__result__) for all, (!__result__) for exists.
             cond_cost = 3 if decisive else 2
 
-            def quantify(ctx: Ctx) -> Any:
-                rng = _iterate(tf(ctx), two)
-                items = rng if type(rng) is list else list(rng)
-                error = None
-                last = len(items) - 1
-                for i, item in enumerate(items):
-                    bind(ctx, item)
-                    _tick(ctx, cond_cost + 1)  # the loop condition, then the step's read of __result__
-                    try:
-                        v = bf(ctx)
-                    except CELEvalError as e:
-                        error = error or e
-                        continue
-                    if v is decisive:
-                        ctx.cost += (cond_cost if i < last else 0) + 1
-                        return decisive
-                    if type(v) is not bool:
-                        error = error or CELEvalError("no such overload")
-                ctx.cost += 1
-                if error is not None:
-                    raise error
-                return not decisive
-
-            if two:
-                return Node(quantify, BOOL)
-
             step = cond_cost + 1
 
-            def quantify_one(ctx: Ctx) -> Any:
-                """`quantify` for one variable, with binding and `_tick` inlined (the commonest macro)."""
+            def quantify(ctx: Ctx) -> Any:
+                """All or exists, with binding and `_tick` inlined (the commonest macro)."""
                 rng = tf(ctx)
                 t = type(rng)
-                if t is list or t in LIST_TYPES:
-                    items = rng if t is list else list(rng)
+                if two:
+                    items, count = _binding_seconds(ctx, rng, s1)
                 else:
-                    items = list(_iterate(rng, False))
+                    if t is list or t in LIST_TYPES:
+                        items = rng if t is list else list(rng)
+                    else:
+                        items = list(_iterate(rng, False))
+                    count = len(items)
                 slots = ctx.slots
                 error = None
-                last = len(items) - 1
+                last = count - 1
                 for i, item in enumerate(items):
                     slots[s0] = item
                     ctx.cost += step  # the loop condition, then the step's read of __result__
@@ -225,7 +217,7 @@ def _quantifier(kind: str) -> Callable:
                     raise error
                 return not decisive
 
-            return Node(quantify_one, BOOL)
+            return Node(quantify, BOOL)
 
         def exists_one(ctx: Ctx) -> Any:
             rng = _iterate(tf(ctx), two)
