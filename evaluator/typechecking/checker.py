@@ -9,8 +9,6 @@ are still checked. Results are cached per (expression, environment key).
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +19,7 @@ from evaluator.cel import macros
 from evaluator.cel.env import Env
 from evaluator.cel.errors import CELEvalError, CompileError, format_issue
 from evaluator.cel.grammar import parser, unwrap
+from evaluator.cel.memo import RecentMemo
 from evaluator.cel.types import DYN, Type
 
 MAX_REPORTED = 100  # cel-go's maxErrorsToReport
@@ -182,27 +181,15 @@ def check(expression: str, env: Env) -> CheckResult:
     return CheckResult(expression, tuple(issues), node.type)
 
 
-_CACHE: "OrderedDict[tuple, CheckResult]" = OrderedDict()
-_CACHE_SIZE = 8192
-_lock = threading.Lock()
+_CHECKED: RecentMemo[CheckResult] = RecentMemo(8192)
 
 
 def check_cached(expression: str, env: Env, env_key: tuple) -> CheckResult:
     """`check`, memoised per (expression, env_key); env_key must identify every declared type."""
     key = (expression, env_key)
-    with _lock:
-        hit = _CACHE.get(key)
-        if hit is not None:
-            _CACHE.move_to_end(key)
-            return hit
-    result = check(expression, env)
-    with _lock:
-        _CACHE[key] = result
-        if len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
-    return result
+    hit = _CHECKED.find(key)
+    return hit if hit is not None else _CHECKED.keep(key, check(expression, env))
 
 
 def clear_cache() -> None:
-    with _lock:
-        _CACHE.clear()
+    _CHECKED.clear()
