@@ -328,22 +328,8 @@ def make_call(name: str, overloads: list[Overload], fns: list[Fn]) -> Fn:
 
             return call2
 
-        def call(ctx: Ctx) -> Any:
-            done: list[Any] = []
-            try:
-                for f in fns:
-                    done.append(f(ctx))
-            except CELEvalError:
-                _finish_args(ctx, done, fns, cost)
-                raise
-            args = tuple(done)
-            if not accepts(args):
-                raise CELEvalError(_no_overload(name, args))
-            result = _invoke(impl, args)
-            _charge(ctx, cost, args, result)
-            return result
-
-        return call
+    # A failed argument: a single overload's own cost; overloads differ only by type: the call's default cost, 1.
+    failure_cost = overloads[0].cost if len(overloads) == 1 else None
 
     def dispatch(ctx: Ctx) -> Any:
         done: list[Any] = []
@@ -351,7 +337,7 @@ def make_call(name: str, overloads: list[Overload], fns: list[Fn]) -> Fn:
             for f in fns:
                 done.append(f(ctx))
         except CELEvalError:
-            _finish_args(ctx, done, fns, None)  # overloads differ only by type: the call's default cost, 1
+            _finish_args(ctx, done, fns, failure_cost)
             raise
         args = tuple(done)
         for o in overloads:
@@ -483,10 +469,24 @@ _OPERATORS = {
 
 
 def _generate(name: str, cost: str, result: str, failed: str = "") -> tuple[Callable[..., Fn], Callable[..., int]]:
-    made: dict[str, Any] = {}
-    code = compile(_TEMPLATE.format(cost=cost, result=result), f"<binary operator {name}>", "exec")
-    exec(code, globals(), made)  # the closure reads this module's names, as if written here
-    return made["make"], eval(f"lambda a, b: {failed or cost}", globals())
+    scope = dict(_TEMPLATE_NAMES)
+    exec(compile(_TEMPLATE.format(cost=cost, result=result), f"<binary operator {name}>", "exec"), scope)
+    return scope["make"], eval(f"lambda a, b: {failed or cost}", dict(_TEMPLATE_NAMES))
+
+
+# What the generated code may read.
+_TEMPLATE_NAMES: dict[str, Any] = {
+    "CELEvalError": CELEvalError,
+    "ERROR_ARG": ERROR_ARG,
+    "LIST_TYPES": LIST_TYPES,
+    "_UNSET": _UNSET,
+    "_failed_operands": _failed_operands,
+    "actual_size": actual_size,
+    "eq_cost": eq_cost,
+    "math": math,
+    "ops": ops,
+    "order_cost": order_cost,
+}
 
 
 _BINARY = {name: _generate(name, *spec) for name, spec in _OPERATORS.items()}

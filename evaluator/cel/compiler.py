@@ -378,7 +378,7 @@ class Compiler:
         return [c for c in t.children if isinstance(c, Tree)]
 
     def c_member_dot_arg(self, t: Tree) -> Node:
-        target_tree, dot, name_token = t.children[:3]
+        target_tree, _, name_token = t.children[:3]
         lparen = t.children[3]
         arg_trees = self.args(t.children[4] if len(t.children) > 4 else None)
         name = str(name_token)

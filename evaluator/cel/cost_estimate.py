@@ -16,6 +16,7 @@ from typing import Any
 
 from lark import Token, Tree
 
+from evaluator.cel.aggregates import flatten
 from evaluator.cel.compiler import Compiler
 from evaluator.cel.env import Env
 from evaluator.cel.grammar import parser, unwrap
@@ -194,41 +195,13 @@ class Estimator:
         return None
 
     def list_items(self, t: Tree) -> list[Tree]:
-        out: list[Tree] = []
-
-        def walk(n: Any) -> None:
-            if isinstance(n, Tree):
-                if n.data == "listelems":
-                    for c in n.children:
-                        walk(c)
-                elif n.data == "listelem":
-                    inner = [c for c in n.children if isinstance(c, Tree)]
-                    if inner:
-                        out.append(inner[-1])
-                else:
-                    out.append(n)
-
-        for c in t.children:
-            if isinstance(c, Tree):
-                walk(c)
-        return out
+        """A list literal's element expressions (an optional element `?e` as its listelem_opt)."""
+        return [_subtrees(item)[-1] for item in flatten(_first_subtree(t), "listelems") if _subtrees(item)]
 
     def map_entries(self, t: Tree) -> list[tuple[Tree, Tree]]:
-        out = []
-
-        def walk(n: Any) -> None:
-            if isinstance(n, Tree):
-                if n.data == "mapinits":
-                    for c in n.children:
-                        walk(c)
-                elif n.data == "mapinit":
-                    kv = [c for c in n.children if isinstance(c, Tree)]
-                    if len(kv) == 2:
-                        out.append((kv[0], kv[1]))
-
-        for c in t.children:
-            walk(c)
-        return out
+        """A map literal's (key, value) expressions; optional entries `?k: v` are left out."""
+        pairs = (_subtrees(item) for item in flatten(_first_subtree(t), "mapinits") if item.data == "mapinit")
+        return [(kv[0], kv[1]) for kv in pairs if len(kv) == 2]
 
     # -- cost -------------------------------------------------------------------------------------------
     def estimate(self) -> tuple[int, int]:
@@ -531,6 +504,14 @@ class Estimator:
         else:
             self.sizes[id(t)] = (1, 1)
         return total
+
+
+def _subtrees(t: Tree) -> list[Tree]:
+    return [c for c in t.children if isinstance(c, Tree)]
+
+
+def _first_subtree(t: Tree) -> Tree | None:
+    return next((c for c in t.children if isinstance(c, Tree)), None)
 
 
 def _qualified(t: Any) -> str | None:

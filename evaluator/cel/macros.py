@@ -15,8 +15,9 @@ from lark import Token, Tree
 from evaluator.cel import operators as ops
 from evaluator.cel.errors import CELEvalError
 from evaluator.cel.grammar import unwrap
-from evaluator.cel.nodes import Node, first_token
+from evaluator.cel.nodes import Fn, Node, first_token
 from evaluator.cel.runtime import Ctx
+from evaluator.cel.tojson import key_text
 from evaluator.cel.types import BOOL, DYN, INT, Type, list_of, map_of, optional_of
 from evaluator.cel.values import LIST_TYPES, OPTIONAL_NONE, MixedKeyMap, Optional, map_insert
 
@@ -155,6 +156,14 @@ def _tick(ctx: Ctx, units: int) -> None:
         ctx.check()
 
 
+def _passes(ctx: Ctx, pf: Fn) -> bool:
+    """The filter of a three-argument map or a transform: a bool, or the step fails."""
+    keep = pf(ctx)
+    if type(keep) is not bool:
+        raise CELEvalError("no such overload")
+    return keep
+
+
 # --- quantifiers ---------------------------------------------------------------------------------
 def _quantifier(kind: str) -> Callable:
     def compile_quantifier(c, target_tree: Tree, args: list[Tree], at) -> Any:
@@ -255,12 +264,8 @@ def _compile_map(c, target_tree: Tree, args: list[Tree], at) -> Any:
         for item in rng:
             ctx.slots[slot] = item
             _tick(ctx, 0)
-            if pf is not None:
-                keep = pf(ctx)
-                if type(keep) is not bool:
-                    raise CELEvalError("no such overload")
-                if not keep:
-                    continue
+            if pf is not None and not _passes(ctx, pf):
+                continue
             out.append(bf(ctx))
             ctx.cost += 12
         ctx.cost += 1
@@ -301,15 +306,6 @@ def _compile_filter(c, target_tree: Tree, args: list[Tree], at) -> Any:
 _TRANSFORM_STEP_COST = {"transformList": 12, "transformMap": 3, "transformMapEntry": 2}
 
 
-def _go_value(key: Any) -> str:
-    """fmt's %v of a CEL map key as cel-go holds it (types.Bool, Int, Uint, String)."""
-    if type(key) is bool:
-        return "true" if key else "false"
-    if isinstance(key, int):
-        return str(int(key))
-    return str(key)
-
-
 def _compile_transform(kind: str) -> Callable:
     def compile_transform(c, target_tree: Tree, args: list[Tree], at) -> Any:
         names = _iteration_vars(c, args[0], args[1])
@@ -331,12 +327,8 @@ def _compile_transform(kind: str) -> Callable:
             for k, v in rng:
                 ctx.slots[s0], ctx.slots[s1] = k, v
                 _tick(ctx, 0)
-                if pf is not None:
-                    keep = pf(ctx)
-                    if type(keep) is not bool:
-                        raise CELEvalError("no such overload")
-                    if not keep:
-                        continue
+                if pf is not None and not _passes(ctx, pf):
+                    continue
                 result = bf(ctx)
                 ctx.cost += _TRANSFORM_STEP_COST[kind]
                 if kind == "transformList":
@@ -348,7 +340,7 @@ def _compile_transform(kind: str) -> Callable:
                         raise CELEvalError("no such overload")
                     for rk, rv in result.items():
                         if ops.map_lookup(out_map, rk)[0]:
-                            raise CELEvalError(f"insert failed: key {_go_value(rk)} already exists")
+                            raise CELEvalError(f"insert failed: key {key_text(rk)} already exists")
                         out_map = map_insert(out_map, rk, rv)
             ctx.cost += 1  # the result read of __result__
             return out_list if kind == "transformList" else out_map

@@ -45,11 +45,6 @@ class CostBudget:
         self.limit = limit
         self.remaining = limit
 
-    def charge(self, cost: int) -> None:
-        self.remaining -= cost
-        if self.remaining < 0:
-            raise CostLimitError("operation cancelled: actual cost limit exceeded", cost=cost)
-
 
 class Program:
     def __init__(self, expression: str, env: Env, node: Node, nslots: int):

@@ -22,7 +22,7 @@ def to_json(value: Any) -> Any:
     if t in LIST_TYPES:
         return [to_json(v) for v in value]
     if isinstance(value, Mapping):
-        return {(k if type(k) is str else _key(k)): to_json(v) for k, v in value.items()}
+        return {(k if type(k) is str else key_text(k)): to_json(v) for k, v in value.items()}
     if t is bytes:
         return base64.b64encode(value).decode("ascii")
     if t is Timestamp:
@@ -39,7 +39,8 @@ def to_json(value: Any) -> Any:
     return str(value)
 
 
-def _key(k: Any) -> str:
+def key_text(k: Any) -> str:
+    """A map key as text, as JSON object keys and Go's %v print cel-go's Bool, Int, Uint and String."""
     if type(k) is bool:
         return "true" if k else "false"
     return str(int(k)) if isinstance(k, int) else str(k)

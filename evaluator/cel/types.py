@@ -55,7 +55,6 @@ INT, UINT, DOUBLE, BOOL, STRING, BYTES = (Type(n) for n in ("int", "uint", "doub
 NULL = Type("null_type")
 TIMESTAMP = Type("google.protobuf.Timestamp")
 DURATION = Type("google.protobuf.Duration")
-TYPE = Type("type")
 
 
 def list_of(elem: Type) -> Type:
