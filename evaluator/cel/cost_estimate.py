@@ -460,26 +460,18 @@ class Estimator:
         container = entry[0] if entry is not None else ("list" if rt.name == "list" else "map")
         base = self.path(target)
         elem_t = rt.params[0] if rt.name in ("list", "map") and rt.params else DYN
+        is_list = container == "list"
+        # (variable, its path step, which size of the range's entry it has, its type)
         if len(vars_) == 2:
-            key_t = Type("int") if rt.name == "list" else elem_t
             val_t = rt.params[-1] if rt.params else DYN
-            self.push(
-                vars_[0],
-                base + ["@indices" if container == "list" else "@keys"],
-                entry[1] if entry else None,
-                None,
-                key_t,
-            )
-            self.push(
-                vars_[1],
-                base + ["@items" if container == "list" else "@values"],
-                entry[2] if entry else None,
-                None,
-                val_t,
-            )
+            bindings = [
+                (vars_[0], "@indices" if is_list else "@keys", 1, Type("int") if rt.name == "list" else elem_t),
+                (vars_[1], "@items" if is_list else "@values", 2, val_t),
+            ]
         else:
-            size = (entry[2] if container == "list" else entry[1]) if entry else None
-            self.push(vars_[0], base + ["@items" if container == "list" else "@keys"], size, None, elem_t)
+            bindings = [(vars_[0], "@items" if is_list else "@keys", 2 if is_list else 1, elem_t)]
+        for var, step, part, var_type in bindings:
+            self.push(var, base + [step], entry[part] if entry else None, None, var_type)
 
     def comprehension(
         self,

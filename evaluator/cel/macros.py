@@ -49,6 +49,14 @@ def _var_name(c, t: Tree, at, not_simple: str = "argument must be a simple name"
     return name
 
 
+def _simple_name(c, arg: Tree, what: str) -> str:
+    """A macro's variable that need only be written as a name (the extension macros' check)."""
+    stripped = unwrap(arg)
+    if stripped.data != "ident":
+        raise c.fail(f"{what} must be a simple identifier", _arg_location(arg))
+    return str(stripped.children[0])
+
+
 def _iteration_vars(c, first: Tree, second: Tree) -> list[str]:
     """The two variables of ext.TwoVarComprehensions (extractIterVars): names, then duplicates, then the
     accumulator, each refused at the argument cel-go names."""
@@ -357,11 +365,8 @@ def _compile_transform(kind: str) -> Callable:
 # --- optionals and sorting ---------------------------------------------------------------------------
 def _compile_opt_map(flat: bool) -> Callable:
     def compile_opt(c, target_tree: Tree, args: list[Tree], at) -> Any:
-        stripped = unwrap(args[0])  # cel-go's optMap/optFlatMap check only the name's form
-        if stripped.data != "ident":
-            macro = "optFlatMap" if flat else "optMap"
-            raise c.fail(f"{macro}() variable name must be a simple identifier", _arg_location(args[0]))
-        name = str(stripped.children[0])
+        # cel-go's optMap/optFlatMap check only the name's form
+        name = _simple_name(c, args[0], f"{'optFlatMap' if flat else 'optMap'}() variable name")
         target = c.compile(target_tree)
         inner = target.type.params[0] if target.type.name == "optional_type" and target.type.params else DYN
         with _Bind(c, [name], (inner, DYN), at) as (slot,):
@@ -391,10 +396,7 @@ def _compile_sort_by(c, target_tree: Tree, args: list[Tree], at) -> Any:
     """cel-go expands `l.sortBy(x, key)` to `l.@sortByAssociatedKeys(l.map(x, key))`; so do we, cost included."""
     from evaluator.cel.library import lists
 
-    stripped = unwrap(args[0])  # ext.Lists' sortByMacro checks only the name's form
-    if stripped.data != "ident":
-        raise c.fail("sortBy(var, ...) variable name must be a simple identifier", _arg_location(args[0]))
-    name = str(stripped.children[0])
+    name = _simple_name(c, args[0], "sortBy(var, ...) variable name")  # ext.Lists' sortByMacro: only the form
     target = _range(c, target_tree)
     elem = _elem_types(target.type, False)
     with _Bind(c, [name], elem, at) as (slot,):

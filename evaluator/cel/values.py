@@ -202,12 +202,30 @@ class CheckedList(list):
 LIST_TYPES = frozenset({list, tuple, SetList, MapList, CheckedList})
 
 
-class Timestamp:
+class _Nanos:
+    """Equality, order and hash of a value that is a count of nanoseconds (timestamps, durations)."""
+
+    __slots__ = ()
+    nanos: int
+    _HASH_TAG: str
+
+    def __eq__(self, other: Any) -> bool:
+        return type(other) is type(self) and other.nanos == self.nanos
+
+    def __lt__(self, other: Any) -> bool:
+        return self.nanos < other.nanos
+
+    def __hash__(self) -> int:
+        return hash((self._HASH_TAG, self.nanos))
+
+
+class Timestamp(_Nanos):
     """An instant with nanosecond precision (google.protobuf.Timestamp). `offset` is the UTC offset (seconds
     east) it was written with: cel-go keeps Go's time.Time location, which string() and the zone-less
     getters use; equality and ordering ignore it."""
 
     __slots__ = ("nanos", "offset")
+    _HASH_TAG = "ts"
 
     def __init__(self, nanos: int, offset: int = 0):
         self.nanos = nanos
@@ -224,35 +242,18 @@ class Timestamp:
         base = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
         return (base + _dt.timedelta(seconds=self.seconds)).astimezone(tz)
 
-    def __eq__(self, other: Any) -> bool:
-        return type(other) is Timestamp and other.nanos == self.nanos
-
-    def __lt__(self, other: "Timestamp") -> bool:
-        return self.nanos < other.nanos
-
-    def __hash__(self) -> int:
-        return hash(("ts", self.nanos))
-
     def __repr__(self) -> str:
         return f"timestamp({format_timestamp(self)!r})"
 
 
-class Duration:
+class Duration(_Nanos):
     """A signed span with nanosecond precision (google.protobuf.Duration)."""
 
     __slots__ = ("nanos",)
+    _HASH_TAG = "dur"
 
     def __init__(self, nanos: int):
         self.nanos = nanos
-
-    def __eq__(self, other: Any) -> bool:
-        return type(other) is Duration and other.nanos == self.nanos
-
-    def __lt__(self, other: "Duration") -> bool:
-        return self.nanos < other.nanos
-
-    def __hash__(self) -> int:
-        return hash(("dur", self.nanos))
 
     def __repr__(self) -> str:
         return f"duration({format_duration(self)!r})"
