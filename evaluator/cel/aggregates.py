@@ -8,7 +8,7 @@ from lark import Tree
 
 from evaluator.cel import operators as ops
 from evaluator.cel.errors import CELEvalError
-from evaluator.cel.nodes import Node, const_node, first_token
+from evaluator.cel.nodes import Fn, Node, const_node, first_token
 from evaluator.cel.runtime import Ctx
 from evaluator.cel.types import DYN, FREE, Type, join, list_of, map_of
 from evaluator.cel.values import MixedKeyMap, Optional, map_delete, map_put
@@ -32,8 +32,7 @@ def compile_list(c, t: Tree) -> Node:
     elems_tree = next((c for c in t.children if isinstance(c, Tree)), None)
     parts: list[tuple[Node, bool]] = []
     for item in flatten(elems_tree, "listelems"):
-        if item.data == "listelem" and isinstance(item.children[0], Tree) and item.children[0].data == "listelem_opt":
-            item = item.children[0]
+        item = _optional_form(item, "listelem")
         if item.data == "listelem_opt":
             parts.append((c.compile(item.children[1]), True))
         else:
@@ -88,23 +87,39 @@ def homogeneous(c, items: list[tuple[Node, Type, Tree]]) -> Type:
     return current or FREE  # an empty literal's element: a type variable later uses bind
 
 
+def _optional_form(item: Tree, rule: str) -> Tree:
+    """A list element or map entry as its `?`-marked form when it is one (`[?x]`, `{?k: v}`)."""
+    first = item.children[0]
+    if item.data == rule and isinstance(first, Tree) and first.data == rule + "_opt":
+        return first
+    return item
+
+
+_MAP_KEY_TYPES = ("int", "uint", "string", "bool", "dyn")
+
+
 def compile_map(c, t: Tree) -> Node:
     inits = next((c for c in t.children if isinstance(c, Tree)), None)
-    entries: list[tuple[Node, Node, bool, Tree]] = []
+    entries: list[tuple[Node, Node, bool, list[Tree]]] = []
     for item in flatten(inits, "mapinits"):
-        if item.data == "mapinit" and isinstance(item.children[0], Tree) and item.children[0].data == "mapinit_opt":
-            item = item.children[0]
+        item = _optional_form(item, "mapinit")
         kids = [c for c in item.children if isinstance(c, Tree)]
         entries.append((c.compile(kids[0]), c.compile(kids[1]), item.data == "mapinit_opt", kids))
     key_type = c.homogeneous([(k, k.type, trees[0]) for k, _, _, trees in entries])
     val_type = c.homogeneous(
         [(v, v.type.params[0] if opt and v.type.params else v.type, trees[1]) for _, v, opt, trees in entries]
     )
-    for k, _, _, trees in entries:
-        if c.env.check and k.type.name not in ("int", "uint", "string", "bool", "dyn") and not k.type.is_param:
-            raise c.fail(f"unsupported map key type: {k.type}", first_token(trees[0]))
-    fns = [(k.fn, v.fn, opt) for k, v, opt, _ in entries]
+    if c.env.check:
+        for k, _, _, trees in entries:
+            if k.type.name not in _MAP_KEY_TYPES and not k.type.is_param:
+                raise c.fail(f"unsupported map key type: {k.type}", first_token(trees[0]))
+    if not entries:
+        return const_node({}, map_of(key_type, val_type))
+    node = Node(_map_builder([(k.fn, v.fn, opt) for k, v, opt, _ in entries]), map_of(key_type, val_type))
+    return c.fold(node, [n for k, v, _, _ in entries for n in (k, v)], free=True)
 
+
+def _map_builder(fns: list[tuple[Fn, Fn, bool]]) -> Fn:
     def make_map(ctx: Ctx) -> Mapping:
         ctx.cost += 30
         out: dict | MixedKeyMap = {}
@@ -122,7 +137,4 @@ def compile_map(c, t: Tree) -> Node:
             out = map_put(out, key, value)  # as cel-go: a repeated key keeps its last value, no error
         return out
 
-    node = Node(make_map, map_of(key_type, val_type))
-    if not entries:
-        return const_node({}, map_of(key_type, val_type))
-    return c.fold(node, [n for k, v, _, _ in entries for n in (k, v)], free=True)
+    return make_map

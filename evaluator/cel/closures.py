@@ -254,30 +254,38 @@ def make_index(tf: Fn, kf: Fn, optional: bool) -> Fn:
 def _index_value(obj: Any, key: Any, optional: bool) -> Any:
     t = type(obj)
     if t in LIST_TYPES:
-        kt = type(key)
-        if kt is float:
-            if not key.is_integer():
-                raise CELEvalError(f"unsupported index value {key}")
-            key = int(key)
-        elif kt is not int and kt is not UInt:
-            raise CELEvalError(f"unsupported index type '{type_name(key)}' in list")
-        i = int(key)
-        if 0 <= i < len(obj):
-            return Optional(obj[i]) if optional else obj[i]
+        if type(key) is not int:
+            key = _list_position(key)
+        if 0 <= key < len(obj):
+            return Optional(obj[key]) if optional else obj[key]
         if optional:
             return OPTIONAL_NONE
-        raise CELEvalError(f"index out of bounds: {i}")
+        raise CELEvalError(f"index out of bounds: {key}")
     if t is dict or (hasattr(obj, "keys") and hasattr(obj, "__getitem__")):
-        kt = type(key)
-        if not (kt is str or kt is int or kt is bool or kt is float or kt is UInt):
+        if type(key) not in _MAP_KEY_TYPES:
             raise CELEvalError("unsupported key type")
         found, v = ops.map_lookup(obj, key)
         if found:
             return Optional(v) if optional else v
         if optional:
             return OPTIONAL_NONE
-        raise CELEvalError(f"no such key: {key_repr(key) if kt is not float else key}")
+        raise CELEvalError(f"no such key: {key_repr(key) if type(key) is not float else key}")
     return _qualify_other(obj, key, optional)
+
+
+_MAP_KEY_TYPES = frozenset((str, int, bool, float, UInt))
+
+
+def _list_position(key: Any) -> int:
+    """A list index that is not an int: a uint, or a double with an integral value; anything else is refused."""
+    kt = type(key)
+    if kt is float:
+        if not key.is_integer():
+            raise CELEvalError(f"unsupported index value {key}")
+        return int(key)
+    if kt is not UInt:
+        raise CELEvalError(f"unsupported index type '{type_name(key)}' in list")
+    return int(key)
 
 
 def make_call(name: str, overloads: list[Overload], fns: list[Fn]) -> Fn:
@@ -320,22 +328,8 @@ def make_call(name: str, overloads: list[Overload], fns: list[Fn]) -> Fn:
 
             return call2
 
-        def call(ctx: Ctx) -> Any:
-            done: list[Any] = []
-            try:
-                for f in fns:
-                    done.append(f(ctx))
-            except CELEvalError:
-                _finish_args(ctx, done, fns, cost)
-                raise
-            args = tuple(done)
-            if not accepts(args):
-                raise CELEvalError(_no_overload(name, args))
-            result = _invoke(impl, args)
-            _charge(ctx, cost, args, result)
-            return result
-
-        return call
+    # A failed argument: a single overload's own cost; overloads differ only by type: the call's default cost, 1.
+    failure_cost = overloads[0].cost if len(overloads) == 1 else None
 
     def dispatch(ctx: Ctx) -> Any:
         done: list[Any] = []
@@ -343,7 +337,7 @@ def make_call(name: str, overloads: list[Overload], fns: list[Fn]) -> Fn:
             for f in fns:
                 done.append(f(ctx))
         except CELEvalError:
-            _finish_args(ctx, done, fns, None)  # overloads differ only by type: the call's default cost, 1
+            _finish_args(ctx, done, fns, failure_cost)
             raise
         args = tuple(done)
         for o in overloads:
@@ -427,21 +421,6 @@ def _failed_operands(ctx: Ctx, a: Any, rf: Fn, cost: Callable[[Any, Any], int]) 
     ctx.cost += cost(a, b)
 
 
-def _add_cost(a: Any, b: Any) -> int:
-    t = type(b) if a is ERROR_ARG else type(a)  # the string/bytes overload, whichever operand tells it
-    if t is str or t is bytes:
-        return math.ceil((actual_size(a) + actual_size(b)) * 0.1)
-    return 1
-
-
-def _in_cost(a: Any, b: Any) -> int:
-    return actual_size(b) if type(b) in LIST_TYPES else 1
-
-
-def _unit_cost(a: Any, b: Any) -> int:
-    return 1
-
-
 def binary_op(name: str, impl: Callable[[Any, Any], Any] | None, lf: Fn, rf: Fn, right_const: Any) -> Fn:
     """The closure of a binary operator, charging cel-go's cost for it (`right_const` is the right operand's
     constant value, or NOT_CONSTANT)."""
@@ -453,86 +432,61 @@ def binary_op(name: str, impl: Callable[[Any, Any], Any] | None, lf: Fn, rf: Fn,
             return ops.contains(items, lf(ctx))
 
         return member
-    # One closure per operator, its cost inlined (the hot path of every expression); only a failing
-    # operand leaves it, through _failed_operands.
-    if name == "_!=_":
+    make, failed_cost = _BINARY.get(name, _BINARY["*"])
+    return make(lf, rf, impl, failed_cost)
 
-        def fn(ctx: Ctx) -> Any:
-            a = _UNSET
-            try:
-                a = lf(ctx)
-                b = rf(ctx)
-            except CELEvalError:
-                _failed_operands(ctx, a, rf, eq_cost)
-                raise
-            ctx.cost += eq_cost(a, b)
-            return not ops.equals(a, b)
-    elif name == "_==_":
 
-        def fn(ctx: Ctx) -> Any:
-            a = _UNSET
-            try:
-                a = lf(ctx)
-                b = rf(ctx)
-            except CELEvalError:
-                _failed_operands(ctx, a, rf, eq_cost)
-                raise
-            ctx.cost += eq_cost(a, b)
-            return ops.equals(a, b)
-    elif name == "@in":
-
-        def fn(ctx: Ctx) -> Any:
-            a = _UNSET
-            try:
-                a = lf(ctx)
-                b = rf(ctx)
-            except CELEvalError:
-                _failed_operands(ctx, a, rf, _in_cost)
-                raise
-            ctx.cost += actual_size(b) if type(b) in LIST_TYPES else 1
-            return ops.contains(b, a)
-    elif name in ("_<_", "_<=_", "_>_", "_>=_"):
-        assert impl is not None
-
-        def fn(ctx: Ctx) -> Any:
-            a = _UNSET
-            try:
-                a = lf(ctx)
-                b = rf(ctx)
-            except CELEvalError:
-                _failed_operands(ctx, a, rf, order_cost)
-                raise
-            ctx.cost += order_cost(a, b)
-            return impl(a, b)
-    elif name == "_+_":
-        assert impl is not None
-
-        def fn(ctx: Ctx) -> Any:
-            a = _UNSET
-            try:
-                a = lf(ctx)
-                b = rf(ctx)
-            except CELEvalError:
-                _failed_operands(ctx, a, rf, _add_cost)
-                raise
-            ta = type(a)
-            if ta is str or ta is bytes:
-                ctx.cost += math.ceil((actual_size(a) + actual_size(b)) * 0.1)
-            else:
-                ctx.cost += 1
-            return impl(a, b)
-    else:
-        assert impl is not None
-
-        def fn(ctx: Ctx) -> Any:
-            a = _UNSET
-            try:
-                a = lf(ctx)
-                b = rf(ctx)
-            except CELEvalError:
-                _failed_operands(ctx, a, rf, _unit_cost)
-                raise
-            ctx.cost += 1
-            return impl(a, b)
-
+# Each strict binary operator's closure is generated from one line of _OPERATORS: cel-go's cost of the call and
+# its result, as expressions of the operands `a` and `b` (`impl` is the registry's implementation). The cost
+# expression is inlined in the closure (the hot path of every expression) and is also, as a function, what a
+# call with a failed operand is charged (the failed operand then being ERROR_ARG), unless a third item says
+# otherwise.
+_TEMPLATE = """
+def make(lf, rf, impl, failed_cost):
+    def fn(ctx):
+        a = _UNSET
+        try:
+            a = lf(ctx)
+            b = rf(ctx)
+        except CELEvalError:
+            _failed_operands(ctx, a, rf, failed_cost)
+            raise
+        ctx.cost += {cost}
+        return {result}
     return fn
+"""
+# Strings and bytes: a traversal of both; numbers and lists: 1. With a failed operand, the other one tells.
+_ADD_COST = "math.ceil((actual_size(a) + actual_size(b)) * 0.1) if (t := type(a)) is str or t is bytes else 1"
+_ADD_COST_FAILED = _ADD_COST.replace("type(a)", "type(b if a is ERROR_ARG else a)")
+_OPERATORS = {
+    "_==_": ("eq_cost(a, b)", "ops.equals(a, b)"),
+    "_!=_": ("eq_cost(a, b)", "not ops.equals(a, b)"),
+    "@in": ("actual_size(b) if type(b) in LIST_TYPES else 1", "ops.contains(b, a)"),
+    **dict.fromkeys(("_<_", "_<=_", "_>_", "_>=_"), ("order_cost(a, b)", "impl(a, b)")),
+    "_+_": (_ADD_COST, "impl(a, b)", _ADD_COST_FAILED),
+    "*": ("1", "impl(a, b)"),  # every other operator
+}
+
+
+def _generate(name: str, cost: str, result: str, failed: str = "") -> tuple[Callable[..., Fn], Callable[..., int]]:
+    scope = dict(_TEMPLATE_NAMES)
+    exec(compile(_TEMPLATE.format(cost=cost, result=result), f"<binary operator {name}>", "exec"), scope)
+    return scope["make"], eval(f"lambda a, b: {failed or cost}", dict(_TEMPLATE_NAMES))
+
+
+# What the generated code may read.
+_TEMPLATE_NAMES: dict[str, Any] = {
+    "CELEvalError": CELEvalError,
+    "ERROR_ARG": ERROR_ARG,
+    "LIST_TYPES": LIST_TYPES,
+    "_UNSET": _UNSET,
+    "_failed_operands": _failed_operands,
+    "actual_size": actual_size,
+    "eq_cost": eq_cost,
+    "math": math,
+    "ops": ops,
+    "order_cost": order_cost,
+}
+
+
+_BINARY = {name: _generate(name, *spec) for name, spec in _OPERATORS.items()}

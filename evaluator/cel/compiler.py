@@ -51,6 +51,7 @@ from evaluator.cel.closures import (
 )
 from evaluator.cel.construction import constructed_field_type
 from evaluator.cel.escaping import unescape_field
+from evaluator.cel.grammar import unwrap
 from evaluator.cel.schematypes import ObjectType, struct_target
 from evaluator.cel.values import CelType
 
@@ -70,19 +71,6 @@ _TYPE_IDENTS = {
     "google.protobuf.Timestamp": "google.protobuf.Timestamp",
     "google.protobuf.Duration": "google.protobuf.Duration",
     "optional_type": "optional_type",
-}
-_PASS_THROUGH = {
-    "expr",
-    "conditionalor",
-    "conditionaland",
-    "relation",
-    "addition",
-    "multiplication",
-    "unary",
-    "member",
-    "primary",
-    "listelem",
-    "paren_expr_inner",
 }
 
 
@@ -115,8 +103,7 @@ class Compiler:
         return None
 
     def compile(self, tree: Tree) -> Node:
-        while tree.data in _PASS_THROUGH and len(tree.children) == 1 and isinstance(tree.children[0], Tree):
-            tree = tree.children[0]
+        tree = unwrap(tree)
         method = getattr(self, "c_" + tree.data, None)
         if method is None:
             raise self.fail(f"unsupported syntax: {tree.data}", tree)
@@ -150,26 +137,23 @@ class Compiler:
         while t.data == rule and len(t.children) == 3:
             terms.append(t.children[2])
             op = t.children[1]
-            t = t.children[0]
-            while t.data in _PASS_THROUGH and len(t.children) == 1 and t.data != rule:
-                t = t.children[0]
+            t = unwrap(t.children[0])
         terms.append(t)
         terms.reverse()
         return [self.compile(x) for x in terms], op
 
     def c_conditionalor(self, t: Tree) -> Node:
-        nodes, op = self._chain(t, "conditionalor")
-        for n in nodes:
-            self.require(n, BOOL, "_||_", op, nodes)
-        fns = [n.fn for n in nodes]
-        return Node(logic(fns, True), BOOL)
+        return self._logic(t, "conditionalor", "_||_", True)
 
     def c_conditionaland(self, t: Tree) -> Node:
-        nodes, op = self._chain(t, "conditionaland")
+        return self._logic(t, "conditionaland", "_&&_", False)
+
+    def _logic(self, t: Tree, rule: str, fname: str, is_or: bool) -> Node:
+        """A chain of `||` or `&&`: boolean operands, evaluated as one closure."""
+        nodes, op = self._chain(t, rule)
         for n in nodes:
-            self.require(n, BOOL, "_&&_", op, nodes)
-        fns = [n.fn for n in nodes]
-        return Node(logic(fns, False), BOOL)
+            self.require(n, BOOL, fname, op, nodes)
+        return Node(logic([n.fn for n in nodes], is_or), BOOL)
 
     def require(self, node: Node, t: Type, fname: str, at: Any, operands: list[Node]) -> None:
         if self.env.check and not node.type.is_dyn and node.type != t:
@@ -242,8 +226,7 @@ class Compiler:
         """`a.b.c` as a dotted name when the tree is only identifiers and selections (and not local)."""
         parts = []
         while True:
-            while t.data in _PASS_THROUGH and len(t.children) == 1 and isinstance(t.children[0], Tree):
-                t = t.children[0]
+            t = unwrap(t)
             if t.data == "member_dot" and t.children[2].type == "IDENT":
                 parts.append(str(t.children[2]))
                 t = t.children[0]
@@ -307,8 +290,7 @@ class Compiler:
         chain: list[Tree] = []
         node = t
         while True:
-            while node.data in _PASS_THROUGH and len(node.children) == 1 and isinstance(node.children[0], Tree):
-                node = node.children[0]
+            node = unwrap(node)
             if node.data != "member_dot":
                 break
             chain.append(node)
@@ -396,7 +378,7 @@ class Compiler:
         return [c for c in t.children if isinstance(c, Tree)]
 
     def c_member_dot_arg(self, t: Tree) -> Node:
-        target_tree, dot, name_token = t.children[:3]
+        target_tree, _, name_token = t.children[:3]
         lparen = t.children[3]
         arg_trees = self.args(t.children[4] if len(t.children) > 4 else None)
         name = str(name_token)

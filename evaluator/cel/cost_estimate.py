@@ -16,9 +16,10 @@ from typing import Any
 
 from lark import Token, Tree
 
+from evaluator.cel.aggregates import flatten
 from evaluator.cel.compiler import Compiler
 from evaluator.cel.env import Env
-from evaluator.cel.grammar import parser
+from evaluator.cel.grammar import parser, unwrap
 from evaluator.cel.literals import LiteralError, parse_string
 from evaluator.cel.nodes import CompileIssue
 from evaluator.cel.schematypes import struct_target
@@ -28,19 +29,9 @@ U64 = 2**64 - 1
 UNKNOWN = (0, U64)
 TRAVERSAL = 0.1
 REGEX_FACTOR = 0.25
-_PASS = {
-    "expr",
-    "conditionalor",
-    "conditionaland",
-    "relation",
-    "addition",
-    "multiplication",
-    "unary",
-    "member",
-    "primary",
-    "listelem",
-    "paren_expr_inner",
-}
+
+# What creating each macro's accumulator costs (cel-go: a list literal 10, a map literal 30).
+_ACCU_INIT_COST = {"true": (0, 0), "false": (0, 0), "0": (0, 0), "[]": (10, 10), "{}": (30, 30)}
 
 
 def add(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
@@ -103,8 +94,8 @@ class Estimator:
 
     # -- helpers ----------------------------------------------------------------------------------------
     def strip(self, t: Any) -> Any:
-        while isinstance(t, Tree) and t.data in _PASS and len(t.children) == 1 and isinstance(t.children[0], Tree):
-            t = t.children[0]
+        if isinstance(t, Tree):
+            t = unwrap(t)
         if isinstance(t, Tree) and t.data == "paren_expr":
             inner = [c for c in t.children if isinstance(c, Tree)]
             if inner:
@@ -204,41 +195,13 @@ class Estimator:
         return None
 
     def list_items(self, t: Tree) -> list[Tree]:
-        out: list[Tree] = []
-
-        def walk(n: Any) -> None:
-            if isinstance(n, Tree):
-                if n.data == "listelems":
-                    for c in n.children:
-                        walk(c)
-                elif n.data == "listelem":
-                    inner = [c for c in n.children if isinstance(c, Tree)]
-                    if inner:
-                        out.append(inner[-1])
-                else:
-                    out.append(n)
-
-        for c in t.children:
-            if isinstance(c, Tree):
-                walk(c)
-        return out
+        """A list literal's element expressions (an optional element `?e` as its listelem_opt)."""
+        return [_subtrees(item)[-1] for item in flatten(_first_subtree(t), "listelems") if _subtrees(item)]
 
     def map_entries(self, t: Tree) -> list[tuple[Tree, Tree]]:
-        out = []
-
-        def walk(n: Any) -> None:
-            if isinstance(n, Tree):
-                if n.data == "mapinits":
-                    for c in n.children:
-                        walk(c)
-                elif n.data == "mapinit":
-                    kv = [c for c in n.children if isinstance(c, Tree)]
-                    if len(kv) == 2:
-                        out.append((kv[0], kv[1]))
-
-        for c in t.children:
-            walk(c)
-        return out
+        """A map literal's (key, value) expressions; optional entries `?k: v` are left out."""
+        pairs = (_subtrees(item) for item in flatten(_first_subtree(t), "mapinits") if item.data == "mapinit")
+        return [(kv[0], kv[1]) for kv in pairs if len(kv) == 2]
 
     # -- cost -------------------------------------------------------------------------------------------
     def estimate(self) -> tuple[int, int]:
@@ -490,6 +453,26 @@ class Estimator:
     def pop(self, name: str) -> None:
         self.locals[name].pop()
 
+    def push_iteration_vars(self, target: Tree, vars_: list[str]) -> None:
+        """Bind a comprehension's variables to the range's element (or key and value) paths, sizes and types."""
+        rt = self.type_of(target)
+        entry = self.entry(target)
+        container = entry[0] if entry is not None else ("list" if rt.name == "list" else "map")
+        base = self.path(target)
+        elem_t = rt.params[0] if rt.name in ("list", "map") and rt.params else DYN
+        is_list = container == "list"
+        # (variable, its path step, which size of the range's entry it has, its type)
+        if len(vars_) == 2:
+            val_t = rt.params[-1] if rt.params else DYN
+            bindings = [
+                (vars_[0], "@indices" if is_list else "@keys", 1, Type("int") if rt.name == "list" else elem_t),
+                (vars_[1], "@items" if is_list else "@values", 2, val_t),
+            ]
+        else:
+            bindings = [(vars_[0], "@items" if is_list else "@keys", 2 if is_list else 1, elem_t)]
+        for var, step, part, var_type in bindings:
+            self.push(var, base + [step], entry[part] if entry else None, None, var_type)
+
     def comprehension(
         self,
         t: Tree,
@@ -499,40 +482,9 @@ class Estimator:
         loop_cond: tuple[int, int],
         step: Callable[[], tuple[int, int]],
         result: tuple[int, int],
-        step_entry=None,
     ) -> tuple[int, int]:
-        total = self.cost(target)
-        init_cost = {"true": (0, 0), "false": (0, 0), "0": (0, 0), "[]": (10, 10), "{}": (30, 30)}[accu_init]
-        total = add(total, init_cost)
-        rt = self.type_of(target)
-        entry = self.entry(target)
-        container = entry[0] if entry is not None else ("list" if rt.name == "list" else "map")
-        base = self.path(target)
-        elem_t = (
-            rt.params[0]
-            if rt.name == "list" and rt.params
-            else (rt.params[0] if rt.name == "map" and rt.params else DYN)
-        )
-        if len(vars_) == 2:
-            key_t = Type("int") if rt.name == "list" else elem_t
-            val_t = rt.params[-1] if rt.params else DYN
-            self.push(
-                vars_[0],
-                base + ["@indices" if container == "list" else "@keys"],
-                entry[1] if entry else None,
-                None,
-                key_t,
-            )
-            self.push(
-                vars_[1],
-                base + ["@items" if container == "list" else "@values"],
-                entry[2] if entry else None,
-                None,
-                val_t,
-            )
-        else:
-            size = (entry[2] if container == "list" else entry[1]) if entry else None
-            self.push(vars_[0], base + ["@items" if container == "list" else "@keys"], size, None, elem_t)
+        total = add(self.cost(target), _ACCU_INIT_COST[accu_init])
+        self.push_iteration_vars(target, vars_)
         step_cost = step()
         for v in vars_:
             self.pop(v)
@@ -541,16 +493,22 @@ class Estimator:
         total = add(total, mul(count, add(step_cost, loop_cond)))
         if accu_init in ("[]", "{}"):
             self.sizes[id(t)] = count
-            if step_entry is not None:
-                self.entries[id(t)] = step_entry
         else:
             self.sizes[id(t)] = (1, 1)
         return total
 
 
+def _subtrees(t: Tree) -> list[Tree]:
+    return [c for c in t.children if isinstance(c, Tree)]
+
+
+def _first_subtree(t: Tree) -> Tree | None:
+    return next((c for c in t.children if isinstance(c, Tree)), None)
+
+
 def _qualified(t: Any) -> str | None:
-    while isinstance(t, Tree) and t.data in _PASS and len(t.children) == 1:
-        t = t.children[0]
+    if isinstance(t, Tree):
+        t = unwrap(t)
     if isinstance(t, Tree) and t.data == "ident":
         return str(t.children[0])
     if isinstance(t, Tree) and t.data == "member_dot":
@@ -594,99 +552,78 @@ def _var(e: Estimator, t: Tree) -> str:
     return str(t.children[0]) if isinstance(t, Tree) and t.data == "ident" else "_"
 
 
-def _all(e: Estimator, t: Tree, target: Tree, args: list[Tree]) -> tuple[int, int]:
-    vars_ = [_var(e, a) for a in args[:-1]]
-    pred = args[-1]
+def _quantifier(accu_init: str, loop_cond: tuple[int, int], result: tuple[int, int], step: Callable) -> Callable:
+    """all/exists/exists_one: cel-go's expansion, whose step costs `step(cost of the predicate)`."""
 
-    def step():
-        p = e.cost(pred)
-        return (1, 1 + p[1])  # accu && pred
+    def estimate_quantifier(e: Estimator, t: Tree, target: Tree, args: list[Tree]) -> tuple[int, int]:
+        vars_ = [_var(e, a) for a in args[:-1]]
+        pred = args[-1]
+        return e.comprehension(t, target, vars_, accu_init, loop_cond, lambda: step(e.cost(pred)), result)
 
-    return e.comprehension(t, target, vars_, "true", (2, 2), step, (1, 1))
-
-
-def _exists(e: Estimator, t: Tree, target: Tree, args: list[Tree]) -> tuple[int, int]:
-    vars_ = [_var(e, a) for a in args[:-1]]
-    pred = args[-1]
-
-    def step():
-        p = e.cost(pred)
-        return (1, 1 + p[1])
-
-    return e.comprehension(t, target, vars_, "false", (3, 3), step, (1, 1))
+    return estimate_quantifier
 
 
-def _exists_one(e: Estimator, t: Tree, target: Tree, args: list[Tree]) -> tuple[int, int]:
-    vars_ = [_var(e, a) for a in args[:-1]]
-    pred = args[-1]
+_all = _quantifier("true", (2, 2), (1, 1), lambda p: (1, 1 + p[1]))  # accu && pred
+_exists = _quantifier("false", (3, 3), (1, 1), lambda p: (1, 1 + p[1]))  # accu || pred
+_exists_one = _quantifier("0", (0, 0), (2, 2), lambda p: add(p, union((2, 2), (1, 1))))
 
-    def step():
-        p = e.cost(pred)
-        return add(p, union((2, 2), (1, 1)))
 
-    return e.comprehension(t, target, vars_, "0", (0, 0), step, (2, 2))
+def _list_building(e: Estimator, t: Tree, target: Tree, var: list[str], step: Callable) -> tuple[int, int]:
+    """map/filter: `step` returns the cost of one iteration and the entry (sizes) of the list it builds."""
+    entries = []
+
+    def cost_of_step() -> tuple[int, int]:
+        cost, entry = step()
+        entries.append(entry)
+        return cost
+
+    total = e.comprehension(t, target, var, "[]", (0, 0), cost_of_step, (1, 1))
+    if entries:
+        e.entries[id(t)] = entries[-1]
+    return total
 
 
 def _map(e: Estimator, t: Tree, target: Tree, args: list[Tree]) -> tuple[int, int]:
-    var = [_var(e, args[0])]
-    entry_holder = {}
-
     def step():
         body = e.cost(args[-1])
-        body_size = e.size_or_unknown(args[-1])
-        entry_holder["e"] = ("list", (1, 1), body_size)
+        entry = ("list", (1, 1), e.size_or_unknown(args[-1]))
         appended = add((1 + 1 + 10, 1 + 1 + 10), body)  # accu + [body]
         if len(args) == 3:
-            p = e.cost(args[1])
-            return add(p, union(appended, (1, 1)))
-        return appended
+            return add(e.cost(args[1]), union(appended, (1, 1))), entry
+        return appended, entry
 
-    total = e.comprehension(t, target, var, "[]", (0, 0), step, (1, 1))
-    if "e" in entry_holder:
-        e.entries[id(t)] = entry_holder["e"]
-    return total
+    return _list_building(e, t, target, [_var(e, args[0])], step)
 
 
 def _filter(e: Estimator, t: Tree, target: Tree, args: list[Tree]) -> tuple[int, int]:
-    var = [_var(e, args[0])]
-    entry_holder = {}
-
     def step():
         p = e.cost(args[-1])
-        item = e.size_or_unknown(args[0])
-        entry_holder["e"] = ("list", (1, 1), item)
-        return add(p, union((13, 13), (1, 1)))
+        entry = ("list", (1, 1), e.size_or_unknown(args[0]))
+        return add(p, union((13, 13), (1, 1))), entry
 
-    total = e.comprehension(t, target, var, "[]", (0, 0), step, (1, 1))
-    if "e" in entry_holder:
-        e.entries[id(t)] = entry_holder["e"]
-    return total
+    return _list_building(e, t, target, [_var(e, args[0])], step)
 
 
-def _transform_list(e: Estimator, t: Tree, target: Tree, args: list[Tree]) -> tuple[int, int]:
-    vars_ = [_var(e, a) for a in args[:2]]
+def _transform(accu_init: str, insert: tuple[int, int]) -> Callable:
+    """transformList/transformMap: each iteration inserts the body's value (at cost `insert`), under a filter
+    when there is one."""
 
-    def step():
-        body = e.cost(args[-1])
-        appended = add((12, 12), body)
-        if len(args) == 4:
-            return add(e.cost(args[2]), union(appended, (1, 1)))
-        return appended
+    def estimate_transform(e: Estimator, t: Tree, target: Tree, args: list[Tree]) -> tuple[int, int]:
+        vars_ = [_var(e, a) for a in args[:2]]
 
-    return e.comprehension(t, target, vars_, "[]", (0, 0), step, (1, 1))
+        def step():
+            inserted = add(insert, e.cost(args[-1]))
+            if len(args) == 4:
+                return add(e.cost(args[2]), union(inserted, (1, 1)))
+            return inserted
+
+        return e.comprehension(t, target, vars_, accu_init, (0, 0), step, (1, 1))
+
+    return estimate_transform
 
 
-def _transform_map(e: Estimator, t: Tree, target: Tree, args: list[Tree]) -> tuple[int, int]:
-    vars_ = [_var(e, a) for a in args[:2]]
-
-    def step():
-        body = e.cost(args[-1])
-        inserted = add((1 + 1 + 1, 1 + 1 + 1), body)  # cel.@mapInsert(accu, k, body)
-        if len(args) == 4:
-            return add(e.cost(args[2]), union(inserted, (1, 1)))
-        return inserted
-
-    return e.comprehension(t, target, vars_, "{}", (0, 0), step, (1, 1))
+_transform_list = _transform("[]", (12, 12))  # accu + [body]
+_transform_map = _transform("{}", (1 + 1 + 1, 1 + 1 + 1))  # cel.@mapInsert(accu, k, body)
 
 
 def _opt_map(flat: bool) -> Callable:

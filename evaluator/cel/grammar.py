@@ -123,6 +123,17 @@ _INLINED = (
     "primary",
 )
 
+# The rules every walker of the tree looks through when they hold a single subtree: the inlined ones, and a
+# list literal's element. The compiler, the cost estimator, the macros and the checker all read this one set.
+PASS_THROUGH = frozenset(_INLINED + ("listelem",))
+
+
+def unwrap(tree: lark.Tree) -> lark.Tree:
+    """The first node below `tree` that is not a pass-through rule holding one subtree."""
+    while tree.data in PASS_THROUGH and len(tree.children) == 1 and isinstance(tree.children[0], lark.Tree):
+        tree = tree.children[0]
+    return tree
+
 
 def grammar_text() -> str:
     text = resources.files("celpy").joinpath("cel.lark").read_text(encoding="utf-8")

@@ -53,6 +53,42 @@ def parse_uint(text: str) -> UInt:
     return UInt(value)
 
 
+_HEX_DIGITS = "0123456789abcdefABCDEF"
+_OCTAL_DIGITS = "01234567"
+
+
+def _code(body: str, start: int, width: int, digits: str, base: int) -> int:
+    """The number written by an escape's `width` digits at `start`."""
+    text = body[start : start + width]
+    if len(text) != width or not all(c in digits for c in text):
+        raise LiteralError("invalid escape sequence")
+    return int(text, base)
+
+
+def _escape(body: str, i: int, is_bytes: bool) -> tuple[bytes, int]:
+    """The bytes of the escape sequence at body[i] (a backslash) and the index after it.
+
+    A \\x or octal escape is one byte in a bytes literal and a code point in a string; \\u and \\U name code
+    points, so bytes literals refuse them."""
+    e = body[i + 1]
+    simple = _SIMPLE.get(e)
+    if simple is not None:
+        return simple.encode(), i + 2
+    if e in "xX":
+        v = _code(body, i + 2, 2, _HEX_DIGITS, 16)
+        return (bytes([v]) if is_bytes else chr(v).encode("utf-8")), i + 4
+    if e in "0123":
+        v = _code(body, i + 1, 3, _OCTAL_DIGITS, 8)
+        return (bytes([v]) if is_bytes else chr(v).encode("utf-8")), i + 4
+    if e in "uU" and not is_bytes:
+        width = 4 if e == "u" else 8
+        v = _code(body, i + 2, width, _HEX_DIGITS, 16)
+        if 0xD800 <= v <= 0xDFFF or v > 0x10FFFF:
+            raise LiteralError("invalid unicode code point")
+        return chr(v).encode("utf-8"), i + 2 + width
+    raise LiteralError("invalid escape sequence")
+
+
 def parse_string(text: str) -> str | bytes:
     """A STRING_LIT, MLSTRING_LIT or BYTES_LIT token as a str (or bytes)."""
     is_bytes = text[0] in "bB"
@@ -68,8 +104,7 @@ def parse_string(text: str) -> str | bytes:
     out: list[bytes] = []
     i, n = 0, len(body)
     while i < n:
-        ch = body[i]
-        if ch != "\\":
+        if body[i] != "\\":
             j = body.find("\\", i)
             j = n if j < 0 else j
             out.append(body[i:j].encode("utf-8"))
@@ -77,36 +112,8 @@ def parse_string(text: str) -> str | bytes:
             continue
         if i + 1 >= n:
             raise LiteralError("invalid escape sequence")
-        e = body[i + 1]
-        if e in _SIMPLE:
-            out.append(_SIMPLE[e].encode())
-            i += 2
-        elif e in "xX":
-            hexs = body[i + 2 : i + 4]
-            if len(hexs) != 2 or not all(c in "0123456789abcdefABCDEF" for c in hexs):
-                raise LiteralError("invalid escape sequence")
-            v = int(hexs, 16)
-            out.append(bytes([v]) if is_bytes else chr(v).encode("utf-8"))
-            i += 4
-        elif e in "uU":
-            width = 4 if e == "u" else 8
-            hexs = body[i + 2 : i + 2 + width]
-            if is_bytes or len(hexs) != width or not all(c in "0123456789abcdefABCDEF" for c in hexs):
-                raise LiteralError("invalid escape sequence")
-            v = int(hexs, 16)
-            if 0xD800 <= v <= 0xDFFF or v > 0x10FFFF:
-                raise LiteralError("invalid unicode code point")
-            out.append(chr(v).encode("utf-8"))
-            i += 2 + width
-        elif e in "0123":
-            octs = body[i + 1 : i + 4]
-            if len(octs) != 3 or not all(c in "01234567" for c in octs):
-                raise LiteralError("invalid escape sequence")
-            v = int(octs, 8)
-            out.append(bytes([v]) if is_bytes else chr(v).encode("utf-8"))
-            i += 4
-        else:
-            raise LiteralError("invalid escape sequence")
+        chunk, i = _escape(body, i, is_bytes)
+        out.append(chunk)
     data = b"".join(out)
     if is_bytes:
         return data

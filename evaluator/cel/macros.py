@@ -7,35 +7,19 @@ into a comprehension (loop condition, step and accumulator reads per iteration).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, Callable
 
 from lark import Token, Tree
 
 from evaluator.cel import operators as ops
 from evaluator.cel.errors import CELEvalError
-from evaluator.cel.nodes import Node, first_token
+from evaluator.cel.grammar import unwrap
+from evaluator.cel.nodes import Fn, Node, first_token
 from evaluator.cel.runtime import Ctx
+from evaluator.cel.tojson import key_text
 from evaluator.cel.types import BOOL, DYN, INT, Type, list_of, map_of, optional_of
 from evaluator.cel.values import LIST_TYPES, OPTIONAL_NONE, MixedKeyMap, Optional, map_insert
-
-_PASS = {
-    "expr",
-    "conditionalor",
-    "conditionaland",
-    "relation",
-    "addition",
-    "multiplication",
-    "unary",
-    "member",
-    "primary",
-}
-
-
-def _strip(t: Tree) -> Tree:
-    while t.data in _PASS and len(t.children) == 1 and isinstance(t.children[0], Tree):
-        t = t.children[0]
-    return t
 
 
 ACCUMULATOR_NAME = "__result__"  # cel-go's parser.AccumulatorName: an iteration variable may not shadow it
@@ -44,7 +28,7 @@ ACCUMULATOR_NAME = "__result__"  # cel-go's parser.AccumulatorName: an iteration
 def _arg_location(t: Tree) -> Any:
     """Where cel-go locates an argument expression: a selection at its dot, a call at its parenthesis,
     anything else at its first token."""
-    t = _strip(t)
+    t = unwrap(t)
     if t.data in ("member_dot", "member_dot_opt"):
         return t.children[1]
     if t.data in ("member_dot_arg", "ident_arg", "dot_ident_arg"):
@@ -56,7 +40,7 @@ def _arg_location(t: Tree) -> Any:
 
 def _var_name(c, t: Tree, at, not_simple: str = "argument must be a simple name") -> str:
     """The iteration variable of a macro, refused with cel-go's parser messages."""
-    stripped = _strip(t)
+    stripped = unwrap(t)
     if stripped.data != "ident":
         raise c.fail(not_simple, _arg_location(t))
     name = str(stripped.children[0])
@@ -65,12 +49,20 @@ def _var_name(c, t: Tree, at, not_simple: str = "argument must be a simple name"
     return name
 
 
+def _simple_name(c, arg: Tree, what: str) -> str:
+    """A macro's variable that need only be written as a name (the extension macros' check)."""
+    stripped = unwrap(arg)
+    if stripped.data != "ident":
+        raise c.fail(f"{what} must be a simple identifier", _arg_location(arg))
+    return str(stripped.children[0])
+
+
 def _iteration_vars(c, first: Tree, second: Tree) -> list[str]:
     """The two variables of ext.TwoVarComprehensions (extractIterVars): names, then duplicates, then the
     accumulator, each refused at the argument cel-go names."""
     names = []
     for t in (first, second):
-        stripped = _strip(t)
+        stripped = unwrap(t)
         if stripped.data != "ident":
             raise c.fail("argument must be a simple name", _arg_location(t))
         names.append(str(stripped.children[0]))
@@ -111,6 +103,20 @@ def _iterate(value: Any, two: bool):
     raise CELEvalError(
         f"expression of type '{_tn(value)}' cannot be range of a comprehension (must be list, map, or dynamic)"
     )
+
+
+def _binding_seconds(ctx: Ctx, rng: Any, slot: int) -> tuple[Iterator[Any], int]:
+    """A two-variable range as its first variables, each binding its second one into `slot` as it comes, so
+    the one-variable loop serves both; and the number of items."""
+    pairs = _iterate(rng, True)
+    slots = ctx.slots
+
+    def firsts() -> Iterator[Any]:
+        for first, second in pairs:
+            slots[slot] = second
+            yield first
+
+    return firsts(), len(rng)
 
 
 def _tn(v: Any) -> str:
@@ -158,6 +164,14 @@ def _tick(ctx: Ctx, units: int) -> None:
         ctx.check()
 
 
+def _passes(ctx: Ctx, pf: Fn) -> bool:
+    """The filter of a three-argument map or a transform: a bool, or the step fails."""
+    keep = pf(ctx)
+    if type(keep) is not bool:
+        raise CELEvalError("no such overload")
+    return keep
+
+
 # --- quantifiers ---------------------------------------------------------------------------------
 def _quantifier(kind: str) -> Callable:
     def compile_quantifier(c, target_tree: Tree, args: list[Tree], at) -> Any:
@@ -182,45 +196,23 @@ def _quantifier(kind: str) -> Callable:
             # cel-go's loop condition: @not_strictly_false(__result__) for all, (!__result__) for exists.
             cond_cost = 3 if decisive else 2
 
-            def quantify(ctx: Ctx) -> Any:
-                rng = _iterate(tf(ctx), two)
-                items = rng if type(rng) is list else list(rng)
-                error = None
-                last = len(items) - 1
-                for i, item in enumerate(items):
-                    bind(ctx, item)
-                    _tick(ctx, cond_cost + 1)  # the loop condition, then the step's read of __result__
-                    try:
-                        v = bf(ctx)
-                    except CELEvalError as e:
-                        error = error or e
-                        continue
-                    if v is decisive:
-                        ctx.cost += (cond_cost if i < last else 0) + 1
-                        return decisive
-                    if type(v) is not bool:
-                        error = error or CELEvalError("no such overload")
-                ctx.cost += 1
-                if error is not None:
-                    raise error
-                return not decisive
-
-            if two:
-                return Node(quantify, BOOL)
-
             step = cond_cost + 1
 
-            def quantify_one(ctx: Ctx) -> Any:
-                """`quantify` for one variable, with binding and `_tick` inlined (the commonest macro)."""
+            def quantify(ctx: Ctx) -> Any:
+                """All or exists, with binding and `_tick` inlined (the commonest macro)."""
                 rng = tf(ctx)
                 t = type(rng)
-                if t is list or t in LIST_TYPES:
-                    items = rng if t is list else list(rng)
+                if two:
+                    items, count = _binding_seconds(ctx, rng, s1)
                 else:
-                    items = list(_iterate(rng, False))
+                    if t is list or t in LIST_TYPES:
+                        items = rng if t is list else list(rng)
+                    else:
+                        items = list(_iterate(rng, False))
+                    count = len(items)
                 slots = ctx.slots
                 error = None
-                last = len(items) - 1
+                last = count - 1
                 for i, item in enumerate(items):
                     slots[s0] = item
                     ctx.cost += step  # the loop condition, then the step's read of __result__
@@ -242,7 +234,7 @@ def _quantifier(kind: str) -> Callable:
                     raise error
                 return not decisive
 
-            return Node(quantify_one, BOOL)
+            return Node(quantify, BOOL)
 
         def exists_one(ctx: Ctx) -> Any:
             rng = _iterate(tf(ctx), two)
@@ -280,12 +272,8 @@ def _compile_map(c, target_tree: Tree, args: list[Tree], at) -> Any:
         for item in rng:
             ctx.slots[slot] = item
             _tick(ctx, 0)
-            if pf is not None:
-                keep = pf(ctx)
-                if type(keep) is not bool:
-                    raise CELEvalError("no such overload")
-                if not keep:
-                    continue
+            if pf is not None and not _passes(ctx, pf):
+                continue
             out.append(bf(ctx))
             ctx.cost += 12
         ctx.cost += 1
@@ -326,15 +314,6 @@ def _compile_filter(c, target_tree: Tree, args: list[Tree], at) -> Any:
 _TRANSFORM_STEP_COST = {"transformList": 12, "transformMap": 3, "transformMapEntry": 2}
 
 
-def _go_value(key: Any) -> str:
-    """fmt's %v of a CEL map key as cel-go holds it (types.Bool, Int, Uint, String)."""
-    if type(key) is bool:
-        return "true" if key else "false"
-    if isinstance(key, int):
-        return str(int(key))
-    return str(key)
-
-
 def _compile_transform(kind: str) -> Callable:
     def compile_transform(c, target_tree: Tree, args: list[Tree], at) -> Any:
         names = _iteration_vars(c, args[0], args[1])
@@ -356,12 +335,8 @@ def _compile_transform(kind: str) -> Callable:
             for k, v in rng:
                 ctx.slots[s0], ctx.slots[s1] = k, v
                 _tick(ctx, 0)
-                if pf is not None:
-                    keep = pf(ctx)
-                    if type(keep) is not bool:
-                        raise CELEvalError("no such overload")
-                    if not keep:
-                        continue
+                if pf is not None and not _passes(ctx, pf):
+                    continue
                 result = bf(ctx)
                 ctx.cost += _TRANSFORM_STEP_COST[kind]
                 if kind == "transformList":
@@ -373,7 +348,7 @@ def _compile_transform(kind: str) -> Callable:
                         raise CELEvalError("no such overload")
                     for rk, rv in result.items():
                         if ops.map_lookup(out_map, rk)[0]:
-                            raise CELEvalError(f"insert failed: key {_go_value(rk)} already exists")
+                            raise CELEvalError(f"insert failed: key {key_text(rk)} already exists")
                         out_map = map_insert(out_map, rk, rv)
             ctx.cost += 1  # the result read of __result__
             return out_list if kind == "transformList" else out_map
@@ -390,11 +365,8 @@ def _compile_transform(kind: str) -> Callable:
 # --- optionals and sorting ---------------------------------------------------------------------------
 def _compile_opt_map(flat: bool) -> Callable:
     def compile_opt(c, target_tree: Tree, args: list[Tree], at) -> Any:
-        stripped = _strip(args[0])  # cel-go's optMap/optFlatMap check only the name's form
-        if stripped.data != "ident":
-            macro = "optFlatMap" if flat else "optMap"
-            raise c.fail(f"{macro}() variable name must be a simple identifier", _arg_location(args[0]))
-        name = str(stripped.children[0])
+        # cel-go's optMap/optFlatMap check only the name's form
+        name = _simple_name(c, args[0], f"{'optFlatMap' if flat else 'optMap'}() variable name")
         target = c.compile(target_tree)
         inner = target.type.params[0] if target.type.name == "optional_type" and target.type.params else DYN
         with _Bind(c, [name], (inner, DYN), at) as (slot,):
@@ -424,10 +396,7 @@ def _compile_sort_by(c, target_tree: Tree, args: list[Tree], at) -> Any:
     """cel-go expands `l.sortBy(x, key)` to `l.@sortByAssociatedKeys(l.map(x, key))`; so do we, cost included."""
     from evaluator.cel.library import lists
 
-    stripped = _strip(args[0])  # ext.Lists' sortByMacro checks only the name's form
-    if stripped.data != "ident":
-        raise c.fail("sortBy(var, ...) variable name must be a simple identifier", _arg_location(args[0]))
-    name = str(stripped.children[0])
+    name = _simple_name(c, args[0], "sortBy(var, ...) variable name")  # ext.Lists' sortByMacro: only the form
     target = _range(c, target_tree)
     elem = _elem_types(target.type, False)
     with _Bind(c, [name], elem, at) as (slot,):
@@ -477,13 +446,20 @@ _MEMBER = {
 }
 
 
+# The member macros by name, read by every walker that must know which calls bind variables
+# (crd.compilation's reference finder) or iterate a range (the checker's range check).
+MEMBER_MACROS = frozenset(name for name, _ in _MEMBER)
+# optMap/optFlatMap bind a variable but range over an optional, not a comprehension's list or map.
+RANGE_MACROS = MEMBER_MACROS - {"optMap", "optFlatMap"}
+
+
 def member_macro(name: str, nargs: int):
     return _MEMBER.get((name, nargs))
 
 
 # --- has() -------------------------------------------------------------------------------------------
 def _compile_has(c, args: list[Tree], at) -> Any:
-    arg = _strip(args[0])
+    arg = unwrap(args[0])
     if arg.data != "member_dot":
         raise c.fail("invalid argument to has() macro", at)
     target = c.compile(arg.children[0])

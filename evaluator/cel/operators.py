@@ -27,6 +27,8 @@ from evaluator.cel.values import (
 )
 
 _NUMERIC = (int, UInt, float)
+_MAP_TYPES = (dict, MixedKeyMap)
+_PLAIN = frozenset((str, int, bool, float))  # compared by Python's == when both sides have the type
 
 
 def _is_num(v: Any) -> bool:
@@ -49,18 +51,15 @@ def equals(a: Any, b: Any) -> bool:
     ta, tb = type(a), type(b)
     if ta is not tb and _is_num(a) and _is_num(b):
         return _num_order(a, b) == 0
-    if ta is tb and (ta is str or ta is int or ta is bool or ta is float):
+    if ta is tb and ta in _PLAIN:
         return a == b  # the common case first
     if ta in LIST_TYPES and tb in LIST_TYPES:
-        if ta is SetList:
-            return _set_list_equals(a, b)
-        if ta is MapList:
-            return _map_list_equals(a, b)
+        special = _SPECIAL_LIST_EQUALS.get(ta)
+        if special is not None:
+            return special(a, b)
         return len(a) == len(b) and all(equals(x, y) for x, y in zip(a, b))
     if ta is tb:
-        if ta is dict or ta is MixedKeyMap:
-            return _map_equals(a, b)
-        return a == b
+        return _map_equals(a, b) if ta in _MAP_TYPES else a == b
     if isinstance(a, Mapping) and isinstance(b, Mapping):
         return _map_equals(a, b)
     if hasattr(ta, "cel_type_name") or hasattr(tb, "cel_type_name"):
@@ -105,6 +104,10 @@ def _map_list_equals(a: MapList, b: Any) -> bool:
     return True
 
 
+# The list kinds whose equality Kubernetes defines by its own rules (x-kubernetes-list-type set and map).
+_SPECIAL_LIST_EQUALS = {SetList: _set_list_equals, MapList: _map_list_equals}
+
+
 def _map_equals(a: Mapping, b: Mapping) -> bool:
     if len(a) != len(b):
         return False
@@ -118,35 +121,33 @@ def _map_equals(a: Mapping, b: Mapping) -> bool:
 def map_lookup(m: Mapping, key: Any) -> tuple[bool, Any]:
     """Find `key` in a CEL map, with numeric keys matching across int, uint and double."""
     tk = type(key)
+    if tk is str or tk is bytes or key is None:
+        try:
+            return True, m[key]
+        except (KeyError, TypeError):
+            return False, None
+    if tk is int or tk is UInt:
+        return _number_lookup(m, key, tk)
+    if tk is float:
+        return _number_lookup(m, int(key), int) if key.is_integer() else (False, None)
     if tk is bool:
         for k, v in m.items():
             if type(k) is bool and k == key:
                 return True, v
-        return False, None
-    if tk is float:
-        if not key.is_integer():
-            return False, None
-        key = int(key)
-        tk = int
-    if tk is int or tk is UInt:  # the key's own type first, then the other (cel-go's refValMap Find)
-        other = None
-        for k, v in m.items():
-            tkk = type(k)
-            if (tkk is int or tkk is UInt) and k == key:
-                if tkk is tk:
-                    return True, v
-                if other is None:
-                    other = (v,)
-        return (True, other[0]) if other is not None else (False, None)
-    if tk is str or tk is bytes or key is None:
-        try:
-            v = m[key]
-        except KeyError:
-            return False, None
-        except TypeError:
-            return False, None
-        return True, v
     return False, None
+
+
+def _number_lookup(m: Mapping, key: int, tk: type) -> tuple[bool, Any]:
+    """The key's own type first, then the other of int and uint (cel-go's refValMap Find)."""
+    other = None
+    for k, v in m.items():
+        tkk = type(k)
+        if (tkk is int or tkk is UInt) and k == key:
+            if tkk is tk:
+                return True, v
+            if other is None:
+                other = (v,)
+    return (True, other[0]) if other is not None else (False, None)
 
 
 def check_map_key(key: Any) -> None:

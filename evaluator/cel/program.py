@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -21,6 +19,7 @@ from evaluator.cel.errors import (
     format_issue,
 )
 from evaluator.cel.grammar import parser
+from evaluator.cel.memo import RecentMemo
 from evaluator.cel.runtime import Ctx
 from evaluator.cel.types import Type
 
@@ -45,11 +44,6 @@ class CostBudget:
     def __init__(self, limit: int):
         self.limit = limit
         self.remaining = limit
-
-    def charge(self, cost: int) -> None:
-        self.remaining -= cost
-        if self.remaining < 0:
-            raise CostLimitError("operation cancelled: actual cost limit exceeded", cost=cost)
 
 
 class Program:
@@ -102,9 +96,7 @@ class Program:
         return value, ctx.cost
 
 
-_CACHE: "OrderedDict[tuple, Program]" = OrderedDict()
-_CACHE_SIZE = 4096
-_cache_lock = threading.Lock()
+_PROGRAMS: RecentMemo[Program] = RecentMemo(4096)
 
 
 def compile_program(expression: str, declared: frozenset[str] | tuple | None = None, env: Env | None = None) -> Program:
@@ -114,16 +106,9 @@ def compile_program(expression: str, declared: frozenset[str] | tuple | None = N
     if declared:
         env = _with_variables(env, tuple(declared))
     key = (expression, env.key())
-    with _cache_lock:
-        program = _CACHE.get(key)
-        if program is not None:
-            _CACHE.move_to_end(key)
-            return program
-    program = _compile(expression, env)
-    with _cache_lock:
-        _CACHE[key] = program
-        if len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
+    program = _PROGRAMS.find(key)
+    if program is None:
+        program = _PROGRAMS.keep(key, _compile(expression, env))
     return program
 
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from evaluator.cel.escaping import RESERVED, escape
+from evaluator.k8s.schemas import ref_name
 from evaluator.cel.types import (
     BOOL,
     BYTES,
@@ -87,7 +88,7 @@ class SchemaContext:
         self, schema: Mapping[str, Any], visiting: frozenset[str]
     ) -> tuple[Mapping[str, Any] | None, frozenset[str]]:
         """The schema a `$ref` points to (as the resolver's PopulateRefs inlines it); a cycle is `{type: object}`."""
-        name = _ref_name(schema)
+        name = ref_name(schema)
         if name is None:
             return schema, visiting
         if name in visiting:
@@ -96,18 +97,6 @@ class SchemaContext:
         if not isinstance(target, Mapping):
             return None, visiting
         return self.normalize(name, target), visiting | {name}
-
-
-def _ref_name(schema: Mapping[str, Any]) -> str | None:
-    ref = schema.get("$ref")
-    if isinstance(ref, str):
-        return ref.rsplit("/", 1)[-1]
-    for part in schema.get("allOf") or ():
-        if isinstance(part, Mapping):
-            name = _ref_name(part)
-            if name is not None:
-                return name
-    return None
 
 
 def _type_of(schema: Mapping[str, Any]) -> str:

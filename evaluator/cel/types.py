@@ -55,7 +55,6 @@ INT, UINT, DOUBLE, BOOL, STRING, BYTES = (Type(n) for n in ("int", "uint", "doub
 NULL = Type("null_type")
 TIMESTAMP = Type("google.protobuf.Timestamp")
 DURATION = Type("google.protobuf.Duration")
-TYPE = Type("type")
 
 
 def list_of(elem: Type) -> Type:
@@ -105,23 +104,11 @@ def assignable(param: Type, arg: Type, bindings: dict[str, Type]) -> bool:
     if param.name == "dyn" or (arg.name == "dyn" and not param.is_param):
         return True
     if param.is_param:
-        bound = bindings.get(param.name)
-        if bound is None or bound.is_param or type(bound) is FreeType:
-            bindings[param.name] = arg
-            return True
-        if type(arg) is FreeType:
-            return True
-        joined = join(bound, arg)
-        if joined is None:
-            return False
-        bindings[param.name] = joined
-        return True
+        return _bind_param(param.name, arg, bindings)
     if arg.is_param:
         return True
-    if param.name == "null_type" or arg.name == "null_type":
-        other = arg if param.name == "null_type" else param
-        if other.name == "null_type" or legacy_nullable(other):
-            return True
+    if (param.name == "null_type" or arg.name == "null_type") and _null_pair(param, arg):
+        return True
     if param.name == "type" and arg.name == "type":
         return True  # type values compare whatever type they denote
     if param.name != arg.name:
@@ -131,6 +118,26 @@ def assignable(param: Type, arg: Type, bindings: dict[str, Type]) -> bool:
     return len(param.params) == len(arg.params) and all(
         assignable(p, a, bindings) for p, a in zip(param.params, arg.params)
     )
+
+
+def _bind_param(name: str, arg: Type, bindings: dict[str, Type]) -> bool:
+    bound = bindings.get(name)
+    if bound is None or bound.is_param or type(bound) is FreeType:
+        bindings[name] = arg
+        return True
+    if type(arg) is FreeType:
+        return True
+    joined = join(bound, arg)
+    if joined is None:
+        return False
+    bindings[name] = joined
+    return True
+
+
+def _null_pair(a: Type, b: Type) -> bool:
+    """With one of `a` and `b` the null type: whether the other may hold null too."""
+    other = b if a.name == "null_type" else a
+    return other.name == "null_type" or legacy_nullable(other)
 
 
 def legacy_nullable(t: Type) -> bool:
@@ -179,12 +186,15 @@ def _bind(a: Type, b: Type) -> tuple[Type, Type] | None:
     if a.is_dyn or b.is_dyn:
         return a, b
     if a.name == "null_type" or b.name == "null_type":
-        other = b if a.name == "null_type" else a
-        return (a, b) if other.name == "null_type" or legacy_nullable(other) else None
+        return (a, b) if _null_pair(a, b) else None
     if a.name != b.name:
         return None
     if not a.params or not b.params or a.name == "type":  # type values unify whatever type they denote
         return a, b
+    return _bind_params(a, b)
+
+
+def _bind_params(a: Type, b: Type) -> tuple[Type, Type] | None:
     if len(a.params) != len(b.params):
         return None
     pairs = [_bind(x, y) for x, y in zip(a.params, b.params)]

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evaluator.cel.errors import CELEvalError
+from evaluator.k8s.json_kinds import json_kind
 
 
 class UInt(int):
@@ -201,12 +202,30 @@ class CheckedList(list):
 LIST_TYPES = frozenset({list, tuple, SetList, MapList, CheckedList})
 
 
-class Timestamp:
+class _Nanos:
+    """Equality, order and hash of a value that is a count of nanoseconds (timestamps, durations)."""
+
+    __slots__ = ()
+    nanos: int
+    _HASH_TAG: str
+
+    def __eq__(self, other: Any) -> bool:
+        return type(other) is type(self) and other.nanos == self.nanos
+
+    def __lt__(self, other: Any) -> bool:
+        return self.nanos < other.nanos
+
+    def __hash__(self) -> int:
+        return hash((self._HASH_TAG, self.nanos))
+
+
+class Timestamp(_Nanos):
     """An instant with nanosecond precision (google.protobuf.Timestamp). `offset` is the UTC offset (seconds
     east) it was written with: cel-go keeps Go's time.Time location, which string() and the zone-less
     getters use; equality and ordering ignore it."""
 
     __slots__ = ("nanos", "offset")
+    _HASH_TAG = "ts"
 
     def __init__(self, nanos: int, offset: int = 0):
         self.nanos = nanos
@@ -223,35 +242,18 @@ class Timestamp:
         base = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
         return (base + _dt.timedelta(seconds=self.seconds)).astimezone(tz)
 
-    def __eq__(self, other: Any) -> bool:
-        return type(other) is Timestamp and other.nanos == self.nanos
-
-    def __lt__(self, other: "Timestamp") -> bool:
-        return self.nanos < other.nanos
-
-    def __hash__(self) -> int:
-        return hash(("ts", self.nanos))
-
     def __repr__(self) -> str:
         return f"timestamp({format_timestamp(self)!r})"
 
 
-class Duration:
+class Duration(_Nanos):
     """A signed span with nanosecond precision (google.protobuf.Duration)."""
 
     __slots__ = ("nanos",)
+    _HASH_TAG = "dur"
 
     def __init__(self, nanos: int):
         self.nanos = nanos
-
-    def __eq__(self, other: Any) -> bool:
-        return type(other) is Duration and other.nanos == self.nanos
-
-    def __lt__(self, other: "Duration") -> bool:
-        return self.nanos < other.nanos
-
-    def __hash__(self) -> int:
-        return hash(("dur", self.nanos))
 
     def __repr__(self) -> str:
         return f"duration({format_duration(self)!r})"
@@ -261,24 +263,24 @@ def format_timestamp(ts: Timestamp) -> str:
     """RFC 3339 in UTC with 0, 3, 6 or 9 fraction digits, as protobuf's JSON form and cel-go's string()."""
     secs, frac = divmod(ts.nanos, _NANOS)
     base = ts.to_datetime().strftime("%Y-%m-%dT%H:%M:%S") if ts.in_range() else str(secs)
-    if frac == 0:
-        return base + "Z"
-    digits = f"{frac:09d}"
-    while digits.endswith("000"):
-        digits = digits[:-3]
-    return f"{base}.{digits}Z"
+    return f"{base}{_fraction(frac)}Z"
 
 
 def format_duration(d: Duration) -> str:
     """Protobuf JSON form: seconds with 0, 3, 6 or 9 fraction digits and an 's' suffix."""
     sign = "-" if d.nanos < 0 else ""
     secs, frac = divmod(abs(d.nanos), _NANOS)
-    if frac == 0:
-        return f"{sign}{secs}s"
-    digits = f"{frac:09d}"
+    return f"{sign}{secs}{_fraction(frac)}s"
+
+
+def _fraction(nanos: int) -> str:
+    """Protobuf JSON's fraction of a second: none, or a dot and 3, 6 or 9 digits."""
+    if nanos == 0:
+        return ""
+    digits = f"{nanos:09d}"
     while digits.endswith("000"):
         digits = digits[:-3]
-    return f"{sign}{secs}.{digits}s"
+    return "." + digits
 
 
 class CelType:
@@ -347,6 +349,18 @@ _TYPE_NAMES: dict[type, str] = {
 }
 
 
+# CEL's words for the JSON kinds (evaluator.k8s.json_kinds) of values no exact type above names.
+_KIND_NAMES = {
+    "null": "null_type",
+    "bool": "bool",
+    "int": "int",
+    "float": "double",
+    "string": "string",
+    "map": "map",
+    "list": "list",
+}
+
+
 def type_name(value: Any) -> str:
     """The CEL type name of a runtime value."""
     name = _TYPE_NAMES.get(type(value))
@@ -355,19 +369,7 @@ def type_name(value: Any) -> str:
     cel_name = getattr(type(value), "cel_type_name", None)
     if cel_name is not None:
         return cel_name
-    if isinstance(value, Mapping):
-        return "map"
-    if isinstance(value, (list, tuple)):
-        return "list"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "double"
-    if isinstance(value, str):
-        return "string"
-    return type(value).__name__
+    return _KIND_NAMES.get(json_kind(value)) or type(value).__name__
 
 
 def type_of(value: Any) -> CelType:

@@ -45,16 +45,9 @@ _NAME_GATES = {
 MACRO_GATES = {
     ("optMap", 2): 28,
     ("optFlatMap", 2): 28,
-    ("all", 3): 32,
-    ("exists", 3): 32,
-    ("existsOne", 3): 32,
-    ("exists_one", 3): 32,
-    ("transformList", 3): 32,
-    ("transformList", 4): 32,
-    ("transformMap", 3): 32,
-    ("transformMap", 4): 32,
-    ("transformMapEntry", 3): 32,
-    ("transformMapEntry", 4): 32,
+    # Two-variable comprehensions (cel-go's ext.TwoVarComprehensions) came with Kubernetes 1.32.
+    **{(name, 3): 32 for name in ("all", "exists", "existsOne", "exists_one")},
+    **{(name, n): 32 for name in ("transformList", "transformMap", "transformMapEntry") for n in (3, 4)},
     ("sortBy", 2): 34,
 }
 OPTIONAL_SYNTAX_MINOR = 28

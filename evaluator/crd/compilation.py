@@ -18,6 +18,7 @@ from lark import Token, Tree
 from evaluator.cel.env import Env
 from evaluator.cel.errors import CompileError
 from evaluator.cel.grammar import parser
+from evaluator.cel.macros import MEMBER_MACROS
 from evaluator.cel.program import Program, compile_program
 from evaluator.cel.types import BOOL, STRING, Type, optional_of
 from evaluator.crd.fieldpath import valid_field_path
@@ -111,20 +112,7 @@ def references(expression: str, name: str) -> bool:
     return _refers(tree, name, frozenset())
 
 
-_MACROS_WITH_VARS = {
-    "all",
-    "exists",
-    "exists_one",
-    "existsOne",
-    "map",
-    "filter",
-    "transformList",
-    "transformMap",
-    "transformMapEntry",
-    "sortBy",
-    "optMap",
-    "optFlatMap",
-}
+_MACROS_WITH_VARS = MEMBER_MACROS  # every member macro binds at least one variable
 
 
 def _refers(t: Any, name: str, bound: frozenset[str]) -> bool:

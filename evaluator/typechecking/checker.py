@@ -9,16 +9,17 @@ are still checked. Results are cached per (expression, environment key).
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
 from lark import Tree
 
 from evaluator.cel.compiler import CompileIssue, Compiler, Node
+from evaluator.cel import macros
 from evaluator.cel.env import Env
 from evaluator.cel.errors import CELEvalError, CompileError, format_issue
+from evaluator.cel.grammar import parser, unwrap
+from evaluator.cel.memo import RecentMemo
 from evaluator.cel.types import DYN, Type
 
 MAX_REPORTED = 100  # cel-go's maxErrorsToReport
@@ -69,23 +70,6 @@ def checker_text(message: str) -> str:
     return _CEL_GO_NAMES.sub(lambda m: _SHORT[m.group(0)], message)
 
 
-# Macros that expand to a comprehension over their target (cel-go checks the range's type).
-_RANGE_MACROS = frozenset(
-    {
-        "all",
-        "exists",
-        "exists_one",
-        "existsOne",
-        "map",
-        "filter",
-        "transformList",
-        "transformMap",
-        "transformMapEntry",
-        "sortBy",
-    }
-)
-
-
 class CollectingCompiler(Compiler):
     """The engine's compiler, recording issues instead of stopping at the first."""
 
@@ -111,11 +95,9 @@ class CollectingCompiler(Compiler):
 
         The target is compiled here once and handed to the macro, so its issues are not reported twice.
         """
-        from evaluator.cel import macros
-
         target_tree, name = t.children[0], str(t.children[2])
         nargs = len(self.args(t.children[4] if len(t.children) > 4 else None))
-        if name in _RANGE_MACROS and self.env.check and macros.member_macro(name, nargs) is not None:
+        if name in macros.RANGE_MACROS and self.env.check and macros.member_macro(name, nargs) is not None:
             target = self.compile(target_tree)
             range_type = target.type
             if not (range_type.is_dyn or range_type.name in ("list", "map")):
@@ -140,23 +122,7 @@ class CollectingCompiler(Compiler):
 
 def _position(tree: Tree) -> tuple[int, int]:
     """Where cel-go locates an expression: a selection at its `.`, a call at `(`, an index at `[`."""
-    while (
-        tree.data
-        in (
-            "expr",
-            "conditionalor",
-            "conditionaland",
-            "relation",
-            "addition",
-            "multiplication",
-            "unary",
-            "member",
-            "primary",
-        )
-        and len(tree.children) == 1
-        and isinstance(tree.children[0], Tree)
-    ):
-        tree = tree.children[0]
+    tree = unwrap(tree)
     anchor = None
     if tree.data in ("member_dot", "member_dot_opt", "member_index", "member_index_opt"):
         anchor = tree.children[1]
@@ -174,7 +140,6 @@ def _parse(expression: str) -> tuple[Tree | None, Issue | None]:
     import lark
 
     from evaluator.cel import program as _program
-    from evaluator.cel.grammar import parser
 
     try:
         _program.check_nesting(expression)
@@ -216,27 +181,15 @@ def check(expression: str, env: Env) -> CheckResult:
     return CheckResult(expression, tuple(issues), node.type)
 
 
-_CACHE: "OrderedDict[tuple, CheckResult]" = OrderedDict()
-_CACHE_SIZE = 8192
-_lock = threading.Lock()
+_CHECKED: RecentMemo[CheckResult] = RecentMemo(8192)
 
 
 def check_cached(expression: str, env: Env, env_key: tuple) -> CheckResult:
     """`check`, memoised per (expression, env_key); env_key must identify every declared type."""
     key = (expression, env_key)
-    with _lock:
-        hit = _CACHE.get(key)
-        if hit is not None:
-            _CACHE.move_to_end(key)
-            return hit
-    result = check(expression, env)
-    with _lock:
-        _CACHE[key] = result
-        if len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
-    return result
+    hit = _CHECKED.find(key)
+    return hit if hit is not None else _CHECKED.keep(key, check(expression, env))
 
 
 def clear_cache() -> None:
-    with _lock:
-        _CACHE.clear()
+    _CHECKED.clear()

@@ -76,9 +76,8 @@ def typecheck(
             return typecheck(policy, documents, schemas_by_kind=schemas_by_kind, mapper=mapper)
     policy = policy if isinstance(policy, Mapping) else {}
     spec = policy.get("spec") if isinstance(policy.get("spec"), Mapping) else {}
-    documents = [d for d in (documents or ()) if isinstance(d, Mapping)]
-    crds = tuple(d for d in documents if schemas.is_crd(d))
-    overrides = {_parse_gvk(k): v for k, v in (schemas_by_kind or {}).items() if _parse_gvk(k) is not None}
+    crds = tuple(d for d in (documents or ()) if isinstance(d, Mapping) and schemas.is_crd(d))
+    overrides = _schema_overrides(schemas_by_kind)
     matched = types_to_check(policy, mapper or mapper_for(crds))
     kinds = [k for k in (kind_type(g, crds, overrides) for g in matched) if k is not None]
     param_gvk = params_gvk(policy)
@@ -91,16 +90,17 @@ def typecheck(
     diagnostics = _notes(policy, matched, kinds, param_gvk, param_type)
     diagnostics += _diagnostics(spec, kinds, has_params, param_type, variables, server_issues)
     diagnostics = _preserved_fields_note(diagnostics, param_gvk, param_type, crds) + diagnostics
-    status: dict = {"typeChecking": {}}
-    if warnings:
-        status["typeChecking"]["expressionWarnings"] = warnings
     return {
-        "status": status,
+        "status": {"typeChecking": {"expressionWarnings": warnings} if warnings else {}},
         "typesChecked": [k.gvk.to_dict() for k in kinds],
         "typesMatched": [g.to_dict() for g in matched],
         "diagnostics": diagnostics,
         "schemaSource": schemas.builtin_source(),
     }
+
+
+def _schema_overrides(schemas_by_kind: Mapping[str, Any] | None) -> dict[GVK, Any]:
+    return {_parse_gvk(k): v for k, v in (schemas_by_kind or {}).items() if _parse_gvk(k) is not None}
 
 
 def _parse_gvk(text: Any) -> GVK | None:
@@ -176,52 +176,48 @@ def _diagnostics(spec, kinds, has_params, param_type, variables, server_issues) 
     merged: dict[tuple, dict] = {}
     result_problems = _result_type_problems(spec, has_params, variables)
     for kind in kinds or [None]:
-        runtime = compile_variables(Declarations(kind, has_params, param_type, RUNTIME), variables)
-        message_env = TypedEnvironment(Declarations(kind, has_params, param_type, MESSAGE), runtime.variable_types, [])
-        variable_results = iter(runtime.variable_results)
-        for field_ref, role, expression in _expressions(spec):
-            if role == "variable":
-                result = next(variable_results, None) or runtime.check(expression)
-            else:
-                result = (message_env if role == "messageExpression" else runtime).check(expression)
-            found = [(_issue_entry(field_ref, x), x) for x in result.issues]
-            problem = result_problems.get(field_ref)
-            if problem:
-                found.append(
-                    (
-                        {
-                            "fieldRef": field_ref,
-                            "severity": "warning",
-                            "code": "result-type",
-                            "message": problem,
-                            "line": 1,
-                            "column": 1,
-                        },
-                        None,
-                    )
-                )
-            for entry, issue in found:
-                gvk = kind.gvk if kind else None
-                entry["origin"] = SERVER_ORIGIN if (field_ref, gvk, issue) in server_issues else PLAYGROUND
-                key = (field_ref, entry["message"], entry["line"], entry["column"])
-                target = merged.setdefault(key, {**entry, "types": []})
-                if gvk is not None:
-                    target["types"].append(gvk_text(gvk))
-    # Server issues that the runtime environment does not have (e.g. `authorizer.requestResource`).
+        gvk = kind.gvk if kind else None
+        for field_ref, entry, issue in _kind_findings(spec, kind, has_params, param_type, variables, result_problems):
+            entry["origin"] = SERVER_ORIGIN if (field_ref, gvk, issue) in server_issues else PLAYGROUND
+            key = (field_ref, entry["message"], entry["line"], entry["column"])
+            target = merged.setdefault(key, {**entry, "types": []})
+            if gvk is not None:
+                target["types"].append(gvk_text(gvk))
+    _merge_server_issues(merged, server_issues)
+    order = {ref: n for n, (ref, _, _) in enumerate(_expressions(spec))}
+    return sorted(merged.values(), key=lambda d: (order.get(d["fieldRef"], 1 << 30), d["line"] or 0, d["column"] or 0))
+
+
+def _kind_findings(spec, kind, has_params, param_type, variables, result_problems) -> list[tuple[str, dict, Any]]:
+    """(fieldRef, entry, issue) for every issue of the policy's expressions checked against one kind (or
+    none), with the plugin's result-type problems (issue None)."""
+    runtime = compile_variables(Declarations(kind, has_params, param_type, RUNTIME), variables)
+    message_env = TypedEnvironment(Declarations(kind, has_params, param_type, MESSAGE), runtime.variable_types, [])
+    variable_results = iter(runtime.variable_results)
+    found: list[tuple[str, dict, Any]] = []
+    for field_ref, role, expression in _expressions(spec):
+        if role == "variable":
+            result = next(variable_results, None) or runtime.check(expression)
+        else:
+            result = (message_env if role == "messageExpression" else runtime).check(expression)
+        found += [(field_ref, _issue_entry(field_ref, x), x) for x in result.issues]
+        problem = result_problems.get(field_ref)
+        if problem:
+            entry = {"fieldRef": field_ref, "severity": "warning", "code": "result-type", "message": problem}
+            found.append((field_ref, {**entry, "line": 1, "column": 1}, None))
+    return found
+
+
+def _merge_server_issues(merged: dict[tuple, dict], server_issues: set[tuple]) -> None:
+    """Server issues that the runtime environment does not have (e.g. `authorizer.requestResource`)."""
     for field_ref, gvk, issue in sorted(server_issues, key=lambda t: (t[0], t[1], t[2].line, t[2].column)):
-        key = (
-            field_ref,
-            issue.message,
-            issue.line if issue.line > 0 else None,
-            issue.column if issue.line > 0 else None,
-        )
+        located = issue.line > 0
+        key = (field_ref, issue.message, issue.line if located else None, issue.column if located else None)
         if key not in merged:
             merged[key] = {**_issue_entry(field_ref, issue), "origin": SERVER_ORIGIN, "types": []}
         if gvk_text(gvk) not in merged[key]["types"]:
             merged[key]["types"].append(gvk_text(gvk))
             merged[key]["origin"] = SERVER_ORIGIN
-    order = {ref: n for n, (ref, _, _) in enumerate(_expressions(spec))}
-    return sorted(merged.values(), key=lambda d: (order.get(d["fieldRef"], 1 << 30), d["line"] or 0, d["column"] or 0))
 
 
 def _issue_entry(field_ref: str, issue: Issue) -> dict:

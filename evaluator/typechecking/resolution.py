@@ -8,7 +8,8 @@ everything at the 10th resolved kind. The result is sorted by (group, version, k
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from itertools import product
 from typing import Any
 
 from evaluator.k8s.restmapping import GVK, GVR, RESTMapper, builtin_mapper
@@ -44,37 +45,48 @@ def kinds_for(mapper: RESTMapper, gvr: GVR) -> list[GVK]:
 
 
 def types_to_check(policy: Mapping[str, Any], mapper: RESTMapper | None = None) -> list[GVK]:
-    spec = policy.get("spec") if isinstance(policy, Mapping) else None
-    constraints = spec.get("matchConstraints") if isinstance(spec, Mapping) else None
-    rules = constraints.get("resourceRules") if isinstance(constraints, Mapping) else None
-    if not isinstance(rules, list) or not rules:
+    rules = _resource_rules(policy)
+    if not rules:
         return []
     mapper = mapper or builtin_mapper()
     found: set[GVK] = set()
     for rule in rules:
-        if not isinstance(rule, Mapping):
+        names = _exact_names(rule)
+        if names is None:
             continue
-        groups = _strings(rule.get("apiGroups"))
-        if not groups or any("*" in g for g in groups):
-            continue
-        versions = _strings(rule.get("apiVersions"))
-        if not versions or any("*" in v for v in versions):
-            continue
-        resources = [r for r in _strings(rule.get("resources")) if "*" not in r and "/" not in r]
-        if not resources:
-            continue
-        count = 0
-        for group in _bytewise(groups):
-            for version in _bytewise(versions):
-                for resource in _bytewise(resources):
-                    for kind in kinds_for(mapper, GVR(group, version, resource)):
-                        if kind.empty:
-                            continue
-                        found.add(kind)
-                        count += 1
-                        if count == MAX_TYPES_TO_CHECK:
-                            return sort_gvks(found)
+        for count, kind in enumerate(_rule_kinds(mapper, *names), 1):
+            found.add(kind)
+            if count == MAX_TYPES_TO_CHECK:
+                return sort_gvks(found)
     return sort_gvks(found)
+
+
+def _resource_rules(policy: Mapping[str, Any]) -> list:
+    spec = policy.get("spec") if isinstance(policy, Mapping) else None
+    constraints = spec.get("matchConstraints") if isinstance(spec, Mapping) else None
+    rules = constraints.get("resourceRules") if isinstance(constraints, Mapping) else None
+    return rules if isinstance(rules, list) else []
+
+
+def _exact_names(rule: Any) -> tuple[list[str], list[str], list[str]] | None:
+    """A rule's groups, versions and (top-level, named) resources; None when it has a wildcard group or
+    version, or nothing left to resolve."""
+    if not isinstance(rule, Mapping):
+        return None
+    groups = _strings(rule.get("apiGroups"))
+    versions = _strings(rule.get("apiVersions"))
+    if not groups or not versions or any("*" in name for name in groups + versions):
+        return None
+    resources = [r for r in _strings(rule.get("resources")) if "*" not in r and "/" not in r]
+    return (groups, versions, resources) if resources else None
+
+
+def _rule_kinds(mapper: RESTMapper, groups: list[str], versions: list[str], resources: list[str]) -> Iterator[GVK]:
+    """The non-empty kinds of every combination, in bytewise order of group, version and resource."""
+    for group, version, resource in product(_bytewise(groups), _bytewise(versions), _bytewise(resources)):
+        for kind in kinds_for(mapper, GVR(group, version, resource)):
+            if not kind.empty:
+                yield kind
 
 
 def sort_gvks(gvks: set[GVK] | list[GVK]) -> list[GVK]:

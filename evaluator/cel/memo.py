@@ -1,0 +1,42 @@
+"""A bounded, thread-safe memo of the most recently used results (compiled programs, type-check results)."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Hashable
+from typing import Generic, TypeVar
+
+V = TypeVar("V")
+
+
+class RecentMemo(Generic[V]):
+    """Keeps the `size` most recently used values: `find`, and on a miss make the value and `keep` it (two
+    threads may then make the same value: the later one is kept)."""
+
+    def __init__(self, size: int):
+        self._items: OrderedDict[Hashable, V] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def find(self, key: Hashable) -> V | None:
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None:
+                self._items.move_to_end(key)
+            return hit
+
+    def keep(self, key: Hashable, value: V) -> V:
+        """Remember `value` (made outside the lock, so a slow compile holds up no other thread)."""
+        with self._lock:
+            self._items[key] = value
+            if len(self._items) > self._size:
+                self._items.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def __len__(self) -> int:
+        return len(self._items)
