@@ -120,72 +120,87 @@ def _parse_ipv4_fields(text: str, start: int, end: int) -> list[int]:
     return fields
 
 
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
 def _parse_ipv6(text: str) -> IP:
-    s, zone = text, ""
-    if "%" in s:
-        s, zone = s.split("%", 1)
-        if zone == "":
-            raise AddrParseError(text, "zone must be a non-empty string")
+    """netip's parseIPv6, field by field; every error quotes the rest of the text where it stopped."""
+    s, sep, zone = text.partition("%")
+    if sep and not zone:
+        raise AddrParseError(text, "zone must be a non-empty string")
     ip = [0] * 16
     ellipsis = -1
-    if len(s) >= 2 and s[0] == ":" and s[1] == ":":
-        ellipsis = 0
-        s = s[2:]
+    if s[:2] == "::":
+        ellipsis, s = 0, s[2:]
         if not s:
             return IP(0, 128, zone)
     i = 0
     while i < 16:
-        off, acc = 0, 0
-        while off < len(s):
-            c = s[off]
-            if "0" <= c <= "9" or "a" <= c <= "f" or "A" <= c <= "F":
-                acc = (acc << 4) + int(c, 16)
-            else:
-                break
-            if off > 3:
-                raise AddrParseError(text, "each group must have 4 or less digits", s)
-            if acc > 0xFFFF:
-                raise AddrParseError(text, "IPv6 field has value >=2^16", s)
-            off += 1
-        if off == 0:
-            raise AddrParseError(text, "each colon-separated field must have at least one digit", s)
+        acc, off = _hex_field(text, s)
         if off < len(s) and s[off] == ".":
-            if ellipsis < 0 and i != 12:
-                raise AddrParseError(text, "embedded IPv4 address must replace the final 2 fields of the address", s)
-            if i + 4 > 16:
-                raise AddrParseError(text, "too many hex fields to fit an embedded IPv4 at the end of the address", s)
+            _check_embedded_ipv4(text, s, i, ellipsis)
             end = len(text) - (len(zone) + 1 if zone else 0)
             ip[i : i + 4] = _parse_ipv4_fields(text, end - len(s), end)
-            s = ""
-            i += 4
+            s, i = "", i + 4
             break
         ip[i], ip[i + 1] = acc >> 8, acc & 0xFF
         i += 2
         s = s[off:]
         if not s:
             break
-        if s[0] != ":":
-            raise AddrParseError(text, "unexpected character, want colon", s)
-        if len(s) == 1:
-            raise AddrParseError(text, "colon must be followed by more characters", s)
-        s = s[1:]
-        if s[0] == ":":
-            if ellipsis >= 0:
-                raise AddrParseError(text, "multiple :: in address", s)
-            ellipsis = i
-            s = s[1:]
-            if not s:
-                break
+        s, ellipsis = _after_field(text, s, i, ellipsis)
+        if not s:  # the address ends in "::"
+            break
     if s:
         raise AddrParseError(text, "trailing garbage after address", s)
+    return IP(int.from_bytes(bytes(_expand_ellipsis(text, ip, i, ellipsis)), "big"), 128, zone)
+
+
+def _hex_field(text: str, s: str) -> tuple[int, int]:
+    """The value of the hex field that starts `s`, and its length."""
+    off = acc = 0
+    while off < len(s) and s[off] in _HEX_DIGITS:
+        acc = (acc << 4) + int(s[off], 16)
+        if off > 3:
+            raise AddrParseError(text, "each group must have 4 or less digits", s)
+        if acc > 0xFFFF:
+            raise AddrParseError(text, "IPv6 field has value >=2^16", s)
+        off += 1
+    if off == 0:
+        raise AddrParseError(text, "each colon-separated field must have at least one digit", s)
+    return acc, off
+
+
+def _check_embedded_ipv4(text: str, s: str, i: int, ellipsis: int) -> None:
+    if ellipsis < 0 and i != 12:
+        raise AddrParseError(text, "embedded IPv4 address must replace the final 2 fields of the address", s)
+    if i + 4 > 16:
+        raise AddrParseError(text, "too many hex fields to fit an embedded IPv4 at the end of the address", s)
+
+
+def _after_field(text: str, s: str, i: int, ellipsis: int) -> tuple[str, int]:
+    """Past the colon after a field: the rest, and where the `::` stands (i when this colon begins it)."""
+    if s[0] != ":":
+        raise AddrParseError(text, "unexpected character, want colon", s)
+    if len(s) == 1:
+        raise AddrParseError(text, "colon must be followed by more characters", s)
+    s = s[1:]
+    if s[0] != ":":
+        return s, ellipsis
+    if ellipsis >= 0:
+        raise AddrParseError(text, "multiple :: in address", s)
+    return s[1:], i
+
+
+def _expand_ellipsis(text: str, ip: list[int], i: int, ellipsis: int) -> list[int]:
+    """The 16 bytes with the `::` filled with zeros; `i` bytes were read."""
     if i < 16:
         if ellipsis < 0:
             raise AddrParseError(text, "address string too short")
-        n = 16 - i
-        ip = ip[:ellipsis] + [0] * n + ip[ellipsis:i]
-    elif ellipsis >= 0:
+        return ip[:ellipsis] + [0] * (16 - i) + ip[ellipsis:i]
+    if ellipsis >= 0:
         raise AddrParseError(text, "the :: must expand to at least one field of zeros")
-    return IP(int.from_bytes(bytes(ip), "big"), 128, zone)
+    return ip
 
 
 def parse_addr(text: str) -> IP:

@@ -181,45 +181,40 @@ def _go_pow10(n: int) -> float:
 
 def _split(text: str) -> tuple[bool, str, str, str, str]:
     """apimachinery's `parseQuantityString`: (positive, value, num, denom, suffix)."""
-    positive, pos, end = True, 0, len(text)
-    if text[:1] == "-":
-        positive, pos = False, 1
-    elif text[:1] == "+":
-        pos = 1
+    positive, pos, end = text[:1] != "-", 1 if text[:1] in ("-", "+") else 0, len(text)
     while pos < end and text[pos] == "0":
         pos += 1
     if pos >= end:
         return positive, "0", "0", "", ""
-    i = pos
-    while i < end and "0" <= text[i] <= "9":
-        i += 1
+    i = _digits_end(text, pos)
     if i >= end:
         return positive, text, text[pos:], "", ""
     num, pos = text[pos:i] or "0", i
     denom = ""
     if text[pos] == ".":
         pos += 1
-        i = pos
-        while i < end and "0" <= text[i] <= "9":
-            i += 1
+        i = _digits_end(text, pos)
         if i >= end:
             return positive, text, num, text[pos:], ""
         denom, pos = text[pos:i], i
-    value = text[:pos]
-    suffix_start = pos
-    i = pos
-    while i < end and text[i] in "eEinumkKMGTP":
-        i += 1
-    if i >= end:
-        return positive, value, num, denom, text[suffix_start:]
-    pos = i
-    if text[pos] in "+-":
+    if not _suffix_to_end(text, pos):
+        raise QuantityError(ERR_FORMAT)
+    return positive, text[:pos], num, denom, text[pos:]
+
+
+def _digits_end(text: str, pos: int) -> int:
+    while pos < len(text) and "0" <= text[pos] <= "9":
         pos += 1
-    while pos < end and "0" <= text[pos] <= "9":
+    return pos
+
+
+def _suffix_to_end(text: str, pos: int) -> bool:
+    """Whether the text from `pos` has the suffix's shape, [eEinumkKMGTP]*[-+]?[0-9]*, and nothing after."""
+    while pos < len(text) and text[pos] in "eEinumkKMGTP":
         pos += 1
-    if pos >= end:
-        return positive, value, num, denom, text[suffix_start:]
-    raise QuantityError(ERR_FORMAT)
+    if pos < len(text) and text[pos] in "+-":
+        pos += 1
+    return _digits_end(text, pos) >= len(text)
 
 
 def _interpret(suffix: str) -> tuple[int, int, str]:
