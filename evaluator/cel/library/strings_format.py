@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 from evaluator.cel.errors import CELEvalError
 from evaluator.cel.library.stdlib import to_string
+from evaluator.cel.library.support import GO_ESCAPES
 from evaluator.cel.library.timeconv import timestamp_to_string
 from evaluator.cel.values import LIST_TYPES, CelType, Duration, Timestamp, UInt, type_name
 
@@ -70,12 +71,10 @@ def go_quote(s: str) -> str:
     """Go's strconv.Quote (`%q`): escapes, `\\xNN` for C0 controls, `\\uNNNN` for other unprintables."""
     out = ['"']
     for ch in s:
-        if ch == '"' or ch == "\\":
-            out.append("\\" + ch)
+        if ch in GO_ESCAPES:
+            out.append(GO_ESCAPES[ch])
         elif ch.isprintable():
             out.append(ch)
-        elif ch in _GO_ESCAPES:
-            out.append(_GO_ESCAPES[ch])
         else:
             cp = ord(ch)
             if 0xD800 <= cp <= 0xDFFF:
@@ -88,9 +87,6 @@ def go_quote(s: str) -> str:
                 out.append(f"\\U{cp:08x}")
     out.append('"')
     return "".join(out)
-
-
-_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
 
 
 def _shortest_fixed(x: float) -> str:
