@@ -11,7 +11,7 @@ import math
 
 from evaluator.cel.errors import CELEvalError, no_such_overload
 from evaluator.cel.library.ip import IP, AddrParseError, parse_addr, parse_ip
-from evaluator.cel.library.support import actual_size, go_quote, string_cost
+from evaluator.cel.library.support import actual_size, go_quote, parses, string_cost
 from evaluator.cel.registry import function
 
 __all__ = ["CIDR", "parse_cidr"]
@@ -136,11 +136,7 @@ def string_to_cidr(s: str) -> CIDR:
 
 @function("isCIDR(string) -> bool", cost=string_cost)
 def is_cidr(s: str) -> bool:
-    try:
-        parse_cidr(s)
-    except CELEvalError:
-        return False
-    return True
+    return parses(parse_cidr, CELEvalError, s)
 
 
 @function("string(net.CIDR) -> string")

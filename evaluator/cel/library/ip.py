@@ -9,9 +9,10 @@ Kubernetes then rejects zones and IPv4-mapped IPv6 addresses on top of netip.
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 from evaluator.cel.errors import CELEvalError
-from evaluator.cel.library.support import actual_size, go_quote, string_cost
+from evaluator.cel.library.support import actual_size, go_quote, parses, string_cost
 from evaluator.cel.registry import function
 
 __all__ = ["IP", "parse_addr", "parse_ip", "AddrParseError"]
@@ -239,11 +240,7 @@ def string_to_ip(s: str) -> IP:
 
 @function("isIP(string) -> bool", cost=string_cost)
 def is_ip(s: str) -> bool:
-    try:
-        parse_ip(s)
-    except CELEvalError:
-        return False
-    return True
+    return parses(parse_ip, CELEvalError, s)
 
 
 @function("ip.isCanonical(string) -> bool", cost=lambda args, _r: math.ceil(actual_size(args[0]) * 2 * 0.1))
@@ -266,30 +263,28 @@ def is_unspecified(ip: IP) -> bool:
     return ip.value == 0 and not ip.zone
 
 
-@function("net.IP.isLoopback() -> bool", cost=1)
-def is_loopback(ip: IP) -> bool:
-    ip = ip.unmap()
-    return (ip.value >> 24) == 127 if ip.is4 else ip.value == 1
+def _in_range(v4: tuple[int, int, int], v6: tuple[int, int, int]) -> Callable[[IP], bool]:
+    """netip's range tests, each (shift, mask, bits) that the address's high bits must show in its family;
+    an IPv4-mapped IPv6 address answers as its IPv4 address."""
+
+    def test(ip: IP) -> bool:
+        ip = ip.unmap()
+        shift, mask, bits = v4 if ip.is4 else v6
+        return (ip.value >> shift) & mask == bits
+
+    return test
 
 
-def _is_multicast(ip: IP) -> bool:
-    return (ip.value >> 28) == 0xE if ip.is4 else (ip.value >> 120) == 0xFF
-
-
-@function("net.IP.isLinkLocalMulticast() -> bool", cost=1)
-def is_link_local_multicast(ip: IP) -> bool:
-    ip = ip.unmap()
-    if ip.is4:
-        return (ip.value >> 8) == 0xE00000
-    return (ip.value >> 112) & 0xFF0F == 0xFF02
-
-
-@function("net.IP.isLinkLocalUnicast() -> bool", cost=1)
-def is_link_local_unicast(ip: IP) -> bool:
-    ip = ip.unmap()
-    if ip.is4:
-        return (ip.value >> 16) == 0xA9FE
-    return (ip.value >> 112) & 0xFFC0 == 0xFE80
+_ALL_128 = (1 << 128) - 1
+# 127.0.0.0/8 and ::1; 224.0.0.0/4 and ff00::/8; 224.0.0.0/24 and ff02::/16 (any flags); 169.254.0.0/16 and fe80::/10
+is_loopback = function("net.IP.isLoopback() -> bool", cost=1)(_in_range((24, 0xFF, 127), (0, _ALL_128, 1)))
+_is_multicast = _in_range((28, 0xF, 0xE), (120, 0xFF, 0xFF))
+is_link_local_multicast = function("net.IP.isLinkLocalMulticast() -> bool", cost=1)(
+    _in_range((8, 0xFFFFFF, 0xE00000), (112, 0xFF0F, 0xFF02))
+)
+is_link_local_unicast = function("net.IP.isLinkLocalUnicast() -> bool", cost=1)(
+    _in_range((16, 0xFFFF, 0xA9FE), (112, 0xFFC0, 0xFE80))
+)
 
 
 @function("net.IP.isGlobalUnicast() -> bool", cost=1)

@@ -12,7 +12,7 @@ import math
 from fractions import Fraction
 
 from evaluator.cel.errors import CELEvalError
-from evaluator.cel.library.support import string_cost
+from evaluator.cel.library.support import declare_ordering, parses, string_cost
 from evaluator.cel.registry import function
 
 __all__ = ["Quantity", "parse_quantity", "QuantityError"]
@@ -375,6 +375,11 @@ def _quantity_or_error(s: str) -> Quantity:
         raise CELEvalError(str(err)) from None
 
 
+def _operand(other: Quantity | int) -> Quantity:
+    """The other side of add/sub: an int is taken as Kubernetes does, `*resource.NewQuantity(n, DecimalExponent)`."""
+    return other if type(other) is Quantity else Quantity(other, 0, False, DECIMAL_EXPONENT)
+
+
 def _checked(op, other: Quantity) -> Quantity:
     try:
         return op(other)
@@ -392,11 +397,7 @@ def string_to_quantity(s: str) -> Quantity:
 
 @function("isQuantity(string) -> bool", cost=string_cost)
 def is_quantity(s: str) -> bool:
-    try:
-        parse_quantity(s)
-    except QuantityError:
-        return False
-    return True
+    return parses(parse_quantity, QuantityError, s)
 
 
 @function("sign(kubernetes.Quantity) -> int", cost=1)
@@ -404,19 +405,7 @@ def quantity_sign(q: Quantity) -> int:
     return q.sign()
 
 
-@function("kubernetes.Quantity.isGreaterThan(kubernetes.Quantity) -> bool", cost=1)
-def quantity_is_greater_than(q: Quantity, other: Quantity) -> bool:
-    return q.cmp(other) == 1
-
-
-@function("kubernetes.Quantity.isLessThan(kubernetes.Quantity) -> bool", cost=1)
-def quantity_is_less_than(q: Quantity, other: Quantity) -> bool:
-    return q.cmp(other) == -1
-
-
-@function("kubernetes.Quantity.compareTo(kubernetes.Quantity) -> int", cost=1)
-def quantity_compare_to(q: Quantity, other: Quantity) -> int:
-    return q.cmp(other)
+declare_ordering("kubernetes.Quantity", Quantity.cmp)
 
 
 @function("kubernetes.Quantity.asApproximateFloat() -> double", cost=1)
@@ -437,21 +426,19 @@ def quantity_is_integer(q: Quantity) -> bool:
     return q.as_int64() is not None
 
 
-@function("kubernetes.Quantity.add(kubernetes.Quantity) -> kubernetes.Quantity", cost=1)
-def quantity_add(q: Quantity, other: Quantity) -> Quantity:
-    return _checked(q.add, other)
+@function(
+    "kubernetes.Quantity.add(kubernetes.Quantity) -> kubernetes.Quantity",
+    "kubernetes.Quantity.add(int) -> kubernetes.Quantity",
+    cost=1,
+)
+def quantity_add(q: Quantity, other: Quantity | int) -> Quantity:
+    return _checked(q.add, _operand(other))
 
 
-@function("kubernetes.Quantity.add(int) -> kubernetes.Quantity", cost=1)
-def quantity_add_int(q: Quantity, n: int) -> Quantity:
-    return _checked(q.add, Quantity(n, 0, False, DECIMAL_EXPONENT))
-
-
-@function("kubernetes.Quantity.sub(kubernetes.Quantity) -> kubernetes.Quantity", cost=1)
-def quantity_sub(q: Quantity, other: Quantity) -> Quantity:
-    return _checked(q.sub, other)
-
-
-@function("kubernetes.Quantity.sub(int) -> kubernetes.Quantity", cost=1)
-def quantity_sub_int(q: Quantity, n: int) -> Quantity:
-    return _checked(q.sub, Quantity(n, 0, False, DECIMAL_EXPONENT))
+@function(
+    "kubernetes.Quantity.sub(kubernetes.Quantity) -> kubernetes.Quantity",
+    "kubernetes.Quantity.sub(int) -> kubernetes.Quantity",
+    cost=1,
+)
+def quantity_sub(q: Quantity, other: Quantity | int) -> Quantity:
+    return _checked(q.sub, _operand(other))

@@ -1,16 +1,20 @@
-"""Small helpers the library modules share: Go's string quoting and the traversal cost."""
+"""Small helpers the library modules share: Go's string quoting, the traversal cost, and the declarations
+every library type repeats (`isX(string)`, and `isGreaterThan`/`isLessThan`/`compareTo`)."""
 
 from __future__ import annotations
 
 import math
 import unicodedata
+from typing import Any, Callable
 
+from evaluator.cel.registry import function
 from evaluator.cel.runtime import actual_size
 
-__all__ = ["go_quote", "string_cost", "actual_size"]
+__all__ = ["go_quote", "string_cost", "actual_size", "GO_ESCAPES", "parses", "declare_ordering"]
 
 
-_GO_ESCAPES = {
+# The escapes Go's strconv.Quote writes (and CEL's strings.quote, which prints the same ones).
+GO_ESCAPES = {
     '"': '\\"',
     "\\": "\\\\",
     "\a": "\\a",
@@ -28,8 +32,8 @@ def go_quote(s: str) -> str:
     out = ['"']
     for ch in s:
         code = ord(ch)
-        if ch in _GO_ESCAPES:
-            out.append(_GO_ESCAPES[ch])
+        if ch in GO_ESCAPES:
+            out.append(GO_ESCAPES[ch])
         elif 0xDC80 <= code <= 0xDCFF:  # a byte that was not valid UTF-8 (surrogateescape)
             out.append(f"\\x{code - 0xDC00:02x}")
         elif ch == " " or (ch.isprintable() and unicodedata.category(ch) != "Zs"):
@@ -47,3 +51,32 @@ def go_quote(s: str) -> str:
 def string_cost(args: tuple, _result=None) -> int:
     """Kubernetes' cost of parsing the first argument: ceil(size * StringTraversalCostFactor)."""
     return math.ceil(actual_size(args[0]) * 0.1)
+
+
+def parses(parse: Callable[[str], object], error: type[Exception], text: str) -> bool:
+    """The `isX(string)` predicates: whether `parse` accepts `text`, its `error` meaning no."""
+    try:
+        parse(text)
+    except error:
+        return False
+    return True
+
+
+def declare_ordering(receiver: str, compare: Callable[[Any, Any], int]) -> None:
+    """Declare `compareTo`, `isGreaterThan` and `isLessThan` of a library type, all read from its one
+    comparison (-1, 0 or 1), each costing 1 as Kubernetes charges them."""
+
+    def is_greater_than(a: Any, b: Any) -> bool:
+        return compare(a, b) == 1
+
+    def is_less_than(a: Any, b: Any) -> bool:
+        return compare(a, b) == -1
+
+    for name, result, impl in (
+        ("compareTo", "int", compare),
+        ("isGreaterThan", "bool", is_greater_than),
+        ("isLessThan", "bool", is_less_than),
+    ):
+        # versions.py gates an overload by the library module of its implementation: the comparison's.
+        impl.__module__ = compare.__module__
+        function(f"{receiver}.{name}({receiver}) -> {result}", cost=1)(impl)

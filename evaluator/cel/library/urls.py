@@ -11,10 +11,11 @@ may not contain a second colon (go.dev/issue/75223, 78077).
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 from evaluator.cel.errors import CELEvalError
 from evaluator.cel.library.ip import AddrParseError, parse_addr
-from evaluator.cel.library.support import go_quote
+from evaluator.cel.library.support import go_quote, parses
 from evaluator.cel.registry import function
 
 __all__ = ["URL", "parse_request_uri", "parse_url", "URLError"]
@@ -135,6 +136,17 @@ def _valid_userinfo(s: bytes) -> bool:
     return all(c in _ALNUM or c in b"-._:~!$&'()*+,;=%@" for c in s)
 
 
+def _encodes(raw: bytes, decoded: bytes, mode: int) -> bool:
+    """Whether the raw form kept at parsing is still a valid encoding of the (decoded) value, so that Go's
+    EscapedPath / EscapedFragment give it back as it was written."""
+    if not raw or not _valid_encoded(raw, mode):
+        return False
+    try:
+        return _unescape(raw, mode) == decoded
+    except URLError:
+        return False
+
+
 class URL:
     """Go's `url.URL` (the fields Kubernetes reads), stored as bytes like Go strings."""
 
@@ -168,23 +180,15 @@ class URL:
         self.raw_fragment = b"" if _escape(self.fragment, _ENCODE_FRAGMENT) == f else f
 
     def escaped_path(self) -> bytes:
-        if self.raw_path and _valid_encoded(self.raw_path, _ENCODE_PATH):
-            try:
-                if _unescape(self.raw_path, _ENCODE_PATH) == self.path:
-                    return self.raw_path
-            except URLError:
-                pass
+        if _encodes(self.raw_path, self.path, _ENCODE_PATH):
+            return self.raw_path
         if self.path == b"*":
             return b"*"
         return _escape(self.path, _ENCODE_PATH)
 
     def escaped_fragment(self) -> bytes:
-        if self.raw_fragment and _valid_encoded(self.raw_fragment, _ENCODE_FRAGMENT):
-            try:
-                if _unescape(self.raw_fragment, _ENCODE_FRAGMENT) == self.fragment:
-                    return self.raw_fragment
-            except URLError:
-                pass
+        if _encodes(self.raw_fragment, self.fragment, _ENCODE_FRAGMENT):
+            return self.raw_fragment
         return _escape(self.fragment, _ENCODE_FRAGMENT)
 
     def split_host_port(self) -> tuple[bytes, bytes]:
@@ -431,36 +435,21 @@ def string_to_url(s: str) -> URL:
 
 @function("isURL(string) -> bool")
 def is_url(s: str) -> bool:
-    try:
-        parse_request_uri(s)
-    except URLError:
-        return False
-    return True
+    return parses(parse_request_uri, URLError, s)
 
 
-@function("kubernetes.URL.getScheme() -> string", cost=1)
-def get_scheme(u: URL) -> str:
-    return _cel_text(u.scheme)
+def _text_getter(part: Callable[[URL], bytes]) -> Callable[[URL], str]:
+    return lambda u: _cel_text(part(u))
 
 
-@function("kubernetes.URL.getHost() -> string", cost=1)
-def get_host(u: URL) -> str:
-    return _cel_text(u.host)
-
-
-@function("kubernetes.URL.getHostname() -> string", cost=1)
-def get_hostname(u: URL) -> str:
-    return _cel_text(u.split_host_port()[0])
-
-
-@function("kubernetes.URL.getPort() -> string", cost=1)
-def get_port(u: URL) -> str:
-    return _cel_text(u.split_host_port()[1])
-
-
-@function("kubernetes.URL.getEscapedPath() -> string", cost=1)
-def get_escaped_path(u: URL) -> str:
-    return _cel_text(u.escaped_path())
+for _name, _part in {
+    "getScheme": lambda u: u.scheme,
+    "getHost": lambda u: u.host,
+    "getHostname": lambda u: u.split_host_port()[0],
+    "getPort": lambda u: u.split_host_port()[1],
+    "getEscapedPath": URL.escaped_path,
+}.items():
+    function(f"kubernetes.URL.{_name}() -> string", cost=1)(_text_getter(_part))
 
 
 @function("kubernetes.URL.getQuery() -> map(string, list(string))", cost=1)
