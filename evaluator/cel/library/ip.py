@@ -12,7 +12,7 @@ import math
 from typing import Callable
 
 from evaluator.cel.errors import CELEvalError
-from evaluator.cel.library.support import actual_size, go_quote, parses, string_cost
+from evaluator.cel.library.support import actual_size, declare_parser, go_quote
 from evaluator.cel.registry import function
 
 __all__ = ["IP", "parse_addr", "parse_ip", "AddrParseError"]
@@ -233,14 +233,7 @@ def parse_ip(raw: str) -> IP:
 # --- CEL functions -------------------------------------------------------------------------------
 
 
-@function("ip(string) -> net.IP", cost=string_cost)
-def string_to_ip(s: str) -> IP:
-    return parse_ip(s)
-
-
-@function("isIP(string) -> bool", cost=string_cost)
-def is_ip(s: str) -> bool:
-    return parses(parse_ip, CELEvalError, s)
+declare_parser("ip", "isIP", "net.IP", parse_ip)
 
 
 @function("ip.isCanonical(string) -> bool", cost=lambda args, _r: math.ceil(actual_size(args[0]) * 2 * 0.1))

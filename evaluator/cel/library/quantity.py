@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Callable
 
 from evaluator.cel.errors import CELEvalError
-from evaluator.cel.library.support import declare_ordering, parses, string_cost
+from evaluator.cel.library.support import declare_ordering, declare_parser
 from evaluator.cel.registry import function
 
 __all__ = ["Quantity", "parse_quantity", "QuantityError"]
@@ -375,29 +376,10 @@ def _quantity_or_error(s: str) -> Quantity:
         raise CELEvalError(str(err)) from None
 
 
-def _operand(other: Quantity | int) -> Quantity:
-    """The other side of add/sub: an int is taken as Kubernetes does, `*resource.NewQuantity(n, DecimalExponent)`."""
-    return other if type(other) is Quantity else Quantity(other, 0, False, DECIMAL_EXPONENT)
-
-
-def _checked(op, other: Quantity) -> Quantity:
-    try:
-        return op(other)
-    except QuantityError as err:
-        raise CELEvalError(str(err)) from None
-
-
 # --- CEL functions -------------------------------------------------------------------------------
 
 
-@function("quantity(string) -> kubernetes.Quantity", cost=string_cost)
-def string_to_quantity(s: str) -> Quantity:
-    return _quantity_or_error(s)
-
-
-@function("isQuantity(string) -> bool", cost=string_cost)
-def is_quantity(s: str) -> bool:
-    return parses(parse_quantity, QuantityError, s)
+declare_parser("quantity", "isQuantity", "kubernetes.Quantity", _quantity_or_error)
 
 
 @function("sign(kubernetes.Quantity) -> int", cost=1)
@@ -426,19 +408,20 @@ def quantity_is_integer(q: Quantity) -> bool:
     return q.as_int64() is not None
 
 
-@function(
-    "kubernetes.Quantity.add(kubernetes.Quantity) -> kubernetes.Quantity",
-    "kubernetes.Quantity.add(int) -> kubernetes.Quantity",
-    cost=1,
-)
-def quantity_add(q: Quantity, other: Quantity | int) -> Quantity:
-    return _checked(q.add, _operand(other))
+def _declare_arithmetic(name: str, op: Callable[[Quantity, Quantity], Quantity]) -> None:
+    """`add` and `sub` take a Quantity or an int, which Kubernetes reads as `resource.NewQuantity(n, DecimalExponent)`."""
+
+    def impl(q: Quantity, other: Quantity | int) -> Quantity:
+        if type(other) is not Quantity:
+            other = Quantity(other, 0, False, DECIMAL_EXPONENT)
+        try:
+            return op(q, other)
+        except QuantityError as err:
+            raise CELEvalError(str(err)) from None
+
+    for operand in ("kubernetes.Quantity", "int"):
+        function(f"kubernetes.Quantity.{name}({operand}) -> kubernetes.Quantity", cost=1)(impl)
 
 
-@function(
-    "kubernetes.Quantity.sub(kubernetes.Quantity) -> kubernetes.Quantity",
-    "kubernetes.Quantity.sub(int) -> kubernetes.Quantity",
-    cost=1,
-)
-def quantity_sub(q: Quantity, other: Quantity | int) -> Quantity:
-    return _checked(q.sub, _operand(other))
+_declare_arithmetic("add", Quantity.add)
+_declare_arithmetic("sub", Quantity.sub)

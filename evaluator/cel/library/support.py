@@ -1,5 +1,5 @@
 """Small helpers the library modules share: Go's string quoting, the traversal cost, and the declarations
-every library type repeats (`isX(string)`, and `isGreaterThan`/`isLessThan`/`compareTo`)."""
+every library type repeats (`x(string)` with `isX(string)`, and `isGreaterThan`/`isLessThan`/`compareTo`)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ import math
 import unicodedata
 from typing import Any, Callable
 
+from evaluator.cel.errors import CELEvalError
 from evaluator.cel.registry import function
 from evaluator.cel.runtime import actual_size
 
-__all__ = ["go_quote", "string_cost", "actual_size", "GO_ESCAPES", "parses", "declare_ordering"]
+__all__ = ["go_quote", "string_cost", "actual_size", "GO_ESCAPES", "parses", "declare_parser", "declare_ordering"]
 
 
 # The escapes Go's strconv.Quote writes (and CEL's strings.quote, which prints the same ones).
@@ -62,6 +63,17 @@ def parses(parse: Callable[[str], object], error: type[Exception], text: str) ->
     return True
 
 
+def declare_parser(name: str, predicate: str, type_name: str, parse: Callable[[str], Any]) -> None:
+    """Declare a library type's conversion `name(string) -> type_name` and its test `predicate(string) -> bool`
+    (whether the conversion succeeds), both costing the string's traversal; `parse` raises CELEvalError."""
+
+    def is_valid(text: str) -> bool:
+        return parses(parse, CELEvalError, text)
+
+    function(f"{name}(string) -> {type_name}", cost=string_cost)(parse)
+    function(f"{predicate}(string) -> bool", cost=string_cost)(_of_module(parse, is_valid))
+
+
 def declare_ordering(receiver: str, compare: Callable[[Any, Any], int]) -> None:
     """Declare `compareTo`, `isGreaterThan` and `isLessThan` of a library type, all read from its one
     comparison (-1, 0 or 1), each costing 1 as Kubernetes charges them."""
@@ -74,9 +86,14 @@ def declare_ordering(receiver: str, compare: Callable[[Any, Any], int]) -> None:
 
     for name, result, impl in (
         ("compareTo", "int", compare),
-        ("isGreaterThan", "bool", is_greater_than),
-        ("isLessThan", "bool", is_less_than),
+        ("isGreaterThan", "bool", _of_module(compare, is_greater_than)),
+        ("isLessThan", "bool", _of_module(compare, is_less_than)),
     ):
-        # versions.py gates an overload by the library module of its implementation: the comparison's.
-        impl.__module__ = compare.__module__
         function(f"{receiver}.{name}({receiver}) -> {result}", cost=1)(impl)
+
+
+def _of_module(model: Callable, impl: Callable) -> Callable:
+    """`impl` marked as written in `model`'s library module: versions.py gates an overload by the module of its
+    implementation (IP from 1.30, semver from 1.33, ...), and the generated ones belong to their type's."""
+    impl.__module__ = model.__module__
+    return impl
