@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 from evaluator.cel import operators as ops
 from evaluator.cel.errors import CELEvalError
+from evaluator.cel.library.support import nonfinite
 from evaluator.cel.library.timeconv import (
     duration_to_string,
     local_datetime,
@@ -198,10 +199,9 @@ to_double = _conversion("double", {"int": float, "uint": float, "double": _same,
 
 def format_double(d: float) -> str:
     """Go's %g with the shortest representation (what cel-go's string(double) prints)."""
-    if math.isnan(d):
-        return "NaN"
-    if math.isinf(d):
-        return "+Inf" if d > 0 else "-Inf"
+    special = nonfinite(d)
+    if special is not None:
+        return special
     if d == 0:
         return "-0" if math.copysign(1.0, d) < 0 else "0"
     digits, exp = _shortest_digits(abs(d))

@@ -11,7 +11,16 @@ from evaluator.cel.errors import CELEvalError
 from evaluator.cel.registry import function
 from evaluator.cel.runtime import actual_size
 
-__all__ = ["go_quote", "string_cost", "actual_size", "GO_ESCAPES", "parses", "declare_parser", "declare_ordering"]
+__all__ = [
+    "go_quote",
+    "string_cost",
+    "actual_size",
+    "GO_ESCAPES",
+    "parses",
+    "declare_parser",
+    "declare_ordering",
+    "nonfinite",
+]
 
 
 # The escapes Go's strconv.Quote writes (and CEL's strings.quote, which prints the same ones).
@@ -47,6 +56,15 @@ def go_quote(s: str) -> str:
             out.append(f"\\U{code:08x}")
     out.append('"')
     return "".join(out)
+
+
+def nonfinite(x: float, infinity: str = "+Inf", minus_infinity: str = "-Inf") -> str | None:
+    """How a printer spells NaN and the infinities (Go's strconv: NaN, +Inf, -Inf), or None for a finite `x`."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return infinity if x > 0 else minus_infinity
+    return None
 
 
 def string_cost(args: tuple, _result=None) -> int:
