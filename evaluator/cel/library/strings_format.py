@@ -17,7 +17,8 @@ from typing import Any, Callable
 
 from evaluator.cel.errors import CELEvalError
 from evaluator.cel.library.stdlib import to_string
-from evaluator.cel.library.support import GO_ESCAPES, nonfinite
+from evaluator.cel.library import support
+from evaluator.cel.library.support import nonfinite
 from evaluator.cel.library.timeconv import timestamp_to_string
 from evaluator.cel.values import LIST_TYPES, CelType, Duration, Timestamp, UInt, type_name
 
@@ -68,25 +69,8 @@ def _is_int(v: Any) -> bool:
 
 
 def go_quote(s: str) -> str:
-    """Go's strconv.Quote (`%q`): escapes, `\\xNN` for C0 controls, `\\uNNNN` for other unprintables."""
-    out = ['"']
-    for ch in s:
-        if ch in GO_ESCAPES:
-            out.append(GO_ESCAPES[ch])
-        elif ch.isprintable():
-            out.append(ch)
-        else:
-            cp = ord(ch)
-            if 0xD800 <= cp <= 0xDFFF:
-                out.append("\\ufffd")
-            elif cp < 0x20 or cp == 0x7F:
-                out.append(f"\\x{cp:02x}")
-            elif cp < 0x10000:
-                out.append(f"\\u{cp:04x}")
-            else:
-                out.append(f"\\U{cp:08x}")
-    out.append('"')
-    return "".join(out)
+    """Go's strconv.Quote (`%q`) of a CEL string, where a lone surrogate prints as `\\ufffd`."""
+    return support.go_quote(s, lone_surrogate="\\ufffd")
 
 
 def _shortest_fixed(x: float) -> str:

@@ -37,13 +37,16 @@ GO_ESCAPES = {
 }
 
 
-def go_quote(s: str) -> str:
-    """Go's `strconv.Quote` (also used by the other library modules for Go's `%q`)."""
+def go_quote(s: str, lone_surrogate: str | None = None) -> str:
+    """Go's `strconv.Quote` (also Go's `%q`). By default a surrogate-escaped byte (text decoded from Go's bytes)
+    prints as Go prints an invalid byte, `\\xNN`; a CEL string passes `lone_surrogate`, what Go holds instead."""
     out = ['"']
     for ch in s:
         code = ord(ch)
         if ch in GO_ESCAPES:
             out.append(GO_ESCAPES[ch])
+        elif lone_surrogate is not None and 0xD800 <= code <= 0xDFFF:
+            out.append(lone_surrogate)
         elif 0xDC80 <= code <= 0xDCFF:  # a byte that was not valid UTF-8 (surrogateescape)
             out.append(f"\\x{code - 0xDC00:02x}")
         elif ch == " " or (ch.isprintable() and unicodedata.category(ch) != "Zs"):
