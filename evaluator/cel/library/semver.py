@@ -177,7 +177,7 @@ def is_semver(s: str) -> bool:
 
 @function("isSemver(string, bool) -> bool", cost=string_cost)
 def is_semver_normalize(s: str, normalize: bool) -> bool:
-    return parses(normalize_and_parse if normalize else parse_semver, SemverError, s)
+    return parses(lambda text: _parse(text, normalize), CELEvalError, s)
 
 
 @function("kubernetes.Semver.major() -> int", cost=1)
