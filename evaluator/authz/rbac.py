@@ -9,7 +9,7 @@ source in the reason; unresolvable role references only show up in the reason of
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from evaluator.authz.decision import Decision, make_decision
@@ -39,17 +39,12 @@ class Attributes:
     @classmethod
     def from_request(cls, request: Any) -> "Attributes":
         user = _attr(request, "user") or ""
-        return cls(
-            user=user,
-            groups=tuple(effective_groups(user, _attr(request, "groups") or ())),
-            verb=_attr(request, "verb") or "",
-            group=_attr(request, "group") or "",
-            resource=_attr(request, "resource") or "",
-            subresource=_attr(request, "subresource") or "",
-            namespace=_attr(request, "namespace") or "",
-            name=_attr(request, "name") or "",
-            path=_attr(request, "path") or "",
-        )
+        groups = tuple(effective_groups(user, _attr(request, "groups") or ()))
+        return cls(user, groups, **{name: _attr(request, name) or "" for name in _TEXT_ATTRIBUTES})
+
+
+# Every attribute after the user and the groups is text, read from the request (AuthzRequest or a dict) by name.
+_TEXT_ATTRIBUTES = tuple(f.name for f in fields(Attributes))[2:]
 
 
 def _attr(request: Any, name: str) -> Any:
@@ -136,10 +131,6 @@ class RBACAuthorizer:
             ]
         elif kind == "ClusterRoleBinding":
             self.cluster_role_bindings = [b for b in self.cluster_role_bindings if _name(b) != name] + [doc]
-
-    @property
-    def empty(self) -> bool:
-        return not (self.roles or self.cluster_roles or self.role_bindings or self.cluster_role_bindings)
 
     # -- the `check` callable ------------------------------------------------------------------
     def __call__(self, request: Any) -> Any:

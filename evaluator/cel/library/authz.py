@@ -236,6 +236,10 @@ def resource_label_selector(check: ResourceCheck, selector: str) -> ResourceChec
 
 
 # --- checks ---
+# A selector set on the check reaches the authorizer parsed (its requirements, or its error) next to its text.
+_SELECTORS = (("field_selector", parse_field_selector), ("label_selector", parse_label_selector))
+
+
 @function(f"{_PATH_CHECK}.check(string) -> {_DECISION}", cost=CHECK_COST)
 def path_check(check: PathCheck, verb: str) -> Decision:
     authz = check.authorizer
@@ -245,20 +249,13 @@ def path_check(check: PathCheck, verb: str) -> Decision:
 @function(f"{_RESOURCE_CHECK}.check(string) -> {_DECISION}", cost=CHECK_COST)
 def resource_check(check: ResourceCheck, verb: str) -> Decision:
     attrs: dict[str, Any] = {}
-    if check.field_selector:
-        reqs, error = parse_field_selector(check.field_selector)
-        attrs.update(
-            field_selector=check.field_selector,
-            field_selector_error=error,
-            field_selector_requirements=tuple(reqs) if reqs is not None else None,
-        )
-    if check.label_selector:
-        reqs, error = parse_label_selector(check.label_selector)
-        attrs.update(
-            label_selector=check.label_selector,
-            label_selector_error=error,
-            label_selector_requirements=tuple(reqs) if reqs is not None else None,
-        )
+    for name, parse in _SELECTORS:
+        selector = getattr(check, name)
+        if selector:
+            reqs, error = parse(selector)
+            attrs[name] = selector
+            attrs[f"{name}_error"] = error
+            attrs[f"{name}_requirements"] = tuple(reqs) if reqs is not None else None
     authz = check.authorizer
     return authz.ask(
         authz.request(

@@ -270,24 +270,7 @@ def _new_requirement(key: str, op: str, values: list[str]) -> Requirement:
     key_error = _key_error(key, "key")
     if key_error is not None:
         errors.append(key_error)
-    if op in ("in", "notin") and not values:
-        errors.append(invalid("values", values, "for 'in', 'notin' operators, values set can't be empty"))
-    elif op in ("=", "==", "!=") and len(values) != 1:
-        errors.append(invalid("values", values, "exact-match compatibility requires one single value"))
-    elif op in ("exists", "!") and values:
-        errors.append(invalid("values", values, "values set must be empty for exists and does not exist"))
-    elif op in ("gt", "lt"):
-        if len(values) != 1:
-            errors.append(invalid("values", values, "for 'Gt', 'Lt' operators, exactly one value is required"))
-        for i, v in enumerate(values):
-            try:
-                int(v, 10)
-                if not -(2**63) <= int(v, 10) < 2**63 or v.strip() != v or "_" in v:
-                    raise ValueError
-            except ValueError:
-                errors.append(invalid(f"values[{i}]", v, "for 'Gt', 'Lt' operators, the value must be an integer"))
-    elif op not in ("in", "notin", "=", "==", "!=", "exists", "!"):
-        errors.append(not_supported("operator", op, []))
+    errors += _operator_errors(op, values)
     for i, v in enumerate(values):
         errs = is_valid_label_value(v)
         if errs:
@@ -296,6 +279,36 @@ def _new_requirement(key: str, op: str, values: list[str]) -> Requirement:
         texts = [_go_error_text(e) for e in errors]
         raise SelectorError(texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]")
     return Requirement(key, op, tuple(values))
+
+
+def _operator_errors(op: str, values: list[str]) -> list[FieldError]:
+    """What NewRequirement says of the operator and the number of values."""
+    if op in ("in", "notin") and not values:
+        return [invalid("values", values, "for 'in', 'notin' operators, values set can't be empty")]
+    if op in ("=", "==", "!=") and len(values) != 1:
+        return [invalid("values", values, "exact-match compatibility requires one single value")]
+    if op in ("exists", "!") and values:
+        return [invalid("values", values, "values set must be empty for exists and does not exist")]
+    if op in ("gt", "lt"):
+        return _integer_value_errors(values)
+    if op not in ("in", "notin", "=", "==", "!=", "exists", "!"):
+        return [not_supported("operator", op, [])]
+    return []
+
+
+def _integer_value_errors(values: list[str]) -> list[FieldError]:
+    """`gt` and `lt` take exactly one value, an int64 as strconv.ParseInt reads it."""
+    errors = []
+    if len(values) != 1:
+        errors.append(invalid("values", values, "for 'Gt', 'Lt' operators, exactly one value is required"))
+    for i, v in enumerate(values):
+        try:
+            int(v, 10)
+            if not -(2**63) <= int(v, 10) < 2**63 or v.strip() != v or "_" in v:
+                raise ValueError
+        except ValueError:
+            errors.append(invalid(f"values[{i}]", v, "for 'Gt', 'Lt' operators, the value must be an integer"))
+    return errors
 
 
 def parse_label_selector(selector: str) -> tuple[list[Requirement] | None, str | None]:

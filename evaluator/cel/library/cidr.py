@@ -11,7 +11,7 @@ import math
 
 from evaluator.cel.errors import CELEvalError, no_such_overload
 from evaluator.cel.library.ip import IP, AddrParseError, parse_addr, parse_ip
-from evaluator.cel.library.support import actual_size, go_quote, string_cost
+from evaluator.cel.library.support import actual_size, declare_parser, go_quote
 from evaluator.cel.registry import function
 
 __all__ = ["CIDR", "parse_cidr"]
@@ -129,18 +129,7 @@ def _contains_cidr_cost(args: tuple, _result) -> int:
     return cost
 
 
-@function("cidr(string) -> net.CIDR", cost=string_cost)
-def string_to_cidr(s: str) -> CIDR:
-    return parse_cidr(s)
-
-
-@function("isCIDR(string) -> bool", cost=string_cost)
-def is_cidr(s: str) -> bool:
-    try:
-        parse_cidr(s)
-    except CELEvalError:
-        return False
-    return True
+declare_parser("cidr", "isCIDR", "net.CIDR", parse_cidr)
 
 
 @function("string(net.CIDR) -> string")

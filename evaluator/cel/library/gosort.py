@@ -99,45 +99,32 @@ class _Sorter:
                 b = mid
 
     def partition(self, a: int, b: int, pivot: int) -> tuple[int, bool]:
+        """Go's partition; also says whether the range was already partitioned (no swap was needed)."""
         self.swap(a, pivot)
-        i, j = a + 1, b - 1
-        while i <= j and self.less(i, a):
-            i += 1
-        while i <= j and not self.less(j, a):
-            j -= 1
-        if i > j:
-            self.swap(j, a)
-            return j, True
-        self.swap(i, j)
-        i += 1
-        j -= 1
-        while True:
-            while i <= j and self.less(i, a):
-                i += 1
-            while i <= j and not self.less(j, a):
-                j -= 1
-            if i > j:
-                break
-            self.swap(i, j)
-            i += 1
-            j -= 1
+        _, j, swapped = self.sweep(a + 1, b - 1, lambda k: self.less(k, a))
         self.swap(j, a)
-        return j, False
+        return j, not swapped
 
     def partition_equal(self, a: int, b: int, pivot: int) -> int:
         self.swap(a, pivot)
-        i, j = a + 1, b - 1
+        i, _, _ = self.sweep(a + 1, b - 1, lambda k: not self.less(a, k))
+        return i
+
+    def sweep(self, i: int, j: int, goes_left: Callable[[int], bool]) -> tuple[int, int, bool]:
+        """The scan both partitions share: i moves up and j down past elements on their side, and each pair
+        found on the wrong sides is swapped, until they cross; also says whether anything was swapped."""
+        swapped = False
         while True:
-            while i <= j and not self.less(a, i):
+            while i <= j and goes_left(i):
                 i += 1
-            while i <= j and self.less(a, j):
+            while i <= j and not goes_left(j):
                 j -= 1
             if i > j:
-                break
+                return i, j, swapped
             self.swap(i, j)
             i += 1
             j -= 1
-        return i
+            swapped = True
 
     def partial_insertion_sort(self, a: int, b: int) -> bool:
         max_steps, shortest_shifting = 5, 50

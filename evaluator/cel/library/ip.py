@@ -9,9 +9,10 @@ Kubernetes then rejects zones and IPv4-mapped IPv6 addresses on top of netip.
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 from evaluator.cel.errors import CELEvalError
-from evaluator.cel.library.support import actual_size, go_quote, string_cost
+from evaluator.cel.library.support import actual_size, declare_parser, go_quote
 from evaluator.cel.registry import function
 
 __all__ = ["IP", "parse_addr", "parse_ip", "AddrParseError"]
@@ -120,72 +121,87 @@ def _parse_ipv4_fields(text: str, start: int, end: int) -> list[int]:
     return fields
 
 
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
 def _parse_ipv6(text: str) -> IP:
-    s, zone = text, ""
-    if "%" in s:
-        s, zone = s.split("%", 1)
-        if zone == "":
-            raise AddrParseError(text, "zone must be a non-empty string")
+    """netip's parseIPv6, field by field; every error quotes the rest of the text where it stopped."""
+    s, sep, zone = text.partition("%")
+    if sep and not zone:
+        raise AddrParseError(text, "zone must be a non-empty string")
     ip = [0] * 16
     ellipsis = -1
-    if len(s) >= 2 and s[0] == ":" and s[1] == ":":
-        ellipsis = 0
-        s = s[2:]
+    if s[:2] == "::":
+        ellipsis, s = 0, s[2:]
         if not s:
             return IP(0, 128, zone)
     i = 0
     while i < 16:
-        off, acc = 0, 0
-        while off < len(s):
-            c = s[off]
-            if "0" <= c <= "9" or "a" <= c <= "f" or "A" <= c <= "F":
-                acc = (acc << 4) + int(c, 16)
-            else:
-                break
-            if off > 3:
-                raise AddrParseError(text, "each group must have 4 or less digits", s)
-            if acc > 0xFFFF:
-                raise AddrParseError(text, "IPv6 field has value >=2^16", s)
-            off += 1
-        if off == 0:
-            raise AddrParseError(text, "each colon-separated field must have at least one digit", s)
+        acc, off = _hex_field(text, s)
         if off < len(s) and s[off] == ".":
-            if ellipsis < 0 and i != 12:
-                raise AddrParseError(text, "embedded IPv4 address must replace the final 2 fields of the address", s)
-            if i + 4 > 16:
-                raise AddrParseError(text, "too many hex fields to fit an embedded IPv4 at the end of the address", s)
+            _check_embedded_ipv4(text, s, i, ellipsis)
             end = len(text) - (len(zone) + 1 if zone else 0)
             ip[i : i + 4] = _parse_ipv4_fields(text, end - len(s), end)
-            s = ""
-            i += 4
+            s, i = "", i + 4
             break
         ip[i], ip[i + 1] = acc >> 8, acc & 0xFF
         i += 2
         s = s[off:]
         if not s:
             break
-        if s[0] != ":":
-            raise AddrParseError(text, "unexpected character, want colon", s)
-        if len(s) == 1:
-            raise AddrParseError(text, "colon must be followed by more characters", s)
-        s = s[1:]
-        if s[0] == ":":
-            if ellipsis >= 0:
-                raise AddrParseError(text, "multiple :: in address", s)
-            ellipsis = i
-            s = s[1:]
-            if not s:
-                break
+        s, ellipsis = _after_field(text, s, i, ellipsis)
+        if not s:  # the address ends in "::"
+            break
     if s:
         raise AddrParseError(text, "trailing garbage after address", s)
+    return IP(int.from_bytes(bytes(_expand_ellipsis(text, ip, i, ellipsis)), "big"), 128, zone)
+
+
+def _hex_field(text: str, s: str) -> tuple[int, int]:
+    """The value of the hex field that starts `s`, and its length."""
+    off = acc = 0
+    while off < len(s) and s[off] in _HEX_DIGITS:
+        acc = (acc << 4) + int(s[off], 16)
+        if off > 3:
+            raise AddrParseError(text, "each group must have 4 or less digits", s)
+        if acc > 0xFFFF:
+            raise AddrParseError(text, "IPv6 field has value >=2^16", s)
+        off += 1
+    if off == 0:
+        raise AddrParseError(text, "each colon-separated field must have at least one digit", s)
+    return acc, off
+
+
+def _check_embedded_ipv4(text: str, s: str, i: int, ellipsis: int) -> None:
+    if ellipsis < 0 and i != 12:
+        raise AddrParseError(text, "embedded IPv4 address must replace the final 2 fields of the address", s)
+    if i + 4 > 16:
+        raise AddrParseError(text, "too many hex fields to fit an embedded IPv4 at the end of the address", s)
+
+
+def _after_field(text: str, s: str, i: int, ellipsis: int) -> tuple[str, int]:
+    """Past the colon after a field: the rest, and where the `::` stands (i when this colon begins it)."""
+    if s[0] != ":":
+        raise AddrParseError(text, "unexpected character, want colon", s)
+    if len(s) == 1:
+        raise AddrParseError(text, "colon must be followed by more characters", s)
+    s = s[1:]
+    if s[0] != ":":
+        return s, ellipsis
+    if ellipsis >= 0:
+        raise AddrParseError(text, "multiple :: in address", s)
+    return s[1:], i
+
+
+def _expand_ellipsis(text: str, ip: list[int], i: int, ellipsis: int) -> list[int]:
+    """The 16 bytes with the `::` filled with zeros; `i` bytes were read."""
     if i < 16:
         if ellipsis < 0:
             raise AddrParseError(text, "address string too short")
-        n = 16 - i
-        ip = ip[:ellipsis] + [0] * n + ip[ellipsis:i]
-    elif ellipsis >= 0:
+        return ip[:ellipsis] + [0] * (16 - i) + ip[ellipsis:i]
+    if ellipsis >= 0:
         raise AddrParseError(text, "the :: must expand to at least one field of zeros")
-    return IP(int.from_bytes(bytes(ip), "big"), 128, zone)
+    return ip
 
 
 def parse_addr(text: str) -> IP:
@@ -217,18 +233,7 @@ def parse_ip(raw: str) -> IP:
 # --- CEL functions -------------------------------------------------------------------------------
 
 
-@function("ip(string) -> net.IP", cost=string_cost)
-def string_to_ip(s: str) -> IP:
-    return parse_ip(s)
-
-
-@function("isIP(string) -> bool", cost=string_cost)
-def is_ip(s: str) -> bool:
-    try:
-        parse_ip(s)
-    except CELEvalError:
-        return False
-    return True
+declare_parser("ip", "isIP", "net.IP", parse_ip)
 
 
 @function("ip.isCanonical(string) -> bool", cost=lambda args, _r: math.ceil(actual_size(args[0]) * 2 * 0.1))
@@ -251,30 +256,28 @@ def is_unspecified(ip: IP) -> bool:
     return ip.value == 0 and not ip.zone
 
 
-@function("net.IP.isLoopback() -> bool", cost=1)
-def is_loopback(ip: IP) -> bool:
-    ip = ip.unmap()
-    return (ip.value >> 24) == 127 if ip.is4 else ip.value == 1
+def _in_range(v4: tuple[int, int, int], v6: tuple[int, int, int]) -> Callable[[IP], bool]:
+    """netip's range tests, each (shift, mask, bits) that the address's high bits must show in its family;
+    an IPv4-mapped IPv6 address answers as its IPv4 address."""
+
+    def test(ip: IP) -> bool:
+        ip = ip.unmap()
+        shift, mask, bits = v4 if ip.is4 else v6
+        return (ip.value >> shift) & mask == bits
+
+    return test
 
 
-def _is_multicast(ip: IP) -> bool:
-    return (ip.value >> 28) == 0xE if ip.is4 else (ip.value >> 120) == 0xFF
-
-
-@function("net.IP.isLinkLocalMulticast() -> bool", cost=1)
-def is_link_local_multicast(ip: IP) -> bool:
-    ip = ip.unmap()
-    if ip.is4:
-        return (ip.value >> 8) == 0xE00000
-    return (ip.value >> 112) & 0xFF0F == 0xFF02
-
-
-@function("net.IP.isLinkLocalUnicast() -> bool", cost=1)
-def is_link_local_unicast(ip: IP) -> bool:
-    ip = ip.unmap()
-    if ip.is4:
-        return (ip.value >> 16) == 0xA9FE
-    return (ip.value >> 112) & 0xFFC0 == 0xFE80
+_ALL_128 = (1 << 128) - 1
+# 127.0.0.0/8 and ::1; 224.0.0.0/4 and ff00::/8; 224.0.0.0/24 and ff02::/16 (any flags); 169.254.0.0/16 and fe80::/10
+is_loopback = function("net.IP.isLoopback() -> bool", cost=1)(_in_range((24, 0xFF, 127), (0, _ALL_128, 1)))
+_is_multicast = _in_range((28, 0xF, 0xE), (120, 0xFF, 0xFF))
+is_link_local_multicast = function("net.IP.isLinkLocalMulticast() -> bool", cost=1)(
+    _in_range((8, 0xFFFFFF, 0xE00000), (112, 0xFF0F, 0xFF02))
+)
+is_link_local_unicast = function("net.IP.isLinkLocalUnicast() -> bool", cost=1)(
+    _in_range((16, 0xFFFF, 0xA9FE), (112, 0xFFC0, 0xFE80))
+)
 
 
 @function("net.IP.isGlobalUnicast() -> bool", cost=1)

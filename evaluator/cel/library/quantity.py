@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Callable
 
 from evaluator.cel.errors import CELEvalError
-from evaluator.cel.library.support import string_cost
+from evaluator.cel.library.support import declare_ordering, declare_parser
 from evaluator.cel.registry import function
 
 __all__ = ["Quantity", "parse_quantity", "QuantityError"]
@@ -181,45 +182,40 @@ def _go_pow10(n: int) -> float:
 
 def _split(text: str) -> tuple[bool, str, str, str, str]:
     """apimachinery's `parseQuantityString`: (positive, value, num, denom, suffix)."""
-    positive, pos, end = True, 0, len(text)
-    if text[:1] == "-":
-        positive, pos = False, 1
-    elif text[:1] == "+":
-        pos = 1
+    positive, pos, end = text[:1] != "-", 1 if text[:1] in ("-", "+") else 0, len(text)
     while pos < end and text[pos] == "0":
         pos += 1
     if pos >= end:
         return positive, "0", "0", "", ""
-    i = pos
-    while i < end and "0" <= text[i] <= "9":
-        i += 1
+    i = _digits_end(text, pos)
     if i >= end:
         return positive, text, text[pos:], "", ""
     num, pos = text[pos:i] or "0", i
     denom = ""
     if text[pos] == ".":
         pos += 1
-        i = pos
-        while i < end and "0" <= text[i] <= "9":
-            i += 1
+        i = _digits_end(text, pos)
         if i >= end:
             return positive, text, num, text[pos:], ""
         denom, pos = text[pos:i], i
-    value = text[:pos]
-    suffix_start = pos
-    i = pos
-    while i < end and text[i] in "eEinumkKMGTP":
-        i += 1
-    if i >= end:
-        return positive, value, num, denom, text[suffix_start:]
-    pos = i
-    if text[pos] in "+-":
+    if not _suffix_to_end(text, pos):
+        raise QuantityError(ERR_FORMAT)
+    return positive, text[:pos], num, denom, text[pos:]
+
+
+def _digits_end(text: str, pos: int) -> int:
+    while pos < len(text) and "0" <= text[pos] <= "9":
         pos += 1
-    while pos < end and "0" <= text[pos] <= "9":
+    return pos
+
+
+def _suffix_to_end(text: str, pos: int) -> bool:
+    """Whether the text from `pos` has the suffix's shape, [eEinumkKMGTP]*[-+]?[0-9]*, and nothing after."""
+    while pos < len(text) and text[pos] in "eEinumkKMGTP":
         pos += 1
-    if pos >= end:
-        return positive, value, num, denom, text[suffix_start:]
-    raise QuantityError(ERR_FORMAT)
+    if pos < len(text) and text[pos] in "+-":
+        pos += 1
+    return _digits_end(text, pos) >= len(text)
 
 
 def _interpret(suffix: str) -> tuple[int, int, str]:
@@ -380,28 +376,10 @@ def _quantity_or_error(s: str) -> Quantity:
         raise CELEvalError(str(err)) from None
 
 
-def _checked(op, other: Quantity) -> Quantity:
-    try:
-        return op(other)
-    except QuantityError as err:
-        raise CELEvalError(str(err)) from None
-
-
 # --- CEL functions -------------------------------------------------------------------------------
 
 
-@function("quantity(string) -> kubernetes.Quantity", cost=string_cost)
-def string_to_quantity(s: str) -> Quantity:
-    return _quantity_or_error(s)
-
-
-@function("isQuantity(string) -> bool", cost=string_cost)
-def is_quantity(s: str) -> bool:
-    try:
-        parse_quantity(s)
-    except QuantityError:
-        return False
-    return True
+declare_parser("quantity", "isQuantity", "kubernetes.Quantity", _quantity_or_error)
 
 
 @function("sign(kubernetes.Quantity) -> int", cost=1)
@@ -409,19 +387,7 @@ def quantity_sign(q: Quantity) -> int:
     return q.sign()
 
 
-@function("kubernetes.Quantity.isGreaterThan(kubernetes.Quantity) -> bool", cost=1)
-def quantity_is_greater_than(q: Quantity, other: Quantity) -> bool:
-    return q.cmp(other) == 1
-
-
-@function("kubernetes.Quantity.isLessThan(kubernetes.Quantity) -> bool", cost=1)
-def quantity_is_less_than(q: Quantity, other: Quantity) -> bool:
-    return q.cmp(other) == -1
-
-
-@function("kubernetes.Quantity.compareTo(kubernetes.Quantity) -> int", cost=1)
-def quantity_compare_to(q: Quantity, other: Quantity) -> int:
-    return q.cmp(other)
+declare_ordering("kubernetes.Quantity", Quantity.cmp)
 
 
 @function("kubernetes.Quantity.asApproximateFloat() -> double", cost=1)
@@ -442,21 +408,20 @@ def quantity_is_integer(q: Quantity) -> bool:
     return q.as_int64() is not None
 
 
-@function("kubernetes.Quantity.add(kubernetes.Quantity) -> kubernetes.Quantity", cost=1)
-def quantity_add(q: Quantity, other: Quantity) -> Quantity:
-    return _checked(q.add, other)
+def _declare_arithmetic(name: str, op: Callable[[Quantity, Quantity], Quantity]) -> None:
+    """`add` and `sub` take a Quantity or an int, which Kubernetes reads as `resource.NewQuantity(n, DecimalExponent)`."""
+
+    def impl(q: Quantity, other: Quantity | int) -> Quantity:
+        if type(other) is not Quantity:
+            other = Quantity(other, 0, False, DECIMAL_EXPONENT)
+        try:
+            return op(q, other)
+        except QuantityError as err:
+            raise CELEvalError(str(err)) from None
+
+    for operand in ("kubernetes.Quantity", "int"):
+        function(f"kubernetes.Quantity.{name}({operand}) -> kubernetes.Quantity", cost=1)(impl)
 
 
-@function("kubernetes.Quantity.add(int) -> kubernetes.Quantity", cost=1)
-def quantity_add_int(q: Quantity, n: int) -> Quantity:
-    return _checked(q.add, Quantity(n, 0, False, DECIMAL_EXPONENT))
-
-
-@function("kubernetes.Quantity.sub(kubernetes.Quantity) -> kubernetes.Quantity", cost=1)
-def quantity_sub(q: Quantity, other: Quantity) -> Quantity:
-    return _checked(q.sub, other)
-
-
-@function("kubernetes.Quantity.sub(int) -> kubernetes.Quantity", cost=1)
-def quantity_sub_int(q: Quantity, n: int) -> Quantity:
-    return _checked(q.sub, Quantity(n, 0, False, DECIMAL_EXPONENT))
+_declare_arithmetic("add", Quantity.add)
+_declare_arithmetic("sub", Quantity.sub)

@@ -6,7 +6,7 @@ Parsing follows blang/semver v4's `Parse` step by step, since Kubernetes surface
 from __future__ import annotations
 
 from evaluator.cel.errors import CELEvalError
-from evaluator.cel.library.support import go_quote, string_cost
+from evaluator.cel.library.support import declare_ordering, go_quote, parses, string_cost
 from evaluator.cel.registry import function
 
 __all__ = ["Semver", "parse_semver", "normalize_and_parse", "SemverError"]
@@ -177,11 +177,7 @@ def is_semver(s: str) -> bool:
 
 @function("isSemver(string, bool) -> bool", cost=string_cost)
 def is_semver_normalize(s: str, normalize: bool) -> bool:
-    try:
-        _parse(s, normalize)
-    except CELEvalError:
-        return False
-    return True
+    return parses(lambda text: _parse(text, normalize), CELEvalError, s)
 
 
 @function("kubernetes.Semver.major() -> int", cost=1)
@@ -199,16 +195,4 @@ def semver_patch(v: Semver) -> int:
     return _int64(v.patch)
 
 
-@function("kubernetes.Semver.isGreaterThan(kubernetes.Semver) -> bool", cost=1)
-def semver_is_greater_than(v: Semver, other: Semver) -> bool:
-    return v.compare(other) == 1
-
-
-@function("kubernetes.Semver.isLessThan(kubernetes.Semver) -> bool", cost=1)
-def semver_is_less_than(v: Semver, other: Semver) -> bool:
-    return v.compare(other) == -1
-
-
-@function("kubernetes.Semver.compareTo(kubernetes.Semver) -> int", cost=1)
-def semver_compare_to(v: Semver, other: Semver) -> int:
-    return v.compare(other)
+declare_ordering("kubernetes.Semver", Semver.compare)

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import base64
 import math
-from typing import Any
+from typing import Any, Callable
 
 from evaluator.cel import operators as ops
 from evaluator.cel.errors import CELEvalError
+from evaluator.cel.library.support import nonfinite
 from evaluator.cel.library.timeconv import (
     duration_to_string,
     local_datetime,
@@ -104,74 +105,103 @@ def ends_with(s: str, suffix: str) -> bool:
 
 
 # --- conversions ---
+# A conversion dispatches on the argument's exact CEL type (a bool is no int); each overload's signature and
+# implementation come from one table entry.
+_PY_TYPES = {
+    "int": int,
+    "uint": UInt,
+    "double": float,
+    "string": str,
+    "bytes": bytes,
+    "bool": bool,
+    "timestamp": Timestamp,
+    "duration": Duration,
+}
+
+
+def _no_such_overload(v: Any) -> Any:
+    raise CELEvalError("no such overload")
+
+
+def _same(v: Any) -> Any:
+    return v
+
+
+def _conversion(
+    result: str,
+    by_argument: dict[str, Callable[[Any], Any]],
+    *,
+    cost: Any = None,
+    other: Callable[[Any], Any] = _no_such_overload,
+) -> Callable[[Any], Any]:
+    """Declare `result(argument) -> result` for each entry (in its order) and return the implementation."""
+    table = {_PY_TYPES[argument]: convert for argument, convert in by_argument.items()}
+
+    def conversion(v: Any) -> Any:
+        return table.get(type(v), other)(v)
+
+    conversion.__name__ = f"to_{result}"
+    function(*(f"{result}({argument}) -> {result}" for argument in by_argument), cost=cost)(conversion)
+    return conversion
+
+
 def _double_to_int(d: float) -> int:
     if math.isnan(d) or d <= -9.2233720368547758e18 or d >= 9.2233720368547758e18:
         raise CELEvalError("integer overflow")
     return int(d)
 
 
-@function("int(int) -> int", "int(uint) -> int", "int(double) -> int", "int(string) -> int", "int(timestamp) -> int")
-def to_int(v: Any) -> int:
-    t = type(v)
-    if t is int:
-        return v
-    if t is UInt:
-        return ops.check_int(int(v))
-    if t is float:
-        return _double_to_int(v)
-    if t is str:
-        try:
-            return ops.check_int(int(v, 10))
-        except ValueError:
-            raise CELEvalError(f'strconv.ParseInt: parsing "{v}": invalid syntax') from None
-    if t is Timestamp:
-        return v.seconds
-    raise CELEvalError("no such overload")
+def _string_to_int(s: str) -> int:
+    try:
+        return ops.check_int(int(s, 10))
+    except ValueError:
+        raise CELEvalError(f'strconv.ParseInt: parsing "{s}": invalid syntax') from None
 
 
-@function("uint(int) -> uint", "uint(uint) -> uint", "uint(double) -> uint", "uint(string) -> uint")
-def to_uint(v: Any) -> UInt:
-    t = type(v)
-    if t is UInt:
-        return v
-    if t is int:
-        return ops.check_uint(v)
-    if t is float:
-        if math.isnan(v) or v < 0 or v >= 1.8446744073709552e19:
-            raise CELEvalError("unsigned integer overflow")
-        return UInt(int(v))
-    if t is str:
-        try:
-            n = int(v, 10)
-        except ValueError:
-            raise CELEvalError(f'strconv.ParseUint: parsing "{v}": invalid syntax') from None
-        if v.startswith(("-", "+")) or n > UINT64_MAX:
-            raise CELEvalError(f'strconv.ParseUint: parsing "{v}": invalid syntax')
-        return UInt(n)
-    raise CELEvalError("no such overload")
+def _double_to_uint(d: float) -> UInt:
+    if math.isnan(d) or d < 0 or d >= 1.8446744073709552e19:
+        raise CELEvalError("unsigned integer overflow")
+    return UInt(int(d))
 
 
-@function("double(int) -> double", "double(uint) -> double", "double(double) -> double", "double(string) -> double")
-def to_double(v: Any) -> float:
-    t = type(v)
-    if t is float:
-        return v
-    if t is int or t is UInt:
-        return float(v)
-    if t is str:
-        try:
-            return float(v)
-        except ValueError:
-            raise CELEvalError(f'strconv.ParseFloat: parsing "{v}": invalid syntax') from None
-    raise CELEvalError("no such overload")
+def _string_to_uint(s: str) -> UInt:
+    try:
+        n = int(s, 10)
+    except ValueError:
+        raise CELEvalError(f'strconv.ParseUint: parsing "{s}": invalid syntax') from None
+    if s.startswith(("-", "+")) or n > UINT64_MAX:
+        raise CELEvalError(f'strconv.ParseUint: parsing "{s}": invalid syntax')
+    return UInt(n)
+
+
+def _string_to_double(s: str) -> float:
+    try:
+        return float(s)
+    except ValueError:
+        raise CELEvalError(f'strconv.ParseFloat: parsing "{s}": invalid syntax') from None
+
+
+to_int = _conversion(
+    "int",
+    {
+        "int": _same,
+        "uint": lambda u: ops.check_int(int(u)),
+        "double": _double_to_int,
+        "string": _string_to_int,
+        "timestamp": lambda ts: ts.seconds,
+    },
+)
+to_uint = _conversion(
+    "uint", {"int": ops.check_uint, "uint": _same, "double": _double_to_uint, "string": _string_to_uint}
+)
+to_double = _conversion("double", {"int": float, "uint": float, "double": _same, "string": _string_to_double})
 
 
 def format_double(d: float) -> str:
     """Go's %g with the shortest representation (what cel-go's string(double) prints)."""
-    if math.isnan(d):
-        return "NaN"
-    if math.isinf(d):
-        return "+Inf" if d > 0 else "-Inf"
+    special = nonfinite(d)
+    if special is not None:
+        return special
     if d == 0:
         return "-0" if math.copysign(1.0, d) < 0 else "0"
     digits, exp = _shortest_digits(abs(d))
@@ -212,50 +242,39 @@ def _bytes_conversion_cost(args: tuple, result: Any) -> int:
     return 1
 
 
-@function(
-    "string(string) -> string",
-    "string(int) -> string",
-    "string(uint) -> string",
-    "string(double) -> string",
-    "string(bool) -> string",
-    "string(bytes) -> string",
-    "string(timestamp) -> string",
-    "string(duration) -> string",
-    cost=_bytes_conversion_cost,
-)
-def to_string(v: Any) -> str:
-    t = type(v)
-    if t is str:
-        return v
-    if t is bool:
-        return "true" if v else "false"
-    if t is int or t is UInt:
-        return str(int(v))
-    if t is float:
-        return format_double(v)
-    if t is bytes:
-        try:
-            return v.decode("utf-8")
-        except UnicodeDecodeError:
-            raise CELEvalError("invalid UTF-8 in bytes, cannot convert to string") from None
-    if t is Timestamp:
-        return timestamp_to_string(v)
-    if t is Duration:
-        return duration_to_string(v)
+def _bytes_to_string(b: bytes) -> str:
+    try:
+        return b.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CELEvalError("invalid UTF-8 in bytes, cannot convert to string") from None
+
+
+def _library_string(v: Any) -> str:
+    """A library type that converts to a string (net.IP, net.CIDR, ...) says how; others have no overload."""
     to_str = getattr(v, "cel_string", None)
-    if to_str is not None:
-        return to_str()
-    raise CELEvalError("no such overload")
+    if to_str is None:
+        raise CELEvalError("no such overload")
+    return to_str()
 
 
-@function("bytes(bytes) -> bytes", "bytes(string) -> bytes", cost=_bytes_conversion_cost)
-def to_bytes(v: Any) -> bytes:
-    if type(v) is bytes:
-        return v
-    if type(v) is str:
-        return v.encode("utf-8")
-    raise CELEvalError("no such overload")
+to_string = _conversion(
+    "string",
+    {
+        "string": _same,
+        "int": str,
+        "uint": lambda u: str(int(u)),
+        "double": format_double,
+        "bool": lambda b: "true" if b else "false",
+        "bytes": _bytes_to_string,
+        "timestamp": timestamp_to_string,
+        "duration": duration_to_string,
+    },
+    cost=_bytes_conversion_cost,
+    other=_library_string,
+)
 
+
+to_bytes = _conversion("bytes", {"bytes": _same, "string": lambda s: s.encode("utf-8")}, cost=_bytes_conversion_cost)
 
 _BOOL_STRINGS = {
     "1": True,
@@ -271,35 +290,18 @@ _BOOL_STRINGS = {
 }
 
 
-@function("bool(bool) -> bool", "bool(string) -> bool")
-def to_bool(v: Any) -> bool:
-    if type(v) is bool:
-        return v
-    if type(v) is str:
-        if v in _BOOL_STRINGS:
-            return _BOOL_STRINGS[v]
-        raise CELEvalError(f'strconv.ParseBool: parsing "{v}": invalid syntax')
-    raise CELEvalError("no such overload")
+def _string_to_bool(s: str) -> bool:
+    if s in _BOOL_STRINGS:
+        return _BOOL_STRINGS[s]
+    raise CELEvalError(f'strconv.ParseBool: parsing "{s}": invalid syntax')
 
 
-@function("timestamp(string) -> timestamp", "timestamp(timestamp) -> timestamp", "timestamp(int) -> timestamp")
-def to_timestamp(v: Any) -> Timestamp:
-    if type(v) is Timestamp:
-        return v
-    if type(v) is str:
-        return parse_timestamp(v)
-    if type(v) is int:
-        return ops.check_timestamp(v * 1_000_000_000)
-    raise CELEvalError("no such overload")
-
-
-@function("duration(string) -> duration", "duration(duration) -> duration")
-def to_duration(v: Any) -> Duration:
-    if type(v) is Duration:
-        return v
-    if type(v) is str:
-        return parse_duration(v)
-    raise CELEvalError("no such overload")
+to_bool = _conversion("bool", {"bool": _same, "string": _string_to_bool})
+to_timestamp = _conversion(
+    "timestamp",
+    {"string": parse_timestamp, "timestamp": _same, "int": lambda n: ops.check_timestamp(n * 1_000_000_000)},
+)
+to_duration = _conversion("duration", {"string": parse_duration, "duration": _same})
 
 
 @function("dyn(A) -> dyn")

@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 from evaluator.cel.errors import CELEvalError
+from evaluator.cel.library.support import GO_ESCAPES
 from evaluator.cel.library.strings_format import KUBERNETES_VERSION, check_format_call, format_string
 from evaluator.cel.registry import REGISTRY, Registry, constant_validator, function
 
@@ -78,13 +79,8 @@ def char_at(s: str, i: int) -> str:
 
 @function("string.indexOf(string) -> int", "string.indexOf(string, int) -> int", cost=_index_cost)
 def index_of(s: str, sub: str, offset: int = 0) -> int:
-    if offset < 0:
-        raise CELEvalError(f"index out of range: {offset}")
-    if sub == "":
-        return min(offset, len(s))
-    if offset >= len(s):
-        return -1
-    return s.find(sub, offset)
+    found = _index_without_search(s, sub, offset)
+    return s.find(sub, offset) if found is None else found
 
 
 @function("string.lastIndexOf(string) -> int", "string.lastIndexOf(string, int) -> int", cost=_index_cost)
@@ -95,13 +91,20 @@ def last_index_of(s: str, sub: str, offset: int | None = None) -> int:
         if len(s.encode("utf-8", "surrogatepass")) < len(sub.encode("utf-8", "surrogatepass")):
             return -1
         offset = len(s) - 1
+    found = _index_without_search(s, sub, offset)
+    return s.rfind(sub, 0, offset + len(sub)) if found is None else found
+
+
+def _index_without_search(s: str, sub: str, offset: int) -> int | None:
+    """What indexOf and lastIndexOf answer before searching: a negative offset is an error, an empty
+    substring is found at the offset (at most the end), an offset past the end finds nothing."""
     if offset < 0:
         raise CELEvalError(f"index out of range: {offset}")
     if sub == "":
         return min(offset, len(s))
     if offset >= len(s):
         return -1
-    return s.rfind(sub, 0, offset + len(sub))
+    return None
 
 
 @function("string.lowerAscii() -> string", cost=_receiver_scan_cost)
@@ -183,22 +186,9 @@ def quote(s: str) -> str:
     for ch in s:
         if 0xD800 <= ord(ch) <= 0xDFFF:
             ch = "\ufffd"
-        out.append(_QUOTE_ESCAPES.get(ch, ch))
+        out.append(GO_ESCAPES.get(ch, ch))
     out.append('"')
     return "".join(out)
-
-
-_QUOTE_ESCAPES = {
-    "\a": "\\a",
-    "\b": "\\b",
-    "\f": "\\f",
-    "\n": "\\n",
-    "\r": "\\r",
-    "\t": "\\t",
-    "\v": "\\v",
-    "\\": "\\\\",
-    '"': '\\"',
-}
 
 
 @function("string.format(list(dyn)) -> string", cost=_format_cost)

@@ -17,6 +17,8 @@ from typing import Any, Callable
 
 from evaluator.cel.errors import CELEvalError
 from evaluator.cel.library.stdlib import to_string
+from evaluator.cel.library import support
+from evaluator.cel.library.support import nonfinite
 from evaluator.cel.library.timeconv import timestamp_to_string
 from evaluator.cel.values import LIST_TYPES, CelType, Duration, Timestamp, UInt, type_name
 
@@ -67,30 +69,8 @@ def _is_int(v: Any) -> bool:
 
 
 def go_quote(s: str) -> str:
-    """Go's strconv.Quote (`%q`): escapes, `\\xNN` for C0 controls, `\\uNNNN` for other unprintables."""
-    out = ['"']
-    for ch in s:
-        if ch == '"' or ch == "\\":
-            out.append("\\" + ch)
-        elif ch.isprintable():
-            out.append(ch)
-        elif ch in _GO_ESCAPES:
-            out.append(_GO_ESCAPES[ch])
-        else:
-            cp = ord(ch)
-            if 0xD800 <= cp <= 0xDFFF:
-                out.append("\\ufffd")
-            elif cp < 0x20 or cp == 0x7F:
-                out.append(f"\\x{cp:02x}")
-            elif cp < 0x10000:
-                out.append(f"\\u{cp:04x}")
-            else:
-                out.append(f"\\U{cp:08x}")
-    out.append('"')
-    return "".join(out)
-
-
-_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
+    """Go's strconv.Quote (`%q`) of a CEL string, where a lone surrogate prints as `\\ufffd`."""
+    return support.go_quote(s, lone_surrogate="\\ufffd")
 
 
 def _shortest_fixed(x: float) -> str:
@@ -106,11 +86,7 @@ def _duration_seconds_text(d: Duration) -> str:
 
 def _go_fixed(x: float, prec: int) -> str:
     """Go fmt's `%.Nf` (no locale)."""
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "+Inf" if x > 0 else "-Inf"
-    return f"{x:.{prec}f}"
+    return nonfinite(x) or f"{x:.{prec}f}"
 
 
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
@@ -118,10 +94,9 @@ _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 def _xtext_fixed(x: float, prec: int) -> str:
     """golang.org/x/text en-US `%.Nf`: grouped thousands, ∞ for infinities, no sign on zero."""
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "∞" if x > 0 else "-∞"
+    special = nonfinite(x, "∞", "-∞")
+    if special is not None:
+        return special
     if x == 0:
         x = 0.0
     return f"{x:,.{prec}f}"
@@ -129,11 +104,8 @@ def _xtext_fixed(x: float, prec: int) -> str:
 
 def _xtext_sci(x: float, width: int | None) -> str:
     """golang.org/x/text en-US `%<width>e`: six fraction digits, `×10` and a superscript exponent."""
-    if math.isnan(x):
-        text = "NaN"
-    elif math.isinf(x):
-        text = "∞" if x > 0 else "-∞"
-    else:
+    text = nonfinite(x, "∞", "-∞")
+    if text is None:
         if x == 0:
             x = 0.0
         mantissa, _, exp = f"{x:.6e}".partition("e")
@@ -157,26 +129,6 @@ _STRING_CONVERTIBLE = frozenset({str, bool, int, UInt, float, bytes, Timestamp})
 
 
 # --- version 2 (Kubernetes) ---------------------------------------------------------------------
-def _v2_string(arg: Any) -> str:
-    t = type(arg)
-    if t in LIST_TYPES:
-        return _v2_list(arg)
-    if t is dict or isinstance(arg, Mapping):
-        return _v2_map(arg)
-    if t is Duration:
-        return _duration_seconds_text(arg)
-    if t is CelType:
-        return arg.name
-    if arg is None:
-        return "null"
-    if t in _STRING_CONVERTIBLE:  # as CEL's string() converts them
-        try:
-            return to_string(arg)
-        except CELEvalError as exc:
-            raise _ClauseError(f'could not convert argument "{exc.message}" to string') from None
-    raise _bad("s", arg)
-
-
 def _v2_literal(arg: Any) -> str:
     """One list element or map value, printed as a CEL literal (clauseForType + quoteForCEL)."""
     t = type(arg)
@@ -221,6 +173,32 @@ def _v2_map(m: Mapping) -> str:
         entries.append((key_text, _v2_literal(value)))
     entries.sort(key=lambda e: e[0])
     return "{" + ", ".join(f"{k}:{v}" for k, v in entries) + "}"
+
+
+def _cel_string(arg: Any) -> str:
+    try:
+        return to_string(arg)
+    except CELEvalError as exc:
+        raise _ClauseError(f'could not convert argument "{exc.message}" to string') from None
+
+
+# `%s` by the argument's exact type; scalars as CEL's string() converts them, a map of any Mapping type.
+_V2_STRINGS: dict[type, Callable[[Any], str]] = {
+    **dict.fromkeys(LIST_TYPES, _v2_list),
+    Duration: _duration_seconds_text,
+    CelType: lambda t: t.name,
+    type(None): lambda _: "null",
+    **dict.fromkeys(_STRING_CONVERTIBLE, _cel_string),
+}
+
+
+def _v2_string(arg: Any) -> str:
+    text = _V2_STRINGS.get(type(arg))
+    if text is not None:
+        return text(arg)
+    if isinstance(arg, Mapping):
+        return _v2_map(arg)
+    raise _bad("s", arg)
 
 
 def _v2_decimal(arg: Any) -> str:
@@ -282,11 +260,7 @@ def _v2_clause(verb: str, precision: int | None) -> Callable[[Any], str] | None:
 
 # --- version 4 (cel-spec) -----------------------------------------------------------------------
 def _v4_double(x: float) -> str:
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    return _shortest_fixed(x)
+    return _v4_special(x) or _shortest_fixed(x)
 
 
 def _v4_string(arg: Any) -> str:
@@ -327,11 +301,7 @@ def _v4_number(arg: Any, kind: str) -> float | None:
 
 
 def _v4_special(x: float) -> str | None:
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    return None
+    return nonfinite(x, "Infinity", "-Infinity")
 
 
 def _v4_clause(verb: str, precision: int | None) -> Callable[[Any], str] | None:

@@ -66,27 +66,37 @@ def parse_duration(text: str) -> Duration:
     while pos < len(s):
         m = _DUR_PART.match(s, pos)
         if not m or (not m.group(1) and not m.group(2)):
-            if m is None and re.match(r"\d*(?:\.\d*)?$", s[pos:]):
-                raise CELEvalError(f'time: missing unit in duration "{text}"')
-            if m is None:
-                um = re.match(r"(\d*(?:\.\d*)?)(\D+)", s[pos:])
-                if um and um.group(1):
-                    raise CELEvalError(f'time: unknown unit "{um.group(2)}" in duration "{text}"')
-            raise CELEvalError(f'time: invalid duration "{text}"')
-        unit = _UNITS[m.group(3)]
-        whole_digits = (m.group(1) or "0").lstrip("0") or "0"
-        if len(whole_digits) > 19:  # past int64 (Go's leadingInt overflows), and past what Python reads from text
-            raise CELEvalError(f'time: invalid duration "{text}"')
-        whole = int(whole_digits)
-        frac_digits = (m.group(2) or "")[:30]  # further digits move the sum by far less than a nanosecond
-        value = whole * unit
-        if frac_digits:
-            value += int(frac_digits) * unit // (10 ** len(frac_digits))
-        total += value
+            raise _bad_part(text, s[pos:], m)
+        total += _part_nanos(text, m)
         pos = m.end()
     if total > DUR_MAX_NANOS + (1 if neg else 0):
         raise CELEvalError(f'time: invalid duration "{text}"')
     return Duration(-total if neg else total)
+
+
+def _bad_part(text: str, rest: str, m: re.Match | None) -> CELEvalError:
+    """Go's error for a part that is not a number and a unit: a missing unit, an unknown one, or neither."""
+    if m is None and re.match(r"\d*(?:\.\d*)?$", rest):
+        return CELEvalError(f'time: missing unit in duration "{text}"')
+    if m is None:
+        um = re.match(r"(\d*(?:\.\d*)?)(\D+)", rest)
+        if um and um.group(1):
+            return CELEvalError(f'time: unknown unit "{um.group(2)}" in duration "{text}"')
+    return CELEvalError(f'time: invalid duration "{text}"')
+
+
+def _part_nanos(text: str, m: re.Match) -> int:
+    """The nanoseconds of one `<whole>.<fraction><unit>` part (the fraction truncated, as Go does)."""
+    unit = _UNITS[m.group(3)]
+    whole_digits = (m.group(1) or "0").lstrip("0") or "0"
+    if len(whole_digits) > 19:  # past int64 (Go's leadingInt overflows), and past what Python reads from text
+        raise CELEvalError(f'time: invalid duration "{text}"')
+    whole = int(whole_digits)
+    frac_digits = (m.group(2) or "")[:30]  # further digits move the sum by far less than a nanosecond
+    value = whole * unit
+    if frac_digits:
+        value += int(frac_digits) * unit // (10 ** len(frac_digits))
+    return value
 
 
 def timestamp_to_string(ts: Timestamp) -> str:

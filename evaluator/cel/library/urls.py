@@ -11,10 +11,11 @@ may not contain a second colon (go.dev/issue/75223, 78077).
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 from evaluator.cel.errors import CELEvalError
 from evaluator.cel.library.ip import AddrParseError, parse_addr
-from evaluator.cel.library.support import go_quote
+from evaluator.cel.library.support import go_quote, parses
 from evaluator.cel.registry import function
 
 __all__ = ["URL", "parse_request_uri", "parse_url", "URLError"]
@@ -57,28 +58,8 @@ def _text(b: bytes) -> str:
 
 
 def _unescape(s: bytes, mode: int) -> bytes:
-    n, has_plus, i = 0, False, 0
-    while i < len(s):
-        c = s[i]
-        if c == 0x25:  # '%'
-            n += 1
-            if i + 2 >= len(s) or s[i + 1] not in _HEX or s[i + 2] not in _HEX:
-                raise URLError(f"invalid URL escape {go_quote(_text(s[i : i + 3]))}")
-            if mode == _ENCODE_HOST and int(chr(s[i + 1]), 16) < 8 and s[i : i + 3] != b"%25":
-                raise URLError(f"invalid URL escape {go_quote(_text(s[i : i + 3]))}")
-            if mode == _ENCODE_ZONE:
-                v = int(s[i + 1 : i + 3], 16)
-                if s[i : i + 3] != b"%25" and v != 0x20 and _should_escape(v, _ENCODE_HOST):
-                    raise URLError(f"invalid URL escape {go_quote(_text(s[i : i + 3]))}")
-            i += 3
-        elif c == 0x2B:  # '+'
-            has_plus = mode == _ENCODE_QUERY_COMPONENT
-            i += 1
-        else:
-            if mode in (_ENCODE_HOST, _ENCODE_ZONE) and c < 0x80 and _should_escape(c, mode):
-                raise URLError(f"invalid character {go_quote(chr(c))} in host name")
-            i += 1
-    if n == 0 and not has_plus:
+    """Go's unescape: the whole text is checked first, so an error names the first bad escape."""
+    if not _has_escapes(s, mode):
         return s
     out, i = bytearray(), 0
     while i < len(s):
@@ -90,6 +71,38 @@ def _unescape(s: bytes, mode: int) -> bytes:
         out.append(0x20 if c == 0x2B and mode == _ENCODE_QUERY_COMPONENT else c)
         i += 1
     return bytes(out)
+
+
+def _has_escapes(s: bytes, mode: int) -> bool:
+    """Whether there is anything to decode (a `%` escape, or a `+` in a query component); raises on a bad one."""
+    n, has_plus, i = 0, False, 0
+    while i < len(s):
+        c = s[i]
+        if c == 0x25:  # '%'
+            n += 1
+            _check_escape(s, i, mode)
+            i += 3
+        elif c == 0x2B:  # '+'
+            has_plus = mode == _ENCODE_QUERY_COMPONENT
+            i += 1
+        else:
+            if mode in (_ENCODE_HOST, _ENCODE_ZONE) and c < 0x80 and _should_escape(c, mode):
+                raise URLError(f"invalid character {go_quote(chr(c))} in host name")
+            i += 1
+    return n > 0 or has_plus
+
+
+def _check_escape(s: bytes, i: int, mode: int) -> None:
+    """The `%` escape at `i`: two hex digits, and in hosts only what Go lets a host escape."""
+    escape = s[i : i + 3]
+    if i + 2 >= len(s) or s[i + 1] not in _HEX or s[i + 2] not in _HEX:
+        raise URLError(f"invalid URL escape {go_quote(_text(escape))}")
+    if mode == _ENCODE_HOST and int(chr(s[i + 1]), 16) < 8 and escape != b"%25":
+        raise URLError(f"invalid URL escape {go_quote(_text(escape))}")
+    if mode == _ENCODE_ZONE:
+        v = int(s[i + 1 : i + 3], 16)
+        if escape != b"%25" and v != 0x20 and _should_escape(v, _ENCODE_HOST):
+            raise URLError(f"invalid URL escape {go_quote(_text(escape))}")
 
 
 def _escape(s: bytes, mode: int) -> bytes:
@@ -121,6 +134,17 @@ def _valid_optional_port(port: bytes) -> bool:
 
 def _valid_userinfo(s: bytes) -> bool:
     return all(c in _ALNUM or c in b"-._:~!$&'()*+,;=%@" for c in s)
+
+
+def _encodes(raw: bytes, decoded: bytes, mode: int) -> bool:
+    """Whether the raw form kept at parsing is still a valid encoding of the (decoded) value, so that Go's
+    EscapedPath / EscapedFragment give it back as it was written."""
+    if not raw or not _valid_encoded(raw, mode):
+        return False
+    try:
+        return _unescape(raw, mode) == decoded
+    except URLError:
+        return False
 
 
 class URL:
@@ -156,23 +180,15 @@ class URL:
         self.raw_fragment = b"" if _escape(self.fragment, _ENCODE_FRAGMENT) == f else f
 
     def escaped_path(self) -> bytes:
-        if self.raw_path and _valid_encoded(self.raw_path, _ENCODE_PATH):
-            try:
-                if _unescape(self.raw_path, _ENCODE_PATH) == self.path:
-                    return self.raw_path
-            except URLError:
-                pass
+        if _encodes(self.raw_path, self.path, _ENCODE_PATH):
+            return self.raw_path
         if self.path == b"*":
             return b"*"
         return _escape(self.path, _ENCODE_PATH)
 
     def escaped_fragment(self) -> bytes:
-        if self.raw_fragment and _valid_encoded(self.raw_fragment, _ENCODE_FRAGMENT):
-            try:
-                if _unescape(self.raw_fragment, _ENCODE_FRAGMENT) == self.fragment:
-                    return self.raw_fragment
-            except URLError:
-                pass
+        if _encodes(self.raw_fragment, self.fragment, _ENCODE_FRAGMENT):
+            return self.raw_fragment
         return _escape(self.fragment, _ENCODE_FRAGMENT)
 
     def split_host_port(self) -> tuple[bytes, bytes]:
@@ -206,18 +222,7 @@ class URL:
         if self.opaque:
             buf += self.opaque
         else:
-            if self.scheme or self.host or self.user is not None:
-                if not (self.omit_host and not self.host and self.user is None):
-                    if self.host or self.path or self.user is not None:
-                        buf += b"//"
-                    if self.user is not None:
-                        name, password = self.user
-                        buf += _escape(name, _ENCODE_USER_PASSWORD)
-                        if password is not None:
-                            buf += b":" + _escape(password, _ENCODE_USER_PASSWORD)
-                        buf += b"@"
-                    if self.host:
-                        buf += _escape(self.host, _ENCODE_HOST)
+            buf += self._authority()
             path = self.escaped_path()
             if path and path[:1] != b"/" and self.host:
                 buf += b"/"
@@ -228,6 +233,26 @@ class URL:
             buf += b"?" + self.raw_query
         if self.fragment:
             buf += b"#" + self.escaped_fragment()
+        return bytes(buf)
+
+    def _authority(self) -> bytes:
+        """`//user:password@host` as String writes it: nothing without a scheme, host or user, nor when the
+        host was omitted (`scheme:/path`)."""
+        if not (self.scheme or self.host or self.user is not None):
+            return b""
+        if self.omit_host and not self.host and self.user is None:
+            return b""
+        buf = bytearray()
+        if self.host or self.path or self.user is not None:
+            buf += b"//"
+        if self.user is not None:
+            name, password = self.user
+            buf += _escape(name, _ENCODE_USER_PASSWORD)
+            if password is not None:
+                buf += b":" + _escape(password, _ENCODE_USER_PASSWORD)
+            buf += b"@"
+        if self.host:
+            buf += _escape(self.host, _ENCODE_HOST)
         return bytes(buf)
 
     def __eq__(self, other) -> bool:
@@ -330,10 +355,7 @@ def _parse(raw: bytes, via_request: bool) -> URL:
         return url
     scheme, rest = _get_scheme(raw)
     url.scheme = scheme.lower()
-    if rest.endswith(b"?") and rest.count(b"?") == 1:
-        url.force_query, rest = True, rest[:-1]
-    else:
-        rest, _, url.raw_query = rest.partition(b"?")
+    rest = _cut_query(url, rest)
     if not rest.startswith(b"/"):
         if url.scheme:
             url.opaque = rest
@@ -343,15 +365,27 @@ def _parse(raw: bytes, via_request: bool) -> URL:
         if b":" in rest.split(b"/", 1)[0]:
             raise URLError("first path segment in URL cannot contain colon")
     if (url.scheme or (not via_request and not rest.startswith(b"///"))) and rest.startswith(b"//"):
-        authority, rest = rest[2:], b""
-        i = authority.find(b"/")
-        if i >= 0:
-            authority, rest = authority[:i], authority[i:]
-        url.user, url.host = _parse_authority(url.scheme, authority)
+        rest = _cut_authority(url, rest[2:])
     elif url.scheme and rest.startswith(b"/"):
         url.omit_host = True
     url.set_path(rest)
     return url
+
+
+def _cut_query(url: URL, rest: bytes) -> bytes:
+    """Sets the query (a lone trailing `?` is ForceQuery) and returns what stands before it."""
+    if rest.endswith(b"?") and rest.count(b"?") == 1:
+        url.force_query = True
+        return rest[:-1]
+    rest, _, url.raw_query = rest.partition(b"?")
+    return rest
+
+
+def _cut_authority(url: URL, rest: bytes) -> bytes:
+    """Sets the user and host from the authority that starts `rest` (after `//`) and returns the path."""
+    authority, slash, path = rest.partition(b"/")
+    url.user, url.host = _parse_authority(url.scheme, authority)
+    return slash + path
 
 
 def _go_error(raw: bytes, err: URLError) -> URLError:
@@ -401,36 +435,21 @@ def string_to_url(s: str) -> URL:
 
 @function("isURL(string) -> bool")
 def is_url(s: str) -> bool:
-    try:
-        parse_request_uri(s)
-    except URLError:
-        return False
-    return True
+    return parses(parse_request_uri, URLError, s)
 
 
-@function("kubernetes.URL.getScheme() -> string", cost=1)
-def get_scheme(u: URL) -> str:
-    return _cel_text(u.scheme)
+def _text_getter(part: Callable[[URL], bytes]) -> Callable[[URL], str]:
+    return lambda u: _cel_text(part(u))
 
 
-@function("kubernetes.URL.getHost() -> string", cost=1)
-def get_host(u: URL) -> str:
-    return _cel_text(u.host)
-
-
-@function("kubernetes.URL.getHostname() -> string", cost=1)
-def get_hostname(u: URL) -> str:
-    return _cel_text(u.split_host_port()[0])
-
-
-@function("kubernetes.URL.getPort() -> string", cost=1)
-def get_port(u: URL) -> str:
-    return _cel_text(u.split_host_port()[1])
-
-
-@function("kubernetes.URL.getEscapedPath() -> string", cost=1)
-def get_escaped_path(u: URL) -> str:
-    return _cel_text(u.escaped_path())
+for _name, _part in {
+    "getScheme": lambda u: u.scheme,
+    "getHost": lambda u: u.host,
+    "getHostname": lambda u: u.split_host_port()[0],
+    "getPort": lambda u: u.split_host_port()[1],
+    "getEscapedPath": URL.escaped_path,
+}.items():
+    function(f"kubernetes.URL.{_name}() -> string", cost=1)(_text_getter(_part))
 
 
 @function("kubernetes.URL.getQuery() -> map(string, list(string))", cost=1)
