@@ -252,7 +252,8 @@ class Simulation:
         result = admission_result(request, outcomes, document_errors, request_errors, exempt, now, full)
         result.update(keys)
         if trace:  # without traces there is no row to locate
-            locate_traces(result["policies"], self.document_of)
+            for kind, outcome in ran:
+                locate_traces(outcome.records, self.document_of, kind.name)
         result["typeChecking"] = self.type_checks() if full and type_checks else None
         result["defaulted"] = defaulted
         return result

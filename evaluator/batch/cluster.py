@@ -22,7 +22,8 @@ from evaluator.admission import loading
 from evaluator.admission.matching import rule_mismatch
 from evaluator.batch.rows import mapping_at
 from evaluator.k8s.restmapping import GVK, GVR
-from evaluator.policies.kyverno.match import check_kind
+from evaluator.admission.policy_kind import KIND_SELECTOR, provided
+from evaluator.policies import load_kinds
 
 __all__ = ["list_objects", "list_namespaces", "matched_resources", "Resource", "selectors_of", "PAGE_SIZE"]
 
@@ -104,6 +105,8 @@ def _rule_matches(rule: Mapping[str, Any], resource: Resource) -> bool:
 def matched_resources(discovered: list[Resource], preferred: Mapping[str, str], selectors: Selectors) -> list[Resource]:
     """The discovered resources the selectors match, one version per (group, resource)."""
     chosen: dict[tuple[str, str], Resource] = {}
+    load_kinds()
+    check_kind = provided(KIND_SELECTOR)
     for resource in discovered:
         gvk = (resource.group, resource.version, resource.kind)
         if not (any(_rule_matches(rule, resource) for rule in selectors.rules) or check_kind(selectors.kinds, gvk, "")):

@@ -23,6 +23,7 @@ from evaluator.admission.policy_kind import (
 )
 from evaluator.admission.response import forbidden_text, qualified_resource, reason_to_code, request_name
 from evaluator.k8s.kinds import MUTATING_POLICY
+from evaluator.policies.mutating import create_rules  # noqa: F401  (registers the create-time rules)
 from evaluator.policies.mutating.diff import encode_patch, json_patch_between
 from evaluator.policies.mutating.dispatcher import MutatingDispatcher, MutationResult, PolicyError
 
