@@ -146,23 +146,22 @@ class _Cluster:
 
     def discover(self) -> tuple[list[Resource], dict[str, str]]:
         """(every listable, creatable top-level resource at every served version, group -> preferred version)."""
-        found: list[Resource] = []
         preferred: dict[str, str] = {"": "v1"}
         versions = [("", v) for v in self.get("/api").get("versions") or ()]
         for group in self.get("/apis").get("groups") or ():
             name = group.get("name") or ""
             preferred[name] = (group.get("preferredVersion") or {}).get("version") or ""
             versions += [(name, v.get("version")) for v in group.get("versions") or () if v.get("version")]
-        for group, version in versions:
-            path = f"/apis/{group}/{version}" if group else f"/api/{version}"
-            for item in self.get(path).get("resources") or ():
-                verbs = item.get("verbs") or ()
-                if "/" in item.get("name", "/") or "list" not in verbs or "create" not in verbs:
-                    continue
-                found.append(
-                    Resource(group, version, item["name"], item.get("kind") or "", bool(item.get("namespaced")))
-                )
+        found = [resource for group, version in versions for resource in self._resources(group, version)]
         return found, preferred
+
+    def _resources(self, group: str, version: str) -> Iterator[Resource]:
+        """The listable, creatable top-level resources of one group version (no subresources)."""
+        path = f"/apis/{group}/{version}" if group else f"/api/{version}"
+        for item in self.get(path).get("resources") or ():
+            verbs = item.get("verbs") or ()
+            if "/" not in item.get("name", "/") and "list" in verbs and "create" in verbs:
+                yield Resource(group, version, item["name"], item.get("kind") or "", bool(item.get("namespaced")))
 
     def list(self, resource: Resource) -> Iterator[dict]:
         token = None
