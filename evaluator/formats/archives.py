@@ -10,7 +10,7 @@ import posixpath
 import tarfile
 import zipfile
 
-from evaluator.formats.bounded_yaml import MAX_TEXT, FormatError
+from evaluator.formats.bounded_yaml import MAX_TEXT, FormatError, load_one
 from evaluator.formats.objects import objects_of
 
 MAX_FILES = 200
@@ -92,12 +92,17 @@ def resolve(files: dict[str, str], base: str, name: str) -> str | None:
     return files.get(path)
 
 
-def shallowest(files: dict[str, str], file_name: str) -> str:
-    """The path of the `file_name` nearest the folder's top (a suite's own file, not a nested one's)."""
+def suite_file(files: dict[str, str], file_name: str, what: str) -> tuple[str, str, dict]:
+    """(path, folder, content) of the `file_name` nearest the folder's top (a suite's own file, not a nested
+    one's); FormatError when there is none or it is not a mapping (`what`: what it should be)."""
     found = sorted((p for p in files if posixpath.basename(p) == file_name), key=lambda p: (p.count("/"), p))
     if not found:
         raise FormatError(f"no {file_name} in the folder")
-    return found[0]
+    path = found[0]
+    content = load_one(files[path], path)
+    if not isinstance(content, dict):
+        raise FormatError(f"{path}: not {what}")
+    return path, posixpath.dirname(path), content
 
 
 def listed_objects(files: dict[str, str], base: str, names: object, what: str, listing: str) -> list[dict]:

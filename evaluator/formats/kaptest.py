@@ -20,8 +20,8 @@ import posixpath
 import re
 from dataclasses import dataclass
 
-from evaluator.formats.archives import listed_objects, shallowest
-from evaluator.formats.bounded_yaml import FormatError, dump, dump_all, load_one
+from evaluator.formats.archives import listed_objects, suite_file
+from evaluator.formats.bounded_yaml import FormatError, dump, dump_all
 from evaluator.formats.objects import document_name, object_key, object_text, objects_of, plain_object
 from evaluator.k8s.restmapping import builtin_mapper, guess_resource, parse_api_version
 
@@ -77,11 +77,7 @@ def _key(ref: dict) -> str:
 
 
 def import_suite(files: dict[str, str], title: str | None = None) -> dict:
-    path = shallowest(files, TEST_FILE)
-    base = posixpath.dirname(path)
-    suite = load_one(files[path], path)
-    if not isinstance(suite, dict):
-        raise FormatError(f"{path}: not a kaptest suite")
+    path, base, suite = suite_file(files, TEST_FILE, "a kaptest suite")
     policies = _files(files, base, suite.get("policies", suite.get("validatingAdmissionPolicies")), "policy")
     resources = _files(files, base, suite.get("resources"), "resource")
     index = {(r.get("kind"), object_key(r)): r for r in resources}

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import posixpath
 
-from evaluator.formats.archives import listed_objects, shallowest
-from evaluator.formats.bounded_yaml import FormatError, dump, dump_all, load_one
+from evaluator.formats.archives import listed_objects, suite_file
+from evaluator.formats.bounded_yaml import dump, dump_all
 from evaluator.formats.objects import document_name, object_key, object_text, objects_of, plain_object, request_name
 
 TEST_FILE = "kyverno-test.yaml"
@@ -34,11 +34,7 @@ def _enforced(policy: dict, rule_name: str) -> bool:
 
 
 def import_folder(files: dict[str, str], title: str | None = None) -> dict:
-    path = shallowest(files, TEST_FILE)
-    base = posixpath.dirname(path)
-    test = load_one(files[path], path)
-    if not isinstance(test, dict):
-        raise FormatError(f"{path}: not a kyverno test")
+    path, base, test = suite_file(files, TEST_FILE, "a kyverno test")
     policies = _files(files, base, test.get("policies"), "policy")
     cluster = _files(files, base, test.get("clusterResources"), "clusterResources")
     cluster = [

@@ -44,11 +44,7 @@ def validate_policy_spec(spec: Mapping, check: SpecCheck) -> list[fe.FieldError]
             )
         )
     keys: set[str] = set()
-    for i, annotation in enumerate(annotations):
-        path = f"spec.auditAnnotations[{i}]"
-        if not isinstance(annotation, Mapping):
-            errors.append(fe.invalid(path, str(annotation), "must be an object"))
-            continue
+    for path, annotation in vr.each_object(annotations, "spec.auditAnnotations", errors):
         errors.extend(_validate_audit_annotation(annotation, path, check))
         key = _text(annotation.get("key"))
         if key in keys:
