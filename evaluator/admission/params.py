@@ -13,7 +13,7 @@ from typing import Any
 from evaluator.admission.cluster import ClusterIndex, group_version, name_of, namespace_of
 from evaluator.k8s.labels import object_labels, parse_selector
 
-NAMESPACED, CLUSTER = "Namespaced", "Cluster"
+NAMESPACED = "Namespaced"
 
 
 @dataclass(frozen=True)

@@ -76,14 +76,6 @@ def _is_request(doc: Any) -> bool:
     )
 
 
-def split_request(documents: list[Any]) -> tuple[list[Any], Any]:
-    """(cluster documents, request) following the rule in the module docstring."""
-    position = request_position(documents)
-    if position is None:
-        return documents, None
-    return documents[:position] + documents[position + 1 :], documents[position]
-
-
 def request_position(documents: list[Any]) -> int | None:
     for i, doc in enumerate(documents):
         if _is_request(doc):
