@@ -31,6 +31,11 @@ _CEL_IDENT = re.compile(r"[_a-zA-Z][_a-zA-Z0-9]*")
 _CEL_RESERVED = RESERVED  # the CEL reserved words, as apiserver's cel/escaping.go lists them
 
 
+def not_an_object(value: Any, path: str, optional: bool = True) -> list[fe.FieldError]:
+    """The error for a field that must be an object and is not (none when it is optional and absent)."""
+    return [] if optional and value is None else [fe.invalid(path, str(value), "must be an object")]
+
+
 def as_list(value: Any) -> list:
     return value if isinstance(value, list) else []
 
@@ -122,7 +127,7 @@ def validate_rule_with_operations(rule: Mapping, path: str) -> list[fe.FieldErro
 
 def validate_named_rule(rule: Any, path: str) -> list[fe.FieldError]:
     if not isinstance(rule, Mapping):
-        return [fe.invalid(path, str(rule), "must be an object")]
+        return not_an_object(rule, path, optional=False)
     errors: list[fe.FieldError] = []
     seen: set[str] = set()
     for i, name in enumerate(as_list(rule.get("resourceNames"))):
@@ -135,10 +140,8 @@ def validate_named_rule(rule: Any, path: str) -> list[fe.FieldError]:
 
 
 def validate_match_resources(match: Any, path: str) -> list[fe.FieldError]:
-    if match is None:
-        return []
     if not isinstance(match, Mapping):
-        return [fe.invalid(path, str(match), "must be an object")]
+        return not_an_object(match, path)
     errors: list[fe.FieldError] = []
     policy = match.get("matchPolicy")
     if policy is None:
@@ -159,7 +162,7 @@ def validate_match_resources(match: Any, path: str) -> list[fe.FieldError]:
 # --------------------------------------------------------------------------- params
 def validate_param_kind(param_kind: Any, path: str) -> list[fe.FieldError]:
     if not isinstance(param_kind, Mapping):
-        return [fe.invalid(path, str(param_kind), "must be an object")]
+        return not_an_object(param_kind, path, optional=False)
     errors: list[fe.FieldError] = []
     api_version = text(param_kind.get("apiVersion"))
     if not api_version:
@@ -193,10 +196,8 @@ def validate_param_kind(param_kind: Any, path: str) -> list[fe.FieldError]:
 
 
 def validate_param_ref(param_ref: Any, path: str) -> list[fe.FieldError]:
-    if param_ref is None:
-        return []
     if not isinstance(param_ref, Mapping):
-        return [fe.invalid(path, str(param_ref), "must be an object")]
+        return not_an_object(param_ref, path)
     errors: list[fe.FieldError] = []
     name, selector = text(param_ref.get("name")), param_ref.get("selector")
     if name:
@@ -227,7 +228,7 @@ def each_object(items: list, path: str, errors: list[fe.FieldError]) -> Iterator
         if isinstance(item, Mapping):
             yield f"{path}[{i}]", item
         else:
-            errors.append(fe.invalid(f"{path}[{i}]", str(item), "must be an object"))
+            errors += not_an_object(item, f"{path}[{i}]", optional=False)
 
 
 def validate_match_conditions(conditions: Any, path: str) -> list[fe.FieldError]:

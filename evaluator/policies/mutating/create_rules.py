@@ -56,7 +56,7 @@ def validate_policy_spec(spec: Mapping, check: SpecCheck) -> list[fe.FieldError]
 
 def _validate_mutation(mutation: Any, path: str, check: SpecCheck) -> list[fe.FieldError]:
     if not isinstance(mutation, Mapping):
-        return [fe.invalid(path, str(mutation), "must be an object")]
+        return vr.not_an_object(mutation, path, optional=False)
     errors: list[fe.FieldError] = []
     patch_type = mutation.get("patchType")
     if not patch_type:

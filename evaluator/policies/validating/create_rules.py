@@ -55,7 +55,7 @@ def validate_policy_spec(spec: Mapping, check: SpecCheck) -> list[fe.FieldError]
 
 def _validate_validation(validation: Any, path: str, check: SpecCheck) -> list[fe.FieldError]:
     if not isinstance(validation, Mapping):
-        return [fe.invalid(path, str(validation), "must be an object")]
+        return vr.not_an_object(validation, path, optional=False)
     errors: list[fe.FieldError] = []
     expression = _text(validation.get("expression"))
     if not expression.strip():
