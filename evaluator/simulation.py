@@ -217,7 +217,8 @@ class Simulation:
         result.update(keys)
         if trace:  # without traces there is no row to locate
             for kind, outcome in ran:
-                locate_traces(outcome.records, self.document_of, kind.name)
+                if outcome.records:
+                    locate_traces(outcome.records, self.document_of, kind.name)
         result["typeChecking"] = self.type_checks() if full and type_checks else None
         result["defaulted"] = defaulted
         return result

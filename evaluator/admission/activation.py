@@ -27,10 +27,12 @@ _NAMESPACE_META_FIELDS = (
 )
 
 
-def _texts(value: Any, keys: tuple[str, ...]) -> dict[str, str]:
+def _texts(value: Any, keys: tuple[str, str, str]) -> dict[str, str]:
     """`keys` of a kind or resource as text ("" when absent)."""
     value = value if type(value) is dict or isinstance(value, Mapping) else {}
-    return {key: str(value.get(key) or "") for key in keys}
+    get = value.get
+    group, version, name = keys  # a literal dict: this runs for every request
+    return {group: str(get(group) or ""), version: str(get(version) or ""), name: str(get(name) or "")}
 
 
 def _gvk(value: Any) -> dict[str, str]:
