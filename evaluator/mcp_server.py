@@ -191,16 +191,6 @@ def build_server(*, limits: SizeLimits | None = None, runner: Runner | None = No
     return server
 
 
-def register(commands: Any) -> None:
-    parser = commands.add_parser(
-        "mcp",
-        help="serve the simulator to AI assistants (MCP over stdio)",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.set_defaults(handler=run)
-
-
 def run(args: argparse.Namespace) -> int:
     build_server().run("stdio")
     return 0

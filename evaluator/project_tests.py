@@ -7,10 +7,11 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from evaluator.expectations import verdict
 from evaluator.formats.bounded_yaml import FormatError
-from evaluator.formats.project_files import find_project_files, read_project
+from evaluator.formats.project_files import files_under, find_project_files, read_project
 from evaluator.formats.text_positions import text_positions
 from evaluator.simulation import Simulation
 
@@ -36,6 +37,16 @@ class ProjectReport:
     @property
     def passed(self) -> bool:
         return not any(is_error(p) for p in self.problems) and all(c.verdict in ("pass", "none") for c in self.cases)
+
+    def as_dict(self) -> dict[str, Any]:
+        tests = [asdict(c) for c in self.cases]
+        return {
+            "path": self.path,
+            "title": self.title,
+            "passed": self.passed,
+            "problems": self.problems,
+            "tests": tests,
+        }
 
 
 def _locate(problem: dict, path: Path, names: list[str], positions: dict) -> dict:
@@ -94,23 +105,16 @@ def run_project(project: dict, path: Path, file_text: str = "", kubernetes_versi
 
 
 def run_paths(paths: list[str], kubernetes_version: str | None = None) -> tuple[list[ProjectReport], list[str]]:
-    reports, problems = [], []
-    for name in paths:
-        root = Path(name)
-        if not root.exists():
-            problems.append(f"{name}: error: no such file or folder")
-            continue
-        files = find_project_files(root)
-        if not files:
-            problems.append(f"{name}: error: no project file (YAML with a documents list) in this folder")
-        for path in files:
-            try:
-                text = path.read_text(encoding="utf-8")
-                reports.append(run_project(read_project(text, str(path)), path, text, kubernetes_version))
-            except (OSError, UnicodeDecodeError, FormatError) as exc:
-                reports.append(
-                    ProjectReport(str(path), problems=[{"severity": "error", "source": str(path), "message": str(exc)}])
-                )
+    files, problems = files_under(paths, find_project_files, "project file (YAML with a documents list)")
+    reports = []
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8")
+            reports.append(run_project(read_project(text, str(path)), path, text, kubernetes_version))
+        except (OSError, UnicodeDecodeError, FormatError) as exc:
+            reports.append(
+                ProjectReport(str(path), problems=[{"severity": "error", "source": str(path), "message": str(exc)}])
+            )
     return reports, problems
 
 
@@ -128,19 +132,9 @@ def counts(reports: list[ProjectReport]) -> dict[str, int]:
 
 
 def as_json(reports: list[ProjectReport]) -> str:
-    return json.dumps(
-        {
-            "summary": counts(reports),
-            "projects": [
-                {
-                    "path": r.path,
-                    "title": r.title,
-                    "passed": r.passed,
-                    "problems": r.problems,
-                    "tests": [asdict(c) for c in r.cases],
-                }
-                for r in reports
-            ],
-        },
-        indent=2,
-    )
+    return summary_json(counts(reports), "projects", [r.as_dict() for r in reports])
+
+
+def summary_json(summary: dict[str, int], key: str, reports: list[dict[str, Any]]) -> str:
+    """What `-o json` prints for a test run: the counts, then each file's report under `key`."""
+    return json.dumps({"summary": summary, key: reports}, indent=2)

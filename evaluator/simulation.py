@@ -20,7 +20,7 @@ from evaluator.admission.cluster import ClusterIndex
 from evaluator.admission.expressions import make_authorizers
 from evaluator.admission.matching import exempt_reason
 from evaluator.admission.policy_kind import MUTATING, UNCHANGED, KindOutcome, RequestContext, Setup, registered
-from evaluator.admission.request import normalize_request
+from evaluator.admission.request import NormalizedRequest, normalize_request
 from evaluator.admission.documents import load_documents
 from evaluator.admission.result import admission_result, bad_request, crash, internal_error, kind_defaults
 from evaluator.admission.trace_location import locate_traces
@@ -90,19 +90,11 @@ class Simulation:
         loaded = list(records)
         records, errors = loading.default_and_validate(records, self.api_validation, [k.refuse for k in kinds])
         self.errors.extend(errors)
-        refused: dict[tuple[str, str], dict[str, Any]] = {}
-        for error in errors:  # in enforce mode a refused document's errors are errors, else warnings
-            if error.get("severity") == "error" and error.get("kind"):
-                refused.setdefault((error["kind"], error.get("name") or ""), error)
+        refused = _refused(errors)
         records, duplicates = loading.deduplicate(records)
         self.errors.extend({"severity": "warning", **w} for w in duplicates)
         data = [r.data for r in records]
-        crds = [d for d in data if d.get("kind") == CUSTOM_RESOURCE_DEFINITION]
-        base = RESTMapper.from_registry(resource_registry) if resource_registry else builtin_mapper()
-        mapper, problems = base.with_crds(crds)
-        self.errors.extend({"severity": "warning", "kind": CUSTOM_RESOURCE_DEFINITION, "message": p} for p in problems)
-        self.cluster = ClusterIndex(data, mapper)
-        self.rbac = RBACAuthorizer(data)
+        self._index(data, resource_registry)
         self._records = {id(r.data): r for r in records}
         # Refused documents too, only to place what a kind says about them (a refused CRD's rule costs).
         self._refused_records = {id(r.data): r for r in loaded if id(r.data) not in self._records}
@@ -117,6 +109,15 @@ class Simulation:
         ]
         # An idle kind answers every request with nothing (its result keys keep their defaults): skip it.
         self.chain = [kind for kind in kinds if not getattr(kind, "idle", False)]
+
+    def _index(self, data: list[dict[str, Any]], resource_registry: list[Mapping] | None) -> None:
+        """The cluster the documents make: objects, namespaces, the REST mapping (with their CRDs), RBAC."""
+        crds = [d for d in data if d.get("kind") == CUSTOM_RESOURCE_DEFINITION]
+        base = RESTMapper.from_registry(resource_registry) if resource_registry else builtin_mapper()
+        mapper, problems = base.with_crds(crds)
+        self.errors.extend({"severity": "warning", "kind": CUSTOM_RESOURCE_DEFINITION, "message": p} for p in problems)
+        self.cluster = ClusterIndex(data, mapper)
+        self.rbac = RBACAuthorizer(data)
 
     def _served_and_stored(self, records: list[Any]) -> list[Any]:
         """Drop admission-policy documents of an API version the simulated release does not serve; default
@@ -190,21 +191,9 @@ class Simulation:
         self, request: Any, *, now: dt.datetime | None, trace: bool, full: bool, type_checks: bool
     ) -> dict[str, Any]:
         document_errors = list(self.errors)
-        request_errors: list[dict[str, Any]] = []
-        if isinstance(request, str):
-            records, load_errors = load_documents(request, "<request>")
-            request_errors += [
-                {"severity": "error", "source": "request", **e.to_dict(), "document": None} for e in load_errors
-            ]
-            request = records[0].data if records else None
-        normalized = normalize_request(request, self.cluster.mapper, copy_objects=False)
-        invalid = [e.to_dict() for e in normalized.errors]
-        request_errors += [{"severity": "error", "source": "request", **e, "document": None} for e in invalid]
-        request_errors += [
-            {"severity": "warning", "source": "request", "message": w, "document": None} for w in normalized.warnings
-        ]
+        normalized, request_errors = _normalized(request, self.cluster.mapper)
         keys = {key: value if make is None else make() for key, make, value in self._key_defaults}
-        if normalized.request is None or invalid:
+        if normalized.request is None or normalized.errors:
             return bad_request(_owned(normalized.request, {}) or {}, document_errors, request_errors, keys)
         request = normalized.request
         given = {side: request.get(side) for side in _SIDES}
@@ -212,23 +201,39 @@ class Simulation:
         if self.defaulting:  # once per request, before any policy: the object as the API server decodes it
             request, defaulted = default_request(request)  # a defaulted side is a fresh copy already
         request = _owned(request, given)
-        namespace = request.get("namespace")
-        if namespace and namespace not in self.cluster.namespaces and any(k.active for k in self.kinds):
-            request_errors.append(
-                {
-                    "severity": "warning",
-                    "source": "request",
-                    "message": f'Namespace "{namespace}" is not among the documents: it is taken to '
-                    "exist with only its kubernetes.io/metadata.name label",
-                    "document": None,
-                }
-            )
+        request_errors += self._unknown_namespace(request.get("namespace"))
         exempt = exempt_reason(request)
         if exempt is not None:
             result = admission_result(request, [], document_errors, request_errors, exempt, now, full)
             result.update(keys, typeChecking=None, defaulted=defaulted)
             return result
         context = RequestContext(request, self._authorizers, trace=trace, full=full, now=now)
+        ran = self._through_chain(request, context)
+        outcomes = [outcome for _, outcome in ran]
+        for outcome in outcomes:  # kinds sharing a list key (Kyverno's two) add to it
+            for key, value in outcome.keys.items():
+                keys[key] = keys[key] + value if isinstance(value, list) and isinstance(keys.get(key), list) else value
+        result = admission_result(request, outcomes, document_errors, request_errors, exempt, now, full)
+        result.update(keys)
+        if trace:  # without traces there is no row to locate
+            for kind, outcome in ran:
+                if outcome.records:
+                    locate_traces(outcome.records, self.document_of, kind.name)
+        result["typeChecking"] = self.type_checks() if full and type_checks else None
+        result["defaulted"] = defaulted
+        return result
+
+    def _unknown_namespace(self, namespace: Any) -> list[dict[str, Any]]:
+        if namespace and namespace not in self.cluster.namespaces and any(k.active for k in self.kinds):
+            message = (
+                f'Namespace "{namespace}" is not among the documents: it is taken to '
+                "exist with only its kubernetes.io/metadata.name label"
+            )
+            return [{"severity": "warning", "source": "request", "message": message, "document": None}]
+        return []
+
+    def _through_chain(self, request: Mapping[str, Any], context: RequestContext) -> list[tuple[Any, KindOutcome]]:
+        """Every kind of the chain in order, until a stage ends denied: (kind, its outcome) of each that ran."""
         ran: list[tuple[Any, KindOutcome]] = []
         current = request
         denied_in = None
@@ -245,17 +250,32 @@ class Simulation:
             stage_ends = position + 1 == len(chain) or chain[position + 1].stage != kind.stage
             if kind.stage == MUTATING and stage_ends and denied_in is None and context.reinvocation.should_reinvoke:
                 current, denied_in = _reinvoke(ran, current, context)
-        outcomes = [outcome for _, outcome in ran]
-        for outcome in outcomes:  # kinds sharing a list key (Kyverno's two) add to it
-            for key, value in outcome.keys.items():
-                keys[key] = keys[key] + value if isinstance(value, list) and isinstance(keys.get(key), list) else value
-        result = admission_result(request, outcomes, document_errors, request_errors, exempt, now, full)
-        result.update(keys)
-        if trace:  # without traces there is no row to locate
-            locate_traces(result["policies"], self.document_of)
-        result["typeChecking"] = self.type_checks() if full and type_checks else None
-        result["defaulted"] = defaulted
-        return result
+        return ran
+
+
+def _normalized(request: Any, mapper: Any) -> tuple[NormalizedRequest, list[dict[str, Any]]]:
+    """The request read (YAML/JSON text or an object) and normalised, and its errors and warnings."""
+    errors: list[dict[str, Any]] = []
+    if isinstance(request, str):
+        records, load_errors = load_documents(request, "<request>")
+        errors += [{"severity": "error", "source": "request", **e.to_dict(), "document": None} for e in load_errors]
+        request = records[0].data if records else None
+    normalized = normalize_request(request, mapper, copy_objects=False)
+    errors += [{"severity": "error", "source": "request", **e.to_dict(), "document": None} for e in normalized.errors]
+    errors += [
+        {"severity": "warning", "source": "request", "message": w, "document": None} for w in normalized.warnings
+    ]
+    return normalized, errors
+
+
+def _refused(errors: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
+    """The first error of each document the API server refused, by (kind, name): in enforce mode a refused
+    document's errors are errors, else warnings."""
+    refused: dict[tuple[str, str], dict[str, Any]] = {}
+    for error in errors:
+        if error.get("severity") == "error" and error.get("kind"):
+            refused.setdefault((error["kind"], error.get("name") or ""), error)
+    return refused
 
 
 _SIDES = ("object", "oldObject")
@@ -292,38 +312,14 @@ def _reinvoke(
     return current, None
 
 
-def load(
-    documents: Any,
-    *,
-    resource_registry: list[Mapping] | None = None,
-    api_validation: str = "enforce",
-    defaulter: Any = None,
-    defaulting: bool = True,
-    kubernetes_version: str | None = None,
-) -> Simulation:
+def load(documents: Any, **options: Any) -> Simulation:
     """A document set loaded once (policies compiled), for many `run(request)` calls; never raises.
-    `simulation.errors` lists the documents' errors, each with the index of its document."""
-    return Simulation(
-        documents,
-        resource_registry=resource_registry,
-        api_validation=api_validation,
-        defaulter=defaulter,
-        defaulting=defaulting,
-        kubernetes_version=kubernetes_version,
-    )
+    `simulation.errors` lists the documents' errors, each with the index of its document. The options are
+    `Simulation`'s (`simulate` says what each does)."""
+    return Simulation(documents, **options)
 
 
-def simulate(
-    documents: Any,
-    request: Any,
-    *,
-    resource_registry: list[Mapping] | None = None,
-    api_validation: str = "enforce",
-    now: dt.datetime | None = None,
-    defaulter: Any = None,
-    defaulting: bool = True,
-    kubernetes_version: str | None = None,
-) -> dict[str, Any]:
+def simulate(documents: Any, request: Any, *, now: dt.datetime | None = None, **options: Any) -> dict[str, Any]:
     """Admit or deny `request` against `documents`; never raises (see SCHEMA.md for the result).
 
     `api_validation="enforce"` drops documents the API server would refuse (as `kubectl apply` would);
@@ -332,18 +328,12 @@ def simulate(
     mapping by `[{kind, resource, subresource}]` rows. `defaulting=False` leaves built-in objects as given
     (the API server's in-process unit tests build them without defaulting). `kubernetes_version` ("1.31")
     simulates that release (default: the newest): its CEL libraries, macros and checks, and the admission
-    API versions it serves (evaluator/cel/versions.py); an unsupported version is a 400."""
-    refused = _unsupported_version(kubernetes_version)
+    API versions it serves (evaluator/cel/versions.py); an unsupported version is a 400. `defaulter`
+    replaces the re-defaulting of an object after each mutation."""
+    refused = _unsupported_version(options.get("kubernetes_version"))
     if refused is not None:
         return refused
-    return load(
-        documents,
-        resource_registry=resource_registry,
-        api_validation=api_validation,
-        defaulter=defaulter,
-        defaulting=defaulting,
-        kubernetes_version=kubernetes_version,
-    ).run(request, now=now)
+    return load(documents, **options).run(request, now=now)
 
 
 def _unsupported_version(kubernetes_version: str | None) -> dict[str, Any] | None:
@@ -360,25 +350,12 @@ def _unsupported_version(kubernetes_version: str | None) -> dict[str, Any] | Non
 
 
 def simulate_many(
-    documents: Any,
-    requests: Iterable[Any],
-    *,
-    resource_registry: list[Mapping] | None = None,
-    api_validation: str = "enforce",
-    now: dt.datetime | None = None,
-    defaulting: bool = True,
-    kubernetes_version: str | None = None,
+    documents: Any, requests: Iterable[Any], *, now: dt.datetime | None = None, **options: Any
 ) -> list[dict[str, Any]]:
-    """`simulate` for many requests against one document set, compiling each policy once."""
-    refused = _unsupported_version(kubernetes_version)
+    """`simulate` for many requests against one document set (same options), compiling each policy once."""
+    refused = _unsupported_version(options.get("kubernetes_version"))
     requests = list(requests)
     if refused is not None:
         return [refused for _ in requests]
-    simulation = load(
-        documents,
-        resource_registry=resource_registry,
-        api_validation=api_validation,
-        defaulting=defaulting,
-        kubernetes_version=kubernetes_version,
-    )
+    simulation = load(documents, **options)
     return [simulation.run(request, now=now) for request in requests]

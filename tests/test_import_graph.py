@@ -215,3 +215,49 @@ def test_importing_the_simulation_loads_no_django():
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+# Kyverno's own `kyverno test` command: it runs Kyverno test folders, so it reads Kyverno's packages by design.
+KIND_SPECIFIC_CLI = "evaluator.cli.kyverno_test"
+
+
+@pytest.mark.parametrize("layer", ["evaluator.admission", "evaluator.cli", "evaluator.batch"])
+def test_the_core_cli_and_batch_reach_kinds_only_through_the_registry(layer):
+    """No policy package (`evaluator.policies.<kind>`) is imported: the registry (`evaluator.policies`,
+    `admission.policy_kind`) is the way to a kind."""
+    offending = [
+        f"{m}:{line} imports {t}"
+        for m, t, _, line in EDGES
+        if package_of(m) == layer
+        and not (m == KIND_SPECIFIC_CLI or m.startswith(KIND_SPECIFIC_CLI + "."))
+        and package_of(t).startswith("evaluator.policies.")
+    ]
+    assert offending == []
+
+
+def test_the_core_names_no_policy_kind():
+    """Each kind's rules live in its package: no kind name of k8s/kinds.py is spelled, nor imported, in the
+    core, except the admissionregistration groupings the API server itself defaults and validates."""
+    from evaluator.k8s import kinds
+
+    # Namespaces and CRDs are what the core indexes the cluster by (namespaceSelector, the REST mapping).
+    indexed = {kinds.NAMESPACE, kinds.CUSTOM_RESOURCE_DEFINITION}
+    names = {
+        name: value
+        for name, value in vars(kinds).items()
+        if name.isupper() and isinstance(value, str) and value[:1].isupper() and value not in indexed
+    }
+    offending = []
+    for module, path in MODULES.items():
+        if package_of(module) != "evaluator.admission":
+            continue
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and node.value in names.values():
+                offending.append(f"{module}:{node.lineno} spells {node.value!r}")
+        offending += [
+            f"{module}:{line} imports {name}"
+            for t, name, line in imports(module)
+            if t == "evaluator.k8s.kinds" and name in names
+        ]
+    assert offending == []

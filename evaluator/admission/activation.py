@@ -27,22 +27,20 @@ _NAMESPACE_META_FIELDS = (
 )
 
 
-def _gvk(value: Any) -> dict[str, str]:
+def _texts(value: Any, keys: tuple[str, str, str]) -> dict[str, str]:
+    """`keys` of a kind or resource as text ("" when absent)."""
     value = value if type(value) is dict or isinstance(value, Mapping) else {}
-    return {
-        "group": str(value.get("group") or ""),
-        "version": str(value.get("version") or ""),
-        "kind": str(value.get("kind") or ""),
-    }
+    get = value.get
+    group, version, name = keys  # a literal dict: this runs for every request
+    return {group: str(get(group) or ""), version: str(get(version) or ""), name: str(get(name) or "")}
+
+
+def _gvk(value: Any) -> dict[str, str]:
+    return _texts(value, ("group", "version", "kind"))
 
 
 def _gvr(value: Any) -> dict[str, str]:
-    value = value if type(value) is dict or isinstance(value, Mapping) else {}
-    return {
-        "group": str(value.get("group") or ""),
-        "version": str(value.get("version") or ""),
-        "resource": str(value.get("resource") or ""),
-    }
+    return _texts(value, ("group", "version", "resource"))
 
 
 def _user_info(user: Any) -> dict[str, Any]:

@@ -6,7 +6,7 @@ ValidatingAdmissionPolicy / MutatingAdmissionPolicy (+ bindings), any served ver
 - matchConstraints / matchResources: matchPolicy Equivalent, namespaceSelector {}, objectSelector {};
 - every resource rule (resourceRules, excludeResourceRules): scope "*";
 - paramRef.parameterNotFoundAction: Deny;
-- MutatingAdmissionPolicy spec.reinvocationPolicy: Never.
+- then the kind's own defaults (`policy_kind.CreateRules.default`, declared in its policy package).
 Absent structs are not created (a binding without matchResources stays without it), and values that
 are set, even to something invalid, are left for validation to report.
 """
@@ -17,6 +17,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from evaluator.admission.policy_kind import create_rules
 from evaluator.k8s.kinds import ADMISSION_GROUP, ADMISSION_KINDS
 from evaluator.k8s.kinds import ADMISSION_POLICY_KINDS as POLICY_KINDS
 
@@ -42,17 +43,18 @@ def apply_defaults(obj: Mapping) -> dict:
         return result
     kind = result["kind"]
     if kind in POLICY_KINDS:
-        _set_if_unset(spec, "failurePolicy", "Fail")
+        set_if_unset(spec, "failurePolicy", "Fail")
         _default_match_resources(spec.get("matchConstraints"))
-        if kind == "MutatingAdmissionPolicy" and spec.get("reinvocationPolicy") is None:
-            spec["reinvocationPolicy"] = "Never"
     else:
         _default_match_resources(spec.get("matchResources"))
         _default_param_ref(spec.get("paramRef"))
+    rules = create_rules(kind)
+    if rules is not None:
+        rules.default(spec)
     return result
 
 
-def _set_if_unset(target: dict, key: str, value: Any) -> None:
+def set_if_unset(target: dict, key: str, value: Any) -> None:
     if target.get(key) is None:
         target[key] = value
 
@@ -60,17 +62,17 @@ def _set_if_unset(target: dict, key: str, value: Any) -> None:
 def _default_match_resources(match: Any) -> None:
     if not isinstance(match, dict):
         return
-    _set_if_unset(match, "matchPolicy", "Equivalent")
-    _set_if_unset(match, "namespaceSelector", {})
-    _set_if_unset(match, "objectSelector", {})
+    set_if_unset(match, "matchPolicy", "Equivalent")
+    set_if_unset(match, "namespaceSelector", {})
+    set_if_unset(match, "objectSelector", {})
     for key in ("resourceRules", "excludeResourceRules"):
         rules = match.get(key)
         if isinstance(rules, list):
             for rule in rules:
                 if isinstance(rule, dict):
-                    _set_if_unset(rule, "scope", "*")
+                    set_if_unset(rule, "scope", "*")
 
 
 def _default_param_ref(param_ref: Any) -> None:
     if isinstance(param_ref, dict):
-        _set_if_unset(param_ref, "parameterNotFoundAction", "Deny")
+        set_if_unset(param_ref, "parameterNotFoundAction", "Deny")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import yaml
@@ -92,13 +92,7 @@ class LoadError:
     source: str | None = None
 
     def to_dict(self) -> dict:
-        return {
-            "message": self.message,
-            "document": self.document,
-            "line": self.line,
-            "column": self.column,
-            "source": self.source,
-        }
+        return asdict(self)
 
     def __str__(self) -> str:
         where = f"{self.source}:" if self.source else ""

@@ -49,7 +49,6 @@ class Run:
     value: Any = None
     cost: int = 0
     error: str | None = None
-    cost_exceeded: bool = False
 
 
 def _type_text(output_type: Any) -> str | None:
@@ -157,7 +156,7 @@ def run(compiled: CompiledExpression, activation: Mapping[str, Any]) -> Run:
     try:
         evaluation = compiled.program.evaluate(activation)
     except _cel.CostLimitError as exc:
-        return Run(cost=max(getattr(exc, "cost", 0) or 0, PER_CALL_LIMIT + 1), error=exc.message, cost_exceeded=True)
+        return Run(cost=max(getattr(exc, "cost", 0) or 0, PER_CALL_LIMIT + 1), error=exc.message)
     except _cel.EvaluationError as exc:
         return Run(cost=getattr(exc, "cost", 0) or 0, error=exc.message)
     except RecursionError:

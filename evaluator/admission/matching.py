@@ -152,48 +152,71 @@ class CompiledRule:
         )
 
     def matches(self, view: _View, resource: GVR) -> bool:
-        return self.mismatch(view, resource, explain=False) is None
+        return self.failing(view, resource) is None
 
-    def mismatch(self, view: _View, resource: GVR, explain: bool = True) -> str | None:
-        """None when the rule matches ``resource`` (the request's or an equivalent), else the first
-        failing dimension in the order Go checks them: scope, operation, group, version, resource."""
+    def failing(self, view: _View, resource: GVR) -> str | None:
+        """None when the rule matches ``resource`` (the request's or an equivalent), else the first failing
+        dimension in the order Go checks them: scope, operation, group, version, resource."""
         scope = self.scope
-        if scope is not None and scope != "*":
-            is_namespace = resource == NAMESPACES
-            if scope == "Namespaced":
-                if is_namespace or not view.namespace:
-                    return "scope Namespaced does not match a cluster-scoped request" if explain else "x"
-            elif scope == "Cluster":
-                if not is_namespace and view.namespace:
-                    return "scope Cluster does not match a namespaced request" if explain else "x"
-            else:
-                return f'scope "{scope}" matches nothing' if explain else "x"
+        if scope is not None and scope != "*" and not _scope_matches(scope, view, resource):
+            return "scope"
         if self.operations is not None and view.operation not in self.operations:
-            return f"operation {view.operation} not in {_fmt(_as_list(self.raw.get('operations')))}" if explain else "x"
+            return "operation"
         if self.groups is not None and resource.group not in self.groups:
-            return (
-                f'apiGroup "{resource.group}" not in {_fmt(_as_list(self.raw.get("apiGroups")), True)}'
-                if explain
-                else "x"
-            )
+            return "group"
         if self.versions is not None and resource.version not in self.versions:
-            return (
-                f'apiVersion "{resource.version}" not in {_fmt(_as_list(self.raw.get("apiVersions")), True)}'
-                if explain
-                else "x"
-            )
+            return "version"
         for res, sub in self.resources:
             if (res == "*" or res == resource.resource) and (sub == "*" or sub == view.sub):
                 return None
-        if not explain:
-            return "x"
-        requested = f"{resource.resource}/{view.sub}" if view.sub else resource.resource
-        return f'resource "{requested}" not in {_fmt(_as_list(self.raw.get("resources")))}'
+        return "resource"
+
+    def mismatch(self, view: _View, resource: GVR) -> str | None:
+        """None when the rule matches ``resource``, else why not: the first failing dimension, worded."""
+        failing = self.failing(view, resource)
+        return None if failing is None else _MISMATCH_TEXT[failing](self, view, resource)
 
     def name_mismatch(self, view: _View) -> str | None:
         if not self.names or view.name in self.names:
             return None
         return f'name "{view.name}" not in resourceNames {_fmt(list(self.names))}'
+
+
+def _scope_matches(scope: Any, view: _View, resource: GVR) -> bool:
+    if scope == "Namespaced":
+        return resource != NAMESPACES and bool(view.namespace)
+    if scope == "Cluster":
+        return resource == NAMESPACES or not view.namespace
+    return False
+
+
+def _scope_text(rule: CompiledRule, view: _View, resource: GVR) -> str:
+    if rule.scope == "Namespaced":
+        return "scope Namespaced does not match a cluster-scoped request"
+    if rule.scope == "Cluster":
+        return "scope Cluster does not match a namespaced request"
+    return f'scope "{rule.scope}" matches nothing'
+
+
+def _resource_text(rule: CompiledRule, view: _View, resource: GVR) -> str:
+    requested = f"{resource.resource}/{view.sub}" if view.sub else resource.resource
+    return f'resource "{requested}" not in {_fmt(_as_list(rule.raw.get("resources")))}'
+
+
+# CompiledRule.failing's dimension -> (rule, view, resource) -> why it does not match, as the reason says it
+_MISMATCH_TEXT: dict[str, Callable[[CompiledRule, _View, GVR], str]] = {
+    "scope": _scope_text,
+    "operation": lambda rule, view, _: (
+        f"operation {view.operation} not in {_fmt(_as_list(rule.raw.get('operations')))}"
+    ),
+    "group": lambda rule, _, resource: (
+        f'apiGroup "{resource.group}" not in {_fmt(_as_list(rule.raw.get("apiGroups")), True)}'
+    ),
+    "version": lambda rule, _, resource: (
+        f'apiVersion "{resource.version}" not in {_fmt(_as_list(rule.raw.get("apiVersions")), True)}'
+    ),
+    "resource": _resource_text,
+}
 
 
 def rule_mismatch(rule: Mapping, request: Mapping, resource: GVR) -> str | None:
@@ -218,21 +241,35 @@ def _match_rules(
     for rule in rules:
         if rule.matches(view, view.resource) and rule.name_mismatch(view) is None:
             return _RulesOutcome(True, view.resource, view.kind)
+    equivalents: list[GVR] = []
     if match_policy == "Equivalent":
         equivalents = [e for e in mapper.equivalent_resources_for(view.resource, view.sub) if e != view.resource]
-        for rule in rules:
-            for equivalent in equivalents:
-                if not rule.matches(view, equivalent):
-                    continue
-                matched_kind = mapper.kind_for(equivalent, view.sub)
-                if matched_kind is None or matched_kind.empty:
-                    return _RulesOutcome(False, error=f"unable to convert to {equivalent}: unknown kind")
-                if rule.name_mismatch(view) is None:
-                    return _RulesOutcome(True, equivalent, matched_kind, equivalent=True)
-    else:
-        equivalents = []
+        found = _match_equivalents(rules, equivalents, view, mapper)
+        if found is not None:
+            return found
     if not explain:
         return _RulesOutcome(False)
+    return _RulesOutcome(False, reasons=_reasons(rules, equivalents, view))
+
+
+def _match_equivalents(
+    rules: tuple[CompiledRule, ...], equivalents: list[GVR], view: _View, mapper: RESTMapper
+) -> _RulesOutcome | None:
+    """The equivalent pass, rule by rule then equivalent by equivalent; None when none matches."""
+    for rule in rules:
+        for equivalent in equivalents:
+            if not rule.matches(view, equivalent):
+                continue
+            matched_kind = mapper.kind_for(equivalent, view.sub)
+            if matched_kind is None or matched_kind.empty:
+                return _RulesOutcome(False, error=f"unable to convert to {equivalent}: unknown kind")
+            if rule.name_mismatch(view) is None:
+                return _RulesOutcome(True, equivalent, matched_kind, equivalent=True)
+    return None
+
+
+def _reasons(rules: tuple[CompiledRule, ...], equivalents: list[GVR], view: _View) -> tuple[str, ...]:
+    """Why no rule matched: each rule's first failing dimension, and the equivalents tried."""
     reasons = []
     for i, rule in enumerate(rules):
         why = rule.mismatch(view, view.resource) or rule.name_mismatch(view) or "matches"
@@ -240,7 +277,7 @@ def _match_rules(
     if equivalents:
         listed = ", ".join(f"{e.group or 'core'}/{e.version}" for e in equivalents)
         reasons.append(f"nor any equivalent resource ({listed})")
-    return _RulesOutcome(False, reasons=tuple(reasons))
+    return tuple(reasons)
 
 
 def match_rules(rules: list, match_policy: Any, request: Mapping, mapper: RESTMapper) -> _RulesOutcome:

@@ -13,7 +13,7 @@ from typing import Any
 from evaluator.admission.cluster import ClusterIndex, group_version, name_of, namespace_of
 from evaluator.k8s.labels import object_labels, parse_selector
 
-NAMESPACED, CLUSTER = "Namespaced", "Cluster"
+NAMESPACED = "Namespaced"
 
 
 @dataclass(frozen=True)
@@ -68,35 +68,47 @@ def collect_params(
         return [None], None
     if source is None:
         return [], f"paramKind kind `{_param_kind_text(param_kind)}` not known"
+    candidates, error = _in_scope(source, param_ref, namespace, cluster)
+    if error is not None:
+        return [], error
+    params, error = _referenced(candidates, param_ref)
+    if error is not None:
+        return [], error
+    if not params and param_ref.get("parameterNotFoundAction") == "Deny":
+        return [], "no params found for policy binding with `Deny` parameterNotFoundAction"
+    return params, None
+
+
+def _in_scope(
+    source: ParamSource, param_ref: Mapping[str, Any], namespace: str, cluster: ClusterIndex
+) -> tuple[list[Mapping], str | None]:
+    """The objects of the param kind in the namespace the reference looks in (none: cluster-scoped)."""
     ref_namespace = str(param_ref.get("namespace") or "")
-    ref_name = str(param_ref.get("name") or "")
     candidates = cluster.objects(source.group, source.kind)
     if source.scope == NAMESPACED:
         params_namespace = ref_namespace or namespace
         if not params_namespace:
             return [], "cannot use namespaced paramRef in policy binding that matches cluster-scoped resources"
-        candidates = [c for c in candidates if namespace_of(c) == params_namespace]
-    elif ref_namespace:
+        return [c for c in candidates if namespace_of(c) == params_namespace], None
+    if ref_namespace:
         return [], "paramRef.namespace must not be provided for a cluster-scoped `paramKind`"
-    else:
-        candidates = [c for c in candidates if not namespace_of(c)]
+    return [c for c in candidates if not namespace_of(c)], None
 
+
+def _referenced(candidates: list[Mapping], param_ref: Mapping[str, Any]) -> tuple[list[Mapping | None], str | None]:
+    """The candidates paramRef names (by name: at most one) or selects."""
+    ref_name = str(param_ref.get("name") or "")
     selector_spec = param_ref.get("selector")
     if ref_name:
         if selector_spec is not None:
             return [], "paramRef.name and paramRef.selector are mutually exclusive"
-        params: list[Mapping | None] = [c for c in candidates if name_of(c) == ref_name][:1]
-    elif selector_spec is not None:
+        return [c for c in candidates if name_of(c) == ref_name][:1], None
+    if selector_spec is not None:
         selector, error = parse_selector(selector_spec)
         if error is not None:
             return [], error
-        params = [c for c in candidates if selector.matches(object_labels(c))]
-    else:
-        return [], "one of name or selector must be provided"
-
-    if not params and param_ref.get("parameterNotFoundAction") == "Deny":
-        return [], "no params found for policy binding with `Deny` parameterNotFoundAction"
-    return params, None
+        return [c for c in candidates if selector.matches(object_labels(c))], None
+    return [], "one of name or selector must be provided"
 
 
 def _param_kind_text(param_kind: Mapping[str, Any]) -> str:

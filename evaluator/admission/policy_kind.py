@@ -178,6 +178,59 @@ class KindOutcome:
     keys: dict[str, Any] = field(default_factory=dict)
 
 
+def _no_defaults(spec: dict) -> None:
+    return None
+
+
+def _nothing(*_: Any) -> list[Any]:
+    return []
+
+
+@dataclass(frozen=True)
+class CreateRules:
+    """An admissionregistration document kind's own create-time rules, beside those the core applies to every
+    policy (failurePolicy, paramKind, matchConstraints, matchConditions, variables) and binding (policyName,
+    paramRef, matchResources) in `defaults.py` and `validation.py`. Each runs after the shared ones, so the
+    errors keep the API server's order. A kind's package registers them (`register_create_rules`); the core
+    looks them up by document kind and so never names one."""
+
+    kind: str  # the document kind, e.g. a policy kind or its binding kind (k8s/kinds.py)
+    default: Callable[[dict], None] = _no_defaults  # the spec's own defaults, in place
+    # (spec, check) -> field errors of the kind's own fields; `check` is `validation.SpecCheck` (the
+    # policy's name, whether it has params, the expression compile hook, the warnings list)
+    validate: Callable[[Mapping[str, Any], Any], list[Any]] = _nothing
+    # (document as given, before defaulting) -> deviations tolerated with a warning
+    tolerate: Callable[[Mapping[str, Any]], list[Any]] = _nothing
+
+
+def register_create_rules(rules: CreateRules) -> CreateRules:
+    """Make a document kind's own create-time defaults and validation known to the core."""
+    _CREATE_RULES[rules.kind] = rules
+    return rules
+
+
+def create_rules(kind: Any) -> CreateRules | None:
+    """The registered create-time rules of a document kind (None: only the shared ones apply)."""
+    return _CREATE_RULES.get(kind) if isinstance(kind, str) else None
+
+
+# Pieces the layers above the core ask kind packages for (`provided`), by name:
+KIND_SELECTOR = "kind selector"  # (selectors, (group, version, kind), subresource) -> bool, Kyverno `match` kinds
+POLICY_REPORT = "policy report"  # (namespace, name, entries) -> a wgpolicyk8s.io (Cluster)PolicyReport
+
+
+def provide(capability: str, value: Any) -> None:
+    """A kind package offers a named piece to the layers above the core (CLI, batch), which must not import
+    policy packages: e.g. the kind-selector matcher a cluster listing filters with."""
+    _PROVIDED[capability] = value
+
+
+def provided(capability: str) -> Any:
+    """The piece a kind package provided under `capability`; KeyError when no loaded kind provides it
+    (callers run `evaluator.policies.load_kinds()` first, as `evaluator.simulation` does on import)."""
+    return _PROVIDED[capability]
+
+
 @runtime_checkable
 class PolicyKind(Protocol):
     """One policy kind behind the core: load a document set once, evaluate each request, describe the outcome."""
@@ -199,6 +252,8 @@ class PolicyKind(Protocol):
 
 
 _REGISTRY: dict[str, Any] = {}  # kind classes: PolicyKind describes their instances, not the classes
+_CREATE_RULES: dict[str, CreateRules] = {}
+_PROVIDED: dict[str, Any] = {}
 
 
 def register(kind: Any) -> Any:

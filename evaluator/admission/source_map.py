@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import yaml
@@ -283,6 +284,24 @@ def _auto_indent(text: str, lines: list[tuple[int, int]]) -> int:
     return max(deepest, 1)
 
 
+def _add(chars: list[str], offsets: list[int], added: Iterable[str], at: Iterable[int]) -> None:
+    chars.extend(added)
+    offsets.extend(at)
+
+
+def _chomp(
+    chars: list[str], offsets: list[int], end: int, chomp: str, last_break: int | None, pending: list[int]
+) -> None:
+    """The block's final line breaks: clip keeps the last line's (if it has one), strip (`-`) none, keep
+    (`+`) every trailing one."""
+    if last_break is not None and chomp != "-" and last_break < end:
+        chars.append("\n")
+        offsets.append(last_break)
+    if chomp == "+":
+        kept = [at for at in pending if at < end]
+        _add(chars, offsets, ["\n"] * len(kept), kept)
+
+
 def _block_with_indent(
     text: str, lines: list[tuple[int, int]], indent: int, folded: bool, chomp: str
 ) -> tuple[str, list[int]]:
@@ -291,7 +310,6 @@ def _block_with_indent(
     pending: list[int] = []  # line breaks seen since the last content line (source index of each)
     last_break: int | None = None
     last_leading_blank = True
-    started = False
     for a, b in lines:
         n = _indent(text, a, b)
         if a + min(n, indent) >= b and n <= indent:  # an empty line
@@ -301,29 +319,15 @@ def _block_with_indent(
             break
         content_start = a + indent
         leading_blank = text[content_start] in " \t"
-        if started:
-            if folded and not last_leading_blank and not leading_blank:
-                if not pending:
-                    chars.append(" ")
-                    offsets.append(last_break)
-            else:
-                chars.append("\n")
+        if last_break is not None:  # the break between this content line and the one before
+            joined = folded and not last_leading_blank and not leading_blank
+            if not (joined and pending):
+                chars.append(" " if joined else "\n")
                 offsets.append(last_break)
-        for at in pending:
-            chars.append("\n")
-            offsets.append(at)
+        _add(chars, offsets, ["\n"] * len(pending), pending)
         pending = []
-        for k in range(content_start, b):
-            chars.append(text[k])
-            offsets.append(k)
-        started, last_break, last_leading_blank = True, b, leading_blank
-    if started and chomp != "-" and last_break < len(text):  # the last line's break, if it has one
-        chars.append("\n")
-        offsets.append(last_break)
-    if chomp == "+":
-        for at in pending:
-            if at < len(text):
-                chars.append("\n")
-                offsets.append(at)
+        _add(chars, offsets, text[content_start:b], range(content_start, b))
+        last_break, last_leading_blank = b, leading_blank
+    _chomp(chars, offsets, len(text), chomp, last_break, pending)
     offsets.append(offsets[-1] + 1 if offsets else (lines[0][0] if lines else 0))
     return "".join(chars), offsets

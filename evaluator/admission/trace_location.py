@@ -7,7 +7,7 @@ a fixable error gets a hint (hints.py) next to, never inside, the Kubernetes tex
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from evaluator.admission.error_location import locate
@@ -49,6 +49,7 @@ def row_path(spec: Mapping[str, Any], section: str, row: Mapping[str, Any]) -> s
 
 
 def _has_error(trace: Mapping[str, Any]) -> bool:
+    """`_error_rows` has one (written out: it runs for every record of every traced request)."""
     for rows in trace.values():
         if isinstance(rows, list):
             for row in rows:
@@ -57,37 +58,45 @@ def _has_error(trace: Mapping[str, Any]) -> bool:
     return False
 
 
-def locate_traces(policies: list[dict], find_document: Callable[[str, str], Any]) -> None:
+def _error_rows(trace: Mapping[str, Any]) -> Iterator[tuple[str, dict]]:
+    """(section, row) of every trace row with an error."""
+    for section, rows in trace.items():
+        if isinstance(rows, list):
+            for row in rows:
+                if isinstance(row, dict) and row.get("error"):
+                    yield section, row
+
+
+def locate_traces(policies: list[dict], find_document: Callable[[str, str], Any], kind: str) -> None:
     """Add ``location`` (document, line, column, endLine, endColumn, path) and ``hint`` to every trace row
-    with an error; ``find_document(kind, name)`` gives the policy's loaded document or None."""
+    with an error; ``find_document(kind, name)`` gives the policy's loaded document or None. The records
+    are one kind's (`kind`: its name, for records that do not say theirs)."""
     for record in policies:
         trace = record.get("trace")
         if trace is None or not (type(trace) is dict or isinstance(trace, Mapping)):
             continue
         if not (record.get("error") or _has_error(trace)):
             continue  # the common case: nothing to locate, no document to look up
-        document = find_document(record.get("kind") or "ValidatingAdmissionPolicy", record.get("policy") or "")
-        spec = (getattr(document, "data", None) or {}).get("spec")
-        spec = spec if isinstance(spec, Mapping) else {}
-        for section, rows in trace.items():
-            if not isinstance(rows, list):
-                continue
-            for row in rows:
-                if not isinstance(row, dict) or not row.get("error"):
-                    continue
-                hint = hint_for(row["error"], row.get("expression"))
-                if hint:
-                    row["hint"] = hint
-                path = row_path(spec, section, row)
-                if document is not None and path:
-                    row["location"] = {**locate(document, path, row["error"]), "path": path}
+        document = find_document(record.get("kind") or kind, record.get("policy") or "")
+        _locate_rows(trace, document)
         if record.get("error") and not record.get("hint"):
-            messages = [
-                r
-                for rows in trace.values()
-                if isinstance(rows, list)
-                for r in rows
-                if isinstance(r, dict) and r.get("error") and r.get("error") in record["error"]
-            ]
-            if messages and messages[0].get("hint"):
-                record["hint"] = messages[0]["hint"]
+            _hint_from_rows(record, trace)
+
+
+def _locate_rows(trace: Mapping[str, Any], document: Any) -> None:
+    spec = (getattr(document, "data", None) or {}).get("spec")
+    spec = spec if isinstance(spec, Mapping) else {}
+    for section, row in _error_rows(trace):
+        hint = hint_for(row["error"], row.get("expression"))
+        if hint:
+            row["hint"] = hint
+        path = row_path(spec, section, row)
+        if document is not None and path:
+            row["location"] = {**locate(document, path, row["error"]), "path": path}
+
+
+def _hint_from_rows(record: dict, trace: Mapping[str, Any]) -> None:
+    """A record's error quotes a row's: that row's hint is the record's."""
+    messages = [row for _, row in _error_rows(trace) if row["error"] in record["error"]]
+    if messages and messages[0].get("hint"):
+        record["hint"] = messages[0]["hint"]

@@ -5,7 +5,7 @@ paramRef, match conditions and variables. Wording follows
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from evaluator.cel.escaping import RESERVED
@@ -29,6 +29,11 @@ MAX_MATCH_CONDITIONS = 64
 
 _CEL_IDENT = re.compile(r"[_a-zA-Z][_a-zA-Z0-9]*")
 _CEL_RESERVED = RESERVED  # the CEL reserved words, as apiserver's cel/escaping.go lists them
+
+
+def not_an_object(value: Any, path: str, optional: bool = True) -> list[fe.FieldError]:
+    """The error for a field that must be an object and is not (none when it is optional and absent)."""
+    return [] if optional and value is None else [fe.invalid(path, str(value), "must be an object")]
 
 
 def as_list(value: Any) -> list:
@@ -88,38 +93,28 @@ def validate_resources(resources: list, path: str) -> list[fe.FieldError]:
     return errors
 
 
-def validate_rule_with_operations(rule: Mapping, path: str) -> list[fe.FieldError]:
+def _wildcard_list(
+    rule: Mapping, field: str, path: str, what: str, go_type: str = "[]string"
+) -> tuple[list, list[fe.FieldError]]:
+    """A rule's list `field`: required, and `*` only alone."""
+    items = as_list(rule.get(field))
     errors: list[fe.FieldError] = []
-    operations = as_list(rule.get("operations"))
-    if not operations:
-        errors.append(fe.required(f"{path}.operations"))
-    if len(operations) > 1 and _has_wildcard(operations):
-        errors.append(
-            fe.invalid(
-                f"{path}.operations",
-                fe.GoValue(operations, "[]admissionregistration.OperationType"),
-                "if '*' is present, must not specify other operations",
-            )
-        )
+    if not items:
+        errors.append(fe.required(f"{path}.{field}"))
+    if len(items) > 1 and _has_wildcard(items):
+        message = f"if '*' is present, must not specify other {what}"
+        errors.append(fe.invalid(f"{path}.{field}", fe.GoValue(items, go_type), message))
+    return items, errors
+
+
+def validate_rule_with_operations(rule: Mapping, path: str) -> list[fe.FieldError]:
+    operations, errors = _wildcard_list(rule, "operations", path, "operations", "[]admissionregistration.OperationType")
     for i, operation in enumerate(operations):
         if operation not in SUPPORTED_OPERATIONS:
             errors.append(fe.not_supported(f"{path}.operations[{i}]", text(operation), SUPPORTED_OPERATIONS))
-    groups = as_list(rule.get("apiGroups"))
-    if not groups:
-        errors.append(fe.required(f"{path}.apiGroups"))
-    if len(groups) > 1 and _has_wildcard(groups):
-        errors.append(
-            fe.invalid(f"{path}.apiGroups", fe.GoValue(groups), "if '*' is present, must not specify other API groups")
-        )
-    versions = as_list(rule.get("apiVersions"))
-    if not versions:
-        errors.append(fe.required(f"{path}.apiVersions"))
-    if len(versions) > 1 and _has_wildcard(versions):
-        errors.append(
-            fe.invalid(
-                f"{path}.apiVersions", fe.GoValue(versions), "if '*' is present, must not specify other API versions"
-            )
-        )
+    errors += _wildcard_list(rule, "apiGroups", path, "API groups")[1]
+    versions, version_errors = _wildcard_list(rule, "apiVersions", path, "API versions")
+    errors += version_errors
     for i, version in enumerate(versions):
         if text(version) == "":
             errors.append(fe.required(f"{path}.apiVersions[{i}]"))
@@ -132,7 +127,7 @@ def validate_rule_with_operations(rule: Mapping, path: str) -> list[fe.FieldErro
 
 def validate_named_rule(rule: Any, path: str) -> list[fe.FieldError]:
     if not isinstance(rule, Mapping):
-        return [fe.invalid(path, str(rule), "must be an object")]
+        return not_an_object(rule, path, optional=False)
     errors: list[fe.FieldError] = []
     seen: set[str] = set()
     for i, name in enumerate(as_list(rule.get("resourceNames"))):
@@ -145,10 +140,8 @@ def validate_named_rule(rule: Any, path: str) -> list[fe.FieldError]:
 
 
 def validate_match_resources(match: Any, path: str) -> list[fe.FieldError]:
-    if match is None:
-        return []
     if not isinstance(match, Mapping):
-        return [fe.invalid(path, str(match), "must be an object")]
+        return not_an_object(match, path)
     errors: list[fe.FieldError] = []
     policy = match.get("matchPolicy")
     if policy is None:
@@ -169,7 +162,7 @@ def validate_match_resources(match: Any, path: str) -> list[fe.FieldError]:
 # --------------------------------------------------------------------------- params
 def validate_param_kind(param_kind: Any, path: str) -> list[fe.FieldError]:
     if not isinstance(param_kind, Mapping):
-        return [fe.invalid(path, str(param_kind), "must be an object")]
+        return not_an_object(param_kind, path, optional=False)
     errors: list[fe.FieldError] = []
     api_version = text(param_kind.get("apiVersion"))
     if not api_version:
@@ -203,10 +196,8 @@ def validate_param_kind(param_kind: Any, path: str) -> list[fe.FieldError]:
 
 
 def validate_param_ref(param_ref: Any, path: str) -> list[fe.FieldError]:
-    if param_ref is None:
-        return []
     if not isinstance(param_ref, Mapping):
-        return [fe.invalid(path, str(param_ref), "must be an object")]
+        return not_an_object(param_ref, path)
     errors: list[fe.FieldError] = []
     name, selector = text(param_ref.get("name")), param_ref.get("selector")
     if name:
@@ -231,17 +222,22 @@ def validate_param_ref(param_ref: Any, path: str) -> list[fe.FieldError]:
 
 
 # --------------------------------------------------------------------------- expressions
+def each_object(items: list, path: str, errors: list[fe.FieldError]) -> Iterator[tuple[str, Mapping]]:
+    """(path, item) of every item of a list that is an object; each other item is an error in `errors`."""
+    for i, item in enumerate(items):
+        if isinstance(item, Mapping):
+            yield f"{path}[{i}]", item
+        else:
+            errors += not_an_object(item, f"{path}[{i}]", optional=False)
+
+
 def validate_match_conditions(conditions: Any, path: str) -> list[fe.FieldError]:
     conditions = as_list(conditions)
     errors: list[fe.FieldError] = []
     if len(conditions) > MAX_MATCH_CONDITIONS:
         errors.append(fe.too_many(path, len(conditions), MAX_MATCH_CONDITIONS))
     names: set[str] = set()
-    for i, condition in enumerate(conditions):
-        item = f"{path}[{i}]"
-        if not isinstance(condition, Mapping):
-            errors.append(fe.invalid(item, str(condition), "must be an object"))
-            continue
+    for item, condition in each_object(conditions, path, errors):
         if not text(condition.get("expression")).strip():
             errors.append(fe.required(f"{item}.expression"))
         name = text(condition.get("name"))
@@ -258,11 +254,7 @@ def validate_match_conditions(conditions: Any, path: str) -> list[fe.FieldError]
 def validate_variables(variables: Any, path: str) -> list[fe.FieldError]:
     """Names must be CEL identifiers. The server does not reject repeated names (the later one wins)."""
     errors: list[fe.FieldError] = []
-    for i, variable in enumerate(as_list(variables)):
-        item = f"{path}[{i}]"
-        if not isinstance(variable, Mapping):
-            errors.append(fe.invalid(item, str(variable), "must be an object"))
-            continue
+    for item, variable in each_object(as_list(variables), path, errors):
         name = text(variable.get("name"))
         if not name.strip():
             errors.append(fe.required(f"{item}.name", "name is not specified"))

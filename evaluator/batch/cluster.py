@@ -22,7 +22,8 @@ from evaluator.admission import loading
 from evaluator.admission.matching import rule_mismatch
 from evaluator.batch.rows import mapping_at
 from evaluator.k8s.restmapping import GVK, GVR
-from evaluator.policies.kyverno.match import check_kind
+from evaluator.admission.policy_kind import KIND_SELECTOR, provided
+from evaluator.policies import load_kinds
 
 __all__ = ["list_objects", "list_namespaces", "matched_resources", "Resource", "selectors_of", "PAGE_SIZE"]
 
@@ -104,6 +105,8 @@ def _rule_matches(rule: Mapping[str, Any], resource: Resource) -> bool:
 def matched_resources(discovered: list[Resource], preferred: Mapping[str, str], selectors: Selectors) -> list[Resource]:
     """The discovered resources the selectors match, one version per (group, resource)."""
     chosen: dict[tuple[str, str], Resource] = {}
+    load_kinds()
+    check_kind = provided(KIND_SELECTOR)
     for resource in discovered:
         gvk = (resource.group, resource.version, resource.kind)
         if not (any(_rule_matches(rule, resource) for rule in selectors.rules) or check_kind(selectors.kinds, gvk, "")):
@@ -143,23 +146,22 @@ class _Cluster:
 
     def discover(self) -> tuple[list[Resource], dict[str, str]]:
         """(every listable, creatable top-level resource at every served version, group -> preferred version)."""
-        found: list[Resource] = []
         preferred: dict[str, str] = {"": "v1"}
         versions = [("", v) for v in self.get("/api").get("versions") or ()]
         for group in self.get("/apis").get("groups") or ():
             name = group.get("name") or ""
             preferred[name] = (group.get("preferredVersion") or {}).get("version") or ""
             versions += [(name, v.get("version")) for v in group.get("versions") or () if v.get("version")]
-        for group, version in versions:
-            path = f"/apis/{group}/{version}" if group else f"/api/{version}"
-            for item in self.get(path).get("resources") or ():
-                verbs = item.get("verbs") or ()
-                if "/" in item.get("name", "/") or "list" not in verbs or "create" not in verbs:
-                    continue
-                found.append(
-                    Resource(group, version, item["name"], item.get("kind") or "", bool(item.get("namespaced")))
-                )
+        found = [resource for group, version in versions for resource in self._resources(group, version)]
         return found, preferred
+
+    def _resources(self, group: str, version: str) -> Iterator[Resource]:
+        """The listable, creatable top-level resources of one group version (no subresources)."""
+        path = f"/apis/{group}/{version}" if group else f"/api/{version}"
+        for item in self.get(path).get("resources") or ():
+            verbs = item.get("verbs") or ()
+            if "/" not in item.get("name", "/") and "list" in verbs and "create" in verbs:
+                yield Resource(group, version, item["name"], item.get("kind") or "", bool(item.get("namespaced")))
 
     def list(self, resource: Resource) -> Iterator[dict]:
         token = None

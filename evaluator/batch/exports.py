@@ -2,8 +2,8 @@
 
 `policy_reports(rows, documents)` gives one wgpolicyk8s.io/v1alpha2 PolicyReport per namespace
 (`polr-ns-<namespace>`) and one ClusterPolicyReport (`clusterpolicyreport`) for cluster-scoped objects, the
-per-namespace layout Kyverno's reports controller used before per-resource reports, in the envelope of
-evaluator/policies/kyverno/policy_report.py. Each policy outcome is one result: `source` `kyverno` for
+per-namespace layout Kyverno's reports controller used before per-resource reports, in the envelope the
+Kyverno package provides (`policy_kind.POLICY_REPORT`). Each policy outcome is one result: `source` `kyverno` for
 ClusterPolicy/Policy rules, `KyvernoValidatingPolicy` for ValidatingPolicies, `ValidatingAdmissionPolicy`
 (with the binding in `properties.binding`) for admission policies, as Kyverno reports them; `pass` for
 admitted, `fail` for denied/audited, `warn` for a Kyverno `warn` result, `error`. The policies' Kyverno
@@ -20,7 +20,8 @@ from typing import Any
 
 from evaluator.admission import loading
 from evaluator.batch.rows import mapping_at
-from evaluator.policies.kyverno.policy_report import report_envelope
+from evaluator.admission.policy_kind import POLICY_REPORT, provided
+from evaluator.policies import load_kinds
 
 __all__ = ["policy_reports", "csv_text", "CSV_COLUMNS"]
 
@@ -85,6 +86,8 @@ def policy_reports(rows: Iterable[Mapping[str, Any]], documents: Any, now: int |
         for outcome in row["policies"]:
             found = annotations.get((outcome["kind"], outcome["policy"]), {})
             entries.append(_entry(outcome, ref, found, now))
+    load_kinds()
+    report_envelope = provided(POLICY_REPORT)
     reports = [report_envelope(ns, f"polr-ns-{ns}", by_namespace[ns]) for ns in sorted(by_namespace) if ns]
     if "" in by_namespace:
         reports.append(report_envelope("", "clusterpolicyreport", by_namespace[""]))

@@ -122,7 +122,6 @@ def _run_pools(
 ) -> list[Row]:
     done: dict[int, list[Row]] = {}
     attempts = dict.fromkeys(pieces, 0)
-    count = 0
     while len(done) < len(pieces):
         pending = {start: piece for start, piece in pieces.items() if start not in done}
         for start in pending:
@@ -139,28 +138,33 @@ def _run_pools(
             initializer=_start_worker,
             initargs=(documents, kubernetes_version),
         )
-        broken = False
         try:
             futures: dict[Future, int] = {
                 pool.submit(_chunk_task, s, p if run is None else (run, len(p))): s for s, p in pending.items()
             }
-            for future in as_completed(futures):
-                try:
-                    rows = future.result()
-                except BrokenProcessPool:
-                    broken = True
-                    break
-                done[futures[future]] = rows
-                count += len(rows)
-                hooks.progress(count)
-            if broken:  # keep what finished before the pool broke
-                for future, start in futures.items():
-                    if start not in done and future.done() and not future.cancelled() and future.exception() is None:
-                        done[start] = future.result()
-                        count += len(done[start])
+            _collect(futures, done, hooks)
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
     return [row for start in sorted(done) for row in done[start]]
+
+
+def _collect(futures: dict[Future, int], done: dict[int, list[Row]], hooks: _Hooks) -> None:
+    """The rows of every chunk as it finishes (into `done`, by start); when the pool breaks (a worker died),
+    what finished before it is kept and the caller runs the rest again."""
+    count = sum(len(rows) for rows in done.values())
+    for future in as_completed(futures):
+        try:
+            rows = future.result()
+        except BrokenProcessPool:
+            break
+        done[futures[future]] = rows
+        count += len(rows)
+        hooks.progress(count)
+    else:
+        return
+    for future, start in futures.items():
+        if start not in done and future.done() and not future.cancelled() and future.exception() is None:
+            done[start] = future.result()
 
 
 def _serial(documents: Any, pieces: dict[int, list[Any]], version: str | None, hooks: _Hooks) -> list[Row]:

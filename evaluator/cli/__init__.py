@@ -17,6 +17,7 @@ PROG = "admission-playground"
 def build_parser() -> argparse.ArgumentParser:
     from evaluator import mcp_server
     from evaluator.cli import batch, kyverno_test, simulate_command, test_command
+    from evaluator.cli.commands import add_command
 
     parser = argparse.ArgumentParser(prog=PROG, description=(__doc__ or "").splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -24,7 +25,9 @@ def build_parser() -> argparse.ArgumentParser:
     batch.register(commands)
     kyverno_test.register(commands)
     test_command.register(commands)
-    mcp_server.register(commands)
+    add_command(
+        commands, "mcp", "serve the simulator to AI assistants (MCP over stdio)", mcp_server.__doc__, mcp_server.run
+    )
     return parser
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from evaluator.cli import junit
 from evaluator.admission.loading import text_source
+from evaluator.cli.commands import UNUSABLE, add_command, add_output_argument
 from evaluator.cli.located import is_error, located, rename_sources
 from evaluator.cli.render import render_result
 from evaluator.cli.yaml_text import parse_documents, without_document
@@ -33,23 +34,17 @@ CLUSTER_KINDS = (
     | kinds.RBAC_KINDS
     | {kinds.CUSTOM_RESOURCE_DEFINITION, kinds.NAMESPACE, kinds.POLICY_EXCEPTION}
 )
-ADMITTED, DENIED, UNUSABLE = 0, 1, 2
+ADMITTED, DENIED = 0, 1
 
 
 def register(commands: Any) -> None:
-    parser = commands.add_parser(
-        "simulate",
-        help="admit or deny one request against policies",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = add_command(commands, "simulate", "admit or deny one request against policies", __doc__, run)
     parser.add_argument(
         "-f", "--filename", action="append", required=True, help="YAML/JSON file (repeatable, - for stdin)"
     )
     parser.add_argument("--request", help="file holding the request (else taken from the -f documents)")
-    parser.add_argument("-o", "--output", choices=("text", "json", "junit", "admissionreview"), default="text")
+    add_output_argument(parser, "admissionreview")
     add_version_argument(parser)
-    parser.set_defaults(handler=run)
 
 
 def add_version_argument(parser: argparse.ArgumentParser) -> None:
@@ -79,14 +74,6 @@ def _is_request(doc: Any) -> bool:
     return isinstance(doc, dict) and (
         doc.get("kind") == "AdmissionReview" or "operation" in doc or ("object" in doc and "apiVersion" not in doc)
     )
-
-
-def split_request(documents: list[Any]) -> tuple[list[Any], Any]:
-    """(cluster documents, request) following the rule in the module docstring."""
-    position = request_position(documents)
-    if position is None:
-        return documents, None
-    return documents[:position] + documents[position + 1 :], documents[position]
 
 
 def request_position(documents: list[Any]) -> int | None:

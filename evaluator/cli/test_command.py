@@ -13,28 +13,21 @@ errors; 2 when a path does not exist or holds no project file.
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from evaluator.cli import junit
+from evaluator.cli.commands import add_command, add_output_argument, finish_run
 from evaluator.cli.located import is_error, located
 from evaluator.cli.simulate_command import add_version_argument
 from evaluator.project_tests import ProjectReport, as_json, counts, run_paths
 
-UNUSABLE = 2
-
 
 def register(commands: Any) -> None:
-    parser = commands.add_parser(
-        "test",
-        help="run projects saved as files (documents + expected outcomes)",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    help_text = "run projects saved as files (documents + expected outcomes)"
+    parser = add_command(commands, "test", help_text, __doc__, run)
     parser.add_argument("paths", nargs="+", metavar="PATH", help="a project file or a folder searched for them")
-    parser.add_argument("-o", "--output", choices=("text", "json", "junit"), default="text")
+    add_output_argument(parser)
     add_version_argument(parser)
-    parser.set_defaults(handler=run)
 
 
 def as_text(reports: list[ProjectReport]) -> str:
@@ -74,9 +67,5 @@ def as_junit(reports: list[ProjectReport]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     reports, problems = run_paths(args.paths, args.kubernetes_version)
-    for problem in problems:
-        print(problem, file=sys.stderr)
-    print({"json": as_json, "junit": as_junit}.get(args.output, as_text)(reports))
-    if problems or not reports:
-        return UNUSABLE
-    return 0 if all(r.passed for r in reports) else 1
+    output = {"json": as_json, "junit": as_junit}.get(args.output, as_text)(reports)
+    return finish_run(problems, reports, output, lambda: 0 if all(r.passed for r in reports) else 1)

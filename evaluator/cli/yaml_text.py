@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from evaluator.policies.kyverno.yaml_io import GoYamlLoader
+from evaluator.admission.go_yaml import GoYamlLoader
 
 SEPARATOR = re.compile(r"^(---|\.\.\.)(\s.*)?$")
 

@@ -10,7 +10,8 @@ import posixpath
 import tarfile
 import zipfile
 
-from evaluator.formats.bounded_yaml import MAX_TEXT, FormatError
+from evaluator.formats.bounded_yaml import MAX_TEXT, FormatError, load_one
+from evaluator.formats.objects import objects_of
 
 MAX_FILES = 200
 MAX_TOTAL = 8 * 1024 * 1024
@@ -89,3 +90,27 @@ def resolve(files: dict[str, str], base: str, name: str) -> str | None:
     """The text of `name` relative to folder `base` inside the uploaded folder (None when absent)."""
     path = posixpath.normpath(posixpath.join(base, name)) if base else posixpath.normpath(name)
     return files.get(path)
+
+
+def suite_file(files: dict[str, str], file_name: str, what: str) -> tuple[str, str, dict]:
+    """(path, folder, content) of the `file_name` nearest the folder's top (a suite's own file, not a nested
+    one's); FormatError when there is none or it is not a mapping (`what`: what it should be)."""
+    found = sorted((p for p in files if posixpath.basename(p) == file_name), key=lambda p: (p.count("/"), p))
+    if not found:
+        raise FormatError(f"no {file_name} in the folder")
+    path = found[0]
+    content = load_one(files[path], path)
+    if not isinstance(content, dict):
+        raise FormatError(f"{path}: not {what}")
+    return path, posixpath.dirname(path), content
+
+
+def listed_objects(files: dict[str, str], base: str, names: object, what: str, listing: str) -> list[dict]:
+    """The objects of the files a test file (`listing`) names under `what`, relative to its folder `base`."""
+    objects: list[dict] = []
+    for name in names if isinstance(names, list) else []:
+        text = resolve(files, base, str(name))
+        if text is None:
+            raise FormatError(f"{listing}: {what} file {name!r} is not in the folder")
+        objects.extend(d for d in objects_of(text, str(name)) if isinstance(d, dict))
+    return objects

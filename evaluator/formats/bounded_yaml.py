@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from evaluator.policies.kyverno.yaml_io import GoYamlLoader
+from evaluator.admission.go_yaml import GoYamlLoader
 
 MAX_TEXT = 2 * 1024 * 1024
 MAX_ALIASES = 100

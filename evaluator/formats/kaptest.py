@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import posixpath
 import re
+from dataclasses import dataclass
 
-from evaluator.formats.archives import resolve
-from evaluator.formats.bounded_yaml import FormatError, dump, dump_all, load_one
+from evaluator.formats.archives import listed_objects, suite_file
+from evaluator.formats.bounded_yaml import FormatError, dump, dump_all
 from evaluator.formats.objects import document_name, object_key, object_text, objects_of, plain_object
 from evaluator.k8s.restmapping import builtin_mapper, guess_resource, parse_api_version
 
@@ -32,13 +33,7 @@ _REQUEST = re.compile(r"^(?P<policy>[^:]+): (?P<kind>\S+) (?P<key>\S+?)(?: \(par
 
 
 def _files(files: dict[str, str], base: str, names: object, what: str) -> list[dict]:
-    out: list[dict] = []
-    for name in names if isinstance(names, list) else []:
-        text = resolve(files, base, str(name))
-        if text is None:
-            raise FormatError(f"{TEST_FILE}: {what} file {name!r} is not in the folder")
-        out.extend(d for d in objects_of(text, str(name)) if isinstance(d, dict))
-    return out
+    return listed_objects(files, base, names, what, TEST_FILE)
 
 
 def _resource(obj: dict) -> tuple[str, str]:
@@ -81,66 +76,27 @@ def _key(ref: dict) -> str:
     return "/".join(str(p) for p in (ref.get("namespace"), ref.get("name")) if p)
 
 
-def _suite_file(files: dict[str, str]) -> str:
-    found = sorted((p for p in files if posixpath.basename(p) == TEST_FILE), key=lambda p: (p.count("/"), p))
-    if not found:
-        raise FormatError(f"no {TEST_FILE} in the folder")
-    return found[0]
-
-
 def import_suite(files: dict[str, str], title: str | None = None) -> dict:
-    path = _suite_file(files)
-    base = posixpath.dirname(path)
-    suite = load_one(files[path], path)
-    if not isinstance(suite, dict):
-        raise FormatError(f"{path}: not a kaptest suite")
+    path, base, suite = suite_file(files, TEST_FILE, "a kaptest suite")
     policies = _files(files, base, suite.get("policies", suite.get("validatingAdmissionPolicies")), "policy")
     resources = _files(files, base, suite.get("resources"), "resource")
     index = {(r.get("kind"), object_key(r)): r for r in resources}
     warnings: list[str] = []
     if suite.get("mapTestSuites"):
         warnings.append(f"{path}: mapTestSuites are not imported (a project has no expected mutated object)")
-    cases = []  # (group key, policy, param, object, request)
-    for group in suite.get("vapTestSuites", suite.get("testSuites")) or []:
-        policy = str(group.get("policy")) if isinstance(group, dict) else ""
-        for case in (group.get("tests") or []) if isinstance(group, dict) else []:
-            ref = case.get("object") or {}
-            param = case.get("param") if isinstance(case.get("param"), dict) else None
-            obj = index.get((ref.get("kind"), _key(ref)))
-            if obj is None:
-                raise FormatError(f"{path}: test object {ref.get('kind')} {_key(ref)} is not among the resources")
-            label = f"{policy}: {ref.get('kind')} {_key(ref)}"
-            ignored = sorted(k for k in ("oldObject", "userInfo") if case.get(k))
-            if ignored:
-                warnings.append(f"{label}: {', '.join(ignored)} not imported (the request is a CREATE of the object)")
-            expect = case.get("expect")
-            if expect in ("error", "skip"):
-                warnings.append(f"{label}: expect {expect} imported as {'denied' if expect == 'error' else 'allowed'}")
-            expected: dict | None = {"allowed": _ALLOWED[expect]} if expect in _ALLOWED else None
-            if expected is not None and isinstance(case.get("deniedMessage"), str) and expect == "deny":
-                expected["messageContains"] = case["deniedMessage"]
-            name = label + (f" (param {_key(param)})" if param else "")
-            request = {"name": name, "text": object_text(obj), "expected": expected}
-            cases.append(((policy, _key(param) if param else None), policy, param, obj, request))
+    cases = [
+        _case(path, policy, case, index, warnings)
+        for group in suite.get("vapTestSuites", suite.get("testSuites")) or []
+        for policy, case in _group_cases(group)
+    ]
     tested: dict[tuple, list[dict]] = {}
     params: dict[tuple, dict | None] = {}
-    for key, _policy, param, obj, _request in cases:
-        if all(o is not obj for o in tested.setdefault(key, [])):
-            tested[key].append(obj)
-        params[key] = param
+    for case in cases:
+        if all(o is not case.object for o in tested.setdefault(case.key, [])):
+            tested[case.key].append(case.object)
+        params[case.key] = case.param
     bindings = [_binding(key[0], params[key], objs) for key, objs in tested.items()]
-    # an object some other suite's binding also names meets that policy too: say so
-    reach = {key: {(_resource(o), (o.get("metadata") or {}).get("name")) for o in objs} for key, objs in tested.items()}
-    for key, _policy, _param, obj, request in cases:
-        target = (_resource(obj), (obj.get("metadata") or {}).get("name"))
-        others = sorted(
-            {f"{k[0]}" + (f" (param {k[1]})" if k[1] else "") for k in reach if k != key and target in reach[k]}
-        )
-        if others:
-            warnings.append(
-                f"{request['name']}: the object is also tested with {', '.join(others)}, whose binding applies to "
-                "it in the project too (kaptest tests each policy alone)"
-            )
+    warnings += _overlaps(cases, tested)
     used = {id(o) for objs in tested.values() for o in objs}
     others_docs = [r for r in resources if id(r) not in used]
     documents = policies + bindings + others_docs
@@ -148,15 +104,87 @@ def import_suite(files: dict[str, str], title: str | None = None) -> dict:
         "title": title or f"kaptest: {posixpath.basename(base) or 'suite'}",
         "description": f"Imported from {path}",
         "documents": [{"name": document_name(d), "text": object_text(d)} for d in documents],
-        "requests": [c[4] for c in cases],
+        "requests": [c.request for c in cases],
         "warnings": warnings,
     }
+
+
+@dataclass
+class _Case:
+    key: tuple[str, str | None]  # (policy, param key): the binding the case is tested through
+    param: dict | None
+    object: dict
+    request: dict
+
+
+def _group_cases(group: object) -> list[tuple[str, dict]]:
+    """(policy, case) of one test suite entry."""
+    if not isinstance(group, dict):
+        return []
+    policy = str(group.get("policy"))
+    return [(policy, case) for case in group.get("tests") or []]
+
+
+def _case(path: str, policy: str, case: dict, index: dict, warnings: list[str]) -> _Case:
+    """One kaptest case as a project request, and what of it is not imported (`warnings`)."""
+    ref = case.get("object") or {}
+    param = case.get("param") if isinstance(case.get("param"), dict) else None
+    obj = index.get((ref.get("kind"), _key(ref)))
+    if obj is None:
+        raise FormatError(f"{path}: test object {ref.get('kind')} {_key(ref)} is not among the resources")
+    label = f"{policy}: {ref.get('kind')} {_key(ref)}"
+    ignored = sorted(k for k in ("oldObject", "userInfo") if case.get(k))
+    if ignored:
+        warnings.append(f"{label}: {', '.join(ignored)} not imported (the request is a CREATE of the object)")
+    expect = case.get("expect")
+    if expect in ("error", "skip"):
+        warnings.append(f"{label}: expect {expect} imported as {'denied' if expect == 'error' else 'allowed'}")
+    expected: dict | None = {"allowed": _ALLOWED[expect]} if expect in _ALLOWED else None
+    if expected is not None and isinstance(case.get("deniedMessage"), str) and expect == "deny":
+        expected["messageContains"] = case["deniedMessage"]
+    name = label + (f" (param {_key(param)})" if param else "")
+    request = {"name": name, "text": object_text(obj), "expected": expected}
+    return _Case((policy, _key(param) if param else None), param, obj, request)
+
+
+def _target(obj: dict) -> tuple[tuple[str, str], object]:
+    return _resource(obj), (obj.get("metadata") or {}).get("name")
+
+
+def _overlaps(cases: list[_Case], tested: dict[tuple, list[dict]]) -> list[str]:
+    """An object some other suite's binding also names meets that policy too: say so."""
+    reach = {key: {_target(o) for o in objs} for key, objs in tested.items()}
+    warnings = []
+    for case in cases:
+        target = _target(case.object)
+        others = sorted(
+            {f"{k[0]}" + (f" (param {k[1]})" if k[1] else "") for k in reach if k != case.key and target in reach[k]}
+        )
+        if others:
+            warnings.append(
+                f"{case.request['name']}: the object is also tested with {', '.join(others)}, whose binding "
+                "applies to it in the project too (kaptest tests each policy alone)"
+            )
+    return warnings
 
 
 def _generated(obj: dict) -> bool:
     return obj.get("kind") == "ValidatingAdmissionPolicyBinding" and str(
         (obj.get("metadata") or {}).get("name", "")
     ).startswith(BINDING_PREFIX)
+
+
+def _export_case(obj: dict, param: str | None, expected: dict) -> dict:
+    meta = obj.get("metadata") or {}
+    refs = (("kind", obj.get("kind")), ("name", meta.get("name")), ("namespace", meta.get("namespace")))
+    case: dict = {"object": {k: v for k, v in refs if v}}
+    if param:
+        ns, _, name = param.rpartition("/")
+        case["param"] = {"name": name, **({"namespace": ns} if ns else {})}
+    case["expect"] = "admit" if expected["allowed"] else "deny"
+    if not expected["allowed"] and expected.get("messageContains"):
+        case["deniedMessage"] = expected["messageContains"]
+    return case
 
 
 def export_suite(project: dict) -> tuple[dict[str, str], list[str]]:
@@ -180,24 +208,7 @@ def export_suite(project: dict) -> tuple[dict[str, str], list[str]]:
         if (obj.get("kind"), object_key(obj)) not in seen:
             seen.add((obj.get("kind"), object_key(obj)))
             resources.append(obj)
-        meta = obj.get("metadata") or {}
-        case: dict = {
-            "object": {
-                k: v
-                for k, v in (
-                    ("kind", obj.get("kind")),
-                    ("name", meta.get("name")),
-                    ("namespace", meta.get("namespace")),
-                )
-                if v
-            }
-        }
-        if match.group("param"):
-            ns, _, name = match.group("param").rpartition("/")
-            case["param"] = {"name": name, **({"namespace": ns} if ns else {})}
-        case["expect"] = "admit" if request["expected"]["allowed"] else "deny"
-        if not request["expected"]["allowed"] and request["expected"].get("messageContains"):
-            case["deniedMessage"] = request["expected"]["messageContains"]
+        case = _export_case(obj, match.group("param"), request["expected"])
         groups.setdefault(match.group("policy"), []).append(case)
     suite = {
         "version": VERSION,

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import posixpath
 
-from evaluator.formats.archives import resolve
-from evaluator.formats.bounded_yaml import FormatError, dump, dump_all, load_one
+from evaluator.formats.archives import listed_objects, suite_file
+from evaluator.formats.bounded_yaml import dump, dump_all
 from evaluator.formats.objects import document_name, object_key, object_text, objects_of, plain_object, request_name
 
 TEST_FILE = "kyverno-test.yaml"
@@ -20,13 +20,7 @@ KYVERNO_KINDS = ("ClusterPolicy", "Policy")
 
 
 def _files(files: dict[str, str], base: str, names: object, what: str) -> list[dict]:
-    objects: list[dict] = []
-    for name in names if isinstance(names, list) else []:
-        text = resolve(files, base, str(name))
-        if text is None:
-            raise FormatError(f"{TEST_FILE}: {what} file {name!r} is not in the folder")
-        objects.extend(d for d in objects_of(text, str(name)) if isinstance(d, dict))
-    return objects
+    return listed_objects(files, base, names, what, TEST_FILE)
 
 
 def _enforced(policy: dict, rule_name: str) -> bool:
@@ -40,33 +34,14 @@ def _enforced(policy: dict, rule_name: str) -> bool:
 
 
 def import_folder(files: dict[str, str], title: str | None = None) -> dict:
-    tests = sorted((p for p in files if posixpath.basename(p) == TEST_FILE), key=lambda p: (p.count("/"), p))
-    if not tests:
-        raise FormatError(f"no {TEST_FILE} in the folder")
-    base = posixpath.dirname(tests[0])
-    test = load_one(files[tests[0]], tests[0])
-    if not isinstance(test, dict):
-        raise FormatError(f"{tests[0]}: not a kyverno test")
+    path, base, test = suite_file(files, TEST_FILE, "a kyverno test")
     policies = _files(files, base, test.get("policies"), "policy")
     cluster = _files(files, base, test.get("clusterResources"), "clusterResources")
     cluster = [
         r for d in cluster for r in ((d.get("spec") or {}).get("resources") or []) if d.get("kind") == "ClusterResource"
     ] + [d for d in cluster if d.get("kind") != "ClusterResource"]
     resources = _files(files, base, test.get("resources"), "resource")
-    by_name = {(p.get("metadata") or {}).get("name"): p for p in policies}
-    denied: set[str] = set()
-    with_rows: set[str] = set()
-    for row in test.get("results") or []:
-        if not isinstance(row, dict):
-            continue
-        for resource in row.get("resources") or []:
-            key = f"{row.get('kind')}:{resource}"
-            with_rows.add(key)
-            policy = by_name.get(row.get("policy")) or {}
-            if row.get("result") == "fail" and (
-                policy.get("kind") not in KYVERNO_KINDS or _enforced(policy, str(row.get("rule")))
-            ):
-                denied.add(key)
+    denied, with_rows = _row_outcomes(test, policies)
     requests = []
     for resource in resources:
         keys = {
@@ -75,29 +50,48 @@ def import_folder(files: dict[str, str], title: str | None = None) -> dict:
         }
         expected = {"allowed": False} if keys & denied else {"allowed": True} if keys & with_rows else None
         requests.append({"name": request_name(resource), "text": object_text(resource), "expected": expected})
+    name = (test.get("metadata") or {}).get("name") or base or "kyverno test"
+    return {
+        "title": title or f"kyverno test: {posixpath.basename(base) or name}",
+        "description": f"Imported from {path}",
+        "documents": [{"name": document_name(d), "text": object_text(d)} for d in policies + cluster],
+        "requests": requests,
+        "warnings": _not_imported(test),
+    }
+
+
+def _rows(test: dict) -> list[dict]:
+    return [row for row in test.get("results") or [] if isinstance(row, dict)]
+
+
+def _row_outcomes(test: dict, policies: list[dict]) -> tuple[set[str], set[str]]:
+    """("<Kind>:<resource>" keys a row expects denied, keys any row names): a `fail` row denies when its
+    rule's failure action is Enforce (a policy of another kind always denies)."""
+    by_name = {(p.get("metadata") or {}).get("name"): p for p in policies}
+    denied: set[str] = set()
+    with_rows: set[str] = set()
+    for row in _rows(test):
+        policy = by_name.get(row.get("policy")) or {}
+        fails = row.get("result") == "fail" and (
+            policy.get("kind") not in KYVERNO_KINDS or _enforced(policy, str(row.get("rule")))
+        )
+        for resource in row.get("resources") or []:
+            key = f"{row.get('kind')}:{resource}"
+            with_rows.add(key)
+            if fails:
+                denied.add(key)
+    return denied, with_rows
+
+
+def _not_imported(test: dict) -> list[str]:
     warnings = [
         f"{TEST_FILE}: {key} is not imported (a project has no place for it)"
         for key in ("variables", "values", "userinfo", "exceptions")
         if test.get(key)
     ]
-    flagged = sorted(
-        {
-            flag
-            for row in test.get("results") or []
-            if isinstance(row, dict)
-            for flag in ("patchedResources", "patchedResource", "generatedResource", "cloneSourceResource")
-            if row.get(flag)
-        }
-    )
-    warnings += [f"{TEST_FILE}: {flag} rows are not imported (only admission outcomes are)" for flag in flagged]
-    name = (test.get("metadata") or {}).get("name") or base or "kyverno test"
-    return {
-        "title": title or f"kyverno test: {posixpath.basename(base) or name}",
-        "description": f"Imported from {tests[0]}",
-        "documents": [{"name": document_name(d), "text": object_text(d)} for d in policies + cluster],
-        "requests": requests,
-        "warnings": warnings,
-    }
+    flags = ("patchedResources", "patchedResource", "generatedResource", "cloneSourceResource")
+    flagged = sorted({flag for row in _rows(test) for flag in flags if row.get(flag)})
+    return warnings + [f"{TEST_FILE}: {flag} rows are not imported (only admission outcomes are)" for flag in flagged]
 
 
 def export_folder(project: dict) -> tuple[dict[str, str], list[str]]:

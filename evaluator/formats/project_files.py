@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -75,3 +76,20 @@ def find_project_files(root: Path) -> list[Path]:
         if "\ndocuments:" in "\n" + head:  # cheap pre-filter; read_project decides
             found.append(path)
     return found
+
+
+def files_under(paths: list[str], find: Callable[[Path], list[Path]], none_found: str) -> tuple[list[Path], list[str]]:
+    """(the files `find` picks under each path, in order; a problem for each path that does not exist or
+    holds none, `none_found` saying what is missing)."""
+    files: list[Path] = []
+    problems: list[str] = []
+    for name in paths:
+        root = Path(name)
+        if not root.exists():
+            problems.append(f"{name}: error: no such file or folder")
+            continue
+        found = find(root)
+        if not found:
+            problems.append(f"{name}: error: no {none_found} in this folder")
+        files += found
+    return files, problems

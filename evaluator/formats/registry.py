@@ -40,57 +40,53 @@ def _export_folder(convert: Callable[[dict], tuple[dict[str, str], list[str]]], 
     return export
 
 
-def _export_manifests(project: dict) -> tuple[bytes, str, str, list[str]]:
-    text, warnings = manifests.export_bundle(project)
-    return text.encode(), "application/yaml", f"{_slug(project.get('title', ''))}-manifests.yaml", warnings
+def _export_text(convert: Callable[[dict], tuple[str, list[str]]], media_type: str, suffix: str):
+    def export(project: dict) -> tuple[bytes, str, str, list[str]]:
+        text, warnings = convert(project)
+        return text.encode(), media_type, f"{_slug(project.get('title', ''))}{suffix}", warnings
+
+    return export
 
 
-def _export_reviews(project: dict) -> tuple[bytes, str, str, list[str]]:
-    text, warnings = admission_review.export_reviews(project)
-    return text.encode(), "application/json", f"{_slug(project.get('title', ''))}-admissionreview.json", warnings
+def _from_text(read: Callable[[str], dict]) -> Callable[[bytes], dict]:
+    return lambda data: read(_text(data))
 
 
-def _export_project(project: dict) -> tuple[bytes, str, str, list[str]]:
-    return (
-        project_files.write_project(project).encode(),
-        "application/yaml",
-        f"{_slug(project.get('title', ''))}.yaml",
-        [],
-    )
+def _from_archive(read: Callable[[dict[str, str]], dict]) -> Callable[[bytes], dict]:
+    return lambda data: read(read_archive(data))
 
 
-FORMATS = {
-    f.name: f
-    for f in (
-        Format(
-            "project",
-            "Project file (admission-playground test)",
-            lambda data: project_files.read_project(_text(data)),
-            _export_project,
-        ),
-        Format(
-            "kyverno-test",
-            "Kyverno test folder (zip/tar)",
-            lambda data: kyverno_test.import_folder(read_archive(data)),
-            _export_folder(kyverno_test.export_folder, ""),
-        ),
-        Format(
-            "kaptest",
-            "kaptest suite (zip/tar)",
-            lambda data: kaptest.import_suite(read_archive(data)),
-            _export_folder(kaptest.export_suite, ".test"),
-        ),
-        Format(
-            "manifests",
-            "Manifest bundle (YAML/JSON, Lists)",
-            lambda data: manifests.import_bundle(_text(data)),
-            _export_manifests,
-        ),
-        Format(
-            "admission-review",
-            "AdmissionReview (JSON): request and response",
-            lambda data: admission_review.import_review(_text(data)),
-            _export_reviews,
-        ),
-    )
-}
+# (name, label, importer, exporter) of every format, in the order the page lists them
+_TABLE = (
+    (
+        "project",
+        "Project file (admission-playground test)",
+        _from_text(project_files.read_project),
+        _export_text(lambda project: (project_files.write_project(project), []), "application/yaml", ".yaml"),
+    ),
+    (
+        "kyverno-test",
+        "Kyverno test folder (zip/tar)",
+        _from_archive(kyverno_test.import_folder),
+        _export_folder(kyverno_test.export_folder, ""),
+    ),
+    (
+        "kaptest",
+        "kaptest suite (zip/tar)",
+        _from_archive(kaptest.import_suite),
+        _export_folder(kaptest.export_suite, ".test"),
+    ),
+    (
+        "manifests",
+        "Manifest bundle (YAML/JSON, Lists)",
+        _from_text(manifests.import_bundle),
+        _export_text(manifests.export_bundle, "application/yaml", "-manifests.yaml"),
+    ),
+    (
+        "admission-review",
+        "AdmissionReview (JSON): request and response",
+        _from_text(admission_review.import_review),
+        _export_text(admission_review.export_reviews, "application/json", "-admissionreview.json"),
+    ),
+)
+FORMATS = {name: Format(name, label, importer, exporter) for name, label, importer, exporter in _TABLE}

@@ -9,28 +9,21 @@ FILE:LINE:COLUMN) and the other folders still run.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
+from evaluator.cli.commands import add_command, add_output_argument, finish_run
 from evaluator.cli.kyverno_test import report
 from evaluator.cli.kyverno_test.folder import TEST_FILE, find_test_files, load_folder
 from evaluator.cli.kyverno_test.report import FileReport
 from evaluator.cli.kyverno_test.rows import run_rows
-
-UNUSABLE = 2
+from evaluator.formats.project_files import files_under
 
 
 def register(commands: Any) -> None:
-    parser = commands.add_parser(
-        "kyverno-test",
-        help="run Kyverno CLI test folders (kyverno-test.yaml)",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = add_command(commands, "kyverno-test", "run Kyverno CLI test folders (kyverno-test.yaml)", __doc__, run)
     parser.add_argument("paths", nargs="+", metavar="PATH", help="a kyverno-test.yaml or a folder searched for them")
-    parser.add_argument("-o", "--output", choices=("text", "json", "junit"), default="text")
-    parser.set_defaults(handler=run)
+    add_output_argument(parser)
 
 
 def run_file(path: Path) -> FileReport:
@@ -44,29 +37,11 @@ def run_file(path: Path) -> FileReport:
 
 def run_paths(paths: list[str]) -> tuple[list[FileReport], list[str]]:
     """(reports, problems with the paths themselves)."""
-    reports, problems = [], []
-    for name in paths:
-        root = Path(name)
-        if not root.exists():
-            problems.append(f"{name}: error: no such file or folder")
-            continue
-        files = find_test_files(root)
-        if not files:
-            problems.append(f"{name}: error: no {TEST_FILE} in this folder")
-        reports += [run_file(f) for f in files]
-    return reports, problems
+    files, problems = files_under(paths, find_test_files, TEST_FILE)
+    return [run_file(f) for f in files], problems
 
 
 def run(args: argparse.Namespace) -> int:
     reports, problems = run_paths(args.paths)
-    for problem in problems:
-        print(problem, file=sys.stderr)
-    if args.output == "json":
-        print(report.as_json(reports))
-    elif args.output == "junit":
-        print(report.as_junit(reports))
-    else:
-        print(report.text(reports))
-    if problems or not reports:
-        return UNUSABLE
-    return report.exit_status(reports)
+    output = {"json": report.as_json, "junit": report.as_junit}.get(args.output, report.text)(reports)
+    return finish_run(problems, reports, output, lambda: report.exit_status(reports))

@@ -52,10 +52,7 @@ def _global_value(entry: dict, folder: TestFolder) -> object:
 
 
 def run_row(folder: TestFolder, result: dict, name: str) -> Row:
-    test = folder.test
     policy_name = str(result.get("policy", ""))
-    rule = result.get("rule")
-    expected = str(result.get("result", ""))
     doc = find_resource(folder.resources, name, str(result.get("kind", "")))
     if doc is None:
         return row_for(folder, result, name, f"resource {name} is not in the test's resources", ERROR, "missing")
@@ -74,7 +71,36 @@ def run_row(folder: TestFolder, result: dict, name: str) -> Row:
             EXCLUDED,
             "excluded",
         )
-    obj = as_created(doc)
+    request, vals = _request_and_values(folder, result, as_created(doc))
+    outcome = evaluate(wanted + folder.exceptions, request, documents=folder.cluster, values=vals)
+    return _compared(folder, result, name, wanted, [r for res in outcome for r in res["rules"]])
+
+
+def _compared(folder: TestFolder, result: dict, name: str, wanted: list[dict], rules: list[dict]) -> Row:
+    """The row of the rule responses a result names (all of them when it names no rule, autogen ones too)."""
+    policy_name = str(result.get("policy", ""))
+    rule = result.get("rule")
+    expected = str(result.get("result", ""))
+    if rule:
+        names = {rule, "autogen-" + rule, "autogen-cronjob-" + rule}
+        rules = [r for r in rules if r["rule"] in names]
+    if not rules:
+        reason = (
+            f"no rule named {rule!r} in {policy_name}" if rule and not _has_rule(wanted, rule) else "no rule response"
+        )
+        return row_for(folder, result, name, f"{reason} (kyverno test reports pass (Excluded))", EXCLUDED, "excluded")
+    ok = all(r["result"] == expected for r in rules)
+    actual = ",".join(sorted({r["result"] for r in rules}))
+    message = "; ".join(r["message"] for r in rules if r["result"] != "pass")
+    return Row(
+        policy_name, rule or "", name, str(result.get("kind", "")), expected, actual, OK if ok else FAILED, message
+    )
+
+
+def _request_and_values(folder: TestFolder, result: dict, obj: dict) -> tuple[dict, dict]:
+    """The request the CLI makes of the resource, and the values the engine gets: the folder's values for
+    the resource, its userinfo, API-call and global-context mocks."""
+    test = folder.test
     meta = obj["metadata"]
     vals = values_from_spec(folder.values, meta.get("name", ""), meta.get("namespace", ""))
     op = result.get("operation") or vals["variables"].get("request.operation") or "CREATE"
@@ -92,22 +118,7 @@ def run_row(folder: TestFolder, result: dict, name: str) -> Row:
         vals["apiCallResponses"] = test["apiCallResponses"]
     if test.get("globalContextEntries"):
         vals["globalContext"] = {e["name"]: _global_value(e, folder) for e in test["globalContextEntries"]}
-    outcome = evaluate(wanted + folder.exceptions, request, documents=folder.cluster, values=vals)
-    rules = [r for res in outcome for r in res["rules"]]
-    if rule:
-        names = {rule, "autogen-" + rule, "autogen-cronjob-" + rule}
-        rules = [r for r in rules if r["rule"] in names]
-    if not rules:
-        reason = (
-            f"no rule named {rule!r} in {policy_name}" if rule and not _has_rule(wanted, rule) else "no rule response"
-        )
-        return row_for(folder, result, name, f"{reason} (kyverno test reports pass (Excluded))", EXCLUDED, "excluded")
-    ok = all(r["result"] == expected for r in rules)
-    actual = ",".join(sorted({r["result"] for r in rules}))
-    message = "; ".join(r["message"] for r in rules if r["result"] != "pass")
-    return Row(
-        policy_name, rule or "", name, str(result.get("kind", "")), expected, actual, OK if ok else FAILED, message
-    )
+    return request, vals
 
 
 def _has_rule(policies: list[dict], rule: str) -> bool:

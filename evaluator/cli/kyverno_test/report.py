@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from evaluator.cli import junit
 from evaluator.cli.kyverno_test.rows import ERROR, EXCLUDED, FAILED, OK, SKIPPED, Row
 from evaluator.cli.located import located
+from evaluator.project_tests import summary_json
 
 
 @dataclass
@@ -30,6 +31,10 @@ class FileReport:
     @property
     def passed(self) -> bool:
         return self.verdict == "PASS"
+
+    def as_dict(self) -> dict[str, Any]:
+        rows = [asdict(r) for r in self.rows]
+        return {"path": self.path, "verdict": self.verdict, "problems": self.problems, "rows": rows}
 
 
 def counts(reports: list[FileReport]) -> dict[str, int]:
@@ -76,21 +81,7 @@ def text(reports: list[FileReport]) -> str:
 
 
 def as_json(reports: list[FileReport]) -> str:
-    return json.dumps(
-        {
-            "summary": counts(reports),
-            "files": [
-                {
-                    "path": rep.path,
-                    "verdict": rep.verdict,
-                    "problems": rep.problems,
-                    "rows": [asdict(r) for r in rep.rows],
-                }
-                for rep in reports
-            ],
-        },
-        indent=2,
-    )
+    return summary_json(counts(reports), "files", [rep.as_dict() for rep in reports])
 
 
 def as_junit(reports: list[FileReport]) -> str:

@@ -21,8 +21,9 @@ from evaluator.admission.policy_kind import (
     Setup,
     register,
 )
-from evaluator.admission.response import forbidden_text, qualified_resource, reason_to_code, request_name
+from evaluator.admission.response import status_for
 from evaluator.k8s.kinds import MUTATING_POLICY
+from evaluator.policies.mutating import create_rules  # noqa: F401  (registers the create-time rules)
 from evaluator.policies.mutating.diff import encode_patch, json_patch_between
 from evaluator.policies.mutating.dispatcher import MutatingDispatcher, MutationResult, PolicyError
 
@@ -81,17 +82,7 @@ def denial_status(request: Mapping[str, Any], error: PolicyError, reason: str = 
             "details": {"causes": [{"message": text.removeprefix("Internal error occurred: ")}]},
             "code": 500,
         }
-    group, resource = qualified_resource(request)
-    return {
-        "kind": "Status",
-        "apiVersion": "v1",
-        "metadata": {},
-        "status": "Failure",
-        "message": forbidden_text(request, text),
-        "reason": reason,
-        "details": {"name": request_name(request), "group": group, "kind": resource, "causes": [{"message": text}]},
-        "code": reason_to_code(reason),
-    }
+    return status_for(request, text, reason)
 
 
 @register

@@ -8,6 +8,9 @@ import pytest
 
 from evaluator.admission.defaults import apply_defaults, is_admission_object
 from evaluator.admission.validation import prepare, validate_admission_object
+from evaluator.policies import load_kinds
+
+load_kinds()  # each kind's own create-time rules (policy_kind.CreateRules) are registered by its package
 
 GROUP = "admissionregistration.k8s.io"
 

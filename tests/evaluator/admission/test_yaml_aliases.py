@@ -11,7 +11,7 @@ import yaml
 from evaluator import simulate
 from evaluator.admission.documents import load_documents
 from evaluator.admission.yaml_aliases import AliasError, allowed_alias_ratio, check_aliases, safe_load, safe_load_all
-from evaluator.policies.kyverno.yaml_io import load_all
+from evaluator.admission.go_yaml import load_all
 
 
 def billion_laughs(levels: int = 9, indent: str = "") -> str:

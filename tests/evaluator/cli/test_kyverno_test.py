@@ -14,7 +14,7 @@ import pytest
 from evaluator.cli import main
 from evaluator.cli.kyverno_test import run_file
 from evaluator.cli.kyverno_test.report import text
-from evaluator.policies.kyverno.yaml_io import load_all
+from evaluator.admission.go_yaml import load_all
 
 CLUSTER_POLICY = """
 apiVersion: kyverno.io/v1

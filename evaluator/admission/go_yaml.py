@@ -1,5 +1,6 @@
-"""Reading Kubernetes YAML the way Kyverno (sigs.k8s.io/yaml over go-yaml) does: timestamps and
-sexagesimal-looking scalars stay strings; documents become plain JSON-like data."""
+"""Reading Kubernetes YAML the way Go tools (sigs.k8s.io/yaml over go-yaml: kubectl, Kyverno) do: timestamps
+and sexagesimal-looking scalars stay strings; documents become plain JSON-like data. Kind-neutral, so the
+layers above the core (CLI, formats) read user files with it without importing a policy package."""
 
 from __future__ import annotations
 
