@@ -73,7 +73,7 @@ class NodeValidator:
         self.properties: dict[str, NodeValidator] = {}
         self.additional: NodeValidator | None = None
         self.all_of: list[NodeValidator] = []
-        elem = _elem_type(self_type)
+        elem = element_type(self_type)
         v_items, n_items = st.items(validation_schema), st.items(node_schema)
         if v_items is not None and n_items is not None:
             self.items = build(v_items, n_items, st.is_embedded(n_items), elem, per_call_limit, estimator)
@@ -389,7 +389,8 @@ def rule_message_or_default(rule: Mapping[str, Any]) -> str:
     return f"failed rule: {rule_error_string(rule)}"
 
 
-def _elem_type(t: Type | None) -> Type | None:
+def element_type(t: Type | None) -> Type | None:
+    """The type of a list's items or of a map's values (None for anything else)."""
     if t is None:
         return None
     if t.name == "list" and t.params:
