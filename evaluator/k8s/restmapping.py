@@ -173,10 +173,6 @@ class RESTMapper:
         """Versions a kind is known in (for "did you mean" hints)."""
         return [gvk.version for gvk in self._by_kind if gvk.group == group and gvk.kind == kind]
 
-    def is_namespaced(self, gvr: GVR) -> bool | None:
-        info = self.info(gvr)
-        return info.namespaced if info else None
-
     def subresources(self, gvr: GVR) -> list[str]:
         return [i.subresource for i in self.entries if i.gvr == gvr and i.subresource]
 
