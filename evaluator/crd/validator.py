@@ -57,7 +57,6 @@ class NodeValidator:
         is_resource_root: bool,
         self_type: Type | None,
         per_call_limit: int,
-        estimator: Callable | None = None,
     ):
         self.schema = node_schema
         self.rules = st.rules(validation_schema)
@@ -68,17 +67,15 @@ class NodeValidator:
             if self_type is None:
                 self.compilation_error = _NO_DECL
             else:
-                self.compiled = [compile_rule(r, node_schema, self_type, per_call_limit, estimator) for r in self.rules]
+                self.compiled = [compile_rule(r, node_schema, self_type, per_call_limit) for r in self.rules]
         elem = element_type(self_type)
-        self.items = _build_child(st.items, validation_schema, node_schema, elem, per_call_limit, estimator)
-        self.properties = _build_properties(validation_schema, node_schema, self_type, per_call_limit, estimator)
-        self.additional = _build_child(
-            st.additional_properties, validation_schema, node_schema, elem, per_call_limit, estimator
-        )
+        self.items = _build_child(st.items, validation_schema, node_schema, elem, per_call_limit)
+        self.properties = _build_properties(validation_schema, node_schema, self_type, per_call_limit)
+        self.additional = _build_child(st.additional_properties, validation_schema, node_schema, elem, per_call_limit)
         self.all_of: list[NodeValidator] = []
         for part in validation_schema.get("allOf") or ():
             if isinstance(part, Mapping):
-                sub = build(part, node_schema, is_resource_root, self_type, per_call_limit, estimator)
+                sub = _useful(NodeValidator(part, node_schema, is_resource_root, self_type, per_call_limit))
                 if sub is not None:
                     self.all_of.append(sub)
         self.uses_old_self = any(c.uses_old_self for c in self.compiled)
@@ -319,28 +316,19 @@ def _message(
 ) -> tuple[str | None, int, FieldError | None]:
     """evalMessageExpression: (message or None to fall back on `message`, remaining budget, fatal error)."""
     value, cost, error, cost_limit = _run(compiled.message_program, activation)
+    fatal = None
     if cost > budget:
-        return (
-            None,
-            -1,
-            invalid(
-                path,
-                type_value,
-                "messageExpression evaluation failed due to running out of cost "
-                "budget, no further validation rules will be run",
-            ),
+        fatal = (
+            "messageExpression evaluation failed due to running out of cost budget, "
+            "no further validation rules will be run"
         )
-    if error is not None and _cost_limited(error, cost_limit):
+    elif error is not None and _cost_limited(error, cost_limit):
         quoted = _go_quote(compiled.rule.get("messageExpression"))
-        return (
-            None,
-            -1,
-            invalid(
-                path,
-                type_value,
-                f"no further validation rules will be run due to call cost exceeds limit for messageExpression: {quoted}",
-            ),
+        fatal = (
+            f"no further validation rules will be run due to call cost exceeds limit for messageExpression: {quoted}"
         )
+    if fatal is not None:
+        return None, -1, invalid(path, type_value, fatal)
     if error is not None or not isinstance(value, str):
         return None, budget - cost, None
     text = value.strip()
@@ -393,13 +381,12 @@ def _build_child(
     node_schema: Mapping[str, Any],
     self_type: Type | None,
     per_call_limit: int,
-    estimator: Callable | None,
 ) -> NodeValidator | None:
     """The validator of the items or the additionalProperties, when both schemas have them."""
     v_child, n_child = get(validation_schema), get(node_schema)
     if v_child is None or n_child is None:
         return None
-    return build(v_child, n_child, st.is_embedded(n_child), self_type, per_call_limit, estimator)
+    return _useful(NodeValidator(v_child, n_child, st.is_embedded(n_child), self_type, per_call_limit))
 
 
 def _build_properties(
@@ -407,7 +394,6 @@ def _build_properties(
     node_schema: Mapping[str, Any],
     self_type: Type | None,
     per_call_limit: int,
-    estimator: Callable | None,
 ) -> dict[str, NodeValidator]:
     built: dict[str, NodeValidator] = {}
     n_props = st.properties(node_schema) or {}
@@ -418,7 +404,7 @@ def _build_properties(
         field_type = _field_type(self_type, name, n_prop)
         if field_type is None:
             continue
-        sub = build(st.node(v_prop), n_prop, st.is_embedded(n_prop), field_type, per_call_limit, estimator)
+        sub = _useful(NodeValidator(st.node(v_prop), n_prop, st.is_embedded(n_prop), field_type, per_call_limit))
         if sub is not None:
             built[name] = sub
     return built
@@ -444,27 +430,19 @@ def has_rules(schema: Any) -> bool:
     return any(has_rules(p) for p in (st.properties(schema) or {}).values())
 
 
-def build(
-    validation_schema: Mapping[str, Any],
-    node_schema: Mapping[str, Any],
-    is_resource_root: bool,
-    self_type: Type | None,
-    per_call_limit: int,
-    estimator: Callable | None = None,
-) -> NodeValidator | None:
-    v = NodeValidator(validation_schema, node_schema, is_resource_root, self_type, per_call_limit, estimator)
-    return v if v.useful() else None
+def _useful(validator: NodeValidator) -> NodeValidator | None:
+    """A validator with nothing to run (no rules here nor below) is left out of the tree."""
+    return validator if validator.useful() else None
 
 
 def root_validator(
     schema: Mapping[str, Any],
     is_resource_root: bool,
     per_call_limit: int,
-    estimator: Callable | None = None,
     decl_root: bool | None = None,
 ) -> NodeValidator | None:
     if not has_rules(schema):
         return None
     decl_root = is_resource_root if decl_root is None else decl_root
     self_type = decl_type(schema, decl_root, type_name_for(schema))
-    return build(schema, schema, is_resource_root, self_type, per_call_limit, estimator)
+    return _useful(NodeValidator(schema, schema, is_resource_root, self_type, per_call_limit))
