@@ -16,7 +16,8 @@ from typing import Any
 
 from evaluator.cel.library.regex import compile_pattern
 from evaluator.crd import structural as st
-from evaluator.crd.fielderrors import FieldError, go_float
+from evaluator.cel.library.stdlib import format_double
+from evaluator.crd.fielderrors import FieldError
 from evaluator.k8s.json_kinds import json_kind
 
 _IN = "body"
@@ -52,7 +53,7 @@ def _expected_type(schema: Mapping[str, Any]) -> tuple[str, tuple[str, ...]]:
 
 def _num(value: Any) -> str:
     if isinstance(value, float):
-        return go_float(value)
+        return format_double(value)
     return str(value)
 
 
