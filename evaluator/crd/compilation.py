@@ -118,23 +118,31 @@ _MACROS_WITH_VARS = MEMBER_MACROS  # every member macro binds at least one varia
 def _refers(t: Any, name: str, bound: frozenset[str]) -> bool:
     if isinstance(t, Token):
         return False
-    if t.data in ("ident", "ident_arg") and t.children:
-        tok = t.children[0]
-        if isinstance(tok, Token) and str(tok) == name and name not in bound and t.data == "ident":
-            return True
+    if t.data == "ident" and name not in bound and _ident_name(t) == name:
+        return True
     if t.data == "member_dot_arg":
-        method = next((str(c) for c in t.children[1:] if isinstance(c, Token) and str(c) not in ".()"), "")
-        if method in _MACROS_WITH_VARS:
-            exprlist = next((c for c in t.children[1:] if isinstance(c, Tree)), None)
-            args = _arg_trees(exprlist)
-            count = 1 if method in ("optMap", "optFlatMap") or len(args) < 3 else 2
-            if method in ("map", "filter", "all", "exists", "exists_one", "existsOne", "sortBy") and len(args) == 3:
-                count = 1 if method == "map" else 2
-            loop_vars = frozenset(n for n in (_ident_name(a) for a in args[:count]) if n)
-            if _refers(t.children[0], name, bound):
-                return True
-            return any(_refers(a, name, bound | loop_vars) for a in args[count:])
+        scope = _macro_scope(t)
+        if scope is not None:
+            body, loop_vars = scope
+            return _refers(t.children[0], name, bound) or any(_refers(a, name, bound | loop_vars) for a in body)
     return any(_refers(c, name, bound) for c in t.children if isinstance(c, Tree))
+
+
+def _macro_scope(t: Tree) -> tuple[list[Tree], frozenset[str]] | None:
+    """For a macro call with variables (`x.all(v, body)`): the arguments they are bound in, and the variables."""
+    method = next((str(c) for c in t.children[1:] if isinstance(c, Token) and str(c) not in ".()"), "")
+    if method not in _MACROS_WITH_VARS:
+        return None
+    args = _arg_trees(next((c for c in t.children[1:] if isinstance(c, Tree)), None))
+    count = _loop_var_count(method, len(args))
+    return args[count:], frozenset(n for n in (_ident_name(a) for a in args[:count]) if n)
+
+
+def _loop_var_count(method: str, arg_count: int) -> int:
+    """How many of a macro's first arguments are variables (the two-variable forms take three arguments)."""
+    if method in ("map", "filter", "all", "exists", "exists_one", "existsOne", "sortBy") and arg_count == 3:
+        return 1 if method == "map" else 2
+    return 1 if method in ("optMap", "optFlatMap") or arg_count < 3 else 2
 
 
 def _arg_trees(t: Any) -> list[Tree]:

@@ -19,21 +19,7 @@ def list_type_errors(schema: Mapping[str, Any], data: Any, path: str, depth: int
     if depth > 100 or not isinstance(schema, Mapping):
         return errors
     if isinstance(data, list):
-        kind = st.list_type(schema)
-        seen: dict[str, int] = {}
-        keys = st.list_map_keys(schema)
-        for i, item in enumerate(data):
-            if kind == "set":
-                key = json.dumps(item, sort_keys=True)
-            elif kind == "map" and isinstance(item, Mapping):
-                key = json.dumps([item.get(k) for k in keys], sort_keys=True)
-            else:
-                continue
-            if key in seen:
-                value = item if kind == "set" else {k: item.get(k) for k in keys if k in item}
-                errors.append(FieldError("FieldValueDuplicate", f"{path}[{i}]", "", value))
-            else:
-                seen[key] = i
+        errors += _duplicates(schema, data, path)
         items = st.items(schema)
         if items is not None:
             for i, item in enumerate(data):
@@ -46,6 +32,34 @@ def list_type_errors(schema: Mapping[str, Any], data: Any, path: str, depth: int
             if sub is not None:
                 errors += list_type_errors(st.node(sub), value, f"{path}.{key}" if path else key, depth + 1)
     return errors
+
+
+def _duplicates(schema: Mapping[str, Any], data: list, path: str) -> list[FieldError]:
+    kind = st.list_type(schema)
+    if kind not in ("set", "map"):
+        return []
+    keys = st.list_map_keys(schema)
+    errors: list[FieldError] = []
+    seen: set[str] = set()
+    for i, item in enumerate(data):
+        identity = _identity(kind, keys, item)
+        if identity is None:
+            continue
+        if identity in seen:
+            shown = item if kind == "set" else {k: item.get(k) for k in keys if k in item}
+            errors.append(FieldError("FieldValueDuplicate", f"{path}[{i}]", "", shown))
+        else:
+            seen.add(identity)
+    return errors
+
+
+def _identity(kind: str | None, keys: list[str], item: Any) -> str | None:
+    """What makes an item of a set or a map list the same as another (None: no identity, never a duplicate)."""
+    if kind == "set":
+        return json.dumps(item, sort_keys=True)
+    if kind == "map" and isinstance(item, Mapping):
+        return json.dumps([item.get(k) for k in keys], sort_keys=True)
+    return None
 
 
 def validate_custom_resource(

@@ -17,11 +17,11 @@ from typing import Any
 from evaluator.cel.escaping import escape
 from evaluator.cel.schematypes import ObjectType
 from evaluator.crd import structural as st
-from evaluator.crd.compilation import compile_rule, type_name_for
+from evaluator.crd.compilation import CompiledRule, compile_rule, type_name_for
 from evaluator.crd.estimation import estimate_for_schema, max_cardinality, size_tree
 from evaluator.crd.fielderrors import FieldError
 from evaluator.crd.fieldpath import valid_field_path
-from evaluator.crd.validator import decl_type
+from evaluator.crd.validator import decl_type, element_type
 
 PER_EXPRESSION_LIMIT = 10_000_000
 PER_CRD_LIMIT = 100_000_000
@@ -108,8 +108,9 @@ def check_schema(
         return defaults
     errors: list[FieldError] = []
     root_type = decl_type(schema, True, type_name_for(schema))
-    schema_errors, cel_errors = _walk(schema, path, _Ctx(1, None, root_type, True), total, suppress_per_expression_cost)
-    errors.extend(schema_errors + cel_errors)
+    walker = _Walker(total, suppress_per_expression_cost)
+    walker.walk(schema, path, _Ctx(1, None, root_type, True))
+    errors.extend(walker.schema_errors + walker.cel_errors)
     if total.total > PER_CRD_LIMIT:
         for _, p in total.most_expensive:
             errors.append(
@@ -141,113 +142,91 @@ def _child_ctx(parent_schema: Mapping[str, Any], ctx: _Ctx, child_type: Any, for
     return _Ctx(card, forbid if ctx.forbid_old_self is None else ctx.forbid_old_self, child_type, False)
 
 
-def _walk(
-    schema: Mapping[str, Any], path: str, ctx: _Ctx, total: _Total, suppress: bool
-) -> tuple[list[FieldError], list[FieldError]]:
-    schema_errors: list[FieldError] = []
-    cel_errors: list[FieldError] = []
+class _Walker:
+    """One check of a schema: structural problems (which stop the CEL checks of the rules above them) and
+    the rules' own errors, each in the API server's order, and the cost total they add up to."""
 
-    def merge(sub: tuple[list[FieldError], list[FieldError]]) -> None:
-        schema_errors.extend(sub[0])
-        cel_errors.extend(sub[1])
+    def __init__(self, total: _Total, suppress: bool):
+        self.total = total
+        self.suppress = suppress  # the schema is unchanged on update: no per-expression cost errors
+        self.schema_errors: list[FieldError] = []
+        self.cel_errors: list[FieldError] = []
 
-    for key in ("allOf", "anyOf", "oneOf"):
-        for i, part in enumerate(schema.get(key) or ()):
-            if isinstance(part, Mapping) and part.get("x-kubernetes-validations") is not None:
-                schema_errors.append(
+    def walk(self, schema: Mapping[str, Any], path: str, ctx: _Ctx) -> None:
+        first = len(self.schema_errors)
+        self.schema_errors += _composition_errors(schema, path)
+        self._children(schema, path, ctx)
+        rules = st.rules(schema)
+        if not rules:
+            return
+        base = f"{path}.x-kubernetes-validations"
+        for i, rule in enumerate(rules):
+            _rule_shape(rule, schema, f"{base}[{i}]", self.schema_errors)
+        if len(self.schema_errors) == first:  # nothing wrong here nor below
+            self._rules(schema, rules, base, ctx)
+
+    def _children(self, schema: Mapping[str, Any], path: str, ctx: _Ctx) -> None:
+        map_type = schema.get("x-kubernetes-map-type")
+        unknown_map_type = map_type is not None and map_type not in _MAP_TYPES
+        extra = st.additional_properties(schema)
+        props = st.properties(schema)
+        if extra is not None:
+            if props:
+                self.schema_errors.append(
                     FieldError(
                         "FieldValueForbidden",
-                        f"{path}.{key}[{i}].x-kubernetes-validations",
-                        "must be empty to be structural",
+                        f"{path}.additionalProperties",
+                        "additionalProperties and properties are mutual exclusive",
                     )
                 )
-    if isinstance(schema.get("not"), Mapping) and schema["not"].get("x-kubernetes-validations") is not None:
-        schema_errors.append(
-            FieldError("FieldValueForbidden", f"{path}.not.x-kubernetes-validations", "must be empty to be structural")
-        )
-    map_type = schema.get("x-kubernetes-map-type")
-    extra = st.additional_properties(schema)
-    props = st.properties(schema)
-    if extra is not None:
-        if props:
-            schema_errors.append(
+            self.walk(extra, f"{path}.additionalProperties", _child_ctx(schema, ctx, element_type(ctx.self_type), None))
+        forbid = path if unknown_map_type else None
+        for name, prop in (props or {}).items():
+            if isinstance(prop, Mapping):
+                child_type = _property_type(ctx.self_type, name, prop)
+                self.walk(prop, f"{path}.properties[{name}]", _child_ctx(schema, ctx, child_type, forbid))
+        if unknown_map_type:
+            self.schema_errors.append(
                 FieldError(
-                    "FieldValueForbidden",
-                    f"{path}.additionalProperties",
-                    "additionalProperties and properties are mutual exclusive",
+                    "FieldValueNotSupported",
+                    f"{path}.x-kubernetes-map-type",
+                    'supported values: "atomic", "granular"',
+                    map_type,
                 )
             )
-        merge(
-            _walk(
-                extra,
-                f"{path}.additionalProperties",
-                _child_ctx(schema, ctx, _elem(ctx.self_type), None),
-                total,
-                suppress,
+        items = st.items(schema)
+        if items is not None:
+            forbid = path if st.list_type(schema) != "map" else None
+            self.walk(items, f"{path}.items", _child_ctx(schema, ctx, element_type(ctx.self_type), forbid))
+
+    def _rules(self, schema: Mapping[str, Any], rules: list, base: str, ctx: _Ctx) -> None:
+        embedded = ctx.is_root or st.is_embedded(schema)
+        self_type = ctx.self_type
+        if self_type is None:
+            self_type = decl_type(schema, embedded, type_name_for(schema))
+        if self_type is None:
+            self.cel_errors.append(
+                FieldError(
+                    "InternalError",
+                    base,
+                    "internal error: failed to retrieve type information for x-kubernetes-validations",
+                )
             )
-        )
-    for name, prop in (props or {}).items():
-        if not isinstance(prop, Mapping):
-            continue
-        forbid = path if map_type is not None and map_type not in _MAP_TYPES else None
-        child_type = None
-        escaped = escape(str(name))
-        if isinstance(ctx.self_type, ObjectType) and escaped is not None:
-            child_type = ctx.self_type.field_type(escaped)
-        if child_type is None:
-            child_type = decl_type(prop, st.is_embedded(prop), "selfType.prop")
-        merge(_walk(prop, f"{path}.properties[{name}]", _child_ctx(schema, ctx, child_type, forbid), total, suppress))
-    if map_type is not None and map_type not in _MAP_TYPES:
-        schema_errors.append(
-            FieldError(
-                "FieldValueNotSupported",
-                f"{path}.x-kubernetes-map-type",
-                'supported values: "atomic", "granular"',
-                map_type,
-            )
-        )
-    items = st.items(schema)
-    if items is not None:
-        forbid = path if st.list_type(schema) != "map" else None
-        merge(_walk(items, f"{path}.items", _child_ctx(schema, ctx, _elem(ctx.self_type), forbid), total, suppress))
-    rules = st.rules(schema)
-    if not rules:
-        return schema_errors, cel_errors
-    base = f"{path}.x-kubernetes-validations"
-    for i, rule in enumerate(rules):
-        _rule_shape(rule, schema, f"{base}[{i}]", schema_errors)
-    if schema_errors:
-        return schema_errors, cel_errors
-    self_type = ctx.self_type
-    if self_type is None:
-        self_type = decl_type(schema, ctx.is_root or st.is_embedded(schema), type_name_for(schema))
-    if self_type is None:
-        cel_errors.append(
-            FieldError(
-                "InternalError",
-                base,
-                "internal error: failed to retrieve type information for x-kubernetes-validations",
-            )
-        )
-        return schema_errors, cel_errors
-    estimator = estimate_for_schema(schema, ctx.is_root or st.is_embedded(schema))
-    sizes = size_tree(schema, ctx.is_root or st.is_embedded(schema))
-    fallback_card = max_cardinality(sizes.min_size if sizes is not None else 1)
-    for i, rule in enumerate(rules):
-        compiled = compile_rule(rule, schema, self_type, 1_000_000, estimator)
-        card = ctx.cardinality if ctx.cardinality is not None else fallback_card
+            return
+        estimator = estimate_for_schema(schema, embedded)
+        card = ctx.cardinality
+        if card is None:
+            sizes = size_tree(schema, embedded)
+            card = max_cardinality(sizes.min_size if sizes is not None else 1)
+        for i, rule in enumerate(rules):
+            compiled = compile_rule(rule, schema, self_type, 1_000_000, estimator)
+            self._rule(rule, compiled, f"{base}[{i}]", card, ctx.forbid_old_self)
+
+    def _rule(self, rule: Mapping[str, Any], compiled: CompiledRule, path: str, card: int, forbid: str | None) -> None:
+        rule_path = f"{path}.rule"
         cost = _mul(compiled.max_cost, card)
-        rule_path = f"{base}[{i}].rule"
-        if not suppress and cost > PER_EXPRESSION_LIMIT:
-            cel_errors.append(
-                FieldError(
-                    "FieldValueForbidden",
-                    rule_path,
-                    cost_error_message("estimated rule cost", cost, PER_EXPRESSION_LIMIT),
-                )
-            )
-        total.observe(rule_path, cost)
-        total.rules.append(
+        self._cost("estimated rule cost", rule_path, cost)
+        self.total.rules.append(
             {
                 "path": rule_path,
                 "rule": rule.get("rule"),
@@ -259,45 +238,76 @@ def _walk(
             }
         )
         if compiled.error is not None:
-            cel_errors.append(FieldError("FieldValueInvalid", rule_path, compiled.error, rule.get("rule")))
-        message_path = f"{base}[{i}].messageExpression"
+            self.cel_errors.append(FieldError("FieldValueInvalid", rule_path, compiled.error, rule.get("rule")))
+        message_path = f"{path}.messageExpression"
         if compiled.message_error is not None:
-            cel_errors.append(
+            self.cel_errors.append(
                 FieldError("FieldValueInvalid", message_path, compiled.message_error, rule.get("messageExpression"))
             )
         elif compiled.message_program is not None:
-            if not suppress and compiled.message_max_cost > PER_EXPRESSION_LIMIT:
-                cel_errors.append(
-                    FieldError(
-                        "FieldValueForbidden",
-                        message_path,
-                        cost_error_message(
-                            "estimated messageExpression cost", compiled.message_max_cost, PER_EXPRESSION_LIMIT
-                        ),
-                    )
-                )
-            total.observe(message_path, compiled.message_max_cost)
-        if compiled.uses_old_self:
-            if ctx.forbid_old_self is not None:
-                cel_errors.append(
-                    FieldError(
-                        "FieldValueInvalid",
-                        rule_path,
-                        "oldSelf cannot be used on the "
-                        f"uncorrelatable portion of the schema within {ctx.forbid_old_self}",
-                        rule.get("rule"),
-                    )
-                )
-        elif "optionalOldSelf" in rule and rule.get("optionalOldSelf") is not None:
-            cel_errors.append(
-                FieldError(
-                    "FieldValueInvalid",
-                    f"{base}[{i}].optionalOldSelf",
-                    "may not be set if oldSelf is not used in rule",
-                    rule.get("optionalOldSelf"),
-                )
+            self._cost("estimated messageExpression cost", message_path, compiled.message_max_cost)
+        self.cel_errors += _old_self_errors(rule, compiled, path, forbid)
+
+    def _cost(self, label: str, path: str, cost: int) -> None:
+        """An expression's estimated cost: refused past the per-expression limit, and added to the total."""
+        if not self.suppress and cost > PER_EXPRESSION_LIMIT:
+            self.cel_errors.append(
+                FieldError("FieldValueForbidden", path, cost_error_message(label, cost, PER_EXPRESSION_LIMIT))
             )
-    return schema_errors, cel_errors
+        self.total.observe(path, cost)
+
+
+def _composition_errors(schema: Mapping[str, Any], path: str) -> list[FieldError]:
+    """Rules inside allOf/anyOf/oneOf/not: a structural schema keeps them at the node itself."""
+    parts = [
+        (f"{path}.{key}[{i}]", part)
+        for key in ("allOf", "anyOf", "oneOf")
+        for i, part in enumerate(schema.get(key) or ())
+    ]
+    parts.append((f"{path}.not", schema.get("not")))
+    return [
+        FieldError("FieldValueForbidden", f"{where}.x-kubernetes-validations", "must be empty to be structural")
+        for where, part in parts
+        if isinstance(part, Mapping) and part.get("x-kubernetes-validations") is not None
+    ]
+
+
+def _property_type(parent_type: Any, name: Any, prop: Mapping[str, Any]) -> Any:
+    """A property's CEL type: the parent's field type, or its own schema's when the parent has none for it."""
+    escaped = escape(str(name))
+    child_type = None
+    if isinstance(parent_type, ObjectType) and escaped is not None:
+        child_type = parent_type.field_type(escaped)
+    if child_type is None:
+        child_type = decl_type(prop, st.is_embedded(prop), "selfType.prop")
+    return child_type
+
+
+def _old_self_errors(
+    rule: Mapping[str, Any], compiled: CompiledRule, path: str, forbid: str | None
+) -> list[FieldError]:
+    """`oldSelf` only where old values correlate; `optionalOldSelf` only with `oldSelf`."""
+    if compiled.uses_old_self:
+        if forbid is None:
+            return []
+        return [
+            FieldError(
+                "FieldValueInvalid",
+                f"{path}.rule",
+                f"oldSelf cannot be used on the uncorrelatable portion of the schema within {forbid}",
+                rule.get("rule"),
+            )
+        ]
+    if "optionalOldSelf" in rule and rule.get("optionalOldSelf") is not None:
+        return [
+            FieldError(
+                "FieldValueInvalid",
+                f"{path}.optionalOldSelf",
+                "may not be set if oldSelf is not used in rule",
+                rule.get("optionalOldSelf"),
+            )
+        ]
+    return []
 
 
 def default_errors(schema: Mapping[str, Any], path: str, is_root: bool = True, depth: int = 0) -> list[FieldError]:
@@ -324,21 +334,11 @@ def default_errors(schema: Mapping[str, Any], path: str, is_root: bool = True, d
 
 
 def _rule_shape(rule: Mapping[str, Any], schema: Mapping[str, Any], path: str, errors: list[FieldError]) -> None:
-    text = rule.get("rule") if isinstance(rule.get("rule"), str) else ""
-    message = rule.get("message") if isinstance(rule.get("message"), str) else ""
-    message_expr = rule.get("messageExpression") if isinstance(rule.get("messageExpression"), str) else ""
-    if not text.strip():
-        errors.append(FieldError("FieldValueRequired", f"{path}.rule", "rule is not specified"))
-    elif message and not message.strip():
-        errors.append(FieldError("FieldValueInvalid", f"{path}.message", "must be non-empty if specified", message))
-    elif _newlines(message.strip()):
-        errors.append(FieldError("FieldValueInvalid", f"{path}.message", "must not contain line breaks", message))
-    elif _newlines(text.strip()) and not message.strip():
-        errors.append(
-            FieldError(
-                "FieldValueRequired", f"{path}.message", "message must be specified if rule contains line breaks"
-            )
-        )
+    """The checks of one rule's own fields, before anything is compiled."""
+    text_error = _text_error(_text(rule, "rule"), _text(rule, "message"), path)
+    if text_error is not None:
+        errors.append(text_error)
+    message_expr = _text(rule, "messageExpression")
     if message_expr and not message_expr.strip():
         errors.append(
             FieldError(
@@ -355,29 +355,42 @@ def _rule_shape(rule: Mapping[str, Any], schema: Mapping[str, Any], path: str, e
                 reason,
             )
         )
-    field_path = rule.get("fieldPath") if isinstance(rule.get("fieldPath"), str) else ""
-    if field_path and not field_path.strip():
-        errors.append(
-            FieldError("FieldValueInvalid", f"{path}.fieldPath", "must be non-empty if specified", field_path)
+    errors += _field_path_errors(_text(rule, "fieldPath"), schema, f"{path}.fieldPath")
+
+
+def _text(rule: Mapping[str, Any], key: str) -> str:
+    value = rule.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def _text_error(text: str, message: str, path: str) -> FieldError | None:
+    """The rule and its message: the first problem only, as the API server reports it."""
+    if not text.strip():
+        return FieldError("FieldValueRequired", f"{path}.rule", "rule is not specified")
+    if message and not message.strip():
+        return FieldError("FieldValueInvalid", f"{path}.message", "must be non-empty if specified", message)
+    if _newlines(message.strip()):
+        return FieldError("FieldValueInvalid", f"{path}.message", "must not contain line breaks", message)
+    if _newlines(text.strip()) and not message.strip():
+        return FieldError(
+            "FieldValueRequired", f"{path}.message", "message must be specified if rule contains line breaks"
         )
+    return None
+
+
+def _field_path_errors(field_path: str, schema: Mapping[str, Any], path: str) -> list[FieldError]:
+    errors = []
+    if field_path and not field_path.strip():
+        errors.append(FieldError("FieldValueInvalid", path, "must be non-empty if specified", field_path))
     if _newlines(field_path):
-        errors.append(FieldError("FieldValueInvalid", f"{path}.fieldPath", "must not contain line breaks", field_path))
+        errors.append(FieldError("FieldValueInvalid", path, "must not contain line breaks", field_path))
     if field_path and valid_field_path(field_path, schema).error is not None:
-        errors.append(FieldError("FieldValueInvalid", f"{path}.fieldPath", "must be a valid path", field_path))
+        errors.append(FieldError("FieldValueInvalid", path, "must be a valid path", field_path))
+    return errors
 
 
 def _newlines(text: str) -> bool:
     return "\n" in text or "\r" in text
-
-
-def _elem(t: Any) -> Any:
-    if t is None:
-        return None
-    if t.name == "list" and t.params:
-        return t.params[0]
-    if t.name == "map" and len(t.params) == 2:
-        return t.params[1]
-    return None
 
 
 def check_crd(crd: Mapping[str, Any], old_crd: Mapping[str, Any] | None = None) -> list[FieldError]:

@@ -17,6 +17,7 @@ from evaluator.crd import structural as st
 
 MAX_REQUEST_BYTES = 3 * 1024 * 1024
 _SIMPLE_MIN = {"boolean": 4, "number": 1, "integer": 1}
+_FORMAT_MIN = {"duration": 3, "date": 12, "date-time": 21}  # the shortest value of each string format
 
 
 @dataclass
@@ -48,59 +49,70 @@ def size_tree(schema: Any, is_resource_root: bool = False, depth: int = 0) -> Si
     if is_resource_root:
         schema = st.with_type_and_object_meta(schema)
     kind = st.type_of(schema)
-    if kind == "array":
-        items = st.items(schema)
-        if items is None:
-            return None
-        item = size_tree(items, st.is_embedded(items), depth + 1)
-        if item is None:
-            return None
-        max_items = _int(schema.get("maxItems"))
-        count = max(max_items, 0) if max_items is not None else (MAX_REQUEST_BYTES - 2) // (item.min_size + 1)
-        return SizeNode(count, 2, elem=item, key=SizeNode(0, 1))
-    if kind == "object":
-        extra = st.additional_properties(schema)
-        if extra is not None:
-            value = size_tree(extra, st.is_embedded(extra), depth + 1)
-            if value is None:
-                return None
-            max_props = _int(schema.get("maxProperties"))
-            count = max(max_props, 0) if max_props is not None else (MAX_REQUEST_BYTES - 2) // (value.min_size + 6)
-            return SizeNode(count, 2, elem=value, key=SizeNode(0, 2))
-        node = SizeNode(0, 2)
-        required = {r for r in (schema.get("required") or []) if isinstance(r, str)}
-        min_size = 2
-        for name, prop in (st.properties(schema) or {}).items():
-            sub = size_tree(prop, st.is_embedded(st.node(prop)), depth + 1)
-            if sub is None:
-                continue
-            escaped = escape(str(name))
-            if escaped is not None:
-                node.fields[escaped] = sub
-            if name in required and st.node(prop).get("default") is None:
-                min_size += len(str(name)) + sub.min_size + 4
-        node.min_size = min_size
-        return node
-    if kind == "string":
-        fmt = schema.get("format")
-        max_length = _int(schema.get("maxLength"))
-        if fmt == "byte":
-            return SizeNode(max(max_length, 0) if max_length is not None else _max_string(schema), 2)
-        if fmt == "duration":
-            return SizeNode(_max_string(schema), 3)
-        if fmt == "date":
-            return SizeNode(_max_string(schema), 12)
-        if fmt == "date-time":
-            return SizeNode(_max_string(schema), 21)
-        if max_length is not None:
-            return SizeNode(max(max_length, 0) * 4, 2)
-        enum = schema.get("enum")
-        if isinstance(enum, list) and enum:
-            return SizeNode(max((len(v.encode()) for v in enum if isinstance(v, str)), default=0), 2)
-        return SizeNode(_max_string(schema), 2)
     if kind in _SIMPLE_MIN:
         return SizeNode(0, _SIMPLE_MIN[kind])
-    return None
+    size = _BY_TYPE.get(kind)
+    return size(schema, depth) if size is not None else None
+
+
+def _array_size(schema: Mapping[str, Any], depth: int) -> SizeNode | None:
+    items = st.items(schema)
+    return None if items is None else _collection_size(schema, items, "maxItems", 1, SizeNode(0, 1), depth)
+
+
+def _object_size(schema: Mapping[str, Any], depth: int) -> SizeNode | None:
+    extra = st.additional_properties(schema)
+    if extra is not None:
+        return _collection_size(schema, extra, "maxProperties", 6, SizeNode(0, 2), depth)
+    node = SizeNode(0, 2)
+    required = {r for r in (schema.get("required") or []) if isinstance(r, str)}
+    min_size = 2
+    for name, prop in (st.properties(schema) or {}).items():
+        sub = size_tree(prop, st.is_embedded(st.node(prop)), depth + 1)
+        if sub is None:
+            continue
+        escaped = escape(str(name))
+        if escaped is not None:
+            node.fields[escaped] = sub
+        if name in required and st.node(prop).get("default") is None:
+            min_size += len(str(name)) + sub.min_size + 4
+    node.min_size = min_size
+    return node
+
+
+def _collection_size(
+    schema: Mapping[str, Any], element: Mapping[str, Any], limit: str, overhead: int, key: SizeNode, depth: int
+) -> SizeNode | None:
+    """A list or a map: its declared limit, or how many of its smallest elements (each with `overhead` bytes
+    of separators) fit in a request."""
+    elem = size_tree(element, st.is_embedded(element), depth + 1)
+    if elem is None:
+        return None
+    declared = _int(schema.get(limit))
+    count = max(declared, 0) if declared is not None else (MAX_REQUEST_BYTES - 2) // (elem.min_size + overhead)
+    return SizeNode(count, 2, elem=elem, key=key)
+
+
+def _string_size(schema: Mapping[str, Any], depth: int) -> SizeNode | None:
+    fmt = schema.get("format")
+    max_length = _int(schema.get("maxLength"))
+    if fmt == "byte":
+        return SizeNode(max(max_length, 0) if max_length is not None else _max_string(schema), 2)
+    if isinstance(fmt, str) and fmt in _FORMAT_MIN:
+        return SizeNode(_max_string(schema), _FORMAT_MIN[fmt])
+    if max_length is not None:
+        return SizeNode(max(max_length, 0) * 4, 2)
+    enum = schema.get("enum")
+    if isinstance(enum, list) and enum:
+        return SizeNode(max((len(v.encode()) for v in enum if isinstance(v, str)), default=0), 2)
+    return SizeNode(_max_string(schema), 2)
+
+
+_BY_TYPE: dict[str, Callable[[Mapping[str, Any], int], SizeNode | None]] = {
+    "array": _array_size,
+    "object": _object_size,
+    "string": _string_size,
+}
 
 
 def sizer(root: SizeNode | None) -> Callable[[list[str]], tuple[int, int] | None]:

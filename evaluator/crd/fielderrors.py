@@ -7,9 +7,10 @@ objects and arrays omit the value (`field.OmitValueType`), so the text reads `ro
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from typing import Any
+
+from evaluator.cel.library.stdlib import format_double
 
 OMIT = object()
 
@@ -27,27 +28,6 @@ _TYPE_TEXT = {
 _NO_VALUE = {"FieldValueRequired", "FieldValueForbidden", "InternalError", "FieldValueTooLong"}
 
 
-def go_float(value: float) -> str:
-    """Go's `%v` of a float64 (strconv 'g', shortest): exponent form below 1e-4 or from 1e6 up."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "+Inf" if value > 0 else "-Inf"
-    if value == 0:
-        return "-0" if math.copysign(1, value) < 0 else "0"
-    mantissa, exp = f"{value:e}".split("e")  # only for the exponent
-    exponent = int(exp)
-    digits = repr(value)
-    if -4 <= exponent < 6 and "e" not in digits:
-        return digits.removesuffix(".0")
-    shortest = next(f"{value:.{p}e}" for p in range(17) if float(f"{value:.{p}e}") == value)
-    mantissa, exp = shortest.split("e")
-    exponent = int(exp)
-    if -4 <= exponent < 6:
-        return format(float(shortest), "f").rstrip("0").rstrip(".")
-    return f"{mantissa}e{'+' if exponent >= 0 else '-'}{abs(exponent):02d}"
-
-
 def go_value(value: Any) -> str:
     if value is None:
         return "null"
@@ -56,7 +36,7 @@ def go_value(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return go_float(value)
+        return format_double(value)  # Go's %v of a float64 is what cel-go's string(double) prints
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
     return json.dumps(value, ensure_ascii=False, default=str)

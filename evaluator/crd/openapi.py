@@ -16,32 +16,44 @@ from typing import Any
 
 from evaluator.cel.library.regex import compile_pattern
 from evaluator.crd import structural as st
-from evaluator.crd.fielderrors import FieldError, go_float
+from evaluator.cel.library.stdlib import format_double
+from evaluator.crd.fielderrors import FieldError
+from evaluator.k8s.json_kinds import json_kind
 
 _IN = "body"
 
 
+# The OpenAPI name of each JSON kind (a float that holds an integer, as JSON decoding in Go gives it, is one).
+_OPENAPI_TYPES = {
+    "null": "null",
+    "bool": "boolean",
+    "int": "integer",
+    "float": "number",
+    "string": "string",
+    "map": "object",
+    "list": "array",
+    "other": "unknown",
+}
+
+
 def _found_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
+    kind = json_kind(value)
+    if kind == "float" and value.is_integer() and abs(value) < 2**63:
         return "integer"
-    if isinstance(value, float):
-        return "integer" if value.is_integer() and abs(value) < 2**63 else "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    return "unknown"
+    return _OPENAPI_TYPES[kind]
+
+
+def _expected_type(schema: Mapping[str, Any]) -> tuple[str, tuple[str, ...]]:
+    """The type a value must have, as the error words it ("" for any), and the found types that have it."""
+    if st.is_int_or_string(schema):
+        return "integer,string", ("integer", "string")
+    kind = st.type_of(schema)
+    return kind, ("number", "integer") if kind == "number" else (kind,)
 
 
 def _num(value: Any) -> str:
     if isinstance(value, float):
-        return go_float(value)
+        return format_double(value)
     return str(value)
 
 
@@ -66,43 +78,20 @@ class OpenAPIValidator:
         if depth > 100 or not isinstance(schema, Mapping):
             return
         label = name or "."
-        if data is None:
-            if st.nullable(schema) or not st.type_of(schema) and not st.is_int_or_string(schema):
-                return
-            types = "integer,string" if st.is_int_or_string(schema) else st.type_of(schema)
+        found = _found_type(data)
+        expected, accepted = _expected_type(schema)
+        if expected and found not in accepted and not (data is None and st.nullable(schema)):
             self.errors.append(
                 FieldError(
                     "FieldValueTypeInvalid",
                     self.field(name),
-                    f'{label} in {_IN} must be of type {types}: "null"',
-                    "null",
+                    f'{label} in {_IN} must be of type {expected}: "{found}"',
+                    found,
                 )
             )
             return
-        found = _found_type(data)
-        if st.is_int_or_string(schema):
-            if found not in ("integer", "string"):
-                self.errors.append(
-                    FieldError(
-                        "FieldValueTypeInvalid",
-                        self.field(name),
-                        f'{label} in {_IN} must be of type integer,string: "{found}"',
-                        found,
-                    )
-                )
-                return
-        else:
-            kind = st.type_of(schema)
-            if kind and not (kind == found or (kind == "number" and found == "integer")):
-                self.errors.append(
-                    FieldError(
-                        "FieldValueTypeInvalid",
-                        self.field(name),
-                        f'{label} in {_IN} must be of type {kind}: "{found}"',
-                        found,
-                    )
-                )
-                return
+        if data is None:
+            return
         self._composition(schema, data, name, depth)
         if isinstance(data, str):
             self._string(schema, data, name, label)
@@ -118,30 +107,17 @@ class OpenAPIValidator:
         for part in schema.get("allOf") or ():
             if isinstance(part, Mapping):
                 self.validate(_value_only(part), data, name, depth + 1)
-        any_of = [p for p in schema.get("anyOf") or () if isinstance(p, Mapping)]
-        matches_any = any(not _errors_of(_value_only(p), data) for p in any_of)
-        if any_of and not st.is_int_or_string(schema) and not matches_any:
-            self.invalid(
-                name,
-                data if not isinstance(data, (dict, list)) else "",
-                f"{name or '.'} in {_IN} must validate at least one schema (anyOf)",
-            )
-        one_of = [p for p in schema.get("oneOf") or () if isinstance(p, Mapping)]
-        if one_of:
-            matched = sum(1 for p in one_of if not _errors_of(_value_only(p), data))
-            if matched != 1:
-                self.invalid(
-                    name,
-                    data if not isinstance(data, (dict, list)) else "",
-                    f"{name or '.'} in {_IN} must validate one and only one schema (oneOf)",
-                )
+        shown = data if not isinstance(data, (dict, list)) else ""
+        label = name or "."
+        any_of = _parts(schema, "anyOf")
+        if any_of and not st.is_int_or_string(schema) and not any(_holds(p, data) for p in any_of):
+            self.invalid(name, shown, f"{label} in {_IN} must validate at least one schema (anyOf)")
+        one_of = _parts(schema, "oneOf")
+        if one_of and sum(1 for p in one_of if _holds(p, data)) != 1:
+            self.invalid(name, shown, f"{label} in {_IN} must validate one and only one schema (oneOf)")
         negated = schema.get("not")
-        if isinstance(negated, Mapping) and not _errors_of(_value_only(negated), data):
-            self.invalid(
-                name,
-                data if not isinstance(data, (dict, list)) else "",
-                f"{name or '.'} in {_IN} must not validate the schema (not)",
-            )
+        if isinstance(negated, Mapping) and _holds(negated, data):
+            self.invalid(name, shown, f"{label} in {_IN} must not validate the schema (not)")
 
     def _string(self, schema: Mapping[str, Any], data: str, name: str, label: str) -> None:
         length = len(data)
@@ -201,25 +177,23 @@ class OpenAPIValidator:
             )
         )
 
-    def _too_many(self, name: str, limit: int, count: int) -> None:
-        """maxProperties and maxItems: the API server words both as items."""
-        self.errors.append(
-            FieldError(
-                "FieldValueTooMany",
-                self.field(name),
-                f"must have at most {limit} {'item' if limit == 1 else 'items'}",
-                count,
+    def _size(self, schema: Mapping[str, Any], count: int, name: str, label: str, noun: str) -> None:
+        """maxItems/minItems or maxProperties/minProperties: the API server words both maxima as items."""
+        most, least = (schema.get(key) for key in _SIZE_LIMITS[noun])
+        if isinstance(most, int) and count > most:
+            self.errors.append(
+                FieldError(
+                    "FieldValueTooMany",
+                    self.field(name),
+                    f"must have at most {most} {'item' if most == 1 else 'items'}",
+                    count,
+                )
             )
-        )
+        if isinstance(least, int) and count < least:
+            self.invalid(name, "", f"{label} in {_IN} should have at least {least} {noun}")
 
     def _object(self, schema: Mapping[str, Any], data: dict, name: str, label: str, depth: int) -> None:
-        count = len(data)
-        max_props = schema.get("maxProperties")
-        if isinstance(max_props, int) and count > max_props:
-            self._too_many(name, max_props, count)
-        min_props = schema.get("minProperties")
-        if isinstance(min_props, int) and count < min_props:
-            self.invalid(name, "", f"{label} in {_IN} should have at least {min_props} properties")
+        self._size(schema, len(data), name, label, "properties")
         props = st.properties(schema) or {}
         extra = st.additional_properties(schema)
         for key, value in data.items():
@@ -232,19 +206,25 @@ class OpenAPIValidator:
                 self.errors.append(FieldError("FieldValueRequired", self.field(_join(name, key)), ""))
 
     def _array(self, schema: Mapping[str, Any], data: list, name: str, label: str, depth: int) -> None:
-        count = len(data)
-        max_items = schema.get("maxItems")
-        if isinstance(max_items, int) and count > max_items:
-            self._too_many(name, max_items, count)
-        min_items = schema.get("minItems")
-        if isinstance(min_items, int) and count < min_items:
-            self.invalid(name, "", f"{label} in {_IN} should have at least {min_items} items")
-        if schema.get("uniqueItems") is True and len({json.dumps(v, sort_keys=True) for v in data}) != count:
+        self._size(schema, len(data), name, label, "items")
+        if schema.get("uniqueItems") is True and len({json.dumps(v, sort_keys=True) for v in data}) != len(data):
             self.invalid(name, "", f"{label} in {_IN} shouldn't contain duplicates")
         items = st.items(schema)
         if items is not None:
             for i, item in enumerate(data):
                 self.validate(items, item, f"{name}[{i}]", depth + 1)
+
+
+_SIZE_LIMITS = {"properties": ("maxProperties", "minProperties"), "items": ("maxItems", "minItems")}
+
+
+def _parts(schema: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
+    return [p for p in schema.get(key) or () if isinstance(p, Mapping)]
+
+
+def _holds(part: Mapping[str, Any], data: Any) -> bool:
+    """Whether data passes a part of anyOf/oneOf/not."""
+    return not _errors_of(_value_only(part), data)
 
 
 def _value_only(schema: Mapping[str, Any]) -> Mapping[str, Any]:

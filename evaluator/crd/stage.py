@@ -4,8 +4,8 @@ The API server validates an object after mutating admission and before validatin
 version's OpenAPI schema (value validation, list-type uniqueness) and every `x-kubernetes-validations`
 rule, with transition rules on UPDATE and ratcheting of unchanged values. A failing object is refused
 with 422 Invalid, `<Kind>.<group> "<name>" is invalid: [<field error>, ...]`; the validating admission
-policies and webhooks never see it. CRDs the API server would refuse on create are reported as document
-errors (`definition_errors`).
+policies and webhooks never see it. CRDs the API server would refuse on create are refused by the policy
+kind (`evaluator/policies/crd`).
 """
 
 from __future__ import annotations
@@ -13,29 +13,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from evaluator.admission.cluster import name_of
 from evaluator.cel import to_json
 from evaluator.crd.custom_resource import validate_custom_resource
-from evaluator.crd.definition import check_crd, estimated_costs
-
-CRD_GROUP = "apiextensions.k8s.io"
-
-
-def is_crd(doc: Any) -> bool:
-    return (
-        isinstance(doc, Mapping)
-        and doc.get("kind") == "CustomResourceDefinition"
-        and str(doc.get("apiVersion") or "").startswith(CRD_GROUP + "/")
-    )
+from evaluator.crd.definition import estimated_costs
+from evaluator.k8s.schemas import is_crd
 
 
 def _spec(crd: Mapping[str, Any]) -> Mapping[str, Any]:
     spec = crd.get("spec")
     return spec if isinstance(spec, Mapping) else {}
-
-
-def _name(doc: Mapping[str, Any]) -> str:
-    meta = doc.get("metadata") if isinstance(doc.get("metadata"), Mapping) else {}
-    return str(meta.get("name") or "")
 
 
 def version_schema(crd: Mapping[str, Any], version: str) -> Mapping[str, Any] | None:
@@ -92,38 +79,13 @@ class CRDStage:
             self._by_kind.setdefault(key, crd)
 
     def _estimates(self, crd: Mapping[str, Any], version: str, schema: Mapping[str, Any]) -> list[dict]:
-        key = (_name(crd), version)
+        key = (name_of(crd), version)
         if key not in self._costs:
             try:
                 self._costs[key] = estimated_costs(schema)
             except RecursionError:
                 self._costs[key] = []
         return self._costs[key]
-
-    def definition_errors(self) -> list[tuple[Mapping[str, Any], dict]]:
-        """(crd, field error) for every CEL problem the API server reports when the CRD is created."""
-        out = []
-        for crd in self.crds:
-            try:
-                errors = check_crd(crd)
-            except RecursionError:
-                errors = []
-            out.extend(
-                (
-                    crd,
-                    {
-                        "path": e.field,
-                        "type": e.text[len(e.field) + 2 :].split(":", 1)[0] if e.field else e.type,
-                        "reason": e.type,
-                        "message": e.detail,
-                        "text": e.text,
-                        "field": e.field,
-                        "detail": e.detail,
-                    },
-                )
-                for e in errors
-            )
-        return out
 
     def find(self, request: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str, Any], str] | None:
         kind = request.get("kind") if isinstance(request.get("kind"), Mapping) else {}
@@ -156,7 +118,7 @@ class CRDStage:
                 str(kind.get("kind") or ""), str(kind.get("group") or ""), _object_name(request), errors
             )
         return {
-            "crd": _name(crd),
+            "crd": name_of(crd),
             "version": version,
             "allowed": not errors,
             "errors": errors,

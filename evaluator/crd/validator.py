@@ -57,7 +57,6 @@ class NodeValidator:
         is_resource_root: bool,
         self_type: Type | None,
         per_call_limit: int,
-        estimator: Callable | None = None,
     ):
         self.schema = node_schema
         self.rules = st.rules(validation_schema)
@@ -68,38 +67,15 @@ class NodeValidator:
             if self_type is None:
                 self.compilation_error = _NO_DECL
             else:
-                self.compiled = [compile_rule(r, node_schema, self_type, per_call_limit, estimator) for r in self.rules]
-        self.items: NodeValidator | None = None
-        self.properties: dict[str, NodeValidator] = {}
-        self.additional: NodeValidator | None = None
+                self.compiled = [compile_rule(r, node_schema, self_type, per_call_limit) for r in self.rules]
+        elem = element_type(self_type)
+        self.items = _build_child(st.items, validation_schema, node_schema, elem, per_call_limit)
+        self.properties = _build_properties(validation_schema, node_schema, self_type, per_call_limit)
+        self.additional = _build_child(st.additional_properties, validation_schema, node_schema, elem, per_call_limit)
         self.all_of: list[NodeValidator] = []
-        elem = _elem_type(self_type)
-        v_items, n_items = st.items(validation_schema), st.items(node_schema)
-        if v_items is not None and n_items is not None:
-            self.items = build(v_items, n_items, st.is_embedded(n_items), elem, per_call_limit, estimator)
-        v_props, n_props = st.properties(validation_schema) or {}, st.properties(node_schema) or {}
-        for name, v_prop in v_props.items():
-            if name not in n_props:
-                continue
-            n_prop = st.node(n_props[name])
-            escaped = escape(str(name))
-            if escaped is not None:
-                if not isinstance(self_type, ObjectType) or self_type.field_type(escaped) is None:
-                    continue
-                field_type = self_type.field_type(escaped)
-            else:
-                field_type = decl_type(n_prop, st.is_embedded(n_prop), "selfType.unescaped")
-                if field_type is None:
-                    continue
-            sub = build(st.node(v_prop), n_prop, st.is_embedded(n_prop), field_type, per_call_limit, estimator)
-            if sub is not None:
-                self.properties[name] = sub
-        v_extra, n_extra = st.additional_properties(validation_schema), st.additional_properties(node_schema)
-        if v_extra is not None and n_extra is not None:
-            self.additional = build(v_extra, n_extra, st.is_embedded(n_extra), elem, per_call_limit, estimator)
         for part in validation_schema.get("allOf") or ():
             if isinstance(part, Mapping):
-                sub = build(part, node_schema, is_resource_root, self_type, per_call_limit, estimator)
+                sub = _useful(NodeValidator(part, node_schema, is_resource_root, self_type, per_call_limit))
                 if sub is not None:
                     self.all_of.append(sub)
         self.uses_old_self = any(c.uses_old_self for c in self.compiled)
@@ -197,8 +173,7 @@ class NodeValidator:
     def validate_rules(
         self, path: str, obj: Any, old: Any, ratchet: Ratchet, budget: int, out: Outcome, self_value: Any = None
     ) -> int:
-        sts = self.schema
-        type_value = st.type_of(sts)
+        type_value = st.type_of(self.schema)
         if self.compilation_error is not None:
             out.errors.append(
                 invalid(path, type_value, f"rule compiler initialization error: {self.compilation_error}")
@@ -207,93 +182,72 @@ class NodeValidator:
         if not self.compiled:
             return budget
         if budget <= 0:
-            out.errors.append(
-                invalid(
-                    path,
-                    type_value,
-                    "validation failed due to running out of cost budget, no further validation rules will be run",
-                )
-            )
+            out.errors.append(_out_of_budget(path, type_value))
             return -1
-        if self.is_resource_root:
-            sts = st.with_type_and_object_meta(sts)
-        old_value = to_cel(old, sts) if old is not None and self.uses_old_self else None
-        plain = Activation(
-            {"self": self_value, "oldSelf": old_value}
-            if old is not None and self.uses_old_self
-            else {"self": self_value}
-        )
-        optional = Activation(
-            {"self": self_value, "oldSelf": Optional(old_value) if old is not None else OPTIONAL_NONE}
-        )
+        plain, optional = self._activations(old, self_value)
         for compiled in self.compiled:
-            rule = compiled.rule
-            if compiled.error is not None:
-                out.errors.append(invalid(path, type_value, f"rule compile error: {compiled.error}"))
-                continue
             if compiled.program is None:
+                if compiled.error is not None:
+                    out.errors.append(invalid(path, type_value, f"rule compile error: {compiled.error}"))
                 continue
             if compiled.uses_old_self and old is None and not compiled.optional_old_self:
                 continue
-            activation = optional if compiled.optional_old_self else plain
-            error_text, value, cost = None, None, 0
-            is_cost_limit = False
-            try:
-                evaluation = compiled.program.evaluate(activation, timeout=5.0)
-                value, cost = evaluation.value, evaluation.cost
-            except CostLimitError as e:
-                error_text, cost, is_cost_limit = e.message, e.cost, True
-            except EvaluationError as e:
-                error_text, cost = e.message, e.cost
+            value, cost, error, cost_limit = _run(compiled.program, optional if compiled.optional_old_self else plain)
             if cost > budget:
-                out.errors.append(
-                    invalid(
-                        path,
-                        type_value,
-                        "validation failed due to running out of cost budget, no further validation rules will be run",
-                    )
-                )
+                out.errors.append(_out_of_budget(path, type_value))
                 return -1
             budget -= cost
-            field_path = child(path, compiled.field_path) if compiled.field_path else path
-            self._record(out, rule, path, value, cost, error_text)
-            if error_text is not None:
-                label = rule_error_string(rule)
-                if error_text.startswith("no such overload"):
-                    out.errors.append(
-                        invalid(
-                            path,
-                            type_value,
-                            f"'{error_text}': call arguments did not match a "
-                            f"supported operator, function or macro signature for rule: {label}",
-                        )
-                    )
-                elif is_cost_limit or error_text.startswith("operation cancelled: actual cost limit exceeded"):
-                    out.errors.append(
-                        invalid(
-                            path,
-                            type_value,
-                            f"'{error_text}': no further validation rules will be "
-                            f"run due to call cost exceeds limit for rule: {label}",
-                        )
-                    )
+            if out.trace is not None:
+                _record(out.trace, compiled.rule, path, value, cost, error)
+            if error is not None:
+                if _rule_error(out, path, type_value, compiled.rule, error, cost_limit):
                     return -1
-                else:
-                    out.errors.append(invalid(path, type_value, f"{error_text} evaluating rule: {label}"))
-                continue
-            if value is True:
-                continue
-            detail = None
-            if compiled.message_program is not None:
-                detail, budget, fatal = _message(compiled, plain, budget, field_path, type_value)
-                if fatal is not None:
-                    self._add(out, compiled, ratchet, fatal)
-                    return -1
-            if detail is None:
-                detail = rule_message_or_default(rule)
-            bad_value = OMIT if st.type_of(sts) in ("object", "array") else obj
-            reason = rule.get("reason") if isinstance(rule.get("reason"), str) else None
-            self._add(out, compiled, ratchet, for_reason(field_path, bad_value, detail, reason))
+            elif value is not True:
+                budget = self._failed(compiled, path, obj, ratchet, budget, out, plain, type_value)
+                if budget < 0:
+                    return budget
+        return budget
+
+    def _activations(self, old: Any, self_value: Any) -> tuple[Activation, Activation]:
+        """`self` (and `oldSelf` where a rule reads it and an old value correlates) for plain rules, and for
+        `optionalOldSelf` rules with `oldSelf` as an optional."""
+        old_value = None
+        if old is not None and self.uses_old_self:
+            sts = st.with_type_and_object_meta(self.schema) if self.is_resource_root else self.schema
+            old_value = to_cel(old, sts)
+            plain = Activation({"self": self_value, "oldSelf": old_value})
+        else:
+            plain = Activation({"self": self_value})
+        optional = Activation(
+            {"self": self_value, "oldSelf": Optional(old_value) if old is not None else OPTIONAL_NONE}
+        )
+        return plain, optional
+
+    def _failed(
+        self,
+        compiled: CompiledRule,
+        path: str,
+        obj: Any,
+        ratchet: Ratchet,
+        budget: int,
+        out: Outcome,
+        activation: Activation,
+        type_value: str,
+    ) -> int:
+        """A rule that evaluated to false: its message (from messageExpression when that works) at its field."""
+        rule = compiled.rule
+        field_path = child(path, compiled.field_path) if compiled.field_path else path
+        detail = None
+        if compiled.message_program is not None:
+            detail, budget, fatal = _message(compiled, activation, budget, field_path, type_value)
+            if fatal is not None:
+                self._add(out, compiled, ratchet, fatal)
+                return -1
+        if detail is None:
+            detail = rule_message_or_default(rule)
+        bad_value = OMIT if type_value in ("object", "array") else obj
+        reason = rule.get("reason") if isinstance(rule.get("reason"), str) else None
+        self._add(out, compiled, ratchet, for_reason(field_path, bad_value, detail, reason))
         return budget
 
     @staticmethod
@@ -303,58 +257,79 @@ class NodeValidator:
         else:
             out.errors.append(error)
 
-    @staticmethod
-    def _record(out: Outcome, rule: Mapping[str, Any], path: str, value: Any, cost: int, error: str | None) -> None:
-        if out.trace is not None:
-            out.trace.append(
-                {
-                    "rule": rule.get("rule"),
-                    "path": path,
-                    "value": value if error is None else None,
-                    "cost": cost,
-                    "error": error,
-                }
-            )
+
+def _record(trace: list[dict], rule: Mapping[str, Any], path: str, value: Any, cost: int, error: str | None) -> None:
+    trace.append(
+        {
+            "rule": rule.get("rule"),
+            "path": path,
+            "value": value if error is None else None,
+            "cost": cost,
+            "error": error,
+        }
+    )
+
+
+def _run(program: Any, activation: Activation) -> tuple[Any, int, str | None, bool]:
+    """(value, cost, error text, whether the error is the per-call cost limit) of one evaluation."""
+    try:
+        evaluation = program.evaluate(activation, timeout=5.0)
+    except CostLimitError as e:
+        return None, e.cost, e.message, True
+    except EvaluationError as e:
+        return None, e.cost, e.message, False
+    return evaluation.value, evaluation.cost, None, False
+
+
+def _cost_limited(error: str, cost_limit: bool) -> bool:
+    return cost_limit or error.startswith("operation cancelled: actual cost limit exceeded")
+
+
+def _out_of_budget(path: str, type_value: str) -> FieldError:
+    return invalid(
+        path, type_value, "validation failed due to running out of cost budget, no further validation rules will be run"
+    )
+
+
+def _rule_error(
+    out: Outcome, path: str, type_value: str, rule: Mapping[str, Any], error: str, cost_limit: bool
+) -> bool:
+    """A rule whose evaluation failed: its field error; True when it stops validation (the cost limit)."""
+    label = rule_error_string(rule)
+    stop = False
+    if error.startswith("no such overload"):
+        detail = (
+            f"'{error}': call arguments did not match a "
+            f"supported operator, function or macro signature for rule: {label}"
+        )
+    elif _cost_limited(error, cost_limit):
+        detail = f"'{error}': no further validation rules will be run due to call cost exceeds limit for rule: {label}"
+        stop = True
+    else:
+        detail = f"{error} evaluating rule: {label}"
+    out.errors.append(invalid(path, type_value, detail))
+    return stop
 
 
 def _message(
     compiled: CompiledRule, activation: Activation, budget: int, path: str, type_value: str
 ) -> tuple[str | None, int, FieldError | None]:
     """evalMessageExpression: (message or None to fall back on `message`, remaining budget, fatal error)."""
-    source = compiled.rule.get("messageExpression")
-    try:
-        evaluation = compiled.message_program.evaluate(activation, timeout=5.0)
-        value, cost, error, limit = evaluation.value, evaluation.cost, None, False
-    except CostLimitError as e:
-        value, cost, error, limit = None, e.cost, e.message, True
-    except EvaluationError as e:
-        value, cost, error, limit = None, e.cost, e.message, False
+    value, cost, error, cost_limit = _run(compiled.message_program, activation)
+    fatal = None
     if cost > budget:
-        return (
-            None,
-            -1,
-            invalid(
-                path,
-                type_value,
-                "messageExpression evaluation failed due to running out of cost "
-                "budget, no further validation rules will be run",
-            ),
+        fatal = (
+            "messageExpression evaluation failed due to running out of cost budget, "
+            "no further validation rules will be run"
         )
-    if error is not None:
-        if limit or error.startswith("operation cancelled: actual cost limit exceeded"):
-            quoted = _go_quote(source)
-            return (
-                None,
-                -1,
-                invalid(
-                    path,
-                    type_value,
-                    "no further validation rules will be run due to call cost "
-                    f"exceeds limit for messageExpression: {quoted}",
-                ),
-            )
-        return None, budget - cost, None
-    if not isinstance(value, str):
+    elif error is not None and _cost_limited(error, cost_limit):
+        quoted = _go_quote(compiled.rule.get("messageExpression"))
+        fatal = (
+            f"no further validation rules will be run due to call cost exceeds limit for messageExpression: {quoted}"
+        )
+    if fatal is not None:
+        return None, -1, invalid(path, type_value, fatal)
+    if error is not None or not isinstance(value, str):
         return None, budget - cost, None
     text = value.strip()
     if len(text.encode()) > MAX_MESSAGE_BYTES or "\n" in text or not text:
@@ -389,7 +364,8 @@ def rule_message_or_default(rule: Mapping[str, Any]) -> str:
     return f"failed rule: {rule_error_string(rule)}"
 
 
-def _elem_type(t: Type | None) -> Type | None:
+def element_type(t: Type | None) -> Type | None:
+    """The type of a list's items or of a map's values (None for anything else)."""
     if t is None:
         return None
     if t.name == "list" and t.params:
@@ -397,6 +373,49 @@ def _elem_type(t: Type | None) -> Type | None:
     if t.name == "map" and len(t.params) == 2:
         return t.params[1]
     return None
+
+
+def _build_child(
+    get: Callable[[Mapping[str, Any]], Mapping[str, Any] | None],
+    validation_schema: Mapping[str, Any],
+    node_schema: Mapping[str, Any],
+    self_type: Type | None,
+    per_call_limit: int,
+) -> NodeValidator | None:
+    """The validator of the items or the additionalProperties, when both schemas have them."""
+    v_child, n_child = get(validation_schema), get(node_schema)
+    if v_child is None or n_child is None:
+        return None
+    return _useful(NodeValidator(v_child, n_child, st.is_embedded(n_child), self_type, per_call_limit))
+
+
+def _build_properties(
+    validation_schema: Mapping[str, Any],
+    node_schema: Mapping[str, Any],
+    self_type: Type | None,
+    per_call_limit: int,
+) -> dict[str, NodeValidator]:
+    built: dict[str, NodeValidator] = {}
+    n_props = st.properties(node_schema) or {}
+    for name, v_prop in (st.properties(validation_schema) or {}).items():
+        if name not in n_props:
+            continue
+        n_prop = st.node(n_props[name])
+        field_type = _field_type(self_type, name, n_prop)
+        if field_type is None:
+            continue
+        sub = _useful(NodeValidator(st.node(v_prop), n_prop, st.is_embedded(n_prop), field_type, per_call_limit))
+        if sub is not None:
+            built[name] = sub
+    return built
+
+
+def _field_type(self_type: Type | None, name: Any, prop: Mapping[str, Any]) -> Type | None:
+    """A property's type: its parent's field type, or its own schema's for a name CEL cannot spell."""
+    escaped = escape(str(name))
+    if escaped is None:
+        return decl_type(prop, st.is_embedded(prop), "selfType.unescaped")
+    return self_type.field_type(escaped) if isinstance(self_type, ObjectType) else None
 
 
 def has_rules(schema: Any) -> bool:
@@ -411,27 +430,19 @@ def has_rules(schema: Any) -> bool:
     return any(has_rules(p) for p in (st.properties(schema) or {}).values())
 
 
-def build(
-    validation_schema: Mapping[str, Any],
-    node_schema: Mapping[str, Any],
-    is_resource_root: bool,
-    self_type: Type | None,
-    per_call_limit: int,
-    estimator: Callable | None = None,
-) -> NodeValidator | None:
-    v = NodeValidator(validation_schema, node_schema, is_resource_root, self_type, per_call_limit, estimator)
-    return v if v.useful() else None
+def _useful(validator: NodeValidator) -> NodeValidator | None:
+    """A validator with nothing to run (no rules here nor below) is left out of the tree."""
+    return validator if validator.useful() else None
 
 
 def root_validator(
     schema: Mapping[str, Any],
     is_resource_root: bool,
     per_call_limit: int,
-    estimator: Callable | None = None,
     decl_root: bool | None = None,
 ) -> NodeValidator | None:
     if not has_rules(schema):
         return None
     decl_root = is_resource_root if decl_root is None else decl_root
     self_type = decl_type(schema, decl_root, type_name_for(schema))
-    return build(schema, schema, is_resource_root, self_type, per_call_limit, estimator)
+    return _useful(NodeValidator(schema, schema, is_resource_root, self_type, per_call_limit))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from evaluator.cel.errors import CELEvalError
@@ -70,64 +70,90 @@ def to_cel(data: Any, schema: Mapping[str, Any], depth: int = 0) -> Any:
             return data
         return InvalidData("invalid data, expected XIntOrString value to be either a string or integer")
     kind = st.type_of(schema)
-    if kind == "object":
-        if not isinstance(data, dict):
-            return InvalidData("invalid data, expected a map for the provided schema with type=object")
-        if st.is_embedded(schema):
-            schema = st.with_type_and_object_meta(schema)
-        props = st.properties(schema)
-        if props is not None:
-            # Fields outside the schema are invisible; a null field of an object is an absent field.
-            # Unknown fields kept by x-kubernetes-preserve-unknown-fields still count in equality.
-            keep_unknown = st.flag(schema, "x-kubernetes-preserve-unknown-fields")
-            return _object(
-                {
-                    k: to_cel(v, st.node(props[k]), depth + 1) if k in props else v
-                    for k, v in data.items()
-                    if (k in props and v is not None) or (k not in props and keep_unknown)
-                }
-            )
-        extra = st.additional_properties(schema)
-        if extra is not None:
-            return _object({k: to_cel(v, extra, depth + 1) for k, v in data.items()})
-        return dict(data)
-    if kind == "array":
-        if not isinstance(data, list):
-            return InvalidData("invalid data, expected an array for the provided schema with type=array")
-        item_schema = st.items(schema)
-        if item_schema is None:
-            return InvalidData("invalid array type, expected Items with a non-empty Schema")
-        converted = [to_cel(v, item_schema, depth + 1) for v in data]
-        if any(type(v) is InvalidData for v in converted):
-            return CheckedList(converted)
-        kind_of_list = st.list_type(schema)
-        if kind_of_list == "set":
-            return SetList(converted)
-        if kind_of_list == "map":
-            return MapList(converted, tuple(st.list_map_keys(schema)))
-        return converted
-    if kind == "string":
-        if not isinstance(data, str):
-            return InvalidData(f"invalid data, expected string, got {_go_type(data)}")
-        return _string(data, schema.get("format"))
-    if kind == "number":
-        if isinstance(data, (int, float)) and not isinstance(data, bool):
-            return float(data)
-        return InvalidData(f"invalid data, expected float, got {_go_type(data)}")
-    if kind == "integer":
-        if isinstance(data, int) and not isinstance(data, bool):
-            return data
-        return InvalidData(f"invalid data, expected int, got {_go_type(data)}")
-    if kind == "boolean":
-        if isinstance(data, bool):
-            return data
-        return InvalidData(f"invalid data, expected bool, got {_go_type(data)}")
+    convert = _BY_TYPE.get(kind)
+    if convert is not None:
+        return convert(data, schema, depth)
     if st.flag(schema, "x-kubernetes-preserve-unknown-fields"):
         return data
     return InvalidData(
         "invalid type, expected object, array, number, integer, boolean or string, or no type with "
         f"x-kubernetes-int-or-string or x-kubernetes-preserve-unknown-fields is true, got {kind}"
     )
+
+
+def _map_value(data: Any, schema: Mapping[str, Any], depth: int) -> Any:
+    if not isinstance(data, dict):
+        return InvalidData("invalid data, expected a map for the provided schema with type=object")
+    if st.is_embedded(schema):
+        schema = st.with_type_and_object_meta(schema)
+    props = st.properties(schema)
+    if props is not None:
+        # Fields outside the schema are invisible; a null field of an object is an absent field.
+        # Unknown fields kept by x-kubernetes-preserve-unknown-fields still count in equality.
+        keep_unknown = st.flag(schema, "x-kubernetes-preserve-unknown-fields")
+        return _object(
+            {
+                k: to_cel(v, st.node(props[k]), depth + 1) if k in props else v
+                for k, v in data.items()
+                if (k in props and v is not None) or (k not in props and keep_unknown)
+            }
+        )
+    extra = st.additional_properties(schema)
+    if extra is not None:
+        return _object({k: to_cel(v, extra, depth + 1) for k, v in data.items()})
+    return dict(data)
+
+
+def _list_value(data: Any, schema: Mapping[str, Any], depth: int) -> Any:
+    if not isinstance(data, list):
+        return InvalidData("invalid data, expected an array for the provided schema with type=array")
+    item_schema = st.items(schema)
+    if item_schema is None:
+        return InvalidData("invalid array type, expected Items with a non-empty Schema")
+    converted = [to_cel(v, item_schema, depth + 1) for v in data]
+    if any(type(v) is InvalidData for v in converted):
+        return CheckedList(converted)
+    kind_of_list = st.list_type(schema)
+    if kind_of_list == "set":
+        return SetList(converted)
+    if kind_of_list == "map":
+        return MapList(converted, tuple(st.list_map_keys(schema)))
+    return converted
+
+
+def _string_value(data: Any, schema: Mapping[str, Any], depth: int) -> Any:
+    if not isinstance(data, str):
+        return InvalidData(f"invalid data, expected string, got {_go_type(data)}")
+    return _string(data, schema.get("format"))
+
+
+def _double_value(data: Any, schema: Mapping[str, Any], depth: int) -> Any:
+    if isinstance(data, (int, float)) and not isinstance(data, bool):
+        return float(data)
+    return InvalidData(f"invalid data, expected float, got {_go_type(data)}")
+
+
+def _int_value(data: Any, schema: Mapping[str, Any], depth: int) -> Any:
+    if isinstance(data, int) and not isinstance(data, bool):
+        return data
+    return InvalidData(f"invalid data, expected int, got {_go_type(data)}")
+
+
+def _bool_value(data: Any, schema: Mapping[str, Any], depth: int) -> Any:
+    if isinstance(data, bool):
+        return data
+    return InvalidData(f"invalid data, expected bool, got {_go_type(data)}")
+
+
+# The conversion of each schema type (the data checked against it first).
+_BY_TYPE: dict[str, Callable[[Any, Mapping[str, Any], int], Any]] = {
+    "object": _map_value,
+    "array": _list_value,
+    "string": _string_value,
+    "number": _double_value,
+    "integer": _int_value,
+    "boolean": _bool_value,
+}
 
 
 def _object(converted: dict[str, Any]) -> Mapping[str, Any]:
@@ -183,20 +209,5 @@ def _base64(text: str) -> bytes:
             raise CELEvalError(str(e)) from None
 
 
-class Activation(Mapping):
+class Activation(CheckedMap):
     """`self` and `oldSelf` for one rule; reading an `InvalidData` root raises its message."""
-
-    def __init__(self, values: dict[str, Any]):
-        self._values = values
-
-    def __getitem__(self, key: str) -> Any:
-        value = self._values[key]
-        if type(value) is InvalidData:
-            raise CELEvalError(value.message)
-        return value
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._values)
-
-    def __len__(self) -> int:
-        return len(self._values)

@@ -7,7 +7,6 @@ decided by the policy packages themselves (`evaluator/policies/`).
 
 from __future__ import annotations
 
-CORE_GROUP = ""
 ADMISSION_GROUP = "admissionregistration.k8s.io"
 APIEXTENSIONS_GROUP = "apiextensions.k8s.io"
 KYVERNO_GROUP = "kyverno.io"

@@ -12,6 +12,7 @@ Matching rules (``labels.Selector.Matches``): ``NotIn`` and ``DoesNotExist`` mat
 
 from __future__ import annotations
 
+from itertools import chain
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -127,29 +128,43 @@ def parse_selector(selector: Any) -> tuple[Selector | None, str | None]:
     if not match_labels and not expressions:
         return EVERYTHING, None
     requirements: list[Requirement] = []
-    for key, value in match_labels.items():
-        value = "" if value is None else value  # JSON null decodes to "" in a map[string]string
-        if not isinstance(value, str):
-            return None, f"matchLabels[{key}] must be a string"
-        errors = _requirement_errors(str(key), EQUALS, [value])
-        if errors:
-            return None, fe.aggregate_text(errors)
-        requirements.append(Requirement(str(key), EQUALS, (value,)))
-    for expr in expressions:
-        if not isinstance(expr, Mapping):
-            return None, "matchExpressions entries must be objects"
-        operator = expr.get("operator")
-        if operator not in _SELECTOR_OPERATORS:
-            return None, f'"{operator if operator is not None else ""}" is not a valid label selector operator'
-        key = expr.get("key") if isinstance(expr.get("key"), str) else ""
-        values = _string_list(expr.get("values"))
-        if values is None:
-            return None, "matchExpressions values must be a list of strings"
-        errors = _requirement_errors(key, operator, values)
-        if errors:
-            return None, fe.aggregate_text(errors)
-        requirements.append(Requirement(key, operator, tuple(values)))
+    made = chain(
+        (_label_requirement(key, value) for key, value in match_labels.items()),
+        (_expression_requirement(expr) for expr in expressions),
+    )
+    for requirement in made:
+        if isinstance(requirement, str):
+            return None, requirement
+        requirements.append(requirement)
     return Selector(tuple(requirements)), None
+
+
+def _label_requirement(key: Any, value: Any) -> Requirement | str:
+    """One matchLabels entry as an Equals requirement, or the error text."""
+    value = "" if value is None else value  # JSON null decodes to "" in a map[string]string
+    if not isinstance(value, str):
+        return f"matchLabels[{key}] must be a string"
+    errors = _requirement_errors(str(key), EQUALS, [value])
+    if errors:
+        return fe.aggregate_text(errors)
+    return Requirement(str(key), EQUALS, (value,))
+
+
+def _expression_requirement(expr: Any) -> Requirement | str:
+    """One matchExpressions entry as a requirement, or the error text."""
+    if not isinstance(expr, Mapping):
+        return "matchExpressions entries must be objects"
+    operator = expr.get("operator")
+    if operator not in _SELECTOR_OPERATORS:
+        return f'"{operator if operator is not None else ""}" is not a valid label selector operator'
+    key = expr.get("key") if isinstance(expr.get("key"), str) else ""
+    values = _string_list(expr.get("values"))
+    if values is None:
+        return "matchExpressions values must be a list of strings"
+    errors = _requirement_errors(key, operator, values)
+    if errors:
+        return fe.aggregate_text(errors)
+    return Requirement(key, operator, tuple(values))
 
 
 def selector_matches(selector: Any, labels: Mapping[str, Any] | None) -> bool:

@@ -30,6 +30,12 @@ def parse_group_version(api_version: str) -> tuple[str, str] | None:
     return None
 
 
+def _strings(data: Any, first: str, second: str, third: str) -> tuple[str, str, str]:
+    """Three fields of a request's kind or resource map, "" where absent (anything but a map has none)."""
+    data = data if (type(data) is dict or isinstance(data, Mapping)) else {}
+    return str(data.get(first) or ""), str(data.get(second) or ""), str(data.get(third) or "")
+
+
 @dataclass(frozen=True, order=True)
 class GVK:
     group: str
@@ -45,8 +51,7 @@ class GVK:
 
     @classmethod
     def from_dict(cls, data: Mapping | None) -> "GVK":
-        data = data if (type(data) is dict or isinstance(data, Mapping)) else {}
-        return cls(str(data.get("group") or ""), str(data.get("version") or ""), str(data.get("kind") or ""))
+        return cls(*_strings(data, "group", "version", "kind"))
 
     @property
     def empty(self) -> bool:
@@ -64,8 +69,7 @@ class GVR:
 
     @classmethod
     def from_dict(cls, data: Mapping | None) -> "GVR":
-        data = data if (type(data) is dict or isinstance(data, Mapping)) else {}
-        return cls(str(data.get("group") or ""), str(data.get("version") or ""), str(data.get("resource") or ""))
+        return cls(*_strings(data, "group", "version", "resource"))
 
     def __str__(self) -> str:
         # schema.GroupVersionResource.String(): "group/version, Resource=resource"
@@ -169,10 +173,6 @@ class RESTMapper:
         """Versions a kind is known in (for "did you mean" hints)."""
         return [gvk.version for gvk in self._by_kind if gvk.group == group and gvk.kind == kind]
 
-    def is_namespaced(self, gvr: GVR) -> bool | None:
-        info = self.info(gvr)
-        return info.namespaced if info else None
-
     def subresources(self, gvr: GVR) -> list[str]:
         return [i.subresource for i in self.entries if i.gvr == gvr and i.subresource]
 
@@ -230,26 +230,40 @@ def crd_resources(crd: Mapping) -> tuple[list[ResourceInfo], str | None]:
     if not (isinstance(group, str) and isinstance(kind, str) and isinstance(plural, str) and group and kind and plural):
         return [], f'CustomResourceDefinition "{name}": spec.group, spec.names.kind and spec.names.plural are required'
     namespaced = spec.get("scope", "Namespaced") != "Cluster"
-    versions = spec.get("versions")
-    if not isinstance(versions, list) or not versions:
-        legacy = spec.get("version")
-        versions = [{"name": legacy, "served": True}] if isinstance(legacy, str) else []
-    infos: list[ResourceInfo] = []
-    for version in versions:
-        if not isinstance(version, Mapping) or not isinstance(version.get("name"), str):
-            continue
-        gvr = GVR(group, version["name"], plural)
-        served = version.get("served", True) is not False
-        infos.append(ResourceInfo(gvr, "", GVK(group, version["name"], kind), namespaced, served, "crd"))
-        subresources = version.get("subresources") or spec.get("subresources") or {}
-        if isinstance(subresources, Mapping):
-            if "status" in subresources:
-                infos.append(ResourceInfo(gvr, "status", GVK(group, version["name"], kind), namespaced, served, "crd"))
-            if "scale" in subresources:
-                infos.append(ResourceInfo(gvr, "scale", GVK("autoscaling", "v1", "Scale"), namespaced, served, "crd"))
+    infos = [
+        info
+        for version in _crd_versions(spec)
+        if isinstance(version, Mapping) and isinstance(version.get("name"), str)
+        for info in _version_endpoints(spec, version, GVK(group, version["name"], kind), plural, namespaced)
+    ]
     if not infos:
         return [], f'CustomResourceDefinition "{name}": no versions'
     return infos, None
+
+
+def _crd_versions(spec: Mapping) -> list:
+    """`spec.versions`, or the one version of the older `spec.version`."""
+    versions = spec.get("versions")
+    if isinstance(versions, list) and versions:
+        return versions
+    legacy = spec.get("version")
+    return [{"name": legacy, "served": True}] if isinstance(legacy, str) else []
+
+
+def _version_endpoints(spec: Mapping, version: Mapping, kind: GVK, plural: str, namespaced: bool) -> list[ResourceInfo]:
+    """A served version's resource and its subresources (the version's own, else the CRD's)."""
+    gvr = GVR(kind.group, kind.version, plural)
+    served = version.get("served", True) is not False
+    infos = [ResourceInfo(gvr, "", kind, namespaced, served, "crd")]
+    subresources = version.get("subresources") or spec.get("subresources") or {}
+    if isinstance(subresources, Mapping):
+        for subresource, sub_kind in (("status", kind), ("scale", _SCALE)):
+            if subresource in subresources:
+                infos.append(ResourceInfo(gvr, subresource, sub_kind, namespaced, served, "crd"))
+    return infos
+
+
+_SCALE = GVK("autoscaling", "v1", "Scale")
 
 
 def _parse_table(text: str) -> list[ResourceInfo]:

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evaluator.k8s.kinds import APIEXTENSIONS_GROUP, CUSTOM_RESOURCE_DEFINITION
+
 OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
 _REF_PREFIXES = ("#/$defs/", "#/definitions/", "#/components/schemas/")
@@ -108,8 +110,8 @@ def normalize(name: str | None, schema: Mapping[str, Any]) -> Mapping[str, Any]:
 def is_crd(document: Any) -> bool:
     return (
         isinstance(document, Mapping)
-        and document.get("kind") == "CustomResourceDefinition"
-        and str(document.get("apiVersion") or "").startswith("apiextensions.k8s.io/")
+        and document.get("kind") == CUSTOM_RESOURCE_DEFINITION
+        and str(document.get("apiVersion") or "").startswith(APIEXTENSIONS_GROUP + "/")
     )
 
 
@@ -155,7 +157,6 @@ class ResolvedSchema:
     root: Mapping[str, Any]
     definitions: Mapping[str, Any]
     origin: str
-    definition: str | None = None  # the root's definition name (built-ins)
 
 
 def resolve(group: str, version: str, kind: str, crds: tuple[Mapping, ...] | list = ()) -> ResolvedSchema | None:
@@ -166,7 +167,7 @@ def resolve(group: str, version: str, kind: str, crds: tuple[Mapping, ...] | lis
     definitions = builtin_definitions()
     name = builtin_definition_name(group, version, kind)
     if name is not None:
-        return ResolvedSchema(definitions[name], definitions, "built-in", name)
+        return ResolvedSchema(definitions[name], definitions, "built-in")
     for crd in crds:
         if not is_crd(crd):
             continue
