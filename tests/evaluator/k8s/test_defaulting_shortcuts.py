@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evaluator import shortcuts
@@ -186,31 +186,41 @@ def test_clone_copies_dict_subclasses_into_dicts_and_keeps_other_values() -> Non
 
 
 # -- properties: the shortcuts against the general walk -------------------------------------------------
-def _keys_of(value: Any, found: set[str]) -> set[str]:
-    if isinstance(value, dict):
-        found.update(value)
-        for item in value.values():
-            _keys_of(item, found)
-    elif isinstance(value, list):
+def _shape_of(value: Any, key: str, shape: dict[str, set[str]], lists: set[str]) -> None:
+    """Under each key, the keys seen in the object (or the list of objects) it holds."""
+    if isinstance(value, list):
+        lists.add(key)
         for item in value:
-            _keys_of(item, found)
-    return found
+            _shape_of(item, key, shape, lists)
+    elif isinstance(value, dict):
+        shape.setdefault(key, set()).update(value)
+        for child_key, item in value.items():
+            _shape_of(item, child_key, shape, lists)
 
 
-def _vocabulary() -> tuple[list[str], list[Any]]:
-    """Every key and text of the corpus objects and of their defaulted forms: random objects built from them
-    reach the fields defaulting reads and sets."""
-    keys: set[str] = set()
+Shape = tuple[dict[str, list[str]], set[str]]
+
+
+def _vocabulary() -> tuple[dict[tuple[str, str], Shape], list[str], list[str]]:
+    """Each kind's shape (the keys under each key, and the keys that hold lists) in the corpus objects and
+    their defaulted forms, and all their keys and texts: random objects built from them reach the fields
+    defaulting reads and sets, at their depth."""
+    shapes: dict[tuple[str, str], tuple[dict[str, set[str]], set[str]]] = {}
     texts: set[str] = set()
     for obj in base_objects().values():
         defaulted = default_object(obj).object
-        _keys_of(obj, keys)
-        _keys_of(defaulted, keys)
+        shape, lists = shapes.setdefault((obj["apiVersion"], obj["kind"]), ({}, set()))
+        _shape_of(obj, "", shape, lists)
+        _shape_of(defaulted, "", shape, lists)
+        shape[""] -= {"apiVersion", "kind"}
         texts.update(v for v in json.dumps(defaulted).split('"') if v.isidentifier())
-    return sorted(keys - {"apiVersion", "kind"}), sorted(texts) + ["latest", "nginx:latest", "app@sha256:" + "a" * 64]
+    texts.update(["latest", "nginx:latest", "app@sha256:" + "a" * 64])
+    keys = {key for shape, _ in shapes.values() for children in shape.values() for key in children}
+    by_kind = {kind: ({key: sorted(c) for key, c in shape.items()}, lists) for kind, (shape, lists) in shapes.items()}
+    return by_kind, sorted(keys), sorted(texts)
 
 
-KEYS, TEXTS = _vocabulary()
+SHAPES, KEYS, TEXTS = _vocabulary()
 _SCALAR = st.one_of(
     st.none(),
     st.just(""),
@@ -225,6 +235,7 @@ _JSON = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(KEYS), inner, max_size=5),
     max_leaves=25,
 )
+_LEAF = st.one_of(_SCALAR, st.lists(_SCALAR, max_size=2), st.dictionaries(st.sampled_from(KEYS), _SCALAR, max_size=2))
 _EDITS = st.lists(
     st.tuples(st.integers(0, 10_000), st.sampled_from(["absent", "replace"]), _JSON), min_size=1, max_size=4
 )
@@ -285,9 +296,28 @@ def test_shortcuts_and_general_walk_agree_on_edited_objects(api_version: str, ki
     _both_ways_agree(_edited(base, data.draw(_EDITS)))
 
 
+def _shaped(draw: Any, shape: Shape, key: str, depth: int = 0) -> Any:
+    """A random value under `key`: mostly an object of some of the keys seen under it (a list of them where a
+    list was seen), sometimes any value (null, a zero, a wrong type). Keys that hold objects are usually
+    there (to reach the deep fields), leaves usually not (to reach the all-absent shortcuts)."""
+    structure, lists = shape
+    children = structure.get(key)
+    if not children or depth > 8 or draw(st.integers(0, 5)) == 0:
+        return draw(_LEAF)
+
+    def present(child: str) -> bool:
+        return draw(st.integers(0, 5)) > 0 if child in structure else draw(st.integers(0, 2)) == 0
+
+    def one() -> dict:
+        return {child: _shaped(draw, shape, child, depth + 1) for child in children if present(child)}
+
+    return [one() for _ in range(draw(st.integers(0, 2)))] if key in lists else one()
+
+
 @pytest.mark.parametrize("api_version, kind", registered_kinds())
-@settings(max_examples=40)
-@given(body=st.dictionaries(st.sampled_from(KEYS), _JSON, max_size=6))
-def test_shortcuts_and_general_walk_agree_on_random_objects(api_version: str, kind: str, body: dict) -> None:
-    """An object of the kind made of random fields, from the keys and texts defaulting knows."""
-    _both_ways_agree({"apiVersion": api_version, "kind": kind, **body})
+@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])  # a few hundred small draws each
+@given(data=st.data())
+def test_shortcuts_and_general_walk_agree_on_random_objects(api_version: str, kind: str, data: st.DataObject) -> None:
+    """An object of the kind made of random fields, nested as the kinds nest them, of the texts defaulting knows."""
+    body = _shaped(data.draw, SHAPES[(api_version, kind)], "")
+    _both_ways_agree({"apiVersion": api_version, "kind": kind, **body} if type(body) is dict else body)
