@@ -121,7 +121,7 @@ class Defaults:
     in order, then the fresh and made ones replaced in place), which gives the same keys, order and recorded
     paths as the general way. That holds because no `make` reads a field of its own table (checked here)."""
 
-    __slots__ = ("fields", "keys", "_values", "_fresh", "_made")
+    __slots__ = ("fields", "keys", "_values", "_fresh", "_made", "_paths")
 
     def __init__(self, *fields: Field) -> None:
         self.fields = fields
@@ -132,6 +132,7 @@ class Defaults:
         self._values = {field.key: field.value for field in fields}
         self._fresh = tuple(field.key for field in fields if type(field.value) is dict)
         self._made = tuple((field.key, field.make, field.source) for field in fields if field.make is not None)
+        self._paths = _PathsUnder(self.keys)
 
     def apply(self, parent: dict, prefix: str, rec: Recorder) -> None:
         if shortcuts.ON and parent.keys().isdisjoint(self.keys):
@@ -140,7 +141,7 @@ class Defaults:
                 parent[key] = {}
             for key, make, source in self._made:
                 parent[key] = make(parent.get(source))
-            rec.paths.extend(_prefixed(prefix, self.keys))
+            rec.paths.extend(self._paths[prefix])
             return
         for field in self.fields:
             if field.is_zero(parent.get(field.key)):
@@ -162,12 +163,12 @@ class WhenAbsent:
         with shortcuts.off():
             walk(parent, "", rec)
         assert list(parent) == [key], f"{walk.__name__} sets more than {key!r}"
-        self.key, self.walk, self._build, self._paths = key, walk, _builder(parent[key]), tuple(rec.paths)
+        self.key, self.walk, self._build, self._paths = key, walk, _builder(parent[key]), _PathsUnder(tuple(rec.paths))
 
     def apply(self, parent: dict, prefix: str, rec: Recorder) -> None:
         if shortcuts.ON and self.key not in parent:
             parent[self.key] = self._build()
-            rec.paths.extend(_prefixed(prefix, self._paths))
+            rec.paths.extend(self._paths[prefix])
         else:
             self.walk(parent, prefix, rec)
 
@@ -182,10 +183,21 @@ def _builder(value: Any) -> Callable[[], Any]:
     return build
 
 
-@functools.lru_cache(maxsize=1024)
-def _prefixed(prefix: str, keys: tuple[str, ...]) -> tuple[str, ...]:
-    """The recorded paths of `keys` under `prefix`: a workload kind has a handful of prefixes, made once."""
-    return tuple(prefix + key for key in keys)
+class _PathsUnder(dict):
+    """{prefix: the recorded paths of `names` under it}, each made on first use: a workload kind has a handful
+    of prefixes, so the shortcuts record theirs with one look-up (at most 1,024 kept, like any cache here)."""
+
+    __slots__ = ("names",)
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        super().__init__()
+        self.names = names
+
+    def __missing__(self, prefix: str) -> tuple[str, ...]:
+        paths = tuple(prefix + key for key in self.names)
+        if len(self) < 1024:
+            self[prefix] = paths
+        return paths
 
 
 def clone(value: Any) -> Any:
