@@ -11,16 +11,25 @@ policy/v1 (PodDisruptionBudget) has no defaulting function, so it has no module.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from evaluator import shortcuts
 from evaluator.k8s.defaulting import apps, autoscaling, batch, core, networking, rbac
-from evaluator.k8s.defaulting.fields import Recorder, clone_dict
+from evaluator.k8s.defaulting.fields import Defaulter, Recorder, clone_dict
 
-__all__ = ["Defaulted", "default_object", "defaulted_copy", "default_in_place", "defaults_known_for", "redefault"]
+__all__ = [
+    "Defaulted",
+    "default_object",
+    "defaulted_copy",
+    "default_in_place",
+    "defaults_known_for",
+    "redefault",
+    "registered_kinds",
+]
 
-_REGISTRY: dict[tuple[str, str], dict[str, Callable[[dict, Recorder], None]]] = {
+_REGISTRY: dict[tuple[str, str], dict[str, Defaulter]] = {
     ("", "v1"): core.DEFAULTERS,
     ("apps", "v1"): apps.DEFAULTERS,
     ("batch", "v1"): batch.DEFAULTERS,
@@ -30,8 +39,9 @@ _REGISTRY: dict[tuple[str, str], dict[str, Callable[[dict, Recorder], None]]] = 
 }
 
 
-# The registry by the exact (apiVersion, kind) texts, for the lookup of every request (the usual case in one step).
-_BY_API_VERSION: dict[tuple[str, str], Callable[[dict, Recorder], None]] = {
+# The registry by the exact (apiVersion, kind) texts: the shortcut of every request's lookup (the usual case in
+# one step), derived from _REGISTRY.
+_BY_API_VERSION: dict[tuple[str, str], Defaulter] = {
     ((f"{group}/{version}" if group else version), kind): defaulter
     for (group, version), defaulters in _REGISTRY.items()
     for kind, defaulter in defaulters.items()
@@ -46,18 +56,23 @@ class Defaulted:
     paths: tuple[str, ...] = ()
 
 
-def _defaulter(obj: Any) -> Callable[[dict, Recorder], None] | None:
+def registered_kinds() -> list[tuple[str, str]]:
+    """(apiVersion, kind) of every built-in kind with defaulting functions."""
+    return list(_BY_API_VERSION)
+
+
+def _defaulter(obj: Any) -> Defaulter | None:
     if type(obj) is not dict:
         return None
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
-    if type(api_version) is str and type(kind) is str:
+    if shortcuts.ON and type(api_version) is str and type(kind) is str:
         found = _BY_API_VERSION.get((api_version, kind))
         if found is not None:
             return found
     return _defaulter_by_group(api_version, kind)
 
 
-def _defaulter_by_group(api_version: Any, kind: Any) -> Callable[[dict, Recorder], None] | None:
+def _defaulter_by_group(api_version: Any, kind: Any) -> Defaulter | None:
     """The registry lookup for what is not spelled as registered ("/v1", text subclasses) or not registered."""
     if not isinstance(api_version, str) or not isinstance(kind, str):
         return None

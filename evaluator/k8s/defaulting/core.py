@@ -10,20 +10,24 @@ units is not applied (quantities stay as written).
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
+from evaluator import shortcuts
 from evaluator.k8s.defaulting.fields import (
+    INT,
+    POINTER,
+    STRING,
+    Defaults,
+    Field,
     Recorder,
     child,
-    default_int,
     default_pointer,
     default_string,
     ensure,
     is_empty,
     is_zero_int,
-    is_zero_string,
     items,
-    set_all_absent,
 )
 from evaluator.k8s.defaulting.images import default_pull_policy
 
@@ -68,151 +72,165 @@ _VOLUME_SOURCES = (
 
 
 # -- containers -------------------------------------------------------------------------------------
-def _http_get(action: dict, prefix: str, rec: Recorder) -> None:
-    default_string(action, "path", "/", prefix, rec)
-    default_string(action, "scheme", "HTTP", prefix, rec)
+_CONTAINER = Defaults(
+    Field("imagePullPolicy", None, STRING, make=default_pull_policy, source="image"),
+    Field("terminationMessagePath", "/dev/termination-log", STRING),
+    Field("terminationMessagePolicy", "File", STRING),
+)
+_HTTP_GET = Defaults(Field("path", "/", STRING), Field("scheme", "HTTP", STRING))
+_PROBE = Defaults(
+    Field("timeoutSeconds", 1, INT),
+    Field("periodSeconds", 10, INT),
+    Field("successThreshold", 1, INT),
+    Field("failureThreshold", 3, INT),
+)
+_GRPC = Defaults(Field("service", "", POINTER))
+_FIELD_SELECTOR = Defaults(Field("apiVersion", "v1", STRING))
+_PORT = Defaults(Field("protocol", "TCP", STRING))
+_PROBES = ("livenessProbe", "readinessProbe", "startupProbe")
+_CONTAINER_PARTS = frozenset({"ports", "env", *_PROBES, "lifecycle"})
 
 
 def _probe(probe: dict, prefix: str, rec: Recorder) -> None:
-    default_int(probe, "timeoutSeconds", 1, prefix, rec)
-    default_int(probe, "periodSeconds", 10, prefix, rec)
-    default_int(probe, "successThreshold", 1, prefix, rec)
-    default_int(probe, "failureThreshold", 3, prefix, rec)
+    _PROBE.apply(probe, prefix, rec)
     http_get = child(probe, "httpGet")
     if http_get is not None:
-        _http_get(http_get, f"{prefix}httpGet.", rec)
+        _HTTP_GET.apply(http_get, f"{prefix}httpGet.", rec)
     grpc = child(probe, "grpc")
     if grpc is not None:
-        default_pointer(grpc, "service", "", f"{prefix}grpc.", rec)
+        _GRPC.apply(grpc, f"{prefix}grpc.", rec)
 
 
-def _field_selector(selector: dict, prefix: str, rec: Recorder) -> None:
-    default_string(selector, "apiVersion", "v1", prefix, rec)
-
-
-def container(c: dict, prefix: str, rec: Recorder) -> None:
-    """SetDefaults_Container, then the ports, env field references, probes and lifecycle hooks."""
-    if set_all_absent(c, _CONTAINER_DEFAULTS, _CONTAINER_DEFAULT_KEYS, prefix, rec):
-        c["imagePullPolicy"] = default_pull_policy(c.get("image"))  # the key set above: its place is kept
-    else:
-        if is_zero_string(c.get("imagePullPolicy")):
-            rec.set(c, "imagePullPolicy", default_pull_policy(c.get("image")), prefix)
-        default_string(c, "terminationMessagePath", "/dev/termination-log", prefix, rec)
-        default_string(c, "terminationMessagePolicy", "File", prefix, rec)
-    if c.keys().isdisjoint(_CONTAINER_PARTS):  # the usual container: nothing below to walk into
-        return
-    for i, port in items(c, "ports"):
-        default_string(port, "protocol", "TCP", f"{prefix}ports[{i}].", rec)
+def _env_field_refs(c: dict, prefix: str, rec: Recorder) -> None:
     for i, env in items(c, "env"):
         value_from = child(env, "valueFrom")
         field_ref = child(value_from, "fieldRef") if value_from is not None else None
         if field_ref is not None:
-            _field_selector(field_ref, f"{prefix}env[{i}].valueFrom.fieldRef.", rec)
+            _FIELD_SELECTOR.apply(field_ref, f"{prefix}env[{i}].valueFrom.fieldRef.", rec)
+
+
+def _lifecycle(c: dict, prefix: str, rec: Recorder) -> None:
+    lifecycle = child(c, "lifecycle")
+    if lifecycle is None:
+        return
+    for hook_name in ("postStart", "preStop"):
+        hook = child(lifecycle, hook_name)
+        http_get = child(hook, "httpGet") if hook is not None else None
+        if http_get is not None:
+            _HTTP_GET.apply(http_get, f"{prefix}lifecycle.{hook_name}.httpGet.", rec)
+
+
+def container(c: dict, prefix: str, rec: Recorder) -> None:
+    """SetDefaults_Container, then the ports, env field references, probes and lifecycle hooks."""
+    _CONTAINER.apply(c, prefix, rec)
+    if shortcuts.ON and c.keys().isdisjoint(_CONTAINER_PARTS):  # the usual container: nothing below to walk
+        return
+    for i, port in items(c, "ports"):
+        _PORT.apply(port, f"{prefix}ports[{i}].", rec)
+    _env_field_refs(c, prefix, rec)
     for probe_name in _PROBES:
         probe = c.get(probe_name)
         if type(probe) is dict:
             _probe(probe, f"{prefix}{probe_name}.", rec)
-    lifecycle = child(c, "lifecycle")
-    if lifecycle is not None:
-        for hook_name in ("postStart", "preStop"):
-            hook = child(lifecycle, hook_name)
-            http_get = child(hook, "httpGet") if hook is not None else None
-            if http_get is not None:
-                _http_get(http_get, f"{prefix}lifecycle.{hook_name}.httpGet.", rec)
-
-
-_PROBES = ("livenessProbe", "readinessProbe", "startupProbe")
-_CONTAINER_PARTS = frozenset({"ports", "env", *_PROBES, "lifecycle"})
-_CONTAINER_DEFAULTS = {
-    "imagePullPolicy": None,  # by the image, set after
-    "terminationMessagePath": "/dev/termination-log",
-    "terminationMessagePolicy": "File",
-}
-_CONTAINER_DEFAULT_KEYS = tuple(_CONTAINER_DEFAULTS)
+    _lifecycle(c, prefix, rec)
 
 
 # -- volumes ----------------------------------------------------------------------------------------
+_MODE = Defaults(Field("defaultMode", VOLUME_DEFAULT_MODE, POINTER))
+_PVC_SPEC = Defaults(Field("volumeMode", "Filesystem", POINTER))
+_HOST_PATH = Defaults(Field("type", "", POINTER))
+_TOKEN = Defaults(Field("expirationSeconds", SERVICE_ACCOUNT_TOKEN_EXPIRATION_SECONDS, POINTER))
+
+
 def _downward_items(source: dict, prefix: str, rec: Recorder) -> None:
     for i, item in items(source, "items"):
         field_ref = child(item, "fieldRef")
         if field_ref is not None:
-            _field_selector(field_ref, f"{prefix}items[{i}].fieldRef.", rec)
+            _FIELD_SELECTOR.apply(field_ref, f"{prefix}items[{i}].fieldRef.", rec)
+
+
+def _downward_api(source: dict, prefix: str, rec: Recorder) -> None:
+    _MODE.apply(source, prefix, rec)
+    _downward_items(source, prefix, rec)
+
+
+def _projected_sources(projected: dict, prefix: str, rec: Recorder) -> None:
+    for i, source in items(projected, "sources"):
+        source_prefix = f"{prefix}sources[{i}]."
+        downward = child(source, "downwardAPI")
+        if downward is not None:
+            _downward_items(downward, f"{source_prefix}downwardAPI.", rec)
+        token = child(source, "serviceAccountToken")
+        if token is not None:
+            _TOKEN.apply(token, f"{source_prefix}serviceAccountToken.", rec)
+
+
+def _ephemeral(ephemeral: dict, prefix: str, rec: Recorder) -> None:
+    claim_template = child(ephemeral, "volumeClaimTemplate")
+    spec = child(claim_template, "spec") if claim_template is not None else None
+    if spec is not None:
+        pvc_spec(spec, f"{prefix}volumeClaimTemplate.spec.", rec)
+
+
+# Each volume source's defaulter, in the order the generated defaulter calls them (a projected volume's
+# mode is defaulted with the other modes, its sources later).
+_VOLUME_SOURCE_DEFAULTS: tuple[tuple[str, Callable[[dict, str, Recorder], None]], ...] = (
+    ("image", Defaults(Field("pullPolicy", None, STRING, make=default_pull_policy, source="reference")).apply),
+    ("hostPath", _HOST_PATH.apply),
+    ("secret", _MODE.apply),
+    ("configMap", _MODE.apply),
+    ("downwardAPI", _downward_api),
+    ("projected", _MODE.apply),
+    ("iscsi", Defaults(Field("iscsiInterface", "default", STRING)).apply),
+    (
+        "rbd",
+        Defaults(
+            Field("pool", "rbd", STRING), Field("user", "admin", STRING), Field("keyring", "/etc/ceph/keyring", STRING)
+        ).apply,
+    ),
+    ("scaleIO", Defaults(Field("storageMode", "ThinProvisioned", STRING), Field("fsType", "xfs", STRING)).apply),
+    (
+        "azureDisk",
+        Defaults(
+            Field("cachingMode", "ReadWrite", POINTER),
+            Field("kind", "Shared", POINTER),
+            Field("fsType", "ext4", POINTER),
+            Field("readOnly", False, POINTER),
+        ).apply,
+    ),
+    ("projected", _projected_sources),
+    ("ephemeral", _ephemeral),
+)
 
 
 def volume(v: dict, prefix: str, rec: Recorder) -> None:
     """SetDefaults_Volume (an emptyDir when no source is set) and each source's defaulter."""
     if all(v.get(source) is None for source in _VOLUME_SOURCES):
         rec.set(v, "emptyDir", {}, prefix)
-    image = child(v, "image")
-    if image is not None and is_zero_string(image.get("pullPolicy")):
-        rec.set(image, "pullPolicy", default_pull_policy(image.get("reference")), f"{prefix}image.")
-    host_path = child(v, "hostPath")
-    if host_path is not None:
-        default_pointer(host_path, "type", "", f"{prefix}hostPath.", rec)
-    for name in ("secret", "configMap", "downwardAPI", "projected"):
+    for name, default in _VOLUME_SOURCE_DEFAULTS:
         source = child(v, name)
         if source is not None:
-            default_pointer(source, "defaultMode", VOLUME_DEFAULT_MODE, f"{prefix}{name}.", rec)
-            if name == "downwardAPI":
-                _downward_items(source, f"{prefix}{name}.", rec)
-    for name, defaults in (
-        ("iscsi", (("iscsiInterface", "default"),)),
-        ("rbd", (("pool", "rbd"), ("user", "admin"), ("keyring", "/etc/ceph/keyring"))),
-        ("scaleIO", (("storageMode", "ThinProvisioned"), ("fsType", "xfs"))),
-    ):
-        source = child(v, name)
-        if source is not None:
-            for key, value in defaults:
-                default_string(source, key, value, f"{prefix}{name}.", rec)
-    azure = child(v, "azureDisk")
-    if azure is not None:
-        _azure_disk(azure, f"{prefix}azureDisk.", rec)
-    projected = child(v, "projected")
-    if projected is not None:
-        for i, source in items(projected, "sources"):
-            source_prefix = f"{prefix}projected.sources[{i}]."
-            downward = child(source, "downwardAPI")
-            if downward is not None:
-                _downward_items(downward, f"{source_prefix}downwardAPI.", rec)
-            token = child(source, "serviceAccountToken")
-            if token is not None:
-                default_pointer(
-                    token,
-                    "expirationSeconds",
-                    SERVICE_ACCOUNT_TOKEN_EXPIRATION_SECONDS,
-                    f"{source_prefix}serviceAccountToken.",
-                    rec,
-                )
-    ephemeral = child(v, "ephemeral")
-    claim_template = child(ephemeral, "volumeClaimTemplate") if ephemeral is not None else None
-    if claim_template is not None:
-        spec = child(claim_template, "spec")
-        if spec is not None:
-            pvc_spec(spec, f"{prefix}ephemeral.volumeClaimTemplate.spec.", rec)
-
-
-def _azure_disk(source: dict, prefix: str, rec: Recorder) -> None:
-    default_pointer(source, "cachingMode", "ReadWrite", prefix, rec)
-    default_pointer(source, "kind", "Shared", prefix, rec)
-    default_pointer(source, "fsType", "ext4", prefix, rec)
-    default_pointer(source, "readOnly", False, prefix, rec)
+            default(source, f"{prefix}{name}.", rec)
 
 
 def pvc_spec(spec: dict, prefix: str, rec: Recorder) -> None:
-    default_pointer(spec, "volumeMode", "Filesystem", prefix, rec)
+    _PVC_SPEC.apply(spec, prefix, rec)
 
 
 # -- pod specs --------------------------------------------------------------------------------------
+_POD_SPEC = Defaults(
+    Field("dnsPolicy", "ClusterFirst", STRING),
+    Field("restartPolicy", "Always", STRING),
+    Field("securityContext", {}, POINTER),
+    Field("terminationGracePeriodSeconds", DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS, POINTER),
+    Field("schedulerName", "default-scheduler", STRING),
+)
+_CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
+
+
 def pod_spec(spec: dict, prefix: str, rec: Recorder) -> None:
     """SetDefaults_PodSpec and everything the generated defaulter walks inside a PodSpec."""
-    if set_all_absent(spec, _POD_SPEC_DEFAULTS, _POD_SPEC_DEFAULT_KEYS, prefix, rec):
-        spec["securityContext"] = {}  # a fresh one for each object
-    else:
-        default_string(spec, "dnsPolicy", "ClusterFirst", prefix, rec)
-        default_string(spec, "restartPolicy", "Always", prefix, rec)
-        default_pointer(spec, "securityContext", {}, prefix, rec)
-        default_pointer(spec, "terminationGracePeriodSeconds", DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS, prefix, rec)
-        default_string(spec, "schedulerName", "default-scheduler", prefix, rec)
+    _POD_SPEC.apply(spec, prefix, rec)
     if "volumes" in spec:
         for i, v in items(spec, "volumes"):
             volume(v, f"{prefix}volumes[{i}].", rec)
@@ -222,17 +240,6 @@ def pod_spec(spec: dict, prefix: str, rec: Recorder) -> None:
             for i, c in enumerate(containers):
                 if type(c) is dict:
                     container(c, f"{prefix}{key}[{i}].", rec)
-
-
-_CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
-_POD_SPEC_DEFAULTS = {
-    "dnsPolicy": "ClusterFirst",
-    "restartPolicy": "Always",
-    "securityContext": None,  # a fresh {} for each object, set after
-    "terminationGracePeriodSeconds": DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS,
-    "schedulerName": "default-scheduler",
-}
-_POD_SPEC_DEFAULT_KEYS = tuple(_POD_SPEC_DEFAULTS)
 
 
 def pod_template_spec(parent: dict, prefix: str, rec: Recorder) -> None:
