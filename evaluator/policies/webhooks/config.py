@@ -6,8 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from evaluator.k8s.kinds import MUTATING_WEBHOOK_CONFIGURATION, VALIDATING_WEBHOOK_CONFIGURATION
+
 GROUP = "admissionregistration.k8s.io"
-KINDS = {"ValidatingWebhookConfiguration": "validating", "MutatingWebhookConfiguration": "mutating"}
+KINDS = {VALIDATING_WEBHOOK_CONFIGURATION: "validating", MUTATING_WEBHOOK_CONFIGURATION: "mutating"}
 
 
 @dataclass(frozen=True)

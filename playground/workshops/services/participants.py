@@ -197,7 +197,3 @@ def connected(participant_id: int, delta: int) -> None:
 
 def seen(participant_id: int) -> None:
     Participant.objects.filter(pk=participant_id).update(seen=timezone.now())
-
-
-def touch(participant_id: int) -> None:
-    Participant.objects.filter(pk=participant_id).update(last_activity=timezone.now())
