@@ -321,7 +321,7 @@ class Dispatcher:
         inputs = self._inputs_for(request, matched_kind, matched_resource)
         inputs.params = None
         for lean, item in traced:
-            record = lean.traced_record(inputs, None, matched_kind, matched_resource, out)
+            record = lean.traced_record(inputs, (None, matched_kind, matched_resource), out)
             if record is not None:
                 out.policies.append(record)
                 continue
@@ -349,27 +349,19 @@ class Dispatcher:
             lean = None
         for param in params:
             inputs.params = None if param is None else _as_param_kind(param, compiled.param_kind)
-            key = None if param is None else param_key(param)
-            if lean is None or not self._lean(lean, inputs, key, matched_kind, matched_resource, out, collector):
-                self._general(meta.form, compiled, inputs, key, matched_kind, matched_resource, out, collector)
+            where = (None if param is None else param_key(param), matched_kind, matched_resource)
+            if lean is None or not self._lean(lean, inputs, where, out, collector):
+                self._general(meta.form, compiled, inputs, where, out, collector)
 
-    def _lean(
-        self,
-        lean: LeanTuple,
-        inputs: Inputs,
-        key: str | None,
-        matched_kind: Any,
-        matched_resource: Any,
-        out: DispatchResult,
-        collector: dict[str, list[str]],
-    ) -> bool:
-        """The tuple decided by its LeanTuple into `out`; False, with nothing written, when it declined."""
+    def _lean(self, lean: LeanTuple, inputs: Inputs, where: tuple, out: DispatchResult, collector: dict) -> bool:
+        """The tuple decided by its LeanTuple into `out`; False, with nothing written, when it declined.
+        `where`: the record's (param key, matchedKind, matchedResource)."""
         if self.trace:
-            record = lean.traced_record(inputs, key, matched_kind, matched_resource, out)
+            record = lean.traced_record(inputs, where, out)
             if record is None:
                 return False
         else:
-            record = lean.form.new_record(key, matched_kind, matched_resource)
+            record = lean.form.new_record(*where)
             annotations = lean.decide(inputs, record, out)
             if annotations is None:
                 return False
@@ -383,15 +375,13 @@ class Dispatcher:
         form: TupleForm,
         compiled: CompiledPolicy,
         inputs: Inputs,
-        key: str | None,
-        matched_kind: Any,
-        matched_resource: Any,
+        where: tuple,
         out: DispatchResult,
-        collector: dict[str, list[str]],
+        collector: dict,
     ) -> None:
         """The tuple evaluated by `validate` (every shape, error and budget), its decisions applied to `out`."""
         result = validate(compiled, inputs)
-        record = form.new_record(key, matched_kind, matched_resource)
+        record = form.new_record(*where)
         record["trace"] = result.trace or None
         out.policies.append(record)
         if result.skipped:

@@ -216,12 +216,11 @@ class LeanTuple:
             self.form.apply(failed, out)
             record["outcome"] = self.form.failed_outcome
 
-    def traced_record(
-        self, inputs: Inputs, param: Any, matched_kind: Any, matched_resource: Any, out: Any
-    ) -> dict[str, Any] | None:
+    def traced_record(self, inputs: Inputs, where: tuple, out: Any) -> dict[str, Any] | None:
         """A `traceable` tuple's record with the trace `validator.validate` writes, made from the record
         template (one copy) and the rows', and its effect on `out`; None, with nothing written, when the
-        general path must do it (an error, a budget, a value that is not a bool)."""
+        general path must do it (an error, a budget, a value that is not a bool). `where`: the record's (param
+        key, matchedKind, matchedResource)."""
         activation = inputs.activations.get(_PLAIN) if self.plain else None
         if activation is None:
             activation = self._plain_activation(inputs)
@@ -240,7 +239,7 @@ class LeanTuple:
                 return None
             outcomes.append(outcome)
         form = self.form
-        record = form.new_record(param, matched_kind, matched_resource)
+        record = form.new_record(*where)
         decisions = record["decisions"]
         rows = []
         position = 0

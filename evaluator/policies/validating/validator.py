@@ -121,30 +121,6 @@ def validations_budget(remaining: int) -> dict[str, int]:
     return {"limit": RUNTIME_CEL_COST_BUDGET, "remaining": remaining}
 
 
-def _evaluate_section(
-    policy: CompiledPolicy,
-    inputs: Inputs,
-    trace: dict,
-    section: str,
-    expressions,
-    budget: int,
-    *,
-    with_authorizer: bool,
-    namespace,
-):
-    """One `for_input` pass over a section's expressions; the variables it evaluated are traced under `section`."""
-    bound = bindings(
-        inputs,
-        with_authorizer=with_authorizer,
-        has_params=policy.has_params,
-        request=inputs.request,
-        namespace=namespace,
-    )
-    outcome, context = for_input(expressions, bound, policy.variables, budget, trace=inputs.trace)
-    trace["variables"].extend(variables_trace(section, context))
-    return outcome
-
-
 def _nth(results: list, i: int):
     """The i-th result, or None where evaluation stopped before it (budget exhausted)."""
     return results[i] if i < len(results) else None
@@ -214,6 +190,20 @@ class _Run:
         self.trace = self.result.trace if inputs.trace else _DISCARD
         self.entry = trace_entry if inputs.trace else no_trace_entry
 
+    def section(self, name: str, expressions, budget: int, with_authorizer: bool, namespace):
+        """One `for_input` pass over a section's expressions; the variables it evaluated are traced under `name`."""
+        inputs, policy = self.inputs, self.policy
+        bound = bindings(
+            inputs,
+            with_authorizer=with_authorizer,
+            has_params=policy.has_params,
+            request=inputs.request,
+            namespace=namespace,
+        )
+        outcome, context = for_input(expressions, bound, policy.variables, budget, trace=inputs.trace)
+        self.trace["variables"].extend(variables_trace(name, context))
+        return outcome
+
     def error(self, message: str) -> ValidateResult:
         """The result of a section that failed as a whole: one decision under the failurePolicy."""
         self.result.decisions = [Decision(-1, _action_for_error(self.policy.failure_policy), EVAL_ERROR, message)]
@@ -242,15 +232,12 @@ class _Run:
     def validations(self) -> ValidateResult | None:
         """Evaluate the validations and their messages into decisions; the result when it ends here."""
         policy, inputs, trace = self.policy, self.inputs, self.trace
-        outcome = _evaluate_section(
-            policy,
-            inputs,
-            trace,
+        outcome = self.section(
             "validations",
             policy.validation_expressions,
             RUNTIME_CEL_COST_BUDGET,
-            with_authorizer=policy.uses_authorizer,
-            namespace=inputs.namespace_object,
+            policy.uses_authorizer,
+            inputs.namespace_object,
         )
         if inputs.trace:
             trace["budget"]["validations"] = validations_budget(outcome.remaining if outcome.error is None else 0)
@@ -287,15 +274,8 @@ class _Run:
     def messages(self, budget: int) -> tuple[list, str | None]:
         """(results, budget error) of the messageExpressions, on what the validations left."""
         policy = self.policy
-        outcome = _evaluate_section(
-            policy,
-            self.inputs,
-            self.trace,
-            "messageExpressions",
-            policy.message_expressions,
-            budget,
-            with_authorizer=False,
-            namespace=self.inputs.namespace_object,
+        outcome = self.section(
+            "messageExpressions", policy.message_expressions, budget, False, self.inputs.namespace_object
         )
         for i, v in enumerate(policy.validations):
             if v.message_expression is not None:
@@ -307,16 +287,8 @@ class _Run:
     def annotations(self) -> ValidateResult:
         """Evaluate the auditAnnotations (a fresh budget) into the result's entries."""
         policy = self.policy
-        outcome = _evaluate_section(
-            policy,
-            self.inputs,
-            self.trace,
-            "auditAnnotations",
-            policy.audit_expressions,
-            RUNTIME_CEL_COST_BUDGET,
-            with_authorizer=False,
-            namespace=self.inputs.namespace_raw,
-        )
+        budget = RUNTIME_CEL_COST_BUDGET  # a fresh one
+        outcome = self.section("auditAnnotations", policy.audit_expressions, budget, False, self.inputs.namespace_raw)
         if outcome.error is not None:
             self.result.audit_annotations = []
             self.trace["auditAnnotations"] = [
