@@ -4,7 +4,8 @@ The core's PolicyDispatcher says which tuples a request reaches (policy and bind
 each tuple is evaluated once per param and each decision is sorted by the binding's validationActions into
 denials, warnings and audited failures. Configuration errors obey the policy's failurePolicy. The first
 denial becomes the response. Every tuple, and every policy or binding that was skipped, is reported with
-its reason.
+its reason. What a record and a decision say is declared in `records`; a binding's LeanTuple (the shortcut,
+off under `shortcuts.off()`) writes the same from the same declarations.
 """
 
 from __future__ import annotations
@@ -139,7 +140,9 @@ def _record(policy: Mapping, binding: Mapping | None, meta: Callable, **fields: 
     """The record of a policy or binding that was not evaluated (skipped, or its configuration failed)."""
     policy_name, _, failure_policy = meta(policy)
     binding_name, actions, _ = meta(binding) if binding is not None else (None, [], None)
-    return new_record(template(policy_name, binding_name, failure_policy), actions, **fields)
+    record = new_record(template(policy_name, binding_name, failure_policy), actions)
+    record.update(fields)  # in place; keys RECORD has not (`ignored`) after its own
+    return record
 
 
 def _as_param_kind(param: Mapping | None, param_kind: Mapping | None) -> Mapping | None:

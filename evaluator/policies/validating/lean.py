@@ -1,21 +1,20 @@
-"""Untraced tuples of the common policy shapes, evaluated straight into their result record.
+"""Tuples of the common policy shapes, evaluated straight into their result record (the shortcut).
 
 A policy of matchConditions, variables, validations, messages or messageExpressions, auditAnnotations and
 params decides each validation from its expression's value and, when it failed, its message. Everything
 else a decision says is known once the policy and binding are: `LeanTuple` holds it, made once per (policy,
 binding), and `decide` writes the same record, denials, warnings and audit failures as the dispatcher's
-general path would, without the intermediate ValidateResult/Decision objects. What it writes comes from the
-declarations the general path reads (`records`, `validator.denied`, `validator.validation_row`), computed
-ahead once per binding where no request changes them: never a second wording. It
-evaluates what `validator.validate` evaluates, in the same order and with the same budgets; anything
-unusual (an error, the per-call limit, a budget) makes `decide` return None before it wrote anything: the
-general path then runs from the start (evaluation has no side effects), so errors and their wording keep
-one implementation.
+general path, without the intermediate ValidateResult/Decision objects. What it writes is not worded here:
+it is what the general path's own declarations (`records`, the binding's `TupleForm`, `validator.denied`,
+`validator.validation_row`) answer, computed ahead where no request changes it. It evaluates what
+`validator.validate` evaluates, in the same order and with the same budgets; anything unusual (an error,
+the per-call limit, a budget) makes `decide` return None before it wrote anything: the general path then
+runs from the start (evaluation has no side effects), so errors and their wording keep one implementation.
 
 Traced runs (the playground, `simulate`) take the commonest shape the same way: a policy of validations with
 static messages and nothing else (`traceable`). `traced_record` writes the record with the trace the general
-path would write, each trace row and decision copied from a template made once; a value that is not a bool
-goes to the general path too, which renders it.
+path would write, each trace row and decision copied from one made ahead; a value that is not a bool goes to
+the general path too, which renders it.
 
 The dispatcher takes none of this under `shortcuts.off()`.
 """
