@@ -44,13 +44,14 @@ def _both_ways(docs: list[dict], requests: list[dict], **options) -> tuple[str, 
 
 
 def _spy(monkeypatch: pytest.MonkeyPatch, method: str) -> list[tuple[str, bool]]:
-    """(policy, whether the shortcut answered) for each call of LeanTuple.`method` from now on."""
+    """(policy, whether the shortcut answered: not None nor False) for each call of LeanTuple.`method` from now
+    on."""
     calls: list[tuple[str, bool]] = []
     original = getattr(LeanTuple, method)
 
     def spied(lean: LeanTuple, *args):  # type: ignore[no-untyped-def]
         answer = original(lean, *args)
-        calls.append((lean.form.policy_name, answer is not None))
+        calls.append((lean.form.policy_name, answer is not None and answer is not False))
         return answer
 
     monkeypatch.setattr(LeanTuple, method, spied)
@@ -87,10 +88,10 @@ def test_policies_with_variables_are_decided_by_the_lean_tuple_until_a_variable_
     decided: list[tuple[str, int, bool]] = []
     original = LeanTuple.decide
 
-    def watch(lean: LeanTuple, inputs, record, out):  # type: ignore[no-untyped-def]
-        answer = original(lean, inputs, record, out)
-        decided.append((lean.form.policy_name, inputs.object["spec"]["replicas"], answer is not None))
-        return answer
+    def watch(lean: LeanTuple, inputs, record, out, collector):  # type: ignore[no-untyped-def]
+        answered = original(lean, inputs, record, out, collector)
+        decided.append((lean.form.policy_name, inputs.object["spec"]["replicas"], answered))
+        return answered
 
     monkeypatch.setattr(LeanTuple, "decide", watch)
     simulation = Simulation(docs)

@@ -35,14 +35,12 @@ from evaluator.policies.validating.records import (
     PUBLISH,
     Denial,
     TupleForm,
+    collect,
     decision_entry,
-    new_record,
     outcome,
-    template,
 )
 from evaluator.policies.validating.validator import ValidateResult, validate
 
-MAX_AUDIT_ANNOTATION_VALUE_BYTES = 10 * 1024
 MAX_VALIDATION_FAILURES = 50
 VALIDATION_FAILURE_KEY = "validation.policy.admission.k8s.io/validation_failure"
 
@@ -140,7 +138,7 @@ def _record(policy: Mapping, binding: Mapping | None, meta: Callable, **fields: 
     """The record of a policy or binding that was not evaluated (skipped, or its configuration failed)."""
     policy_name, _, failure_policy = meta(policy)
     binding_name, actions, _ = meta(binding) if binding is not None else (None, [], None)
-    record = new_record(template(policy_name, binding_name, failure_policy), actions)
+    record = TupleForm(policy_name, binding_name, actions, "", failure_policy).new_record(None, None, None)
     record.update(fields)  # in place; keys RECORD has not (`ignored`) after its own
     return record
 
@@ -353,25 +351,17 @@ class Dispatcher:
         for param in params:
             inputs.params = None if param is None else _as_param_kind(param, compiled.param_kind)
             where = (None if param is None else param_key(param), matched_kind, matched_resource)
-            if lean is None or not self._lean(lean, inputs, where, out, collector):
-                self._general(meta.form, compiled, inputs, where, out, collector)
-
-    def _lean(self, lean: LeanTuple, inputs: Inputs, where: tuple, out: DispatchResult, collector: dict) -> bool:
-        """The tuple decided by its LeanTuple into `out`; False, with nothing written, when it declined.
-        `where`: the record's (param key, matchedKind, matchedResource)."""
-        if self.trace:
-            record = lean.traced_record(inputs, where, out)
-            if record is None:
-                return False
-        else:
-            record = lean.form.new_record(*where)
-            annotations = lean.decide(inputs, record, out)
-            if annotations is None:
-                return False
-            for name, value in annotations:
-                _collect(collector, name, value)
-        out.policies.append(record)
-        return True
+            if lean is not None:  # the shortcut; it declines (None) with nothing written
+                if self.trace:
+                    record = lean.traced_record(inputs, where, out)
+                else:
+                    record = lean.form.new_record(*where)
+                    if not lean.decide(inputs, record, out, collector):
+                        record = None
+                if record is not None:
+                    out.policies.append(record)
+                    continue
+            self._general(meta.form, compiled, inputs, where, out, collector)
 
     def _general(
         self,
@@ -430,26 +420,11 @@ def _annotations(
     for entry in result.audit_annotations:
         entries.append(entry)
         if entry["action"] == PUBLISH:
-            _collect(collector, entry["key"], entry["value"])
+            collect(collector, entry["key"], entry["value"])
         elif entry["action"] == ERROR:
             out.denials.append(Denial(form.policy_name, form.binding_name, entry["error"]))
             words.add("error")
     return words
-
-
-def _collect(collector: dict[str, list[str]], key: str, value: str) -> None:
-    """A published audit annotation of the policy, cut to the server's size limit; equal values once."""
-    value = _truncate(value, MAX_AUDIT_ANNOTATION_VALUE_BYTES)
-    values = collector.setdefault(key, [])
-    if value not in values:
-        values.append(value)
-
-
-def _truncate(value: str, limit: int) -> str:
-    encoded = value.encode()
-    if len(encoded) <= limit:
-        return value
-    return encoded[:limit].decode(errors="ignore")
 
 
 # json.dumps with these, made once; the failures it encodes are built here (strings, ints, lists): never cyclic.

@@ -38,6 +38,7 @@ from evaluator.policies.validating.records import (
     EVAL_DENY,
     TupleForm,
     annotation_value,
+    collect,
     decision_entry,
     published,
 )
@@ -152,38 +153,52 @@ class LeanTuple:
         decision, _ = denied(validation, message)
         return self.form.failure(position, decision.index, EVAL_DENY, decision.message, decision.reason)
 
-    def decide(self, inputs: Inputs, record: dict[str, Any], out: Any) -> list[tuple[str, str]] | None:
-        """Evaluate the tuple, fill `record` (`TupleForm.new_record`'s) and `out`, and return the audit
-        annotations it publishes as (key, value); None, with nothing written, when the general path must do it."""
+    def decide(self, inputs: Inputs, record: dict[str, Any], out: Any, collector: dict[str, list[str]]) -> bool:
+        """Evaluate the tuple, fill `record` (`TupleForm.new_record`'s) and `out`, and collect the audit
+        annotations it publishes; False, with nothing written, when the general path must do it."""
         if self.conditions:
             failed = self._conditions(inputs)
             if failed is None:
-                return None
+                return False
             if failed:
                 record["outcome"] = "skipped"
                 record["skipReason"] = f"matchCondition '{failed}' evaluated to false"
-                return []
+                return True
         compiled = self.compiled
         activation, context = self._section(inputs, compiled.uses_authorizer, inputs.request, inputs.namespace_object)
         section = _run(self.programs, activation, RUNTIME_CEL_COST_BUDGET, context)
         if section is None:
-            return None
+            return False
         values, remaining = section
         messages: list = []
         if self.messages:
             activation, context = self._section(inputs, False, inputs.request, inputs.namespace_object)
             section = _run(self.messages, activation, remaining, context)
             if section is None:
-                return None
+                return False
             messages = section[0]
-        annotations = self._annotations(inputs) if self.audits else []
+        annotations = self._annotations(inputs) if self.audits else ()
         if annotations is None:
-            return None
-        self._decisions(values, messages, record, out)
+            return False
+        decisions, form = record["decisions"], self.form
+        for position, value in enumerate(values):
+            if value is True:
+                decisions.append(dict(self.admitted[position]))
+                continue
+            failed = self.denied[position]
+            if failed is None:  # its messageExpression's value, with the server's fallbacks
+                text = messages[position] if position < len(messages) else None
+                message = None if text is None else ExpressionResult(value=text)
+                failed = self._failure(position, compiled.validations[position], message)
+            decisions.append(dict(failed[0]))
+            form.apply(failed, out)
+            record["outcome"] = form.failed_outcome
         entries = record["auditAnnotations"]
         for key, value in annotations:
             entries.append(published(key, value))
-        return [(key, value) for key, value in annotations if value]
+            if value:
+                collect(collector, key, value)
+        return True
 
     def _conditions(self, inputs: Inputs) -> str | None:
         """The name of the first matchCondition that is false, "" when all hold; None when the general path
@@ -197,23 +212,6 @@ class LeanTuple:
             if value is False:
                 return name
         return ""
-
-    def _decisions(self, values: list, messages: list, record: dict[str, Any], out: Any) -> None:
-        """Each validation's decision entry, and what a failed one does (its message per request when a
-        messageExpression words it)."""
-        decisions = record["decisions"]
-        for position, value in enumerate(values):
-            if value is True:
-                decisions.append(dict(self.admitted[position]))
-                continue
-            failed = self.denied[position]
-            if failed is None:  # its messageExpression's value, with the server's fallbacks
-                text = messages[position] if position < len(messages) else None
-                message = None if text is None else ExpressionResult(value=text)
-                failed = self._failure(position, self.compiled.validations[position], message)
-            decisions.append(dict(failed[0]))
-            self.form.apply(failed, out)
-            record["outcome"] = self.form.failed_outcome
 
     def traced_record(self, inputs: Inputs, where: tuple, out: Any) -> dict[str, Any] | None:
         """A `traceable` tuple's record with the trace `validator.validate` writes, made from the record

@@ -42,6 +42,8 @@ ACTION_OUTCOMES = {"Deny": "denied", "Audit": "audited", "Warn": "warned"}
 OUTCOME_RANK = ("denied", "error", "warned", "audited")
 ERROR_IGNORED = "error-ignored"
 
+MAX_AUDIT_ANNOTATION_VALUE_BYTES = 10 * 1024
+
 
 @dataclass
 class Denial:
@@ -65,15 +67,6 @@ def template(policy_name: str, binding_name: str | None, failure_policy: str) ->
     return {**RECORD, "policy": policy_name, "binding": binding_name, "failurePolicy": failure_policy}
 
 
-def new_record(template: dict[str, Any], actions: list[str]) -> dict[str, Any]:
-    """A record of `template` with its own lists."""
-    record = template.copy()
-    record["validationActions"] = actions.copy()
-    record["decisions"] = []
-    record["auditAnnotations"] = []
-    return record
-
-
 def decision_entry(index: int, action: str, evaluation: str, message: str, reason: str) -> dict[str, Any]:
     """A decision as the record lists it (empty texts are null)."""
     return {
@@ -91,6 +84,16 @@ def annotation_value(value: Any) -> str | None:
     if isinstance(value, str):
         return value.strip()
     return "" if value is None else None
+
+
+def collect(collector: dict[str, list[str]], key: str, value: str) -> None:
+    """A published audit annotation of the policy, cut to the server's size limit; equal values once."""
+    encoded = value.encode()
+    if len(encoded) > MAX_AUDIT_ANNOTATION_VALUE_BYTES:
+        value = encoded[:MAX_AUDIT_ANNOTATION_VALUE_BYTES].decode(errors="ignore")
+    values = collector.setdefault(key, [])
+    if value not in values:
+        values.append(value)
 
 
 def annotation_entry(key: str, action: str, value: str, error: str) -> dict[str, Any]:
@@ -120,7 +123,7 @@ class TupleForm:
     )
 
     def __init__(
-        self, policy_name: str, binding_name: str, actions: list[str], policy_name_ref: str, failure_policy: str
+        self, policy_name: str, binding_name: str | None, actions: list[str], policy_name_ref: str, failure_policy: str
     ):
         self.policy_name, self.binding_name, self.actions = policy_name, binding_name, actions
         self.policy_name_ref = policy_name_ref  # the binding's spec.policyName, as audit failures quote it
@@ -132,8 +135,12 @@ class TupleForm:
         self.failed_outcome = outcome(self.failed_words)  # a tuple's outcome once a validation failed
 
     def new_record(self, param: str | None, matched_kind: Any, matched_resource: Any) -> dict[str, Any]:
-        """An admitted record of this tuple, with copies of the (shared) match results. `param`: its key."""
-        record = new_record(self.template, self.actions)
+        """An admitted record of this tuple, with its own lists and copies of the (shared) match results.
+        `param`: its key."""
+        record = self.template.copy()
+        record["validationActions"] = self.actions.copy()
+        record["decisions"] = []
+        record["auditAnnotations"] = []
         if param is not None:
             record["param"] = param
         record["matchedKind"] = matched_kind.copy() if type(matched_kind) is dict else matched_kind
