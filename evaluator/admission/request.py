@@ -21,6 +21,7 @@ from typing import Any
 
 import orjson
 
+from evaluator import shortcuts
 from evaluator.k8s import fielderrors as fe
 from evaluator.k8s.restmapping import GVK, GVR, RESTMapper, builtin_mapper, guess_resource, parse_api_version
 
@@ -29,7 +30,8 @@ DEFAULT_USER = {"username": "kubernetes-admin", "groups": ["kubeadm:cluster-admi
 DEFAULT_NAMESPACE = "default"
 _OPTIONS_KIND = {"CREATE": "CreateOptions", "UPDATE": "UpdateOptions", "DELETE": "DeleteOptions"}
 _MEMO_SIZE = 1024
-_UID_NAMESPACE = uuid.UUID("6f1c7e0a-3b0e-4c4e-9a57-2d2f7f2c9b10")
+# The namespace of the deterministic uids (uuid5 of the request as sorted JSON).
+UID_NAMESPACE = uuid.UUID("6f1c7e0a-3b0e-4c4e-9a57-2d2f7f2c9b10")
 
 
 @dataclass
@@ -112,7 +114,7 @@ class _Normalizer:
         self.out.errors.append(error)
 
     def run(self) -> NormalizedRequest:
-        plain = self._plain()
+        plain = self._plain() if shortcuts.ON else None
         return plain if plain is not None else self._general()
 
     def _general(self) -> NormalizedRequest:
@@ -120,7 +122,7 @@ class _Normalizer:
         raw = self.raw
         obj, old = self._object("object"), self._object("oldObject")
         operation = self._operation(obj, old)
-        source_key = "object" if obj is not None and not (operation == "DELETE" and old is not None) else "oldObject"
+        source_key = _source_key(obj, old, operation)
         source = obj if source_key == "object" else old
         sub_resource = raw.get("subResource") or ""
         if not isinstance(sub_resource, str):
@@ -163,6 +165,25 @@ class _Normalizer:
         inferred without error before: everything but the name, namespace and objects is the same for every
         such request of a kind and operation (a `_Template`), and so is most of the uid's JSON. None: take
         the general way (which records the template for the next request)."""
+        shape = self._plain_shape()
+        if shape is None:
+            return None
+        obj, old, source, operation, operation_given = shape
+        key = ("plain-request", source["apiVersion"], source["kind"], operation, operation_given)
+        template = self.mapper.memo.get(key)
+        if template is None:
+            return self._remember_template(key)
+        if self.copy_objects:
+            obj = None if obj is None else copy.deepcopy(obj)
+            old = None if old is None else copy.deepcopy(old)
+        else:
+            obj = None if obj is None else dict(obj)
+            old = None if old is None else dict(old)
+        return template.normalized(source, operation, obj, old)
+
+    def _plain_shape(self) -> tuple[dict | None, dict | None, dict, str, bool] | None:
+        """(object, oldObject, the object the request is about, operation, whether it was given) of a plain
+        request (see `_plain`), or None."""
         raw = self.raw
         if not raw.keys() <= _PLAIN_KEYS:
             return None
@@ -172,45 +193,13 @@ class _Normalizer:
         operation = raw.get("operation")
         operation_given = not (operation is None or operation == "")
         if not operation_given:
-            operation = ("UPDATE" if old is not None else "CREATE") if obj is not None else "DELETE"
-        source = obj if obj is not None and not (operation == "DELETE" and old is not None) else old
-        if source is None:
+            operation = _inferred_operation(obj, old)
+        source = obj if _source_key(obj, old, operation) == "object" else old
+        if source is None or type(operation) is not str:
             return None
-        api_version, kind = source.get("apiVersion"), source.get("kind")
-        if type(api_version) is not str or type(kind) is not str or type(operation) is not str:
+        if type(source.get("apiVersion")) is not str or type(source.get("kind")) is not str:
             return None
-        key = ("plain-request", api_version, kind, operation, operation_given)
-        template = self.mapper.memo.get(key)
-        if template is None:
-            return self._remember_template(key)
-        name = _metadata_text(source, "name")
-        namespace = template.namespace(source, operation, name)
-        if self.copy_objects:
-            obj = None if obj is None else copy.deepcopy(obj)
-            old = None if old is None else copy.deepcopy(old)
-        else:
-            obj = None if obj is None else dict(obj)
-            old = None if old is None else dict(old)
-        kind_dict, resource_dict, options = template.kind, template.resource, template.options
-        request = {
-            "uid": "",
-            "kind": kind_dict.copy(),
-            "resource": resource_dict.copy(),
-            "subResource": "",
-            "requestKind": kind_dict.copy(),
-            "requestResource": resource_dict.copy(),
-            "requestSubResource": "",
-            "name": name,
-            "namespace": namespace,
-            "operation": operation,
-            "userInfo": {"username": DEFAULT_USER["username"], "groups": list(DEFAULT_USER["groups"])},
-            "object": obj,
-            "oldObject": old,
-            "dryRun": False,
-            "options": None if options is None else options.copy(),
-        }
-        request["uid"] = template.uid(request)
-        return NormalizedRequest(request, [], list(template.warnings), list(template.inferred), template.namespaced)
+        return obj, old, source, operation, operation_given
 
     def _remember_template(self, key: tuple) -> NormalizedRequest:
         """`_general`'s answer, and what it inferred as the template of requests like this one (when it
@@ -237,10 +226,9 @@ class _Normalizer:
         operation = self.raw.get("operation")
         if operation is None or operation == "":
             self._infer("operation")
-            if obj is not None:
-                return "UPDATE" if old is not None else "CREATE"
-            if old is not None:
-                return "DELETE"
+            inferred = _inferred_operation(obj, old)
+            if inferred is not None:
+                return inferred
             self._err(
                 fe.required(
                     "request.object",
@@ -260,7 +248,7 @@ class _Normalizer:
         """`_infer_resource_and_kind`, remembered per mapping for the common request (neither resource nor
         kind given, an object with text apiVersion and kind) when it raised no error: a batch of one kind
         asks the mapping once. The same inferred names and warnings are recorded on every request."""
-        if "resource" in self.raw or "kind" in self.raw or type(source) is not dict:
+        if not shortcuts.ON or "resource" in self.raw or "kind" in self.raw or type(source) is not dict:
             return self._infer_resource_and_kind(source, source_key, sub_resource)
         api_version, kind = source.get("apiVersion"), source.get("kind")
         if type(api_version) is not str or type(kind) is not str:
@@ -286,14 +274,8 @@ class _Normalizer:
     def _infer_resource_and_kind(
         self, source: dict | None, source_key: str, sub_resource: str
     ) -> tuple[GVR | None, GVK | None, bool | None]:
-        given_resource = self.raw.get("resource")
-        given_kind = self.raw.get("kind")
-        resource = (
-            GVR.from_dict(given_resource)
-            if (type(given_resource) is dict or isinstance(given_resource, Mapping))
-            else None
-        )
-        kind = GVK.from_dict(given_kind) if (type(given_kind) is dict or isinstance(given_kind, Mapping)) else None
+        resource = _given(self.raw.get("resource"), GVR)
+        kind = _given(self.raw.get("kind"), GVK)
         if resource is not None and not resource.resource:
             self._err(fe.required("request.resource.resource"))
             resource = None
@@ -305,13 +287,7 @@ class _Normalizer:
                         fe.required("request.resource", "give request.resource or an object with apiVersion and kind")
                     )
                 return None, kind, None
-            info = self.mapper.resource_for_kind(object_gvk)
-            self._infer("resource")
-            if info is not None:
-                resource = info.gvr
-            else:
-                resource = GVR(object_gvk.group, object_gvk.version, guess_resource(object_gvk.kind))
-                self.out.warnings.append(self._unknown_kind_warning(object_gvk, resource))
+            resource = self._inferred_resource(object_gvk)
         info = self.mapper.info(resource)
         if sub_resource and self.mapper.info(resource, sub_resource) is None and info is not None:
             self.out.warnings.append(
@@ -319,14 +295,28 @@ class _Normalizer:
                 f"{resource.group or 'core'}/{resource.version}"
             )
         if kind is None:
-            self._infer("kind")
-            kind = self.mapper.kind_for(resource, sub_resource)
-            if kind is None:
-                kind = object_gvk if object_gvk is not None else None
-            if kind is None:
-                self._err(fe.required("request.kind", f"cannot infer the kind of {resource}"))
-        namespaced = info.namespaced if info is not None else None
-        return resource, kind, namespaced
+            kind = self._inferred_kind(resource, sub_resource, object_gvk)
+        return resource, kind, info.namespaced if info is not None else None
+
+    def _inferred_resource(self, object_gvk: GVK) -> GVR:
+        """The object's resource by the REST mapping; for a kind it does not know, a guess (with a warning)."""
+        self._infer("resource")
+        info = self.mapper.resource_for_kind(object_gvk)
+        if info is not None:
+            return info.gvr
+        resource = GVR(object_gvk.group, object_gvk.version, guess_resource(object_gvk.kind))
+        self.out.warnings.append(self._unknown_kind_warning(object_gvk, resource))
+        return resource
+
+    def _inferred_kind(self, resource: GVR, sub_resource: str, object_gvk: GVK | None) -> GVK | None:
+        """The kind of a (resource, subresource) by the REST mapping, else the object's own."""
+        self._infer("kind")
+        kind = self.mapper.kind_for(resource, sub_resource)
+        if kind is None:
+            kind = object_gvk
+        if kind is None:
+            self._err(fe.required("request.kind", f"cannot infer the kind of {resource}"))
+        return kind
 
     def _object_gvk(self, source: dict | None, which: str, quiet: bool = False) -> GVK | None:
         if source is None:
@@ -391,7 +381,7 @@ class _Normalizer:
         if user is not None:
             self._err(fe.invalid("request.userInfo", type(user).__name__, "must be an object"))
         self._infer("userInfo")
-        return {"username": DEFAULT_USER["username"], "groups": list(DEFAULT_USER["groups"])}  # a fresh copy
+        return _default_user()
 
     def _dict_or(self, value: Any, default: dict, name: str) -> dict:
         if type(value) is dict or (value is not None and isinstance(value, Mapping)):
@@ -408,6 +398,8 @@ class _Normalizer:
 
 
 _PLAIN_KEYS = frozenset(("operation", "object", "oldObject"))
+# The keys of a plain request that are its own containers, made anew for each (see `_Template.normalized`).
+_TEMPLATE_FILLED = ("kind", "resource", "requestKind", "requestResource", "userInfo", "options")
 # The request keys the uid's sorted JSON writes before and after the ones that differ between plain requests.
 _UID_HEAD_KEYS = ("dryRun", "kind")
 _UID_MIDDLE_KEYS = ("name", "namespace", "object", "oldObject")
@@ -422,6 +414,28 @@ _UID_TAIL_KEYS = (
     "uid",
     "userInfo",
 )
+
+
+def _default_user() -> dict:
+    """A fresh copy of DEFAULT_USER."""
+    return {"username": DEFAULT_USER["username"], "groups": list(DEFAULT_USER["groups"])}
+
+
+def _given(value: Any, cls: Any) -> Any:
+    """A resource or kind the request gives (a mapping), as `cls`; None when it gives none."""
+    return cls.from_dict(value) if (type(value) is dict or isinstance(value, Mapping)) else None
+
+
+def _inferred_operation(obj: dict | None, old: dict | None) -> str | None:
+    """The operation of a request that names none, from which objects it has (None: it has neither)."""
+    if obj is not None:
+        return "UPDATE" if old is not None else "CREATE"
+    return "DELETE" if old is not None else None
+
+
+def _source_key(obj: dict | None, old: dict | None, operation: str | None) -> str:
+    """Which object a request is about: the object, but the old one when a DELETE has both, or no object."""
+    return "object" if obj is not None and not (operation == "DELETE" and old is not None) else "oldObject"
 
 
 def _metadata_text(source: Any, key: str) -> str:
@@ -448,10 +462,12 @@ def _inferred_namespace(
 
 class _Template:
     """What every plain request of one kind and operation shares (see `_Normalizer._plain`), read from the
-    first one's normalized form: private copies of its kind, resource and options, the names it inferred and
-    the warnings it had, and the uid's JSON around the name, namespace and objects."""
+    first one's normalized form: the request itself (its keys in their order, private copies of its kind,
+    resource and options), the names it inferred and the warnings it had, and the uid's JSON around the
+    name, namespace and objects."""
 
-    __slots__ = ("kind", "resource", "options", "inferred", "warnings", "namespaced", "namespaces", "head", "tail")
+    __slots__ = ("request", "kind", "resource", "options", "inferred", "warnings", "namespaced", "namespaces")
+    __slots__ += ("head", "tail")
 
     def __init__(self, out: NormalizedRequest):
         request = out.request
@@ -462,19 +478,31 @@ class _Template:
         self.warnings = tuple(out.warnings)
         self.namespaced = out.namespaced
         self.namespaces = self.resource["group"] == "" and self.resource["resource"] == "namespaces"
-        model = {
-            **request,
-            "uid": "",
-            "userInfo": {"username": DEFAULT_USER["username"], "groups": list(DEFAULT_USER["groups"])},
-        }
+        # The general way's request with nothing of this one's: `normalized` fills in every key marked None.
+        self.request = {**request, "uid": "", "name": None, "namespace": None, "object": None, "oldObject": None}
+        self.request.update(dict.fromkeys(_TEMPLATE_FILLED))
+        model = {**request, "uid": "", "userInfo": _default_user()}
         head = orjson.dumps({key: model[key] for key in _UID_HEAD_KEYS}, option=_UID_OPTIONS_STR_KEYS)
         tail = orjson.dumps({key: model[key] for key in _UID_TAIL_KEYS}, option=_UID_OPTIONS_STR_KEYS)
         self.head = _UID_PREFIX + head[:-1] + b","
         self.tail = b"," + tail[1:]
 
-    def namespace(self, source: Mapping, operation: str, name: str) -> str:
-        """`_Normalizer._namespace` when no namespace is given (a plain request has no subresource)."""
-        return _inferred_namespace(source, self.namespaces, self.namespaced, operation, "", name)
+    def normalized(self, source: dict, operation: str, obj: dict | None, old: dict | None) -> NormalizedRequest:
+        """The plain request about `source` with these objects (the caller's copies)."""
+        name = _metadata_text(source, "name")
+        request = self.request.copy()
+        request["kind"] = self.kind.copy()
+        request["resource"] = self.resource.copy()
+        request["requestKind"] = self.kind.copy()
+        request["requestResource"] = self.resource.copy()
+        request["name"] = name
+        request["namespace"] = _inferred_namespace(source, self.namespaces, self.namespaced, operation, "", name)
+        request["userInfo"] = _default_user()
+        request["object"] = obj
+        request["oldObject"] = old
+        request["options"] = None if self.options is None else self.options.copy()
+        request["uid"] = self.uid(request)
+        return NormalizedRequest(request, [], list(self.warnings), list(self.inferred), self.namespaced)
 
     def uid(self, request: dict) -> str:
         """`_deterministic_uid(request)`: only the name, namespace and objects are written, between the
@@ -500,12 +528,12 @@ _UID_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 # (which it words as ValueError, as it always did); unsorted where keys of several types cannot be sorted.
 _UID_ENCODER = json.JSONEncoder(sort_keys=True, default=str)
 _UID_UNSORTED_ENCODER = json.JSONEncoder(default=str)
-_UID_PREFIX = _UID_NAMESPACE.bytes
+_UID_PREFIX = UID_NAMESPACE.bytes
 
 
 def _deterministic_uid(request: Mapping) -> str:
     """Same request, same uid: keeps simulation output stable (the server would use a random UUID).
-    `uuid.uuid5(_UID_NAMESPACE, <the request as sorted JSON>)`, computed without building UUID objects. The
+    `uuid.uuid5(UID_NAMESPACE, <the request as sorted JSON>)`, computed without building UUID objects. The
     JSON is orjson's (compact; ~10x faster than the standard encoder, whose text is the fallback)."""
     try:
         text = orjson.dumps(request, default=str, option=_UID_OPTIONS_STR_KEYS)

@@ -17,6 +17,7 @@ from typing import Any
 
 from evaluator import cel as _cel
 from evaluator.admission import expressions as ex
+from evaluator.admission.compiled import CompiledConditions
 
 APPLY_CONFIGURATION, JSON_PATCH = "ApplyConfiguration", "JSONPatch"
 RETURN_TYPES = {APPLY_CONFIGURATION: "Object", JSON_PATCH: "list(JSONPatch)"}
@@ -31,16 +32,10 @@ class Mutation:
 
 
 @dataclass(frozen=True)
-class CompiledMutatingPolicy:
+class CompiledMutatingPolicy(CompiledConditions):
     """The attributes the VAP machinery's matchCondition evaluation reads, plus the mutations."""
 
-    name: str
-    failure_policy: str
     reinvocation_policy: str
-    has_params: bool
-    param_kind: Mapping[str, Any] | None
-    variables: tuple[tuple[str, ex.CompiledExpression], ...]
-    match_conditions: tuple[tuple[str, ex.CompiledExpression], ...]
     mutations: tuple[Mutation, ...]
     compile_errors: tuple[dict, ...] = field(default=())
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from evaluator.cel.errors import format_issue
 from evaluator.admission import expressions as ex
+from evaluator.admission.compiled import CompiledConditions
 
 BOOL = ("bool",)
 STRING = ("string",)
@@ -37,13 +38,7 @@ class AuditAnnotation:
 
 
 @dataclass(frozen=True)
-class CompiledPolicy:
-    name: str
-    failure_policy: str
-    has_params: bool
-    param_kind: Mapping[str, Any] | None
-    variables: tuple[tuple[str, ex.CompiledExpression], ...]
-    match_conditions: tuple[tuple[str, ex.CompiledExpression], ...]
+class CompiledPolicy(CompiledConditions):
     validations: tuple[Validation, ...]
     audit_annotations: tuple[AuditAnnotation, ...]
     compile_errors: tuple[dict, ...] = field(default=())

@@ -4,7 +4,8 @@ The core's PolicyDispatcher says which tuples a request reaches (policy and bind
 each tuple is evaluated once per param and each decision is sorted by the binding's validationActions into
 denials, warnings and audited failures. Configuration errors obey the policy's failurePolicy. The first
 denial becomes the response. Every tuple, and every policy or binding that was skipped, is reported with
-its reason.
+its reason. What a record and a decision say is declared in `records`; a binding's LeanTuple (the shortcut,
+off under `shortcuts.off()`) writes the same from the same declarations.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from evaluator import shortcuts
 from evaluator.admission import activation as act
 from evaluator.admission.cluster import ClusterIndex, name_of
 from evaluator.admission.dispatcher import BindingTuples, PolicyDispatcher
@@ -25,19 +27,22 @@ from evaluator.k8s.kinds import VALIDATING_BINDING, VALIDATING_POLICY
 from evaluator.k8s.namespaces import assumed_namespace
 from evaluator.policies.validating.compiler import CompiledPolicy, compile_policy
 from evaluator.policies.validating.lean import LeanTuple, lean_tuple
-from evaluator.policies.validating.validator import DENY, ERROR, PUBLISH, validate
+from evaluator.policies.validating.records import (
+    DENY,
+    ERROR,
+    ERROR_IGNORED,
+    EVAL_ERROR,
+    PUBLISH,
+    Denial,
+    TupleForm,
+    collect,
+    decision_entry,
+    outcome,
+)
+from evaluator.policies.validating.validator import ValidateResult, validate
 
-MAX_AUDIT_ANNOTATION_VALUE_BYTES = 10 * 1024
 MAX_VALIDATION_FAILURES = 50
 VALIDATION_FAILURE_KEY = "validation.policy.admission.k8s.io/validation_failure"
-
-
-@dataclass
-class Denial:
-    policy: str
-    binding: str | None
-    message: str
-    reason: str = ""
 
 
 @dataclass
@@ -88,12 +93,9 @@ class CompileCache:
             return hit
         policy_name, _, failure_policy = self.meta(policy)
         binding_name, actions, _ = self.meta(binding)
-        spec = binding.get("spec") or {}
-        policy_name_ref = str(spec.get("policyName") or "")
-        lean = lean_tuple(self.get(policy), policy_name, binding_name, actions, policy_name_ref, failure_policy)
-        hit = self._bindings[id(binding)] = _BindingMeta(
-            policy, binding, policy_name, failure_policy, binding_name, actions, policy_name_ref, lean
-        )
+        policy_name_ref = str((binding.get("spec") or {}).get("policyName") or "")
+        form = TupleForm(policy_name, binding_name, actions, policy_name_ref, failure_policy)
+        hit = self._bindings[id(binding)] = _BindingMeta(policy, binding, form, lean_tuple(self.get(policy), form))
         return hit
 
     def traced_leans(self, policy: Mapping, items: list) -> tuple[tuple[LeanTuple, BindingTuples], ...] | None:
@@ -119,12 +121,8 @@ class CompileCache:
 class _BindingMeta:
     policy: Mapping
     binding: Mapping
-    policy_name: str
-    failure_policy: str
-    binding_name: str
-    actions: list[str]  # never handed out: records get a copy
-    policy_name_ref: str  # the binding's spec.policyName, as audit validation failures quote it
-    lean: LeanTuple | None  # untraced evaluation straight into the record, for the policies it covers
+    form: TupleForm
+    lean: LeanTuple | None  # evaluation straight into the record, for the policies it covers
 
 
 def _failure_policy(policy: Mapping) -> str:
@@ -136,34 +134,13 @@ def _actions(binding: Mapping) -> list[str]:
     return [str(a) for a in actions] if isinstance(actions, list) else []  # a policy has none (fuzzed: anything)
 
 
-def _record(
-    policy: Mapping, binding: Mapping | None, outcome: str, _meta: Callable | None = None, **extra: Any
-) -> dict[str, Any]:
-    meta = _meta or (lambda doc: (name_of(doc), _actions(doc), _failure_policy(doc)))
+def _record(policy: Mapping, binding: Mapping | None, meta: Callable, **fields: Any) -> dict[str, Any]:
+    """The record of a policy or binding that was not evaluated (skipped, or its configuration failed)."""
     policy_name, _, failure_policy = meta(policy)
     binding_name, actions, _ = meta(binding) if binding is not None else (None, [], None)
-    record = {
-        "policy": policy_name,
-        "binding": binding_name,
-        "param": None,
-        "outcome": outcome,
-        "skipReason": None,
-        "failurePolicy": failure_policy,
-        "validationActions": list(actions),
-        "error": None,
-        "matchedKind": None,
-        "matchedResource": None,
-        "decisions": [],
-        "auditAnnotations": [],
-        "trace": None,
-    }
-    record.update(extra)
+    record = TupleForm(policy_name, binding_name, actions, "", failure_policy).new_record(None, None, None)
+    record.update(fields)  # in place; keys RECORD has not (`ignored`) after its own
     return record
-
-
-def _copy(value: Any) -> Any:
-    """A record's own copy of a kind or resource: match results are shared between the policies of a request."""
-    return dict(value) if type(value) is dict else value
 
 
 def _as_param_kind(param: Mapping | None, param_kind: Mapping | None) -> Mapping | None:
@@ -228,11 +205,11 @@ class Dispatcher:
         prefix = "failed to configure binding: " if binding is not None else "failed to configure policy: "
         message = prefix + error
         if fp == "Ignore":
-            return _record(policy, binding, "error", self.cache.meta, error=message, ignored=True)
+            return _record(policy, binding, self.cache.meta, outcome="error", error=message, ignored=True)
         if fp != "Fail":
             message = f"unrecognized failure policy: '{fp}'"
         out.denials.append(Denial(name_of(policy), name_of(binding) if binding is not None else None, message))
-        return _record(policy, binding, "error", self.cache.meta, error=message, ignored=False)
+        return _record(policy, binding, self.cache.meta, outcome="error", error=message, ignored=False)
 
     def _namespace_values(self, name: str) -> tuple[Any, Any]:
         """(namespaceObject, stored Namespace) for the request namespace; an unknown namespace is
@@ -295,7 +272,7 @@ class Dispatcher:
         static = self.cache.tuples.resolve_static(policy, bindings, request, self._match_memo)
         if static is not None:  # matched, every binding one tuple of params == null
             plan, kind, resource = static
-            if self.trace:
+            if self.trace and shortcuts.ON:
                 traced = plan.prepared.get(_TRACED, _UNSET)
                 if traced is _UNSET:
                     traced = plan.prepared[_TRACED] = self.cache.traced_leans(policy, plan.static)
@@ -306,7 +283,7 @@ class Dispatcher:
         else:
             found = self.cache.tuples.resolve(policy, bindings, request, self._match_memo)
             if found.skip is not None:
-                out.policies.append(_record(policy, None, "skipped", self.cache.meta, skipReason=found.skip))
+                out.policies.append(_record(policy, None, self.cache.meta, outcome="skipped", skipReason=found.skip))
                 return
             if found.error is not None:
                 out.policies.append(self._config_error(out, policy, None, found.error))
@@ -317,7 +294,9 @@ class Dispatcher:
             if item.error is not None:
                 out.policies.append(self._config_error(out, policy, item.binding, item.error))
             elif item.skip is not None:
-                out.policies.append(_record(policy, item.binding, "skipped", self.cache.meta, skipReason=item.skip))
+                out.policies.append(
+                    _record(policy, item.binding, self.cache.meta, outcome="skipped", skipReason=item.skip)
+                )
             else:
                 self._dispatch_binding(
                     policy, compiled, kind, resource, item.binding, item.params, request, out, collector
@@ -343,7 +322,7 @@ class Dispatcher:
         inputs = self._inputs_for(request, matched_kind, matched_resource)
         inputs.params = None
         for lean, item in traced:
-            record = lean.traced_record(inputs, None, matched_kind, matched_resource, out, Denial)
+            record = lean.traced_record(inputs, (None, matched_kind, matched_resource), out)
             if record is not None:
                 out.policies.append(record)
                 continue
@@ -366,143 +345,86 @@ class Dispatcher:
     ) -> None:
         inputs = self._inputs_for(request, matched_kind, matched_resource)
         meta = self.cache.binding_meta(policy, binding)
-        policy_name, binding_name, actions = meta.policy_name, meta.binding_name, meta.actions
-        lean = meta.lean
-        if self.trace and lean is not None and not lean.traceable:
+        lean = meta.lean if shortcuts.ON else None
+        if lean is not None and self.trace and not lean.traceable:
             lean = None
         for param in params:
             inputs.params = None if param is None else _as_param_kind(param, compiled.param_kind)
-            if lean is not None and self.trace:
-                record = lean.traced_record(
-                    inputs, None if param is None else param_key(param), matched_kind, matched_resource, out, Denial
-                )
+            where = (None if param is None else param_key(param), matched_kind, matched_resource)
+            if lean is not None:  # the shortcut; it declines (None) with nothing written
+                if self.trace:
+                    record = lean.traced_record(inputs, where, out)
+                else:
+                    record = lean.form.new_record(*where)
+                    if not lean.decide(inputs, record, out, collector):
+                        record = None
                 if record is not None:
                     out.policies.append(record)
                     continue
-            elif lean is not None:
-                record = lean.new_record(None if param is None else param_key(param), matched_kind, matched_resource)
-                published = lean.decide(inputs, record, out, Denial)
-                if published is not None:
-                    for key, value in published:
-                        _collect(collector, key, value)
-                    out.policies.append(record)
-                    continue
-            result = validate(compiled, inputs)
-            decisions: list[dict[str, Any]] = []
-            record = _tuple_record(meta, param, matched_kind, matched_resource, decisions)
-            record["trace"] = result.trace or None
-            if result.skipped:
-                record["outcome"], record["skipReason"] = "skipped", result.skip_reason
-                out.policies.append(record)
-                continue
-            outcomes = set()
-            for position, decision in enumerate(result.decisions):
-                decisions.append(
-                    {
-                        "index": decision.index,
-                        "action": decision.action,
-                        "evaluation": decision.evaluation,
-                        "message": decision.message or None,
-                        "reason": decision.reason or None,
-                    }
-                )
-                if decision.action != DENY:
-                    if decision.evaluation == "error":
-                        outcomes.add("error-ignored")
-                    continue
-                is_error = decision.evaluation == "error"
-                for action in actions:
-                    if action == "Deny":
-                        out.denials.append(Denial(policy_name, binding_name, decision.message, decision.reason))
-                        outcomes.add("error" if is_error else "denied")
-                    elif action == "Audit":
-                        out.validation_failures.append(
-                            {
-                                "message": decision.message,
-                                "policy": meta.policy_name_ref,
-                                "binding": binding_name,
-                                "expressionIndex": position,
-                                "validationActions": list(actions),
-                            }
-                        )
-                        outcomes.add("audited")
-                    elif action == "Warn":
-                        warning = (
-                            f"Validation failed for ValidatingAdmissionPolicy '{policy_name}' "
-                            f"with binding '{binding_name}': {decision.message}"
-                        )
-                        if warning not in out.warnings:
-                            out.warnings.append(warning)
-                        outcomes.add("warned")
-            for annotation in result.audit_annotations:
-                record["auditAnnotations"].append(
-                    {
-                        "key": annotation.key,
-                        "action": annotation.action,
-                        "value": annotation.value or None,
-                        "error": annotation.error or None,
-                    }
-                )
-                if annotation.action == PUBLISH:
-                    _collect(collector, annotation.key, annotation.value)
-                elif annotation.action == ERROR:
-                    out.denials.append(Denial(policy_name, binding_name, annotation.error))
-                    outcomes.add("error")
-            if not outcomes:  # "admitted", as the record says already
-                out.policies.append(record)
-                continue
-            record["outcome"] = _outcome(outcomes)
-            if "error" in outcomes or "error-ignored" in outcomes:
-                record["error"] = next((d.message for d in result.decisions if d.evaluation == "error"), None) or next(
-                    (a.error for a in result.audit_annotations if a.error), None
-                )
-                record["ignored"] = "error-ignored" in outcomes and "error" not in outcomes
-            out.policies.append(record)
+            self._general(meta.form, compiled, inputs, where, out, collector)
+
+    def _general(
+        self,
+        form: TupleForm,
+        compiled: CompiledPolicy,
+        inputs: Inputs,
+        where: tuple,
+        out: DispatchResult,
+        collector: dict,
+    ) -> None:
+        """The tuple evaluated by `validate` (every shape, error and budget), its decisions applied to `out`."""
+        result = validate(compiled, inputs)
+        record = form.new_record(*where)
+        record["trace"] = result.trace or None
+        out.policies.append(record)
+        if result.skipped:
+            record["outcome"], record["skipReason"] = "skipped", result.skip_reason
+            return
+        words = _decisions(form, result, record["decisions"], out)
+        words |= _annotations(form, result, record["auditAnnotations"], out, collector)
+        if not words:  # "admitted", as the record says already
+            return
+        record["outcome"] = outcome(words)
+        if "error" in words or ERROR_IGNORED in words:
+            record["error"] = next((d.message for d in result.decisions if d.evaluation == EVAL_ERROR), None) or next(
+                (a["error"] for a in result.audit_annotations if a["error"]), None
+            )
+            record["ignored"] = "error" not in words
 
 
-def _tuple_record(meta: _BindingMeta, param: Any, matched_kind: Any, matched_resource: Any, decisions: list) -> dict:
-    """An evaluated tuple's record, admitted until its decisions say otherwise (the keys and order of _record)."""
-    return {
-        "policy": meta.policy_name,
-        "binding": meta.binding_name,
-        "param": None if param is None else param_key(param),
-        "outcome": "admitted",
-        "skipReason": None,
-        "failurePolicy": meta.failure_policy,
-        "validationActions": meta.actions.copy(),
-        "error": None,
-        "matchedKind": _copy(matched_kind),
-        "matchedResource": _copy(matched_resource),
-        "decisions": decisions,
-        "auditAnnotations": [],
-        "trace": None,
-    }
+def _decisions(form: TupleForm, result: ValidateResult, entries: list, out: DispatchResult) -> set[str]:
+    """Each decision's entry, and what a decision that denies does under the binding's actions; the outcome
+    words they add."""
+    words: set[str] = set()
+    for position, decision in enumerate(result.decisions):
+        is_error = decision.evaluation == EVAL_ERROR
+        if decision.action != DENY:
+            entries.append(
+                decision_entry(decision.index, decision.action, decision.evaluation, decision.message, decision.reason)
+            )
+            if is_error:
+                words.add(ERROR_IGNORED)
+            continue
+        failed = form.failure(position, decision.index, decision.evaluation, decision.message, decision.reason)
+        entries.append(failed[0])
+        form.apply(failed, out)
+        words |= form.error_words if is_error else form.failed_words
+    return words
 
 
-def _collect(collector: dict[str, list[str]], key: str, value: str) -> None:
-    """A published audit annotation of the policy, cut to the server's size limit; equal values once."""
-    value = _truncate(value, MAX_AUDIT_ANNOTATION_VALUE_BYTES)
-    values = collector.setdefault(key, [])
-    if value not in values:
-        values.append(value)
-
-
-def _outcome(outcomes: set[str]) -> str:
-    """One word for a tuple: a failed validation that denies wins, then an error under Fail, then the
-    softer actions; an error that failurePolicy Ignore swallowed is still reported as an error."""
-    if not outcomes:
-        return "admitted"
-    for name in ("denied", "error", "warned", "audited"):
-        if name in outcomes:
-            return name
-    return "error" if "error-ignored" in outcomes else "admitted"
-
-
-def _truncate(value: str, limit: int) -> str:
-    encoded = value.encode()
-    if len(encoded) <= limit:
-        return value
-    return encoded[:limit].decode(errors="ignore")
+def _annotations(
+    form: TupleForm, result: ValidateResult, entries: list, out: DispatchResult, collector: dict[str, list[str]]
+) -> set[str]:
+    """Each auditAnnotation's entry; a published value is collected, an error denies. The outcome words added."""
+    words: set[str] = set()
+    for entry in result.audit_annotations:
+        entries.append(entry)
+        if entry["action"] == PUBLISH:
+            collect(collector, entry["key"], entry["value"])
+        elif entry["action"] == ERROR:
+            out.denials.append(Denial(form.policy_name, form.binding_name, entry["error"]))
+            words.add("error")
+    return words
 
 
 # json.dumps with these, made once; the failures it encodes are built here (strings, ints, lists): never cyclic.

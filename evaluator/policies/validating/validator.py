@@ -26,13 +26,36 @@ from evaluator.admission.evaluation import (
     trace_entry,
     variables_trace,
 )
-from evaluator.policies.validating.compiler import CompiledPolicy
+from evaluator.policies.validating.compiler import CompiledPolicy, Validation
+from evaluator.policies.validating.records import (
+    ADMIT,
+    DENY,
+    ERROR,
+    EVAL_ADMIT,
+    EVAL_DENY,
+    EVAL_ERROR,
+    EXCLUDE,
+    PUBLISH,
+    annotation_entry,
+    annotation_value,
+    published,
+)
 
 MAX_MESSAGE_BYTES = 5 * 1024
 
-ADMIT, DENY = "admit", "deny"
-EVAL_ADMIT, EVAL_DENY, EVAL_ERROR = "admit", "deny", "error"
-PUBLISH, EXCLUDE, ERROR = "publish", "exclude", "error"
+__all__ = [
+    "ADMIT",
+    "DENY",
+    "ERROR",
+    "EVAL_ADMIT",
+    "EVAL_DENY",
+    "EVAL_ERROR",
+    "EXCLUDE",
+    "PUBLISH",
+    "Decision",
+    "ValidateResult",
+    "validate",
+]
 
 
 @dataclass(slots=True)
@@ -45,17 +68,10 @@ class Decision:
 
 
 @dataclass(slots=True)
-class AuditAnnotationResult:
-    key: str
-    action: str
-    value: str = ""
-    error: str = ""
-
-
-@dataclass(slots=True)
 class ValidateResult:
     decisions: list[Decision] = field(default_factory=list)
-    audit_annotations: list[AuditAnnotationResult] = field(default_factory=list)
+    # Each auditAnnotation as the record lists it (records.annotation_entry).
+    audit_annotations: list[dict[str, Any]] = field(default_factory=list)
     skipped: bool = False
     skip_reason: str = ""
     trace: dict[str, Any] = field(default_factory=dict)
@@ -80,28 +96,29 @@ def message_for(validation, message_result: ExpressionResult | None) -> tuple[st
     return message, source
 
 
-def _evaluate_section(
-    policy: CompiledPolicy,
-    inputs: Inputs,
-    trace: dict,
-    section: str,
-    expressions,
-    budget: int,
-    *,
-    with_authorizer: bool,
-    namespace,
-):
-    """One `for_input` pass over a section's expressions; the variables it evaluated are traced under `section`."""
-    bound = bindings(
-        inputs,
-        with_authorizer=with_authorizer,
-        has_params=policy.has_params,
-        request=inputs.request,
-        namespace=namespace,
+def denied(validation: Validation, message_result: ExpressionResult | None) -> tuple[Decision, str]:
+    """The decision of a validation whose expression was not true, and where its message came from."""
+    message, source = message_for(validation, message_result)
+    return Decision(validation.index, DENY, EVAL_DENY, message, validation.reason or "Invalid"), source
+
+
+def validation_row(entry, validation: Validation, evaluation, decision: Decision, source: str | None):
+    """A validation's trace row: its expression's value, and what it decided."""
+    return entry(
+        validation.expression,
+        evaluation,
+        index=validation.index,
+        action=decision.action,
+        evaluation_result=decision.evaluation,
+        message=decision.message or None,
+        messageSource=source,
+        reason=decision.reason or None,
     )
-    outcome, context = for_input(expressions, bound, policy.variables, budget, trace=inputs.trace)
-    trace["variables"].extend(variables_trace(section, context))
-    return outcome
+
+
+def validations_budget(remaining: int) -> dict[str, int]:
+    """The trace's budget entry of the validations."""
+    return {"limit": RUNTIME_CEL_COST_BUDGET, "remaining": remaining}
 
 
 def _nth(results: list, i: int):
@@ -109,7 +126,8 @@ def _nth(results: list, i: int):
     return results[i] if i < len(results) else None
 
 
-def _new_trace() -> dict[str, Any]:
+def new_trace() -> dict[str, Any]:
+    """An evaluation's trace before anything ran."""
     return {
         "matchConditions": [],
         "variables": [],
@@ -161,143 +179,156 @@ def shared_activation(policy: CompiledPolicy, inputs: Inputs, with_authorizer: b
     return activation
 
 
-def validate(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult:
-    """The general path, for every shape, error and budget (LeanTuple takes the common cases first)."""
-    fp = policy.failure_policy
-    tracing = inputs.trace
-    entry = trace_entry if tracing else no_trace_entry
-    result = ValidateResult(trace=_new_trace() if tracing else {})
-    trace = result.trace if tracing else _DISCARD
-    if policy.match_conditions:
-        matches, error, failed = match_conditions(policy, inputs, trace)
-        if error is not None:
-            result.decisions = [Decision(-1, _action_for_error(fp), EVAL_ERROR, error)]
-            return result
-        if not matches:
-            result.skipped = True
-            result.skip_reason = (
-                f"matchCondition '{failed}' evaluated to false"
-                if failed
-                else "matchConditions errored and failurePolicy is Ignore"
-            )
-            return result
+class _Run:
+    """One `validate` call's state: the policy, its inputs, the result and trace being written."""
 
-    outcome = _evaluate_section(
-        policy,
-        inputs,
-        trace,
-        "validations",
-        policy.validation_expressions,
-        RUNTIME_CEL_COST_BUDGET,
-        with_authorizer=policy.uses_authorizer,
-        namespace=inputs.namespace_object,
-    )
-    if tracing:
-        trace["budget"]["validations"] = {
-            "limit": RUNTIME_CEL_COST_BUDGET,
-            "remaining": outcome.remaining if outcome.error is None else 0,
-        }
-    if outcome.error is not None:
-        trace["validations"] = [
-            entry(v.expression, _nth(outcome.results, i), index=v.index) for i, v in enumerate(policy.validations)
-        ]
-        result.decisions = [Decision(-1, _action_for_error(fp), EVAL_ERROR, outcome.error)]
-        return result
+    __slots__ = ("policy", "inputs", "result", "trace", "entry")
 
-    message_results: list = []
-    message_budget_error = None
-    if policy.has_messages:
-        message_outcome = _evaluate_section(
-            policy,
+    def __init__(self, policy: CompiledPolicy, inputs: Inputs):
+        self.policy, self.inputs = policy, inputs
+        self.result = ValidateResult(trace=new_trace() if inputs.trace else {})
+        self.trace = self.result.trace if inputs.trace else _DISCARD
+        self.entry = trace_entry if inputs.trace else no_trace_entry
+
+    def section(self, name: str, expressions, budget: int, with_authorizer: bool, namespace):
+        """One `for_input` pass over a section's expressions; the variables it evaluated are traced under `name`."""
+        inputs, policy = self.inputs, self.policy
+        bound = bindings(
             inputs,
-            trace,
-            "messageExpressions",
-            policy.message_expressions,
-            outcome.remaining,
-            with_authorizer=False,
-            namespace=inputs.namespace_object,
+            with_authorizer=with_authorizer,
+            has_params=policy.has_params,
+            request=inputs.request,
+            namespace=namespace,
         )
-        message_budget_error = message_outcome.error
-        message_results = message_outcome.results
+        outcome, context = for_input(expressions, bound, policy.variables, budget, trace=inputs.trace)
+        self.trace["variables"].extend(variables_trace(name, context))
+        return outcome
+
+    def error(self, message: str) -> ValidateResult:
+        """The result of a section that failed as a whole: one decision under the failurePolicy."""
+        self.result.decisions = [Decision(-1, _action_for_error(self.policy.failure_policy), EVAL_ERROR, message)]
+        return self.result
+
+    def done(self) -> ValidateResult:
+        if not self.inputs.trace:
+            self.result.trace = {}
+        return self.result
+
+    def matches(self) -> ValidateResult | None:
+        """None when the matchConditions hold; else the result (skipped, or their error)."""
+        matches, error, failed = match_conditions(self.policy, self.inputs, self.trace)
+        if error is not None:
+            return self.error(error)
+        if matches:
+            return None
+        self.result.skipped = True
+        self.result.skip_reason = (
+            f"matchCondition '{failed}' evaluated to false"
+            if failed
+            else "matchConditions errored and failurePolicy is Ignore"
+        )
+        return self.result
+
+    def validations(self) -> ValidateResult | None:
+        """Evaluate the validations and their messages into decisions; the result when it ends here."""
+        policy, inputs, trace = self.policy, self.inputs, self.trace
+        outcome = self.section(
+            "validations",
+            policy.validation_expressions,
+            RUNTIME_CEL_COST_BUDGET,
+            policy.uses_authorizer,
+            inputs.namespace_object,
+        )
+        if inputs.trace:
+            trace["budget"]["validations"] = validations_budget(outcome.remaining if outcome.error is None else 0)
+        if outcome.error is not None:
+            trace["validations"] = [
+                self.entry(v.expression, _nth(outcome.results, i), index=v.index)
+                for i, v in enumerate(policy.validations)
+            ]
+            return self.error(outcome.error)
+        message_results, message_error = self.messages(outcome.remaining) if policy.has_messages else ([], None)
+        for i, validation in enumerate(policy.validations):
+            evaluation = outcome.results[i]
+            decision, source = self.decide(validation, evaluation, _nth(message_results, i), message_error)
+            self.result.decisions.append(decision)
+            if inputs.trace:
+                trace["validations"].append(validation_row(self.entry, validation, evaluation, decision, source))
+        return None
+
+    def decide(
+        self, validation: Validation, evaluation, message_result, message_error: str | None
+    ) -> tuple[Decision, str | None]:
+        """A validation's decision (and its message's source) from its expression's and message's results."""
+        if evaluation.error is not None:
+            return Decision(
+                validation.index, _action_for_error(self.policy.failure_policy), EVAL_ERROR, evaluation.error
+            ), None
+        if message_error is not None:
+            message = f"failed messageExpression: {message_error}"
+            return Decision(validation.index, _action_for_error(self.policy.failure_policy), EVAL_ERROR, message), None
+        if evaluation.value is not True:
+            return denied(validation, message_result)
+        return Decision(validation.index, ADMIT, EVAL_ADMIT), None
+
+    def messages(self, budget: int) -> tuple[list, str | None]:
+        """(results, budget error) of the messageExpressions, on what the validations left."""
+        policy = self.policy
+        outcome = self.section(
+            "messageExpressions", policy.message_expressions, budget, False, self.inputs.namespace_object
+        )
         for i, v in enumerate(policy.validations):
             if v.message_expression is not None:
-                trace["messageExpressions"].append(entry(v.message_expression, _nth(message_results, i), index=v.index))
-
-    for i, validation in enumerate(policy.validations):
-        evaluation = outcome.results[i]
-        message_result = _nth(message_results, i)
-        decision = Decision(validation.index, ADMIT, EVAL_ADMIT)
-        source = None
-        if evaluation.error is not None:
-            decision.action, decision.evaluation, decision.message = _action_for_error(fp), EVAL_ERROR, evaluation.error
-        elif message_budget_error is not None:
-            decision.action, decision.evaluation = _action_for_error(fp), EVAL_ERROR
-            decision.message = f"failed messageExpression: {message_budget_error}"
-        elif evaluation.value is not True:
-            decision.action, decision.evaluation = DENY, EVAL_DENY
-            decision.reason = validation.reason or "Invalid"
-            decision.message, source = message_for(validation, message_result)
-        result.decisions.append(decision)
-        if tracing:
-            trace["validations"].append(
-                entry(
-                    validation.expression,
-                    evaluation,
-                    index=validation.index,
-                    action=decision.action,
-                    evaluation_result=decision.evaluation,
-                    message=decision.message or None,
-                    messageSource=source,
-                    reason=decision.reason or None,
+                self.trace["messageExpressions"].append(
+                    self.entry(v.message_expression, _nth(outcome.results, i), index=v.index)
                 )
-            )
+        return outcome.results, outcome.error
 
-    if not policy.audit_annotations:
-        if not inputs.trace:
-            result.trace = {}
-        return result
-    audit_outcome = _evaluate_section(
-        policy,
-        inputs,
-        trace,
-        "auditAnnotations",
-        policy.audit_expressions,
-        RUNTIME_CEL_COST_BUDGET,
-        with_authorizer=False,
-        namespace=inputs.namespace_raw,
-    )
-    if audit_outcome.error is not None:
-        result.decisions = [Decision(-1, _action_for_error(fp), EVAL_ERROR, audit_outcome.error)]
-        result.audit_annotations = []
-        trace["auditAnnotations"] = [
-            entry(a.value_expression, _nth(audit_outcome.results, i), key=a.key)
-            for i, a in enumerate(policy.audit_annotations)
-        ]
-        return result
-    for annotation, evaluation in zip(policy.audit_annotations, audit_outcome.results):
-        item = AuditAnnotationResult(annotation.key, EXCLUDE)
+    def annotations(self) -> ValidateResult:
+        """Evaluate the auditAnnotations (a fresh budget) into the result's entries."""
+        policy = self.policy
+        budget = RUNTIME_CEL_COST_BUDGET  # a fresh one
+        outcome = self.section("auditAnnotations", policy.audit_expressions, budget, False, self.inputs.namespace_raw)
+        if outcome.error is not None:
+            self.result.audit_annotations = []
+            self.trace["auditAnnotations"] = [
+                self.entry(a.value_expression, _nth(outcome.results, i), key=a.key)
+                for i, a in enumerate(policy.audit_annotations)
+            ]
+            return self.error(outcome.error)
+        for annotation, evaluation in zip(policy.audit_annotations, outcome.results):
+            item = self.annotation(annotation, evaluation)
+            self.result.audit_annotations.append(item)
+            self.trace["auditAnnotations"].append(
+                self.entry(annotation.value_expression, evaluation, key=annotation.key, action=item["action"])
+            )
+        return self.done()
+
+    def annotation(self, annotation, evaluation) -> dict[str, Any]:
+        """An auditAnnotation's entry: published, excluded, or an error (excluded under Ignore)."""
         if evaluation.error is not None:
-            item.action = EXCLUDE if fp == "Ignore" else ERROR
-            item.error = evaluation.error
-        elif isinstance(evaluation.value, str):
-            value = evaluation.value.strip()
-            if value:
-                item.action, item.value = PUBLISH, value
-        elif evaluation.value is None:
-            item.action = EXCLUDE
-        else:
-            item.action = ERROR
-            item.error = (
-                f"valueExpression '{annotation.value_expression.expression}' resulted in unsupported return "
-                f"type: {ex.type_name(evaluation.value)}. Return type must be either string or null."
-            )
-        result.audit_annotations.append(item)
-        trace["auditAnnotations"].append(
-            entry(annotation.value_expression, evaluation, key=annotation.key, action=item.action)
+            action = EXCLUDE if self.policy.failure_policy == "Ignore" else ERROR
+            return annotation_entry(annotation.key, action, "", evaluation.error)
+        value = annotation_value(evaluation.value)
+        if value is not None:
+            return published(annotation.key, value)
+        error = (
+            f"valueExpression '{annotation.value_expression.expression}' resulted in unsupported return "
+            f"type: {ex.type_name(evaluation.value)}. Return type must be either string or null."
         )
-    if not inputs.trace:
-        result.trace = {}
-    return result
+        return annotation_entry(annotation.key, ERROR, "", error)
 
 
-__all__ = ["Decision", "AuditAnnotationResult", "ValidateResult", "validate"]
+def validate(policy: CompiledPolicy, inputs: Inputs) -> ValidateResult:
+    """The general path, for every shape, error and budget (LeanTuple takes the common cases first)."""
+    run = _Run(policy, inputs)
+    if policy.match_conditions:
+        ended = run.matches()
+        if ended is not None:
+            return ended
+    ended = run.validations()
+    if ended is not None:
+        return ended
+    if not policy.audit_annotations:
+        return run.done()
+    return run.annotations()
