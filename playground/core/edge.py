@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from evaluator.k8s.json_kinds import json_kind
+
 from playground.core.errors import ServiceError
 
 MAX_DEPTH = 100  # far beyond any Kubernetes object, far below Python's recursion limit
@@ -43,20 +45,20 @@ def check_text(value: Any, path: str) -> str:
     return value
 
 
+_JSON_TYPES = {
+    "null": "null",
+    "bool": "boolean",
+    "int": "number",
+    "float": "number",
+    "string": "string",
+    "list": "array",
+    "map": "object",
+}
+
+
 def json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
+    """The JSON type word of a parsed value, for messages ("must be a string, not number")."""
+    return _JSON_TYPES.get(json_kind(value)) or type(value).__name__
 
 
 def _scalar_problem(item: Any) -> str | None:
