@@ -14,8 +14,8 @@ share, so a rule about messages, tokens or failures is written once and holds fo
 
 Broadcasts leave a consumer only after the service call returned, and services commit before they return
 (their `transaction.atomic()` is the outermost one here), so no client sees a change that could still be
-rolled back; REST views broadcast through `transaction.on_commit` (services/notify.py,
-workshops/services/broadcast.py).
+rolled back; REST views broadcast through `transaction.on_commit` (services/broadcast.py, used by
+services/notify.py and workshops/services/groups.py).
 """
 
 from __future__ import annotations

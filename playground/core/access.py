@@ -14,7 +14,7 @@ def can_edit(project: Project, token: str | None) -> bool:
 
 
 def authorize(project: Project, token: str | None) -> None:
-    """The token may edit the project, and nothing forbids editing it now (services/edit_guards.py)."""
+    """The token may edit the project, and nothing forbids editing it now (core/edit_guards.py)."""
     if not can_edit(project, token):
         raise forbidden()
     edit_guards.check(project)

@@ -1,7 +1,7 @@
 """Rules an app adds to "may this token edit this project now?", so the core services need not know the app.
 
 The workshops register one (a student's fork is read-only once the teacher's time box locked the editors);
-`project_service.authorize` runs them after the token check, on every write of both transports (REST and
+`core/access.py authorize` runs them after the token check, on every write of both transports (REST and
 the project socket, co-editing included), so no path around a rule remains.
 """
 
