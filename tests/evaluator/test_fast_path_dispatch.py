@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from evaluator import shortcuts
 from evaluator.policies.validating.lean import LeanTuple
-from evaluator.policies.validating.records import ACTION_OUTCOMES, TupleForm, outcome
+from evaluator.policies.validating.records import TupleForm
 from evaluator.simulation import Simulation
 from tests.evaluator.fast_path_fixtures import (
     ACTIONS,
@@ -158,24 +158,24 @@ def test_traced_records_share_nothing_with_each_other() -> None:
             walk(record)
 
 
+def _strongest_word(actions) -> str:
+    """The outcome a failed validation should read, written out here apart from records.py."""
+    return next(
+        (w for a, w in (("Deny", "denied"), ("Warn", "warned"), ("Audit", "audited")) if a in actions), "admitted"
+    )
+
+
 def test_a_failed_validation_reads_the_strongest_word_of_its_actions() -> None:
     """denied, then warned, then audited; no known action: admitted (whatever the order of the actions)."""
     for size in range(4):
         for actions in itertools.permutations(["Deny", "Audit", "Warn", "Unknown"], size):
-            expected = next(
-                (w for a, w in (("Deny", "denied"), ("Warn", "warned"), ("Audit", "audited")) if a in actions),
-                "admitted",
-            )
-            form = TupleForm("p", "p-binding", list(actions), "p", "Fail")
-            assert (
-                form.failed_outcome == expected == outcome(ACTION_OUTCOMES[a] for a in actions if a in ACTION_OUTCOMES)
-            )
+            assert TupleForm("p", "p-binding", list(actions), "p", "Fail").failed_outcome == _strongest_word(actions)
     for actions in ACTIONS:
         docs = policy("p", {"validations": [{"expression": "false"}]}, actions=tuple(actions))
         request = {"operation": "CREATE", "object": deployment()}
         fast, general = _both_ways(docs, [request])
         assert fast == general
-        assert json.loads(fast)[0]["policies"][0]["outcome"] == TupleForm("p", "b", actions, "p", "Fail").failed_outcome
+        assert json.loads(fast)[0]["policies"][0]["outcome"] == _strongest_word(actions)
 
 
 def test_the_audit_failures_annotation_is_the_standard_encoders_json_with_gos_escapes() -> None:

@@ -8,7 +8,7 @@ general path, without the intermediate ValidateResult/Decision objects. What it 
 it is what the general path's own declarations (`records`, the binding's `TupleForm`, `validator.denied`,
 `validator.validation_row`) answer, computed ahead where no request changes it. It evaluates what
 `validator.validate` evaluates, in the same order and with the same budgets; anything unusual (an error,
-the per-call limit, a budget) makes `decide` return None before it wrote anything: the general path then
+the per-call limit, a budget) makes `decide` return False before it wrote anything: the general path then
 runs from the start (evaluation has no side effects), so errors and their wording keep one implementation.
 
 Traced runs (the playground, `simulate`) take the commonest shape the same way: a policy of validations with
@@ -41,6 +41,7 @@ from evaluator.policies.validating.records import (
     collect,
     decision_entry,
     published,
+    skip_reason,
 )
 from evaluator.policies.validating.validator import (
     Decision,
@@ -162,7 +163,7 @@ class LeanTuple:
                 return False
             if failed:
                 record["outcome"] = "skipped"
-                record["skipReason"] = f"matchCondition '{failed}' evaluated to false"
+                record["skipReason"] = skip_reason(failed)
                 return True
         compiled = self.compiled
         activation, context = self._section(inputs, compiled.uses_authorizer, inputs.request, inputs.namespace_object)
@@ -218,9 +219,7 @@ class LeanTuple:
         template (one copy) and the rows', and its effect on `out`; None, with nothing written, when the
         general path must do it (an error, a budget, a value that is not a bool). `where`: the record's (param
         key, matchedKind, matchedResource)."""
-        activation = inputs.activations.get(_PLAIN) if self.plain else None
-        if activation is None:
-            activation = self._plain_activation(inputs)
+        activation = self._plain_activation(inputs)
         remaining = RUNTIME_CEL_COST_BUDGET
         outcomes = []
         for evaluate in self.programs:  # as _run: every expression on one budget, in order

@@ -62,6 +62,11 @@ def outcome(words: Iterable[str]) -> str:
     return "error" if ERROR_IGNORED in found else "admitted"
 
 
+def skip_reason(failed_condition: str) -> str:
+    """A tuple's skipReason when the named matchCondition evaluated to false."""
+    return f"matchCondition '{failed_condition}' evaluated to false"
+
+
 def template(policy_name: str, binding_name: str | None, failure_policy: str) -> dict[str, Any]:
     """RECORD with what a (policy, binding) says of every one of its records."""
     return {**RECORD, "policy": policy_name, "binding": binding_name, "failurePolicy": failure_policy}
@@ -114,7 +119,6 @@ class TupleForm:
         "policy_name",
         "binding_name",
         "policy_name_ref",
-        "failure_policy",
         "actions",
         "template",
         "failed_words",
@@ -127,7 +131,6 @@ class TupleForm:
     ):
         self.policy_name, self.binding_name, self.actions = policy_name, binding_name, actions
         self.policy_name_ref = policy_name_ref  # the binding's spec.policyName, as audit failures quote it
-        self.failure_policy = failure_policy
         self.template = template(policy_name, binding_name, failure_policy)
         # The words a failed validation adds; a decision that is an error under Fail denies as "error".
         self.failed_words = frozenset(ACTION_OUTCOMES[a] for a in actions if a in ACTION_OUTCOMES)

@@ -39,6 +39,7 @@ from evaluator.policies.validating.records import (
     annotation_entry,
     annotation_value,
     published,
+    skip_reason,
 )
 
 MAX_MESSAGE_BYTES = 5 * 1024
@@ -223,9 +224,7 @@ class _Run:
             return None
         self.result.skipped = True
         self.result.skip_reason = (
-            f"matchCondition '{failed}' evaluated to false"
-            if failed
-            else "matchConditions errored and failurePolicy is Ignore"
+            skip_reason(failed) if failed else "matchConditions errored and failurePolicy is Ignore"
         )
         return self.result
 
