@@ -21,7 +21,7 @@ from evaluator.k8s.defaulting.fields import (
 
 _HISTORY = Defaults(Field("revisionHistoryLimit", 10, POINTER))
 _ROLLING_UPDATE_TYPE = Defaults(Field("type", "RollingUpdate", STRING))
-_DEPLOYMENT = Defaults(Field("revisionHistoryLimit", 10, POINTER), Field("progressDeadlineSeconds", 600, POINTER))
+_DEPLOYMENT = Defaults(*_HISTORY.fields, Field("progressDeadlineSeconds", 600, POINTER))
 _DEPLOYMENT_ROLLING_UPDATE = Defaults(Field("maxUnavailable", "25%", POINTER), Field("maxSurge", "25%", POINTER))
 _DAEMON_SET_ROLLING_UPDATE = Defaults(Field("maxUnavailable", 1, POINTER), Field("maxSurge", 0, POINTER))
 _RETENTION = Defaults(Field("whenDeleted", "Retain", STRING), Field("whenScaled", "Retain", STRING))

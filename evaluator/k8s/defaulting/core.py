@@ -88,7 +88,6 @@ _GRPC = Defaults(Field("service", "", POINTER))
 _FIELD_SELECTOR = Defaults(Field("apiVersion", "v1", STRING))
 _PORT = Defaults(Field("protocol", "TCP", STRING))
 _PROBES = ("livenessProbe", "readinessProbe", "startupProbe")
-_CONTAINER_PARTS = frozenset({"ports", "env", *_PROBES, "lifecycle"})
 
 
 def _probe(probe: dict, prefix: str, rec: Recorder) -> None:
@@ -120,19 +119,36 @@ def _lifecycle(c: dict, prefix: str, rec: Recorder) -> None:
             _HTTP_GET.apply(http_get, f"{prefix}lifecycle.{hook_name}.httpGet.", rec)
 
 
+def _ports(c: dict, prefix: str, rec: Recorder) -> None:
+    for i, port in items(c, "ports"):
+        _PORT.apply(port, f"{prefix}ports[{i}].", rec)
+
+
+def _probes(c: dict, prefix: str, rec: Recorder) -> None:
+    for probe_name in _PROBES:
+        probe = c.get(probe_name)
+        if type(probe) is dict:
+            _probe(probe, f"{prefix}{probe_name}.", rec)
+
+
+# What a container holds below its own fields, each part's walk in the API server's order; the keys the
+# usual-container shortcut looks for are read off the same table.
+_CONTAINER_PART_WALKS = (
+    (("ports",), _ports),
+    (("env",), _env_field_refs),
+    (_PROBES, _probes),
+    (("lifecycle",), _lifecycle),
+)
+_CONTAINER_PARTS = frozenset(key for keys, _ in _CONTAINER_PART_WALKS for key in keys)
+
+
 def container(c: dict, prefix: str, rec: Recorder) -> None:
     """SetDefaults_Container, then the ports, env field references, probes and lifecycle hooks."""
     _CONTAINER.apply(c, prefix, rec)
     if shortcuts.ON and c.keys().isdisjoint(_CONTAINER_PARTS):  # the usual container: nothing below to walk
         return
-    for i, port in items(c, "ports"):
-        _PORT.apply(port, f"{prefix}ports[{i}].", rec)
-    _env_field_refs(c, prefix, rec)
-    for probe_name in _PROBES:
-        probe = c.get(probe_name)
-        if type(probe) is dict:
-            _probe(probe, f"{prefix}{probe_name}.", rec)
-    _lifecycle(c, prefix, rec)
+    for _, walk in _CONTAINER_PART_WALKS:
+        walk(c, prefix, rec)
 
 
 # -- volumes ----------------------------------------------------------------------------------------
