@@ -75,6 +75,7 @@ to_double
 to_bool
 
 # Public API kept for the tests, benchmarks and conformance suites that call it (grep tests/ bench/).
+validate_crd_case  # (evaluator/crd/definition.py: the CRD conformance harness's entry point)
 validating_policies  # (evaluator/admission/documents.py)
 validating_bindings  # (evaluator/admission/documents.py)
 mutating_policies  # (evaluator/admission/documents.py)
@@ -82,11 +83,6 @@ mutating_bindings  # (evaluator/admission/documents.py)
 _.objects_of_kind  # (evaluator/admission/documents.py)
 PolicyKind  # (evaluator/admission/policy_kind.py)
 _.expression_position  # (evaluator/admission/source_map.py)
-resource_request  # (evaluator/cel/library/authz.py)
-field_selector_requirements  # (evaluator/cel/library/authz.py)
-field_selector_error  # (evaluator/cel/library/authz.py)
-label_selector_requirements  # (evaluator/cel/library/authz.py)
-label_selector_error  # (evaluator/cel/library/authz.py)
 _.extended  # (evaluator/cel/registry.py)
 run_batch  # (evaluator/cli/batch.py)
 clone  # (evaluator/k8s/defaulting/fields.py)
@@ -101,8 +97,16 @@ cache_stats  # (playground/evaluation/service.py)
 GROUP_TITLES  # (playground/services/example_meta.py)
 _.drain  # (playground/workshops/services/fair_queue.py)
 
-# Read by name: the authz request's selectors (authz._SELECTORS parses each field it names); the `+()`
-# anchor's name, which the anchor parser accepts and Kyverno's mutate rules use.
+# Read or set by name: the authz request's fields (authz._SELECTORS parses each selector it names and sets its
+# `<name>_requirements` / `<name>_error`; authorizers read the request as a mapping).
 field_selector
 label_selector
+field_selector_requirements
+field_selector_error
+label_selector_requirements
+label_selector_error
+resource_request
+# The `+()` anchor's name: the anchor regex accepts it already; Kyverno's mutate rules (next issue) use it.
 ADD_IF_NOT_PRESENT
+# DRF field validator, called as validate_<field>.
+validate_name

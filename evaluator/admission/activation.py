@@ -31,7 +31,7 @@ def _texts(value: Any, keys: tuple[str, str, str]) -> dict[str, str]:
     """`keys` of a kind or resource as text ("" when absent)."""
     value = value if type(value) is dict or isinstance(value, Mapping) else {}
     get = value.get
-    group, version, name = keys  # a literal dict: this runs for every request
+    group, version, name = keys
     return {group: str(get(group) or ""), version: str(get(version) or ""), name: str(get(name) or "")}
 
 

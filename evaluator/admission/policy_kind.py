@@ -67,7 +67,7 @@ matchConstraints, matchResources, params, each policy compiled once); `matching`
 `request`, `namespaceObject`, versioned objects); `response` (`status_for`, `forbidden_text`, reason codes)
 to word a denial; kind names and groups from `k8s/kinds.py`.
 
-The three kinds in preparation, as this interface expects them:
+How three of the kinds use this interface:
 - Kyverno ValidatingPolicy (`policies/kyverno_vpol/`): stage VALIDATING, order 200 (Kyverno's webhook).
   `load` takes `policies.kyverno.io` ValidatingPolicy objects and compiles variables, matchConditions,
   validations, auditAnnotations with `expressions`; `evaluate` matches `spec.matchConstraints` with
@@ -210,7 +210,10 @@ def register_create_rules(rules: CreateRules) -> CreateRules:
 
 
 def create_rules(kind: Any) -> CreateRules | None:
-    """The registered create-time rules of a document kind (None: only the shared ones apply)."""
+    """The registered create-time rules of a document kind (None: only the shared ones apply). Asked before any
+    kind registered its rules, the answer would silently skip them: that is an error, not None."""
+    if not _CREATE_RULES:
+        raise RuntimeError("no policy kind is loaded: call evaluator.policies.load_kinds() first")
     return _CREATE_RULES.get(kind) if isinstance(kind, str) else None
 
 

@@ -64,6 +64,10 @@ def _rows(test: dict) -> list[dict]:
     return [row for row in test.get("results") or [] if isinstance(row, dict)]
 
 
+def _row_denies(policy: dict, row: dict) -> bool:
+    return policy.get("kind") not in KYVERNO_KINDS or _enforced(policy, str(row.get("rule")))
+
+
 def _row_outcomes(test: dict, policies: list[dict]) -> tuple[set[str], set[str]]:
     """("<Kind>:<resource>" keys a row expects denied, keys any row names): a `fail` row denies when its
     rule's failure action is Enforce (a policy of another kind always denies)."""
@@ -71,11 +75,11 @@ def _row_outcomes(test: dict, policies: list[dict]) -> tuple[set[str], set[str]]
     denied: set[str] = set()
     with_rows: set[str] = set()
     for row in _rows(test):
-        policy = by_name.get(row.get("policy")) or {}
-        fails = row.get("result") == "fail" and (
-            policy.get("kind") not in KYVERNO_KINDS or _enforced(policy, str(row.get("rule")))
+        resources = row.get("resources") or []
+        fails = (
+            bool(resources) and row.get("result") == "fail" and _row_denies(by_name.get(row.get("policy")) or {}, row)
         )
-        for resource in row.get("resources") or []:
+        for resource in resources:
             key = f"{row.get('kind')}:{resource}"
             with_rows.add(key)
             if fails:
