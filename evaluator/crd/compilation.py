@@ -112,9 +112,6 @@ def references(expression: str, name: str) -> bool:
     return _refers(tree, name, frozenset())
 
 
-_MACROS_WITH_VARS = MEMBER_MACROS  # every member macro binds at least one variable
-
-
 def _refers(t: Any, name: str, bound: frozenset[str]) -> bool:
     if isinstance(t, Token):
         return False
@@ -131,7 +128,7 @@ def _refers(t: Any, name: str, bound: frozenset[str]) -> bool:
 def _macro_scope(t: Tree) -> tuple[list[Tree], frozenset[str]] | None:
     """For a macro call with variables (`x.all(v, body)`): the arguments they are bound in, and the variables."""
     method = next((str(c) for c in t.children[1:] if isinstance(c, Token) and str(c) not in ".()"), "")
-    if method not in _MACROS_WITH_VARS:
+    if method not in MEMBER_MACROS:  # every member macro binds at least one variable
         return None
     args = _arg_trees(next((c for c in t.children[1:] if isinstance(c, Tree)), None))
     count = _loop_var_count(method, len(args))

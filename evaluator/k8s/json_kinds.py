@@ -1,7 +1,8 @@
 """The kind of a decoded JSON value, named once.
 
 Each layer words a value's type its own way (CEL `map`, Go `map[string]interface {}`, OpenAPI `object`, JSON
-Patch `object`); they all start from this one classification and keep only their vocabulary as a table.
+Patch `object`); the layers that word a decoded JSON value start from this one classification and keep only
+their vocabulary as a table (crd/values.py's Go names describe CEL values, typed by Python class, instead).
 """
 
 from __future__ import annotations

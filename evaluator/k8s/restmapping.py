@@ -251,7 +251,7 @@ def _crd_versions(spec: Mapping) -> list:
 
 
 def _version_endpoints(spec: Mapping, version: Mapping, kind: GVK, plural: str, namespaced: bool) -> list[ResourceInfo]:
-    """A served version's resource and its subresources (the version's own, else the CRD's)."""
+    """A version's resource and its subresources (the version's own, else the CRD's)."""
     gvr = GVR(kind.group, kind.version, plural)
     served = version.get("served", True) is not False
     infos = [ResourceInfo(gvr, "", kind, namespaced, served, "crd")]

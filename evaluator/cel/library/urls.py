@@ -450,6 +450,7 @@ for _name, _part in {
     "getEscapedPath": URL.escaped_path,
 }.items():
     function(f"kubernetes.URL.{_name}() -> string", cost=1)(_text_getter(_part))
+del _name, _part
 
 
 @function("kubernetes.URL.getQuery() -> map(string, list(string))", cost=1)
