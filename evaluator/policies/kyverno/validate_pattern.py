@@ -314,7 +314,7 @@ def _handle(key: str, pattern: object, resource: dict, path: str, ac: _AnchorMap
     """anchor.CreateElementHandler(...).Handle."""
     a = A.parse(key)
     handler = _ANCHOR_HANDLERS.get(a.modifier) if a else None
-    if handler is None or a is None:
+    if handler is None:
         _plain_key(key, pattern, resource, path, ac)
     else:
         handler(a.key, pattern, resource, f"{path}{a.key}/", ac)

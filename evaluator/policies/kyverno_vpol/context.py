@@ -42,7 +42,7 @@ def resource_for(api_version: str, kind: str, crds: Mapping[tuple[str, str], str
 
 @dataclass
 class OfflineContext:
-    """The data the Kyverno CEL libraries answer from (one per evaluation set, read-only)."""
+    """The data the Kyverno CEL libraries answer from (one per evaluation set, read-only once built)."""
 
     resources: list[Mapping[str, Any]] = field(default_factory=list)
     images: dict[str, Any] = field(default_factory=dict)

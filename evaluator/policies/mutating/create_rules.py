@@ -17,11 +17,8 @@ from evaluator.k8s.kinds import MUTATING_BINDING, MUTATING_POLICY
 
 PATCH_TYPES = ["ApplyConfiguration", "JSONPatch"]
 PATCH_FIELDS = {"JSONPatch": "jsonPatch", "ApplyConfiguration": "applyConfiguration"}
-MUTATING_OPERATIONS = ["*", "CONNECT", "CREATE", "UPDATE"]  # a MutatingAdmissionPolicy cannot match DELETE
+MATCHABLE_OPERATIONS = ["*", "CONNECT", "CREATE", "UPDATE"]  # a MutatingAdmissionPolicy cannot match DELETE
 REINVOCATION_POLICIES = ["IfNeeded", "Never"]
-
-_text = vr.text
-_as_list = vr.as_list
 
 
 def default_policy_spec(spec: dict) -> None:
@@ -41,7 +38,7 @@ def validate_policy_spec(spec: Mapping, check: SpecCheck) -> list[fe.FieldError]
     constraints = spec.get("matchConstraints")
     if isinstance(constraints, Mapping):
         errors.extend(_validate_operations(constraints, "spec.matchConstraints"))
-    mutations = _as_list(spec.get("mutations"))
+    mutations = vr.as_list(spec.get("mutations"))
     if not mutations:
         errors.append(fe.required("spec.mutations", "mutations must contain at least one item"))
     for i, mutation in enumerate(mutations):
@@ -50,7 +47,7 @@ def validate_policy_spec(spec: Mapping, check: SpecCheck) -> list[fe.FieldError]
     if policy == "":
         errors.append(fe.required("spec.reinvocationPolicy"))
     elif policy is not None and policy not in REINVOCATION_POLICIES:
-        errors.append(fe.not_supported("spec.reinvocationPolicy", _text(policy), REINVOCATION_POLICIES))
+        errors.append(fe.not_supported("spec.reinvocationPolicy", vr.text(policy), REINVOCATION_POLICIES))
     return errors
 
 
@@ -62,13 +59,13 @@ def _validate_mutation(mutation: Any, path: str, check: SpecCheck) -> list[fe.Fi
     if not patch_type:
         return [fe.required(f"{path}.patchType")]
     if patch_type not in PATCH_FIELDS:
-        return [fe.not_supported(f"{path}.patchType", _text(patch_type), PATCH_TYPES)]
+        return [fe.not_supported(f"{path}.patchType", vr.text(patch_type), PATCH_TYPES)]
     wanted = PATCH_FIELDS[patch_type]
     other = "applyConfiguration" if wanted == "jsonPatch" else "jsonPatch"
     body = mutation.get(wanted)
     if body is None:
         errors.append(fe.required(f"{path}.{wanted}", f"must be specified when patchType is {patch_type}"))
-    elif not isinstance(body, Mapping) or not _text(body.get("expression")).strip():
+    elif not isinstance(body, Mapping) or not vr.text(body.get("expression")).strip():
         errors.append(fe.required(f"{path}.{wanted}.expression"))
     else:
         errors.extend(
@@ -84,11 +81,11 @@ def _validate_mutation(mutation: Any, path: str, check: SpecCheck) -> list[fe.Fi
 def _validate_operations(match: Mapping, path: str) -> list[fe.FieldError]:
     """Rules may not name DELETE; the server reports it without a rule index."""
     errors: list[fe.FieldError] = []
-    for rule in _as_list(match.get("resourceRules")):
-        for operation in _as_list(rule.get("operations")) if isinstance(rule, Mapping) else []:
-            if operation not in MUTATING_OPERATIONS:
+    for rule in vr.as_list(match.get("resourceRules")):
+        for operation in vr.as_list(rule.get("operations")) if isinstance(rule, Mapping) else []:
+            if operation not in MATCHABLE_OPERATIONS:
                 errors.append(
-                    fe.not_supported(f"{path}.resourceRules.operations", _text(operation), MUTATING_OPERATIONS)
+                    fe.not_supported(f"{path}.resourceRules.operations", vr.text(operation), MATCHABLE_OPERATIONS)
                 )
     return errors
 
