@@ -118,6 +118,21 @@ def test_the_manifests_hold_what_the_policies_do_not_check():
     assert web["spec"]["template"]["metadata"]["annotations"]["prometheus.io/path"] == "/metrics"
 
 
+@needs_kubectl
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_the_commands_are_whole(overlay):
+    """The overlays patch the commands by position: each still reads as the command it was."""
+    by_name = {d["metadata"]["name"]: d["spec"]["template"]["spec"] for d in deployments(render(overlay))}
+    (worker,) = by_name["admission-playground-worker"]["containers"]
+    command = worker["command"]
+    assert command[:4] == ["celery", "--app", "playground.celery_app", "worker"]
+    concurrency = command[command.index("--concurrency") + 1]
+    assert concurrency.isdigit() and int(concurrency) >= 1
+    (web,) = by_name["admission-playground-web"]["containers"]
+    assert web["command"][0] == "daphne" and web["command"][-1] == "playground.asgi:application"
+    assert web["ports"] == [{"name": "http", "containerPort": 8000}]
+
+
 def _without_run_as_non_root(deployment):
     spec = deployment["spec"]["template"]["spec"]
     spec["securityContext"].pop("runAsNonRoot")
