@@ -110,3 +110,5 @@ resource_request
 ADD_IF_NOT_PRESENT
 # DRF field validator, called as validate_<field>.
 validate_name
+# The LOG_FORMAT=json formatter, named in the LOGGING setting (playground/settings.py).
+JsonFormatter

@@ -13,6 +13,7 @@ from playground.config import (
     env_int,
     env_list,
 )
+from playground.metrics_access import DEFAULT_ALLOW, parse_networks
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -178,3 +179,12 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
+
+# Observability (README.md, "Configuration"): JSON log lines, and who may read /metrics (never the public by
+# default: playground/metrics_access.py).
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "text").strip().lower()
+if LOG_FORMAT == "json":
+    LOGGING["formatters"] = {"json": {"()": "playground.log_format.JsonFormatter"}}
+    LOGGING["handlers"]["console"]["formatter"] = "json"  # type: ignore[index]
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "").strip()
+METRICS_ALLOW = parse_networks(env_list(os.environ, "METRICS_ALLOW", default=DEFAULT_ALLOW))

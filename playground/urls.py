@@ -1,12 +1,15 @@
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from playground import views
+from playground import liveness, views
+from playground.metrics_view import metrics_view
 
 urlpatterns = [
     path("", views.index, name="index"),
     path("cel", views.cel, name="cel"),
     path("healthz", views.healthz, name="healthz"),
+    path("livez", liveness.livez, name="livez"),
+    path("metrics", metrics_view, name="metrics"),
     path("p/<str:project_id>", views.editor, name="editor"),
     path("projects", views.my_projects, name="my-projects"),
     path("s/<str:snapshot_id>", views.snapshot, name="snapshot"),

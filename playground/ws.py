@@ -28,7 +28,7 @@ from collections.abc import Awaitable, Callable
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from rest_framework.serializers import Serializer
 
-from playground.core import outage
+from playground.core import metrics, outage
 from playground.core.errors import ServiceError, forbidden
 from playground.core.rate_limit import TokenBucket
 from playground.ws_messages import client_seq, error_message, internal_error, parse_client_message
@@ -56,10 +56,12 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
 
     async def websocket_connect(self, message):
         """Connect; while Redis or the database is down, say so and close (the page reconnects by itself)."""
+        metrics.websocket_opened(self.area)  # closed in websocket_disconnect, which every connection gets
         try:
             await super().websocket_connect(message)
         except Exception as exc:
             if not outage.is_outage(exc):
+                metrics.websocket_closed(self.area)
                 raise
             outage.report(self.area, exc)
             self.authenticated = False
@@ -67,6 +69,10 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
                 await self.refuse(outage.unavailable(), 4503)
             except Exception:  # already accepted: just close
                 await self.close(code=4503)
+
+    async def websocket_disconnect(self, message):
+        metrics.websocket_closed(self.area)
+        await super().websocket_disconnect(message)
 
     async def refuse(self, error: ServiceError, close_code: int) -> None:
         await self.accept()
@@ -125,6 +131,8 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             else:
                 logger.exception("%s %s: %s message failed", self.area, self.key, message.get("type"))
                 await self.send_error(internal_error(), client_seq(message))
+        finally:
+            metrics.websocket_message(self.area, message.get("type"), self.handlers)  # {}: it did not parse
 
     async def first_hello(self, message: dict) -> None:
         token = message.get("token")

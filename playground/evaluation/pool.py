@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from playground.evaluation import jobs, worker
+from playground.core import metrics
 from playground.core.errors import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -354,7 +355,7 @@ def pool() -> EvaluationPool:
 
 
 def submit(job, *args, key: str | None = None, abandoned: Callable[[], bool] | None = None) -> Future:
-    return pool().submit(job, *args, key=key, abandoned=abandoned)
+    return metrics.observe_evaluation(job, pool().submit(job, *args, key=key, abandoned=abandoned))
 
 
 async def run(job, *args, key: str | None = None, abandoned: Callable[[], bool] | None = None):
