@@ -26,7 +26,11 @@ _SERVER_FIELDS = ("uid", "resourceVersion", "creationTimestamp", "managedFields"
 
 
 class GenerateError(Exception):
-    pass
+    """Kyverno's message for a failed generation, with the objects already written before it failed."""
+
+    def __init__(self, message: str, objects: list | None = None) -> None:
+        super().__init__(message)
+        self.objects = objects or []
 
 
 @dataclass

@@ -52,7 +52,7 @@ def run_rules(run, sources: list | None = None) -> list[dict]:
         try:
             result["objects"] = _act(run, rule, status, store)
         except GenerateError as err:
-            result.update(result=ERROR, message=str(err), objects=err.args[1] if len(err.args) > 1 else [])
+            result.update(result=ERROR, message=str(err), objects=err.objects)
         out.append(result)
         if apply_one and status != SKIP:
             break
