@@ -119,9 +119,12 @@ def evaluate_policy(policy: dict, request: dict, documents: list, values: dict, 
     return out
 
 
-def policy_event(request: dict, documents: list, values: dict, exceptions: list) -> dict | None:
-    """The generate result of a request on a Kyverno policy itself (generateExisting, deletion)."""
-    return generate.policy_events(_policy_run, request, documents, values, exceptions)
+def generate_events(policies: list, request: dict, documents: list, values: dict, exceptions: list) -> list[dict]:
+    """Generate results of requests that are not on a trigger: on a Kyverno policy itself (generateExisting,
+    deletion), on a synchronized downstream or on a clone source."""
+    event = generate.policy_events(_policy_run, request, documents, values, exceptions)
+    others = generate.non_trigger_events(_policy_run, policies, request, documents, values, exceptions)
+    return ([event] if event is not None else []) + others
 
 
 def _policy_name(policy: dict) -> str:

@@ -52,16 +52,17 @@ class Generation:
     def synchronize(self) -> bool:
         return bool((self.rule.get("generate") or {}).get("synchronize"))
 
-    def record(self, action: str, obj: dict, role: str = DOWNSTREAM) -> None:
-        self.objects.append(
-            {
-                "action": action,
-                "role": role,
-                "policy": str((self.policy.get("metadata") or {}).get("name", "")),
-                "rule": self.rule_name,
-                "object": copy.deepcopy(obj),
-            }
-        )
+    def record(self, action: str, obj: dict, role: str = DOWNSTREAM, source: Target | None = None) -> None:
+        entry = {
+            "action": action,
+            "role": role,
+            "policy": str((self.policy.get("metadata") or {}).get("name", "")),
+            "rule": self.rule_name,
+            "object": copy.deepcopy(obj),
+        }
+        if source is not None:
+            entry["source"] = {"kind": source.kind, "namespace": source.namespace, "name": source.name}
+        self.objects.append(entry)
 
 
 def generate(gen: Generation, ctx: Context, entries: list, preconditions: object, pattern: dict) -> None:
@@ -83,10 +84,10 @@ def generate(gen: Generation, ctx: Context, entries: list, preconditions: object
     if not isinstance(resolved, dict):
         raise GenerateError("invalid generate pattern")
     target = _target(resolved)
-    for action, tgt, data in _responses(gen, target, resolved):
+    for action, tgt, data, source in _responses(gen, target, resolved):
         if action == UPDATE and data is None:
             return
-        _apply(gen, action, tgt, data)
+        _apply(gen, action, tgt, data, source)
 
 
 def _text(value: object, key: str) -> str:
@@ -103,7 +104,7 @@ def _target(resolved: dict) -> Target:
     return Target(*(_text(resolved.get(k), k) for k in ("apiVersion", "kind", "namespace", "name")))
 
 
-def _responses(gen: Generation, target: Target, resolved: dict) -> list[tuple[str, Target, dict | None]]:
+def _responses(gen: Generation, target: Target, resolved: dict) -> list[tuple[str, Target, dict | None, Target | None]]:
     clone = resolved.get("clone") or {}
     clone_list = resolved.get("cloneList") or {}
     if isinstance(clone, dict) and clone.get("name"):
@@ -122,10 +123,10 @@ def _data(gen: Generation, target: Target, data: object) -> list:
         raise GenerateError(f"failed to convert data to map: unexpected type {type(data).__name__}")
     existing = gen.store.get(target.api_version, target.kind, target.namespace, target.name)
     if existing is None:
-        return [(CREATE, target, copy.deepcopy(data))]
+        return [(CREATE, target, copy.deepcopy(data), None)]
     if not gen.synchronize:
         return []
-    return [(UPDATE, target, copy.deepcopy(data))]
+    return [(UPDATE, target, copy.deepcopy(data), None)]
 
 
 def _not_found(source: Target) -> str:
@@ -153,8 +154,8 @@ def _clone(gen: Generation, target: Target, source: Target) -> list:
         meta.pop(key, None)
     existing = gen.store.get(target.api_version, target.kind, target.namespace, target.name)
     if existing is None:
-        return [(CREATE, target, clone)]
-    return [(UPDATE, target, clone)]
+        return [(CREATE, target, clone, source)]
+    return [(UPDATE, target, clone, source)]
 
 
 def _clone_list(gen: Generation, target_namespace: str, clone_list: dict) -> list:
@@ -184,7 +185,7 @@ def _name_problem(obj: dict, target: Target) -> str | None:
     return None
 
 
-def _apply(gen: Generation, action: str, target: Target, data: dict | None) -> None:
+def _apply(gen: Generation, action: str, target: Target, data: dict | None, source: Target | None) -> None:
     obj = copy.deepcopy(data or {})
     meta = obj.get("metadata")
     meta = obj["metadata"] = dict(meta) if isinstance(meta, dict) else {}
@@ -205,12 +206,12 @@ def _apply(gen: Generation, action: str, target: Target, data: dict | None) -> N
     if action == CREATE or existing is None:
         meta.pop("resourceVersion", None)
         if existing is None:
-            gen.record(CREATE, obj)
+            gen.record(CREATE, obj, source=source)
             gen.store.put(obj)
         return
     if not gen.synchronize or _in_sync(obj, existing):
         return
-    gen.record(UPDATE, obj)
+    gen.record(UPDATE, obj, source=source)
     gen.store.put(obj)
 
 

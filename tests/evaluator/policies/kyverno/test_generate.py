@@ -391,3 +391,46 @@ def test_simulate_reports_the_generate_results_as_json():
     [rule] = policy["generate"]
     assert [(o["action"], o["role"]) for o in rule["objects"]] == [("update", "source"), ("create", "downstream")]
     json.dumps(out)
+
+
+def events(*args, **kwargs):
+    """The entries of the results that come from a non-trigger event."""
+    return [r for r in evaluate(*args, **kwargs) if "event" in r]
+
+
+def test_an_edited_synchronized_downstream_is_put_back_and_a_deleted_one_regenerated():
+    # handler.go handleNonTrigger; kyverno chainsaw generate/.../cpol-data-sync-modify-downstream and -delete-downstream
+    trigger = namespace("team-a")
+    kept = _downstream("team-a")
+    edited = _downstream("team-a", policy_spec={"podSelector": {}, "policyTypes": ["Ingress"]})
+    request = {"operation": "UPDATE", "object": edited, "oldObject": kept}
+    [event] = events([NETPOL_POLICY], request, documents=[trigger, edited])
+    assert event["event"] == "downstreamChanged"
+    [obj] = event["generate"][0]["objects"]
+    assert (obj["action"], obj["object"]["spec"]["policyTypes"]) == ("update", ["Ingress", "Egress"])
+    [event] = events([NETPOL_POLICY], {"operation": "DELETE", "oldObject": kept}, documents=[trigger])
+    assert [o["action"] for o in event["generate"][0]["objects"]] == ["create"]
+
+
+def test_an_edited_clone_source_updates_its_downstream_and_a_deleted_one_takes_it_along():
+    # docs "Clone Source": with synchronize, changes to the source are propagated; its deletion removes the clone
+    edited = {**REGCRED, "data": {"password": "bmV3"}}
+    clone = {
+        **REGCRED,
+        "metadata": {"name": "regcred", "namespace": "team-a", "labels": {"app.kubernetes.io/managed-by": "kyverno"}},
+    }
+    docs = [namespace("team-a"), edited, clone]
+    request = {"operation": "UPDATE", "object": edited, "oldObject": REGCRED}
+    [event] = events([CLONE_POLICY], request, documents=docs)
+    assert event["event"] == "sourceChanged"
+    [obj] = event["generate"][0]["objects"]
+    assert (obj["action"], obj["object"]["metadata"]["namespace"], obj["object"]["data"]) == (
+        "update",
+        "team-a",
+        {"password": "bmV3"},
+    )
+    [event] = events(
+        [CLONE_POLICY], {"operation": "DELETE", "oldObject": REGCRED}, documents=[namespace("team-a"), REGCRED, clone]
+    )
+    [obj] = event["generate"][0]["objects"]
+    assert (obj["action"], obj["object"]["metadata"]["namespace"]) == ("delete", "team-a")
