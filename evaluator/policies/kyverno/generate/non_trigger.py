@@ -33,7 +33,7 @@ def _managed(doc: dict) -> bool:
     return ((doc.get("metadata") or {}).get("labels") or {}).get(labels.MANAGED_BY) == "kyverno"
 
 
-def _for_triggers(policy_run, policy: dict, documents: list, values: dict, exceptions: list, keep) -> list[dict]:
+def for_triggers(policy_run, policy: dict, documents: list, values: dict, exceptions: list, keep) -> list[dict]:
     """Each rule of `policy` run for every trigger among `documents`; the objects `keep` picks, per rule."""
     per_rule: dict[str, dict] = {}
     for doc in documents:
@@ -82,7 +82,7 @@ def non_trigger_events(policy_run, policies: list, request: dict, documents: lis
             if labels.policy_labels(policy, "")[labels.POLICY] != old_labels.get(labels.POLICY):
                 continue
             mine = [r for r in rules if r.get("name") == old_labels.get(labels.RULE)]
-            results = _for_triggers(
+            results = for_triggers(
                 policy_run,
                 _only(policy, mine),
                 after,
@@ -98,10 +98,10 @@ def non_trigger_events(policy_run, policies: list, request: dict, documents: lis
             source = {"kind": ident[0], "namespace": ident[1], "name": ident[2]}
             keep = lambda o: o["role"] == DOWNSTREAM and o.get("source") == source  # noqa: E731
             if new is not None:
-                results = _for_triggers(policy_run, _only(policy, mine), after, values, exceptions, keep)
+                results = for_triggers(policy_run, _only(policy, mine), after, values, exceptions, keep)
             else:
                 unmanaged = [d for d in documents if isinstance(d, dict) and not _managed(d)]
-                results = _for_triggers(policy_run, _only(policy, mine), unmanaged, values, exceptions, keep)
+                results = for_triggers(policy_run, _only(policy, mine), unmanaged, values, exceptions, keep)
                 _as_deletes(results, documents)
             event = "sourceChanged"
         if results:

@@ -46,7 +46,32 @@ def policy_events(policy_run, request: dict, documents: list, values: dict, exce
     policy, op = found
     if op == "DELETE":
         return _envelope(policy, "policyDeleted", _deleted(policy, documents))
-    return _envelope(policy, "policyApplied", _existing(policy_run, policy, documents, values, exceptions))
+    results = _existing(policy_run, policy, documents, values, exceptions)
+    old = request.get("oldObject")
+    if op == "UPDATE" and isinstance(old, dict) and old:
+        results += _updated(policy_run, policy, old, documents, values, exceptions, {r["rule"] for r in results})
+    return _envelope(policy, "policyApplied", results)
+
+
+def _updated(policy_run, policy: dict, old: dict, documents: list, values: dict, exceptions: list, done: set):
+    """A policy update: a synchronized rule that changed brings its downstream in line (the triggers among the
+    documents), one that was removed takes its downstream along (unless it orphans it)."""
+    before = {r.get("name"): r for r in generate_rules(old)}
+    after = {r.get("name"): r for r in generate_rules(policy)}
+    removed = [r for name, r in before.items() if name not in after]
+    out = _deleted({**old, "spec": {**(old.get("spec") or {}), "rules": removed}}, documents) if removed else []
+    changed = [
+        r
+        for name, r in after.items()
+        if name not in done and (r.get("generate") or {}).get("synchronize") and before.get(name) not in (None, r)
+    ]
+    if changed:
+        from .non_trigger import for_triggers
+
+        only = {**policy, "spec": {**(policy.get("spec") or {}), "rules": changed}}
+        keep = lambda o: o["role"] == DOWNSTREAM and o["action"] == "update"  # noqa: E731
+        out += for_triggers(policy_run, only, [d for d in documents if isinstance(d, dict)], values, exceptions, keep)
+    return out
 
 
 def _existing(policy_run, policy: dict, documents: list, values: dict, exceptions: list) -> list[dict]:

@@ -434,3 +434,18 @@ def test_an_edited_clone_source_updates_its_downstream_and_a_deleted_one_takes_i
     )
     [obj] = event["generate"][0]["objects"]
     assert (obj["action"], obj["object"]["metadata"]["namespace"]) == ("delete", "team-a")
+
+
+def test_updating_a_policy_syncs_changed_rules_and_removes_the_downstream_of_removed_ones():
+    # docs "Synchronization": changes to a synchronized rule reach its downstream; a removed rule's downstream goes
+    changed = yaml.safe_load(yaml.safe_dump(NETPOL_POLICY))
+    changed["spec"]["rules"][0]["generate"]["data"]["spec"]["policyTypes"] = ["Ingress"]
+    docs = [namespace("team-a"), _downstream("team-a")]
+    [event] = events([], {"operation": "UPDATE", "object": changed, "oldObject": NETPOL_POLICY}, documents=docs)
+    [rule] = event["generate"]
+    [obj] = rule["objects"]
+    assert (obj["action"], obj["object"]["spec"]["policyTypes"]) == ("update", ["Ingress"])
+    emptied = {**NETPOL_POLICY, "spec": {"rules": [CLONE_POLICY["spec"]["rules"][0]]}}
+    [event] = events([], {"operation": "UPDATE", "object": emptied, "oldObject": NETPOL_POLICY}, documents=docs)
+    removed = [r for r in event["generate"] if r["rule"] == "default-deny"]
+    assert [(o["action"], o["object"]["kind"]) for r in removed for o in r["objects"]] == [("delete", "NetworkPolicy")]
