@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 
+from evaluator.cli.kyverno_test import generate_rows
 from evaluator.cli.kyverno_test.folder import TestFolder, read_yaml
 from evaluator.cli.kyverno_test.rows import ERROR, EXCLUDED, FAILED, OK, Row, row_for
 from evaluator.k8s.kinds import KYVERNO_POLICY_KINDS
@@ -72,8 +73,11 @@ def run_row(folder: TestFolder, result: dict, name: str) -> Row:
             "excluded",
         )
     request, vals = _request_and_values(folder, result, as_created(doc))
+    vals["generateSources"] = [d for p in wanted for d in generate_rows.clone_sources(folder, p)]
     outcome = evaluate(wanted + folder.exceptions, request, documents=folder.cluster, values=vals)
-    return _compared(folder, result, name, wanted, [r for res in outcome for r in res["rules"]])
+    generated = [g for res in outcome for g in res.get("generate") or []]
+    row = generate_rows.compared(folder, result, name, generated) if generated else None
+    return row or _compared(folder, result, name, wanted, [r for res in outcome for r in res["rules"]])
 
 
 def _compared(folder: TestFolder, result: dict, name: str, wanted: list[dict], rules: list[dict]) -> Row:

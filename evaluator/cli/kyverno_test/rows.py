@@ -45,8 +45,6 @@ NOT_EVALUATED: dict[str, str] = {
     "isGeneratingPolicy": "GeneratingPolicy rows are not evaluated by kyverno-test yet",
     "isMutatingPolicy": "MutatingPolicy rows are not evaluated by kyverno-test yet",
     "patchedResources": "mutate results (patchedResources) are not compared by kyverno-test yet",
-    "generatedResource": "generate results (generatedResource) are not compared by kyverno-test yet",
-    "cloneSourceResource": "generate results (cloneSourceResource) are not compared by kyverno-test yet",
 }
 
 

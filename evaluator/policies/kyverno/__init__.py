@@ -13,7 +13,7 @@ from evaluator.k8s.kinds import KYVERNO_POLICY_KINDS, POLICY_EXCEPTION
 
 from .admission import admission_decision
 from .cli_values import merge_values, values_from_documents
-from .engine import evaluate_policy
+from .engine import evaluate_policy, generate_events
 from .policy_report import policy_report
 from .vap_generation import generate as generate_vap
 
@@ -52,6 +52,11 @@ def evaluate(
     GETs from `documents`, like `kyverno test` with clusterResources)}. PolicyException documents may be among
     `policies` or `documents`; so may the CLI's `Values` and `UserInfo` documents (cli.kyverno.io), which
     apply as `kyverno test` applies them (explicit `values` win).
+
+    A policy with generate rules also gets `"generate"`: per rule its result and the objects it would create,
+    update or delete (`generate.run_rules`); `values["generateSources"]` limits what the rules may read to the
+    trigger and those objects (as `kyverno test` does). A request on a policy with generate rules, or one that
+    changes a synchronized downstream or a clone source, adds an entry with `"event"`.
     """
     docs = list(documents or ())
     request = _with_request_namespace(request)
@@ -84,6 +89,15 @@ def evaluate(
                     ],
                 }
             )
+    kyverno_policies = [p for p in policies if isinstance(p, dict) and p.get("kind") in KYVERNO_POLICY_KINDS]
+    try:
+        results += generate_events(kyverno_policies, request, docs, values, exceptions)
+    except Exception as err:  # a malformed policy in the request: report it, never raise
+        message = f"invalid policy: {type(err).__name__}: {err}"
+        rule = {"rule": "", "result": "error", "message": message, "objects": []}
+        results.append(
+            {"kind": "", "policy": "", "namespace": "", "rules": [], "notApplicable": [], "generate": [rule]}
+        )
     return results
 
 

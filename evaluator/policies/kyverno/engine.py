@@ -16,7 +16,7 @@ from .images import extract_images
 
 from .match import MatchInput, RequestInfo, matches_rule
 from .rule_validator import ERROR, FAIL, SKIP, RuleInput, RuleResponse, Validator, load_and_check_preconditions
-from . import cel_rules, pss
+from . import cel_rules, generate, pss
 
 
 def request_info(request: dict, values: dict) -> RequestInfo:
@@ -114,7 +114,17 @@ def evaluate_policy(policy: dict, request: dict, documents: list, values: dict, 
         )
         if apply_one and resp.status in ("pass", "fail"):
             break
+    if generate.generate_rules(policy):
+        out["generate"] = generate.run_rules(run, values.get("generateSources"))
     return out
+
+
+def generate_events(policies: list, request: dict, documents: list, values: dict, exceptions: list) -> list[dict]:
+    """Generate results of requests that are not on a trigger: on a Kyverno policy itself (generateExisting,
+    deletion), on a synchronized downstream or on a clone source."""
+    event = generate.policy_events(_policy_run, request, documents, values, exceptions)
+    others = generate.non_trigger_events(_policy_run, policies, request, documents, values, exceptions)
+    return ([event] if event is not None else []) + others
 
 
 def _policy_name(policy: dict) -> str:
