@@ -59,6 +59,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
     key = ""  # what the socket is about (project id, room code), for log lines
 
     accepted = False
+    closing = False  # closed from this side: nothing more is sent (a late result would hit a closed socket)
     unavailable_sent = False  # told `unavailable` and closing: nothing more is read or handled
     layer_error: BaseException | None = None
     layer_read: Callable[[], Awaitable[dict]]  # channels' read of this connection's channel
@@ -127,6 +128,19 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
     async def accept(self, subprotocol=None, headers=None) -> None:
         self.accepted = True
         await super().accept(subprotocol, headers)
+
+    async def close(self, code=None, reason=None) -> None:
+        if not self.closing:
+            self.closing = True
+            await super().close(code, reason)
+
+    async def send(self, text_data=None, bytes_data=None, close=False) -> None:
+        if not self.closing:
+            await super().send(text_data, bytes_data, close)
+
+    async def send_json(self, content, close=False) -> None:
+        if not self.closing:
+            await super().send_json(content, close)
 
     async def refuse(self, error: ServiceError, close_code: int) -> None:
         await self.accept()

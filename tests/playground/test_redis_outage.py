@@ -132,3 +132,18 @@ async def test_rest_writes_succeed_during_the_outage_and_their_broadcast_is_one_
     warnings = [r.getMessage() for r in caplog.records if r.name == "playground.core.outage"]
     assert len(warnings) == 1 and all("broadcast unavailable" in w for w in warnings), warnings
     assert tracebacks() == []
+
+
+async def test_the_layers_detached_cleanup_is_an_outage_line_not_a_lost_traceback(redis, caplog, monkeypatch):
+    from channels.layers import get_channel_layer
+
+    monkeypatch.setattr(outage, "_LAST", {})
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    await layer.send(channel, {"type": "x"})
+    assert (await layer.receive(channel))["type"] == "x"
+    redis.stop()
+    await layer._clean_receive_backup(0, channel.split("!")[0] + "!")  # as its detached task does
+    assert [r.getMessage()[:34] for r in caplog.records if r.name == "playground.core.outage"] == [
+        "channel layer unavailable (Connect"
+    ]
