@@ -3,7 +3,7 @@
 Starts its own redis-server on a free port (never the shared one), a fresh PostgreSQL database and two
 daphne processes on both (workshop_bench's Database and Servers), opens a room, joins the students through
 REST and connects the teacher to the first server. Every student edits its policy every 2 s over a client that behaves as the
-pages' ReconnectingSocket does (static/src/socket.js: backoff from 250 ms doubling up to 3 s, ±25% jitter,
+pages' ReconnectingSocket does (static/src/socket.js: backoff from 250 ms doubling up to 2 s, ±25% jitter,
 reset by the first message that is not an error) and, like the pages' edit queue, sends an unacknowledged
 edit again after a reconnect. A prober reads and writes a project over REST on both servers every 0.25 s.
 After --before seconds Redis is stopped for --outage seconds, then started again on the same port (empty:
@@ -81,13 +81,14 @@ class OwnRedis:
 
 def backoff(attempt: int) -> float:
     """The pages' reconnect delay (static/src/socket.js), in seconds."""
-    return min(3.0, 0.25 * 2**attempt) * random.uniform(0.75, 1.25)
+    return min(2.0, 0.25 * 2**attempt) * random.uniform(0.75, 1.25)
 
 
 class Run:
     def __init__(self, students: int) -> None:
         self.closes: collections.Counter[str] = collections.Counter()
         self.errors: collections.Counter[str] = collections.Counter()  # `error` codes the clients got
+        self.unavailable_at: list[float] = []  # monotonic times of the `unavailable` errors
         self.failures: list[str] = []  # what went wrong in a client itself
         self.http: collections.Counter[int] = collections.Counter()
         self.welcomes: list[list[float]] = [[] for _ in range(students)]  # monotonic times of each `welcome`
@@ -116,7 +117,9 @@ async def student(servers: Servers, index: int, joined: dict, room: dict, run: R
     document: dict = {}
     while not (run.stopping.is_set() and pending is None):
         try:
-            async with connect(url, origin=servers.origin(server), max_size=None, open_timeout=10) as ws:
+            async with connect(
+                url, origin=servers.origin(server), max_size=None, open_timeout=10, ping_interval=None
+            ) as ws:
                 await send(ws, {"type": "hello", "token": joined["token"]})
                 next_edit = time.monotonic() + random.uniform(0, EDIT_EVERY_SECONDS)
                 while True:
@@ -131,6 +134,7 @@ async def student(servers: Servers, index: int, joined: dict, room: dict, run: R
                             attempt = 0
                         if message["type"] == "error":
                             run.errors[message["error"]["code"]] += 1
+                            run.unavailable_at.append(time.monotonic())
                         elif message["type"] == "welcome":
                             run.welcomes[index].append(time.monotonic())
                             run.fork[index] = message["fork"]
@@ -176,7 +180,7 @@ async def teacher(servers: Servers, room: dict, run: Run) -> None:
     attempt = 0
     while not run.stopping.is_set():
         try:
-            async with connect(url, origin=servers.origin(0), max_size=None, open_timeout=10) as ws:
+            async with connect(url, origin=servers.origin(0), max_size=None, open_timeout=10, ping_interval=None) as ws:
                 await send(ws, {"type": "hello", "token": room["teacherToken"]})
                 while not run.stopping.is_set():
                     try:
@@ -185,6 +189,7 @@ async def teacher(servers: Servers, room: dict, run: Run) -> None:
                         continue
                     if message["type"] == "error":
                         run.errors[message["error"]["code"]] += 1
+                        run.unavailable_at.append(time.monotonic())
                         continue
                     attempt = 0
                     if message["type"] == "dashboard":
@@ -286,6 +291,7 @@ async def outage_run(servers: Servers, redis: OwnRedis, args) -> dict:
         "http_500s": sum(v for k, v in run.http.items() if k >= 500),
         "healthz_during_outage": sorted({f"{s}" for s in during}),
         "healthz_statuses": sorted({f"{s} {r}" for _, s, r in health}),
+        "unavailable_after_back": sum(1 for t in run.unavailable_at if t >= back),
         "all_back_s": round(max(back_after), 2),
         "back_p50_s": round(sorted(back_after)[len(back_after) // 2], 2),
         "acked_edits": run.acked,
@@ -303,7 +309,10 @@ def log_findings(servers: Servers) -> dict:
         "log_tracebacks": text.count("Traceback"),
         "log_500s": sum(1 for line in lines if '" 500 ' in line),
         "log_outage_warnings": sum(1 for line in lines if "unavailable (" in line),
-        "log_samples": [line for line in lines if "Traceback" in line or "Error" in line][:5],
+        "log_samples": [line for line in lines if "unavailable (" in line][:3],
+        "log_traceback_samples": [
+            "\n".join(lines[max(0, i - 2) : i + 40]) for i, line in enumerate(lines) if "Traceback" in line
+        ][:2],
     }
 
 
@@ -356,6 +365,7 @@ def main() -> int:
             "log_tracebacks",
             "log_outage_warnings",
             "healthz_statuses",
+            "unavailable_after_back",
             "all_back_s",
             "back_p50_s",
             "acked_edits",
@@ -364,6 +374,7 @@ def main() -> int:
             "acked_edits_lost",
             "client_failures",
             "log_samples",
+            "log_traceback_samples",
         ):
             print(f"  {key}: {report[key]}")
         verdict = "met" if report["targets_met"] else "missed"
