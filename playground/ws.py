@@ -4,12 +4,12 @@ share, so a rule about messages, tokens or failures is written once and holds fo
 - A message is validated by the serializer registered for its type (`messages`, api/messages.py: the
   edge validator of the REST bodies too) and its validated values only are dispatched by the `handlers`
   name table; every failure is answered with an `error` (clientSeq kept) and one log line for ours — no
-  message can end the connection.
+  message can end the connection (an outage does, below).
 - Tokens travel in the first message, never in the URL (proxy logs, browser history): with `needs_hello`,
   the socket takes nothing but `hello {token}` until `authenticate()` accepts it, and closes with 4403
   (4404 when what the token names is gone) otherwise.
 - Writes (`write_types`) need `can_edit`; `limit()` spends one of the connection's tokens (rate limit).
-- `every()` runs a heartbeat; tasks it starts end with the connection.
+- `every()` runs a heartbeat and `spawn()` a task beside the messages; both end with the connection.
 - While Redis or the database is down the socket is told so (`unavailable`) and closed with 4503, and the
   page reconnects by itself: wherever the outage shows — connecting, a message's handler, a group event, a
   heartbeat, a task of the connection, or channels' own read of the channel layer (`channel_receive`, which
