@@ -97,15 +97,53 @@ def database_config(env: Mapping[str, str], base_dir: Path) -> dict:
     return dj_database_url.parse(url, conn_max_age=max_age, conn_health_checks=max_age > 0)
 
 
+def redis_pool_options(env: Mapping[str, str]) -> dict:
+    """Bounds of one process's Redis connections, for the channel layer and the cache alike.
+
+    At most REDIS_MAX_CONNECTIONS per pool; a burst beyond them waits up to REDIS_POOL_WAIT_SECONDS for one
+    to come back. A connection attempt gives up after REDIS_CONNECT_TIMEOUT_SECONDS, so while Redis is
+    unreachable a command fails at once and the sockets are told `unavailable` instead of hanging."""
+    return {
+        "max_connections": env_int(env, "REDIS_MAX_CONNECTIONS", 64, minimum=2),
+        "timeout": env_float(env, "REDIS_POOL_WAIT_SECONDS", 5, minimum=0.1),
+        "socket_connect_timeout": env_float(env, "REDIS_CONNECT_TIMEOUT_SECONDS", 1, minimum=0.05),
+    }
+
+
 def channel_layers_config(env: Mapping[str, str]) -> dict:
     """REDIS_URL selects the Redis channel layer (needed for several processes); else in-memory."""
     redis_url = env.get("REDIS_URL", "").strip()
     if redis_url:
         return {
             "default": {
-                "BACKEND": "channels_redis.core.RedisChannelLayer",
+                "BACKEND": "playground.core.redis_layer.BoundedRedisChannelLayer",
                 # A teacher's dashboard channel takes ~30 messages a second in a full room: room for bursts.
-                "CONFIG": {"hosts": [redis_url], "capacity": 1000, "expiry": 60},
+                "CONFIG": {
+                    "hosts": [{"address": redis_url, **redis_pool_options(env)}],
+                    "capacity": 1000,
+                    "expiry": 60,
+                },
             }
         }
     return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+
+def cache_config(env: Mapping[str, str]) -> dict:
+    """Redis when REDIS_URL is set (shared by every process, so the rate limits hold across them), with the
+    same bounded pool as the channel layer and a short read timeout: the limits are skipped while it is down
+    (api/throttles.py), never waited for. Else this process's memory."""
+    redis_url = env.get("REDIS_URL", "").strip()
+    if not redis_url:
+        return {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    options = redis_pool_options(env)
+    return {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": redis_url,
+            "OPTIONS": {
+                "pool_class": "redis.BlockingConnectionPool",
+                **options,
+                "socket_timeout": max(1.0, options["socket_connect_timeout"]),
+            },
+        }
+    }

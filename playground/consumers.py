@@ -88,7 +88,7 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
             live.stream_evaluation(state, self.send_message, lambda: self.latest > version)
         )
         if viewers > 1:
-            self.tasks.append(asyncio.create_task(self.catch_up()))
+            self.spawn(self.catch_up())
         self.every(settings.PLAYGROUND_PRESENCE_HEARTBEAT_SECONDS, self.renew_presence)
 
     async def catch_up(self) -> None:
@@ -118,7 +118,7 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
             self.initial.cancel()
         try:
             await self.cursor_gone()
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+            await self.discard(self.group)
             viewers = await db(presence.leave)(self.project_id, self.channel_name)
             await self.broadcast({"type": "viewers", "count": viewers})
         except Exception as exc:  # the row expires by itself

@@ -1,4 +1,8 @@
-"""Liveness of the pieces a request depends on: the database, the channel layer and the evaluation workers."""
+"""Liveness of the pieces a request depends on: the database, the channel layer and the evaluation workers.
+
+Without the channel layer (Redis) the server is "degraded", not down: REST and the pages keep serving and
+the sockets come back by themselves once it returns, so the report stays a 200 for a load balancer's check
+(views.healthz); without the database or the evaluation workers it is an "error" (503)."""
 
 from __future__ import annotations
 
@@ -47,9 +51,9 @@ async def health_report() -> dict:
     database = await sync_to_async(check_database)()
     channel_layer = await check_channel_layer()
     workers = pool.health()  # a dead worker shows here until its supervisor replaced it (within a second)
-    healthy = database == "ok" and channel_layer == "ok" and workers["status"] == "ok"
+    serving = database == "ok" and workers["status"] == "ok"
     return {
-        "status": "ok" if healthy else "error",
+        "status": ("ok" if channel_layer == "ok" else "degraded") if serving else "error",
         "database": database,
         "channel_layer": channel_layer,
         "evaluation": workers["status"],

@@ -5,6 +5,7 @@ from pathlib import Path
 
 from playground.config import (
     DEFAULT_CONTENT_SECURITY_POLICY,
+    cache_config,
     channel_layers_config,
     database_config,
     env_bool,
@@ -163,15 +164,7 @@ PLAYGROUND_BATCH_LEASE_SECONDS = env_float(os.environ, "PLAYGROUND_BATCH_LEASE_S
 PLAYGROUND_BATCH_ATTEMPTS = env_int(os.environ, "PLAYGROUND_BATCH_ATTEMPTS", 3, minimum=1)
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "").strip() or os.environ.get("REDIS_URL", "").strip()
 
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-if os.environ.get("REDIS_URL", "").strip():
-    # Shared by every process, so the rate limits hold across them.
-    CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": os.environ["REDIS_URL"].strip(),
-        }
-    }
+CACHES = cache_config(os.environ)
 
 LOGGING = {
     "version": 1,

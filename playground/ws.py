@@ -4,13 +4,18 @@ share, so a rule about messages, tokens or failures is written once and holds fo
 - A message is validated by the serializer registered for its type (`messages`, api/messages.py: the
   edge validator of the REST bodies too) and its validated values only are dispatched by the `handlers`
   name table; every failure is answered with an `error` (clientSeq kept) and one log line for ours — no
-  message can end the connection.
+  message can end the connection (an outage does, below).
 - Tokens travel in the first message, never in the URL (proxy logs, browser history): with `needs_hello`,
   the socket takes nothing but `hello {token}` until `authenticate()` accepts it, and closes with 4403
   (4404 when what the token names is gone) otherwise.
 - Writes (`write_types`) need `can_edit`; `limit()` spends one of the connection's tokens (rate limit).
-- `every()` runs a heartbeat; tasks it starts end with the connection.
-- While Redis or the database is down a new connection is told so and closed with 4503 (the pages reconnect).
+- `every()` runs a heartbeat and `spawn()` a task beside the messages; both end with the connection.
+- While Redis or the database is down the socket is told so (`unavailable`) and closed with 4503, and the
+  page reconnects by itself: wherever the outage shows — connecting, a message's handler, a group event, a
+  heartbeat, a task of the connection, or channels' own read of the channel layer (`channel_receive`, which
+  channels awaits beside the client's frames and whose failure would otherwise end the socket with 1011 and
+  a traceback). One warning line per kind of socket says so (core/outage.py); leaving during an outage
+  still runs `disconnect` (`discard` tolerates the lost layer).
 
 Broadcasts leave a consumer only after the service call returned, and services commit before they return
 (their `transaction.atomic()` is the outermost one here), so no client sees a change that could still be
@@ -25,6 +30,8 @@ import random
 import logging
 from collections.abc import Awaitable, Callable
 
+from channels.db import aclose_old_connections
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from rest_framework.serializers import Serializer
 
@@ -34,6 +41,10 @@ from playground.core.rate_limit import TokenBucket
 from playground.ws_messages import client_seq, error_message, internal_error, parse_client_message
 
 logger = logging.getLogger(__name__)
+
+# What `channel_receive` hands to `dispatch` when the channel layer failed: known by identity, so no group
+# message can pose as it.
+_LAYER_LOST: dict = {"type": "layer.lost"}
 
 
 class RoomConsumer(AsyncJsonWebsocketConsumer):
@@ -47,6 +58,12 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
     can_edit = True
     key = ""  # what the socket is about (project id, room code), for log lines
 
+    accepted = False
+    closing = False  # closed from this side: nothing more is sent (a late result would hit a closed socket)
+    unavailable_sent = False  # told `unavailable` and closing: nothing more is read or handled
+    layer_error: BaseException | None = None
+    layer_read: Callable[[], Awaitable[dict]]  # channels' read of this connection's channel
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.tasks: list[asyncio.Task] = []
@@ -55,20 +72,84 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
     # -- connection ------------------------------------------------------------------------------------
 
     async def websocket_connect(self, message):
-        """Connect; while Redis or the database is down, say so and close (the page reconnects by itself)."""
         metrics.websocket_opened(self.area)  # closed in websocket_disconnect, which every connection gets
         try:
             await super().websocket_connect(message)
         except Exception as exc:
-            if not outage.is_outage(exc):
+            if not outage.is_outage(exc):  # the consumer ends without a disconnect
                 metrics.websocket_closed(self.area)
+            raise
+
+    @property
+    def channel_receive(self) -> Callable[[], Awaitable[dict]]:
+        """channels reads the channel layer through this (AsyncConsumer.__call__): its own read is wrapped so
+        that a lost Redis becomes a `_LAYER_LOST` message for `dispatch`, not an exception out of the consumer."""
+        return self.read_layer
+
+    @channel_receive.setter
+    def channel_receive(self, read: Callable[[], Awaitable[dict]]) -> None:
+        self.layer_read = read
+
+    async def read_layer(self) -> dict:
+        if self.unavailable_sent:
+            await asyncio.Event().wait()  # closing: the client's disconnect ends the consumer
+        try:
+            return await self.layer_read()
+        except Exception as exc:
+            if not outage.is_outage(exc):
                 raise
-            outage.report(self.area, exc)
-            self.authenticated = False
-            try:
-                await self.refuse(outage.unavailable(), 4503)
-            except Exception:  # already accepted: just close
-                await self.close(code=4503)
+            self.layer_error = exc
+            return _LAYER_LOST
+
+    async def dispatch(self, message: dict) -> None:
+        """channels' dispatch, with an outage anywhere in a handler answered by `close_unavailable`."""
+        if message is _LAYER_LOST:
+            await self.close_unavailable(self.layer_error or ConnectionError("channel layer lost"))
+            return
+        leaving = message.get("type") == "websocket.disconnect"
+        if self.unavailable_sent and not leaving:
+            return
+        try:
+            await super().dispatch(message)
+        except StopConsumer:
+            raise
+        except Exception as exc:
+            if not outage.is_outage(exc):
+                raise
+            if not leaving:
+                await self.close_unavailable(exc)
+                return
+            outage.report(f"{self.area} leaving", exc)
+            await aclose_old_connections()
+            raise StopConsumer() from None
+
+    async def close_unavailable(self, exc: BaseException, seq=None) -> None:
+        """Tell the client a backing service is down and close with 4503 (once); the page reconnects."""
+        outage.report(self.area, exc)
+        if self.unavailable_sent:
+            return
+        self.unavailable_sent = True
+        if not self.accepted:
+            await self.accept()
+        await self.send_error(outage.unavailable(), seq)
+        await self.close(code=4503)
+
+    async def accept(self, subprotocol=None, headers=None) -> None:
+        self.accepted = True
+        await super().accept(subprotocol, headers)
+
+    async def close(self, code=None, reason=None) -> None:
+        if not self.closing:
+            self.closing = True
+            await super().close(code, reason)
+
+    async def send(self, text_data=None, bytes_data=None, close=False) -> None:
+        if not self.closing:
+            await super().send(text_data, bytes_data, close)
+
+    async def send_json(self, content, close=False) -> None:
+        if not self.closing:
+            await super().send_json(content, close)
 
     async def websocket_disconnect(self, message):
         metrics.websocket_closed(self.area)
@@ -79,27 +160,58 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         await self.send_error(error)
         await self.close(code=close_code)
 
+    async def discard(self, group: str) -> None:
+        """Leave a group; with the layer down there is nothing to leave (memberships expire, and a restarted
+        Redis holds none), and the rest of `disconnect` still runs."""
+        try:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        except Exception as exc:
+            if not outage.is_outage(exc):
+                raise
+            outage.report(f"{self.area} leaving", exc)
+
     async def authenticate(self, token: str) -> None:
         """Accept the token from `hello` (join groups, greet) or raise ServiceError."""
         raise forbidden()
 
     def every(self, seconds: float, beat: Callable[[], Awaitable[None]]) -> None:
-        """Run `beat` every `seconds` while connected; a failing beat is reported and the next one tries again.
+        """Run `beat` every `seconds` while connected; an outage in a beat closes the socket (4503).
 
         The first beat comes after a random 0.5-1.5 `seconds`: a room that many joined at once (a workshop)
         would otherwise beat in lockstep, every connection's database write in the same instant."""
 
         async def loop() -> None:
             delay = seconds * random.uniform(0.5, 1.5)
-            while True:
+            while not self.unavailable_sent:
                 await asyncio.sleep(delay)
                 delay = seconds
                 try:
-                    await beat()
-                except Exception as exc:
-                    outage.report(f"{self.area} heartbeat", exc)
+                    await self.guarded(beat())
+                except Exception:  # a bug: logged; the next beat tries again
+                    logger.exception("%s %s: a heartbeat failed", self.area, self.key)
 
         self.tasks.append(asyncio.create_task(loop()))
+
+    def spawn(self, work: Awaitable[None]) -> None:
+        """Run `work` beside the connection's messages; it ends with the connection, an outage in it closes
+        the socket (4503), and another failure is logged."""
+
+        async def run() -> None:
+            try:
+                await self.guarded(work)
+            except Exception:
+                logger.exception("%s %s: a task failed", self.area, self.key)
+
+        self.tasks.append(asyncio.create_task(run()))
+
+    async def guarded(self, work: Awaitable[None]) -> None:
+        """Await `work`; an outage in it is told to the client and closes the socket (4503)."""
+        try:
+            await work
+        except Exception as exc:
+            if not outage.is_outage(exc):
+                raise
+            await self.close_unavailable(exc)
 
     def stop_tasks(self) -> None:
         for task in self.tasks:
@@ -126,8 +238,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             await self.send_error(exc, client_seq(message))
         except Exception as exc:
             if outage.is_outage(exc):
-                outage.report(self.area, exc)
-                await self.send_error(outage.unavailable(), client_seq(message))
+                await self.close_unavailable(exc, client_seq(message))
             else:
                 logger.exception("%s %s: %s message failed", self.area, self.key, message.get("type"))
                 await self.send_error(internal_error(), client_seq(message))

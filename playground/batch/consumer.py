@@ -62,7 +62,7 @@ class BatchJobConsumer(RoomConsumer):
             self.pending.cancel()
         if self.joined:
             self.joined = False
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+            await self.discard(self.group)
 
     # -- client → server ---------------------------------------------------------------------------------
 

@@ -2,8 +2,9 @@
 
 A change made in sync code (a REST view, a Celery worker, a thread of the local batch pool) is sent once the
 transaction that made it commits (`transaction.on_commit`), so nobody sees a change that could still be rolled
-back; and it is best effort: a failing channel layer is logged and never fails the saved change (the
-consumers read the state again on their own beat). When this process serves sockets on an event loop
+back; and it is best effort: a failing channel layer never fails the saved change (no 500 for a write
+during a Redis outage: the sockets were closed with 4503 and read the state again when they reconnect). A
+lost Redis is one warning line per period (core/outage.py); another failure names what was not sent. When this process serves sockets on an event loop
 (`serving()`, called by a consumer), the send is handed to that loop, the only thread that may touch the
 in-memory layer's queues; otherwise (a Celery worker) it goes out through `async_to_sync`.
 """
@@ -19,6 +20,8 @@ from functools import partial
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
+
+from playground.core import outage
 
 logger = logging.getLogger(__name__)
 
@@ -52,9 +55,16 @@ def _send(group: str, event: Event, about: str) -> None:
         else:
             async_to_sync(layer.group_send)(group, message)
     except Exception as exc:
-        logger.warning("could not %s: %r", about, exc)
+        _failed(about, exc)
 
 
 def _sent(about: str, future: Future) -> None:
-    if not future.cancelled() and future.exception() is not None:
-        logger.warning("could not %s: %r", about, future.exception())
+    if not future.cancelled() and (exc := future.exception()) is not None:
+        _failed(about, exc)
+
+
+def _failed(about: str, exc: BaseException) -> None:
+    if outage.is_outage(exc):
+        outage.report("broadcast", exc)
+    else:
+        logger.warning("could not %s: %r", about, exc)

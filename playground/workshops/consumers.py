@@ -81,7 +81,7 @@ class TeacherConsumer(_RoomConsumer):
             return
         for group in (room_group(self.code), teacher_group(self.code), self.watching):
             if group:
-                await self.channel_layer.group_discard(group, self.channel_name)
+                await self.discard(group)
 
     async def send_dashboard(self) -> None:
         await self.send_json({"type": "dashboard", "role": self.role, **await db(progress.dashboard)(self.code)})
@@ -182,7 +182,7 @@ class StudentConsumer(_RoomConsumer):
         self.closed = True
         self.authenticated = False
         fair_queue.queue().cancel(self.client)
-        await self.channel_layer.group_discard(room_group(self.code), self.channel_name)
+        await self.discard(room_group(self.code))
         await db(participants.connected)(self.participant_id, -1)
         await self.notify_teacher()
 
@@ -263,7 +263,7 @@ class StudentConsumer(_RoomConsumer):
     def evaluate_soon(self, ctx: engine.Context | None = None, submit: bool = False) -> None:
         """Queue an evaluation of `ctx` (the state just saved) or, without one, of the state in the database."""
         self.want_submit = self.want_submit or submit
-        fair_queue.queue().submit(self.client, lambda: self.run_evaluation(ctx))
+        fair_queue.queue().submit(self.client, lambda: self.guarded(self.run_evaluation(ctx)))
 
     async def run_evaluation(self, ctx: engine.Context | None) -> None:
         if self.closed:

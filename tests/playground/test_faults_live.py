@@ -74,9 +74,15 @@ async def test_a_redis_restart_degrades_gracefully_and_recovers(tmp_path):
         status, project = server.request("POST", "/api/v1/projects", project_body())
         assert status == 201
         url = f"{server.ws}/ws/projects/{project['id']}/?token={project['editToken']}"
-        async with connect(url, origin=server.http) as ws:
-            await receive_until(ws, "done")
-        redis.stop()
+        async with connect(url, origin=server.http) as held:
+            await receive_until(held, "done")
+            redis.stop()
+            # An open socket is told and closed with 4503 (not 1011): the page reconnects by itself.
+            error = await receive_until(held, "error", timeout=20)
+            assert error["error"]["code"] == "unavailable"
+            with pytest.raises(ConnectionClosed) as closed:
+                await receive_until(held, "state", timeout=20)
+            assert closed.value.rcvd.code == 4503
         # REST keeps evaluating (and saving) without Redis; /healthz says what is down.
         body = {"documents": project["documents"], "requests": [{"name": "r", "text": deployment(9)}]}
         body["documents"] = [{"name": d["name"], "text": d["text"]} for d in body["documents"]]
@@ -91,20 +97,18 @@ async def test_a_redis_restart_degrades_gracefully_and_recovers(tmp_path):
         )
         assert status == 200
         status, health = server.request("GET", "/healthz")
-        assert status == 503 and health["channel_layer"] == "error" and health["database"] == "ok"
+        assert status == 200 and health["status"] == "degraded"
+        assert health["channel_layer"] == "error" and health["database"] == "ok"
         # A room cannot open without its channel layer: the client is told and closed, not given an HTTP 500.
         for _ in range(5):
-            try:
-                async with connect(url, origin=server.http) as ws:
-                    error = await receive_until(ws, "error", timeout=20)
-                    assert error["error"]["code"] == "unavailable"
-                    with pytest.raises(ConnectionClosed) as closed:
-                        await receive_until(ws, "state", timeout=20)
-                    assert closed.value.rcvd.code == 4503
-            except ConnectionClosed:
-                pass
+            async with connect(url, origin=server.http) as ws:
+                error = await receive_until(ws, "error", timeout=20)
+                assert error["error"]["code"] == "unavailable"
+                with pytest.raises(ConnectionClosed) as closed:
+                    await receive_until(ws, "state", timeout=20)
+                assert closed.value.rcvd.code == 4503
         log = server.log()
-        assert " 500 " not in log and log.count("Traceback") <= 2, log[-3000:]
+        assert " 500 " not in log and "Traceback" not in log, log[-3000:]
         redis.start()  # same port: the server reconnects by itself
         deadline = time.monotonic() + 30
         while True:

@@ -10,6 +10,7 @@ import pytest
 
 from playground.config import (
     DEFAULT_CONTENT_SECURITY_POLICY,
+    cache_config,
     channel_layers_config,
     database_config,
     env_bool,
@@ -38,9 +39,29 @@ def test_blank_database_url_falls_back_to_sqlite():
 
 
 def test_redis_url_selects_redis_channel_layer():
-    layers = channel_layers_config({"REDIS_URL": "redis://cache:6379/2"})
-    assert layers["default"]["BACKEND"] == "channels_redis.core.RedisChannelLayer"
-    assert layers["default"]["CONFIG"]["hosts"] == ["redis://cache:6379/2"]
+    layers = channel_layers_config({"REDIS_URL": "redis://cache:6379/2", "REDIS_MAX_CONNECTIONS": "9"})
+    assert layers["default"]["BACKEND"] == "playground.core.redis_layer.BoundedRedisChannelLayer"
+    [host] = layers["default"]["CONFIG"]["hosts"]
+    assert host["address"] == "redis://cache:6379/2" and host["max_connections"] == 9
+    assert host["socket_connect_timeout"] == 1
+
+
+def test_the_redis_layers_pool_is_bounded_and_waits_for_a_connection():
+    from django.utils.module_loading import import_string
+    from redis.asyncio import BlockingConnectionPool
+
+    settings = channel_layers_config({"REDIS_URL": "redis://cache:6379/2", "REDIS_CONNECT_TIMEOUT_SECONDS": "0.5"})
+    layer = import_string(settings["default"]["BACKEND"])(**settings["default"]["CONFIG"])
+    pool = layer.create_pool(0)
+    assert isinstance(pool, BlockingConnectionPool) and pool.max_connections == 64 and pool.timeout == 5
+    assert pool.connection_kwargs["socket_connect_timeout"] == 0.5 and pool.connection_kwargs["host"] == "cache"
+
+
+def test_the_redis_cache_is_bounded_and_fails_fast():
+    options = cache_config({"REDIS_URL": "redis://cache:6379/2"})["default"]["OPTIONS"]
+    assert options["pool_class"] == "redis.BlockingConnectionPool" and options["max_connections"] == 64
+    assert options["socket_connect_timeout"] == 1 and options["socket_timeout"] == 1
+    assert cache_config({})["default"]["BACKEND"].endswith("LocMemCache")
 
 
 def test_no_redis_url_selects_in_memory_channel_layer():
@@ -86,7 +107,7 @@ def test_settings_module_reads_the_process_environment():
     assert json.loads(output) == [
         "django.db.backends.postgresql",
         "pg.example",
-        "channels_redis.core.RedisChannelLayer",
+        "playground.core.redis_layer.BoundedRedisChannelLayer",
         True,
         ["play.example"],
         "from-env",
