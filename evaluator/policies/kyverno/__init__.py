@@ -89,3 +89,4 @@ def evaluate(
 
 from . import webhook  # noqa: E402,F401  (registers the kind with the admission core; needs `evaluate` above)
 from . import provides  # noqa: E402,F401  (offers its kind selector and report envelope to batch and CLI)
+from .mutate import admission as _mutate_admission  # noqa: E402,F401  (registers the mutate rules' kind)
