@@ -11,9 +11,10 @@ import copy
 from typing import Any
 
 from evaluator.cli.kyverno_test.folder import TestFolder, read_yaml
-from evaluator.cli.kyverno_test.policy_rows import _request_and_values, as_created, find_resource
+from evaluator.cli.kyverno_test.policy_rows import _request_and_values, find_resource
 from evaluator.cli.kyverno_test.rows import ERROR, EXCLUDED, FAILED, OK, Row, row_for
 from evaluator.k8s.kinds import KYVERNO_POLICY_KINDS
+from evaluator.k8s.restmapping import builtin_mapper
 from evaluator.policies.kyverno import evaluate
 from evaluator.policies.kyverno.mutate import has_mutate_rules, mutate
 from evaluator.policies.mutating.jsonpatch import json_equal
@@ -22,14 +23,11 @@ MANAGED_BY = "app.kubernetes.io/managed-by"
 
 
 def involves_mutation(folder: TestFolder, result: dict) -> bool:
-    """A row this module runs: it names a patched resource, or its policy has a mutate rule."""
+    """A row this module runs: it names a patched resource, or some policy of the test has a mutate rule (the
+    validate rules then see the mutated resource)."""
     if result.get("patchedResources") or result.get("patchedResource"):
         return True
-    short = str(result.get("policy", "")).split("/")[-1]
-    return any(
-        p.get("kind") in KYVERNO_POLICY_KINDS and (p.get("metadata") or {}).get("name") == short and has_mutate_rules(p)
-        for p in folder.policies
-    )
+    return any(p.get("kind") in KYVERNO_POLICY_KINDS and has_mutate_rules(p) for p in folder.policies)
 
 
 def _tidy(value: Any) -> Any:
@@ -74,7 +72,7 @@ def expected_resource(folder: TestFolder, file: str, actual: dict) -> tuple[dict
     """GetResourceFromPath: the document of `file` with the actual resource's apiVersion, kind, namespace and
     name; else (None, the reason)."""
     problems: list[dict] = []
-    docs = [d for d in read_yaml(folder.base / file, problems) if isinstance(d, dict)]
+    docs = [as_loaded(d) for d in read_yaml(folder.base / file, problems) if isinstance(d, dict)]
     if problems and not docs:
         return None, f"error: failed to load PatchedResources resource ({problems[0].get('message', '')})"
     wanted = _identity(actual)
@@ -84,14 +82,34 @@ def expected_resource(folder: TestFolder, file: str, actual: dict) -> tuple[dict
     return None, f"resource with name {wanted[3]} not found in manifest"
 
 
-def _as_submitted(patched: dict, original: dict) -> dict:
-    """The patched object with the namespace the resource file gave (the row's request added "default")."""
-    if (original.get("metadata") or {}).get("namespace"):
-        return patched
-    obj = copy.deepcopy(patched)
-    meta = obj.get("metadata") or {}
-    if meta.get("namespace") == "default":
-        meta.pop("namespace")
+# map fields the CLI turns from null into {} when it loads a resource (resource.normalizeNilMaps)
+NIL_MAPS = frozenset({"annotations", "labels", "matchLabels", "nodeSelector", "data", "stringData"})
+
+
+def _normalize_nil_maps(value: Any) -> None:
+    if isinstance(value, dict):
+        for key, child in value.items():
+            if child is None and key in NIL_MAPS:
+                value[key] = {}
+            else:
+                _normalize_nil_maps(child)
+    elif isinstance(value, list):
+        for child in value:
+            _normalize_nil_maps(child)
+
+
+def as_loaded(doc: dict) -> dict:
+    """resource.YamlToUnstructured: a namespaced object without a namespace gets "default" (a kind the built-in
+    REST mapping does not know counts as namespaced), null label-like maps become {}."""
+    obj = copy.deepcopy(doc)
+    meta = obj.setdefault("metadata", {})
+    if not isinstance(meta, dict):
+        return obj
+    if not meta.get("namespace"):
+        info = builtin_mapper().resource_for(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
+        if info is None or info.namespaced:
+            meta["namespace"] = "default"
+    _normalize_nil_maps(obj)
     return obj
 
 
@@ -106,13 +124,47 @@ def _policy_named(policies: list[dict], name: str) -> list[dict]:
     ]
 
 
+def _targets(folder: TestFolder) -> list[dict]:
+    """The test's `targetResources`, loaded as the CLI loads them (what mutate-existing rules may patch)."""
+    docs: list[dict] = []
+    for name in folder.test.get("targetResources") or []:
+        docs += [as_loaded(d) for d in read_yaml(folder.base / str(name), folder.problems) if isinstance(d, dict)]
+    return docs
+
+
+# a rule response and the resource the row compares for it
+Check = tuple[dict, dict]
+
+
+def _trigger_checks(folder: TestFolder, result: dict, wanted: list[dict], doc: dict, targets: list[dict]) -> list:
+    """The named policy's rule responses for one trigger resource: mutate rules with the policy's patched
+    resource (a mutate-existing rule with the patched target), validate rules with the resource they saw."""
+    policies = [p for p in folder.policies if p.get("kind") in KYVERNO_POLICY_KINDS]
+    request, values = _request_and_values(folder, result, as_loaded(doc))
+    mutated = mutate(policies + folder.exceptions, request, documents=folder.cluster, values=values, targets=targets)
+    after: dict = mutated["patchedObject"] or request.get("object") or {}
+    checks: list[Check] = []
+    names = {(p.get("metadata") or {}).get("name") for p in wanted}
+    for policy_result in mutated["policies"]:
+        if policy_result["policy"] in names:
+            checks += [(r, r.get("target") or policy_result["patchedObject"]) for r in policy_result["rules"]]
+    validate_request = {**request, "object": after} if request.get("object") is not None else request
+    outcome = evaluate(wanted + folder.exceptions, validate_request, documents=folder.cluster, values=values)
+    return checks + [(r, after) for res in outcome for r in res["rules"]]
+
+
+def _named_rule(result: dict, checks: list[Check]) -> list[Check]:
+    rule = result.get("rule")
+    if not rule:
+        return checks
+    names = {rule, "autogen-" + rule, "autogen-cronjob-" + rule}
+    return [(r, obj) for r, obj in checks if r["rule"] in names]
+
+
 def run_row(folder: TestFolder, result: dict, name: str) -> Row:
     policy_name = str(result.get("policy", ""))
-    doc = find_resource(folder.resources, name, str(result.get("kind", "")))
-    if doc is None:
-        return row_for(folder, result, name, f"resource {name} is not in the test's resources", ERROR, "missing")
-    policies = [p for p in folder.policies if p.get("kind") in KYVERNO_POLICY_KINDS]
-    wanted = _policy_named(policies, policy_name)
+    kind = str(result.get("kind", ""))
+    wanted = _policy_named([p for p in folder.policies if p.get("kind") in KYVERNO_POLICY_KINDS], policy_name)
     if not wanted:
         return row_for(
             folder,
@@ -122,63 +174,74 @@ def run_row(folder: TestFolder, result: dict, name: str) -> Row:
             EXCLUDED,
             "excluded",
         )
-    request, values = _request_and_values(folder, result, as_created(doc))
-    mutated = mutate(policies + folder.exceptions, request, documents=folder.cluster, values=values)
-    after: dict = mutated["patchedObject"] or request.get("object") or {}
-    responses: list[tuple[dict, dict]] = []  # (rule response, the resource it is compared by)
-    for policy_result in mutated["policies"]:
-        if any(policy_result["policy"] == (p.get("metadata") or {}).get("name") for p in wanted):
-            responses += [(r, policy_result["patchedObject"]) for r in policy_result["rules"]]
-    validate_request = {**request, "object": after} if request.get("object") is not None else request
-    outcome = evaluate(wanted + folder.exceptions, validate_request, documents=folder.cluster, values=values)
-    responses += [(r, after) for res in outcome for r in res["rules"]]
-    return _compared(folder, result, name, wanted, responses, doc)
+    targets = _targets(folder)
+    if not name:  # no resource named: every trigger's and every target's responses are checked
+        checks = [
+            c
+            for d in folder.resources
+            for c in _named_rule(result, _trigger_checks(folder, result, wanted, d, targets))
+        ]
+        return _compared(folder, result, name, wanted, checks, skip_missing=True)
+    doc = find_resource(folder.resources, name, kind)
+    if doc is not None:
+        checks = _named_rule(result, _trigger_checks(folder, result, wanted, doc, targets))
+        return _compared(folder, result, name, wanted, checks)
+    target = find_resource(targets, name, kind)
+    if target is None:
+        return row_for(folder, result, name, f"resource {name} is not in the test's resources", ERROR, "missing")
+    wanted_id = _identity(target)
+    checks = []
+    for trigger in folder.resources:
+        for response, obj in _trigger_checks(folder, result, wanted, trigger, targets):
+            if response.get("target") is not None and _identity(obj) == wanted_id:
+                checks.append((response, obj))
+                break  # extractPatchedTargetFromEngineResponse: the first rule that patched this target
+    return _compared(folder, result, name, wanted, checks)
 
 
 def _compared(
-    folder: TestFolder, result: dict, name: str, wanted: list[dict], responses: list[tuple[dict, dict]], doc: dict
+    folder: TestFolder, result: dict, name: str, wanted: list[dict], checks: list[Check], skip_missing: bool = False
 ) -> Row:
+    """The row: each response's resource compared with the expected patched resource (when the result names
+    one), then its status with the expected result. A resource missing from the expected file is skipped, as
+    `kyverno test` skips it."""
     policy_name = str(result.get("policy", ""))
     rule = result.get("rule")
     expected = str(result.get("result", ""))
-    if rule:
-        names = {rule, "autogen-" + rule, "autogen-cronjob-" + rule}
-        responses = [(r, obj) for r, obj in responses if r["rule"] in names]
     kind = str(result.get("kind", ""))
-    if not responses:
+    file = result.get("patchedResources") or result.get("patchedResource")
+    compared: list[dict] = []
+    skipped = ""
+    for response, obj in checks:
+        if file:
+            found, reason = expected_resource(folder, str(file), obj)
+            if found is None:
+                if "not found in manifest" in reason:
+                    skipped = reason
+                    continue
+                return Row(policy_name, rule or "", name, kind, expected, "error", FAILED, reason)
+            if not compare_resources(obj, found):
+                message = "Patched resource didn't match the patched resource in the test result\n" + _diff(found, obj)
+                return Row(policy_name, rule or "", name, kind, expected, "resource diff", FAILED, message)
+        compared.append(response)
+    if not compared:
+        if skipped and not skip_missing:
+            return row_for(folder, result, name, f"{skipped} (kyverno test skips the result)", EXCLUDED, "excluded")
         reason = (
             "no rule response" if not rule or _has_rule(wanted, rule) else f"no rule named {rule!r} in {policy_name}"
         )
         return row_for(folder, result, name, f"{reason} (kyverno test reports pass (Excluded))", EXCLUDED, "excluded")
-    file = result.get("patchedResources") or result.get("patchedResource")
-    problems: list[str] = []
-    for response, obj in responses:
-        if file:
-            actual = _as_submitted(obj, doc)
-            found, reason = expected_resource(folder, str(file), actual)
-            if found is None:
-                if "not found in manifest" in reason:
-                    return row_for(
-                        folder, result, name, f"{reason} (kyverno test skips the result)", EXCLUDED, "excluded"
-                    )
-                return Row(policy_name, rule or "", name, kind, expected, "error", FAILED, reason)
-            if not compare_resources(actual, found):
-                return Row(
-                    policy_name,
-                    rule or "",
-                    name,
-                    kind,
-                    expected,
-                    response["result"],
-                    FAILED,
-                    "Patched resource didn't match the patched resource in the test result",
-                )
-        if response["result"] != expected:
-            problems.append(response["message"])
-    actual_status = ",".join(sorted({r["result"] for r, _ in responses}))
-    status = FAILED if problems or any(r["result"] != expected for r, _ in responses) else OK
-    message = "; ".join(r["message"] for r, _ in responses if r["result"] != "pass")
-    return Row(policy_name, rule or "", name, kind, expected, actual_status, status, message)
+    actual = ",".join(sorted({r["result"] for r in compared}))
+    status = OK if all(r["result"] == expected for r in compared) else FAILED
+    message = "; ".join(r["message"] for r in compared if r["result"] != "pass")
+    return Row(policy_name, rule or "", name, kind, expected, actual, status, message)
+
+
+def _diff(expected: dict, actual: dict) -> str:
+    """The two resources (tidied, as compared) as a unified YAML diff: expected, then actual."""
+    from evaluator.policies.kyverno.mutate import unified_diff
+
+    return unified_diff(_tidy(_fixup_labels(expected)), _tidy(_fixup_labels(actual)))
 
 
 def _has_rule(policies: list[dict], rule: str) -> bool:

@@ -31,8 +31,11 @@ def has_mutate_rules(policy: Any) -> bool:
     return any(isinstance(r, dict) and r.get("mutate") for r in rules)
 
 
-def mutate_policy(policy: dict, request: dict, documents: list, values: dict, exceptions: list) -> dict:
-    """One policy's mutate responses on `request` (its `object` is the object so far)."""
+def mutate_policy(
+    policy: dict, request: dict, documents: list, values: dict, exceptions: list, targets: list | None = None
+) -> dict:
+    """One policy's mutate responses on `request` (its `object` is the object so far); mutate-existing rules
+    run on `targets` when given."""
     resource = copy.deepcopy(request.get("object") or {})
     out: dict[str, Any] = {
         "kind": policy.get("kind", "ClusterPolicy"),
@@ -46,7 +49,7 @@ def mutate_policy(policy: dict, request: dict, documents: list, values: dict, ex
         return out
     try:
         run = _policy_run(policy, request, documents, values, exceptions)
-        results, not_applicable, patched = mutate_rules(run, resource)
+        results, not_applicable, patched = mutate_rules(run, resource, targets)
     except Exception as err:  # malformed policy structure: report it, never raise
         out["rules"] = [{"rule": "", "result": "error", "message": f"invalid policy: {type(err).__name__}: {err}"}]
         return out
@@ -63,8 +66,16 @@ def unified_diff(before: Any, after: Any) -> str:
     return "".join(difflib.unified_diff(a, b, "object", "patchedObject"))
 
 
-def mutate(policies: list[dict], request: dict, *, documents: list[dict] = (), values: dict | None = None) -> dict:
-    """Every Kyverno policy's mutate rules on an AdmissionRequest dict, in order; never raises."""
+def mutate(
+    policies: list[dict],
+    request: dict,
+    *,
+    documents: list[dict] = (),
+    values: dict | None = None,
+    targets: list[dict] | None = None,
+) -> dict:
+    """Every Kyverno policy's mutate rules on an AdmissionRequest dict, in order; never raises. With `targets`
+    (the documents mutate-existing rules may patch) those rules run too, as `kyverno test` runs them."""
     from .. import _with_request_namespace
 
     docs = list(documents or ())
@@ -83,7 +94,7 @@ def mutate(policies: list[dict], request: dict, *, documents: list[dict] = (), v
             continue
         if not has_mutate_rules(policy):
             continue
-        result = mutate_policy(policy, current, docs, values, exceptions)
+        result = mutate_policy(policy, current, docs, values, exceptions, targets)
         per_policy.append(result)
         if current.get("object") is not None:
             current = {**current, "object": result["patchedObject"]}

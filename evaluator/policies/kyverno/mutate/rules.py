@@ -25,6 +25,7 @@ from ..match import matches_rule
 from ..rule_validator import ERROR, PASS, SKIP, load_and_check_preconditions
 from .. import conditions
 from ..variables import SubstitutionError, substitute_all
+from . import existing
 from .patchers import Outcome, apply_mutation
 
 
@@ -37,15 +38,19 @@ class MutateRuleResult:
     message: str
     patches: list = field(default_factory=list)
     patched_object: Any = None
+    target: Any = None  # a mutate-existing rule's target after the rule (the trigger is not changed)
 
     def as_dict(self) -> dict:
-        return {
+        out = {
             "rule": self.rule,
             "result": self.result,
             "message": self.message,
             "patches": self.patches,
             "patchedObject": self.patched_object,
         }
+        if self.target is not None:
+            out["target"] = self.target
+        return out
 
 
 def _set_object(run: PolicyRun, obj: Any) -> None:
@@ -53,8 +58,11 @@ def _set_object(run: PolicyRun, obj: Any) -> None:
     run.ctx.data.setdefault("request", {})["object"] = copy.deepcopy(obj)
 
 
-def mutate_rules(run: PolicyRun, resource: dict) -> tuple[list[MutateRuleResult], list[str], dict]:
-    """(responses of the rules that apply, names of those that do not, the object after the policy)."""
+def mutate_rules(
+    run: PolicyRun, resource: dict, targets: list[dict] | None = None
+) -> tuple[list[MutateRuleResult], list[str], dict]:
+    """(responses of the rules that apply, names of those that do not, the object after the policy).
+    Mutate-existing rules run only when `targets` (the documents they may patch) is given."""
     results: list[MutateRuleResult] = []
     not_applicable: list[str] = []
     apply_one = (run.policy.get("spec") or {}).get("applyRules") == "One"
@@ -65,8 +73,12 @@ def mutate_rules(run: PolicyRun, resource: dict) -> tuple[list[MutateRuleResult]
             continue
         name = rule.get("name", "")
         match = dataclasses.replace(run.match, resource=resource)
-        if mutation.get("targets") or matches_rule(rule, match, _policy_namespace(run.policy)) is not None:
+        existing = bool(mutation.get("targets"))
+        if (existing and targets is None) or matches_rule(rule, match, _policy_namespace(run.policy)) is not None:
             not_applicable.append(name)  # mutate-existing rules do not run on the admission request
+            continue
+        if existing:
+            results += _existing_rule(run, rule, resource, match, targets or [])
             continue
         run.ctx.checkpoint()
         try:
@@ -87,6 +99,40 @@ def mutate_rules(run: PolicyRun, resource: dict) -> tuple[list[MutateRuleResult]
         if apply_one and status == PASS:
             break
     return results, not_applicable, resource
+
+
+def _existing_rule(run: PolicyRun, rule: dict, resource: dict, match: Any, targets: list[dict]) -> list:
+    """A mutate-existing rule: one response per target it reached (or the error that stopped it)."""
+    name = rule.get("name", "")
+    run.ctx.checkpoint()
+    try:
+        loader = ContextLoader(run.offline, name)
+        ctx = run.ctx
+        stopped = load_and_check_preconditions(name, ctx, loader, rule.get("context") or [], rule.get("preconditions"))
+        if stopped is not None:
+            return [MutateRuleResult(name, stopped.status, stopped.message, patched_object=resource)]
+        if matching_exceptions(run.exceptions, run.policy, name, match, ctx):
+            return [MutateRuleResult(name, SKIP, "rule is skipped due to policy exceptions", patched_object=resource)]
+
+        def patch_one(target: dict) -> Outcome:
+            if (rule.get("mutate") or {}).get("foreach"):
+                return ForEach(run, rule, loader).mutate(rule["mutate"]["foreach"], target, 0)
+            return _rule_patch(run, rule, target)
+
+        outcomes = existing.mutate_targets(rule, ctx, loader, targets, _policy_namespace(run.policy), patch_one)
+    except Exception as err:  # a defect still comes out as this rule's error
+        return [MutateRuleResult(name, ERROR, f"internal error while mutating with rule {name}: {err}", [], resource)]
+    finally:
+        run.ctx.restore()
+    out = []
+    for target, (status, patched, message) in outcomes:
+        result = MutateRuleResult(name, status, message, patched_object=resource, target=target)
+        if status == PASS and target is not None:
+            result.message = _success_message(patched)
+            result.patches = json_patch_between(target, patched)
+            result.target = patched
+        out.append(result)
+    return out
 
 
 def _policy_namespace(policy: dict) -> str:
@@ -112,6 +158,11 @@ def _run_rule(run: PolicyRun, rule: dict, resource: dict, match: Any) -> Outcome
     mutation = rule.get("mutate") or {}
     if mutation.get("foreach"):
         return ForEach(run, rule, loader).mutate(mutation["foreach"], resource, 0)
+    return _rule_patch(run, rule, resource)
+
+
+def _rule_patch(run: PolicyRun, rule: dict, resource: dict) -> Outcome:
+    """mutate.Mutate: the rule's variables substituted, then its patch on `resource`."""
     try:
         substituted: Any = substitute_all(run.ctx, {k: v for k, v in rule.items() if k != "context"})
     except SubstitutionError as err:
