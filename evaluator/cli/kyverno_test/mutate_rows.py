@@ -241,7 +241,7 @@ def _diff(expected: dict, actual: dict) -> str:
     """The two resources (tidied, as compared) as a unified YAML diff: expected, then actual."""
     from evaluator.policies.kyverno.mutate import unified_diff
 
-    return unified_diff(_tidy(_fixup_labels(expected)), _tidy(_fixup_labels(actual)))
+    return unified_diff(_tidy(_fixup_labels(expected)), _tidy(_fixup_labels(actual)), ("expected", "actual"), sort=True)
 
 
 def _has_rule(policies: list[dict], rule: str) -> bool:

@@ -59,11 +59,14 @@ def mutate_policy(
     return out
 
 
-def unified_diff(before: Any, after: Any) -> str:
-    """The object before and after as YAML, in unified diff form (empty when equal)."""
-    a = yaml.safe_dump(before, sort_keys=False, default_flow_style=False).splitlines(keepends=True)
-    b = yaml.safe_dump(after, sort_keys=False, default_flow_style=False).splitlines(keepends=True)
-    return "".join(difflib.unified_diff(a, b, "object", "patchedObject"))
+def unified_diff(
+    before: Any, after: Any, labels: tuple[str, str] = ("object", "patchedObject"), sort: bool = False
+) -> str:
+    """The object before and after as YAML, in unified diff form (empty when equal); `sort` orders the keys
+    (for two objects whose key order says nothing)."""
+    a = yaml.safe_dump(before, sort_keys=sort, default_flow_style=False).splitlines(keepends=True)
+    b = yaml.safe_dump(after, sort_keys=sort, default_flow_style=False).splitlines(keepends=True)
+    return "".join(difflib.unified_diff(a, b, *labels))
 
 
 def mutate(
