@@ -7,7 +7,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import evaluator
 from evaluator.cli.kyverno_test import run_paths
 from evaluator.cli.kyverno_test.mutate_rows import compare_resources
 from evaluator.cli.kyverno_test.report import counts
@@ -58,46 +57,3 @@ def test_the_comparison_tidies_empty_values_and_kyvernos_generate_labels():
     assert compare_resources(actual, expected)
     assert not compare_resources({**actual, "spec": {"x": 1}}, expected)
     assert not compare_resources({"kind": "Pod", "spec": {"x": True}}, {"kind": "Pod", "spec": {"x": 1}})
-
-
-def test_simulate_applies_kyverno_mutations_before_validation():
-    mutate_and_check = {
-        "apiVersion": "kyverno.io/v1",
-        "kind": "ClusterPolicy",
-        "metadata": {"name": "team"},
-        "spec": {
-            "rules": [
-                {
-                    "name": "default-team",
-                    "match": {"any": [{"resources": {"kinds": ["Pod"]}}]},
-                    "mutate": {"patchStrategicMerge": {"metadata": {"labels": {"+(team)": "core"}}}},
-                },
-                {
-                    "name": "require-team",
-                    "match": {"any": [{"resources": {"kinds": ["Pod"]}}]},
-                    "validate": {
-                        "failureAction": "Enforce",
-                        "message": "a team label is required",
-                        "pattern": {"metadata": {"labels": {"team": "?*"}}},
-                    },
-                },
-            ]
-        },
-    }
-    pod = {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": "web", "namespace": "default"},
-        "spec": {"containers": [{"name": "c", "image": "nginx"}]},
-    }
-    result = evaluator.simulate([mutate_and_check], {"operation": "CREATE", "object": pod, "namespace": "default"})
-    assert result["allowed"] is True
-    mutation = result["kyvernoMutation"]
-    assert mutation["patchedObject"]["metadata"]["labels"] == {"team": "core"}
-    assert [(m["policy"], m["rule"], m["result"]) for m in mutation["mutations"]] == [("team", "default-team", "pass")]
-    assert {"op": "add", "path": "/metadata/labels", "value": {"team": "core"}} in mutation["patch"]
-    assert "+    team: core" in mutation["diff"] or "+  labels:" in mutation["diff"]
-    validate = result["kyverno"][0]["rules"]
-    assert [(r["rule"], r["result"]) for r in validate] == [("require-team", "pass")]
-    without = evaluator.simulate([], {"operation": "CREATE", "object": pod, "namespace": "default"})
-    assert without["kyvernoMutation"] is None

@@ -164,7 +164,7 @@ def _run_rule(run: PolicyRun, rule: dict, resource: dict, match: Any) -> Outcome
 def _rule_patch(run: PolicyRun, rule: dict, resource: dict) -> Outcome:
     """mutate.Mutate: the rule's variables substituted, then its patch on `resource`."""
     try:
-        substituted: Any = substitute_all(run.ctx, {k: v for k, v in rule.items() if k != "context"})
+        substituted: Any = substitute_all(run.ctx, rule)  # SubstituteAllInRule: the whole rule
     except SubstitutionError as err:
         return ERROR, resource, f"variable substitution failed: {err}"
     return apply_mutation(substituted.get("mutate") or {}, resource)
