@@ -11,7 +11,7 @@ from evaluator.cli.kyverno_test import run_paths
 from evaluator.cli.kyverno_test.mutate_rows import compare_resources
 from evaluator.cli.kyverno_test.report import counts
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "formats" / "kyverno-test" / "mutate"
+DATA = Path(__file__).resolve().parents[2] / "data" / "kyverno-mutate"
 
 
 def test_the_copied_mutate_folders_all_pass_and_nothing_is_skipped():
