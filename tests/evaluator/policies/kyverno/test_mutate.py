@@ -314,3 +314,23 @@ def test_the_result_is_json_and_carries_a_patch_and_a_diff():
     assert result["patch"] == [{"op": "add", "path": "/metadata/labels", "value": {"a": "b"}}]
     assert result["patchType"] == "JSONPatch" and result["patchBase64"]
     assert "+  labels:\n+    a: b\n" in result["diff"]
+
+
+def test_foreach_strategic_merge_with_a_conditional_anchor_keeps_the_list_order():
+    # mutation_test.go Test_patchStrategicMerge_descending / _ascending: each container, found by a
+    # conditional anchor on its name, gets the new image; the containers keep their order
+    obj = copy.deepcopy(POD)
+    obj["spec"]["containers"].append({"name": "c", "image": "redis"})
+    for order in ("Descending", "Ascending"):
+        fe = {
+            "list": "request.object.spec.containers",
+            "order": order,
+            "patchStrategicMerge": {"spec": {"containers": [{"(name)": "{{ element.name }}", "image": "replaced"}]}},
+        }
+        result = run([policy(rule("img", {"foreach": [fe]}))], obj)
+        containers = result["patchedObject"]["spec"]["containers"]
+        assert [(c["name"], c["image"]) for c in containers] == [
+            ("a", "replaced"),
+            ("b", "replaced"),
+            ("c", "replaced"),
+        ]
