@@ -102,3 +102,30 @@ def test_under_ignore_the_failed_policys_patches_are_left_out_and_the_others_app
     assert "labels" not in mutation["patchedObject"]["metadata"]
     assert mutation["patchedObject"]["metadata"]["annotations"] == {"x": "y"}
     assert mutation["patch"] == [{"op": "add", "path": "/metadata/annotations", "value": {"x": "y"}}]
+
+
+def test_a_rule_error_says_where_in_the_policy_it_is():
+    text = """apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: p
+spec:
+  failurePolicy: Ignore
+  rules:
+  - name: broken
+    match:
+      any:
+      - resources:
+          kinds: [Pod]
+    mutate:
+      patchesJson6902: |-
+        - op: replace
+          path: /spec/nope/x
+          value: 1
+"""
+    result = evaluator.simulate(text, request())
+    assert result["allowed"] is True
+    (mutation,) = result["kyvernoMutation"]["mutations"]
+    location = mutation["location"]
+    assert (location["path"], location["line"], location["column"]) == ("spec.rules[0].mutate.patchesJson6902", 15, 9)
+    assert location["message"] == mutation["message"]

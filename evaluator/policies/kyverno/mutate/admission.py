@@ -9,7 +9,8 @@ As Kyverno's mutation handler (pkg/webhooks/resource/mutation/mutation.go): the 
 seeing the one before it; a policy with a rule in error denies the request when the failure policy in force
 is Fail (a policy's `failurePolicy`, default Fail; once a policy has Fail it stays in force for the policies
 after it), with `mutation policy <p> error: failed to apply policy <p> rules [<rule>: <message>]`; under
-Ignore that policy's patches are left out of the response (`ignoredPolicies`).
+Ignore that policy's patches are left out of the response (`ignoredPolicies`). A rule's error carries the
+place in the policy it is about (`location`: line and column of the rule's field).
 """
 
 from __future__ import annotations
@@ -46,6 +47,30 @@ def failure_policy(policy: Mapping[str, Any]) -> str:
 
 def _failed_rules(policy_result: dict) -> list[str]:
     return [f"{r['rule']}: {r['message']}" for r in policy_result["rules"] if r["result"] in ("fail", "error")]
+
+
+# the field of a rule an error message is about, by the message's start
+_ERROR_FIELDS = (
+    ("failed to load context", "context"),
+    ("failed to evaluate preconditions", "preconditions"),
+    ("failed to evaluate list", "mutate.foreach"),
+    ("failed to mutate elements", "mutate.foreach"),
+)
+
+
+def error_path(policy: Mapping[str, Any], rule_name: str, message: str) -> str | None:
+    """The path in `policy` of the field a rule's error is about (an autogen rule's is its source rule's)."""
+    rules = (policy.get("spec") or {}).get("rules") or []
+    base = rule_name.removeprefix("autogen-cronjob-").removeprefix("autogen-")
+    index = next((i for i, r in enumerate(rules) if isinstance(r, dict) and r.get("name") in (rule_name, base)), None)
+    if index is None:
+        return None
+    field = next((f for prefix, f in _ERROR_FIELDS if message.startswith(prefix)), None)
+    if field is None:
+        mutation = rules[index].get("mutate") or {}
+        kind = next((k for k in ("patchStrategicMerge", "patchesJson6902", "foreach") if k in mutation), None)
+        field = f"mutate.{kind}" if kind else "mutate"
+    return f"spec.rules[{index}].{field}"
 
 
 def admission_outcome(policies: list[dict], output: dict, original: Any) -> tuple[Any, str | None, list[str]]:
@@ -88,6 +113,7 @@ class KyvernoMutations:
         self.policies: list[dict] = []
         self.active = False
         self.idle = True
+        self._locate: Any = lambda document, **fields: dict(fields)
 
     def refuse(self, document: Mapping[str, Any]) -> list[dict[str, Any]]:
         return []
@@ -97,12 +123,25 @@ class KyvernoMutations:
         self.policies = [p for p in kyverno_policies(self.documents) if has_mutate_rules(p)]
         self.active = bool(self.policies)
         self.idle = not self.policies
+        self._locate = setup.locate
         return []
+
+    def _locate_errors(self, output: dict) -> None:
+        """Each rule error's place in its policy (`location`), for the editor to point at."""
+        by_name = {(p.get("metadata") or {}).get("name", ""): p for p in self.policies}
+        for mutation in output["mutations"]:
+            policy = by_name.get(mutation["policy"])
+            if mutation["result"] != "error" or policy is None:
+                continue
+            path = error_path(policy, mutation["rule"], mutation["message"])
+            if path is not None:
+                mutation["location"] = self._locate(policy, severity="error", path=path, message=mutation["message"])
 
     def evaluate(self, request: Mapping[str, Any], context: RequestContext) -> KindOutcome:
         if not self.policies or request.get("object") is None:
             return KindOutcome(keys={"kyvernoMutation": None})
         output = mutate(self.policies, dict(request), documents=[dict(d) for d in self.documents])
+        self._locate_errors(output)
         obj, denied, ignored = admission_outcome(self.policies, output, request.get("object"))
         if ignored:
             output["ignoredPolicies"] = ignored
