@@ -129,3 +129,28 @@ spec:
     location = mutation["location"]
     assert (location["path"], location["line"], location["column"]) == ("spec.rules[0].mutate.patchesJson6902", 15, 9)
     assert location["message"] == mutation["message"]
+
+
+BAD_SPECS = [
+    "x",
+    {"rules": "x"},
+    {"rules": ["x"]},
+    {"rules": [{"name": "r", "match": {"any": [{"resources": {"kinds": ["Pod"]}}]}, "mutate": "x"}]},
+    {"rules": [mutate_rule("r", {"patchStrategicMerge": "not a map"})]},
+    {"rules": [mutate_rule("r", {"foreach": "x"})]},
+    {"rules": [mutate_rule("r", {"foreach": [{"list": 5}]})]},
+    {"rules": [mutate_rule("r", {"patchesJson6902": 5})]},
+    {"rules": [mutate_rule("r", {"patchesJson6902": "{a: 1}"})]},
+    {"rules": [mutate_rule("r", {"targets": ["x"], "patchStrategicMerge": {}})]},
+]
+
+
+def test_malformed_mutate_rules_are_reported_never_raised():
+    for spec in BAD_SPECS:
+        bad = {"apiVersion": "kyverno.io/v1", "kind": "ClusterPolicy", "metadata": {"name": "bad"}, "spec": spec}
+        result = evaluator.simulate([bad], request())
+        assert json.loads(json.dumps(result)) == result
+        assert not any("internal error" in str(e.get("message")) for e in result["errors"]), (spec, result["errors"])
+        mutation = result["kyvernoMutation"]
+        if mutation is not None:
+            assert all(m["result"] in ("pass", "skip", "error") for m in mutation["mutations"])

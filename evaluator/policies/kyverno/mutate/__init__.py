@@ -27,8 +27,9 @@ __all__ = ["has_mutate_rules", "mutate", "mutate_policy", "unified_diff"]
 
 def has_mutate_rules(policy: Any) -> bool:
     """Whether a Kyverno policy has a rule with a `mutate` block."""
-    rules = ((policy.get("spec") or {}).get("rules") or []) if isinstance(policy, dict) else []
-    return any(isinstance(r, dict) and r.get("mutate") for r in rules)
+    spec = policy.get("spec") if isinstance(policy, dict) else None
+    rules = spec.get("rules") if isinstance(spec, dict) else None
+    return isinstance(rules, list) and any(isinstance(r, dict) and r.get("mutate") for r in rules)
 
 
 def mutate_policy(

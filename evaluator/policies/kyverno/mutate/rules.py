@@ -182,8 +182,12 @@ class ForEach:
     def mutate(self, entries: list, resource: dict, nesting: int) -> Outcome:
         applied = 0
         ctx = self.run.ctx
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            return ERROR, resource, "invalid mutate.foreach: expected a list of foreach entries"
         for entry in entries:
             expression = entry.get("list", "")
+            if not isinstance(expression, str):
+                return ERROR, resource, f"failed to evaluate list {expression}: the list must be a JMESPath string"
             try:
                 found = ctx.query(expression)
             except ContextError as err:
