@@ -44,15 +44,15 @@ NOT_EVALUATED: dict[str, str] = {
     "isImageValidatingPolicy": "ImageValidatingPolicy rows are not evaluated by kyverno-test yet",
     "isGeneratingPolicy": "GeneratingPolicy rows are not evaluated by kyverno-test yet",
     "isMutatingPolicy": "MutatingPolicy rows are not evaluated by kyverno-test yet",
-    "patchedResources": "mutate results (patchedResources) are not compared by kyverno-test yet",
 }
 
 
 def _runners() -> dict[str, RowRunner]:
-    from evaluator.cli.kyverno_test import policy_rows, vap_rows, vpol_rows
+    from evaluator.cli.kyverno_test import mutate_rows, policy_rows, vap_rows, vpol_rows
 
     return {
         "": policy_rows.run_row,
+        "mutate": mutate_rows.run_row,
         "isValidatingAdmissionPolicy": vap_rows.run_row,
         "isValidatingPolicy": vpol_rows.run_row,
     }
@@ -99,7 +99,9 @@ def _flag(folder: TestFolder, result: dict) -> str:
     name = str(result.get("policy", "")).split("/")[-1]
     kinds = {p.get("kind") for p in folder.policies if (p.get("metadata") or {}).get("name") == name}
     if kinds & {"ClusterPolicy", "Policy"}:
-        return ""
+        from evaluator.cli.kyverno_test.mutate_rows import involves_mutation
+
+        return "mutate" if involves_mutation(folder, result) else ""
     return next((KIND_FLAGS[k] for k in sorted(k for k in kinds if k in KIND_FLAGS)), "")
 
 

@@ -3,7 +3,8 @@
 Each Kyverno policy gives `{"kind", "policy", "namespace", "rules": [{"rule", "result", "message", "action"}],
 "notApplicable": [rule names]}`; `admission_decision(results, request)` words the webhook's verdict,
 `policy_report(policies, results, request)` builds a PolicyReport, `generate_vap(policy)` the
-ValidatingAdmissionPolicy + binding Kyverno generates from a `validate.cel` rule. Kyverno CLI test folders run
+ValidatingAdmissionPolicy + binding Kyverno generates from a `validate.cel` rule. Mutate rules are in
+`mutate/` (`evaluator.policies.kyverno.mutate.mutate(policies, request, ...)`). Kyverno CLI test folders run
 with `python -m evaluator kyverno-test DIR` (`evaluator.cli.kyverno_test`).
 """
 
@@ -103,3 +104,4 @@ def evaluate(
 
 from . import webhook  # noqa: E402,F401  (registers the kind with the admission core; needs `evaluate` above)
 from . import provides  # noqa: E402,F401  (offers its kind selector and report envelope to batch and CLI)
+from .mutate import admission as _mutate_admission  # noqa: E402,F401  (registers the mutate rules' kind)

@@ -177,12 +177,33 @@ def _generate_rule(name: str, rule: dict | None, tpl_key: str, shift: str, kinds
     rule = copy.deepcopy(rule)
     rule["name"] = name
     _retarget_kinds(rule, [_GVK.get(k, k) for k in kinds], replace_all)
+    if rule.get("mutate"):
+        mutation = _controller_mutation(rule["mutate"], tpl_key)
+        if mutation is None:
+            return None
+        rule["mutate"] = mutation
+        return rule
     v = rule.get("validate")
     validation = _controller_validation(v, tpl_key, shift) if v else None
     if validation is None:
         return None
     rule["validate"] = validation
     return rule
+
+
+def _controller_mutation(m: dict, tpl_key: str) -> dict | None:
+    """A strategic merge patch moved under the controller's pod template; a foreach keeps only its list,
+    context, preconditions and patch (what autogen carries over)."""
+    if m.get("patchStrategicMerge") is not None:
+        return {"patchStrategicMerge": {"spec": {tpl_key: m["patchStrategicMerge"]}}}
+    if m.get("foreach"):
+        entries = []
+        for f in m["foreach"]:
+            entry = {k: f[k] for k in ("list", "context", "preconditions") if k in f}
+            entry["patchStrategicMerge"] = {"spec": {tpl_key: f.get("patchStrategicMerge")}}
+            entries.append(entry)
+        return {"foreach": entries}
+    return None
 
 
 _POD_REPLACEMENTS = [

@@ -28,7 +28,11 @@ def kyverno_policies(documents: list[Mapping[str, Any]]) -> list[dict]:
 
 
 def _has_cel_rule(policy: Mapping[str, Any]) -> bool:
-    return any(((r.get("validate") or {}).get("cel")) for r in (policy.get("spec") or {}).get("rules") or [])
+    spec = policy.get("spec")
+    rules = spec.get("rules") if isinstance(spec, Mapping) else None
+    return isinstance(rules, list) and any(
+        isinstance(r, Mapping) and isinstance(r.get("validate"), Mapping) and r["validate"].get("cel") for r in rules
+    )
 
 
 @register

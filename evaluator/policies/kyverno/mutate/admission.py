@@ -1,0 +1,170 @@
+"""Kyverno's mutate rules as a policy kind of the admission core: Kyverno's mutating webhook.
+
+It runs in the mutating stage after MutatingAdmissionPolicy and the other mutating webhooks' checks (a
+webhook, order 250), so the validating kinds (Kyverno's validate rules among them) see the object it patched,
+as in a cluster. Its description of what it did goes to `result["kyvernoMutation"]` (`mutate()`'s output:
+`patchedObject`, `patch`, `patchBase64`, `diff`, `mutations` per rule, `errors`, `policies`).
+
+As Kyverno's mutation handler (pkg/webhooks/resource/mutation/mutation.go): the rules all run, each policy
+seeing the one before it; a policy with a rule in error denies the request when the failure policy in force
+is Fail (a policy's `failurePolicy`, default Fail; once a policy has Fail it stays in force for the policies
+after it), with `mutation policy <p> error: failed to apply policy <p> rules [<rule>: <message>]`; under
+Ignore that policy's patches are left out of the response (`ignoredPolicies`). A rule's error carries the
+place in the policy it is about (`location`: line and column of the rule's field).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from evaluator.admission.policy_kind import (
+    MUTATING,
+    UNCHANGED,
+    Denial,
+    KindOutcome,
+    RequestContext,
+    Setup,
+    register,
+)
+from evaluator.policies.mutating.diff import encode_patch, json_patch_between
+from evaluator.policies.mutating.jsonpatch import PatchError
+
+from ..webhook import kyverno_policies
+from . import has_mutate_rules, json6902, mutate, unified_diff
+
+KIND_NAME = "ClusterPolicy mutate rules"
+# Kyverno registers its mutating webhook under this name when the policies' failurePolicy is Fail
+WEBHOOK_NAME = "mutate.kyverno.svc-fail"
+
+
+def failure_policy(policy: Mapping[str, Any]) -> str:
+    """Spec.GetFailurePolicy: webhookConfiguration.failurePolicy, else failurePolicy, else Fail."""
+    spec = policy.get("spec") or {}
+    chosen = (spec.get("webhookConfiguration") or {}).get("failurePolicy") or spec.get("failurePolicy") or "Fail"
+    return "Fail" if chosen == "Fail" else "Ignore"
+
+
+def _failed_rules(policy_result: dict) -> list[str]:
+    return [f"{r['rule']}: {r['message']}" for r in policy_result["rules"] if r["result"] in ("fail", "error")]
+
+
+# the field of a rule an error message is about, by the message's start
+_ERROR_FIELDS = (
+    ("failed to load context", "context"),
+    ("failed to evaluate preconditions", "preconditions"),
+    ("failed to evaluate list", "mutate.foreach"),
+    ("failed to mutate elements", "mutate.foreach"),
+)
+
+
+def error_path(policy: Mapping[str, Any], rule_name: str, message: str) -> str | None:
+    """The path in `policy` of the field a rule's error is about (an autogen rule's is its source rule's)."""
+    rules = (policy.get("spec") or {}).get("rules") or []
+    base = rule_name.removeprefix("autogen-cronjob-").removeprefix("autogen-")
+    index = next((i for i, r in enumerate(rules) if isinstance(r, dict) and r.get("name") in (rule_name, base)), None)
+    if index is None:
+        return None
+    field = next((f for prefix, f in _ERROR_FIELDS if message.startswith(prefix)), None)
+    if field is None:
+        mutation = rules[index].get("mutate") or {}
+        kind = next((k for k in ("patchStrategicMerge", "patchesJson6902", "foreach") if k in mutation), None)
+        field = f"mutate.{kind}" if kind else "mutate"
+    return f"spec.rules[{index}].{field}"
+
+
+def admission_outcome(policies: list[dict], output: dict, original: Any) -> tuple[Any, str | None, list[str]]:
+    """(the object the webhook's patches make of `original`, the denial message or None, the names of the
+    policies whose patches were left out)."""
+    by_name = {(p.get("metadata") or {}).get("name", ""): p for p in policies}
+    in_force = "Ignore"
+    obj = original
+    ignored: list[str] = []
+    for result in output["policies"]:
+        if failure_policy(by_name.get(result["policy"], {})) == "Fail":
+            in_force = "Fail"
+        failed = _failed_rules(result)
+        if failed and in_force == "Fail":
+            name = result["policy"]
+            return (
+                obj,
+                f"mutation policy {name} error: failed to apply policy {name} rules [{' '.join(failed)}]",
+                ignored,
+            )
+        if failed:
+            ignored.append(result["policy"])
+            continue
+        try:
+            obj = json6902.apply(obj, [op for r in result["rules"] for op in r.get("patches") or []])
+        except PatchError:
+            obj = result["patchedObject"]
+    return obj, None, ignored
+
+
+@register
+class KyvernoMutations:
+    name = KIND_NAME
+    stage = MUTATING
+    order = 250  # a mutating webhook, after MutatingAdmissionPolicy (100) and the webhooks' own checks (200)
+    result_keys: Mapping[str, Any] = {"kyvernoMutation": None}
+
+    def __init__(self) -> None:
+        self.documents: list[Mapping[str, Any]] = []
+        self.policies: list[dict] = []
+        self.active = False
+        self.idle = True
+        self._locate: Any = lambda document, **fields: dict(fields)
+
+    def refuse(self, document: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return []
+
+    def load(self, setup: Setup) -> list[dict[str, Any]]:
+        self.documents = list(setup.documents)
+        self.policies = [p for p in kyverno_policies(self.documents) if has_mutate_rules(p)]
+        self.active = bool(self.policies)
+        self.idle = not self.policies
+        self._locate = setup.locate
+        return []
+
+    def _locate_errors(self, output: dict) -> None:
+        """Each rule error's place in its policy (`location`), for the editor to point at."""
+        by_name = {(p.get("metadata") or {}).get("name", ""): p for p in self.policies}
+        for mutation in output["mutations"]:
+            policy = by_name.get(mutation["policy"])
+            if mutation["result"] != "error" or policy is None:
+                continue
+            path = error_path(policy, mutation["rule"], mutation["message"])
+            if path is not None:
+                mutation["location"] = self._locate(policy, severity="error", path=path, message=mutation["message"])
+
+    def evaluate(self, request: Mapping[str, Any], context: RequestContext) -> KindOutcome:
+        if not self.policies or request.get("object") is None:
+            return KindOutcome(keys={"kyvernoMutation": None})
+        output = mutate(self.policies, dict(request), documents=[dict(d) for d in self.documents])
+        self._locate_errors(output)
+        obj, denied, ignored = admission_outcome(self.policies, output, request.get("object"))
+        if ignored:
+            output["ignoredPolicies"] = ignored
+            output["patchedObject"] = obj
+            output["patch"] = json_patch_between(request.get("object"), obj)
+            output["patchBase64"] = encode_patch(output["patch"]) if output["patch"] else None
+            output["patchType"] = "JSONPatch" if output["patch"] else None
+            output["diff"] = unified_diff(request.get("object"), obj) if output["patch"] else ""
+        if denied is not None:
+            message = f'admission webhook "{WEBHOOK_NAME}" denied the request: {denied}'
+            status = {"code": 400, "reason": "", "message": message}
+            return KindOutcome(
+                denial=Denial(
+                    {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", **status},
+                    ferricel={"accepted": False, "message": message, "code": 400},
+                ),
+                keys={"kyvernoMutation": output},
+            )
+        changed = bool(output["patch"])
+        original = (context.original or {}).get("object")
+        response_patch = json_patch_between(original, obj) if changed else []
+        return KindOutcome(
+            object=obj if changed else UNCHANGED,
+            patch=encode_patch(response_patch) if response_patch else None,
+            keys={"kyvernoMutation": output},
+        )
