@@ -167,6 +167,10 @@ def open_project(page, server_url):
         )
         page.goto(f"{server_url}/p/{created['id']}")
         page.wait_for_selector("#conn-state[data-state=open]")
+        # The token travels in `hello`: the room's first state is a viewer's, and only the answer to `hello`
+        # makes the editors writable. Typing before it would go nowhere (and a socket dropped meanwhile
+        # discards that answer), so a test starts once the page is the editor's.
+        page.wait_for_selector(".cm-content[contenteditable=true]")
         return page
 
     return go
