@@ -41,7 +41,11 @@ class Sessions(threading.Thread):
         self.stopped = threading.Event()
 
     def count(self, conn: psycopg.Connection) -> int:
-        row = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s", [self.database]).fetchone()
+        # Client sessions only: autovacuum workers visit a busy database too, and are not the server's.
+        row = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND backend_type = 'client backend'",
+            [self.database],
+        ).fetchone()
         return row[0] if row else 0
 
     def run(self) -> None:
