@@ -81,10 +81,12 @@ def small_pool_server(tmp_path):
         DATABASE_POOL_MAX_IDLE="1",
         PLAYGROUND_EVALUATION_RATE="100000/min",
     )
-    server.migrate()
-    server.start()
-    yield server
-    server.stop()
+    try:  # stopped (and its database dropped) even when it fails to start
+        server.migrate()
+        server.start()
+        yield server
+    finally:
+        server.stop()
 
 
 def test_a_crowd_beyond_the_pool_gets_answers_or_503_and_sessions_stay_bounded(small_pool_server):
