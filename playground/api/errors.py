@@ -6,7 +6,8 @@
 Services raise ServiceError (the one application error); DRF's own exceptions (405, 415, throttling,
 validation) are mapped here too; a database or service outage, and a request that found no free database
 connection (core/outage.py), is a 503 `unavailable` with Retry-After (the client comes back, nothing is
-wrong with it); anything unexpected is logged once and answered as a 500 in the same shape. Non-DRF URLs under /api/ get the shape from playground.middleware.ApiErrorMiddleware.
+wrong with it); anything unexpected is logged once and answered as a 500 in the same shape. Non-DRF URLs
+under /api/ get the shape from playground.middleware.ApiErrorMiddleware.
 """
 
 from __future__ import annotations
