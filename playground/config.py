@@ -90,11 +90,42 @@ def env_list(env: Mapping[str, str], name: str, default: list[str]) -> list[str]
 def database_config(env: Mapping[str, str], base_dir: Path) -> dict:
     """DATABASE_URL (any dj-database-url scheme), else SQLite at <base_dir>/db.sqlite3.
 
-    A server connection is kept for DATABASE_CONN_MAX_AGE seconds (checked before reuse), not opened per
-    query: the WebSocket room saves every edit, and a new PostgreSQL connection costs more than the write."""
+    On PostgreSQL, connections come from a bounded pool (psycopg_pool, see database_pool_options): a request
+    takes one when it first queries and gives it back when it ends, so a crowd of requests shares at most
+    DATABASE_POOL_MAX_SIZE server sessions per process instead of opening one each until the server refuses
+    ("too many clients already"). With the pool off (DATABASE_POOL_MAX_SIZE=0, and on other databases) a
+    connection is kept for DATABASE_CONN_MAX_AGE seconds (checked before reuse), not opened per query: the
+    WebSocket room saves every edit, and a new PostgreSQL connection costs more than the write."""
     url = env.get("DATABASE_URL", "").strip() or f"sqlite:///{base_dir / 'db.sqlite3'}"
     max_age = env_int(env, "DATABASE_CONN_MAX_AGE", 600, minimum=0)
-    return dj_database_url.parse(url, conn_max_age=max_age, conn_health_checks=max_age > 0)
+    config = dj_database_url.parse(url, conn_max_age=max_age, conn_health_checks=max_age > 0)
+    pool = database_pool_options(env) if config["ENGINE"] == "django.db.backends.postgresql" else None
+    if pool:
+        # Django refuses persistent connections beside a pool: "closing" a connection returns it to the pool.
+        # The pool checks a connection before lending it, so one the server dropped is never handed out.
+        config.update(CONN_MAX_AGE=0, CONN_HEALTH_CHECKS=True)
+        config.setdefault("OPTIONS", {})["pool"] = pool
+    return config
+
+
+def database_pool_options(env: Mapping[str, str]) -> dict | None:
+    """psycopg_pool.ConnectionPool arguments from the DATABASE_POOL_* variables; None when
+    DATABASE_POOL_MAX_SIZE is 0 (no pool). A request that finds every connection lent waits up to
+    DATABASE_POOL_TIMEOUT seconds, then is answered 503 with Retry-After; connections above
+    DATABASE_POOL_MIN_SIZE idle for DATABASE_POOL_MAX_IDLE seconds are closed, so a past crowd holds no
+    server sessions."""
+    max_size = env_int(env, "DATABASE_POOL_MAX_SIZE", 10, minimum=0)
+    if max_size == 0:
+        return None
+    min_size = env_int(env, "DATABASE_POOL_MIN_SIZE", min(2, max_size), minimum=0)
+    if min_size > max_size:
+        raise ValueError(f"DATABASE_POOL_MIN_SIZE={min_size} must not exceed DATABASE_POOL_MAX_SIZE={max_size}")
+    return {
+        "min_size": min_size,
+        "max_size": max_size,
+        "timeout": env_float(env, "DATABASE_POOL_TIMEOUT", 5.0, minimum=0.01),
+        "max_idle": env_float(env, "DATABASE_POOL_MAX_IDLE", 60.0, minimum=1.0),
+    }
 
 
 def redis_pool_options(env: Mapping[str, str]) -> dict:

@@ -145,7 +145,7 @@ PLAYGROUND_EVALUATION_MEMORY_MB = env_int(os.environ, "PLAYGROUND_EVALUATION_MEM
 PLAYGROUND_EVALUATION_QUEUE = env_int(os.environ, "PLAYGROUND_EVALUATION_QUEUE", 256, minimum=1)  # per worker
 # Seconds between a WebSocket's presence heartbeats; a viewer not seen for three of them no longer counts.
 PLAYGROUND_PRESENCE_HEARTBEAT_SECONDS = env_float(os.environ, "PLAYGROUND_PRESENCE_HEARTBEAT_SECONDS", 20, minimum=0.05)
-# Database threads of the WebSocket consumers on PostgreSQL (each keeps its connection).
+# Database threads of the WebSocket consumers on PostgreSQL (a pooled connection per call; without the pool, kept).
 PLAYGROUND_DATABASE_THREADS = env_int(os.environ, "PLAYGROUND_DATABASE_THREADS", 8, minimum=1)
 
 # Batch jobs (playground/batch): "celery" sends chunks to Celery workers over Redis (`celery -A

@@ -4,8 +4,10 @@
                "line": int | None, "column": int | None}}
 
 Services raise ServiceError (the one application error); DRF's own exceptions (405, 415, throttling,
-validation) are mapped here too, and anything unexpected is logged once and answered as a 500 in the same
-shape. Non-DRF URLs under /api/ get the shape from playground.middleware.ApiErrorMiddleware.
+validation) are mapped here too; a database or service outage, and a request that found no free database
+connection (core/outage.py), is a 503 `unavailable` with Retry-After (the client comes back, nothing is
+wrong with it); anything unexpected is logged once and answered as a 500 in the same shape. Non-DRF URLs
+under /api/ get the shape from playground.middleware.ApiErrorMiddleware.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
+from playground.core import outage
 from playground.core.errors import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -70,5 +73,20 @@ def exception_handler(exc, context):
         return Response(error_body(code, str(exc.detail)), status=exc.status_code)
     if isinstance(exc, Http404):
         return Response(error_body("not_found", "not found"), status=status.HTTP_404_NOT_FOUND)
+    if outage.is_outage(exc):
+        return unavailable_response(exc)
     logger.exception("unexpected error in %s", context.get("view").__class__.__name__)
     return Response(error_body("internal_error", "internal error"), status=status.HTTP_500_INTERNAL_SERVER_ERROR)
+
+
+def unavailable_body(exc: BaseException) -> tuple[dict, dict]:
+    """(body, headers) of the 503 for an outage or a full database (reported once a period, not per request)."""
+    saturated = outage.is_saturated(exc)
+    outage.report("database connections" if saturated else "REST API", exc)
+    error = outage.busy() if saturated else outage.unavailable()
+    return {"error": error.as_dict()}, {"Retry-After": str(outage.RETRY_AFTER_SECONDS)}
+
+
+def unavailable_response(exc: BaseException) -> Response:
+    body, headers = unavailable_body(exc)
+    return Response(body, status=status.HTTP_503_SERVICE_UNAVAILABLE, headers=headers)

@@ -21,7 +21,9 @@ _CODES = {
     415: "unsupported_media_type",
     429: "throttled",
     500: "internal_error",
+    503: "unavailable",
 }
+_KEPT_HEADERS = ("Allow", "Retry-After")  # what a method or a busy server tells the client, kept on the JSON
 
 
 def _is_json(response) -> bool:
@@ -42,11 +44,12 @@ class ApiErrorMiddleware:
         if response.status_code >= 400 and not _is_json(response) and not request.path.startswith("/api/docs"):
             status = response.status_code
             code = _CODES.get(status, "error")
-            message = "internal error" if status >= 500 else code.replace("_", " ")
+            message = "internal error" if status >= 500 and status != 503 else code.replace("_", " ")
             if status == 404:
                 message = f"no API endpoint at {request.path}"
             replaced = JsonResponse(error_body(code, message), status=status)
-            if response.has_header("Allow"):
-                replaced["Allow"] = response["Allow"]
+            for header in _KEPT_HEADERS:
+                if response.has_header(header):
+                    replaced[header] = response[header]
             return replaced
         return response

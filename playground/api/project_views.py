@@ -23,6 +23,7 @@ from playground.api.serializers import (
 )
 from playground.api.strict import validated
 from playground.api.throttles import EvaluationThrottle
+from playground.core.database import release_connection
 from playground.evaluation import jobs, pool
 from playground.services import document_service, example_service, notify, project_service, snapshot_service
 from playground.services.document_service import UNSET, Target
@@ -162,7 +163,9 @@ class RequestDetailView(_ItemDetailView):
 def _evaluate(
     documents: list[dict], requests: list[dict], version: int | None = None, kubernetes_version: str | None = None
 ) -> dict:
-    """In the supervised workers, bounded like every evaluation; routed like the live room's (warm caches)."""
+    """In the supervised workers, bounded like every evaluation; routed like the live room's (warm caches).
+    The request's database connection goes back to the pool meanwhile: the workers need none."""
+    release_connection()
     key = documents_key([doc["text"] for doc in documents], kubernetes_version)
     return pool.call(jobs.evaluate_project, documents, requests, version, kubernetes_version, key=key)
 

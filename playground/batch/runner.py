@@ -35,6 +35,7 @@ from evaluator.batch import Summary
 from playground.batch import progress
 from playground.batch.models import BatchChunk, BatchJob
 from playground.core import outage
+from playground.core.database import release_connection
 
 logger = logging.getLogger(__name__)
 
@@ -153,13 +154,20 @@ class Heartbeat:
         self.thread = threading.Thread(target=self._beat, name=f"batch-lease-{chunk.id}", daemon=True)
 
     def _beat(self) -> None:
-        try:
-            while not self.stopped.wait(settings.PLAYGROUND_BATCH_LEASE_SECONDS / 3):
+        """Each renewal takes a connection and gives it back (to the pool, on PostgreSQL): a chunk computing
+        for minutes holds none meanwhile. A renewal lost to an outage (no free connection, say) is reported and
+        the next one tries again; the lease is three renewals long."""
+        while not self.stopped.wait(settings.PLAYGROUND_BATCH_LEASE_SECONDS / 3):
+            try:
                 BatchChunk.objects.filter(
                     id=self.chunk.id, status=BatchChunk.RUNNING, attempts=self.chunk.attempts
                 ).update(lease_until=timezone.now() + lease())
-        finally:
-            connection.close()
+            except Exception as exc:
+                if not outage.is_outage(exc):
+                    raise
+                outage.report("batch lease", exc)
+            finally:
+                connection.close()
 
     def __enter__(self) -> Heartbeat:
         self.thread.start()
@@ -178,6 +186,7 @@ def execute(chunk_id: int, compute: Compute) -> bool:
         if chunk is None:
             return False
         job = chunk.job
+        release_connection()  # computing needs no database: the slot serves others until the rows are stored
         try:
             with Heartbeat(chunk):
                 rows = compute(job.documents, chunk.inputs, chunk.start, job.kubernetes_version or None)

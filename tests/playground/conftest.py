@@ -35,7 +35,8 @@ def fresh_process_state():
 
 @pytest.fixture(autouse=True)
 def _close_consumer_connections():
-    """The consumers' PostgreSQL threads keep their connections between calls: close them after each test."""
+    """Without the connection pool the consumers' PostgreSQL threads keep their connections between calls:
+    close them after each test. (With the pool they hold none between calls.)"""
     yield
     from playground.core.database import close_pool_connections
 
@@ -44,8 +45,10 @@ def _close_consumer_connections():
 
 @pytest.fixture(autouse=True, scope="session")
 def _close_kept_connections(django_db_setup, django_db_blocker):
-    """Database connections are kept between requests (DATABASE_CONN_MAX_AGE): close the one Channels'
-    database thread holds before the test database is dropped (PostgreSQL refuses to drop a database in use)."""
+    """Close the connection Channels' database thread holds (kept for DATABASE_CONN_MAX_AGE without the pool),
+    and give every other back, before the test database is dropped: PostgreSQL refuses to drop a database in
+    use. With the pool, Django closes the pool itself before the drop (its PostgreSQL _destroy_test_db), which
+    closes the connections given back; one still lent out would keep the database in use."""
     yield
     from asgiref.sync import sync_to_async
     from django.db import connections

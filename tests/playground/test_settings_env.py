@@ -38,6 +38,65 @@ def test_blank_database_url_falls_back_to_sqlite():
     assert database_config({"DATABASE_URL": "  "}, Path("/a"))["ENGINE"] == "django.db.backends.sqlite3"
 
 
+POSTGRES = {"DATABASE_URL": "postgres://alice@db.internal:5432/playground"}
+
+
+def test_postgres_gets_a_bounded_pool_and_no_persistent_connections():
+    config = database_config(POSTGRES, Path("/x"))
+    assert config["OPTIONS"]["pool"] == {"min_size": 2, "max_size": 10, "timeout": 5.0, "max_idle": 60.0}
+    # Django refuses CONN_MAX_AGE > 0 beside a pool; the pool checks a connection before lending it.
+    assert (config["CONN_MAX_AGE"], config["CONN_HEALTH_CHECKS"]) == (0, True)
+
+
+def test_pool_bounds_come_from_the_environment():
+    env = {
+        **POSTGRES,
+        "DATABASE_POOL_MIN_SIZE": "1",
+        "DATABASE_POOL_MAX_SIZE": "4",
+        "DATABASE_POOL_TIMEOUT": "0.5",
+        "DATABASE_POOL_MAX_IDLE": "30",
+        "DATABASE_CONN_MAX_AGE": "600",  # meaningless with the pool: not passed on
+    }
+    config = database_config(env, Path("/x"))
+    assert config["OPTIONS"]["pool"] == {"min_size": 1, "max_size": 4, "timeout": 0.5, "max_idle": 30.0}
+    assert config["CONN_MAX_AGE"] == 0
+
+
+def test_a_pool_smaller_than_the_default_minimum_keeps_at_most_its_size_open():
+    config = database_config({**POSTGRES, "DATABASE_POOL_MAX_SIZE": "1"}, Path("/x"))
+    assert (config["OPTIONS"]["pool"]["min_size"], config["OPTIONS"]["pool"]["max_size"]) == (1, 1)
+
+
+def test_pool_max_size_zero_turns_the_pool_off_and_keeps_connections_for_conn_max_age():
+    config = database_config({**POSTGRES, "DATABASE_POOL_MAX_SIZE": "0", "DATABASE_CONN_MAX_AGE": "300"}, Path("/x"))
+    assert "pool" not in config.get("OPTIONS", {})
+    assert (config["CONN_MAX_AGE"], config["CONN_HEALTH_CHECKS"]) == (300, True)
+    config = database_config({**POSTGRES, "DATABASE_POOL_MAX_SIZE": "0"}, Path("/x"))
+    assert config["CONN_MAX_AGE"] == 600  # the default without the pool
+
+
+def test_sqlite_gets_no_pool_whatever_the_pool_variables_say():
+    config = database_config({"DATABASE_POOL_MAX_SIZE": "4"}, Path("/x"))
+    assert "pool" not in config.get("OPTIONS", {}) and config["CONN_MAX_AGE"] == 600
+
+
+@pytest.mark.parametrize(
+    "variable, raw, message",
+    [
+        ("DATABASE_POOL_MAX_SIZE", "-1", "DATABASE_POOL_MAX_SIZE='-1' must be at least 0"),
+        ("DATABASE_POOL_MAX_SIZE", "ten", "DATABASE_POOL_MAX_SIZE='ten' is not an integer"),
+        ("DATABASE_POOL_MIN_SIZE", "11", "DATABASE_POOL_MIN_SIZE=11 must not exceed DATABASE_POOL_MAX_SIZE=10"),
+        ("DATABASE_POOL_TIMEOUT", "0", "DATABASE_POOL_TIMEOUT='0' must be at least 0.01"),
+        ("DATABASE_POOL_TIMEOUT", "inf", "DATABASE_POOL_TIMEOUT='inf' is not a finite number"),
+        ("DATABASE_POOL_MAX_IDLE", "0.5", "DATABASE_POOL_MAX_IDLE='0.5' must be at least 1"),
+    ],
+)
+def test_bad_pool_variables_stop_the_server_naming_the_variable(variable, raw, message):
+    with pytest.raises(ValueError) as caught:
+        database_config({**POSTGRES, variable: raw}, Path("/x"))
+    assert str(caught.value) == message
+
+
 def test_redis_url_selects_redis_channel_layer():
     layers = channel_layers_config({"REDIS_URL": "redis://cache:6379/2", "REDIS_MAX_CONNECTIONS": "9"})
     assert layers["default"]["BACKEND"] == "playground.core.redis_layer.BoundedRedisChannelLayer"
