@@ -10,9 +10,12 @@ from celery import Celery
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "playground.settings")
 
 app = Celery("playground")
-# Celery's Django fix-up sets Django up in each worker; the CELERY_* settings configure it.
+# Celery's Django fix-up sets Django up in each worker; the CELERY_* settings configure it (among them
+# worker_max_tasks_per_child and worker_max_memory_per_child: pool processes are recycled, settings.py).
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.conf.update(
+    # A chunk's message is acknowledged after it ran, and put back when its pool process dies under it, so the
+    # broker delivers it again at once; the chunk's lease (runner.claim) lets that delivery take it over.
     task_acks_late=True,
     task_reject_on_worker_lost=True,
     worker_prefetch_multiplier=1,  # a chunk is seconds of work: spread them over the workers
