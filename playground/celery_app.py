@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from celery import Celery
+from celery.signals import worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "playground.settings")
 
@@ -23,3 +24,11 @@ app.conf.update(
     broker_connection_retry_on_startup=True,
 )
 app.autodiscover_tasks(["playground.batch"])
+
+
+@worker_ready.connect
+def _start_sweeper(**_: object) -> None:
+    """Each worker's main process looks for lost chunks every few seconds (playground/batch/sweeper.py)."""
+    from playground.batch import sweeper
+
+    sweeper.start()

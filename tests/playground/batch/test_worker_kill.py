@@ -14,7 +14,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from playground.batch import engine, jobs, local, runner
+from playground.batch import engine, jobs, local, runner, sweeper
 from playground.batch.models import BatchChunk, BatchJob
 from tests.playground.batch.dumps import denied_count, dump
 from tests.playground.batch.test_runner import new_job
@@ -195,3 +195,17 @@ def test_a_pool_process_killed_mid_chunk_has_its_chunks_run_again_at_once(projec
     assert sum(len(rows) for rows in job.chunks.values_list("rows", flat=True)) == 6000
     assert max(job.chunks.values_list("attempts", flat=True)) == 2  # given back, not left to a lease
     assert victim not in _pool_pids()
+
+
+def test_the_periodic_check_sends_again_the_lost_chunks_of_running_jobs_only(project, held):
+    """A Celery worker's sweeper: a job whose only chunk left lost its worker, with nobody else to notice."""
+    lost_job, _ = new_job(project, 10)
+    live_job, _ = new_job(project, 10)
+    lost, live = lost_job.chunks.get(), live_job.chunks.get()
+    assert runner.claim(lost.id) is not None and runner.claim(live.id) is not None
+    expire(lost.id)
+    held.clear()
+    assert sweeper.sweep_all() == [lost_job.id]
+    assert held == [lost.id]
+    assert BatchChunk.objects.get(id=live.id).status == BatchChunk.RUNNING  # its worker renews its lease
+    assert sweeper.sweep_all() == []
