@@ -26,9 +26,11 @@ app.conf.update(
 app.autodiscover_tasks(["playground.batch"])
 
 
-@worker_ready.connect
 def _start_sweeper(**_: object) -> None:
     """Each worker's main process looks for lost chunks every few seconds (playground/batch/sweeper.py)."""
     from playground.batch import sweeper
 
     sweeper.start()
+
+
+worker_ready.connect(_start_sweeper, weak=False)
