@@ -35,7 +35,7 @@ from typing import TypeVar
 
 from django.conf import settings
 from django.db import close_old_connections, connection, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from evaluator.batch import Summary
@@ -84,6 +84,14 @@ def heartbeat_seconds() -> float:
     return min(settings.PLAYGROUND_BATCH_HEARTBEAT_SECONDS, settings.PLAYGROUND_BATCH_LEASE_SECONDS / 3)
 
 
+def _active_jobs() -> QuerySet:
+    """The ids of queued and running jobs, for a chunk's conditional update. Not `job__status__in`: Django makes an
+    update through a join `WHERE id IN (SELECT … JOIN …)`, whose conditions PostgreSQL does not check again on
+    a row another transaction changed meanwhile, so two workers could both claim one chunk. With the chunk's
+    own conditions on the row itself, the second waits for the first and then finds them false."""
+    return BatchJob.objects.filter(status__in=ACTIVE).values("id")
+
+
 def claim(chunk_id: int) -> BatchChunk | None:
     """Take the chunk if it is queued, or running under a lease that ran out (its worker is gone), and its job
     still wants it; None when a live worker has it, it is done, or the job was cancelled."""
@@ -94,7 +102,7 @@ def claim(chunk_id: int) -> BatchChunk | None:
             free,
             id=chunk_id,
             attempts__lt=settings.PLAYGROUND_BATCH_ATTEMPTS,
-            job__status__in=ACTIVE,
+            job_id__in=_active_jobs(),
         ).update(status=BatchChunk.RUNNING, attempts=F("attempts") + 1, lease_until=now + lease(), started=now)
         if not taken:
             return None
@@ -119,7 +127,7 @@ def store(chunk: BatchChunk, rows: list[dict]) -> bool:
 def _keep(chunk: BatchChunk, rows: list[dict], summary: dict) -> int:
     with transaction.atomic():
         kept = BatchChunk.objects.filter(
-            id=chunk.id, status=BatchChunk.RUNNING, attempts=chunk.attempts, job__status__in=ACTIVE
+            id=chunk.id, status=BatchChunk.RUNNING, attempts=chunk.attempts, job_id__in=_active_jobs()
         ).update(status=BatchChunk.DONE, rows=rows, summary=summary, finished=timezone.now(), lease_until=None)
         if kept:
             BatchJob.objects.filter(id=chunk.job_id).update(
