@@ -143,6 +143,10 @@ PLAYGROUND_EVALUATION_PROCESSES = env_int(
 PLAYGROUND_EVALUATION_TIMEOUT_SECONDS = env_float(os.environ, "PLAYGROUND_EVALUATION_TIMEOUT_SECONDS", 10, minimum=0.1)
 PLAYGROUND_EVALUATION_MEMORY_MB = env_int(os.environ, "PLAYGROUND_EVALUATION_MEMORY_MB", 512, minimum=64)
 PLAYGROUND_EVALUATION_QUEUE = env_int(os.environ, "PLAYGROUND_EVALUATION_QUEUE", 256, minimum=1)  # per worker
+# An evaluation worker is replaced, after the evaluation it is running, once it has run this many or its resident
+# memory passed this many MiB (0: never): its caches and heap would otherwise keep the peak of any burst.
+PLAYGROUND_EVALUATION_MAX_JOBS = env_int(os.environ, "PLAYGROUND_EVALUATION_MAX_JOBS", 5000, minimum=0)
+PLAYGROUND_EVALUATION_RECYCLE_MB = env_int(os.environ, "PLAYGROUND_EVALUATION_RECYCLE_MB", 256, minimum=0)
 # Seconds between a WebSocket's presence heartbeats; a viewer not seen for three of them no longer counts.
 PLAYGROUND_PRESENCE_HEARTBEAT_SECONDS = env_float(os.environ, "PLAYGROUND_PRESENCE_HEARTBEAT_SECONDS", 20, minimum=0.05)
 # Database threads of the WebSocket consumers on PostgreSQL (a pooled connection per call; without the pool, kept).
@@ -158,11 +162,21 @@ PLAYGROUND_BATCH_PROCESSES = env_int(os.environ, "PLAYGROUND_BATCH_PROCESSES", m
 PLAYGROUND_BATCH_MAX_BYTES = env_int(os.environ, "PLAYGROUND_BATCH_MAX_BYTES", 64 * 1024 * 1024, minimum=1)
 PLAYGROUND_BATCH_MAX_OBJECTS = env_int(os.environ, "PLAYGROUND_BATCH_MAX_OBJECTS", 200_000, minimum=1)
 PLAYGROUND_BATCH_CHUNK_SIZE = env_int(os.environ, "PLAYGROUND_BATCH_CHUNK_SIZE", 250, minimum=1)
-# A running chunk whose worker has not renewed its lease for this long (it renews every third of it) is taken to
-# be lost with its worker and run again, at most PLAYGROUND_BATCH_ATTEMPTS times in all.
-PLAYGROUND_BATCH_LEASE_SECONDS = env_float(os.environ, "PLAYGROUND_BATCH_LEASE_SECONDS", 120, minimum=0.1)
+# A running chunk whose worker has not renewed its lease for this long (a live worker renews it every
+# PLAYGROUND_BATCH_HEARTBEAT_SECONDS, at most a third of the lease) is taken to be lost with its worker and run
+# again, at most PLAYGROUND_BATCH_ATTEMPTS times in all: a killed worker's chunk runs again within seconds.
+PLAYGROUND_BATCH_LEASE_SECONDS = env_float(os.environ, "PLAYGROUND_BATCH_LEASE_SECONDS", 10, minimum=0.1)
+PLAYGROUND_BATCH_HEARTBEAT_SECONDS = env_float(os.environ, "PLAYGROUND_BATCH_HEARTBEAT_SECONDS", 3, minimum=0.03)
 PLAYGROUND_BATCH_ATTEMPTS = env_int(os.environ, "PLAYGROUND_BATCH_ATTEMPTS", 3, minimum=1)
+# A queued chunk no worker took for this long is sent again (a message the broker lost).
+PLAYGROUND_BATCH_REDISPATCH_SECONDS = env_float(os.environ, "PLAYGROUND_BATCH_REDISPATCH_SECONDS", 120, minimum=1)
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "").strip() or os.environ.get("REDIS_URL", "").strip()
+# A Celery worker's pool process is replaced after this many tasks or once its resident memory passes this many
+# MiB after a task (0: never), so a long-running worker's memory stays at its steady state.
+PLAYGROUND_CELERY_MAX_TASKS_PER_CHILD = env_int(os.environ, "PLAYGROUND_CELERY_MAX_TASKS_PER_CHILD", 1000, minimum=0)
+PLAYGROUND_CELERY_MAX_MEMORY_MB = env_int(os.environ, "PLAYGROUND_CELERY_MAX_MEMORY_MB", 400, minimum=0)
+CELERY_WORKER_MAX_TASKS_PER_CHILD = PLAYGROUND_CELERY_MAX_TASKS_PER_CHILD or None
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = PLAYGROUND_CELERY_MAX_MEMORY_MB * 1024 or None  # Celery counts KiB
 
 CACHES = cache_config(os.environ)
 

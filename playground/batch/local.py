@@ -4,7 +4,8 @@ A few threads do the database side of `runner.execute` (claim, store); the polic
 PLAYGROUND_BATCH_PROCESSES worker processes (spawned: they import the engine only, never Django), each
 keeping its compiled policy sets (engine.compiled). With 0 processes the threads evaluate themselves (tests).
 Chunks of a job are taken in order; queued chunks this process does not hold (after a restart) are sent again
-by `orphans` when the job is looked at.
+by `orphans` when the job is looked at. A pool process that dies (killed, out of memory) breaks the pool: each
+chunk it held is given back and sent again at once (runner.WorkerLost), to a new pool.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ logger = logging.getLogger(__name__)
 _lock = threading.Lock()
 _threads: ThreadPoolExecutor | None = None
 _processes: ProcessPoolExecutor | None = None
-_pending: dict[int, Future] = {}
+_pending: dict[int, tuple[int, Future]] = {}  # chunk id -> (the submission's number, its future)
+_submissions = 0
+_current = threading.local()  # the chunk id this pool thread runs (a chunk given back is sent again from it)
 
 
 def _process_pool() -> ProcessPoolExecutor:
@@ -52,26 +55,32 @@ def _compute(documents, objects, start, kubernetes_version):
         raise runner.WorkerLost() from None
 
 
-def _run(chunk_id: int) -> bool:
+def _run(chunk_id: int, number: int) -> bool:
+    _current.chunk_id = chunk_id
     try:
         return runner.execute(chunk_id, _compute)
     except Exception:  # a future nobody reads: say it here (the chunk runs again when its job is looked at)
         logger.exception("batch chunk %s could not be run", chunk_id)
         return False
     finally:
+        _current.chunk_id = None
         connection.close()  # the pool's threads outlive a job: hold no database connection between chunks
         with _lock:
-            _pending.pop(chunk_id, None)
+            if chunk_id in _pending and _pending[chunk_id][0] == number:  # not a later submission of it
+                del _pending[chunk_id]
 
 
 def submit(chunk_ids: list[int]) -> None:
-    global _threads
+    """Run the chunks in the pool's threads; a chunk already submitted is not submitted twice, unless it is
+    the one the calling pool thread runs (given back after its process died: runner.release)."""
+    global _threads, _submissions
     with _lock:
         if _threads is None:
             _threads = ThreadPoolExecutor(max(1, settings.PLAYGROUND_BATCH_PROCESSES), thread_name_prefix="batch")
         for chunk_id in chunk_ids:
-            if chunk_id not in _pending:
-                _pending[chunk_id] = _threads.submit(_run, chunk_id)
+            if chunk_id not in _pending or getattr(_current, "chunk_id", None) == chunk_id:
+                _submissions += 1
+                _pending[chunk_id] = (_submissions, _threads.submit(_run, chunk_id, _submissions))
 
 
 def orphans(queued: list[int]) -> list[int]:
@@ -83,15 +92,19 @@ def orphans(queued: list[int]) -> list[int]:
 def cancel(chunk_ids: list[int]) -> None:
     with _lock:
         for chunk_id in chunk_ids:
-            future = _pending.pop(chunk_id, None)
-            if future is not None:
-                future.cancel()
+            entry = _pending.pop(chunk_id, None)
+            if entry is not None:
+                entry[1].cancel()
 
 
 def wait(timeout: float | None = None) -> None:
-    """Block until every submitted chunk has run (tests, and a clean shutdown)."""
-    with _lock:
-        futures = list(_pending.values())
-    for future in futures:
-        if not future.cancelled():
-            future.exception(timeout=timeout)
+    """Block until every submitted chunk has run, including those sent again meanwhile (tests, and a clean
+    shutdown)."""
+    while True:
+        with _lock:
+            futures = [future for _, future in _pending.values() if not future.done()]
+        if not futures:
+            return
+        for future in futures:
+            if not future.cancelled():
+                future.exception(timeout=timeout)

@@ -4,13 +4,20 @@ The same `execute(chunk_id)` runs in a Celery worker (tasks.py) and, without a b
 process whose computation goes to a local process pool (local.py). Every step is a conditional UPDATE, so
 two workers never both own a chunk and a job's counts stay exact whatever crashes:
 
-* claim: queued -> running (attempts + 1, lease_until = now + lease) only while the job is queued/running;
-* store: running (same attempt) -> done, and the job's `done` grows by the chunk's size in one transaction;
-* heartbeat: while a worker computes, it renews its chunk's lease every third of it;
-* recover (on every status read, and every few seconds while a socket watches the job): a running chunk past
-  its lease is queued again and sent again, or after PLAYGROUND_BATCH_ATTEMPTS attempts fails the job; a
-  queued chunk nobody took within a lease is sent again; a job whose chunks are all done is finished (its
-  last worker stopped between the two);
+* claim: queued -> running (attempts + 1, lease_until = now + lease) only while the job is queued/running; a
+  running chunk whose lease ran out (its worker stopped renewing it) is taken over the same way, so a message
+  the broker delivers again after a worker died runs the chunk at once;
+* store: running (same attempt) -> done, and the job's `done` grows by the chunk's size in one transaction: of
+  two workers that computed the same chunk (one was thought lost), only the attempt holding it is counted;
+* heartbeat: while a worker computes, it renews its chunk's lease (PLAYGROUND_BATCH_LEASE_SECONDS, short)
+  every PLAYGROUND_BATCH_HEARTBEAT_SECONDS, and sweeps its job (recover), so a live worker notices a dead
+  one's chunk within a lease;
+* recover (by the job's live workers, after each chunk and on each heartbeat; on every status read, and every
+  few seconds while a socket watches the job): a running chunk past its lease is queued again and sent again,
+  or after PLAYGROUND_BATCH_ATTEMPTS attempts fails the job; a queued chunk nobody took within
+  PLAYGROUND_BATCH_REDISPATCH_SECONDS is sent again; a job whose chunks are all done is finished (its last
+  worker stopped between the two);
+* a worker that knows its computing process died (the local pool) gives the chunk back at once (release);
 * each database step of a chunk is tried again after a moment on a transient error (_retrying).
 
 Every change a watcher would show (the job starts, a chunk is stored, the job ends) is announced to the job's
@@ -28,7 +35,7 @@ from typing import TypeVar
 
 from django.conf import settings
 from django.db import close_old_connections, connection, transaction
-from django.db.models import F
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from evaluator.batch import Summary
@@ -41,7 +48,7 @@ logger = logging.getLogger(__name__)
 
 
 class WorkerLost(Exception):
-    """The process computing a chunk died: the chunk stays running until its lease ends, then runs again."""
+    """The process computing a chunk died: the chunk is given back (release) and sent again at once."""
 
 
 Compute = Callable[[list, list, int, "str | None"], list]
@@ -72,16 +79,31 @@ def lease() -> timedelta:
     return timedelta(seconds=settings.PLAYGROUND_BATCH_LEASE_SECONDS)
 
 
+def heartbeat_seconds() -> float:
+    """How often a live worker renews its lease: the setting, but at least three renewals per lease, so one
+    late renewal (a loaded machine) does not lose a live worker its chunk."""
+    return min(settings.PLAYGROUND_BATCH_HEARTBEAT_SECONDS, settings.PLAYGROUND_BATCH_LEASE_SECONDS / 3)
+
+
+def _active_jobs() -> QuerySet:
+    """The ids of queued and running jobs, for a chunk's conditional update. Not `job__status__in`: Django makes an
+    update through a join `WHERE id IN (SELECT … JOIN …)`, whose conditions PostgreSQL does not check again on
+    a row another transaction changed meanwhile, so two workers could both claim one chunk. With the chunk's
+    own conditions on the row itself, the second waits for the first and then finds them false."""
+    return BatchJob.objects.filter(status__in=ACTIVE).values("id")
+
+
 def claim(chunk_id: int) -> BatchChunk | None:
-    """Take the chunk if it is queued and its job still wants it; None when another worker has it, it is
-    done, or the job was cancelled."""
+    """Take the chunk if it is queued, or running under a lease that ran out (its worker is gone), and its job
+    still wants it; None when a live worker has it, it is done, or the job was cancelled."""
     now = timezone.now()
+    free = Q(status=BatchChunk.QUEUED) | Q(status=BatchChunk.RUNNING, lease_until__lt=now)
     with transaction.atomic():
         taken = BatchChunk.objects.filter(
+            free,
             id=chunk_id,
-            status=BatchChunk.QUEUED,
             attempts__lt=settings.PLAYGROUND_BATCH_ATTEMPTS,
-            job__status__in=ACTIVE,
+            job_id__in=_active_jobs(),
         ).update(status=BatchChunk.RUNNING, attempts=F("attempts") + 1, lease_until=now + lease(), started=now)
         if not taken:
             return None
@@ -106,13 +128,39 @@ def store(chunk: BatchChunk, rows: list[dict]) -> bool:
 def _keep(chunk: BatchChunk, rows: list[dict], summary: dict) -> int:
     with transaction.atomic():
         kept = BatchChunk.objects.filter(
-            id=chunk.id, status=BatchChunk.RUNNING, attempts=chunk.attempts, job__status__in=ACTIVE
+            id=chunk.id, status=BatchChunk.RUNNING, attempts=chunk.attempts, job_id__in=_active_jobs()
         ).update(status=BatchChunk.DONE, rows=rows, summary=summary, finished=timezone.now(), lease_until=None)
         if kept:
             BatchJob.objects.filter(id=chunk.job_id).update(
                 done=F("done") + chunk.size, denied=F("denied") + summary["denied"]
             )
     return kept
+
+
+def release(chunk: BatchChunk) -> bool:
+    """Give a chunk back at once when its computing process is known to have died (no lease to wait for):
+    queued again to be sent again, or the job failed when the chunk has used all its attempts. True when it
+    is to be sent again."""
+    with transaction.atomic():
+        if chunk.attempts >= settings.PLAYGROUND_BATCH_ATTEMPTS:
+            if BatchChunk.objects.filter(id=chunk.id, status=BatchChunk.RUNNING, attempts=chunk.attempts).update(
+                status=BatchChunk.FAILED
+            ):
+                _fail_job(chunk.job_id, _lost_message(chunk))
+            return False
+        return bool(
+            BatchChunk.objects.filter(id=chunk.id, status=BatchChunk.RUNNING, attempts=chunk.attempts).update(
+                status=BatchChunk.QUEUED, lease_until=None, dispatched=timezone.now()
+            )
+        )
+
+
+def _lost_message(chunk: BatchChunk) -> str:
+    last = chunk.start + chunk.size - 1
+    return (
+        f"objects {chunk.start}–{last}: the worker running them stopped "
+        f"{chunk.attempts} time{'' if chunk.attempts == 1 else 's'} (crashed or was killed); the job was stopped"
+    )
 
 
 def fail(chunk: BatchChunk, message: str) -> None:
@@ -145,8 +193,9 @@ def finish_if_complete(job_id: str) -> bool:
 
 
 class Heartbeat:
-    """Renews a running chunk's lease every third of it while its worker computes, so the lease measures whether
-    the worker is alive, not how long a chunk may take: a chunk is run again only when renewals stop."""
+    """Renews a running chunk's lease every heartbeat_seconds() while its worker computes, so the lease measures
+    whether the worker is alive, not how long a chunk may take: a chunk is run again only when renewals stop.
+    Each beat also sweeps the job (sweep): the job's live workers are the first to notice a dead one."""
 
     def __init__(self, chunk: BatchChunk):
         self.chunk = chunk
@@ -155,17 +204,19 @@ class Heartbeat:
 
     def _beat(self) -> None:
         """Each renewal takes a connection and gives it back (to the pool, on PostgreSQL): a chunk computing
-        for minutes holds none meanwhile. A renewal lost to an outage (no free connection, say) is reported and
-        the next one tries again; the lease is three renewals long."""
-        while not self.stopped.wait(settings.PLAYGROUND_BATCH_LEASE_SECONDS / 3):
+        for minutes holds none meanwhile. A missed beat (an outage, no free connection) is reported and retried
+        at the next; the lease allows a few."""
+        while not self.stopped.wait(heartbeat_seconds()):
             try:
                 BatchChunk.objects.filter(
                     id=self.chunk.id, status=BatchChunk.RUNNING, attempts=self.chunk.attempts
                 ).update(lease_until=timezone.now() + lease())
+                sweep(self.chunk.job_id)
             except Exception as exc:
                 if not outage.is_outage(exc):
-                    raise
-                outage.report("batch lease", exc)
+                    logger.exception("batch chunk %s: heartbeat failed", self.chunk.id)
+                else:
+                    outage.report("batch chunk heartbeat", exc)
             finally:
                 connection.close()
 
@@ -191,16 +242,28 @@ def execute(chunk_id: int, compute: Compute) -> bool:
             with Heartbeat(chunk):
                 rows = compute(job.documents, chunk.inputs, chunk.start, job.kubernetes_version or None)
         except WorkerLost:
-            logger.warning("batch chunk %s of job %s: its worker process died", chunk.index, job.id)
+            logger.warning("batch chunk %s of job %s: its worker process died; sending it again", chunk.index, job.id)
+            if _retrying(release, chunk):
+                dispatch([chunk.id])
             return False
         except Exception as exc:  # a bug of ours: logged, and the job says which objects it stopped at
             logger.exception("batch chunk %s of job %s failed", chunk.index, job.id)
             last = chunk.start + chunk.size - 1
             fail(chunk, f"objects {chunk.start}–{last} could not be evaluated: {type(exc).__name__}: {exc}")
             return False
-        return store(chunk, rows)
+        kept = store(chunk, rows)
+        _retrying(sweep, job.id)
+        return kept
     finally:
         close_old_connections()
+
+
+def sweep(job_id: str) -> None:
+    """Send again the job's chunks whose worker was lost (recover), from one of its live workers: a dead
+    worker's chunk runs again within a lease even when no one watches the job."""
+    job = BatchJob.objects.filter(id=job_id, status__in=ACTIVE).only("id", "status").first()
+    if job is not None:
+        dispatch(recover(job))
 
 
 def recover(job: BatchJob) -> list[int]:
@@ -214,17 +277,11 @@ def recover(job: BatchJob) -> list[int]:
     now = timezone.now()
     resend: list[int] = []
     expired = BatchChunk.objects.filter(job=job, status=BatchChunk.RUNNING, lease_until__lt=now)
-    for chunk in expired.only("id", "attempts", "index", "start", "size"):
+    for chunk in expired.only("id", "job_id", "attempts", "index", "start", "size"):
         if chunk.attempts >= settings.PLAYGROUND_BATCH_ATTEMPTS:
-            last = chunk.start + chunk.size - 1
             with transaction.atomic():
                 BatchChunk.objects.filter(id=chunk.id, status=BatchChunk.RUNNING).update(status=BatchChunk.FAILED)
-                _fail_job(
-                    job.id,
-                    f"objects {chunk.start}–{last}: the worker running them stopped "
-                    f"{chunk.attempts} time{'' if chunk.attempts == 1 else 's'} "
-                    "(crashed or was killed); the job was stopped",
-                )
+                _fail_job(job.id, _lost_message(chunk))
             return []
         requeued = BatchChunk.objects.filter(
             id=chunk.id, status=BatchChunk.RUNNING, attempts=chunk.attempts, lease_until__lt=now
@@ -232,9 +289,12 @@ def recover(job: BatchJob) -> list[int]:
         if requeued:
             logger.warning("batch job %s: chunk %s lost its worker; running it again", job.id, chunk.index)
             resend.append(chunk.id)
-    stale = BatchChunk.objects.filter(job=job, status=BatchChunk.QUEUED, dispatched__lt=now - lease())
+    # Not the lease: a big job's chunks wait in the broker's queue for minutes, and sending them all again every
+    # lease would grow that queue for nothing. This catches messages the broker lost.
+    before = now - timedelta(seconds=settings.PLAYGROUND_BATCH_REDISPATCH_SECONDS)
+    stale = BatchChunk.objects.filter(job=job, status=BatchChunk.QUEUED, dispatched__lt=before)
     for chunk_id in stale.values_list("id", flat=True):
-        if BatchChunk.objects.filter(id=chunk_id, status=BatchChunk.QUEUED, dispatched__lt=now - lease()).update(
+        if BatchChunk.objects.filter(id=chunk_id, status=BatchChunk.QUEUED, dispatched__lt=before).update(
             dispatched=now
         ):
             resend.append(chunk_id)
@@ -262,3 +322,13 @@ def dispatch(chunk_ids: list[int]) -> None:
         from playground.batch import local
 
         local.submit(chunk_ids)
+
+
+def lease_left(chunk_id: int) -> float | None:
+    """Seconds until the lease of a running chunk runs out (0 when it has); None when the chunk is not running."""
+    lease_until = BatchChunk.objects.filter(id=chunk_id, status=BatchChunk.RUNNING).values_list(
+        "lease_until", flat=True
+    )
+    for until in lease_until:
+        return max(0.0, (until - timezone.now()).total_seconds()) if until else 0.0
+    return None

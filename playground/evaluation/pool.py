@@ -12,6 +12,10 @@ go to the least busy worker. Each worker has a supervisor thread in the server t
   512 MiB"). The bounds are a safety net set far above what the CEL cost limits allow, so an expression over
   its cost limit always gets the API server's cost-limit error, however loaded the machine is;
 * retries a job once when its worker died under it (the OOM killer, a crash), then fails it with a message;
+* recycles a worker that has run ``max_jobs`` jobs or whose resident memory passed ``recycle_mb`` (its caches
+  and heap keep the peak of any burst): the job that crossed the limit gets its answer first, then the
+  worker is replaced by a fresh one (while it starts, keyed jobs go to a ready worker), so a long-running
+  server's workers stay near their steady-state memory instead of their high-water mark;
 * skips work its caller abandoned while it was queued (a cancelled future, or one whose `abandoned()` is
   already true, is never started: a queue of superseded edits must not cost a worker each), and stops work
   abandoned while it runs: a job whose caller went away (its awaiting task was cancelled: a client left) or
@@ -60,6 +64,8 @@ class Limits:
     timeout_seconds: float
     memory_mb: int
     queue_size: int
+    max_jobs: int = 0  # jobs a worker runs before it is recycled (0: never)
+    recycle_mb: int = 0  # resident MiB past which a worker is recycled after its job (0: never)
 
     @classmethod
     def from_settings(cls) -> "Limits":
@@ -68,6 +74,8 @@ class Limits:
             settings.PLAYGROUND_EVALUATION_TIMEOUT_SECONDS,
             settings.PLAYGROUND_EVALUATION_MEMORY_MB,
             settings.PLAYGROUND_EVALUATION_QUEUE,
+            settings.PLAYGROUND_EVALUATION_MAX_JOBS,
+            settings.PLAYGROUND_EVALUATION_RECYCLE_MB,
         )
 
     def exceeded(self) -> ServiceError:
@@ -77,6 +85,16 @@ class Limits:
             "limit far above what the CEL cost limits allow: look for very large documents or expressions)",
             422,
         )
+
+
+def resident_mb(pid: int) -> float | None:
+    """A process's resident memory in MiB, from /proc (Linux); None where it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/statm") as statm:
+            pages = int(statm.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return pages * os.sysconf("SC_PAGE_SIZE") / (1024 * 1024)
 
 
 def _failed() -> ServiceError:
@@ -117,6 +135,8 @@ class _Worker:
         self.pending = 0  # queued + running, for least-busy routing
         self.pending_lock = threading.Lock()
         self.restarts = 0
+        self.recycled = 0  # replaced at a job or memory limit (not counted in restarts: nothing went wrong)
+        self.jobs_run = 0  # by the current process
         self.process = None
         self.conn = None
         self.ready = False  # the current process finished its warm-up
@@ -150,6 +170,9 @@ class _Worker:
             "alive": process is not None and process.is_alive(),
             "ready": self.ready,
             "restarts": self.restarts,
+            "recycled": self.recycled,
+            "jobs": self.jobs_run,
+            "residentMb": round(mb, 1) if process is not None and (mb := resident_mb(process.pid)) else None,
             "pending": self.pending,
         }
 
@@ -176,10 +199,33 @@ class _Worker:
                         future.set_exception(Abandoned("the evaluation was abandoned before it started"))
                     else:
                         self._run(future, function, args, abandoned)
+                        self._recycle_if_due()
                 finally:
                     with self.pending_lock:
                         self.pending -= 1
         self._kill()
+
+    def _recycle_if_due(self) -> None:
+        """After a job was answered: replace the worker when it reached its job count or memory limit."""
+        process = self.process
+        if process is None or not process.is_alive():
+            return
+        limits = self.limits
+        reason = None
+        if limits.max_jobs and self.jobs_run >= limits.max_jobs:
+            reason = f"it ran {self.jobs_run} evaluations"
+        elif limits.recycle_mb and (mb := resident_mb(process.pid)) is not None and mb > limits.recycle_mb:
+            reason = f"its resident memory is {mb:.0f} MiB (limit {limits.recycle_mb} MiB)"
+        if reason is None:
+            return
+        logger.info("evaluation worker %d (pid %s) recycled: %s", self.index, process.pid, reason)
+        self._kill()
+        self.process = None  # not a death: _ensure_started starts the next without counting a restart
+        self.recycled += 1
+        try:
+            self._ensure_started()
+        except _Died:
+            logger.error("evaluation worker %d could not start", self.index)
 
     def _ensure_started(self) -> None:
         if self.process is not None and self.process.is_alive():
@@ -205,6 +251,7 @@ class _Worker:
         process.start()
         child_conn.close()  # only the worker holds its end: it sees EOF when the server goes
         self.process, self.conn = process, parent_conn
+        self.jobs_run = 0
         try:
             ready = parent_conn.poll(START_TIMEOUT_SECONDS) and parent_conn.recv() == ("ready",)
         except (EOFError, OSError):
@@ -260,6 +307,7 @@ class _Worker:
         assert conn is not None
         try:
             conn.send((function, args))
+            self.jobs_run += 1
             started = time.monotonic()
             deadline = started + self.limits.timeout_seconds
             while not conn.poll(min(POLL_SECONDS, max(0.0, deadline - time.monotonic()))):

@@ -182,3 +182,65 @@ async def test_progress_announced_by_celery_workers_reaches_the_socket(project, 
     assert final["denied"] == denied_count(1000)
     dones = [m["job"]["done"] for m in messages]
     assert dones == sorted(dones)
+
+
+def _pool_children(process: subprocess.Popen) -> list[int]:
+    """The prefork pool processes of a Celery worker (its children)."""
+    children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+    return [int(pid) for pid in children.read_text().split()] if children.exists() else []
+
+
+def test_a_pool_process_killed_mid_chunk_is_delivered_again_and_taken_over(project, workers, settings):
+    """kill -9 of the pool process running a chunk, nobody reading the job: the broker delivers the message again
+    (acks late, rejected on a lost worker), the delivery waits out the dead process's lease and takes the chunk
+    over. The job ends with exact totals, the chunk on its second attempt."""
+    settings.PLAYGROUND_BATCH_CHUNK_SIZE = 3000
+    worker = workers.start(concurrency=1)
+    state, _ = jobs.create_job(project["id"], None, [("dump.yaml", dump(6000))])
+    deadline = time.monotonic() + 120
+    running = None
+    while running is None and time.monotonic() < deadline:
+        running = BatchChunk.objects.filter(job_id=state["id"], status=BatchChunk.RUNNING).first()
+        time.sleep(0.01)
+    assert running is not None, workers.output()
+    children = _pool_children(worker)
+    assert len(children) == 1, workers.output()
+    os.kill(children[0], signal.SIGKILL)
+    lost = BatchChunk.objects.get(id=running.id)
+    assert lost.status == BatchChunk.RUNNING and lost.attempts == 1, "the chunk finished before the kill"
+    deadline = time.monotonic() + 120
+    job = BatchJob.objects.get(id=state["id"])
+    while job.status in (BatchJob.QUEUED, BatchJob.RUNNING) and time.monotonic() < deadline:
+        time.sleep(0.2)
+        job.refresh_from_db()  # the database only: no status read sends anything again
+    assert job.status == BatchJob.DONE, (job.status, job.error, workers.output())
+    assert job.done == job.total == 6000 and job.summary["denied"] == denied_count(6000)
+    assert sum(len(rows) for rows in job.chunks.values_list("rows", flat=True)) == 6000
+    lost.refresh_from_db()
+    assert lost.status == BatchChunk.DONE and lost.attempts == 2
+
+
+def test_a_worker_killed_whole_has_its_chunk_run_by_another_with_nobody_looking(project, workers, settings):
+    """The worker and its pool are SIGKILLed mid-chunk (its message stays unacknowledged in Redis for an hour);
+    a second worker, idle, finds the chunk whose lease ran out on its periodic check and runs it. No status read,
+    no socket: the job ends with exact totals, the chunk on its second attempt."""
+    settings.PLAYGROUND_BATCH_CHUNK_SIZE = 6000
+    first = workers.start(concurrency=1)
+    state, _ = jobs.create_job(project["id"], None, [("dump.yaml", dump(6000))])
+    deadline = time.monotonic() + 120
+    running = None
+    while running is None and time.monotonic() < deadline:
+        running = BatchChunk.objects.filter(job_id=state["id"], status=BatchChunk.RUNNING).first()
+        time.sleep(0.01)
+    assert running is not None, workers.output()
+    workers.start(concurrency=1)
+    workers.kill(first)
+    job = BatchJob.objects.get(id=state["id"])
+    deadline = time.monotonic() + 120
+    while job.status in (BatchJob.QUEUED, BatchJob.RUNNING) and time.monotonic() < deadline:
+        time.sleep(0.2)
+        job.refresh_from_db()  # the database only
+    assert job.status == BatchJob.DONE, (job.status, job.error, workers.output())
+    assert job.done == job.total == 6000 and job.summary["denied"] == denied_count(6000)
+    lost = BatchChunk.objects.get(id=running.id)
+    assert lost.status == BatchChunk.DONE and lost.attempts == 2

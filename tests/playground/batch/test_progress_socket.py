@@ -190,9 +190,9 @@ def chunk(chunk_id: int) -> BatchChunk:
 async def test_a_chunk_lost_with_its_worker_runs_again_with_only_the_socket_watching(project, held, monkeypatch):
     state, token = await new_job(project, 30)  # chunks of 10
     lost, *others = await chunk_ids(state["id"])
-    await crash_after_claim(lost)
     held.real(others)  # the other chunks run on the local backend; nobody reads the job's status
     await database_sync_to_async(local.wait)(60)
+    await crash_after_claim(lost)  # after the others: no live worker of the job is left to notice
     assert (await chunk(lost)).status == BatchChunk.RUNNING
     job = await database_sync_to_async(BatchJob.objects.get)(id=state["id"])
     assert job.status == "running" and job.done == 20

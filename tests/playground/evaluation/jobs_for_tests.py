@@ -42,3 +42,13 @@ def memory_status() -> str:
 def touch(path: str) -> str:
     open(path, "w").close()
     return path
+
+
+_held: list[bytearray] = []
+
+
+def hold(megabytes: int) -> int:
+    """Keep `megabytes` more (touched, so resident) for the rest of the worker's life: a cache that grew."""
+    block = bytearray(b"\x01" * (megabytes * 1024 * 1024))
+    _held.append(block)
+    return os.getpid()
