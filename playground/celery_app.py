@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 
 from celery import Celery
-from celery.signals import worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "playground.settings")
 
@@ -24,13 +23,3 @@ app.conf.update(
     broker_connection_retry_on_startup=True,
 )
 app.autodiscover_tasks(["playground.batch"])
-
-
-def _start_sweeper(**_: object) -> None:
-    """Each worker's main process looks for lost chunks every few seconds (playground/batch/sweeper.py)."""
-    from playground.batch import sweeper
-
-    sweeper.start()
-
-
-worker_ready.connect(_start_sweeper, weak=False)

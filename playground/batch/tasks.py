@@ -9,8 +9,9 @@ lost with its messages. The job's state is in the database, not in Celery.
 from __future__ import annotations
 
 from celery import shared_task
+from celery.signals import worker_ready
 
-from playground.batch import engine, runner
+from playground.batch import engine, runner, sweeper
 
 # A delivery that finds its chunk running under someone's lease looks again after the lease this many times: the
 # holder may be the pool process that died (its lease runs out, the delivery takes it over) or a live worker
@@ -26,3 +27,10 @@ def run_chunk(self, chunk_id: int) -> bool:
     if left is not None and self.request.retries < HELD_RETRIES:
         raise self.retry(countdown=left + runner.heartbeat_seconds() / 2, max_retries=HELD_RETRIES)
     return False
+
+
+@worker_ready.connect(weak=False)
+def _start_sweeper(**_: object) -> None:
+    """Each worker's main process looks for lost chunks every few seconds (sweeper.py); connected here, where
+    the worker loads its tasks, so the Celery app itself names no package of ours."""
+    sweeper.start()
