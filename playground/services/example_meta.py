@@ -26,6 +26,11 @@ GROUPS = [
         "Kyverno's overlay patterns, anchors, deny rules and foreach.",
     ),
     (
+        "kyverno-mutate-generate",
+        "Kyverno mutate and generate",
+        "Kyverno rules that change objects on their way in, and create the objects that go with them.",
+    ),
+    (
         "kyverno-cel",
         "Kyverno CEL and generated VAPs",
         "Kyverno rules written in CEL, and the ValidatingAdmissionPolicy Kyverno generates.",

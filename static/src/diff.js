@@ -3,7 +3,7 @@
 import { stringify } from "yaml";
 import { h } from "./dom.js";
 
-function yamlText(value) {
+export function yamlText(value) {
   if (value === null || value === undefined) return "";
   try {
     return stringify(value, { lineWidth: 0 });

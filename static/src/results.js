@@ -7,6 +7,10 @@ import { traceView } from "./trace.js";
 import { gotoLink, messageNode, textIndex } from "./locations.js";
 import { diffView } from "./diff.js";
 import { valueAt } from "./field-path.js";
+import { badge, mutationStep, outcomeKind, section } from "./result-parts.js";
+import { kyvernoGenerateView, kyvernoMutationView } from "./kyverno-results.js";
+
+export { badge };
 
 function decision(result) {
   if (!result) return { label: "No result", kind: "none" };
@@ -14,10 +18,6 @@ function decision(result) {
   if (result.allowed === false) return { label: "Denied", kind: "denied" };
   if ((result.warnings || []).length) return { label: "Allowed with warnings", kind: "warned" };
   return { label: "Allowed", kind: "allowed" };
-}
-
-export function badge(text, kind, extra = {}) {
-  return h("span", { class: `badge badge-${kind}`, ...extra }, text);
 }
 
 function verdictBadge(entry) {
@@ -33,11 +33,6 @@ function expectedText(expected) {
   else if (expected.allowed !== undefined && expected.allowed !== null) parts.push(expected.allowed ? "allowed" : "denied");
   if (expected.messageContains) parts.push(`message contains “${expected.messageContains}”`);
   return parts.length ? `expected: ${parts.join(", ")}` : "";
-}
-
-function section(title, body, { open = false, testid } = {}) {
-  return h("details", { class: "result-section", open, dataset: testid ? { testid } : undefined },
-    h("summary", {}, title), body);
 }
 
 function tupleTable(policies) {
@@ -74,11 +69,6 @@ function shortKind(kind) {
   return { MutatingAdmissionPolicy: "MAP", ValidatingAdmissionPolicy: "VAP" }[kind || "ValidatingAdmissionPolicy"] || kind;
 }
 
-function outcomeKind(outcome) {
-  return { admitted: "allowed", denied: "denied", warned: "warned", audited: "warned", skipped: "none",
-    error: "denied", mutated: "mutated", pass: "allowed", fail: "denied", skip: "none", warn: "warned" }[outcome] || "none";
-}
-
 function traces(policies) {
   const traced = policies.filter((p) => p.trace);
   if (!traced.length) return null;
@@ -96,10 +86,8 @@ function mutationView(result) {
   const steps = mutation.mutations.map((m) => {
     const before = previous;
     if (m.object) previous = m.object;
-    return h("details", { class: "mutation-step" },
-      h("summary", {}, `${m.policy} / ${m.binding ?? "—"}${m.param ? ` / ${m.param}` : ""} · mutation #${m.index} ` +
-        `(${m.patchType}, pass ${m.pass ?? 1})${m.error ? ` · error: ${m.error}` : m.changed ? "" : " · no change"}`),
-      m.object ? diffView(before, m.object) : h("p", { class: "muted" }, "No object produced."));
+    return mutationStep(`${m.policy} / ${m.binding ?? "—"}${m.param ? ` / ${m.param}` : ""} · mutation #${m.index} ` +
+      `(${m.patchType}, pass ${m.pass ?? 1})${m.error ? ` · error: ${m.error}` : m.changed ? "" : " · no change"}`, before, m.object);
   });
   const notes = [...(mutation.errors || []), ...(mutation.notes || [])].map((n) =>
     h("li", {}, typeof n === "string" ? n : n.message || jsonText(n)));
@@ -129,6 +117,7 @@ function kyvernoView(kyverno) {
         h("td", {}, badge("not applicable", "none")), h("td", {}, ""), h("td", {}, typeof rule === "object" && rule.reason ? rule.reason : "")));
     }
   }
+  if (!rows.length) return null; // only mutate or generate rules: shown in their own sections
   return section("Kyverno rules", h("table", { class: "tuples" },
     h("thead", {}, h("tr", {}, ["policy", "rule", "result", "action", "message"].map((c) => h("th", {}, c)))),
     h("tbody", {}, rows)), { open: true, testid: "kyverno" });
@@ -226,7 +215,9 @@ export function requestCard(entry, { stale = false } = {}) {
     traces(result.policies || []),
     defaultedView(result),
     mutationView(result),
+    kyvernoMutationView(result),
     kyvernoView(result.kyverno),
+    kyvernoGenerateView(result.kyverno),
     generatedVapView(result),
     Object.keys(result.auditAnnotations || {}).length ? jsonBlock("Audit annotations", result.auditAnnotations) : null,
     result.response ? jsonBlock("AdmissionReview response", result.response, { testid: "review" }) : null,

@@ -59,3 +59,45 @@ def test_payloads_on_the_batch_page_are_text(page, api, server_url):
     assert page.watch.dialogs == []
     assert page.evaluate("() => window.__xss") is None
     assert page.locator("#xss-name, #xss-msg, #xss-script, img[src=x]").count() == 0
+
+
+def test_payloads_in_kyverno_patches_and_generated_objects_are_text(page, api, open_project):
+    """A Kyverno mutate rule that writes markup into a label, and a generate rule whose generated object (and its
+    name) carries it: the rule's patch, the diff, the patched object and the generated YAML show it as text."""
+    payload = MESSAGE.replace('"', "'")
+    policy = f"""apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {{name: evil}}
+spec:
+  rules:
+  - name: label
+    match: {{any: [{{resources: {{kinds: [Namespace]}}}}]}}
+    mutate:
+      patchStrategicMerge:
+        metadata: {{annotations: {{note: "{payload}"}}}}
+  - name: make
+    match: {{any: [{{resources: {{kinds: [Namespace]}}}}]}}
+    generate:
+      apiVersion: v1
+      kind: ConfigMap
+      name: cm
+      namespace: "{{{{request.object.metadata.name}}}}"
+      data:
+        data: {{note: "{payload}"}}
+"""
+    body = {
+        "title": "kyverno xss",
+        "documents": [{"name": "policy", "text": policy}],
+        "requests": [{"name": NAME, "text": "apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a}\n"}],
+    }
+    status, created = api("POST", "/api/v1/projects", body)
+    assert status == 201, created
+    open_project(created)
+    first = card(page)
+    expect(first.locator("[data-testid=kyverno-rule-patch] pre")).to_contain_text("xss-script")
+    expect(first.locator("[data-testid=kyverno-mutations] pre.diff").first).to_contain_text("xss-msg")
+    expect(first.locator("[data-testid=generated-object] pre")).to_contain_text("xss-script")
+    page.wait_for_timeout(500)
+    assert page.watch.dialogs == []
+    assert page.evaluate("() => window.__xss") is None
+    assert page.locator("#xss-name, #xss-msg, #xss-script, img[src=x]").count() == 0

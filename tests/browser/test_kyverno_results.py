@@ -1,0 +1,107 @@
+"""Kyverno mutate and generate results on the page: a gallery example's mutate rules show their JSON patches, the
+diff and the patched object; a generate example shows each object it would create or update, as YAML, with the
+rule that made it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.helpers import card
+
+pytestmark = pytest.mark.browser
+expect.set_options(timeout=20_000)
+SHOTS = os.environ.get("SCREENSHOTS_DIR")
+WIDTHS = {"1440": (1440, 900), "390": (390, 844)}
+
+
+def shoot(page, section, name: str) -> None:
+    """Leave PNGs for a reviewer when SCREENSHOTS_DIR is set (`make screenshots`): the window scrolled to the
+    section, and the section whole."""
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        section.scroll_into_view_if_needed()
+        page.screenshot(path=str(Path(SHOTS) / f"{name}.png"))
+        section.screenshot(path=str(Path(SHOTS) / f"{name}-section.png"))
+
+
+def open_example(browser, server_url, slug: str, width: str):
+    viewport = dict(zip(("width", "height"), WIDTHS[width]))
+    context = browser.new_context(viewport=viewport)
+    context.set_default_timeout(20_000)
+    context.add_init_script("localStorage.setItem('admission-playground:tour-done', '1');")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{server_url}/examples/{slug}")
+    expect(card(page).locator("[data-testid=decision]")).to_have_text("Allowed")
+    return context, page, errors
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+def test_a_mutate_example_shows_each_rules_patch_the_diff_and_the_patched_object(browser, server_url, width):
+    context, page, errors = open_example(browser, server_url, "kyverno-mutate-replace-image-registry", width)
+    try:
+        first = card(page)
+        section = first.locator("[data-testid=kyverno-mutations]")
+        expect(section).to_be_visible()
+        rules = section.locator("[data-testid=kyverno-rule]")
+        expect(rules).to_have_count(2)
+        containers, init = rules.nth(0), rules.nth(1)
+        expect(containers.locator("summary").first).to_contain_text(
+            "replace-image-registry / replace-image-registry-pod-containers"
+        )
+        expect(containers.locator("summary").first).to_contain_text("pass")
+        patch = containers.locator("[data-testid=kyverno-rule-patch] pre")
+        expect(patch).to_be_visible()
+        expect(patch).to_contain_text('"path": "/spec/containers/0/image"')
+        expect(patch).to_contain_text('"value": "myregistry.corp.com/library/nginx:1.27"')
+        expect(init.locator("[data-testid=kyverno-rule-patch] pre")).to_contain_text("/spec/initContainers/0/image")
+        # the whole chain's diff: the old image struck out, the new one added
+        chain = section.locator("pre.diff").first
+        expect(chain).to_be_visible()
+        expect(chain.locator(".diff-del", has_text="image: docker.io/library/nginx:1.27")).to_have_count(1)
+        expect(chain.locator(".diff-add", has_text="image: myregistry.corp.com/library/nginx:1.27")).to_have_count(1)
+        patched = section.locator("[data-testid=kyverno-patched-object]")
+        patched.locator("summary").click()
+        expect(patched.locator("pre")).to_contain_text("image: myregistry.corp.com/envoyproxy/envoy:v1.30.0")
+        # the second request has no init containers: that rule is skipped by its precondition, and says so
+        second = card(page, 1).locator("[data-testid=kyverno-rule][data-result=skip]")
+        expect(second).to_have_count(1)
+        second.locator("summary").click()
+        expect(second).to_contain_text("preconditions not met")
+        sizes = page.evaluate("""() => [...document.querySelectorAll('.result-card pre')].filter((p) => p.offsetParent)
+            .map((p) => ({pre: p.getBoundingClientRect().right, card: p.closest('.result-card').getBoundingClientRect().right}))""")
+        assert sizes and all(size["pre"] <= size["card"] + 1 for size in sizes), sizes
+        shoot(page, section, f"kyverno-mutate-{width}")
+        assert errors == []
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+def test_a_generate_example_shows_each_object_as_yaml_with_its_rule(browser, server_url, width):
+    context, page, errors = open_example(browser, server_url, "kyverno-generate-sync-secrets", width)
+    try:
+        section = card(page).locator("[data-testid=kyverno-generate]")
+        expect(section).to_be_visible()
+        expect(section.locator("summary").first).to_have_text("Kyverno generate (2 objects)")
+        rule = section.locator("[data-testid=generate-rule]")
+        expect(rule.locator("h5")).to_contain_text("sync-secrets / sync-image-pull-secret")
+        created = rule.locator("[data-testid=generated-object][data-action=create]")
+        expect(created).to_contain_text("Secret team-a/regcred")
+        expect(created).to_contain_text("would create by rule sync-secrets / sync-image-pull-secret")
+        yaml_text = created.locator("pre")
+        expect(yaml_text).to_be_visible()
+        expect(yaml_text).to_contain_text("namespace: team-a")
+        expect(yaml_text).to_contain_text("generate.kyverno.io/source-namespace: default")
+        source = rule.locator("[data-testid=generated-object][data-action=update]")
+        expect(source).to_contain_text("Secret default/regcred (clone source)")
+        expect(source.locator("pre")).to_contain_text("generate.kyverno.io/clone-source")
+        shoot(page, section, f"kyverno-generate-{width}")
+        assert errors == []
+    finally:
+        context.close()
