@@ -36,6 +36,7 @@ from evaluator.admission.policy_kind import (
 from evaluator.policies.mutating.diff import encode_patch, json_patch_between, semantic_equal
 from evaluator.policies.mutating.jsonpatch import PatchError
 
+from ..rule_location import error_path
 from ..webhook import kyverno_policies
 from . import has_mutate_rules, json6902, mutate, unified_diff
 
@@ -53,30 +54,6 @@ def failure_policy(policy: Mapping[str, Any]) -> str:
 
 def _failed_rules(policy_result: dict) -> list[str]:
     return [f"{r['rule']}: {r['message']}" for r in policy_result["rules"] if r["result"] in ("fail", "error")]
-
-
-# the field of a rule an error message is about, by the message's start
-_ERROR_FIELDS = (
-    ("failed to load context", "context"),
-    ("failed to evaluate preconditions", "preconditions"),
-    ("failed to evaluate list", "mutate.foreach"),
-    ("failed to mutate elements", "mutate.foreach"),
-)
-
-
-def error_path(policy: Mapping[str, Any], rule_name: str, message: str) -> str | None:
-    """The path in `policy` of the field a rule's error is about (an autogen rule's is its source rule's)."""
-    rules = (policy.get("spec") or {}).get("rules") or []
-    base = rule_name.removeprefix("autogen-cronjob-").removeprefix("autogen-")
-    index = next((i for i, r in enumerate(rules) if isinstance(r, dict) and r.get("name") in (rule_name, base)), None)
-    if index is None:
-        return None
-    field = next((f for prefix, f in _ERROR_FIELDS if message.startswith(prefix)), None)
-    if field is None:
-        mutation = rules[index].get("mutate") or {}
-        kind = next((k for k in ("patchStrategicMerge", "patchesJson6902", "foreach") if k in mutation), None)
-        field = f"mutate.{kind}" if kind else "mutate"
-    return f"spec.rules[{index}].{field}"
 
 
 def admission_outcome(policies: list[dict], output: dict, original: Any) -> tuple[Any, str | None, list[str]]:
