@@ -23,6 +23,7 @@ from evaluator.admission.policy_kind import MUTATING, UNCHANGED, KindOutcome, Re
 from evaluator.admission.request import NormalizedRequest, normalize_request
 from evaluator.admission.documents import load_documents
 from evaluator.admission.result import admission_result, bad_request, crash, internal_error, kind_defaults
+from evaluator.admission.phases import phase_entries, response_patch
 from evaluator.admission.trace_location import locate_traces
 from evaluator.authz import CachingAuthorizer, RBACAuthorizer
 from evaluator.cel.versions import NEWEST, parse_version, simulating
@@ -208,13 +209,15 @@ class Simulation:
             result.update(keys, typeChecking=None, defaulted=defaulted)
             return result
         context = RequestContext(request, self._authorizers, trace=trace, full=full, now=now)
-        ran = self._through_chain(request, context)
+        phases: list[dict[str, Any]] = []
+        ran, final = self._through_chain(request, context, phases)
         outcomes = [outcome for _, outcome in ran]
         for outcome in outcomes:  # kinds sharing a list key (Kyverno's two) add to it
             for key, value in outcome.keys.items():
                 keys[key] = keys[key] + value if isinstance(value, list) and isinstance(keys.get(key), list) else value
-        result = admission_result(request, outcomes, document_errors, request_errors, exempt, now, full)
-        result.update(keys)
+        patch = response_patch(request.get("object"), final.get("object")) if full and phases else None
+        result = admission_result(request, outcomes, document_errors, request_errors, exempt, now, full, patch)
+        result.update(keys, mutationPhases=phases)
         if trace:  # without traces there is no row to locate
             for kind, outcome in ran:
                 if outcome.records:
@@ -232,8 +235,11 @@ class Simulation:
             return [{"severity": "warning", "source": "request", "message": message, "document": None}]
         return []
 
-    def _through_chain(self, request: Mapping[str, Any], context: RequestContext) -> list[tuple[Any, KindOutcome]]:
-        """Every kind of the chain in order, until a stage ends denied: (kind, its outcome) of each that ran."""
+    def _through_chain(
+        self, request: Mapping[str, Any], context: RequestContext, phases: list[dict[str, Any]]
+    ) -> tuple[list[tuple[Any, KindOutcome]], Mapping[str, Any]]:
+        """Every kind of the chain in order, until a stage ends denied: (kind, its outcome) of each that ran,
+        and the request as the last kind left it; what each mutating kind changed is added to `phases`."""
         ran: list[tuple[Any, KindOutcome]] = []
         current = request
         denied_in = None
@@ -243,14 +249,16 @@ class Simulation:
                 break  # a denial ends admission: later stages never see the request
             outcome = kind.evaluate(current, context)
             ran.append((kind, outcome))
+            if kind.stage == MUTATING:
+                phases += phase_entries(kind, 0, current.get("object"), outcome)
             if outcome.denial is not None and denied_in is None:
                 denied_in = kind.stage
             if outcome.object is not UNCHANGED:
                 current = dict(current, object=outcome.object)
             stage_ends = position + 1 == len(chain) or chain[position + 1].stage != kind.stage
             if kind.stage == MUTATING and stage_ends and denied_in is None and context.reinvocation.should_reinvoke:
-                current, denied_in = _reinvoke(ran, current, context)
-        return ran
+                current, denied_in = _reinvoke(ran, current, context, phases)
+        return ran, current
 
 
 def _normalized(request: Any, mapper: Any) -> tuple[NormalizedRequest, list[dict[str, Any]]]:
@@ -295,7 +303,7 @@ def _owned(request: dict[str, Any] | None, given: Mapping[str, Any]) -> dict[str
 
 
 def _reinvoke(
-    ran: list[tuple[Any, KindOutcome]], current: Mapping[str, Any], context: RequestContext
+    ran: list[tuple[Any, KindOutcome]], current: Mapping[str, Any], context: RequestContext, phases: list[dict]
 ) -> tuple[Mapping[str, Any], str | None]:
     """admission's reinvoker: the mutating stage once more (only kinds that take part in reinvocation), each
     second outcome replacing the kind's first; the request after it and whether it was denied."""
@@ -305,6 +313,7 @@ def _reinvoke(
             continue
         outcome = kind.evaluate(current, context)
         ran[index] = (kind, outcome)
+        phases += phase_entries(kind, 1, current.get("object"), outcome)
         if outcome.object is not UNCHANGED:
             current = dict(current, object=outcome.object)
         if outcome.denial is not None:

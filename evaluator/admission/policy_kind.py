@@ -94,8 +94,9 @@ A `KindOutcome` describes one request's outcome; the core turns it into the resu
 audit Event, kubectl text, ferricel): `records` go to `result["policies"]` (one dict per tuple or policy,
 with `policy`, `binding`, `outcome`, see evaluator/SCHEMA.md), `warnings` to the Warning headers,
 `audit_annotations` to the response and the audit Event, `denial` (the full metav1.Status plus the
-`denials` entries and ferricel's view) decides the request, `keys` fill `result_keys`, `object`/`patch`
-carry a mutation (the patch is base64 JSONPatch from `context.original`'s object).
+`denials` entries and ferricel's view) decides the request, `keys` fill `result_keys`, `object`/`changes`
+carry a mutation (`changes`: per policy what this evaluation changed; the core builds `mutationPhases` and
+the response's patch from them, see `phases.py`).
 """
 
 from __future__ import annotations
@@ -174,7 +175,9 @@ class KindOutcome:
     warnings: list[str] = field(default_factory=list)
     audit_annotations: dict[str, str] = field(default_factory=dict)
     object: Any = UNCHANGED  # the object after this kind, when it mutates
-    patch: str | None = None  # base64 JSONPatch for the AdmissionReview response (mutating)
+    # what this evaluation changed, per policy or webhook: [{"policy", "patch" (JSON Patch), ...}]; the core
+    # stamps each with the kind's `phase` (default its name) and round into result["mutationPhases"]
+    changes: list[dict[str, Any]] = field(default_factory=list)
     keys: dict[str, Any] = field(default_factory=dict)
 
 

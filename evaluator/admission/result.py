@@ -39,9 +39,10 @@ def admission_result(
     exempt: str | None,
     now: dt.datetime | None,
     full: bool = True,
+    patch: str | None = None,
 ) -> dict[str, Any]:
     """The result for a request every kind in `outcomes` (chain order) has seen; kind-owned keys are added
-    by the caller."""
+    by the caller; `patch` is the base64 JSONPatch of an allowed mutation (`phases.response_patch`)."""
     denial = _first_denial(outcomes)
     allowed = denial is None
     status = status_object = None
@@ -54,11 +55,9 @@ def admission_result(
     warnings = client_warnings([w for o in outcomes for w in o.warnings])
     policies = [r for o in outcomes for r in o.records]
     response = admission_review(request, allowed, status, warnings, annotations) if full else None
-    if response is not None and allowed:
-        patch = _last_patch(outcomes)
-        if patch:
-            response["response"]["patchType"] = "JSONPatch"
-            response["response"]["patch"] = patch
+    if response is not None and allowed and patch:
+        response["response"]["patchType"] = "JSONPatch"
+        response["response"]["patch"] = patch
     if denial is None:
         ferricel = {"accepted": True}
     else:
@@ -84,6 +83,7 @@ def admission_result(
         **error_keys(document_errors, request_errors),
         "request": dict(request) if full else None,
         "exempt": exempt,
+        "mutationPhases": [],
     }
 
 
@@ -92,14 +92,6 @@ def _first_denial(outcomes: list[KindOutcome]) -> Any:
     for outcome in outcomes:
         if outcome.denial is not None:
             return outcome.denial
-    return None
-
-
-def _last_patch(outcomes: list[KindOutcome]) -> str | None:
-    """The last kind's JSONPatch, or None."""
-    for outcome in reversed(outcomes):
-        if outcome.patch:
-            return outcome.patch
     return None
 
 
@@ -142,6 +134,7 @@ def bad_request(
         **dict(kind_keys),
         "typeChecking": None,
         "defaulted": {"object": [], "oldObject": []},
+        "mutationPhases": [],
     }
 
 

@@ -5,8 +5,10 @@ per policy that took part: ValidatingAdmissionPolicy tuples (`policy`, `binding`
 out), MutatingAdmissionPolicy tuples (`mutated` when they changed the object, else `admitted`), Kyverno
 ClusterPolicy/Policy rule results (`policy` the policy, `binding` the rule: `pass` admitted, `fail` denied
 under Enforce and audited under Audit, `warn` warned, `error` error; `skip` left out), Kyverno
-ValidatingPolicy results (`fail` denied/warned/audited by its validationActions) and validating webhooks
-that were called. The full result of one object is recomputed on demand (`explain`).
+ValidatingPolicy results (`fail` denied/warned/audited by its validationActions), Kyverno mutate rules that
+patched the object (`mutated`) or erred (`error`), Kyverno generate rules that would create, update or delete
+objects (`generated`, the objects named in `message`) or erred, and validating webhooks that were called.
+The full result of one object is recomputed on demand (`explain`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any, TypedDict
 
 __all__ = ["Row", "Outcome", "OUTCOMES", "row_of", "policy_key", "label", "mapping_at"]
 
-OUTCOMES = ("admitted", "denied", "warned", "audited", "error")  # plus "mutated" for MutatingAdmissionPolicies
+OUTCOMES = ("admitted", "denied", "warned", "audited", "error")  # plus "mutated" and "generated" when they occur
 
 
 class Outcome(TypedDict):
@@ -99,8 +101,11 @@ def outcomes(result: Mapping[str, Any]) -> list[Outcome]:
                 "message": message,
             }
         )
+    out.extend(_kyverno_mutations(result.get("kyvernoMutation")))
     for entry in result.get("kyverno") or ():
         out.extend(_kyverno(entry))
+        if entry.get("generate"):
+            out.extend(_kyverno_generations(entry))
     for webhook in result.get("validatingWebhooks") or ():
         outcome = _WEBHOOK_OUTCOMES.get(webhook.get("result"))
         if webhook.get("called") and outcome:
@@ -135,11 +140,82 @@ _WEBHOOK_OUTCOMES = {
 _KYVERNO_FAIL = {"Enforce": "denied", "enforce": "denied", "Audit": "audited", "audit": "audited"}
 
 
+def _kyverno_name(entry: Mapping[str, Any]) -> str:
+    """A Kyverno policy as rows name it: `ns/name` for a Policy."""
+    name = str(entry.get("policy"))
+    return f"{entry['namespace']}/{name}" if entry.get("namespace") else name
+
+
+def _kyverno_mutations(output: Any) -> list[Outcome]:
+    """Per Kyverno mutate rule that patched the object (`mutated`) or erred (`error`), over both calls of
+    the webhook when it was reinvoked (each rule once per outcome)."""
+    if not output:
+        return []
+    out: list[Outcome] = []
+    seen: set[tuple[str, str, str]] = set()
+    ignored = set(output.get("ignoredPolicies") or ())
+    for call in (output.get("firstRound"), output):
+        for entry in (call or {}).get("policies") or ():
+            for rule in entry.get("rules") or ():
+                if rule.get("result") == "error":
+                    outcome = "error"
+                elif rule.get("patches") and entry.get("policy") not in ignored:
+                    outcome = "mutated"
+                else:
+                    continue
+                key = (_kyverno_name(entry), str(rule.get("rule")), outcome)
+                if key in seen:
+                    continue
+                seen.add(key)
+                message = rule.get("message") or None if outcome == "error" else None
+                out.append(
+                    {
+                        "kind": entry.get("kind") or "ClusterPolicy",
+                        "policy": key[0],
+                        "binding": key[1],
+                        "outcome": outcome,
+                        "message": message,
+                    }
+                )
+    return out
+
+
+def _kyverno_generations(entry: Mapping[str, Any]) -> list[Outcome]:
+    """Per Kyverno generate rule that would create, update or delete objects (`generated`, naming them) or
+    erred (`error`)."""
+    out: list[Outcome] = []
+    for rule in entry.get("generate") or ():
+        objects = rule.get("objects") or ()
+        if rule.get("result") == "error":
+            outcome, message = "error", rule.get("message") or None
+        elif objects:
+            outcome, message = "generated", "; ".join(_generated(o) for o in objects)
+        else:
+            continue
+        out.append(
+            {
+                "kind": entry.get("kind") or "ClusterPolicy",
+                "policy": _kyverno_name(entry),
+                "binding": rule.get("rule"),
+                "outcome": outcome,
+                "message": message,
+            }
+        )
+    return out
+
+
+def _generated(item: Mapping[str, Any]) -> str:
+    """`create ConfigMap prod/cm`."""
+    obj = item.get("object")
+    meta = mapping_at(obj, "metadata")
+    name = f"{_text(meta.get('namespace'))}/{_text(meta.get('name'))}".lstrip("/")
+    kind = _text(obj.get("kind")) if isinstance(obj, Mapping) else ""
+    return f"{item.get('action')} {kind} {name}"
+
+
 def _kyverno(entry: Mapping[str, Any]) -> list[Outcome]:
     kind = entry.get("kind") or "ClusterPolicy"
-    name = str(entry.get("policy"))
-    if entry.get("namespace"):
-        name = f"{entry['namespace']}/{name}"
+    name = _kyverno_name(entry)
     vpol = "validationActions" in entry
     if vpol and entry.get("mode") not in (None, "Kubernetes"):
         return []  # JSON/Envoy/HTTP ValidatingPolicies take no part in admission

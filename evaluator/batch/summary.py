@@ -1,7 +1,8 @@
 """`Summary`: the counts of a batch run, built from rows and mergeable, so chunks run anywhere add up.
 
 Totals (objects, allowed, denied, warned, audited, errors), per policy (admitted, denied, warned, audited,
-error, and `mutated` for MutatingAdmissionPolicies; each object counted once per outcome, with up to
+error, and `mutated` (MutatingAdmissionPolicies, Kyverno mutate rules) and `generated` (Kyverno generate
+rules) when they occur: how many objects the policy changed or generated for; each object counted once per outcome, with up to
 EXAMPLES_PER_POLICY examples, the lowest indexes), per namespace and per kind. Merging is exact: the
 summary of chunks merged in any order equals the summary of all their rows (`as_dict` compares equal).
 `as_dict`/`from_dict` round-trip through JSON (a web job stores a summary per chunk).
@@ -152,6 +153,7 @@ class Summary:
         ]
         for name, entry in sorted(self.policies.items()):
             mutated = f", mutated {entry['mutated']}" if entry.get("mutated") else ""
+            mutated += f", generated {entry['generated']}" if entry.get("generated") else ""
             lines.append(
                 f"  {name}: denied {entry['denied']}, warned {entry['warned']}, audited {entry['audited']}, "
                 f"errors {entry['error']}, admitted {entry['admitted']}{mutated}"

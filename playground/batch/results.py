@@ -18,7 +18,7 @@ from playground.core import edge
 from playground.core.errors import ServiceError
 
 PAGE_LIMIT = 200
-OUTCOMES = ("denied", "warned", "audited", "error", "mutated")
+OUTCOMES = ("denied", "warned", "audited", "error", "mutated", "generated")
 EXPORTS = {
     "policyreport": ("application/yaml", "policy-reports.yaml"),
     "csv": ("text/csv; charset=utf-8", "batch-results.csv"),

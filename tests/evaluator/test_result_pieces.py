@@ -49,7 +49,7 @@ def _status(code: int) -> dict:
     return {"code": code, "reason": "Forbidden", "message": f"denied {code}"}
 
 
-def test_the_result_reads_the_first_denial_and_the_last_patch_in_chain_order() -> None:
+def test_the_result_reads_the_first_denial_in_chain_order_and_carries_the_patch_only_when_allowed() -> None:
     records = [{"outcome": o} for o in ("denied", "admitted", "denied", "mutated", "skipped")]
     expected = dict.fromkeys(result.OUTCOMES, 0)
     for record in records:
@@ -58,14 +58,15 @@ def test_the_result_reads_the_first_denial_and_the_last_patch_in_chain_order() -
     assert result.summary([]) == dict.fromkeys(result.OUTCOMES, 0) and result.summary([]) is not result.summary([])
     first, second = Denial(_status(403)), Denial(_status(422))
     request = {"operation": "CREATE", "uid": "u", "resource": {"resource": "pods", "version": "v1"}}
-    outcomes = [KindOutcome(patch="p1"), KindOutcome(denial=first), KindOutcome(denial=second, patch="p2")]
-    for chosen in (outcomes, outcomes[:1], [], outcomes[::-1], [KindOutcome(patch="p1"), KindOutcome(patch="p2")]):
-        answer = result.admission_result(request, chosen, [], [], None, None)
-        denial = next((o.denial for o in chosen if o.denial is not None), None)
-        assert answer["statusObject"] is (None if denial is None else denial.status)
-        patch = next((o.patch for o in reversed(chosen) if o.patch), None)
-        response = answer["response"]["response"]
-        assert response.get("patch") == (patch if denial is None else None)
+    outcomes = [KindOutcome(), KindOutcome(denial=first), KindOutcome(denial=second)]
+    for chosen in (outcomes, outcomes[:1], [], outcomes[::-1], [KindOutcome(), KindOutcome()]):
+        for patch in ("p1", None):
+            answer = result.admission_result(request, chosen, [], [], None, None, patch=patch)
+            denial = next((o.denial for o in chosen if o.denial is not None), None)
+            assert answer["statusObject"] is (None if denial is None else denial.status)
+            response = answer["response"]["response"]
+            assert response.get("patch") == (patch if denial is None else None)
+            assert answer["mutationPhases"] == []
 
 
 def test_unchanged_mutation_output_is_mutation_outputs():

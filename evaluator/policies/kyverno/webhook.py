@@ -4,6 +4,7 @@ Its per-rule results go to `result["kyverno"]`; an Enforce failure denies as the
 denial (`admission webhook "..." denied the request: ...`). For a policy whose rule is `validate.cel`, the
 ValidatingAdmissionPolicy Kyverno would generate from it is simulated on the same request too (as a document
 set of its own, through `Setup.nested`), so both verdicts can be compared (`result["kyvernoGeneratedVAPs"]`).
+A generate rule's error carries its place in the policy (`location`, as a mutate rule's error does).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from evaluator.admission.policy_kind import VALIDATING, Denial, KindOutcome, Req
 from evaluator.k8s.kinds import ADMISSION_KINDS, KYVERNO_CLUSTER_POLICY, KYVERNO_GROUP, KYVERNO_POLICY_KINDS
 from evaluator.policies import kyverno
 from evaluator.policies.kyverno import cel_diagnostics
+from evaluator.policies.kyverno.rule_location import locate_generate_errors
 
 # Kyverno registers its validating webhook under this name when the policies' failurePolicy is Fail.
 WEBHOOK_NAME = "validate.kyverno.svc-fail"
@@ -124,6 +126,7 @@ class KyvernoPolicies:
 
     def evaluate(self, request: Mapping[str, Any], context: RequestContext) -> KindOutcome:
         results, status, warnings = self.run(request)
+        locate_generate_errors(results, self.policies, self._locate)
         denial = None
         if status is not None:
             denial = Denial(

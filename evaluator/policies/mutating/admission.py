@@ -53,6 +53,18 @@ def mutation_output(result: MutationResult) -> dict[str, Any]:
     }
 
 
+def changes_of(result: MutationResult, pass_number: int) -> list[dict[str, Any]]:
+    """What each (policy, binding) changed in one pass, for `mutationPhases`: its mutations' patches joined."""
+    changes: dict[tuple[str, str], dict[str, Any]] = {}
+    for entry in result.mutations:
+        if entry.get("pass") != pass_number or not entry.get("changed"):
+            continue
+        key = (entry["policy"], entry.get("binding") or "")
+        change = changes.setdefault(key, {"policy": entry["policy"], "binding": entry.get("binding"), "patch": []})
+        change["patch"] += entry["patch"]
+    return list(changes.values())
+
+
 def unchanged_output(original: Any) -> dict[str, Any]:
     """`mutation_output` of a request no mutating policy took part in (`MutationResult(original=original,
     object=original)`), without the intermediate result."""
@@ -88,6 +100,7 @@ def denial_status(request: Mapping[str, Any], error: PolicyError, reason: str = 
 @register
 class MutatingAdmissionPolicies:
     name = MUTATING_POLICY
+    phase = "MutatingAdmissionPolicy"
     stage = MUTATING
     order = 100
     result_keys: Mapping[str, Any] = {"mutation": None, "patchedObject": None}
@@ -149,6 +162,6 @@ class MutatingAdmissionPolicies:
             denial=denial,
             # no policy took part: the object is whatever the chain made of it, not this kind's copy
             object=result.object if session.active else UNCHANGED,
-            patch=output["patchBase64"] if output["patch"] else None,
+            changes=changes_of(result, 2 if reinvocation.is_reinvoke else 1),
             keys={"mutation": output, "patchedObject": output["patchedObject"]},
         )

@@ -71,6 +71,11 @@ class _Webhooks:
             warnings=list(outcome.warnings),
             audit_annotations=dict(outcome.audit_annotations),
             object=outcome.object if outcome.patched and denial is None else UNCHANGED,
+            changes=[
+                {"policy": d["webhook"], "patch": list(d.get("patch") or [])}
+                for d in outcome.decisions
+                if d.get("result") == "patched" and d.get("mutated") and d.get("round") == int(reinvocation.is_reinvoke)
+            ],
             keys=keys,
         )
 
@@ -78,6 +83,7 @@ class _Webhooks:
 @register
 class MutatingWebhooks(_Webhooks):
     name = "MutatingWebhookConfiguration"
+    phase = "MutatingWebhook"
     stage = MUTATING
     order = 200  # the MutatingAdmissionWebhook plugin runs after MutatingAdmissionPolicy
     kind = "mutating"

@@ -215,6 +215,7 @@ class WebhookStage:
             )
             record["result"] = "patched"
             record["patch"] = patch
+            record["mutated"] = mutated
             return False
         record["result"] = "allowed"
         return False

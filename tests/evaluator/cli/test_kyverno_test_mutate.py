@@ -18,8 +18,8 @@ def test_the_copied_mutate_folders_all_pass_and_nothing_is_skipped():
     reports, problems = run_paths([str(DATA)])
     assert problems == []
     c = counts(reports)
-    assert c["results"] == 36
-    assert (c["passed"], c["failed"], c["skipped"], c["errors"], c["excluded"]) == (36, 0, 0, 0, 0)
+    assert c["results"] == 42
+    assert (c["passed"], c["failed"], c["skipped"], c["errors"], c["excluded"]) == (42, 0, 0, 0, 0)
     assert all(rep.verdict == "PASS" for rep in reports)
 
 

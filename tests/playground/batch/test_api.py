@@ -241,3 +241,24 @@ def test_the_page_lists_the_projects_policies(client, project):
     page = response.content.decode()
     assert "max-replicas" in page and "max-ten" in page
     assert client.get("/p/missing/batch").status_code == 404
+
+
+def test_kyverno_mutations_and_generations_are_counted_and_filterable(client):
+    from tests.evaluator.batch.test_rows_kyverno_mutate_generate import KYVERNO
+
+    body = {"title": "Kyverno", "documents": [{"name": "kyverno", "text": KYVERNO}]}
+    project = client.post("/api/v1/projects", body, content_type="application/json").json()
+    items = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": f"team-{i}"}} for i in range(3)] + [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", "namespace": "default"}}
+    ]
+    job = create(client, project, yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items})).json()
+    finished(client, job)
+    headers = auth(job["editToken"])
+    summary = client.get(f"{JOBS}/{job['id']}/results", **headers).json()["summary"]
+    assert summary["policies"]["ClusterPolicy/quota"]["generated"] == 3
+    generated = client.get(f"{JOBS}/{job['id']}/objects", {"outcome": "generated"}, **headers).json()
+    assert [item["name"] for item in generated["items"]] == ["team-0", "team-1", "team-2"]
+    lines = list(csv.DictReader(io.StringIO(client.get(f"{JOBS}/{job['id']}/export/csv", **headers).content.decode())))
+    assert [line["message"] for line in lines if line["outcome"] == "generated"] == [
+        f"create ResourceQuota team-{i}/default-quota" for i in range(3)
+    ]

@@ -11,11 +11,17 @@ is Fail (a policy's `failurePolicy`, default Fail; once a policy has Fail it sta
 after it), with `mutation policy <p> error: failed to apply policy <p> rules [<rule>: <message>]`; under
 Ignore that policy's patches are left out of the response (`ignoredPolicies`). A rule's error carries the
 place in the policy it is about (`location`: line and column of the rule's field).
+
+Reinvocation: Kyverno registers its resource mutating webhooks with `reinvocationPolicy: IfNeeded`, so when
+its patches changed the object the API server runs the mutating chain once more (MutatingAdmissionPolicies
+with IfNeeded first), and calls Kyverno again only if it was called before and the object changed after its
+patches. What each policy changed goes to the core's `mutationPhases` (`KindOutcome.changes`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from evaluator.admission.policy_kind import (
@@ -27,9 +33,10 @@ from evaluator.admission.policy_kind import (
     Setup,
     register,
 )
-from evaluator.policies.mutating.diff import encode_patch, json_patch_between
+from evaluator.policies.mutating.diff import encode_patch, json_patch_between, semantic_equal
 from evaluator.policies.mutating.jsonpatch import PatchError
 
+from ..rule_location import error_path
 from ..webhook import kyverno_policies
 from . import has_mutate_rules, json6902, mutate, unified_diff
 
@@ -47,30 +54,6 @@ def failure_policy(policy: Mapping[str, Any]) -> str:
 
 def _failed_rules(policy_result: dict) -> list[str]:
     return [f"{r['rule']}: {r['message']}" for r in policy_result["rules"] if r["result"] in ("fail", "error")]
-
-
-# the field of a rule an error message is about, by the message's start
-_ERROR_FIELDS = (
-    ("failed to load context", "context"),
-    ("failed to evaluate preconditions", "preconditions"),
-    ("failed to evaluate list", "mutate.foreach"),
-    ("failed to mutate elements", "mutate.foreach"),
-)
-
-
-def error_path(policy: Mapping[str, Any], rule_name: str, message: str) -> str | None:
-    """The path in `policy` of the field a rule's error is about (an autogen rule's is its source rule's)."""
-    rules = (policy.get("spec") or {}).get("rules") or []
-    base = rule_name.removeprefix("autogen-cronjob-").removeprefix("autogen-")
-    index = next((i for i, r in enumerate(rules) if isinstance(r, dict) and r.get("name") in (rule_name, base)), None)
-    if index is None:
-        return None
-    field = next((f for prefix, f in _ERROR_FIELDS if message.startswith(prefix)), None)
-    if field is None:
-        mutation = rules[index].get("mutate") or {}
-        kind = next((k for k in ("patchStrategicMerge", "patchesJson6902", "foreach") if k in mutation), None)
-        field = f"mutate.{kind}" if kind else "mutate"
-    return f"spec.rules[{index}].{field}"
 
 
 def admission_outcome(policies: list[dict], output: dict, original: Any) -> tuple[Any, str | None, list[str]]:
@@ -106,6 +89,8 @@ class KyvernoMutations:
     name = KIND_NAME
     stage = MUTATING
     order = 250  # a mutating webhook, after MutatingAdmissionPolicy (100) and the webhooks' own checks (200)
+    phase = "KyvernoMutate"
+    reinvocable = True  # Kyverno registers its resource mutating webhooks with reinvocationPolicy IfNeeded
     result_keys: Mapping[str, Any] = {"kyvernoMutation": None}
 
     def __init__(self) -> None:
@@ -140,7 +125,28 @@ class KyvernoMutations:
     def evaluate(self, request: Mapping[str, Any], context: RequestContext) -> KindOutcome:
         if not self.policies or request.get("object") is None:
             return KindOutcome(keys={"kyvernoMutation": None})
+        reinvocation = context.reinvocation
+        state = reinvocation.values.get(self.name)
+        if reinvocation.is_reinvoke:
+            # Kyverno's webhooks have reinvocationPolicy IfNeeded: called again only if called before and the
+            # object changed after its patches (a later webhook, or a MutatingAdmissionPolicy's second round)
+            if state is None or not state.called or semantic_equal(state.output, request.get("object")):
+                return state.outcome if state is not None else KindOutcome(keys={"kyvernoMutation": None})
+            outcome = self._call(request, context, 1)
+            outcome.keys["kyvernoMutation"]["firstRound"] = state.outcome.keys["kyvernoMutation"]
+            return outcome
+        outcome = self._call(request, context, 0)
+        output = outcome.keys["kyvernoMutation"]
+        called = any(p["rules"] for p in output["policies"])
+        state = reinvocation.values[self.name] = _Round(called, output["patchedObject"], _first_round(outcome))
+        if outcome.changes:
+            reinvocation.should_reinvoke = True
+        return outcome
+
+    def _call(self, request: Mapping[str, Any], context: RequestContext, round_number: int) -> KindOutcome:
+        """One call of Kyverno's mutating webhook on the object so far."""
         output = mutate(self.policies, dict(request), documents=[dict(d) for d in self.documents])
+        output["round"] = round_number
         self._locate_errors(output)
         obj, denied, ignored = admission_outcome(self.policies, output, request.get("object"))
         if ignored:
@@ -161,10 +167,42 @@ class KyvernoMutations:
                 keys={"kyvernoMutation": output},
             )
         changed = bool(output["patch"])
-        original = (context.original or {}).get("object")
-        response_patch = json_patch_between(original, obj) if changed else []
         return KindOutcome(
             object=obj if changed else UNCHANGED,
-            patch=encode_patch(response_patch) if response_patch else None,
+            changes=policy_changes(output, ignored) if changed else [],
             keys={"kyvernoMutation": output},
         )
+
+
+@dataclass
+class _Round:
+    """Kyverno's webhook between the two rounds: whether the API server called it, what it answered with."""
+
+    called: bool
+    output: Any  # the object after its patches
+    outcome: KindOutcome  # its first-round outcome, as the result keeps it when it is not called again
+
+
+def _first_round(outcome: KindOutcome) -> KindOutcome:
+    """The first round's outcome as it stands after a reinvocation that does not call the webhook: its
+    description and records, but no change of its own any more (the object already carries it)."""
+    return KindOutcome(records=outcome.records, warnings=outcome.warnings, keys=outcome.keys)
+
+
+def policy_changes(output: dict, ignored: list[str]) -> list[dict[str, Any]]:
+    """Per policy that patched, for `mutationPhases`: its rules' JSON Patch and the rules that made it."""
+    changes = []
+    for result in output["policies"]:
+        if result["policy"] in ignored:
+            continue
+        patching = [r for r in result["rules"] if r.get("patches")]
+        if patching:
+            changes.append(
+                {
+                    "policy": result["policy"],
+                    "kind": result["kind"],
+                    "rules": [r["rule"] for r in patching],
+                    "patch": [op for r in patching for op in r["patches"]],
+                }
+            )
+    return changes
