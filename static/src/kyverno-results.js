@@ -27,7 +27,7 @@ export function kyvernoMutationView(result) {
   const mutation = result.kyvernoMutation;
   if (!mutation || !(mutation.mutations || []).length) return null;
   // What Kyverno received: the object after the MutatingAdmissionPolicies (or as sent).
-  const original = result.mutation?.patchedObject ?? result.request?.object ?? null;
+  const original = mutation.object ?? result.request?.object ?? null;
   const final = mutation.patchedObject ?? original;
   let previous = original;
   const steps = mutation.mutations.map((m) => {

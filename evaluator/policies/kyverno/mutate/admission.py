@@ -147,6 +147,7 @@ class KyvernoMutations:
         """One call of Kyverno's mutating webhook on the object so far."""
         output = mutate(self.policies, dict(request), documents=[dict(d) for d in self.documents])
         output["round"] = round_number
+        output["object"] = request.get("object")  # what this call received (after MutatingAdmissionPolicy)
         self._locate_errors(output)
         obj, denied, ignored = admission_outcome(self.policies, output, request.get("object"))
         if ignored:
