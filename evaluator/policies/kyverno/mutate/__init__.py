@@ -19,7 +19,7 @@ from evaluator.k8s.kinds import KYVERNO_POLICY_KINDS, POLICY_EXCEPTION
 from evaluator.policies.mutating.diff import encode_patch, json_patch_between
 
 from ..cli_values import merge_values, values_from_documents
-from ..engine import _policy_run
+from ..engine import PolicyRun, _policy_run
 from .rules import mutate_rules
 
 __all__ = ["has_mutate_rules", "mutate", "mutate_policy", "unified_diff"]
@@ -49,8 +49,14 @@ def mutate_policy(
     if request.get("operation") == "DELETE" or not resource:
         return out
     try:
-        run = _policy_run(policy, request, documents, values, exceptions)
-        results, not_applicable, patched = mutate_rules(run, resource, targets)
+        # the context (a deep copy of the request) is built only once a rule matches: most objects of a
+        # batch match few of a policy's rules, and `_policy_run` without it is cheap
+        def full_run() -> PolicyRun:
+            return _policy_run(policy, request, documents, values, exceptions)
+
+        eager = bool(values.get("variables"))  # a variable that cannot be added fails the policy as before
+        run = full_run() if eager else _policy_run(policy, request, documents, values, exceptions, context=False)
+        results, not_applicable, patched = mutate_rules(run, resource, targets, None if eager else full_run)
     except Exception as err:  # malformed policy structure: report it, never raise
         out["rules"] = [{"rule": "", "result": "error", "message": f"invalid policy: {type(err).__name__}: {err}"}]
         return out

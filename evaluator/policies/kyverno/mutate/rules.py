@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from evaluator.cel.errors import long_number_message
 from evaluator.policies.mutating.diff import json_patch_between
@@ -59,14 +59,19 @@ def _set_object(run: PolicyRun, obj: Any) -> None:
 
 
 def mutate_rules(
-    run: PolicyRun, resource: dict, targets: list[dict] | None = None
+    run: PolicyRun,
+    resource: dict,
+    targets: list[dict] | None = None,
+    full_run: Callable[[], PolicyRun] | None = None,
 ) -> tuple[list[MutateRuleResult], list[str], dict]:
     """(responses of the rules that apply, names of those that do not, the object after the policy).
-    Mutate-existing rules run only when `targets` (the documents they may patch) is given."""
+    Mutate-existing rules run only when `targets` (the documents they may patch) is given. With `full_run`,
+    `run` has no context yet: `full_run` builds it when the first rule matches (no rule has patched then)."""
     results: list[MutateRuleResult] = []
     not_applicable: list[str] = []
     apply_one = (run.policy.get("spec") or {}).get("applyRules") == "One"
-    _set_object(run, resource)
+    if full_run is None:
+        _set_object(run, resource)
     for rule in autogen.compute_rules(run.policy, run.match.gvk[2]):
         mutation = rule.get("mutate")
         if not mutation:
@@ -77,6 +82,10 @@ def mutate_rules(
         if (existing and targets is None) or matches_rule(rule, match, _policy_namespace(run.policy)) is not None:
             not_applicable.append(name)  # mutate-existing rules do not run on the admission request
             continue
+        if full_run is not None:
+            run = full_run()
+            full_run = None
+            _set_object(run, resource)
         if existing:
             results += _existing_rule(run, rule, resource, match, targets or [])
             continue
