@@ -83,9 +83,11 @@ def mutate(
     documents: list[dict] = (),
     values: dict | None = None,
     targets: list[dict] | None = None,
+    diff: bool = True,
 ) -> dict:
     """Every Kyverno policy's mutate rules on an AdmissionRequest dict, in order; never raises. With `targets`
-    (the documents mutate-existing rules may patch) those rules run too, as `kyverno test` runs them."""
+    (the documents mutate-existing rules may patch) those rules run too, as `kyverno test` runs them.
+    `diff=False` leaves out the YAML diff (`diff` is None): a batch run reads only the verdict and patches."""
     from .. import _with_request_namespace
 
     docs = list(documents or ())
@@ -124,7 +126,7 @@ def mutate(
         "patch": patch,
         "patchBase64": encode_patch(patch) if patch else None,
         "patchType": "JSONPatch" if patch else None,
-        "diff": unified_diff(original, patched) if patch else "",
+        "diff": (unified_diff(original, patched) if patch else "") if diff else None,
         "mutations": mutations,
         "errors": [
             {"policy": m["policy"], "rule": m["rule"], "message": m["message"]}
