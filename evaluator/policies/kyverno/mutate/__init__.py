@@ -9,7 +9,7 @@ one before it patched. The result has the MutatingAdmissionPolicy result's shape
 
 from __future__ import annotations
 
-import copy
+
 import difflib
 from typing import Any
 
@@ -20,6 +20,7 @@ from evaluator.policies.mutating.diff import encode_patch, json_patch_between
 
 from ..cli_values import merge_values, values_from_documents
 from ..engine import PolicyRun, _policy_run
+from ..tree_copy import deep_copy
 from .rules import mutate_rules
 
 __all__ = ["has_mutate_rules", "mutate", "mutate_policy", "unified_diff"]
@@ -37,7 +38,7 @@ def mutate_policy(
 ) -> dict:
     """One policy's mutate responses on `request` (its `object` is the object so far); mutate-existing rules
     run on `targets` when given."""
-    resource = copy.deepcopy(request.get("object") or {})
+    resource = deep_copy(request.get("object") or {})
     out: dict[str, Any] = {
         "kind": policy.get("kind", "ClusterPolicy"),
         "policy": (policy.get("metadata") or {}).get("name", ""),

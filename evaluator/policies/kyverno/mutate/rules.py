@@ -8,7 +8,7 @@ A rule is matched against the object as patched so far; then its context, precon
 
 from __future__ import annotations
 
-import copy
+
 import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -21,6 +21,7 @@ from ..context import ContextError
 from ..context_entries import ContextLoader
 from ..engine import PolicyRun
 from ..exceptions import matching_exceptions
+from ..tree_copy import deep_copy
 from ..match import matches_rule
 from ..rule_validator import ERROR, PASS, SKIP, load_and_check_preconditions
 from .. import conditions
@@ -55,7 +56,7 @@ class MutateRuleResult:
 
 def _set_object(run: PolicyRun, obj: Any) -> None:
     """AddResource: the context's `request.object` becomes `obj`."""
-    run.ctx.data.setdefault("request", {})["object"] = copy.deepcopy(obj)
+    run.ctx.data.setdefault("request", {})["object"] = deep_copy(obj)
 
 
 def mutate_rules(
@@ -217,7 +218,7 @@ class ForEach:
         ctx = self.run.ctx
         ctx.checkpoint()
         try:
-            patched = copy.deepcopy(resource)
+            patched = deep_copy(resource)
             reverse = entry.get("patchStrategicMerge") is not None
             if entry.get("order") is not None:
                 reverse = entry["order"] == "Descending"
@@ -227,7 +228,7 @@ class ForEach:
                     continue
                 index = len(ordered) - 1 - position if reverse else position
                 ctx.reset()
-                ctx.add_element(copy.deepcopy(element), index, nesting)
+                ctx.add_element(deep_copy(element), index, nesting)
                 self.loader.on_foreach_element(ctx, self.rule, index)
                 try:
                     self.loader.load(ctx, entry.get("context") or [])
