@@ -104,7 +104,7 @@ def mutate_rules(
         if status == PASS:
             result.patches = json_patch_between(resource, patched)
             resource = patched
-        _set_object(run, resource)
+            _set_object(run, resource)  # otherwise the restored checkpoint already holds `resource`
         results.append(result)
         if apply_one and status == PASS:
             break
