@@ -30,13 +30,18 @@ def request_info(request: dict, values: dict) -> RequestInfo:
     )
 
 
-def build_context(request: dict, info: RequestInfo, values: dict, has_user: bool) -> Context:
-    """The JSON context Kyverno builds for an admission request."""
+def build_context(
+    request: dict, info: RequestInfo, values: dict, has_user: bool, object_later: bool = False
+) -> Context:
+    """The JSON context Kyverno builds for an admission request. `object_later`: `request.object` is left
+    None (in its place) for the caller to set, which saves copying it (the mutate rules set their own)."""
     ctx = Context()
     # a fresh top level is enough: `ctx.add` deep-copies what it stores
     req = {k: v for k, v in request.items() if v is not None or k in ("object", "oldObject")}
     if req.get("object") is None:
         req.pop("object", None)
+    elif object_later:
+        req["object"] = None
     if req.get("oldObject") is None:
         req.pop("oldObject", None)
     ctx.add(req, "request")
@@ -176,10 +181,17 @@ def _resource_from_context(ctx: Context, resource: dict, operation: str) -> dict
 
 
 def _policy_run(
-    policy: dict, request: dict, documents: list, values: dict, exceptions: list, context: bool = True
+    policy: dict,
+    request: dict,
+    documents: list,
+    values: dict,
+    exceptions: list,
+    context: bool = True,
+    object_later: bool = False,
 ) -> PolicyRun:
     """What the policy's rules run against; without `context`, an empty context (for a policy that turns
-    out to have no rule to evaluate, so that it does not pay for copying the request)."""
+    out to have no rule to evaluate, so that it does not pay for copying the request); `object_later`:
+    see `build_context` (the run's `resource` is then the request's object)."""
     operation = request.get("operation") or "CREATE"
     resource = (request.get("oldObject") if operation == "DELETE" else request.get("object")) or {}
     meta = resource.get("metadata") or {}
@@ -192,8 +204,8 @@ def _policy_run(
     if ns_labels is None:
         ns_labels = _namespace_labels(documents, meta.get("namespace") or request.get("namespace") or "")
     offline = _offline_data(policy, documents, values)
-    ctx = build_context(request, info, values, has_user) if context else Context()
-    if context:
+    ctx = build_context(request, info, values, has_user, object_later) if context else Context()
+    if context and not object_later:
         resource = _resource_from_context(ctx, resource, operation)
     m = MatchInput(
         resource=resource,

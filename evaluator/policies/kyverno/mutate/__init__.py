@@ -52,11 +52,15 @@ def mutate_policy(
     try:
         # the context (a deep copy of the request) is built only once a rule matches: most objects of a
         # batch match few of a policy's rules, and `_policy_run` without it is cheap
+        # (mutate_rules sets `request.object` itself, so the context is built without copying it)
         def full_run() -> PolicyRun:
-            return _policy_run(policy, request, documents, values, exceptions)
+            return _policy_run(policy, request, documents, values, exceptions, object_later=True)
 
         eager = bool(values.get("variables"))  # a variable that cannot be added fails the policy as before
-        run = full_run() if eager else _policy_run(policy, request, documents, values, exceptions, context=False)
+        if eager:
+            run = _policy_run(policy, request, documents, values, exceptions)
+        else:
+            run = _policy_run(policy, request, documents, values, exceptions, context=False)
         results, not_applicable, patched = mutate_rules(run, resource, targets, None if eager else full_run)
     except Exception as err:  # malformed policy structure: report it, never raise
         out["rules"] = [{"rule": "", "result": "error", "message": f"invalid policy: {type(err).__name__}: {err}"}]
