@@ -154,3 +154,15 @@ def test_malformed_mutate_rules_are_reported_never_raised():
         mutation = result["kyvernoMutation"]
         if mutation is not None:
             assert all(m["result"] in ("pass", "skip", "error") for m in mutation["mutations"])
+
+
+def test_a_batch_run_leaves_out_the_yaml_diff_but_keeps_the_patches():
+    from evaluator.simulation import Simulation
+
+    full = Simulation([policy("p", LABEL)]).run(request())["kyvernoMutation"]
+    batch = Simulation([policy("p", LABEL)]).run(request(), trace=False, full=False)["kyvernoMutation"]
+    assert "+    a: b" in full["diff"]
+    assert batch["diff"] is None
+    assert batch["patch"] == full["patch"] == [{"op": "add", "path": "/metadata/labels", "value": {"a": "b"}}]
+    assert batch["patchedObject"] == full["patchedObject"]
+    assert {**batch, "diff": full["diff"]} == full

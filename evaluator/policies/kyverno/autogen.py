@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import copy
 import json
 
+from .tree_copy import deep_copy
 from .variables import REGEX_REFERENCES
 
 POD_CONTROLLERS = {"DaemonSet", "Deployment", "Job", "StatefulSet", "ReplicaSet", "ReplicationController", "CronJob"}
@@ -130,7 +130,7 @@ def _retarget_any_all(block: dict, gvks: list[str], replace_all: bool) -> bool:
     when the block has neither."""
     for key in ("any", "all"):
         if block.get(key):
-            filters = copy.deepcopy(block[key])
+            filters = deep_copy(block[key])
             for f in filters:
                 res = f.setdefault("resources", {})
                 if replace_all or contains_kind(res.get("kinds") or [], "Pod"):
@@ -174,7 +174,7 @@ def _controller_validation(v: dict, tpl_key: str, shift: str) -> dict | None:
 def _generate_rule(name: str, rule: dict | None, tpl_key: str, shift: str, kinds: list[str], replace_all: bool):
     if rule is None:
         return None
-    rule = copy.deepcopy(rule)
+    rule = deep_copy(rule)
     rule["name"] = name
     _retarget_kinds(rule, [_GVK.get(k, k) for k in kinds], replace_all)
     if rule.get("mutate"):

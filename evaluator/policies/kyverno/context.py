@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import copy
 import csv
 import re
 from typing import Callable
 
 from . import jmes
+from .tree_copy import deep_copy
 
 
 class ContextError(Exception):
@@ -40,12 +40,12 @@ class Context:
             return
         last = path[-1]
         if isinstance(value, dict) and isinstance(node.get(last), dict):
-            node[last] = _merge(copy.deepcopy(node[last]), value)
+            node[last] = _merge(deep_copy(node[last]), value)
         else:
-            node[last] = copy.deepcopy(value)
+            node[last] = deep_copy(value)
 
     def replace(self, name: str, value: object) -> None:
-        self.data[name] = copy.deepcopy(value)
+        self.data[name] = deep_copy(value)
 
     def add_variable(self, key: str, value: object) -> None:
         fields = next(csv.reader([key], delimiter="."))
@@ -109,7 +109,7 @@ class Context:
 
     # --- checkpoints ---
     def checkpoint(self) -> None:
-        self._checkpoints.append((copy.deepcopy(self.data), len(self._loaders)))
+        self._checkpoints.append((deep_copy(self.data), len(self._loaders)))
 
     def restore(self) -> None:
         """Restore the last checkpoint and drop it."""
@@ -120,7 +120,7 @@ class Context:
     def reset(self) -> None:
         """Restore the last checkpoint but keep it."""
         data, n = self._checkpoints[-1]
-        self.data = copy.deepcopy(data)
+        self.data = deep_copy(data)
         del self._loaders[n:]
         for entry in self._loaders:
             if entry[4] >= len(self._checkpoints):
@@ -132,5 +132,5 @@ def _merge(dst: dict, src: dict) -> dict:
         if isinstance(v, dict) and isinstance(dst.get(k), dict):
             _merge(dst[k], v)
         else:
-            dst[k] = copy.deepcopy(v)
+            dst[k] = deep_copy(v)
     return dst

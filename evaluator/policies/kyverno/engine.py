@@ -30,12 +30,18 @@ def request_info(request: dict, values: dict) -> RequestInfo:
     )
 
 
-def build_context(request: dict, info: RequestInfo, values: dict, has_user: bool) -> Context:
-    """The JSON context Kyverno builds for an admission request."""
+def build_context(
+    request: dict, info: RequestInfo, values: dict, has_user: bool, object_later: bool = False
+) -> Context:
+    """The JSON context Kyverno builds for an admission request. `object_later`: `request.object` is left
+    None (in its place) for the caller to set, which saves copying it (the mutate rules set their own)."""
     ctx = Context()
-    req = copy.deepcopy({k: v for k, v in request.items() if v is not None or k in ("object", "oldObject")})
+    # a fresh top level is enough: `ctx.add` deep-copies what it stores
+    req = {k: v for k, v in request.items() if v is not None or k in ("object", "oldObject")}
     if req.get("object") is None:
         req.pop("object", None)
+    elif object_later:
+        req["object"] = None
     if req.get("oldObject") is None:
         req.pop("oldObject", None)
     ctx.add(req, "request")
@@ -93,7 +99,12 @@ class PolicyRun:
 
 def evaluate_policy(policy: dict, request: dict, documents: list, values: dict, exceptions: list) -> dict:
     """One policy's result: a response for each validate rule that applies, the names of those that do not."""
-    run = _policy_run(policy, request, documents, values, exceptions)
+    run = _policy_run(policy, request, documents, values, exceptions, context=False)
+    rules = autogen.compute_rules(policy, run.match.gvk[2])
+    has_generate = bool(generate.generate_rules(policy))
+    if has_generate or values.get("variables") or any(rule.get("validate") for rule in rules):
+        # only a policy with something to evaluate pays for the context (a mutate-only policy has nothing)
+        run = _policy_run(policy, request, documents, values, exceptions)
     out = {
         "kind": policy.get("kind", "ClusterPolicy"),
         "policy": _policy_name(policy),
@@ -102,7 +113,7 @@ def evaluate_policy(policy: dict, request: dict, documents: list, values: dict, 
         "notApplicable": [],
     }
     apply_one = (policy.get("spec") or {}).get("applyRules") == "One"
-    for rule in autogen.compute_rules(policy, run.match.gvk[2]):
+    for rule in rules:
         if not rule.get("validate"):
             continue
         resp = _applied_rule(run, rule)
@@ -114,7 +125,7 @@ def evaluate_policy(policy: dict, request: dict, documents: list, values: dict, 
         )
         if apply_one and resp.status in ("pass", "fail"):
             break
-    if generate.generate_rules(policy):
+    if has_generate:
         out["generate"] = generate.run_rules(run, values.get("generateSources"))
     return out
 
@@ -169,7 +180,18 @@ def _resource_from_context(ctx: Context, resource: dict, operation: str) -> dict
     return obj if isinstance(obj, dict) else resource
 
 
-def _policy_run(policy: dict, request: dict, documents: list, values: dict, exceptions: list) -> PolicyRun:
+def _policy_run(
+    policy: dict,
+    request: dict,
+    documents: list,
+    values: dict,
+    exceptions: list,
+    context: bool = True,
+    object_later: bool = False,
+) -> PolicyRun:
+    """What the policy's rules run against; without `context`, an empty context (for a policy that turns
+    out to have no rule to evaluate, so that it does not pay for copying the request); `object_later`:
+    see `build_context` (the run's `resource` is then the request's object)."""
     operation = request.get("operation") or "CREATE"
     resource = (request.get("oldObject") if operation == "DELETE" else request.get("object")) or {}
     meta = resource.get("metadata") or {}
@@ -182,8 +204,9 @@ def _policy_run(policy: dict, request: dict, documents: list, values: dict, exce
     if ns_labels is None:
         ns_labels = _namespace_labels(documents, meta.get("namespace") or request.get("namespace") or "")
     offline = _offline_data(policy, documents, values)
-    ctx = build_context(request, info, values, has_user)
-    resource = _resource_from_context(ctx, resource, operation)
+    ctx = build_context(request, info, values, has_user, object_later) if context else Context()
+    if context and not object_later:
+        resource = _resource_from_context(ctx, resource, operation)
     m = MatchInput(
         resource=resource,
         gvk=gvk,

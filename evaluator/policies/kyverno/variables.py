@@ -47,8 +47,29 @@ def _traverse(document: object, action, path: str = "", root: object = None) -> 
     return action(document, path, root)
 
 
+def _plain(document: object) -> bool:
+    """Whether substitution cannot change `document`: string keys only and no string with `{{` or `$(`
+    (then both passes only rebuild its maps and lists; a mutate rule is mostly like this)."""
+    if isinstance(document, dict):
+        return all(isinstance(k, str) and "{{" not in k and "$(" not in k and _plain(v) for k, v in document.items())
+    if isinstance(document, list):
+        return all(_plain(v) for v in document)
+    return not isinstance(document, str) or ("{{" not in document and "$(" not in document)
+
+
+def _rebuilt(document: object) -> object:
+    """A copy of the maps and lists of `document`, its leaves shared (what substituting a plain one gives)."""
+    if isinstance(document, dict):
+        return {k: _rebuilt(v) for k, v in document.items()}
+    if isinstance(document, list):
+        return [_rebuilt(v) for v in document]
+    return document
+
+
 def substitute_all(ctx: Context, document: object) -> object:
     """SubstituteAll: references first, then variables. Raises SubstitutionError."""
+    if _plain(document):
+        return _rebuilt(document)
     document = _traverse(document, _substitute_references)
     return _traverse(document, lambda v, p, r: _substitute_variables(ctx, v, p))
 

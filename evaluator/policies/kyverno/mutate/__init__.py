@@ -9,7 +9,7 @@ one before it patched. The result has the MutatingAdmissionPolicy result's shape
 
 from __future__ import annotations
 
-import copy
+
 import difflib
 from typing import Any
 
@@ -19,7 +19,8 @@ from evaluator.k8s.kinds import KYVERNO_POLICY_KINDS, POLICY_EXCEPTION
 from evaluator.policies.mutating.diff import encode_patch, json_patch_between
 
 from ..cli_values import merge_values, values_from_documents
-from ..engine import _policy_run
+from ..engine import PolicyRun, _policy_run
+from ..tree_copy import deep_copy
 from .rules import mutate_rules
 
 __all__ = ["has_mutate_rules", "mutate", "mutate_policy", "unified_diff"]
@@ -37,7 +38,7 @@ def mutate_policy(
 ) -> dict:
     """One policy's mutate responses on `request` (its `object` is the object so far); mutate-existing rules
     run on `targets` when given."""
-    resource = copy.deepcopy(request.get("object") or {})
+    resource = deep_copy(request.get("object") or {})
     out: dict[str, Any] = {
         "kind": policy.get("kind", "ClusterPolicy"),
         "policy": (policy.get("metadata") or {}).get("name", ""),
@@ -49,8 +50,18 @@ def mutate_policy(
     if request.get("operation") == "DELETE" or not resource:
         return out
     try:
-        run = _policy_run(policy, request, documents, values, exceptions)
-        results, not_applicable, patched = mutate_rules(run, resource, targets)
+        # the context (a deep copy of the request) is built only once a rule matches: most objects of a
+        # batch match few of a policy's rules, and `_policy_run` without it is cheap
+        # (mutate_rules sets `request.object` itself, so the context is built without copying it)
+        def full_run() -> PolicyRun:
+            return _policy_run(policy, request, documents, values, exceptions, object_later=True)
+
+        eager = bool(values.get("variables"))  # a variable that cannot be added fails the policy as before
+        if eager:
+            run = _policy_run(policy, request, documents, values, exceptions)
+        else:
+            run = _policy_run(policy, request, documents, values, exceptions, context=False)
+        results, not_applicable, patched = mutate_rules(run, resource, targets, None if eager else full_run)
     except Exception as err:  # malformed policy structure: report it, never raise
         out["rules"] = [{"rule": "", "result": "error", "message": f"invalid policy: {type(err).__name__}: {err}"}]
         return out
@@ -77,9 +88,11 @@ def mutate(
     documents: list[dict] = (),
     values: dict | None = None,
     targets: list[dict] | None = None,
+    diff: bool = True,
 ) -> dict:
     """Every Kyverno policy's mutate rules on an AdmissionRequest dict, in order; never raises. With `targets`
-    (the documents mutate-existing rules may patch) those rules run too, as `kyverno test` runs them."""
+    (the documents mutate-existing rules may patch) those rules run too, as `kyverno test` runs them.
+    `diff=False` leaves out the YAML diff (`diff` is None): a batch run reads only the verdict and patches."""
     from .. import _with_request_namespace
 
     docs = list(documents or ())
@@ -118,7 +131,7 @@ def mutate(
         "patch": patch,
         "patchBase64": encode_patch(patch) if patch else None,
         "patchType": "JSONPatch" if patch else None,
-        "diff": unified_diff(original, patched) if patch else "",
+        "diff": (unified_diff(original, patched) if patch else "") if diff else None,
         "mutations": mutations,
         "errors": [
             {"policy": m["policy"], "rule": m["rule"], "message": m["message"]}

@@ -3,7 +3,8 @@
 It runs in the mutating stage after MutatingAdmissionPolicy and the other mutating webhooks' checks (a
 webhook, order 250), so the validating kinds (Kyverno's validate rules among them) see the object it patched,
 as in a cluster. Its description of what it did goes to `result["kyvernoMutation"]` (`mutate()`'s output:
-`patchedObject`, `patch`, `patchBase64`, `diff`, `mutations` per rule, `errors`, `policies`).
+`patchedObject`, `patch`, `patchBase64`, `diff`, `mutations` per rule, `errors`, `policies`; `diff` is None
+on a batch run, `RequestContext.full` False, which reads only the verdict and the patches).
 
 As Kyverno's mutation handler (pkg/webhooks/resource/mutation/mutation.go): the rules all run, each policy
 seeing the one before it; a policy with a rule in error denies the request when the failure policy in force
@@ -145,7 +146,8 @@ class KyvernoMutations:
 
     def _call(self, request: Mapping[str, Any], context: RequestContext, round_number: int) -> KindOutcome:
         """One call of Kyverno's mutating webhook on the object so far."""
-        output = mutate(self.policies, dict(request), documents=[dict(d) for d in self.documents])
+        documents = [dict(d) for d in self.documents]
+        output = mutate(self.policies, dict(request), documents=documents, diff=context.full)
         output["round"] = round_number
         output["object"] = request.get("object")  # what this call received (after MutatingAdmissionPolicy)
         self._locate_errors(output)
@@ -156,7 +158,8 @@ class KyvernoMutations:
             output["patch"] = json_patch_between(request.get("object"), obj)
             output["patchBase64"] = encode_patch(output["patch"]) if output["patch"] else None
             output["patchType"] = "JSONPatch" if output["patch"] else None
-            output["diff"] = unified_diff(request.get("object"), obj) if output["patch"] else ""
+            if context.full:
+                output["diff"] = unified_diff(request.get("object"), obj) if output["patch"] else ""
         if denied is not None:
             message = f'admission webhook "{WEBHOOK_NAME}" denied the request: {denied}'
             status = {"code": 400, "reason": "", "message": message}

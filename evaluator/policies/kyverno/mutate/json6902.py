@@ -8,6 +8,7 @@ this module adds v5's two options and Kyverno's decoding and error texts.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any
@@ -17,6 +18,8 @@ import yaml
 from evaluator.policies.mutating import jsonpatch
 from evaluator.policies.mutating.jsonpatch import PatchError
 
+from ..tree_copy import deep_copy
+
 _INT = re.compile(r"^-?\d+$")
 
 
@@ -25,9 +28,15 @@ class DecodeError(Exception):
 
 
 def decode(text: str) -> list[dict]:
-    """convertPatchesToJSON + DecodePatch: text starting with `[` is JSON, anything else YAML."""
+    """convertPatchesToJSON + DecodePatch: text starting with `[` is JSON, anything else YAML. A policy's
+    text is parsed once (a batch applies it to every object); each call gets its own copy."""
     if not text:
         return []
+    return deep_copy(_decoded(text))
+
+
+@functools.lru_cache(maxsize=256)
+def _decoded(text: str) -> list[dict]:
     if text[0] != "[":
         try:
             data: Any = yaml.safe_load(text)

@@ -12,8 +12,9 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
+
+from ..tree_copy import deep_copy
 
 # kyaml's AssociativeSequenceKeys, in its order of preference
 ASSOCIATIVE_KEYS = ("mountPath", "devicePath", "ip", "type", "topologyKey", "name", "containerPort")
@@ -53,7 +54,7 @@ def _kind(value: Any) -> str:
 
 def strategic_merge(resource: Any, patch: Any) -> Any:
     """The resource with `patch` merged in (a new object; neither argument is changed)."""
-    out = _merge(copy.deepcopy(resource), patch, ())
+    out = _merge(deep_copy(resource), patch, ())
     return {} if out is _DELETE else out
 
 

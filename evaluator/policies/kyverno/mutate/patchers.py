@@ -7,7 +7,6 @@ applied" when nothing changed, `error` with Kyverno's wording ("failed to patch 
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any
 
@@ -15,6 +14,7 @@ from evaluator.policies.mutating.jsonpatch import PatchError, json_equal
 
 from ..rule_validator import ERROR, PASS, SKIP
 from . import anchored, json6902, merge
+from ..tree_copy import deep_copy
 
 Outcome = tuple[str, Any, str]
 
@@ -60,4 +60,4 @@ def apply_mutation(mutation: dict, resource: Any) -> Outcome:
         return ERROR, resource, "failed to unmarshal patched resource: Object 'Kind' is missing"
     if json_equal(patched, resource):
         return SKIP, resource, "no patches applied"
-    return PASS, copy.deepcopy(patched), "resource patched"
+    return PASS, deep_copy(patched), "resource patched"

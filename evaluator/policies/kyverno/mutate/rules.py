@@ -8,10 +8,10 @@ A rule is matched against the object as patched so far; then its context, precon
 
 from __future__ import annotations
 
-import copy
+
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from evaluator.cel.errors import long_number_message
 from evaluator.policies.mutating.diff import json_patch_between
@@ -21,6 +21,7 @@ from ..context import ContextError
 from ..context_entries import ContextLoader
 from ..engine import PolicyRun
 from ..exceptions import matching_exceptions
+from ..tree_copy import deep_copy
 from ..match import matches_rule
 from ..rule_validator import ERROR, PASS, SKIP, load_and_check_preconditions
 from .. import conditions
@@ -55,18 +56,23 @@ class MutateRuleResult:
 
 def _set_object(run: PolicyRun, obj: Any) -> None:
     """AddResource: the context's `request.object` becomes `obj`."""
-    run.ctx.data.setdefault("request", {})["object"] = copy.deepcopy(obj)
+    run.ctx.data.setdefault("request", {})["object"] = deep_copy(obj)
 
 
 def mutate_rules(
-    run: PolicyRun, resource: dict, targets: list[dict] | None = None
+    run: PolicyRun,
+    resource: dict,
+    targets: list[dict] | None = None,
+    full_run: Callable[[], PolicyRun] | None = None,
 ) -> tuple[list[MutateRuleResult], list[str], dict]:
     """(responses of the rules that apply, names of those that do not, the object after the policy).
-    Mutate-existing rules run only when `targets` (the documents they may patch) is given."""
+    Mutate-existing rules run only when `targets` (the documents they may patch) is given. With `full_run`,
+    `run` has no context yet: `full_run` builds it when the first rule matches (no rule has patched then)."""
     results: list[MutateRuleResult] = []
     not_applicable: list[str] = []
     apply_one = (run.policy.get("spec") or {}).get("applyRules") == "One"
-    _set_object(run, resource)
+    if full_run is None:
+        _set_object(run, resource)
     for rule in autogen.compute_rules(run.policy, run.match.gvk[2]):
         mutation = rule.get("mutate")
         if not mutation:
@@ -77,6 +83,10 @@ def mutate_rules(
         if (existing and targets is None) or matches_rule(rule, match, _policy_namespace(run.policy)) is not None:
             not_applicable.append(name)  # mutate-existing rules do not run on the admission request
             continue
+        if full_run is not None:
+            run = full_run()
+            full_run = None
+            _set_object(run, resource)
         if existing:
             results += _existing_rule(run, rule, resource, match, targets or [])
             continue
@@ -94,7 +104,7 @@ def mutate_rules(
         if status == PASS:
             result.patches = json_patch_between(resource, patched)
             resource = patched
-        _set_object(run, resource)
+            _set_object(run, resource)  # otherwise the restored checkpoint already holds `resource`
         results.append(result)
         if apply_one and status == PASS:
             break
@@ -208,7 +218,7 @@ class ForEach:
         ctx = self.run.ctx
         ctx.checkpoint()
         try:
-            patched = copy.deepcopy(resource)
+            patched = deep_copy(resource)
             reverse = entry.get("patchStrategicMerge") is not None
             if entry.get("order") is not None:
                 reverse = entry["order"] == "Descending"
@@ -218,7 +228,7 @@ class ForEach:
                     continue
                 index = len(ordered) - 1 - position if reverse else position
                 ctx.reset()
-                ctx.add_element(copy.deepcopy(element), index, nesting)
+                ctx.add_element(deep_copy(element), index, nesting)
                 self.loader.on_foreach_element(ctx, self.rule, index)
                 try:
                     self.loader.load(ctx, entry.get("context") or [])

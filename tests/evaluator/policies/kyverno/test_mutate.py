@@ -334,3 +334,13 @@ def test_foreach_strategic_merge_with_a_conditional_anchor_keeps_the_list_order(
             ("b", "replaced"),
             ("c", "replaced"),
         ]
+
+
+def test_a_decoded_json6902_text_is_a_new_list_each_time():
+    from evaluator.policies.kyverno.mutate import json6902
+
+    text = "- op: add\n  path: /metadata/labels/a\n  value: {b: c}\n"
+    first = json6902.decode(text)
+    first[0]["value"]["b"] = "changed"
+    first.append({"op": "remove", "path": "/x"})
+    assert json6902.decode(text) == [{"op": "add", "path": "/metadata/labels/a", "value": {"b": "c"}}]

@@ -59,3 +59,17 @@ def test_unresolvable_variable_is_a_located_error():
 def test_reference_to_pattern_field():
     doc = {"spec": {"max": "5", "value": "$(../max)"}}
     assert substitute_all(ctx(), doc)["spec"]["value"] == "5"
+
+
+def test_a_document_without_variables_comes_back_as_a_new_tree_equal_to_it():
+    rule = {"mutate": {"patchStrategicMerge": {"spec": {"containers": [{"(name)": "*", "imagePullPolicy": "Always"}]}}}}
+    out = substitute_all(ctx(), rule)
+    assert out == rule
+    inner = out["mutate"]["patchStrategicMerge"]["spec"]["containers"]
+    inner.append("x")  # the caller may change what it gets without changing the policy
+    assert rule["mutate"]["patchStrategicMerge"]["spec"]["containers"] == [{"(name)": "*", "imagePullPolicy": "Always"}]
+
+
+def test_a_key_that_is_not_a_string_is_an_error_even_without_variables():
+    with pytest.raises(SubstitutionError, match="expected string after substituting variables in key"):
+        substitute_all(ctx(), {"spec": {1: "a"}})
