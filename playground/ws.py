@@ -68,6 +68,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
     closing = False  # closed from this side: nothing more is sent (a late result would hit a closed socket)
     unavailable_sent = False  # told `unavailable` and closing: nothing more is read or handled
     drained = False  # told `reconnect` (shutdown) and closing: nothing more is read or handled
+    gone = False  # the client left (websocket.disconnect): nothing to drain
     layer_error: BaseException | None = None
     layer_read: Callable[[], Awaitable[dict]]  # channels' read of this connection's channel
 
@@ -154,8 +155,8 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         """The server is shutting down: once the message being handled has been answered, tell the client to
         reconnect and close with 4012 (core/drain.py calls this for every open socket)."""
         async with self.turn:
-            if self.ended or self.closing:
-                return  # already going: refused, closed, or told `unavailable`
+            if self.ended or self.closing or self.gone:
+                return  # already going: refused, closed, told `unavailable`, or left
             self.drained = True
             if not self.accepted:
                 await self.accept()
@@ -181,6 +182,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
 
     async def websocket_disconnect(self, message):
         metrics.websocket_closed(self.area)
+        self.gone = True
         drain.leave(self)
         await super().websocket_disconnect(message)
 
