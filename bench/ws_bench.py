@@ -76,6 +76,8 @@ def _own_database(url: str) -> str:
 class Server:
     """daphne on a free loopback port, with its own database; stopped (whole process group) on exit."""
 
+    start_seconds = 30  # until /healthz answers
+
     def __init__(self, redis_url: str | None, postgres_url: str | None = None):
         self.tmp = tempfile.TemporaryDirectory(prefix="ws-bench-")
         self.port = free_port()
@@ -111,12 +113,8 @@ class Server:
             self._postgres('CREATE DATABASE "{name}"')
         subprocess.run([PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=self.env, check=True)
         self.log = open(Path(self.tmp.name) / "daphne.log", "w")
-        profile = os.environ.get("WS_BENCH_PROFILE")  # a path: profile the server's main thread into it
-        command = [str(Path(PYTHON).parent / "daphne")]
-        if profile:
-            command = [PYTHON, "-m", "cProfile", "-o", profile, command[0]]
         self.process = subprocess.Popen(
-            command
+            self.daphne_command()
             + [
                 "-b",
                 "127.0.0.1",
@@ -134,18 +132,26 @@ class Server:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + self.start_seconds
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"daphne exited: see {self.log.name}")
             try:
-                with urllib.request.urlopen(f"{self.http}/healthz", timeout=1) as response:
+                with urllib.request.urlopen(f"{self.http}/healthz", timeout=10) as response:
                     if response.status == 200:
                         self.wait_for_workers()
                         return self
             except OSError:
                 time.sleep(0.2)
-        raise RuntimeError("daphne did not answer /healthz within 30 s")
+        raise RuntimeError(f"daphne did not answer /healthz within {self.start_seconds} s")
+
+    def daphne_command(self) -> list[str]:
+        """How daphne is started (its arguments follow)."""
+        profile = os.environ.get("WS_BENCH_PROFILE")  # a path: profile the server's main thread into it
+        command = [str(Path(PYTHON).parent / "daphne")]
+        if profile:
+            command = [PYTHON, "-m", "cProfile", "-o", profile, command[0]]
+        return command
 
     def database_sessions(self) -> int:
         """PostgreSQL sessions opened on the bench database so far (pg_stat_database.sessions); 0 on SQLite."""

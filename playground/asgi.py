@@ -16,6 +16,7 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from playground.mcp_http import MCPMount, route_http  # noqa: E402
 from playground.routing import websocket_urlpatterns  # noqa: E402
+from playground.shutdown import install as drain_on_sigterm  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
@@ -24,6 +25,9 @@ application = ProtocolTypeRouter(
         "websocket": AllowedHostsOriginValidator(URLRouter(websocket_urlpatterns)),
     }
 )
+
+# Under daphne, SIGTERM tells every WebSocket to reconnect and waits for them before the server stops.
+drain_on_sigterm()
 
 # Everything start-up made (modules, settings, URL and schema objects) lives as long as the process: frozen,
 # the collector's full passes no longer walk it. They paused the event loop for 60-90 ms every few seconds

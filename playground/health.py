@@ -2,7 +2,8 @@
 
 Without the channel layer (Redis) the server is "degraded", not down: REST and the pages keep serving and
 the sockets come back by themselves once it returns, so the report stays a 200 for a load balancer's check
-(views.healthz); without the database or the evaluation workers it is an "error" (503)."""
+(views.healthz); without the database or the evaluation workers it is an "error" (503). A server shutting
+down (SIGTERM, shutdown.py) is "draining" (503): a load balancer stops sending it new clients."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from django.db import connection
 
+from playground.core import drain
 from playground.evaluation import pool
 
 logger = logging.getLogger(__name__)
@@ -47,13 +49,20 @@ async def check_channel_layer() -> str:
     return "ok" if message.get("type") == "health.ping" else "error"
 
 
+def _status(database: str, channel_layer: str, evaluation: str) -> str:
+    if drain.draining():
+        return "draining"
+    if database != "ok" or evaluation != "ok":
+        return "error"
+    return "ok" if channel_layer == "ok" else "degraded"
+
+
 async def health_report() -> dict:
     database = await sync_to_async(check_database)()
     channel_layer = await check_channel_layer()
     workers = pool.health()  # a dead worker shows here until its supervisor replaced it (within a second)
-    serving = database == "ok" and workers["status"] == "ok"
     return {
-        "status": ("ok" if channel_layer == "ok" else "degraded") if serving else "error",
+        "status": _status(database, channel_layer, workers["status"]),
         "database": database,
         "channel_layer": channel_layer,
         "evaluation": workers["status"],

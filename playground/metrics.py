@@ -1,6 +1,7 @@
 """What /metrics reads when Prometheus scrapes, because other processes own it: the evaluation workers' queues
 and restarts from the pool's own health report, and the batch jobs' progress from the database, where every
-Celery worker stores it (a worker process has no endpoint of its own). The counters this process keeps are in
+Celery worker stores it (a worker process has no endpoint of its own), and the database pool's saturation
+from psycopg_pool's statistics. The counters this process keeps are in
 playground/core/metrics.py."""
 
 from __future__ import annotations
@@ -73,6 +74,55 @@ class BatchCollector(Collector):
         yield from (jobs, evaluated, waiting)
 
 
+class DatabasePoolCollector(Collector):
+    """How full this process's PostgreSQL pool is (psycopg_pool's own statistics, through the pool Django
+    holds when OPTIONS["pool"] is set, config.database_config): connections open, lent and idle, requests
+    waiting for one, and since start-up how many asked, had to queue, and failed (timed out after
+    DATABASE_POOL_TIMEOUT: the 503s). Nothing without the pool (SQLite, DATABASE_POOL_MAX_SIZE=0)."""
+
+    def collect(self) -> Iterator:
+        from django.db import connections
+
+        connection = connections["default"]
+        if connection.vendor != "postgresql" or not connection.settings_dict.get("OPTIONS", {}).get("pool"):
+            return
+        stats = connection.pool.get_stats()
+        size, idle = stats.get("pool_size", 0), stats.get("pool_available", 0)
+        gauges = {
+            "playground_database_pool_max": ("Most connections the pool may open.", stats.get("pool_max", 0)),
+            "playground_database_pool_connections": ("Connections the pool holds open now.", size),
+            "playground_database_pool_in_use": ("Connections lent to requests now.", max(0, size - idle)),
+            "playground_database_pool_idle": ("Open connections waiting in the pool.", idle),
+            "playground_database_pool_waiting": (
+                "Requests waiting for a connection now.",
+                stats.get("requests_waiting", 0),
+            ),
+        }
+        for name, (help_text, value) in gauges.items():
+            gauge = GaugeMetricFamily(name, help_text)
+            gauge.add_metric([], value)
+            yield gauge
+        counters = {
+            "playground_database_pool_requests": ("Connections asked of the pool.", stats.get("requests_num", 0)),
+            "playground_database_pool_queued": (
+                "Requests that found no free connection and waited for one.",
+                stats.get("requests_queued", 0),
+            ),
+            "playground_database_pool_errors": (
+                "Requests that got no connection (timed out after DATABASE_POOL_TIMEOUT, or refused).",
+                stats.get("requests_errors", 0),
+            ),
+            "playground_database_pool_wait_seconds": (
+                "Seconds requests spent waiting for a connection, all together.",
+                stats.get("requests_wait_ms", 0) / 1000,
+            ),
+        }
+        for name, (help_text, value) in counters.items():
+            counter = CounterMetricFamily(name, help_text)
+            counter.add_metric([], value)
+            yield counter
+
+
 _REGISTERED: list[Collector] = []
 
 
@@ -80,6 +130,6 @@ def register_collectors() -> None:
     """Once per process (AppConfig.ready): the scrape-time collectors join the default registry."""
     if _REGISTERED:
         return
-    _REGISTERED.extend((EvaluationPoolCollector(), BatchCollector()))
+    _REGISTERED.extend((EvaluationPoolCollector(), BatchCollector(), DatabasePoolCollector()))
     for collector in _REGISTERED:
         REGISTRY.register(collector)

@@ -149,6 +149,10 @@ PLAYGROUND_EVALUATION_MAX_JOBS = env_int(os.environ, "PLAYGROUND_EVALUATION_MAX_
 PLAYGROUND_EVALUATION_RECYCLE_MB = env_int(os.environ, "PLAYGROUND_EVALUATION_RECYCLE_MB", 256, minimum=0)
 # Seconds between a WebSocket's presence heartbeats; a viewer not seen for three of them no longer counts.
 PLAYGROUND_PRESENCE_HEARTBEAT_SECONDS = env_float(os.environ, "PLAYGROUND_PRESENCE_HEARTBEAT_SECONDS", 20, minimum=0.05)
+# On SIGTERM the WebSockets are told to reconnect and given this long to close before the process exits
+# (playground/shutdown.py); keep it below the orchestrator's grace period minus any preStop delay (Kubernetes:
+# terminationGracePeriodSeconds 30, preStop 5 s).
+PLAYGROUND_SHUTDOWN_SECONDS = env_float(os.environ, "PLAYGROUND_SHUTDOWN_SECONDS", 20, minimum=0)
 # Database threads of the WebSocket consumers on PostgreSQL (a pooled connection per call; without the pool, kept).
 PLAYGROUND_DATABASE_THREADS = env_int(os.environ, "PLAYGROUND_DATABASE_THREADS", 8, minimum=1)
 

@@ -39,7 +39,7 @@ def cel(request):
 @require_GET
 async def healthz(request):
     report = await health_report()
-    return JsonResponse(report, status=503 if report["status"] == "error" else 200)
+    return JsonResponse(report, status=503 if report["status"] in ("error", "draining") else 200)
 
 
 def _or_404(call, *args, **kwargs):

@@ -10,6 +10,10 @@ share, so a rule about messages, tokens or failures is written once and holds fo
   (4404 when what the token names is gone) otherwise.
 - Writes (`write_types`) need `can_edit`; `limit()` spends one of the connection's tokens (rate limit).
 - `every()` runs a heartbeat and `spawn()` a task beside the messages; both end with the connection.
+- On shutdown (SIGTERM, playground/shutdown.py) every socket is told `reconnect` and closed with 4012,
+  after the message it is handling has been answered (`turn`: dispatch and `drain` take it in turn), so an
+  edit is either acknowledged or not applied by this connection, never acknowledged and lost; messages after
+  that are not handled. The registry of open sockets is process-local (core/drain.py): Redis may be down.
 - While Redis or the database is down the socket is told so (`unavailable`) and closed with 4503, and the
   page reconnects by itself: wherever the outage shows — connecting, a message's handler, a group event, a
   heartbeat, a task of the connection, or channels' own read of the channel layer (`channel_receive`, which
@@ -35,7 +39,7 @@ from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from rest_framework.serializers import Serializer
 
-from playground.core import metrics, outage
+from playground.core import drain, metrics, outage
 from playground.core.errors import ServiceError, forbidden
 from playground.core.rate_limit import TokenBucket
 from playground.ws_messages import client_seq, error_message, internal_error, parse_client_message
@@ -45,6 +49,8 @@ logger = logging.getLogger(__name__)
 # What `channel_receive` hands to `dispatch` when the channel layer failed: known by identity, so no group
 # message can pose as it.
 _LAYER_LOST: dict = {"type": "layer.lost"}
+
+RECONNECT_CLOSE_CODE = 4012  # "service restart" (1012, which autobahn refuses to send): come back now
 
 
 class RoomConsumer(AsyncJsonWebsocketConsumer):
@@ -61,6 +67,8 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
     accepted = False
     closing = False  # closed from this side: nothing more is sent (a late result would hit a closed socket)
     unavailable_sent = False  # told `unavailable` and closing: nothing more is read or handled
+    drained = False  # told `reconnect` (shutdown) and closing: nothing more is read or handled
+    gone = False  # the client left (websocket.disconnect): nothing to drain
     layer_error: BaseException | None = None
     layer_read: Callable[[], Awaitable[dict]]  # channels' read of this connection's channel
 
@@ -68,16 +76,24 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         super().__init__(*args, **kwargs)
         self.tasks: list[asyncio.Task] = []
         self.bucket = TokenBucket()
+        self.turn = asyncio.Lock()  # held by `dispatch` for each message and by `drain`
+
+    @property
+    def ended(self) -> bool:
+        """Told to go (`unavailable` or `reconnect`) and closing: nothing more is read or handled."""
+        return self.unavailable_sent or self.drained
 
     # -- connection ------------------------------------------------------------------------------------
 
     async def websocket_connect(self, message):
         metrics.websocket_opened(self.area)  # closed in websocket_disconnect, which every connection gets
+        drain.join(self)  # while draining, told to reconnect once connected (`drain` waits for its turn)
         try:
             await super().websocket_connect(message)
         except Exception as exc:
             if not outage.is_outage(exc):  # the consumer ends without a disconnect
                 metrics.websocket_closed(self.area)
+                drain.leave(self)
             raise
 
     @property
@@ -91,7 +107,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         self.layer_read = read
 
     async def read_layer(self) -> dict:
-        if self.unavailable_sent:
+        if self.ended:
             await asyncio.Event().wait()  # closing: the client's disconnect ends the consumer
         try:
             return await self.layer_read()
@@ -107,10 +123,11 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             await self.close_unavailable(self.layer_error or ConnectionError("channel layer lost"))
             return
         leaving = message.get("type") == "websocket.disconnect"
-        if self.unavailable_sent and not leaving:
+        if self.ended and not leaving:
             return
         try:
-            await super().dispatch(message)
+            async with self.turn:
+                await super().dispatch(message)
         except StopConsumer:
             raise
         except Exception as exc:
@@ -134,6 +151,18 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         await self.send_error(outage.unavailable(), seq)
         await self.close(code=4503)
 
+    async def drain(self) -> None:
+        """The server is shutting down: once the message being handled has been answered, tell the client to
+        reconnect and close with 4012 (core/drain.py calls this for every open socket)."""
+        async with self.turn:
+            if self.ended or self.closing or self.gone:
+                return  # already going: refused, closed, told `unavailable`, or left
+            self.drained = True
+            if not self.accepted:
+                await self.accept()
+            await self.send_json({"type": "reconnect", "reason": "server restarting"})
+            await self.close(code=RECONNECT_CLOSE_CODE)
+
     async def accept(self, subprotocol=None, headers=None) -> None:
         self.accepted = True
         await super().accept(subprotocol, headers)
@@ -153,6 +182,8 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
 
     async def websocket_disconnect(self, message):
         metrics.websocket_closed(self.area)
+        self.gone = True
+        drain.leave(self)
         await super().websocket_disconnect(message)
 
     async def refuse(self, error: ServiceError, close_code: int) -> None:
@@ -182,7 +213,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
 
         async def loop() -> None:
             delay = seconds * random.uniform(0.5, 1.5)
-            while not self.unavailable_sent:
+            while not self.ended:
                 await asyncio.sleep(delay)
                 delay = seconds
                 try:

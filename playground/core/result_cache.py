@@ -1,4 +1,8 @@
-"""A small thread-safe LRU keyed by content hashes (evaluation runs in worker threads)."""
+"""A small thread-safe LRU keyed by content hashes (evaluation runs in worker threads).
+
+Bounded by count and, when given a `weigh` function, by total weight too (bytes, roughly): a count alone
+bounds nothing when one entry may be a few hundred bytes or a megabyte (a result of a large request), and
+these caches live as long as the server process."""
 
 from __future__ import annotations
 
@@ -6,6 +10,8 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
 
 
 def content_hash(*parts) -> str:
@@ -15,9 +21,13 @@ def content_hash(*parts) -> str:
 
 
 class LRUCache:
-    def __init__(self, maxsize: int):
+    def __init__(self, maxsize: int, max_weight: int | None = None, weigh: Callable[[Any], int] | None = None):
         self.maxsize = maxsize
+        self.max_weight = max_weight if weigh is not None else None
+        self._weigh = weigh
         self._data: OrderedDict = OrderedDict()
+        self._weights: dict = {}
+        self.weight = 0  # of the entries held, with `weigh`
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
@@ -32,13 +42,25 @@ class LRUCache:
             return None
 
     def put(self, key, value) -> None:
+        weight = self._weigh(value) if self._weigh is not None else 0
         with self._lock:
+            self.weight -= self._weights.pop(key, 0)
+            self._data.pop(key, None)
+            if self.max_weight is not None and weight > self.max_weight:
+                return  # larger than the whole cache: not kept
             self._data[key] = value
-            self._data.move_to_end(key)
-            while len(self._data) > self.maxsize:
-                self._data.popitem(last=False)
+            self._weights[key] = weight
+            self.weight += weight
+            while len(self._data) > self.maxsize or (self.max_weight is not None and self.weight > self.max_weight):
+                old, _ = self._data.popitem(last=False)
+                self.weight -= self._weights.pop(old, 0)
+
+    def __len__(self) -> int:
+        return len(self._data)
 
     def clear(self) -> None:
         with self._lock:
             self._data.clear()
+            self._weights.clear()
+            self.weight = 0
             self.hits = self.misses = 0

@@ -17,7 +17,10 @@ from playground.evaluation import service as evaluation
 from playground.core.expectations import verdict
 from playground.core.result_cache import LRUCache, content_hash
 
-_ENCODED = LRUCache(maxsize=4096)  # (documents key, request key) -> (summary, result JSON)
+# (documents key, request key) -> (summary, result JSON): at most 4,096 results and 32 MiB of their JSON, so
+# a few large results cannot hold the server's memory up (a workshop's 4,096 hold about 15 MiB).
+ENCODED_MAX_BYTES = 32 * 1024 * 1024
+_ENCODED = LRUCache(maxsize=4096, max_weight=ENCODED_MAX_BYTES, weigh=lambda entry: len(entry[1]) + 256)
 _LOADED = LRUCache(maxsize=256)  # documents key -> the document errors
 _TYPECHECKS = LRUCache(maxsize=256)
 # Worker jobs under way, by what they compute: a second ask for the same work joins the first (an edit's

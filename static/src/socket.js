@@ -2,6 +2,13 @@
 // While the server's Redis or database is down it accepts a socket only to say so (an "unavailable" error,
 // then close 4503): the backoff is reset by the first message that is not an error, not by the open, so such
 // a server is asked ever less often; capped at 2 s (2.5 s with jitter), the page is back within seconds.
+// A server shutting down (SIGTERM) says "reconnect" and closes with 4012: the page comes back at once, after a
+// random 0-1 s (RESTART_SPREAD_MS) so that a whole class does not reconnect in the same instant; a server that
+// still answers "reconnect" (it is the one going away) is then asked with the usual backoff.
+
+/** Close code of a server that is restarting: come back now (PROTOCOL.md). */
+export const RESTART_CLOSE_CODE = 4012;
+export const RESTART_SPREAD_MS = 1000;
 
 export class ReconnectingSocket {
   /** handlers: {onOpen(), onMessage(message), onStatus("connecting"|"open"|"closed"|"failed"),
@@ -12,6 +19,7 @@ export class ReconnectingSocket {
     this.attempt = 0;
     this.socket = null;
     this.stopped = false;
+    this.restarting = false; // told "reconnect" by the server on this socket
     this.timer = null;
   }
 
@@ -38,6 +46,10 @@ export class ReconnectingSocket {
         return;
       }
       if (!message || typeof message !== "object") return;
+      if (message.type === "reconnect") {
+        this.restarting = true; // the close (4012) follows; the page itself has nothing to do
+        return;
+      }
       if (message.type !== "error") this.attempt = 0; // served: the next drop starts the backoff again
       this.handlers.onMessage?.(message);
     });
@@ -48,14 +60,19 @@ export class ReconnectingSocket {
         this.handlers.onStatus?.("failed");
         return;
       }
+      const restarting = this.restarting || event.code === RESTART_CLOSE_CODE;
+      this.restarting = false;
       this.handlers.onStatus?.("closed");
-      if (!this.stopped) this.scheduleReconnect();
+      if (!this.stopped) this.scheduleReconnect(restarting);
     });
   }
 
-  scheduleReconnect() {
+  scheduleReconnect(restarting = false) {
     clearTimeout(this.timer);
-    const delay = this.handlers.retryDelay?.(this.attempt) ?? Math.min(2000, 250 * 2 ** this.attempt) * (0.75 + Math.random() * 0.5);
+    const delay =
+      restarting && this.attempt === 0
+        ? Math.random() * RESTART_SPREAD_MS
+        : (this.handlers.retryDelay?.(this.attempt) ?? Math.min(2000, 250 * 2 ** this.attempt) * (0.75 + Math.random() * 0.5));
     this.attempt += 1;
     this.timer = setTimeout(() => this.connect(), delay);
   }

@@ -88,6 +88,7 @@ class Daphne:
             "SECRET_KEY": os.environ.get("SECRET_KEY") or "live-test-only-key",
             "LOG_LEVEL": "WARNING",
             "PLAYGROUND_EVALUATION_PROCESSES": "1",
+            "PLAYGROUND_SHUTDOWN_SECONDS": "5",  # stop() waits 10 s before SIGKILL
             **env,
         }
         if not env.get("REDIS_URL"):

@@ -3,7 +3,8 @@
 With a pool of 2 and a short wait for a slot, 40 clients at once get their answer or a 503 with Retry-After,
 never a 500; WebSockets joining the room meanwhile get the room or an `unavailable` error, never an internal
 one; the server never holds more than 2 sessions on its database; once the crowd is gone the idle
-connections are closed."""
+connections are closed. /metrics shows it: the pool's bound, the requests that queued and the ones that timed
+out (at least one per 503), and no connection held once idle."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import psycopg
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
@@ -69,6 +71,18 @@ def call(base: str, method: str, path: str, body=None, headers=None) -> tuple[in
             return response.status, dict(response.headers), response.read()
     except urllib.error.HTTPError as error:
         return error.code, dict(error.headers), error.read()
+
+
+def pool_metrics(base: str) -> dict[str, float]:
+    """The playground_database_pool_* samples of /metrics (served to loopback by default)."""
+    status, _, body = call(base, "GET", "/metrics")
+    assert status == 200
+    return {
+        sample.name: sample.value
+        for family in text_string_to_metric_families(body.decode())
+        for sample in family.samples
+        if sample.name.startswith("playground_database_pool_")
+    }
 
 
 @pytest.fixture
@@ -155,3 +169,13 @@ def test_a_crowd_beyond_the_pool_gets_answers_or_503_and_sessions_stay_bounded(s
     while sessions.now() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert sessions.now() == 0
+
+    pool = pool_metrics(server.http)
+    assert pool["playground_database_pool_max"] == POOL_MAX
+    assert pool["playground_database_pool_errors_total"] >= len(busy) > 0  # each 503 is a timed-out wait
+    assert pool["playground_database_pool_queued_total"] >= pool["playground_database_pool_errors_total"]
+    assert pool["playground_database_pool_requests_total"] >= len(answers) - len(busy)
+    assert pool["playground_database_pool_wait_seconds_total"] > 0
+    assert pool["playground_database_pool_waiting"] == 0
+    # this scrape's batch query took a connection and gave it back: at most one open, none lent
+    assert pool["playground_database_pool_connections"] <= 1 and pool["playground_database_pool_in_use"] <= 1

@@ -62,3 +62,13 @@ def test_channel_layer_backend_follows_redis_url():
 def test_database_is_postgresql_when_database_url_says_so(client):
     assert connection.vendor == "postgresql"
     assert client.get("/healthz").json()["database"] == "ok"
+
+
+def test_healthz_is_503_draining_once_the_server_shuts_down(client, monkeypatch):
+    """After SIGTERM (playground/shutdown.py): out of the load balancer while the sockets are drained."""
+    from playground.core import drain
+
+    monkeypatch.setattr(drain, "_draining", True)
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    assert (response.json()["status"], response.json()["database"]) == ("draining", "ok")

@@ -166,3 +166,42 @@ def test_each_outcome_of_a_job_is_its_own_label():
         "abandoned": 1,
         "error": 1,
     }
+
+
+def pool_samples(metrics: dict) -> dict[str, float]:
+    return {name: value for (name, _), value in metrics.items() if name.startswith("playground_database_pool_")}
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_database_pool_saturation_is_read_from_the_pool_django_holds(client, settings):
+    """PostgreSQL: the bound, connections lent and idle, and the requests that asked, as psycopg_pool counts."""
+    from django.db import connections
+
+    pool = connections["default"].pool
+    before = pool_samples(samples(client.get("/metrics", REMOTE_ADDR="127.0.0.1")))
+    held = pool.getconn()  # one lent outside Django: the next scrape sees it in use
+    try:
+        during = pool_samples(samples(client.get("/metrics", REMOTE_ADDR="127.0.0.1")))
+    finally:
+        pool.putconn(held)
+    assert during["playground_database_pool_max"] == settings.DATABASES["default"]["OPTIONS"]["pool"]["max_size"]
+    assert during["playground_database_pool_requests_total"] > before["playground_database_pool_requests_total"]
+    assert 1 <= during["playground_database_pool_in_use"] <= during["playground_database_pool_connections"]
+    assert (
+        during["playground_database_pool_in_use"] + during["playground_database_pool_idle"]
+        == during["playground_database_pool_connections"]
+    )
+    assert during["playground_database_pool_waiting"] == 0
+    assert {"playground_database_pool_errors_total", "playground_database_pool_queued_total"} <= set(during)
+
+
+def test_no_pool_metrics_without_the_pool(client):
+    """SQLite (or DATABASE_POOL_MAX_SIZE=0): nothing to report, and the rest of /metrics still answers."""
+    from django.db import connections
+
+    if connections["default"].settings_dict.get("OPTIONS", {}).get("pool"):
+        pytest.skip("the default database has a pool here")
+    metrics = samples(client.get("/metrics", REMOTE_ADDR="127.0.0.1"))
+    assert pool_samples(metrics) == {}
+    assert any(name == "playground_evaluation_workers_alive" for name, _ in metrics)
