@@ -12,7 +12,7 @@ from typing import Any
 
 from evaluator.cli.kyverno_test.folder import TestFolder, read_yaml
 from evaluator.cli.kyverno_test.policy_rows import _request_and_values, find_resource
-from evaluator.cli.kyverno_test.rows import ERROR, EXCLUDED, FAILED, OK, Row, row_for
+from evaluator.cli.kyverno_test.rows import ERROR, EXCLUDED, FAILED, OK, Row, no_such_policy, row_for
 from evaluator.k8s.kinds import KYVERNO_POLICY_KINDS
 from evaluator.k8s.restmapping import builtin_mapper
 from evaluator.policies.kyverno import evaluate
@@ -166,14 +166,7 @@ def run_row(folder: TestFolder, result: dict, name: str) -> Row:
     kind = str(result.get("kind", ""))
     wanted = _policy_named([p for p in folder.policies if p.get("kind") in KYVERNO_POLICY_KINDS], policy_name)
     if not wanted:
-        return row_for(
-            folder,
-            result,
-            name,
-            f"no policy named {policy_name!r} in the test's policies (kyverno test reports pass (Excluded))",
-            EXCLUDED,
-            "excluded",
-        )
+        return no_such_policy(folder, result, name)
     targets = _targets(folder)
     if not name:  # no resource named: every trigger's and every target's responses are checked
         checks = [

@@ -8,7 +8,7 @@ import copy
 
 from evaluator.cli.kyverno_test import generate_rows
 from evaluator.cli.kyverno_test.folder import TestFolder, read_yaml
-from evaluator.cli.kyverno_test.rows import ERROR, EXCLUDED, FAILED, OK, Row, row_for
+from evaluator.cli.kyverno_test.rows import ERROR, EXCLUDED, FAILED, OK, Row, no_such_policy, row_for
 from evaluator.k8s.kinds import KYVERNO_POLICY_KINDS
 from evaluator.policies.kyverno import evaluate
 from evaluator.policies.kyverno.cli_values import values_from_spec
@@ -64,14 +64,7 @@ def run_row(folder: TestFolder, result: dict, name: str) -> Row:
         if p.get("kind") in KYVERNO_POLICY_KINDS and (p.get("metadata") or {}).get("name") == short
     ]
     if not wanted:
-        return row_for(
-            folder,
-            result,
-            name,
-            f"no policy named {policy_name!r} in the test's policies (kyverno test reports pass (Excluded))",
-            EXCLUDED,
-            "excluded",
-        )
+        return no_such_policy(folder, result, name)
     request, vals = _request_and_values(folder, result, as_created(doc))
     vals["generateSources"] = [d for p in wanted for d in generate_rows.clone_sources(folder, p)]
     outcome = evaluate(wanted + folder.exceptions, request, documents=folder.cluster, values=vals)

@@ -79,6 +79,13 @@ def row_for(
     )
 
 
+def no_such_policy(folder: TestFolder, result: dict, resource: str) -> Row:
+    """A result naming a policy the test does not load: `kyverno test` reports it as pass (Excluded)."""
+    name = str(result.get("policy", ""))
+    reason = f"no policy named {name!r} in the test's policies (kyverno test reports pass (Excluded))"
+    return row_for(folder, result, resource, reason, EXCLUDED, "excluded")
+
+
 # the flag a row without one gets from the kind of the policy it names
 KIND_FLAGS = {
     "ValidatingAdmissionPolicy": "isValidatingAdmissionPolicy",

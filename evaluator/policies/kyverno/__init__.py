@@ -42,6 +42,22 @@ def _with_request_namespace(request: dict) -> dict:
     return out
 
 
+def admission_inputs(
+    policies: list[dict], request: dict, documents, values: dict | None
+) -> tuple[dict, dict, list, list[dict]]:
+    """What every Kyverno stage starts from: the request as the API server hands it over, the CLI's Values and
+    UserInfo documents applied under explicit `values`, the documents, and the PolicyExceptions among them."""
+    docs = list(documents or ())
+    request = _with_request_namespace(request)
+    doc_values, user = values_from_documents(docs, request)
+    values = merge_values(doc_values, values)
+    if user and not request.get("userInfo"):
+        request = {**request, "userInfo": user["userInfo"]}
+        values = merge_values(user["_roles"], values)
+    exceptions = [d for d in list(policies) + docs if isinstance(d, dict) and d.get("kind") == POLICY_EXCEPTION]
+    return request, values, docs, exceptions
+
+
 def evaluate(
     policies: list[dict], request: dict, *, documents: list[dict] = (), values: dict | None = None
 ) -> list[dict]:
@@ -59,14 +75,7 @@ def evaluate(
     trigger and those objects (as `kyverno test` does). A request on a policy with generate rules, or one that
     changes a synchronized downstream or a clone source, adds an entry with `"event"`.
     """
-    docs = list(documents or ())
-    request = _with_request_namespace(request)
-    doc_values, user = values_from_documents(docs, request)
-    values = merge_values(doc_values, values)
-    if user and not request.get("userInfo"):
-        request = {**request, "userInfo": user["userInfo"]}
-        values = merge_values(user["_roles"], values)
-    exceptions = [d for d in list(policies) + docs if isinstance(d, dict) and d.get("kind") == POLICY_EXCEPTION]
+    request, values, docs, exceptions = admission_inputs(policies, request, documents, values)
     results = []
     for policy in policies:
         if not isinstance(policy, dict) or policy.get("kind") not in KYVERNO_POLICY_KINDS:

@@ -12,7 +12,7 @@ from evaluator.k8s.kinds import KYVERNO_POLICY_KINDS
 
 from . import labels
 from .pattern import CREATE, DELETE, DOWNSTREAM, UPDATE
-from .rules import PASS, generate_rules, run_rules
+from .rules import event_entry, PASS, generate_rules, run_rules
 from .store import kind_of
 
 
@@ -48,19 +48,6 @@ def for_triggers(policy_run, policy: dict, documents: list, values: dict, except
             entry = per_rule.setdefault(result["rule"], {"rule": result["rule"], "result": PASS, "message": ""})
             entry.setdefault("objects", []).extend(kept)
     return list(per_rule.values())
-
-
-def _envelope(policy: dict, event: str, rules: list[dict]) -> dict:
-    meta = policy.get("metadata") or {}
-    return {
-        "kind": policy.get("kind", "ClusterPolicy"),
-        "policy": str(meta.get("name", "")),
-        "namespace": str(meta.get("namespace", "") or "") if policy.get("kind") == "Policy" else "",
-        "event": event,
-        "rules": [],
-        "notApplicable": [],
-        "generate": rules,
-    }
 
 
 def non_trigger_events(policy_run, policies: list, request: dict, documents: list, values: dict, exceptions: list):
@@ -105,7 +92,7 @@ def non_trigger_events(policy_run, policies: list, request: dict, documents: lis
                 _as_deletes(results, documents)
             event = "sourceChanged"
         if results:
-            out.append(_envelope(policy, event, results))
+            out.append(event_entry(policy, event, results))
     return out
 
 

@@ -10,7 +10,7 @@ from evaluator.k8s.kinds import KYVERNO_GROUP, KYVERNO_POLICY_KINDS
 
 from . import labels
 from .pattern import DELETE, DOWNSTREAM
-from .rules import ERROR, PASS, SKIP, generate_rules, run_rules
+from .rules import event_entry, ERROR, PASS, SKIP, generate_rules, run_rules
 from .store import Store
 
 
@@ -24,19 +24,6 @@ def _policy_in(request: dict) -> tuple[dict, str] | None:
     return obj, op
 
 
-def _envelope(policy: dict, event: str, rules: list[dict]) -> dict:
-    meta = policy.get("metadata") or {}
-    return {
-        "kind": policy.get("kind", "ClusterPolicy"),
-        "policy": str(meta.get("name", "")),
-        "namespace": str(meta.get("namespace", "") or "") if policy.get("kind") == "Policy" else "",
-        "event": event,
-        "rules": [],
-        "notApplicable": [],
-        "generate": rules,
-    }
-
-
 def policy_events(policy_run, request: dict, documents: list, values: dict, exceptions: list) -> dict | None:
     """The generate result of a request that creates, updates or deletes a policy with generate rules, or None.
     `policy_run(policy, request, documents, values, exceptions)` builds the engine's run for one trigger."""
@@ -45,12 +32,12 @@ def policy_events(policy_run, request: dict, documents: list, values: dict, exce
         return None
     policy, op = found
     if op == "DELETE":
-        return _envelope(policy, "policyDeleted", _deleted(policy, documents))
+        return event_entry(policy, "policyDeleted", _deleted(policy, documents))
     results = _existing(policy_run, policy, documents, values, exceptions)
     old = request.get("oldObject")
     if op == "UPDATE" and isinstance(old, dict) and old:
         results += _updated(policy_run, policy, old, documents, values, exceptions, {r["rule"] for r in results})
-    return _envelope(policy, "policyApplied", results)
+    return event_entry(policy, "policyApplied", results)
 
 
 def _updated(policy_run, policy: dict, old: dict, documents: list, values: dict, exceptions: list, done: set):

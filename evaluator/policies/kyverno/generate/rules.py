@@ -33,6 +33,20 @@ def generate_rules(policy: dict) -> list[dict]:
     return [r for r in rules if isinstance(r, dict) and r.get("generate")]
 
 
+def event_entry(policy: dict, event: str, rules: list[dict]) -> dict:
+    """A policy's result entry for a request that is not one of its triggers (`event` says what it was)."""
+    meta = policy.get("metadata") or {}
+    return {
+        "kind": policy.get("kind", "ClusterPolicy"),
+        "policy": str(meta.get("name", "")),
+        "namespace": str(meta.get("namespace", "") or "") if policy.get("kind") == "Policy" else "",
+        "event": event,
+        "rules": [],
+        "notApplicable": [],
+        "generate": rules,
+    }
+
+
 def run_rules(run, sources: list | None = None) -> list[dict]:
     """Every generate rule of `run.policy` that applies to the request: {"rule", "result", "message",
     "triggerResult", "objects"}. `sources`: the objects the rules may read besides the trigger (`kyverno test`'s

@@ -15,10 +15,9 @@ from typing import Any
 
 import yaml
 
-from evaluator.k8s.kinds import KYVERNO_POLICY_KINDS, POLICY_EXCEPTION
+from evaluator.k8s.kinds import KYVERNO_POLICY_KINDS
 from evaluator.policies.mutating.diff import encode_patch, json_patch_between
 
-from ..cli_values import merge_values, values_from_documents
 from ..engine import PolicyRun, _policy_run
 from ..tree_copy import deep_copy
 from .rules import mutate_rules
@@ -93,16 +92,9 @@ def mutate(
     """Every Kyverno policy's mutate rules on an AdmissionRequest dict, in order; never raises. With `targets`
     (the documents mutate-existing rules may patch) those rules run too, as `kyverno test` runs them.
     `diff=False` leaves out the YAML diff (`diff` is None): a batch run reads only the verdict and patches."""
-    from .. import _with_request_namespace
+    from .. import admission_inputs
 
-    docs = list(documents or ())
-    request = _with_request_namespace(request)
-    doc_values, user = values_from_documents(docs, request)
-    values = merge_values(doc_values, values)
-    if user and not request.get("userInfo"):
-        request = {**request, "userInfo": user["userInfo"]}
-        values = merge_values(user["_roles"], values)
-    exceptions = [d for d in list(policies) + docs if isinstance(d, dict) and d.get("kind") == POLICY_EXCEPTION]
+    request, values, docs, exceptions = admission_inputs(policies, request, documents, values)
     original = request.get("object")
     current = request
     per_policy = []
