@@ -15,6 +15,7 @@ memory), so there calls keep to Channels' one database thread and close their co
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 from asgiref.sync import SyncToAsync
@@ -29,22 +30,45 @@ _OPEN: dict[int, BaseDatabaseWrapper] = {}
 _LOCK = threading.Lock()
 
 
-class _KeepConnection(SyncToAsync):
+_CALLS = threading.Condition()  # notified as each call in a database thread ends
+_running = 0  # calls under way in the database threads
+
+
+class _Counted(SyncToAsync):
+    """Counts the calls under way: one whose caller was cancelled (a socket's disconnect cut short) still runs
+    to its end in its thread, and `wait_for_calls` waits for it."""
+
     def thread_handler(self, loop, *args, **kwargs):
+        global _running
+        with _CALLS:
+            _running += 1
+        try:
+            return self.call(loop, *args, **kwargs)
+        finally:
+            with _CALLS:
+                _running -= 1
+                _CALLS.notify_all()
+
+    def call(self, loop, *args, **kwargs):
+        return super().thread_handler(loop, *args, **kwargs)
+
+
+class _KeepConnection(_Counted):
+    def call(self, loop, *args, **kwargs):
         connection = connections["default"]
         with _LOCK:
             _OPEN[threading.get_ident()] = connection
         try:
-            return super().thread_handler(loop, *args, **kwargs)
+            return super().call(loop, *args, **kwargs)
         except DatabaseError:
             connection.close()  # maybe broken: the next call reconnects
             raise
 
 
-class _ReturnConnection(SyncToAsync):
-    def thread_handler(self, loop, *args, **kwargs):
+class _ReturnConnection(_Counted):
+    def call(self, loop, *args, **kwargs):
         try:
-            return super().thread_handler(loop, *args, **kwargs)
+            return super().call(loop, *args, **kwargs)
         finally:
             connections["default"].close()  # back to the pool (which drops it if it broke)
 
@@ -56,6 +80,18 @@ def db(function):
     if connection.settings_dict.get("OPTIONS", {}).get("pool"):
         return _ReturnConnection(function, thread_sensitive=False, executor=_THREADS)
     return _KeepConnection(function, thread_sensitive=False, executor=_THREADS)
+
+
+def wait_for_calls(timeout: float = 30.0) -> None:
+    """Wait until no call runs or waits in the database threads (tests wait before the test database is
+    flushed, which a write still under way would deadlock)."""
+    deadline = time.monotonic() + timeout
+    with _CALLS:
+        while _running or not _THREADS._work_queue.empty():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"database calls still under way after {timeout:.0f} s")
+            _CALLS.wait(min(left, 0.05))
 
 
 def close_pool_connections() -> None:

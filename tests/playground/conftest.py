@@ -35,11 +35,13 @@ def fresh_process_state():
 
 @pytest.fixture(autouse=True)
 def _close_consumer_connections():
-    """Without the connection pool the consumers' PostgreSQL threads keep their connections between calls:
-    close them after each test. (With the pool they hold none between calls.)"""
+    """Let the consumers' database calls end before the test database is flushed (a disconnect cut short by
+    the communicator leaves its write running, and a flush beside it deadlocks); then, without the connection
+    pool, close the connections the threads keep between calls. (With the pool they hold none.)"""
     yield
-    from playground.core.database import close_pool_connections
+    from playground.core.database import close_pool_connections, wait_for_calls
 
+    wait_for_calls()
     close_pool_connections()
 
 
