@@ -28,8 +28,6 @@ import asyncio
 import collections
 import json
 import random
-import socket
-import subprocess
 import sys
 import time
 import urllib.error
@@ -41,42 +39,12 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from workshop_bench import FIXED, STARTER, Database, Servers  # noqa: E402  (the same servers and database)
-from ws_bench import free_port  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.playground.live_server import PrivateRedis  # noqa: E402  (a redis-server of this run only)
 
 EDIT_EVERY_SECONDS = 2.0
 PROBE_EVERY_SECONDS = 0.25
-
-
-class OwnRedis:
-    """A redis-server of this run on a free port, nothing saved: stopping it is an outage of this run only."""
-
-    def __init__(self) -> None:
-        self.port = free_port()
-        self.process: subprocess.Popen | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
-                    return
-            except OSError:
-                time.sleep(0.02)
-        raise RuntimeError("redis-server did not start")
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(timeout=10)
 
 
 def backoff(attempt: int) -> float:
@@ -235,7 +203,7 @@ async def prober(servers: Servers, project: dict, run: Run, health: list) -> Non
         await asyncio.sleep(PROBE_EVERY_SECONDS)
 
 
-async def outage_run(servers: Servers, redis: OwnRedis, args) -> dict:
+async def outage_run(servers: Servers, redis: PrivateRedis, args) -> dict:
     room = servers.post(0, "/api/v1/workshops/rooms", {"set": "admission-basics", "title": "outage bench"})
     joined = [
         servers.post(
@@ -334,7 +302,7 @@ def main() -> int:
     args.students = args.students or (20 if args.quick else 60)
     args.before = args.before if args.before is not None else (4.0 if args.quick else 10.0)
     args.after = args.after if args.after is not None else (8.0 if args.quick else 15.0)
-    redis = OwnRedis()
+    redis = PrivateRedis()
     redis.start()
     try:
         with Database(args.postgres) as database_url, Servers(args.servers, database_url, redis.url) as servers:
