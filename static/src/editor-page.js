@@ -133,6 +133,22 @@ function startProject() {
   let title = "";
   let focusNext = null;
   const titleInput = $("project-title");
+  function showEditability(editable, isExample, picker) {
+    workspace.setEditable(editable);
+    if (titleInput) titleInput.readOnly = !editable;
+    if (picker) picker.disabled = !editable;
+    for (const id of ["btn-add-document", "btn-add-request", "btn-evaluate"]) {
+      if ($(id)) {
+        $(id).disabled = !editable;
+        $(id).hidden = !editable;
+      }
+    }
+    if ($("btn-fork")) $("btn-fork").textContent = editable ? "Fork" : "Fork to edit";
+    banner(editable ? "" : isExample
+      ? "This example is read-only. Fork it to make your own copy."
+      : "You are watching this project live. Fork it to edit your own copy.");
+    if (!editable) indicators.saved("readonly");
+  }
   live = new LiveProject({ projectId, token, name: displayName(), wsPath: data.wsPath, ui: {
     workspace, results, indicators,
     onState(message) {
@@ -140,23 +156,10 @@ function startProject() {
       if (message.canEdit) remember(projectId, { title, lastEdited: message.project.updated });
       if (titleInput && document.activeElement !== titleInput) titleInput.value = title;
       document.title = `${title || "Untitled"} · Admission Playground`;
-      const editable = Boolean(message.canEdit);
-      workspace.setEditable(editable);
-      if (titleInput) titleInput.readOnly = !editable;
       const picker = versionPicker(message.project.kubernetesVersion,
         (kubernetesVersion) => live.send({ type: "meta", kubernetesVersion }));
-      if (picker) picker.disabled = !editable;
-      for (const id of ["btn-add-document", "btn-add-request", "btn-evaluate"]) {
-        if ($(id)) {
-          $(id).disabled = !editable;
-          $(id).hidden = !editable;
-        }
-      }
-      if ($("btn-fork")) $("btn-fork").textContent = editable ? "Fork" : "Fork to edit";
-      banner(editable ? "" : message.project.isExample
-        ? "This example is read-only. Fork it to make your own copy."
-        : "You are watching this project live. Fork it to edit your own copy.");
-      if (!editable) indicators.saved("readonly");
+      // No canEdit: the connection's answer to our token is on its way; what is shown stays.
+      if (typeof message.canEdit === "boolean") showEditability(message.canEdit, message.project.isExample, picker);
       if (focusNext) {
         const entry = [...workspace.items.values()].find((e) => e.target === focusNext.target && e.nameInput.value === focusNext.name);
         if (entry) {

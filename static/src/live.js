@@ -22,12 +22,14 @@ export class LiveProject {
     this.pending = new Map(); // clientSeq → item key (name/expected edits awaiting their ack)
     this.syncs = new Map(); // item key → CollabSync
     this.canEdit = false;
+    this.tokenPending = false; // a connection's first state predates its hello (the token's answer follows)
     this.online = false;
     const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
     const path = wsPath || `/ws/projects/${encodeURIComponent(projectId)}/`;
     this.socket = new ReconnectingSocket(`${scheme}//${window.location.host}${path}`, {
       onOpen: () => {
         this.online = true;
+        this.tokenPending = Boolean(this.token);
         const hello = { type: "hello", version: this.version, name: this.name };
         if (this.token) hello.token = this.token;
         this.socket.send(hello);
@@ -123,7 +125,14 @@ export class LiveProject {
     switch (message.type) {
       case "state": {
         this.version = message.version;
-        if (typeof message.canEdit === "boolean") this.canEdit = message.canEdit;
+        if (this.tokenPending && message.canEdit === false) {
+          // Sent on connect, before the server read our hello: its "read-only" is an anonymous viewer's.
+          // Keep the editability shown until the hello's answer says what the token allows.
+          message = { ...message, canEdit: undefined };
+        } else if (typeof message.canEdit === "boolean") {
+          this.canEdit = message.canEdit;
+        }
+        this.tokenPending = false;
         this.noticeDeleted(message.project);
         workspace.reconcile(message.project);
         for (const target of ["document", "request"]) {

@@ -134,6 +134,32 @@ def test_reconnects_by_itself_and_saves_what_was_typed_offline(page, api, open_p
     assert "replicas: 1" in project["requests"][0]["text"]
 
 
+def test_the_editor_never_flashes_read_only_while_its_token_is_being_checked(page, api, open_project):
+    """A connection's first state is sent before the server reads the `hello` that carries the token. Taking
+    its "read-only" at its word hid Evaluate and showed the watcher's banner for a moment, on every open and
+    every reconnect."""
+    status, created = api("POST", "/api/v1/projects", project_body(title="Steady controls"))
+    assert status == 201
+    page.add_init_script("""window.__flashes = [];
+        new MutationObserver((changes) => {
+            for (const change of changes) {
+                const node = change.target;
+                if (node.id === "btn-evaluate" && node.hidden) window.__flashes.push("evaluate hidden");
+                if (node.closest && node.closest("#mode-banner") && node.closest("#mode-banner").textContent.trim())
+                    window.__flashes.push("banner: " + node.closest("#mode-banner").textContent.trim());
+            }
+        }).observe(document, {subtree: true, attributes: true, childList: true, characterData: true});""")
+    open_project(created)
+    expect(card(page).locator("[data-testid=decision]")).to_have_text("Denied")
+    page.evaluate("() => { window.__playground.live.socket.attempt = 3; window.__playground.live.socket.drop(); }")
+    expect(page.locator("#conn-state")).not_to_have_attribute("data-state", "open")
+    expect(page.locator("#conn-state")).to_have_attribute("data-state", "open", timeout=20_000)
+    expect(editor(page, "request", 0)).to_have_attribute("contenteditable", "true")
+    page.wait_for_timeout(500)  # the hello's answer, and anything after it
+    assert page.evaluate("window.__flashes") == []
+    expect(page.locator("#btn-evaluate")).to_be_visible()
+
+
 def test_engine_errors_show_inline_and_completion_offers_schema_fields(page, api, open_project):
     status, created = api("POST", "/api/v1/projects", project_body(title="Diagnostics"))
     assert status == 201
