@@ -41,13 +41,12 @@ RowRunner = Callable[[TestFolder, dict, str], Row]
 NOT_EVALUATED: dict[str, str] = {
     "isMutatingAdmissionPolicy": "MutatingAdmissionPolicy rows are not evaluated by kyverno-test yet",
     "isImageValidatingPolicy": "ImageValidatingPolicy rows are not evaluated by kyverno-test yet",
-    "isGeneratingPolicy": "GeneratingPolicy rows are not evaluated by kyverno-test yet",
     "isMutatingPolicy": "MutatingPolicy rows are not evaluated by kyverno-test yet",
 }
 
 
 def _runners() -> dict[str, RowRunner]:
-    from evaluator.cli.kyverno_test import dpol_rows, mutate_rows, policy_rows, vap_rows, vpol_rows
+    from evaluator.cli.kyverno_test import dpol_rows, gpol_rows, mutate_rows, policy_rows, vap_rows, vpol_rows
 
     return {
         "": policy_rows.run_row,
@@ -55,6 +54,7 @@ def _runners() -> dict[str, RowRunner]:
         "isValidatingAdmissionPolicy": vap_rows.run_row,
         "isValidatingPolicy": vpol_rows.run_row,
         "isDeletingPolicy": dpol_rows.run_row,
+        "isGeneratingPolicy": gpol_rows.run_row,
     }
 
 
@@ -102,7 +102,13 @@ KIND_FLAGS = {
 
 
 def _flag(folder: TestFolder, result: dict) -> str:
-    for flag in ("isValidatingAdmissionPolicy", "isValidatingPolicy", "isDeletingPolicy", *NOT_EVALUATED):
+    for flag in (
+        "isValidatingAdmissionPolicy",
+        "isValidatingPolicy",
+        "isDeletingPolicy",
+        "isGeneratingPolicy",
+        *NOT_EVALUATED,
+    ):
         if result.get(flag):
             return flag
     name = str(result.get("policy", "")).split("/")[-1]

@@ -267,14 +267,26 @@ class VpolTest:
         self, entry: PolicyEntry, doc: Mapping[str, Any], result: Mapping[str, Any]
     ) -> tuple[bool, str, str]:
         expected = str(result.get("result", ""))
-        obj = as_floats(copy.deepcopy(dict(doc)))
-        meta = obj.setdefault("metadata", {})
-        if not meta.get("namespace") and namespaced(obj, self.crd_scopes):
-            meta["namespace"] = "default"
+        obj = self.prepared(doc)
         if entry.mode in ("HTTP", "Envoy"):  # authz policies run on their payloads only
             return score([], False, expected)
         if entry.mode == "JSON":
             return score(json_responses(entry, obj, self.context), False, expected)
+        rules, kept_empty = responses_for(entry, self.inputs_for(obj, result))
+        return score(rules, kept_empty, expected)
+
+    def prepared(self, doc: Mapping[str, Any]) -> dict:
+        """A test resource as the CLI reads it: numbers as doubles, `default` namespace when namespaced."""
+        obj = as_floats(copy.deepcopy(dict(doc)))
+        meta = obj.setdefault("metadata", {})
+        if not meta.get("namespace") and namespaced(obj, self.crd_scopes):
+            meta["namespace"] = "default"
+        return obj
+
+    def inputs_for(self, obj: dict, result: Mapping[str, Any]) -> Any:
+        """The admission request the CLI builds for a (prepared) resource: the result's or the values'
+        operation (CREATE by default), the test's user, the namespace from the values."""
+        meta = obj.get("metadata") or {}
         globals_ = self.values.get("globalValues") or {}
         operation = result.get("operation") or globals_.get("request.operation") or "CREATE"
         namespace = meta.get("namespace") or ""
@@ -288,8 +300,6 @@ class VpolTest:
         if self.user:
             request["userInfo"] = self.user.get("userInfo") or {}
         ns_obj = namespace_object(self.values, namespace) if namespace else None
-        inputs = kubernetes_inputs(
+        return kubernetes_inputs(
             request, context=self.context, namespaces={namespace: ns_obj} if ns_obj else {}, namespace_object=ns_obj
         )
-        rules, kept_empty = responses_for(entry, inputs)
-        return score(rules, kept_empty, expected)

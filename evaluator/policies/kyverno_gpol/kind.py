@@ -1,0 +1,183 @@
+"""Kyverno GeneratingPolicy / NamespacedGeneratingPolicy as a policy kind of the admission core: Kyverno's gpol
+webhook, after its vpol webhooks. It never denies: Kyverno generates in the background once the request is
+admitted. Each policy gives one entry in `result["kyverno"]` (after the ClusterPolicy and ValidatingPolicy
+entries) with a `generate` list shaped like a ClusterPolicy generate rule's (`evaluator/SCHEMA.md`), so the
+page shows the objects the same way: every object with the labels Kyverno's context provider adds, `create`
+when the project has no object of that identity, `update` when it has one.
+
+A policy runs when `evaluation.admission.enabled` (default true) and, for a NamespacedGeneratingPolicy, on
+requests of its own namespace. Compile errors, API versions the CRD does not serve and what Kyverno's
+admission check refuses are located errors of the policy's document; the other policies still run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from evaluator.admission.policy_kind import VALIDATING, KindOutcome, RequestContext, Setup, register
+from evaluator.k8s.kinds import KYVERNO_GENERATING_POLICY
+from evaluator.policies.kyverno_vpol import spec as sp
+from evaluator.policies.kyverno_vpol.cli_test import namespaced
+from evaluator.policies.kyverno_vpol.context import OfflineContext
+from evaluator.policies.kyverno_vpol.inputs import kubernetes_inputs
+from evaluator.policies.kyverno_vpol.stage import offline_context
+
+from .engine import ERROR, CompiledGeneratingPolicy, admission_errors, compile_policy, is_generating_policy, run
+from .labels import downstream_labels
+
+
+def _identity(obj: Mapping[str, Any]) -> tuple[str, str, str, str]:
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+    return (
+        str(obj.get("apiVersion") or ""),
+        str(obj.get("kind") or ""),
+        str(meta.get("namespace") or ""),
+        str(meta.get("name") or ""),
+    )
+
+
+class GeneratingPolicies:
+    """The generating policies of one document set, compiled once; `run` per request."""
+
+    def __init__(self, documents: list[Mapping[str, Any]], locate: Callable[..., dict[str, Any]] | None = None):
+        self.locate = locate
+        docs = [d for d in documents if isinstance(d, Mapping)]
+        exceptions = [d for d in docs if sp.is_cel_exception(d)]
+        self.policies: list[CompiledGeneratingPolicy] = []
+        for doc in docs:
+            if not is_generating_policy(doc):
+                continue
+            compiled = compile_policy(doc, exceptions)
+            issue = sp.version_issue(doc)
+            if issue is not None and issue[0] == "error":
+                compiled.error = issue[1]
+            self.policies.append(compiled)
+        self.context = offline_context(docs) if self.policies else OfflineContext()
+        self.existing = {_identity(d) for d in self.context.resources}
+        self.crd_scopes = {
+            (
+                str((d.get("spec") or {}).get("group") or ""),
+                str(((d.get("spec") or {}).get("names") or {}).get("kind") or ""),
+            ): ((d.get("spec") or {}).get("scope") != "Cluster")
+            for d in docs
+            if d.get("kind") == "CustomResourceDefinition"
+        }
+        self.namespaces = {
+            str((d.get("metadata") or {}).get("name") or ""): d
+            for d in docs
+            if d.get("kind") == "Namespace" and d.get("apiVersion") == "v1"
+        }
+
+    def problems(self, locate: Callable[..., dict[str, Any]]) -> list[dict[str, Any]]:
+        out = []
+        for compiled in self.policies:
+            issue = sp.version_issue(compiled.document)
+            if issue is not None:
+                out.append(locate(compiled.document, severity=issue[0], path="apiVersion", message=issue[1]))
+                if issue[0] == "error":
+                    continue
+            for error in admission_errors(compiled):
+                out.append(locate(compiled.document, severity="error", **error))
+        return out
+
+    def _namespaced(self, api_version: str, kind: str) -> bool:
+        return namespaced({"apiVersion": api_version, "kind": kind}, self.crd_scopes)
+
+    def run(self, request: Mapping[str, Any]) -> list[dict[str, Any]]:
+        if not self.policies:
+            return []
+        namespace = str(request.get("namespace") or "")
+        inputs = kubernetes_inputs(request, context=self.context, namespaces=self.namespaces)
+        trigger = inputs.object if isinstance(inputs.object, Mapping) else inputs.old_object
+        out = []
+        for compiled in self.policies:
+            settings = compiled.settings()
+            if not settings["admission"] or (compiled.namespace and compiled.namespace != namespace):
+                continue
+            out.append(self._result(compiled, run(compiled, inputs, self._namespaced), trigger, inputs, settings))
+        return out
+
+    def _result(self, compiled, generated, trigger, inputs, settings) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+        result: dict[str, Any] = {
+            "kind": compiled.document.get("kind"),
+            "apiVersion": compiled.document.get("apiVersion"),
+            "policy": compiled.name,
+            "namespace": compiled.namespace,
+            "evaluation": settings,
+            "rules": [],
+            "notApplicable": [],
+            "generate": [],
+        }
+        if generated.result is None:
+            result["notApplicable"].append(compiled.name)
+            return result
+        objects = []
+        for obj in generated.objects:
+            labels = obj.setdefault("metadata", {}).setdefault("labels", {})
+            if isinstance(labels, dict):
+                labels.update(downstream_labels(compiled.name, trigger or {}, inputs.request or {}))
+            action = "update" if _identity(obj) in self.existing else "create"
+            objects.append(
+                {"action": action, "role": "downstream", "policy": compiled.name, "rule": compiled.name, "object": obj}
+            )
+        entry: dict[str, Any] = {
+            "rule": compiled.name,
+            "result": generated.result,
+            "message": generated.message,
+            "triggerResult": generated.result,
+            "objects": objects,
+        }
+        path = compiled.errors[0]["path"] if compiled.errors else generated.path
+        if generated.result == ERROR and path and self.locate is not None:
+            entry["location"] = self.locate(compiled.document, severity="error", path=path, message=generated.message)
+        if generated.audit_annotations:
+            entry["auditAnnotations"] = generated.audit_annotations
+        if generated.exceptions:
+            entry["exceptions"] = generated.exceptions
+        result["generate"].append(entry)
+        return result
+
+
+@register
+class KyvernoGeneratingPolicies:
+    name = KYVERNO_GENERATING_POLICY
+    stage = VALIDATING
+    order = 220  # Kyverno's gpol webhook, after its resource (200) and vpol (210) webhooks
+    result_keys: Mapping[str, Any] = {"kyverno": []}
+
+    def __init__(self) -> None:
+        self.policies = GeneratingPolicies([])
+        self.active = False
+        self.idle = True
+
+    def refuse(self, document: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return []
+
+    def load(self, setup: Setup) -> list[dict[str, Any]]:
+        self.policies = GeneratingPolicies(setup.documents, setup.locate)
+        self.active = bool(self.policies.policies)
+        self.idle = not self.active
+        return self.policies.problems(lambda document, **fields: setup.locate(document, **fields))
+
+    def evaluate(self, request: Mapping[str, Any], context: RequestContext) -> KindOutcome:
+        try:
+            results = self.policies.run(request)
+        except Exception as err:  # a defect must come out as data, never as a crash
+            results = [
+                {
+                    "kind": KYVERNO_GENERATING_POLICY,
+                    "policy": "",
+                    "rules": [],
+                    "notApplicable": [],
+                    "generate": [
+                        {
+                            "rule": "",
+                            "result": ERROR,
+                            "message": f"internal error: {type(err).__name__}: {err}",
+                            "objects": [],
+                        }
+                    ],
+                }
+            ]
+        return KindOutcome(keys={"kyverno": results})
