@@ -13,6 +13,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from evaluator.admission.cluster import name_of
 from evaluator.policies.kyverno_vpol.cli_test import VpolRow, VpolTest, as_floats, namespace_object, namespaced, score
 from evaluator.policies.kyverno_vpol.engine import RuleResponse
 
@@ -29,11 +30,7 @@ class DpolTest:
         self.vpol = vpol
         docs = vpol.read(vpol.test.get("policies") or []) + vpol.read(vpol.test.get("exceptions") or [])
         exceptions = [d for d in docs if d.get("kind") == "PolicyException"]
-        self.policies = {
-            str((d.get("metadata") or {}).get("name") or ""): compile_policy(d, exceptions)
-            for d in docs
-            if is_deleting_policy(d)
-        }
+        self.policies = {name_of(d): compile_policy(d, exceptions) for d in docs if is_deleting_policy(d)}
 
     def rows(self, result: Mapping[str, Any]) -> list[VpolRow]:
         name = str(result.get("policy", "")).split("/")[-1]

@@ -13,6 +13,7 @@ import datetime as dt
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from evaluator.admission.cluster import name_of
 from evaluator.k8s.kinds import KYVERNO_DELETING_POLICY_KINDS
 from evaluator.policies.kyverno_vpol import spec as sp
 from evaluator.policies.kyverno_vpol.stage import offline_context
@@ -56,11 +57,7 @@ class DeletingPolicies:
                 compiled.error = issue[1]
             self.policies.append(compiled)
         self.context = offline_context(docs) if self.policies else None
-        self.namespaces = {
-            str((d.get("metadata") or {}).get("name") or ""): d
-            for d in docs
-            if d.get("kind") == "Namespace" and d.get("apiVersion") == "v1"
-        }
+        self.namespaces = {name_of(d): d for d in docs if d.get("kind") == "Namespace" and d.get("apiVersion") == "v1"}
 
     def problems(self, locate: Callable[..., dict[str, Any]]) -> list[dict[str, Any]]:
         """Version problems, compile errors and what Kyverno's admission check refuses, each located."""

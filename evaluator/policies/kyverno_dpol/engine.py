@@ -99,7 +99,8 @@ def admission_errors(compiled: CompiledDeletingPolicy) -> list[dict[str, Any]]:
     """What Kyverno's admission check of the policy (dpol.Validate) refuses besides compile errors."""
     out = list(compiled.errors)
     constraints = compiled.spec.get("matchConstraints")
-    if not isinstance(constraints, Mapping) or not constraints.get("resourceRules"):
+    rules = constraints.get("resourceRules") if isinstance(constraints, Mapping) else None
+    if not isinstance(rules, list) or not any(isinstance(r, Mapping) for r in rules):
         out.append(
             {
                 "path": "spec.matchConstraints",
@@ -158,7 +159,7 @@ def selected(
 ) -> tuple[bool, str | None]:
     """(selected by matchConstraints, matching error)."""
     constraints = compiled.spec.get("matchConstraints")
-    if not isinstance(constraints, Mapping):
+    if not isinstance(constraints, Mapping) or not isinstance(constraints.get("resourceRules"), list):
         return False, None
     api_version = str(obj.get("apiVersion") or "")
     group, _, version = api_version.rpartition("/")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from evaluator.admission.cluster import name_of
 from evaluator.policies.kyverno_vpol.cli_test import VpolTest, namespaced
 
 from .engine import CompiledGeneratingPolicy, Generated, compile_policy, is_generating_policy, run
@@ -18,9 +19,7 @@ class GpolTest:
         docs = vpol.read(vpol.test.get("policies") or []) + vpol.read(vpol.test.get("exceptions") or [])
         exceptions = [d for d in docs if d.get("kind") == "PolicyException"]
         self.policies: dict[str, CompiledGeneratingPolicy] = {
-            str((d.get("metadata") or {}).get("name") or ""): compile_policy(d, exceptions)
-            for d in docs
-            if is_generating_policy(d)
+            name_of(d): compile_policy(d, exceptions) for d in docs if is_generating_policy(d)
         }
 
     def _namespaced(self, api_version: str, kind: str) -> bool:

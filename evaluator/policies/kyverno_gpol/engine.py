@@ -171,8 +171,8 @@ def admission_errors(compiled: CompiledGeneratingPolicy) -> list[dict[str, Any]]
     """What Kyverno's admission check of the policy (gpol.Validate) refuses: compile errors, and no
     matchConstraints with a resource rule."""
     out = list(compiled.errors)
-    constraints = compiled.match_constraints
-    if constraints is None or not constraints.get("resourceRules"):
+    rules = (compiled.match_constraints or {}).get("resourceRules")
+    if not isinstance(rules, list) or not any(isinstance(r, Mapping) for r in rules):
         out.append(
             {
                 "path": "spec.matchConstraints",

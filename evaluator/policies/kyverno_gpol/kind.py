@@ -15,15 +15,25 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from evaluator.admission.cluster import name_of
 from evaluator.admission.policy_kind import VALIDATING, KindOutcome, RequestContext, Setup, register
 from evaluator.k8s.kinds import KYVERNO_GENERATING_POLICY
 from evaluator.policies.kyverno_vpol import spec as sp
 from evaluator.policies.kyverno_vpol.cli_test import namespaced
 from evaluator.policies.kyverno_vpol.context import OfflineContext
+from evaluator.policies.kyverno_vpol.engine import Inputs
 from evaluator.policies.kyverno_vpol.inputs import kubernetes_inputs
 from evaluator.policies.kyverno_vpol.stage import offline_context
 
-from .engine import ERROR, CompiledGeneratingPolicy, admission_errors, compile_policy, is_generating_policy, run
+from .engine import (
+    ERROR,
+    CompiledGeneratingPolicy,
+    Generated,
+    admission_errors,
+    compile_policy,
+    is_generating_policy,
+    run,
+)
 from .labels import downstream_labels
 
 
@@ -63,11 +73,7 @@ class GeneratingPolicies:
             for d in docs
             if d.get("kind") == "CustomResourceDefinition"
         }
-        self.namespaces = {
-            str((d.get("metadata") or {}).get("name") or ""): d
-            for d in docs
-            if d.get("kind") == "Namespace" and d.get("apiVersion") == "v1"
-        }
+        self.namespaces = {name_of(d): d for d in docs if d.get("kind") == "Namespace" and d.get("apiVersion") == "v1"}
 
     def problems(self, locate: Callable[..., dict[str, Any]]) -> list[dict[str, Any]]:
         out = []
@@ -98,7 +104,14 @@ class GeneratingPolicies:
             out.append(self._result(compiled, run(compiled, inputs, self._namespaced), trigger, inputs, settings))
         return out
 
-    def _result(self, compiled, generated, trigger, inputs, settings) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    def _result(
+        self,
+        compiled: CompiledGeneratingPolicy,
+        generated: Generated,
+        trigger: Any,
+        inputs: Inputs,
+        settings: dict[str, bool],
+    ) -> dict[str, Any]:
         result: dict[str, Any] = {
             "kind": compiled.document.get("kind"),
             "apiVersion": compiled.document.get("apiVersion"),
