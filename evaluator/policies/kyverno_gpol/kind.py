@@ -13,15 +13,16 @@ admission check refuses are located errors of the policy's document; the other p
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
-from evaluator.admission.cluster import name_of
+from evaluator.admission.cluster import metadata, name_of
 from evaluator.admission.policy_kind import VALIDATING, KindOutcome, RequestContext, Setup, register
 from evaluator.k8s.kinds import KYVERNO_GENERATING_POLICY
 from evaluator.policies.kyverno_vpol import spec as sp
 from evaluator.policies.kyverno_vpol.cli_test import namespaced
 from evaluator.policies.kyverno_vpol.context import OfflineContext
-from evaluator.policies.kyverno_vpol.engine import Inputs
+from evaluator.policies.kyverno_vpol.engine import Inputs, match_constraints
 from evaluator.policies.kyverno_vpol.inputs import kubernetes_inputs
 from evaluator.policies.kyverno_vpol.stage import offline_context
 
@@ -34,7 +35,13 @@ from .engine import (
     is_generating_policy,
     run,
 )
-from .labels import downstream_labels
+from .labels import (
+    POLICY_LABEL,
+    TRIGGER_KIND_LABEL,
+    TRIGGER_NAME_LABEL,
+    TRIGGER_NAMESPACE_LABEL,
+    downstream_labels,
+)
 
 
 def _identity(obj: Mapping[str, Any]) -> tuple[str, str, str, str]:
@@ -44,6 +51,15 @@ def _identity(obj: Mapping[str, Any]) -> tuple[str, str, str, str]:
         str(obj.get("kind") or ""),
         str(meta.get("namespace") or ""),
         str(meta.get("name") or ""),
+    )
+
+
+def _lists_delete(compiled: CompiledGeneratingPolicy) -> bool:
+    """Whether a resource rule names DELETE (then a deletion generates, as any other operation)."""
+    rules = (compiled.match_constraints or {}).get("resourceRules")
+    return any(
+        isinstance(r, Mapping) and isinstance(r.get("operations"), list) and "DELETE" in r["operations"]
+        for r in (rules if isinstance(rules, list) else [])
     )
 
 
@@ -101,8 +117,44 @@ class GeneratingPolicies:
             settings = compiled.settings()
             if not settings["admission"] or (compiled.namespace and compiled.namespace != namespace):
                 continue
-            out.append(self._result(compiled, run(compiled, inputs, self._namespaced), trigger, inputs, settings))
+            if request.get("dryRun"):
+                generated = Generated(None)  # Kyverno's gpol webhook returns at once on a dry-run request
+            elif inputs.request and inputs.request.get("operation") == "DELETE" and not _lists_delete(compiled):
+                generated = self._trigger_deleted(compiled, inputs, trigger, settings["synchronize"])
+            else:
+                generated = run(compiled, inputs, self._namespaced)
+            out.append(self._result(compiled, generated, trigger, inputs, settings))
         return out
+
+    def _trigger_deleted(
+        self, compiled: CompiledGeneratingPolicy, inputs: Inputs, trigger: Any, synchronize: bool
+    ) -> Generated:
+        """A trigger deleted under a policy whose rules do not list DELETE: with synchronize, Kyverno deletes
+        the downstream it generated for that trigger (the objects labelled with the policy and the trigger);
+        without, nothing happens."""
+        if not synchronize or not isinstance(trigger, Mapping) or inputs.match_request is None:
+            return Generated(None)
+        as_created = replace(inputs, match_request={**inputs.match_request, "operation": "CREATE", "object": trigger})
+        matched, _ = match_constraints(compiled, as_created)  # type: ignore[arg-type]
+        if not matched:
+            return Generated(None)
+        request = inputs.request or {}
+        want = {
+            POLICY_LABEL: compiled.name,
+            TRIGGER_NAME_LABEL: str(request.get("name") or ""),
+            TRIGGER_NAMESPACE_LABEL: str(metadata(trigger).get("namespace") or ""),
+            TRIGGER_KIND_LABEL: str((request.get("kind") or {}).get("kind") or ""),
+        }
+        downstream = []
+        for doc in self.context.resources:
+            labels = metadata(doc).get("labels")
+            if isinstance(labels, Mapping) and all(labels.get(k) == v for k, v in want.items()):
+                downstream.append(dict(doc))
+        return Generated(
+            "pass",
+            f"trigger deleted: synchronize deletes the {len(downstream)} downstream object(s) generated for it",
+            downstream,
+        )
 
     def _result(
         self,
@@ -126,7 +178,19 @@ class GeneratingPolicies:
             result["notApplicable"].append(compiled.name)
             return result
         objects = []
+        deleting = (inputs.request or {}).get("operation") == "DELETE" and not _lists_delete(compiled)
         for obj in generated.objects:
+            if deleting:
+                objects.append(
+                    {
+                        "action": "delete",
+                        "role": "downstream",
+                        "policy": compiled.name,
+                        "rule": compiled.name,
+                        "object": obj,
+                    }
+                )
+                continue
             labels = obj.setdefault("metadata", {}).setdefault("labels", {})
             if isinstance(labels, dict):
                 labels.update(downstream_labels(compiled.name, trigger or {}, inputs.request or {}))

@@ -10,14 +10,20 @@ from typing import Any
 from evaluator.policies.kyverno.generate import labels as common
 
 
+POLICY_LABEL = common.POLICY
+TRIGGER_NAME_LABEL = "generate.kyverno.io/trigger-name"
+TRIGGER_NAMESPACE_LABEL = common.TRIGGER_NAMESPACE
+TRIGGER_KIND_LABEL = common.TRIGGER_KIND
+
+
 def downstream_labels(policy: str, trigger: Mapping[str, Any], request: Mapping[str, Any]) -> dict[str, str]:
     meta = trigger.get("metadata") if isinstance(trigger.get("metadata"), Mapping) else {}
     kind = request.get("kind") if isinstance(request.get("kind"), Mapping) else {}
     return {
         common.MANAGED_BY: "kyverno",
         common.POLICY: policy,
-        "generate.kyverno.io/trigger-name": str(request.get("name") or meta.get("name") or ""),
-        common.TRIGGER_NAMESPACE: str(request.get("namespace") or meta.get("namespace") or ""),
+        TRIGGER_NAME_LABEL: str(request.get("name") or meta.get("name") or ""),
+        common.TRIGGER_NAMESPACE: str(meta.get("namespace") or ""),  # the object's (a Namespace has none)
         common.TRIGGER_UID: str(meta.get("uid") or ""),
         common.TRIGGER_KIND: str(kind.get("kind") or ""),
         common.TRIGGER_GROUP: str(kind.get("group") or ""),

@@ -176,3 +176,71 @@ def test_generator_calls_with_wrong_arguments_do_not_compile(bad):
     text = PDB.replace("generator.Apply(variables.targetNs, [", f"{bad} && generator.Apply(variables.targetNs, [")
     result = evaluator.simulate(text, DEPLOYMENT)
     assert any(e["path"] == "spec.generate[0].expression" for e in result["documentErrors"])
+
+
+SYNCED = """\
+apiVersion: policies.kyverno.io/v1
+kind: GeneratingPolicy
+metadata:
+  name: ns-defaults
+spec:
+  evaluation:
+    synchronize:
+      enabled: SYNC
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: ["v1"]
+      operations: ["CREATE", "UPDATE"]
+      resources: ["namespaces"]
+  generate:
+  - expression: >-
+      generator.Apply(object.metadata.name, [{"apiVersion": dyn("v1"), "kind": dyn("ConfigMap"),
+      "metadata": dyn({"name": "defaults"}), "data": dyn({"a": "b"})}])
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: defaults
+  namespace: team-a
+  labels:
+    app.kubernetes.io/managed-by: kyverno
+    generate.kyverno.io/policy-name: ns-defaults
+    generate.kyverno.io/trigger-name: team-a
+    generate.kyverno.io/trigger-namespace: ""
+    generate.kyverno.io/trigger-kind: Namespace
+data: {a: b}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: defaults
+  namespace: team-b
+  labels:
+    generate.kyverno.io/policy-name: ns-defaults
+    generate.kyverno.io/trigger-name: team-b
+    generate.kyverno.io/trigger-kind: Namespace
+"""
+DELETE_TEAM_A = {
+    "operation": "DELETE",
+    "oldObject": {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}},
+}
+
+
+def test_deleting_a_trigger_deletes_its_downstream_when_the_policy_synchronizes():
+    rule = only_rule(generated(SYNCED.replace("SYNC", "true"), DELETE_TEAM_A)["ns-defaults"])
+    assert rule["result"] == "pass"
+    assert [(o["action"], o["object"]["metadata"]["namespace"]) for o in rule["objects"]] == [("delete", "team-a")]
+
+
+def test_deleting_a_trigger_leaves_the_downstream_without_synchronize():
+    assert generated(SYNCED.replace("SYNC", "false"), DELETE_TEAM_A)["ns-defaults"]["generate"] == []
+
+
+def test_an_existing_downstream_is_updated_and_a_dry_run_generates_nothing():
+    text = SYNCED.replace("SYNC", "true")
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}}
+    [entry] = only_rule(generated(text, namespace)["ns-defaults"])["objects"]
+    assert entry["action"] == "update"
+    dry = generated(text, {"operation": "CREATE", "object": namespace, "dryRun": True})["ns-defaults"]
+    assert dry["generate"] == []
