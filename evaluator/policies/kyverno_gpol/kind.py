@@ -35,6 +35,7 @@ from .engine import (
     is_generating_policy,
     run,
 )
+from . import policy_events
 from .labels import (
     POLICY_LABEL,
     TRIGGER_KIND_LABEL,
@@ -69,7 +70,7 @@ class GeneratingPolicies:
     def __init__(self, documents: list[Mapping[str, Any]], locate: Callable[..., dict[str, Any]] | None = None):
         self.locate = locate
         docs = [d for d in documents if isinstance(d, Mapping)]
-        exceptions = [d for d in docs if sp.is_cel_exception(d)]
+        exceptions = self.exceptions = [d for d in docs if sp.is_cel_exception(d)]
         self.policies: list[CompiledGeneratingPolicy] = []
         for doc in docs:
             if not is_generating_policy(doc):
@@ -79,8 +80,9 @@ class GeneratingPolicies:
             if issue is not None and issue[0] == "error":
                 compiled.error = issue[1]
             self.policies.append(compiled)
-        self.context = offline_context(docs) if self.policies else OfflineContext()
-        self.existing = {_identity(d) for d in self.context.resources}
+        self.documents = docs
+        self._context: OfflineContext | None = None
+        self._existing: set[tuple[str, str, str, str]] | None = None
         self.crd_scopes = {
             (
                 str((d.get("spec") or {}).get("group") or ""),
@@ -90,6 +92,13 @@ class GeneratingPolicies:
             if d.get("kind") == "CustomResourceDefinition"
         }
         self.namespaces = {name_of(d): d for d in docs if d.get("kind") == "Namespace" and d.get("apiVersion") == "v1"}
+
+    @property
+    def context(self) -> OfflineContext:
+        """The project's other documents and CLI data (built on first use)."""
+        if self._context is None:
+            self._context = offline_context(self.documents)
+        return self._context
 
     def problems(self, locate: Callable[..., dict[str, Any]]) -> list[dict[str, Any]]:
         out = []
@@ -103,12 +112,41 @@ class GeneratingPolicies:
                 out.append(locate(compiled.document, severity="error", **error))
         return out
 
+    def existing_identities(self) -> set[tuple[str, str, str, str]]:
+        """(apiVersion, kind, namespace, name) of the project's objects: what a generated object updates."""
+        if self._existing is None:
+            self._existing = {_identity(d) for d in self.context.resources}
+        return self._existing
+
     def _namespaced(self, api_version: str, kind: str) -> bool:
         return namespaced({"apiVersion": api_version, "kind": kind}, self.crd_scopes)
 
+    def policy_event(self, request: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The result of a request that creates, updates or deletes a GeneratingPolicy (see policy_events)."""
+        found = policy_events.policy_in(request)
+        if found is None:
+            return None
+        policy, op = found
+        compiled = policy_events.compile_requested(policy, self.exceptions)
+        if compiled.error is not None:
+            return None  # the policy's own errors are its document's (when it is one of the project's)
+        if op == "DELETE":
+            return policy_events.deleted(compiled, self.context.resources)
+        return policy_events.applied(compiled, self.context.resources, self._background_create)
+
+    def _background_create(
+        self, compiled: CompiledGeneratingPolicy, doc: Mapping[str, Any]
+    ) -> tuple[Generated, list[dict[str, Any]]]:
+        request = {"operation": "CREATE", "object": doc, "namespace": str(metadata(doc).get("namespace") or "")}
+        inputs = kubernetes_inputs(request, context=self.context, namespaces=self.namespaces)
+        generated = run(compiled, inputs, self._namespaced)
+        result = self._result(compiled, generated, doc, inputs, compiled.settings())
+        return generated, [o for rule in result["generate"] for o in rule["objects"]]
+
     def run(self, request: Mapping[str, Any]) -> list[dict[str, Any]]:
+        event = self.policy_event(request)
         if not self.policies:
-            return []
+            return [event] if event else []
         namespace = str(request.get("namespace") or "")
         inputs = kubernetes_inputs(request, context=self.context, namespaces=self.namespaces)
         trigger = inputs.object if isinstance(inputs.object, Mapping) else inputs.old_object
@@ -124,7 +162,7 @@ class GeneratingPolicies:
             else:
                 generated = run(compiled, inputs, self._namespaced)
             out.append(self._result(compiled, generated, trigger, inputs, settings))
-        return out
+        return ([event] if event else []) + out
 
     def _trigger_deleted(
         self, compiled: CompiledGeneratingPolicy, inputs: Inputs, trigger: Any, synchronize: bool
@@ -194,7 +232,7 @@ class GeneratingPolicies:
             labels = obj.setdefault("metadata", {}).setdefault("labels", {})
             if isinstance(labels, dict):
                 labels.update(downstream_labels(compiled.name, trigger or {}, inputs.request or {}))
-            action = "update" if _identity(obj) in self.existing else "create"
+            action = "update" if _identity(obj) in self.existing_identities() else "create"
             objects.append(
                 {"action": action, "role": "downstream", "policy": compiled.name, "rule": compiled.name, "object": obj}
             )
@@ -226,7 +264,7 @@ class KyvernoGeneratingPolicies:
     def __init__(self) -> None:
         self.policies = GeneratingPolicies([])
         self.active = False
-        self.idle = True
+        self.idle = False
 
     def refuse(self, document: Mapping[str, Any]) -> list[dict[str, Any]]:
         return []
@@ -234,7 +272,7 @@ class KyvernoGeneratingPolicies:
     def load(self, setup: Setup) -> list[dict[str, Any]]:
         self.policies = GeneratingPolicies(setup.documents, setup.locate)
         self.active = bool(self.policies.policies)
-        self.idle = not self.active
+        self.idle = False  # a request may create or delete a GeneratingPolicy (policy events) in any project
         return self.policies.problems(lambda document, **fields: setup.locate(document, **fields))
 
     def evaluate(self, request: Mapping[str, Any], context: RequestContext) -> KindOutcome:

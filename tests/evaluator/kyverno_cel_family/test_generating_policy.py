@@ -244,3 +244,44 @@ def test_an_existing_downstream_is_updated_and_a_dry_run_generates_nothing():
     assert entry["action"] == "update"
     dry = generated(text, {"operation": "CREATE", "object": namespace, "dryRun": True})["ns-defaults"]
     assert dry["generate"] == []
+
+
+def _policy_doc(sync: str, orphan: bool = False, existing: bool = False) -> dict:
+    policy = yaml.safe_load(SYNCED.replace("SYNC", sync).split("---")[0])
+    policy["spec"]["evaluation"]["orphanDownstreamOnPolicyDelete"] = {"enabled": orphan}
+    policy["spec"]["evaluation"]["generateExisting"] = {"enabled": existing}
+    return policy
+
+
+def _event(text: str, request: dict) -> dict:
+    result = evaluator.simulate(text, request)
+    [entry] = [e for e in result["kyverno"] if e.get("event")]
+    return entry
+
+
+def test_deleting_a_synchronized_policy_deletes_its_downstream_unless_it_orphans_it():
+    objects = SYNCED.split("---", 1)[1]
+    entry = _event(objects, {"operation": "DELETE", "oldObject": _policy_doc("true")})
+    assert entry["event"] == "policyDeleted"
+    rule = only_rule(entry)
+    assert [(o["action"], o["object"]["metadata"]["namespace"]) for o in rule["objects"]] == [("delete", "team-a")]
+    kept = only_rule(_event(objects, {"operation": "DELETE", "oldObject": _policy_doc("true", orphan=True)}))
+    assert (kept["result"], kept["message"], kept["objects"]) == (
+        "skip",
+        "orphanDownstreamOnPolicyDelete: downstream is kept",
+        [],
+    )
+    off = only_rule(_event(objects, {"operation": "DELETE", "oldObject": _policy_doc("false")}))
+    assert off["message"] == "synchronize is off: downstream is kept"
+
+
+def test_creating_a_policy_with_generate_existing_generates_for_the_existing_triggers():
+    namespaces = "apiVersion: v1\nkind: Namespace\nmetadata: {name: one}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: two}\n"
+    rule = only_rule(_event(namespaces, {"operation": "CREATE", "object": _policy_doc("true", existing=True)}))
+    assert rule["result"] == "pass" and rule["triggers"] == 2
+    assert [(o["action"], o["object"]["metadata"]["namespace"]) for o in rule["objects"]] == [
+        ("create", "one"),
+        ("create", "two"),
+    ]
+    result = evaluator.simulate(namespaces, {"operation": "CREATE", "object": _policy_doc("true")})
+    assert [e for e in result["kyverno"] if e.get("event")] == []
