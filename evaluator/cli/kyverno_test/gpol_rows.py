@@ -7,6 +7,8 @@ not compile fails the test (the CLI stops), shown here as an error row."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from evaluator.cli.kyverno_test.folder import TestFolder
 from evaluator.cli.kyverno_test.generate_rows import object_problem
 from evaluator.cli.kyverno_test.rows import ERROR, FAILED, OK, Row, row_for
@@ -29,7 +31,6 @@ def _gpol_test(folder: TestFolder) -> GpolTest:
 def run_row(folder: TestFolder, result: dict, name: str) -> Row:
     gpol = _gpol_test(folder)
     policy_name = str(result.get("policy", "")).split("/")[-1]
-    expected = str(result.get("result", ""))
     policy = gpol.policies.get(policy_name)
     if policy is None:
         return row_for(
@@ -37,9 +38,20 @@ def run_row(folder: TestFolder, result: dict, name: str) -> Row:
         )
     if policy.error is not None:
         return row_for(folder, result, name, policy.error, ERROR)
-    doc = gpol.vpol.find(name) if name else None
+    if not name:  # the CLI checks every resource of the test: one row, passing when each of them does
+        rows = [_one(gpol, folder, result, policy, doc, gpol.vpol.name_of(doc)) for doc in gpol.vpol.resources]
+        failed = [r for r in rows if not r.ok]
+        message = "; ".join(f"{r.resource}: {r.message}" for r in failed) or f"{len(rows)} resources checked"
+        status = FAILED if failed or not rows else OK
+        return row_for(folder, result, "", message, status, ",".join(sorted({r.actual for r in rows})) or "none")
+    doc = gpol.vpol.find(name)
     if doc is None:
         return row_for(folder, result, name, "resource not found", FAILED, "missing")
+    return _one(gpol, folder, result, policy, doc, name)
+
+
+def _one(gpol: GpolTest, folder: TestFolder, result: dict, policy: Any, doc: dict, name: str) -> Row:
+    expected = str(result.get("result", ""))
     generated = gpol.generate(policy, doc, result)
     if generated.result is None:
         ok = expected == "skip"
