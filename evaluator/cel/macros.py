@@ -494,7 +494,25 @@ def _compile_has(c, args: list[Tree], at) -> Any:
     return Node(has, BOOL)
 
 
-_GLOBAL = {("has", 1): _compile_has}
+def _compile_bind(c, args: list[Tree], at) -> Any:
+    """cel-go's ext.Bindings: `cel.bind(name, init, body)` evaluates `init` once and `body` with `name` bound
+    to it (expanded to a comprehension over an empty range whose accumulator is the variable). Only in
+    environments whose registry declares `cel.bind` (Kyverno's CEL policies), as only they enable Bindings."""
+    name = _simple_name(c, args[0], "cel.bind() variable name")
+    init = c.compile(args[1])
+    with _Bind(c, [name], (init.type, DYN), at) as (slot,):
+        body = c.compile(args[2])
+    inf, bf = init.fn, body.fn
+
+    def bind(ctx: Ctx) -> Any:
+        ctx.slots[slot] = inf(ctx)
+        ctx.cost += 1  # the accumulator's read
+        return bf(ctx)
+
+    return Node(bind, body.type)
+
+
+_GLOBAL = {("has", 1): _compile_has, ("cel.bind", 3): _compile_bind}
 
 
 def global_macro(name: str, nargs: int):

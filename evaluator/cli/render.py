@@ -63,6 +63,7 @@ def render_result(result: dict) -> str:
         lines.append("Audit annotations:")
         for key, value in result["auditAnnotations"].items():
             lines.append(f"  {key}: {value}")
+    lines.extend(_deletion_lines(result.get("deletions") or []))
     problems = result.get("errors", [])
     if problems:
         lines.append("")
@@ -75,3 +76,19 @@ def render_result(result: dict) -> str:
                 f"  [{problem.get('severity', 'error')}] {problem.get('message')}" + (f" ({where})" if where else "")
             )
     return "\n".join(lines)
+
+
+def _deletion_lines(deletions: list[dict]) -> list[str]:
+    """Kyverno DeletingPolicies: each one's next run and what it would delete or keep, with the reason."""
+    if not deletions:
+        return []
+    lines = ["", "Kyverno deletions (dry run of the next scheduled runs):"]
+    for entry in deletions:
+        name = f"{entry['namespace']}/{entry.get('policy')}" if entry.get("namespace") else str(entry.get("policy"))
+        lines.append(f"  {name}: next run {entry.get('nextRun') or '-'} (schedule {entry.get('schedule') or '-'})")
+        if entry.get("error"):
+            lines.append(f"    error: {entry['error']}")
+        for obj in entry.get("objects") or []:
+            where = f"{obj['namespace']}/{obj['name']}" if obj.get("namespace") else obj.get("name")
+            lines.append(f"    {obj.get('result')}: {obj.get('kind')} {where} ({obj.get('reason')})")
+    return lines

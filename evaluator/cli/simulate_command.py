@@ -4,7 +4,8 @@ webhook would have been sent and answered).
 
 Every file is read as multi-document YAML. The request is the document that is an AdmissionReview or
 AdmissionRequest, else the last document that is not a policy (Kyverno's too), binding, policy exception, CRD,
-Namespace or RBAC object (a plain object is a CREATE). `--request FILE` names it explicitly.
+Namespace or RBAC object (a plain object is a CREATE). `--request FILE` names it explicitly. `--now` sets the
+simulation's time (Kyverno DeletingPolicies report their next scheduled run after it).
 Exit status: 0 admitted, 1 denied, 2 unusable input (unreadable file, YAML error, invalid policy, CEL
 compile error, no request). Input problems are printed as FILE:LINE:COLUMN: severity: message.
 """
@@ -12,6 +13,7 @@ compile error, no request). Input problems are printed as FILE:LINE:COLUMN: seve
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import sys
 from pathlib import Path
@@ -31,6 +33,9 @@ from evaluator.simulation import simulate
 CLUSTER_KINDS = (
     kinds.ADMISSION_KINDS
     | kinds.KYVERNO_POLICY_KINDS
+    | kinds.KYVERNO_VALIDATING_POLICY_KINDS
+    | kinds.KYVERNO_GENERATING_POLICY_KINDS
+    | kinds.KYVERNO_DELETING_POLICY_KINDS
     | kinds.RBAC_KINDS
     | {kinds.CUSTOM_RESOURCE_DEFINITION, kinds.NAMESPACE, kinds.POLICY_EXCEPTION}
 )
@@ -43,6 +48,13 @@ def register(commands: Any) -> None:
         "-f", "--filename", action="append", required=True, help="YAML/JSON file (repeatable, - for stdin)"
     )
     parser.add_argument("--request", help="file holding the request (else taken from the -f documents)")
+    parser.add_argument(
+        "--now",
+        type=_instant,
+        metavar="2026-01-31T12:00:00Z",
+        help="the simulation's current time (UTC unless an offset is given): Kyverno DeletingPolicies' next "
+        "scheduled run is the first after it (default: the current time)",
+    )
     add_output_argument(parser, "admissionreview")
     add_version_argument(parser)
 
@@ -64,6 +76,14 @@ def add_version_argument(parser: argparse.ArgumentParser) -> None:
         metavar="1.N",
         help=f"the Kubernetes release to simulate ({SUPPORTED_VERSIONS[0]} to {NEWEST}; default {NEWEST})",
     )
+
+
+def _instant(text: str) -> dt.datetime:
+    try:
+        found = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an ISO 8601 date and time: {text!r}") from None
+    return found if found.tzinfo else found.replace(tzinfo=dt.timezone.utc)
 
 
 def read(path: str) -> str:
@@ -179,7 +199,9 @@ def run(args: argparse.Namespace) -> int:
             )
     if request is None:
         return _report_unusable(args, problems)
-    result = simulate(texts, request, kubernetes_version=getattr(args, "kubernetes_version", None))
+    result = simulate(
+        texts, request, now=getattr(args, "now", None), kubernetes_version=getattr(args, "kubernetes_version", None)
+    )
     result["errors"] = problems + rename_sources(result["errors"], names)
     _print(args.output, result)
     # a request the API server cannot decode (400) or an engine crash (500) comes with its error too; a

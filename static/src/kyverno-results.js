@@ -80,9 +80,44 @@ export function kyvernoGenerateView(kyverno) {
   const blocks = rules.map(({ policy, rule }) => h("div", { class: "generate-rule", dataset: { testid: "generate-rule" } },
     h("h5", {}, `${policy.namespace ? `${policy.namespace}/` : ""}${policy.policy} / ${rule.rule} `,
       badge(rule.result || "?", outcomeKind(rule.result))),
-    rule.message ? h("p", { class: rule.result === "error" ? "error-text" : "muted" }, messageNode(rule.message)) : null,
+    rule.message ? h("p", { class: rule.result === "error" ? "error-text" : "muted" }, messageNode(rule.message), ruleLocation(rule.location)) : null,
     (rule.objects || []).length ? rule.objects.map(generatedObject)
       : h("p", { class: "muted" }, "Nothing to create, update or delete.")));
   return section(`Kyverno generate (${count} object${count === 1 ? "" : "s"})`, h("div", {}, blocks),
     { open: true, testid: "kyverno-generate" });
+}
+
+const DELETION_WORDS = { delete: "would delete", keep: "keeps", error: "cannot decide" };
+
+/** One DeletingPolicy's headline: when it runs next and how many objects that run would delete. */
+export function deletionHeadline(entry) {
+  const name = `${entry.namespace ? `${entry.namespace}/` : ""}${entry.policy ?? ""}`;
+  if (entry.error && !entry.nextRun) return `${name}: cannot run`;
+  const count = entry.deletes ?? (entry.objects || []).filter((o) => o.result === "delete").length;
+  const selected = (entry.objects || []).length;
+  return `${name}: next run ${entry.nextRun ?? "unknown"} (schedule ${entry.schedule || "none"}) would delete ${count} of ${selected} selected object${selected === 1 ? "" : "s"}`;
+}
+
+function deletionObject(object) {
+  const name = object.namespace ? `${object.namespace}/${object.name}` : object.name;
+  return h("tr", { dataset: { testid: "deletion-object", result: object.result || "" } },
+    h("td", {}, `${object.kind} ${name}`),
+    h("td", {}, badge(object.result || "?", object.result === "delete" ? "fail" : object.result === "error" ? "error" : "pass")),
+    h("td", {}, `${DELETION_WORDS[object.result] ?? object.result}: ${object.reason ?? ""}`));
+}
+
+/** The dry run of every Kyverno DeletingPolicy's next scheduled run (`deletions`), or null when none. */
+export function kyvernoDeletionsView(deletions) {
+  if (!Array.isArray(deletions) || !deletions.length) return null;
+  const total = deletions.reduce((n, d) => n + (d.deletes || 0), 0);
+  const blocks = deletions.map((entry) => h("div", { class: "generate-rule", dataset: { testid: "deleting-policy" } },
+    h("h5", {}, deletionHeadline(entry)),
+    entry.error ? h("p", { class: "error-text" }, messageNode(entry.error)) : null,
+    (entry.objects || []).length
+      ? h("table", { class: "tuples" },
+        h("thead", {}, h("tr", {}, ["object", "next run", "why"].map((c) => h("th", {}, c)))),
+        h("tbody", {}, entry.objects.map(deletionObject)))
+      : entry.error ? null : h("p", { class: "muted" }, "No object of the project is selected by its matchConstraints.")));
+  return section(`Kyverno deletions (${total} object${total === 1 ? "" : "s"} at the next runs)`, h("div", {}, blocks),
+    { open: true, testid: "kyverno-deletions" });
 }

@@ -8,7 +8,7 @@ import { gotoLink, messageNode, textIndex } from "./locations.js";
 import { diffView } from "./diff.js";
 import { valueAt } from "./field-path.js";
 import { badge, mutationStep, outcomeKind, section } from "./result-parts.js";
-import { kyvernoGenerateView, kyvernoMutationView } from "./kyverno-results.js";
+import { kyvernoDeletionsView, kyvernoGenerateView, kyvernoMutationView } from "./kyverno-results.js";
 
 export { badge };
 
@@ -218,6 +218,7 @@ export function requestCard(entry, { stale = false } = {}) {
     kyvernoMutationView(result),
     kyvernoView(result.kyverno),
     kyvernoGenerateView(result.kyverno),
+    kyvernoDeletionsView(result.deletions),
     generatedVapView(result),
     Object.keys(result.auditAnnotations || {}).length ? jsonBlock("Audit annotations", result.auditAnnotations) : null,
     result.response ? jsonBlock("AdmissionReview response", result.response, { testid: "review" }) : null,

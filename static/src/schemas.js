@@ -191,6 +191,40 @@ const vpolSpec = obj({
 });
 const validatingPolicy = common("ValidatingPolicy", vpolSpec, VPOL_VERSIONS);
 const namespacedValidatingPolicy = common("NamespacedValidatingPolicy", vpolSpec, VPOL_VERSIONS.slice(0, 2));
+const enabled = (description) => obj({ enabled: bool(description) });
+const gpolSpec = obj({
+  matchConstraints: matchResources,
+  matchConditions: arr(namedExpression("name", "condition name"), "CEL pre-conditions"),
+  variables: arr(namedExpression("name", "variable name, used as variables.<name>"), "lazy CEL variables"),
+  generate: arr(obj({
+    expression: str("CEL calling generator.Apply(namespace, [objects])"),
+    template: obj({
+      value: str("YAML of the objects to generate"),
+      interpolate: oneOf(["none", "cel"], "cel: (( expression )) placeholders are evaluated"),
+    }, { required: ["value"] }),
+  }), "what to generate: one expression or template each"),
+  auditAnnotations,
+  evaluation: obj({
+    admission: enabled("run at admission"),
+    generateExisting: enabled("generate for existing triggers when the policy is created"),
+    synchronize: enabled("keep the downstream in line with the trigger and the policy"),
+    orphanDownstreamOnPolicyDelete: enabled("keep the downstream when the policy is deleted"),
+    skipBackgroundRequests: bool("skip Kyverno's own background requests"),
+  }),
+  useServerSideApply: bool("apply generated objects server-side"),
+  webhookConfiguration: obj({ timeoutSeconds: int("webhook timeout") }),
+}, { required: ["matchConstraints", "generate"] });
+const dpolSpec = obj({
+  matchConstraints: matchResources,
+  conditions: arr(namedExpression("name", "condition name"), "CEL: all true deletes the object"),
+  variables: arr(namedExpression("name", "variable name, used as variables.<name>"), "lazy CEL variables"),
+  schedule: str("cron schedule of the runs, e.g. '0 1 * * *'"),
+  deletionPropagationPolicy: oneOf(["Orphan", "Background", "Foreground"], "how dependents are deleted"),
+}, { required: ["matchConstraints", "schedule"] });
+const generatingPolicy = common("GeneratingPolicy", gpolSpec, VPOL_VERSIONS);
+const namespacedGeneratingPolicy = common("NamespacedGeneratingPolicy", gpolSpec, VPOL_VERSIONS.slice(0, 2));
+const deletingPolicy = common("DeletingPolicy", dpolSpec, VPOL_VERSIONS);
+const namespacedDeletingPolicy = common("NamespacedDeletingPolicy", dpolSpec, VPOL_VERSIONS.slice(0, 2));
 const namespace = obj({ apiVersion: oneOf(["v1"], "v1"), kind: oneOf(["Namespace"], "kind"), metadata,
   spec: any("spec"), status: any("status") });
 
@@ -218,6 +252,10 @@ export const KIND_SCHEMAS = {
   Policy: policy,
   ValidatingPolicy: validatingPolicy,
   NamespacedValidatingPolicy: namespacedValidatingPolicy,
+  GeneratingPolicy: generatingPolicy,
+  NamespacedGeneratingPolicy: namespacedGeneratingPolicy,
+  DeletingPolicy: deletingPolicy,
+  NamespacedDeletingPolicy: namespacedDeletingPolicy,
   Namespace: namespace,
   AdmissionReview: admissionReview,
 };

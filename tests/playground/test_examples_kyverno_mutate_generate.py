@@ -150,6 +150,16 @@ GENERATIONS = {
     ("kyverno-generate-rolebinding", "namespace created by alice"): [
         ("generate-admin-binding", "create", "downstream", "RoleBinding", "team-a", "alice-admin-binding")
     ],
+    # GeneratingPolicies (CEL): the rule is the policy
+    ("kyverno-gpol-default-pdb", "a new Deployment gets its PDB"): [
+        ("create-default-pdb", "create", "downstream", "PodDisruptionBudget", "shop", "web-default-pdb")
+    ],
+    ("kyverno-gpol-default-pdb", "a ConfigMap is not a trigger"): [],
+    ("kyverno-gpol-namespace-setup", "a team namespace gets a NetworkPolicy and the Secret"): [
+        ("namespace-setup", "create", "downstream", "NetworkPolicy", "payments", "default-deny"),
+        ("namespace-setup", "create", "downstream", "Secret", "payments", "registry-credentials"),
+    ],
+    ("kyverno-gpol-namespace-setup", "kube- namespaces are left alone"): [],
 }
 
 
@@ -208,3 +218,14 @@ def test_generated_objects_carry_the_policys_data_and_the_triggers_values():
     assert made["object"]["metadata"]["annotations"] == {"kyverno.io/user": "alice"}
     secret = results("kyverno-generate-sync-secrets")["new namespace"]["result"]["kyverno"][0]["generate"][0]
     assert secret["objects"][1]["object"]["type"] == "kubernetes.io/dockerconfigjson"
+
+
+def test_a_generating_policy_copies_what_resource_get_read_and_fills_template_placeholders():
+    result = results("kyverno-gpol-namespace-setup")["a team namespace gets a NetworkPolicy and the Secret"]["result"]
+    [policy] = [p for p in result["kyverno"] if p["kind"] == "GeneratingPolicy"]
+    netpol, secret = (o["object"] for o in policy["generate"][0]["objects"])
+    assert netpol["metadata"]["labels"]["team"] == "checkout"
+    assert netpol["spec"] == {"podSelector": {}, "policyTypes": ["Ingress", "Egress"]}
+    assert secret["type"] == "kubernetes.io/dockerconfigjson"
+    assert secret["data"] == {".dockerconfigjson": "eyJhdXRocyI6e319"}
+    assert secret["metadata"]["labels"]["generate.kyverno.io/trigger-name"] == "payments"

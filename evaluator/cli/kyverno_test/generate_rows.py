@@ -96,7 +96,7 @@ def _compare_file(folder: TestFolder, path: str, actual: dict, what: str) -> str
     return f"{_identity(actual)[1]}/{_identity(actual)[3]}: generated resource differs from {path}"
 
 
-def _object_problem(folder: TestFolder, result: dict, obj: dict) -> str | None:
+def object_problem(folder: TestFolder, result: dict, obj: dict) -> str | None:
     if result.get("generatedResource") and not result.get("generatedResources"):
         return _compare_file(folder, str(result["generatedResource"]), obj, "GeneratedResource")
     files = [str(f) for f in result.get("generatedResources") or []]
@@ -125,7 +125,7 @@ def compared(folder: TestFolder, result: dict, name: str, generated: list[dict])
         actual.add(status)
         objects = [] if failed_generation else [o for o in g["objects"] if _counts(o)]
         for obj in objects:
-            problem = _object_problem(folder, result, obj["object"])
+            problem = object_problem(folder, result, obj["object"])
             if problem:
                 problems.append(problem)
         if status != expected:

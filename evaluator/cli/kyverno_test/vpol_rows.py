@@ -13,7 +13,7 @@ from evaluator.policies.kyverno_vpol.cli_test import VpolRow, VpolTest
 _TESTS: dict[int, tuple[TestFolder, VpolTest]] = {}
 
 
-def _vpol_test(folder: TestFolder) -> VpolTest:
+def vpol_test(folder: TestFolder) -> VpolTest:
     """One VpolTest per loaded test document (its files read once; read problems join the folder's)."""
     cached = _TESTS.get(id(folder))
     if cached is None or cached[0] is not folder:
@@ -41,8 +41,12 @@ def _row(row: VpolRow, result: dict) -> Row:
 
 
 def run_row(folder: TestFolder, result: dict, name: str) -> Row:
-    vpol = _vpol_test(folder)
-    rows = vpol.rows({**result, "resources": [name], "resource": None} if name else result)
+    vpol = vpol_test(folder)
+    return combined(vpol.rows({**result, "resources": [name], "resource": None} if name else result), result)
+
+
+def combined(rows: list[VpolRow], result: dict) -> Row:
+    """One row for a result: its single row, or all of them (a result naming no resource) in one."""
     if len(rows) == 1:
         return _row(rows[0], result)
     failed = [r for r in rows if not r.ok]

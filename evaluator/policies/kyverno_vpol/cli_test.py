@@ -133,7 +133,7 @@ def _crd_key(spec: Mapping[str, Any]) -> tuple[Any, Any]:
     return spec.get("group", ""), (spec.get("names") or {}).get("kind", "")
 
 
-def _namespace_object(values: Mapping[str, Any], namespace: str) -> dict | None:
+def namespace_object(values: Mapping[str, Any], namespace: str) -> dict | None:
     found = None
     for sel in values.get("namespaceSelector") or []:
         if isinstance(sel, Mapping) and sel.get("name") == namespace:
@@ -233,9 +233,9 @@ class VpolTest:
         names = list(result.get("resources") or []) + ([result["resource"]] if result.get("resource") else [])
         out = []
         if not names:
-            targets = [(self._name_of(d), d) for d in self.resources] + [(n, None) for n, _, _ in self.payloads]
+            targets = [(self.name_of(d), d) for d in self.resources] + [(n, None) for n, _, _ in self.payloads]
         else:
-            targets = [(n, self._find(n)) for n in names]
+            targets = [(n, self.find(n)) for n in names]
         for label, doc in targets:
             if doc is None:
                 found = next(((k, p) for n, k, p in self.payloads if n == label), None)
@@ -252,10 +252,10 @@ class VpolTest:
         return out
 
     @staticmethod
-    def _name_of(doc: Mapping[str, Any]) -> str:
+    def name_of(doc: Mapping[str, Any]) -> str:
         return str((doc.get("metadata") or {}).get("name", ""))
 
-    def _find(self, name: str) -> dict | None:
+    def find(self, name: str) -> dict | None:
         ns, _, short = name.rpartition("/")
         for doc in self.resources:
             meta = doc.get("metadata") or {}
@@ -267,14 +267,26 @@ class VpolTest:
         self, entry: PolicyEntry, doc: Mapping[str, Any], result: Mapping[str, Any]
     ) -> tuple[bool, str, str]:
         expected = str(result.get("result", ""))
-        obj = as_floats(copy.deepcopy(dict(doc)))
-        meta = obj.setdefault("metadata", {})
-        if not meta.get("namespace") and namespaced(obj, self.crd_scopes):
-            meta["namespace"] = "default"
+        obj = self.prepared(doc)
         if entry.mode in ("HTTP", "Envoy"):  # authz policies run on their payloads only
             return score([], False, expected)
         if entry.mode == "JSON":
             return score(json_responses(entry, obj, self.context), False, expected)
+        rules, kept_empty = responses_for(entry, self.inputs_for(obj, result))
+        return score(rules, kept_empty, expected)
+
+    def prepared(self, doc: Mapping[str, Any]) -> dict:
+        """A test resource as the CLI reads it: numbers as doubles, `default` namespace when namespaced."""
+        obj = as_floats(copy.deepcopy(dict(doc)))
+        meta = obj.setdefault("metadata", {})
+        if not meta.get("namespace") and namespaced(obj, self.crd_scopes):
+            meta["namespace"] = "default"
+        return obj
+
+    def inputs_for(self, obj: dict, result: Mapping[str, Any]) -> Any:
+        """The admission request the CLI builds for a (prepared) resource: the result's or the values'
+        operation (CREATE by default), the test's user, the namespace from the values."""
+        meta = obj.get("metadata") or {}
         globals_ = self.values.get("globalValues") or {}
         operation = result.get("operation") or globals_.get("request.operation") or "CREATE"
         namespace = meta.get("namespace") or ""
@@ -287,9 +299,7 @@ class VpolTest:
             request["oldObject"] = copy.deepcopy(obj)
         if self.user:
             request["userInfo"] = self.user.get("userInfo") or {}
-        ns_obj = _namespace_object(self.values, namespace) if namespace else None
-        inputs = kubernetes_inputs(
+        ns_obj = namespace_object(self.values, namespace) if namespace else None
+        return kubernetes_inputs(
             request, context=self.context, namespaces={namespace: ns_obj} if ns_obj else {}, namespace_object=ns_obj
         )
-        rules, kept_empty = responses_for(entry, inputs)
-        return score(rules, kept_empty, expected)

@@ -74,7 +74,7 @@ def _quote(text: str) -> str:
     return f'"{escaped}"'
 
 
-class _Failed(Exception):
+class FieldCompileError(Exception):
     def __init__(self, path: str, expression: str, detail: str):
         super().__init__(detail)
         self.path, self.expression, self.detail = path, expression, detail
@@ -83,18 +83,18 @@ class _Failed(Exception):
         return f"{self.path}: Invalid value: {_quote(self.expression)}: {self.detail}"
 
 
-def _compile(path: str, expression: Any, want: str | None, env: Any = None) -> Any:
+def compile_field(path: str, expression: Any, want: str | None, env: Any = None) -> Any:
     text = expression if isinstance(expression, str) else ""
     try:
         program = _cel.compile_program(text, env=env or environment())
     except _cel.CompileError as err:
-        raise _Failed(path, text, err.message) from None
+        raise FieldCompileError(path, text, err.message) from None
     except Exception as err:  # the CEL layer must never crash a simulation
-        raise _Failed(path, text, str(err)) from None
+        raise FieldCompileError(path, text, str(err)) from None
     if want is not None:
         output = getattr(program, "type", None)
         if output is not None and not output.is_dyn and output.name not in ("any", want):
-            raise _Failed(path, text, f"output is expected to be of type {want}")
+            raise FieldCompileError(path, text, f"output is expected to be of type {want}")
     return program
 
 
@@ -123,22 +123,22 @@ def compile_policy(
         compiled.match_conditions = tuple(
             (
                 str(c.get("name") or ""),
-                _compile(f"spec.matchConditions[{i}].expression", c.get("expression"), "bool", env),
+                compile_field(f"spec.matchConditions[{i}].expression", c.get("expression"), "bool", env),
             )
             for i, c in enumerate(_items(spec.get("matchConditions")))
         )
         compiled.variables = tuple(
-            (str(v.get("name") or ""), _compile(f"spec.variables[{i}].expression", v.get("expression"), None, env))
+            (str(v.get("name") or ""), compile_field(f"spec.variables[{i}].expression", v.get("expression"), None, env))
             for i, v in enumerate(_items(spec.get("variables")))
         )
         validations = []
         for i, v in enumerate(_items(spec.get("validations"))):
-            program = _compile(
+            program = compile_field(
                 f"spec.validations[{i}].expression", v.get("expression"), None if authz_mode else "bool", env
             )
             message_expression = None
             if v.get("messageExpression"):
-                message_expression = _compile(
+                message_expression = compile_field(
                     f"spec.validations[{i}].messageExpression", v.get("messageExpression"), "string"
                 )
             validations.append(
@@ -149,7 +149,7 @@ def compile_policy(
             compiled.audit_annotations = tuple(
                 (
                     str(a.get("key") or ""),
-                    _compile(f"spec.auditAnnotations[{i}].valueExpression", a.get("valueExpression"), None),
+                    compile_field(f"spec.auditAnnotations[{i}].valueExpression", a.get("valueExpression"), None),
                 )
                 for i, a in enumerate(_items(spec.get("auditAnnotations")))
             )
@@ -157,13 +157,13 @@ def compile_policy(
             CompiledException(
                 exc,
                 tuple(
-                    _compile(f"spec.matchConditions[{i}].expression", c.get("expression"), "bool")
+                    compile_field(f"spec.matchConditions[{i}].expression", c.get("expression"), "bool")
                     for i, c in enumerate(_items(sp.spec_of(exc).get("matchConditions")))
                 ),
             )
             for exc in exceptions
         )
-    except _Failed as failed:
+    except FieldCompileError as failed:
         compiled.errors = [{"path": failed.path, "expression": failed.expression, "message": failed.detail}]
         compiled.error = f"failed to compile policy {sp.name_of(document)} ([{COMPILE_ERROR_PREFIX}, {failed.text()}])"
     return compiled

@@ -48,13 +48,13 @@ class RuleResponse:
     exceptions: list[str] = field(default_factory=list)
 
 
-class _EvalFailure(Exception):
+class EvalFailure(Exception):
     def __init__(self, message: str):
         super().__init__(message)
         self.message = message
 
 
-class _LazyVariables(Mapping):
+class LazyVariables(Mapping):
     """`variables`: each evaluated on first use in the shared activation, memoised with its error."""
 
     def __init__(self, compiled: tuple[tuple[str, Any], ...], activation: dict[str, Any]):
@@ -95,40 +95,46 @@ def _plain(value: Any) -> Any:
         return str(value)
 
 
-def _run(program: Any, activation: Mapping[str, Any]) -> Any:
+def run_program(program: Any, activation: Mapping[str, Any]) -> Any:
     try:
         return program.evaluate(activation).value
     except _cel.EvaluationError as err:
-        raise _EvalFailure(err.message) from None
+        raise EvalFailure(err.message) from None
     except Exception as err:  # a defect below must become this expression's error
-        raise _EvalFailure(f"internal error: {type(err).__name__}: {err}") from None
+        raise EvalFailure(f"internal error: {type(err).__name__}: {err}") from None
 
 
-def _conversion_error(value: Any, want: str) -> str:
+def conversion_error(value: Any, want: str) -> str:
     from evaluator.admission.expressions import type_name
 
     return f"type conversion error from '{type_name(value)}' to '{want}'"
 
 
-def _matches(policy: CompiledPolicy, programs: tuple[Any, ...], activation: Mapping[str, Any]) -> bool:
+def matches(policy: CompiledPolicy, programs: tuple[Any, ...], activation: Mapping[str, Any]) -> bool:
     """compiler.Policy.match: any false -> False; errors collected; Ignore turns them into no match."""
+    return all_true(programs, activation, ignore=policy.failure_policy == "Ignore")
+
+
+def all_true(programs: Any, activation: Mapping[str, Any], *, ignore: bool = False) -> bool:
+    """Kyverno's condition lists (matchConditions, a DeletingPolicy's conditions): any false -> False; errors
+    joined with "; " into one EvalFailure unless `ignore` (then no match)."""
     errors = []
     for program in programs:
         try:
-            value = _run(program, activation)
-        except _EvalFailure as err:
+            value = run_program(program, activation)
+        except EvalFailure as err:
             errors.append(err.message)
             continue
         if not isinstance(value, bool):
-            errors.append(_conversion_error(value, "bool"))
+            errors.append(conversion_error(value, "bool"))
             continue
         if not value:
             return False
     if not errors:
         return True
-    if policy.failure_policy == "Ignore":
+    if ignore:
         return False
-    raise _EvalFailure("; ".join(errors))
+    raise EvalFailure("; ".join(errors))
 
 
 def _exception_key(exc: Mapping[str, Any]) -> str:
@@ -137,7 +143,7 @@ def _exception_key(exc: Mapping[str, Any]) -> str:
     return f"{namespace}/{name}" if namespace else name
 
 
-def _exception_response(matched: list[Mapping[str, Any]]) -> RuleResponse:
+def exception_response(matched: list[Mapping[str, Any]]) -> RuleResponse:
     keys = [_exception_key(e) for e in matched]
     best, best_priority = 0, 0
     for i, exc in enumerate(matched):
@@ -193,8 +199,8 @@ def evaluate(policy: CompiledPolicy, inputs: Inputs, *, check_match: bool = True
         allowed_values: list[str] = []
         for exc in policy.exceptions:
             try:
-                hit = _matches(policy, exc.conditions, activation)
-            except _EvalFailure:
+                hit = matches(policy, exc.conditions, activation)
+            except EvalFailure:
                 if full:
                     continue
                 raise
@@ -207,13 +213,13 @@ def evaluate(policy: CompiledPolicy, inputs: Inputs, *, check_match: bool = True
                     allowed_images += list(exc_spec.get("images") or [])
                     allowed_values += list(exc_spec.get("allowedValues") or [])
         if full:
-            return [_exception_response(matched_exceptions)]
+            return [exception_response(matched_exceptions)]
         activation["exceptions"] = {"allowedImages": allowed_images, "allowedValues": allowed_values}
-        if not _matches(policy, tuple(p for _, p in policy.match_conditions), activation):
+        if not matches(policy, tuple(p for _, p in policy.match_conditions), activation):
             return [RuleResponse("", SKIP, "skip")]
-    except _EvalFailure as err:
+    except EvalFailure as err:
         return [RuleResponse("evaluation", ERROR, f"failed to load context: {err.message}")]
-    variables = _LazyVariables(policy.variables, activation)
+    variables = LazyVariables(policy.variables, activation)
     activation["variables"] = variables
     return [_validate(policy, activation)]
 
@@ -227,31 +233,31 @@ def _policy_namespace(policy: CompiledPolicy) -> str:
 def _validate(policy: CompiledPolicy, activation: dict[str, Any]) -> RuleResponse:
     for validation in policy.validations:
         try:
-            value = _run(validation.program, activation)
-        except _EvalFailure as err:
+            value = run_program(validation.program, activation)
+        except EvalFailure as err:
             return RuleResponse("", ERROR, f"error: {err.message}", {"cel.validationIndex": str(validation.index)})
         if not isinstance(value, bool):
             return RuleResponse(
-                "", ERROR, f"error: {_conversion_error(value, 'bool')}", {"cel.validationIndex": str(validation.index)}
+                "", ERROR, f"error: {conversion_error(value, 'bool')}", {"cel.validationIndex": str(validation.index)}
             )
         if value:
             continue
         message = validation.message
         if validation.message_expression is not None:
             try:
-                out = _run(validation.message_expression, activation)
+                out = run_program(validation.message_expression, activation)
                 message = (
                     out
                     if isinstance(out, str)
-                    else f"failed to convert message expression to string: {_conversion_error(out, 'string')}"
+                    else f"failed to convert message expression to string: {conversion_error(out, 'string')}"
                 )
-            except _EvalFailure as err:
+            except EvalFailure as err:
                 message = f"failed to evaluate message expression: {err.message}"
         if not message:
             message = f"CEL expression validation failed at index {validation.index}"
         try:
             annotations = _audit_annotations(policy, activation)
-        except _EvalFailure as err:
+        except EvalFailure as err:
             return RuleResponse("", ERROR, f"error: {err.message}", {"cel.validationIndex": str(validation.index)})
         properties = {**annotations, "cel.validationIndex": str(validation.index)}
         if validation.reason:
@@ -259,7 +265,7 @@ def _validate(policy: CompiledPolicy, activation: dict[str, Any]) -> RuleRespons
         return RuleResponse("", FAIL, message, properties)
     try:
         annotations = _audit_annotations(policy, activation)
-    except _EvalFailure as err:
+    except EvalFailure as err:
         return RuleResponse("evaluation", ERROR, f"failed to load context: {err.message}")
     return RuleResponse("", PASS, "success", annotations)
 
@@ -268,15 +274,15 @@ def _audit_annotations(policy: CompiledPolicy, activation: Mapping[str, Any]) ->
     out: dict[str, str] = {}
     for key, program in policy.audit_annotations:
         try:
-            value = _run(program, activation)
-        except _EvalFailure as err:
-            raise _EvalFailure(f"failed to evaluate auditAnnotation '{key}': {err.message}") from None
+            value = run_program(program, activation)
+        except EvalFailure as err:
+            raise EvalFailure(f"failed to evaluate auditAnnotation '{key}': {err.message}") from None
         if isinstance(value, str):
             if value:
                 out[key] = value
         else:  # Kyverno converts to a Go string: null is an error too
-            raise _EvalFailure(
-                f"failed to convert auditAnnotation '{key}' expression: {_conversion_error(value, 'string')}"
+            raise EvalFailure(
+                f"failed to convert auditAnnotation '{key}' expression: {conversion_error(value, 'string')}"
             )
     return out
 
@@ -289,16 +295,16 @@ def evaluate_authz(policy: CompiledPolicy, payload: Any) -> RuleResponse:
         return RuleResponse(policy.name, ERROR, policy.error)
     activation: dict[str, Any] = {"object": payload, "variables": {}}
     try:
-        if not _matches(policy, tuple(p for _, p in policy.match_conditions), activation):
+        if not matches(policy, tuple(p for _, p in policy.match_conditions), activation):
             return RuleResponse(policy.name, SKIP, "request does not match")
-        activation["variables"] = _LazyVariables(policy.variables, activation)
+        activation["variables"] = LazyVariables(policy.variables, activation)
         for validation in policy.validations:
             try:
-                decided = decide(_run(validation.program, activation), policy.mode)
+                decided = decide(run_program(validation.program, activation), policy.mode)
             except CELEvalError as err:
-                raise _EvalFailure(err.message) from None
+                raise EvalFailure(err.message) from None
             if decided is not None:
                 return RuleResponse(policy.name, decided[0], decided[1])
-    except _EvalFailure as err:
+    except EvalFailure as err:
         return RuleResponse(policy.name, ERROR, err.message)
     return RuleResponse(policy.name, SKIP, "request does not match")

@@ -138,6 +138,15 @@ def _list(ctx: ResourceContext, api_version: str, resource: str, namespace: str,
     return _answer("failed to list resource", ctx.data.list_resources, api_version, resource, namespace, labels)
 
 
+def _bind_is_a_macro(*_: Any) -> Any:
+    raise CELEvalError("cel.bind is a macro")  # never called: the compiler expands cel.bind(...)
+
+
+# Kyverno's environments enable cel-go's ext.Bindings: declaring `cel.bind` here lets the compiler expand
+# the macro in Kyverno policies only (a ValidatingAdmissionPolicy keeps the Kubernetes environment).
+KYVERNO_REGISTRY.add("cel.bind(dyn, dyn, dyn) -> dyn", _bind_is_a_macro, id="cel_bind")
+
+
 def _cluster_only(ctx: ResourceContext) -> None:
     if ctx.namespace:
         raise CELEvalError("no such overload")

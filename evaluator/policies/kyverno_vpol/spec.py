@@ -21,6 +21,10 @@ SERVED = {
     "ValidatingPolicy": ("v1alpha1", "v1beta1", "v1"),
     "NamespacedValidatingPolicy": ("v1beta1", "v1"),
     "PolicyException": ("v1alpha1", "v1beta1", "v1"),
+    "GeneratingPolicy": ("v1alpha1", "v1beta1", "v1"),
+    "NamespacedGeneratingPolicy": ("v1beta1", "v1"),
+    "DeletingPolicy": ("v1alpha1", "v1beta1", "v1"),
+    "NamespacedDeletingPolicy": ("v1beta1", "v1"),
 }
 DEPRECATED = frozenset({"v1alpha1"})
 KINDS = KYVERNO_VALIDATING_POLICY_KINDS

@@ -50,7 +50,7 @@ def _is_policy_side(doc: Mapping[str, Any]) -> bool:
     """Policies, exceptions and other Kyverno documents: never objects of the fake cluster."""
     if sp.is_validating_policy(doc) or sp.is_cel_exception(doc) or doc.get("kind") in _NOT_RESOURCES:
         return True
-    return str(doc.get("apiVersion") or "").startswith("kyverno.io/")
+    return str(doc.get("apiVersion") or "").startswith(("kyverno.io/", "policies.kyverno.io/"))
 
 
 def _add_cli_document(context: OfflineContext, doc: Mapping[str, Any]) -> None:
@@ -93,11 +93,7 @@ class VpolStage:
         self.documents = docs
         self.entries = compile_all(docs)
         self.context = offline_context(docs) if self.entries else OfflineContext()
-        self.namespaces = {
-            str((d.get("metadata") or {}).get("name") or ""): d
-            for d in docs
-            if d.get("kind") == "Namespace" and d.get("apiVersion") == "v1"
-        }
+        self.namespaces = {sp.name_of(d): d for d in docs if d.get("kind") == "Namespace" and d.get("apiVersion") == "v1"}
 
     def compile_errors(self, locate: Callable[..., dict] | None = None) -> list[dict[str, Any]]:
         """Compile errors of every policy, and version problems of policies and CEL exceptions, each passed
