@@ -137,7 +137,7 @@ def _exception_key(exc: Mapping[str, Any]) -> str:
     return f"{namespace}/{name}" if namespace else name
 
 
-def _exception_response(matched: list[Mapping[str, Any]]) -> RuleResponse:
+def exception_response(matched: list[Mapping[str, Any]]) -> RuleResponse:
     keys = [_exception_key(e) for e in matched]
     best, best_priority = 0, 0
     for i, exc in enumerate(matched):
@@ -207,7 +207,7 @@ def evaluate(policy: CompiledPolicy, inputs: Inputs, *, check_match: bool = True
                     allowed_images += list(exc_spec.get("images") or [])
                     allowed_values += list(exc_spec.get("allowedValues") or [])
         if full:
-            return [_exception_response(matched_exceptions)]
+            return [exception_response(matched_exceptions)]
         activation["exceptions"] = {"allowedImages": allowed_images, "allowedValues": allowed_values}
         if not _matches(policy, tuple(p for _, p in policy.match_conditions), activation):
             return [RuleResponse("", SKIP, "skip")]
