@@ -10,7 +10,7 @@ from evaluator.cli.kyverno_test.folder import TestFolder, read_yaml
 from evaluator.cli.kyverno_test.mutate_rows import as_loaded, compared_row
 from evaluator.cli.kyverno_test.policy_rows import find_resource
 from evaluator.cli.kyverno_test.rows import ERROR, FAILED, Row, no_such_policy, row_for
-from evaluator.policies.kyverno_mpol.cli_test import MpolTest
+from evaluator.policies.kyverno_mpol.cli_test import MpolTest, TargetRun
 from evaluator.policies.kyverno_mpol.policies import PolicyEntry
 
 _TESTS: dict[int, tuple[TestFolder, MpolTest]] = {}
@@ -53,6 +53,16 @@ def run_row(folder: TestFolder, result: dict, name: str) -> Row:
         return compared_row(folder, result, name, wanted, checks, skip_missing=True)
     doc = find_resource(folder.resources, name, str(result.get("kind", "")))
     if doc is None:
+        target = find_resource(test.targets, name, str(result.get("kind", "")))
+        if target is not None:
+            loaded = as_loaded(target)
+            checks = [
+                check
+                for trigger in folder.resources
+                for check in TargetRun(test, as_loaded(trigger), result).patch(loaded, entry)
+                if check[0]["result"] == "pass"
+            ]
+            return compared_row(folder, result, name, wanted, checks)
         return row_for(folder, result, name, f"resource {name} is not in the test's resources", ERROR, "missing")
     checks, kept = _checks(test, entry, doc, result)
     if not checks and not kept:

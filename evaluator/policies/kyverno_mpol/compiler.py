@@ -55,6 +55,7 @@ class CompiledMutatingPolicy:
     target_constraints: Mapping[str, Any] | None = None
     match_conditions: tuple[tuple[str, ex.CompiledExpression], ...] = ()
     target_conditions: tuple[tuple[str, ex.CompiledExpression], ...] = ()
+    target_expression: ex.CompiledExpression | None = None  # targetMatchConstraints.expression
     variables: tuple[tuple[str, ex.CompiledExpression], ...] = ()
     mutations: tuple[Mutation, ...] = ()
     exceptions: tuple[CompiledException, ...] = ()
@@ -145,6 +146,10 @@ def compile_policy(
         )
         compiled.match_conditions = _conditions(spec, "matchConditions")
         compiled.target_conditions = _conditions(spec, "targetMatchConditions")
+        if target.get("expression"):
+            compiled.target_expression = _compile(
+                "spec.targetMatchConstraints.expression", target.get("expression"), None
+            )
         compiled.mutations = _mutations(spec)
         compiled.exceptions = tuple(
             CompiledException(exc, tuple(p for _, p in _conditions(sp.spec_of(exc), "matchConditions")))

@@ -88,7 +88,7 @@ def activation_for(policy: CompiledMutatingPolicy, inputs: Inputs, obj: Any) -> 
     return activation
 
 
-def _with_variables(policy: CompiledMutatingPolicy, activation: dict[str, Any]) -> dict[str, Any]:
+def with_variables(policy: CompiledMutatingPolicy, activation: dict[str, Any]) -> dict[str, Any]:
     scoped = dict(activation)
     if policy.variables:
         scoped["variables"] = LazyVariables(CompositionContext(policy.variables, trace=False), scoped)
@@ -104,7 +104,7 @@ def _exempt(policy: CompiledMutatingPolicy, activation: dict[str, Any]) -> dict[
     values: list[str] = []
     for exc in policy.exceptions:
         try:
-            hit = _conditions_hold(exc.conditions, _with_variables(policy, activation))
+            hit = _conditions_hold(exc.conditions, with_variables(policy, activation))
         except _Failure:
             if full:
                 continue
@@ -156,7 +156,7 @@ def evaluate(
             response.rules.append(exempt)
             return response
         conditions = policy.target_conditions if target else policy.match_conditions
-        if not _conditions_hold(tuple(p for _, p in conditions), _with_variables(policy, activation)):
+        if not _conditions_hold(tuple(p for _, p in conditions), with_variables(policy, activation)):
             response.rules.append(_rule("", SKIP, "skip"))
             return response
         obj = _mutate(policy, activation, current, objschema, response)
