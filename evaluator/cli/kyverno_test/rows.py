@@ -39,7 +39,6 @@ RowRunner = Callable[[TestFolder, dict, str], Row]
 
 # result flags of rows this runner cannot evaluate yet, with the reason reported for them
 NOT_EVALUATED: dict[str, str] = {
-    "isMutatingAdmissionPolicy": "MutatingAdmissionPolicy rows are not evaluated by kyverno-test yet",
     "isDeletingPolicy": "DeletingPolicy rows are not evaluated by kyverno-test yet",
     "isImageValidatingPolicy": "ImageValidatingPolicy rows are not evaluated by kyverno-test yet",
     "isGeneratingPolicy": "GeneratingPolicy rows are not evaluated by kyverno-test yet",
@@ -47,7 +46,7 @@ NOT_EVALUATED: dict[str, str] = {
 
 
 def _runners() -> dict[str, RowRunner]:
-    from evaluator.cli.kyverno_test import mpol_rows, mutate_rows, policy_rows, vap_rows, vpol_rows
+    from evaluator.cli.kyverno_test import map_rows, mpol_rows, mutate_rows, policy_rows, vap_rows, vpol_rows
 
     return {
         "": policy_rows.run_row,
@@ -55,6 +54,7 @@ def _runners() -> dict[str, RowRunner]:
         "isValidatingAdmissionPolicy": vap_rows.run_row,
         "isValidatingPolicy": vpol_rows.run_row,
         "isMutatingPolicy": mpol_rows.run_row,
+        "isMutatingAdmissionPolicy": map_rows.run_row,
     }
 
 
@@ -101,7 +101,13 @@ KIND_FLAGS = {
 
 
 def _flag(folder: TestFolder, result: dict) -> str:
-    for flag in ("isValidatingAdmissionPolicy", "isValidatingPolicy", "isMutatingPolicy", *NOT_EVALUATED):
+    for flag in (
+        "isValidatingAdmissionPolicy",
+        "isValidatingPolicy",
+        "isMutatingPolicy",
+        "isMutatingAdmissionPolicy",
+        *NOT_EVALUATED,
+    ):
         if result.get(flag):
             return flag
     name = str(result.get("policy", "")).split("/")[-1]
