@@ -53,13 +53,23 @@ class KyvernoMutatingPolicies:
 
     def evaluate(self, request: Mapping[str, Any], context: RequestContext) -> KindOutcome:
         reinvocation = context.reinvocation
+        first = reinvocation.values.get(self.name)
         if reinvocation.is_reinvoke:
-            last = reinvocation.values.get(self.name)
-            if last is None or semantic_equal(last, request.get("object")):
-                return KindOutcome()
+            # the reinvocation's outcome replaces the first one: it carries the first round's results too
+            if first is None or semantic_equal(first[1], request.get("object")):
+                return first[0] if first is not None else KindOutcome()
             results, obj = self._run(request, reinvoke_only=True)
-        else:
-            results, obj = self._run(request)
+            outcome = self._outcome(request, results, obj)
+            outcome.keys = {"kyverno": first[0].keys.get("kyverno", []) + results}
+            return outcome
+        results, obj = self._run(request)
+        outcome = self._outcome(request, results, obj)
+        if outcome.object is not UNCHANGED:
+            reinvocation.should_reinvoke = True
+        reinvocation.values[self.name] = (outcome, obj)
+        return outcome
+
+    def _outcome(self, request: Mapping[str, Any], results: list[dict], obj: Any) -> KindOutcome:
         status = decision(request, results)
         denial = None
         if status is not None:
@@ -68,9 +78,6 @@ class KyvernoMutatingPolicies:
                 ferricel={"accepted": False, "message": status["message"], "code": status["code"]},
             )
         changed = obj is not request.get("object") and not semantic_equal(obj, request.get("object"))
-        if changed and not reinvocation.is_reinvoke:
-            reinvocation.should_reinvoke = True
-        reinvocation.values[self.name] = obj
         changes = [{"policy": r["policy"], "patch": r["patch"]} for r in results if r["patch"]]
         return KindOutcome(
             denial=denial,

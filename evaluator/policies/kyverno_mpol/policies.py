@@ -46,12 +46,10 @@ def compile_all(documents: Iterable[Any]) -> list[PolicyEntry]:
     for doc in docs:
         if not sp.is_mutating_policy(doc):
             continue
-        entry = PolicyEntry(doc)
         issue = sp.version_issue(doc)
         if issue is not None and issue[0] == "error":
-            entry.compiled.append(CompiledMutatingPolicy(document=doc, spec=entry.spec, error=issue[1]))
-            entries.append(entry)
-            continue
+            continue  # a version the CRD does not serve: never created (a located error of the document)
+        entry = PolicyEntry(doc)
         own = mine(doc, exceptions)
         entry.compiled.append(compile_policy(doc, entry.spec, own))
         for variant in autogen.variants(entry.spec):

@@ -72,10 +72,11 @@ class MpolStage:
         """Version problems and compile errors of every policy, each through `locate(document, **fields)`."""
         locate = locate or (lambda _doc, **fields: dict(fields))
         out = []
-        for entry in self.entries:
-            issue = sp.version_issue(entry.document)
+        for doc in self.documents:
+            issue = sp.version_issue(doc) if sp.is_mutating_policy(doc) else None
             if issue is not None:
-                out.append(locate(entry.document, severity=issue[0], path="apiVersion", message=issue[1]))
+                out.append(locate(doc, severity=issue[0], path="apiVersion", message=issue[1]))
+        for entry in self.entries:
             for error in entry.compiled[0].errors:
                 out.append(locate(entry.document, severity="error", **error))
         return out
