@@ -62,18 +62,16 @@ def run_row(folder: TestFolder, result: dict, name: str) -> Row:
                 for check in TargetRun(test, as_loaded(trigger), result).patch(loaded, entry)
                 if check[0]["result"] == "pass"
             ]
+            if not checks:  # no policy patched the target: no target response, which the CLI reports as not found
+                return _not_found(entry, result, name)
             return compared_row(folder, result, name, wanted, checks)
         return row_for(folder, result, name, f"resource {name} is not in the test's resources", ERROR, "missing")
     checks, kept = _checks(test, entry, doc, result)
     if not checks and not kept:
-        return Row(
-            entry.name,
-            str(result.get("rule") or ""),
-            name,
-            str(result.get("kind", "")),
-            str(result.get("result", "")),
-            "fail",
-            FAILED,
-            "Not found",
-        )
+        return _not_found(entry, result, name)
     return compared_row(folder, result, name, wanted, checks)
+
+
+def _not_found(entry: PolicyEntry, result: dict, name: str) -> Row:
+    kind, expected = str(result.get("kind", "")), str(result.get("result", ""))
+    return Row(entry.name, str(result.get("rule") or ""), name, kind, expected, "fail", FAILED, "Not found")

@@ -57,7 +57,7 @@ class KyvernoMutatingPolicies:
         if reinvocation.is_reinvoke:
             # the reinvocation's outcome replaces the first one: it carries the first round's results too
             if first is None or semantic_equal(first[1], request.get("object")):
-                return first[0] if first is not None else KindOutcome()
+                return KindOutcome(keys=first[0].keys) if first is not None else KindOutcome()
             results, obj = self._run(request, reinvoke_only=True)
             outcome = self._outcome(request, results, obj)
             outcome.keys = {"kyverno": first[0].keys.get("kyverno", []) + results}
