@@ -8,7 +8,7 @@ import { gotoLink, messageNode, textIndex } from "./locations.js";
 import { diffView } from "./diff.js";
 import { valueAt } from "./field-path.js";
 import { badge, mutationStep, outcomeKind, section } from "./result-parts.js";
-import { kyvernoGenerateView, kyvernoMutationView } from "./kyverno-results.js";
+import { kyvernoGenerateView, kyvernoMutatingPolicyView, kyvernoMutationView } from "./kyverno-results.js";
 
 export { badge };
 
@@ -215,6 +215,7 @@ export function requestCard(entry, { stale = false } = {}) {
     traces(result.policies || []),
     defaultedView(result),
     mutationView(result),
+    kyvernoMutatingPolicyView(result.kyverno),
     kyvernoMutationView(result),
     kyvernoView(result.kyverno),
     kyvernoGenerateView(result.kyverno),

@@ -118,6 +118,8 @@ def run_entry(
             break
     if result["patchedObject"] is not None:
         result["patch"] = json_patch_between(before, obj)
+    if result["mutations"]:
+        result["object"] = before  # what the policy received: the diff of its first mutation starts there
     return result, obj
 
 

@@ -227,9 +227,7 @@ def test_rows_it_cannot_evaluate_are_skipped_with_the_reason_never_passed(tmp_pa
     assert status == 1
     assert out.startswith("INCOMPLETE ")
     assert "PASS" not in out
-    assert (
-        "add-labels / - / Pod/good: Skipped: DeletingPolicy rows are not evaluated by kyverno-test yet" in out
-    )
+    assert "add-labels / - / Pod/good: Skipped: DeletingPolicy rows are not evaluated by kyverno-test yet" in out
     assert "1 skipped (not evaluated)" in out
 
 
