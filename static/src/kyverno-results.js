@@ -83,7 +83,7 @@ export function kyvernoMutatingPolicyView(kyverno) {
     const verdicts = (policy.rules || []).map((r) => h("p", {}, badge(r.result || "?", outcomeKind(r.result)), " ",
       h("span", { class: r.result === "error" ? "error-text" : "muted" }, messageNode(r.message || ""))));
     return h("div", { class: "mpol-policy", dataset: { testid: "mpol-policy" } },
-      h("h5", {}, `${policy.kind} ${name}`), verdicts, steps,
+      h("h5", {}, `${policy.kind} ${name}${policy.round ? " (reinvoked)" : ""}`), verdicts, steps,
       policy.patchedObject ? h("div", {},
         h("h5", {}, "Whole policy"), diffView(policy.object ?? null, policy.patchedObject),
         yamlBlock("Patched object", policy.patchedObject, { testid: "mpol-patched-object" }),

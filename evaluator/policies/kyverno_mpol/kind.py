@@ -59,6 +59,7 @@ class KyvernoMutatingPolicies:
             if first is None or semantic_equal(first[1], request.get("object")):
                 return KindOutcome(keys=first[0].keys) if first is not None else KindOutcome()
             results, obj = self._run(request, reinvoke_only=True)
+            results = [dict(r, round=1) for r in results]
             outcome = self._outcome(request, results, obj)
             outcome.keys = {"kyverno": first[0].keys.get("kyverno", []) + results}
             return outcome

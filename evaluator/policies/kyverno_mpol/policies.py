@@ -72,6 +72,7 @@ def base_result(entry: PolicyEntry) -> dict[str, Any]:
         "patchedObject": None,
         "patch": [],
         "notApplicable": [],
+        "round": 0,
         "autogen": [
             {"config": g["config"], "targets": g["targets"], "matchConstraints": g["spec"].get("matchConstraints")}
             for g in entry.generated

@@ -160,3 +160,48 @@ def test_an_error_under_failure_policy_fail_denies_as_kyvernos_webhook():
         "Errors: [Policy bad-cel: failed to evaluate policy: failed to compile policy bad-cel ("
     )
     assert "Policy does-not-apply: failed to evaluate policy: " in message
+
+
+REINVOKED = """
+apiVersion: policies.kyverno.io/v1
+kind: MutatingPolicy
+metadata: {name: copy-team}
+spec:
+  reinvocationPolicy: IfNeeded
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}]
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: "Object{metadata: Object.metadata{labels: {'owner': object.metadata.?labels.team.orValue('none')}}}"
+---
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: add-team}
+spec:
+  rules:
+  - name: team
+    match: {any: [{resources: {kinds: [ConfigMap]}}]}
+    mutate:
+      patchStrategicMerge:
+        metadata:
+          labels:
+            team: core
+"""
+
+
+def test_reinvocation_if_needed_runs_the_policy_again_after_a_later_mutation():
+    configmap = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}}
+    result = simulate(REINVOKED, {"operation": "CREATE", "object": configmap})
+    phases = [(p["phase"], p["round"], p["patch"]) for p in result["mutationPhases"]]
+    assert phases == [
+        ("MutatingPolicy", 0, [{"op": "add", "path": "/metadata/labels", "value": {"owner": "none"}}]),
+        ("KyvernoMutate", 0, [{"op": "add", "path": "/metadata/labels/team", "value": "core"}]),
+        ("MutatingPolicy", 1, [{"op": "replace", "path": "/metadata/labels/owner", "value": "core"}]),
+    ]
+    assert [(r["policy"], r["round"]) for r in result["kyverno"] if r["kind"] == "MutatingPolicy"] == [
+        ("copy-team", 0),
+        ("copy-team", 1),
+    ]
+    without = simulate(REINVOKED.replace("IfNeeded", "Never"), {"operation": "CREATE", "object": configmap})
+    assert [p["round"] for p in without["mutationPhases"]] == [0, 0]
