@@ -155,11 +155,14 @@ def evaluate(
         if exempt is not None:
             response.rules.append(exempt)
             return response
+        # one lazy `variables` map for the conditions and every mutation, each variable evaluated on first use
+        # and kept (compiler/policy.go appendVariables on the evaluation's one data map)
+        scoped = with_variables(policy, activation)
         conditions = policy.target_conditions if target else policy.match_conditions
-        if not _conditions_hold(tuple(p for _, p in conditions), with_variables(policy, activation)):
+        if not _conditions_hold(tuple(p for _, p in conditions), scoped):
             response.rules.append(_rule("", SKIP, "skip"))
             return response
-        obj = _mutate(policy, activation, current, objschema, response)
+        obj = _mutate(policy, scoped, current, objschema, response)
     except _Failure as failure:
         response.rules.append(_rule("evaluation", ERROR, f"failed to evaluate policy: {failure.message}"))
         return response
@@ -177,8 +180,8 @@ def _mutate(
 ) -> Any:
     obj = current
     for mutation in policy.mutations:
-        scoped = dict(activation, object=obj)
-        outcome = run_mutation(mutation, obj, scoped, policy.variables, objschema)
+        activation["object"] = obj  # in place: variables not yet evaluated see the object as it now is
+        outcome = run_mutation(mutation, obj, activation, (), objschema)
         entry: dict[str, Any] = {
             "index": mutation.index,
             "patchType": mutation.patch_type,

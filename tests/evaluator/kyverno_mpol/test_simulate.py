@@ -205,3 +205,38 @@ def test_reinvocation_if_needed_runs_the_policy_again_after_a_later_mutation():
     ]
     without = simulate(REINVOKED.replace("IfNeeded", "Never"), {"operation": "CREATE", "object": configmap})
     assert [p["round"] for p in without["mutationPhases"]] == [0, 0]
+
+
+CACHED_VARIABLE = """
+apiVersion: policies.kyverno.io/v1
+kind: MutatingPolicy
+metadata: {name: count-labels}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}]
+  variables:
+  - name: labelCount
+    expression: "object.metadata.?labels.orValue({}).size()"
+  matchConditions:
+  - name: uses-the-variable
+    expression: "variables.labelCount >= 0"
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: "Object{metadata: Object.metadata{labels: {'a': 'x'}}}"
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: "Object{metadata: Object.metadata{labels: {'count': string(variables.labelCount)}}}"
+"""
+
+
+def test_a_variable_is_evaluated_once_per_policy_evaluation_on_first_use():
+    configmap = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}}
+    request = {"operation": "CREATE", "object": configmap}
+    # first used by the matchCondition, before any mutation: the second mutation still sees 0 labels
+    result = simulate(CACHED_VARIABLE, request)
+    assert _mpol(result, "count-labels")["patchedObject"]["metadata"]["labels"] == {"a": "x", "count": "0"}
+    # first used by the second mutation: it sees the label the first one added
+    later = CACHED_VARIABLE.replace('expression: "variables.labelCount >= 0"', 'expression: "true"')
+    result = simulate(later, request)
+    assert _mpol(result, "count-labels")["patchedObject"]["metadata"]["labels"] == {"a": "x", "count": "1"}
