@@ -107,7 +107,7 @@ function kyvernoView(kyverno) {
     for (const rule of policy.rules || []) {
       rows.push(h("tr", {},
         h("td", {}, `${policy.namespace ? `${policy.namespace}/` : ""}${policy.policy}`),
-        h("td", {}, rule.rule || (rule.autogen ? `autogen-${rule.autogen}` : (policy.mode ? policy.kind : ""))),
+        h("td", {}, rule.rule || (rule.autogen ? `autogen-${rule.autogen}` : (policy.mode || policy.mutations ? policy.kind : ""))),
         h("td", {}, badge(rule.result || "?", outcomeKind(rule.result))),
         h("td", {}, rule.action ?? ""),
         h("td", {}, rule.message ?? "")));
