@@ -73,7 +73,7 @@ export function kyvernoMutatingPolicyView(kyverno) {
       const step = mutationStep([`mutation ${m.index} · ${m.patchType}${variant} `,
         badge(m.error ? "error" : changed ? "mutated" : "no change", m.error ? "denied" : changed ? "mutated" : "none")],
       before, m.object,
-      m.error ? h("p", { class: "error-text" }, messageNode(m.error)) : null,
+      m.error ? h("p", { class: "error-text" }, messageNode(m.error), ruleLocation(m.location)) : null,
       changed ? jsonBlock(`JSON patch of mutation ${m.index} (${m.patch.length} operation${m.patch.length === 1 ? "" : "s"})`,
         m.patch, { open: true, testid: "mpol-mutation-patch" }) : null);
       step.open = Boolean(changed) || Boolean(m.error);

@@ -10,7 +10,7 @@ later mutating kind changed the object, the policies asking for it run once more
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from evaluator.admission.policy_kind import (
@@ -39,6 +39,7 @@ class KyvernoMutatingPolicies:
 
     def __init__(self) -> None:
         self.mpol = MpolStage([])
+        self.locate: Callable[..., dict[str, Any]] = lambda document, **fields: dict(fields)
         self.active = False
         self.idle = False
 
@@ -47,6 +48,7 @@ class KyvernoMutatingPolicies:
 
     def load(self, setup: Setup) -> list[dict[str, Any]]:
         self.mpol = MpolStage(setup.documents)
+        self.locate = setup.locate
         self.active = bool(self.mpol.entries)
         self.idle = not self.mpol.entries
         return self.mpol.compile_errors(lambda document, **fields: setup.locate(document, **fields))
@@ -70,7 +72,18 @@ class KyvernoMutatingPolicies:
         reinvocation.values[self.name] = (outcome, obj)
         return outcome
 
+    def _locate_errors(self, results: list[dict]) -> None:
+        """A mutation that failed points at its expression in the policy (line and column)."""
+        documents = {(e.document.get("kind"), e.name): e.document for e in self.mpol.entries}
+        for result in results:
+            document = documents.get((result["kind"], result["policy"]))
+            for mutation in result["mutations"]:
+                if mutation.get("error") and document is not None:
+                    where = self.locate(document, path=mutation["path"])
+                    mutation["location"] = {k: v for k, v in where.items() if k not in ("kind", "name", "path")}
+
     def _outcome(self, request: Mapping[str, Any], results: list[dict], obj: Any) -> KindOutcome:
+        self._locate_errors(results)
         status = decision(request, results)
         denial = None
         if status is not None:

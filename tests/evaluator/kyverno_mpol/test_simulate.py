@@ -145,6 +145,12 @@ def test_bad_policies_are_located_errors_and_the_others_still_run():
     assert {r["policy"] for r in result["kyverno"]} == {"bad-cel", "does-not-apply", "add-team"}
     (failed,) = _mpol(result, "does-not-apply")["rules"]
     assert failed["result"] == "error" and failed["message"].startswith("failed to evaluate policy: ")
+    # the mutation that did not apply points at its expression
+    (mutation,) = _mpol(result, "does-not-apply")["mutations"]
+    assert mutation["path"] == "spec.mutations[0].jsonPatch.expression"
+    assert (mutation["location"]["document"], mutation["location"]["line"]) == (2, 29)
+    line = (BROKEN + "---" + AUTOGEN).splitlines()[28]
+    assert line.strip().startswith("expression:") and "remove" in line
     # failurePolicy Ignore: the errors do not deny, and the other policy's mutation applies
     assert result["allowed"] is True
     assert result["patchedObject"]["spec"]["priorityClassName"] == "high"
