@@ -106,8 +106,4 @@ class KyvernoMutatingPolicies:
         keep = [e for e in self.mpol.entries if e.compiled and e.compiled[0].reinvocation_policy == "IfNeeded"]
         if not keep:
             return [], request.get("object")
-        entries, self.mpol.entries = self.mpol.entries, keep
-        try:
-            return self.mpol.run(request)
-        finally:
-            self.mpol.entries = entries
+        return self.mpol.run(request, entries=keep)

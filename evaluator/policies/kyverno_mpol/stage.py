@@ -20,7 +20,7 @@ from evaluator.policies.kyverno_vpol.stage import offline_context
 from evaluator.policies.mutating.schema import schema_for
 
 from . import spec as sp
-from .policies import compile_all, run_all
+from .policies import PolicyEntry, compile_all, run_all
 
 WEBHOOKS = {"MutatingPolicy": "mpol.validate.kyverno.svc", "NamespacedMutatingPolicy": "nmpol.validate.kyverno.svc"}
 MUTATING_OPERATIONS = ("CREATE", "UPDATE", "CONNECT")
@@ -90,10 +90,13 @@ class MpolStage:
             "metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}},
         }
 
-    def run(self, request: Mapping[str, Any], *, admission: bool = True) -> tuple[list[dict], Any]:
-        """(per-policy results, the object after every policy) for one request."""
+    def run(
+        self, request: Mapping[str, Any], *, admission: bool = True, entries: list[PolicyEntry] | None = None
+    ) -> tuple[list[dict], Any]:
+        """(per-policy results, the object after every policy, or after `entries` only) for one request."""
+        entries = self.entries if entries is None else entries
         obj = request.get("object")
-        if not self.entries or not isinstance(obj, Mapping):
+        if not entries or not isinstance(obj, Mapping):
             return [], obj
         if admission and str(request.get("operation") or "") not in MUTATING_OPERATIONS:
             return [], obj
@@ -104,4 +107,4 @@ class MpolStage:
             namespaces.setdefault(namespace, ns_obj)
         inputs = kubernetes_inputs(request, context=self.context, namespaces=namespaces, namespace_object=ns_obj)
         objschema = schema_for(str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""), self.crds)
-        return run_all(self.entries, inputs, objschema, admission=admission)
+        return run_all(entries, inputs, objschema, admission=admission)
