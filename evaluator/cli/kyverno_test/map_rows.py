@@ -77,8 +77,11 @@ def kyverno_map_result(
         result = simulate(documents, request, api_validation="report", defaulting=False)
         records = [r for r in result["policies"] if r.get("kind") == MUTATING_POLICY and r["policy"] == _name(policy)]
         outcomes = {r["outcome"] for r in records}
-        if not records or "error" in outcomes:
-            continue  # no match, or a mutation failed: the CLI logs it and goes on
+        if not records:
+            continue  # the binding does not match: the previous response stays
+        if "error" in outcomes:
+            response = None  # a mutation failed: the CLI's response for this binding is empty, and it is the last
+            continue
         if outcomes <= {"skipped"}:
             if any(r.get("matchedKind") is not None for r in records):
                 response = {"rule": _name(policy), "result": "skip", "message": NOT_MET}
