@@ -92,3 +92,16 @@ def test_mutating_admission_policy_rows(tmp_path):
     expected = folder / "patched-resource.yaml"
     expected.write_text(expected.read_text().replace("replicas: 10", "replicas: 3"))
     assert _rows(folder)[0][3] == "failed"
+
+
+def test_a_mutating_admission_policy_whose_mutation_fails_gives_no_response(tmp_path):
+    folder = tmp_path / "broken"
+    shutil.copytree(DATA / "cli-map-with-match-conditions", folder)
+    policy = folder / "policy.yaml"
+    policy.write_text(policy.read_text().replace('labels: {"lfx-mentorship": "kyverno"}', "labels: 42"))
+    (report,) = run_paths([str(folder)])[0]
+    # the CLI logs the mutation error and has no response for the resource: `kyverno test` says Not found
+    assert [(r.resource, r.actual, r.status, r.message) for r in report.rows] == [
+        ("matched-cm", "fail", "failed", "Not found"),
+        ("unmatched-cm", "skip", "ok", "match conditions aren't met"),
+    ]
