@@ -5,6 +5,7 @@ policies only (a ValidatingAdmissionPolicy using `resource.Get` still fails to c
 Each context variable (`resource`, `http`, `image`, `globalContext`, `json`, `yaml`) is an opaque value
 bound per evaluation to an `OfflineContext`; member functions keep Kyverno's PascalCase and camelCase
 names, argument types and error texts (`failed to get resource: ...`, `failed to get image data: ...`).
+cel-go's regex extension (`regex.replace`, `regex.extractAll`), which Kyverno's environment adds, is here too.
 """
 
 from __future__ import annotations
