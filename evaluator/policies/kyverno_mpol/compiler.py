@@ -58,6 +58,7 @@ class CompiledMutatingPolicy:
     target_expression: ex.CompiledExpression | None = None  # targetMatchConstraints.expression
     variables: tuple[tuple[str, ex.CompiledExpression], ...] = ()
     mutations: tuple[Mutation, ...] = ()
+    audit_annotations: tuple[tuple[str, ex.CompiledExpression], ...] = ()
     exceptions: tuple[CompiledException, ...] = ()
     error: str | None = None
     errors: list[dict] = field(default_factory=list)
@@ -151,6 +152,13 @@ def compile_policy(
                 "spec.targetMatchConstraints.expression", target.get("expression"), None
             )
         compiled.mutations = _mutations(spec)
+        compiled.audit_annotations = tuple(
+            (
+                str(a.get("key") or ""),
+                _compile(f"spec.auditAnnotations[{i}].valueExpression", a.get("valueExpression"), None),
+            )
+            for i, a in enumerate(_items(spec.get("auditAnnotations")))
+        )
         compiled.exceptions = tuple(
             CompiledException(exc, tuple(p for _, p in _conditions(sp.spec_of(exc), "matchConditions")))
             for exc in exceptions

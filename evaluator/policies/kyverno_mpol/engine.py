@@ -163,12 +163,29 @@ def evaluate(
             response.rules.append(_rule("", SKIP, "skip"))
             return response
         obj = _mutate(policy, scoped, current, objschema, response)
+        annotations = _audit_annotations(policy, scoped)
     except _Failure as failure:
         response.rules.append(_rule("evaluation", ERROR, f"failed to evaluate policy: {failure.message}"))
         return response
     response.object = obj
-    response.rules.append(_rule("", PASS, "success"))
+    response.rules.append(_rule("", PASS, "success", **({"properties": annotations} if annotations else {})))
     return response
+
+
+def _audit_annotations(policy: CompiledMutatingPolicy, activation: dict[str, Any]) -> dict[str, str]:
+    """evaluateAuditAnnotations, on the patched object: a string value is kept when not empty."""
+    out: dict[str, str] = {}
+    for key, compiled in policy.audit_annotations:
+        run = ex.run(compiled, activation)
+        if run.error is not None:
+            raise _Failure(f'failed to evaluate auditAnnotation "{key}": {run.error}')
+        if isinstance(run.value, str):
+            if run.value:
+                out[key] = run.value
+        else:
+            problem = f"type conversion error from '{ex.type_name(run.value)}' to 'string'"
+            raise _Failure(f'failed to convert auditAnnotation "{key}" expression: {problem}')
+    return out
 
 
 def _mutate(
@@ -180,7 +197,6 @@ def _mutate(
 ) -> Any:
     obj = current
     for mutation in policy.mutations:
-        activation["object"] = obj  # in place: variables not yet evaluated see the object as it now is
         outcome = run_mutation(mutation, obj, activation, (), objschema)
         entry: dict[str, Any] = {
             "index": mutation.index,
@@ -199,4 +215,5 @@ def _mutate(
         entry["changed"] = not semantic_equal(obj, outcome.object)
         entry["object"] = outcome.object
         obj = outcome.object
+        activation["object"] = obj  # in place, as data[ObjectKey]: later expressions and variables see it
     return obj

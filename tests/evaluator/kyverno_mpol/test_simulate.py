@@ -246,3 +246,22 @@ def test_a_variable_is_evaluated_once_per_policy_evaluation_on_first_use():
     later = CACHED_VARIABLE.replace('expression: "variables.labelCount >= 0"', 'expression: "true"')
     result = simulate(later, request)
     assert _mpol(result, "count-labels")["patchedObject"]["metadata"]["labels"] == {"a": "x", "count": "1"}
+
+
+def test_audit_annotations_are_evaluated_on_the_patched_object():
+    with_annotation = CACHED_VARIABLE.replace(
+        "  mutations:\n",
+        '  auditAnnotations:\n  - key: labels\n    valueExpression: "string(object.metadata.labels.size())"\n'
+        "  mutations:\n",
+    )
+    configmap = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}}
+    result = simulate(with_annotation, {"operation": "CREATE", "object": configmap})
+    (rule,) = _mpol(result, "count-labels")["rules"]
+    assert rule["properties"] == {"labels": "2"}
+    broken = with_annotation.replace('"string(object.metadata.labels.size())"', '"object.metadata.labels.size()"')
+    result = simulate(broken, {"operation": "CREATE", "object": configmap})
+    (rule,) = _mpol(result, "count-labels")["rules"]
+    assert rule["message"] == (
+        'failed to evaluate policy: failed to convert auditAnnotation "labels" expression: '
+        "type conversion error from 'int' to 'string'"
+    )
