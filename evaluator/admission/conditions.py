@@ -141,9 +141,9 @@ def for_input(
     if variables:
         context = CompositionContext(variables, trace=trace)
         activation["variables"] = LazyVariables(context, activation)
-    else:  # no variables: nothing to memoise or charge
+    else:  # no variables of its own: nothing to memoise or charge (a caller's shared `variables` stays)
         context = _EMPTY_CONTEXT
-        activation["variables"] = NO_VARIABLES
+        activation.setdefault("variables", NO_VARIABLES)
     results: list[ExpressionResult | None] = []
     remaining = budget
     for item in compiled:

@@ -64,7 +64,14 @@ class Selectors:
     kinds: list[str]
 
 
-_RULE_KINDS = ("ValidatingAdmissionPolicy", "MutatingAdmissionPolicy", "ValidatingPolicy", "NamespacedValidatingPolicy")
+_RULE_KINDS = (
+    "ValidatingAdmissionPolicy",
+    "MutatingAdmissionPolicy",
+    "ValidatingPolicy",
+    "NamespacedValidatingPolicy",
+    "MutatingPolicy",
+    "NamespacedMutatingPolicy",
+)
 
 
 def selectors_of(documents: Any) -> Selectors:

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
+from evaluator.k8s.kinds import KYVERNO_MUTATING_POLICY_KINDS
+
 __all__ = ["Row", "Outcome", "OUTCOMES", "row_of", "policy_key", "label", "mapping_at"]
 
 OUTCOMES = ("admitted", "denied", "warned", "audited", "error")  # plus "mutated" and "generated" when they occur
@@ -226,7 +228,7 @@ def _kyverno(entry: Mapping[str, Any]) -> list[Outcome]:
         if result == "skip":
             continue
         if result == "pass":
-            outcome = "admitted"
+            outcome = "mutated" if entry.get("patch") and kind in KYVERNO_MUTATING_POLICY_KINDS else "admitted"
         elif result == "warn":
             outcome = "warned"
         elif result == "error":

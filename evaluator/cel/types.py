@@ -140,6 +140,9 @@ def _null_pair(a: Type, b: Type) -> bool:
     return other.name == "null_type" or legacy_nullable(other)
 
 
+CONSTRUCTED_ROOTS = frozenset({"Object", "JSONPatch"})
+
+
 def legacy_nullable(t: Type) -> bool:
     """cel-go's checker lets `null` stand for a struct, opaque, timestamp or duration value (isLegacyNullable)."""
     if getattr(t, "is_struct", False) or t.name in (
@@ -149,6 +152,8 @@ def legacy_nullable(t: Type) -> bool:
         "optional_type",
     ):
         return True
+    if t.name.split(".", 1)[0] in CONSTRUCTED_ROOTS and not t.params:
+        return True  # the mutating environment's object types (`Object`, `Object.spec`, `JSONPatch`)
     last = t.name.rsplit(".", 1)[-1]
     return not t.params and not t.is_param and "." in t.name and any(c.isupper() for c in last)
 

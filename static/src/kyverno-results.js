@@ -54,6 +54,44 @@ export function kyvernoMutationView(result) {
     jsonBlock("JSON patch (Kyverno's webhook response)", mutation.patch ?? [])), { open: true, testid: "kyverno-mutations" });
 }
 
+const MUTATING_POLICY_KINDS = new Set(["MutatingPolicy", "NamespacedMutatingPolicy"]);
+
+/** Kyverno's MutatingPolicies in a result: per policy its verdict, then each mutation with its JSON patch and
+ * the diff it made, the policy's whole diff and patched object; null when no MutatingPolicy ran a mutation. */
+export function kyvernoMutatingPolicyView(kyverno) {
+  const policies = (Array.isArray(kyverno) ? kyverno : []).filter((p) => MUTATING_POLICY_KINDS.has(p.kind)
+    && ((p.mutations || []).length || (p.rules || []).some((r) => r.result === "error")));
+  if (!policies.length) return null;
+  const blocks = policies.map((policy) => {
+    const name = `${policy.namespace ? `${policy.namespace}/` : ""}${policy.policy}`;
+    let previous = policy.object ?? null;
+    const steps = (policy.mutations || []).map((m) => {
+      const before = previous;
+      if (m.object) previous = m.object;
+      const changed = (m.patch || []).length;
+      const variant = m.autogen ? ` (autogen ${m.autogen})` : "";
+      const step = mutationStep([`mutation ${m.index} · ${m.patchType}${variant} `,
+        badge(m.error ? "error" : changed ? "mutated" : "no change", m.error ? "denied" : changed ? "mutated" : "none")],
+      before, m.object,
+      m.error ? h("p", { class: "error-text" }, messageNode(m.error), ruleLocation(m.location)) : null,
+      changed ? jsonBlock(`JSON patch of mutation ${m.index} (${m.patch.length} operation${m.patch.length === 1 ? "" : "s"})`,
+        m.patch, { open: true, testid: "mpol-mutation-patch" }) : null);
+      step.open = Boolean(changed) || Boolean(m.error);
+      step.dataset.testid = "mpol-mutation";
+      return step;
+    });
+    const verdicts = (policy.rules || []).map((r) => h("p", {}, badge(r.result || "?", outcomeKind(r.result)), " ",
+      h("span", { class: r.result === "error" ? "error-text" : "muted" }, messageNode(r.message || ""))));
+    return h("div", { class: "mpol-policy", dataset: { testid: "mpol-policy" } },
+      h("h5", {}, `${policy.kind} ${name}${policy.round ? " (reinvoked)" : ""}`), verdicts, steps,
+      policy.patchedObject ? h("div", {},
+        h("h5", {}, "Whole policy"), diffView(policy.object ?? null, policy.patchedObject),
+        yamlBlock("Patched object", policy.patchedObject, { testid: "mpol-patched-object" }),
+        jsonBlock("JSON patch of the policy", policy.patch ?? [])) : null);
+  });
+  return section("Kyverno MutatingPolicies", h("div", {}, blocks), { open: true, testid: "kyverno-mpol" });
+}
+
 function objectTitle(object) {
   const meta = object?.metadata || {};
   const name = meta.namespace ? `${meta.namespace}/${meta.name ?? ""}` : meta.name ?? "";

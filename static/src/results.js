@@ -8,7 +8,9 @@ import { gotoLink, messageNode, textIndex } from "./locations.js";
 import { diffView } from "./diff.js";
 import { valueAt } from "./field-path.js";
 import { badge, mutationStep, outcomeKind, section } from "./result-parts.js";
-import { kyvernoDeletionsView, kyvernoGenerateView, kyvernoMutationView } from "./kyverno-results.js";
+import {
+  kyvernoDeletionsView, kyvernoGenerateView, kyvernoMutatingPolicyView, kyvernoMutationView,
+} from "./kyverno-results.js";
 
 export { badge };
 
@@ -107,7 +109,7 @@ function kyvernoView(kyverno) {
     for (const rule of policy.rules || []) {
       rows.push(h("tr", {},
         h("td", {}, `${policy.namespace ? `${policy.namespace}/` : ""}${policy.policy}`),
-        h("td", {}, rule.rule || (rule.autogen ? `autogen-${rule.autogen}` : (policy.mode ? policy.kind : ""))),
+        h("td", {}, rule.rule || (rule.autogen ? `autogen-${rule.autogen}` : (policy.mode || policy.mutations ? policy.kind : ""))),
         h("td", {}, badge(rule.result || "?", outcomeKind(rule.result))),
         h("td", {}, rule.action ?? ""),
         h("td", {}, rule.message ?? "")));
@@ -215,6 +217,7 @@ export function requestCard(entry, { stale = false } = {}) {
     traces(result.policies || []),
     defaultedView(result),
     mutationView(result),
+    kyvernoMutatingPolicyView(result.kyverno),
     kyvernoMutationView(result),
     kyvernoView(result.kyverno),
     kyvernoGenerateView(result.kyverno),

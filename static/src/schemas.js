@@ -225,6 +225,30 @@ const generatingPolicy = common("GeneratingPolicy", gpolSpec, VPOL_VERSIONS);
 const namespacedGeneratingPolicy = common("NamespacedGeneratingPolicy", gpolSpec, VPOL_VERSIONS.slice(0, 2));
 const deletingPolicy = common("DeletingPolicy", dpolSpec, VPOL_VERSIONS);
 const namespacedDeletingPolicy = common("NamespacedDeletingPolicy", dpolSpec, VPOL_VERSIONS.slice(0, 2));
+const mpolSpec = obj({
+  matchConstraints: matchResources,
+  matchConditions: arr(namedExpression("name", "condition name"), "CEL pre-conditions"),
+  variables: arr(namedExpression("name", "variable name, used as variables.<name>"), "lazy CEL variables"),
+  mutations: arr(obj({
+    patchType: oneOf(["ApplyConfiguration", "JSONPatch"], "how the mutation patches"),
+    applyConfiguration: obj({ expression: str("CEL: an Object{...} apply configuration") }),
+    jsonPatch: obj({ expression: str("CEL: a list of JSONPatch{...}") }),
+  }, { required: ["patchType"] })),
+  failurePolicy,
+  reinvocationPolicy: oneOf(["Never", "IfNeeded"], "run again after later mutations"),
+  targetMatchConstraints: obj({ expression: str("CEL: the existing objects to mutate") }, { open: true }),
+  evaluation: obj({
+    admission: obj({ enabled: bool("run at admission") }),
+    mutateExisting: obj({ enabled: bool("mutate existing objects (targetMatchConstraints)") }),
+  }),
+  autogen: obj({
+    podControllers: obj({ controllers: arr(oneOf(["daemonsets", "deployments", "replicasets", "statefulsets",
+      "jobs", "cronjobs"], "pod controller"), "controllers to generate variants for ([] for none)") }),
+  }),
+  webhookConfiguration: obj({ timeoutSeconds: int("webhook timeout") }),
+});
+const mutatingPolicy = common("MutatingPolicy", mpolSpec, VPOL_VERSIONS);
+const namespacedMutatingPolicy = common("NamespacedMutatingPolicy", mpolSpec, VPOL_VERSIONS.slice(0, 2));
 const namespace = obj({ apiVersion: oneOf(["v1"], "v1"), kind: oneOf(["Namespace"], "kind"), metadata,
   spec: any("spec"), status: any("status") });
 
@@ -256,6 +280,8 @@ export const KIND_SCHEMAS = {
   NamespacedGeneratingPolicy: namespacedGeneratingPolicy,
   DeletingPolicy: deletingPolicy,
   NamespacedDeletingPolicy: namespacedDeletingPolicy,
+  MutatingPolicy: mutatingPolicy,
+  NamespacedMutatingPolicy: namespacedMutatingPolicy,
   Namespace: namespace,
   AdmissionReview: admissionReview,
 };

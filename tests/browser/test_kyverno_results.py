@@ -105,3 +105,30 @@ def test_a_generate_example_shows_each_object_as_yaml_with_its_rule(browser, ser
         assert errors == []
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+def test_a_mutating_policy_example_shows_its_mutation_patch_and_diff(browser, server_url, width):
+    context, page, errors = open_example(browser, server_url, "kyverno-mpol-add-safe-to-evict", width)
+    try:
+        section = card(page).locator("[data-testid=kyverno-mpol]")
+        expect(section).to_be_visible()
+        expect(section.locator("h5").first).to_have_text("MutatingPolicy add-safe-to-evict")
+        expect(section).to_contain_text("success")
+        mutation = section.locator("[data-testid=mpol-mutation]")
+        expect(mutation).to_have_count(1)
+        expect(mutation.locator("summary").first).to_contain_text("mutation 0 · ApplyConfiguration")
+        patch = mutation.locator("[data-testid=mpol-mutation-patch] pre")
+        expect(patch).to_contain_text('"path": "/metadata/annotations"')
+        expect(patch).to_contain_text('"cluster-autoscaler.kubernetes.io/safe-to-evict": "true"')
+        diff = mutation.locator("pre.diff").first
+        expect(diff.locator(".diff-add", has_text="cluster-autoscaler.kubernetes.io/safe-to-evict")).to_have_count(1)
+        patched = section.locator("[data-testid=mpol-patched-object]")
+        patched.locator("summary").click()
+        expect(patched.locator("pre")).to_contain_text('cluster-autoscaler.kubernetes.io/safe-to-evict: "true"')
+        # the second request has no local volume: the policy skips, no mutation section for it
+        expect(card(page, 1).locator("[data-testid=kyverno-mpol]")).to_have_count(0)
+        shoot(page, section, f"kyverno-mpol-{width}")
+        assert errors == []
+    finally:
+        context.close()

@@ -174,11 +174,11 @@ def run_row(folder: TestFolder, result: dict, name: str) -> Row:
             for d in folder.resources
             for c in _named_rule(result, _trigger_checks(folder, result, wanted, d, targets))
         ]
-        return _compared(folder, result, name, wanted, checks, skip_missing=True)
+        return compared_row(folder, result, name, wanted, checks, skip_missing=True)
     doc = find_resource(folder.resources, name, kind)
     if doc is not None:
         checks = _named_rule(result, _trigger_checks(folder, result, wanted, doc, targets))
-        return _compared(folder, result, name, wanted, checks)
+        return compared_row(folder, result, name, wanted, checks)
     target = find_resource(targets, name, kind)
     if target is None:
         return row_for(folder, result, name, f"resource {name} is not in the test's resources", ERROR, "missing")
@@ -189,10 +189,10 @@ def run_row(folder: TestFolder, result: dict, name: str) -> Row:
             if response.get("target") is not None and _identity(obj) == wanted_id:
                 checks.append((response, obj))
                 break  # extractPatchedTargetFromEngineResponse: the first rule that patched this target
-    return _compared(folder, result, name, wanted, checks)
+    return compared_row(folder, result, name, wanted, checks)
 
 
-def _compared(
+def compared_row(
     folder: TestFolder, result: dict, name: str, wanted: list[dict], checks: list[Check], skip_missing: bool = False
 ) -> Row:
     """The row: each response's resource compared with the expected patched resource (when the result names

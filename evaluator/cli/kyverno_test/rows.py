@@ -39,14 +39,21 @@ RowRunner = Callable[[TestFolder, dict, str], Row]
 
 # result flags of rows this runner cannot evaluate yet, with the reason reported for them
 NOT_EVALUATED: dict[str, str] = {
-    "isMutatingAdmissionPolicy": "MutatingAdmissionPolicy rows are not evaluated by kyverno-test yet",
     "isImageValidatingPolicy": "ImageValidatingPolicy rows are not evaluated by kyverno-test yet",
-    "isMutatingPolicy": "MutatingPolicy rows are not evaluated by kyverno-test yet",
 }
 
 
 def _runners() -> dict[str, RowRunner]:
-    from evaluator.cli.kyverno_test import dpol_rows, gpol_rows, mutate_rows, policy_rows, vap_rows, vpol_rows
+    from evaluator.cli.kyverno_test import (
+        dpol_rows,
+        gpol_rows,
+        map_rows,
+        mpol_rows,
+        mutate_rows,
+        policy_rows,
+        vap_rows,
+        vpol_rows,
+    )
 
     return {
         "": policy_rows.run_row,
@@ -55,6 +62,8 @@ def _runners() -> dict[str, RowRunner]:
         "isValidatingPolicy": vpol_rows.run_row,
         "isDeletingPolicy": dpol_rows.run_row,
         "isGeneratingPolicy": gpol_rows.run_row,
+        "isMutatingPolicy": mpol_rows.run_row,
+        "isMutatingAdmissionPolicy": map_rows.run_row,
     }
 
 
@@ -98,6 +107,7 @@ KIND_FLAGS = {
     "GeneratingPolicy": "isGeneratingPolicy",
     "NamespacedGeneratingPolicy": "isGeneratingPolicy",
     "MutatingPolicy": "isMutatingPolicy",
+    "NamespacedMutatingPolicy": "isMutatingPolicy",
 }
 
 
@@ -107,6 +117,8 @@ def _flag(folder: TestFolder, result: dict) -> str:
         "isValidatingPolicy",
         "isDeletingPolicy",
         "isGeneratingPolicy",
+        "isMutatingPolicy",
+        "isMutatingAdmissionPolicy",
         *NOT_EVALUATED,
     ):
         if result.get(flag):

@@ -14,7 +14,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from evaluator.admission.cluster import name_of
-from evaluator.policies.kyverno_vpol.cli_test import VpolRow, VpolTest, as_floats, namespace_object, namespaced, score
+from evaluator.policies.kyverno_vpol.cli_test import (
+    VpolRow,
+    VpolTest,
+    as_floats,
+    namespace_from_values,
+    namespaced,
+    score,
+)
 from evaluator.policies.kyverno_vpol.engine import RuleResponse
 
 from .dry_run import is_deleting_policy
@@ -65,7 +72,7 @@ class DpolTest:
         namespaces = {}
         namespace = str((obj.get("metadata") or {}).get("namespace") or "") if isinstance(obj, dict) else ""
         for ns in filter(None, (namespace, str((obj.get("metadata") or {}).get("name") or ""))):
-            found = namespace_object(self.vpol.values, ns)
+            found = namespace_from_values(self.vpol.values, ns)
             if found is not None:
                 namespaces[ns] = found
         verdict = evaluate(compiled, obj, self.vpol.context, namespaces, known_only=True)

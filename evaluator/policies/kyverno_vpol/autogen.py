@@ -93,7 +93,7 @@ def _rewrite_all(value: Any, config: str) -> Any:
     return value
 
 
-def _match_constraints(
+def match_constraints_for(
     targets: list[tuple[str, str, str, str]], operations: Any, namespace_selector: Any
 ) -> dict | None:
     if not targets or not operations:
@@ -128,7 +128,7 @@ def variants(spec: Mapping[str, Any]) -> list[dict[str, Any]]:
         targets = sorted(grouped[config])
         new_spec = copy.deepcopy(dict(spec))
         operations = constraints["resourceRules"][0].get("operations")
-        mc = _match_constraints(targets, operations, constraints.get("namespaceSelector"))
+        mc = match_constraints_for(targets, operations, constraints.get("namespaceSelector"))
         if mc is None:
             new_spec.pop("matchConstraints", None)
         else:

@@ -133,7 +133,7 @@ def _crd_key(spec: Mapping[str, Any]) -> tuple[Any, Any]:
     return spec.get("group", ""), (spec.get("names") or {}).get("kind", "")
 
 
-def namespace_object(values: Mapping[str, Any], namespace: str) -> dict | None:
+def namespace_from_values(values: Mapping[str, Any], namespace: str) -> dict | None:
     found = None
     for sel in values.get("namespaceSelector") or []:
         if isinstance(sel, Mapping) and sel.get("name") == namespace:
@@ -299,7 +299,7 @@ class VpolTest:
             request["oldObject"] = copy.deepcopy(obj)
         if self.user:
             request["userInfo"] = self.user.get("userInfo") or {}
-        ns_obj = namespace_object(self.values, namespace) if namespace else None
+        ns_obj = namespace_from_values(self.values, namespace) if namespace else None
         return kubernetes_inputs(
             request, context=self.context, namespaces={namespace: ns_obj} if ns_obj else {}, namespace_object=ns_obj
         )

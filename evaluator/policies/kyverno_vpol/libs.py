@@ -5,6 +5,7 @@ policies only (a ValidatingAdmissionPolicy using `resource.Get` still fails to c
 Each context variable (`resource`, `http`, `image`, `globalContext`, `json`, `yaml`) is an opaque value
 bound per evaluation to an `OfflineContext`; member functions keep Kyverno's PascalCase and camelCase
 names, argument types and error texts (`failed to get resource: ...`, `failed to get image data: ...`).
+cel-go's regex extension (`regex.replace`, `regex.extractAll`), which Kyverno's environment adds, is here too.
 """
 
 from __future__ import annotations
@@ -384,3 +385,67 @@ def time_to_cron(ts):
 
 
 __all__ = ["KYVERNO_REGISTRY", "LIBRARY_VARIABLES", "bindings", "Duration"]
+
+
+# ------------------------------------------------------------------ regex (cel-go ext.Regex, version 1)
+def _regex(pattern: str) -> Any:
+    from evaluator.cel.library.regex import compile_pattern
+
+    compiled, error = compile_pattern(pattern)
+    if error is not None:
+        raise CELEvalError(f"given regex is invalid: {error}")
+    return compiled
+
+
+def _expand(replacement: str, match: Any, groups: int) -> str:
+    """cel-go's replacement: `\\1`..`\\9` a group, `\\\\` a backslash; any other escape is an error."""
+    out, i = [], 0
+    while i < len(replacement):
+        char = replacement[i]
+        if char != "\\":
+            out.append(char)
+            i += 1
+            continue
+        nxt = replacement[i + 1] if i + 1 < len(replacement) else ""
+        if nxt == "\\":
+            out.append("\\")
+        elif nxt.isdigit():
+            group = match.group(int(nxt)) if int(nxt) <= groups else None
+            out.append(group.decode("utf-8", "surrogatepass") if isinstance(group, bytes) else group or "")
+        else:
+            raise CELEvalError(f"invalid replacement string: '{replacement}' \\ must be followed by a digit")
+        i += 2
+    return "".join(out)
+
+
+@function("regex.replace(string, string, string) -> string", "regex.replace(string, string, string, int) -> string")
+def regex_replace(target: str, pattern: str, replacement: str, count: int = -1) -> str:
+    compiled = _regex(pattern)
+    if count == 0:
+        return target
+    data = target.encode("utf-8", "surrogatepass")
+    out, last, done = [], 0, 0
+    for match in compiled.finditer(data):
+        if 0 <= count <= done:
+            break
+        out.append(data[last : match.start()].decode("utf-8", "surrogatepass"))
+        out.append(_expand(replacement, match, compiled.groups))
+        last = match.end()
+        done += 1
+    out.append(data[last:].decode("utf-8", "surrogatepass"))
+    return "".join(out)
+
+
+@function("regex.extractAll(string, string) -> list(string)", "regex.extractAll(string, string, int) -> list(string)")
+def regex_extract_all(target: str, pattern: str, limit: int = -1) -> list[str]:
+    compiled = _regex(pattern)
+    if compiled.groups > 1:
+        raise CELEvalError(f"regular expression has more than one capturing group: {pattern!r}")
+    out: list[str] = []
+    for match in compiled.finditer(target.encode("utf-8", "surrogatepass")):
+        if 0 <= limit <= len(out):
+            break
+        raw = match.group(1) if compiled.groups == 1 else match.group(0)
+        if raw is not None:
+            out.append(raw.decode("utf-8", "surrogatepass"))
+    return out

@@ -93,7 +93,9 @@ class VpolStage:
         self.documents = docs
         self.entries = compile_all(docs)
         self.context = offline_context(docs) if self.entries else OfflineContext()
-        self.namespaces = {sp.name_of(d): d for d in docs if d.get("kind") == "Namespace" and d.get("apiVersion") == "v1"}
+        self.namespaces = {
+            sp.name_of(d): d for d in docs if d.get("kind") == "Namespace" and d.get("apiVersion") == "v1"
+        }
 
     def compile_errors(self, locate: Callable[..., dict] | None = None) -> list[dict[str, Any]]:
         """Compile errors of every policy, and version problems of policies and CEL exceptions, each passed

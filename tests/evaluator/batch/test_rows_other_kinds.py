@@ -78,3 +78,23 @@ def test_validating_policies_by_their_actions():
     labelled["metadata"]["labels"] = {"team": "a"}
     [passed] = run_chunk(documents, [labelled])
     assert passed["allowed"] and {o["outcome"] for o in passed["policies"]} == {"admitted"}
+
+
+KYVERNO_MUTATE = (
+    MUTATE.split("---")[0]
+    .replace(
+        "admissionregistration.k8s.io/v1beta1\nkind: MutatingAdmissionPolicy",
+        "policies.kyverno.io/v1\nkind: MutatingPolicy",
+    )
+    .replace("  reinvocationPolicy: Never\n", "")
+)
+
+
+def test_a_kyverno_mutating_policy_counts_mutated_objects():
+    rows = run_chunk(KYVERNO_MUTATE, [deployment("big", 5), deployment("small", 1)])
+    assert [(o["kind"], o["policy"], o["outcome"]) for o in rows[0]["policies"]] == [
+        ("MutatingPolicy", "set-strategy", "mutated")
+    ]
+    assert rows[1]["policies"] == []  # its matchCondition is false: skip, left out
+    entry = Summary.from_rows(rows).as_dict()["policies"]["MutatingPolicy/set-strategy"]
+    assert (entry["mutated"], entry["admitted"], entry["denied"]) == (1, 0, 0)

@@ -220,16 +220,14 @@ def test_rows_it_cannot_evaluate_are_skipped_with_the_reason_never_passed(tmp_pa
     test_file.write_text(
         test_file.read_text()
         + textwrap.dedent("""\
-        - {policy: add-labels, kind: Pod, resources: [good], result: pass, isMutatingAdmissionPolicy: true}
+        - {policy: add-labels, kind: Pod, resources: [good], result: pass, isImageValidatingPolicy: true}
         """)
     )
     status, out, _ = kyverno_test(capsys, str(path))
     assert status == 1
     assert out.startswith("INCOMPLETE ")
     assert "PASS" not in out
-    assert (
-        "add-labels / - / Pod/good: Skipped: MutatingAdmissionPolicy rows are not evaluated by kyverno-test yet" in out
-    )
+    assert "add-labels / - / Pod/good: Skipped: ImageValidatingPolicy rows are not evaluated by kyverno-test yet" in out
     assert "1 skipped (not evaluated)" in out
 
 
@@ -334,7 +332,7 @@ def test_json_and_junit_outputs(tmp_path, capsys):
         test_file.read_text()
         + textwrap.dedent("""\
         - {policy: require-team, rule: team, kind: Pod, resources: [bad], result: pass}
-        - {policy: p, kind: Pod, resources: [good], result: pass, isMutatingPolicy: true}
+        - {policy: p, kind: Pod, resources: [good], result: pass, isImageValidatingPolicy: true}
         """)
     )
     status, out, _ = kyverno_test(capsys, str(path), "-o", "json")
