@@ -14,9 +14,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import autogen, spec as sp
+from . import autogen, spec as sp, webhook_conditions
 from .compiler import CompiledPolicy, compile_policy, exceptions_for
-from .engine import Inputs, RuleResponse, evaluate
+from .engine import Inputs, RuleResponse, evaluate, match_constraints
 
 UNSUPPORTED_MODES = {"HTTP", "Envoy"}
 JSON_NOTE = (
@@ -135,6 +135,8 @@ def _evaluate_entry(entry: PolicyEntry, inputs: Inputs, admission: bool) -> dict
     json_mode = entry.mode == "JSON"
     if json_mode and admission:  # no webhook runs them: shown as `kyverno apply` runs them on a resource
         result["note"] = JSON_NOTE
+    elif admission and _refused(entry, inputs, result):
+        return result
     for compiled in entry.compiled:
         if json_mode and compiled.variant:
             continue
@@ -150,6 +152,22 @@ def _evaluate_entry(entry: PolicyEntry, inputs: Inputs, admission: bool) -> dict
             continue
         result["rules"].extend(_rule(r, compiled.variant, result["validationActions"]) for r in responses)
     return result
+
+
+def _refused(entry: PolicyEntry, inputs: Inputs, result: dict[str, Any]) -> bool:
+    """The API server refused the request on the policy's webhook matchConditions (webhook_conditions)."""
+    policy = entry.compiled[0]
+    if policy.error is not None or inputs.request is None or not match_constraints(policy, inputs)[0]:
+        return False
+    text = webhook_conditions.refusal(entry.spec, inputs.object, inputs.old_object, inputs.request)
+    if text is None:
+        return False
+    result["refused"] = text
+    result["note"] = (
+        "the API server evaluated this policy's webhook matchConditions first: an error with failurePolicy "
+        "Fail refuses the request before Kyverno runs the policy"
+    )
+    return True
 
 
 def evaluate_request(entries: list[PolicyEntry], inputs: Inputs, *, admission: bool = False) -> list[dict[str, Any]]:

@@ -133,5 +133,5 @@ class VpolStage:
             namespaces.setdefault(namespace, ns_obj)
         inputs = kubernetes_inputs(request, context=self.context, namespaces=namespaces, namespace_object=ns_obj)
         results = evaluate_request(self.entries, inputs, admission=True)
-        verdict = admission.decision(results)
+        verdict = admission.decision(results, request)
         return results, verdict["status"], verdict["warnings"]
