@@ -212,7 +212,7 @@ export function requestCard(entry, { stale = false } = {}) {
     errorList((result.errors || []).filter((e) => e.document == null)), // documents' own: shown above
     (result.policies || []).length ? section(`Policies (${summaryText(result.summary)})`, tupleTable(result.policies), { open: true })
       : (result.kyverno || []).length ? null : h("p", { class: "muted" }, "No admission policy took part."),
-    traces(result.policies || []),
+    traces([...(result.policies || []), ...(result.kyverno || [])]), // VAP tuples and Kyverno CEL policies
     defaultedView(result),
     mutationView(result),
     kyvernoMutationView(result),

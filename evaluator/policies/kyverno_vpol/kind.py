@@ -19,6 +19,7 @@ from evaluator.k8s.kinds import KYVERNO_VALIDATING_POLICY
 
 from . import spec as sp, vap_generation
 from .stage import VpolStage
+from .type_checks import typecheck
 
 
 @register
@@ -34,6 +35,8 @@ class KyvernoValidatingPolicies:
         self.idle = False
         self._nested: Any = None
         self._generated: list[tuple[str, dict, Any]] | None = None
+        self._locate: Any = lambda document, **fields: dict(fields)
+        self._type_checks: dict[str, dict] | None = None
 
     def refuse(self, document: Mapping[str, Any]) -> list[dict[str, Any]]:
         return []
@@ -44,10 +47,12 @@ class KyvernoValidatingPolicies:
         self.idle = not self.vpol.entries
         self._nested = setup.nested
         self._generated = None
+        self._locate = setup.locate
+        self._type_checks = None
         return self.vpol.compile_errors(lambda document, **fields: setup.locate(document, **fields))
 
     def evaluate(self, request: Mapping[str, Any], context: RequestContext) -> KindOutcome:
-        results, status, warnings = self.vpol.run(request)
+        results, status, warnings = self.vpol.run(request, context.trace)
         denial = None
         if status is not None:
             denial = Denial(
@@ -59,6 +64,28 @@ class KyvernoValidatingPolicies:
             warnings=warnings,
             keys={"kyverno": results, "kyvernoGeneratedVAPs": self.compare_generated(request)},
         )
+
+    def type_checks(self) -> dict[str, dict]:
+        """Each Kubernetes-mode policy's expressions type-checked as a VAP of the same shape, by `Kind/name`
+        (type_checks); a policy that does not compile is left to its compile error."""
+        if self._type_checks is None:
+            from evaluator.admission.error_location import locate_diagnostics
+
+            checks: dict[str, dict] = {}
+            for entry in self.vpol.entries:
+                if entry.mode != "Kubernetes" or entry.compiled[0].error is not None:
+                    continue
+                key = f"{entry.document.get('kind')}/{entry.name}"
+                try:
+                    report = typecheck(entry.document, self.vpol.documents)
+                except Exception as exc:  # a checker bug must not hide the decision
+                    checks[key] = {"error": f"type checking failed: {type(exc).__name__}: {exc}"}
+                    continue
+                document = entry.document
+                locate_diagnostics(report, lambda document=document, **fields: self._locate(document, **fields))
+                checks[key] = report
+            self._type_checks = checks
+        return self._type_checks
 
     def generated_vaps(self) -> list[tuple[str, dict, Any]]:
         """(policy name, the generated VAP and binding or the skip reason, a simulation of the VAP or None)

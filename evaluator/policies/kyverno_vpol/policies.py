@@ -122,14 +122,16 @@ def _runs_in_admission(entry: PolicyEntry, inputs: Inputs) -> bool:
     return True
 
 
-def _responses(compiled: CompiledPolicy, inputs: Inputs, json_mode: bool) -> list[RuleResponse] | None:
+def _responses(
+    compiled: CompiledPolicy, inputs: Inputs, json_mode: bool, trace: dict[str, list] | None = None
+) -> list[RuleResponse] | None:
     try:
-        return evaluate(compiled, _as_json(inputs) if json_mode else inputs, check_match=not json_mode)
+        return evaluate(compiled, _as_json(inputs) if json_mode else inputs, check_match=not json_mode, trace=trace)
     except Exception as err:  # a defect must still come out as data about this policy
         return [RuleResponse("", "error", f"internal error: {type(err).__name__}: {err}")]
 
 
-def _evaluate_entry(entry: PolicyEntry, inputs: Inputs, admission: bool) -> dict[str, Any]:
+def _evaluate_entry(entry: PolicyEntry, inputs: Inputs, admission: bool, traced: bool = True) -> dict[str, Any]:
     """The policy and its variants (the policy alone in JSON mode) on one input."""
     result = base_result(entry)
     json_mode = entry.mode == "JSON"
@@ -145,11 +147,14 @@ def _evaluate_entry(entry: PolicyEntry, inputs: Inputs, admission: bool) -> dict
                 _rule(RuleResponse("", "error", compiled.error), compiled.variant, result["validationActions"])
             )
             break
-        responses = _responses(compiled, inputs, json_mode)
+        trace: dict[str, list] | None = {} if traced else None
+        responses = _responses(compiled, inputs, json_mode, trace)
         label = compiled.variant and f"autogen-{compiled.variant}"
         if responses is None:
             result["notApplicable"].append(label or entry.name)
             continue
+        if trace and any(trace.values()):  # the expressions of the policy (or variant) that ran, as the VAP trace
+            result.setdefault("trace", trace)
         result["rules"].extend(_rule(r, compiled.variant, result["validationActions"]) for r in responses)
     return result
 
@@ -170,14 +175,16 @@ def _refused(entry: PolicyEntry, inputs: Inputs, result: dict[str, Any]) -> bool
     return True
 
 
-def evaluate_request(entries: list[PolicyEntry], inputs: Inputs, *, admission: bool = False) -> list[dict[str, Any]]:
+def evaluate_request(
+    entries: list[PolicyEntry], inputs: Inputs, *, admission: bool = False, traced: bool = True
+) -> list[dict[str, Any]]:
     """Every policy on one Kubernetes input (JSON-mode policies see the resource as their `object`)."""
     results = []
     for entry in entries:
         if entry.mode in UNSUPPORTED_MODES:
             results.append(_unsupported(entry))
         elif not admission or _runs_in_admission(entry, inputs):
-            results.append(_evaluate_entry(entry, inputs, admission))
+            results.append(_evaluate_entry(entry, inputs, admission, traced))
     return results
 
 

@@ -122,8 +122,11 @@ class VpolStage:
             "metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}},
         }
 
-    def run(self, request: Mapping[str, Any]) -> tuple[list[dict], dict[str, Any] | None, list[str]]:
-        """(per-policy results, the denial status or None, warnings)."""
+    def run(
+        self, request: Mapping[str, Any], trace: bool = True
+    ) -> tuple[list[dict], dict[str, Any] | None, list[str]]:
+        """(per-policy results, the denial status or None, warnings); `trace` adds each policy's expression
+        trace (`result["trace"]`)."""
         if not self.entries:
             return [], None, []
         namespace = str(request.get("namespace") or "")
@@ -132,6 +135,6 @@ class VpolStage:
         if ns_obj is not None:
             namespaces.setdefault(namespace, ns_obj)
         inputs = kubernetes_inputs(request, context=self.context, namespaces=namespaces, namespace_object=ns_obj)
-        results = evaluate_request(self.entries, inputs, admission=True)
+        results = evaluate_request(self.entries, inputs, admission=True, traced=trace)
         verdict = admission.decision(results, request)
         return results, verdict["status"], verdict["warnings"]

@@ -130,3 +130,44 @@ def test_pod_policies_wrap_webhook_conditions_for_autogen():
     assert webhook_conditions(p["spec"]) == [
         ("autogen-error", "!((object.apiVersion == 'v1' && object.kind =='Pod')) || (2 / 0 == 1)")
     ]
+
+
+def test_type_checking_warns_like_a_vap_and_leaves_kyverno_libraries_alone():
+    p = policy(
+        [
+            {"expression": "object.spec.replicass > 1"},
+            {"expression": "resource.Get('v1', 'configmaps', 'd', 'x') != null"},
+        ],
+        resources=("deployments",),
+        group="apps",
+    )
+    report = simulate([p], create(deployment()))["typeChecking"]["ValidatingPolicy/p"]
+    assert report["typesChecked"] == [{"group": "apps", "version": "v1", "kind": "Deployment"}]
+    assert [(d["fieldRef"], d["message"]) for d in report["diagnostics"]] == [
+        ("spec.validations[0].expression", "undefined field 'replicass'")
+    ]
+
+
+def test_each_policy_carries_the_expression_trace_a_vap_has():
+    p = policy(
+        [{"expression": "variables.n == 1", "messageExpression": "'n is ' + string(variables.n)"}],
+        variables=[{"name": "n", "expression": "size(object.spec.containers)"}],
+        matchConditions=[{"name": "always", "expression": "true"}],
+    )
+    [entry] = simulate([p], create(pod()))["kyverno"]
+    trace = entry["trace"]
+    assert trace["matchConditions"][0] | {"cost": 0} == {
+        "name": "always",
+        "expression": "true",
+        "value": True,
+        "type": "bool",
+        "cost": 0,
+        "error": None,
+    }
+    [variable] = trace["variables"]
+    assert (variable["name"], variable["value"], variable["type"]) == ("n", 1, "int") and variable["cost"] > 0
+    [validation] = trace["validations"]
+    assert (validation["index"], validation["value"], validation["error"]) == (0, True, None)
+    failing = policy([{"expression": "object.nope == 1"}])
+    [entry] = simulate([failing], create(pod()))["kyverno"]
+    assert entry["trace"]["validations"][0]["error"] == "no such key: nope"
