@@ -41,20 +41,20 @@ RowRunner = Callable[[TestFolder, dict, str], Row]
 NOT_EVALUATED: dict[str, str] = {
     "isMutatingAdmissionPolicy": "MutatingAdmissionPolicy rows are not evaluated by kyverno-test yet",
     "isDeletingPolicy": "DeletingPolicy rows are not evaluated by kyverno-test yet",
-    "isImageValidatingPolicy": "ImageValidatingPolicy rows are not evaluated by kyverno-test yet",
     "isGeneratingPolicy": "GeneratingPolicy rows are not evaluated by kyverno-test yet",
     "isMutatingPolicy": "MutatingPolicy rows are not evaluated by kyverno-test yet",
 }
 
 
 def _runners() -> dict[str, RowRunner]:
-    from evaluator.cli.kyverno_test import mutate_rows, policy_rows, vap_rows, vpol_rows
+    from evaluator.cli.kyverno_test import ivpol_rows, mutate_rows, policy_rows, vap_rows, vpol_rows
 
     return {
         "": policy_rows.run_row,
         "mutate": mutate_rows.run_row,
         "isValidatingAdmissionPolicy": vap_rows.run_row,
         "isValidatingPolicy": vpol_rows.run_row,
+        "isImageValidatingPolicy": ivpol_rows.run_row,
     }
 
 
@@ -100,7 +100,7 @@ KIND_FLAGS = {
 
 
 def _flag(folder: TestFolder, result: dict) -> str:
-    for flag in ("isValidatingAdmissionPolicy", "isValidatingPolicy", *NOT_EVALUATED):
+    for flag in ("isValidatingAdmissionPolicy", "isValidatingPolicy", "isImageValidatingPolicy", *NOT_EVALUATED):
         if result.get(flag):
             return flag
     name = str(result.get("policy", "")).split("/")[-1]

@@ -17,7 +17,12 @@ from typing import Any
 
 from evaluator.admission.response import forbidden_text
 
-WEBHOOKS = {"ValidatingPolicy": "vpol.validate.kyverno.svc", "NamespacedValidatingPolicy": "nvpol.validate.kyverno.svc"}
+WEBHOOKS = {
+    "ValidatingPolicy": "vpol.validate.kyverno.svc",
+    "NamespacedValidatingPolicy": "nvpol.validate.kyverno.svc",
+    "ImageValidatingPolicy": "ivpol.validate.kyverno.svc",
+    "NamespacedImageValidatingPolicy": "ivpol.validate.kyverno.svc",
+}
 
 
 def webhook_name(result: Mapping[str, Any]) -> str:

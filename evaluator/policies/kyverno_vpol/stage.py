@@ -50,7 +50,7 @@ def _is_policy_side(doc: Mapping[str, Any]) -> bool:
     """Policies, exceptions and other Kyverno documents: never objects of the fake cluster."""
     if sp.is_validating_policy(doc) or sp.is_cel_exception(doc) or doc.get("kind") in _NOT_RESOURCES:
         return True
-    return str(doc.get("apiVersion") or "").startswith("kyverno.io/")
+    return str(doc.get("apiVersion") or "").startswith(("kyverno.io/", sp.GROUP + "/"))
 
 
 def _add_cli_document(context: OfflineContext, doc: Mapping[str, Any]) -> None:
