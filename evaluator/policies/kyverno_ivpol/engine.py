@@ -21,11 +21,11 @@ from typing import Any
 from evaluator.policies.kyverno_vpol import engine as vpol_engine
 from evaluator.policies.kyverno_vpol.engine import Inputs, _EvalFailure, _LazyVariables, _run
 from evaluator.policies.kyverno_vpol.image_ref import ImageRefError, parse_reference
-from evaluator.policies.kyverno_vpol.libs import bindings
+from evaluator.policies.kyverno_vpol.libs import ImageDataContext, bindings
 
 from . import spec as sp
 from .compiler import CompiledImagePolicy, default_extractor
-from .libs import CURRENT, RunState
+from .libs import CURRENT, RegistryImages, RunState
 
 PASS, FAIL, SKIP, ERROR = "pass", "fail", "skip", "error"
 NOT_EVALUATED = "not evaluated"
@@ -110,7 +110,8 @@ def evaluate(
     try:
         return _evaluate(policy, inputs, state, trace)
     except _NeedsRegistry:
-        return ImageResponse("", NOT_EVALUATED, "not evaluated: " + "; ".join(dict.fromkeys(state.registry_needs)))
+        reasons = "; ".join(dict.fromkeys(state.registry_needs))
+        return ImageResponse(policy.name, NOT_EVALUATED, f"not evaluated: {reasons}", images=state.images)
     finally:
         CURRENT.reset(token)
 
@@ -126,6 +127,7 @@ def _activation(policy: CompiledImagePolicy, inputs: Inputs) -> dict[str, Any]:
             "namespaceObject": inputs.namespace_object,
         }
     activation.update(bindings(inputs.context, sp.namespace_of(policy.document)))
+    activation["image"] = ImageDataContext(RegistryImages(inputs.context))  # type: ignore[arg-type]
     activation["variables"] = {}
     return activation
 
@@ -155,6 +157,7 @@ def _evaluate(
         for category, refs in found.items():
             images[category] = [r for r in refs if _matches_image(policy, r)]
             listed += images[category]
+        state.images = listed
         if sp.verify_digest(policy.spec):
             failure = _digest_failure(policy.name, listed)
             if failure is not None:

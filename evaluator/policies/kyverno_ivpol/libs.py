@@ -28,6 +28,7 @@ class RunState:
     context: OfflineContext
     registry_needs: list[str] = field(default_factory=list)  # why a call needed the registry, in call order
     verified: set[str] = field(default_factory=set)  # images whose verification was attempted
+    images: list[str] = field(default_factory=list)  # the images the policy matched
 
 
 CURRENT: contextvars.ContextVar[RunState | None] = contextvars.ContextVar("ivpol_run", default=None)
@@ -41,7 +42,7 @@ def _state() -> RunState:
 
 
 def _needs_registry(what: str, image: Any) -> CELEvalError:
-    reason = f"{what}({image}) needs the image registry (signatures and attestations are not in the test's data)"
+    reason = f"{what}({image}) needs the image registry (no signature, attestation or image data supplied for it)"
     _state().registry_needs.append(reason)
     return CELEvalError(reason)
 
@@ -73,3 +74,17 @@ IVPOL_REGISTRY.add(
 )
 IVPOL_REGISTRY.add("extractPayload(string, string) -> dyn", extract_payload, cost=1)
 IVPOL_REGISTRY.add("getImageData(string) -> dyn", get_image_data, cost=1)
+
+
+class RegistryImages:
+    """The `image` library variable's data in an ImageValidatingPolicy: `image.GetMetadata(ref)` reads the
+    supplied image data, and where there is none Kyverno would ask the registry (a registry need, not an
+    error)."""
+
+    def __init__(self, context: OfflineContext):
+        self.context = context
+
+    def image_data(self, image: Any) -> Any:
+        if isinstance(image, str) and image in self.context.images:
+            return self.context.images[image]
+        raise _needs_registry("image.GetMetadata", image)

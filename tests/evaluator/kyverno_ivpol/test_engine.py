@@ -185,3 +185,10 @@ def test_globs_follow_gobwas_without_separators(pattern, value, matched):
 def test_a_glob_that_does_not_parse_is_refused():
     with pytest.raises(GlobError):
         compile_glob("ghcr.io/{a,b")
+
+
+def test_image_get_metadata_without_supplied_data_needs_the_registry():
+    p = ivpol([{"expression": "image.GetMetadata(images.containers[0]).config.config.User != '0'", "message": "root"}])
+    _, rule = _rule(simulate([p], create(pod(image="ghcr.io/team/app:1"))))
+    assert rule["result"] == "not evaluated"
+    assert "image.GetMetadata(ghcr.io/team/app:1) needs the image registry" in rule["message"]
