@@ -14,8 +14,8 @@ import copy
 from evaluator.cli.kyverno_test.folder import TestFolder
 from evaluator.cli.kyverno_test.rows import ERROR, EXCLUDED, FAILED, OK, SKIPPED, Row
 from evaluator.cli.kyverno_test.vpol_rows import _vpol_test
-from evaluator.policies.kyverno_ivpol.engine import NOT_EVALUATED, evaluate
-from evaluator.policies.kyverno_ivpol.policies import ImagePolicyEntry, compile_all
+from evaluator.policies.kyverno_ivpol.engine import NOT_EVALUATED
+from evaluator.policies.kyverno_ivpol.policies import ImagePolicyEntry, compile_all, respond
 from evaluator.policies.kyverno_vpol.cli_test import _namespace_object, as_floats, namespaced
 from evaluator.policies.kyverno_vpol.inputs import kubernetes_inputs
 
@@ -67,7 +67,7 @@ def run_row(folder: TestFolder, result: dict, name: str) -> Row:
     inputs = kubernetes_inputs(
         request, context=vpol.context, namespaces={namespace: ns_obj} if ns_obj else {}, namespace_object=ns_obj
     )
-    response = evaluate(entry.compiled, inputs)
+    response = respond(entry, inputs)
     if response is None:
         return row("pass", EXCLUDED, "pass (Excluded)")
     if response.status == NOT_EVALUATED:

@@ -113,8 +113,11 @@ def _image_match(i: int, match: Mapping[str, Any]) -> ImageMatch:
     raise _Failed(f"spec.matchImageReferences[{i}]", str(dict(match)), "either glob or expression must be set")
 
 
-def compile_policy(document: Mapping[str, Any], exceptions: list[Mapping[str, Any]]) -> CompiledImagePolicy:
-    spec = sp.spec_of(document)
+def compile_policy(
+    document: Mapping[str, Any], exceptions: list[Mapping[str, Any]], spec: Mapping[str, Any] | None = None
+) -> CompiledImagePolicy:
+    """The policy (or, with `spec`, one of its pod-controller autogen variants)."""
+    spec = sp.spec_of(document) if spec is None else spec
     constraints = spec.get("matchConstraints")
     compiled = CompiledImagePolicy(
         document, spec, match_constraints=constraints if isinstance(constraints, Mapping) else None

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from evaluator.policies.kyverno_vpol import autogen
 from evaluator.policies.kyverno_vpol.compiler import exceptions_for
 from evaluator.policies.kyverno_vpol.engine import Inputs
 
@@ -18,8 +19,12 @@ from .engine import NOT_EVALUATED, ImageResponse, evaluate
 
 @dataclass
 class ImagePolicyEntry:
+    """A policy and its pod-controller autogen variants (Kyverno's provider adds them as policies of the
+    same name, without the exceptions), compiled."""
+
     document: Mapping[str, Any]
     compiled: CompiledImagePolicy
+    variants: tuple[CompiledImagePolicy, ...] = ()
 
     @property
     def name(self) -> str:
@@ -40,8 +45,27 @@ def compile_all(documents: Iterable[Any]) -> list[ImagePolicyEntry]:
         issue = sp.version_issue(doc)
         if issue is not None and issue[0] == "error":
             continue  # the API server refuses it: reported as a document error, never evaluated
-        entries.append(ImagePolicyEntry(doc, compile_policy(doc, exceptions_for(doc, exceptions))))
+        compiled = compile_policy(doc, exceptions_for(doc, exceptions))
+        variants = tuple(compile_policy(doc, [], v["spec"]) for v in autogen.variants(sp.spec_of(doc)))
+        entries.append(ImagePolicyEntry(doc, compiled, variants))
     return entries
+
+
+def respond(entry: ImagePolicyEntry, inputs: Inputs, trace: dict[str, list] | None = None) -> ImageResponse | None:
+    """The policy's response: the policy's own, or the autogen variant's that applies (the later answer
+    stands, as Kyverno keys responses by policy name)."""
+    if entry.compiled.error is not None:
+        return evaluate(entry.compiled, inputs, trace=trace)
+    response = None
+    for compiled in (entry.compiled, *entry.variants):
+        attempt: dict[str, list] | None = {} if trace is not None else None
+        found = evaluate(compiled, inputs, trace=attempt)
+        if found is not None:
+            response = found
+            if trace is not None and attempt is not None:
+                trace.clear()
+                trace.update(attempt)
+    return response
 
 
 def _action(actions: list[str]) -> str:
@@ -103,7 +127,7 @@ def evaluate_request(entries: list[ImagePolicyEntry], inputs: Inputs, *, traced:
             continue
         trace: dict[str, list] | None = {} if traced else None
         try:
-            response = evaluate(entry.compiled, inputs, trace=trace)
+            response = respond(entry, inputs, trace)
         except Exception as err:  # a defect must still come out as data about this policy
             response = ImageResponse("", "error", f"internal error: {type(err).__name__}: {err}")
         results.append(result_of(entry, response, trace))

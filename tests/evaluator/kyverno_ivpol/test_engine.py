@@ -192,3 +192,14 @@ def test_image_get_metadata_without_supplied_data_needs_the_registry():
     _, rule = _rule(simulate([p], create(pod(image="ghcr.io/team/app:1"))))
     assert rule["result"] == "not evaluated"
     assert "image.GetMetadata(ghcr.io/team/app:1) needs the image registry" in rule["message"]
+
+
+def test_a_pod_policy_applies_to_pod_controllers_through_autogen():
+    p = ivpol([{"expression": "images.containers.all(i, !i.endsWith(':latest'))", "message": "no latest"}])
+    d = deployment()
+    d["spec"]["template"]["spec"]["containers"][0]["image"] = "ghcr.io/team/app:latest"
+    entry, rule = _rule(simulate([p], create(d)))
+    assert (rule["result"], rule["message"], entry["images"]) == ("fail", "no latest", ["ghcr.io/team/app:latest"])
+    p["spec"]["autogen"] = {"podControllers": {"controllers": []}}
+    entry, rule = _rule(simulate([p], create(d)))
+    assert rule is None
