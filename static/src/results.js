@@ -112,6 +112,13 @@ function kyvernoView(kyverno) {
         h("td", {}, rule.action ?? ""),
         h("td", {}, rule.message ?? "")));
     }
+    if (policy.refused) { // the API server refused the request on the policy's webhook matchConditions
+      rows.push(h("tr", {}, h("td", {}, policy.policy), h("td", {}, "matchConditions"), h("td", {}, badge("refused", "denied")),
+        h("td", {}, ""), h("td", {}, policy.refused)));
+    }
+    if (policy.note && (policy.rules || []).length) {
+      rows.push(h("tr", { class: "muted" }, h("td", {}, ""), h("td", { colspan: 4 }, policy.note)));
+    }
     for (const rule of policy.notApplicable || []) {
       rows.push(h("tr", { class: "muted" }, h("td", {}, policy.policy), h("td", {}, typeof rule === "string" ? rule : rule.rule ?? jsonText(rule)),
         h("td", {}, badge("not applicable", "none")), h("td", {}, ""), h("td", {}, typeof rule === "object" && rule.reason ? rule.reason : "")));
