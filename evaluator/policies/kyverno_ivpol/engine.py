@@ -91,9 +91,11 @@ def _digest_failure(name: str, images: list[str]) -> ImageResponse | None:
 
 
 def evaluate(
-    policy: CompiledImagePolicy, inputs: Inputs, *, trace: dict[str, list] | None = None
+    policy: CompiledImagePolicy, inputs: Inputs, *, trace: dict[str, list] | None = None, admission: bool = False
 ) -> ImageResponse | None:
-    """The policy's response on one input; None when it does not apply (constraints, conditions)."""
+    """The policy's response on one input; None when it does not apply (constraints, conditions).
+    `admission`: on a cluster, Kyverno's ivpol mutating webhook first replaces each matched tag by its digest
+    (mutateDigest, on by default), which needs the registry; `kyverno test` runs the validation alone."""
     if policy.error is not None:
         return ImageResponse("evaluation", ERROR, policy.error)
     if trace is not None:
@@ -108,7 +110,7 @@ def evaluate(
     state = RunState(inputs.context)
     token = CURRENT.set(state)
     try:
-        return _evaluate(policy, inputs, state, trace)
+        return _evaluate(policy, inputs, state, trace, admission)
     except _NeedsRegistry:
         reasons = "; ".join(dict.fromkeys(state.registry_needs))
         return ImageResponse(policy.name, NOT_EVALUATED, f"not evaluated: {reasons}", images=state.images)
@@ -133,7 +135,7 @@ def _activation(policy: CompiledImagePolicy, inputs: Inputs) -> dict[str, Any]:
 
 
 def _evaluate(
-    policy: CompiledImagePolicy, inputs: Inputs, state: RunState, trace: dict[str, list] | None
+    policy: CompiledImagePolicy, inputs: Inputs, state: RunState, trace: dict[str, list] | None, admission: bool
 ) -> ImageResponse | None:
     activation = _activation(policy, inputs)
     rows = trace["matchConditions"] if trace is not None else None
@@ -158,6 +160,14 @@ def _evaluate(
             images[category] = [r for r in refs if _matches_image(policy, r)]
             listed += images[category]
         state.images = listed
+        if admission and sp.mutate_digest(policy.spec):
+            for image in listed:
+                if "@" not in image:
+                    state.registry_needs.append(
+                        f"mutateDigest: Kyverno's ivpol mutating webhook would resolve {image} to its digest, "
+                        "which needs the image registry"
+                    )
+                    raise _NeedsRegistry()
         if sp.verify_digest(policy.spec):
             failure = _digest_failure(policy.name, listed)
             if failure is not None:

@@ -51,15 +51,17 @@ def compile_all(documents: Iterable[Any]) -> list[ImagePolicyEntry]:
     return entries
 
 
-def respond(entry: ImagePolicyEntry, inputs: Inputs, trace: dict[str, list] | None = None) -> ImageResponse | None:
+def respond(
+    entry: ImagePolicyEntry, inputs: Inputs, trace: dict[str, list] | None = None, admission: bool = False
+) -> ImageResponse | None:
     """The policy's response: the policy's own, or the autogen variant's that applies (the later answer
     stands, as Kyverno keys responses by policy name)."""
     if entry.compiled.error is not None:
-        return evaluate(entry.compiled, inputs, trace=trace)
+        return evaluate(entry.compiled, inputs, trace=trace, admission=admission)
     response = None
     for compiled in (entry.compiled, *entry.variants):
         attempt: dict[str, list] | None = {} if trace is not None else None
-        found = evaluate(compiled, inputs, trace=attempt)
+        found = evaluate(compiled, inputs, trace=attempt, admission=admission)
         if found is not None:
             response = found
             if trace is not None and attempt is not None:
@@ -120,14 +122,14 @@ def _runs_in_admission(entry: ImagePolicyEntry, inputs: Inputs) -> bool:
 
 
 def evaluate_request(entries: list[ImagePolicyEntry], inputs: Inputs, *, traced: bool = True) -> list[dict[str, Any]]:
-    """Every Kubernetes-mode policy on one admission input."""
+    """Every Kubernetes-mode policy on one admission input (after Kyverno's mutateDigest, see `evaluate`)."""
     results = []
     for entry in entries:
         if not _runs_in_admission(entry, inputs):
             continue
         trace: dict[str, list] | None = {} if traced else None
         try:
-            response = respond(entry, inputs, trace)
+            response = respond(entry, inputs, trace, admission=True)
         except Exception as err:  # a defect must still come out as data about this policy
             response = ImageResponse("", "error", f"internal error: {type(err).__name__}: {err}")
         results.append(result_of(entry, response, trace))

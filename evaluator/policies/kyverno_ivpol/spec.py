@@ -57,5 +57,9 @@ def verify_digest(spec: Mapping[str, Any]) -> bool:
     return _config(spec, "verifyDigest")
 
 
+def mutate_digest(spec: Mapping[str, Any]) -> bool:
+    return _config(spec, "mutateDigest")
+
+
 def required(spec: Mapping[str, Any]) -> bool:
     return _config(spec, "required")

@@ -14,7 +14,7 @@ from tests.evaluator.kyverno_vpol.helpers import create, deployment, pod
 def ivpol(validations, *, name="iv", resources=("pods",), group="", **spec):
     rule = {"apiGroups": [group], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": list(resources)}
     body = {
-        "validationConfigurations": {"verifyDigest": False, "required": False},
+        "validationConfigurations": {"verifyDigest": False, "required": False, "mutateDigest": False},
         "matchConstraints": {"resourceRules": [rule]},
         "matchImageReferences": [{"glob": "ghcr.io/*"}],
         "validations": validations,
@@ -73,13 +73,23 @@ def test_custom_image_extractors_add_categories():
 
 
 def test_verify_digest_fails_images_without_a_digest():
-    p = ivpol([{"expression": "true"}], validationConfigurations={"required": False})
+    p = ivpol([{"expression": "true"}], validationConfigurations={"required": False, "mutateDigest": False})
     _, rule = _rule(simulate([p], create(pod(image="ghcr.io/team/app:1"))))
     assert (rule["result"], rule["message"]) == ("fail", "image ghcr.io/team/app:1 does not have a digest")
 
 
+def test_mutate_digest_at_admission_needs_the_registry():
+    """On a cluster Kyverno's ivpol mutating webhook pins each matched tag to its digest first."""
+    p = ivpol([{"expression": "true"}], validationConfigurations={"required": False})
+    _, rule = _rule(simulate([p], create(pod(image="ghcr.io/team/app:1"))))
+    assert rule["result"] == "not evaluated"
+    assert "mutateDigest: Kyverno's ivpol mutating webhook would resolve ghcr.io/team/app:1" in rule["message"]
+    digested = pod(image="ghcr.io/team/app@sha256:" + "a" * 64)
+    assert _rule(simulate([p], create(digested)))[1]["result"] == "pass"
+
+
 def test_required_fails_a_passing_policy_that_verified_nothing():
-    p = ivpol([{"expression": "true"}], validationConfigurations={"verifyDigest": False})
+    p = ivpol([{"expression": "true"}], validationConfigurations={"verifyDigest": False, "mutateDigest": False})
     _, rule = _rule(simulate([p], create(pod(image="ghcr.io/team/app:1"))))
     assert rule["message"] == (
         "image ghcr.io/team/app:1 is not verified: no policy performed a signature or attestation check on it"
@@ -162,7 +172,7 @@ def test_bad_input_is_located_and_other_policies_still_run():
 
 
 def test_an_unparsable_image_reference_is_an_evaluation_error():
-    p = ivpol([{"expression": "true"}], validationConfigurations={"required": False})
+    p = ivpol([{"expression": "true"}], validationConfigurations={"required": False, "mutateDigest": False})
     _, rule = _rule(simulate([p], create(pod(image="ghcr.io/UPPER CASE:1"))))
     assert rule["result"] == "error"
     assert rule["message"].startswith("failed to evaluate policy: failed to parse image reference ghcr.io/UPPER CASE:1")
