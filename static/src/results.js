@@ -114,6 +114,13 @@ function kyvernoView(kyverno) {
         h("td", {}, rule.action ?? ""),
         h("td", {}, rule.message ?? "")));
     }
+    if (policy.refused) { // the API server refused the request on the policy's webhook matchConditions
+      rows.push(h("tr", {}, h("td", {}, policy.policy), h("td", {}, "matchConditions"), h("td", {}, badge("refused", "denied")),
+        h("td", {}, ""), h("td", {}, policy.refused)));
+    }
+    if (policy.note && (policy.rules || []).length) {
+      rows.push(h("tr", { class: "muted" }, h("td", {}, ""), h("td", { colspan: 4 }, policy.note)));
+    }
     for (const rule of policy.notApplicable || []) {
       rows.push(h("tr", { class: "muted" }, h("td", {}, policy.policy), h("td", {}, typeof rule === "string" ? rule : rule.rule ?? jsonText(rule)),
         h("td", {}, badge("not applicable", "none")), h("td", {}, ""), h("td", {}, typeof rule === "object" && rule.reason ? rule.reason : "")));
@@ -214,7 +221,7 @@ export function requestCard(entry, { stale = false } = {}) {
     errorList((result.errors || []).filter((e) => e.document == null)), // documents' own: shown above
     (result.policies || []).length ? section(`Policies (${summaryText(result.summary)})`, tupleTable(result.policies), { open: true })
       : (result.kyverno || []).length ? null : h("p", { class: "muted" }, "No admission policy took part."),
-    traces(result.policies || []),
+    traces([...(result.policies || []), ...(result.kyverno || [])]), // VAP tuples and Kyverno CEL policies
     defaultedView(result),
     mutationView(result),
     kyvernoMutatingPolicyView(result.kyverno),

@@ -132,3 +132,24 @@ def test_a_mutating_policy_example_shows_its_mutation_patch_and_diff(browser, se
         assert errors == []
     finally:
         context.close()
+
+
+def test_a_validating_policy_shows_its_expression_trace(browser, server_url):
+    """A ValidatingPolicy's variables and validations, with value, type and cost, as a VAP's trace shows them."""
+    context, page, errors = open_example(browser, server_url, "vpol-variables-replica-limit", "1440")
+    try:
+        section = card(page).locator("[data-testid=trace]")
+        expect(section).to_be_visible()
+        section.locator("summary").first.click()
+        tuple_ = section.locator("details.trace-tuple", has_text="ValidatingPolicy replica-limit")
+        tuple_.locator("summary").click()
+        variables = tuple_.locator("table[data-section=variables]")
+        expect(variables).to_contain_text("exempt")
+        expect(variables).to_contain_text("object.spec.?replicas.orValue(1)")
+        expect(variables.locator("tr", has_text="replicas").last).to_contain_text("int")
+        validations = tuple_.locator("table[data-section=validations]")
+        expect(validations).to_contain_text("variables.exempt || variables.replicas <= variables.maxReplicas")
+        expect(validations).to_contain_text("bool")
+        assert errors == []
+    finally:
+        context.close()

@@ -3,8 +3,8 @@
 Kyverno's CLI marks what engine a result is for with a flag (`isValidatingAdmissionPolicy: true`, ...);
 a row with no flag is for a ClusterPolicy/Policy, or for a ValidatingAdmissionPolicy when that is what the
 named policy is. `_runners()` maps each flag to its runner, `(folder, result, resource name) -> Row`: a new
-policy type adds one entry there (and leaves `NOT_EVALUATED`). A row no runner handles is reported as
-skipped, with the reason, never as passed."""
+policy type adds one entry there. Other keys are ignored, as the CLI ignores them (kyverno/policies holds an
+`isMUtatingPolicy: true`): such a row is evaluated by the kind of the policy it names."""
 
 from __future__ import annotations
 
@@ -37,16 +37,12 @@ class Row:
 
 RowRunner = Callable[[TestFolder, dict, str], Row]
 
-# result flags of rows this runner cannot evaluate yet, with the reason reported for them
-NOT_EVALUATED: dict[str, str] = {
-    "isImageValidatingPolicy": "ImageValidatingPolicy rows are not evaluated by kyverno-test yet",
-}
-
 
 def _runners() -> dict[str, RowRunner]:
     from evaluator.cli.kyverno_test import (
         dpol_rows,
         gpol_rows,
+        ivpol_rows,
         map_rows,
         mpol_rows,
         mutate_rows,
@@ -64,6 +60,7 @@ def _runners() -> dict[str, RowRunner]:
         "isGeneratingPolicy": gpol_rows.run_row,
         "isMutatingPolicy": mpol_rows.run_row,
         "isMutatingAdmissionPolicy": map_rows.run_row,
+        "isImageValidatingPolicy": ivpol_rows.run_row,
     }
 
 
@@ -115,11 +112,11 @@ def _flag(folder: TestFolder, result: dict) -> str:
     for flag in (
         "isValidatingAdmissionPolicy",
         "isValidatingPolicy",
+        "isImageValidatingPolicy",
         "isDeletingPolicy",
         "isGeneratingPolicy",
         "isMutatingPolicy",
         "isMutatingAdmissionPolicy",
-        *NOT_EVALUATED,
     ):
         if result.get(flag):
             return flag
@@ -140,11 +137,8 @@ def run_rows(folder: TestFolder) -> list[Row]:
         if not isinstance(result, dict):
             continue
         flag = _flag(folder, result)
-        runner = runners.get(flag)
+        runner = runners[flag]
         for name in result_resources(result) or [""]:  # a result naming no resource still gets its row
-            if runner is None:
-                rows.append(row_for(folder, result, name, NOT_EVALUATED.get(flag, f"{flag} rows are not evaluated")))
-                continue
             try:
                 rows.append(runner(folder, result, name))
             except Exception as exc:  # one broken row must not hide the others

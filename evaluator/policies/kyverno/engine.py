@@ -14,7 +14,7 @@ from .context_entries import ContextLoader, OfflineData
 from .exceptions import matching_exceptions
 from .images import extract_images
 
-from .match import MatchInput, RequestInfo, matches_rule
+from .match import MatchInput, RequestInfo, check_selector, matches_rule
 from .rule_validator import ERROR, FAIL, SKIP, RuleInput, RuleResponse, Validator, load_and_check_preconditions
 from . import cel_rules, generate, pss
 
@@ -69,13 +69,40 @@ def build_context(
     return ctx
 
 
-def _action(policy: dict, rule: dict, namespace: str) -> str:
-    v = rule.get("validate") or {}
-    action = v.get("failureAction") or (policy.get("spec") or {}).get("validationFailureAction") or "Audit"
-    overrides = v.get("failureActionOverrides") or (policy.get("spec") or {}).get("validationFailureActionOverrides")
+_ACTIONS = ("enforce", "audit", "Enforce", "Audit")
+
+
+def _override(overrides: list | None, namespace: str, labels: dict) -> str | None:
+    """The action of the first override whose namespaces and namespaceSelector both take the resource
+    (engineresponse.go matchOverride): no namespaces means every namespace, no selector every label set."""
     for o in overrides or []:
-        if any(wildcard.match(ns, namespace) for ns in o.get("namespaces") or []):
-            action = o.get("action", action)
+        if not isinstance(o, dict) or o.get("action") not in _ACTIONS:
+            continue
+        names = o.get("namespaces")
+        if names is None or names == []:
+            in_names = names is None
+        else:
+            in_names = any(isinstance(ns, str) and wildcard.match(ns, namespace) for ns in names)
+        if not in_names:
+            continue
+        selector = o.get("namespaceSelector")
+        if selector is None or check_selector(selector, labels) == (True, None):
+            return o["action"]
+    return None
+
+
+def _action(policy: dict, rule: dict, namespace: str, labels: dict | None = None) -> str:
+    """A rule's failure action: its own overrides, its failureAction, then the policy's overrides and
+    validationFailureAction (engineresponse.go ruleAction / failureActionForRule)."""
+    v = rule.get("validate") or {}
+    spec = policy.get("spec") or {}
+    action = _override(v.get("failureActionOverrides"), namespace, labels or {})
+    if action is None:
+        action = v.get("failureAction")
+    if action is None:
+        action = _override(spec.get("validationFailureActionOverrides"), namespace, labels or {})
+    if action is None:
+        action = spec.get("validationFailureAction") or "Audit"
     return "Enforce" if str(action).lower() == "enforce" else "Audit"
 
 
@@ -94,7 +121,9 @@ class PolicyRun:
     match: MatchInput
 
     def action(self, rule: dict, namespace: str | None = None) -> str:
-        return _action(self.policy, rule, self.namespace if namespace is None else namespace)
+        return _action(
+            self.policy, rule, self.namespace if namespace is None else namespace, self.match.namespace_labels
+        )
 
 
 def evaluate_policy(policy: dict, request: dict, documents: list, values: dict, exceptions: list) -> dict:

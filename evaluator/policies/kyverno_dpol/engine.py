@@ -20,7 +20,7 @@ from evaluator.admission.matching import match_resources
 from evaluator.policies.kyverno_vpol import spec as sp
 from evaluator.policies.kyverno_vpol.compiler import FieldCompileError, compile_field, exceptions_for
 from evaluator.policies.kyverno_vpol.context import OfflineContext
-from evaluator.policies.kyverno_vpol.engine import EvalFailure, LazyVariables, all_true
+from evaluator.policies.kyverno_vpol.engine import EvalFailure, LazyVariables, all_true, exception_key
 from evaluator.policies.kyverno_vpol.inputs import gvr_for, namespace_lookup
 from evaluator.policies.kyverno_vpol.libs import bindings
 
@@ -205,7 +205,7 @@ def evaluate(
     try:
         spared = [exc for exc, conditions in compiled.exceptions if all_true(conditions, activation)]
         if spared:
-            keys = [_exception_key(e) for e in spared]
+            keys = [exception_key(e) for e in spared]
             return Verdict(KEEP, "spared by policy exception: " + ", ".join(keys), keys)
         if not all_true(tuple(p for _, p in compiled.conditions), activation):
             failed = _first_false(compiled, activation)
@@ -226,9 +226,3 @@ def _first_false(compiled: CompiledDeletingPolicy, activation: Mapping[str, Any]
         except EvalFailure:
             continue
     return ""
-
-
-def _exception_key(exc: Mapping[str, Any]) -> str:
-    meta = exc.get("metadata") if isinstance(exc.get("metadata"), Mapping) else {}
-    name, namespace = str(meta.get("name") or ""), str(meta.get("namespace") or "")
-    return f"{namespace}/{name}" if namespace else name

@@ -8,7 +8,9 @@ policies on a payload; `VpolStage` is the admission webhook inside `simulate`; `
 PolicyReport; `evaluator.policies.kyverno_vpol.cli_test` the `kyverno test` rows. Modules: `spec` (kinds, defaults),
 `autogen` (pod-controller variants), `compiler`, `engine` (one evaluation), `libs` + `context` +
 `image_ref` (Kyverno's CEL libraries answered from documents and mocks), `inputs`, `policies`, `admission`,
-`report`, `stage`.
+`webhook_conditions` (the matchConditions the API server evaluates first), `vap_generation` (the VAP Kyverno
+generates with autogen.validatingAdmissionPolicy), `type_checks` (VAP-style type warnings), `report`, `stage`,
+`kind`.
 """
 
 from __future__ import annotations

@@ -5,7 +5,9 @@ Policies with `Deny` block on a `fail` or `error` ("Policy <name> failed: <messa
 <message>", joined with "; "); `Warn` turns the same texts into warnings; `Audit` only reports. Kyverno
 registers ValidatingPolicies under their own webhooks (vpol.validate.kyverno.svc-fail, or -ignore for
 failurePolicy Ignore; nvpol.… for NamespacedValidatingPolicies); the API server answers a webhook denial
-without a code with 400 and `admission webhook "<name>" denied the request: <message>`.
+without a code with 400 and `admission webhook "<name>" denied the request: <message>`. A webhook whose
+matchConditions fail (see webhook_conditions) is refused by the API server itself: 403 Forbidden,
+`<resource>.<group> "<name>" is forbidden: expression '<expr>' resulted in error: <error>`.
 """
 
 from __future__ import annotations
@@ -13,7 +15,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-WEBHOOKS = {"ValidatingPolicy": "vpol.validate.kyverno.svc", "NamespacedValidatingPolicy": "nvpol.validate.kyverno.svc"}
+from evaluator.admission.response import forbidden_text
+
+WEBHOOKS = {
+    "ValidatingPolicy": "vpol.validate.kyverno.svc",
+    "NamespacedValidatingPolicy": "nvpol.validate.kyverno.svc",
+    "ImageValidatingPolicy": "ivpol.validate.kyverno.svc",
+    "NamespacedImageValidatingPolicy": "ivpol.validate.kyverno.svc",
+}
 
 
 def webhook_name(result: Mapping[str, Any]) -> str:
@@ -31,11 +40,19 @@ def _texts(result: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def decision(results: list[Mapping[str, Any]]) -> dict[str, Any]:
-    """{"allowed", "status" (None or the API server's Status for the first denying webhook), "warnings"}."""
+def decision(results: list[Mapping[str, Any]], request: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """{"allowed", "status" (None or the API server's Status for the first denying webhook), "warnings"}.
+    A policy whose webhook matchConditions failed (`refused`) is refused by the API server as Forbidden."""
     denials: dict[str, list[str]] = {}
     warnings: list[str] = []
     for result in results:
+        if result.get("refused"):
+            message = forbidden_text(request or {}, str(result["refused"]))
+            return {
+                "allowed": False,
+                "warnings": warnings,
+                "status": {"code": 403, "reason": "Forbidden", "message": message},
+            }
         if result.get("mode") != "Kubernetes":  # JSON policies have no webhook; authz modes are unsupported
             continue
         actions = result.get("validationActions") or ["Deny"]

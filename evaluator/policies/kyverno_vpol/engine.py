@@ -67,12 +67,15 @@ class LazyVariables(Mapping):
         if name not in self._programs:
             raise KeyError(name)
         if name not in self._memo:
+            program = self._programs[name]
+            cost = 0
             try:
-                value, error = self._programs[name].evaluate(self._activation).value, None
+                evaluation = program.evaluate(self._activation)
+                value, error, cost = evaluation.value, None, evaluation.cost
             except _cel.EvaluationError as err:
-                value, error = None, err.message
+                value, error, cost = None, err.message, getattr(err, "cost", 0) or 0
             self._memo[name] = (value, error)
-            self.trace.append({"name": name, "value": _plain(value) if error is None else None, "error": error})
+            self.trace.append(_row({"name": name}, program, value, error, cost))
         value, error = self._memo[name]
         if error is not None:
             raise _cel.EvaluationError(error)
@@ -95,13 +98,36 @@ def _plain(value: Any) -> Any:
         return str(value)
 
 
-def run_program(program: Any, activation: Mapping[str, Any]) -> Any:
+def _row(label: dict[str, Any], program: Any, value: Any, error: str | None, cost: int) -> dict[str, Any]:
+    """One trace row as the VAP trace has it: expression, value, CEL type, cost, error."""
+    from evaluator.admission.expressions import type_name
+
+    return {
+        **label,
+        "expression": getattr(program, "expression", ""),
+        "value": _plain(value) if error is None else None,
+        "type": type_name(value) if error is None else None,
+        "cost": cost,
+        "error": error,
+    }
+
+
+def run_program(program: Any, activation: Mapping[str, Any], rows: list | None = None, **label: Any) -> Any:
+    """The program's value; with `rows`, one trace row (labelled `label`) is appended."""
     try:
-        return program.evaluate(activation).value
+        evaluation = program.evaluate(activation)
     except _cel.EvaluationError as err:
+        if rows is not None:
+            rows.append(_row(label, program, None, err.message, getattr(err, "cost", 0) or 0))
         raise EvalFailure(err.message) from None
     except Exception as err:  # a defect below must become this expression's error
-        raise EvalFailure(f"internal error: {type(err).__name__}: {err}") from None
+        message = f"internal error: {type(err).__name__}: {err}"
+        if rows is not None:
+            rows.append(_row(label, program, None, message, 0))
+        raise EvalFailure(message) from None
+    if rows is not None:
+        rows.append(_row(label, program, evaluation.value, None, evaluation.cost))
+    return evaluation.value
 
 
 def conversion_error(value: Any, want: str) -> str:
@@ -110,18 +136,32 @@ def conversion_error(value: Any, want: str) -> str:
     return f"type conversion error from '{type_name(value)}' to '{want}'"
 
 
-def matches(policy: CompiledPolicy, programs: tuple[Any, ...], activation: Mapping[str, Any]) -> bool:
+def matches(
+    policy: CompiledPolicy,
+    programs: tuple[Any, ...],
+    activation: Mapping[str, Any],
+    rows: list | None = None,
+    names: tuple[str, ...] = (),
+) -> bool:
     """compiler.Policy.match: any false -> False; errors collected; Ignore turns them into no match."""
-    return all_true(programs, activation, ignore=policy.failure_policy == "Ignore")
+    return all_true(programs, activation, ignore=policy.failure_policy == "Ignore", rows=rows, names=names)
 
 
-def all_true(programs: Any, activation: Mapping[str, Any], *, ignore: bool = False) -> bool:
+def all_true(
+    programs: Any,
+    activation: Mapping[str, Any],
+    *,
+    ignore: bool = False,
+    rows: list | None = None,
+    names: tuple[str, ...] = (),
+) -> bool:
     """Kyverno's condition lists (matchConditions, a DeletingPolicy's conditions): any false -> False; errors
-    joined with "; " into one EvalFailure unless `ignore` (then no match)."""
+    joined with "; " into one EvalFailure unless `ignore` (then no match). With `rows`, one trace row per
+    condition evaluated (named from `names`)."""
     errors = []
-    for program in programs:
+    for i, program in enumerate(programs):
         try:
-            value = run_program(program, activation)
+            value = run_program(program, activation, rows, name=names[i] if i < len(names) else str(i))
         except EvalFailure as err:
             errors.append(err.message)
             continue
@@ -137,14 +177,14 @@ def all_true(programs: Any, activation: Mapping[str, Any], *, ignore: bool = Fal
     raise EvalFailure("; ".join(errors))
 
 
-def _exception_key(exc: Mapping[str, Any]) -> str:
+def exception_key(exc: Mapping[str, Any]) -> str:
     meta = exc.get("metadata") if isinstance(exc.get("metadata"), Mapping) else {}
     name, namespace = str(meta.get("name") or ""), str(meta.get("namespace") or "")
     return f"{namespace}/{name}" if namespace else name
 
 
 def exception_response(matched: list[Mapping[str, Any]]) -> RuleResponse:
-    keys = [_exception_key(e) for e in matched]
+    keys = [exception_key(e) for e in matched]
     best, best_priority = 0, 0
     for i, exc in enumerate(matched):
         labels = (exc.get("metadata") or {}).get("labels") or {}
@@ -174,8 +214,15 @@ def match_constraints(policy: CompiledPolicy, inputs: Inputs) -> tuple[bool, str
     return result.matched, None
 
 
-def evaluate(policy: CompiledPolicy, inputs: Inputs, *, check_match: bool = True) -> list[RuleResponse] | None:
-    """The rule responses of one policy evaluation; None when matchConstraints do not select the input."""
+def evaluate(
+    policy: CompiledPolicy, inputs: Inputs, *, check_match: bool = True, trace: dict[str, list] | None = None
+) -> list[RuleResponse] | None:
+    """The rule responses of one policy evaluation; None when matchConstraints do not select the input.
+    With `trace`, its "matchConditions", "variables", "validations", "messageExpressions" and
+    "auditAnnotations" lists get a row per expression evaluated (as the VAP trace)."""
+    if trace is not None:
+        for key in ("matchConditions", "variables", "validations", "messageExpressions", "auditAnnotations"):
+            trace.setdefault(key, [])
     if policy.error is not None:
         return [RuleResponse("", ERROR, policy.error)]
     if check_match:
@@ -215,13 +262,18 @@ def evaluate(policy: CompiledPolicy, inputs: Inputs, *, check_match: bool = True
         if full:
             return [exception_response(matched_exceptions)]
         activation["exceptions"] = {"allowedImages": allowed_images, "allowedValues": allowed_values}
-        if not matches(policy, tuple(p for _, p in policy.match_conditions), activation):
+        conditions = tuple(p for _, p in policy.match_conditions)
+        names = tuple(n for n, _ in policy.match_conditions)
+        rows = trace["matchConditions"] if trace is not None else None
+        if not matches(policy, conditions, activation, rows, names):
             return [RuleResponse("", SKIP, "skip")]
     except EvalFailure as err:
         return [RuleResponse("evaluation", ERROR, f"failed to load context: {err.message}")]
     variables = LazyVariables(policy.variables, activation)
     activation["variables"] = variables
-    return [_validate(policy, activation)]
+    if trace is not None:
+        variables.trace = trace["variables"]
+    return [_validate(policy, activation, trace)]
 
 
 def _policy_namespace(policy: CompiledPolicy) -> str:
@@ -230,10 +282,13 @@ def _policy_namespace(policy: CompiledPolicy) -> str:
     return namespace_of(policy.document)
 
 
-def _validate(policy: CompiledPolicy, activation: dict[str, Any]) -> RuleResponse:
+def _validate(policy: CompiledPolicy, activation: dict[str, Any], trace: dict[str, list] | None = None) -> RuleResponse:
+    rows = trace["validations"] if trace is not None else None
+    messages = trace["messageExpressions"] if trace is not None else None
+    annotation_rows = trace["auditAnnotations"] if trace is not None else None
     for validation in policy.validations:
         try:
-            value = run_program(validation.program, activation)
+            value = run_program(validation.program, activation, rows, index=validation.index)
         except EvalFailure as err:
             return RuleResponse("", ERROR, f"error: {err.message}", {"cel.validationIndex": str(validation.index)})
         if not isinstance(value, bool):
@@ -245,7 +300,7 @@ def _validate(policy: CompiledPolicy, activation: dict[str, Any]) -> RuleRespons
         message = validation.message
         if validation.message_expression is not None:
             try:
-                out = run_program(validation.message_expression, activation)
+                out = run_program(validation.message_expression, activation, messages, index=validation.index)
                 message = (
                     out
                     if isinstance(out, str)
@@ -256,7 +311,7 @@ def _validate(policy: CompiledPolicy, activation: dict[str, Any]) -> RuleRespons
         if not message:
             message = f"CEL expression validation failed at index {validation.index}"
         try:
-            annotations = _audit_annotations(policy, activation)
+            annotations = audit_annotations(policy, activation, annotation_rows)
         except EvalFailure as err:
             return RuleResponse("", ERROR, f"error: {err.message}", {"cel.validationIndex": str(validation.index)})
         properties = {**annotations, "cel.validationIndex": str(validation.index)}
@@ -264,17 +319,19 @@ def _validate(policy: CompiledPolicy, activation: dict[str, Any]) -> RuleRespons
             properties.setdefault("reason", validation.reason)
         return RuleResponse("", FAIL, message, properties)
     try:
-        annotations = _audit_annotations(policy, activation)
+        annotations = audit_annotations(policy, activation, annotation_rows)
     except EvalFailure as err:
         return RuleResponse("evaluation", ERROR, f"failed to load context: {err.message}")
     return RuleResponse("", PASS, "success", annotations)
 
 
-def _audit_annotations(policy: CompiledPolicy, activation: Mapping[str, Any]) -> dict[str, str]:
+def audit_annotations(
+    policy: CompiledPolicy, activation: Mapping[str, Any], rows: list | None = None
+) -> dict[str, str]:
     out: dict[str, str] = {}
     for key, program in policy.audit_annotations:
         try:
-            value = run_program(program, activation)
+            value = run_program(program, activation, rows, key=key)
         except EvalFailure as err:
             raise EvalFailure(f"failed to evaluate auditAnnotation '{key}': {err.message}") from None
         if isinstance(value, str):

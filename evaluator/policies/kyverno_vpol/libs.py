@@ -11,6 +11,7 @@ cel-go's regex extension (`regex.replace`, `regex.extractAll`), which Kyverno's 
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import json as _json
 from collections.abc import Callable
 from typing import Any
@@ -362,6 +363,20 @@ def yaml_parse(ctx, text):
     except _yaml.YAMLError as err:
         raise CELEvalError(f"failed to parse YAML: {err}") from None
     return _expanded(value, [_YAML_MAX_NODES])
+
+
+# ------------------------------------------------------------------ hash
+def _hasher(algorithm: str) -> Callable[[str], str]:
+    def digest(text: str) -> str:
+        return hashlib.new(algorithm, text.encode("utf-8")).hexdigest()
+
+    return digest
+
+
+# kyverno.hash: each digest under its bare name and, since library version 1.18, under `hash.`
+for _algorithm in ("sha1", "sha256", "md5"):
+    for _name in (_algorithm, f"hash.{_algorithm}"):
+        KYVERNO_REGISTRY.add(f"{_name}(string) -> string", _hasher(_algorithm), cost=1)
 
 
 # ------------------------------------------------------------------ time

@@ -14,9 +14,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import autogen, spec as sp
+from . import autogen, spec as sp, webhook_conditions
 from .compiler import CompiledPolicy, compile_policy, exceptions_for
-from .engine import Inputs, RuleResponse, evaluate
+from .engine import Inputs, RuleResponse, evaluate, match_constraints
 
 UNSUPPORTED_MODES = {"HTTP", "Envoy"}
 JSON_NOTE = (
@@ -122,19 +122,23 @@ def _runs_in_admission(entry: PolicyEntry, inputs: Inputs) -> bool:
     return True
 
 
-def _responses(compiled: CompiledPolicy, inputs: Inputs, json_mode: bool) -> list[RuleResponse] | None:
+def _responses(
+    compiled: CompiledPolicy, inputs: Inputs, json_mode: bool, trace: dict[str, list] | None = None
+) -> list[RuleResponse] | None:
     try:
-        return evaluate(compiled, _as_json(inputs) if json_mode else inputs, check_match=not json_mode)
+        return evaluate(compiled, _as_json(inputs) if json_mode else inputs, check_match=not json_mode, trace=trace)
     except Exception as err:  # a defect must still come out as data about this policy
         return [RuleResponse("", "error", f"internal error: {type(err).__name__}: {err}")]
 
 
-def _evaluate_entry(entry: PolicyEntry, inputs: Inputs, admission: bool) -> dict[str, Any]:
+def _evaluate_entry(entry: PolicyEntry, inputs: Inputs, admission: bool, traced: bool = True) -> dict[str, Any]:
     """The policy and its variants (the policy alone in JSON mode) on one input."""
     result = base_result(entry)
     json_mode = entry.mode == "JSON"
     if json_mode and admission:  # no webhook runs them: shown as `kyverno apply` runs them on a resource
         result["note"] = JSON_NOTE
+    elif admission and _refused(entry, inputs, result):
+        return result
     for compiled in entry.compiled:
         if json_mode and compiled.variant:
             continue
@@ -143,23 +147,44 @@ def _evaluate_entry(entry: PolicyEntry, inputs: Inputs, admission: bool) -> dict
                 _rule(RuleResponse("", "error", compiled.error), compiled.variant, result["validationActions"])
             )
             break
-        responses = _responses(compiled, inputs, json_mode)
+        trace: dict[str, list] | None = {} if traced else None
+        responses = _responses(compiled, inputs, json_mode, trace)
         label = compiled.variant and f"autogen-{compiled.variant}"
         if responses is None:
             result["notApplicable"].append(label or entry.name)
             continue
+        if trace and any(trace.values()):  # the expressions of the policy (or variant) that ran, as the VAP trace
+            result.setdefault("trace", trace)
         result["rules"].extend(_rule(r, compiled.variant, result["validationActions"]) for r in responses)
     return result
 
 
-def evaluate_request(entries: list[PolicyEntry], inputs: Inputs, *, admission: bool = False) -> list[dict[str, Any]]:
+def _refused(entry: PolicyEntry, inputs: Inputs, result: dict[str, Any]) -> bool:
+    """The API server refused the request on the policy's webhook matchConditions (webhook_conditions)."""
+    policy = entry.compiled[0]
+    if policy.error is not None or inputs.request is None or not match_constraints(policy, inputs)[0]:
+        return False
+    text = webhook_conditions.refusal(entry.spec, inputs.object, inputs.old_object, inputs.request)
+    if text is None:
+        return False
+    result["refused"] = text
+    result["note"] = (
+        "the API server evaluated this policy's webhook matchConditions first: an error with failurePolicy "
+        "Fail refuses the request before Kyverno runs the policy"
+    )
+    return True
+
+
+def evaluate_request(
+    entries: list[PolicyEntry], inputs: Inputs, *, admission: bool = False, traced: bool = True
+) -> list[dict[str, Any]]:
     """Every policy on one Kubernetes input (JSON-mode policies see the resource as their `object`)."""
     results = []
     for entry in entries:
         if entry.mode in UNSUPPORTED_MODES:
             results.append(_unsupported(entry))
         elif not admission or _runs_in_admission(entry, inputs):
-            results.append(_evaluate_entry(entry, inputs, admission))
+            results.append(_evaluate_entry(entry, inputs, admission, traced))
     return results
 
 

@@ -50,7 +50,7 @@ def _is_policy_side(doc: Mapping[str, Any]) -> bool:
     """Policies, exceptions and other Kyverno documents: never objects of the fake cluster."""
     if sp.is_validating_policy(doc) or sp.is_cel_exception(doc) or doc.get("kind") in _NOT_RESOURCES:
         return True
-    return str(doc.get("apiVersion") or "").startswith(("kyverno.io/", "policies.kyverno.io/"))
+    return str(doc.get("apiVersion") or "").startswith(("kyverno.io/", sp.GROUP + "/"))
 
 
 def _add_cli_document(context: OfflineContext, doc: Mapping[str, Any]) -> None:
@@ -120,8 +120,11 @@ class VpolStage:
             "metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}},
         }
 
-    def run(self, request: Mapping[str, Any]) -> tuple[list[dict], dict[str, Any] | None, list[str]]:
-        """(per-policy results, the denial status or None, warnings)."""
+    def run(
+        self, request: Mapping[str, Any], trace: bool = True
+    ) -> tuple[list[dict], dict[str, Any] | None, list[str]]:
+        """(per-policy results, the denial status or None, warnings); `trace` adds each policy's expression
+        trace (`result["trace"]`)."""
         if not self.entries:
             return [], None, []
         namespace = str(request.get("namespace") or "")
@@ -130,6 +133,6 @@ class VpolStage:
         if ns_obj is not None:
             namespaces.setdefault(namespace, ns_obj)
         inputs = kubernetes_inputs(request, context=self.context, namespaces=namespaces, namespace_object=ns_obj)
-        results = evaluate_request(self.entries, inputs, admission=True)
-        verdict = admission.decision(results)
+        results = evaluate_request(self.entries, inputs, admission=True, traced=trace)
+        verdict = admission.decision(results, request)
         return results, verdict["status"], verdict["warnings"]

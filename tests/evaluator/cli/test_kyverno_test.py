@@ -214,21 +214,21 @@ def test_a_misspelled_policy_is_excluded_and_says_so(tmp_path, capsys):
     assert "(1 excluded)" in out
 
 
-def test_rows_it_cannot_evaluate_are_skipped_with_the_reason_never_passed(tmp_path, capsys):
+def test_an_unknown_flag_is_ignored_as_the_cli_ignores_it(tmp_path, capsys):
+    """kyverno/policies holds `isMUtatingPolicy: true`: the CLI ignores the key and so do we; the row is
+    evaluated by the kind of the policy it names."""
     path = good_folder(tmp_path)
     test_file = path / "kyverno-test.yaml"
     test_file.write_text(
         test_file.read_text()
         + textwrap.dedent("""\
-        - {policy: add-labels, kind: Pod, resources: [good], result: pass, isImageValidatingPolicy: true}
+        - {policy: require-team, rule: team, kind: Pod, resources: [bad], result: pass, isFuturePolicy: true}
         """)
     )
     status, out, _ = kyverno_test(capsys, str(path))
     assert status == 1
-    assert out.startswith("INCOMPLETE ")
-    assert "PASS" not in out
-    assert "add-labels / - / Pod/good: Skipped: ImageValidatingPolicy rows are not evaluated by kyverno-test yet" in out
-    assert "1 skipped (not evaluated)" in out
+    assert "Want pass, got fail -- team b is not a" in out
+    assert "1 failed, 0 skipped (not evaluated)" in out
 
 
 VAP_TEST = """
@@ -325,14 +325,33 @@ def test_vap_match_conditions_skip_and_errors_error(tmp_path, capsys):
     ]
 
 
+SIGNATURES_POLICY = """
+apiVersion: policies.kyverno.io/v1
+kind: ImageValidatingPolicy
+metadata: {name: signed-images}
+spec:
+  validationConfigurations: {verifyDigest: false}
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
+  matchImageReferences: [{glob: "*"}]
+  attestors: [{name: notary, notary: {certs: {value: "cert"}}}]
+  validations:
+  - expression: "images.containers.map(i, verifyImageSignatures(i, [attestors.notary])).all(e, e > 0)"
+    message: unsigned image
+"""
+
+
 def test_json_and_junit_outputs(tmp_path, capsys):
     path = good_folder(tmp_path)
+    (path / "signatures.yaml").write_text(SIGNATURES_POLICY)
     test_file = path / "kyverno-test.yaml"
+    text = test_file.read_text().replace("policies: [policy.yaml]", "policies: [policy.yaml, signatures.yaml]")
     test_file.write_text(
-        test_file.read_text()
+        text
         + textwrap.dedent("""\
         - {policy: require-team, rule: team, kind: Pod, resources: [bad], result: pass}
-        - {policy: p, kind: Pod, resources: [good], result: pass, isImageValidatingPolicy: true}
+        - {policy: signed-images, kind: Pod, resources: [good], result: pass, isImageValidatingPolicy: true}
         """)
     )
     status, out, _ = kyverno_test(capsys, str(path), "-o", "json")

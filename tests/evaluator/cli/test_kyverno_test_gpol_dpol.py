@@ -90,18 +90,3 @@ def test_a_dpol_result_without_resources_checks_the_json_payloads():
         ("deleting-json", "pass", "ok"),
         ("deleting-json-fail", "fail", "ok"),
     ]
-
-
-def test_no_gpol_or_dpol_row_is_skipped():
-    from evaluator.cli.kyverno_test.rows import NOT_EVALUATED
-
-    assert "isGeneratingPolicy" not in NOT_EVALUATED and "isDeletingPolicy" not in NOT_EVALUATED
-
-
-def test_a_gpol_result_without_resources_checks_every_resource_of_the_test(tmp_path):
-    folder = _copy(tmp_path, "kyverno-gpol", "template-generate-cm-interpolated")
-    test = yaml.safe_load((folder / "kyverno-test.yaml").read_text())
-    del test["results"][0]["resources"]
-    (folder / "kyverno-test.yaml").write_text(yaml.safe_dump(test))
-    [row] = run_file(folder / "kyverno-test.yaml").rows
-    assert (row.status, row.actual, row.message) == ("ok", "pass", "1 resources checked")

@@ -3,7 +3,7 @@
 from evaluator import simulate
 from evaluator.policies.kyverno_vpol import evaluate, policy_report
 
-from .helpers import create, pod, policy
+from .helpers import create, deployment, pod, policy
 
 TEAM = [{"expression": "object.metadata.?labels.team.orValue('') != ''", "message": "a team label is required"}]
 
@@ -89,3 +89,85 @@ def test_version_differences_follow_kyvernos_crds():
     assert result[0]["rules"][0]["message"] == (
         'no matches for kind "NamespacedValidatingPolicy" in version "policies.kyverno.io/v1alpha1"'
     )
+
+
+DIVIDE = [{"name": "error", "expression": "2 / 0 == 1"}]
+
+
+def test_a_webhook_match_condition_error_is_refused_by_the_api_server():
+    """chainsaw validating-policies/match-conditions/failure-policy/default: the API server's own wording."""
+    p = policy([{"expression": "false", "message": "Always false"}], resources=("deployments",), group="apps")
+    p["spec"]["matchConditions"] = DIVIDE
+    result = simulate([p], create(deployment(name="deployment")))
+    assert result["status"]["code"] == 403
+    assert result["status"]["message"] == (
+        "deployments.apps \"deployment\" is forbidden: expression '2 / 0 == 1' resulted in error: division by zero"
+    )
+    [entry] = result["kyverno"]
+    assert entry["rules"] == [] and entry["refused"].startswith("expression '2 / 0 == 1'")
+
+
+def test_a_webhook_match_condition_error_with_ignore_skips_the_webhook():
+    p = policy([{"expression": "false", "message": "Always false"}], failurePolicy="Ignore")
+    p["spec"]["matchConditions"] = DIVIDE
+    assert simulate([p], create(pod()))["allowed"]
+
+
+def test_match_conditions_using_kyverno_libraries_stay_on_kyvernos_side():
+    """One condition the API server cannot compile keeps every condition in Kyverno's engine and wording."""
+    p = policy([{"expression": "false", "message": "Always false"}])
+    p["spec"]["matchConditions"] = DIVIDE + [{"name": "lib", "expression": "hash.md5('a') != ''"}]
+    result = simulate([p], create(pod()))
+    assert result["status"]["code"] == 400
+    assert "Policy p error: failed to load context: division by zero" in result["status"]["message"]
+
+
+def test_pod_policies_wrap_webhook_conditions_for_autogen():
+    from evaluator.policies.kyverno_vpol.webhook_conditions import webhook_conditions
+
+    p = policy([{"expression": "true"}])
+    p["spec"]["matchConditions"] = DIVIDE + [{"name": "ns", "expression": "namespaceObject.metadata.name != ''"}]
+    assert webhook_conditions(p["spec"]) == [
+        ("autogen-error", "!((object.apiVersion == 'v1' && object.kind =='Pod')) || (2 / 0 == 1)")
+    ]
+
+
+def test_type_checking_warns_like_a_vap_and_leaves_kyverno_libraries_alone():
+    p = policy(
+        [
+            {"expression": "object.spec.replicass > 1"},
+            {"expression": "resource.Get('v1', 'configmaps', 'd', 'x') != null"},
+        ],
+        resources=("deployments",),
+        group="apps",
+    )
+    report = simulate([p], create(deployment()))["typeChecking"]["ValidatingPolicy/p"]
+    assert report["typesChecked"] == [{"group": "apps", "version": "v1", "kind": "Deployment"}]
+    assert [(d["fieldRef"], d["message"]) for d in report["diagnostics"]] == [
+        ("spec.validations[0].expression", "undefined field 'replicass'")
+    ]
+
+
+def test_each_policy_carries_the_expression_trace_a_vap_has():
+    p = policy(
+        [{"expression": "variables.n == 1", "messageExpression": "'n is ' + string(variables.n)"}],
+        variables=[{"name": "n", "expression": "size(object.spec.containers)"}],
+        matchConditions=[{"name": "always", "expression": "true"}],
+    )
+    [entry] = simulate([p], create(pod()))["kyverno"]
+    trace = entry["trace"]
+    assert trace["matchConditions"][0] | {"cost": 0} == {
+        "name": "always",
+        "expression": "true",
+        "value": True,
+        "type": "bool",
+        "cost": 0,
+        "error": None,
+    }
+    [variable] = trace["variables"]
+    assert (variable["name"], variable["value"], variable["type"]) == ("n", 1, "int") and variable["cost"] > 0
+    [validation] = trace["validations"]
+    assert (validation["index"], validation["value"], validation["error"]) == (0, True, None)
+    failing = policy([{"expression": "object.nope == 1"}])
+    [entry] = simulate([failing], create(pod()))["kyverno"]
+    assert entry["trace"]["validations"][0]["error"] == "no such key: nope"

@@ -116,3 +116,13 @@ def test_yaml_alias_bombs_stop_at_the_node_budget():
     )
     status, message = _outcome(f"yaml.parse('{bomb}') != null")
     assert status == "error" and "more than 100000 nodes" in message
+
+
+def test_hash_library_digests_strings_under_both_spellings():
+    """kyverno.hash: md5 / sha1 / sha256 as lowercase hex, prefixed `hash.` and bare."""
+    image = "public.ecr.aws/docker/library/nginx:latest"
+    assert _outcome(f"hash.md5('{image}') == '48729939c9129e8aa42540ba4b5e6100'")[0] == "pass"
+    assert _outcome("md5('') == 'd41d8cd98f00b204e9800998ecf8427e'")[0] == "pass"
+    assert _outcome("hash.sha1('abc') == 'a9993e364706816aba3e25717850c26c9cd0d89d'")[0] == "pass"
+    assert _outcome("sha256('abc') == 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'")[0] == "pass"
+    assert _outcome("hash.md5(1) == ''")[1].startswith("failed to compile policy p")

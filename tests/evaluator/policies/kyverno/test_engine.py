@@ -244,3 +244,51 @@ def test_multiline_denial_reason_uses_a_literal_block_like_go_yaml():
         "\n\nresource Pod/default/x was blocked due to the following policies \n\n"
         "psa:\n  baseline: |-\n    line one\n    line two\n"
     )
+
+
+def _override_policy(overrides, failure_action="Enforce"):
+    policy = yaml.safe_load(yaml.safe_dump(POD_POLICY))
+    validate = policy["spec"]["rules"][0]["validate"]
+    validate["failureAction"] = failure_action
+    validate["failureActionOverrides"] = overrides
+    return policy
+
+
+def _labelled_namespace(name, labels):
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}}
+
+
+def _latest_in(namespace):
+    obj = pod("web", "nginx:latest")["object"]
+    obj["metadata"]["namespace"] = namespace
+    return {"operation": "CREATE", "object": obj, "namespace": namespace}
+
+
+def test_failure_action_override_with_a_namespace_selector_applies_to_labelled_namespaces():
+    """engineresponse.go matchOverride: an override without namespaces applies where its selector matches."""
+    policy = _override_policy([{"action": "Audit", "namespaceSelector": {"matchLabels": {"env": "dev"}}}])
+    dev, prod = _labelled_namespace("dev", {"env": "dev"}), _labelled_namespace("prod", {"env": "prod"})
+    [audited] = evaluate([policy], _latest_in("dev"), documents=[dev, prod])
+    assert [(r["result"], r["action"]) for r in audited["rules"]] == [("fail", "Audit")]
+    [enforced] = evaluate([policy], _latest_in("prod"), documents=[dev, prod])
+    assert [(r["result"], r["action"]) for r in enforced["rules"]] == [("fail", "Enforce")]
+
+
+def test_failure_action_override_needs_both_its_namespaces_and_its_selector():
+    both = [{"action": "Audit", "namespaces": ["dev*"], "namespaceSelector": {"matchLabels": {"env": "dev"}}}]
+    labelled = _labelled_namespace("dev-1", {"env": "dev"})
+    unlabelled = _labelled_namespace("dev-2", {})
+    assert (
+        evaluate([_override_policy(both)], _latest_in("dev-1"), documents=[labelled])[0]["rules"][0]["action"]
+        == "Audit"
+    )
+    assert (
+        evaluate([_override_policy(both)], _latest_in("dev-2"), documents=[unlabelled])[0]["rules"][0]["action"]
+        == "Enforce"
+    )
+
+
+def test_the_first_matching_override_wins():
+    overrides = [{"action": "Enforce", "namespaces": ["team-*"]}, {"action": "Audit", "namespaces": ["team-a"]}]
+    [result] = evaluate([_override_policy(overrides, "Audit")], _latest_in("team-a"))
+    assert result["rules"][0]["action"] == "Enforce"
