@@ -29,6 +29,7 @@ from evaluator.batch import (
     request_for,
     row_of,
     run_parallel,
+    with_namespaces,
 )
 from evaluator.simulation import Simulation
 
@@ -148,6 +149,7 @@ def run(args: argparse.Namespace) -> int:
         objects, documents, object_errors = _from_cluster(args, documents)
     else:
         objects, object_errors = _read_object_files(args.objects)
+        documents = with_namespaces(documents, objects)
     version = getattr(args, "kubernetes_version", None)
     simulation = compiled(documents, version)
     for problem in errors + object_errors + simulation.errors:

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from evaluator.batch import with_namespaces
 from playground.batch import inputs, progress, runner
 from playground.batch.models import BatchChunk, BatchJob
 from playground.models import Project
@@ -32,6 +33,7 @@ def create_job(project_id: Any, chosen: Any, uploads: list[tuple[str, bytes | st
     project_objects, warnings = inputs.project_objects(state["documents"])
     documents, keys = inputs.choose(project_objects, chosen)
     objects, sources = inputs.read_inputs(uploads)
+    documents = with_namespaces(documents, objects)
     token = tokens.new_token()
     size = settings.PLAYGROUND_BATCH_CHUNK_SIZE
     with transaction.atomic():

@@ -33,7 +33,7 @@ class KyvernoValidatingPolicies:
         return []
 
     def load(self, setup: Setup) -> list[dict[str, Any]]:
-        self.vpol = VpolStage(setup.documents)
+        self.vpol = VpolStage(setup.documents, setup.cluster.namespaces)
         self.active = bool(self.vpol.entries)
         self.idle = not self.vpol.entries
         return self.vpol.compile_errors(lambda document, **fields: setup.locate(document, **fields))
