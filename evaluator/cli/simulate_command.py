@@ -104,17 +104,13 @@ def _is_param(doc: dict, documents: list[Any]) -> bool:
     return False
 
 
-def load_all(paths: list[str]) -> tuple[list[Any], list[dict]]:
-    """Every document of `paths` as data, and the located problems (unreadable file, YAML errors)."""
-    documents, errors = [], []
-    for path, text, problem in read_files(paths):
-        if problem:
-            errors.append(problem)
-            continue
-        records, problems = _parse(text, path)
+def load_documents_of(texts: list[str]) -> list[Any]:
+    """The documents of `texts` as data (what could be read; the engine reports the rest)."""
+    documents: list[Any] = []
+    for text in texts:
+        records, _ = _parse(text, "<input>")
         documents += [r.data for r in records]
-        errors += problems
-    return documents, errors
+    return documents
 
 
 def read_files(paths: list[str]) -> list[tuple[str, str, dict | None]]:
