@@ -32,6 +32,7 @@ def create_job(project_id: Any, chosen: Any, uploads: list[tuple[str, bytes | st
     state = project_service.project_state(project_id)
     project_objects, warnings = inputs.project_objects(state["documents"])
     documents, keys = inputs.choose(project_objects, chosen)
+    inputs.refuse_unloadable(inputs.policies_of(project_objects, state["kubernetesVersion"]), keys)
     objects, sources = inputs.read_inputs(uploads)
     documents = with_namespaces(documents, objects)
     token = tokens.new_token()
