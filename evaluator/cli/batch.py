@@ -35,9 +35,9 @@ from evaluator.batch import (
     run_parallel,
     with_namespaces,
 )
-from evaluator.admission.loading import text_source
+from evaluator.admission.loading import NamedText
 from evaluator.cli.commands import UNUSABLE
-from evaluator.cli.located import is_error, located, rename_sources
+from evaluator.cli.located import is_error, located
 from evaluator.simulation import Simulation
 
 OUTPUTS = ("text", "json", "policyreport", "csv")
@@ -141,27 +141,25 @@ def _from_cluster(args: argparse.Namespace, documents: list[Any]) -> tuple[list[
     return objects, namespaces, errors + problems
 
 
-def _policy_files(paths: list[str]) -> tuple[list[str], list[Any], dict[str, str], list[dict]]:
-    """(texts, their documents as data, engine text name -> file name, unreadable files) of the -f files."""
+def _policy_files(paths: list[str]) -> tuple[list[str], list[Any], list[dict]]:
+    """(texts named by their files, their documents as data, unreadable files) of the -f files."""
     from evaluator.cli.simulate_command import load_documents_of, read_files
 
     texts: list[str] = []
-    names: dict[str, str] = {}
     problems: list[dict] = []
     for name, text, problem in read_files(paths):
         if problem:
             problems.append(problem)
             continue
-        names[text_source(len(texts))] = name
-        texts.append(text)
-    return texts, load_documents_of(texts), names, problems
+        texts.append(NamedText(text, name))
+    return texts, load_documents_of(texts), problems
 
 
 def run(args: argparse.Namespace) -> int:
     if args.context and not args.kubeconfig:
         print("error: --context needs --kubeconfig", file=sys.stderr)
         return UNUSABLE
-    texts, documents, names, problems = _policy_files(args.filename)
+    texts, documents, problems = _policy_files(args.filename)
     if args.kubeconfig:
         objects, namespaces, object_errors = _from_cluster(args, documents)
     else:
@@ -172,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
     inputs: list[Any] = [*texts, *added]
     version = getattr(args, "kubernetes_version", None)
     simulation = compiled(inputs, version)
-    problems += rename_sources(simulation.errors, names) + object_errors
+    problems += simulation.errors + object_errors
     if not problems and not any(kind.active for kind in simulation.kinds):
         problems.append({"severity": "error", "source": ", ".join(args.filename), "message": "no policy found"})
     if not objects and not object_errors and not args.kubeconfig:

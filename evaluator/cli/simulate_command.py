@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.cli import junit
-from evaluator.admission.loading import text_source
+from evaluator.admission.loading import NamedText
 from evaluator.cli.commands import UNUSABLE, add_command, add_output_argument
-from evaluator.cli.located import is_error, located, rename_sources
+from evaluator.cli.located import is_error, located
 from evaluator.cli.render import render_result
 from evaluator.cli.yaml_text import parse_documents, without_document
 from evaluator.formats.admission_review import review_of
@@ -153,7 +153,6 @@ def run(args: argparse.Namespace) -> int:
     read_back = read_files(args.filename)
     problems = [problem for _, _, problem in read_back if problem]
     files = [(name, text) for name, text, problem in read_back if not problem]
-    names = {text_source(i): name for i, (name, _) in enumerate(files)}
     if args.request:
         [(name, text, problem)] = read_files([args.request])
         documents, request_problems = parse_documents(text, name) if not problem else ([], [problem])
@@ -175,8 +174,10 @@ def run(args: argparse.Namespace) -> int:
             )
     if request is None:
         return _report_unusable(args, problems)
-    result = simulate(texts, request, kubernetes_version=getattr(args, "kubernetes_version", None))
-    result["errors"] = problems + rename_sources(result["errors"], names)
+    # each text named by its file: every message and `source` names the file
+    named = [NamedText(text, name) for text, (name, _) in zip(texts, files)]
+    result = simulate(named, request, kubernetes_version=getattr(args, "kubernetes_version", None))
+    result["errors"] = problems + result["errors"]
     _print(args.output, result)
     # a request the API server cannot decode (400) or an engine crash (500) comes with its error too; a
     # webhook's denial may also be a 400, and is still a denial
