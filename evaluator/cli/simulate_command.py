@@ -47,8 +47,11 @@ def register(commands: Any) -> None:
     add_version_argument(parser)
 
 
-def add_version_argument(parser: argparse.ArgumentParser) -> None:
-    """`--kubernetes-version 1.31`: simulate that release's API server (default: the newest)."""
+def add_version_argument(
+    parser: argparse.ArgumentParser, default: str | None = "newest", help_default: str = ""
+) -> None:
+    """`--kubernetes-version 1.31`: simulate that release's API server (default: the newest; `default=None`
+    leaves it unset, and `help_default` says what applies then)."""
     from evaluator.cel.versions import NEWEST, SUPPORTED_VERSIONS, parse_version
 
     def version(text: str) -> str:
@@ -60,9 +63,10 @@ def add_version_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--kubernetes-version",
         type=version,
-        default=NEWEST,
+        default=NEWEST if default == "newest" else default,
         metavar="1.N",
-        help=f"the Kubernetes release to simulate ({SUPPORTED_VERSIONS[0]} to {NEWEST}; default {NEWEST})",
+        help=f"the Kubernetes release to simulate ({SUPPORTED_VERSIONS[0]} to {NEWEST}; default "
+        f"{help_default or NEWEST})",
     )
 
 
