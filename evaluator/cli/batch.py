@@ -171,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
     version = getattr(args, "kubernetes_version", None)
     simulation = compiled(inputs, version)
     problems += simulation.errors + object_errors
-    if not problems and not any(kind.active for kind in simulation.kinds):
+    if not any(is_error(p) for p in problems) and not any(kind.active for kind in simulation.kinds):
         problems.append({"severity": "error", "source": ", ".join(args.filename), "message": "no policy found"})
     if not objects and not object_errors and not args.kubeconfig:
         problems.append({"severity": "error", "source": ", ".join(args.objects), "message": "no objects found"})
