@@ -221,6 +221,7 @@ def test_a_broken_policy_is_flagged_and_a_multi_rule_policy_counts_each_object_o
     page.click("#btn-run")
     expect(page.locator("#progress-text")).to_have_attribute("data-status", "done", timeout=60_000)
     kyverno = page.locator("#policy-table tbody tr", has_text="ClusterPolicy/deployment-hygiene")
+    expect(kyverno.locator("td")).to_have_count(5)  # the results are drawn after "done"
     cells = [int(text.replace(",", "")) for text in kyverno.locator("td").all_inner_texts()]
     assert sum(cells) == 40  # each object once, at its worst rule's outcome
     expect(page.locator("#policy-table tbody tr.batch-part")).to_have_count(2)
