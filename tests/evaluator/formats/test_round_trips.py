@@ -431,3 +431,14 @@ def test_kaptest_delete_and_update_cases_import_as_their_operations_and_round_tr
         "expect": "deny",
     }
     same(project, kaptest.import_suite(files))
+
+
+def test_a_kyverno_policies_folder_is_titled_by_its_policy_not_by_its_hidden_test_folder():
+    """kyverno/policies keeps each test in `<policy>/.kyverno-test/`: every folder imported as
+    `kyverno test: .kyverno-test`."""
+    files = folder(DATA / "kyverno-test" / "disallow-jenkins-pipeline-strategy")
+    assert ".kyverno-test/kyverno-test.yaml" in files
+    test = load_all(files[".kyverno-test/kyverno-test.yaml"])[0]
+    assert kyverno_test.import_folder(files)["title"] == f"kyverno test: {test['metadata']['name']}"
+    nested = {f"disallow-jenkins-pipeline-strategy/{k}": v for k, v in files.items()}
+    assert kyverno_test.import_folder(nested)["title"] == "kyverno test: disallow-jenkins-pipeline-strategy"
