@@ -110,7 +110,9 @@ def run_paths(paths: list[str], kubernetes_version: str | None = None) -> tuple[
     for path in files:
         try:
             text = path.read_text(encoding="utf-8")
-            reports.append(run_project(read_project(text, str(path)), path, text, kubernetes_version))
+            project = read_project(text, str(path))
+            version = kubernetes_version or project.get("kubernetesVersion")
+            reports.append(run_project(project, path, text, version))
         except (OSError, UnicodeDecodeError, FormatError) as exc:
             reports.append(
                 ProjectReport(str(path), problems=[{"severity": "error", "source": str(path), "message": str(exc)}])

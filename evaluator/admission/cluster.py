@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from evaluator.k8s.kinds import ADMISSION_GROUP, APIEXTENSIONS_GROUP, CUSTOM_RESOURCE_DEFINITION, NAMESPACE
-from evaluator.k8s.namespaces import builtin_namespaces
+from evaluator.k8s.namespaces import Namespaces, builtin_namespaces
 from evaluator.k8s.restmapping import parse_group_version
 
 
@@ -39,7 +39,7 @@ class ClusterIndex:
         self.mapper = mapper
         self._hooks: dict[tuple[str, str, str], list[tuple[Mapping, list[Mapping]]]] = {}
         self.documents = [d for d in documents if isinstance(d, Mapping)]
-        self.namespaces: dict[str, Mapping] = {}
+        self.namespaces = Namespaces()
         self.crds: list[Mapping] = []
         self.by_group_kind: dict[tuple[str, str], list[Mapping]] = {}
         for doc in self.documents:

@@ -19,12 +19,28 @@ from evaluator.admission.expressions import compile_check
 from evaluator.admission.validation import prepare
 from evaluator.k8s.kinds import ADMISSION_GROUP, ADMISSION_KINDS
 
-__all__ = ["load", "default_and_validate", "deduplicate", "located", "text_source"]
+__all__ = ["load", "default_and_validate", "deduplicate", "located", "text_source", "NamedText"]
 
 
-def text_source(position: int) -> str:
-    """The `source` of errors in the position-th text of a document list."""
-    return f"<text {position}>"
+class NamedText(str):
+    """A document text that carries the name every message calls it by (its file, the editor's tab)."""
+
+    name: str
+
+    def __new__(cls, text: str, name: str) -> NamedText:
+        named = super().__new__(cls, text)
+        named.name = name
+        return named
+
+    def __reduce__(self) -> tuple[Any, tuple[str, str]]:  # worker processes receive it named
+        return NamedText, (str(self), self.name)
+
+
+def text_source(position: int, text: Any = None) -> str:
+    """The `source` of errors in the position-th text of a document list: the text's name when it is a
+    `NamedText`, else `<text N>`."""
+    name = getattr(text, "name", None)
+    return name if isinstance(name, str) and name else f"<text {position}>"
 
 
 def located(doc: Any, point: tuple[int, int] | None = None, **extra: Any) -> dict[str, Any]:
@@ -50,7 +66,7 @@ def load(documents: Any) -> tuple[list[Document], list[dict]]:
     """(Document records, errors with severity) from text, an object, or a list of texts and objects."""
     errors: list[Any]
     if isinstance(documents, str):
-        records, errors = load_documents(documents)
+        records, errors = load_documents(documents, getattr(documents, "name", None))
     elif isinstance(documents, Mapping):
         records, errors = load_objects([documents])
     elif isinstance(documents, Iterable):
@@ -76,7 +92,7 @@ def _load_list(documents: list[Any]) -> tuple[list[Document], list[dict]]:
     texts = [(i, d) for i, d in enumerate(documents) if isinstance(d, str)]
     objects = [(i, d) for i, d in enumerate(documents) if not isinstance(d, str)]
     for number, (position, text) in enumerate(texts):
-        loaded, problems = load_documents(text, text_source(number))
+        loaded, problems = load_documents(text, text_source(number, text))
         for record in loaded:
             record.position = position
         records += loaded

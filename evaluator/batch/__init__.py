@@ -7,7 +7,8 @@ process pool) share it. The pieces, each in its own module:
   -o yaml` Lists and `.tar.gz` archives of manifests, bounded against hostile input.
 - `chunks(objects, size)`, `run_chunk(documents, objects, start=, kubernetes_version=)` (engine.py): the
   batch path, one small JSON-serialisable `Row` per object (rows.py), the policy set compiled once per
-  process (cached by content hash); `explain(documents, obj, index=)`: one object's full result.
+  process (cached by content hash); `explain(documents, obj, index=)`: one object's full result;
+  `with_namespaces(documents, objects)`: the documents with the objects' Namespaces (their labels).
 - `Summary` (summary.py): totals, per policy / namespace / kind; `from_rows`, `merge`, `as_dict`, `from_dict`.
 - `policy_reports(rows, documents)`, `csv_text(rows)` (exports.py): Kyverno PolicyReports and CSV.
 - `run_parallel(documents, objects, jobs=, chunk_size=, on_progress=, cancelled=)` (parallel.py): a local
@@ -18,7 +19,7 @@ process pool) share it. The pieces, each in its own module:
 See README.md in this folder for the Row and Summary shapes.
 """
 
-from evaluator.batch.engine import chunks, compiled, explain, request_for, run_chunk
+from evaluator.batch.engine import chunks, compiled, explain, request_for, run_chunk, with_namespaces
 from evaluator.batch.exports import csv_text, policy_reports
 from evaluator.batch.parallel import Cancelled, ChunkFailed, run_parallel
 from evaluator.batch.reading import read_objects
@@ -32,6 +33,7 @@ __all__ = [
     "compiled",
     "explain",
     "request_for",
+    "with_namespaces",
     "Row",
     "Outcome",
     "OUTCOMES",

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from evaluator.batch.rows import Row, row_of
 from evaluator.simulation import Simulation
 
-__all__ = ["chunks", "run_chunk", "explain", "compiled", "documents_key", "request_for"]
+__all__ = ["chunks", "run_chunk", "explain", "compiled", "documents_key", "request_for", "with_namespaces"]
 
 T = TypeVar("T")
 CACHE_SIZE = 4  # policy sets kept compiled per process
@@ -55,6 +55,27 @@ def compiled(documents: Any, kubernetes_version: str | None = None) -> Simulatio
         while len(_cache) > CACHE_SIZE:
             _cache.popitem(last=False)
     return simulation
+
+
+def with_namespaces(documents: list[Any], objects: Sequence[Any]) -> list[Any]:
+    """`documents` with the Namespace objects among `objects` that they do not define: a dump's namespaces
+    carry the labels namespaceSelectors read (the objects are still admitted, as every other one)."""
+    defined = {_namespace_name(d) for d in documents}
+    added = []
+    for obj in objects:
+        name = _namespace_name(obj)
+        if name and name not in defined:
+            defined.add(name)
+            added.append(obj)
+    return list(documents) + added
+
+
+def _namespace_name(obj: Any) -> str | None:
+    if not isinstance(obj, dict) or obj.get("kind") != "Namespace" or obj.get("apiVersion") != "v1":
+        return None
+    meta = obj.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    return name if isinstance(name, str) and name else None
 
 
 def request_for(index: int, obj: Any) -> dict[str, Any]:

@@ -2,8 +2,9 @@
 
 Totals (objects, allowed, denied, warned, audited, errors), per policy (admitted, denied, warned, audited,
 error, and `mutated` (MutatingAdmissionPolicies, Kyverno mutate rules) and `generated` (Kyverno generate
-rules) when they occur: how many objects the policy changed or generated for; each object counted once per outcome, with up to
-EXAMPLES_PER_POLICY examples, the lowest indexes), per namespace and per kind. Merging is exact: the
+rules) when they occur: how many objects the policy changed or generated for; each object counted once, at
+its worst rule's or binding's outcome, with per-rule (`rules`), per-webhook or per-binding counts beside, and
+up to EXAMPLES_PER_POLICY examples, the lowest indexes), per namespace and per kind. Merging is exact: the
 summary of chunks merged in any order equals the summary of all their rows (`as_dict` compares equal).
 `as_dict`/`from_dict` round-trip through JSON (a web job stores a summary per chunk).
 """
@@ -20,6 +21,16 @@ __all__ = ["Summary", "EXAMPLES_PER_POLICY"]
 EXAMPLES_PER_POLICY = 5
 _VAP = "ValidatingAdmissionPolicy"
 _COUNTS = ("objects", "allowed", "denied", "warned", "audited", "errors")
+# the worst outcome of a policy's rules (bindings, webhooks) is the one an object is counted under
+_RANK = {"admitted": 0, "audited": 1, "warned": 2, "denied": 3, "error": 4}
+# beside it, per rule of a Kyverno policy, per webhook of a configuration, per binding of the others
+_PARTS = {
+    "ClusterPolicy": "rules",
+    "Policy": "rules",
+    "ValidatingWebhookConfiguration": "webhooks",
+    "MutatingWebhookConfiguration": "webhooks",
+}
+_PART_NAMES = ("rules", "webhooks", "bindings")
 
 
 def _group() -> dict[str, int]:
@@ -65,22 +76,58 @@ class Summary:
             group["warned"] += warned
             group["audited"] += audited
             group["errors"] += errors
-        seen: set[tuple[str, str]] = set()
+        by_policy: dict[str, list[Mapping[str, Any]]] = {}
         for outcome in row["policies"]:
             kind = outcome.get("kind")  # policy_key, inlined: this runs for every outcome of a batch
             key = outcome["policy"] if kind is None or kind == _VAP else policy_key(outcome)
+            found = by_policy.get(key)
+            if found is None:
+                by_policy[key] = [outcome]
+            else:
+                found.append(outcome)
+        for key, found in by_policy.items():
+            self._add_policy(key, found, row)
+
+    def _add_policy(self, key: str, found: list[Mapping[str, Any]], row: Mapping[str, Any]) -> None:
+        """One object under one policy: once, at its worst rule's (binding's) outcome; `mutated` and
+        `generated` once each beside; per rule (binding), each outcome once."""
+        entry = self.policies.get(key)
+        if entry is None:
+            entry = self._entry(key, found[0]["kind"])
+        worst: Mapping[str, Any] | None = None
+        extra: set[str] = set()
+        parts: dict[str, set[str]] = {}
+        for outcome in found:
             result = outcome["outcome"]
-            if (key, result) in seen:
-                continue
-            seen.add((key, result))
-            entry = self.policies.get(key)
-            if entry is None:
-                entry = self._entry(key, outcome["kind"])
+            if result in _RANK:
+                if worst is None or _RANK[result] > _RANK[worst["outcome"]]:
+                    worst = outcome
+            else:
+                extra.add(result)
+            part = outcome.get("binding")
+            if part is not None:
+                parts.setdefault(str(part), set()).add(result)
+        for result in extra:
             entry[result] = entry.get(result, 0) + 1
-            if result != "admitted":
-                examples = entry["examples"].setdefault(result, [])
-                if len(examples) < EXAMPLES_PER_POLICY:
-                    examples.append({"index": row["index"], "object": label(row), "message": outcome["message"]})
+            self._example(entry, result, row, next(o for o in found if o["outcome"] == result))
+        if worst is not None:
+            entry[worst["outcome"]] += 1
+            self._example(entry, worst["outcome"], row, worst)
+        if parts:
+            breakdown = entry.setdefault(_PARTS.get(entry["kind"], "bindings"), {})
+            for part, results in parts.items():
+                counts = breakdown.get(part)
+                if counts is None:
+                    counts = breakdown[part] = dict.fromkeys(OUTCOMES, 0)
+                for result in results:
+                    counts[result] = counts.get(result, 0) + 1
+
+    @staticmethod
+    def _example(entry: dict[str, Any], result: str, row: Mapping[str, Any], outcome: Mapping[str, Any]) -> None:
+        if result != "admitted":
+            examples = entry["examples"].setdefault(result, [])
+            if len(examples) < EXAMPLES_PER_POLICY:
+                examples.append({"index": row["index"], "object": label(row), "message": outcome["message"]})
 
     def _entry(self, key: str, kind: str) -> dict[str, Any]:
         entry = self.policies.get(key)
@@ -106,6 +153,11 @@ class Summary:
             for name, value in entry.items():
                 if isinstance(value, int):
                     policy[name] = policy.get(name, 0) + value
+            for name in _PART_NAMES:
+                for part, counts in entry.get(name, {}).items():
+                    mine = policy.setdefault(name, {}).setdefault(part, dict.fromkeys(OUTCOMES, 0))
+                    for result, value in counts.items():
+                        mine[result] = mine.get(result, 0) + value
             for result, examples in entry["examples"].items():
                 merged = sorted(policy["examples"].get(result, []) + examples, key=lambda e: e["index"])
                 policy["examples"][result] = merged[:EXAMPLES_PER_POLICY]
@@ -117,6 +169,9 @@ class Summary:
         for key in sorted(self.policies):
             entry = dict(self.policies[key])
             entry["examples"] = {k: entry["examples"][k] for k in sorted(entry["examples"])}
+            for name in _PART_NAMES:
+                if name in entry:
+                    entry[name] = {k: dict(entry[name][k]) for k in sorted(entry[name])}
             policies[key] = entry
         return {
             "objects": self.total,
@@ -136,9 +191,12 @@ class Summary:
         summary.total = data["objects"]
         for name in ("allowed", "denied", "warned", "audited", "errors"):
             setattr(summary, name, data[name])
-        summary.policies = {
-            k: {**v, "examples": {r: list(e) for r, e in v["examples"].items()}} for k, v in data["policies"].items()
-        }
+        summary.policies = {}
+        for k, v in data["policies"].items():
+            entry = summary.policies[k] = {**v, "examples": {r: list(e) for r, e in v["examples"].items()}}
+            for name in _PART_NAMES:
+                if name in v:
+                    entry[name] = {part: dict(counts) for part, counts in v[name].items()}
         summary.namespaces = {k: dict(v) for k, v in data["namespaces"].items()}
         summary.kinds = {k: dict(v) for k, v in data["kinds"].items()}
         return summary
@@ -158,6 +216,11 @@ class Summary:
                 f"  {name}: denied {entry['denied']}, warned {entry['warned']}, audited {entry['audited']}, "
                 f"errors {entry['error']}, admitted {entry['admitted']}{mutated}"
             )
+            for name in _PART_NAMES:
+                parts = entry.get(name, {})
+                for part, counts in sorted(parts.items()) if len(parts) > 1 else ():
+                    shown = ", ".join(f"{r} {counts[r]}" for r in OUTCOMES[1:] + OUTCOMES[:1] if counts.get(r))
+                    lines.append(f"    {name[:-1]} {part}: {shown}")
             for outcome, examples in sorted(entry["examples"].items()):
                 for example in examples:
                     lines.append(f"    {outcome}: {example['object']}: {example['message']}")

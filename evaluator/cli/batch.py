@@ -6,6 +6,10 @@ cluster instead (read-only: the kinds the policies match). `--jobs N` runs N wor
 goes to stdout: a summary as text or JSON (per policy: denied, warned, audited, errors, with examples; per
 namespace and kind), Kyverno PolicyReports as YAML, or one CSV line per (object, policy). A progress bar
 goes to stderr when it is a terminal.
+Exit status, as `simulate`'s: 0 when no object is denied, 1 when one is (`--fail-on warned`: also when one
+gets a warning; `--fail-on never`: never), 2 on unusable input (an unreadable or binary file, a YAML error,
+an invalid policy, a CEL compile error, no policy, no objects). Input problems are printed on stderr as
+FILE:LINE:COLUMN: severity: message (`-o json` also lists them under `inputErrors`).
 """
 
 from __future__ import annotations
@@ -29,10 +33,15 @@ from evaluator.batch import (
     request_for,
     row_of,
     run_parallel,
+    with_namespaces,
 )
+from evaluator.admission.loading import NamedText
+from evaluator.cli.commands import UNUSABLE
+from evaluator.cli.located import is_error, located
 from evaluator.simulation import Simulation
 
 OUTPUTS = ("text", "json", "policyreport", "csv")
+FAIL_ON = ("denied", "warned", "never")
 
 
 def register(commands: Any) -> None:
@@ -45,6 +54,12 @@ def register(commands: Any) -> None:
     source.add_argument("--kubeconfig", metavar="PATH", help="list the objects from this cluster instead (read-only)")
     parser.add_argument("--context", help="the kubeconfig context to use (default: its current context)")
     parser.add_argument("-o", "--output", choices=OUTPUTS, default="text")
+    parser.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        default="denied",
+        help="exit 1 when an object is denied (default), denied or warned, or never",
+    )
     parser.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N", help="worker processes (default 1)")
     progress = parser.add_mutually_exclusive_group()
     progress.add_argument("--progress", action="store_true", help="draw the progress bar even if stderr is no terminal")
@@ -118,52 +133,75 @@ def _read_object_files(paths: list[str]) -> tuple[list[Any], list[dict]]:
 
 
 def _from_cluster(args: argparse.Namespace, documents: list[Any]) -> tuple[list[Any], list[Any], list[dict]]:
-    """(objects, documents with the cluster's namespaces added, errors)."""
+    """(objects, the cluster's namespaces, errors)."""
     from evaluator.batch.cluster import list_namespaces, list_objects
 
     objects, errors = list_objects(args.kubeconfig, args.context, documents=documents)
     namespaces, problems = list_namespaces(args.kubeconfig, args.context)
-    defined = {
-        (d.get("metadata") or {}).get("name") for d in documents if isinstance(d, dict) and d.get("kind") == "Namespace"
-    }
-    documents = documents + [n for n in namespaces if (n.get("metadata") or {}).get("name") not in defined]
-    return objects, documents, errors + problems
+    return objects, namespaces, errors + problems
 
 
-def _print_problem(problem: dict) -> None:
-    where = problem.get("source") or ""
-    if problem.get("line") is not None:
-        where += f" line {problem['line']}"
-    print(f"error: {problem.get('message')} ({where.strip()})", file=sys.stderr)
+def _policy_files(paths: list[str]) -> tuple[list[str], list[Any], list[dict]]:
+    """(texts named by their files, their documents as data, unreadable files) of the -f files."""
+    from evaluator.cli.simulate_command import load_documents_of, read_files
+
+    texts: list[str] = []
+    problems: list[dict] = []
+    for name, text, problem in read_files(paths):
+        if problem:
+            problems.append(problem)
+            continue
+        texts.append(NamedText(text, name))
+    return texts, load_documents_of(texts), problems
 
 
 def run(args: argparse.Namespace) -> int:
-    from evaluator.cli.simulate_command import load_all
-
     if args.context and not args.kubeconfig:
         print("error: --context needs --kubeconfig", file=sys.stderr)
-        return 2
-    documents, errors = load_all(args.filename)
+        return UNUSABLE
+    texts, documents, problems = _policy_files(args.filename)
     if args.kubeconfig:
-        objects, documents, object_errors = _from_cluster(args, documents)
+        objects, namespaces, object_errors = _from_cluster(args, documents)
     else:
         objects, object_errors = _read_object_files(args.objects)
+        namespaces = objects
+    # the policy files as texts (their errors keep file, line and column), then the namespaces they lack
+    added = with_namespaces(documents, namespaces)[len(documents) :]
+    inputs: list[Any] = [*texts, *added]
     version = getattr(args, "kubernetes_version", None)
-    simulation = compiled(documents, version)
-    for problem in errors + object_errors + simulation.errors:
-        if problem.get("severity") == "error":
-            _print_problem(problem)
+    simulation = compiled(inputs, version)
+    problems += simulation.errors + object_errors
+    if not any(is_error(p) for p in problems) and not any(kind.active for kind in simulation.kinds):
+        problems.append({"severity": "error", "source": ", ".join(args.filename), "message": "no policy found"})
+    if not objects and not object_errors and not args.kubeconfig:
+        problems.append({"severity": "error", "source": ", ".join(args.objects), "message": "no objects found"})
     progress = progress_bar(len(objects)) if objects and _draw_progress(args) else None
-    rows = run_parallel(documents, objects, jobs=args.jobs, kubernetes_version=version, on_progress=progress)
+    rows = run_parallel(inputs, objects, jobs=args.jobs, kubernetes_version=version, on_progress=progress)
+    unusable = sum(is_error(p) for p in problems)
+    summary = Summary.from_rows(rows)
     if args.output == "policyreport":
         sys.stdout.write(yaml.safe_dump_all(policy_reports(rows, documents), sort_keys=False))
     elif args.output == "csv":
         sys.stdout.write(csv_text(rows))
     elif args.output == "json":
-        print(json.dumps(Summary.from_rows(rows).as_dict(), indent=2))
+        print(json.dumps({**summary.as_dict(), "inputErrors": problems}, indent=2))
     else:
-        print(Summary.from_rows(rows).text())
-    return 0
+        if unusable:
+            print(f"UNUSABLE INPUT: {unusable} error(s), listed on stderr; the counts below leave out what they name")
+        print(summary.text())
+    for problem in problems:
+        print(located(problem), file=sys.stderr)
+    if unusable:
+        return UNUSABLE
+    return _gate(summary, args.fail_on)
+
+
+def _gate(summary: Summary, fail_on: str) -> int:
+    """1 when an object was denied (`denied`), denied or warned (`warned`); never for `never`."""
+    if fail_on == "never":
+        return 0
+    failed = summary.denied > 0 or (fail_on == "warned" and summary.warned > 0)
+    return 1 if failed else 0
 
 
 def _draw_progress(args: argparse.Namespace) -> bool:

@@ -5,7 +5,7 @@ its document instead (numbered from 1 within its file)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -27,14 +27,3 @@ def located(problem: Mapping[str, Any], default_source: str = "<input>") -> str:
 
 def is_error(problem: Mapping[str, Any]) -> bool:
     return problem.get("severity", "error") == "error"
-
-
-def rename_sources(problems: Iterable[dict], names: Mapping[str, str]) -> list[dict]:
-    """The engine names texts `<text N>`; give each problem its file name back."""
-    out = []
-    for problem in problems:
-        source = problem.get("source")
-        out.append(
-            {**problem, "source": names[source]} if isinstance(source, str) and source in names else dict(problem)
-        )
-    return out

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.cli import junit
-from evaluator.admission.loading import text_source
+from evaluator.admission.loading import NamedText
 from evaluator.cli.commands import UNUSABLE, add_command, add_output_argument
-from evaluator.cli.located import is_error, located, rename_sources
+from evaluator.cli.located import is_error, located
 from evaluator.cli.render import render_result
 from evaluator.cli.yaml_text import parse_documents, without_document
 from evaluator.formats.admission_review import review_of
@@ -59,8 +59,11 @@ def register(commands: Any) -> None:
     add_version_argument(parser)
 
 
-def add_version_argument(parser: argparse.ArgumentParser) -> None:
-    """`--kubernetes-version 1.31`: simulate that release's API server (default: the newest)."""
+def add_version_argument(
+    parser: argparse.ArgumentParser, default: str | None = "newest", help_default: str = ""
+) -> None:
+    """`--kubernetes-version 1.31`: simulate that release's API server (default: the newest; `default=None`
+    leaves it unset, and `help_default` says what applies then)."""
     from evaluator.cel.versions import NEWEST, SUPPORTED_VERSIONS, parse_version
 
     def version(text: str) -> str:
@@ -72,9 +75,10 @@ def add_version_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--kubernetes-version",
         type=version,
-        default=NEWEST,
+        default=NEWEST if default == "newest" else default,
         metavar="1.N",
-        help=f"the Kubernetes release to simulate ({SUPPORTED_VERSIONS[0]} to {NEWEST}; default {NEWEST})",
+        help=f"the Kubernetes release to simulate ({SUPPORTED_VERSIONS[0]} to {NEWEST}; default "
+        f"{help_default or NEWEST})",
     )
 
 
@@ -124,17 +128,13 @@ def _is_param(doc: dict, documents: list[Any]) -> bool:
     return False
 
 
-def load_all(paths: list[str]) -> tuple[list[Any], list[dict]]:
-    """Every document of `paths` as data, and the located problems (unreadable file, YAML errors)."""
-    documents, errors = [], []
-    for path, text, problem in read_files(paths):
-        if problem:
-            errors.append(problem)
-            continue
-        records, problems = _parse(text, path)
+def load_documents_of(texts: list[str]) -> list[Any]:
+    """The documents of `texts` as data (what could be read; the engine reports the rest)."""
+    documents: list[Any] = []
+    for text in texts:
+        records, _ = _parse(text, "<input>")
         documents += [r.data for r in records]
-        errors += problems
-    return documents, errors
+    return documents
 
 
 def read_files(paths: list[str]) -> list[tuple[str, str, dict | None]]:
@@ -177,7 +177,6 @@ def run(args: argparse.Namespace) -> int:
     read_back = read_files(args.filename)
     problems = [problem for _, _, problem in read_back if problem]
     files = [(name, text) for name, text, problem in read_back if not problem]
-    names = {text_source(i): name for i, (name, _) in enumerate(files)}
     if args.request:
         [(name, text, problem)] = read_files([args.request])
         documents, request_problems = parse_documents(text, name) if not problem else ([], [problem])
@@ -199,10 +198,12 @@ def run(args: argparse.Namespace) -> int:
             )
     if request is None:
         return _report_unusable(args, problems)
+    # each text named by its file: every message and `source` names the file
+    named = [NamedText(text, name) for text, (name, _) in zip(texts, files)]
     result = simulate(
-        texts, request, now=getattr(args, "now", None), kubernetes_version=getattr(args, "kubernetes_version", None)
+        named, request, now=getattr(args, "now", None), kubernetes_version=getattr(args, "kubernetes_version", None)
     )
-    result["errors"] = problems + rename_sources(result["errors"], names)
+    result["errors"] = problems + result["errors"]
     _print(args.output, result)
     # a request the API server cannot decode (400) or an engine crash (500) comes with its error too; a
     # webhook's denial may also be a 400, and is still a denial

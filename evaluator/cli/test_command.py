@@ -5,7 +5,8 @@ Each *.yaml under PATH with a `documents` list is a project; every request with 
 test, checked with the same verdict as the web app (evaluator/expectations.py). A request without one is
 listed and not counted. Problems in the documents are printed as FILE:LINE:COLUMN: severity: message.
 A project tagged `broken-on-purpose` (a gallery example showing an error) expects document errors.
-`--kubernetes-version 1.N` simulates that release's API server (default: the newest).
+`--kubernetes-version 1.N` simulates that release's API server (default: the project file's
+`kubernetesVersion`, else the newest).
 Exit status: 0 when every test passed and no document has an error; 1 when a test failed or a project has
 errors; 2 when a path does not exist or holds no project file.
 """
@@ -27,7 +28,7 @@ def register(commands: Any) -> None:
     parser = add_command(commands, "test", help_text, __doc__, run)
     parser.add_argument("paths", nargs="+", metavar="PATH", help="a project file or a folder searched for them")
     add_output_argument(parser)
-    add_version_argument(parser)
+    add_version_argument(parser, None, "the project file's kubernetesVersion, else the newest")
 
 
 def as_text(reports: list[ProjectReport]) -> str:

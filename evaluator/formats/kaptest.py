@@ -1,7 +1,9 @@
 """A pfnet/kaptest suite: kaptest.yaml naming policy files and resource files, and per policy the test cases
 that exercise it alone: v0.2 `{version: v1alpha1, policies, resources, vapTestSuites, mapTestSuites}`, or
-v0.1 `{validatingAdmissionPolicies, resources, testSuites}`; a case is `{object: {kind, name, namespace?},
-param?: {name, namespace?}, expect: admit|deny|skip|error, deniedMessage?}`.
+v0.1 `{validatingAdmissionPolicies, resources, testSuites}`; a case is `{object?: {kind, name, namespace?},
+oldObject?: {...}, param?: {name, namespace?}, expect: admit|deny|skip|error, deniedMessage?}`: `object` alone
+is a CREATE, both an UPDATE, `oldObject` alone a DELETE (imported as an AdmissionReview saying so, the
+request named `... (UPDATE)` / `... (DELETE)`).
 
 kaptest evaluates each suite's policy alone, without bindings; a project evaluates every bound policy on each
 request. So import binds each policy only where its suite tests it: one Deny binding per policy and param
@@ -21,15 +23,17 @@ import re
 from dataclasses import dataclass
 
 from evaluator.formats.archives import listed_objects, suite_file
-from evaluator.formats.bounded_yaml import FormatError, dump, dump_all
-from evaluator.formats.objects import document_name, object_key, object_text, objects_of, plain_object
+from evaluator.formats.bounded_yaml import FormatError, dump, dump_all, load_all
+from evaluator.formats.objects import document_name, is_object, object_key, object_text, objects_of, plain_object
 from evaluator.k8s.restmapping import builtin_mapper, guess_resource, parse_api_version
 
 TEST_FILE = "kaptest.yaml"
 VERSION = "v1alpha1"
 BINDING_PREFIX = "kaptest-"
 _ALLOWED = {"admit": True, "skip": True, "deny": False, "error": False}
-_REQUEST = re.compile(r"^(?P<policy>[^:]+): (?P<kind>\S+) (?P<key>\S+?)(?: \(param (?P<param>[^)]+)\))?$")
+_REQUEST = re.compile(
+    r"^(?P<policy>[^:]+): (?P<kind>\S+) (?P<key>\S+?)(?: \(param (?P<param>[^)]+)\))?(?: \((?:UPDATE|DELETE)\))?$"
+)
 
 
 def _files(files: dict[str, str], base: str, names: object, what: str) -> list[dict]:
@@ -97,7 +101,7 @@ def import_suite(files: dict[str, str], title: str | None = None) -> dict:
         params[case.key] = case.param
     bindings = [_binding(key[0], params[key], objs) for key, objs in tested.items()]
     warnings += _overlaps(cases, tested)
-    used = {id(o) for objs in tested.values() for o in objs}
+    used = {id(o) for objs in tested.values() for o in objs} | {id(c.old) for c in cases if c.old is not None}
     others_docs = [r for r in resources if id(r) not in used]
     documents = policies + bindings + others_docs
     return {
@@ -113,8 +117,9 @@ def import_suite(files: dict[str, str], title: str | None = None) -> dict:
 class _Case:
     key: tuple[str, str | None]  # (policy, param key): the binding the case is tested through
     param: dict | None
-    object: dict
+    object: dict  # the object the request is about (the oldObject of a DELETE)
     request: dict
+    old: dict | None = None  # the oldObject of an UPDATE or DELETE
 
 
 def _group_cases(group: object) -> list[tuple[str, dict]]:
@@ -125,26 +130,50 @@ def _group_cases(group: object) -> list[tuple[str, dict]]:
     return [(policy, case) for case in group.get("tests") or []]
 
 
+def _resolved(path: str, case: dict, field: str, index: dict) -> dict | None:
+    """The resource a case's `object` or `oldObject` names (None when the case names none)."""
+    ref = case.get(field)
+    if not isinstance(ref, dict):
+        return None
+    found = index.get((ref.get("kind"), _key(ref)))
+    if found is None:
+        raise FormatError(f"{path}: test {field} {ref.get('kind')} {_key(ref)} is not among the resources")
+    return found
+
+
+def _request_text(obj: dict | None, old: dict | None) -> str:
+    """The request of a case as kaptest makes it: object alone a CREATE, both an UPDATE, oldObject alone a
+    DELETE (the last two as an AdmissionReview, which says its operation)."""
+    if old is None and obj is not None:
+        return object_text(obj)
+    request: dict = {"operation": "UPDATE" if obj is not None else "DELETE"}
+    if obj is not None:
+        request["object"] = obj
+    request["oldObject"] = old
+    return dump({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request})
+
+
 def _case(path: str, policy: str, case: dict, index: dict, warnings: list[str]) -> _Case:
     """One kaptest case as a project request, and what of it is not imported (`warnings`)."""
-    ref = case.get("object") or {}
     param = case.get("param") if isinstance(case.get("param"), dict) else None
-    obj = index.get((ref.get("kind"), _key(ref)))
-    if obj is None:
-        raise FormatError(f"{path}: test object {ref.get('kind')} {_key(ref)} is not among the resources")
+    new, old = _resolved(path, case, "object", index), _resolved(path, case, "oldObject", index)
+    if new is None and old is None:
+        raise FormatError(f"{path}: a test of {policy} names neither an object nor an oldObject")
+    obj = new if new is not None else old
+    operation = "CREATE" if old is None else "UPDATE" if new is not None else "DELETE"
+    ref = case.get("object") if new is not None else case.get("oldObject")
     label = f"{policy}: {ref.get('kind')} {_key(ref)}"
-    ignored = sorted(k for k in ("oldObject", "userInfo") if case.get(k))
-    if ignored:
-        warnings.append(f"{label}: {', '.join(ignored)} not imported (the request is a CREATE of the object)")
+    if case.get("userInfo"):
+        warnings.append(f"{label}: userInfo not imported (the request is made by no user)")
     expect = case.get("expect")
     if expect in ("error", "skip"):
         warnings.append(f"{label}: expect {expect} imported as {'denied' if expect == 'error' else 'allowed'}")
     expected: dict | None = {"allowed": _ALLOWED[expect]} if expect in _ALLOWED else None
     if expected is not None and isinstance(case.get("deniedMessage"), str) and expect == "deny":
         expected["messageContains"] = case["deniedMessage"]
-    name = label + (f" (param {_key(param)})" if param else "")
-    request = {"name": name, "text": object_text(obj), "expected": expected}
-    return _Case((policy, _key(param) if param else None), param, obj, request)
+    name = label + (f" (param {_key(param)})" if param else "") + ("" if old is None else f" ({operation})")
+    request = {"name": name, "text": _request_text(new, old), "expected": expected}
+    return _Case((policy, _key(param) if param else None), param, obj, request, old)
 
 
 def _target(obj: dict) -> tuple[tuple[str, str], object]:
@@ -174,10 +203,39 @@ def _generated(obj: dict) -> bool:
     ).startswith(BINDING_PREFIX)
 
 
-def _export_case(obj: dict, param: str | None, expected: dict) -> dict:
+def _case_objects(text: str, name: str) -> tuple[dict | None, dict | None]:
+    """(object, oldObject) of a request kaptest can make: a plain object (CREATE), or an AdmissionReview of
+    an UPDATE (both) or a DELETE (oldObject alone); (None, None) for anything else."""
+    obj = plain_object(text, name)
+    if obj is not None:
+        return obj, None
+    try:
+        docs = load_all(text, name)
+    except ValueError:
+        return None, None
+    review = docs[0] if len(docs) == 1 and isinstance(docs[0], dict) else {}
+    request = review.get("request") if review.get("kind") == "AdmissionReview" else None
+    if not isinstance(request, dict) or not is_object(request.get("oldObject")):
+        return None, None
+    if request.get("operation") == "DELETE" and request.get("object") is None:
+        return None, request["oldObject"]
+    if request.get("operation") == "UPDATE" and is_object(request.get("object")):
+        return request["object"], request["oldObject"]
+    return None, None
+
+
+def _ref(obj: dict) -> dict:
     meta = obj.get("metadata") or {}
     refs = (("kind", obj.get("kind")), ("name", meta.get("name")), ("namespace", meta.get("namespace")))
-    case: dict = {"object": {k: v for k, v in refs if v}}
+    return {k: v for k, v in refs if v}
+
+
+def _export_case(obj: dict | None, old: dict | None, param: str | None, expected: dict) -> dict:
+    case: dict = {}
+    if obj is not None:
+        case["object"] = _ref(obj)
+    if old is not None:
+        case["oldObject"] = _ref(old)
     if param:
         ns, _, name = param.rpartition("/")
         case["param"] = {"name": name, **({"namespace": ns} if ns else {})}
@@ -198,17 +256,19 @@ def export_suite(project: dict) -> tuple[dict[str, str], list[str]]:
                 seen.add((obj.get("kind"), object_key(obj)))
     groups: dict[str, list[dict]] = {}
     for request in project.get("requests", []):
-        obj, match = plain_object(request["text"], request["name"]), _REQUEST.match(request["name"])
-        if obj is None or match is None or not request.get("expected") or "allowed" not in request["expected"]:
+        new, old = _case_objects(request["text"], request["name"])
+        match = _REQUEST.match(request["name"])
+        if (new is None and old is None) or match is None or "allowed" not in (request.get("expected") or {}):
             warnings.append(
                 f"request {request['name']!r} is not a kaptest case (`<policy>: <Kind> <name>` with an "
-                "expected allowed/denied plain object) and is left out"
+                "expected allowed/denied plain object, or an AdmissionReview of an UPDATE or DELETE) and is left out"
             )
             continue
-        if (obj.get("kind"), object_key(obj)) not in seen:
-            seen.add((obj.get("kind"), object_key(obj)))
-            resources.append(obj)
-        case = _export_case(obj, match.group("param"), request["expected"])
+        for obj in (new, old):
+            if obj is not None and (obj.get("kind"), object_key(obj)) not in seen:
+                seen.add((obj.get("kind"), object_key(obj)))
+                resources.append(obj)
+        case = _export_case(new, old, match.group("param"), request["expected"])
         groups.setdefault(match.group("policy"), []).append(case)
     suite = {
         "version": VERSION,

@@ -9,7 +9,6 @@ so `kyverno test` on the folder checks what the playground decided."""
 
 from __future__ import annotations
 
-import posixpath
 
 from evaluator.formats.archives import listed_objects, suite_file
 from evaluator.formats.bounded_yaml import dump, dump_all
@@ -33,6 +32,15 @@ def _enforced(policy: dict, rule_name: str) -> bool:
     return str(spec.get("validationFailureAction", "Audit")).lower() == "enforce"
 
 
+def _folder_name(base: str) -> str:
+    """The folder a test is about: its own, or for kyverno/policies' hidden `<policy>/.kyverno-test/` the
+    policy's ("" when the upload starts at the hidden folder: the test's name is used then)."""
+    parts = [p for p in base.split("/") if p]
+    while parts and parts[-1].startswith("."):
+        parts.pop()
+    return parts[-1] if parts else ""
+
+
 def import_folder(files: dict[str, str], title: str | None = None) -> dict:
     path, base, test = suite_file(files, TEST_FILE, "a kyverno test")
     policies = _files(files, base, test.get("policies"), "policy")
@@ -52,7 +60,7 @@ def import_folder(files: dict[str, str], title: str | None = None) -> dict:
         requests.append({"name": request_name(resource), "text": object_text(resource), "expected": expected})
     name = (test.get("metadata") or {}).get("name") or base or "kyverno test"
     return {
-        "title": title or f"kyverno test: {posixpath.basename(base) or name}",
+        "title": title or f"kyverno test: {_folder_name(base) or name}",
         "description": f"Imported from {path}",
         "documents": [{"name": document_name(d), "text": object_text(d)} for d in policies + cluster],
         "requests": requests,

@@ -1,6 +1,7 @@
 """The project file: the gallery's YAML (playground/examples/*.yaml), what `admission-playground test` runs.
 
-{title, description, tags?, documents: [{name, text}], requests: [{name, text, expected?}]}
+{title, description, tags?, kubernetesVersion?, documents: [{name, text}], requests: [{name, text, expected?}]}
+(`kubernetesVersion`: the release the project simulates, "1.N"; absent: the newest.)
 """
 
 from __future__ import annotations
@@ -40,19 +41,33 @@ def read_project(text: str, source: str = "project.yaml") -> dict:
     data = load_one(text, source)
     if not is_project(data):
         raise FormatError(f"{source}: a project file needs a documents list")
-    return {
+    project = {
         "title": str(data.get("title") or Path(source).stem),
         "description": str(data.get("description") or ""),
         "tags": [str(t) for t in data.get("tags") or []],
         "documents": _entries(data, "documents", source),
         "requests": _entries(data, "requests", source),
     }
+    if data.get("kubernetesVersion") is not None:
+        project["kubernetesVersion"] = _version(data["kubernetesVersion"], source)
+    return project
+
+
+def _version(value: Any, source: str) -> str:
+    from evaluator.cel.versions import parse_version
+
+    try:
+        return parse_version(str(value))
+    except ValueError as exc:
+        raise FormatError(f"{source}: kubernetesVersion: {exc}") from None
 
 
 def write_project(project: dict) -> str:
     out: dict[str, Any] = {"title": project.get("title") or "", "description": project.get("description") or ""}
     if project.get("tags"):
         out["tags"] = list(project["tags"])
+    if project.get("kubernetesVersion"):
+        out["kubernetesVersion"] = str(project["kubernetesVersion"])
     out["documents"] = [{"name": d["name"], "text": d["text"]} for d in project.get("documents", [])]
     out["requests"] = []
     for r in project.get("requests", []):

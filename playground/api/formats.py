@@ -82,7 +82,11 @@ class ImportView(APIView):
         except FormatError as exc:
             raise ServiceError("invalid_import", str(exc)) from None
         state, token = project_service.create_project(
-            project["title"][:200], project.get("description", ""), project["documents"], project["requests"]
+            project["title"][:200],
+            project.get("description", ""),
+            project["documents"],
+            project["requests"],
+            kubernetes_version=project.get("kubernetesVersion"),
         )
         return Response(
             {**state, "editToken": token, "warnings": project.get("warnings", [])}, status=status.HTTP_201_CREATED

@@ -28,6 +28,7 @@ from playground.evaluation import jobs, pool
 from playground.services import document_service, example_service, notify, project_service, snapshot_service
 from playground.services.document_service import UNSET, Target
 from playground.evaluation.live_jobs import documents_key
+from playground.evaluation.service import named_texts
 
 TOKEN_HEADER = OpenApiParameter(
     "X-Edit-Token",
@@ -166,7 +167,7 @@ def _evaluate(
     """In the supervised workers, bounded like every evaluation; routed like the live room's (warm caches).
     The request's database connection goes back to the pool meanwhile: the workers need none."""
     release_connection()
-    key = documents_key([doc["text"] for doc in documents], kubernetes_version)
+    key = documents_key(named_texts(documents), kubernetes_version)
     return pool.call(jobs.evaluate_project, documents, requests, version, kubernetes_version, key=key)
 
 

@@ -13,7 +13,8 @@ from typing import Any
 from django.conf import settings
 
 from evaluator.admission.documents import load_documents
-from evaluator.batch import read_objects
+from evaluator.batch import compiled, read_objects
+from evaluator.cli.located import problem_text
 from evaluator.batch.rows import policy_key
 from evaluator.k8s.kinds import (
     ADMISSION_POLICY_KINDS,
@@ -61,13 +62,45 @@ def project_objects(documents: Iterable[dict]) -> tuple[list[dict], list[dict]]:
     return objects, problems
 
 
-def policies_of(objects: Iterable[dict]) -> list[dict]:
-    """The policies among the objects: [{key, kind, name}], in document order."""
+def policies_of(objects: list[dict], kubernetes_version: str | None = None) -> list[dict]:
+    """The policies among the objects: [{key, kind, name, error}], in document order; `error` is the first
+    error the engine gives loading the policy (a CEL compile error, an invalid spec), else None."""
+    errors = load_errors(objects, kubernetes_version)
     return [
-        {"key": _key(obj), "kind": obj.get("kind"), "name": _name(obj)}
+        {"key": key, "kind": obj.get("kind"), "name": _name(obj), "error": errors.get(key)}
         for obj in objects
         if obj.get("kind") in POLICY_KINDS and _name(obj)
+        for key in [_key(obj)]
     ]
+
+
+def load_errors(objects: list[dict], kubernetes_version: str | None = None) -> dict[str, str]:
+    """Policy key -> the first error the engine reports loading that policy (the policy set is compiled as a
+    job compiles it, and kept for the job that follows)."""
+    out: dict[str, str] = {}
+    for error in compiled(objects, kubernetes_version).errors:
+        position = error.get("document")
+        if error.get("severity", "error") != "error" or not isinstance(position, int):
+            continue
+        if 0 <= position < len(objects) and objects[position].get("kind") in POLICY_KINDS:
+            where = f"{error['path']}: " if error.get("path") and error["path"] not in problem_text(error) else ""
+            out.setdefault(_key(objects[position]), where + problem_text(error))
+    return out
+
+
+def refuse_unloadable(policies: list[dict], keys: list[str]) -> None:
+    """A chosen policy that does not load would run as if it admitted everything: refuse, naming it."""
+    chosen = set(keys)
+    broken = [p for p in policies if p["key"] in chosen and p["error"]]
+    if broken:
+        first = broken[0]
+        others = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
+        raise ServiceError(
+            "invalid_policy",
+            f"policies: {first['key']!r} does not load{others}: {first['error']} "
+            "(fix it in the editor, or leave it out of the run)",
+            path="policies",
+        )
 
 
 def choose(objects: list[dict], chosen: Any) -> tuple[list[dict], list[str]]:

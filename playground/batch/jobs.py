@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from evaluator.batch import with_namespaces
 from playground.batch import inputs, progress, runner
 from playground.batch.models import BatchChunk, BatchJob
 from playground.models import Project
@@ -31,7 +32,9 @@ def create_job(project_id: Any, chosen: Any, uploads: list[tuple[str, bytes | st
     state = project_service.project_state(project_id)
     project_objects, warnings = inputs.project_objects(state["documents"])
     documents, keys = inputs.choose(project_objects, chosen)
+    inputs.refuse_unloadable(inputs.policies_of(project_objects, state["kubernetesVersion"]), keys)
     objects, sources = inputs.read_inputs(uploads)
+    documents = with_namespaces(documents, objects)
     token = tokens.new_token()
     size = settings.PLAYGROUND_BATCH_CHUNK_SIZE
     with transaction.atomic():

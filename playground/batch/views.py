@@ -21,7 +21,7 @@ def batch_page(request, project_id):
             raise Http404(exc.message)
         raise
     objects, _ = inputs.project_objects(project["documents"])
-    policies = inputs.policies_of(objects)
+    policies = inputs.policies_of(objects, project["kubernetesVersion"])
     return render(
         request,
         "batch.html",

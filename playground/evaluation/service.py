@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import evaluator
 from evaluator import Simulation
+from evaluator.admission.loading import NamedText
 from evaluator.json_safe import json_safe
 from playground.core.expectations import verdict
 from playground.core.result_cache import LRUCache, content_hash
@@ -66,11 +67,19 @@ def _split_errors(errors: list[dict], count: int) -> tuple[list[list[dict]], lis
     return per_document, general
 
 
+def named_texts(documents: list[dict]) -> list[str]:
+    """The documents' texts, each named as the project names it: the engine's messages and `source`s call a
+    document by that name (a nameless one is `<text N>`)."""
+    return [NamedText(doc.get("text") or "", str(doc.get("name") or "")) for doc in documents]
+
+
 def documents_key(texts: list[str], kubernetes_version: str | None = None) -> str:
-    """The cache key of a document set as one Kubernetes release sees it (None: the newest)."""
+    """The cache key of a document set (texts and the names they go by) as one Kubernetes release sees it
+    (None: the newest)."""
+    named = [[getattr(text, "name", ""), text] for text in texts]
     if kubernetes_version is None:
-        return content_hash("documents", texts)
-    return content_hash("documents", texts, kubernetes_version)
+        return content_hash("documents", named)
+    return content_hash("documents", named, kubernetes_version)
 
 
 def load_documents(texts: list[str], kubernetes_version: str | None = None) -> LoadedDocuments:
@@ -121,7 +130,7 @@ def evaluate(
     documents: list[dict], requests: list[dict], version: int | None = None, *, kubernetes_version: str | None = None
 ) -> dict:
     """The whole EvaluationResult for documents [{id?, name, text}] and requests [{id?, name, text, expected?}]."""
-    loaded = load_documents([doc["text"] for doc in documents], kubernetes_version)
+    loaded = load_documents(named_texts(documents), kubernetes_version)
     return {
         "version": version,
         "documents": documents_entry(documents, loaded),

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from playground.evaluation.pool import Abandoned
 from playground.evaluation import live_jobs as jobs
+from playground.evaluation import service as evaluation_service
 from playground.core import limits, outage
 from playground.services import presence
 from playground.core.database import db
@@ -67,7 +68,7 @@ async def stream_evaluation(
     them, and a newer edit makes it moot."""
     version = state["version"]
     timing = {"started": time.perf_counter()}  # earlier if the evaluation joins one started during the save
-    texts = [doc["text"] for doc in state["documents"]]
+    texts = evaluation_service.named_texts(state["documents"])
     kubernetes_version = state.get("kubernetesVersion")
     notice = _Notice(send, version)
     try:
@@ -206,7 +207,7 @@ class ProjectRunner:
         if edited is base:  # not an item of the project: the save will say so
             return
         jobs.start(
-            [doc["text"] for doc in edited["documents"]],
+            evaluation_service.named_texts(edited["documents"]),
             [request["text"] for request in edited["requests"]],
             edited.get("kubernetesVersion"),
             abandoned=lambda: self.unwatched,

@@ -168,6 +168,19 @@ function table(node, head, rows) {
     h("tbody", {}, rows));
 }
 
+// Beside a policy counted once per object (its worst rule's outcome): its rules', webhooks' or bindings' own
+// counts, when it has more than one.
+function partRows(policy, outcomes) {
+  for (const [key, word] of [["rules", "rule"], ["webhooks", "webhook"], ["bindings", "binding"]]) {
+    const parts = Object.entries(policy[key] || {});
+    if (parts.length > 1) {
+      return parts.map(([part, counts]) => h("tr", { class: "batch-part" },
+        h("th", { scope: "row" }, `${word} ${part}`), countCells(counts, outcomes)));
+    }
+  }
+  return [];
+}
+
 function renderSummary() {
   const s = summary;
   replaceChildren($("totals"), [["objects", s.objects], ["allowed", s.allowed], ["denied", s.denied], ["warned", s.warned],
@@ -175,7 +188,8 @@ function renderSummary() {
     h("div", { class: `total total-${label}`, dataset: { testid: `total-${label}` } }, h("strong", {}, number(value)), h("span", {}, label))));
   const outcomes = ["admitted", "denied", "warned", "audited", "error"]; // a policy's outcomes, headed as the totals
   table($("policy-table"), ["Policy", ...outcomes.slice(0, -1), "errors"],
-    Object.entries(s.policies).map(([name, p]) => h("tr", {}, h("th", { scope: "row" }, name), countCells(p, outcomes))));
+    Object.entries(s.policies).flatMap(([name, p]) => [h("tr", {}, h("th", { scope: "row" }, name), countCells(p, outcomes)),
+      ...partRows(p, outcomes)]));
   const groups = ["objects", "denied", "warned", "audited", "errors"];
   table($("namespace-table"), ["Namespace", ...groups],
     Object.entries(s.namespaces).map(([name, n]) => h("tr", {}, h("th", { scope: "row" }, name || "(cluster-scoped)"), countCells(n, groups))));

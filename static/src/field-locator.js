@@ -55,8 +55,8 @@ export function locateField(text, name, fieldRef, exprLine = 1, exprColumn = 1) 
 
 /**
  * Diagnostics for each document id from the typecheck map {policyName: report}: {docId: [errors]}.
- * The engine places each diagnostic itself (`location`: line/column in the text it was given, `source`
- * "<text i>" = the i-th document of `order`); without it, the policy is looked up in the current texts.
+ * The engine places each diagnostic itself (`location`: line/column in the text it was given, `document` i =
+ * the i-th document of `order`); without it, the policy is looked up in the current texts.
  */
 export function typecheckDiagnostics(typecheck, documents, order = []) {
   const byDocument = new Map();
@@ -72,7 +72,7 @@ export function typecheckDiagnostics(typecheck, documents, order = []) {
     for (const d of report?.diagnostics || []) {
       if (!d.fieldRef) continue;
       const at = d.location;
-      const index = at ? textIndex(at.source) : null;
+      const index = at ? textIndex(at) : null;
       const id = index !== null ? order[index] : at && documents.length === 1 ? documents[0].id : undefined;
       if (at?.line && id !== undefined) {
         add(id, { line: at.line, column: at.column, endLine: at.endLine, endColumn: at.endColumn }, d);

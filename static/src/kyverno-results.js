@@ -18,7 +18,7 @@ export function yamlBlock(title, value, { open = false, testid } = {}) {
 
 function ruleLocation(location) {
   if (!location?.line) return null;
-  const index = textIndex(location.source) ?? (Number.isInteger(location.document) ? location.document : null);
+  const index = textIndex(location);
   return index === null ? null : h("span", {}, " (", gotoLink(location, { docIndex: index }), ")");
 }
 

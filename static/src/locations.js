@@ -40,9 +40,16 @@ export function messageNode(message, hint) {
     hint ? h("span", { class: "error-hint", dataset: { testid: "hint" } }, `Hint: ${hint}`) : null);
 }
 
-/** `<text 2>` (the engine's name for the third document text) → 2; null otherwise. */
-export function textIndex(source) {
-  const match = /^<text (\d+)>$/.exec(String(source ?? ""));
+/** Which document text a place is in: its `document` (the index of the text; the engine's `source` is then
+ * the document's name), or `<text 2>` (the engine's name for the third text when it has none) → 2; null when
+ * it is in no document (the request). Takes the place (an error, a location) or its source. */
+export function textIndex(place) {
+  if (place && typeof place === "object") {
+    const named = textIndex(place.source);
+    if (named !== null) return named;
+    return Number.isInteger(place.document) && place.source !== "request" ? place.document : null;
+  }
+  const match = /^<text (\d+)>$/.exec(String(place ?? ""));
   return match ? Number(match[1]) : null;
 }
 

@@ -102,7 +102,7 @@ function typecheckView(typecheck) {
     if (report?.notChecked) {
       unchecked += 1;
       const at = report.policyError;
-      const index = at ? textIndex(at.source) : null;
+      const index = at ? textIndex(at) : null;
       const link = at?.line ? gotoLink(at, { docIndex: index ?? 0 }) : null;
       items.push(h("li", { class: "sev-info", dataset: { testid: "not-checked" } },
         `${policy}: not type-checked: ${report.notChecked}`, link ? h("span", {}, " (", link, ")") : null));
@@ -119,7 +119,7 @@ function typecheckView(typecheck) {
     for (const d of diagnostics || []) {
       const where = d.line ? ` (${d.line}:${d.column ?? "?"})` : "";
       const at = d.location;
-      const index = at ? textIndex(at.source) : null;
+      const index = at ? textIndex(at) : null;
       const link = at?.line ? gotoLink(at, { docIndex: index ?? 0 }) : null;
       items.push(h("li", { class: `sev-${d.severity || "warning"}` }, `${policy} ${d.fieldRef || ""}${where}: `,
         messageNode(d.message), link ? h("span", {}, " — ", link) : null));

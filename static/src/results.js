@@ -179,10 +179,10 @@ function defaultedView(result) {
 }
 
 /** Where an error is, as a link to its place when it has one: {docId} for a document's own errors, else
- * the engine's source "<text i>" (the i-th document). */
+ * the document the engine names (`document`: the i-th document). */
 function placeLink(error, docId) {
   if (!error?.line) return null;
-  const index = textIndex(error.source);
+  const index = textIndex(error);
   if (docId === undefined && index === null) return null;
   return gotoLink(error, docId !== undefined ? { docId } : { docIndex: index });
 }
@@ -193,7 +193,7 @@ function errorList(errors, docId) {
     const where = [e.kind, e.name, e.path].filter(Boolean).join(" ");
     const located = e.located === false ? " (no line: given as an object, not text)" : "";
     const link = placeLink(e, docId);
-    const policyLink = e.policyError ? placeLink(e.policyError, textIndex(e.policyError.source) === null ? docId : undefined) : null;
+    const policyLink = e.policyError ? placeLink(e.policyError, textIndex(e.policyError) === null ? docId : undefined) : null;
     return h("li", { class: `sev-${e.severity || "error"}` },
       `${e.severity || "error"}: ${where}`, link ? " (" : "", link, link ? ")" : "", located, where || link ? " — " : "",
       messageNode(e.message, e.hint), policyLink ? h("span", {}, " → policy error at ", policyLink) : null);

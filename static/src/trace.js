@@ -41,7 +41,7 @@ function sectionTable(key, title, label, rows) {
 /** The error as the API server words it, then a link to the expression and a hint. */
 function errorCell(row) {
   const at = row.location;
-  const index = at ? textIndex(at.source) : null;
+  const index = at ? textIndex(at) : null;
   const link = at?.line ? gotoLink(at, index !== null ? { docIndex: index } : { docIndex: 0 }) : null;
   return [messageNode(row.error, row.hint), link ? h("span", { class: "muted" }, " at ", link) : null];
 }

@@ -182,7 +182,7 @@ export class Workspace {
   setRequestErrors(id, result) {
     const entry = this.get("request", id);
     if (!entry) return;
-    const own = result?.requestErrors || (result?.errors || []).filter((e) => /request/.test(e.source || ""));
+    const own = result?.requestErrors || (result?.errors || []).filter((e) => /request/.test(e.source || "") && !Number.isInteger(e.document));
     const errors = own.filter((e) => e.line);
     entry.editor.setServerErrors(errors);
   }

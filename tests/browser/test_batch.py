@@ -183,3 +183,46 @@ def test_on_a_phone_the_progress_comes_into_view(page, api, server_url):
     page.click("#btn-run")
     expect(page.locator("#batch-progress")).to_be_in_viewport()
     expect(page.locator("#progress-text")).to_have_attribute("data-status", "done", timeout=60_000)
+
+
+TWO_RULES = """\
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: deployment-hygiene}
+spec:
+  validationFailureAction: Audit
+  rules:
+  - name: team-label
+    match: {any: [{resources: {kinds: [Deployment]}}]}
+    validate:
+      message: a team label is required
+      pattern: {metadata: {labels: {team: "?*"}}}
+  - name: few-replicas
+    match: {any: [{resources: {kinds: [Deployment]}}]}
+    validate:
+      message: at most 5 replicas
+      pattern: {spec: {replicas: "<=5"}}
+"""
+
+
+def test_a_broken_policy_is_flagged_and_a_multi_rule_policy_counts_each_object_once(page, api, server_url):
+    body = project_body(title="Broken and two rules")
+    broken = body["documents"][0]["text"].replace("max-replicas", "broken-limit").replace("<= 5", "<= ")
+    body["documents"].append({"name": "broken.yaml", "text": broken})
+    body["documents"].append({"name": "kyverno.yaml", "text": TWO_RULES})
+    status, created = api("POST", "/api/v1/projects", body)
+    assert status == 201, created
+    page.goto(f"{server_url}/p/{created['id']}/batch")
+    expect(page.locator("input[name=policies][value=broken-limit]")).to_be_disabled()
+    expect(page.locator("input[name=policies][value=broken-limit]")).not_to_be_checked()
+    expect(page.locator("[data-testid=policy-error]")).to_contain_text("broken-limit does not load, so it cannot run")
+    expect(page.locator("[data-testid=policy-error]")).to_contain_text("compilation failed")
+    page.fill("#batch-text", batch_dump(40))
+    page.click("#btn-run")
+    expect(page.locator("#progress-text")).to_have_attribute("data-status", "done", timeout=60_000)
+    kyverno = page.locator("#policy-table tbody tr", has_text="ClusterPolicy/deployment-hygiene")
+    expect(kyverno.locator("td")).to_have_count(5)  # the results are drawn after "done"
+    cells = [int(text.replace(",", "")) for text in kyverno.locator("td").all_inner_texts()]
+    assert sum(cells) == 40  # each object once, at its worst rule's outcome
+    expect(page.locator("#policy-table tbody tr.batch-part")).to_have_count(2)
+    expect(page.locator("#policy-table tbody tr.batch-part").first).to_contain_text("rule few-replicas")

@@ -60,7 +60,7 @@ def test_batch_summary_per_policy(tmp_path: Path):
         cwd=Path(__file__).resolve().parents[2],
         timeout=120,
     )
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr  # two objects denied
     summary = json.loads(done.stdout)
     assert summary["objects"] == 8 and summary["denied"] == 2
     assert summary["policies"]["replicas"]["denied"] == 2 and summary["policies"]["replicas"]["admitted"] == 6

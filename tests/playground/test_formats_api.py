@@ -124,3 +124,16 @@ def test_a_project_exports_as_admission_reviews_with_the_rest_decision(client):
     # and back in: the reviews become requests expecting their decisions
     again = client.post("/api/v1/import/admission-review", exported.content, content_type="application/json")
     assert again.status_code == 201 and [r["expected"] for r in again.json()["requests"]] == [{"allowed": False}]
+
+
+def test_a_project_file_keeps_its_kubernetes_version_through_import_and_export(client):
+    text = (
+        "title: old cluster\nkubernetesVersion: '1.30'\ndocuments:\n- name: ns\n  text: |\n"
+        "    apiVersion: v1\n    kind: Namespace\n    metadata: {name: a}\nrequests: []\n"
+    )
+    state = client.post("/api/v1/import/project", text.encode(), content_type="application/yaml").json()
+    assert state["kubernetesVersion"] == "1.30"
+    exported = client.get(f"/api/v1/projects/{state['id']}/export/project")
+    assert b"kubernetesVersion: '1.30'" in exported.content or b'kubernetesVersion: "1.30"' in exported.content
+    again = client.post("/api/v1/import/project", exported.content, content_type="application/yaml").json()
+    assert again["kubernetesVersion"] == "1.30"

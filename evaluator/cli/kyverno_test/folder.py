@@ -73,6 +73,7 @@ def _load_test(path: Path, test: dict, problems: list[dict]) -> TestFolder:
     folder.exceptions = [d for d in _objects(folder, test.get("exceptions")) if d.get("kind") == POLICY_EXCEPTION]
     folder.resources = _objects(folder, test.get("resources"))
     folder.cluster = list(folder.resources)
+    folder.cluster += _objects(folder, test.get("paramResources"))  # the params of admission policies
     for doc in _objects(folder, test.get("clusterResources")):
         if doc.get("kind") == "ClusterResource":
             folder.cluster += [d for d in (doc.get("spec") or {}).get("resources") or [] if isinstance(d, dict)]

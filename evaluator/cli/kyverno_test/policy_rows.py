@@ -8,7 +8,7 @@ import copy
 
 from evaluator.cli.kyverno_test import generate_rows
 from evaluator.cli.kyverno_test.folder import TestFolder, read_yaml
-from evaluator.cli.kyverno_test.rows import ERROR, EXCLUDED, FAILED, OK, Row, no_such_policy, row_for
+from evaluator.cli.kyverno_test.rows import ERROR, EXCLUDED, FAILED, OK, Row, no_such_policy, reported, row_for
 from evaluator.k8s.kinds import KYVERNO_POLICY_KINDS
 from evaluator.policies.kyverno import evaluate
 from evaluator.policies.kyverno.cli_values import values_from_spec
@@ -66,6 +66,9 @@ def run_row(folder: TestFolder, result: dict, name: str) -> Row:
     if not wanted:
         return no_such_policy(folder, result, name)
     request, vals = _request_and_values(folder, result, as_created(doc))
+    network = needs_network(wanted, result.get("rule"), vals)
+    if network:
+        return row_for(folder, result, name, network)
     vals["generateSources"] = [d for p in wanted for d in generate_rows.clone_sources(folder, p)]
     outcome = evaluate(wanted + folder.exceptions, request, documents=folder.cluster, values=vals)
     generated = [g for res in outcome for g in res.get("generate") or []]
@@ -86,8 +89,10 @@ def _compared(folder: TestFolder, result: dict, name: str, wanted: list[dict], r
             f"no rule named {rule!r} in {policy_name}" if rule and not _has_rule(wanted, rule) else "no rule response"
         )
         return row_for(folder, result, name, f"{reason} (kyverno test reports pass (Excluded))", EXCLUDED, "excluded")
-    ok = all(r["result"] == expected for r in rules)
-    actual = ",".join(sorted({r["result"] for r in rules}))
+    policy = wanted[0] if wanted else None
+    results = [reported(policy, r["result"]) for r in rules]
+    ok = all(r == expected for r in results)
+    actual = ",".join(sorted(set(results)))
     message = "; ".join(r["message"] for r in rules if r["result"] != "pass")
     return Row(
         policy_name, rule or "", name, str(result.get("kind", "")), expected, actual, OK if ok else FAILED, message
@@ -118,8 +123,60 @@ def _request_and_values(folder: TestFolder, result: dict, obj: dict) -> tuple[di
     return request, vals
 
 
+def needs_network(policies: list[dict], rule: object, values: dict) -> str | None:
+    """Why the rules a result names (every rule when it names none) cannot be checked offline: they verify
+    images or signed manifests, or read a registry through a context entry the values (global, rule or
+    foreach values) do not supply."""
+    names = _rule_names(str(rule)) if rule else None
+    for policy in policies:
+        policy_name = str((policy.get("metadata") or {}).get("name", ""))
+        for entry in (policy.get("spec") or {}).get("rules") or []:
+            if not isinstance(entry, dict) or (names is not None and entry.get("name") not in names):
+                continue
+            supplied = set(values.get("variables") or {})
+            for table in ("ruleValues", "foreachValues"):
+                supplied |= set(((values.get(table) or {}).get(policy_name) or {}).get(entry.get("name")) or {})
+            what = _network_use(entry, supplied)
+            if what:
+                return f"rule {entry.get('name')} {what}: that needs the network, which kyverno-test does not use"
+    return None
+
+
+def _network_use(rule: dict, variables: set[str]) -> str | None:
+    if rule.get("verifyImages"):
+        return "verifies images in their registry (verifyImages)"
+    validate = rule.get("validate")
+    if isinstance(validate, dict) and validate.get("manifests"):
+        return "verifies signed manifests (validate.manifests)"
+    for entry in _context_entries(rule):
+        if entry.get("imageRegistry") is not None:
+            name = str(entry.get("name") or "")
+            if not any(key == name or key.startswith(name + ".") for key in variables):
+                return f"reads image data from a registry (context entry {name}: imageRegistry)"
+    return None
+
+
+def _context_entries(node: object) -> list[dict]:
+    """Every context entry of a rule: its own and those of its foreach loops, at any depth."""
+    found: list[dict] = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "context" and isinstance(value, list):
+                found += [e for e in value if isinstance(e, dict)]
+            else:
+                found += _context_entries(value)
+    elif isinstance(node, list):
+        for value in node:
+            found += _context_entries(value)
+    return found
+
+
+def _rule_names(rule: str) -> set[str]:
+    return {rule, rule.removeprefix("autogen-"), rule.removeprefix("autogen-cronjob-")}
+
+
 def _has_rule(policies: list[dict], rule: str) -> bool:
-    names = {rule, rule.removeprefix("autogen-"), rule.removeprefix("autogen-cronjob-")}
+    names = _rule_names(rule)
     return any(
         r.get("name") in names
         for p in policies

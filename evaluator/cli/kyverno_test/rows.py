@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from evaluator.cli.kyverno_test.folder import TestFolder
+from evaluator.cli.located import located
 
 # statuses: the row matched its expectation (ok), had no rule response, which `kyverno test` counts as
 # pass (excluded), did not match (failed), could not be evaluated here (skipped), or broke (error)
@@ -85,6 +86,18 @@ def row_for(
     )
 
 
+SCORED = "policies.kyverno.io/scored"
+
+
+def reported(policy: dict | None, result: str) -> str:
+    """A result as `kyverno test` reports it: a failure of a policy annotated `policies.kyverno.io/scored:
+    "false"` is a warn (whatever the policy's kind)."""
+    annotations = ((policy or {}).get("metadata") or {}).get("annotations") or {}
+    if result == "fail" and isinstance(annotations, dict) and annotations.get(SCORED) == "false":
+        return "warn"
+    return result
+
+
 def no_such_policy(folder: TestFolder, result: dict, resource: str) -> Row:
     """A result naming a policy the test does not load: `kyverno test` reports it as pass (Excluded)."""
     name = str(result.get("policy", ""))
@@ -129,6 +142,20 @@ def _flag(folder: TestFolder, result: dict) -> str:
     return next((KIND_FLAGS[k] for k in sorted(k for k in kinds if k in KIND_FLAGS)), "")
 
 
+def unread_policy(folder: TestFolder, result: dict) -> str | None:
+    """When the policy a result names was not loaded and a policy file could not be read or parsed: that
+    problem, located (the row is an error, never a pass (Excluded) for a policy that is not there)."""
+    name = str(result.get("policy", "")).split("/")[-1]
+    if any((p.get("metadata") or {}).get("name") == name for p in folder.policies):
+        return None
+    files = folder.test.get("policies") or []
+    sources = {str(folder.base / str(f)) for f in ([files] if isinstance(files, str) else files)}
+    for problem in folder.problems:
+        if problem.get("source") in sources and problem.get("severity", "error") == "error":
+            return f"policy {name!r} was not loaded: {located(problem)}"
+    return None
+
+
 def run_rows(folder: TestFolder) -> list[Row]:
     """Every row of the folder's results: evaluated by its runner, or skipped with the reason."""
     runners = _runners()
@@ -138,7 +165,11 @@ def run_rows(folder: TestFolder) -> list[Row]:
             continue
         flag = _flag(folder, result)
         runner = runners[flag]
+        unread = unread_policy(folder, result)
         for name in result_resources(result) or [""]:  # a result naming no resource still gets its row
+            if unread:
+                rows.append(row_for(folder, result, name, unread, ERROR, "error"))
+                continue
             try:
                 rows.append(runner(folder, result, name))
             except Exception as exc:  # one broken row must not hide the others

@@ -15,7 +15,7 @@ from typing import Any
 
 from evaluator.cli.kyverno_test.folder import TestFolder
 from evaluator.cli.kyverno_test.policy_rows import as_created, find_resource
-from evaluator.cli.kyverno_test.rows import ERROR, EXCLUDED, FAILED, OK, Row, row_for
+from evaluator.cli.kyverno_test.rows import ERROR, EXCLUDED, FAILED, OK, Row, reported, row_for
 from evaluator.k8s.kinds import VALIDATING_BINDING, VALIDATING_POLICY
 from evaluator.policies.kyverno.cli_values import values_from_spec
 from evaluator.simulation import simulate
@@ -162,7 +162,8 @@ def run_row(folder: TestFolder, result: dict, name: str) -> Row:
     meta = as_created(doc)["metadata"]
     values = values_from_spec(folder.values, meta.get("name", ""), meta.get("namespace", ""))
     param_kind = ((policy.get("spec") or {}).get("paramKind") or {}).get("kind")
-    params = [d for d in folder.cluster if param_kind and d.get("kind") == param_kind]
+    # loaded as the CLI loads resources: a namespaced object without a namespace is in "default"
+    params = [as_created(d) for d in folder.cluster if param_kind and d.get("kind") == param_kind]
     outcome = kyverno_vap_result(
         policy,
         bindings,
@@ -180,5 +181,6 @@ def run_row(folder: TestFolder, result: dict, name: str) -> Row:
             EXCLUDED,
             "excluded",
         )
-    status = OK if outcome.result == expected else FAILED
-    return Row(policy_name, "", name, str(result.get("kind", "")), expected, outcome.result, status, outcome.message)
+    actual = reported(policy, outcome.result)
+    status = OK if actual == expected else FAILED
+    return Row(policy_name, "", name, str(result.get("kind", "")), expected, actual, status, outcome.message)

@@ -6,8 +6,10 @@ each of them does."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from evaluator.cli.kyverno_test.folder import TestFolder, read_yaml
-from evaluator.cli.kyverno_test.rows import EXCLUDED, FAILED, OK, Row
+from evaluator.cli.kyverno_test.rows import EXCLUDED, FAILED, OK, Row, reported
 from evaluator.policies.kyverno_vpol.cli_test import VpolRow, VpolTest
 
 _TESTS: dict[int, tuple[TestFolder, VpolTest]] = {}
@@ -31,6 +33,16 @@ def vpol_test(folder: TestFolder) -> VpolTest:
     return cached[1]
 
 
+def _scored(row: VpolRow, folder: TestFolder) -> VpolRow:
+    """The row with a failure of an unscored policy reported as warn (as `kyverno test` does)."""
+    name = row.policy.split("/")[-1]
+    policy = next((p for p in folder.policies if (p.get("metadata") or {}).get("name") == name), None)
+    actual = reported(policy, row.actual)
+    if actual == row.actual:
+        return row
+    return dataclasses.replace(row, actual=actual, ok=actual == row.expected)
+
+
 def _row(row: VpolRow, result: dict) -> Row:
     status = OK if row.ok else FAILED
     if row.ok and row.message == "pass (Excluded)":
@@ -42,7 +54,10 @@ def _row(row: VpolRow, result: dict) -> Row:
 
 def run_row(folder: TestFolder, result: dict, name: str) -> Row:
     vpol = vpol_test(folder)
-    return combined(vpol.rows({**result, "resources": [name], "resource": None} if name else result), result)
+    rows = [
+        _scored(r, folder) for r in vpol.rows({**result, "resources": [name], "resource": None} if name else result)
+    ]
+    return combined(rows, result)
 
 
 def combined(rows: list[VpolRow], result: dict) -> Row:

@@ -65,6 +65,7 @@ def evaluate(
 
     values: {"variables": {dotted.path: value}, "ruleValues": {policy: {rule: {key: value}}},
     "foreachValues": {...}, "namespaceLabels": {...}, "roles": [...], "clusterRoles": [...],
+    "namespaces": a `Namespaces` model (the labels of the resource's namespace when `namespaceLabels` gives none),
     "globalContext": {name: data}, "apiCallResponses": [...], "apiCallsFromDocuments": bool (answer apiCall
     GETs from `documents`, like `kyverno test` with clusterResources)}. PolicyException documents may be among
     `policies` or `documents`; so may the CLI's `Values` and `UserInfo` documents (cli.kyverno.io), which

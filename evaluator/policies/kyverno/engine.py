@@ -231,7 +231,9 @@ def _policy_run(
         info = RequestInfo()
     ns_labels = values.get("namespaceLabels")
     if ns_labels is None:
-        ns_labels = _namespace_labels(documents, meta.get("namespace") or request.get("namespace") or "")
+        namespace = meta.get("namespace") or request.get("namespace") or ""
+        model = values.get("namespaces")  # a simulation's Namespaces: known or assumed, as the webhook sees them
+        ns_labels = model.labels(namespace) if model is not None else _namespace_labels(documents, namespace)
     offline = _offline_data(policy, documents, values)
     ctx = build_context(request, info, values, has_user, object_later) if context else Context()
     if context and not object_later:

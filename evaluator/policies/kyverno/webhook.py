@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from evaluator.admission.policy_kind import VALIDATING, Denial, KindOutcome, RequestContext, Setup, register
+from evaluator.k8s.namespaces import Namespaces
 from evaluator.k8s.kinds import ADMISSION_KINDS, KYVERNO_CLUSTER_POLICY, KYVERNO_GROUP, KYVERNO_POLICY_KINDS
 from evaluator.policies import kyverno
 from evaluator.policies.kyverno import cel_diagnostics
@@ -52,6 +53,7 @@ class KyvernoPolicies:
         self.active = False
         self.idle = False
         self._nested: Any = None
+        self._namespaces: Namespaces | None = None
         self._locate: Any = lambda document, **fields: dict(fields)
         self._type_checks: dict[str, dict] | None = None
         self._generated: list[tuple[str, dict, Any]] | None = None
@@ -65,6 +67,7 @@ class KyvernoPolicies:
         self.active = bool(self.policies)
         self.idle = not self.policies  # no results and no generated VAP to compare
         self._nested = setup.nested
+        self._namespaces = setup.cluster.namespaces
         self._locate = setup.locate
         return cel_diagnostics.located_errors(self.policies, setup.locate)
 
@@ -112,7 +115,8 @@ class KyvernoPolicies:
         """(per-policy results, the denial status or None, warnings)."""
         if not self.policies:
             return [], None, []
-        results = kyverno.evaluate(self.policies, dict(request), documents=self.documents)
+        values = {"namespaces": self._namespaces} if self._namespaces is not None else None
+        results = kyverno.evaluate(self.policies, dict(request), documents=self.documents, values=values)
         decision = kyverno.admission_decision(results, dict(request))
         status = None
         if not decision["allowed"]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from evaluator.k8s.namespaces import Namespaces
 from evaluator.admission.policy_kind import VALIDATING, Denial, KindOutcome, RequestContext, Setup, register
 from evaluator.policies.kyverno_vpol import admission
 from evaluator.policies.kyverno_vpol.context import OfflineContext
@@ -32,7 +33,7 @@ class KyvernoImageValidatingPolicies:
     def __init__(self) -> None:
         self.entries: list[ImagePolicyEntry] = []
         self.context = OfflineContext()
-        self.namespaces: dict[str, Mapping[str, Any]] = {}
+        self.namespaces = Namespaces()
         self.active = False
         self.idle = True
 
@@ -45,9 +46,7 @@ class KyvernoImageValidatingPolicies:
         self.active = bool(self.entries)
         self.idle = not self.entries
         self.context = offline_context(docs) if self.entries else OfflineContext()
-        self.namespaces = {
-            sp.name_of(d): d for d in docs if d.get("kind") == "Namespace" and d.get("apiVersion") == "v1"
-        }
+        self.namespaces = setup.cluster.namespaces
         errors = []
         for doc in docs:
             if sp.is_image_validating_policy(doc):
@@ -63,17 +62,8 @@ class KyvernoImageValidatingPolicies:
         if not self.entries:
             return KindOutcome(keys={"kyverno": []})
         namespace = str(request.get("namespace") or "")
-        ns_obj = self.namespaces.get(namespace)
-        if ns_obj is None and namespace:
-            ns_obj = {
-                "apiVersion": "v1",
-                "kind": "Namespace",
-                "metadata": {"name": namespace, "labels": {"kubernetes.io/metadata.name": namespace}},
-            }
-        namespaces = dict(self.namespaces)
-        if ns_obj is not None:
-            namespaces.setdefault(namespace, ns_obj)
-        inputs = kubernetes_inputs(request, context=self.context, namespaces=namespaces, namespace_object=ns_obj)
+        ns_obj = self.namespaces(namespace)
+        inputs = kubernetes_inputs(request, context=self.context, namespaces=self.namespaces, namespace_object=ns_obj)
         results = evaluate_request(self.entries, inputs, traced=context.trace)
         verdict = admission.decision(results, request)
         denial = None

@@ -47,7 +47,7 @@ class KyvernoMutatingPolicies:
         return []
 
     def load(self, setup: Setup) -> list[dict[str, Any]]:
-        self.mpol = MpolStage(setup.documents)
+        self.mpol = MpolStage(setup.documents, setup.cluster.namespaces)
         self.locate = setup.locate
         self.active = bool(self.mpol.entries)
         self.idle = not self.mpol.entries

@@ -20,6 +20,7 @@ from evaluator.policies.kyverno_vpol.stage import offline_context
 from evaluator.policies.mutating.schema import schema_for
 
 from evaluator.admission.cluster import name_of
+from evaluator.k8s.namespaces import Namespaces
 
 from . import spec as sp
 from .policies import PolicyEntry, compile_all, run_all
@@ -58,13 +59,19 @@ def decision(request: Mapping[str, Any], results: list[Mapping[str, Any]]) -> di
 class MpolStage:
     """Built once per document set; `run` per admission request."""
 
-    def __init__(self, documents: list[Mapping[str, Any]]):
+    def __init__(self, documents: list[Mapping[str, Any]], namespaces: Namespaces | None = None):
+        """`namespaces`: the simulation's model of them; by default the Namespace documents among `documents`."""
         docs = [d for d in documents if isinstance(d, Mapping)]
         self.documents = docs
         self.entries = compile_all(docs)
         self.context = offline_context(docs) if self.entries else OfflineContext()
         self.crds = [d for d in docs if d.get("kind") == "CustomResourceDefinition"]
-        self.namespaces = {name_of(d): d for d in docs if d.get("kind") == "Namespace" and d.get("apiVersion") == "v1"}
+        if namespaces is None:
+            namespaces = Namespaces()
+            for d in docs:
+                if d.get("kind") == "Namespace" and d.get("apiVersion") == "v1":
+                    namespaces.setdefault(name_of(d), d)
+        self.namespaces = namespaces
 
     def compile_errors(self, locate: Callable[..., dict] | None = None) -> list[dict[str, Any]]:
         """Version problems and compile errors of every policy, each through `locate(document, **fields)`."""
@@ -79,15 +86,6 @@ class MpolStage:
                 out.append(locate(entry.document, severity="error", **error))
         return out
 
-    def namespace(self, name: str) -> Mapping[str, Any] | None:
-        if not name:
-            return None
-        return self.namespaces.get(name) or {
-            "apiVersion": "v1",
-            "kind": "Namespace",
-            "metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}},
-        }
-
     def run(
         self, request: Mapping[str, Any], *, admission: bool = True, entries: list[PolicyEntry] | None = None
     ) -> tuple[list[dict], Any]:
@@ -99,10 +97,7 @@ class MpolStage:
         if admission and str(request.get("operation") or "") not in MUTATING_OPERATIONS:
             return [], obj
         namespace = str(request.get("namespace") or (obj.get("metadata") or {}).get("namespace") or "")
-        ns_obj = self.namespace(namespace)
-        namespaces = dict(self.namespaces)
-        if ns_obj is not None:
-            namespaces.setdefault(namespace, ns_obj)
-        inputs = kubernetes_inputs(request, context=self.context, namespaces=namespaces, namespace_object=ns_obj)
+        ns_obj = self.namespaces(namespace)
+        inputs = kubernetes_inputs(request, context=self.context, namespaces=self.namespaces, namespace_object=ns_obj)
         objschema = schema_for(str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""), self.crds)
         return run_all(entries, inputs, objschema, admission=admission)

@@ -46,13 +46,8 @@ def evaluate(documents: Iterable[Any], request: Mapping[str, Any]) -> list[dict[
         or ((request.get("object") or request.get("oldObject") or {}).get("metadata") or {}).get("namespace")
         or ""
     )
-    ns_obj = stage._namespace(namespace)
-    inputs = kubernetes_inputs(
-        request,
-        context=stage.context,
-        namespaces={**stage.namespaces, **({namespace: ns_obj} if ns_obj else {})},
-        namespace_object=ns_obj,
-    )
+    ns_obj = stage.namespaces(namespace)
+    inputs = kubernetes_inputs(request, context=stage.context, namespaces=stage.namespaces, namespace_object=ns_obj)
     return evaluate_request(stage.entries, inputs)
 
 

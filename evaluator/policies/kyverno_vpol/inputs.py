@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from evaluator.k8s.namespaces import Namespaces
 from evaluator.k8s.restmapping import builtin_mapper, guess_resource, parse_api_version
 
 from .context import OfflineContext
@@ -41,22 +42,14 @@ def _user_info(user: Any) -> dict[str, Any]:
     return out
 
 
-def namespace_lookup(namespaces: Mapping[str, Mapping] | None) -> Callable[[str], Mapping]:
+def namespace_lookup(namespaces: Mapping[str, Mapping] | None) -> Callable[[str], Mapping | None]:
     """Namespaces for namespaceSelector: a known one, else one labelled only kubernetes.io/metadata.name
-    (what Kyverno's CLI resolver and the API server's automatic label give)."""
-    known = dict(namespaces or {})
-
-    def lookup(name: str) -> Mapping:
-        found = known.get(name)
-        if found is not None:
-            return found
-        return {
-            "apiVersion": "v1",
-            "kind": "Namespace",
-            "metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}},
-        }
-
-    return lookup
+    (what Kyverno's CLI resolver and the API server's automatic label give): the simulation's `Namespaces`."""
+    if isinstance(namespaces, Namespaces):
+        return namespaces
+    model = Namespaces()
+    model.update(namespaces or {})
+    return model
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ class KyvernoValidatingPolicies:
         return []
 
     def load(self, setup: Setup) -> list[dict[str, Any]]:
-        self.vpol = VpolStage(setup.documents)
+        self.vpol = VpolStage(setup.documents, setup.cluster.namespaces)
         self.active = bool(self.vpol.entries)
         self.idle = not self.vpol.entries
         self._nested = setup.nested

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from evaluator.k8s.namespaces import Namespaces
+
 from . import admission, spec as sp
 from .context import OfflineContext, context_file_data, http_mock_index
 from .inputs import kubernetes_inputs
@@ -88,14 +90,18 @@ def offline_context(documents: list[Mapping[str, Any]]) -> OfflineContext:
 class VpolStage:
     """Built once per document set; `run` per admission request."""
 
-    def __init__(self, documents: list[Mapping[str, Any]]):
+    def __init__(self, documents: list[Mapping[str, Any]], namespaces: Namespaces | None = None):
+        """`namespaces`: the simulation's model of them; by default the Namespace documents among `documents`."""
         docs = [d for d in documents if isinstance(d, Mapping)]
         self.documents = docs
         self.entries = compile_all(docs)
         self.context = offline_context(docs) if self.entries else OfflineContext()
-        self.namespaces = {
-            sp.name_of(d): d for d in docs if d.get("kind") == "Namespace" and d.get("apiVersion") == "v1"
-        }
+        if namespaces is None:
+            namespaces = Namespaces()
+            for d in docs:
+                if d.get("kind") == "Namespace" and d.get("apiVersion") == "v1":
+                    namespaces.setdefault(sp.name_of(d), d)
+        self.namespaces = namespaces
 
     def compile_errors(self, locate: Callable[..., dict] | None = None) -> list[dict[str, Any]]:
         """Compile errors of every policy, and version problems of policies and CEL exceptions, each passed
@@ -111,15 +117,6 @@ class VpolStage:
                 out.append(locate(entry.document, severity="error", **error))
         return out
 
-    def _namespace(self, name: str) -> Mapping[str, Any] | None:
-        if not name:
-            return None
-        return self.namespaces.get(name) or {
-            "apiVersion": "v1",
-            "kind": "Namespace",
-            "metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}},
-        }
-
     def run(
         self, request: Mapping[str, Any], trace: bool = True
     ) -> tuple[list[dict], dict[str, Any] | None, list[str]]:
@@ -128,11 +125,8 @@ class VpolStage:
         if not self.entries:
             return [], None, []
         namespace = str(request.get("namespace") or "")
-        ns_obj = self._namespace(namespace)
-        namespaces = dict(self.namespaces)
-        if ns_obj is not None:
-            namespaces.setdefault(namespace, ns_obj)
-        inputs = kubernetes_inputs(request, context=self.context, namespaces=namespaces, namespace_object=ns_obj)
+        ns_obj = self.namespaces(namespace)
+        inputs = kubernetes_inputs(request, context=self.context, namespaces=self.namespaces, namespace_object=ns_obj)
         results = evaluate_request(self.entries, inputs, admission=True, traced=trace)
         verdict = admission.decision(results, request)
         return results, verdict["status"], verdict["warnings"]

@@ -26,7 +26,6 @@ from evaluator.admission.dispatcher import PolicyDispatcher
 from evaluator.admission.evaluation import Inputs, bindings, match_conditions
 from evaluator.admission.params import param_key
 from evaluator.k8s.kinds import MUTATING_BINDING, MUTATING_POLICY
-from evaluator.k8s.namespaces import assumed_namespace
 from evaluator.policies.mutating.compiler import CompiledMutatingPolicy, compile_policy
 from evaluator.policies.mutating.diff import json_patch_between, semantic_equal
 from evaluator.policies.mutating.patchers import run_mutation
@@ -295,9 +294,7 @@ class MutatingDispatcher:
 
     def _inputs(self, inv: _Invocation, request: Mapping[str, Any], authorizers) -> Inputs:
         namespace = "" if act.is_core_namespace(request.get("kind")) else str(request.get("namespace") or "")
-        ns_doc = None
-        if namespace:
-            ns_doc = self.cluster.namespaces.get(namespace) or assumed_namespace(namespace)
+        ns_doc = self.cluster.namespaces(namespace)
         return Inputs(
             object=act.versioned_object(request.get("object"), request.get("kind"), inv.matched_kind),
             old_object=act.versioned_object(request.get("oldObject"), request.get("kind"), inv.matched_kind),

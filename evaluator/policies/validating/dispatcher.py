@@ -24,7 +24,6 @@ from evaluator.admission.dispatcher import BindingTuples, PolicyDispatcher
 from evaluator.admission.evaluation import Inputs
 from evaluator.admission.params import param_key
 from evaluator.k8s.kinds import VALIDATING_BINDING, VALIDATING_POLICY
-from evaluator.k8s.namespaces import assumed_namespace
 from evaluator.policies.validating.compiler import CompiledPolicy, compile_policy
 from evaluator.policies.validating.lean import LeanTuple, lean_tuple
 from evaluator.policies.validating.records import (
@@ -216,9 +215,7 @@ class Dispatcher:
         assumed to exist with only its metadata.name label (the simulation has no API server to ask)."""
         found = self.cache.namespaces.get(name)
         if found is None:
-            doc = None
-            if name:
-                doc = self.cluster.namespaces.get(name) or assumed_namespace(name)
+            doc = self.cluster.namespaces(name)
             found = self.cache.namespaces[name] = (act.namespace_object(doc), act.stored_namespace(doc))
         return found
 

@@ -36,7 +36,7 @@ def evaluate(ctx: Context) -> dict:
     """Engine work (a job of the evaluation workers): the fork's results and every check's verdict."""
     started = time.perf_counter()
     state = ctx.state
-    loaded = evaluation.load_documents([doc["text"] for doc in state["documents"]])
+    loaded = evaluation.load_documents(evaluation.named_texts(state["documents"]))
     requests = [
         _request_entry(evaluation.request_entry(request, evaluation.run_request(loaded, request["text"])))
         for request in state["requests"]

@@ -149,7 +149,7 @@ def validate(content: dict) -> None:
     for exercise in content["exercises"]:
         where = f"exercise {exercise['position'] + 1} ({exercise['slug']})"
         for label, want_all in (("solution", True), ("starter", False)):
-            loaded = evaluation_service.load_documents([d["text"] for d in exercise[label]])
+            loaded = evaluation_service.load_documents(evaluation_service.named_texts(exercise[label]))
             failing = [
                 check["name"]
                 for check in exercise["checks"]

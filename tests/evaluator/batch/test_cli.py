@@ -37,8 +37,9 @@ def files(tmp_path: Path) -> dict[str, str]:
     return {name: str(tmp_path / name) for name in ("p.yaml", "dump.yaml", "dump.tgz")}
 
 
-def batch(capsys, *args: str) -> tuple[str, str]:
-    assert main(["batch", *args]) == 0
+def batch(capsys, *args: str, status: int = 1) -> tuple[str, str]:
+    """Output and errors of a run; the policy set denies some objects of every dump here (exit 1)."""
+    assert main(["batch", *args]) == status
     out = capsys.readouterr()
     return out.out, out.err
 
@@ -70,10 +71,17 @@ def test_csv_output(files, capsys):
 def test_text_output_and_located_errors_of_the_object_files(files, tmp_path, capsys):
     (tmp_path / "broken.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: [\n")
     out, err = batch(
-        capsys, "-f", files["p.yaml"], "--objects", files["dump.yaml"], "--objects", str(tmp_path / "broken.yaml")
+        capsys,
+        "-f",
+        files["p.yaml"],
+        "--objects",
+        files["dump.yaml"],
+        "--objects",
+        str(tmp_path / "broken.yaml"),
+        status=2,
     )
-    assert out.startswith("24 objects: 9 denied")
-    assert f"({tmp_path / 'broken.yaml'} line 4)" in err and "invalid YAML" in err
+    assert out.startswith("UNUSABLE INPUT: 1 error(s), listed on stderr") and "\n24 objects: 9 denied" in out
+    assert f"{tmp_path / 'broken.yaml'}:4:1: error: invalid YAML" in err
     assert "[" not in err.split("\n")[-1]  # no progress bar: stderr is no terminal
 
 
@@ -85,14 +93,14 @@ def test_objects_from_stdin(files):
         cwd=ROOT,
         timeout=120,
     )
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr
     assert json.loads(done.stdout)["objects"] == 24 and done.stderr == b""
 
 
 def test_progress_bar_only_on_a_terminal(files):
     command = [sys.executable, "-m", "evaluator", "batch", "-f", files["p.yaml"], "--objects", files["dump.yaml"]]
     piped = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert piped.returncode == 0 and "24/24" not in piped.stderr
+    assert piped.returncode == 1 and "24/24" not in piped.stderr
     forced = subprocess.run([*command, "--progress"], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert "24/24" in forced.stderr
     main_fd, terminal = pty.openpty()
@@ -110,7 +118,7 @@ def test_progress_bar_only_on_a_terminal(files):
             drawn += chunk
     finally:
         os.close(main_fd)
-    assert on_tty.returncode == 0 and b"24/24" in drawn
+    assert on_tty.returncode == 1 and b"24/24" in drawn
     assert b"24/24" not in on_tty.stdout
 
 
@@ -129,3 +137,82 @@ def test_bad_options(files, capsys):
     capsys.readouterr()
     assert main(["batch", "-f", files["p.yaml"], "--objects", files["dump.yaml"], "--context", "c"]) == 2
     assert capsys.readouterr().err == "error: --context needs --kubeconfig\n"
+
+
+def _run(capsys, *args: str) -> tuple[int, str, str]:
+    status = main(["batch", *args])
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def test_exit_status_gates_as_simulate_does(files, tmp_path, capsys):
+    """0 none denied, 1 some denied (or warned with --fail-on warned), 2 unusable input (the README's table)."""
+    run = ("-f", files["p.yaml"], "--objects", files["dump.yaml"])
+    assert _run(capsys, *run)[0] == 1
+    assert _run(capsys, *run, "--fail-on", "never")[0] == 0
+    assert _run(capsys, *run, "--fail-on", "warned")[0] == 1
+    allowed = tmp_path / "allowed.yaml"
+    allowed.write_text(
+        yaml.safe_dump({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": "a"}})
+    )
+    assert _run(capsys, "-f", files["p.yaml"], "--objects", str(allowed))[0] == 0
+    warned = tmp_path / "warned.yaml"
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "d", "namespace": "a"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "d"}},
+            "template": {
+                "metadata": {"labels": {"app": "d"}},
+                "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]},
+            },
+        },
+    }
+    warned.write_text(yaml.safe_dump(deployment))
+    assert _run(capsys, "-f", files["p.yaml"], "--objects", str(warned))[0] == 0
+    status, out, _ = _run(capsys, "-f", files["p.yaml"], "--objects", str(warned), "--fail-on", "warned")
+    assert (status, out.startswith("1 objects: 0 denied, 1 warned")) == (1, True), out
+
+
+@pytest.mark.parametrize(
+    "case, expected",
+    [
+        ("missing policy file", "{missing}: error: cannot read file: No such file or directory"),
+        ("missing dump", "{missing}: error: cannot read file: No such file or directory"),
+        ("CEL compile error", "{cel}:9:42: error: spec.validations[0].expression: Invalid value"),
+        ("YAML error in the policies", "{broken}:3:1: error: invalid YAML"),
+        ("YAML error in the dump", "{broken}:3:1: error: invalid YAML"),
+        ("binary dump", "{binary}: error: not UTF-8 text"),
+        ("binary policy file", "{binary}: error: cannot read file:"),
+        ("no policy", "{empty}: error: no policy found"),
+        ("no objects", "{empty}: error: no objects found"),
+    ],
+)
+def test_unusable_input_exits_2_with_located_errors(files, tmp_path, capsys, case, expected):
+    paths = {name: str(tmp_path / name) for name in ("missing", "cel", "broken", "binary", "empty")}
+    Path(paths["cel"]).write_text(DOCUMENTS.replace("object.spec.replicas <= 5", "object.spec.replicas <= "))
+    Path(paths["broken"]).write_text("kind: Pod\nmetadata: {name: [\n")
+    Path(paths["binary"]).write_bytes(bytes(range(128, 256)) * 4)
+    Path(paths["empty"]).write_text("# nothing here\n")
+    policies, dump = files["p.yaml"], files["dump.yaml"]
+    arguments = {
+        "missing policy file": (paths["missing"], dump),
+        "missing dump": (policies, paths["missing"]),
+        "CEL compile error": (paths["cel"], dump),
+        "YAML error in the policies": (paths["broken"], dump),
+        "YAML error in the dump": (policies, paths["broken"]),
+        "binary dump": (policies, paths["binary"]),
+        "binary policy file": (paths["binary"], dump),
+        "no policy": (paths["empty"], dump),
+        "no objects": (policies, paths["empty"]),
+    }[case]
+    for output in ("text", "json"):
+        status, out, err = _run(capsys, "-f", arguments[0], "--objects", arguments[1], "-o", output)
+        assert status == 2, (case, output, out, err)
+        assert expected.format(**paths) in err, err
+        if output == "text":
+            assert out.startswith("UNUSABLE INPUT: ")
+        else:
+            assert expected.split(": error: ")[1].split(":")[0] in json.dumps(json.loads(out)["inputErrors"])

@@ -175,3 +175,20 @@ def test_broken_on_purpose_expects_document_errors(tmp_path, capsys):
     )
     status, out, _ = run(capsys, str(tmp_path))
     assert status == 1 and "tagged broken-on-purpose but its documents load without an error" in out
+
+
+def test_the_project_files_kubernetes_version_is_simulated_unless_the_option_says_otherwise(tmp_path, capsys):
+    """The project file keeps its Kubernetes version (it was dropped on read and write)."""
+    from evaluator.formats.project_files import read_project, write_project
+
+    path = write(tmp_path, "object.spec.replicas <= 5") / "project.yaml"
+    path.write_text("kubernetesVersion: '1.28'\n" + path.read_text())
+    project = read_project(path.read_text(), str(path))
+    assert project["kubernetesVersion"] == "1.28"
+    assert read_project(write_project(project))["kubernetesVersion"] == "1.28"
+    status, out, _ = run(capsys, str(path))  # admissionregistration.k8s.io/v1 VAPs: served from 1.30
+    assert status == 1 and "Kubernetes 1.28 does not serve it (from 1.30)" in out
+    assert run(capsys, str(path), "--kubernetes-version", "1.30")[0] == 0
+    path.write_text(path.read_text().replace("'1.28'", "'2.0'"))
+    status, out, _ = run(capsys, str(path))
+    assert status == 1 and f"{path}: kubernetesVersion: " in out

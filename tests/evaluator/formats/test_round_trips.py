@@ -365,3 +365,80 @@ def test_admission_review_export_uses_the_projects_kubernetes_version():
     assert first["response"]["allowed"] is False
     with pytest.raises(FormatError, match="unsupported Kubernetes version"):
         admission_review.export_reviews({**example, "kubernetesVersion": "1.2"})
+
+
+OPERATIONS_SUITE = {
+    "kaptest.yaml": """\
+version: v1alpha1
+policies: [policies.yaml]
+resources: [resources.yaml]
+vapTestSuites:
+- policy: protect
+  tests:
+  - {object: {kind: ConfigMap, name: plain}, expect: admit}
+  - {oldObject: {kind: ConfigMap, name: keep}, expect: deny, deniedMessage: protected}
+  - {oldObject: {kind: ConfigMap, name: plain}, expect: admit}
+  - {object: {kind: ConfigMap, name: keep-v2}, oldObject: {kind: ConfigMap, name: keep}, expect: deny}
+""",
+    "policies.yaml": """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: protect}
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: ["*"], resources: [configmaps]}]
+  validations:
+  - {expression: "oldObject == null || oldObject.metadata.name != 'keep'", message: protected}
+""",
+    "resources.yaml": "\n---\n".join(
+        f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}}}\ndata: {{a: b}}\n"
+        for name in ("plain", "keep", "keep-v2")
+    ),
+}
+
+
+def test_kaptest_delete_and_update_cases_import_as_their_operations_and_round_trip(tmp_path):
+    """A case naming only an `oldObject` is a DELETE, both an UPDATE (the import refused the whole suite:
+    `test object None is not among the resources`)."""
+    project = kaptest.import_suite(OPERATIONS_SUITE)
+    requests = {r["name"]: r for r in project["requests"]}
+    assert list(requests) == [
+        "protect: ConfigMap plain",
+        "protect: ConfigMap keep (DELETE)",
+        "protect: ConfigMap plain (DELETE)",
+        "protect: ConfigMap keep-v2 (UPDATE)",
+    ]
+    deleted = load_all(project["requests"][1]["text"])[0]
+    assert deleted["kind"] == "AdmissionReview" and deleted["request"]["operation"] == "DELETE"
+    assert deleted["request"]["oldObject"]["metadata"]["name"] == "keep" and "object" not in deleted["request"]
+    updated = load_all(project["requests"][3]["text"])[0]["request"]
+    assert (updated["operation"], updated["object"]["metadata"]["name"]) == ("UPDATE", "keep-v2")
+    assert project["warnings"] == []
+    report = run_project(project, tmp_path / "p.yaml")
+    assert report.passed and [c.verdict for c in report.cases] == ["pass"] * 4, report.cases
+    files, warnings = kaptest.export_suite(through_project_file(project))
+    assert warnings == []
+    tests = load_all(files["kaptest.yaml"])[0]["vapTestSuites"][0]["tests"]
+    assert tests[1] == {
+        "oldObject": {"kind": "ConfigMap", "name": "keep"},
+        "expect": "deny",
+        "deniedMessage": "protected",
+    }
+    assert tests[3] == {
+        "object": {"kind": "ConfigMap", "name": "keep-v2"},
+        "oldObject": {"kind": "ConfigMap", "name": "keep"},
+        "expect": "deny",
+    }
+    same(project, kaptest.import_suite(files))
+
+
+def test_a_kyverno_policies_folder_is_titled_by_its_policy_not_by_its_hidden_test_folder():
+    """kyverno/policies keeps each test in `<policy>/.kyverno-test/`: every folder imported as
+    `kyverno test: .kyverno-test`."""
+    files = folder(DATA / "kyverno-test" / "disallow-jenkins-pipeline-strategy")
+    assert ".kyverno-test/kyverno-test.yaml" in files
+    test = load_all(files[".kyverno-test/kyverno-test.yaml"])[0]
+    assert kyverno_test.import_folder(files)["title"] == f"kyverno test: {test['metadata']['name']}"
+    nested = {f"disallow-jenkins-pipeline-strategy/{k}": v for k, v in files.items()}
+    assert kyverno_test.import_folder(nested)["title"] == "kyverno test: disallow-jenkins-pipeline-strategy"

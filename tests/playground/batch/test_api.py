@@ -13,6 +13,7 @@ import yaml
 from playground.batch import local
 from tests.playground.batch.conftest import auth
 from tests.playground.batch.dumps import denied_count, dump
+from tests.playground.playground_fixtures import binding, policy
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -262,3 +263,28 @@ def test_kyverno_mutations_and_generations_are_counted_and_filterable(client):
     assert [line["message"] for line in lines if line["outcome"] == "generated"] == [
         f"create ResourceQuota team-{i}/default-quota" for i in range(3)
     ]
+
+
+def test_a_policy_that_does_not_load_is_flagged_on_the_page_and_refused_by_the_api(client):
+    broken = policy("broken-limit").replace("<= 5", "<= ")
+    body = {
+        "title": "One broken",
+        "documents": [
+            {"name": "policy.yaml", "text": policy("max-replicas") + "---\n" + binding("max-replicas")},
+            {"name": "broken.yaml", "text": broken + "---\n" + binding("broken-limit")},
+        ],
+    }
+    project = client.post("/api/v1/projects", body, content_type="application/json").json()
+    page = client.get(f"/p/{project['id']}/batch").content.decode()
+    assert 'value="broken-limit" disabled>' in page and 'value="max-replicas" checked>' in page
+    assert "broken-limit does not load, so it cannot run: spec.validations[0].expression" in page
+    assert "compilation failed" in page
+    for chosen in (None, ["broken-limit"], ["max-replicas", "broken-limit"]):
+        fields = {} if chosen is None else {"policies": chosen}
+        error = assert_error(create(client, project, dump(8), **fields), 400, "invalid_policy")
+        assert error["message"].startswith("policies: 'broken-limit' does not load: spec.validations[0].expression")
+        assert "compilation failed" in error["message"]
+    job = create(client, project, dump(8), policies=["max-replicas"]).json()
+    finished(client, job)
+    summary = client.get(f"{JOBS}/{job['id']}/results", **auth(job["editToken"])).json()["summary"]
+    assert (list(summary["policies"]), summary["denied"]) == (["max-replicas"], denied_count(8))

@@ -1,5 +1,7 @@
 """Evaluation with results cached by content hash (playground/evaluation/service.py)."""
 
+import json
+
 from playground.evaluation import service as evaluation_service
 from tests.playground.playground_fixtures import BINDING, POLICY, deployment
 
@@ -27,4 +29,20 @@ def test_request_errors_are_kept_apart_from_document_errors():
     request = result["requests"][0]
     assert request["result"]["requestErrors"][0]["source"] == "<request>"
     assert request["verdict"] == "fail"
-    assert all(e["source"] == "<text 0>" for e in result["documents"][0]["errors"])
+    assert all(e["source"] == "p" for e in result["documents"][0]["errors"])  # the document's name
+
+
+def test_messages_name_documents_by_their_names():
+    """A binding of a policy that does not compile points at the policy's error in `policy.yaml`, never in
+    an internal `<text N>`; renaming the document renames it in the messages (a new cache entry)."""
+    broken = POLICY.replace("object.spec.replicas <= 5", "object.spec.replicas <= ")
+    assert broken != POLICY
+    documents = [{"id": 1, "name": "policy.yaml", "text": broken}, {"id": 2, "name": "binding.yaml", "text": BINDING}]
+    result = evaluation_service.evaluate(documents, [])
+    errors = [e for doc in result["documents"] for e in doc["errors"]] + result["errors"]
+    assert "<text" not in json.dumps(result)
+    warning = next(e for e in errors if "so the binding has no effect" in e["message"])
+    assert "see its error in policy.yaml at line" in warning["message"]
+    assert warning["policyError"]["source"] == "policy.yaml" and warning["policyError"]["document"] == 0
+    renamed = evaluation_service.evaluate([{**documents[0], "name": "limits.yaml"}, documents[1]], [])
+    assert "see its error in limits.yaml at line" in json.dumps(renamed)
