@@ -182,13 +182,15 @@ function startProject() {
     },
   } });
   setUpEditLink(projectId, () => getToken(projectId), live);
+  // The fragment is read at load; an edit link pasted into this tab later only changes the hash.
+  window.addEventListener("hashchange", () => live.useToken(adoptFragmentToken(projectId)));
   window.__playground = { live, workspace, results }; // for debugging and browser tests
   if (titleInput) {
     titleInput.addEventListener("change", () => live.send({ type: "meta", title: titleInput.value }));
   }
   async function share() {
     live.flushAll();
-    const snapshot = await api("POST", `${API}projects/${encodeURIComponent(projectId)}/snapshots`, {}, { token });
+    const snapshot = await api("POST", `${API}projects/${encodeURIComponent(projectId)}/snapshots`, {}, { token: live.token });
     showShareLink(snapshot.url);
   }
   onClick("btn-evaluate", () => live.evaluateNow());
