@@ -323,6 +323,9 @@ function startReadOnly(content, { fork, kindLabel }) {
       evaluate();
     }
     workspace.setEditable(tryingIt);
+    // A phone shows one pane: trying it means the YAML.
+    const yamlPane = document.querySelector(".pane-switch [data-pane=editors]");
+    if (tryingIt && yamlPane?.offsetParent) yamlPane.click();
     banner(tryingIt ? "Try it: edit the YAML, the results follow. Nothing is saved." : "");
     document.body.dataset.trying = String(tryingIt);
   });

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import re
 import threading
 import urllib.request
 from urllib.parse import quote
@@ -139,3 +140,21 @@ def test_oembed_and_the_link_preview_meta_of_a_snapshot(page, api, server_url):
     snippet = page.locator("#embed-snippet")
     expect(snippet).to_be_visible()
     assert f'src="{server_url}/embed/{snapshot_id}"' in snippet.input_value()
+
+
+def test_every_gallery_example_embeds_and_evaluates(page, api, server_url, host_page):
+    status, examples = api("GET", "/api/v1/examples")
+    assert status == 200
+    slugs = [e["slug"] for e in (examples["examples"] if isinstance(examples, dict) else examples)]
+    assert len(slugs) >= 100
+    host_page(page, "about:blank")
+    frame = page.frame_locator("#embed")
+    for slug in slugs:
+        snapshot_id = snapshot_of_example(api, slug)["url"].rsplit("/", 1)[1]
+        page.evaluate("src => { document.getElementById('embed').src = src; }", f"{server_url}/embed/{snapshot_id}")
+        status_line = frame.locator(
+            f"html:has(link[rel=canonical][href$='/s/{snapshot_id}']) [data-testid=eval-status]"
+        )
+        # Evaluated: every test passes ("done") or some expectation fails ("failed"); never an error or a hang.
+        expect(status_line, slug).to_have_attribute("data-state", re.compile("^(done|failed)$"), timeout=20_000)
+        expect(frame.locator("#documents .panel").first, slug).to_be_visible()
