@@ -80,6 +80,15 @@ def test_a_yaml_error_is_one_mark_and_its_message_names_its_line(page, api, open
     expect(policy_editor.locator(".cm-lintRange-error")).to_have_count(1)
     page.wait_for_timeout(600)  # the engine's diagnostics arrive after the local lint: still one mark
     expect(policy_editor.locator(".cm-lintRange-error")).to_have_count(1)
+    # A line indented too far: the YAML parser reports it twice over (the value, then the next key); one mark.
+    replace_text(page, "document", 0, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: x\n   labels: y\n")
+    expect(page.locator("#results .error-list li.sev-error")).to_contain_text(["error at line 5:10: invalid YAML"])
+    expect(policy_editor.locator(".cm-lintRange-error")).to_have_count(1)
+    # A quote left open is found at the end of the text: still marked, on its last character.
+    replace_text(page, "document", 0, 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: "x\n')
+    expect(page.locator("#results .error-list li.sev-error")).to_contain_text(["error at line 4:11: invalid YAML"])
+    expect(policy_editor.locator(".cm-lintRange-error")).to_have_count(1)
+    expect(policy_editor.locator(".cm-lintRange-error")).to_have_text("x")
 
 
 def test_the_title_shows_whole_and_the_focused_editor_keeps_its_frame(page, api, open_project):
