@@ -96,6 +96,9 @@ def site_pages(api) -> list[SitePage]:
             },
         ),
         SitePage("snapshot", f"/s/{snapshot['id']}", ".result-card [data-testid=decision]", ["#btn-fork"]),
+        SitePage(
+            "embed", f"/embed/{snapshot['id']}", ".result-card [data-testid=decision]", ["#btn-try", "#embed-open"]
+        ),
         SitePage("workshops", "/workshops", ".ws-set", [".open-room", "#join-code"]),
         SitePage("workshop-student", f"/w/{code}", "#join-form:not([hidden])", ["#display-name"]),
         SitePage(

@@ -29,6 +29,7 @@ PAGE_NAMES = [
     "project",
     "batch",
     "snapshot",
+    "embed",
     "workshops",
     "workshop-student",
     "workshop-author",
