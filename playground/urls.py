@@ -13,6 +13,8 @@ urlpatterns = [
     path("p/<str:project_id>", views.editor, name="editor"),
     path("projects", views.my_projects, name="my-projects"),
     path("s/<str:snapshot_id>", views.snapshot, name="snapshot"),
+    path("embed/<str:snapshot_id>", views.embed, name="embed"),
+    path("oembed", views.oembed, name="oembed"),
     path("examples", views.gallery, name="gallery"),
     path("examples/<slug:slug>", views.example, name="example"),
     path("", include("playground.workshops.urls")),

@@ -4,8 +4,13 @@ Each page gets `page_data`, a plain dict for `{{ page_data|json_script:"page-dat
 the page's JavaScript reads it and talks to the API and the WebSocket.
 """
 
+import re
+from urllib.parse import urlencode
+
+from django.conf import settings
 from django.http import Http404, JsonResponse
 from django.shortcuts import render
+from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_safe
 
@@ -13,7 +18,7 @@ from evaluator.cel.versions import SUPPORTED_VERSIONS
 from playground import landing, timestamps
 from playground.health import health_report
 from playground.models import Project
-from playground.services import example_meta, example_service, project_service, snapshot_service
+from playground.services import embed_service, example_meta, example_service, project_service, snapshot_service
 from playground.core.errors import ServiceError
 
 
@@ -84,12 +89,16 @@ def my_projects(request):
 def snapshot(request, snapshot_id):
     content = _or_404(snapshot_service.get_snapshot, snapshot_id_=snapshot_id)
     created = timestamps.describe(content.get("created"))
+    page_url = request.build_absolute_uri(f"/s/{content['id']}")
     return render(
         request,
         "snapshot.html",
         {
             "snapshot": content,
             "created": created,
+            "share": embed_service.share_meta(content),
+            "page_url": page_url,
+            "oembed_url": request.build_absolute_uri("/oembed") + "?" + urlencode({"url": page_url, "format": "json"}),
             "read_only": True,
             "page_data": {
                 "page": "snapshot",
@@ -152,3 +161,52 @@ def example(request, slug):
             },
         },
     )
+
+
+def _frame_ancestors_anywhere(policy: str) -> str:
+    """The site's Content-Security-Policy with `frame-ancestors *`: the one kind of page any site may frame."""
+    kept = [d.strip() for d in policy.split(";") if d.strip() and not re.match(r"frame-ancestors(\s|$)", d.strip())]
+    return "; ".join([*kept, "frame-ancestors *"])
+
+
+@require_safe
+@xframe_options_exempt
+def embed(request, snapshot_id):
+    """A snapshot for an <iframe> on another site: documents and results, read-only or "try it" (edits are
+    evaluated by the stateless API and never saved). No CSRF cookie: a third-party frame has no use for one."""
+    content = _or_404(snapshot_service.get_snapshot, snapshot_id_=snapshot_id)
+    response = render(
+        request,
+        "embed.html",
+        {
+            "snapshot": content,
+            "snapshot_url": request.build_absolute_uri(f"/s/{content['id']}"),
+            "page_data": {
+                "page": "embed",
+                "snapshotId": content["id"],
+                "snapshot": content,
+                "apiBase": "/api/v1/",
+                "kubernetesVersions": list(SUPPORTED_VERSIONS),
+            },
+        },
+    )
+    response["Content-Security-Policy"] = _frame_ancestors_anywhere(settings.CONTENT_SECURITY_POLICY)
+    return response
+
+
+@require_GET
+def oembed(request):
+    """oEmbed 1.0 for snapshot addresses: GET /oembed?url=<snapshot URL>&format=json → a "rich" iframe."""
+    if request.GET.get("format", "json") != "json":
+        return JsonResponse({"error": {"code": "not_implemented", "message": "only format=json"}}, status=501)
+    try:
+        answer = embed_service.oembed(
+            request.GET.get("url", ""),
+            origin=f"{request.scheme}://{request.get_host()}",
+            host=request.get_host(),
+            maxwidth=request.GET.get("maxwidth"),
+            maxheight=request.GET.get("maxheight"),
+        )
+    except ServiceError as exc:
+        return JsonResponse({"error": {"code": exc.code, "message": exc.message}}, status=exc.status)
+    return JsonResponse(answer)

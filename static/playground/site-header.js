@@ -44,3 +44,18 @@ toggle("zoom-toggle", {
     remember(ZOOM_KEY, root.dataset.zoom);
   },
 });
+
+// Phones: one header row; "Menu" opens the links, Presenter and Dark mode (the header's data-open shows them).
+function foldingMenu(buttonId, container) {
+  const button = document.getElementById(buttonId);
+  if (!button || !container) return;
+  button.addEventListener("click", () => {
+    const open = container.dataset.open !== "true";
+    container.dataset.open = String(open);
+    button.setAttribute("aria-expanded", String(open));
+  });
+}
+
+foldingMenu("site-menu-toggle", document.querySelector(".site-header"));
+// The editor's toolbar on phones: the title and "More" in one row; the rest opens below them.
+foldingMenu("toolbar-more", document.querySelector(".toolbar"));

@@ -1,7 +1,7 @@
 // Entry of the editor pages: a live project (/p/<id>), a read-only snapshot (/s/<id>) or an example
 // (/examples/<slug>). Snapshots and examples are read-only: "Fork to edit" is the one way to change them.
 
-import { h, replaceChildren, copyText } from "./dom.js";
+import { h, replaceChildren, copyText, debounce } from "./dom.js";
 import { api, describeError } from "./api.js";
 import { adoptFragmentToken, displayName, editLink, getToken, openProject, remember, saveToken,
   setDisplayName } from "./tokens.js";
@@ -83,6 +83,25 @@ function showShareLink(url) {
     open.hidden = false;
   }
   copyText(absolute).then((ok) => toast(ok ? "Permalink copied to the clipboard" : "Permalink ready: copy it from the box"));
+  const snapshot = /^\/s\/([^/?#]+)$/.exec(new URL(absolute).pathname);
+  const embedBox = $("embed-box");
+  if (embedBox) {
+    embedBox.hidden = !snapshot;
+    if (snapshot) $("embed-snippet").value = embedSnippet(`${window.location.origin}/embed/${snapshot[1]}`, $("project-title")?.value);
+  }
+}
+
+/** The iframe a page pastes (the same markup as GET /oembed's html). */
+function embedSnippet(src, title) {
+  const text = (value) => String(value).replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  return `<iframe src="${text(src)}" title="${text(title || "Admission Playground")}" width="800" height="480" `
+    + 'style="border:1px solid #d0d7de;border-radius:6px;max-width:100%" loading="lazy" '
+    + 'sandbox="allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox"></iframe>';
+}
+
+async function copyEmbed() {
+  const ok = await copyText($("embed-snippet").value);
+  toast(ok ? "Embed snippet copied" : "Copy the snippet from the box");
 }
 
 async function forkContent(content, title) {
@@ -182,17 +201,20 @@ function startProject() {
     },
   } });
   setUpEditLink(projectId, () => getToken(projectId), live);
+  // The fragment is read at load; an edit link pasted into this tab later only changes the hash.
+  window.addEventListener("hashchange", () => live.useToken(adoptFragmentToken(projectId)));
   window.__playground = { live, workspace, results }; // for debugging and browser tests
   if (titleInput) {
     titleInput.addEventListener("change", () => live.send({ type: "meta", title: titleInput.value }));
   }
   async function share() {
     live.flushAll();
-    const snapshot = await api("POST", `${API}projects/${encodeURIComponent(projectId)}/snapshots`, {}, { token });
+    const snapshot = await api("POST", `${API}projects/${encodeURIComponent(projectId)}/snapshots`, {}, { token: live.token });
     showShareLink(snapshot.url);
   }
   onClick("btn-evaluate", () => live.evaluateNow());
   onClick("btn-share", share);
+  onClick("btn-copy-embed", copyEmbed);
   onClick("btn-fork", () => forkContent(workspace.content(), title));
   const existingNames = (target) => workspace.order[target].map((key) => workspace.items.get(key)?.nameInput.value);
   installTemplateMenu($("btn-add-document"), $("document-templates"), existingNames("document"), (template) => {
@@ -251,15 +273,22 @@ function setUpEditLink(projectId, currentToken, live) {
 
 function startReadOnly(content, { fork, kindLabel }) {
   const results = new ResultsPane($("results"));
+  let tryingIt = false; // an embed's "try it": edits are evaluated by the stateless API, never saved
   const workspace = new Workspace({ documents: $("documents"), requests: $("requests") }, {
     onRun: () => evaluate(),
     onSave: () => showShareLink(content.url || window.location.pathname),
+    onEdit: () => tryingIt && evaluateSoon(),
+    onExpected: () => tryingIt && evaluateSoon(),
   }, { editable: false });
+  let latest = 0; // answers can overtake each other: only the newest request's is shown
   async function evaluate() {
-    const body = { ...workspace.content(), kubernetesVersion: $("kubernetes-version")?.value || undefined };
+    const body = { ...workspace.content(),
+      kubernetesVersion: $("kubernetes-version")?.value || content.kubernetesVersion || undefined };
+    const mine = ++latest;
     results.evaluating(null);
     try {
       const evaluation = await api("POST", `${API}evaluate`, body);
+      if (mine !== latest) return;
       const order = workspace.requestOrder();
       results.showAll(evaluation, order);
       workspace.setDocumentErrors(evaluation.documents, evaluation.typecheck);
@@ -268,10 +297,7 @@ function startReadOnly(content, { fork, kindLabel }) {
       results.error(describeError(error.error));
     }
   }
-  workspace.reconcile({
-    documents: (content.documents || []).map((d, index) => ({ ...d, id: d.id ?? index })),
-    requests: (content.requests || []).map((r, index) => ({ ...r, id: r.id ?? index })),
-  });
+  workspace.reconcile(snapshotItems(content));
   const titleInput = $("project-title");
   if (titleInput) {
     titleInput.value = content.title || "";
@@ -280,12 +306,43 @@ function startReadOnly(content, { fork, kindLabel }) {
   document.title = `${content.title || "Untitled"} · Admission Playground`;
   versionPicker(content.kubernetesVersion, evaluate);
   indicators.connection("readonly");
-  banner(`${kindLabel} (read-only). Fork it to edit your own copy.`);
+  if (kindLabel) banner(`${kindLabel} (read-only). Fork it to edit your own copy.`);
   window.__playground = { workspace, results };
   onClick("btn-share", () => showShareLink(content.url || window.location.pathname));
+  onClick("btn-copy-embed", copyEmbed);
   onClick("btn-fork", async () => openProject(await fork()));
   bindShortcuts({ run: evaluate, save: () => showShareLink(content.url || window.location.pathname) });
+  const evaluateSoon = debounce(evaluate, 120);
+  const tryIt = $("btn-try");
+  if (tryIt) tryIt.addEventListener("click", () => {
+    tryingIt = !tryingIt;
+    tryIt.setAttribute("aria-pressed", String(tryingIt));
+    tryIt.textContent = tryingIt ? "Reset" : "Try it";
+    if (!tryingIt) {  // back to the snapshot as it was taken
+      workspace.reconcile(snapshotItems(content));
+      evaluate();
+    }
+    workspace.setEditable(tryingIt);
+    // A phone shows one pane: trying it means the YAML.
+    const yamlPane = document.querySelector(".pane-switch [data-pane=editors]");
+    if (tryingIt && yamlPane?.offsetParent) yamlPane.click();
+    banner(tryingIt ? "Try it: edit the YAML, the results follow. Nothing is saved." : "");
+    document.body.dataset.trying = String(tryingIt);
+  });
   return evaluate();
+}
+
+const snapshotItems = (content) => ({
+  documents: (content.documents || []).map((d, index) => ({ ...d, id: d.id ?? index })),
+  requests: (content.requests || []).map((r, index) => ({ ...r, id: r.id ?? index })),
+});
+
+/** An embed tells the page around it how tall it is, so the frame can fit it (a script there may listen). */
+function reportHeight() {
+  if (window.parent === window) return;
+  const send = () => window.parent.postMessage({ type: "admission-playground:height",
+    height: document.documentElement.scrollHeight }, "*");
+  new ResizeObserver(send).observe(document.body);
 }
 
 async function main() {
@@ -300,6 +357,9 @@ async function main() {
       const content = data.snapshot || await api("GET", `${API}snapshots/${encodeURIComponent(data.snapshotId)}`);
       startReadOnly(content, { kindLabel: "Snapshot",
         fork: () => api("POST", `${API}snapshots/${encodeURIComponent(content.id || data.snapshotId)}/fork`, {}) });
+    } else if (data.page === "embed") {
+      reportHeight();
+      startReadOnly(data.snapshot, { kindLabel: "" });
     } else if (data.page === "example") {
       const content = data.example || await api("GET", `${API}examples/${encodeURIComponent(data.slug)}`);
       startReadOnly(content, { kindLabel: "Example",

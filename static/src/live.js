@@ -53,6 +53,14 @@ export class LiveProject {
     this.socket.connect();
   }
 
+  /** A new edit token (an edit link pasted into this tab): the room is told at once; its answer is a state
+   * whose canEdit says what the token allows. A later reconnect sends it in its hello as usual. */
+  useToken(token) {
+    if (!token || token === this.token) return;
+    this.token = token;
+    if (this.online) this.socket.send({ type: "hello", version: this.version, name: this.name, token });
+  }
+
   // -- co-edited texts ---------------------------------------------------------------------------------------
 
   /** The sync of one text, bound to its current editor (a panel rebuilt after a state gets a new one). */

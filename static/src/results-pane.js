@@ -12,6 +12,7 @@ export class ResultsPane {
     this.typecheckBox = h("div", { class: "typecheck-box" });
     this.cards = h("div", { class: "result-cards" });
     this.version = -1;
+    this.blocked = false; // a document has an error: the type check cannot be complete
     this.entries = new Map();
     replaceChildren(root, this.status, this.general, this.typecheckBox, this.cards);
   }
@@ -34,13 +35,16 @@ export class ResultsPane {
           `${e.severity || "error"}: `, messageNode(e.message, e.hint))))));
     }
     replaceChildren(this.general, parts.filter(Boolean));
+    // A policy that does not load (YAML or CEL compile error) is not type-checked: never "no type errors" then.
+    this.blocked = (documents || []).some((d) => (d.errors || []).some((e) => (e.severity || "error") === "error"))
+      || (errors || []).some((e) => (e.severity || "error") === "error");
     if (typecheck !== undefined) this.typecheck(version, typecheck);
   }
 
   /** The type checker's report {policyName: report} (sent after `done`: it is slower than evaluating). */
   typecheck(version, typecheck) {
     if (version != null && version < this.version) return;
-    replaceChildren(this.typecheckBox, typecheck && Object.keys(typecheck).length ? typecheckView(typecheck) : null);
+    replaceChildren(this.typecheckBox, typecheck && Object.keys(typecheck).length ? typecheckView(typecheck, this.blocked) : null);
   }
 
   /** One request's entry {id, name, result, expected, verdict, verdictMessage}. */
@@ -94,7 +98,7 @@ export class ResultsPane {
 }
 
 /** The type checker's findings; the summary counts the policies checked and those that could not be. */
-function typecheckView(typecheck) {
+function typecheckView(typecheck, blocked) {
   const items = [];
   let checked = 0;
   let unchecked = 0;
@@ -127,14 +131,18 @@ function typecheckView(typecheck) {
   }
   const plural = (n) => `${n} polic${n === 1 ? "y" : "ies"}`;
   const counts = `${plural(checked)} checked${unchecked ? `, ${plural(unchecked)} not checked` : ""}`;
+  // Not all checked (a policy with errors, or a document that does not even load): say so, not "no type errors".
+  const incomplete = unchecked > 0 || blocked;
+  const unfinished = `Type check incomplete: fix the errors above first (${counts})`;
   if (!items.length) {
     return h("details", { class: "typecheck-clean muted", dataset: { testid: "typecheck" } },
-      h("summary", {}, `Type check: no type errors (${counts})`),
+      h("summary", {}, incomplete ? unfinished : `Type check: no type errors (${counts})`),
       jsonBlock("Type check report", typecheck));
   }
   // Only facts (a CRD rule's estimated cost, policies not checked): no finding of the checker to flag.
   const onlyInfo = items.every((item) => item.classList.contains("sev-info"));
-  const title = onlyInfo ? `Type check: no type errors; estimated costs (${counts})` : `Type check (${counts})`;
+  const title = !onlyInfo ? `Type check (${counts})` : incomplete ? unfinished
+    : `Type check: no type errors; estimated costs (${counts})`;
   return h("section", { class: onlyInfo ? "typecheck typecheck-info" : "typecheck", dataset: { testid: "typecheck" } },
     h("h3", {}, title),
     h("ul", { class: "error-list" }, items), jsonBlock("Type check report", typecheck));

@@ -194,8 +194,10 @@ function errorList(errors, docId) {
     const located = e.located === false ? " (no line: given as an object, not text)" : "";
     const link = placeLink(e, docId);
     const policyLink = e.policyError ? placeLink(e.policyError, textIndex(e.policyError) === null ? docId : undefined) : null;
-    return h("li", { class: `sev-${e.severity || "error"}` },
-      `${e.severity || "error"}: ${where}`, link ? " (" : "", link, link ? ")" : "", located, where || link ? " — " : "",
+    // "error: Kind name path (line 3:5) — message"; with nothing to name, "error at line 3:5: message".
+    const lead = where ? [`${e.severity || "error"}: ${where}`, link ? " (" : "", link, link ? ")" : "", located, " — "]
+      : [`${e.severity || "error"}`, link ? " at " : "", link, located, ": "];
+    return h("li", { class: `sev-${e.severity || "error"}` }, ...lead,
       messageNode(e.message, e.hint), policyLink ? h("span", {}, " → policy error at ", policyLink) : null);
   }));
 }

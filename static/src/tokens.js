@@ -59,12 +59,15 @@ export function editLink(projectId, token) {
   return `${window.location.origin}/p/${encodeURIComponent(projectId)}#edit=${encodeURIComponent(token)}`;
 }
 
-/** Take a token from the address's fragment (#edit=…), keep it, and clear it from the address bar. */
+/** Take a token from the address's fragment (#edit=…), keep it, and clear it from the address bar.
+ * Returns the token taken, or "" when the fragment has none. */
 export function adoptFragmentToken(projectId) {
   const match = /(?:^#|&)edit=([^&]+)/.exec(window.location.hash || "");
-  if (!match) return;
-  saveToken(projectId, decodeURIComponent(match[1]));
+  if (!match) return "";
+  const token = decodeURIComponent(match[1]);
+  saveToken(projectId, token);
   window.history.replaceState(null, "", window.location.pathname + window.location.search);
+  return token;
 }
 
 /** The name others see beside this browser's cursor. */

@@ -51,7 +51,8 @@ export function startTour({ force }) {
     highlighted?.classList.remove("tour-target");
     highlighted = document.querySelector(step.target);
     highlighted?.classList.add("tour-target");
-    highlighted?.scrollIntoView?.({ block: "nearest" });
+    // Only a visitor's own click (Next, or "Take the tour") may scroll: shown on its own, the tour never does.
+    if (force || index > 0) highlighted?.scrollIntoView?.({ block: "nearest" });
     const last = index === STEPS.length - 1;
     const next = h("button", { type: "button", class: "btn btn-primary" }, last ? "Done" : "Next");
     next.addEventListener("click", () => {

@@ -18,6 +18,8 @@ let exerciseId = null;
 let order = [];  // the fork's sample requests, in the project's order (the results pane sorts by it)
 const editors = new Map();  // document id → editor handle {getText, setText, setServerErrors, setReadOnly, goTo}
 let timeBox = null;
+let hiddenCount = 0;
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 let roomClosed = false;
 const timer = countdown($("time-box"), () => applyTimeLock());
 let results = null;
@@ -38,6 +40,10 @@ function showChecks(checks, progress) {
   if (progress) {
     $("progress").textContent = `${progress.passed} / ${progress.total}`;
     $("progress").dataset.complete = String(progress.complete);
+    // The count is of the checks shown: hidden ones join it when the work is submitted.
+    const pending = progress.hiddenPending || 0;
+    if (progress.submitted) $("hidden-note").textContent = hiddenCount ? `submitted: ${plural(hiddenCount, "hidden check")} included` : "";
+    else if (pending) $("hidden-note").textContent = `+ ${plural(pending, "hidden check")} after you submit`;
   }
 }
 
@@ -69,7 +75,8 @@ function showExercise(state) {
   replaceChildren($("hints"));
   for (const hint of state.exercise.hints) addHint(hint);
   showSolution(state.exercise.solution);
-  $("hidden-note").textContent = state.exercise.hiddenChecks ? `${state.exercise.hiddenChecks} hidden check(s) count after you submit` : "";
+  hiddenCount = state.exercise.hiddenChecks || 0;
+  $("hidden-note").textContent = hiddenCount ? `+ ${plural(hiddenCount, "hidden check")} after you submit` : "";
   for (const editor of editors.values()) editor.destroy?.();
   editors.clear();
   const closed = state.room.state === "closed";

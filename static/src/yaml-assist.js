@@ -193,7 +193,8 @@ export function lintYaml(text, role) {
   }
   if (!Array.isArray(documents)) documents = [documents];
   for (const doc of documents) {
-    for (const error of doc.errors) {
+    // One mistake often yields several parser errors (the rest follow from the first): mark the first only.
+    for (const error of doc.errors.slice(0, 1)) {
       out.push({ from: error.pos[0], to: Math.max(error.pos[1], error.pos[0]), severity: "error",
         message: `YAML: ${error.message}`, source: "yaml" });
     }
@@ -211,7 +212,19 @@ export function lintYaml(text, role) {
     out.push(...schemaOut.map((d) => ({ ...d, source: "schema" })));
   }
   const length = text.length;
-  return out.map((d) => ({ ...d, from: Math.min(d.from, length), to: Math.min(Math.max(d.to, d.from), length) }));
+  return out.map((d) => {
+    let from = Math.min(d.from, length);
+    let to = Math.min(Math.max(d.to, from), length);
+    // An empty range, or one over line breaks only, draws no squiggle (an unclosed quote is found at the end
+    // of the text): mark the last visible character at or before it instead.
+    if (length && !text.slice(from, to).replace(/[\r\n]/g, "")) {
+      let at = Math.min(from, length - 1);
+      while (at > 0 && (text[at] === "\n" || text[at] === "\r")) at -= 1;
+      from = at;
+      to = at + 1;
+    }
+    return { ...d, from, to };
+  });
 }
 
 /** The engine's diagnostics ({line, column, endLine, endColumn, message, severity, path, hint}) as ranges in

@@ -21,6 +21,8 @@ class SitePage:
     ready: str  # a selector that shows the page has rendered its main content
     actions: list[str] = field(default_factory=list)  # main controls: visible and enabled at every width
     storage: dict[str, str] = field(default_factory=dict)  # localStorage set before opening (edit tokens)
+    # At a phone's width, when it differs: the editor's toolbar shows its primary action and "More" (the rest).
+    phone_actions: list[str] | None = None
 
 
 def batch_dump(count: int) -> str:
@@ -68,16 +70,19 @@ def site_pages(api) -> list[SitePage]:
     assert status == 201, room
     code = room["code"]
     return [
-        SitePage("landing", "/", "#landing-demo [data-testid=decision]", ["#btn-new-project", "a[href='/examples']"]),
+        SitePage(
+            "landing", "/", "#landing-demo [data-testid=decision]", ["#btn-new-project", "main a[href='/examples']"]
+        ),
         SitePage("cel", "/cel", "#cel-value:not(:empty)", ["#cel-form button[type=submit]", "#btn-cel-share"]),
         SitePage("gallery", "/examples", ".example-card", ["#gallery-filter"]),
         SitePage("example", f"/examples/{EXAMPLE}", ".result-card [data-testid=decision]", ["#btn-fork"]),
         SitePage(
             "project",
             f"/p/{project['id']}",
-            "#conn-state[data-state=open]",
+            ".cm-content[contenteditable=true]",  # the socket is open and the token accepted
             ["#btn-evaluate", "#btn-share", "#btn-fork", "#btn-add-document"],
             {f"admission-playground:token:{project['id']}": project["editToken"]},
+            phone_actions=["#btn-share", "#toolbar-more", "#btn-add-document"],
         ),
         SitePage(
             "batch",
@@ -91,6 +96,9 @@ def site_pages(api) -> list[SitePage]:
             },
         ),
         SitePage("snapshot", f"/s/{snapshot['id']}", ".result-card [data-testid=decision]", ["#btn-fork"]),
+        SitePage(
+            "embed", f"/embed/{snapshot['id']}", ".result-card [data-testid=decision]", ["#btn-try", "#embed-open"]
+        ),
         SitePage("workshops", "/workshops", ".ws-set", [".open-room", "#join-code"]),
         SitePage("workshop-student", f"/w/{code}", "#join-form:not([hidden])", ["#display-name"]),
         SitePage(

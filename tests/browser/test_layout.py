@@ -29,6 +29,7 @@ PAGE_NAMES = [
     "project",
     "batch",
     "snapshot",
+    "embed",
     "workshops",
     "workshop-student",
     "workshop-author",
@@ -78,7 +79,8 @@ def test_page_fits_the_width_and_its_main_actions_are_usable(browser, server_url
                 && getComputedStyle(n).position !== 'fixed' && n.offsetParent !== null
                 && !n.closest('.cm-scroller, .table-scroll, table, pre')).slice(0, 5).map((n) => n.tagName + '.' + n.className)})""")
         assert overflow["scroll"] <= overflow["inner"], overflow
-        for selector in site_page.actions:
+        phone = width == "phone" and site_page.phone_actions is not None
+        for selector in site_page.phone_actions if phone else site_page.actions:
             action = page.locator(selector).first
             expect(action).to_be_visible()
             expect(action).to_be_enabled()

@@ -49,7 +49,9 @@ def test_student_fixes_the_policy_and_the_teachers_dashboard_turns_green(two_pag
     editor = student.locator(".ws-codemirror .cm-content").first  # the playground's CodeMirror editor
     expect(student.locator("#ws-state")).to_have_attribute("data-state", "open")
     expect(student.locator("#task")).to_contain_text("at most 5 replicas")
-    expect(student.locator("#progress")).to_have_text("2 / 3")
+    # The count is of the checks shown (one of two passes); the hidden check waits for Submit.
+    expect(student.locator("#progress")).to_have_text("1 / 2")
+    expect(student.locator("#hidden-note")).to_have_text("+ 1 hidden check after you submit")
 
     row = teacher.locator("#progress-body tr").first
     expect(row.locator("th")).to_have_text(NAME)  # the name as typed: text, not markup
@@ -64,6 +66,7 @@ def test_student_fixes_the_policy_and_the_teachers_dashboard_turns_green(two_pag
     student.keyboard.insert_text(text.replace(STARTER, FIXED))
     expect(student.locator("#progress")).to_have_attribute("data-complete", "true")
     expect(student.locator("#checks li.pass")).to_have_count(2)
+    expect(student.locator("#progress")).to_have_text("2 / 2")
 
     expect(cell).to_have_attribute("data-complete", "true")  # no reload: pushed over the teacher's socket
     expect(cell.locator(".ws-score")).to_have_text("3/3")
@@ -79,6 +82,17 @@ def test_student_fixes_the_policy_and_the_teachers_dashboard_turns_green(two_pag
     expect(student.locator(".ws-codemirror .cm-content").first).to_contain_text(FIXED.splitlines()[0].strip())
     expect(student.locator("#progress")).to_have_attribute("data-complete", "true")
     expect(teacher.locator("#progress-body tr")).to_have_count(1)  # the same participant, not a new one
+
+    # Submit: the hidden check joins the count, and the note says it now counts.
+    student.click("#submit")
+    expect(student.locator("#progress")).to_have_text("3 / 3")
+    expect(student.locator("#hidden-note")).to_have_text("submitted: 1 hidden check included")
+    # The dashboard's names column stays narrow: the spare width goes to the exercises.
+    widths = teacher.evaluate(
+        "() => [document.querySelector('#progress-head th').getBoundingClientRect().width,"
+        " document.querySelector('#progress-table').getBoundingClientRect().width]"
+    )
+    assert widths[0] <= 0.2 * widths[1], widths
 
     # The teacher shares a message; the student sees it as text.
     teacher.fill("#announce-text", "<b>Well done</b>")

@@ -78,6 +78,20 @@ def student_check(check: dict) -> dict:
     return seen
 
 
+def student_progress(checks: list[dict], submitted: bool) -> dict:
+    """The student's counts and checks: only the checks shown count, so a hidden check joins the count (and
+    the checks) when the work is submitted; `hiddenPending` says how many still wait for it."""
+    seen = [student_check(check) for check in checks if submitted or not check.get("hidden")]
+    passed = sum(1 for check in seen if check.get("verdict") == "pass")
+    return {
+        "passed": passed,
+        "total": len(seen),
+        "hiddenPending": len(checks) - len(seen),
+        "complete": bool(seen) and passed == len(seen),
+        "checks": seen,
+    }
+
+
 def _pointer(document, pointer: str):
     """RFC 6901 lookup; _MISSING when the path is absent."""
     node = document

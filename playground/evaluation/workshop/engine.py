@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from playground.evaluation import service as evaluation
 from playground.core.expectations import actual_outcome, result_message
-from playground.evaluation.workshop.checks import judge, student_check
+from playground.evaluation.workshop.checks import judge, student_progress
 from playground.evaluation.workshop.diagnosis import diagnose
 
 
@@ -72,15 +72,11 @@ def evaluate(ctx: Context) -> dict:
 
 def preview(ctx: Context, checks: list[dict], version: int) -> dict:
     """The student's view of a fresh evaluation before it is stored (the student need not wait for the write)."""
-    passed = sum(1 for check in checks if check["verdict"] == "pass")
     return {
         "exercise": ctx.exercise_id,
         "version": version,
-        "passed": passed,
-        "total": len(checks),
-        "complete": bool(checks) and passed == len(checks),
         "submitted": ctx.submitted,
-        "checks": [student_check(check) for check in checks if ctx.submitted or not check["hidden"]],
+        **student_progress(checks, ctx.submitted),
     }
 
 

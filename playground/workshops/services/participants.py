@@ -17,7 +17,7 @@ from playground.core import tokens
 from playground.core.errors import ServiceError
 from playground.workshops.models import ROOM_OPEN, Exercise, ExerciseFork, Participant, Progress, Room
 from playground.workshops.services import catalog, rooms
-from playground.evaluation.workshop.checks import student_check
+from playground.evaluation.workshop.checks import student_progress
 from playground.evaluation.workshop.diagnosis import first_error_line
 
 NAME_MAX = 80
@@ -123,23 +123,26 @@ def progress_view(progress: Progress | None, *, for_teacher: bool, stuck_minutes
     if progress is None:
         return None
     submitted = progress.submitted_at is not None
-    checks = [
-        check if for_teacher else student_check(check)
-        for check in progress.checks
-        if for_teacher or submitted or not check.get("hidden")
-    ]
     teacher = _teacher_fields(progress, stuck_minutes, now or timezone.now()) if for_teacher else {}
+    # The teacher counts every check; the student those shown (a hidden one once submitted).
+    counts = (
+        {
+            "passed": progress.passed,
+            "total": progress.total,
+            "complete": progress.total > 0 and progress.passed == progress.total,
+            "checks": progress.checks,
+        }
+        if for_teacher
+        else student_progress(progress.checks, submitted)
+    )
     return {
         **teacher,
         "exercise": progress.exercise_id,
         "version": progress.project_version,
-        "passed": progress.passed,
-        "total": progress.total,
-        "complete": progress.total > 0 and progress.passed == progress.total,
+        **counts,
         "submitted": submitted,
         "completedAt": progress.completed_at.isoformat() if progress.completed_at else None,
         "lastActivity": progress.last_activity.isoformat() if progress.last_activity else None,
-        "checks": checks,
     }
 
 

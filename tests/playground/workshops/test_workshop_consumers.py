@@ -44,7 +44,9 @@ async def test_the_teachers_dashboard_turns_green_when_the_student_fixes_the_pol
     student, welcome = await student_socket(room["code"], ada_token)
     assert welcome["exercise"]["position"] == 0 and welcome["exercise"]["solution"] is None
     first = await receive_until(student, "evaluation")
-    assert first["progress"]["passed"] == 2 and first["progress"]["total"] == 3
+    # The student's count is of the checks shown: the hidden one waits for submit (it passes, unseen).
+    assert first["progress"]["passed"] == 1 and first["progress"]["total"] == 2
+    assert first["progress"]["hiddenPending"] == 1
     assert [c["verdict"] for c in first["checks"]] == ["fail", "pass"]  # the hidden check is not shown yet
     progress = await receive_until(teacher, "progress")
     assert progress["participant"] == ada.id and progress["passed"] == 2 and progress["complete"] is False
@@ -68,6 +70,7 @@ async def test_submit_reveals_the_hidden_checks_to_the_student():
     await student.send_json_to({"type": "submit"})
     submitted = await receive_until(student, "evaluation", lambda m: m["progress"]["submitted"])
     assert len(submitted["checks"]) == 3 and submitted["checks"][2]["hidden"] is True
+    assert submitted["progress"]["total"] == 3 and submitted["progress"]["hiddenPending"] == 0
     await student.disconnect()
 
 
@@ -132,7 +135,8 @@ async def test_advancing_gives_each_student_a_fork_of_the_next_exercise():
     dashboard = await receive_until(teacher, "dashboard")
     assert dashboard["room"]["position"] == 1
     evaluation = await receive_until(student, "evaluation", lambda m: m["exercise"] == moved["exercise"]["id"])
-    assert evaluation["progress"]["total"] == 4
+    # Four checks, one hidden until submit: the student counts the three shown.
+    assert evaluation["progress"]["total"] == 3 and evaluation["progress"]["hiddenPending"] == 1
     await student.disconnect()
     await teacher.disconnect()
 
