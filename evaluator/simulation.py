@@ -19,7 +19,7 @@ from evaluator.admission import loading
 from evaluator.admission.cluster import ClusterIndex
 from evaluator.admission.expressions import make_authorizers
 from evaluator.admission.matching import exempt_reason
-from evaluator.admission.policy_kind import MUTATING, UNCHANGED, KindOutcome, RequestContext, Setup, registered
+from evaluator.admission.policy_kind import MUTATING, UNCHANGED, KindOutcome, RequestContext, Setup
 from evaluator.admission.request import NormalizedRequest, normalize_request
 from evaluator.admission.documents import load_documents
 from evaluator.admission.result import admission_result, bad_request, crash, internal_error, kind_defaults
@@ -32,11 +32,9 @@ from evaluator.k8s.defaulting.requests import default_request
 from evaluator.k8s.served_versions import unserved_reason
 from evaluator.k8s.kinds import CUSTOM_RESOURCE_DEFINITION
 from evaluator.k8s.restmapping import RESTMapper, builtin_mapper
-from evaluator.policies import load_kinds
+from evaluator.policies import chain, load_kinds
 
 __all__ = ["simulate", "simulate_many", "load", "Simulation"]
-
-load_kinds()
 
 
 class Simulation:
@@ -84,9 +82,10 @@ class Simulation:
             error.setdefault("document", None)
 
     def _load(self, documents: Any, resource_registry: list[Mapping] | None, defaulter: Any) -> None:
-        kinds = [kind() for kind in registered()]
         records, errors = loading.load(documents)
         self.errors.extend(errors)
+        # Only the kinds these documents concern are imported and run; the others are idle stand-ins.
+        kinds = chain(load_kinds(record.data for record in records))
         records = self._served_and_stored(records)
         loaded = list(records)
         records, errors = loading.default_and_validate(records, self.api_validation, [k.refuse for k in kinds])
@@ -177,7 +176,7 @@ class Simulation:
         `type_checks=False` leaves out only the type checks (the live editor computes them apart)."""
         if self._failure is not None:
             result = crash(
-                self._failure, kind_defaults(registered()), [e for e in self.errors if e is not self._failure]
+                self._failure, kind_defaults(chain(set())), [e for e in self.errors if e is not self._failure]
             )
         else:
             try:
@@ -353,7 +352,7 @@ def _unsupported_version(kubernetes_version: str | None) -> dict[str, Any] | Non
             {},
             [],
             [{"severity": "error", "source": "request", "message": str(exc), "document": None}],
-            kind_defaults(registered()),
+            kind_defaults(chain(set())),
         )
     return None
 
