@@ -18,6 +18,7 @@ only costs the build. `ADMISSION_PLAYGROUND_CACHE_DIR=` (empty) turns the cache 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import sys
 import tempfile
@@ -148,8 +149,19 @@ def unwrap(tree: lark.Tree) -> lark.Tree:
     return tree
 
 
+def _celpy_grammar() -> str:
+    """cel-python's `cel.lark`, read without importing `celpy` (its package imports its whole evaluator)."""
+    spec = importlib.util.find_spec("celpy")
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    if locations:
+        path = Path(locations[0]) / "cel.lark"
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+    return resources.files("celpy").joinpath("cel.lark").read_text(encoding="utf-8")
+
+
 def grammar_text() -> str:
-    text = resources.files("celpy").joinpath("cel.lark").read_text(encoding="utf-8")
+    text = _celpy_grammar()
     for old, new in _EDITS:
         if old not in text:
             raise RuntimeError(f"cel-python's grammar changed; cannot apply edit: {old!r}")
