@@ -12,7 +12,8 @@ Python's versions, in the user's cache directory (`$ADMISSION_PLAYGROUND_CACHE_D
 `$XDG_CACHE_HOME/admission-playground`, else `~/.cache/admission-playground`). It is written to a temporary
 file and renamed into place, so a reader never sees half a file; an unreadable, truncated or foreign file
 is ignored (the parser is built again and the file replaced), and a cache directory that cannot be written
-only costs the build. `ADMISSION_PLAYGROUND_CACHE_DIR=` (empty) turns the cache off.
+only costs the build. `ADMISSION_PLAYGROUND_CACHE_DIR=` (empty) turns the cache off. The Docker image builds
+the file at image build time into /app/.cache (the Dockerfile).
 """
 
 from __future__ import annotations
@@ -235,6 +236,7 @@ def _store(built: lark.Lark, path: Path) -> None:
     try:
         with os.fdopen(descriptor, "wb") as f:
             built.save(f)
+        os.chmod(temporary, 0o644)  # like bytecode: readable by the other users of a shared install
         os.replace(temporary, path)
     except Exception:  # noqa: BLE001 - e.g. a full disk: the next process builds it again
         try:

@@ -29,6 +29,7 @@ def test_parser_is_written_once_and_read_back(monkeypatch, tmp_path):
     path = cache_file(tmp_path)
     assert path.is_file()
     assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no temporary file left behind
+    assert path.stat().st_mode & 0o777 == 0o644  # readable by the other users of a shared install
     stamp = path.stat().st_mtime_ns
     loaded = fresh_parser(monkeypatch, str(tmp_path))
     assert loaded is not built
