@@ -327,7 +327,9 @@ def load(documents: Any, **options: Any) -> Simulation:
     return Simulation(documents, **options)
 
 
-def simulate(documents: Any, request: Any, *, now: dt.datetime | None = None, **options: Any) -> dict[str, Any]:
+def simulate(
+    documents: Any, request: Any, *, now: dt.datetime | None = None, type_checks: bool = True, **options: Any
+) -> dict[str, Any]:
     """Admit or deny `request` against `documents`; never raises (see SCHEMA.md for the result).
 
     `api_validation="enforce"` drops documents the API server would refuse (as `kubectl apply` would);
@@ -337,11 +339,12 @@ def simulate(documents: Any, request: Any, *, now: dt.datetime | None = None, **
     (the API server's in-process unit tests build them without defaulting). `kubernetes_version` ("1.31")
     simulates that release (default: the newest): its CEL libraries, macros and checks, and the admission
     API versions it serves (evaluator/cel/versions.py); an unsupported version is a 400. `defaulter`
-    replaces the re-defaulting of an object after each mutation."""
+    replaces the re-defaulting of an object after each mutation. `type_checks=False` leaves `typeChecking`
+    null (a caller that does not show it saves the checker's time)."""
     refused = _unsupported_version(options.get("kubernetes_version"))
     if refused is not None:
         return refused
-    return load(documents, **options).run(request, now=now)
+    return load(documents, **options).run(request, now=now, type_checks=type_checks)
 
 
 def _unsupported_version(kubernetes_version: str | None) -> dict[str, Any] | None:

@@ -177,7 +177,12 @@ def run(args: argparse.Namespace) -> int:
             )
     if request is None:
         return _report_unusable(args, problems)
-    result = simulate(texts, request, kubernetes_version=getattr(args, "kubernetes_version", None))
+    result = simulate(
+        texts,
+        request,
+        kubernetes_version=getattr(args, "kubernetes_version", None),
+        type_checks=args.output == "json",  # only the JSON output shows `typeChecking`
+    )
     result["errors"] = problems + rename_sources(result["errors"], names)
     _print(args.output, result)
     # a request the API server cannot decode (400) or an engine crash (500) comes with its error too; a
