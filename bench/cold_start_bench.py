@@ -114,10 +114,22 @@ def main(argv: list[str] | None = None) -> int:
     print(f"| simulate -f policy.yaml -f request.yaml | {cold:.1f} | {min(simulate_ms):.1f} |")
     print(f"| simulate, first ever run (no parser cache) | {first:.1f} | |")
     verdict = "met" if ratio <= TARGET_RATIO else "NOT met"
-    print(f"target: cold simulate <= {TARGET_RATIO:g}x the bare process — {verdict} ({ratio:.2f}x)")
+    steady = min(simulate_ms) / min(bare_ms)  # under load a median moves more than a minimum
+    print(
+        f"target: cold simulate <= {TARGET_RATIO:g}x the bare process — {verdict} ({ratio:.2f}x; minimums {steady:.2f}x)"
+    )
     if args.json:
         Path(args.json).write_text(
-            json.dumps({"bare_ms": base, "simulate_ms": cold, "first_run_ms": first, "ratio": ratio}, indent=2)
+            json.dumps(
+                {
+                    "bare_ms": base,
+                    "simulate_ms": cold,
+                    "first_run_ms": first,
+                    "ratio": ratio,
+                    "ratio_of_minimums": steady,
+                },
+                indent=2,
+            )
         )
     return 0 if ratio <= TARGET_RATIO else 1
 
