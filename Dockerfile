@@ -21,7 +21,13 @@ COPY . /app
 COPY --from=frontend /src/static/dist /app/static/dist
 # collectstatic publishes the built assets only: static/src, static/tests and the build script stay out
 # (playground.staticfiles.BuiltAssetsOnly). It needs no secret: the key is checked when the server starts.
+# Cold start of every process (web, evaluation workers, CLI): the sources' bytecode and the CEL parser's
+# tables are made here, once, not by each process at start (PYTHONDONTWRITEBYTECODE keeps processes from
+# writing; /app is read-only to the runtime user).
+ENV ADMISSION_PLAYGROUND_CACHE_DIR=/app/.cache
 RUN pip install . \
+    && python -m compileall -q /app/evaluator /app/playground \
+    && python -c "from evaluator.cel.grammar import parser; parser()" \
     && python manage.py collectstatic --noinput --verbosity 0 \
     && useradd --system --uid 10001 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin playground
 

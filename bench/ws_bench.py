@@ -12,6 +12,8 @@ creates -- and afterwards drops -- a PostgreSQL database of its own, never the o
    edit's version. Target: 0 errors, p95 <= 150 ms. Bounded in count (seconds/2 + 1 edits a client) and time.
 
 The client runs on the same machine as the server (loopback), so its CPU use counts against the server.
+CPU per edit (workshop): the server process's and its evaluation workers' CPU over the workshop (connecting
+included) over its edits, sampled every half second so that a worker recycled meanwhile still counts.
 
     .venv/bin/python bench/ws_bench.py [--quick] [--clients 100] [--seconds 60] [--keystrokes 120] [--json]
                                        [--postgres [URL]] [--redis [URL]]
@@ -198,8 +200,8 @@ class Server:
         if self.postgres_url:
             self._postgres('DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
-    def cpu_seconds(self) -> dict:
-        """CPU time used so far by the server process and by its worker processes (Linux /proc)."""
+    def cpu_by_process(self) -> dict[int, float]:
+        """CPU seconds so far of the server process and of each of its children, by pid."""
 
         def cpu(pid: int) -> float:
             try:
@@ -215,7 +217,7 @@ class Server:
                     children.append(int(stat.parent.name))
             except (OSError, IndexError, ValueError):
                 continue
-        return {"server": cpu(self.process.pid), "workers": sum(cpu(child) for child in children)}
+        return {pid: cpu(pid) for pid in [self.process.pid, *children]}
 
     @property
     def http(self) -> str:
@@ -378,6 +380,34 @@ async def participant(
             await barrier.arrive()
 
 
+class CPUMeter:
+    """CPU used by the server and its workers over a period, sampled every half second: a worker recycled
+    (replaced) meanwhile keeps the CPU it used until its last sample, and its successor's counts from its
+    start. Reading the totals only at both ends would lose a replaced worker's whole share."""
+
+    def __init__(self, server: Server):
+        self.server = server
+        self.first: dict[int, float] = {}
+        self.last: dict[int, float] = {}
+
+    def sample(self) -> None:
+        for pid, seconds in self.server.cpu_by_process().items():
+            self.last[pid] = max(seconds, self.last.get(pid, 0.0))
+
+    async def run(self) -> None:
+        self.sample()
+        self.first = dict(self.last)
+        while True:
+            await asyncio.sleep(0.5)
+            self.sample()
+
+    def used(self) -> dict:
+        self.sample()
+        used = {pid: seconds - self.first.get(pid, 0.0) for pid, seconds in self.last.items()}
+        server = used.pop(self.server.process.pid, 0.0)
+        return {"server": server, "workers": sum(used.values())}
+
+
 async def workshop(server: Server, clients: int, seconds: float) -> dict:
     projects = [server.fork_example() for _ in range(clients)]
     timed: list[tuple[float, float]] = []
@@ -386,19 +416,20 @@ async def workshop(server: Server, clients: int, seconds: float) -> dict:
     errors: list[str] = []
     rng = random.Random(4)
     barrier = Barrier(len(projects))
-    cpu_before = server.cpu_seconds()
+    meter = CPUMeter(server)
+    sampling = asyncio.create_task(meter.run())
+    await asyncio.sleep(0)  # the first sample before any edit
     sessions_before = server.database_sessions()
     started = time.monotonic()
     async with asyncio.timeout(seconds + 90):  # bounded even if the server stalls
         await asyncio.gather(
             *(participant(server, p, seconds, timed, server_ms, errors, rng, acks, barrier) for p in projects)
         )
-    cpu_after = server.cpu_seconds()
+    sampling.cancel()
+    cpu_used = meter.used()
     sessions = server.database_sessions() - sessions_before
     latencies = [ms for _, ms in timed]
-    cpu_ms_per_edit = {
-        part: round((cpu_after[part] - cpu_before[part]) * 1000 / max(1, len(timed)), 2) for part in cpu_before
-    }
+    cpu_ms_per_edit = {part: round(seconds * 1000 / max(1, len(timed)), 2) for part, seconds in cpu_used.items()}
     per_window = {}  # p95 per 5-second window of the editing period
     first = min((at for at, _ in timed), default=started)
     for at, ms in timed:

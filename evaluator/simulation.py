@@ -19,7 +19,7 @@ from evaluator.admission import loading
 from evaluator.admission.cluster import ClusterIndex
 from evaluator.admission.expressions import make_authorizers
 from evaluator.admission.matching import exempt_reason
-from evaluator.admission.policy_kind import MUTATING, UNCHANGED, KindOutcome, RequestContext, Setup, registered
+from evaluator.admission.policy_kind import MUTATING, UNCHANGED, KindOutcome, RequestContext, Setup
 from evaluator.admission.request import NormalizedRequest, normalize_request
 from evaluator.admission.documents import load_documents
 from evaluator.admission.result import admission_result, bad_request, crash, internal_error, kind_defaults
@@ -32,11 +32,9 @@ from evaluator.k8s.defaulting.requests import default_request
 from evaluator.k8s.served_versions import unserved_reason
 from evaluator.k8s.kinds import CUSTOM_RESOURCE_DEFINITION
 from evaluator.k8s.restmapping import RESTMapper, builtin_mapper
-from evaluator.policies import load_kinds
+from evaluator.policies import chain, concerned_packages, load_kinds
 
 __all__ = ["simulate", "simulate_many", "load", "Simulation"]
-
-load_kinds()
 
 
 class Simulation:
@@ -52,7 +50,13 @@ class Simulation:
         defaulter: Any = None,
         defaulting: bool = True,
         kubernetes_version: str | None = None,
+        policy_objects: tuple[Any, ...] = (),
     ):
+        """`policy_objects`: objects (a request's) whose policy kinds must run though no document is of them."""
+        self._arguments = (documents, resource_registry, api_validation, defaulter, defaulting, kubernetes_version)
+        self._policy_objects = policy_objects
+        self._packages: set[str] = set()
+        self._widenings: dict[frozenset[str], Simulation] = {}
         self.kubernetes_version = parse_version(kubernetes_version or NEWEST)
         self.defaulting = defaulting  # built-in objects as the API server decodes and stores them
         if defaulter is None and defaulting:
@@ -84,9 +88,12 @@ class Simulation:
             error.setdefault("document", None)
 
     def _load(self, documents: Any, resource_registry: list[Mapping] | None, defaulter: Any) -> None:
-        kinds = [kind() for kind in registered()]
         records, errors = loading.load(documents)
         self.errors.extend(errors)
+        # Only the kinds these documents concern are imported and run; the others are idle stand-ins.
+        concerned = [*(record.data for record in records), *self._policy_objects]
+        self._packages = concerned_packages(concerned)
+        kinds = chain(load_kinds(concerned))
         records = self._served_and_stored(records)
         loaded = list(records)
         records, errors = loading.default_and_validate(records, self.api_validation, [k.refuse for k in kinds])
@@ -175,9 +182,12 @@ class Simulation:
         """The result for one request; never raises. Batch runs pass `trace=False` (no per-expression traces)
         and `full=False` (no audit event, AdmissionReview, kubectl text or type checks: those keys are null);
         `type_checks=False` leaves out only the type checks (the live editor computes them apart)."""
+        widened = self._widened(request)
+        if widened is not None:
+            return widened.run(request, now=now, trace=trace, full=full, type_checks=type_checks)
         if self._failure is not None:
             result = crash(
-                self._failure, kind_defaults(registered()), [e for e in self.errors if e is not self._failure]
+                self._failure, kind_defaults(chain(set())), [e for e in self.errors if e is not self._failure]
             )
         else:
             try:
@@ -187,6 +197,30 @@ class Simulation:
                 result = crash(internal_error(exc), kind_defaults(self.kinds), self.errors)
         result["kubernetesVersion"] = self.kubernetes_version
         return result
+
+    def _widened(self, request: Any) -> Simulation | None:
+        """For a request about a policy object whose package no document concerns (creating a GeneratingPolicy
+        with generateExisting, deleting a ClusterPolicy that generates): this document set with that package
+        loaded too, since its kind answers such requests (policy events). Built once per set of packages."""
+        if self._failure is not None or self._policy_objects:
+            return None
+        objects = _objects_of(request)
+        missing = frozenset(concerned_packages(objects) - self._packages) if objects else frozenset()
+        if not missing:
+            return None
+        found = self._widenings.get(missing)
+        if found is None:
+            documents, registry, api_validation, defaulter, defaulting, version = self._arguments
+            found = self._widenings[missing] = Simulation(
+                documents,
+                resource_registry=registry,
+                api_validation=api_validation,
+                defaulter=defaulter,
+                defaulting=defaulting,
+                kubernetes_version=version,
+                policy_objects=objects,
+            )
+        return found
 
     def _run(
         self, request: Any, *, now: dt.datetime | None, trace: bool, full: bool, type_checks: bool
@@ -321,6 +355,15 @@ def _reinvoke(
     return current, None
 
 
+def _objects_of(request: Any) -> tuple[Any, ...]:
+    """The objects an admission request carries (a request dict, or a bare object: a CREATE)."""
+    if not isinstance(request, Mapping):
+        return ()
+    if "object" in request or "oldObject" in request:
+        return tuple(o for o in (request.get("object"), request.get("oldObject")) if isinstance(o, Mapping))
+    return (request,)
+
+
 def load(documents: Any, **options: Any) -> Simulation:
     """A document set loaded once (policies compiled), for many `run(request)` calls; never raises.
     `simulation.errors` lists the documents' errors, each with the index of its document. The options are
@@ -328,7 +371,9 @@ def load(documents: Any, **options: Any) -> Simulation:
     return Simulation(documents, **options)
 
 
-def simulate(documents: Any, request: Any, *, now: dt.datetime | None = None, **options: Any) -> dict[str, Any]:
+def simulate(
+    documents: Any, request: Any, *, now: dt.datetime | None = None, type_checks: bool = True, **options: Any
+) -> dict[str, Any]:
     """Admit or deny `request` against `documents`; never raises (see SCHEMA.md for the result).
 
     `api_validation="enforce"` drops documents the API server would refuse (as `kubectl apply` would);
@@ -338,11 +383,12 @@ def simulate(documents: Any, request: Any, *, now: dt.datetime | None = None, **
     (the API server's in-process unit tests build them without defaulting). `kubernetes_version` ("1.31")
     simulates that release (default: the newest): its CEL libraries, macros and checks, and the admission
     API versions it serves (evaluator/cel/versions.py); an unsupported version is a 400. `defaulter`
-    replaces the re-defaulting of an object after each mutation."""
+    replaces the re-defaulting of an object after each mutation. `type_checks=False` leaves `typeChecking`
+    null (a caller that does not show it saves the checker's time)."""
     refused = _unsupported_version(options.get("kubernetes_version"))
     if refused is not None:
         return refused
-    return load(documents, **options).run(request, now=now)
+    return load(documents, **options).run(request, now=now, type_checks=type_checks)
 
 
 def _unsupported_version(kubernetes_version: str | None) -> dict[str, Any] | None:
@@ -353,7 +399,7 @@ def _unsupported_version(kubernetes_version: str | None) -> dict[str, Any] | Non
             {},
             [],
             [{"severity": "error", "source": "request", "message": str(exc), "document": None}],
-            kind_defaults(registered()),
+            kind_defaults(chain(set())),
         )
     return None
 

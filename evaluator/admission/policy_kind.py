@@ -2,8 +2,9 @@
 
 The admission core (this package) knows no particular policy kind. Each kind is a package under
 `evaluator/policies/<name>/` whose `__init__.py` calls `register(TheKind)` (directly or by importing the
-module that does); `evaluator.policies.load_kinds()` imports every such package, and `evaluator.simulation`
-runs the registered kinds stage by stage, in the API server's order:
+module that does); `evaluator.policies.load_kinds()` imports every such package (or, given documents, those
+the documents concern: a package's optional `kinds.json`), and `evaluator.simulation` runs the registered
+kinds stage by stage, in the API server's order:
 
     MUTATING    mutating admission: MutatingAdmissionPolicy (order 100), then mutating webhooks
     SCHEMA      the (mutated) object against its schema: CRD validation rules (x-kubernetes-validations)
@@ -233,7 +234,8 @@ def provide(capability: str, value: Any) -> None:
 
 def provided(capability: str) -> Any:
     """The piece a kind package provided under `capability`; KeyError when no loaded kind provides it
-    (callers run `evaluator.policies.load_kinds()` first, as `evaluator.simulation` does on import)."""
+    (callers run `evaluator.policies.load_kinds()` first: a simulation loads only the kinds its documents
+    concern)."""
     return _PROVIDED[capability]
 
 
@@ -260,6 +262,24 @@ class PolicyKind(Protocol):
 _REGISTRY: dict[str, Any] = {}  # kind classes: PolicyKind describes their instances, not the classes
 _CREATE_RULES: dict[str, CreateRules] = {}
 _PROVIDED: dict[str, Any] = {}
+
+
+class Absent:
+    """An idle stand-in for a kind whose package the document set did not need to import (none of its
+    documents is there, `evaluator.policies.load_kinds`): it answers nothing and its result keys keep their
+    defaults, as the kind itself does when idle."""
+
+    active = False
+    idle = True
+
+    def __init__(self, name: str, stage: str, order: int, result_keys: Mapping[str, Any]) -> None:
+        self.name, self.stage, self.order, self.result_keys = name, stage, order, result_keys
+
+    def refuse(self, document: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return []
+
+    def load(self, setup: Setup) -> list[dict[str, Any]]:
+        return []
 
 
 def register(kind: Any) -> Any:

@@ -5,12 +5,27 @@ selection and entries (`a.?b`, `m[?k]`, `[?x]`, `{?k: v}`, `T{?f: v}`), backtick
 trailing commas in aggregate literals, and CEL's float literal rule (`42.` is not a float, so
 `42.indexOf(...)` parses as a call). Our parser is a private Lark instance: cel-python's process-wide
 `CELParser.CEL_PARSER` is left alone.
+
+Building the LALR tables takes ~0.1-0.3 s, most of a cold command's time, so the built parser is kept on
+disk (`parser_cache_path()`): a file named by the hash of the grammar text, the parser options, Lark's and
+Python's versions, in the user's cache directory (`$ADMISSION_PLAYGROUND_CACHE_DIR`, else
+`$XDG_CACHE_HOME/admission-playground`, else `~/.cache/admission-playground`). It is written to a temporary
+file and renamed into place, so a reader never sees half a file; an unreadable, truncated or foreign file
+is ignored (the parser is built again and the file replaced), and a cache directory that cannot be written
+only costs the build. `ADMISSION_PLAYGROUND_CACHE_DIR=` (empty) turns the cache off. The Docker image builds
+the file at image build time into /app/.cache (the Dockerfile).
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
+import os
+import sys
+import tempfile
 import threading
 from importlib import resources
+from pathlib import Path
 
 import lark
 
@@ -135,8 +150,19 @@ def unwrap(tree: lark.Tree) -> lark.Tree:
     return tree
 
 
+def _celpy_grammar() -> str:
+    """cel-python's `cel.lark`, read without importing `celpy` (its package imports its whole evaluator)."""
+    spec = importlib.util.find_spec("celpy")
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    if locations:
+        path = Path(locations[0]) / "cel.lark"
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+    return resources.files("celpy").joinpath("cel.lark").read_text(encoding="utf-8")
+
+
 def grammar_text() -> str:
-    text = resources.files("celpy").joinpath("cel.lark").read_text(encoding="utf-8")
+    text = _celpy_grammar()
     for old, new in _EDITS:
         if old not in text:
             raise RuntimeError(f"cel-python's grammar changed; cannot apply edit: {old!r}")
@@ -159,8 +185,76 @@ def _literal_keywords(token: lark.Token) -> lark.Token:
     return token
 
 
+_OPTIONS: dict = {
+    "parser": "lalr",
+    "start": "expr",
+    "propagate_positions": True,
+    "maybe_placeholders": False,
+    "priority": "invert",
+}
 _lock = threading.Lock()
 _parser: lark.Lark | None = None
+
+
+def _cache_dir() -> Path | None:
+    configured = os.environ.get("ADMISSION_PLAYGROUND_CACHE_DIR")
+    if configured is not None:
+        return Path(configured) if configured else None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "admission-playground"
+
+
+def parser_cache_path(text: str) -> Path | None:
+    """Where the parser built from grammar `text` is kept (None: caching is off)."""
+    directory = _cache_dir()
+    if directory is None:
+        return None
+    key = "\0".join(
+        (text, repr(sorted(_OPTIONS.items())), _literal_keywords.__qualname__, lark.__version__, sys.version)
+    )
+    return directory / f"cel-parser-{hashlib.sha256(key.encode()).hexdigest()[:32]}.pickle"
+
+
+def _load_cached(path: Path) -> lark.Lark | None:
+    try:
+        with path.open("rb") as f:
+            loaded = lark.Lark.load(f)
+    except Exception:  # noqa: BLE001 - missing, truncated, foreign: build the parser instead
+        return None
+    if not isinstance(loaded, lark.Lark) or loaded.options.lexer_callbacks.get("IDENT") is not _literal_keywords:
+        return None
+    return loaded
+
+
+def _store(built: lark.Lark, path: Path) -> None:
+    """Write the parser next to `path` and rename it into place (atomic); failing to write is no error."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".cel-parser-", suffix=".tmp")
+    except OSError:
+        return
+    try:
+        with os.fdopen(descriptor, "wb") as f:
+            built.save(f)
+        os.chmod(temporary, 0o644)  # like bytecode: readable by the other users of a shared install
+        os.replace(temporary, path)
+    except Exception:  # noqa: BLE001 - e.g. a full disk: the next process builds it again
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+
+
+def _build() -> lark.Lark:
+    text = grammar_text()
+    path = parser_cache_path(text)
+    cached = _load_cached(path) if path is not None else None
+    if cached is not None:
+        return cached
+    built = lark.Lark(text, lexer_callbacks={"IDENT": _literal_keywords}, **_OPTIONS)
+    if path is not None:
+        _store(built, path)
+    return built
 
 
 def parser() -> lark.Lark:
@@ -168,13 +262,5 @@ def parser() -> lark.Lark:
     if _parser is None:
         with _lock:
             if _parser is None:
-                _parser = lark.Lark(
-                    grammar_text(),
-                    parser="lalr",
-                    start="expr",
-                    propagate_positions=True,
-                    maybe_placeholders=False,
-                    priority="invert",
-                    lexer_callbacks={"IDENT": _literal_keywords},
-                )
+                _parser = _build()
     return _parser

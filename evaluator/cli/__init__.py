@@ -10,29 +10,49 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from importlib import import_module
+from typing import Any
 
 PROG = "admission-playground"
 
 
-def build_parser() -> argparse.ArgumentParser:
+# Each subcommand's module, in `--help` order. A command imports only its own module (and what that needs):
+# `simulate` never loads the batch machinery, nor `batch` the MCP server.
+COMMANDS = {
+    "simulate": "evaluator.cli.simulate_command",
+    "batch": "evaluator.cli.batch",
+    "kyverno-test": "evaluator.cli.kyverno_test",
+    "test": "evaluator.cli.test_command",
+    "mcp": "evaluator.mcp_server",
+}
+
+
+def _register_mcp(commands: Any) -> None:
     from evaluator import mcp_server
-    from evaluator.cli import batch, kyverno_test, simulate_command, test_command
     from evaluator.cli.commands import add_command
 
-    parser = argparse.ArgumentParser(prog=PROG, description=(__doc__ or "").splitlines()[0])
-    commands = parser.add_subparsers(dest="command", required=True)
-    simulate_command.register(commands)
-    batch.register(commands)
-    kyverno_test.register(commands)
-    test_command.register(commands)
     add_command(
         commands, "mcp", "serve the simulator to AI assistants (MCP over stdio)", mcp_server.__doc__, mcp_server.run
     )
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or of `command` alone (what `main` runs needs no other module)."""
+    parser = argparse.ArgumentParser(prog=PROG, description=(__doc__ or "").splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name, module in COMMANDS.items():
+        if command is not None and name != command:
+            continue
+        if name == "mcp":
+            _register_mcp(commands)
+        else:
+            import_module(module).register(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
     args = parser.parse_args(argv)
     return int(args.handler(args) or 0)
 

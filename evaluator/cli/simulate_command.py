@@ -19,13 +19,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evaluator.cli import junit
 from evaluator.admission.loading import NamedText
 from evaluator.cli.commands import UNUSABLE, add_command, add_output_argument
 from evaluator.cli.located import is_error, located
 from evaluator.cli.render import render_result
 from evaluator.cli.yaml_text import parse_documents, without_document
-from evaluator.formats.admission_review import review_of
 from evaluator.k8s import kinds
 from evaluator.simulation import simulate
 
@@ -201,7 +199,11 @@ def run(args: argparse.Namespace) -> int:
     # each text named by its file: every message and `source` names the file
     named = [NamedText(text, name) for text, (name, _) in zip(texts, files)]
     result = simulate(
-        named, request, now=getattr(args, "now", None), kubernetes_version=getattr(args, "kubernetes_version", None)
+        named,
+        request,
+        now=getattr(args, "now", None),
+        kubernetes_version=getattr(args, "kubernetes_version", None),
+        type_checks=args.output == "json",  # only the JSON output shows `typeChecking`
     )
     result["errors"] = problems + result["errors"]
     _print(args.output, result)
@@ -216,6 +218,8 @@ def _report_unusable(args: argparse.Namespace, problems: list[dict]) -> int:
     if args.output == "json":
         print(json.dumps({"allowed": None, "errors": problems}, indent=2))
     elif args.output == "junit":
+        from evaluator.cli import junit  # each output's module only when asked for (cold start)
+
         print(junit.simulate_report({"allowed": None, "errors": problems}))
     for problem in problems:
         print(located(problem), file=sys.stderr)
@@ -224,6 +228,8 @@ def _report_unusable(args: argparse.Namespace, problems: list[dict]) -> int:
 
 def _print(output: str, result: dict) -> None:
     if output == "admissionreview":
+        from evaluator.formats.admission_review import review_of
+
         review = review_of(result)
         if review is not None:
             print(json.dumps(review, indent=2))
@@ -234,6 +240,8 @@ def _print(output: str, result: dict) -> None:
         print(json.dumps(result, indent=2, sort_keys=False))
         return
     if output == "junit":
+        from evaluator.cli import junit
+
         print(junit.simulate_report(result))
     else:
         errors = sum(is_error(p) for p in result["errors"])

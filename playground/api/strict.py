@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from rest_framework import serializers
+from rest_framework.validators import ProhibitSurrogateCharactersValidator
 
 from playground.core import edge
 from playground.core.errors import ServiceError
@@ -44,6 +45,9 @@ class Text(_Strict, serializers.CharField):
         kwargs.setdefault("allow_blank", True)
         kwargs.setdefault("trim_whitespace", False)
         super().__init__(**kwargs)
+        # `to_internal_value` refuses lone surrogates already (edge.text_problem, in C); DRF's own check walks
+        # the text character by character in Python, on every edit of a document.
+        self.validators = [v for v in self.validators if not isinstance(v, ProhibitSurrogateCharactersValidator)]
 
     def to_internal_value(self, data):
         if not isinstance(data, str):

@@ -252,3 +252,18 @@ def test_output_admissionreview_prints_the_webhook_exchange_and_keeps_the_exit_s
     request = files("req.yaml", "operation: CREATE\nobject: [1, 2]\n")
     status, out, err = simulate(capsys, "-f", policy, "--request", request, "-o", "admissionreview")
     assert status == 2 and out == "" and ": error: " in err
+
+
+def test_only_the_json_output_type_checks(files, capsys, monkeypatch):
+    """`typeChecking` is in the JSON output only; the other outputs do not pay for the checker, and say the same."""
+    from evaluator.simulation import Simulation
+
+    policy, request = files("p.yaml", POLICY), files("big.yaml", deployment(9))
+    status, out, _ = simulate(capsys, "-f", policy, "-f", request, "-o", "json")
+    assert status == 1 and json.loads(out)["typeChecking"]  # the policy's expressions, checked
+    outputs = {o: simulate(capsys, "-f", policy, "-f", request, "-o", o) for o in ("text", "junit", "admissionreview")}
+    checked = []
+    monkeypatch.setattr(Simulation, "type_checks", lambda self: checked.append(self) or {})
+    for output, expected in outputs.items():
+        assert simulate(capsys, "-f", policy, "-f", request, "-o", output) == expected
+    assert checked == []
