@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 
 from evaluator.admission.api_versions import split_api_version
@@ -34,7 +33,29 @@ def build_context(
     request: dict, info: RequestInfo, values: dict, has_user: bool, object_later: bool = False
 ) -> Context:
     """The JSON context Kyverno builds for an admission request. `object_later`: `request.object` is left
-    None (in its place) for the caller to set, which saves copying it (the mutate rules set their own)."""
+    None (in its place) for the caller to set, which saves copying it (the mutate rules set their own).
+    The context's data is never changed in place (see `Context`), so the data built for one request is
+    shared by every policy evaluated on it: the last request's is kept, by identity of request and values."""
+    key = (has_user, object_later)
+    cached = _last_base[0]
+    if cached is not None and cached[0] is request and cached[1] is values and key in cached[2]:
+        data, operation = cached[2][key]
+    else:
+        data, operation = _base_data(request, info, values, has_user, object_later)
+        if cached is None or cached[0] is not request or cached[1] is not values:
+            cached = (request, values, {})
+            _last_base[0] = cached
+        cached[2][key] = (data, operation)
+    ctx = Context(data)
+    ctx.operation = operation
+    return ctx
+
+
+# (request, values, {(has_user, object_later): (data, operation)}) of the last request a context was built for
+_last_base: list[tuple[dict, dict, dict] | None] = [None]
+
+
+def _base_data(request: dict, info: RequestInfo, values: dict, has_user: bool, object_later: bool) -> tuple[dict, str]:
     ctx = Context()
     # a fresh top level is enough: `ctx.add` deep-copies what it stores
     req = {k: v for k, v in request.items() if v is not None or k in ("object", "oldObject")}
@@ -45,13 +66,12 @@ def build_context(
     if req.get("oldObject") is None:
         req.pop("oldObject", None)
     ctx.add(req, "request")
-    ctx.operation = request.get("operation", "") or ""
     if has_user:
         ctx.add(
             {
                 "roles": info.roles,
                 "clusterRoles": info.cluster_roles,
-                "userInfo": copy.deepcopy(request.get("userInfo") or {}),
+                "userInfo": request.get("userInfo") or {},
             },
             "request",
         )
@@ -66,7 +86,7 @@ def build_context(
         ctx.add(images, "images")
     for key, value in (values.get("variables") or {}).items():
         ctx.add_variable(key, value)
-    return ctx
+    return ctx.data, request.get("operation", "") or ""
 
 
 def _action(policy: dict, rule: dict, namespace: str) -> str:
@@ -304,9 +324,9 @@ def _allows_existing_violations(run: PolicyRun, rule: dict) -> bool:
 def _validate_old(rule, v, ctx, old, offline, m) -> RuleResponse | None:
     ctx.checkpoint()
     try:
-        ctx.data.setdefault("request", {})["object"] = copy.deepcopy(old)
-        ctx.data["request"].pop("oldObject", None)
-        ctx.data["request"]["operation"] = "CREATE"
+        ctx.set_object(old)
+        request = {k: v for k, v in ctx.data["request"].items() if k != "oldObject"}
+        ctx.put("request", {**request, "operation": "CREATE"})
         saved_op = ctx.operation
         ctx.operation = "CREATE"
         m_old = MatchInput(

@@ -66,9 +66,36 @@ def _rebuilt(document: object) -> object:
     return document
 
 
+def is_plain(document: object) -> bool:
+    """`_plain(document)`, worked out once per map or list of a policy (kept with it, so that its id stays
+    its own; a policy's patterns and conditions are read, never changed in place)."""
+    if not isinstance(document, (dict, list)):
+        return _plain(document)
+    found = _plain_memo.get(id(document))
+    if found is not None and found[0] is document:
+        return found[1]
+    plain = _plain(document)
+    if len(_plain_memo) >= _PLAIN_SIZE:
+        _plain_memo.clear()
+    _plain_memo[id(document)] = (document, plain)
+    return plain
+
+
+_PLAIN_SIZE = 8192
+_plain_memo: dict[int, tuple[object, bool]] = {}
+
+
+def substitute_read(ctx: Context, document: object) -> object:
+    """`substitute_all` for a caller that only reads the result: a document without variables or references
+    is returned as it is (not rebuilt), so a rule without variables costs nothing here."""
+    if is_plain(document):
+        return document
+    return substitute_all(ctx, document)
+
+
 def substitute_all(ctx: Context, document: object) -> object:
     """SubstituteAll: references first, then variables. Raises SubstitutionError."""
-    if _plain(document):
+    if is_plain(document):
         return _rebuilt(document)
     document = _traverse(document, _substitute_references)
     return _traverse(document, lambda v, p, r: _substitute_variables(ctx, v, p))
