@@ -90,6 +90,28 @@ class Context:
         syntax = jmes.check_syntax(expression)
         if syntax is not None:
             raise ContextError(f"incorrect query {expression}: {syntax}")
+        if "(" not in expression and "&" not in expression and not self.unavailable:
+            # no function call: the answer depends on the data alone, which is never changed in place, so
+            # it is kept for the data at hand (the policies of one request share it)
+            cache = _answers[0]
+            if cache is None or cache[0] is not self.data:
+                cache = (self.data, {})
+                _answers[0] = cache
+            found = cache[1].get(expression)
+            if found is None:
+                found = cache[1][expression] = self._answer(expression)
+            if isinstance(found[1], ContextError):
+                raise ContextError(str(found[1])) from None
+            return found[0]
+        return self._search(expression)
+
+    def _answer(self, expression: str) -> tuple[object, ContextError | None]:
+        try:
+            return self._search(expression), None
+        except ContextError as err:
+            return None, err
+
+    def _search(self, expression: str) -> object:
         try:
             return jmes.search(expression, self.data)
         except jmes.NotFoundError as err:
@@ -131,6 +153,10 @@ class Context:
         for entry in self._loaders:
             if entry[4] >= len(self._checkpoints):
                 entry[3] = False
+
+
+# (data, {expression: (answer, error)}) of the last data queried
+_answers: list[tuple[dict, dict[str, tuple[object, ContextError | None]]] | None] = [None]
 
 
 def _put(node: dict, path: tuple[str, ...], value: object) -> dict:

@@ -13,7 +13,7 @@ from .context_entries import ContextLoader, OfflineData
 from .exceptions import matching_exceptions
 from .images import extract_images
 
-from .match import MatchInput, RequestInfo, matches_rule
+from .match import MatchInput, RequestInfo, applies, matches_rule
 from .rule_validator import ERROR, FAIL, SKIP, RuleInput, RuleResponse, Validator, load_and_check_preconditions
 from . import cel_rules, generate, pss
 
@@ -124,7 +124,7 @@ def evaluate_policy(policy: dict, request: dict, documents: list, values: dict, 
     has_generate = bool(generate.generate_rules(policy))
     if has_generate or values.get("variables") or any(rule.get("validate") for rule in rules):
         # only a policy with something to evaluate pays for the context (a mutate-only policy has nothing)
-        run = _policy_run(policy, request, documents, values, exceptions)
+        _add_context(run, values)
     out = {
         "kind": policy.get("kind", "ClusterPolicy"),
         "policy": _policy_name(policy),
@@ -193,10 +193,8 @@ def _resource_from_context(ctx: Context, resource: dict, operation: str) -> dict
     """The CLI reads the resource back from the context so that variables can override it."""
     if operation == "DELETE":
         return resource
-    try:
-        obj = ctx.query("request.object")
-    except Exception:
-        return resource
+    request = ctx.data.get("request")  # the query `request.object` on a fresh context, without parsing it
+    obj = request.get("object") if isinstance(request, dict) else None
     return obj if isinstance(obj, dict) else resource
 
 
@@ -224,9 +222,6 @@ def _policy_run(
     if ns_labels is None:
         ns_labels = _namespace_labels(documents, meta.get("namespace") or request.get("namespace") or "")
     offline = _offline_data(policy, documents, values)
-    ctx = build_context(request, info, values, has_user, object_later) if context else Context()
-    if context and not object_later:
-        resource = _resource_from_context(ctx, resource, operation)
     m = MatchInput(
         resource=resource,
         gvk=gvk,
@@ -235,7 +230,20 @@ def _policy_run(
         namespace_labels=ns_labels or {},
         info=info,
     )
-    return PolicyRun(policy, request, operation, resource, meta.get("namespace", ""), ctx, offline, exceptions, m)
+    run = PolicyRun(policy, request, operation, resource, meta.get("namespace", ""), Context(), offline, exceptions, m)
+    if context:
+        _add_context(run, values, object_later)
+    return run
+
+
+def _add_context(run: PolicyRun, values: dict, object_later: bool = False) -> None:
+    """The run's context, and its resource read back from it (unless `object_later`)."""
+    request = run.request
+    has_user = bool(request.get("userInfo")) or bool(values.get("roles")) or bool(values.get("clusterRoles"))
+    run.ctx = build_context(request, run.match.info, values, has_user, object_later)
+    if not object_later:
+        run.resource = _resource_from_context(run.ctx, run.resource, run.operation)
+        run.match.resource = run.resource
 
 
 def _namespace_labels(documents: list, namespace: str) -> dict:
@@ -248,7 +256,7 @@ def _namespace_labels(documents: list, namespace: str) -> dict:
 def _applied_rule(run: PolicyRun, rule: dict) -> RuleResponse | None:
     """A rule's response, or None when it does not apply; the context is as before it afterwards."""
     name = rule.get("name", "")
-    if matches_rule(rule, run.match, _policy_namespace(run.policy)) is not None:
+    if not applies(rule, run.match, _policy_namespace(run.policy)):
         return None
     run.ctx.checkpoint()
     try:

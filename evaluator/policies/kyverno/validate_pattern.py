@@ -158,14 +158,35 @@ def _sorted_resource_keys(plain: dict) -> list[str]:
     return front + back
 
 
+def _layout(pattern: dict) -> tuple[list[tuple[str, object]], list[tuple[str, object]]]:
+    """A pattern map's (anchored entries in key order, plain entries in `_sorted_resource_keys` order), worked
+    out once per map of a policy (kept with it, so that its id stays its own; patterns are only read)."""
+    found = _layouts.get(id(pattern))
+    if found is not None and found[0] is pattern:
+        return found[1]
+    anchor_keys, plain = _split_anchors(pattern)
+    layout = (
+        [(key, anchor_keys[key]) for key in sorted(anchor_keys)],
+        [(key, plain[key]) for key in _sorted_resource_keys(plain)],
+    )
+    if len(_layouts) >= _LAYOUTS_SIZE:
+        _layouts.clear()
+    _layouts[id(pattern)] = (pattern, layout)
+    return layout
+
+
+_LAYOUTS_SIZE = 8192
+_layouts: dict[int, tuple[dict, tuple[list[tuple[str, object]], list[tuple[str, object]]]]] = {}
+
+
 def _validate_map(resource: dict, pattern: dict, path: str, ac: _AnchorMap) -> None:
     pattern = expand_in_metadata(pattern, resource)
-    anchor_keys, plain = _split_anchors(pattern)
+    anchored, plain = _layout(pattern)
     skip_errors: list[A.PatternFailure] = []
     apply_count = 0
-    for key in sorted(anchor_keys):
+    for key, value in anchored:
         try:
-            _handle(key, anchor_keys[key], resource, path, ac)
+            _handle(key, value, resource, path, ac)
         except A.PatternFailure as err:
             if A.is_conditional_error(err) or A.is_global_error(err):
                 skip_errors.append(err)
@@ -178,8 +199,8 @@ def _validate_map(resource: dict, pattern: dict, path: str, ac: _AnchorMap) -> N
         direct = any(not isinstance(e, A.PatternError) for e in skip_errors)
         if apply_count == 0 or direct:
             raise _fail(A.PatternError(skip_errors, path, True), path)
-    for key in _sorted_resource_keys(plain):
-        _handle(key, plain[key], resource, path, ac)
+    for key, value in plain:
+        _handle(key, value, resource, path, ac)
 
 
 def _validate_array(resource: list, pattern: list, path: str, ac: _AnchorMap) -> None:
