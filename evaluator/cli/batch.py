@@ -18,13 +18,12 @@ import time
 from collections.abc import Callable, Iterable
 from typing import IO, Any
 
-import yaml
 
 from evaluator.batch import (
     Summary,
     compiled,
     csv_text,
-    policy_reports,
+    write_policy_reports,
     read_objects,
     request_for,
     row_of,
@@ -156,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
     progress = progress_bar(len(objects)) if objects and _draw_progress(args) else None
     rows = run_parallel(documents, objects, jobs=args.jobs, kubernetes_version=version, on_progress=progress)
     if args.output == "policyreport":
-        sys.stdout.write(yaml.safe_dump_all(policy_reports(rows, documents), sort_keys=False))
+        write_policy_reports(rows, documents, sys.stdout)
     elif args.output == "csv":
         sys.stdout.write(csv_text(rows))
     elif args.output == "json":
