@@ -210,6 +210,29 @@ def _policy_run(
     """What the policy's rules run against; without `context`, an empty context (for a policy that turns
     out to have no rule to evaluate, so that it does not pay for copying the request); `object_later`:
     see `build_context` (the run's `resource` is then the request's object)."""
+    operation, resource, meta, gvk, info, ns_labels = _request_parts(request, documents, values)
+    offline = _offline_data(policy, documents, values)
+    m = MatchInput(
+        resource=resource,
+        gvk=gvk,
+        subresource=request.get("subResource", "") or "",
+        operation=operation,
+        namespace_labels=ns_labels,
+        info=info,
+    )
+    run = PolicyRun(policy, request, operation, resource, meta.get("namespace", ""), Context(), offline, exceptions, m)
+    if context:
+        _add_context(run, values, object_later)
+    return run
+
+
+def _request_parts(request: dict, documents: list, values: dict) -> tuple:
+    """(operation, resource, its metadata, gvk, RequestInfo, namespace labels): the same for every policy on
+    one request, so the last request's are kept (by identity of request, documents and values; none of them
+    is changed while its policies run)."""
+    cached = _last_parts[0]
+    if cached is not None and cached[0] is request and cached[1] is documents and cached[2] is values:
+        return cached[3]
     operation = request.get("operation") or "CREATE"
     resource = (request.get("oldObject") if operation == "DELETE" else request.get("object")) or {}
     meta = resource.get("metadata") or {}
@@ -221,19 +244,12 @@ def _policy_run(
     ns_labels = values.get("namespaceLabels")
     if ns_labels is None:
         ns_labels = _namespace_labels(documents, meta.get("namespace") or request.get("namespace") or "")
-    offline = _offline_data(policy, documents, values)
-    m = MatchInput(
-        resource=resource,
-        gvk=gvk,
-        subresource=request.get("subResource", "") or "",
-        operation=operation,
-        namespace_labels=ns_labels or {},
-        info=info,
-    )
-    run = PolicyRun(policy, request, operation, resource, meta.get("namespace", ""), Context(), offline, exceptions, m)
-    if context:
-        _add_context(run, values, object_later)
-    return run
+    parts = (operation, resource, meta, gvk, info, ns_labels or {})
+    _last_parts[0] = (request, documents, values, parts)
+    return parts
+
+
+_last_parts: list[tuple[dict, list, dict, tuple] | None] = [None]
 
 
 def _add_context(run: PolicyRun, values: dict, object_later: bool = False) -> None:

@@ -46,10 +46,7 @@ class _AnchorMap:
         return False
 
     def check(self, pattern: dict, resource: object) -> None:
-        for key in pattern:
-            a = A.parse(key)
-            if a is None or a.modifier not in (A.CONDITION, A.EXISTENCE, A.NEGATION):
-                continue
+        for key, a in _layout(pattern)[2]:
             if self.seen.get(key):
                 continue
             self.seen.setdefault(key, False)
@@ -158,17 +155,25 @@ def _sorted_resource_keys(plain: dict) -> list[str]:
     return front + back
 
 
-def _layout(pattern: dict) -> tuple[list[tuple[str, object]], list[tuple[str, object]]]:
-    """A pattern map's (anchored entries in key order, plain entries in `_sorted_resource_keys` order), worked
+_Layout = tuple[list[str], list[str], list[tuple[str, A.Anchor]], bool, int]
+
+
+def _layout(pattern: dict) -> _Layout:
+    """A pattern map's (anchored entries in key order, plain entries in `_sorted_resource_keys` order, the
+    keys `_AnchorMap.check` records with their anchors, whether `expand_in_metadata` can change it), worked
     out once per map of a policy (kept with it, so that its id stays its own; patterns are only read)."""
     found = _layouts.get(id(pattern))
-    if found is not None and found[0] is pattern:
+    if found is not None and found[0] is pattern and found[1][4] == len(pattern):
         return found[1]
     anchor_keys, plain = _split_anchors(pattern)
-    layout = (
-        [(key, anchor_keys[key]) for key in sorted(anchor_keys)],
-        [(key, plain[key]) for key in _sorted_resource_keys(plain)],
-    )
+    recorded = []
+    for key in pattern:
+        a = A.parse(key)
+        if a is not None and a.modifier in (A.CONDITION, A.EXISTENCE, A.NEGATION):
+            recorded.append((key, a))
+    _, meta = _get_pattern_value("metadata", pattern)
+    expands = isinstance(meta, dict) and any(_string_map(tag, meta)[1] is not None for tag in ("labels", "annotations"))
+    layout = (sorted(anchor_keys), _sorted_resource_keys(plain), recorded, expands, len(pattern))
     if len(_layouts) >= _LAYOUTS_SIZE:
         _layouts.clear()
     _layouts[id(pattern)] = (pattern, layout)
@@ -176,17 +181,18 @@ def _layout(pattern: dict) -> tuple[list[tuple[str, object]], list[tuple[str, ob
 
 
 _LAYOUTS_SIZE = 8192
-_layouts: dict[int, tuple[dict, tuple[list[tuple[str, object]], list[tuple[str, object]]]]] = {}
+_layouts: dict[int, tuple[dict, _Layout]] = {}
 
 
 def _validate_map(resource: dict, pattern: dict, path: str, ac: _AnchorMap) -> None:
-    pattern = expand_in_metadata(pattern, resource)
-    anchored, plain = _layout(pattern)
+    if _layout(pattern)[3]:
+        pattern = expand_in_metadata(pattern, resource)
+    anchored, plain, _, _, _ = _layout(pattern)
     skip_errors: list[A.PatternFailure] = []
     apply_count = 0
-    for key, value in anchored:
+    for key in anchored:
         try:
-            _handle(key, value, resource, path, ac)
+            _handle(key, pattern[key], resource, path, ac)
         except A.PatternFailure as err:
             if A.is_conditional_error(err) or A.is_global_error(err):
                 skip_errors.append(err)
@@ -199,8 +205,8 @@ def _validate_map(resource: dict, pattern: dict, path: str, ac: _AnchorMap) -> N
         direct = any(not isinstance(e, A.PatternError) for e in skip_errors)
         if apply_count == 0 or direct:
             raise _fail(A.PatternError(skip_errors, path, True), path)
-    for key, value in plain:
-        _handle(key, value, resource, path, ac)
+    for key in plain:
+        _handle(key, pattern[key], resource, path, ac)
 
 
 def _validate_array(resource: list, pattern: list, path: str, ac: _AnchorMap) -> None:
