@@ -32,10 +32,12 @@ class RememberingResolver:
     (no path resolvers are used, so the tag depends on the value and its style alone)."""
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-        if kind is not yaml.ScalarNode or not implicit or not implicit[0]:
+        if kind is not yaml.ScalarNode or not implicit or not implicit[0] or type(value) is not str:
             return super().resolve(kind, value, implicit)  # type: ignore[misc]
-        cache = _RESOLVED.setdefault(type(self), {})  # per loader class: each has its own resolvers
-        key = (value, tuple(implicit))
+        cache = _RESOLVED.get(type(self))  # per loader class: each has its own resolvers
+        if cache is None:
+            cache = _RESOLVED[type(self)] = {}
+        key = (value, implicit[1])  # `implicit` is (plain, quoted), and plain is true here
         found = cache.get(key)
         if found is None:
             if len(cache) >= 1 << 16:
@@ -44,7 +46,7 @@ class RememberingResolver:
         return found
 
 
-_RESOLVED: dict[type, dict[tuple[str, tuple[bool, ...]], str]] = {}
+_RESOLVED: dict[type, dict[tuple[str, bool], str]] = {}
 
 
 def plain_data(
