@@ -143,15 +143,17 @@ def main() -> int:
     if args.quick:
         args.objects, args.rounds, args.report_objects = 300, 1, 2000
     documents = policy_set()
+    # the child process first, while this one is small (a child's peak memory counts what it forked from)
+    large = None if args.skip_large else large_input(documents, args.rounds)
     rate, denied = throughput(documents, objects(args.objects), args.rounds)
     out: dict[str, Any] = {"objects": args.objects, "objectsPerSecond": round(rate, 1), "denied": denied}
     met = rate >= 1000
     if not args.skip_reports:
         out["policyReports"] = reports(documents, args.report_objects, args.jobs)
         met = met and out["policyReports"]["largestBytes"] <= 1 << 20 and out["policyReports"]["seconds"] < 30
-    if not args.skip_large:
-        out["largeInput"] = large_input(documents, args.rounds)
-        met = met and out["largeInput"]["seconds"] < 5
+    if large is not None:
+        out["largeInput"] = large
+        met = met and large["seconds"] < 5
     if args.json:
         print(json.dumps(out, indent=2))
         return 0 if met else 1
