@@ -45,8 +45,9 @@ class _AnchorMap:
                 return True
         return False
 
-    def check(self, pattern: dict, resource: object) -> None:
-        for key, a in _layout(pattern)[2]:
+    def check(self, recorded: list[tuple[str, A.Anchor]], resource: object) -> None:
+        """`recorded`: the pattern map's keys with a condition, existence or negation anchor (`_layout`)."""
+        for key, a in recorded:
             if self.seen.get(key):
                 continue
             self.seen.setdefault(key, False)
@@ -95,8 +96,9 @@ def _validate_element(resource: object, pattern: object, path: str, ac: _AnchorM
                 ),
                 path,
             )
-        ac.check(pattern, resource)
-        _validate_map(resource, pattern, path, ac)
+        layout = _layout(pattern)
+        ac.check(layout[2], resource)
+        _validate_map(resource, pattern, path, ac, layout)
         return
     if isinstance(pattern, list):
         if not isinstance(resource, list):
@@ -184,10 +186,11 @@ _LAYOUTS_SIZE = 8192
 _layouts: dict[int, tuple[dict, _Layout]] = {}
 
 
-def _validate_map(resource: dict, pattern: dict, path: str, ac: _AnchorMap) -> None:
-    if _layout(pattern)[3]:
+def _validate_map(resource: dict, pattern: dict, path: str, ac: _AnchorMap, layout: _Layout) -> None:
+    if layout[3]:
         pattern = expand_in_metadata(pattern, resource)
-    anchored, plain, _, _, _ = _layout(pattern)
+        layout = _layout(pattern)
+    anchored, plain, _, _, _ = layout
     skip_errors: list[A.PatternFailure] = []
     apply_count = 0
     for key in anchored:
