@@ -38,21 +38,39 @@ def build_context(
     shared by every policy evaluated on it: the last request's is kept, by identity of request and values."""
     key = (has_user, object_later)
     cached = _last_base[0]
-    if cached is not None and cached[0] is request and cached[1] is values and key in cached[2]:
-        data, operation = cached[2][key]
+    same = cached is not None and _same(cached[0], request) and cached[1] is values
+    if same and key in cached[2]:  # type: ignore[index]
+        data, operation = cached[2][key]  # type: ignore[index]
     else:
         data, operation = _base_data(request, info, values, has_user, object_later)
-        if cached is None or cached[0] is not request or cached[1] is not values:
-            cached = (request, values, {})
+        if not same:
+            cached = (_request_key(request), values, {})
             _last_base[0] = cached
-        cached[2][key] = (data, operation)
+        cached[2][key] = (data, operation)  # type: ignore[index]
     ctx = Context(data)
     ctx.operation = operation
     return ctx
 
 
-# (request, values, {(has_user, object_later): (data, operation)}) of the last request a context was built for
-_last_base: list[tuple[dict, dict, dict] | None] = [None]
+# (request key, values, {(has_user, object_later): (data, operation)}) of the last request a context was built for
+_last_base: list[tuple[tuple, dict, dict] | None] = [None]
+
+
+def _request_key(request: dict) -> tuple:
+    """What the per-request caches compare: the request and the parts of it that are replaced rather than
+    changed in place when a caller reuses a request dict (its objects, operation and user)."""
+    return (
+        request,
+        request.get("object"),
+        request.get("oldObject"),
+        request.get("operation"),
+        request.get("userInfo"),
+        request.get("kind"),
+    )
+
+
+def _same(key: tuple, request: dict) -> bool:
+    return all(a is b for a, b in zip(key, _request_key(request)))
 
 
 def _base_data(request: dict, info: RequestInfo, values: dict, has_user: bool, object_later: bool) -> tuple[dict, str]:
@@ -231,7 +249,7 @@ def _request_parts(request: dict, documents: list, values: dict) -> tuple:
     one request, so the last request's are kept (by identity of request, documents and values; none of them
     is changed while its policies run)."""
     cached = _last_parts[0]
-    if cached is not None and cached[0] is request and cached[1] is documents and cached[2] is values:
+    if cached is not None and _same(cached[0], request) and cached[1] is documents and cached[2] is values:
         return cached[3]
     operation = request.get("operation") or "CREATE"
     resource = (request.get("oldObject") if operation == "DELETE" else request.get("object")) or {}
@@ -245,11 +263,11 @@ def _request_parts(request: dict, documents: list, values: dict) -> tuple:
     if ns_labels is None:
         ns_labels = _namespace_labels(documents, meta.get("namespace") or request.get("namespace") or "")
     parts = (operation, resource, meta, gvk, info, ns_labels or {})
-    _last_parts[0] = (request, documents, values, parts)
+    _last_parts[0] = (_request_key(request), documents, values, parts)
     return parts
 
 
-_last_parts: list[tuple[dict, list, dict, tuple] | None] = [None]
+_last_parts: list[tuple[tuple, list, dict, tuple] | None] = [None]
 
 
 def _add_context(run: PolicyRun, values: dict, object_later: bool = False) -> None:
