@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from evaluator.admission.plain_yaml import RememberingResolver, Unusual, plain_data
 from evaluator.admission.positions import Position, locate, node_positions
 from evaluator.admission.yaml_aliases import check_aliases
 from evaluator.admission.source_map import ScalarSource, SourceText, scalar_sources
@@ -113,7 +114,7 @@ class _DuplicateKey(yaml.constructor.ConstructorError):
 _BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when installed: ~5x faster
 
 
-class _Loader(_BASE_LOADER):  # type: ignore[valid-type]  # chosen at import time
+class _Loader(RememberingResolver, _BASE_LOADER):  # type: ignore[valid-type,misc]  # chosen at import time
     """SafeLoader minus timestamp resolution, with string keys and duplicate-key errors."""
 
 
@@ -186,12 +187,22 @@ def _first_content_line(chunk: str) -> int:
     return 0
 
 
+def _duplicate(key: str, key_node: yaml.Node, first_line: int) -> None:
+    raise _DuplicateKey(key, first_line, key_node.start_mark)
+
+
 def _parse(chunk: str) -> tuple[Any, yaml.Node | None]:
     loader = _Loader(chunk)
     try:
         node = loader.get_single_node()
+        if node is None:
+            return None, None
+        try:  # a plain document (no alias: nothing to expand) is built directly
+            return plain_data(loader, node, _key_text, _duplicate, chunk), node
+        except Unusual:
+            pass
         check_aliases(node, chunk)  # before anything walks (and so expands) the tree
-        return (loader.construct_document(node) if node is not None else None), node
+        return loader.construct_document(node), node
     finally:
         loader.dispose()
 

@@ -10,7 +10,8 @@ process pool) share it. The pieces, each in its own module:
   process (cached by content hash); `explain(documents, obj, index=)`: one object's full result;
   `with_namespaces(documents, objects)`: the documents with the objects' Namespaces (their labels).
 - `Summary` (summary.py): totals, per policy / namespace / kind; `from_rows`, `merge`, `as_dict`, `from_dict`.
-- `policy_reports(rows, documents)`, `csv_text(rows)` (exports.py): Kyverno PolicyReports and CSV.
+- `write_policy_reports(rows, documents, out)`, `policy_reports(rows, documents)`, `csv_text(rows)`
+  (exports.py): Kyverno PolicyReports (one per resource, each under `REPORT_LIMIT`, written one by one) and CSV.
 - `run_parallel(documents, objects, jobs=, chunk_size=, on_progress=, cancelled=)` (parallel.py): a local
   process pool that re-runs the chunks of a worker that died, and stops when `cancelled()` says so.
 - `evaluator.batch.cluster.list_objects(kubeconfig, context=)`: the objects of a live cluster the policies
@@ -20,7 +21,7 @@ See README.md in this folder for the Row and Summary shapes.
 """
 
 from evaluator.batch.engine import chunks, compiled, explain, request_for, run_chunk, with_namespaces
-from evaluator.batch.exports import csv_text, policy_reports
+from evaluator.batch.exports import REPORT_LIMIT, csv_text, policy_reports, write_policy_reports
 from evaluator.batch.parallel import Cancelled, ChunkFailed, run_parallel
 from evaluator.batch.reading import read_objects
 from evaluator.batch.rows import OUTCOMES, Outcome, Row, label, policy_key, row_of
@@ -42,6 +43,8 @@ __all__ = [
     "policy_key",
     "Summary",
     "policy_reports",
+    "write_policy_reports",
+    "REPORT_LIMIT",
     "csv_text",
     "run_parallel",
     "ChunkFailed",

@@ -1,29 +1,36 @@
-"""Exports of a batch run: Kyverno PolicyReports (`policy_reports`) and CSV (`csv_text`).
+"""Exports of a batch run: Kyverno PolicyReports (`write_policy_reports`, `policy_reports`) and CSV (`csv_text`).
 
-`policy_reports(rows, documents)` gives one wgpolicyk8s.io/v1alpha2 PolicyReport per namespace
-(`polr-ns-<namespace>`) and one ClusterPolicyReport (`clusterpolicyreport`) for cluster-scoped objects, the
-per-namespace layout Kyverno's reports controller used before per-resource reports, in the envelope the
-Kyverno package provides (`policy_kind.POLICY_REPORT`). Each policy outcome is one result: `source` `kyverno` for
-ClusterPolicy/Policy rules, `KyvernoValidatingPolicy` for ValidatingPolicies, `ValidatingAdmissionPolicy`
-(with the binding in `properties.binding`) for admission policies, as Kyverno reports them; `pass` for
-admitted, `fail` for denied/audited, `warn` for a Kyverno `warn` result, `error`. The policies' Kyverno
-annotations give `category`, `severity` and `scored`.
+PolicyReports are written as Kyverno's reports controller writes them today: one wgpolicyk8s.io/v1alpha2
+PolicyReport per resource (a ClusterPolicyReport for a cluster-scoped one), named after the resource's uid
+(`<kind>-<name>` when the object has none), with the resource as its `scope` and, when it has a uid, as its
+owner; the results are sorted by policy, rule and source, as Kyverno sorts them. A report whose YAML would be
+over `REPORT_LIMIT` bytes (1 MiB, under the API server's ~1.5 MiB) is split into reports `<name>-1`,
+`<name>-2`, ... with the same scope, each under the limit. `write_policy_reports` writes the reports one by
+one as the rows come, so a run's reports are never held together in memory. Each policy outcome is one
+result: `source` `kyverno` for ClusterPolicy/Policy rules, `KyvernoValidatingPolicy` for ValidatingPolicies,
+`ValidatingAdmissionPolicy` (with the binding in `properties.binding`) for admission policies, as Kyverno
+reports them; `pass` for admitted, `fail` for denied/audited, `warn` for a Kyverno `warn` result, `error`. The
+policies' Kyverno annotations give `category`, `severity` and `scored`.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import json
+import re
 import time
-from collections.abc import Iterable, Mapping
-from typing import Any
+from functools import lru_cache
+from collections.abc import Iterable, Iterator, Mapping
+from typing import IO, Any
+
 
 from evaluator.admission import loading
 from evaluator.batch.rows import mapping_at
 from evaluator.admission.policy_kind import POLICY_REPORT, provided
 from evaluator.policies import load_kinds
 
-__all__ = ["policy_reports", "csv_text", "CSV_COLUMNS"]
+__all__ = ["policy_reports", "write_policy_reports", "REPORT_LIMIT", "csv_text", "CSV_COLUMNS"]
 
 _SEVERITIES = {"critical", "high", "medium", "low", "info"}
 _SOURCES = {
@@ -51,7 +58,7 @@ def _result(outcome: Mapping[str, Any]) -> str:
     return {"denied": "fail", "audited": "fail", "error": "error"}.get(value, "pass")
 
 
-def _entry(outcome: Mapping[str, Any], ref: dict, annotations: Mapping[str, Any], now: int) -> dict:
+def _entry(outcome: Mapping[str, Any], annotations: Mapping[str, Any], now: int) -> dict:
     kind = outcome["kind"]
     entry: dict[str, Any] = {
         "source": _SOURCES.get(kind, kind),
@@ -60,7 +67,6 @@ def _entry(outcome: Mapping[str, Any], ref: dict, annotations: Mapping[str, Any]
         "message": outcome["message"] or "",
         "result": _result(outcome),
         "scored": annotations.get("policies.kyverno.io/scored") != "false",
-        "resources": [ref],
         "timestamp": {"seconds": now, "nanos": 0},
     }
     if kind not in _SOURCES:  # admission policies and webhooks: Kyverno names the binding in properties
@@ -73,25 +79,150 @@ def _entry(outcome: Mapping[str, Any], ref: dict, annotations: Mapping[str, Any]
     return entry
 
 
-def policy_reports(rows: Iterable[Mapping[str, Any]], documents: Any, now: int | None = None) -> list[dict]:
-    """The reports of `rows` (namespaces in order, the cluster report last when there is one)."""
+REPORT_LIMIT = 1 << 20  # bytes of a report's YAML; the API server refuses objects over ~1.5 MiB
+
+
+def _dump(report: dict) -> str:
+    """The report as block-style YAML (what `yaml.safe_dump(report, sort_keys=False)` reads back as), written
+    here for the report's plain shape: PyYAML's emitter took most of a large export's time."""
+    lines: list[str] = []
+    _emit_map(report, "", lines)
+    lines.append("")
+    return "\n".join(lines)
+
+
+# a scalar written without quotes: no YAML indicator, no leading/trailing space, not a YAML 1.1 keyword or number
+_PLAIN = re.compile(r"[A-Za-z_/][A-Za-z0-9_./ ()-]*[A-Za-z0-9_./)-]|[A-Za-z_/]")
+_RESERVED = re.compile(r"(?i)(y|n|yes|no|true|false|on|off|null|~|\.inf|\.nan)")
+
+
+def _scalar(value: Any) -> str:
+    if type(value) is str:
+        return _text(value)
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if value is None:
+        return "null"
+    if isinstance(value, int | float):
+        return json.dumps(value)
+    return _text(str(value))
+
+
+@lru_cache(maxsize=1 << 16)
+def _text(text: str) -> str:
+    if _PLAIN.fullmatch(text) and not _RESERVED.fullmatch(text):
+        return text
+    # a JSON string is a YAML double-quoted scalar; characters YAML reads as breaks (NEL, LS, PS) or will not
+    # take raw are escaped with the rest of the text
+    return json.dumps(text, ensure_ascii=not text.isprintable())
+
+
+def _emit_map(data: dict[str, Any], indent: str, lines: list[str], first: str | None = None) -> None:
+    """`first`: the prefix of the first line (a list item's `- `)."""
+    if not data:
+        lines.append(f"{first if first is not None else indent}{{}}")
+        return
+    for key, value in data.items():
+        head = first if first is not None else indent
+        first = None
+        name = _scalar(key)
+        kind = type(value)
+        if kind is str:
+            lines.append(f"{head}{name}: {_text(value)}")
+        elif kind is dict and value:
+            lines.append(f"{head}{name}:")
+            _emit_map(value, indent + "  ", lines)
+        elif kind is list and value:
+            lines.append(f"{head}{name}:")
+            _emit_list(value, indent, lines)
+        else:
+            empty = "{}" if kind is dict else "[]" if kind is list else _scalar(value)
+            lines.append(f"{head}{name}: {empty}")
+
+
+def _emit_list(items: list[Any], indent: str, lines: list[str]) -> None:
+    for item in items:
+        if type(item) is dict:
+            _emit_map(item, indent + "  ", lines, first=indent + "- ")
+        elif isinstance(item, list):
+            lines.append(f"{indent}- {json.dumps(item, ensure_ascii=False)}")
+        else:
+            lines.append(f"{indent}- {_scalar(item)}")
+
+
+def _resource_reports(
+    row: Mapping[str, Any], entries: list[dict], envelope: Any, limit: int
+) -> Iterator[tuple[dict, str]]:
+    """The row's report and its YAML, or its parts' when it is over `limit` bytes."""
+    namespace = row["namespace"] or ""
+    uid = row.get("uid") or ""
+    name = uid or f"{str(row['kind']).lower()}-{row['name']}"
+    scope = {"apiVersion": row["apiVersion"], "kind": row["kind"], "name": row["name"]}
+    if namespace:
+        scope["namespace"] = namespace
+    if uid:
+        scope["uid"] = uid
+    entries.sort(key=lambda e: (e["policy"], e["rule"], e["source"]))
+
+    def build(part_name: str, part: list[dict]) -> tuple[dict, str]:
+        report = envelope(namespace, part_name, part, scope)
+        if uid:
+            owner = {"apiVersion": row["apiVersion"], "kind": row["kind"], "name": row["name"], "uid": uid}
+            report["metadata"]["ownerReferences"] = [owner]
+        return report, _dump(report)
+
+    built = build(name, entries)
+    if len(built[1].encode()) <= limit or len(entries) < 2:
+        yield built
+        return
+    parts = [entries]
+    while True:  # halve the parts until each fits
+        done = [build(f"{name}-{i + 1}", part) for i, part in enumerate(parts)]
+        if all(len(text.encode()) <= limit for _, text in done) or all(len(p) < 2 for p in parts):
+            yield from done
+            return
+        parts = [half for part in parts for half in _halves(part)]
+
+
+def _halves(part: list[dict]) -> list[list[dict]]:
+    middle = (len(part) + 1) // 2
+    return [part[:middle], part[middle:]] if len(part) > 1 else [part]
+
+
+def _reports(
+    rows: Iterable[Mapping[str, Any]], documents: Any, now: int | None, limit: int
+) -> Iterator[tuple[dict, str]]:
     now = int(time.time()) if now is None else now
     annotations = _annotations(documents)
-    by_namespace: dict[str, list[dict]] = {}
-    for row in rows:
-        ref = {"apiVersion": row["apiVersion"], "kind": row["kind"], "name": row["name"]}
-        if row["namespace"]:
-            ref["namespace"] = row["namespace"]
-        entries = by_namespace.setdefault(row["namespace"], [])
-        for outcome in row["policies"]:
-            found = annotations.get((outcome["kind"], outcome["policy"]), {})
-            entries.append(_entry(outcome, ref, found, now))
     load_kinds()
-    report_envelope = provided(POLICY_REPORT)
-    reports = [report_envelope(ns, f"polr-ns-{ns}", by_namespace[ns]) for ns in sorted(by_namespace) if ns]
-    if "" in by_namespace:
-        reports.append(report_envelope("", "clusterpolicyreport", by_namespace[""]))
-    return reports
+    envelope = provided(POLICY_REPORT)
+    for row in rows:
+        if not row["policies"]:
+            continue
+        entries = [_entry(o, annotations.get((o["kind"], o["policy"]), {}), now) for o in row["policies"]]
+        yield from _resource_reports(row, entries, envelope, limit)
+
+
+def write_policy_reports(
+    rows: Iterable[Mapping[str, Any]], documents: Any, out: IO[str], now: int | None = None, limit: int = REPORT_LIMIT
+) -> int:
+    """Write the reports of `rows` to `out` as YAML documents, one by one; returns how many were written."""
+    count = 0
+    for _, text in _reports(rows, documents, now, limit):
+        if count:
+            out.write("---\n")
+        out.write(text)
+        count += 1
+    return count
+
+
+def policy_reports(
+    rows: Iterable[Mapping[str, Any]], documents: Any, now: int | None = None, limit: int = REPORT_LIMIT
+) -> list[dict]:
+    """The reports of `rows` as data (in row order; a split report's parts in order)."""
+    return [report for report, _ in _reports(rows, documents, now, limit)]
 
 
 CSV_COLUMNS = (

@@ -14,7 +14,7 @@ The full result of one object is recomputed on demand (`explain`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from evaluator.k8s.kinds import KYVERNO_MUTATING_POLICY_KINDS
 
@@ -41,6 +41,7 @@ class Row(TypedDict):
     message: str | None  # the denial the client would see (status.message), or the request's own error
     warnings: list[str]
     policies: list[Outcome]
+    uid: NotRequired[str]  # the object's metadata.uid, when it has one (a PolicyReport is named after it)
 
 
 def policy_key(outcome: Mapping[str, Any]) -> str:
@@ -71,7 +72,7 @@ def row_of(index: int, obj: Any, result: Mapping[str, Any]) -> Row:
     message = status.get("message") if not result.get("allowed") else None
     if message is None:
         message = next((e["message"] for e in result.get("requestErrors") or () if e.get("severity") == "error"), None)
-    return {
+    row: Row = {
         "index": index,
         "apiVersion": _text(obj.get("apiVersion")) if (type(obj) is dict or isinstance(obj, Mapping)) else "",
         "kind": _text(obj.get("kind")) if (type(obj) is dict or isinstance(obj, Mapping)) else "",
@@ -82,6 +83,10 @@ def row_of(index: int, obj: Any, result: Mapping[str, Any]) -> Row:
         "warnings": list(result.get("warnings") or ()),
         "policies": outcomes(result),
     }
+    uid = _text(meta.get("uid"))
+    if uid:
+        row["uid"] = uid
+    return row
 
 
 def outcomes(result: Mapping[str, Any]) -> list[Outcome]:

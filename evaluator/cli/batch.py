@@ -22,13 +22,12 @@ import time
 from collections.abc import Callable, Iterable
 from typing import IO, Any
 
-import yaml
 
 from evaluator.batch import (
     Summary,
     compiled,
     csv_text,
-    policy_reports,
+    write_policy_reports,
     read_objects,
     request_for,
     row_of,
@@ -180,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
     unusable = sum(is_error(p) for p in problems)
     summary = Summary.from_rows(rows)
     if args.output == "policyreport":
-        sys.stdout.write(yaml.safe_dump_all(policy_reports(rows, documents), sort_keys=False))
+        write_policy_reports(rows, documents, sys.stdout)
     elif args.output == "csv":
         sys.stdout.write(csv_text(rows))
     elif args.output == "json":

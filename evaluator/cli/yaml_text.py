@@ -2,7 +2,9 @@
 AdmissionReview (no apiVersion/kind of a Kubernetes object), which the engine's document loader refuses.
 
 Documents are split on `---` lines as the engine splits them, so a broken document is reported (located)
-and the ones after it still load. Scalars are read as Kubernetes reads them (no YAML timestamps)."""
+and the ones after it still load. Scalars are read as Kubernetes reads them (no YAML timestamps). Each
+document is read with libyaml's parser when PyYAML has it (linear and ~10x faster on large inputs); one it
+refuses is read again with the Python parser, whose messages and marks are the ones reported."""
 
 from __future__ import annotations
 
@@ -12,8 +14,32 @@ from typing import Any
 import yaml
 
 from evaluator.admission.go_yaml import GoYamlLoader
+from evaluator.admission.plain_yaml import RememberingResolver, Unusual, plain_data
 
 SEPARATOR = re.compile(r"^(---|\.\.\.)(\s.*)?$")
+
+
+class _FastLoader(RememberingResolver, getattr(yaml, "CSafeLoader", GoYamlLoader)):  # type: ignore[misc]
+    """GoYamlLoader's scalars over libyaml's parser."""
+
+
+_FastLoader.yaml_implicit_resolvers = GoYamlLoader.yaml_implicit_resolvers
+
+
+def _fast(chunk: str) -> tuple[int, Any] | None:
+    """(0-based line of the document's node, data) or None (empty); raises what the parser raises."""
+    loader = _FastLoader(chunk)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        try:
+            data = plain_data(loader, node, text=chunk)
+        except Unusual:
+            data = loader.construct_document(node)
+        return node.start_mark.line, data
+    finally:
+        loader.dispose()
 
 
 def _chunks(text: str) -> list[tuple[int, str]]:
@@ -36,6 +62,14 @@ def parse_documents(text: str, source: str) -> tuple[list[tuple[int, Any]], list
     documents: list[tuple[int, Any]] = []
     problems: list[dict] = []
     for offset, chunk in _chunks(text):
+        try:
+            found = _fast(chunk)
+        except (yaml.YAMLError, RecursionError, ValueError):
+            pass  # read again below, for the Python parser's message and mark
+        else:
+            if found is not None and found[1] is not None:
+                documents.append((offset + found[0] + 1, found[1]))
+            continue
         loader = GoYamlLoader(chunk)
         try:
             node = loader.get_single_node()

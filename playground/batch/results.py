@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import yaml
+import io
 
 from evaluator import batch
 from evaluator.batch.engine import documents_key
@@ -125,5 +125,6 @@ def export(job_id: Any, token: str | None, fmt: str) -> tuple[str, str, str]:
     content_type, filename = EXPORTS[fmt]
     if fmt == "csv":
         return batch.csv_text(_rows(job)), content_type, filename
-    reports = batch.policy_reports(_rows(job), job.documents)
-    return yaml.safe_dump_all(reports, sort_keys=False, allow_unicode=True), content_type, filename
+    out = io.StringIO()
+    batch.write_policy_reports(_rows(job), job.documents, out)
+    return out.getvalue(), content_type, filename

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 CONDITION, GLOBAL, NEGATION, ADD_IF_NOT_PRESENT, EQUALITY, EXISTENCE = "", "<", "X", "+", "=", "^"
 
@@ -19,6 +20,7 @@ class Anchor:
         return f"{self.modifier}({self.key})"
 
 
+@lru_cache(maxsize=4096)
 def parse(text: str) -> Anchor | None:
     m = _ANCHOR_RE.match(text.strip())
     if not m:

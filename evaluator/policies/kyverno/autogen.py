@@ -288,7 +288,25 @@ def _generated_rules(rules: list[dict], kind: str) -> list[dict]:
 
 
 def compute_rules(policy: dict, kind: str) -> list[dict]:
-    """autogen.ComputeRules(policy, kind): the rules Kyverno evaluates for a resource of `kind`."""
+    """autogen.ComputeRules(policy, kind): the rules Kyverno evaluates for a resource of `kind`. Computed
+    once per (policy, kind): a batch asks for the same few kinds of each policy for every object (the policy
+    is kept with its rules, so its id stays its own; policies are read, never changed in place)."""
+    key = (id(policy), kind)
+    found = _computed.get(key)
+    if found is not None and found[0] is policy:
+        return list(found[1])
+    rules = _compute_rules(policy, kind)
+    if len(_computed) >= _COMPUTED_SIZE:
+        _computed.clear()
+    _computed[key] = (policy, rules)
+    return list(rules)
+
+
+_COMPUTED_SIZE = 2048
+_computed: dict[tuple[int, str], tuple[dict, list[dict]]] = {}
+
+
+def _compute_rules(policy: dict, kind: str) -> list[dict]:
     spec = policy.get("spec") or {}
     rules = list(spec.get("rules") or [])
     actual = _controllers(policy, spec)

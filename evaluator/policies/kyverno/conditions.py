@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from . import operators
 from .context import Context
-from .variables import SubstitutionError, substitute_all
+from .variables import SubstitutionError, substitute_read
 
 
 class ConditionError(Exception):
@@ -19,11 +19,11 @@ def evaluate_condition(ctx: Context, condition: dict) -> tuple[bool, str]:
     if not isinstance(condition, dict):
         raise ConditionError("invalid condition")
     try:
-        key = substitute_all(ctx, condition.get("key"))
+        key = substitute_read(ctx, condition.get("key"))
     except SubstitutionError as err:
         raise ConditionError(f"failed to substitute variables in condition key: {err}") from None
     try:
-        value = substitute_all(ctx, condition.get("value"))
+        value = substitute_read(ctx, condition.get("value"))
     except SubstitutionError as err:
         raise ConditionError(f"failed to substitute variables in condition value: {err}") from None
     try:

@@ -15,6 +15,10 @@ class ContextError(Exception):
 
 
 class Context:
+    """`data` is never changed in place: every write builds new maps along its path and shares the rest, so
+    a checkpoint is a reference and contexts may share what they were built from (copy on write). Whoever
+    writes to it goes through `add`, `replace`, `put`, `set_object` and `add_element`."""
+
     def __init__(self, data: dict | None = None) -> None:
         self.data: dict = data if data is not None else {}
         self.operation: str = ""
@@ -27,34 +31,36 @@ class Context:
     # --- data ---
     def add(self, value: object, *path: str) -> None:
         """addToContext: merge `value` at path (maps merge, other values replace)."""
-        node = self.data
-        for key in path[:-1]:
-            nxt = node.get(key)
-            if not isinstance(nxt, dict):
-                nxt = {}
-                node[key] = nxt
-            node = nxt
         if not path:
             if isinstance(value, dict):
-                _merge(self.data, value)
+                self.data = _merged(self.data, value)
             return
-        last = path[-1]
-        if isinstance(value, dict) and isinstance(node.get(last), dict):
-            node[last] = _merge(deep_copy(node[last]), value)
-        else:
-            node[last] = deep_copy(value)
+        self.data = _put(self.data, path, value)
 
     def replace(self, name: str, value: object) -> None:
-        self.data[name] = deep_copy(value)
+        self.data = {**self.data, name: deep_copy(value)}
+
+    def put(self, name: str, value: object) -> None:
+        """Set a top-level entry to `value` as it is (not copied: the caller hands over a value of its own)."""
+        self.data = {**self.data, name: value}
+
+    def set_object(self, obj: object) -> None:
+        """Context.AddResource: `request.object` becomes a copy of `obj` (replaced, not merged)."""
+        request = self.data.get("request")
+        self.put("request", {**(request if isinstance(request, dict) else {}), "object": deep_copy(obj)})
 
     def add_variable(self, key: str, value: object) -> None:
         fields = next(csv.reader([key], delimiter="."))
         self.add(value, *fields)
 
     def add_element(self, element: object, index: int, nesting: int) -> None:
-        self.data.update(
-            {"element": element, f"element{nesting}": element, "elementIndex": index, f"elementIndex{nesting}": index}
-        )
+        self.data = {
+            **self.data,
+            "element": element,
+            f"element{nesting}": element,
+            "elementIndex": index,
+            f"elementIndex{nesting}": index,
+        }
 
     # --- deferred entries ---
     def add_deferred(self, name: str, loader: Callable[[], None]) -> None:
@@ -84,6 +90,28 @@ class Context:
         syntax = jmes.check_syntax(expression)
         if syntax is not None:
             raise ContextError(f"incorrect query {expression}: {syntax}")
+        if "(" not in expression and "&" not in expression and not self.unavailable:
+            # no function call: the answer depends on the data alone, which is never changed in place, so
+            # it is kept for the data at hand (the policies of one request share it)
+            cache = _answers[0]
+            if cache is None or cache[0] is not self.data:
+                cache = (self.data, {})
+                _answers[0] = cache
+            found = cache[1].get(expression)
+            if found is None:
+                found = cache[1][expression] = self._answer(expression)
+            if isinstance(found[1], ContextError):
+                raise ContextError(str(found[1])) from None
+            return found[0]
+        return self._search(expression)
+
+    def _answer(self, expression: str) -> tuple[object, ContextError | None]:
+        try:
+            return self._search(expression), None
+        except ContextError as err:
+            return None, err
+
+    def _search(self, expression: str) -> object:
         try:
             return jmes.search(expression, self.data)
         except jmes.NotFoundError as err:
@@ -109,7 +137,7 @@ class Context:
 
     # --- checkpoints ---
     def checkpoint(self) -> None:
-        self._checkpoints.append((deep_copy(self.data), len(self._loaders)))
+        self._checkpoints.append((self.data, len(self._loaders)))
 
     def restore(self) -> None:
         """Restore the last checkpoint and drop it."""
@@ -120,17 +148,38 @@ class Context:
     def reset(self) -> None:
         """Restore the last checkpoint but keep it."""
         data, n = self._checkpoints[-1]
-        self.data = deep_copy(data)
+        self.data = data
         del self._loaders[n:]
         for entry in self._loaders:
             if entry[4] >= len(self._checkpoints):
                 entry[3] = False
 
 
-def _merge(dst: dict, src: dict) -> dict:
+# (data, {expression: (answer, error)}) of the last data queried
+_answers: list[tuple[dict, dict[str, tuple[object, ContextError | None]]] | None] = [None]
+
+
+def _put(node: dict, path: tuple[str, ...], value: object) -> dict:
+    """A copy of `node` with `value` merged in at `path` (new maps along the path, the rest shared)."""
+    out = dict(node)
+    key = path[0]
+    current = out.get(key)
+    if len(path) > 1:
+        out[key] = _put(current if isinstance(current, dict) else {}, path[1:], value)
+    elif isinstance(value, dict) and isinstance(current, dict):
+        out[key] = _merged(current, value)
+    else:
+        out[key] = deep_copy(value)
+    return out
+
+
+def _merged(dst: dict, src: dict) -> dict:
+    """`dst` with `src` merged in, as a new map (maps merge, other values replace with a copy)."""
+    out = dict(dst)
     for k, v in src.items():
-        if isinstance(v, dict) and isinstance(dst.get(k), dict):
-            _merge(dst[k], v)
+        current = out.get(k)
+        if isinstance(v, dict) and isinstance(current, dict):
+            out[k] = _merged(current, v)
         else:
-            dst[k] = deep_copy(v)
-    return dst
+            out[k] = deep_copy(v)
+    return out

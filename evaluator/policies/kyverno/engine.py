@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 
 from evaluator.admission.api_versions import split_api_version
@@ -14,7 +13,7 @@ from .context_entries import ContextLoader, OfflineData
 from .exceptions import matching_exceptions
 from .images import extract_images
 
-from .match import MatchInput, RequestInfo, check_selector, matches_rule
+from .match import MatchInput, RequestInfo, applies, check_selector, matches_rule
 from .rule_validator import ERROR, FAIL, SKIP, RuleInput, RuleResponse, Validator, load_and_check_preconditions
 from . import cel_rules, generate, pss
 
@@ -34,7 +33,47 @@ def build_context(
     request: dict, info: RequestInfo, values: dict, has_user: bool, object_later: bool = False
 ) -> Context:
     """The JSON context Kyverno builds for an admission request. `object_later`: `request.object` is left
-    None (in its place) for the caller to set, which saves copying it (the mutate rules set their own)."""
+    None (in its place) for the caller to set, which saves copying it (the mutate rules set their own).
+    The context's data is never changed in place (see `Context`), so the data built for one request is
+    shared by every policy evaluated on it: the last request's is kept, by identity of request and values."""
+    key = (has_user, object_later)
+    cached = _last_base[0]
+    same = cached is not None and _same(cached[0], request) and cached[1] is values
+    if same and key in cached[2]:  # type: ignore[index]
+        data, operation = cached[2][key]  # type: ignore[index]
+    else:
+        data, operation = _base_data(request, info, values, has_user, object_later)
+        if not same:
+            cached = (_request_key(request), values, {})
+            _last_base[0] = cached
+        cached[2][key] = (data, operation)  # type: ignore[index]
+    ctx = Context(data)
+    ctx.operation = operation
+    return ctx
+
+
+# (request key, values, {(has_user, object_later): (data, operation)}) of the last request a context was built for
+_last_base: list[tuple[tuple, dict, dict] | None] = [None]
+
+
+def _request_key(request: dict) -> tuple:
+    """What the per-request caches compare: the request and the parts of it that are replaced rather than
+    changed in place when a caller reuses a request dict (its objects, operation and user)."""
+    return (
+        request,
+        request.get("object"),
+        request.get("oldObject"),
+        request.get("operation"),
+        request.get("userInfo"),
+        request.get("kind"),
+    )
+
+
+def _same(key: tuple, request: dict) -> bool:
+    return all(a is b for a, b in zip(key, _request_key(request)))
+
+
+def _base_data(request: dict, info: RequestInfo, values: dict, has_user: bool, object_later: bool) -> tuple[dict, str]:
     ctx = Context()
     # a fresh top level is enough: `ctx.add` deep-copies what it stores
     req = {k: v for k, v in request.items() if v is not None or k in ("object", "oldObject")}
@@ -45,13 +84,12 @@ def build_context(
     if req.get("oldObject") is None:
         req.pop("oldObject", None)
     ctx.add(req, "request")
-    ctx.operation = request.get("operation", "") or ""
     if has_user:
         ctx.add(
             {
                 "roles": info.roles,
                 "clusterRoles": info.cluster_roles,
-                "userInfo": copy.deepcopy(request.get("userInfo") or {}),
+                "userInfo": request.get("userInfo") or {},
             },
             "request",
         )
@@ -66,7 +104,7 @@ def build_context(
         ctx.add(images, "images")
     for key, value in (values.get("variables") or {}).items():
         ctx.add_variable(key, value)
-    return ctx
+    return ctx.data, request.get("operation", "") or ""
 
 
 _ACTIONS = ("enforce", "audit", "Enforce", "Audit")
@@ -133,7 +171,7 @@ def evaluate_policy(policy: dict, request: dict, documents: list, values: dict, 
     has_generate = bool(generate.generate_rules(policy))
     if has_generate or values.get("variables") or any(rule.get("validate") for rule in rules):
         # only a policy with something to evaluate pays for the context (a mutate-only policy has nothing)
-        run = _policy_run(policy, request, documents, values, exceptions)
+        _add_context(run, values)
     out = {
         "kind": policy.get("kind", "ClusterPolicy"),
         "policy": _policy_name(policy),
@@ -202,10 +240,8 @@ def _resource_from_context(ctx: Context, resource: dict, operation: str) -> dict
     """The CLI reads the resource back from the context so that variables can override it."""
     if operation == "DELETE":
         return resource
-    try:
-        obj = ctx.query("request.object")
-    except Exception:
-        return resource
+    request = ctx.data.get("request")  # the query `request.object` on a fresh context, without parsing it
+    obj = request.get("object") if isinstance(request, dict) else None
     return obj if isinstance(obj, dict) else resource
 
 
@@ -221,6 +257,29 @@ def _policy_run(
     """What the policy's rules run against; without `context`, an empty context (for a policy that turns
     out to have no rule to evaluate, so that it does not pay for copying the request); `object_later`:
     see `build_context` (the run's `resource` is then the request's object)."""
+    operation, resource, meta, gvk, info, ns_labels = _request_parts(request, documents, values)
+    offline = _offline_data(policy, documents, values)
+    m = MatchInput(
+        resource=resource,
+        gvk=gvk,
+        subresource=request.get("subResource", "") or "",
+        operation=operation,
+        namespace_labels=ns_labels,
+        info=info,
+    )
+    run = PolicyRun(policy, request, operation, resource, meta.get("namespace", ""), Context(), offline, exceptions, m)
+    if context:
+        _add_context(run, values, object_later)
+    return run
+
+
+def _request_parts(request: dict, documents: list, values: dict) -> tuple:
+    """(operation, resource, its metadata, gvk, RequestInfo, namespace labels): the same for every policy on
+    one request, so the last request's are kept (by identity of request, documents and values; none of them
+    is changed while its policies run)."""
+    cached = _last_parts[0]
+    if cached is not None and _same(cached[0], request) and cached[1] is documents and cached[2] is values:
+        return cached[3]
     operation = request.get("operation") or "CREATE"
     resource = (request.get("oldObject") if operation == "DELETE" else request.get("object")) or {}
     meta = resource.get("metadata") or {}
@@ -234,19 +293,22 @@ def _policy_run(
         namespace = meta.get("namespace") or request.get("namespace") or ""
         model = values.get("namespaces")  # a simulation's Namespaces: known or assumed, as the webhook sees them
         ns_labels = model.labels(namespace) if model is not None else _namespace_labels(documents, namespace)
-    offline = _offline_data(policy, documents, values)
-    ctx = build_context(request, info, values, has_user, object_later) if context else Context()
-    if context and not object_later:
-        resource = _resource_from_context(ctx, resource, operation)
-    m = MatchInput(
-        resource=resource,
-        gvk=gvk,
-        subresource=request.get("subResource", "") or "",
-        operation=operation,
-        namespace_labels=ns_labels or {},
-        info=info,
-    )
-    return PolicyRun(policy, request, operation, resource, meta.get("namespace", ""), ctx, offline, exceptions, m)
+    parts = (operation, resource, meta, gvk, info, ns_labels or {})
+    _last_parts[0] = (_request_key(request), documents, values, parts)
+    return parts
+
+
+_last_parts: list[tuple[tuple, list, dict, tuple] | None] = [None]
+
+
+def _add_context(run: PolicyRun, values: dict, object_later: bool = False) -> None:
+    """The run's context, and its resource read back from it (unless `object_later`)."""
+    request = run.request
+    has_user = bool(request.get("userInfo")) or bool(values.get("roles")) or bool(values.get("clusterRoles"))
+    run.ctx = build_context(request, run.match.info, values, has_user, object_later)
+    if not object_later:
+        run.resource = _resource_from_context(run.ctx, run.resource, run.operation)
+        run.match.resource = run.resource
 
 
 def _namespace_labels(documents: list, namespace: str) -> dict:
@@ -259,7 +321,7 @@ def _namespace_labels(documents: list, namespace: str) -> dict:
 def _applied_rule(run: PolicyRun, rule: dict) -> RuleResponse | None:
     """A rule's response, or None when it does not apply; the context is as before it afterwards."""
     name = rule.get("name", "")
-    if matches_rule(rule, run.match, _policy_namespace(run.policy)) is not None:
+    if not applies(rule, run.match, _policy_namespace(run.policy)):
         return None
     run.ctx.checkpoint()
     try:
@@ -335,9 +397,9 @@ def _allows_existing_violations(run: PolicyRun, rule: dict) -> bool:
 def _validate_old(rule, v, ctx, old, offline, m) -> RuleResponse | None:
     ctx.checkpoint()
     try:
-        ctx.data.setdefault("request", {})["object"] = copy.deepcopy(old)
-        ctx.data["request"].pop("oldObject", None)
-        ctx.data["request"]["operation"] = "CREATE"
+        ctx.set_object(old)
+        request = {k: v for k, v in ctx.data["request"].items() if k != "oldObject"}
+        ctx.put("request", {**request, "operation": "CREATE"})
         saved_op = ctx.operation
         ctx.operation = "CREATE"
         m_old = MatchInput(

@@ -134,6 +134,8 @@ def _compile(expression: str):
 
 
 _FUNCTIONS = KyvernoFunctions()
+# one interpreter: it holds nothing of a search but its options and the visit methods it has looked up
+_INTERPRETER = _Interpreter(visitor.Options(custom_functions=_FUNCTIONS))
 
 
 def search(expression: str, data: object) -> object:
@@ -142,9 +144,8 @@ def search(expression: str, data: object) -> object:
         parsed = _compile(expression)
     except jexc.JMESPathError as err:
         raise JMESPathError(_syntax_message(err)) from None
-    interpreter = _Interpreter(visitor.Options(custom_functions=_FUNCTIONS))
     try:
-        return interpreter.visit(parsed.parsed, data)
+        return _INTERPRETER.visit(parsed.parsed, data)
     except NotFoundError:
         raise
     except JMESPathError:

@@ -321,3 +321,53 @@ def matches_rule(rule: dict, m: MatchInput, policy_namespace: str = "") -> str |
     if not reasons:
         return None
     return f"rule {rule.get('name', '')} not matched:" + "".join(f"\n {i + 1}. {r}" for i, r in enumerate(reasons))
+
+
+def applies(rule: dict, m: MatchInput, policy_namespace: str = "") -> bool:
+    """`matches_rule(...) is None`. A rule that selects by kinds (and operations) alone, as most do, is
+    decided once per (rule, kind, subresource, operation) rather than for every object."""
+    if not m.resource or policy_namespace or not _kinds_only(rule):
+        return matches_rule(rule, m, policy_namespace) is None
+    key = (id(rule), m.gvk, m.subresource, m.operation)
+    found = _applies.get(key)
+    if found is not None and found[0] is rule:
+        return found[1]
+    result = matches_rule(rule, m, policy_namespace) is None
+    if len(_applies) >= _APPLIES_SIZE:
+        _applies.clear()
+    _applies[key] = (rule, result)
+    return result
+
+
+_APPLIES_SIZE = 8192
+_applies: dict[tuple, tuple[dict, bool]] = {}
+_kinds_only_memo: dict[int, tuple[dict, bool]] = {}
+
+
+def _kinds_only(rule: dict) -> bool:
+    """Whether the rule's match reads nothing of the request but its kind, subresource and operation: no
+    exclude, no user fields, and resource filters of `kinds` and `operations` only."""
+    found = _kinds_only_memo.get(id(rule))
+    if found is not None and found[0] is rule:
+        return found[1]
+    match = rule.get("match")
+    result = False
+    if not rule.get("exclude") and isinstance(match, dict):
+        if match.get("any"):
+            filters, top = match["any"], False
+        elif match.get("all"):
+            filters, top = match["all"], False
+        else:
+            filters, top = [match], True
+        allowed = {"resources", "any", "all"} if top else {"resources"}
+        result = isinstance(filters, list) and all(
+            isinstance(f, dict)
+            and set(f) <= allowed
+            and isinstance(f.get("resources") or {}, dict)
+            and set(f.get("resources") or {}) <= {"kinds", "operations"}
+            for f in filters
+        )
+    if len(_kinds_only_memo) >= _APPLIES_SIZE:
+        _kinds_only_memo.clear()
+    _kinds_only_memo[id(rule)] = (rule, result)
+    return result

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from . import conditions, validate_pattern
 from .context import Context, ContextError
 from .context_entries import ContextLoader
-from .variables import SubstitutionError, substitute_all
+from .variables import SubstitutionError, substitute_all, substitute_read
 
 PASS, FAIL, SKIP, ERROR = "pass", "fail", "skip", "error"
 
@@ -77,7 +77,7 @@ class Validator:
         if part.get("pattern") is not None or part.get("anyPattern") is not None:
             try:
                 key = "pattern" if part.get("pattern") is not None else "anyPattern"
-                substituted = substitute_all(inp.ctx, part[key])
+                substituted = substitute_read(inp.ctx, part[key])
             except SubstitutionError as err:
                 return RuleResponse(self.name, ERROR, f"variable substitution failed: {err}")
             return self._patterns(inp, key, substituted)

@@ -45,11 +45,9 @@ class _AnchorMap:
                 return True
         return False
 
-    def check(self, pattern: dict, resource: object) -> None:
-        for key in pattern:
-            a = A.parse(key)
-            if a is None or a.modifier not in (A.CONDITION, A.EXISTENCE, A.NEGATION):
-                continue
+    def check(self, recorded: list[tuple[str, A.Anchor]], resource: object) -> None:
+        """`recorded`: the pattern map's keys with a condition, existence or negation anchor (`_layout`)."""
+        for key, a in recorded:
             if self.seen.get(key):
                 continue
             self.seen.setdefault(key, False)
@@ -98,8 +96,9 @@ def _validate_element(resource: object, pattern: object, path: str, ac: _AnchorM
                 ),
                 path,
             )
-        ac.check(pattern, resource)
-        _validate_map(resource, pattern, path, ac)
+        layout = _layout(pattern)
+        ac.check(layout[2], resource)
+        _validate_map(resource, pattern, path, ac, layout)
         return
     if isinstance(pattern, list):
         if not isinstance(resource, list):
@@ -158,14 +157,45 @@ def _sorted_resource_keys(plain: dict) -> list[str]:
     return front + back
 
 
-def _validate_map(resource: dict, pattern: dict, path: str, ac: _AnchorMap) -> None:
-    pattern = expand_in_metadata(pattern, resource)
+_Layout = tuple[list[str], list[str], list[tuple[str, A.Anchor]], bool, int]
+
+
+def _layout(pattern: dict) -> _Layout:
+    """A pattern map's (anchored entries in key order, plain entries in `_sorted_resource_keys` order, the
+    keys `_AnchorMap.check` records with their anchors, whether `expand_in_metadata` can change it), worked
+    out once per map of a policy (kept with it, so that its id stays its own; patterns are only read)."""
+    found = _layouts.get(id(pattern))
+    if found is not None and found[0] is pattern and found[1][4] == len(pattern):
+        return found[1]
     anchor_keys, plain = _split_anchors(pattern)
+    recorded = []
+    for key in pattern:
+        a = A.parse(key)
+        if a is not None and a.modifier in (A.CONDITION, A.EXISTENCE, A.NEGATION):
+            recorded.append((key, a))
+    _, meta = _get_pattern_value("metadata", pattern)
+    expands = isinstance(meta, dict) and any(_string_map(tag, meta)[1] is not None for tag in ("labels", "annotations"))
+    layout = (sorted(anchor_keys), _sorted_resource_keys(plain), recorded, expands, len(pattern))
+    if len(_layouts) >= _LAYOUTS_SIZE:
+        _layouts.clear()
+    _layouts[id(pattern)] = (pattern, layout)
+    return layout
+
+
+_LAYOUTS_SIZE = 8192
+_layouts: dict[int, tuple[dict, _Layout]] = {}
+
+
+def _validate_map(resource: dict, pattern: dict, path: str, ac: _AnchorMap, layout: _Layout) -> None:
+    if layout[3]:
+        pattern = expand_in_metadata(pattern, resource)
+        layout = _layout(pattern)
+    anchored, plain, _, _, _ = layout
     skip_errors: list[A.PatternFailure] = []
     apply_count = 0
-    for key in sorted(anchor_keys):
+    for key in anchored:
         try:
-            _handle(key, anchor_keys[key], resource, path, ac)
+            _handle(key, pattern[key], resource, path, ac)
         except A.PatternFailure as err:
             if A.is_conditional_error(err) or A.is_global_error(err):
                 skip_errors.append(err)
@@ -178,8 +208,8 @@ def _validate_map(resource: dict, pattern: dict, path: str, ac: _AnchorMap) -> N
         direct = any(not isinstance(e, A.PatternError) for e in skip_errors)
         if apply_count == 0 or direct:
             raise _fail(A.PatternError(skip_errors, path, True), path)
-    for key in _sorted_resource_keys(plain):
-        _handle(key, plain[key], resource, path, ac)
+    for key in plain:
+        _handle(key, pattern[key], resource, path, ac)
 
 
 def _validate_array(resource: list, pattern: list, path: str, ac: _AnchorMap) -> None:

@@ -66,11 +66,53 @@ def _rebuilt(document: object) -> object:
     return document
 
 
+def _has_references(document: object) -> bool:
+    """Whether a string or key of `document` holds `$(` (else the references pass changes nothing)."""
+    if isinstance(document, dict):
+        return any((isinstance(k, str) and "$(" in k) or _has_references(v) for k, v in document.items())
+    if isinstance(document, list):
+        return any(_has_references(v) for v in document)
+    return isinstance(document, str) and "$(" in document
+
+
+def _remembered(document: object, check, memo: dict[int, tuple[object, bool]]) -> bool:
+    """`check(document)`, worked out once per map or list of a policy (kept with it, so that its id stays
+    its own; a policy's patterns and conditions are read, never changed in place)."""
+    if not isinstance(document, (dict, list)):
+        return check(document)
+    found = memo.get(id(document))
+    if found is not None and found[0] is document:
+        return found[1]
+    result = check(document)
+    if len(memo) >= _MEMO_SIZE:
+        memo.clear()
+    memo[id(document)] = (document, result)
+    return result
+
+
+_MEMO_SIZE = 8192
+_plain_memo: dict[int, tuple[object, bool]] = {}
+_references_memo: dict[int, tuple[object, bool]] = {}
+
+
+def is_plain(document: object) -> bool:
+    return _remembered(document, _plain, _plain_memo)
+
+
+def substitute_read(ctx: Context, document: object) -> object:
+    """`substitute_all` for a caller that only reads the result: a document without variables or references
+    is returned as it is (not rebuilt), so a rule without variables costs nothing here."""
+    if is_plain(document):
+        return document
+    return substitute_all(ctx, document)
+
+
 def substitute_all(ctx: Context, document: object) -> object:
     """SubstituteAll: references first, then variables. Raises SubstitutionError."""
-    if _plain(document):
+    if is_plain(document):
         return _rebuilt(document)
-    document = _traverse(document, _substitute_references)
+    if _remembered(document, _has_references, _references_memo):
+        document = _traverse(document, _substitute_references)
     return _traverse(document, lambda v, p, r: _substitute_variables(ctx, v, p))
 
 
@@ -170,7 +212,7 @@ def _jmespath_from_pointer(path: str, prefix: str) -> str:
 
 
 def _substitute_variables(ctx: Context, value: object, path: str) -> object:
-    if not isinstance(value, str):
+    if not isinstance(value, str) or "{{" not in value:
         return value
     is_delete = ctx.query_operation() == "DELETE"
     found = _find_all(REGEX_VARIABLES, value)

@@ -57,8 +57,10 @@ def test_json_with_two_jobs_equals_one_job_and_a_tar_gz_equals_the_yaml(files, c
 def test_policyreport_output_is_yaml_reports(files, capsys):
     out, _ = batch(capsys, "-f", files["p.yaml"], "--objects", files["dump.yaml"], "-o", "policyreport")
     reports = list(yaml.safe_load_all(out))
-    assert [r["kind"] for r in reports] == ["PolicyReport"] * 3 + ["ClusterPolicyReport"]
+    assert {r["kind"] for r in reports} == {"PolicyReport"}  # the dump's cluster-scoped objects meet no policy
     assert all(r["apiVersion"] == "wgpolicyk8s.io/v1alpha2" for r in reports)
+    assert len({(r["metadata"].get("namespace"), r["metadata"]["name"]) for r in reports}) == len(reports) > 3
+    assert all(r["scope"]["name"] for r in reports)  # one report per resource
 
 
 def test_csv_output(files, capsys):

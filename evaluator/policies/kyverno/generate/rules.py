@@ -12,7 +12,6 @@ A failure while generating makes the rule's result `error` with Kyverno's messag
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 
 from .. import conditions
@@ -119,10 +118,7 @@ def _checked(run, rule: dict) -> tuple[str, str] | None:
 
 def set_object(ctx, obj: dict) -> None:
     """Context.AddResource: `request.object` becomes `obj` (replaced, not merged)."""
-    request = ctx.data.get("request")
-    if not isinstance(request, dict):
-        request = ctx.data["request"] = {}
-    request["object"] = copy.deepcopy(obj)
+    ctx.set_object(obj)
 
 
 def _matches_delete(rule: dict) -> bool:

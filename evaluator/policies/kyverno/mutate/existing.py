@@ -69,7 +69,7 @@ def mutate_targets(
     targets, errors = find_targets((rule.get("mutate") or {}).get("targets") or [], ctx, documents, policy_namespace)
     out: list[TargetOutcome] = [(None, (ERROR, None, message)) for message in errors]
     for doc, spec in targets:
-        ctx.data["target"] = doc
+        ctx.put("target", doc)
         try:
             loader.load(ctx, spec.get("context") or [])
         except ContextError as err:

@@ -56,7 +56,7 @@ class MutateRuleResult:
 
 def _set_object(run: PolicyRun, obj: Any) -> None:
     """AddResource: the context's `request.object` becomes `obj`."""
-    run.ctx.data.setdefault("request", {})["object"] = deep_copy(obj)
+    run.ctx.set_object(obj)
 
 
 def mutate_rules(
