@@ -18,7 +18,13 @@ from typing import Any
 
 from evaluator.admission.matching import match_resources
 from evaluator.policies.kyverno_vpol import spec as sp
-from evaluator.policies.kyverno_vpol.compiler import FieldCompileError, compile_field, exceptions_for
+from evaluator.policies.kyverno_vpol.compiler import (
+    FieldCompileError,
+    compile_field,
+    compiled_exceptions,
+    mappings,
+    resource_rules_required,
+)
 from evaluator.policies.kyverno_vpol.context import OfflineContext
 from evaluator.policies.kyverno_vpol.engine import EvalFailure, LazyVariables, all_true, exception_key
 from evaluator.policies.kyverno_vpol.inputs import gvr_for, namespace_lookup
@@ -31,27 +37,13 @@ COMPILE_ERROR = "deleting policy compiler 1.0 error: failed to compile policy"
 
 
 @dataclass
-class CompiledDeletingPolicy:
+class CompiledDeletingPolicy(sp.NamedSpec):
     document: Mapping[str, Any]
     conditions: tuple[tuple[str, Any], ...] = ()
     variables: tuple[tuple[str, Any], ...] = ()
     exceptions: tuple[tuple[Mapping[str, Any], tuple[Any, ...]], ...] = ()
     error: str | None = None
     errors: list[dict[str, Any]] = field(default_factory=list)  # {path, message[, expression]}
-
-    @property
-    def name(self) -> str:
-        return sp.name_of(self.document)
-
-    @property
-    def spec(self) -> Mapping[str, Any]:
-        return sp.spec_of(self.document)
-
-    @property
-    def namespace(self) -> str:
-        if self.document.get("kind") != "NamespacedDeletingPolicy":
-            return ""
-        return str((self.document.get("metadata") or {}).get("namespace") or "default")
 
 
 @dataclass
@@ -63,32 +55,19 @@ class Verdict:
     exceptions: list[str] = field(default_factory=list)
 
 
-def _items(value: Any) -> list[Mapping[str, Any]]:
-    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
-
-
 def compile_policy(document: Mapping[str, Any], exceptions: list[Mapping[str, Any]]) -> CompiledDeletingPolicy:
     compiled = CompiledDeletingPolicy(document)
     spec = compiled.spec
     try:
         compiled.variables = tuple(
             (str(v.get("name") or ""), compile_field(f"spec.variables[{i}].expression", v.get("expression"), None))
-            for i, v in enumerate(_items(spec.get("variables")))
+            for i, v in enumerate(mappings(spec.get("variables")))
         )
         compiled.conditions = tuple(
             (str(c.get("name") or ""), compile_field(f"spec.conditions[{i}].expression", c.get("expression"), "bool"))
-            for i, c in enumerate(_items(spec.get("conditions")))
+            for i, c in enumerate(mappings(spec.get("conditions")))
         )
-        compiled.exceptions = tuple(
-            (
-                exc,
-                tuple(
-                    compile_field(f"spec.matchConditions[{i}].expression", c.get("expression"), "bool")
-                    for i, c in enumerate(_items(sp.spec_of(exc).get("matchConditions")))
-                ),
-            )
-            for exc in exceptions_for(document, exceptions)
-        )
+        compiled.exceptions = compiled_exceptions(document, exceptions)
     except FieldCompileError as failed:
         compiled.errors = [{"path": failed.path, "expression": failed.expression, "message": failed.detail}]
         compiled.error = f"[{COMPILE_ERROR}, {failed.text()}]"
@@ -98,16 +77,9 @@ def compile_policy(document: Mapping[str, Any], exceptions: list[Mapping[str, An
 def admission_errors(compiled: CompiledDeletingPolicy) -> list[dict[str, Any]]:
     """What Kyverno's admission check of the policy (dpol.Validate) refuses besides compile errors."""
     out = list(compiled.errors)
-    constraints = compiled.spec.get("matchConstraints")
-    rules = constraints.get("resourceRules") if isinstance(constraints, Mapping) else None
-    if not isinstance(rules, list) or not any(isinstance(r, Mapping) for r in rules):
-        out.append(
-            {
-                "path": "spec.matchConstraints",
-                "message": "spec.matchConstraints: Required value: a matchConstraints with at least one resource "
-                "rule is required",
-            }
-        )
+    required = resource_rules_required(compiled.spec.get("matchConstraints"))
+    if required is not None:
+        out.append(required)
     schedule = compiled.spec.get("schedule")
     if not schedule:
         out.append({"path": "spec.schedule", "message": "spec.schedule: Required value: schedule is required"})

@@ -21,7 +21,14 @@ from evaluator import cel as _cel
 from evaluator.cel.types import DYN
 from evaluator.k8s.kinds import KYVERNO_GENERATING_POLICY_KINDS
 from evaluator.policies.kyverno_vpol import spec as sp
-from evaluator.policies.kyverno_vpol.compiler import DECLARED, FieldCompileError, compile_field, exceptions_for
+from evaluator.policies.kyverno_vpol.compiler import (
+    DECLARED,
+    FieldCompileError,
+    compile_field,
+    compiled_exceptions,
+    mappings,
+    resource_rules_required,
+)
 from evaluator.policies.kyverno_vpol.engine import (
     EvalFailure,
     Inputs,
@@ -72,7 +79,7 @@ class Generation:
 
 
 @dataclass
-class CompiledGeneratingPolicy:
+class CompiledGeneratingPolicy(sp.NamedSpec):
     document: Mapping[str, Any]
     match_conditions: tuple[Any, ...] = ()
     variables: tuple[tuple[str, Any], ...] = ()
@@ -81,20 +88,6 @@ class CompiledGeneratingPolicy:
     exceptions: tuple[tuple[Mapping[str, Any], tuple[Any, ...]], ...] = ()
     error: str | None = None
     errors: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def name(self) -> str:
-        return sp.name_of(self.document)
-
-    @property
-    def spec(self) -> Mapping[str, Any]:
-        return sp.spec_of(self.document)
-
-    @property
-    def namespace(self) -> str:
-        if self.document.get("kind") != "NamespacedGeneratingPolicy":
-            return ""
-        return str((self.document.get("metadata") or {}).get("namespace") or "default")
 
     @property
     def match_constraints(self) -> Mapping[str, Any] | None:
@@ -109,10 +102,6 @@ class CompiledGeneratingPolicy:
             "synchronize": _enabled(spec, "synchronize", False),
             "orphanDownstreamOnPolicyDelete": _enabled(spec, "orphanDownstreamOnPolicyDelete", False),
         }
-
-
-def _items(value: Any) -> list[Mapping[str, Any]]:
-    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
 
 
 def _field(path: str, expression: Any, want: str | None) -> Any:
@@ -137,30 +126,21 @@ def compile_policy(document: Mapping[str, Any], exceptions: list[Mapping[str, An
     try:
         compiled.variables = tuple(
             (str(v.get("name") or ""), _field(f"spec.variables[{i}].expression", v.get("expression"), None))
-            for i, v in enumerate(_items(spec.get("variables")))
+            for i, v in enumerate(mappings(spec.get("variables")))
         )
         compiled.match_conditions = tuple(
             _field(f"spec.matchConditions[{i}].expression", c.get("expression"), "bool")
-            for i, c in enumerate(_items(spec.get("matchConditions")))
+            for i, c in enumerate(mappings(spec.get("matchConditions")))
         )
-        compiled.generations = tuple(_generation(i, g) for i, g in enumerate(_items(spec.get("generate"))))
+        compiled.generations = tuple(_generation(i, g) for i, g in enumerate(mappings(spec.get("generate"))))
         compiled.audit_annotations = tuple(
             (
                 str(a.get("key") or ""),
                 _field(f"spec.auditAnnotations[{i}].valueExpression", a.get("valueExpression"), None),
             )
-            for i, a in enumerate(_items(spec.get("auditAnnotations")))
+            for i, a in enumerate(mappings(spec.get("auditAnnotations")))
         )
-        compiled.exceptions = tuple(
-            (
-                exc,
-                tuple(
-                    _field(f"spec.matchConditions[{i}].expression", c.get("expression"), "bool")
-                    for i, c in enumerate(_items(sp.spec_of(exc).get("matchConditions")))
-                ),
-            )
-            for exc in exceptions_for(document, exceptions)
-        )
+        compiled.exceptions = compiled_exceptions(document, exceptions, _field)
     except FieldCompileError as failed:
         compiled.errors = [{"path": failed.path, "expression": failed.expression, "message": failed.detail}]
         compiled.error = f"failed to compile policy {compiled.name} ([{COMPILE_ERROR}, {failed.text()}])"
@@ -171,16 +151,10 @@ def admission_errors(compiled: CompiledGeneratingPolicy) -> list[dict[str, Any]]
     """What Kyverno's admission check of the policy (gpol.Validate) refuses: compile errors, and no
     matchConstraints with a resource rule."""
     out = list(compiled.errors)
-    rules = (compiled.match_constraints or {}).get("resourceRules")
-    if not isinstance(rules, list) or not any(isinstance(r, Mapping) for r in rules):
-        out.append(
-            {
-                "path": "spec.matchConstraints",
-                "message": "spec.matchConstraints: Required value: a matchConstraints with at least one resource "
-                "rule is required",
-            }
-        )
-    if not _items(compiled.spec.get("generate")):
+    required = resource_rules_required(compiled.match_constraints)
+    if required is not None:
+        out.append(required)
+    if not mappings(compiled.spec.get("generate")):
         out.append({"path": "spec.generate", "message": "spec.generate: Required value: at least one is required"})
     return out
 

@@ -15,7 +15,7 @@ from typing import Any
 from evaluator import cel as _cel
 from evaluator.cel.types import DYN
 from evaluator.policies.kyverno_vpol import compiler as vpol_compiler
-from evaluator.policies.kyverno_vpol.compiler import CompiledException, FieldCompileError, Validation
+from evaluator.policies.kyverno_vpol.compiler import CompiledException, FieldCompileError, Validation, mappings
 from evaluator.policies.kyverno_vpol.libs import LIBRARY_VARIABLES
 
 from . import spec as sp
@@ -62,7 +62,7 @@ class ImageMatch:
 
 
 @dataclass
-class CompiledImagePolicy:
+class CompiledImagePolicy(sp.Named):
     document: Mapping[str, Any]
     spec: Mapping[str, Any]
     match_constraints: Mapping[str, Any] | None = None
@@ -79,17 +79,9 @@ class CompiledImagePolicy:
     error: str | None = None
 
     @property
-    def name(self) -> str:
-        return sp.name_of(self.document)
-
-    @property
     def failure_policy(self) -> str:
         """Ignore turns matchCondition errors into no match (read by the ValidatingPolicy matcher)."""
         return sp.failure_policy(self.spec)
-
-
-def _items(value: Any) -> list[Mapping[str, Any]]:
-    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
 
 
 def _compile(path: str, expression: Any, want: str | None, env: Any = None) -> Any:
@@ -132,23 +124,23 @@ def compile_policy(
     try:
         compiled.match_conditions = tuple(
             (str(c.get("name") or ""), _compile(f"spec.matchConditions[{i}].expression", c.get("expression"), "bool"))
-            for i, c in enumerate(_items(spec.get("matchConditions")))
+            for i, c in enumerate(mappings(spec.get("matchConditions")))
         )
         compiled.image_matches = tuple(
-            _image_match(i, m) for i, m in enumerate(_items(spec.get("matchImageReferences")))
+            _image_match(i, m) for i, m in enumerate(mappings(spec.get("matchImageReferences")))
         )
         compiled.extractors = tuple(
             (str(e.get("name") or ""), _compile(f"spec.images[{i}].expression", e.get("expression"), None))
-            for i, e in enumerate(_items(spec.get("images")))
+            for i, e in enumerate(mappings(spec.get("images")))
         )
         compiled.variables = tuple(
             (str(v.get("name") or ""), _compile(f"spec.variables[{i}].expression", v.get("expression"), None))
-            for i, v in enumerate(_items(spec.get("variables")))
+            for i, v in enumerate(mappings(spec.get("variables")))
         )
-        compiled.attestors = {str(a.get("name") or ""): dict(a) for a in _items(spec.get("attestors"))}
-        compiled.attestations = {str(a.get("name")): str(a.get("name")) for a in _items(spec.get("attestations"))}
+        compiled.attestors = {str(a.get("name") or ""): dict(a) for a in mappings(spec.get("attestors"))}
+        compiled.attestations = {str(a.get("name")): str(a.get("name")) for a in mappings(spec.get("attestations"))}
         validations = []
-        for i, v in enumerate(_items(spec.get("validations"))):
+        for i, v in enumerate(mappings(spec.get("validations"))):
             program = _compile(f"spec.validations[{i}].expression", v.get("expression"), "bool")
             message_expression = None
             if v.get("messageExpression"):
@@ -164,14 +156,14 @@ def compile_policy(
                 str(a.get("key") or ""),
                 _compile(f"spec.auditAnnotations[{i}].valueExpression", a.get("valueExpression"), None),
             )
-            for i, a in enumerate(_items(spec.get("auditAnnotations")))
+            for i, a in enumerate(mappings(spec.get("auditAnnotations")))
         )
         compiled.exceptions = tuple(
             CompiledException(
                 exc,
                 tuple(
                     _compile(f"spec.matchConditions[{i}].expression", c.get("expression"), "bool")
-                    for i, c in enumerate(_items(sp.spec_of(exc).get("matchConditions")))
+                    for i, c in enumerate(mappings(sp.spec_of(exc).get("matchConditions")))
                 ),
             )
             for exc in exceptions

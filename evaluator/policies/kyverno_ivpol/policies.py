@@ -18,17 +18,13 @@ from .engine import NOT_EVALUATED, ImageResponse, evaluate
 
 
 @dataclass
-class ImagePolicyEntry:
+class ImagePolicyEntry(sp.Named):
     """A policy and its pod-controller autogen variants (Kyverno's provider adds them as policies of the
     same name, without the exceptions), compiled."""
 
     document: Mapping[str, Any]
     compiled: CompiledImagePolicy
     variants: tuple[CompiledImagePolicy, ...] = ()
-
-    @property
-    def name(self) -> str:
-        return sp.name_of(self.document)
 
     @property
     def mode(self) -> str:

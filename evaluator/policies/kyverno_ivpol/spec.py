@@ -14,7 +14,6 @@ from evaluator.policies.kyverno_vpol import spec as vpol_spec
 
 GROUP = vpol_spec.GROUP
 KINDS = frozenset({"ImageValidatingPolicy", "NamespacedImageValidatingPolicy"})
-SERVED = {"ImageValidatingPolicy": ("v1alpha1", "v1beta1", "v1"), "NamespacedImageValidatingPolicy": ("v1beta1", "v1")}
 
 spec_of = vpol_spec.spec_of
 name_of = vpol_spec.name_of
@@ -23,21 +22,15 @@ validation_actions = vpol_spec.validation_actions
 evaluation_mode = vpol_spec.evaluation_mode
 admission_enabled = vpol_spec.admission_enabled
 is_cel_exception = vpol_spec.is_cel_exception
+Named = vpol_spec.Named
+NamedSpec = vpol_spec.NamedSpec
 
 
 def is_image_validating_policy(doc: Any) -> bool:
     return isinstance(doc, Mapping) and doc.get("kind") in KINDS and vpol_spec.api_group(doc)[0] == GROUP
 
 
-def version_issue(doc: Mapping[str, Any]) -> tuple[str, str] | None:
-    """("error", kubectl's text) for a version the CRD does not serve, ("warning", …) for v1alpha1."""
-    kind = str(doc.get("kind") or "")
-    _, version = vpol_spec.api_group(doc)
-    if version not in SERVED.get(kind, ()):
-        return "error", f'no matches for kind "{kind}" in version "{GROUP}/{version}"'
-    if version == "v1alpha1":
-        return "warning", f"{GROUP}/{version} {kind} is deprecated; use {GROUP}/v1 {kind}"
-    return None
+version_issue = vpol_spec.version_issue
 
 
 def namespace_of(doc: Mapping[str, Any]) -> str:

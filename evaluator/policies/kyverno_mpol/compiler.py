@@ -17,7 +17,7 @@ from typing import Any
 from evaluator import cel as _cel
 from evaluator.admission import expressions as ex
 from evaluator.cel.types import DYN
-from evaluator.policies.kyverno_vpol.compiler import DECLARED, exceptions_for
+from evaluator.policies.kyverno_vpol.compiler import DECLARED, exceptions_for, mappings
 from evaluator.policies.kyverno_vpol.libs import KYVERNO_REGISTRY
 from evaluator.policies.mutating.compiler import APPLY_CONFIGURATION, JSON_PATCH, RETURN_TYPES, Mutation
 
@@ -43,7 +43,7 @@ class CompiledException:
 
 
 @dataclass
-class CompiledMutatingPolicy:
+class CompiledMutatingPolicy(sp.Named):
     """One compiled policy or autogen variant; `error` set when it does not compile."""
 
     document: Mapping[str, Any]
@@ -62,10 +62,6 @@ class CompiledMutatingPolicy:
     exceptions: tuple[CompiledException, ...] = ()
     error: str | None = None
     errors: list[dict] = field(default_factory=list)
-
-    @property
-    def name(self) -> str:
-        return sp.name_of(self.document)
 
 
 class _Failed(Exception):
@@ -102,20 +98,16 @@ def _acceptable(output: str, want: str) -> bool:
     return want.startswith("list(") and output == "list(null_type)"
 
 
-def _items(value: Any) -> list[Mapping[str, Any]]:
-    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
-
-
 def _conditions(spec: Mapping[str, Any], key: str) -> tuple[tuple[str, ex.CompiledExpression], ...]:
     return tuple(
         (str(c.get("name") or ""), _compile(f"spec.{key}[{i}].expression", c.get("expression"), "bool"))
-        for i, c in enumerate(_items(spec.get(key)))
+        for i, c in enumerate(mappings(spec.get(key)))
     )
 
 
 def _mutations(spec: Mapping[str, Any]) -> tuple[Mutation, ...]:
     out = []
-    for i, mutation in enumerate(_items(spec.get("mutations"))):
+    for i, mutation in enumerate(mappings(spec.get("mutations"))):
         patch_type = str(mutation.get("patchType") or "")
         if patch_type not in RETURN_TYPES:
             raise _Failed(f"spec.mutations[{i}].patchType", patch_type, f'unsupported patch type "{patch_type}"')
@@ -143,7 +135,7 @@ def compile_policy(
     try:
         compiled.variables = tuple(
             (str(v.get("name") or ""), _compile(f"spec.variables[{i}].expression", v.get("expression"), None))
-            for i, v in enumerate(_items(spec.get("variables")))
+            for i, v in enumerate(mappings(spec.get("variables")))
         )
         compiled.match_conditions = _conditions(spec, "matchConditions")
         compiled.target_conditions = _conditions(spec, "targetMatchConditions")
@@ -157,7 +149,7 @@ def compile_policy(
                 str(a.get("key") or ""),
                 _compile(f"spec.auditAnnotations[{i}].valueExpression", a.get("valueExpression"), None),
             )
-            for i, a in enumerate(_items(spec.get("auditAnnotations")))
+            for i, a in enumerate(mappings(spec.get("auditAnnotations")))
         )
         compiled.exceptions = tuple(
             CompiledException(exc, tuple(p for _, p in _conditions(sp.spec_of(exc), "matchConditions")))

@@ -25,18 +25,10 @@ from .engine import Inputs, PolicyResponse, evaluate
 
 
 @dataclass
-class PolicyEntry:
+class PolicyEntry(sp.NamedSpec):
     document: Mapping[str, Any]
     compiled: list[CompiledMutatingPolicy] = field(default_factory=list)  # the policy first, then its variants
     generated: list[dict] = field(default_factory=list)
-
-    @property
-    def name(self) -> str:
-        return sp.name_of(self.document)
-
-    @property
-    def spec(self) -> Mapping[str, Any]:
-        return sp.spec_of(self.document)
 
 
 def compile_all(documents: Iterable[Any]) -> list[PolicyEntry]:

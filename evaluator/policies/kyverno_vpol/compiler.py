@@ -46,7 +46,7 @@ class CompiledException:
 
 
 @dataclass
-class CompiledPolicy:
+class CompiledPolicy(sp.Named):
     """One compiled policy or autogen variant; `error` set when it does not compile."""
 
     document: Mapping[str, Any]
@@ -62,10 +62,6 @@ class CompiledPolicy:
     exceptions: tuple[CompiledException, ...] = ()
     error: str | None = None
     errors: list[dict] = field(default_factory=list)
-
-    @property
-    def name(self) -> str:
-        return sp.name_of(self.document)
 
 
 def _quote(text: str) -> str:
@@ -98,8 +94,39 @@ def compile_field(path: str, expression: Any, want: str | None, env: Any = None)
     return program
 
 
-def _items(value: Any) -> list[Mapping[str, Any]]:
+def mappings(value: Any) -> list[Mapping[str, Any]]:
+    """The mappings of a list field (a field of another type holds none): hostile specs never crash."""
     return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
+
+
+def compiled_exceptions(
+    document: Mapping[str, Any], exceptions: list[Mapping[str, Any]], compile: Any = None
+) -> tuple[tuple[Mapping[str, Any], tuple[Any, ...]], ...]:
+    """Each CEL PolicyException naming this policy, with its matchConditions compiled (by `compile`, a
+    `compile_field` by default); a condition that does not compile is the policy's FieldCompileError."""
+    compile = compile or compile_field
+    return tuple(
+        (
+            exc,
+            tuple(
+                compile(f"spec.matchConditions[{i}].expression", c.get("expression"), "bool")
+                for i, c in enumerate(mappings(sp.spec_of(exc).get("matchConditions")))
+            ),
+        )
+        for exc in exceptions_for(document, exceptions)
+    )
+
+
+def resource_rules_required(constraints: Any) -> dict[str, str] | None:
+    """The admission check's refusal of a policy whose matchConstraints has no resource rule, else None."""
+    rules = constraints.get("resourceRules") if isinstance(constraints, Mapping) else None
+    if isinstance(rules, list) and any(isinstance(r, Mapping) for r in rules):
+        return None
+    return {
+        "path": "spec.matchConstraints",
+        "message": "spec.matchConstraints: Required value: a matchConstraints with at least one resource "
+        "rule is required",
+    }
 
 
 def compile_policy(
@@ -125,14 +152,14 @@ def compile_policy(
                 str(c.get("name") or ""),
                 compile_field(f"spec.matchConditions[{i}].expression", c.get("expression"), "bool", env),
             )
-            for i, c in enumerate(_items(spec.get("matchConditions")))
+            for i, c in enumerate(mappings(spec.get("matchConditions")))
         )
         compiled.variables = tuple(
             (str(v.get("name") or ""), compile_field(f"spec.variables[{i}].expression", v.get("expression"), None, env))
-            for i, v in enumerate(_items(spec.get("variables")))
+            for i, v in enumerate(mappings(spec.get("variables")))
         )
         validations = []
-        for i, v in enumerate(_items(spec.get("validations"))):
+        for i, v in enumerate(mappings(spec.get("validations"))):
             program = compile_field(
                 f"spec.validations[{i}].expression", v.get("expression"), None if authz_mode else "bool", env
             )
@@ -151,14 +178,14 @@ def compile_policy(
                     str(a.get("key") or ""),
                     compile_field(f"spec.auditAnnotations[{i}].valueExpression", a.get("valueExpression"), None),
                 )
-                for i, a in enumerate(_items(spec.get("auditAnnotations")))
+                for i, a in enumerate(mappings(spec.get("auditAnnotations")))
             )
         compiled.exceptions = tuple(
             CompiledException(
                 exc,
                 tuple(
                     compile_field(f"spec.matchConditions[{i}].expression", c.get("expression"), "bool")
-                    for i, c in enumerate(_items(sp.spec_of(exc).get("matchConditions")))
+                    for i, c in enumerate(mappings(sp.spec_of(exc).get("matchConditions")))
                 ),
             )
             for exc in exceptions

@@ -26,18 +26,10 @@ JSON_NOTE = (
 
 
 @dataclass
-class PolicyEntry:
+class PolicyEntry(sp.NamedSpec):
     document: Mapping[str, Any]
     compiled: list[CompiledPolicy] = field(default_factory=list)  # the policy first, then its variants
     generated: list[dict] = field(default_factory=list)
-
-    @property
-    def name(self) -> str:
-        return sp.name_of(self.document)
-
-    @property
-    def spec(self) -> Mapping[str, Any]:
-        return sp.spec_of(self.document)
 
     @property
     def mode(self) -> str:

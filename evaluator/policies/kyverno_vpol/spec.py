@@ -25,6 +25,10 @@ SERVED = {
     "NamespacedGeneratingPolicy": ("v1beta1", "v1"),
     "DeletingPolicy": ("v1alpha1", "v1beta1", "v1"),
     "NamespacedDeletingPolicy": ("v1beta1", "v1"),
+    "MutatingPolicy": ("v1alpha1", "v1beta1", "v1"),
+    "NamespacedMutatingPolicy": ("v1beta1", "v1"),
+    "ImageValidatingPolicy": ("v1alpha1", "v1beta1", "v1"),
+    "NamespacedImageValidatingPolicy": ("v1beta1", "v1"),
 }
 DEPRECATED = frozenset({"v1alpha1"})
 KINDS = KYVERNO_VALIDATING_POLICY_KINDS
@@ -58,19 +62,20 @@ def version_issue(doc: Mapping[str, Any]) -> tuple[str, str] | None:
     return None
 
 
-def _section(parent: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+def section(parent: Any, key: str) -> Mapping[str, Any]:
     """A nested object of the policy; anything else there reads as unset."""
-    value = parent.get(key)
+    value = parent.get(key) if isinstance(parent, Mapping) else None
     return value if isinstance(value, Mapping) else {}
 
 
 def spec_of(doc: Mapping[str, Any]) -> Mapping[str, Any]:
-    return _section(doc, "spec")
+    return section(doc, "spec")
 
 
 def namespace_of(doc: Mapping[str, Any]) -> str:
-    """Only a NamespacedValidatingPolicy has a namespace that matters."""
-    if doc.get("kind") != "NamespacedValidatingPolicy":
+    """Only a Namespaced… policy (NamespacedValidatingPolicy, NamespacedMutatingPolicy, …) has a namespace that
+    matters."""
+    if not str(doc.get("kind") or "").startswith("Namespaced"):
         return ""
     return str(metadata(doc).get("namespace") or "default")
 
@@ -83,12 +88,12 @@ def validation_actions(spec: Mapping[str, Any]) -> list[str]:
 
 
 def evaluation_mode(spec: Mapping[str, Any]) -> str:
-    mode = _section(spec, "evaluation").get("mode")
+    mode = section(spec, "evaluation").get("mode")
     return str(mode) if mode else "Kubernetes"
 
 
 def _enabled(spec: Mapping[str, Any], key: str) -> bool:
-    return _section(_section(spec, "evaluation"), key).get("enabled") is not False
+    return section(section(spec, "evaluation"), key).get("enabled") is not False
 
 
 def admission_enabled(spec: Mapping[str, Any]) -> bool:
@@ -114,7 +119,30 @@ def process(spec: Mapping[str, Any]) -> str:
 
 def autogen_controllers(spec: Mapping[str, Any]) -> list[str] | None:
     """spec.autogen.podControllers.controllers as written (None when unset: every controller)."""
-    controllers = _section(_section(spec, "autogen"), "podControllers").get("controllers")
+    controllers = section(section(spec, "autogen"), "podControllers").get("controllers")
     if controllers is None:
         return None
     return [str(c) for c in controllers] if isinstance(controllers, list) else []
+
+
+class Named:
+    """`name` of what a Kyverno CEL policy document (`document`) compiles to."""
+
+    document: Mapping[str, Any]
+
+    @property
+    def name(self) -> str:
+        return name_of(self.document)
+
+
+class NamedSpec(Named):
+    """`name`, `spec` and `namespace` of what a Kyverno CEL policy document compiles to (where `spec` is not
+    a field)."""
+
+    @property
+    def spec(self) -> Mapping[str, Any]:
+        return spec_of(self.document)
+
+    @property
+    def namespace(self) -> str:
+        return namespace_of(self.document)
