@@ -42,7 +42,9 @@ def render_result(result: dict) -> str:
     if result.get("allowed"):
         lines.append("ALLOWED")
     else:
-        lines.append(f"DENIED ({status.get('code')} {status.get('reason')})")
+        # a webhook's denial has a code and no reason: "DENIED (400)"
+        said = " ".join(str(part) for part in (status.get("code"), status.get("reason")) if part)
+        lines.append(f"DENIED ({said})" if said else "DENIED")
         lines.append(str(status.get("message", "")))
     for warning in result.get("warnings", []):
         lines.append(f"Warning: {warning}")

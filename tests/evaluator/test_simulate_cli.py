@@ -95,3 +95,11 @@ def test_kubernetes_version_option(tmp_path: Path, capsys):
     with pytest.raises(SystemExit):
         main([*args, "--kubernetes-version", "0.9"])
     assert "unsupported Kubernetes version" in capsys.readouterr().err
+
+
+def test_a_webhook_denial_has_a_code_and_no_reason_in_its_header():
+    from evaluator.cli.render import render_result
+
+    status = {"code": 400, "message": 'admission webhook "mpol.validate.kyverno.svc-fail" denied the request: x'}
+    assert render_result({"allowed": False, "status": status}).startswith("DENIED (400)\nadmission webhook")
+    assert render_result({"allowed": False, "status": {}}).startswith("DENIED\n")
