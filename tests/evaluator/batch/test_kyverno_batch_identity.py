@@ -1,6 +1,8 @@
 """The compiled Kyverno path decides as the engine did before it: rows of a seeded corpus (the validate set
 with and without 10 mutate policies) and the full `simulate` results (traces, patches, messages) of its first
-objects, as digests against kyverno_digests.json (made with the engine that deep-copied every request)."""
+objects, as digests against kyverno_digests.json (made with the engine that deep-copied every request; the
+full results' digests re-made when other kinds' result keys joined them, on the tree just before the compiled
+path landed, and equal after it)."""
 
 from __future__ import annotations
 
