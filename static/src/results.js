@@ -179,10 +179,11 @@ function generatedMapView(result) {
     testid: "generated-map",
     kyvernoCell: (c) => (c.skipped ? ["not compared", "none"] : [c.policyPatch?.length ? "patches" : "no change", "allowed"]),
     generatedCell: (c) => {
+      if (c.errors?.some((e) => e.severity === "error")) return ["refused", "denied"];
       if (!c.allowed) return ["denied", "denied"];
       return c.agrees ? ["same object", "allowed"] : ["different object", "denied"];
     },
-    note: (c) => c.status?.message
+    note: (c) => (c.errors || []).map((e) => e.text).join("; ") || c.status?.message
       || `MutatingPolicy: ${patchText(c.policyPatch)} — generated MAP: ${patchText(c.patch)}`,
   });
 }

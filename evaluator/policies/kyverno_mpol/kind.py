@@ -33,6 +33,13 @@ from . import map_generation
 from .stage import MpolStage, decision
 
 
+def refused(simulation: Any) -> list[dict[str, Any]]:
+    """What the API server says about the generated MAP and binding (the first two documents of the nested
+    simulation): `{severity, kind, name, path, text}`, e.g. a policy without resourceRules refused on create."""
+    keep = ("severity", "kind", "name", "path", "text")
+    return [{k: e.get(k) for k in keep} for e in simulation.errors if e.get("document") in (0, 1)]
+
+
 @register
 class KyvernoMutatingPolicies:
     name = KYVERNO_MUTATING_POLICY
@@ -155,8 +162,8 @@ class KyvernoMutatingPolicies:
             if result.get("patchedObject") is not None:
                 current = result["patchedObject"]
         for name, generated, simulation in self.generated_maps():
-            if simulation is None:
-                out.append({"policy": name, "kind": "MutatingPolicy", "skipped": generated.get("skipped")})
+            if simulation is None:  # skipped, or generated where no nested simulation can run it
+                out.append({"policy": name, "kind": "MutatingPolicy", **generated})
                 continue
             received, own = received_by.get(name, (request.get("object"), None))
             verdict = simulation.run(dict(request, object=received), trace=False, full=False)
@@ -173,6 +180,7 @@ class KyvernoMutatingPolicies:
                     "patch": (verdict["mutation"] or {}).get("patch") or [],
                     "patchedObject": verdict["patchedObject"],
                     "policyPatch": own["patch"] if own else [],
+                    "errors": refused(simulation),
                     "agrees": verdict["allowed"] and semantic_equal(map_object, policy_object),
                 }
             )

@@ -116,7 +116,7 @@ def test_both_patch_the_object_the_same():
     assert compared["patch"] == [{"op": "add", "path": "/metadata/labels", "value": {"team": "payments"}}]
     assert compared["policyPatch"] == compared["patch"]
     assert compared["patchedObject"]["metadata"]["labels"] == {"team": "payments"}
-    assert compared["agrees"] is True
+    assert compared["agrees"] is True and compared["errors"] == []
     # the MAP is not part of the request's own chain: only the MutatingPolicy changed the object
     assert [phase["phase"] for phase in result["mutationPhases"]] == ["MutatingPolicy"]
     # the exception spares `legacy` from both: neither patches
@@ -183,3 +183,20 @@ def test_nothing_is_generated_without_autogen_nor_for_a_namespaced_policy():
     result = simulate([NAMESPACE, namespaced], _deployment())
     assert result["kyvernoGeneratedMAPs"] == []
     assert result["kyverno"][0]["patch"]  # the namespaced policy itself still mutates
+
+
+def test_a_generated_map_the_api_server_refuses_says_why():
+    no_constraints = _policy()
+    no_constraints["spec"].pop("matchConstraints")
+    [compared] = simulate([NAMESPACE, no_constraints], _deployment())["kyvernoGeneratedMAPs"]
+    assert compared["generated"]["policy"]["spec"]["matchConstraints"] == {}
+    assert compared["errors"] == [
+        {
+            "severity": "error",
+            "kind": "MutatingAdmissionPolicy",
+            "name": "mpol-add-team",
+            "path": "spec.matchConstraints.resourceRules",
+            "text": "spec.matchConstraints.resourceRules: Required value",
+        }
+    ]
+    assert compared["patch"] == []
