@@ -200,3 +200,24 @@ def test_a_generated_map_the_api_server_refuses_says_why():
         }
     ]
     assert compared["patch"] == []
+
+
+def test_the_comparison_of_the_first_round_stays_after_a_reinvocation():
+    from .test_simulate import REINVOKED
+
+    documents = REINVOKED.replace(
+        "  reinvocationPolicy: IfNeeded",
+        "  reinvocationPolicy: IfNeeded\n  autogen: {mutatingAdmissionPolicy: {enabled: true}}",
+    )
+    configmap = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}}
+    result = simulate(documents, {"operation": "CREATE", "object": configmap})
+    assert [p["round"] for p in result["mutationPhases"] if p["phase"] == "MutatingPolicy"] == [0, 1]
+    [compared] = result["kyvernoGeneratedMAPs"]
+    assert compared["policy"] == "copy-team"
+    assert compared["generated"]["policy"]["spec"]["reinvocationPolicy"] == "IfNeeded"
+    assert (
+        compared["patch"]
+        == compared["policyPatch"]
+        == [{"op": "add", "path": "/metadata/labels", "value": {"owner": "none"}}]
+    )
+    assert compared["agrees"] is True
