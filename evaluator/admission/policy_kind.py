@@ -129,8 +129,9 @@ class Setup:
     # (a binding naming one says its policy is invalid, not that it is missing).
     refused: Mapping[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     # Load another document set as a simulation of its own and return an object with
-    # `run(request, *, trace, full) -> result` (Kyverno compares a policy with the VAP it generates).
-    nested: Callable[[list[Mapping[str, Any]]], Any] | None = None
+    # `run(request, *, trace, full) -> result` (Kyverno compares a policy with the VAP or MAP it generates);
+    # keyword arguments are the Simulation's (`kubernetes_version`).
+    nested: Callable[..., Any] | None = None
 
 
 @dataclass

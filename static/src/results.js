@@ -132,31 +132,60 @@ function kyvernoView(kyverno) {
     h("tbody", {}, rows)), { open: true, testid: "kyverno" });
 }
 
-/** Each Kyverno CEL policy beside the ValidatingAdmissionPolicy Kyverno would generate from it, with both verdicts. */
-function generatedVapView(result) {
-  const compared = result.kyvernoGeneratedVAPs;
+/** A Kyverno policy beside the admission policy Kyverno would generate from it: one row per policy (Kyverno's
+ * outcome, the generated policy's, a note) and the generated objects. */
+function generatedView(compared, { title, column, testid, kyvernoCell, generatedCell, note }) {
   if (!Array.isArray(compared) || !compared.length) return null;
-  const kyverno = new Map((result.kyverno || []).map((p) => [p.policy, p]));
-  const kyvernoVerdict = (name) => {
-    const rules = kyverno.get(name)?.rules || [];
-    if (rules.some((r) => r.result === "fail" || r.result === "error")) return ["fails", "denied"];
-    if (rules.some((r) => r.result === "pass")) return ["passes", "allowed"];
-    return ["skips", "none"];
-  };
   const rows = compared.map((c) => {
-    const [kText, kKind] = kyvernoVerdict(c.policy);
-    const vap = c.skipped ? badge("not generated", "none")
-      : badge(c.allowed ? "allowed" : "denied", c.allowed ? "allowed" : "denied");
-    const note = c.skipped ? c.skipped : (c.status?.message || (c.warnings || []).join("; "));
-    return h("tr", {}, h("td", {}, c.policy), h("td", {}, badge(kText, kKind)), h("td", {}, vap), h("td", {}, note || ""));
+    const [kText, kKind] = kyvernoCell(c);
+    const generated = c.skipped ? badge("not generated", "none") : badge(...generatedCell(c));
+    return h("tr", {}, h("td", {}, c.policy), h("td", {}, badge(kText, kKind)), h("td", {}, generated),
+      h("td", {}, (c.skipped ? c.skipped : note(c)) || ""));
   });
   const generated = compared.filter((c) => c.generated?.policy).map((c) =>
     jsonBlock(`Generated for ${c.policy}`, [c.generated.policy, c.generated.binding]));
-  return section("Kyverno policy vs its generated ValidatingAdmissionPolicy", h("div", {},
+  return section(title, h("div", {},
     h("table", { class: "tuples" },
-      h("thead", {}, h("tr", {}, ["policy", "Kyverno", "generated VAP", "message"].map((c) => h("th", {}, c)))),
+      h("thead", {}, h("tr", {}, ["policy", "Kyverno", column, "message"].map((c) => h("th", {}, c)))),
       h("tbody", {}, rows)),
-    ...generated), { open: false, testid: "generated-vap" });
+    ...generated), { open: false, testid });
+}
+
+/** Each Kyverno CEL policy beside the ValidatingAdmissionPolicy Kyverno would generate from it, with both verdicts. */
+function generatedVapView(result) {
+  const kyverno = new Map((result.kyverno || []).map((p) => [p.policy, p]));
+  return generatedView(result.kyvernoGeneratedVAPs, {
+    title: "Kyverno policy vs its generated ValidatingAdmissionPolicy",
+    column: "generated VAP",
+    testid: "generated-vap",
+    kyvernoCell: (c) => {
+      const rules = kyverno.get(c.policy)?.rules || [];
+      if (rules.some((r) => r.result === "fail" || r.result === "error")) return ["fails", "denied"];
+      if (rules.some((r) => r.result === "pass")) return ["passes", "allowed"];
+      return ["skips", "none"];
+    },
+    generatedCell: (c) => [c.allowed ? "allowed" : "denied", c.allowed ? "allowed" : "denied"],
+    note: (c) => c.status?.message || (c.warnings || []).join("; "),
+  });
+}
+
+/** Each MutatingPolicy beside the MutatingAdmissionPolicy Kyverno would generate from it: both patches on the
+ * object the policy received, and whether they leave the same object. */
+function generatedMapView(result) {
+  const patchText = (patch) => (patch?.length ? JSON.stringify(patch) : "no change");
+  return generatedView(result.kyvernoGeneratedMAPs, {
+    title: "MutatingPolicy vs its generated MutatingAdmissionPolicy",
+    column: "generated MAP",
+    testid: "generated-map",
+    kyvernoCell: (c) => (c.skipped ? ["not compared", "none"] : [c.policyPatch?.length ? "patches" : "no change", "allowed"]),
+    generatedCell: (c) => {
+      if (c.errors?.some((e) => e.severity === "error")) return ["refused", "denied"];
+      if (!c.allowed) return ["denied", "denied"];
+      return c.agrees ? ["same object", "allowed"] : ["different object", "denied"];
+    },
+    note: (c) => (c.errors || []).map((e) => e.text).join("; ") || c.status?.message
+      || `MutatingPolicy: ${patchText(c.policyPatch)} — generated MAP: ${patchText(c.patch)}`,
+  });
 }
 
 /** The fields the API server's defaulting set before any policy ran: why `replicas` is 1. */
@@ -232,6 +261,7 @@ export function requestCard(entry, { stale = false } = {}) {
     kyvernoGenerateView(result.kyverno),
     kyvernoDeletionsView(result.deletions),
     generatedVapView(result),
+    generatedMapView(result),
     Object.keys(result.auditAnnotations || {}).length ? jsonBlock("Audit annotations", result.auditAnnotations) : null,
     result.response ? jsonBlock("AdmissionReview response", result.response, { testid: "review" }) : null,
     result.auditEvent ? jsonBlock("Audit event", result.auditEvent, { testid: "audit" }) : null,

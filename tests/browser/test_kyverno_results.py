@@ -153,3 +153,46 @@ def test_a_validating_policy_shows_its_expression_trace(browser, server_url):
         assert errors == []
     finally:
         context.close()
+
+
+MAP_POLICY = """apiVersion: policies.kyverno.io/v1
+kind: MutatingPolicy
+metadata: {name: add-team}
+spec:
+  autogen: {mutatingAdmissionPolicy: {enabled: true}}
+  matchConstraints:
+    resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}]
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: "Object{metadata: Object.metadata{labels: {'team': 'payments'}}}"
+"""
+MAP_REQUEST = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: c, image: nginx}]}
+"""
+
+
+def test_a_mutating_policy_is_shown_beside_its_generated_mutating_admission_policy(page, api, open_project):
+    body = {
+        "title": "Generated MAP",
+        "documents": [{"name": "mpol.yaml", "text": MAP_POLICY}],
+        "requests": [{"name": "web", "text": MAP_REQUEST}],
+    }
+    status, created = api("POST", "/api/v1/projects", body)
+    assert status == 201
+    open_project(created)
+    compared = card(page).locator("[data-testid=generated-map]")
+    compared.locator("summary").first.click()
+    row = compared.locator("tbody tr").first
+    expect(row).to_contain_text("add-team")
+    expect(row.locator(".badge")).to_have_count(2)  # the MutatingPolicy's outcome and the generated MAP's
+    expect(row).to_contain_text("patches")
+    expect(row).to_contain_text("same object")  # both add the label
+    expect(row).to_contain_text('"path":"/metadata/labels"')
+    expect(compared).to_contain_text("mpol-add-team-binding")

@@ -6,6 +6,9 @@ Each request runs every policy in document order (`MpolStage.run`); the results 
 the validating kinds, and each policy's change is a `mutationPhases` entry (phase "MutatingPolicy"). A policy
 that errors under failurePolicy Fail denies the request (`stage.decision`). reinvocationPolicy IfNeeded: when a
 later mutating kind changed the object, the policies asking for it run once more on the reinvocation round.
+A MutatingPolicy with `autogen.mutatingAdmissionPolicy.enabled` also gets the MutatingAdmissionPolicy and binding
+Kyverno generates from it (map_generation), run as a simulation of its own on the object the policy received,
+so `result["kyvernoGeneratedMAPs"]` shows both patches and whether they agree.
 """
 
 from __future__ import annotations
@@ -22,10 +25,19 @@ from evaluator.admission.policy_kind import (
     Setup,
     register,
 )
+from evaluator.cel.versions import active_version
 from evaluator.k8s.kinds import KYVERNO_MUTATING_POLICY
 from evaluator.policies.mutating.diff import semantic_equal
 
+from . import map_generation
 from .stage import MpolStage, decision
+
+
+def refused(simulation: Any) -> list[dict[str, Any]]:
+    """What the API server says about the generated MAP and binding (the first two documents of the nested
+    simulation): `{severity, kind, name, path, text}`, e.g. a policy without resourceRules refused on create."""
+    keep = ("severity", "kind", "name", "path", "text")
+    return [{k: e.get(k) for k in keep} for e in simulation.errors if e.get("document") in (0, 1)]
 
 
 @register
@@ -34,7 +46,7 @@ class KyvernoMutatingPolicies:
     phase = "MutatingPolicy"
     stage = MUTATING
     order = 210  # Kyverno's mpol webhooks, after the MutatingAdmissionWebhook configurations (200)
-    result_keys: Mapping[str, Any] = {"kyverno": []}
+    result_keys: Mapping[str, Any] = {"kyverno": [], "kyvernoGeneratedMAPs": []}
     reinvocable = True
 
     def __init__(self) -> None:
@@ -42,6 +54,9 @@ class KyvernoMutatingPolicies:
         self.locate: Callable[..., dict[str, Any]] = lambda document, **fields: dict(fields)
         self.active = False
         self.idle = False
+        self._nested: Any = None
+        self._version: str | None = None
+        self._generated: list[tuple[str, dict, Any]] | None = None
 
     def refuse(self, document: Mapping[str, Any]) -> list[dict[str, Any]]:
         return []
@@ -51,6 +66,9 @@ class KyvernoMutatingPolicies:
         self.locate = setup.locate
         self.active = bool(self.mpol.entries)
         self.idle = not self.mpol.entries
+        self._nested = setup.nested
+        self._version = active_version()
+        self._generated = None
         return self.mpol.compile_errors(lambda document, **fields: setup.locate(document, **fields))
 
     def evaluate(self, request: Mapping[str, Any], context: RequestContext) -> KindOutcome:
@@ -63,10 +81,14 @@ class KyvernoMutatingPolicies:
             results, obj = self._run(request, reinvoke_only=True)
             results = [dict(r, round=1) for r in results]
             outcome = self._outcome(request, results, obj)
-            outcome.keys = {"kyverno": first[0].keys.get("kyverno", []) + results}
+            outcome.keys = {
+                "kyverno": first[0].keys.get("kyverno", []) + results,
+                "kyvernoGeneratedMAPs": first[0].keys.get("kyvernoGeneratedMAPs", []),
+            }
             return outcome
         results, obj = self._run(request)
         outcome = self._outcome(request, results, obj)
+        outcome.keys["kyvernoGeneratedMAPs"] = self.compare_generated(request, results)
         if outcome.object is not UNCHANGED:
             reinvocation.should_reinvoke = True
         reinvocation.values[self.name] = (outcome, obj)
@@ -107,3 +129,59 @@ class KyvernoMutatingPolicies:
         if not keep:
             return [], request.get("object")
         return self.mpol.run(request, entries=keep)
+
+    def generated_maps(self) -> list[tuple[str, dict, Any]]:
+        """(policy name, the generated MAP and binding or the skip reason, a simulation of them or None) for each
+        MutatingPolicy asking for one (autogen.mutatingAdmissionPolicy.enabled), built once."""
+        if self._generated is None:
+            docs = self.mpol.documents
+            kept = [d for d in docs if not map_generation.is_admission_policy(d)]
+            self._generated = []
+            for entry in self.mpol.entries:
+                if entry.document.get("kind") != "MutatingPolicy" or not map_generation.requested(entry.spec):
+                    continue
+                generated = map_generation.generate(entry.document, docs, self._version)
+                simulation = None
+                if "policy" in generated and self._nested is not None:
+                    simulation = self._nested(
+                        [generated["policy"], generated["binding"], *kept], kubernetes_version=self._version
+                    )
+                self._generated.append((entry.name, generated, simulation))
+        return self._generated
+
+    def compare_generated(self, request: Mapping[str, Any], results: list[dict]) -> list[dict[str, Any]]:
+        """Each generated MAP run on the object its MutatingPolicy received: its patch and object beside the
+        policy's, and whether both leave the same object."""
+        out: list[dict[str, Any]] = []
+        # what each policy received: the object the policies before it left
+        received_by: dict[str, tuple[Any, dict]] = {}
+        current = request.get("object")
+        for result in results:
+            if result.get("kind") == "MutatingPolicy":
+                received_by.setdefault(result["policy"], (current, result))
+            if result.get("patchedObject") is not None:
+                current = result["patchedObject"]
+        for name, generated, simulation in self.generated_maps():
+            if simulation is None:  # skipped, or generated where no nested simulation can run it
+                out.append({"policy": name, "kind": "MutatingPolicy", **generated})
+                continue
+            received, own = received_by.get(name, (request.get("object"), None))
+            verdict = simulation.run(dict(request, object=received), trace=False, full=False)
+            map_object = verdict["patchedObject"] if verdict["patchedObject"] is not None else received
+            policy_object = own["patchedObject"] if own and own["patchedObject"] is not None else received
+            out.append(
+                {
+                    "policy": name,
+                    "kind": "MutatingPolicy",
+                    "generated": generated,
+                    "allowed": verdict["allowed"],
+                    "status": verdict["status"],
+                    "warnings": verdict["warnings"],
+                    "patch": (verdict["mutation"] or {}).get("patch") or [],
+                    "patchedObject": verdict["patchedObject"],
+                    "policyPatch": own["patch"] if own else [],
+                    "errors": refused(simulation),
+                    "agrees": verdict["allowed"] and semantic_equal(map_object, policy_object),
+                }
+            )
+        return out
