@@ -9,13 +9,11 @@ the pod template, and an expression that is an `Object{...}` literal is wrapped 
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Mapping
 from typing import Any
 
-from evaluator.policies.kyverno_vpol.autogen import CONTROLLERS, can_autogen, match_constraints_for
-from evaluator.policies.kyverno_vpol.spec import autogen_controllers
+from evaluator.policies.kyverno_vpol import autogen as vpol_autogen
 
 _SPEC = re.compile(r"\b(object|oldObject|Object)\.spec")
 _LABELS = re.compile(r"\b(object|oldObject|Object)\.metadata\.labels")
@@ -62,40 +60,19 @@ def rewrite(expression: str, config: str) -> str:
     return opening + content[:end] + closing + content[end + 1 :]
 
 
+def _rewrite_spec(spec: dict[str, Any], config: str) -> dict[str, Any]:
+    """A variant's matchConditions and ApplyConfiguration expressions, moved to the controller's pod template
+    (JSONPatch mutations and variables are left as written, as Kyverno leaves them)."""
+    for condition in spec.get("matchConditions") or []:
+        if isinstance(condition, dict) and isinstance(condition.get("expression"), str):
+            condition["expression"] = rewrite(condition["expression"], config)
+    for mutation in spec.get("mutations") or []:
+        holder = mutation.get("applyConfiguration") if isinstance(mutation, dict) else None
+        if isinstance(holder, dict) and isinstance(holder.get("expression"), str) and holder["expression"]:
+            holder["expression"] = rewrite(holder["expression"], config)
+    return spec
+
+
 def variants(spec: Mapping[str, Any]) -> list[dict[str, Any]]:
     """[{"config", "targets": [{group, version, resource, kind}], "spec"}], one per replacement set."""
-    constraints = spec.get("matchConstraints")
-    if not can_autogen(constraints):
-        return []
-    wanted = autogen_controllers(spec)
-    names = set(CONTROLLERS) if wanted is None else set(wanted)
-    grouped: dict[str, list[tuple[str, str, str, str]]] = {}
-    for name in names:
-        if name in CONTROLLERS:
-            config, group, version, kind = CONTROLLERS[name]
-            grouped.setdefault(config, []).append((group, version, name, kind))
-    out = []
-    for config in sorted(grouped):
-        targets = sorted(grouped[config])
-        new_spec: dict[str, Any] = copy.deepcopy(dict(spec))
-        operations = constraints["resourceRules"][0].get("operations")
-        matched = match_constraints_for(targets, operations, constraints.get("namespaceSelector"))
-        if matched is None:
-            new_spec.pop("matchConstraints", None)
-        else:
-            new_spec["matchConstraints"] = matched
-        for condition in new_spec.get("matchConditions") or []:
-            if isinstance(condition, dict) and isinstance(condition.get("expression"), str):
-                condition["expression"] = rewrite(condition["expression"], config)
-        for mutation in new_spec.get("mutations") or []:
-            holder = mutation.get("applyConfiguration") if isinstance(mutation, dict) else None
-            if isinstance(holder, dict) and isinstance(holder.get("expression"), str) and holder["expression"]:
-                holder["expression"] = rewrite(holder["expression"], config)
-        out.append(
-            {
-                "config": config,
-                "spec": new_spec,
-                "targets": [{"group": g, "version": v, "resource": r, "kind": k} for g, v, r, k in targets],
-            }
-        )
-    return out
+    return vpol_autogen.variants(spec, _rewrite_spec)

@@ -10,7 +10,7 @@ in the spec's text is rewritten to the pod template's path, except `object.metad
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .spec import autogen_controllers
@@ -111,8 +111,11 @@ def match_constraints_for(
     return constraints
 
 
-def variants(spec: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The autogen variants of a spec: [{"config", "targets": [{group, version, resource, kind}], "spec"}]."""
+def variants(
+    spec: Mapping[str, Any], rewrite: Callable[[dict[str, Any], str], dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """The autogen variants of a spec: [{"config", "targets": [{group, version, resource, kind}], "spec"}];
+    `rewrite(spec, config)` moves its expressions to the controller (a ValidatingPolicy's by default)."""
     constraints = spec.get("matchConstraints")
     if not can_autogen(constraints):
         return []
@@ -133,7 +136,7 @@ def variants(spec: Mapping[str, Any]) -> list[dict[str, Any]]:
             new_spec.pop("matchConstraints", None)
         else:
             new_spec["matchConstraints"] = mc
-        new_spec = _rewrite_all(new_spec, config)
+        new_spec = (rewrite or _rewrite_all)(new_spec, config)
         out.append(
             {
                 "config": config,
