@@ -24,6 +24,7 @@ from evaluator.policies.kyverno_vpol import spec as sp
 from evaluator.policies.kyverno_vpol.compiler import (
     DECLARED,
     FieldCompileError,
+    audit_annotations,
     compile_field,
     compiled_exceptions,
     mappings,
@@ -133,13 +134,7 @@ def compile_policy(document: Mapping[str, Any], exceptions: list[Mapping[str, An
             for i, c in enumerate(mappings(spec.get("matchConditions")))
         )
         compiled.generations = tuple(_generation(i, g) for i, g in enumerate(mappings(spec.get("generate"))))
-        compiled.audit_annotations = tuple(
-            (
-                str(a.get("key") or ""),
-                _field(f"spec.auditAnnotations[{i}].valueExpression", a.get("valueExpression"), None),
-            )
-            for i, a in enumerate(mappings(spec.get("auditAnnotations")))
-        )
+        compiled.audit_annotations = audit_annotations(spec, _field)
         compiled.exceptions = compiled_exceptions(document, exceptions, _field)
     except FieldCompileError as failed:
         compiled.errors = [{"path": failed.path, "expression": failed.expression, "message": failed.detail}]

@@ -139,34 +139,10 @@ def compile_policy(
         )
         compiled.attestors = {str(a.get("name") or ""): dict(a) for a in mappings(spec.get("attestors"))}
         compiled.attestations = {str(a.get("name")): str(a.get("name")) for a in mappings(spec.get("attestations"))}
-        validations = []
-        for i, v in enumerate(mappings(spec.get("validations"))):
-            program = _compile(f"spec.validations[{i}].expression", v.get("expression"), "bool")
-            message_expression = None
-            if v.get("messageExpression"):
-                message_expression = _compile(
-                    f"spec.validations[{i}].messageExpression", v.get("messageExpression"), "string"
-                )
-            validations.append(
-                Validation(i, program, str(v.get("message") or ""), message_expression, str(v.get("reason") or ""))
-            )
-        compiled.validations = tuple(validations)
-        compiled.audit_annotations = tuple(
-            (
-                str(a.get("key") or ""),
-                _compile(f"spec.auditAnnotations[{i}].valueExpression", a.get("valueExpression"), None),
-            )
-            for i, a in enumerate(mappings(spec.get("auditAnnotations")))
-        )
+        compiled.validations = vpol_compiler.validations(spec, _compile, _compile)
+        compiled.audit_annotations = vpol_compiler.audit_annotations(spec, _compile)
         compiled.exceptions = tuple(
-            CompiledException(
-                exc,
-                tuple(
-                    _compile(f"spec.matchConditions[{i}].expression", c.get("expression"), "bool")
-                    for i, c in enumerate(mappings(sp.spec_of(exc).get("matchConditions")))
-                ),
-            )
-            for exc in exceptions
+            CompiledException(exc, vpol_compiler.exception_conditions(exc, _compile)) for exc in exceptions
         )
     except FieldCompileError as failed:
         compiled.errors = [{"path": failed.path, "expression": failed.expression, "message": failed.detail}]

@@ -99,22 +99,47 @@ def mappings(value: Any) -> list[Mapping[str, Any]]:
     return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
 
 
+def exception_conditions(exception: Mapping[str, Any], compile: Any = None) -> tuple[Any, ...]:
+    """A CEL PolicyException's matchConditions, compiled (by `compile`, a `compile_field` by default)."""
+    compile = compile or compile_field
+    return tuple(
+        compile(f"spec.matchConditions[{i}].expression", c.get("expression"), "bool")
+        for i, c in enumerate(mappings(sp.spec_of(exception).get("matchConditions")))
+    )
+
+
 def compiled_exceptions(
     document: Mapping[str, Any], exceptions: list[Mapping[str, Any]], compile: Any = None
 ) -> tuple[tuple[Mapping[str, Any], tuple[Any, ...]], ...]:
-    """Each CEL PolicyException naming this policy, with its matchConditions compiled (by `compile`, a
-    `compile_field` by default); a condition that does not compile is the policy's FieldCompileError."""
+    """Each CEL PolicyException naming this policy, with its matchConditions compiled; a condition that does
+    not compile is the policy's FieldCompileError."""
+    return tuple((exc, exception_conditions(exc, compile)) for exc in exceptions_for(document, exceptions))
+
+
+def audit_annotations(spec: Mapping[str, Any], compile: Any = None) -> tuple[tuple[str, Any], ...]:
+    """(key, compiled valueExpression) of each auditAnnotation."""
     compile = compile or compile_field
     return tuple(
         (
-            exc,
-            tuple(
-                compile(f"spec.matchConditions[{i}].expression", c.get("expression"), "bool")
-                for i, c in enumerate(mappings(sp.spec_of(exc).get("matchConditions")))
-            ),
+            str(a.get("key") or ""),
+            compile(f"spec.auditAnnotations[{i}].valueExpression", a.get("valueExpression"), None),
         )
-        for exc in exceptions_for(document, exceptions)
+        for i, a in enumerate(mappings(spec.get("auditAnnotations")))
     )
+
+
+def validations(spec: Mapping[str, Any], compile: Any, compile_message: Any, want: str | None = "bool") -> tuple:
+    """The compiled validations: each expression (by `compile`, of type `want`) and messageExpression."""
+    out = []
+    for i, v in enumerate(mappings(spec.get("validations"))):
+        program = compile(f"spec.validations[{i}].expression", v.get("expression"), want)
+        message_expression = None
+        if v.get("messageExpression"):
+            message_expression = compile_message(
+                f"spec.validations[{i}].messageExpression", v.get("messageExpression"), "string"
+            )
+        out.append(Validation(i, program, str(v.get("message") or ""), message_expression, str(v.get("reason") or "")))
+    return tuple(out)
 
 
 def resource_rules_required(constraints: Any) -> dict[str, str] | None:
@@ -158,38 +183,15 @@ def compile_policy(
             (str(v.get("name") or ""), compile_field(f"spec.variables[{i}].expression", v.get("expression"), None, env))
             for i, v in enumerate(mappings(spec.get("variables")))
         )
-        validations = []
-        for i, v in enumerate(mappings(spec.get("validations"))):
-            program = compile_field(
-                f"spec.validations[{i}].expression", v.get("expression"), None if authz_mode else "bool", env
-            )
-            message_expression = None
-            if v.get("messageExpression"):
-                message_expression = compile_field(
-                    f"spec.validations[{i}].messageExpression", v.get("messageExpression"), "string"
-                )
-            validations.append(
-                Validation(i, program, str(v.get("message") or ""), message_expression, str(v.get("reason") or ""))
-            )
-        compiled.validations = tuple(validations)
-        if compiled.mode == "Kubernetes":
-            compiled.audit_annotations = tuple(
-                (
-                    str(a.get("key") or ""),
-                    compile_field(f"spec.auditAnnotations[{i}].valueExpression", a.get("valueExpression"), None),
-                )
-                for i, a in enumerate(mappings(spec.get("auditAnnotations")))
-            )
-        compiled.exceptions = tuple(
-            CompiledException(
-                exc,
-                tuple(
-                    compile_field(f"spec.matchConditions[{i}].expression", c.get("expression"), "bool")
-                    for i, c in enumerate(mappings(sp.spec_of(exc).get("matchConditions")))
-                ),
-            )
-            for exc in exceptions
+        compiled.validations = validations(
+            spec,
+            lambda path, expression, want: compile_field(path, expression, want, env),
+            compile_field,
+            None if authz_mode else "bool",
         )
+        if compiled.mode == "Kubernetes":
+            compiled.audit_annotations = audit_annotations(spec)
+        compiled.exceptions = tuple(CompiledException(exc, exception_conditions(exc)) for exc in exceptions)
     except FieldCompileError as failed:
         compiled.errors = [{"path": failed.path, "expression": failed.expression, "message": failed.detail}]
         compiled.error = f"failed to compile policy {sp.name_of(document)} ([{COMPILE_ERROR_PREFIX}, {failed.text()}])"
