@@ -267,6 +267,8 @@ export function requestCard(entry, { stale = false } = {}) {
     result.auditEvent ? jsonBlock("Audit event", result.auditEvent, { testid: "audit" }) : null,
     jsonBlock("Full result JSON", result),
   );
+  // On a phone a card's tables scroll sideways: each is a keyboard stop, so the scrolling is reachable.
+  for (const table of card.querySelectorAll("table")) table.tabIndex = 0;
   return card;
 }
 

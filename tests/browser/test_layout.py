@@ -94,15 +94,16 @@ def test_page_fits_the_width_and_its_main_actions_are_usable(browser, server_url
         context.close()
 
 
+@pytest.mark.parametrize("width", list(WIDTHS))
 @pytest.mark.parametrize("theme", ["light", "dark"])
 @pytest.mark.parametrize("name", PAGE_NAMES)
-def test_page_has_no_serious_accessibility_violation(browser, server_url, pages, name, theme):
-    context, page = open_page(browser, server_url, pages[name], "laptop", theme, inject=True)
+def test_page_has_no_serious_accessibility_violation(browser, server_url, pages, name, theme, width):
+    context, page = open_page(browser, server_url, pages[name], width, theme, inject=True)
     try:
         page.wait_for_timeout(300)  # let streamed results and editors settle
         assert serious_violations(page) == []
         if SHOTS and theme == "dark":
-            page.screenshot(path=str(Path(SHOTS) / f"{name}-1440-dark.png"))
+            page.screenshot(path=str(Path(SHOTS) / f"{name}-{WIDTHS[width][0]}-dark.png"))
     finally:
         context.close()
 
