@@ -53,14 +53,15 @@ function tupleTable(policies) {
         `mutation #${m.index} ${m.patchType}${m.changed ? " changed the object" : " no change"}${m.error ? `: ${m.error}` : ""}`));
     }
     const actions = p.validationActions ? p.validationActions.join(", ") : p.reinvocationPolicy ? `reinvocation ${p.reinvocationPolicy}` : "";
+    // data-label: a phone shows each row as a card of labelled lines, its outcome first
     return h("tr", { dataset: { outcome: p.outcome || "" } },
-      h("td", {}, shortKind(p.kind)),
-      h("td", {}, p.policy ?? ""),
-      h("td", {}, p.binding ?? "—"),
-      h("td", {}, p.param ?? "—"),
-      h("td", {}, badge(p.outcome || "?", outcomeKind(p.outcome))),
-      h("td", { class: "muted" }, [p.failurePolicy, actions].filter(Boolean).join(" · ")),
-      h("td", {}, details));
+      h("td", { dataset: { label: "kind" } }, shortKind(p.kind)),
+      h("td", { dataset: { label: "policy" } }, p.policy ?? ""),
+      h("td", { dataset: { label: "binding" } }, p.binding ?? "—"),
+      h("td", { dataset: { label: "param" } }, p.param ?? "—"),
+      h("td", { class: "tuple-outcome", dataset: { label: "outcome" } }, badge(p.outcome || "?", outcomeKind(p.outcome))),
+      h("td", { class: "muted", dataset: { label: "config" } }, [p.failurePolicy, actions].filter(Boolean).join(" · ")),
+      h("td", { dataset: { label: "why" } }, details));
   });
   return h("table", { class: "tuples", dataset: { testid: "tuples" } },
     h("thead", {}, h("tr", {}, ["kind", "policy", "binding", "param", "outcome", "config", "why"].map((c) => h("th", {}, c)))),

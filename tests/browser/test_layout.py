@@ -146,3 +146,26 @@ spec: {{policyName: {long_name}, validationActions: [Deny]}}
         assert sizes and all(size["table"] <= size["card"] for size in sizes), sizes
     finally:
         context.close()
+
+
+def test_on_a_phone_each_policy_tuple_is_a_card_whose_first_line_is_its_outcome(browser, server_url):
+    """At 390 px the tuples table would put the outcome off-screen: each row is a card, the outcome on top."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        page = context.new_page()
+        page.goto(f"{server_url}/examples/seed-vap-message-expression")
+        page.locator(".pane-switch button", has_text="Results").click()
+        rows = page.locator(".result-card table[data-testid=tuples] tbody tr")
+        expect(rows.first).to_be_visible()
+        boxes = page.evaluate("""() => [...document.querySelectorAll('.result-card table[data-testid=tuples] tbody tr')]
+            .filter((row) => row.offsetParent !== null).map((row) => {
+                const cells = [...row.children].map((td) => ({label: td.dataset.label, box: td.getBoundingClientRect()}));
+                const top = Math.min(...cells.map((c) => c.box.top));
+                const outcome = cells.find((c) => c.label === 'outcome').box;
+                return {first: outcome.top === top, right: outcome.right, badge: row.querySelector('.tuple-outcome .badge') !== null};
+            })""")
+        assert boxes, "the example has policy tuples"
+        assert all(b["first"] and b["badge"] and b["right"] <= 390 for b in boxes), boxes
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    finally:
+        context.close()
