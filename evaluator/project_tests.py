@@ -95,7 +95,9 @@ def run_project(project: dict, path: Path, file_text: str = "", kubernetes_versi
                 }
             )
     for request in project["requests"]:
-        result = simulation.run(request["text"], trace=False, full=False, type_checks=False)
+        result = simulation.run(
+            request["text"], trace=False, full=False, type_checks=False, request_name=request["name"]
+        )
         request_errors = [e for e in result.get("errors", []) if e not in simulation.errors and is_error(e)]
         outcome, message = verdict(request.get("expected"), result)
         if request_errors and outcome != "pass":

@@ -178,13 +178,17 @@ class Simulation:
         trace: bool = True,
         full: bool = True,
         type_checks: bool = True,
+        request_name: str | None = None,
     ) -> dict[str, Any]:
         """The result for one request; never raises. Batch runs pass `trace=False` (no per-expression traces)
         and `full=False` (no audit event, AdmissionReview, kubectl text or type checks: those keys are null);
-        `type_checks=False` leaves out only the type checks (the live editor computes them apart)."""
+        `type_checks=False` leaves out only the type checks (the live editor computes them apart). The
+        request's own errors name it `request_name`, else by its `NamedText` name, else `request`."""
         widened = self._widened(request)
         if widened is not None:
-            return widened.run(request, now=now, trace=trace, full=full, type_checks=type_checks)
+            return widened.run(
+                request, now=now, trace=trace, full=full, type_checks=type_checks, request_name=request_name
+            )
         if self._failure is not None:
             result = crash(
                 self._failure, kind_defaults(chain(set())), [e for e in self.errors if e is not self._failure]
@@ -192,7 +196,9 @@ class Simulation:
         else:
             try:
                 with simulating(self.kubernetes_version):
-                    result = self._run(request, now=now, trace=trace, full=full, type_checks=type_checks)
+                    result = self._run(
+                        request, now=now, trace=trace, full=full, type_checks=type_checks, request_name=request_name
+                    )
             except Exception as exc:  # the contract: errors are data
                 result = crash(internal_error(exc), kind_defaults(self.kinds), self.errors)
         result["kubernetesVersion"] = self.kubernetes_version
@@ -223,10 +229,18 @@ class Simulation:
         return found
 
     def _run(
-        self, request: Any, *, now: dt.datetime | None, trace: bool, full: bool, type_checks: bool
+        self,
+        request: Any,
+        *,
+        now: dt.datetime | None,
+        trace: bool,
+        full: bool,
+        type_checks: bool,
+        request_name: str | None,
     ) -> dict[str, Any]:
         document_errors = list(self.errors)
-        normalized, request_errors = _normalized(request, self.cluster.mapper)
+        source = request_source(request, request_name)
+        normalized, request_errors = _normalized(request, self.cluster.mapper, source)
         keys = {key: value if make is None else make() for key, make, value in self._key_defaults}
         if normalized.request is None or normalized.errors:
             return bad_request(_owned(normalized.request, {}) or {}, document_errors, request_errors, keys)
@@ -236,7 +250,7 @@ class Simulation:
         if self.defaulting:  # once per request, before any policy: the object as the API server decodes it
             request, defaulted = default_request(request)  # a defaulted side is a fresh copy already
         request = _owned(request, given)
-        request_errors += self._unknown_namespace(request.get("namespace"))
+        request_errors += self._unknown_namespace(request.get("namespace"), source)
         exempt = exempt_reason(request)
         if exempt is not None:
             result = admission_result(request, [], document_errors, request_errors, exempt, now, full)
@@ -260,13 +274,13 @@ class Simulation:
         result["defaulted"] = defaulted
         return result
 
-    def _unknown_namespace(self, namespace: Any) -> list[dict[str, Any]]:
+    def _unknown_namespace(self, namespace: Any, source: str) -> list[dict[str, Any]]:
         if namespace and namespace not in self.cluster.namespaces and any(k.active for k in self.kinds):
             message = (
                 f'Namespace "{namespace}" is not among the documents: it is taken to '
                 "exist with only its kubernetes.io/metadata.name label"
             )
-            return [{"severity": "warning", "source": "request", "message": message, "document": None}]
+            return [{"severity": "warning", "source": source, "message": message, "document": None}]
         return []
 
     def _through_chain(
@@ -295,18 +309,26 @@ class Simulation:
         return ran, current
 
 
-def _normalized(request: Any, mapper: Any) -> tuple[NormalizedRequest, list[dict[str, Any]]]:
-    """The request read (YAML/JSON text or an object) and normalised, and its errors and warnings."""
+def request_source(request: Any, name: str | None = None) -> str:
+    """The `source` of the request's errors and warnings: the name it goes by (`name`, else the name of a
+    `NamedText`: the request's file, the editor's request), else `request`."""
+    for candidate in (name, getattr(request, "name", None)):
+        if isinstance(candidate, str) and candidate:
+            return candidate
+    return "request"
+
+
+def _normalized(request: Any, mapper: Any, source: str) -> tuple[NormalizedRequest, list[dict[str, Any]]]:
+    """The request read (YAML/JSON text or an object) and normalised, and its errors and warnings, each
+    naming the request by `source`."""
     errors: list[dict[str, Any]] = []
     if isinstance(request, str):
-        records, load_errors = load_documents(request, "<request>")
-        errors += [{"severity": "error", "source": "request", **e.to_dict(), "document": None} for e in load_errors]
+        records, load_errors = load_documents(request, source)
+        errors += [{"severity": "error", **e.to_dict(), "source": source, "document": None} for e in load_errors]
         request = records[0].data if records else None
     normalized = normalize_request(request, mapper, copy_objects=False)
-    errors += [{"severity": "error", "source": "request", **e.to_dict(), "document": None} for e in normalized.errors]
-    errors += [
-        {"severity": "warning", "source": "request", "message": w, "document": None} for w in normalized.warnings
-    ]
+    errors += [{"severity": "error", **e.to_dict(), "source": source, "document": None} for e in normalized.errors]
+    errors += [{"severity": "warning", "source": source, "message": w, "document": None} for w in normalized.warnings]
     return normalized, errors
 
 
@@ -372,7 +394,13 @@ def load(documents: Any, **options: Any) -> Simulation:
 
 
 def simulate(
-    documents: Any, request: Any, *, now: dt.datetime | None = None, type_checks: bool = True, **options: Any
+    documents: Any,
+    request: Any,
+    *,
+    now: dt.datetime | None = None,
+    type_checks: bool = True,
+    request_name: str | None = None,
+    **options: Any,
 ) -> dict[str, Any]:
     """Admit or deny `request` against `documents`; never raises (see SCHEMA.md for the result).
 
@@ -384,21 +412,22 @@ def simulate(
     simulates that release (default: the newest): its CEL libraries, macros and checks, and the admission
     API versions it serves (evaluator/cel/versions.py); an unsupported version is a 400. `defaulter`
     replaces the re-defaulting of an object after each mutation. `type_checks=False` leaves `typeChecking`
-    null (a caller that does not show it saves the checker's time)."""
-    refused = _unsupported_version(options.get("kubernetes_version"))
+    null (a caller that does not show it saves the checker's time). `request_name` is the name the
+    request's errors call it by (its file; default: a `NamedText`'s name, else `request`)."""
+    refused = _unsupported_version(options.get("kubernetes_version"), request_source(request, request_name))
     if refused is not None:
         return refused
-    return load(documents, **options).run(request, now=now, type_checks=type_checks)
+    return load(documents, **options).run(request, now=now, type_checks=type_checks, request_name=request_name)
 
 
-def _unsupported_version(kubernetes_version: str | None) -> dict[str, Any] | None:
+def _unsupported_version(kubernetes_version: str | None, source: str = "request") -> dict[str, Any] | None:
     try:
         parse_version(kubernetes_version or NEWEST)
     except ValueError as exc:
         return bad_request(
             {},
             [],
-            [{"severity": "error", "source": "request", "message": str(exc), "document": None}],
+            [{"severity": "error", "source": source, "message": str(exc), "document": None}],
             kind_defaults(chain(set())),
         )
     return None

@@ -110,7 +110,7 @@ def bad_request(
 ) -> dict[str, Any]:
     """The API server's 400 for a request it cannot decode or that lacks what admission needs."""
     details = "; ".join(
-        e.get("message", "") for e in request_errors if e.get("severity") == "error" and e.get("source") == "request"
+        e.get("message", "") for e in request_errors if e.get("severity") == "error" and "traceback" not in e
     )
     status = {"code": 400, "reason": "BadRequest", "message": f"invalid admission request: {details}"}
     return {

@@ -155,8 +155,9 @@ def _parse(text: str, name: str) -> tuple[list[Any], list[dict]]:
     return records, [{"severity": "error", **p.to_dict()} for p in problems]
 
 
-def _choose_request(files: list[tuple[str, str]]) -> tuple[list[str], Any, list[dict]]:
-    """(texts without the request document, request, the files' YAML problems) from the -f files."""
+def _choose_request(files: list[tuple[str, str]]) -> tuple[list[str], Any, str | None, list[dict]]:
+    """(texts without the request document, request, the name of its file, the files' YAML problems) from
+    the -f files."""
     found, problems = [], []
     for position, (name, text) in enumerate(files):
         documents, file_problems = parse_documents(text, name)
@@ -165,10 +166,10 @@ def _choose_request(files: list[tuple[str, str]]) -> tuple[list[str], Any, list[
     chosen = request_position([data for _, _, data in found])
     texts = [text for _, text in files]
     if chosen is None:
-        return texts, None, problems
+        return texts, None, None, problems
     position, line, data = found[chosen]
     texts[position] = without_document(texts[position], line)
-    return texts, data, problems
+    return texts, data, files[position][0], problems
 
 
 def run(args: argparse.Namespace) -> int:
@@ -184,7 +185,8 @@ def run(args: argparse.Namespace) -> int:
         if request is None and not request_problems:
             problems.append({"severity": "error", "source": name, "message": "no request found in this file"})
     else:
-        texts, request, file_problems = _choose_request(files)
+        texts, request, request_file, file_problems = _choose_request(files)
+        name = request_file or ""
         if request is None:
             problems += file_problems
             problems.append(
@@ -201,6 +203,7 @@ def run(args: argparse.Namespace) -> int:
     result = simulate(
         named,
         request,
+        request_name=name or None,  # the request's errors name its file
         now=getattr(args, "now", None),
         kubernetes_version=getattr(args, "kubernetes_version", None),
         type_checks=args.output == "json",  # only the JSON output shows `typeChecking`

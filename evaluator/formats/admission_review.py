@@ -89,7 +89,7 @@ def export_reviews(project: dict) -> tuple[str, list[str]]:
         raise FormatError(str(exc)) from None
     reviews, warnings = [], []
     for request in project.get("requests", []):
-        result = simulation.run(request["text"], type_checks=False)
+        result = simulation.run(request["text"], type_checks=False, request_name=request["name"])
         review = review_of(result)
         if review is None:
             problem = next((e.get("message") for e in result.get("requestErrors", []) if e.get("message")), "")

@@ -10,7 +10,9 @@ request. So import binds each policy only where its suite tests it: one Deny bin
 (`kaptest-<policy>[-<param>]`) whose `matchResources.resourceRules` name exactly the objects of its cases
 (group, resource and `resourceNames`), so another suite's policy does not apply to them. An object tested
 under two policies (or params) still meets both in the project; the import says so in a warning. The
-policy's own matchConstraints apply as in a cluster (kaptest skips them). Each case becomes a request named
+policy's own matchConstraints apply as in a cluster (kaptest skips them): the import warns about each expected
+denial they keep the policy from (the project allows it), and about each policy whose expressions read what
+kaptest gives otherwise (request.resource and subResource empty, dryRun true, an authorizer allowing all). Each case becomes a request named
 `<policy>: <Kind> <namespace/name>[ (param <ns/name>)]`, expected allowed (admit, skip) or denied (deny,
 error: an error denies under failurePolicy Fail), with `deniedMessage` as `messageContains`.
 Export writes the v0.2 suite back from those names (the generated bindings are left out: kaptest needs none).
@@ -18,6 +20,7 @@ Export writes the v0.2 suite back from those names (the generated bindings are l
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 from dataclasses import dataclass
@@ -101,6 +104,7 @@ def import_suite(files: dict[str, str], title: str | None = None) -> dict:
         params[case.key] = case.param
     bindings = [_binding(key[0], params[key], objs) for key, objs in tested.items()]
     warnings += _overlaps(cases, tested)
+    warnings += _not_reproduced(path, policies, cases)
     used = {id(o) for objs in tested.values() for o in objs} | {id(c.old) for c in cases if c.old is not None}
     others_docs = [r for r in resources if id(r) not in used]
     documents = policies + bindings + others_docs
@@ -193,6 +197,60 @@ def _overlaps(cases: list[_Case], tested: dict[tuple, list[dict]]) -> list[str]:
             warnings.append(
                 f"{case.request['name']}: the object is also tested with {', '.join(others)}, whose binding "
                 "applies to it in the project too (kaptest tests each policy alone)"
+            )
+    return warnings
+
+
+# What a policy's expressions may read that kaptest gives otherwise than the API server: (pattern, what
+# kaptest gives). kaptest builds the request with an empty resource and subresource, as a dry run, and its
+# authorizer allows every check.
+_KAPTEST_DIFFERS = (
+    (re.compile(r"\brequest\.resource\b"), "request.resource.resource is empty in kaptest"),
+    (re.compile(r"\brequest\.subResource\b"), "request.subResource is empty in kaptest"),
+    (re.compile(r"\brequest\.dryRun\b"), "request.dryRun is true in kaptest"),
+    (re.compile(r"\bauthorizer\b"), "kaptest's authorizer allows every check"),
+)
+
+
+def _expressions(spec: dict) -> str:
+    """The text of every expression of a policy's spec (all but its matchConstraints)."""
+    return json.dumps({k: v for k, v in spec.items() if k != "matchConstraints"}, default=str)
+
+
+def _not_reproduced(path: str, policies: list[dict], cases: list[_Case]) -> list[str]:
+    """What kaptest would decide otherwise than the project: kaptest evaluates a policy on every object its
+    suite names, ignoring the policy's matchConstraints (a case they do not match is not evaluated in the
+    project: the request is allowed, a denial kaptest expects is not reproduced); and what the expressions
+    read that kaptest gives otherwise."""
+    from evaluator.admission.matching import policy_matches
+    from evaluator.admission.request import normalize_request
+
+    by_name = {
+        str((p.get("metadata") or {}).get("name")): p
+        for p in policies
+        if p.get("kind") == "ValidatingAdmissionPolicy" and isinstance(p.get("spec"), dict)
+    }
+    warnings = []
+    for name, policy in by_name.items():
+        read = _expressions(policy["spec"])
+        warnings += [f"{path}: policy {name}: {why}" for pattern, why in _KAPTEST_DIFFERS if pattern.search(read)]
+    for case in cases:
+        policy = by_name.get(case.key[0])
+        expected = case.request.get("expected") or {}
+        if policy is None or expected.get("allowed") is not False:
+            continue  # an admission kaptest expects is the project's too when the policy does not apply
+        try:
+            request = normalize_request(load_all(case.request["text"])[0]).request
+        except (ValueError, IndexError):
+            request = None
+        if request is None:
+            continue
+        match = policy_matches(policy, request)
+        if not match.matched:
+            warnings.append(
+                f"{case.request['name']}: kaptest ignores matchConstraints and evaluates the policy, but in the "
+                f"project its matchConstraints do not match this request ({match.reason}): the policy does "
+                "not apply and the request is allowed, not denied"
             )
     return warnings
 

@@ -130,7 +130,9 @@ def export_folder(project: dict) -> tuple[dict[str, str], list[str]]:
         resources.append(obj)
         if not request.get("expected"):
             continue
-        result = simulation.run(request["text"], trace=False, full=False, type_checks=False)
+        result = simulation.run(
+            request["text"], trace=False, full=False, type_checks=False, request_name=request["name"]
+        )
         for entry in result.get("kyverno") or []:
             for rule in entry.get("rules") or []:
                 verdict = {"warn": "fail", "error": "error"}.get(rule.get("result"), rule.get("result"))

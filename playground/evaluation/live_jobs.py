@@ -43,7 +43,8 @@ async def evaluate(
     A worker job that runs on once `abandoned()` is true is stopped (pool.Abandoned). Joining a job that
     started earlier moves `timing["started"]` back to its start, so the time reported is the evaluation's."""
     key = documents_key(texts, kubernetes_version)
-    request_keys = [(key, content_hash("request", text)) for text in request_texts]
+    # a request's name is in its errors: a renamed request is another result
+    request_keys = [(key, content_hash("request", text, getattr(text, "name", ""))) for text in request_texts]
     results = [_ENCODED.get(request_key) for request_key in request_keys]
     loaded = _LOADED.get(key)
     missing = [i for i, result in enumerate(results) if result is None]

@@ -73,6 +73,11 @@ def named_texts(documents: list[dict]) -> list[str]:
     return [NamedText(doc.get("text") or "", str(doc.get("name") or "")) for doc in documents]
 
 
+def named_requests(requests: list[dict]) -> list[str]:
+    """The requests' texts, each named as the project names it: the request's errors call it by that name."""
+    return [NamedText(request.get("text") or "", str(request.get("name") or "")) for request in requests]
+
+
 def documents_key(texts: list[str], kubernetes_version: str | None = None) -> str:
     """The cache key of a document set (texts and the names they go by) as one Kubernetes release sees it
     (None: the newest)."""
@@ -94,13 +99,15 @@ def load_documents(texts: list[str], kubernetes_version: str | None = None) -> L
     return loaded
 
 
-def run_request(loaded: LoadedDocuments, text: str) -> dict:
-    """The engine's result for one request text (cached); JSON-safe."""
-    key = (loaded.key, content_hash("request", text))
+def run_request(loaded: LoadedDocuments, text: str, name: str | None = None) -> dict:
+    """The engine's result for one request text (cached); JSON-safe. The request's errors name it `name`
+    (the editor's request name; default: the name of a `NamedText`)."""
+    name = name or getattr(text, "name", None)
+    key = (loaded.key, content_hash("request", text, name or ""))
     result = _RESULTS.get(key)
     if result is None:
         with loaded.lock:  # one Simulation is not meant to run two requests at once
-            raw = loaded.simulation.run(text, type_checks=False)
+            raw = loaded.simulation.run(text, type_checks=False, request_name=name)
         result = json_safe(raw)
         _RESULTS.put(key, result)
     return result
@@ -135,6 +142,8 @@ def evaluate(
         "version": version,
         "documents": documents_entry(documents, loaded),
         "errors": loaded.general_errors,
-        "requests": [request_entry(request, run_request(loaded, request["text"])) for request in requests],
+        "requests": [
+            request_entry(request, run_request(loaded, request["text"], request.get("name"))) for request in requests
+        ],
         "typecheck": loaded.typecheck(),
     }

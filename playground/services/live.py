@@ -74,7 +74,7 @@ async def stream_evaluation(
     try:
         loaded, results = await jobs.evaluate(
             texts,
-            [request["text"] for request in state["requests"]],
+            evaluation_service.named_requests(state["requests"]),
             kubernetes_version,
             abandoned=superseded,
             timing=timing,
@@ -208,7 +208,7 @@ class ProjectRunner:
             return
         jobs.start(
             evaluation_service.named_texts(edited["documents"]),
-            [request["text"] for request in edited["requests"]],
+            evaluation_service.named_requests(edited["requests"]),
             edited.get("kubernetesVersion"),
             abandoned=lambda: self.unwatched,
         )

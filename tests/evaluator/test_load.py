@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import evaluator
+from evaluator.admission.loading import NamedText
 from evaluator.policies.validating import dispatcher
 
 POLICY = """apiVersion: admissionregistration.k8s.io/v1
@@ -84,3 +85,19 @@ def test_loading_never_raises_an_internal_error(monkeypatch):
     assert simulation.errors[-1]["message"] == "internal error: RuntimeError: bad day"
     result = simulation.run(CONFIGMAP)
     assert result["status"]["code"] == 500 and result["allowed"] is False
+
+
+def test_request_errors_name_the_request_by_its_name():
+    """A request's errors call it by its name (a `NamedText`'s, or `request_name`), never `<request>`; a
+    nameless request is `request`. The 400's message carries the YAML error too."""
+    simulation = evaluator.load([POLICY, BINDING])
+    named = simulation.run(NamedText("kind: [x", "my-request.yaml"))
+    assert {e["source"] for e in named["requestErrors"]} == {"my-request.yaml"}
+    assert "invalid YAML" in named["status"]["message"]
+    given = simulation.run({"kind": {"kind": "Nope"}, "operation": "EXPLODE"}, request_name="deploy-bad")
+    assert given["requestErrors"] and {e["source"] for e in given["requestErrors"]} == {"deploy-bad"}
+    nameless = simulation.run("kind: [x")
+    assert {e["source"] for e in nameless["requestErrors"]} == {"request"}
+    unknown = evaluator.simulate([POLICY, BINDING], CONFIGMAP, request_name="cm.yaml", kubernetes_version="0.9")
+    assert [e["source"] for e in unknown["requestErrors"]] == ["cm.yaml"]
+    assert "<request>" not in json.dumps([named, given, nameless, unknown], default=str)

@@ -103,3 +103,21 @@ def test_a_webhook_denial_has_a_code_and_no_reason_in_its_header():
     status = {"code": 400, "message": 'admission webhook "mpol.validate.kyverno.svc-fail" denied the request: x'}
     assert render_result({"allowed": False, "status": status}).startswith("DENIED (400)\nadmission webhook")
     assert render_result({"allowed": False, "status": {}}).startswith("DENIED\n")
+
+
+def test_request_messages_name_the_request_file(tmp_path: Path, capsys):
+    (tmp_path / "p.yaml").write_text(POLICY)
+    bad = {"kind": {"group": "apps", "version": "v1", "kind": "Deployment"}, "operation": "EXPLODE"}
+    (tmp_path / "bad-request.yaml").write_text(yaml.safe_dump(bad))
+    args = ["simulate", "-f", str(tmp_path / "p.yaml"), "-o", "json"]
+    assert main([*args, "--request", str(tmp_path / "bad-request.yaml")]) == 2
+    errors = json.loads(capsys.readouterr().out)["requestErrors"]
+    assert errors and {e["source"] for e in errors} == {str(tmp_path / "bad-request.yaml")}
+    # the request found among the -f files: its warning names that file
+    (tmp_path / "r.yaml").write_text(
+        yaml.safe_dump({**deployment("small", 1), "metadata": {"name": "s", "namespace": "t"}})
+    )
+    assert main([*args, "-f", str(tmp_path / "r.yaml")]) == 0
+    warnings = json.loads(capsys.readouterr().out)["requestErrors"]
+    assert [w["source"] for w in warnings] == [str(tmp_path / "r.yaml")]
+    assert "Namespace" in warnings[0]["message"]

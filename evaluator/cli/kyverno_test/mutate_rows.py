@@ -197,7 +197,7 @@ def compared_row(
 ) -> Row:
     """The row: each response's resource compared with the expected patched resource (when the result names
     one), then its status with the expected result. A resource missing from the expected file is skipped, as
-    `kyverno test` skips it."""
+    `kyverno test` skips it, unless the result says `failOnMissingResources` (then the row fails)."""
     policy_name = str(result.get("policy", ""))
     rule = result.get("rule")
     expected = str(result.get("result", ""))
@@ -209,8 +209,8 @@ def compared_row(
         if file:
             found, reason = expected_resource(folder, str(file), obj)
             if found is None:
-                if "not found in manifest" in reason:
-                    skipped = reason
+                if "not found in manifest" in reason and not result.get("failOnMissingResources"):
+                    skipped = reason  # skipped unless the result asks to fail on a missing resource
                     continue
                 return Row(policy_name, rule or "", name, kind, expected, "error", FAILED, reason)
             if not compare_resources(obj, found):

@@ -71,6 +71,35 @@ def result_resources(result: dict) -> list[str]:
     return names + ([str(result["resource"])] if result.get("resource") else [])
 
 
+def spec_resources(folder: TestFolder, result: dict) -> list[str]:
+    """The resources a result's `resourceSpecs` name, as `kyverno test` reads them: only when the result has
+    a `resources` list (even an empty one); a spec names each resource of its apiVersion (`group/version`,
+    or `version` without a group), namespace (as created: a namespaced resource without one is in
+    `default`) and name, whatever its kind."""
+    specs = result.get("resourceSpecs")
+    if not isinstance(result.get("resources"), list) or not isinstance(specs, list):
+        return []
+    from evaluator.cli.kyverno_test.policy_rows import as_created
+
+    names = []
+    for spec in specs:
+        if not isinstance(spec, dict):
+            continue
+        group, version = str(spec.get("group") or ""), str(spec.get("version") or "")
+        api_version = f"{group}/{version}" if group else version
+        for doc in folder.resources:
+            obj = as_created(doc)
+            meta = obj.get("metadata") or {}
+            namespace = str(meta.get("namespace") or "")
+            if (
+                obj.get("apiVersion") == api_version
+                and namespace == str(spec.get("namespace") or "")
+                and meta.get("name") == spec.get("name")
+            ):
+                names.append(f"{namespace}/{meta['name']}" if namespace else str(meta["name"]))
+    return names
+
+
 def row_for(
     folder: TestFolder, result: dict, resource: str, reason: str, status: str = SKIPPED, actual: str = ""
 ) -> Row:
@@ -166,7 +195,8 @@ def run_rows(folder: TestFolder) -> list[Row]:
         flag = _flag(folder, result)
         runner = runners[flag]
         unread = unread_policy(folder, result)
-        for name in result_resources(result) or [""]:  # a result naming no resource still gets its row
+        # a result naming no resource still gets its row
+        for name in result_resources(result) + spec_resources(folder, result) or [""]:
             if unread:
                 rows.append(row_for(folder, result, name, unread, ERROR, "error"))
                 continue

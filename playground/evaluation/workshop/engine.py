@@ -39,7 +39,9 @@ def evaluate(ctx: Context) -> dict:
     state = ctx.state
     loaded = evaluation.load_documents(evaluation.named_texts(state["documents"]))
     requests = [
-        _request_entry(evaluation.request_entry(request, evaluation.run_request(loaded, request["text"])))
+        _request_entry(
+            evaluation.request_entry(request, evaluation.run_request(loaded, request["text"], request.get("name")))
+        )
         for request in state["requests"]
     ]
     checks = []

@@ -373,3 +373,32 @@ def test_text_report_of_nothing_says_so():
         "Test Summary: 0 out of 0 results passed (0 excluded), 0 failed, 0 skipped (not evaluated), "
         "0 errors; 0 file errors"
     )
+
+
+def test_resource_specs_name_resources_as_kyverno_reads_them(tmp_path, capsys):
+    """`resourceSpecs` name resources by apiVersion, namespace and name, and count only beside a `resources`
+    list (even empty), as `kyverno test` reads them."""
+    path = good_folder(tmp_path)
+    (path / "kyverno-test.yaml").write_text(
+        (path / "kyverno-test.yaml").read_text()
+        + textwrap.dedent("""\
+        - policy: require-team
+          rule: team
+          kind: Pod
+          resources: []
+          resourceSpecs: [{version: v1, namespace: default, name: bad}, {group: apps, version: v1, name: good}]
+          result: fail
+        - policy: require-team
+          rule: team
+          kind: Pod
+          resources: [good]
+          resourceSpecs: [{version: v1, namespace: default, name: bad}]
+          result: pass
+        """)
+    )
+    report = run_file(path / "kyverno-test.yaml")
+    assert [(r.resource, r.expected, r.status) for r in report.rows[2:]] == [
+        ("default/bad", "fail", "ok"),
+        ("good", "pass", "ok"),
+        ("default/bad", "pass", "failed"),
+    ]

@@ -7,6 +7,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from evaluator.cli.kyverno_test import run_paths
 from evaluator.cli.kyverno_test.mutate_rows import compare_resources
 from evaluator.cli.kyverno_test.report import counts
@@ -57,3 +59,22 @@ def test_the_comparison_tidies_empty_values_and_kyvernos_generate_labels():
     assert compare_resources(actual, expected)
     assert not compare_resources({**actual, "spec": {"x": 1}}, expected)
     assert not compare_resources({"kind": "Pod", "spec": {"x": True}}, {"kind": "Pod", "spec": {"x": 1}})
+
+
+@pytest.mark.parametrize("fail_on_missing", [False, True])
+def test_a_patched_resource_missing_from_the_file_is_skipped_unless_fail_on_missing_resources(
+    tmp_path, fail_on_missing
+):
+    folder = tmp_path / "add-labels"
+    shutil.copytree(DATA / "add-labels", folder)
+    test = folder / ".kyverno-test" / "kyverno-test.yaml"
+    flag = "  failOnMissingResources: true\n" if fail_on_missing else ""
+    text = test.read_text().replace(
+        "  patchedResources: patchedResource.yaml\n", f"{flag}  patchedResources: patchedResource1.yaml\n"
+    )
+    test.write_text(text)
+    (report,) = run_paths([str(folder)])[0]
+    pod = report.rows[0]
+    assert pod.resource == "default/myapp-pod"
+    assert "resource with name myapp-pod not found in manifest" in pod.message
+    assert pod.status == ("failed" if fail_on_missing else "excluded")

@@ -82,6 +82,12 @@ def test_what_an_import_cannot_keep_is_a_warning():
         "applies to it in the project too (kaptest tests each policy alone)",
         "error-policy: Deployment good-deployment: the object is also tested with simple-policy, whose binding "
         "applies to it in the project too (kaptest tests each policy alone)",
+        *[
+            f"{case}: kaptest ignores matchConstraints and evaluates the policy, but in the project its "
+            'matchConstraints do not match this request (no resourceRules matched: apiGroup "apps" not in [""]): '
+            "the policy does not apply and the request is allowed, not denied"
+            for case in ("simple-policy: Deployment bad-deployment", "error-policy: Deployment good-deployment")
+        ],
     ]
     files = folder(DATA / "kyverno-test" / "disallow-service")
     files["kyverno-test.yaml"] += "variables: values.yaml\n"
@@ -121,7 +127,7 @@ def test_kaptest_expectations_and_bindings():
         "bad-deployment-with-namespace",
         "good-deployment-with-namespace",
     ]
-    assert project["warnings"] == []  # no object is tested under two policies
+    assert not [w for w in project["warnings"] if "also tested with" in w]  # no object is tested under two policies
 
 
 # Two policies that both match Deployments; each suite tests its own objects. Bound to every request, the
@@ -442,3 +448,30 @@ def test_a_kyverno_policies_folder_is_titled_by_its_policy_not_by_its_hidden_tes
     assert kyverno_test.import_folder(files)["title"] == f"kyverno test: {test['metadata']['name']}"
     nested = {f"disallow-jenkins-pipeline-strategy/{k}": v for k, v in files.items()}
     assert kyverno_test.import_folder(nested)["title"] == "kyverno test: disallow-jenkins-pipeline-strategy"
+
+
+@pytest.mark.parametrize("name", KAPTEST)
+def test_every_kaptest_expectation_the_project_does_not_reproduce_is_warned_about(name, tmp_path):
+    """kaptest ignores matchConstraints: each expected denial whose request the policy's matchConstraints do
+    not match is allowed in the project, and the import says so for exactly those cases."""
+    project = kaptest.import_suite(folder(DATA / "kaptest" / name))
+    report = run_project(project, tmp_path / "p.yaml")
+    failing = {case.request for case in report.cases if case.verdict != "pass"}
+    warned = {w.split(": kaptest ignores matchConstraints")[0] for w in project["warnings"] if "matchConstraints" in w}
+    assert failing and warned == failing
+
+
+def test_kaptest_import_warns_about_what_kaptest_gives_otherwise():
+    """kaptest's request has no resource, is a dry run, and its authorizer allows everything: a policy that
+    reads those is named; one whose matchConstraints match every case gets no warning."""
+    files = folder(DATA / "kaptest" / "simple")
+    policies = files["simple-policy.yaml"].replace('apiGroups: [""]', 'apiGroups: ["apps"]')
+    policies = policies.replace(
+        "object.spec.replicas <= 5",
+        "object.spec.replicas <= 5 || request.dryRun || authorizer.group('').resource('pods').check('get').allowed()",
+    )
+    files["simple-policy.yaml"] = policies
+    warnings = kaptest.import_suite(files)["warnings"]
+    assert "simple-policy.test/kaptest.yaml: policy simple-policy: request.dryRun is true in kaptest" in warnings
+    assert "simple-policy.test/kaptest.yaml: policy simple-policy: kaptest's authorizer allows every check" in warnings
+    assert not [w for w in warnings if "matchConstraints" in w or "error-policy: request" in w]

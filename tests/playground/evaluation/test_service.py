@@ -27,7 +27,7 @@ def test_request_errors_are_kept_apart_from_document_errors():
         [{"id": 1, "name": "r", "text": "kind: [", "expected": {"allowed": True}}],
     )
     request = result["requests"][0]
-    assert request["result"]["requestErrors"][0]["source"] == "<request>"
+    assert request["result"]["requestErrors"][0]["source"] == "r"  # the request by its name
     assert request["verdict"] == "fail"
     assert all(e["source"] == "p" for e in result["documents"][0]["errors"])  # the document's name
 
