@@ -14,7 +14,6 @@ from evaluator.policies.mutating.jsonpatch import PatchError, json_equal
 
 from ..rule_validator import ERROR, PASS, SKIP
 from . import anchored, json6902, merge
-from ..tree_copy import deep_copy
 
 Outcome = tuple[str, Any, str]
 
@@ -60,7 +59,7 @@ def apply_mutation(mutation: dict, resource: Any) -> Outcome:
         return ERROR, resource, "failed to unmarshal patched resource: Object 'Kind' is missing"
     if _json_equal(patched, resource):
         return SKIP, resource, "no patches applied"
-    return PASS, deep_copy(patched), "resource patched"
+    return PASS, patched, "resource patched"  # a new object, sharing with `resource` only what it left as it was
 
 
 def _json_equal(patched: Any, resource: Any) -> bool:
