@@ -33,11 +33,18 @@ def has_mutate_rules(policy: Any) -> bool:
 
 
 def mutate_policy(
-    policy: dict, request: dict, documents: list, values: dict, exceptions: list, targets: list | None = None
+    policy: dict,
+    request: dict,
+    documents: list,
+    values: dict,
+    exceptions: list,
+    targets: list | None = None,
+    owned: bool = False,
 ) -> dict:
     """One policy's mutate responses on `request` (its `object` is the object so far); mutate-existing rules
-    run on `targets` when given."""
-    resource = deep_copy(request.get("object") or {})
+    run on `targets` when given. The object is copied unless `owned` (the patched object of the policy before,
+    which no one changes in place)."""
+    resource = (request.get("object") or {}) if owned else deep_copy(request.get("object") or {})
     out: dict[str, Any] = {
         "kind": policy.get("kind", "ClusterPolicy"),
         "policy": (policy.get("metadata") or {}).get("name", ""),
@@ -103,7 +110,7 @@ def mutate(
             continue
         if not has_mutate_rules(policy):
             continue
-        result = mutate_policy(policy, current, docs, values, exceptions, targets)
+        result = mutate_policy(policy, current, docs, values, exceptions, targets, owned=current is not request)
         per_policy.append(result)
         if current.get("object") is not None:
             current = {**current, "object": result["patchedObject"]}
