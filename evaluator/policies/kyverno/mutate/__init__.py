@@ -112,8 +112,8 @@ def mutate(
             continue
         result = mutate_policy(policy, current, docs, values, exceptions, targets, owned=current is not request)
         per_policy.append(result)
-        if current.get("object") is not None:
-            current = {**current, "object": result["patchedObject"]}
+        if current.get("object") is not None and result["patchedObject"] is not current["object"]:
+            current = {**current, "object": result["patchedObject"]}  # (the same request: its context is reused)
     patched = current.get("object")
     patch = json_patch_between(original, patched) if original is not None else []
     mutations = [
