@@ -110,6 +110,11 @@ def mutate(
             continue
         if not has_mutate_rules(policy):
             continue
+        if current is request and original is not None:
+            # one copy of the object for the policies; the patch below is taken from it, as it shares with
+            # the patched object what the policies left (the same patch as from `original`, which it equals)
+            original = deep_copy(original)
+            current = {**request, "object": original}
         result = mutate_policy(policy, current, docs, values, exceptions, targets, owned=current is not request)
         per_policy.append(result)
         if current.get("object") is not None and result["patchedObject"] is not current["object"]:
