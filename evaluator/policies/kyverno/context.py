@@ -44,10 +44,12 @@ class Context:
         """Set a top-level entry to `value` as it is (not copied: the caller hands over a value of its own)."""
         self.data = {**self.data, name: value}
 
-    def set_object(self, obj: object) -> None:
-        """Context.AddResource: `request.object` becomes a copy of `obj` (replaced, not merged)."""
+    def set_object(self, obj: object, copy: bool = True) -> None:
+        """Context.AddResource: `request.object` becomes a copy of `obj` (replaced, not merged); `obj` itself
+        with `copy=False`, from a caller that changes it no more (copy on write)."""
         request = self.data.get("request")
-        self.put("request", {**(request if isinstance(request, dict) else {}), "object": deep_copy(obj)})
+        value = deep_copy(obj) if copy else obj
+        self.put("request", {**(request if isinstance(request, dict) else {}), "object": value})
 
     def add_variable(self, key: str, value: object) -> None:
         fields = next(csv.reader([key], delimiter="."))

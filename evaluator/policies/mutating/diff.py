@@ -51,11 +51,47 @@ def _strict_equal(a: Any, b: Any) -> bool:
     return a == b
 
 
+def _json_same(a: Any, b: Any) -> bool:
+    """Whether `a` and `b` are certainly the same JSON (True only when the `jsonpatch` diff of them is empty:
+    scalars of one type and value, `-0.0` apart; any other pair is left to the diff)."""
+    if a is b:
+        return True
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    if kind is dict:
+        return len(a) == len(b) and all(k in b and _json_same(v, b[k]) for k, v in a.items())
+    if kind is list:
+        return len(a) == len(b) and all(_json_same(x, y) for x, y in zip(a, b))
+    if kind is str or kind is int or kind is bool:
+        return bool(a == b)
+    if kind is float:
+        return bool(a == b) and (a != 0 or repr(a) == repr(b))
+    return False
+
+
+class _PrunedDiff(jsonpatch.DiffBuilder):
+    """`jsonpatch`'s diff, without walking subtrees that both documents have unchanged (they give no
+    operation, so the patch is the same; the walk with a `json.dumps` per scalar was most of its cost)."""
+
+    def _compare_values(self, path: Any, key: Any, src: Any, dst: Any) -> None:
+        if not _json_same(src, dst):
+            super()._compare_values(path, key, src, dst)  # type: ignore[misc]
+
+
 def json_patch_between(before: Any, after: Any) -> list[dict]:
-    """The RFC 6902 operations that turn `before` into `after`."""
+    """The RFC 6902 operations that turn `before` into `after` (those of `jsonpatch.make_patch`)."""
     if before is None or after is None:
         return [] if before == after else [{"op": "replace", "path": "", "value": after}]
+    if _PRUNED:  # what JsonPatch.from_diff does, with the pruned builder
+        builder = _PrunedDiff(before, after, jsonpatch.JsonPatch.json_dumper)
+        builder._compare_values((), None, before, after)
+        return list(jsonpatch.JsonPatch(jsonpatch._json_copy(list(builder.execute()))).patch)  # type: ignore[attr-defined]
     return list(jsonpatch.make_patch(before, after).patch)
+
+
+# the pruned builder relies on the diff's internals of the jsonpatch version it was checked against
+_PRUNED = hasattr(jsonpatch, "_json_copy") and hasattr(jsonpatch.DiffBuilder, "_compare_values")
 
 
 def encode_patch(operations: list[dict]) -> str:

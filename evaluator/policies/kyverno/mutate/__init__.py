@@ -33,11 +33,18 @@ def has_mutate_rules(policy: Any) -> bool:
 
 
 def mutate_policy(
-    policy: dict, request: dict, documents: list, values: dict, exceptions: list, targets: list | None = None
+    policy: dict,
+    request: dict,
+    documents: list,
+    values: dict,
+    exceptions: list,
+    targets: list | None = None,
+    owned: bool = False,
 ) -> dict:
     """One policy's mutate responses on `request` (its `object` is the object so far); mutate-existing rules
-    run on `targets` when given."""
-    resource = deep_copy(request.get("object") or {})
+    run on `targets` when given. The object is copied unless `owned` (the patched object of the policy before,
+    which no one changes in place)."""
+    resource = (request.get("object") or {}) if owned else deep_copy(request.get("object") or {})
     out: dict[str, Any] = {
         "kind": policy.get("kind", "ClusterPolicy"),
         "policy": (policy.get("metadata") or {}).get("name", ""),
@@ -103,10 +110,15 @@ def mutate(
             continue
         if not has_mutate_rules(policy):
             continue
-        result = mutate_policy(policy, current, docs, values, exceptions, targets)
+        if current is request and original is not None:
+            # one copy of the object for the policies; the patch below is taken from it, as it shares with
+            # the patched object what the policies left (the same patch as from `original`, which it equals)
+            original = deep_copy(original)
+            current = {**request, "object": original}
+        result = mutate_policy(policy, current, docs, values, exceptions, targets, owned=current is not request)
         per_policy.append(result)
-        if current.get("object") is not None:
-            current = {**current, "object": result["patchedObject"]}
+        if current.get("object") is not None and result["patchedObject"] is not current["object"]:
+            current = {**current, "object": result["patchedObject"]}  # (the same request: its context is reused)
     patched = current.get("object")
     patch = json_patch_between(original, patched) if original is not None else []
     mutations = [

@@ -63,6 +63,7 @@ def admission_outcome(policies: list[dict], output: dict, original: Any) -> tupl
     by_name = {(p.get("metadata") or {}).get("name", ""): p for p in policies}
     in_force = "Ignore"
     obj = original
+    decoded = False  # whether `obj` is what json6902.apply decoded
     ignored: list[str] = []
     for result in output["policies"]:
         if failure_policy(by_name.get(result["policy"], {})) == "Fail":
@@ -78,10 +79,15 @@ def admission_outcome(policies: list[dict], output: dict, original: Any) -> tupl
         if failed:
             ignored.append(result["policy"])
             continue
+        operations = [op for r in result["rules"] for op in r.get("patches") or []]
+        if not operations and decoded:
+            continue  # the patch would give a JSON copy of `obj`, itself one already
         try:
-            obj = json6902.apply(obj, [op for r in result["rules"] for op in r.get("patches") or []])
+            obj = json6902.apply(obj, operations)
+            decoded = True
         except PatchError:
             obj = result["patchedObject"]
+            decoded = False
     return obj, None, ignored
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tree_copy import deep_copy
 
 # kyaml's AssociativeSequenceKeys, in its order of preference
 ASSOCIATIVE_KEYS = ("mountPath", "devicePath", "ip", "type", "topologyKey", "name", "containerPort")
@@ -53,8 +52,9 @@ def _kind(value: Any) -> str:
 
 
 def strategic_merge(resource: Any, patch: Any) -> Any:
-    """The resource with `patch` merged in (a new object; neither argument is changed)."""
-    out = _merge(deep_copy(resource), patch, ())
+    """The resource with `patch` merged in (a new object; neither argument is changed: maps and lists are
+    copied where the patch changes them, the rest is shared with `resource`)."""
+    out = _merge(resource, patch, ())
     return {} if out is _DELETE else out
 
 
@@ -103,6 +103,7 @@ def _merge_map(dest: Any, patch: dict, path: tuple[str, ...]) -> Any:
     if not isinstance(dest, dict):
         where = ".".join(path)
         raise MergeError(f"wrong Node Kind for {where} expected: MappingNode was {_kind(dest)}: value: {{{dest}}}")
+    dest = dict(dest)  # copy on write: `dest` may be the resource's own map
     for key, value in patch.items():
         if key == "$patch":
             continue

@@ -14,7 +14,6 @@ from evaluator.policies.mutating.jsonpatch import PatchError, json_equal
 
 from ..rule_validator import ERROR, PASS, SKIP
 from . import anchored, json6902, merge
-from ..tree_copy import deep_copy
 
 Outcome = tuple[str, Any, str]
 
@@ -58,6 +57,26 @@ def apply_mutation(mutation: dict, resource: Any) -> Outcome:
         return ERROR, resource, f"failed to patch resource: {err}"
     if not isinstance(patched, dict):
         return ERROR, resource, "failed to unmarshal patched resource: Object 'Kind' is missing"
-    if json_equal(patched, resource):
+    if _json_equal(patched, resource):
         return SKIP, resource, "no patches applied"
-    return PASS, deep_copy(patched), "resource patched"
+    return PASS, patched, "resource patched"  # a new object, sharing with `resource` only what it left as it was
+
+
+def _json_equal(patched: Any, resource: Any) -> bool:
+    """`json_equal(patched, resource)`, without walking the maps and lists a strategic merge shared with the
+    resource. A value is json_equal to itself unless it holds a NaN, which the JSON encoder refuses."""
+    try:
+        json.dumps(resource, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):  # a NaN, or not JSON: compare every node
+        return json_equal(patched, resource)
+    return _shared_equal(patched, resource)
+
+
+def _shared_equal(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if type(a) is dict and type(b) is dict:
+        return a.keys() == b.keys() and all(_shared_equal(v, b[k]) for k, v in a.items())
+    if type(a) is list and type(b) is list:
+        return len(a) == len(b) and all(_shared_equal(x, y) for x, y in zip(a, b))
+    return json_equal(a, b)
