@@ -184,11 +184,6 @@ class Simulation:
         and `full=False` (no audit event, AdmissionReview, kubectl text or type checks: those keys are null);
         `type_checks=False` leaves out only the type checks (the live editor computes them apart). The
         request's own errors name it `request_name`, else by its `NamedText` name, else `request`."""
-        widened = self._widened(request)
-        if widened is not None:
-            return widened.run(
-                request, now=now, trace=trace, full=full, type_checks=type_checks, request_name=request_name
-            )
         if self._failure is not None:
             result = crash(
                 self._failure, kind_defaults(chain(set())), [e for e in self.errors if e is not self._failure]
@@ -204,11 +199,11 @@ class Simulation:
         result["kubernetesVersion"] = self.kubernetes_version
         return result
 
-    def _widened(self, request: Any) -> Simulation | None:
+    def _widened(self, request: Mapping[str, Any]) -> Simulation | None:
         """For a request about a policy object whose package no document concerns (creating a GeneratingPolicy
         with generateExisting, deleting a ClusterPolicy that generates): this document set with that package
         loaded too, since its kind answers such requests (policy events). Built once per set of packages."""
-        if self._failure is not None or self._policy_objects:
+        if self._policy_objects:
             return None
         objects = _objects_of(request)
         missing = frozenset(concerned_packages(objects) - self._packages) if objects else frozenset()
@@ -226,7 +221,7 @@ class Simulation:
                 kubernetes_version=version,
                 policy_objects=objects,
             )
-        return found
+        return found if found._failure is None else None
 
     def _run(
         self,
@@ -244,6 +239,11 @@ class Simulation:
         keys = {key: value if make is None else make() for key, make, value in self._key_defaults}
         if normalized.request is None or normalized.errors:
             return bad_request(_owned(normalized.request, {}) or {}, document_errors, request_errors, keys)
+        widened = self._widened(normalized.request)
+        if widened is not None:  # its kind answers this request: run it where that kind is loaded
+            return widened._run(
+                request, now=now, trace=trace, full=full, type_checks=type_checks, request_name=request_name
+            )
         request = normalized.request
         given = {side: request.get(side) for side in _SIDES}
         defaulted: dict[str, list[str]] = {"object": [], "oldObject": []}
@@ -377,13 +377,9 @@ def _reinvoke(
     return current, None
 
 
-def _objects_of(request: Any) -> tuple[Any, ...]:
-    """The objects an admission request carries (a request dict, or a bare object: a CREATE)."""
-    if not isinstance(request, Mapping):
-        return ()
-    if "object" in request or "oldObject" in request:
-        return tuple(o for o in (request.get("object"), request.get("oldObject")) if isinstance(o, Mapping))
-    return (request,)
+def _objects_of(request: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The objects a (normalized) admission request carries."""
+    return tuple(o for o in (request.get("object"), request.get("oldObject")) if isinstance(o, Mapping))
 
 
 def load(documents: Any, **options: Any) -> Simulation:

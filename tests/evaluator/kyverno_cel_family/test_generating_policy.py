@@ -285,3 +285,16 @@ def test_creating_a_policy_with_generate_existing_generates_for_the_existing_tri
     ]
     result = evaluator.simulate(namespaces, {"operation": "CREATE", "object": _policy_doc("true")})
     assert [e for e in result["kyverno"] if e.get("event")] == []
+
+
+def test_a_policy_event_is_answered_for_a_request_given_as_text_with_no_such_policy_among_the_documents():
+    """Only the kinds the documents concern are loaded; a request about a GeneratingPolicy, given as YAML text
+    (as the editor and the CLI give it), still gets that kind's answer."""
+    namespaces = "apiVersion: v1\nkind: Namespace\nmetadata: {name: one}\n"
+    request = yaml.safe_dump(_policy_doc("true", existing=True))
+    simulation = evaluator.load(namespaces)
+    rule = only_rule(next(e for e in simulation.run(request)["kyverno"] if e.get("event")))
+    assert rule["triggers"] == 1
+    again = simulation.run(request)  # the widened document set is built once and kept
+    assert [e["event"] for e in again["kyverno"] if e.get("event")] == ["policyApplied"]
+    assert len(simulation._widenings) == 1
