@@ -35,6 +35,8 @@ if drain_on_sigterm():  # daphne's own process (not a test importing the applica
     # The evaluation workers start and warm up with the server, not with its first visitor, whose first
     # evaluation would otherwise wait for them (seconds on a loaded machine) where the second does not.
     reactor.callWhenRunning(pool.warm_up)  # type: ignore[attr-defined]
+    # ...and stop before the process exits: a supervisor seeing its worker end at exit must not start another.
+    reactor.addSystemEventTrigger("before", "shutdown", pool.shutdown)  # type: ignore[attr-defined]
 
 # Everything start-up made (modules, settings, URL and schema objects) lives as long as the process: frozen,
 # the collector's full passes no longer walk it. They paused the event loop for 60-90 ms every few seconds

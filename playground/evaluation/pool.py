@@ -230,6 +230,8 @@ class _Worker:
     def _ensure_started(self) -> None:
         if self.process is not None and self.process.is_alive():
             return
+        if self.stopping:  # the server is going: a worker started now would die reading its start-up data
+            raise _Died()
         if self.process is not None:
             logger.warning(
                 "evaluation worker %d (pid %s) ended with exit code %s; starting a new one",
