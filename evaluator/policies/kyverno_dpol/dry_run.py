@@ -13,6 +13,7 @@ import datetime as dt
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from evaluator.policies.kyverno_vpol.compiler import located_problems
 from evaluator.admission.cluster import name_of
 from evaluator.k8s.kinds import KYVERNO_DELETING_POLICY_KINDS
 from evaluator.policies.kyverno_vpol import spec as sp
@@ -61,16 +62,7 @@ class DeletingPolicies:
 
     def problems(self, locate: Callable[..., dict[str, Any]]) -> list[dict[str, Any]]:
         """Version problems, compile errors and what Kyverno's admission check refuses, each located."""
-        out = []
-        for compiled in self.policies:
-            issue = sp.version_issue(compiled.document)
-            if issue is not None:
-                out.append(locate(compiled.document, severity=issue[0], path="apiVersion", message=issue[1]))
-                if issue[0] == "error":
-                    continue
-            for error in admission_errors(compiled):
-                out.append(locate(compiled.document, severity="error", **error))
-        return out
+        return located_problems(self.policies, admission_errors, locate)
 
     def run(self, now: dt.datetime) -> list[dict[str, Any]]:
         return [self._policy(compiled, now) for compiled in self.policies]

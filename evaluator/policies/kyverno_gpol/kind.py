@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from evaluator.policies.kyverno_vpol.compiler import located_problems
 from evaluator.admission.cluster import metadata, name_of
 from evaluator.admission.policy_kind import VALIDATING, KindOutcome, RequestContext, Setup, register
 from evaluator.k8s.kinds import KYVERNO_GENERATING_POLICY
@@ -101,16 +102,7 @@ class GeneratingPolicies:
         return self._context
 
     def problems(self, locate: Callable[..., dict[str, Any]]) -> list[dict[str, Any]]:
-        out = []
-        for compiled in self.policies:
-            issue = sp.version_issue(compiled.document)
-            if issue is not None:
-                out.append(locate(compiled.document, severity=issue[0], path="apiVersion", message=issue[1]))
-                if issue[0] == "error":
-                    continue
-            for error in admission_errors(compiled):
-                out.append(locate(compiled.document, severity="error", **error))
-        return out
+        return located_problems(self.policies, admission_errors, locate)
 
     def existing_identities(self) -> set[tuple[str, str, str, str]]:
         """(apiVersion, kind, namespace, name) of the project's objects: what a generated object updates."""

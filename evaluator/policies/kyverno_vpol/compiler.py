@@ -210,3 +210,18 @@ def exceptions_for(document: Mapping[str, Any], exceptions: list[Mapping[str, An
             ):
                 out.append(exc)
     return out
+
+
+def located_problems(policies: Any, admission_errors: Any, locate: Any) -> list[dict[str, Any]]:
+    """Each compiled policy's version problem and, when its version is served, what the kind's admission check
+    (`admission_errors(compiled)`) refuses, each through `locate(document, **fields)`."""
+    out = []
+    for compiled in policies:
+        issue = sp.version_issue(compiled.document)
+        if issue is not None:
+            out.append(locate(compiled.document, severity=issue[0], path="apiVersion", message=issue[1]))
+            if issue[0] == "error":
+                continue
+        for error in admission_errors(compiled):
+            out.append(locate(compiled.document, severity="error", **error))
+    return out
