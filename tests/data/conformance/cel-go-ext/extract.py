@@ -19,6 +19,7 @@ TABLES = [
     ("ext/lists_test.go", "TestLists", "true_or_error"),
     ("ext/lists_test.go", "TestListsRuntimeErrors", "eval_error"),
     ("ext/sets_test.go", "TestSets", "true"),
+    ("ext/sets_test.go", "TestSetsMembershipRewriter", "out"),
     ("ext/comprehensions_test.go", "TestTwoVarComprehensions", "true"),
     ("ext/comprehensions_test.go", "TestTwoVarComprehensionsStaticErrors", "compile_error"),
     ("ext/comprehensions_test.go", "TestTwoVarComprehensionsRuntimeErrors", "eval_error"),
@@ -340,9 +341,10 @@ def main(root: str, commit: str) -> None:
                 for key in ("err", "wantErr", "parseOnly", "in", "out", "unchecked"):
                     if key in entry:
                         case["err" if key == "wantErr" else key] = entry[key]
-            if "vars" in entry:
+            declared = entry.get("vars") or entry.get("opts")
+            if declared:
                 try:
-                    case["vars"] = {v["$variable"][0]: _type_text(v["$variable"][1]) for v in entry["vars"]}
+                    case["vars"] = {v["$variable"][0]: _type_text(v["$variable"][1]) for v in declared}
                 except Unsupported:
                     left_out[case_id] = "variable type not readable"
                     continue
