@@ -152,18 +152,26 @@ def make_select(tf: Fn, field: str, alt: str | None, optional: bool) -> Fn:
         base, steps = chain[0], chain[1] + steps
 
     def select_step(ctx: Ctx, obj: Any, field: str, alt: str | None, optional: bool) -> Any:
-        ctx.cost += 1
+        # cel-go observes (charges 1 for) a step that can miss (`.?f`, or any step after an optional one)
+        # only when it finds something: a step onto optional.none() or that finds nothing costs nothing.
         if type(obj) is Optional:
             if not obj.has_value:
                 return obj
             inner = obj.value
             if type(inner) is dict or isinstance(inner, Mapping) or hasattr(inner, "cel_select"):
-                return _select_value(inner, field, alt, True)
-            if inner is None and optional:  # `.?f` on a present null finds nothing (refQualify's presence test)
-                return OPTIONAL_NONE
-            # a present optional's null or scalar: no such key (cel-spec optionals/map_null_entry_no_such_key)
-            return _qualify_other(inner, field, False)
-        return _select_value(obj, field, alt, optional)
+                result = _select_value(inner, field, alt, True)
+            else:
+                # `.?f` on a present null or scalar finds nothing (refQualify's presence test); a plain `.f`
+                # there is no such key (cel-spec optionals/map_null_entry_no_such_key)
+                result = _qualify_other(inner, field, optional)
+        elif optional:
+            result = _select_value(obj, field, alt, True)
+        else:
+            ctx.cost += 1
+            return _select_value(obj, field, alt, False)
+        if type(result) is not Optional or result.has_value:
+            ctx.cost += 1
+        return result
 
     if optional:
 
@@ -238,15 +246,22 @@ def make_index(tf: Fn, kf: Fn, optional: bool) -> Fn:
     def index(ctx: Ctx) -> Any:
         obj = tf(ctx)
         key = kf(ctx)
-        ctx.cost += 1
-        if type(obj) is Optional:
+        if type(obj) is Optional:  # as select_step: a step that can miss costs 1 only when it finds something
             if not obj.has_value:
                 return obj
             inner = obj.value
             if inner is None or type(inner) in (bool, int, float, str, bytes, UInt):
-                return _qualify_other(inner, key, False)
-            return _index_value(inner, key, True)
-        return _index_value(obj, key, optional)
+                result = _qualify_other(inner, key, optional)
+            else:
+                result = _index_value(inner, key, True)
+        elif optional:
+            result = _index_value(obj, key, True)
+        else:
+            ctx.cost += 1
+            return _index_value(obj, key, False)
+        if type(result) is not Optional or result.has_value:
+            ctx.cost += 1
+        return result
 
     return index
 

@@ -475,6 +475,10 @@ class Compiler:
         if self.env.check:
             overloads = [o for o, _ in self.candidates(name, args, member)] or overloads
         self.validate_constants(name, args, member, at, positions)
+        special = {getattr(o.impl, "cel_short_circuit", None) for o in overloads}
+        if len(special) == 1 and None not in special and len(args) == 2:  # optional or/orValue
+            node = Node(special.pop()(args[0].fn, args[1].fn), result_type)
+            return self.fold(node, args)
         node = Node(make_call(name, overloads, [a.fn for a in args]), result_type)
         return self.fold(node, args, free=name in _CONVERSIONS and not member)
 

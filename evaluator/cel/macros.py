@@ -323,6 +323,10 @@ def _compile_transform(kind: str) -> Callable:
             body = c.compile(args[-1])
         tf, bf = target.fn, body.fn
         pf = pred.fn if pred is not None else None
+        if pred is not None:
+            # cel-go's step with a filter is `filter ? <step> : __result__`: the filter must be a bool
+            result = _transform_type(kind, target, body)
+            c.require(pred, BOOL, "_?_:_", at, [pred, Node(tf, result), Node(tf, result)])
         if kind == "transformMapEntry" and c.env.check and not body.type.is_dyn and body.type.name != "map":
             # cel-go's step is `@mapInsert(__result__, e)`, declared for (map(K, V), map(K, V)) only.
             shown = f"(map(dyn, dyn), {body.type})".replace("null_type", "null")
@@ -353,13 +357,17 @@ def _compile_transform(kind: str) -> Callable:
             ctx.cost += 1  # the result read of __result__
             return out_list if kind == "transformList" else out_map
 
-        if kind == "transformList":
-            return Node(transform, list_of(body.type))
-        if kind == "transformMap":
-            return Node(transform, map_of(_elem_types(target.type, True)[0], body.type))
-        return Node(transform, body.type if body.type.name == "map" else map_of(DYN, DYN))
+        return Node(transform, _transform_type(kind, target, body))
 
     return compile_transform
+
+
+def _transform_type(kind: str, target: Node, body: Node) -> Type:
+    if kind == "transformList":
+        return list_of(body.type)
+    if kind == "transformMap":
+        return map_of(_elem_types(target.type, True)[0], body.type)
+    return body.type if body.type.name == "map" else map_of(DYN, DYN)
 
 
 # --- optionals and sorting ---------------------------------------------------------------------------
@@ -373,18 +381,32 @@ def _compile_opt_map(flat: bool) -> Callable:
             body = c.compile(args[1])
         tf, bf = target.fn, body.fn
 
+        # cel-go expands `o.optMap(v, e)` to `o.hasValue() ? optional.of(<fold: v = o.value(), result e>)
+        # : optional.none()` (optFlatMap without optional.of), so its runtime cost is that expansion's: the
+        # target twice when present (its copy is re-evaluated), hasValue(), value(), optional.of/none(); the
+        # fold's empty range is a constant and costs nothing.
         def opt_map(ctx: Ctx) -> Any:
-            opt = tf(ctx)
+            before = ctx.cost
+            try:
+                opt = tf(ctx)
+            finally:
+                target_cost = ctx.cost - before
+                ctx.cost += 1  # hasValue()
             if type(opt) is not Optional:
                 raise CELEvalError("no such overload")
             if not opt.has_value:
+                ctx.cost += 1  # optional.none()
                 return OPTIONAL_NONE
+            ctx.cost += target_cost + 1  # the target's copy, then value()
+            if ctx.cost > ctx.limit:
+                ctx.check()
             ctx.slots[slot] = opt.value
             result = bf(ctx)
             if flat:
                 if type(result) is not Optional:
                     raise CELEvalError("no such overload")
                 return result
+            ctx.cost += 1  # optional.of()
             return Optional(result)
 
         return Node(opt_map, body.type if flat else optional_of(body.type))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, Callable
 
 from evaluator.cel.errors import CELEvalError
 from evaluator.cel.registry import REGISTRY, function
@@ -75,6 +75,30 @@ def or_(o: Optional, other: Any) -> Optional:
     if type(other) is not Optional:
         raise CELEvalError("no such overload")
     return other
+
+
+def short_circuit(unwrap: bool) -> Callable[[Callable, Callable], Callable]:
+    """cel-go plans `o.or(p)` and `o.orValue(v)` as evalOptionalOr/evalOptionalOrValue, not as calls: the
+    argument is evaluated only when `o` is optional.none(), and the step itself costs nothing."""
+
+    def build(lf: Callable, rf: Callable) -> Callable:
+        def optional_or(ctx: Any) -> Any:
+            lhs = lf(ctx)
+            if type(lhs) is not Optional:
+                if unwrap:  # cel-go before 0.28 (Kubernetes' CEL) returns a non-optional receiver as it is
+                    return lhs
+                raise CELEvalError("no such overload")
+            if lhs.has_value:
+                return lhs.value if unwrap else lhs
+            return rf(ctx)
+
+        return optional_or
+
+    return build
+
+
+or_.cel_short_circuit = short_circuit(False)  # type: ignore[attr-defined]
+or_value.cel_short_circuit = short_circuit(True)  # type: ignore[attr-defined]
 
 
 # --- optional types library version 2 (cel-go v0.22, Kubernetes 1.32): lists and optionals ---------------

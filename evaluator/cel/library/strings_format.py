@@ -387,8 +387,12 @@ def _parse_precision(data: bytes, i: int) -> tuple[int, int | None]:
     return i, precision
 
 
-def _walk(fmt: str, count: int, on_clause: Callable[[int, str, int | None], str]) -> str:
-    """cel-go's parseFormatString: `%%` escapes, one argument per clause, errors worded as cel-go's."""
+def _walk(fmt: str, count: int, on_clause: Callable[[int, str, int | None], str], checking: bool = False) -> str:
+    """cel-go's parseFormatString: `%%` escapes, one argument per clause, errors worded as cel-go's.
+
+    It fetches a clause's argument before looking past the `%`: at run time a missing argument is reported
+    first ("index 0 out of range"); the compile-time checker's argument list never fails to fetch, so there a
+    trailing `%` is "unexpected end of string" whatever the arguments (`checking`)."""
     data = fmt.encode("utf-8", "surrogatepass")
     out = bytearray()
     i, arg_index, n = 0, 0, len(data)
@@ -402,7 +406,7 @@ def _walk(fmt: str, count: int, on_clause: Callable[[int, str, int | None], str]
             out.append(0x25)
             i += 2
             continue
-        if arg_index >= count:
+        if arg_index >= count and not (checking and i + 1 >= n):
             raise CELEvalError(f"index {arg_index} out of range")
         if i + 1 >= n:
             raise CELEvalError("unexpected end of string")
@@ -483,7 +487,7 @@ def check_format_call(fmt: str, arg_types: Sequence[str]) -> tuple[str, int | No
         return ""
 
     try:
-        _walk(fmt, len(arg_types), on_clause)
+        _walk(fmt, len(arg_types), on_clause, checking=True)
     except _IndexedError as e:
         return e.message, e.index
     except CELEvalError as e:

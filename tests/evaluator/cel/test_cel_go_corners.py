@@ -272,6 +272,19 @@ def test_transform_results_of_mixed_or_wrong_types_do_not_compile():
 
 
 @pytest.mark.parametrize(
+    "expression",
+    [
+        "{}.transformMapEntry(j, k, 'bad filter', {k: j})",  # cel-go's TestTwoVarComprehensionsStaticErrors
+        "[1].transformList(i, v, 'bad', v)",
+        "{'a': 1}.transformMap(k, v, 1, v)",
+    ],
+)
+def test_a_transform_filter_that_is_not_a_bool_does_not_compile(expression):
+    """With a filter the step is `filter ? <step> : __result__`, whose condition must be a bool."""
+    assert "found no matching overload for '_?_:_' applied to '(" in compile_error(expression)
+
+
+@pytest.mark.parametrize(
     ("expression", "value"),
     [
         ("{true: 1, false: 2, true: 3}[true]", 3),  # cel-go's evalMap: the last value of a repeated key

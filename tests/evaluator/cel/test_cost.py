@@ -40,6 +40,8 @@ def _cost(expression: str, activation: dict) -> int:
     return compile_program(expression, declared=tuple(activation)).evaluate(activation).cost
 
 
+_OPT_SELF = {"self": {"obj": {"field": "a"}, "m": {"k": "v"}, "l": ["a"]}}
+
 CASES = [
     # --- identifiers, selection, index (cel-go runtimecost_test.go) ---
     ("input", {"input": [1, 2]}, 1, ()),
@@ -142,6 +144,22 @@ CASES = [
     ("m.exists(x, x.v == 'z')", {"m": [{}, {"v": "z"}]}, 16, ()),
     # l 1; keys 13 per element; the two reads of the bound input and the map's result 3; the sort 19
     ("l.sortBy(e, e)", {"l": [3, 1]}, 49, ()),
+    # --- optionals: apiextensions-apiserver celcoststability_test.go TestCelCostStability "optionals" ---
+    # or/orValue are planned as evalOptionalOr/OrValue: no call cost, the argument only when needed
+    ("optional.of('a').or(optional.of('a')).hasValue()", {}, 2, ()),
+    ("optional.none().or(optional.of('a')).hasValue()", {}, 3, ()),
+    ("self.obj.?field.orValue('v') == 'a'", _OPT_SELF, 4, ()),
+    # optMap's expansion: target, hasValue, the target's copy, value, body (v 1, == 1), optional.of
+    ("optional.of('a').optMap(v, v == 'value').hasValue()", {}, 8, ()),
+    ("optional.none().optMap(v, v == 'value').hasValue()", {}, 4, ()),  # none, hasValue, none(), hasValue
+    ("self.l[?0].optMap(v, v == 'a').hasValue()", _OPT_SELF, 12, ()),
+    # a step that can miss costs 1 only when it finds something
+    ("self.obj.?field == optional.of('a')", _OPT_SELF, 5, ()),
+    ("self.obj.?absentField == optional.none()", _OPT_SELF, 4, ()),
+    ("self.obj.?absentField.?x == optional.none()", _OPT_SELF, 4, ()),
+    ("self.m[?'k'] == optional.of('v')", _OPT_SELF, 5, ()),
+    ("self.m[?'absent'] == optional.none()", _OPT_SELF, 4, ()),
+    ("self.l[?0] == optional.of('a')", _OPT_SELF, 5, ()),
 ]
 
 

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from evaluator.cel import CELError, CompileError, compile_program
+from evaluator.cel import CELError, CompileError, EvaluationError, compile_program
 from evaluator.cel.env import Env, admission_env
 from evaluator.cel.errors import CELEvalError
 from evaluator.cel.library import strings as S
@@ -552,3 +552,15 @@ def test_kubernetes_mixed_format_arguments():
         )
         is True
     )
+
+
+def test_format_checker_reports_a_trailing_percent_before_missing_arguments():
+    """cel-go's compile-time format check fetches no argument, so `'filler %'.format([])` is "unexpected end
+    of string" at compile time; at run time (the receiver not a literal) the missing argument comes first."""
+    with pytest.raises(CompileError, match="unexpected end of string"):
+        compile_program("'filler %'.format([])", env=admission_env())
+    with pytest.raises(CompileError, match="index 1 out of range"):
+        compile_program("'%s %s'.format(['a'])", env=admission_env())
+    program = compile_program("x.format([])", env=admission_env(("x",)))
+    with pytest.raises(EvaluationError, match="index 0 out of range"):
+        program.evaluate({"x": "filler %"})
