@@ -14,7 +14,7 @@ from typing import Any
 
 from evaluator.cluster.errors import ClusterError, from_exception
 
-__all__ = ["Connection", "ReadOnlyClient"]
+__all__ = ["Connection", "ReadOnlyClient", "cluster_label"]
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,20 @@ class Connection:
     def label(self) -> str:
         """The cluster as origins name it: `in-cluster` or the kubeconfig context."""
         return "in-cluster" if self.in_cluster else (self.context or "")
+
+
+def cluster_label(connection: Connection) -> str:
+    """The name origins will carry, read from the kubeconfig (no call to the cluster); `kubeconfig` when the
+    file cannot say."""
+    if connection.label:
+        return connection.label
+    from kubernetes import config
+
+    try:
+        _, current = config.list_kube_config_contexts(connection.kubeconfig or None)
+        return str(current["name"])
+    except Exception:  # a missing or broken file: the load will say what is wrong with it
+        return "kubeconfig"
 
 
 class ReadOnlyClient:

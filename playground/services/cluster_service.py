@@ -16,6 +16,7 @@ import yaml
 from django.conf import settings
 from django.db import transaction
 
+from evaluator.cluster.client import cluster_label
 from evaluator.cluster import (
     DEFAULT_ALLOWED,
     ClusterError,
@@ -69,7 +70,7 @@ def status() -> dict:
     connection = _connection()
     return {
         "enabled": True,
-        "cluster": connection.label or "kubeconfig",
+        "cluster": cluster_label(connection),
         "kinds": sorted(_allowed()),
         "maxObjects": settings.PLAYGROUND_CLUSTER_MAX_OBJECTS,
     }
