@@ -125,7 +125,7 @@ class ClusterReader:
         """(how many objects, exact?): counted without loading them (`remainingItemCount`), else by paging
         up to `cap` + 1 (then inexact: "more than cap")."""
         self.check_allowed(resource)
-        query = self._query(selector, 1)
+        query = _query(selector, 1)
         page = self.client.get(resource.path(namespace), query, what=resource.label())
         meta = page.get("metadata") or {}
         items = len(page.get("items") or ())
@@ -167,7 +167,7 @@ class ClusterReader:
         """(item, how many items the list announced it holds: `remainingItemCount` + the first page, else 0)."""
         token, announced = None, 0
         while True:
-            query = self._query(selector, PAGE_SIZE) + ([("continue", token)] if token else [])
+            query = _query(selector, PAGE_SIZE) + ([("continue", token)] if token else [])
             page = self.client.get(resource.path(namespace), query, what=resource.label())
             items = [item for item in page.get("items") or () if isinstance(item, dict)]
             meta = page.get("metadata") or {}
@@ -178,9 +178,9 @@ class ClusterReader:
             if not token:
                 return
 
-    @staticmethod
-    def _query(selector: str | None, limit: int) -> list[tuple[str, Any]]:
-        return [("limit", limit)] + ([("labelSelector", selector)] if selector else [])
+
+def _query(selector: str | None, limit: int) -> list[tuple[str, Any]]:
+    return [("limit", limit)] + ([("labelSelector", selector)] if selector else [])
 
 
 def as_object(item: dict, resource: Resource) -> dict:
