@@ -42,7 +42,7 @@ from playground.services.project_service import bump_version, get_project
 __all__ = ["enabled", "status", "preview", "load_into", "refresh", "sample_request_from", "selection_of"]
 
 
-def _connection() -> Connection:
+def connection() -> Connection:
     mode = settings.PLAYGROUND_CLUSTER
     if mode not in ("in-cluster", "kubeconfig"):
         raise ServiceError("cluster_not_configured", "no cluster is connected (set PLAYGROUND_CLUSTER)", 404)
@@ -55,7 +55,7 @@ def _connection() -> Connection:
     )
 
 
-def _allowed() -> frozenset[str]:
+def allowed() -> frozenset[str]:
     return allowed_set(settings.PLAYGROUND_CLUSTER_KINDS or DEFAULT_ALLOWED)
 
 
@@ -67,11 +67,11 @@ def status() -> dict:
     """Whether a cluster is connected, and what may be read from it (no call to the cluster)."""
     if not enabled():
         return {"enabled": False}
-    connection = _connection()
+    current = connection()
     return {
         "enabled": True,
-        "cluster": cluster_label(connection),
-        "kinds": sorted(_allowed()),
+        "cluster": cluster_label(current),
+        "kinds": sorted(allowed()),
         "maxObjects": settings.PLAYGROUND_CLUSTER_MAX_OBJECTS,
     }
 
@@ -83,10 +83,10 @@ def _unavailable(exc: ClusterError) -> ServiceError:
 
 def _read(work):
     """Run `work(reader)` with a fresh read-only client; a connection-wide failure is a 502."""
-    client = ReadOnlyClient(_connection())
+    client = ReadOnlyClient(connection())
     try:
         with client:
-            return work(ClusterReader(client, _allowed()))
+            return work(ClusterReader(client, allowed()))
     except ClusterError as exc:
         raise _unavailable(exc) from None
 

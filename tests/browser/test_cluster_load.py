@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import ROOT, _free_port, _wait_until_up
-from tests.browser.helpers import api_client, card
+from tests.browser.helpers import api_client, card, project_body
 from tests.fake_apiserver import FakeCluster, sample_cluster, serving, write_kubeconfig
 
 pytestmark = pytest.mark.browser
@@ -108,3 +108,20 @@ def test_load_policies_namespaces_and_deployments_then_see_the_decision(page, co
     expect(card(page)).to_contain_text("replicas must be at most 5")
     assert {method for method, *_ in cluster.requests} == {"GET"}
     assert not any("secrets" in path for path in cluster.paths())
+
+
+def test_the_batch_page_takes_its_objects_from_the_cluster(page, connected_url, cluster):
+    api = api_client(connected_url)
+    status, created = api("POST", "/api/v1/projects", project_body())
+    assert status == 201
+    page.goto(f"{connected_url}/p/{created['id']}/batch")
+    expect(page.locator("#batch-cluster")).to_be_visible()
+    expect(page.locator("#batch-cluster-name")).to_have_text("(fake)")
+    page.check("#batch-from-cluster")
+    page.click("#btn-run")
+    expect(page.locator("#progress-text")).to_have_attribute("data-status", "done", timeout=60_000)
+    expect(page.locator("[data-testid=total-objects] strong")).to_have_text("3")  # the cluster's Deployments
+    expect(page.locator("[data-testid=total-denied] strong")).to_have_text("1")  # web, 9 replicas
+    expect(page.locator("#affected-table tbody tr")).to_have_count(1)
+    expect(page.locator("#affected-table tbody tr").first).to_contain_text("Deployment team-a/web")
+    assert {method for method, *_ in cluster.requests} == {"GET"}
