@@ -1,5 +1,5 @@
-"""The objects of a live cluster a policy set could act on, for a batch run: the resources the policies match
-for a CREATE (evaluator/batch/cluster.py's selection) or the kinds given, read through a `ClusterReader`
+"""The objects of a live cluster a policy set could act on, for a batch run of the web app: the resources the
+policies match for a CREATE (cluster.py's selection) or the kinds given, read through evaluator/cluster's `ClusterReader`
 (allow-listed, never Secrets, capped), and the cluster's namespaces, whose labels namespaceSelectors read."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from evaluator.batch.cluster import Resource as Listed, matched_resources, selectors_of
 from evaluator.cluster.errors import ClusterError
 from evaluator.cluster.kinds import NAMESPACES
 from evaluator.cluster.reader import ClusterReader, Resource
@@ -15,7 +16,6 @@ __all__ = ["objects_for"]
 
 
 def _matched(reader: ClusterReader, documents: Any) -> list[Resource]:
-    from evaluator.batch.cluster import Resource as Listed, matched_resources, selectors_of
 
     served = {(r.group, r.resource): r for r in reader.resources() if "create" in r.verbs}
     listed = [Listed(r.group, r.version, r.resource, r.kind, r.namespaced) for r in served.values()]
