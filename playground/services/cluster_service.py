@@ -184,7 +184,8 @@ def _replace(project, document: Document, text: str, origin: dict) -> None:
 
 def refresh(*, project_id: str, token: str | None, document_ids: list[int] | None = None) -> dict:
     """Read every loaded document's object again (or those of `document_ids`) and save the new texts together.
-    An object gone from the cluster is reported and its document kept; any other failure saves nothing."""
+    An object gone from the cluster, or loaded from another cluster, is reported and its document kept; any
+    other failure saves nothing."""
     authorize(get_project(project_id), token)
     documents = [d for d in Document.objects.filter(project_id=project_id) if d.origin]
     if document_ids is not None:
@@ -195,6 +196,17 @@ def refresh(*, project_id: str, token: str | None, document_ids: list[int] | Non
         fresh, gone = [], []
         for document in documents:
             origin = document.origin
+            if origin.get("cluster") != reader.client.label:  # never silently replaced by another cluster's object
+                gone.append(
+                    {
+                        "document": document.pk,
+                        "kind": origin.get("resource"),
+                        "reason": "other_cluster",
+                        "message": f"{document.name} was loaded from cluster {origin.get('cluster')}, not "
+                        f"{reader.client.label}: load it again to replace it",
+                    }
+                )
+                continue
             try:
                 resource = reader.resolve(f"{origin['apiVersion']}/{origin['kind']}")
                 obj = reader.get(resource, origin.get("namespace"), origin["name"])

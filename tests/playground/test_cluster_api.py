@@ -128,6 +128,30 @@ def test_a_second_load_replaces_in_place_and_refresh_reads_again(client, project
     assert "Deployment/team-a/api" in documents  # gone from the cluster: reported, kept
 
 
+def test_refresh_never_takes_another_clusters_object(client, project, connected, settings):
+    assert load(client, project, {"namespaces": True}).json()["added"] == 4
+    settings.PLAYGROUND_CLUSTER_CONTEXT = ""  # the kubeconfig's current context: also `fake`, same cluster
+    assert (
+        post(client, f"/api/v1/projects/{project['id']}/cluster/refresh", {}, project["editToken"]).json()["refreshed"]
+        == 4
+    )
+    settings.PLAYGROUND_CLUSTER_CONTEXT = "stranger"
+    refreshed = post(client, f"/api/v1/projects/{project['id']}/cluster/refresh", {}, project["editToken"]).json()
+    assert refreshed["refreshed"] == 0
+    assert {e["reason"] for e in refreshed["errors"]} == {"other_cluster"}
+    assert "loaded from cluster fake, not stranger" in refreshed["errors"][0]["message"]
+
+
+def test_crds_and_a_selection_too_long(client, project, connected):
+    saved = load(client, project, {"crds": True}).json()
+    assert saved["added"] == 1
+    (crd,) = state(client, project)["documents"]
+    assert crd["name"] == "CustomResourceDefinition/widgets.example.com"
+    assert yaml.safe_load(crd["text"])["spec"]["names"]["kind"] == "Widget"
+    too_many = load(client, project, {"objects": [{"kind": "Pod"}] * 21})
+    assert too_many.status_code == 400 and too_many.json()["error"]["path"] == "objects"
+
+
 def test_a_failed_kind_is_reported_and_saves_nothing_the_rest_is_saved(client, project, connected, settings):
     body = {"namespaces": True, "objects": [{"kind": "StatefulSet"}, {"kind": "Secret"}, {"kind": "Deployment"}]}
     settings.PLAYGROUND_CLUSTER_MAX_OBJECTS = 6
