@@ -80,7 +80,8 @@ export async function installClusterDialog({ projectId, token, toast, onLoaded }
     const saved = await api("POST", `${project}load`, selection(form), { token: token() });
     const summary = `Loaded ${saved.added} new and ${saved.updated} already loaded object(s).`;
     replaceChildren(out, h("p", { class: "cluster-loaded", role: "status" }, summary), errorList(saved.errors));
-    toast(summary, saved.errors.length ? "error" : "info");
+    const unread = saved.errors.length ? ` ${saved.errors.length} kind(s) not read: ${saved.errors.map((e) => `${e.kind} (${e.reason})`).join(", ")}.` : "";
+    toast(summary + unread, unread ? "error" : "info");
     onLoaded?.();
   }));
   document.getElementById("btn-cluster-refresh").addEventListener("click", () => run("Refreshing…", async () => {

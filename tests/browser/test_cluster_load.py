@@ -65,7 +65,7 @@ def connected_url(tmp_path_factory, cluster: FakeCluster) -> Iterator[str]:
                 process.kill()
 
 
-def test_load_policies_namespaces_and_deployments_then_see_the_decision(page, connected_url, cluster):
+def test_load_policies_namespaces_and_deployments_then_see_the_decision(page, connected_url, cluster, screenshot):
     api = api_client(connected_url)
     status, created = api("POST", "/api/v1/projects", {"title": "from the cluster"})
     assert status == 201
@@ -91,6 +91,7 @@ def test_load_policies_namespaces_and_deployments_then_see_the_decision(page, co
     expect(table.locator("tbody tr").last).to_contain_text("Deployment")
     expect(table.locator("tbody tr").last).to_contain_text("2")
     expect(page.locator(".cluster-errors li")).to_contain_text("statefulsets.apps: forbidden")
+    screenshot("cluster-dialog-counted")
     page.click("#btn-cluster-load")
     expect(page.locator(".cluster-loaded")).to_have_text("Loaded 10 new and 0 already loaded object(s).")
     expect(page.locator(".cluster-errors li[data-reason=forbidden]")).to_have_count(1)
@@ -106,6 +107,7 @@ def test_load_policies_namespaces_and_deployments_then_see_the_decision(page, co
     expect(page.locator(".panel[data-target=request] .item-name")).to_have_value("CREATE Deployment/web")
     expect(card(page).locator("[data-testid=decision]")).to_have_text("Denied", timeout=45_000)  # cold workers
     expect(card(page)).to_contain_text("replicas must be at most 5")
+    screenshot("cluster-loaded-project")
     assert {method for method, *_ in cluster.requests} == {"GET"}
     assert not any("secrets" in path for path in cluster.paths())
 
