@@ -9,7 +9,7 @@ from evaluator.cluster.errors import ClusterError
 from evaluator.cluster.kinds import DEFAULT_ALLOWED, allowed_set
 from evaluator.cluster.load import ObjectQuery, Selection, count, load, origin_of
 from evaluator.cluster.reader import ClusterReader, Resource
-from evaluator.cluster.requests import sample_request
+from evaluator.cluster.sample import sample_request
 
 __all__ = [
     "ClusterError",
