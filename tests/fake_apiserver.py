@@ -3,7 +3,8 @@
 It serves discovery (`/api`, `/apis`, each group version) generated from the resources it holds, `get` and
 `list` (all namespaces or one, `labelSelector` equality terms, `limit`/`continue` pages, `remainingItemCount`
 unless switched off), and can be told to forbid a resource (403 Status, as RBAC answers), to be slow on one
-(for timeouts), or to hold a huge list. Every request is recorded; any method but GET is answered 405 and
+(for timeouts), to hold a huge list, or to fail a group's discovery (503, as an aggregated API whose server is
+down). Every request is recorded; any method but GET is answered 405 and
 recorded too, so a test can assert that nothing else was ever sent.
 """
 
@@ -45,6 +46,7 @@ class FakeCluster:
     slow: dict[str, float] = field(default_factory=dict)  # resource label -> seconds to wait before answering
     page_size: dict[str, int] = field(default_factory=dict)  # resource label -> largest page, whatever limit says
     remaining_count: bool = True
+    broken_groups: set[str] = field(default_factory=set)  # API groups whose discovery answers 503
     requests: list[tuple[str, str, dict, str | None]] = field(default_factory=list)
 
     def add(self, group: str, version: str, resource: str, kind: str, namespaced: bool, items=(), **kw) -> FakeResource:
@@ -119,6 +121,10 @@ class _Handler(BaseHTTPRequestHandler):
         if self.headers.get("Authorization") != f"Bearer {TOKEN}":
             return self._send(401, _status(401, "Unauthorized", "Unauthorized"))
         answer = self._discovery(url.path)
+        if answer is not None and "__status__" in answer:
+            return self._send(
+                503, _status(503, "ServiceUnavailable", "the server is currently unable to handle the request")
+            )
         if answer is not None:
             return self._send(200, answer)
         self._resource(url.path, query)
@@ -150,6 +156,8 @@ class _Handler(BaseHTTPRequestHandler):
             group, version = parts[1], parts[2]
         if group is None:
             return None
+        if group in self.cluster.broken_groups:  # an aggregated API whose server is down
+            return {"__status__": 503}
         served = [r for r in resources if (r.group, r.version) == (group, version)]
         return {
             "kind": "APIResourceList",

@@ -63,15 +63,16 @@ class Step:
 
 def plan(reader: ClusterReader, selection: Selection) -> tuple[list[Step], list[ClusterError]]:
     """The list steps of a selection (kinds the cluster does not serve are skipped: Kyverno may be absent)."""
+    reader.resources()  # discovery first: a cluster that cannot be read at all fails the whole load here
     steps: list[Step] = []
     errors: list[ClusterError] = []
 
     def served(category: str, labels: list[str]) -> None:
         for label in labels:
-            resource = reader.find(label)
-            if resource is None:
-                continue
             try:
+                resource = reader.find(label)
+                if resource is None:  # not installed (Kyverno, an alpha API): nothing to load
+                    continue
                 reader.check_allowed(resource)
             except ClusterError as exc:
                 errors.append(exc)
@@ -112,10 +113,10 @@ def _param_resources(reader: ClusterReader, errors: list[ClusterError]) -> Itera
     """The resources the cluster's admission policies name as `spec.paramKind`."""
     kinds: set[str] = set()
     for label in _PARAM_POLICIES:
-        resource = reader.find(label)
-        if resource is None:
-            continue
         try:
+            resource = reader.find(label)
+            if resource is None:
+                continue
             for policy in reader.list(resource):
                 param = (policy.get("spec") or {}).get("paramKind") or {}
                 if isinstance(param, dict) and param.get("apiVersion") and param.get("kind"):

@@ -51,6 +51,7 @@ class ClusterReader:
         self.client = client
         self.allowed = allowed - NEVER
         self._resources: list[Resource] | None = None
+        self.discovery_errors: dict[str, ClusterError] = {}  # group -> why its discovery failed
 
     def resources(self) -> list[Resource]:
         """Every listable top-level resource, one version each (discovery, read once)."""
@@ -63,7 +64,16 @@ class ClusterReader:
                 preferred = (group.get("preferredVersion") or {}).get("version")
                 versions += [(name, v) for v in sorted(served, key=lambda v: v != preferred)]
             for group, version in versions:
-                for resource in self._served(group, version):
+                try:
+                    served_here = list(self._served(group, version))
+                except ClusterError as exc:
+                    # one broken group (an aggregated API whose server is down answers 503) costs only its
+                    # kinds, which then say why; out of time or credentials, the whole read stops
+                    if exc.reason == "unauthorized" or self.client.remaining() <= 0 or not group:
+                        raise
+                    self.discovery_errors.setdefault(group, exc)
+                    continue
+                for resource in served_here:
                     chosen.setdefault((resource.group, resource.resource), resource)
             self._resources = list(chosen.values())
         return self._resources
@@ -78,8 +88,17 @@ class ClusterReader:
                 )
 
     def find(self, label: str) -> Resource | None:
-        """The served resource of a `resource.group` name, or None when the cluster does not serve it."""
-        return next((r for r in self.resources() if r.label() == label), None)
+        """The served resource of a `resource.group` name, or None when the cluster does not serve it (a
+        ClusterError when its group's discovery failed: whether it is served is not known)."""
+        found = next((r for r in self.resources() if r.label() == label), None)
+        group = label.partition(".")[2]
+        if found is None and group in self.discovery_errors:
+            raise self._undiscovered(label, group)
+        return found
+
+    def _undiscovered(self, what: str, group: str) -> ClusterError:
+        cause = self.discovery_errors[group]
+        return ClusterError(what, cause.reason, f"the discovery of API group {group} failed: {cause.detail}")
 
     def resolve(self, name: str) -> Resource:
         """The resource a user's kind name means; `not_found` or `not_allowed` otherwise."""
@@ -104,7 +123,11 @@ class ClusterReader:
         if version is not None:
             matches = [r for r in matches if r.version == version] or [r for r in matches if r.group == group]
         if not matches:
-            raise ClusterError(name, "not_found", "the cluster serves no such kind")
+            if group in self.discovery_errors:
+                raise self._undiscovered(name, group)
+            failed = ", ".join(sorted(self.discovery_errors))
+            detail = "the cluster serves no such kind" + (f" (the discovery of {failed} failed)" if failed else "")
+            raise ClusterError(name, "not_found", detail)
         matches.sort(key=lambda r: (r.group != "", r.group))  # the core group first (Event, not events.k8s.io)
         resource = matches[0]
         self.check_allowed(resource, name)

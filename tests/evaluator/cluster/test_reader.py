@@ -226,3 +226,21 @@ def test_get_one_object_and_make_sample_requests(kubeconfig: Path):
     assert gone.value.reason == "not_found" and gone.value.what == "deployments.apps team-a/nope"
     with pytest.raises(ValueError):
         sample_request(web, "DELETE")
+
+
+def test_a_broken_api_group_costs_only_its_kinds(kubeconfig: Path, cluster: FakeCluster):
+    cluster.broken_groups.add("kyverno.io")
+    loaded, errors = load(
+        reader(kubeconfig), Selection(policies=True, objects=[ObjectQuery("kyverno.io/v1/ClusterPolicy")]), cap=10
+    )
+    assert [o["kind"] for o, _ in loaded] == ["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]
+    assert [(e.what, e.reason) for e in errors] == [
+        ("clusterpolicies.kyverno.io", "failed"),
+        ("policies.kyverno.io", "failed"),
+        ("policyexceptions.kyverno.io", "failed"),
+        ("kyverno.io/v1/ClusterPolicy", "failed"),
+    ]
+    assert errors[0].message == (
+        "cannot read clusterpolicies.kyverno.io: the discovery of API group kyverno.io failed: 503 Service "
+        "Unavailable: the server is currently unable to handle the request"
+    )
