@@ -6,7 +6,7 @@ credentials. Which resources: those the policies match for a CREATE -- the `reso
 ValidatingAdmissionPolicies, MutatingAdmissionPolicies and Kyverno ValidatingPolicies' `matchConstraints`,
 and Kyverno ClusterPolicy/Policy `match` kinds (`Pod`, `apps/v1/Deployment`, `*`) -- resolved against the
 cluster's discovery, one version per group (the preferred one when it matches), top-level resources that
-can be listed and created. `kinds` overrides that with Kyverno-style kind selectors. Listed items get their
+can be listed and created, never Secrets (a warning says so). `kinds` overrides that with Kyverno-style kind selectors. Listed items get their
 `apiVersion`/`kind` back (a list response leaves them out) and lose `metadata.managedFields`. Never raises
 for the cluster's answers: an unreachable server or a forbidden list is an error entry, the rest is kept.
 """
@@ -21,6 +21,7 @@ from evaluator.admission import loading
 from evaluator.admission.matching import rule_mismatch
 from evaluator.batch.rows import mapping_at
 from evaluator.cluster.errors import ClusterError
+from evaluator.cluster.kinds import NEVER
 from evaluator.k8s.restmapping import GVK, GVR
 from evaluator.admission.policy_kind import KIND_SELECTOR, provided
 from evaluator.policies import load_kinds
@@ -210,6 +211,11 @@ def list_objects(
         except Exception as exc:
             return [], [_problem(f"discovery failed: {_reason(exc)}")]
         for resource in matched_resources(discovered, preferred, selectors):
+            if resource.label() in NEVER:  # Secrets are never read, whatever the policies match
+                errors.append(
+                    {**_problem(f"not listing {resource.label()}: Secrets are never read"), "severity": "warning"}
+                )
+                continue
             try:
                 objects += cluster.list(resource)
             except Exception as exc:  # forbidden for this user, gone meanwhile: the others still count

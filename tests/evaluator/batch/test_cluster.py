@@ -96,6 +96,21 @@ def test_lists_the_kinds_the_policies_match_read_only(kubeconfig: Path, cluster:
     assert "/api/v1/secrets" not in [p for p, _ in lists]
 
 
+def test_secrets_are_never_listed_even_when_a_policy_matches_every_kind(kubeconfig: Path, cluster: FakeCluster):
+    every = {
+        "apiVersion": "kyverno.io/v1",
+        "kind": "ClusterPolicy",
+        "metadata": {"name": "p"},
+        "spec": {"rules": [{"name": "r", "match": {"any": [{"resources": {"kinds": ["*"]}}]}}]},
+    }
+    objects, errors = list_objects(str(kubeconfig), documents=[every])
+    assert {o["kind"] for o in objects} >= {"Pod", "Deployment", "Namespace"}
+    assert {"severity": "warning", "message": "not listing secrets: Secrets are never read"}.items() <= errors[
+        0
+    ].items()
+    assert not any("secrets" in path for path in cluster.paths())
+
+
 def test_kinds_override_the_policies(kubeconfig: Path):
     objects, errors = list_objects(str(kubeconfig), kinds=["Namespace"])
     assert errors == [] and [o["metadata"]["name"] for o in objects] == ["default", "team-a"]
