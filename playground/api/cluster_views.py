@@ -16,7 +16,6 @@ from playground.api.serializers import (
     ErrorSerializer,
 )
 from playground.api.strict import validated
-from playground.core.database import release_connection
 from playground.services import cluster_service, notify
 
 CLUSTER_ERRORS = {**ERRORS, 502: ErrorSerializer}
@@ -34,7 +33,6 @@ class ClusterCountView(APIView):
     @extend_schema(request=ClusterSelectionSerializer, responses={200: dict, **CLUSTER_ERRORS})
     def post(self, request):
         selection = cluster_service.selection_of(validated(ClusterSelectionSerializer, request.data))
-        release_connection()  # the cluster may be slow: no database connection held meanwhile
         return Response(cluster_service.preview(selection))
 
 

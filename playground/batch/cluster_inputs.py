@@ -9,6 +9,7 @@ from django.conf import settings
 
 from evaluator.cluster import ClusterError, ClusterReader, ReadOnlyClient
 from evaluator.batch.cluster_objects import objects_for
+from playground.core.database import release_connection
 from playground.core.errors import ServiceError
 from playground.services import cluster_service
 
@@ -16,6 +17,7 @@ from playground.services import cluster_service
 def read(documents: list[dict], spec: dict) -> tuple[list[dict], list[dict], list[dict], list[dict]]:
     """(objects, namespaces, sources [{name, objects}], warnings) for `documents`' policies."""
     connection = cluster_service.connection()
+    release_connection()  # a slow cluster holds no database slot
     client = ReadOnlyClient(connection)
     try:
         with client:

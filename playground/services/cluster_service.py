@@ -34,6 +34,7 @@ from evaluator.cluster import (
 from playground.collab import authority
 from playground.core import limits
 from playground.core.access import authorize
+from playground.core.database import release_connection
 from playground.core.errors import ServiceError, not_found
 from playground.models import Document
 from playground.services import document_service
@@ -82,7 +83,9 @@ def _unavailable(exc: ClusterError) -> ServiceError:
 
 
 def _read(work):
-    """Run `work(reader)` with a fresh read-only client; a connection-wide failure is a 502."""
+    """Run `work(reader)` with a fresh read-only client; a connection-wide failure is a 502. The pooled
+    database connection goes back meanwhile: a slow cluster holds no database slot."""
+    release_connection()
     client = ReadOnlyClient(connection())
     try:
         with client:
