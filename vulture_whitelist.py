@@ -118,3 +118,7 @@ ADD_IF_NOT_PRESENT
 validate_name
 # The LOG_FORMAT=json formatter, named in the LOGGING setting (playground/settings.py).
 JsonFormatter
+# The load-from-cluster request fields (playground/api/serializers.py), read by name from validated bodies.
+labelSelector
+documentIds
+documentId

@@ -40,6 +40,9 @@ class ProjectItem(models.Model):
     version = models.PositiveBigIntegerField(default=1)
     # How many changes the text's co-editing history holds (playground/collab): clients send changes on top of it.
     collab_version = models.PositiveBigIntegerField(default=0)
+    # Where a document loaded from a cluster came from (services/cluster_service.py): cluster, apiVersion, kind,
+    # resource, namespace, name, resourceVersion, loadedAt. Null for what was typed or imported.
+    origin = models.JSONField(null=True, blank=True)
 
     class Meta:
         abstract = True

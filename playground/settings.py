@@ -199,3 +199,18 @@ if LOG_FORMAT == "json":
     LOGGING["handlers"]["console"]["formatter"] = "json"  # type: ignore[index]
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "").strip()
 METRICS_ALLOW = parse_networks(env_list(os.environ, "METRICS_ALLOW", default=DEFAULT_ALLOW))
+
+# Connected to a cluster (issue 37, README "Connected to a cluster"): "Load from cluster" reads policies,
+# namespaces and objects into a project, read-only (GET only; evaluator/cluster). Off unless
+# PLAYGROUND_CLUSTER is "in-cluster" (the pod's service account) or "kubeconfig" (PLAYGROUND_CLUSTER_KUBECONFIG,
+# default ~/.kube/config, and PLAYGROUND_CLUSTER_CONTEXT, default its current context). Only the kinds of
+# PLAYGROUND_CLUSTER_KINDS (`resource.group`, as RBAC names them) are read, never Secrets.
+PLAYGROUND_CLUSTER = os.environ.get("PLAYGROUND_CLUSTER", "").strip().lower()
+if PLAYGROUND_CLUSTER not in ("", "off", "in-cluster", "kubeconfig"):
+    raise ValueError(f"PLAYGROUND_CLUSTER={PLAYGROUND_CLUSTER!r} is not one of off, in-cluster, kubeconfig")
+PLAYGROUND_CLUSTER_KUBECONFIG = os.environ.get("PLAYGROUND_CLUSTER_KUBECONFIG", "").strip()
+PLAYGROUND_CLUSTER_CONTEXT = os.environ.get("PLAYGROUND_CLUSTER_CONTEXT", "").strip()
+PLAYGROUND_CLUSTER_KINDS = env_list(os.environ, "PLAYGROUND_CLUSTER_KINDS", default=[])  # empty: the default list
+PLAYGROUND_CLUSTER_MAX_OBJECTS = env_int(os.environ, "PLAYGROUND_CLUSTER_MAX_OBJECTS", 150, minimum=1)  # per load
+PLAYGROUND_CLUSTER_TIMEOUT_SECONDS = env_float(os.environ, "PLAYGROUND_CLUSTER_TIMEOUT_SECONDS", 10, minimum=0.1)
+PLAYGROUND_CLUSTER_DEADLINE_SECONDS = env_float(os.environ, "PLAYGROUND_CLUSTER_DEADLINE_SECONDS", 30, minimum=0.1)

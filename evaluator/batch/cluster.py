@@ -1,19 +1,18 @@
 """`list_objects(kubeconfig_path, context)`: the objects of a live cluster that a policy set could act on.
 
 Read-only: only discovery (`GET /api`, `/apis`, `/api/v1`, `/apis/<group>/<version>`) and `list` calls
-(paginated with `limit`/`continue`) are made, with the official `kubernetes` client and the kubeconfig's
+(paginated with `limit`/`continue`) are made, through evaluator/cluster's GET-only client with the kubeconfig's
 credentials. Which resources: those the policies match for a CREATE -- the `resourceRules` of
 ValidatingAdmissionPolicies, MutatingAdmissionPolicies and Kyverno ValidatingPolicies' `matchConstraints`,
 and Kyverno ClusterPolicy/Policy `match` kinds (`Pod`, `apps/v1/Deployment`, `*`) -- resolved against the
 cluster's discovery, one version per group (the preferred one when it matches), top-level resources that
-can be listed and created. `kinds` overrides that with Kyverno-style kind selectors. Listed items get their
+can be listed and created, never Secrets (a warning says so). `kinds` overrides that with Kyverno-style kind selectors. Listed items get their
 `apiVersion`/`kind` back (a list response leaves them out) and lose `metadata.managedFields`. Never raises
 for the cluster's answers: an unreachable server or a forbidden list is an error entry, the rest is kept.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +20,8 @@ from typing import Any
 from evaluator.admission import loading
 from evaluator.admission.matching import rule_mismatch
 from evaluator.batch.rows import mapping_at
+from evaluator.cluster.errors import ClusterError
+from evaluator.cluster.kinds import NEVER
 from evaluator.k8s.restmapping import GVK, GVR
 from evaluator.admission.policy_kind import KIND_SELECTOR, provided
 from evaluator.policies import load_kinds
@@ -29,6 +30,7 @@ __all__ = ["list_objects", "list_namespaces", "matched_resources", "Resource", "
 
 PAGE_SIZE = 500
 TIMEOUT = 30  # seconds per call
+DEADLINE = 3600  # seconds for the whole listing: a dump of a big cluster takes a while
 _SOURCE = "cluster"
 
 
@@ -125,28 +127,16 @@ def matched_resources(discovered: list[Resource], preferred: Mapping[str, str], 
 
 
 class _Cluster:
-    """The few raw GET calls made, through the client's configured ApiClient."""
+    """The few GET calls made, through the one read-only client (evaluator/cluster/client.py)."""
 
     def __init__(self, kubeconfig_path: str, context: str | None):
-        from kubernetes import config  # imported here: only live-cluster listing needs the client
+        from evaluator.cluster.client import Connection, ReadOnlyClient
 
-        self.client = config.new_client_from_config(config_file=kubeconfig_path, context=context)
+        self.client = ReadOnlyClient(Connection(kubeconfig_path, context, timeout=TIMEOUT, deadline=DEADLINE)).open()
 
     def get(self, path: str, query: list[tuple[str, Any]] | None = None) -> dict:
-        """The JSON body of `GET path` (the client raises ApiException for a non-2xx answer). The body is
-        decoded here, not by the client, whose deserialising arguments differ between its releases."""
-        response = self.client.call_api(
-            path,
-            "GET",
-            query_params=query or [],
-            header_params={"Accept": "application/json"},
-            auth_settings=["BearerToken"],
-            _return_http_data_only=True,
-            _preload_content=False,
-            _request_timeout=TIMEOUT,
-        )
-        data = json.loads(response.data)
-        return data if isinstance(data, dict) else {}
+        """The JSON body of `GET path` (a ClusterError otherwise)."""
+        return self.client.get(path, query)
 
     def close(self) -> None:
         self.client.close()
@@ -196,15 +186,8 @@ def _problem(message: str) -> dict:
 
 
 def _reason(exc: Exception) -> str:
-    """`403 Forbidden: <the Status message>` for an API answer, else the exception."""
-    status, reason = getattr(exc, "status", None), getattr(exc, "reason", None)
-    if not status:
-        return f"{type(exc).__name__}: {exc}"
-    try:
-        message = json.loads(getattr(exc, "body", None) or "{}").get("message")
-    except (ValueError, AttributeError):
-        message = None
-    return f"{status} {reason or ''}".strip() + (f": {message}" if message else "")
+    """`403 Forbidden: <the Status message>` for an API answer, else what went wrong."""
+    return exc.detail if isinstance(exc, ClusterError) else f"{type(exc).__name__}: {exc}"
 
 
 def list_objects(
@@ -228,6 +211,11 @@ def list_objects(
         except Exception as exc:
             return [], [_problem(f"discovery failed: {_reason(exc)}")]
         for resource in matched_resources(discovered, preferred, selectors):
+            if resource.label() in NEVER:  # Secrets are never read, whatever the policies match
+                errors.append(
+                    {**_problem(f"not listing {resource.label()}: Secrets are never read"), "severity": "warning"}
+                )
+                continue
             try:
                 objects += cluster.list(resource)
             except Exception as exc:  # forbidden for this user, gone meanwhile: the others still count

@@ -4,8 +4,9 @@ webhook would have been sent and answered).
 
 Every file is read as multi-document YAML. The request is the document that is an AdmissionReview or
 AdmissionRequest, else the last document that is not a policy (Kyverno's too), binding, policy exception, CRD,
-Namespace or RBAC object (a plain object is a CREATE). `--request FILE` names it explicitly. `--now` sets the
-simulation's time (Kyverno DeletingPolicies report their next scheduled run after it).
+Namespace or RBAC object (a plain object is a CREATE). `--request FILE` names it explicitly. `--kubeconfig`
+adds a cluster's policies, bindings, CRDs, namespaces and params (read-only; `--cluster-kinds` its objects too).
+`--now` sets the simulation's time (Kyverno DeletingPolicies report their next scheduled run after it).
 Exit status: 0 admitted, 1 denied, 2 unusable input (unreadable file, YAML error, invalid policy, CEL
 compile error, no request). Input problems are printed as FILE:LINE:COLUMN: severity: message.
 """
@@ -55,6 +56,9 @@ def register(commands: Any) -> None:
     )
     add_output_argument(parser, "admissionreview")
     add_version_argument(parser)
+    from evaluator.cli.cluster_source import add_arguments
+
+    add_arguments(parser)
 
 
 def add_version_argument(
@@ -200,6 +204,12 @@ def run(args: argparse.Namespace) -> int:
         return _report_unusable(args, problems)
     # each text named by its file: every message and `source` names the file
     named = [NamedText(text, name) for text, (name, _) in zip(texts, files)]
+    if getattr(args, "kubeconfig", None):  # the cluster's state beside the files' (never the request)
+        from evaluator.cli.cluster_source import cluster_documents
+
+        cluster_texts, cluster_problems = cluster_documents(args)
+        named += cluster_texts
+        problems += cluster_problems
     result = simulate(
         named,
         request,

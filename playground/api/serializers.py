@@ -118,3 +118,36 @@ class EvaluateInSerializer(serializers.Serializer):
 class SnapshotRefSerializer(serializers.Serializer):
     id = serializers.CharField()
     url = serializers.CharField()
+
+
+# issue 37: load from a connected cluster (playground/api/cluster_views.py)
+class ClusterObjectQuerySerializer(serializers.Serializer):
+    kind = strict.Text(help_text="Deployment, apps/v1/Deployment or deployments.apps")
+    namespace = strict.Text(required=False, allow_null=True, help_text="only this namespace (default: all)")
+    labelSelector = strict.Text(required=False, allow_null=True, help_text="e.g. team=a,tier!=db")
+
+
+class ClusterSelectionSerializer(serializers.Serializer):
+    policies = strict.Boolean(required=False, help_text="every supported policy, binding and exception kind")
+    crds = strict.Boolean(required=False)
+    namespaces = strict.Boolean(required=False, help_text="namespaces with their labels")
+    params = strict.Boolean(required=False, help_text="the objects of the admission policies' paramKinds")
+    objects = ClusterObjectQuerySerializer(many=True, required=False, max_length=20)
+
+
+class ClusterRefreshSerializer(serializers.Serializer):
+    documentIds = serializers.ListField(
+        child=strict.Integer(), required=False, allow_null=True, help_text="default: every loaded document"
+    )
+
+
+class ClusterObjectRefSerializer(serializers.Serializer):
+    kind = strict.Text()
+    namespace = strict.Text(required=False, allow_null=True)
+    name = strict.Text()
+
+
+class ClusterSampleRequestSerializer(serializers.Serializer):
+    operation = serializers.ChoiceField(choices=["CREATE", "UPDATE"])
+    documentId = strict.Integer(required=False, help_text="a loaded document's object ...")
+    object = ClusterObjectRefSerializer(required=False, help_text="... or an object read from the cluster now")

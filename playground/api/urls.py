@@ -1,5 +1,6 @@
 from django.urls import path
 
+from playground.api import cluster_views as cv
 from playground.api import formats
 from playground.api import project_views as pv
 from playground.api import views
@@ -24,4 +25,14 @@ urlpatterns = [
     # issue 19: import and export (playground/api/formats.py)
     path("import/<str:fmt>", formats.ImportView.as_view(), name="api-import"),
     path("projects/<str:project_id>/export/<str:fmt>", formats.ExportView.as_view(), name="api-export"),
+    # issue 37: load from a connected cluster (playground/api/cluster_views.py)
+    path("cluster", cv.ClusterStatusView.as_view(), name="api-cluster"),
+    path("cluster/count", cv.ClusterCountView.as_view(), name="api-cluster-count"),
+    path("projects/<str:project_id>/cluster/load", cv.ClusterLoadView.as_view(), name="api-cluster-load"),
+    path("projects/<str:project_id>/cluster/refresh", cv.ClusterRefreshView.as_view(), name="api-cluster-refresh"),
+    path(
+        "projects/<str:project_id>/cluster/sample-request",
+        cv.ClusterSampleRequestView.as_view(),
+        name="api-cluster-sample-request",
+    ),
 ]

@@ -39,22 +39,51 @@ class BatchJobInSerializer(serializers.Serializer):
 
     project = strict.Text(required=False, allow_null=True, help_text="The project whose policies run.")
     policies = strict.Array(required=False, allow_null=True, help_text="Policy names (all when left out).")
-    text = strict.Text(help_text="The objects: YAML, JSON or a `kubectl get -o yaml` List.")
+    text = strict.Text(required=False, help_text="The objects: YAML, JSON or a `kubectl get -o yaml` List.")
     filename = strict.Text(required=False, allow_null=True, help_text="A name for the pasted text in messages.")
+    cluster = strict.Object(
+        required=False,
+        help_text="Instead of text: read the objects from the connected cluster, {kinds?: [...], namespace?, "
+        "labelSelector?} (default: the kinds the policies match).",
+    )
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["text"].error_messages["required"] = NO_TEXT
+    def validate(self, attrs):
+        if "text" not in attrs and "cluster" not in attrs:
+            raise serializers.ValidationError({"text": NO_TEXT})
+        if "text" in attrs and "cluster" in attrs:
+            raise serializers.ValidationError(
+                {"cluster": "give the objects as text or read them from the cluster, not both"}
+            )
+        return attrs
 
 
 def _token(request) -> str | None:
     return request.headers.get("X-Edit-Token")
 
 
-def _json_inputs(data: object) -> tuple[str | None, list | None, list]:
+def _json_inputs(data: object) -> tuple[str | None, list | None, list, dict | None]:
     body = validated(BatchJobInSerializer, data)
+    if "cluster" in body:
+        return body.get("project"), body.get("policies"), [], _cluster_spec(body["cluster"])
     name = body.get("filename") or "pasted text"
-    return body.get("project"), body.get("policies"), [(name[:200], body["text"])]
+    return body.get("project"), body.get("policies"), [(name[:200], body["text"])], None
+
+
+def _cluster_spec(spec: dict) -> dict:
+    """{kinds: [str] | None, namespace, labelSelector}, checked field by field."""
+    unknown = sorted(set(spec) - {"kinds", "namespace", "labelSelector"})
+    if unknown:
+        raise edge.invalid("unknown field (expected kinds, namespace, labelSelector)", f"cluster.{unknown[0]}")
+    kinds = spec.get("kinds")
+    if kinds is not None and not (
+        isinstance(kinds, list) and all(isinstance(k, str) and k and not edge.text_problem(k) for k in kinds)
+    ):
+        raise edge.invalid("must be an array of kind names", "cluster.kinds")
+    for field in ("namespace", "labelSelector"):
+        value = spec.get(field)
+        if value is not None and (not isinstance(value, str) or edge.text_problem(value)):
+            raise edge.invalid("must be a string", f"cluster.{field}")
+    return {"kinds": kinds, "namespace": spec.get("namespace"), "labelSelector": spec.get("labelSelector")}
 
 
 def _multipart_inputs(request) -> tuple[str, object, list]:
@@ -94,12 +123,13 @@ class JobCreateView(APIView):
     )
     def post(self, request):
         if isinstance(request.data, dict) and not hasattr(request.data, "getlist"):
-            project, policies, uploads = _json_inputs(request.data)
+            project, policies, uploads, cluster = _json_inputs(request.data)
         elif hasattr(request.data, "getlist"):
             project, policies, uploads = _multipart_inputs(request)
+            cluster = None
         else:
             raise ServiceError("invalid_request", "the body must be a JSON object or multipart form data")
-        state, token = jobs.create_job(project, policies, uploads)
+        state, token = jobs.create_job(project, policies, uploads, cluster)
         return Response({**state, "editToken": token}, status=status.HTTP_201_CREATED)
 
 

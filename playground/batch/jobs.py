@@ -23,8 +23,11 @@ from playground.core import tokens
 from playground.core.errors import ServiceError, not_found
 
 
-def create_job(project_id: Any, chosen: Any, uploads: list[tuple[str, bytes | str]]) -> tuple[dict, str]:
-    """A queued job and its edit token; its chunks are sent to the workers once the job is committed."""
+def create_job(
+    project_id: Any, chosen: Any, uploads: list[tuple[str, bytes | str]], cluster: dict | None = None
+) -> tuple[dict, str]:
+    """A queued job and its edit token; its chunks are sent to the workers once the job is committed. With
+    `cluster` ({kinds, namespace, labelSelector}) the objects are read from the connected cluster instead."""
     if not isinstance(project_id, str) or not project_id:
         raise ServiceError(
             "invalid_request", "project: give the id of the project whose policies to run", path="project"
@@ -33,8 +36,15 @@ def create_job(project_id: Any, chosen: Any, uploads: list[tuple[str, bytes | st
     project_objects, warnings = inputs.project_objects(state["documents"])
     documents, keys = inputs.choose(project_objects, chosen)
     inputs.refuse_unloadable(inputs.policies_of(project_objects, state["kubernetesVersion"]), keys)
-    objects, sources = inputs.read_inputs(uploads)
-    documents = with_namespaces(documents, objects)
+    if cluster is not None:
+        from playground.batch import cluster_inputs
+
+        objects, namespaces, sources, read_warnings = cluster_inputs.read(documents, cluster)
+        warnings = warnings + read_warnings
+        documents = with_namespaces(documents, namespaces + objects)
+    else:
+        objects, sources = inputs.read_inputs(uploads)
+        documents = with_namespaces(documents, objects)
     token = tokens.new_token()
     size = settings.PLAYGROUND_BATCH_CHUNK_SIZE
     with transaction.atomic():

@@ -14,4 +14,6 @@ def item_dict(item, with_expected: bool) -> dict:
     }
     if with_expected:
         data["expected"] = item.expected
+    if item.origin:  # loaded from a cluster (services/cluster_service.py)
+        data["origin"] = item.origin
     return data

@@ -52,6 +52,9 @@ def _check_project_total(project_id: str, replaced_model=None, replaced_id=None,
     limits.check_total(sizes)
 
 
+check_project_total = _check_project_total  # also after a load from a cluster (cluster_service)
+
+
 def _name(name: str | None, default: str) -> str:
     return name[:200] if name else default
 

@@ -296,15 +296,35 @@ async function run(event) {
     return;
   }
   for (const name of chosen) form.append("policies", name);
+  if ($("batch-from-cluster")?.checked) {
+    createJob({ project: data.projectId, policies: chosen, cluster: clusterSpec() }, "Reading the cluster…");
+    return;
+  }
   for (const file of $("batch-files").files) form.append("file", file, file.name);
   if ($("batch-text").value.trim()) form.append("text", $("batch-text").value);
   if (!$("batch-files").files.length && !$("batch-text").value.trim()) {
     $("form-error").textContent = "Upload a file or paste some objects first.";
     return;
   }
+  createJob(form, "");
+}
+
+/** What to read from the connected cluster: the kinds given (else those the policies match), narrowed. */
+function clusterSpec() {
+  const kinds = $("batch-cluster-kinds").value.split(",").map((k) => k.trim()).filter(Boolean);
+  return {
+    kinds: kinds.length ? kinds : null,
+    namespace: $("batch-cluster-namespace").value.trim() || null,
+    labelSelector: $("batch-cluster-selector").value.trim() || null,
+  };
+}
+
+async function createJob(body, reading) {
   $("btn-run").disabled = true;
+  const status = $("batch-cluster-status");
+  if (status) status.textContent = reading;
   try {
-    const created = await api("POST", JOBS, form);
+    const created = await api("POST", JOBS, body);
     job = { id: created.id, token: created.editToken };
     remember(job);
     summary = null;
@@ -318,6 +338,18 @@ async function run(event) {
     $("form-error").textContent = describeError(error.error);
   } finally {
     $("btn-run").disabled = false;
+    if (status) status.textContent = "";
+  }
+}
+
+async function offerCluster() {
+  try {
+    const cluster = await api("GET", "/api/v1/cluster");
+    if (!cluster?.enabled) return;
+    $("batch-cluster-name").textContent = `(${cluster.cluster})`;
+    $("batch-cluster").hidden = false;
+  } catch {
+    // no cluster feature: uploads and pasted text as before
   }
 }
 
@@ -352,3 +384,4 @@ followTheme(() => summary);
 
 job = remembered();
 if (job) follow();
+offerCluster();

@@ -11,6 +11,7 @@ import { ResultsPane } from "./results-pane.js";
 import { LiveProject } from "./live.js";
 import { forkTitle, installPaneSwitch, installTemplateMenu, humanTimes, uniqueName } from "./page-controls.js";
 import { installFormatsMenu } from "./formats-menu.js";
+import { installClusterDialog, sampleRequestFrom } from "./cluster-dialog.js";
 
 const $ = (id) => document.getElementById(id);
 const data = pageData();
@@ -148,6 +149,12 @@ function startProject() {
     onExpected: (target, id, expected) => live.expected(target, id, expected),
     onRun: () => live.evaluateNow(),
     onSave: () => share(),
+    onSampleRequest: (id, operation) => sampleRequestFrom(projectId, live.token, id, operation)
+      .then((made) => {
+        toast(`Added the sample request "${made.name}".`);
+        live.evaluateNow(); // a change made over REST reaches the room, but is not evaluated by itself
+      })
+      .catch((error) => toast(describeError(error.error), "error")),
   }, { editable: false, collab: true });
   let title = "";
   let focusNext = null;
@@ -228,6 +235,7 @@ function startProject() {
       text: "apiVersion: v1\nkind: Pod\nmetadata:\n  name: example\n  namespace: default\n" });
   });
   bindShortcuts({ run: () => live.evaluateNow(), save: () => share().catch((e) => toast(describeError(e.error), "error")) });
+  installClusterDialog({ projectId, token: () => live.token, toast, onLoaded: () => live.evaluateNow() });
   live.start();
 }
 

@@ -1,7 +1,7 @@
 // The left column: one panel per document and per sample request, each with a CodeMirror editor, a name,
 // and (for requests) the expected outcome. It reconciles with the server's project state by item id.
 
-import { h } from "./dom.js";
+import { h, replaceChildren } from "./dom.js";
 import { createEditor } from "./editors.js";
 import { typecheckDiagnostics } from "./field-locator.js";
 import { GOTO_EVENT } from "./locations.js";
@@ -73,7 +73,20 @@ export class Workspace {
     if (!keepText && !this.collab && typeof item.text === "string") entry.editor.setText(item.text);
     if (typeof item.name === "string" && document.activeElement !== entry.nameInput) entry.nameInput.value = item.name;
     if (entry.target === "request" && item.expected !== undefined) this.showExpected(entry, item.expected);
+    if (item.origin) this.showOrigin(entry, item.origin);
     entry.kindLabel.textContent = kindOf(entry.editor.getText());
+  }
+
+  /** A document loaded from a cluster: where from (hover), and "→ request" actions (issue 37). */
+  showOrigin(entry, origin) {
+    const o = origin;
+    const where = `${o.kind} ${o.namespace ? `${o.namespace}/` : ""}${o.name}`;
+    const badge = h("span", { class: "origin-label", title: `Loaded from cluster ${o.cluster} at ${o.loadedAt} ` +
+      `(resourceVersion ${o.resourceVersion}): ${where}` }, "cluster");
+    const action = (operation) => h("button", { type: "button", class: "btn btn-small btn-quiet origin-request",
+      dataset: { operation }, title: `A ${operation} sample request of this object`, hidden: !this.editable,
+      onclick: () => this.hooks.onSampleRequest?.(entry.id, operation) }, `${operation} request`);
+    replaceChildren(entry.originHost, badge, ...(this.hooks.onSampleRequest ? [action("CREATE"), action("UPDATE")] : []));
   }
 
   panel(target, id, item) {
@@ -83,9 +96,11 @@ export class Workspace {
     const deleteButton = h("button", { type: "button", class: "btn btn-small btn-quiet item-delete", title: `Delete this ${target}`,
       disabled: !this.editable, hidden: !this.editable }, "Delete");
     const editorHost = h("div", { class: "editor-host" });
+    const originHost = h("span", { class: "origin-host" });
     const panel = h("section", { class: `panel panel-${target}`, dataset: { target, id: String(id) } },
-      h("header", { class: "panel-head" }, nameInput, kindLabel, deleteButton), editorHost);
-    const entry = { target, id, panel, nameInput, kindLabel, expected: item.expected ?? null };
+      h("header", { class: "panel-head" }, nameInput, kindLabel, originHost, deleteButton), editorHost);
+    const entry = { target, id, panel, nameInput, kindLabel, originHost, expected: item.expected ?? null };
+    if (item.origin) this.showOrigin(entry, item.origin);
     entry.editor = createEditor(editorHost, {
       text: item.text || "",
       role: target,
@@ -149,6 +164,7 @@ export class Workspace {
       }
       const foot = entry.panel.querySelector(".panel-foot");
       if (foot) foot.hidden = !editable;
+      for (const button of entry.panel.querySelectorAll(".origin-request")) button.hidden = !editable;
       if (entry.expectedSelect) {
         entry.expectedSelect.disabled = !editable;
         entry.expectedInput.readOnly = !editable;

@@ -198,3 +198,34 @@ def test_a_weakened_deployment_is_denied_by_the_policy_about_it(policy):
         assert result["status"]["code"] == 400
         assert policy in result["status"]["message"]
         assert "fail" in rule_results(result)[policy]
+
+
+@needs_kubectl
+def test_the_connected_overlay_only_reads_the_allow_listed_kinds():
+    """components/cluster-reader: get and list on exactly the default allow-list, no write verb, no Secrets,
+    the token in the web pods only; the other overlays read no API at all."""
+    from evaluator.cluster.kinds import DEFAULT_ALLOWED
+
+    documents = render("connected")
+    (role,) = [d for d in documents if d["kind"] == "ClusterRole"]
+    granted = set()
+    for rule in role["rules"]:
+        assert set(rule["verbs"]) <= {"get", "list"}, rule  # no create/update/patch/delete/deletecollection/watch
+        assert "*" not in rule["verbs"] + rule["apiGroups"] + rule["resources"]
+        assert "resourceNames" not in rule and "nonResourceURLs" not in rule
+        granted |= {f"{r}.{g}" if g else r for g in rule["apiGroups"] for r in rule["resources"]}
+    assert granted == set(DEFAULT_ALLOWED) and "secrets" not in granted
+    (binding,) = [d for d in documents if d["kind"] == "ClusterRoleBinding"]
+    assert binding["roleRef"]["name"] == role["metadata"]["name"]
+    assert binding["subjects"] == [
+        {"kind": "ServiceAccount", "name": "admission-playground-reader", "namespace": "admission-playground"}
+    ]
+    by_name = {d["metadata"]["name"]: d["spec"]["template"]["spec"] for d in deployments(documents)}
+    web, worker = by_name["admission-playground-web"], by_name["admission-playground-worker"]
+    assert (web["serviceAccountName"], web["automountServiceAccountToken"]) == ("admission-playground-reader", True)
+    assert (worker["serviceAccountName"], worker["automountServiceAccountToken"]) == ("admission-playground", False)
+    (config,) = [d for d in documents if d["kind"] == "ConfigMap"]
+    assert config["data"]["PLAYGROUND_CLUSTER"] == "in-cluster"
+    for overlay in set(OVERLAYS) - {"connected"}:
+        kinds = {d["kind"] for d in render(overlay)}
+        assert not kinds & {"ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"}, overlay

@@ -5,31 +5,23 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import parse_qs, urlparse
 
 import pytest
-import yaml
 
 from evaluator.batch.cluster import Resource, list_namespaces, list_objects, matched_resources, selectors_of
+from tests.fake_apiserver import TOKEN, FakeCluster, serving, write_kubeconfig
 
 from .policies import DOCUMENTS
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "tests" / "data" / "batch" / "cluster"
-TOKEN = "fake-token-for-the-test"
-ROUTES = {
-    "/api": "api.json",
-    "/apis": "apis.json",
-    "/api/v1": "api_v1.json",
-    "/apis/apps/v1": "apis_apps_v1.json",
-    "/apis/batch/v1": "apis_batch_v1.json",
-    "/api/v1/pods": "pods.json",
-    "/api/v1/configmaps": "configmaps.json",
-    "/api/v1/namespaces": "namespaces.json",
+LISTS = {
+    "pods": ["pods.json"],
+    "configmaps": ["configmaps.json"],
+    "namespaces": ["namespaces.json"],
+    "deployments.apps": ["deployments_page1.json", "deployments_page2.json"],
 }
 STATEFULSETS = """\
 apiVersion: admissionregistration.k8s.io/v1
@@ -43,78 +35,36 @@ spec:
 """
 
 
-class FakeAPIServer(BaseHTTPRequestHandler):
-    requests: list[tuple[str, str, dict, str | None]] = []
-
-    def log_message(self, *args) -> None:  # quiet
-        pass
-
-    def _send(self, code: int, body: bytes) -> None:
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def do_GET(self) -> None:
-        url = urlparse(self.path)
-        query = parse_qs(url.query)
-        self.requests.append(("GET", url.path, query, self.headers.get("Authorization")))
-        if self.headers.get("Authorization") != f"Bearer {TOKEN}":
-            return self._send(
-                401, b'{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Unauthorized","code":401}'
+def recorded_cluster() -> FakeCluster:
+    """The fake API server (tests/fake_apiserver.py) holding the recorded discovery and lists: Deployments
+    come one per page, listing StatefulSets is forbidden."""
+    cluster = FakeCluster(forbidden={"statefulsets.apps"}, page_size={"deployments.apps": 1})
+    for name in ("api_v1.json", "apis_apps_v1.json", "apis_batch_v1.json"):
+        discovery = json.loads((FIXTURES / name).read_text())
+        group, _, version = discovery["groupVersion"].rpartition("/")
+        for entry in discovery["resources"]:
+            if "/" in entry["name"]:
+                continue
+            resource = cluster.add(
+                group, version, entry["name"], entry["kind"], entry["namespaced"], verbs=tuple(entry["verbs"])
             )
-        if url.path == "/apis/apps/v1/deployments":
-            page = "deployments_page2.json" if query.get("continue") else "deployments_page1.json"
-            return self._send(200, (FIXTURES / page).read_bytes())
-        if url.path == "/apis/apps/v1/statefulsets":
-            return self._send(403, (FIXTURES / "forbidden_statefulsets.json").read_bytes())
-        if url.path in ROUTES:
-            return self._send(200, (FIXTURES / ROUTES[url.path]).read_bytes())
-        self._send(404, b'{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}')
-
-    def _refuse(self) -> None:
-        self.requests.append((self.command, urlparse(self.path).path, {}, None))
-        self._send(405, b"{}")
-
-    do_POST = do_PUT = do_PATCH = do_DELETE = _refuse
+            for listed in LISTS.get(resource.label(), ()):
+                resource.items += json.loads((FIXTURES / listed).read_text())["items"]
+    return cluster
 
 
 @pytest.fixture
-def api_server() -> Iterator[str]:
-    FakeAPIServer.requests = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeAPIServer)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+def cluster() -> FakeCluster:
+    return recorded_cluster()
 
 
 @pytest.fixture
-def kubeconfig(tmp_path: Path, api_server: str) -> Path:
-    config = {
-        "apiVersion": "v1",
-        "kind": "Config",
-        "clusters": [
-            {"name": "fake", "cluster": {"server": api_server}},
-            {"name": "gone", "cluster": {"server": "http://127.0.0.1:9"}},
-        ],
-        "users": [{"name": "reader", "user": {"token": TOKEN}}],
-        "contexts": [
-            {"name": "fake", "context": {"cluster": "fake", "user": "reader"}},
-            {"name": "gone", "context": {"cluster": "gone", "user": "reader"}},
-        ],
-        "current-context": "fake",
-    }
-    path = tmp_path / "kubeconfig"
-    path.write_text(yaml.safe_dump(config))
-    return path
+def kubeconfig(tmp_path: Path, cluster: FakeCluster) -> Iterator[Path]:
+    with serving(cluster) as url:
+        yield write_kubeconfig(tmp_path / "kubeconfig", url)
 
 
-def test_lists_the_kinds_the_policies_match_read_only(kubeconfig: Path):
+def test_lists_the_kinds_the_policies_match_read_only(kubeconfig: Path, cluster: FakeCluster):
     objects, errors = list_objects(str(kubeconfig), documents=DOCUMENTS + "---\n" + STATEFULSETS)
     assert sorted((o["kind"], o["metadata"].get("namespace"), o["metadata"]["name"]) for o in objects) == [
         ("ConfigMap", "default", "kube-root-ca.crt"),
@@ -136,7 +86,7 @@ def test_lists_the_kinds_the_policies_match_read_only(kubeconfig: Path):
             "line": None,
         }
     ]
-    calls = FakeAPIServer.requests
+    calls = cluster.requests
     assert {method for method, *_ in calls} == {"GET"}
     assert all(auth == f"Bearer {TOKEN}" for *_, auth in calls)
     lists = [(path, query) for _, path, query, _ in calls if path.count("/") >= 3 and not path.endswith("/v1")]
@@ -144,6 +94,21 @@ def test_lists_the_kinds_the_policies_match_read_only(kubeconfig: Path):
     assert all(q["limit"] == ["500"] for _, q in lists)
     assert "/apis/batch/v1/jobs" not in [p for p, _ in lists]  # no policy matches jobs
     assert "/api/v1/secrets" not in [p for p, _ in lists]
+
+
+def test_secrets_are_never_listed_even_when_a_policy_matches_every_kind(kubeconfig: Path, cluster: FakeCluster):
+    every = {
+        "apiVersion": "kyverno.io/v1",
+        "kind": "ClusterPolicy",
+        "metadata": {"name": "p"},
+        "spec": {"rules": [{"name": "r", "match": {"any": [{"resources": {"kinds": ["*"]}}]}}]},
+    }
+    objects, errors = list_objects(str(kubeconfig), documents=[every])
+    assert {o["kind"] for o in objects} >= {"Pod", "Deployment", "Namespace"}
+    assert {"severity": "warning", "message": "not listing secrets: Secrets are never read"}.items() <= errors[
+        0
+    ].items()
+    assert not any("secrets" in path for path in cluster.paths())
 
 
 def test_kinds_override_the_policies(kubeconfig: Path):

@@ -198,7 +198,7 @@ def test_the_json_body_is_checked_by_its_serializer(client, project):
         "policies: must be an array or null, not string"
     )
     unknown = assert_error(create(client, project, "a: 1", colour="red"), 400, "invalid_request")
-    assert unknown["message"] == "colour: unknown field (expected project, policies, text, filename)"
+    assert unknown["message"] == "colour: unknown field (expected project, policies, text, filename, cluster)"
     job = create(client, project, "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n", filename=None)
     assert job.status_code == 201, job.content
 

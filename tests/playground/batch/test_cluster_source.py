@@ -1,0 +1,83 @@
+"""A batch job whose objects are read from the connected cluster (the fake API server): the kinds the policies
+match, narrowed by namespace and label selector; kinds that cannot be read are the job's warnings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from playground.batch import local
+from tests.fake_apiserver import FakeCluster, sample_cluster, serving, write_kubeconfig
+from tests.playground.batch.conftest import auth
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+JOBS = "/api/v1/batch/jobs"
+
+
+@pytest.fixture
+def cluster() -> FakeCluster:
+    return sample_cluster()
+
+
+@pytest.fixture
+def connected(settings, tmp_path: Path, cluster: FakeCluster) -> Iterator[FakeCluster]:
+    with serving(cluster) as url:
+        settings.PLAYGROUND_CLUSTER = "kubeconfig"
+        settings.PLAYGROUND_CLUSTER_KUBECONFIG = str(write_kubeconfig(tmp_path / "kubeconfig", url))
+        settings.PLAYGROUND_CLUSTER_CONTEXT = "fake"
+        settings.PLAYGROUND_CLUSTER_KINDS = []
+        yield cluster
+
+
+def create(client, project, cluster_spec, **fields):
+    body = {"project": project["id"], "cluster": cluster_spec, **fields}
+    return client.post(JOBS, body, content_type="application/json")
+
+
+def finished(client, job) -> dict:
+    local.wait(timeout=60)
+    state = client.get(f"{JOBS}/{job['id']}", **auth(job["editToken"])).json()
+    assert state["status"] == "done", state
+    return state
+
+
+def test_the_kinds_the_policies_match_run_from_the_cluster(client, project, connected):
+    response = create(client, project, {})
+    assert response.status_code == 201, response.content
+    job = response.json()
+    assert job["total"] == 3 and job["sources"] == [{"name": "cluster fake", "objects": 3}]
+    state = finished(client, job)
+    assert state["denied"] == 1  # web has 9 replicas; the project allows 5
+    assert state["warnings"] == []
+    lists = [p for p in connected.paths() if p.endswith(("/deployments", "/namespaces"))]
+    assert lists == ["/apis/apps/v1/deployments", "/api/v1/namespaces"]  # only what the policies match
+    assert {method for method, *_ in connected.requests} == {"GET"}
+
+
+def test_narrowed_by_namespace_and_selector_and_failed_kinds_are_warnings(client, project, connected):
+    job = create(client, project, {"namespace": "team-a", "labelSelector": "app=api"}).json()
+    assert job["total"] == 1 and finished(client, job)["denied"] == 0
+    job = create(client, project, {"kinds": ["Deployment", "StatefulSet", "Secret"]}).json()
+    state = finished(client, job)
+    assert state["total"] == 3
+    assert [w["message"].split(":")[0] for w in state["warnings"]] == [
+        "cannot read Secret",
+        "cannot read statefulsets.apps",
+    ]
+    assert not any("secrets" in p for p in connected.paths())
+
+
+def test_refusals(client, project, connected, settings):
+    bad = create(client, project, {"kinds": "Deployment"})
+    assert bad.status_code == 400 and bad.json()["error"]["path"] == "cluster.kinds"
+    both = client.post(JOBS, {"project": project["id"], "text": "x", "cluster": {}}, content_type="application/json")
+    assert both.status_code == 400 and both.json()["error"]["path"] == "cluster"
+    settings.PLAYGROUND_CLUSTER_CONTEXT = "gone"
+    gone = create(client, project, {})
+    assert gone.status_code == 502 and gone.json()["error"]["code"] == "cluster_unreachable"
+    settings.PLAYGROUND_CLUSTER = ""
+    off = create(client, project, {})
+    assert off.status_code == 404 and off.json()["error"]["code"] == "cluster_not_configured"
