@@ -9,9 +9,10 @@ so `kyverno test` on the folder checks what the playground decided."""
 
 from __future__ import annotations
 
+import posixpath
 
-from evaluator.formats.archives import listed_objects, suite_file
-from evaluator.formats.bounded_yaml import dump, dump_all
+from evaluator.formats.archives import listed_objects, suite_path
+from evaluator.formats.bounded_yaml import FormatError, dump, dump_all, load_all
 from evaluator.formats.objects import document_name, object_key, object_text, objects_of, plain_object, request_name
 
 TEST_FILE = "kyverno-test.yaml"
@@ -41,31 +42,59 @@ def _folder_name(base: str) -> str:
     return parts[-1] if parts else ""
 
 
+def _test_documents(files: dict[str, str]) -> tuple[str, str, list[dict]]:
+    """(path, folder, test documents) of the kyverno-test.yaml nearest the folder's top: `kyverno test` runs
+    every document of the file as its own test (an export writes one per set of same-named resources)."""
+    path = suite_path(files, TEST_FILE)
+    base = posixpath.dirname(path)
+    tests = [t for t in load_all(files[path], path) if isinstance(t, dict)]
+    if not tests:
+        raise FormatError(f"{path}: not a kyverno test")
+    return path, base, tests
+
+
 def import_folder(files: dict[str, str], title: str | None = None) -> dict:
-    path, base, test = suite_file(files, TEST_FILE, "a kyverno test")
-    policies = _files(files, base, test.get("policies"), "policy")
-    cluster = _files(files, base, test.get("clusterResources"), "clusterResources")
-    cluster = [
-        r for d in cluster for r in ((d.get("spec") or {}).get("resources") or []) if d.get("kind") == "ClusterResource"
-    ] + [d for d in cluster if d.get("kind") != "ClusterResource"]
-    resources = _files(files, base, test.get("resources"), "resource")
-    denied, with_rows = _row_outcomes(test, policies)
-    requests = []
-    for resource in resources:
-        keys = {
-            f"{resource.get('kind')}:{object_key(resource)}",
-            f"{resource.get('kind')}:{(resource.get('metadata') or {}).get('name')}",
-        }
-        expected = {"allowed": False} if keys & denied else {"allowed": True} if keys & with_rows else None
-        requests.append({"name": request_name(resource), "text": object_text(resource), "expected": expected})
-    name = (test.get("metadata") or {}).get("name") or base or "kyverno test"
+    path, base, tests = _test_documents(files)
+    policies: list[dict] = []
+    cluster: list[dict] = []
+    requests: list[dict] = []
+    read: set[tuple[str, str]] = set()  # (what, file) already read: test documents share their policy files
+    warnings: list[str] = []
+    for test in tests:
+        new_policies = _unread(files, base, test.get("policies"), "policy", read)
+        policies += new_policies
+        loaded = _unread(files, base, test.get("clusterResources"), "clusterResources", read)
+        cluster += [
+            r
+            for d in loaded
+            for r in ((d.get("spec") or {}).get("resources") or [])
+            if d.get("kind") == "ClusterResource"
+        ] + [d for d in loaded if d.get("kind") != "ClusterResource"]
+        resources = _files(files, base, test.get("resources"), "resource")
+        denied, with_rows = _row_outcomes(test, policies)
+        for resource in resources:
+            keys = {
+                f"{resource.get('kind')}:{object_key(resource)}",
+                f"{resource.get('kind')}:{(resource.get('metadata') or {}).get('name')}",
+            }
+            expected = {"allowed": False} if keys & denied else {"allowed": True} if keys & with_rows else None
+            requests.append({"name": request_name(resource), "text": object_text(resource), "expected": expected})
+        warnings += [w for w in _not_imported(test) if w not in warnings]
+    name = (tests[0].get("metadata") or {}).get("name") or base or "kyverno test"
     return {
         "title": title or f"kyverno test: {_folder_name(base) or name}",
         "description": f"Imported from {path}",
         "documents": [{"name": document_name(d), "text": object_text(d)} for d in policies + cluster],
         "requests": requests,
-        "warnings": _not_imported(test),
+        "warnings": warnings,
     }
+
+
+def _unread(files: dict[str, str], base: str, names: object, what: str, read: set[tuple[str, str]]) -> list[dict]:
+    """The objects of the files `names` lists that no earlier test document of the file listed."""
+    fresh = [n for n in (names if isinstance(names, list) else []) if (what, str(n)) not in read]
+    read.update((what, str(n)) for n in fresh)
+    return _files(files, base, fresh, what)
 
 
 def _rows(test: dict) -> list[dict]:
@@ -73,7 +102,12 @@ def _rows(test: dict) -> list[dict]:
 
 
 def _row_denies(policy: dict, row: dict) -> bool:
-    return policy.get("kind") not in KYVERNO_KINDS or _enforced(policy, str(row.get("rule")))
+    """Whether a `fail` row is a denial: an Enforce rule of a ClusterPolicy/Policy, a policy of another kind
+    unless its validationActions leave Deny out (an Audit or Warn ValidatingPolicy admits)."""
+    if policy.get("kind") in KYVERNO_KINDS:
+        return _enforced(policy, str(row.get("rule")))
+    actions = (policy.get("spec") or {}).get("validationActions")
+    return not isinstance(actions, list) or "Deny" in actions
 
 
 def _row_outcomes(test: dict, policies: list[dict]) -> tuple[set[str], set[str]]:
@@ -106,8 +140,46 @@ def _not_imported(test: dict) -> list[str]:
     return warnings + [f"{TEST_FILE}: {flag} rows are not imported (only admission outcomes are)" for flag in flagged]
 
 
+def layers(objects: list[tuple[dict, dict]]) -> list[list[tuple[dict, dict]]]:
+    """The (request, object) pairs split so that no two objects of one layer share a name: `kyverno test`
+    evaluates only the first of resources alike in kind, namespace and name, and a result row naming
+    `name` or `namespace/name` is checked against every resource so named, whatever its kind."""
+    found: list[list[tuple[dict, dict]]] = []
+    names: list[set[str]] = []
+    for request, obj in objects:
+        name = str((obj.get("metadata") or {}).get("name"))
+        depth = next((i for i, taken in enumerate(names) if name not in taken), len(names))
+        if depth == len(found):
+            found.append([])
+            names.append(set())
+        found[depth].append((request, obj))
+        names[depth].add(name)
+    return found
+
+
+def _rows_of(simulation: object, layer: list[tuple[dict, dict]]) -> list[dict]:
+    """The result rows of one layer: the per-rule Kyverno results of each request with an expected outcome."""
+    rows: dict[tuple, list[str]] = {}
+    for request, obj in layer:
+        if not request.get("expected"):
+            continue
+        result = simulation.run(  # type: ignore[attr-defined]
+            request["text"], trace=False, full=False, type_checks=False, request_name=request["name"]
+        )
+        for entry in result.get("kyverno") or []:
+            for rule in entry.get("rules") or []:
+                verdict = {"warn": "fail", "error": "error"}.get(rule.get("result"), rule.get("result"))
+                key = (entry.get("policy"), rule.get("rule"), obj.get("kind"), verdict)
+                rows.setdefault(key, []).append(object_key(obj))
+    return [
+        {"policy": p, "rule": r, "kind": k, "resources": sorted(set(names)), "result": v}
+        for (p, r, k, v), names in sorted(rows.items(), key=lambda item: tuple(map(str, item[0])))
+    ]
+
+
 def export_folder(project: dict) -> tuple[dict[str, str], list[str]]:
-    """({path: text} of the folder, warnings about what could not be written)."""
+    """({path: text} of the folder, warnings about what could not be written). The results are the
+    playground's decisions; `evaluator.cli.kyverno_test.export` checks them against `kyverno test`."""
     from evaluator.simulation import Simulation  # the engine only when exporting
 
     policies, cluster, warnings = [], [], []
@@ -121,37 +193,30 @@ def export_folder(project: dict) -> tuple[dict[str, str], list[str]]:
                 else cluster
             ).append(obj)
     simulation = Simulation([d["text"] for d in project.get("documents", [])])
-    resources, rows = [], {}
+    objects = []
     for request in project.get("requests", []):
         obj = plain_object(request["text"], request["name"])
         if obj is None:
             warnings.append(f"request {request['name']!r} is not a plain object and is left out")
-            continue
-        resources.append(obj)
-        if not request.get("expected"):
-            continue
-        result = simulation.run(
-            request["text"], trace=False, full=False, type_checks=False, request_name=request["name"]
-        )
-        for entry in result.get("kyverno") or []:
-            for rule in entry.get("rules") or []:
-                verdict = {"warn": "fail", "error": "error"}.get(rule.get("result"), rule.get("result"))
-                key = (entry.get("policy"), rule.get("rule"), obj.get("kind"), verdict)
-                rows.setdefault(key, []).append(object_key(obj))
-    test = {
-        "apiVersion": "cli.kyverno.io/v1alpha1",
-        "kind": "Test",
-        "metadata": {"name": "kyverno-test"},
-        "policies": ["policies.yaml"],
-        "resources": ["resources.yaml"],
-    }
-    files = {"policies.yaml": dump_all(policies), "resources.yaml": dump_all(resources)}
+        else:
+            objects.append((request, obj))
+    files = {"policies.yaml": dump_all(policies)}
     if cluster:
-        test["clusterResources"] = ["cluster-resources.yaml"]
         files["cluster-resources.yaml"] = dump_all(cluster)
-    test["results"] = [
-        {"policy": p, "rule": r, "kind": k, "resources": sorted(set(names)), "result": v}
-        for (p, r, k, v), names in sorted(rows.items(), key=lambda item: tuple(map(str, item[0])))
-    ]
-    files[TEST_FILE] = dump(test)
+    tests = []
+    for i, layer in enumerate(layers(objects) or [[]]):
+        resources = "resources.yaml" if i == 0 else f"resources-{i + 1}.yaml"
+        test: dict = {
+            "apiVersion": "cli.kyverno.io/v1alpha1",
+            "kind": "Test",
+            "metadata": {"name": "kyverno-test" if i == 0 else f"kyverno-test-{i + 1}"},
+            "policies": ["policies.yaml"],
+            "resources": [resources],
+        }
+        if cluster:
+            test["clusterResources"] = ["cluster-resources.yaml"]
+        test["results"] = _rows_of(simulation, layer)
+        files[resources] = dump_all([obj for _, obj in layer])
+        tests.append(test)
+    files[TEST_FILE] = dump_all(tests)
     return files, warnings

@@ -21,7 +21,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from evaluator.formats.bounded_yaml import FormatError
-from evaluator.formats.registry import FORMATS
+from evaluator.format_registry import FORMATS
 from playground.api.serializers import ErrorSerializer
 from playground.api.throttles import EvaluationThrottle
 from playground.evaluation import jobs, pool

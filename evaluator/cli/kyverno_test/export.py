@@ -1,0 +1,113 @@
+"""A project exported as a `kyverno test` folder whose result rows `kyverno test` reproduces.
+
+The folder (evaluator/formats/kyverno_test.py) holds the playground's per-rule decisions. `kyverno test`
+decides otherwise where the API server differs from the CLI: the CLI applies no API defaulting (a Pod's
+`imagePullPolicy`, `serviceAccountName`, a Service's `externalTrafficPolicy` are absent), runs no mutation
+before a validate rule and makes no admission request. So every row is run here as `kyverno test` runs it
+(this package's runners) and written with what it computes; each row where that differs from the
+playground, or that the CLI cannot evaluate offline (registries, signatures), gets a warning naming the
+request, the policy and the rule."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from evaluator.cli.kyverno_test.folder import TEST_FILE, TestFolder, load_folder
+from evaluator.cli.kyverno_test.rows import ERROR, EXCLUDED, FAILED, SKIPPED, Row, run_rows
+from evaluator.formats import kyverno_test
+from evaluator.formats.bounded_yaml import dump_all
+from evaluator.formats.objects import object_key, plain_object
+
+RESULTS = ("pass", "fail", "warn", "error", "skip")
+
+
+def export_folder(project: dict) -> tuple[dict[str, str], list[str]]:
+    """({path: text} of the folder, warnings): rows as `kyverno test` computes them."""
+    files, warnings = kyverno_test.export_folder(project)
+    names = _request_names(project)
+    with tempfile.TemporaryDirectory(prefix="kyverno-test-export-") as tmp:
+        for name, text in files.items():
+            (Path(tmp) / name).write_text(text)
+        folders = load_folder(Path(tmp) / TEST_FILE)
+        tests = []
+        for layer, folder in enumerate(folders):
+            rows, row_warnings = _checked(folder, names.get(layer, {}))
+            tests.append({**folder.test, "results": rows})
+            warnings += row_warnings
+    files[TEST_FILE] = dump_all(tests)
+    return files, warnings
+
+
+def _request_names(project: dict) -> dict[int, dict[str, str]]:
+    """{test document: {resource name in its rows: the request's name}}, as the folder was written."""
+    objects = []
+    for request in project.get("requests", []):
+        obj = plain_object(request["text"], request["name"])
+        if obj is not None:
+            objects.append((request, obj))
+    return {
+        i: {object_key(obj): request["name"] for request, obj in layer}
+        for i, layer in enumerate(kyverno_test.layers(objects))
+    }
+
+
+def _checked(folder: TestFolder, names: dict[str, str]) -> tuple[list[dict], list[str]]:
+    """The folder's result rows as `kyverno test` computes them, and a warning per row that differs."""
+    singles = [
+        {**result, "resources": [resource]}
+        for result in folder.test.get("results") or []
+        for resource in result.get("resources") or []
+    ]
+    rows = run_rows(TestFolder(folder.path, {**folder.test, "results": singles}, **_loaded(folder)))
+    grouped: dict[tuple, list[str]] = {}
+    warnings = []
+    for single, row in zip(singles, rows, strict=True):
+        result, warning = _verdict(single, row)
+        if warning:
+            resource = single["resources"][0]
+            request = names.get(resource, resource)
+            warnings.append(
+                f"request {request!r}: policy {single['policy']}, rule {single.get('rule') or '(every rule)'}: "
+                f"{warning}"
+            )
+        key = (single["policy"], single.get("rule"), single.get("kind"), result)
+        grouped.setdefault(key, []).append(single["resources"][0])
+    results = [
+        {"policy": p, "rule": r, "kind": k, "resources": sorted(set(resources)), "result": v}
+        for (p, r, k, v), resources in sorted(grouped.items(), key=lambda item: tuple(map(str, item[0])))
+    ]
+    return results, warnings
+
+
+def _loaded(folder: TestFolder) -> dict:
+    return {
+        "policies": folder.policies,
+        "exceptions": folder.exceptions,
+        "resources": folder.resources,
+        "cluster": folder.cluster,
+        "values": folder.values,
+        "user": folder.user,
+        "problems": folder.problems,
+    }
+
+
+def _verdict(single: dict, row: Row) -> tuple[str, str]:
+    """(the result the row is written with, a warning when `kyverno test` would not reproduce the
+    playground's result, or "")."""
+    ours = str(single.get("result"))
+    if row.status == FAILED and row.actual in RESULTS:
+        why = f" ({row.message})" if row.message else ""
+        return row.actual, f"kyverno test gives {row.actual}{why} where the playground gives {ours}: the row says {row.actual}"
+    if row.status == FAILED:
+        return ours, f"kyverno test gives {row.actual} (several rule results) where the playground gives {ours}"
+    if row.status == SKIPPED:
+        return ours, f"kyverno test cannot be checked offline ({row.message}): the row holds the playground's {ours}"
+    if row.status == ERROR:
+        return ours, f"kyverno test cannot evaluate the row ({row.message}): the row holds the playground's {ours}"
+    if row.status == EXCLUDED and ours != "skip":
+        return ours, (
+            f"kyverno test has no result for it and reports it passed (Excluded) whatever it says; the playground "
+            f"gives {ours}"
+        )
+    return ours, ""
