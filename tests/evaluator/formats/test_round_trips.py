@@ -15,6 +15,7 @@ from evaluator.project_tests import run_project
 from evaluator.formats import admission_review, kaptest, kyverno_test, manifests, project_files
 from evaluator.formats.archives import read_archive, write_zip
 from evaluator.formats.bounded_yaml import FormatError, load_all
+from evaluator.formats.objects import object_text
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "formats"
 KYVERNO = sorted(p.name for p in (DATA / "kyverno-test").iterdir())
@@ -491,3 +492,59 @@ def test_kaptest_import_warns_about_what_kaptest_gives_otherwise():
     assert "simple-policy.test/kaptest.yaml: policy simple-policy: request.dryRun is true in kaptest" in warnings
     assert "simple-policy.test/kaptest.yaml: policy simple-policy: kaptest's authorizer allows every check" in warnings
     assert not [w for w in warnings if "matchConstraints" in w or "error-policy: request" in w]
+
+
+def test_a_kyverno_test_export_writes_what_kyverno_test_computes_not_the_defaulted_decision():
+    """kyverno/policies' imagepullpolicy-always: the API server defaults `imagePullPolicy: Always` for a
+    `latest` image, so the playground passes the objects `kyverno test` fails (it applies no defaulting): the
+    export wrote `pass` rows `kyverno test` disagrees with. They are written as `kyverno test` computes them,
+    as the folder's own rows say, each with a warning naming the request."""
+    from evaluator.cli.kyverno_test.export import export_folder
+
+    root = DATA / "kyverno-test" / "imagepullpolicy-always"
+    files = {str(p.relative_to(root)): p.read_text() for p in root.rglob("*.yaml")}
+    project = kyverno_test.import_folder(files)
+    playground_rows, _ = kyverno_test.export_folder(project)
+    assert {r["result"] for r in load_all(playground_rows["kyverno-test.yaml"])[0]["results"]} == {"pass"}
+    exported, warnings = export_folder(project)
+    rows = {
+        (row["rule"], resource): row["result"]
+        for row in load_all(exported["kyverno-test.yaml"])[0]["results"]
+        for resource in row["resources"]
+    }
+    assert rows == {
+        ("autogen-imagepullpolicy-always", "mydeploy1"): "fail",
+        ("autogen-imagepullpolicy-always", "mydeploy2"): "pass",
+        ("imagepullpolicy-always", "myapp-pod-2"): "fail",
+        ("imagepullpolicy-always", "myapp-pod-1"): "pass",
+    }
+    assert [w.split(": kyverno test gives")[0] for w in warnings] == [
+        "request 'CREATE Deployment mydeploy1': policy imagepullpolicy-always, rule autogen-imagepullpolicy-always",
+        "request 'CREATE Pod myapp-pod-2': policy imagepullpolicy-always, rule imagepullpolicy-always",
+    ]
+    assert all(w.endswith("where the playground gives pass: the row says fail") for w in warnings)
+
+
+def test_same_named_requests_are_exported_as_test_documents_of_their_own(tmp_path):
+    """kyverno test evaluates only the first of two resources alike in kind, namespace and name: the gallery's
+    `web` with a latest and with a pinned image would both be checked against the first's result."""
+    from evaluator.cli.kyverno_test import run_file
+    from evaluator.cli.kyverno_test.export import export_folder
+
+    project = _gallery("kyverno-disallow-latest-tag")
+    names = [load_all(r["text"])[0]["metadata"]["name"] for r in project["requests"]]
+    assert len(names) > len(set(names))
+    files, warnings = export_folder(project)
+    tests = load_all(files["kyverno-test.yaml"])
+    assert len(tests) == max(names.count(n) for n in names) and warnings == []
+    for i, test in enumerate(tests):
+        layer = [load_all(t) for t in [files[test["resources"][0]]]][0]
+        assert len({o["metadata"]["name"] for o in layer}) == len(layer), i
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    report = run_file(tmp_path / "kyverno-test.yaml")
+    assert report.passed and len(report.rows) >= 4, report.rows
+    back = kyverno_test.import_folder(files)["requests"]  # every test document's resources come back
+    assert sorted(r["text"] for r in back) == sorted(
+        object_text(load_all(r["text"])[0]) for r in project["requests"]
+    )
