@@ -96,8 +96,10 @@ def object_name(index: int, obj: Any) -> str:
     """The name a batch object's own errors go by: `Kind namespace/name` (`Kind name` when cluster-scoped),
     or `object N` (its place in the batch, from 1) when it has no kind or name."""
     meta = obj.get("metadata") if isinstance(obj, dict) else None
-    name = meta.get("name") or meta.get("generateName") if isinstance(meta, dict) else None
-    kind = obj.get("kind") if isinstance(obj, dict) else None
+    if not isinstance(meta, dict):
+        return f"object {index + 1}"
+    name = meta.get("name") or meta.get("generateName")
+    kind = obj.get("kind")
     if not (isinstance(kind, str) and kind and isinstance(name, str) and name):
         return f"object {index + 1}"
     namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else ""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import posixpath
 
 from evaluator.formats.archives import listed_objects, suite_path
-from evaluator.formats.bounded_yaml import FormatError, dump, dump_all, load_all
+from evaluator.formats.bounded_yaml import FormatError, dump_all, load_all
 from evaluator.formats.objects import document_name, object_key, object_text, objects_of, plain_object, request_name
 
 TEST_FILE = "kyverno-test.yaml"

@@ -98,7 +98,10 @@ def _verdict(single: dict, row: Row) -> tuple[str, str]:
     ours = str(single.get("result"))
     if row.status == FAILED and row.actual in RESULTS:
         why = f" ({row.message})" if row.message else ""
-        return row.actual, f"kyverno test gives {row.actual}{why} where the playground gives {ours}: the row says {row.actual}"
+        return (
+            row.actual,
+            f"kyverno test gives {row.actual}{why} where the playground gives {ours}: the row says {row.actual}",
+        )
     if row.status == FAILED:
         return ours, f"kyverno test gives {row.actual} (several rule results) where the playground gives {ours}"
     if row.status == SKIPPED:

@@ -158,9 +158,12 @@ def test_a_gallery_project_round_trips_through_kaptest(path):
     assert {n: load_all(t) for n, t in again.items()} == {n: load_all(t) for n, t in files.items()}
     kept = [r["name"] for r in project["requests"] if not any(w.startswith(f"request {r['name']!r}") for w in warnings)]
     assert [r["name"] for r in second["requests"]] == kept
-    assert changes(
-        {"requests": [r for r in project["requests"] if r["name"] in kept]},
-        {"requests": second["requests"]},
-        fields=(),
-        as_data=True,
-    ) == []
+    assert (
+        changes(
+            {"requests": [r for r in project["requests"] if r["name"] in kept]},
+            {"requests": second["requests"]},
+            fields=(),
+            as_data=True,
+        )
+        == []
+    )

@@ -545,6 +545,4 @@ def test_same_named_requests_are_exported_as_test_documents_of_their_own(tmp_pat
     report = run_file(tmp_path / "kyverno-test.yaml")
     assert report.passed and len(report.rows) >= 4, report.rows
     back = kyverno_test.import_folder(files)["requests"]  # every test document's resources come back
-    assert sorted(r["text"] for r in back) == sorted(
-        object_text(load_all(r["text"])[0]) for r in project["requests"]
-    )
+    assert sorted(r["text"] for r in back) == sorted(object_text(load_all(r["text"])[0]) for r in project["requests"])
