@@ -17,6 +17,29 @@ from evaluator.formats.objects import document_name, object_key, object_text, ob
 
 TEST_FILE = "kyverno-test.yaml"
 KYVERNO_KINDS = ("ClusterPolicy", "Policy")
+# what `kyverno test` loads as policies besides Kyverno's own kinds (bindings included: it binds them itself)
+ADMISSION_POLICY_KINDS = (
+    "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionPolicyBinding",
+    "MutatingAdmissionPolicy",
+    "MutatingAdmissionPolicyBinding",
+)
+# Test fields a project has no place for: the import names each one a test uses
+NOT_IMPORTED = (
+    "variables",
+    "values",
+    "userinfo",
+    "exceptions",
+    "context",
+    "apiCallResponses",
+    "globalContextEntries",
+    "targetResources",
+    "jsonPayload",
+    "jsonPayloads",
+    "httpPayloads",
+    "envoyPayloads",
+    "checks",
+)
 
 
 def _files(files: dict[str, str], base: str, names: object, what: str) -> list[dict]:
@@ -64,6 +87,7 @@ def import_folder(files: dict[str, str], title: str | None = None) -> dict:
         new_policies = _unread(files, base, test.get("policies"), "policy", read)
         policies += new_policies
         loaded = _unread(files, base, test.get("clusterResources"), "clusterResources", read)
+        loaded += _unread(files, base, test.get("paramResources"), "paramResources", read)
         cluster += [
             r
             for d in loaded
@@ -132,7 +156,7 @@ def _row_outcomes(test: dict, policies: list[dict]) -> tuple[set[str], set[str]]
 def _not_imported(test: dict) -> list[str]:
     warnings = [
         f"{TEST_FILE}: {key} is not imported (a project has no place for it)"
-        for key in ("variables", "values", "userinfo", "exceptions")
+        for key in NOT_IMPORTED
         if test.get(key)
     ]
     flags = ("patchedResources", "patchedResource", "generatedResource", "cloneSourceResource")
@@ -187,8 +211,7 @@ def export_folder(project: dict) -> tuple[dict[str, str], list[str]]:
         for obj in objects_of(doc["text"], doc["name"]):
             (
                 policies
-                if obj.get("kind") in KYVERNO_KINDS
-                or obj.get("kind") == "ValidatingAdmissionPolicy"
+                if obj.get("kind") in KYVERNO_KINDS + ADMISSION_POLICY_KINDS
                 or str(obj.get("apiVersion")).startswith("policies.kyverno.io/")
                 else cluster
             ).append(obj)

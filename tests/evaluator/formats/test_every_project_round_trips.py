@@ -118,11 +118,17 @@ def test_a_gallery_project_round_trips_through_kyverno_test(path, tmp_path):
     assert sorted(map(repr, resources)) == sorted(repr(load_all(r["text"])[0]) for r in exported)
 
 
+OUTPUT_ROWS = ("patchedResources", "patchedResource", "generatedResource", "cloneSourceResource")
+
+
 def _rows(files: dict[str, str]) -> dict[tuple, set[str]]:
-    """{(policy, rule, resource): results} of a folder's kyverno-test.yaml."""
+    """{(policy, rule, resource): results} of a folder's kyverno-test.yaml (rows checking admission outcomes,
+    not the mutated or generated objects the import leaves out)."""
     rows: dict[tuple, set[str]] = {}
     for test in load_all(files[kyverno_test.TEST_FILE]):
         for row in test.get("results") or []:
+            if any(row.get(key) for key in OUTPUT_ROWS):
+                continue
             for resource in row.get("resources") or []:
                 key = (str(row.get("policy")).split("/")[-1], row.get("rule") or "", resource)
                 rows.setdefault(key, set()).add(row.get("result"))
@@ -134,11 +140,15 @@ def test_a_kyverno_test_folder_round_trips(path, tmp_path):
     original = kyverno_folder(path)
     project = kyverno_test.import_folder(original)
     files, warnings = _kyverno_round_trip(project, tmp_path)
-    if project["warnings"] or warnings:
-        return  # what the project cannot hold is named; the rows below need all of it
+    if any("a project has no place for it" in w for w in project["warnings"]):
+        return  # values, variables, userinfo or exceptions change what the rows decide; the import names them
     test = next(n for n in original if n.endswith(kyverno_test.TEST_FILE))
     ours = _rows(files)
-    for (policy, rule, resource), results in _rows({kyverno_test.TEST_FILE: original[test]}).items():
+    compared = 0
+    theirs = _rows({kyverno_test.TEST_FILE: original[test]})
+    for (policy, rule, resource), results in theirs.items():
+        if any(f"policy {policy}," in w and resource.split("/")[-1] in w for w in warnings):
+            continue  # the export says this row does not hold the playground's decision
         found = {
             r
             for (p, ru, res), rs in ours.items()
@@ -146,6 +156,8 @@ def test_a_kyverno_test_folder_round_trips(path, tmp_path):
             for r in rs
         }
         assert not found or found == results, (policy, rule, resource, results, found)
+        compared += bool(found)
+    assert compared or not theirs
 
 
 @pytest.mark.parametrize("path", GALLERY, ids=lambda p: p.stem)
