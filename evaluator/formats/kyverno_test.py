@@ -4,8 +4,11 @@
 Import: the policies (and clusterResources) become documents, each resource a request (a CREATE of it).
 Kyverno's rows are per rule; a project's expectation is per request: a resource with a `fail` row of a rule
 whose failure action is Enforce is expected denied, any other resource with rows is expected allowed.
-Export: runs the engine on each request with an expected outcome and writes its per-rule results as rows,
-so `kyverno test` on the folder checks what the playground decided."""
+Several test documents in kyverno-test.yaml are read in turn (`kyverno test` runs each as its own test).
+Export: runs the engine on each request with an expected outcome and writes its per-rule results as rows;
+requests whose objects share a name go in test documents of their own (`kyverno test` evaluates only the
+first of a name). evaluator/cli/kyverno_test/export.py then rewrites the rows as `kyverno test` computes
+them (what the page and the API export)."""
 
 from __future__ import annotations
 
@@ -155,9 +158,7 @@ def _row_outcomes(test: dict, policies: list[dict]) -> tuple[set[str], set[str]]
 
 def _not_imported(test: dict) -> list[str]:
     warnings = [
-        f"{TEST_FILE}: {key} is not imported (a project has no place for it)"
-        for key in NOT_IMPORTED
-        if test.get(key)
+        f"{TEST_FILE}: {key} is not imported (a project has no place for it)" for key in NOT_IMPORTED if test.get(key)
     ]
     flags = ("patchedResources", "patchedResource", "generatedResource", "cloneSourceResource")
     flagged = sorted({flag for row in _rows(test) for flag in flags if row.get(flag)})
