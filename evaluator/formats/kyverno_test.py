@@ -216,7 +216,9 @@ def export_folder(project: dict) -> tuple[dict[str, str], list[str]]:
                 or str(obj.get("apiVersion")).startswith("policies.kyverno.io/")
                 else cluster
             ).append(obj)
-    simulation = Simulation([d["text"] for d in project.get("documents", [])])
+    simulation = Simulation(
+        [d["text"] for d in project.get("documents", [])], kubernetes_version=project.get("kubernetesVersion")
+    )
     objects = []
     for request in project.get("requests", []):
         obj = plain_object(request["text"], request["name"])

@@ -106,7 +106,7 @@ class ExportView(APIView):
     )
     def get(self, request, project_id, fmt):
         _format(fmt, "export")
-        project = project_service.project_state(project_id)
+        project = project_service.export_state(project_id)
         chosen = request.query_params.get("request")
         if chosen is not None:
             project["requests"] = [r for r in project["requests"] if str(r.get("id")) == chosen]

@@ -159,3 +159,13 @@ def test_everything_the_page_stores_comes_back_through_project_files_and_manifes
     again = client.post(f"/api/v1/import/{fmt}", exported.content, content_type="application/yaml").json()
     assert contents(again) == contents(state)
     assert {k: again[k] for k in STORED} == {k: state[k] for k in STORED}
+
+
+def test_a_project_following_the_newest_release_is_not_exported_pinned(client):
+    """The page shows the newest release for a project that chose none; exporting wrote that release, so the
+    imported copy stayed on it when a newer one came."""
+    text = b"title: follows\ndocuments: []\nrequests: []\n"
+    state = client.post("/api/v1/import/project", text, content_type="application/yaml").json()
+    for fmt in ("project", "manifests"):
+        exported = client.get(f"/api/v1/projects/{state['id']}/export/{fmt}")
+        assert b"kubernetesVersion" not in exported.content, fmt

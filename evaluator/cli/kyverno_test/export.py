@@ -37,7 +37,7 @@ def export_folder(project: dict) -> tuple[dict[str, str], list[str]]:
         for layer, folder in enumerate(folders):
             rows, row_warnings = _checked(folder, names.get(layer, {}), expected.get(layer, set()))
             tests.append({**folder.test, "results": rows})
-            warnings += row_warnings
+            warnings += [w for w in row_warnings if w not in warnings]
     files[TEST_FILE] = dump_all(tests)
     return files, warnings
 
