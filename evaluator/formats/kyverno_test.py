@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import posixpath
 
-from evaluator.formats.archives import listed_objects, suite_path
+from evaluator.formats.archives import listed_objects, resolve, suite_path
 from evaluator.formats.bounded_yaml import FormatError, dump_all, load_all
+from evaluator.formats.manifests import SEPARATOR, has_marks, marked_item, marked_items
 from evaluator.formats.objects import document_name, object_key, object_text, objects_of, plain_object, request_name
 
 TEST_FILE = "kyverno-test.yaml"
@@ -97,15 +98,14 @@ def import_folder(files: dict[str, str], title: str | None = None) -> dict:
             for r in ((d.get("spec") or {}).get("resources") or [])
             if d.get("kind") == "ClusterResource"
         ] + [d for d in loaded if d.get("kind") != "ClusterResource"]
-        resources = _files(files, base, test.get("resources"), "resource")
         denied, with_rows = _row_outcomes(test, policies)
-        for resource in resources:
+        for resource, name, text in _resources(files, base, test.get("resources")):
             keys = {
                 f"{resource.get('kind')}:{object_key(resource)}",
                 f"{resource.get('kind')}:{(resource.get('metadata') or {}).get('name')}",
             }
             expected = {"allowed": False} if keys & denied else {"allowed": True} if keys & with_rows else None
-            requests.append({"name": request_name(resource), "text": object_text(resource), "expected": expected})
+            requests.append({"name": name, "text": text, "expected": expected})
         warnings += [w for w in _not_imported(test) if w not in warnings]
     name = (tests[0].get("metadata") or {}).get("name") or base or "kyverno test"
     return {
@@ -115,6 +115,25 @@ def import_folder(files: dict[str, str], title: str | None = None) -> dict:
         "requests": requests,
         "warnings": warnings,
     }
+
+
+def _resources(files: dict[str, str], base: str, names: object) -> list[tuple[dict, str, str]]:
+    """(object, request name, request text) of each resource the test lists: a file the playground wrote
+    marks each with its request's name and keeps its text as typed (manifests.py's marks); any other
+    resource is named `CREATE <Kind> <namespace/name>`."""
+    found = []
+    for name in names if isinstance(names, list) else []:
+        text = resolve(files, base, str(name))
+        if text is None or not has_marks(text):
+            found += [(r, request_name(r), object_text(r)) for r in _files(files, base, [name], "resource")]
+            continue
+        for mark, body, where in marked_items(text, str(name)):
+            objects = [d for d in load_all(body, where) if isinstance(d, dict)]
+            if isinstance(mark.get("request"), str) and len(objects) == 1:
+                found.append((objects[0], mark["request"], body))
+            else:
+                found += [(o, request_name(o), object_text(o)) for o in objects]
+    return found
 
 
 def _unread(files: dict[str, str], base: str, names: object, what: str, read: set[tuple[str, str]]) -> list[dict]:
@@ -242,7 +261,9 @@ def export_folder(project: dict) -> tuple[dict[str, str], list[str]]:
         if cluster:
             test["clusterResources"] = ["cluster-resources.yaml"]
         test["results"] = _rows_of(simulation, layer)
-        files[resources] = dump_all([obj for _, obj in layer])
+        files[resources] = SEPARATOR.join(
+            marked_item({"request": r["name"]}, r["text"], "request", []) for r, _ in layer
+        )
         tests.append(test)
     files[TEST_FILE] = dump_all(tests)
     return files, warnings

@@ -33,7 +33,7 @@ SEPARATOR = "---\n"
 
 
 def import_bundle(text: str, title: str = "Imported manifests", source: str = "manifests.yaml") -> dict:
-    if _MARK_LINE.search(text):
+    if has_marks(text):
         return _import_marked(text, title, source)
     docs = objects_of(text, source)
     if not docs:
@@ -61,7 +61,8 @@ def _manifest_text(text: str, name: str) -> bool:
     return all(is_object(d) for d in docs) and not _MARK_LINE.search(text)
 
 
-def _item(mark: dict, text: str, what: str, warnings: list[str]) -> str:
+def marked_item(mark: dict, text: str, what: str, warnings: list[str]) -> str:
+    """A text after its mark (`what`: the mark's key naming it), commented out when it is not a manifest."""
     if not _manifest_text(text, mark[what]):
         mark["commented"] = True
         warnings.append(
@@ -84,18 +85,22 @@ def export_bundle(project: dict) -> tuple[str, list[str]]:
         head["kubernetesVersion"] = str(project["kubernetesVersion"])
     items = [MARK + json.dumps({"project": head}, ensure_ascii=False) + "\n"]
     for doc in project.get("documents", []):
-        items.append(_item({"document": doc["name"]}, doc["text"], "document", warnings))
+        items.append(marked_item({"document": doc["name"]}, doc["text"], "document", warnings))
     for request in project.get("requests", []):
         mark = {"request": request["name"]}
         if request.get("expected"):
             mark["expected"] = dict(request["expected"])
-        items.append(_item(mark, request["text"], "request", warnings))
+        items.append(marked_item(mark, request["text"], "request", warnings))
     return SEPARATOR.join(items), warnings
 
 
-def _import_marked(text: str, title: str, source: str) -> dict:
-    """The project a marked bundle (what export writes) holds: each item's text as it was written."""
-    project: dict = {"title": title, "description": f"Imported from {source}", "documents": [], "requests": []}
+def has_marks(text: str) -> bool:
+    return bool(_MARK_LINE.search(text))
+
+
+def marked_items(text: str, source: str) -> list[tuple[dict, str, str]]:
+    """(mark, text as it was written, where) of each item of a marked stream."""
+    items = []
     marks = list(_MARK_LINE.finditer(text))
     for i, match in enumerate(marks):
         line = text.count("\n", 0, match.start()) + 1
@@ -109,7 +114,19 @@ def _import_marked(text: str, title: str, source: str) -> dict:
         body = text[match.end() + 1 : end]
         if i + 1 < len(marks) and body.endswith(SEPARATOR):
             body = body[: -len(SEPARATOR)]
-        _add(project, mark, body, f"{source}:{line}")
+        if mark.get("commented"):
+            body = "".join(line[2:] if line.startswith("# ") else line[1:] for line in body.splitlines(keepends=True))
+        if mark.get("finalNewline") is False and body.endswith("\n"):
+            body = body[:-1]
+        items.append((mark, body, f"{source}:{line}"))
+    return items
+
+
+def _import_marked(text: str, title: str, source: str) -> dict:
+    """The project a marked bundle (what export writes) holds: each item's text as it was written."""
+    project: dict = {"title": title, "description": f"Imported from {source}", "documents": [], "requests": []}
+    for mark, body, where in marked_items(text, source):
+        _add(project, mark, body, where)
     return project
 
 
@@ -121,10 +138,6 @@ def _add(project: dict, mark: dict, body: str, where: str) -> None:
         if head.get("kubernetesVersion"):
             project["kubernetesVersion"] = str(head["kubernetesVersion"])
         return
-    if mark.get("commented"):
-        body = "".join(line[2:] if line.startswith("# ") else line[1:] for line in body.splitlines(keepends=True))
-    if mark.get("finalNewline") is False and body.endswith("\n"):
-        body = body[:-1]
     if isinstance(mark.get("document"), str):
         project["documents"].append({"name": mark["document"], "text": body})
     elif isinstance(mark.get("request"), str):

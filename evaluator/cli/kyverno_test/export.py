@@ -8,7 +8,8 @@ before a validate rule and makes no admission request. So every row is run here 
 playground, or that the CLI cannot evaluate offline (registries, signatures), gets a warning naming the
 request, the policy and the rule. Rules `kyverno test` reports on that the playground's admission result has
 no row for (a mutate rule it skipped, a DeletingPolicy, a policy of a kind admission does not run) get the
-row `kyverno test` computes too, so importing the folder and exporting it again keeps its rows."""
+row `kyverno test` computes too, so importing the folder and exporting it again keeps its rows. A request's
+expected outcome the rows give back otherwise (an `outcome`, a `messageContains`) is named too."""
 
 from __future__ import annotations
 
@@ -39,7 +40,21 @@ def export_folder(project: dict) -> tuple[dict[str, str], list[str]]:
             tests.append({**folder.test, "results": rows})
             warnings += [w for w in row_warnings if w not in warnings]
     files[TEST_FILE] = dump_all(tests)
-    return files, warnings
+    return files, warnings + _expectations_kept(project, files)
+
+
+def _expectations_kept(project: dict, files: dict[str, str]) -> list[str]:
+    """A warning per request whose expected outcome the folder gives back otherwise: its rows hold a result
+    per rule, from which an import reads only allowed or denied (no outcome, no message)."""
+    objects = [(r, o) for r in project.get("requests", []) for o in [plain_object(r["text"], r["name"])] if o]
+    written = [request for layer in kyverno_test.layers(objects) for request, _ in layer]
+    back = kyverno_test.import_folder(files)["requests"]
+    return [
+        f"request {request['name']!r}: its expected outcome {request.get('expected')} comes back from the folder "
+        f"as {again.get('expected')} (kyverno test rows hold a result per rule, not the request's outcome or message)"
+        for request, again in zip(written, back, strict=True)
+        if (request.get("expected") or None) != (again.get("expected") or None)
+    ]
 
 
 def _request_names(project: dict) -> tuple[dict[int, dict[str, str]], dict[int, set[str]]]:

@@ -116,6 +116,13 @@ def test_a_gallery_project_round_trips_through_kyverno_test(path, tmp_path):
     # every exported request is a resource of the folder, as it was
     resources = [obj for name, text in files.items() if name.startswith("resources") for obj in load_all(text)]
     assert sorted(map(repr, resources)) == sorted(repr(load_all(r["text"])[0]) for r in exported)
+    # and comes back named and typed as it was, its expected outcome too unless a warning says otherwise
+    back = {r["name"]: r for r in kyverno_test.import_folder(files)["requests"]}
+    for request in exported:
+        again = back[request["name"]]
+        assert again["text"] == request["text"]
+        changed = (request.get("expected") or None) != again["expected"]
+        assert changed == any(w.startswith(f"request {request['name']!r}: its expected outcome") for w in warnings)
 
 
 OUTPUT_ROWS = ("patchedResources", "patchedResource", "generatedResource", "cloneSourceResource")
