@@ -548,3 +548,11 @@ def test_same_named_requests_are_exported_as_test_documents_of_their_own(tmp_pat
     assert report.passed and len(report.rows) >= 4, report.rows
     back = kyverno_test.import_folder(files)["requests"]  # every test document's resources come back, as typed
     assert sorted((r["name"], r["text"]) for r in back) == sorted((r["name"], r["text"]) for r in project["requests"])
+
+
+def test_a_broken_mark_in_a_bundle_is_located():
+    bundle = '# admission-playground: {"project": {"title": "t"}}\n---\n# admission-playground: {"document": x}\n'
+    with pytest.raises(FormatError, match=r"^manifests.yaml:3: the admission-playground mark is not JSON$"):
+        manifests.import_bundle(bundle)
+    with pytest.raises(FormatError, match=r"^manifests.yaml:1: the admission-playground mark names no document"):
+        manifests.import_bundle('# admission-playground: {"other": 1}\n')
