@@ -19,7 +19,16 @@ from typing import Any, TypeVar
 from evaluator.batch.rows import Row, row_of
 from evaluator.simulation import Simulation
 
-__all__ = ["chunks", "run_chunk", "explain", "compiled", "documents_key", "request_for", "with_namespaces"]
+__all__ = [
+    "chunks",
+    "run_chunk",
+    "explain",
+    "compiled",
+    "documents_key",
+    "request_for",
+    "object_name",
+    "with_namespaces",
+]
 
 T = TypeVar("T")
 CACHE_SIZE = 4  # policy sets kept compiled per process
@@ -83,6 +92,20 @@ def request_for(index: int, obj: Any) -> dict[str, Any]:
     return {"uid": f"batch-{index}", "operation": "CREATE", "object": obj}
 
 
+def object_name(index: int, obj: Any) -> str:
+    """The name a batch object's own errors go by: `Kind namespace/name` (`Kind name` when cluster-scoped),
+    or `object N` (its place in the batch, from 1) when it has no kind or name."""
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    if not isinstance(meta, dict):
+        return f"object {index + 1}"
+    name = meta.get("name") or meta.get("generateName")
+    kind = obj.get("kind")
+    if not (isinstance(kind, str) and kind and isinstance(name, str) and name):
+        return f"object {index + 1}"
+    namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else ""
+    return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
+
+
 def run_chunk(
     documents: Any, objects: Sequence[Any], *, start: int = 0, kubernetes_version: str | None = None
 ) -> list[Row]:
@@ -90,10 +113,11 @@ def run_chunk(
     simulation = compiled(documents, kubernetes_version)
     rows = []
     for index, obj in enumerate(objects, start):
-        rows.append(row_of(index, obj, simulation.run(request_for(index, obj), trace=False, full=False)))
+        result = simulation.run(request_for(index, obj), trace=False, full=False, request_name=object_name(index, obj))
+        rows.append(row_of(index, obj, result))
     return rows
 
 
 def explain(documents: Any, obj: Any, *, index: int = 0, kubernetes_version: str | None = None) -> dict[str, Any]:
     """The full `simulate` result (traces included) for the object at `index` of a batch."""
-    return compiled(documents, kubernetes_version).run(request_for(index, obj))
+    return compiled(documents, kubernetes_version).run(request_for(index, obj), request_name=object_name(index, obj))

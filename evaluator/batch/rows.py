@@ -51,9 +51,18 @@ def policy_key(outcome: Mapping[str, Any]) -> str:
 
 
 def label(row: Mapping[str, Any]) -> str:
-    """`Deployment default/web` (cluster-scoped: `Namespace prod`)."""
+    """`Deployment default/web` (cluster-scoped: `Namespace prod`); `object N` (its place in the batch, from
+    1) when it has no kind or name."""
+    if not row.get("kind") or not row.get("name"):
+        return f"object {int(row.get('index') or 0) + 1}"
     name = f"{row['namespace']}/{row['name']}" if row.get("namespace") else str(row.get("name"))
     return f"{row.get('kind')} {name}"
+
+
+def _named(error: Mapping[str, Any]) -> str:
+    """A request error's message led by the object it is about (its `source`: `Kind namespace/name`)."""
+    source, message = error.get("source"), str(error.get("text") or error.get("message") or "")
+    return f"{source}: {message}" if source and not message.startswith(f"{source}:") else message
 
 
 def mapping_at(data: Any, key: str) -> Mapping[str, Any]:
@@ -69,9 +78,10 @@ def _text(value: Any) -> str:
 def row_of(index: int, obj: Any, result: Mapping[str, Any]) -> Row:
     meta = mapping_at(obj, "metadata")
     status = result.get("status") or {}
-    message = status.get("message") if not result.get("allowed") else None
-    if message is None:
-        message = next((e["message"] for e in result.get("requestErrors") or () if e.get("severity") == "error"), None)
+    # the request's own error, naming the object, before the status that only says it is invalid
+    message = next((_named(e) for e in result.get("requestErrors") or () if e.get("severity") == "error"), None)
+    if message is None and not result.get("allowed"):
+        message = status.get("message")
     row: Row = {
         "index": index,
         "apiVersion": _text(obj.get("apiVersion")) if (type(obj) is dict or isinstance(obj, Mapping)) else "",

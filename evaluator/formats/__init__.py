@@ -10,4 +10,7 @@ one format into a project and writes a project out in it:
 - kyverno_test: a `kyverno test` folder (kyverno-test.yaml and the files it names)
 - kaptest: a pfnet/kaptest suite (kaptest.yaml, policies and test cases)
 - archives: bounded reading of zip/tar uploads and writing of folders as archives
+- round_trips: what a round trip through a format changed in a project, each change naming its item
+
+The formats by name (for the API and the page) are in evaluator/format_registry.py.
 """

@@ -92,13 +92,19 @@ def resolve(files: dict[str, str], base: str, name: str) -> str | None:
     return files.get(path)
 
 
-def suite_file(files: dict[str, str], file_name: str, what: str) -> tuple[str, str, dict]:
-    """(path, folder, content) of the `file_name` nearest the folder's top (a suite's own file, not a nested
-    one's); FormatError when there is none or it is not a mapping (`what`: what it should be)."""
+def suite_path(files: dict[str, str], file_name: str) -> str:
+    """The path of the `file_name` nearest the folder's top (a suite's own file, not a nested one's);
+    FormatError when there is none."""
     found = sorted((p for p in files if posixpath.basename(p) == file_name), key=lambda p: (p.count("/"), p))
     if not found:
         raise FormatError(f"no {file_name} in the folder")
-    path = found[0]
+    return found[0]
+
+
+def suite_file(files: dict[str, str], file_name: str, what: str) -> tuple[str, str, dict]:
+    """(path, folder, content) of the `file_name` nearest the folder's top; FormatError when there is none or
+    it is not a mapping (`what`: what it should be)."""
+    path = suite_path(files, file_name)
     content = load_one(files[path], path)
     if not isinstance(content, dict):
         raise FormatError(f"{path}: not {what}")

@@ -303,6 +303,18 @@ def _export_case(obj: dict | None, old: dict | None, param: str | None, expected
     return case
 
 
+def _names_its_case(match: re.Match, obj: dict | None, policies: list[dict]) -> bool:
+    """Whether a request name read as `<policy>: <Kind> <key>` names a policy of the project and the
+    request's own object (else the export would rename the request)."""
+    named = {str((p.get("metadata") or {}).get("name")) for p in policies}
+    return (
+        obj is not None
+        and match.group("policy") in named
+        and match.group("kind") == obj.get("kind")
+        and match.group("key") == object_key(obj)
+    )
+
+
 def export_suite(project: dict) -> tuple[dict[str, str], list[str]]:
     policies, resources, warnings, seen = [], [], [], set()
     for doc in project.get("documents", []):
@@ -316,6 +328,8 @@ def export_suite(project: dict) -> tuple[dict[str, str], list[str]]:
     for request in project.get("requests", []):
         new, old = _case_objects(request["text"], request["name"])
         match = _REQUEST.match(request["name"])
+        if match is not None and not _names_its_case(match, new if new is not None else old, policies):
+            match = None  # `<words>: <words>` that names no policy of the project and not the request's object
         if (new is None and old is None) or match is None or "allowed" not in (request.get("expected") or {}):
             warnings.append(
                 f"request {request['name']!r} is not a kaptest case (`<policy>: <Kind> <name>` with an "

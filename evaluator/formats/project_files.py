@@ -1,7 +1,9 @@
 """The project file: the gallery's YAML (playground/examples/*.yaml), what `admission-playground test` runs.
 
 {title, description, tags?, kubernetesVersion?, documents: [{name, text}], requests: [{name, text, expected?}]}
-(`kubernetesVersion`: the release the project simulates, "1.N"; absent: the newest.)
+(`kubernetesVersion`: the release the project simulates, "1.N"; absent: the newest.) A gallery file's own
+fields (`group`, `difficulty`, `kubernetes`, `kyverno`, `source`: playground/services/example_meta.py) are
+kept as they are, so reading and writing a gallery file changes nothing.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from evaluator.expectations import ExpectationError, clean_expected
 from evaluator.formats.bounded_yaml import FormatError, dump, load_one
 
 SUFFIXES = (".yaml", ".yml")
+GALLERY_FIELDS = ("group", "difficulty", "kubernetes", "kyverno", "source")
 
 
 def _entries(data: dict, key: str, source: str) -> list[dict]:
@@ -50,6 +53,7 @@ def read_project(text: str, source: str = "project.yaml") -> dict:
     }
     if data.get("kubernetesVersion") is not None:
         project["kubernetesVersion"] = _version(data["kubernetesVersion"], source)
+    project.update({key: data[key] for key in GALLERY_FIELDS if data.get(key) is not None})
     return project
 
 
@@ -68,6 +72,7 @@ def write_project(project: dict) -> str:
         out["tags"] = list(project["tags"])
     if project.get("kubernetesVersion"):
         out["kubernetesVersion"] = str(project["kubernetesVersion"])
+    out.update({key: project[key] for key in GALLERY_FIELDS if project.get(key) is not None})
     out["documents"] = [{"name": d["name"], "text": d["text"]} for d in project.get("documents", [])]
     out["requests"] = []
     for r in project.get("requests", []):

@@ -21,7 +21,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from evaluator.formats.bounded_yaml import FormatError
-from evaluator.formats.registry import FORMATS
+from evaluator.format_registry import FORMATS
 from playground.api.serializers import ErrorSerializer
 from playground.api.throttles import EvaluationThrottle
 from playground.evaluation import jobs, pool
@@ -106,7 +106,7 @@ class ExportView(APIView):
     )
     def get(self, request, project_id, fmt):
         _format(fmt, "export")
-        project = project_service.project_state(project_id)
+        project = project_service.export_state(project_id)
         chosen = request.query_params.get("request")
         if chosen is not None:
             project["requests"] = [r for r in project["requests"] if str(r.get("id")) == chosen]

@@ -70,7 +70,7 @@ def evaluate_cel(expression: str, variables: dict) -> dict:
 
 def export_project(fmt: str, project: dict) -> tuple[bytes, str, str, list[str]]:
     """A project in an export format (some run the engine: kyverno-test rows, AdmissionReviews)."""
-    from evaluator.formats.registry import FORMATS
+    from evaluator.format_registry import FORMATS
 
     exporter = FORMATS[fmt].exporter
     assert exporter is not None

@@ -144,6 +144,15 @@ def project_state(project_id: str) -> dict:
     }
 
 
+def export_state(project_id: str) -> dict:
+    """The project as the formats export it: its state, with a Kubernetes version only when the project
+    chose one (a project following the newest release would come back pinned to today's newest)."""
+    state = project_state(project_id)
+    if not get_project(project_id).kubernetes_version:
+        state.pop("kubernetesVersion", None)
+    return state
+
+
 _NO_CHECK = object()
 
 

@@ -137,3 +137,35 @@ def test_a_project_file_keeps_its_kubernetes_version_through_import_and_export(c
     assert b"kubernetesVersion: '1.30'" in exported.content or b'kubernetesVersion: "1.30"' in exported.content
     again = client.post("/api/v1/import/project", exported.content, content_type="application/yaml").json()
     assert again["kubernetesVersion"] == "1.30"
+
+
+STORED = ("title", "description", "kubernetesVersion")
+
+
+@pytest.mark.parametrize("fmt", ["project", "manifests"])
+@pytest.mark.parametrize(
+    "example", ["vap-only-ci-deploys", "kyverno-gpol-namespace-setup", "webhook-timeout-failure-policy"]
+)
+def test_everything_the_page_stores_comes_back_through_project_files_and_manifests(client, fmt, example):
+    """Titles, descriptions, the Kubernetes version, document and request names and texts as typed, expected
+    outcomes and AdmissionReview requests: a manifests export classified objects by kind again (a Secret
+    document became a request, a WebhookMock a request) and dropped names, expectations and reviews."""
+    text = (Path(__file__).resolve().parents[2] / "playground" / "examples" / f"{example}.yaml").read_text()
+    text = "kubernetesVersion: '1.31'\n" + text
+    state = client.post("/api/v1/import/project", text.encode(), content_type="application/yaml").json()
+    assert state["kubernetesVersion"] == "1.31" and any(r["expected"] for r in state["requests"])
+    exported = client.get(f"/api/v1/projects/{state['id']}/export/{fmt}")
+    assert exported.status_code == 200
+    again = client.post(f"/api/v1/import/{fmt}", exported.content, content_type="application/yaml").json()
+    assert contents(again) == contents(state)
+    assert {k: again[k] for k in STORED} == {k: state[k] for k in STORED}
+
+
+def test_a_project_following_the_newest_release_is_not_exported_pinned(client):
+    """The page shows the newest release for a project that chose none; exporting wrote that release, so the
+    imported copy stayed on it when a newer one came."""
+    text = b"title: follows\ndocuments: []\nrequests: []\n"
+    state = client.post("/api/v1/import/project", text, content_type="application/yaml").json()
+    for fmt in ("project", "manifests"):
+        exported = client.get(f"/api/v1/projects/{state['id']}/export/{fmt}")
+        assert b"kubernetesVersion" not in exported.content, fmt

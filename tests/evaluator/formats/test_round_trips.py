@@ -243,9 +243,23 @@ def test_manifest_bundle_round_trip_with_lists():
     same(first, manifests.import_bundle(text))
 
 
-def test_manifests_export_says_what_it_leaves_out():
-    project = {"documents": [], "requests": [{"name": "r", "text": "kind: AdmissionReview\nrequest: {}\n"}]}
-    assert manifests.export_bundle(project)[1] == ["request 'r' is not a plain object and is left out"]
+def test_manifests_export_names_what_is_not_a_manifest_and_keeps_it_as_a_comment():
+    review = "kind: AdmissionReview\nrequest: {}\n"
+    project = {
+        "title": "t",
+        "description": "",
+        "documents": [{"name": "broken", "text": "a: [\n"}],
+        "requests": [{"name": "r", "text": review, "expected": {"allowed": False}}],
+    }
+    bundle, warnings = manifests.export_bundle(project)
+    assert warnings == [
+        f"{what} {name!r} is not a Kubernetes object (an AdmissionReview, or not valid YAML): it is written "
+        "commented out, which kubectl ignores and the playground's import restores"
+        for what, name in (("document", "broken"), ("request", "r"))
+    ]
+    assert load_all(bundle) == []  # kubectl sees no object in it
+    back = manifests.import_bundle(bundle)
+    assert back["documents"] == project["documents"] and back["requests"] == project["requests"]
 
 
 REVIEW = {
@@ -280,7 +294,9 @@ def test_gallery_example_round_trips_through_every_file_format():
     )
     same(example, through_project_file(example))
     bundle, _ = manifests.export_bundle(example)
-    assert [d["name"] for d in manifests.import_bundle(bundle)["documents"]] == [
+    # a bundle without the marks (kubectl's own) is split by kind and named by its objects
+    unmarked = "".join(line for line in bundle.splitlines(keepends=True) if not line.startswith(manifests.MARK))
+    assert [d["name"] for d in manifests.import_bundle(unmarked)["documents"]] == [
         "validatingadmissionpolicy: demo-policy.example.com",
         "validatingadmissionpolicybinding: demo-binding-test.example.com",
         "namespace: default",
@@ -475,3 +491,68 @@ def test_kaptest_import_warns_about_what_kaptest_gives_otherwise():
     assert "simple-policy.test/kaptest.yaml: policy simple-policy: request.dryRun is true in kaptest" in warnings
     assert "simple-policy.test/kaptest.yaml: policy simple-policy: kaptest's authorizer allows every check" in warnings
     assert not [w for w in warnings if "matchConstraints" in w or "error-policy: request" in w]
+
+
+def test_a_kyverno_test_export_writes_what_kyverno_test_computes_not_the_defaulted_decision():
+    """kyverno/policies' imagepullpolicy-always: the API server defaults `imagePullPolicy: Always` for a
+    `latest` image, so the playground passes the objects `kyverno test` fails (it applies no defaulting): the
+    export wrote `pass` rows `kyverno test` disagrees with. They are written as `kyverno test` computes them,
+    as the folder's own rows say, each with a warning naming the request."""
+    from evaluator.cli.kyverno_test.export import export_folder
+
+    root = DATA / "kyverno-test" / "imagepullpolicy-always"
+    files = {str(p.relative_to(root)): p.read_text() for p in root.rglob("*.yaml")}
+    project = kyverno_test.import_folder(files)
+    playground_rows, _ = kyverno_test.export_folder(project)
+    assert {r["result"] for r in load_all(playground_rows["kyverno-test.yaml"])[0]["results"]} == {"pass"}
+    exported, warnings = export_folder(project)
+    rows = {
+        (row["rule"], resource): row["result"]
+        for row in load_all(exported["kyverno-test.yaml"])[0]["results"]
+        for resource in row["resources"]
+    }
+    assert rows == {
+        ("autogen-imagepullpolicy-always", "mydeploy1"): "fail",
+        ("autogen-imagepullpolicy-always", "mydeploy2"): "pass",
+        ("imagepullpolicy-always", "myapp-pod-2"): "fail",
+        ("imagepullpolicy-always", "myapp-pod-1"): "pass",
+    }
+    assert [w.split(": kyverno test gives")[0] for w in warnings] == [
+        "request 'CREATE Deployment mydeploy1': policy imagepullpolicy-always, rule autogen-imagepullpolicy-always",
+        "request 'CREATE Pod myapp-pod-2': policy imagepullpolicy-always, rule imagepullpolicy-always",
+    ]
+    assert all(w.endswith("where the playground gives pass: the row says fail") for w in warnings)
+
+
+def test_same_named_requests_are_exported_as_test_documents_of_their_own(tmp_path):
+    """kyverno test evaluates only the first of two resources alike in kind, namespace and name: the gallery's
+    `web` with a latest and with a pinned image would both be checked against the first's result."""
+    from evaluator.cli.kyverno_test import run_file
+    from evaluator.cli.kyverno_test.export import export_folder
+
+    project = _gallery("kyverno-disallow-latest-tag")
+    names = [load_all(r["text"])[0]["metadata"]["name"] for r in project["requests"]]
+    assert len(names) > len(set(names))
+    files, warnings = export_folder(project)
+    tests = load_all(files["kyverno-test.yaml"])
+    assert len(tests) == max(names.count(n) for n in names)
+    # only what rows cannot hold: `outcome: allowed` (no warning either) comes back as `allowed: true`
+    assert [w.split(": its expected")[0] for w in warnings] == [f"request {r['name']!r}" for r in project["requests"]]
+    assert all("comes back from the folder as {'allowed': " in w for w in warnings)
+    for i, test in enumerate(tests):
+        layer = [load_all(t) for t in [files[test["resources"][0]]]][0]
+        assert len({o["metadata"]["name"] for o in layer}) == len(layer), i
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    report = run_file(tmp_path / "kyverno-test.yaml")
+    assert report.passed and len(report.rows) >= 4, report.rows
+    back = kyverno_test.import_folder(files)["requests"]  # every test document's resources come back, as typed
+    assert sorted((r["name"], r["text"]) for r in back) == sorted((r["name"], r["text"]) for r in project["requests"])
+
+
+def test_a_broken_mark_in_a_bundle_is_located():
+    bundle = '# admission-playground: {"project": {"title": "t"}}\n---\n# admission-playground: {"document": x}\n'
+    with pytest.raises(FormatError, match=r"^manifests.yaml:3: the admission-playground mark is not JSON$"):
+        manifests.import_bundle(bundle)
+    with pytest.raises(FormatError, match=r"^manifests.yaml:1: the admission-playground mark names no document"):
+        manifests.import_bundle('# admission-playground: {"other": 1}\n')

@@ -1,5 +1,7 @@
 """The formats by name, as the API, the page and the MCP server offer them: how each is imported from an
-upload (bytes) and exported from a project (bytes, media type, file name, warnings)."""
+upload (bytes) and exported from a project (bytes, media type, file name, warnings). Outside
+evaluator/formats because the kyverno-test export checks its rows with the `kyverno-test` command's own
+runners (evaluator/cli/kyverno_test/export.py), which read files through evaluator/formats."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from evaluator.cli.kyverno_test import export as kyverno_test_export
 from evaluator.formats import admission_review, kaptest, kyverno_test, manifests, project_files
 from evaluator.formats.archives import read_archive, write_zip
 from evaluator.formats.bounded_yaml import FormatError
@@ -68,7 +71,7 @@ _TABLE = (
         "kyverno-test",
         "Kyverno test folder (zip/tar)",
         _from_archive(kyverno_test.import_folder),
-        _export_folder(kyverno_test.export_folder, ""),
+        _export_folder(kyverno_test_export.export_folder, ""),
     ),
     (
         "kaptest",
