@@ -7,11 +7,18 @@ compiles once.
 
 from __future__ import annotations
 
+from typing import Any
+
 from evaluator import batch
 
 
-def compute(documents: list[dict], objects: list[dict], start: int, kubernetes_version: str | None) -> list[dict]:
-    """The rows of one chunk (objects numbered from `start`)."""
+def compute(documents: Any, objects: list[dict], start: int, kubernetes_version: str | None) -> list[dict] | dict:
+    """The rows of one chunk (objects numbered from `start`); for an impact job (documents {"base", "head"}),
+    the chunk's impact summary and changed requests (playground/impact/engine.py)."""
+    if isinstance(documents, dict):
+        from playground.impact import engine as impact_engine
+
+        return impact_engine.compute(documents, objects, kubernetes_version)
     rows = batch.run_chunk(documents, objects, start=start, kubernetes_version=kubernetes_version)
     return [dict(row) for row in rows]
 

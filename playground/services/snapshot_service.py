@@ -45,7 +45,8 @@ def snapshot_id(content: dict, version: str) -> str:
 
 def create_snapshot(*, project_id: str) -> dict:
     """Snapshot the project as it is now; the same content (and engine) always gives the same id."""
-    content = snapshot_content(project_service.project_state(project_id))
+    state = project_service.project_state(project_id)
+    content = snapshot_content(state)
     version = engine_version()
     sid = snapshot_id(content, version)
     if not Snapshot.objects.filter(pk=sid).exists():
@@ -54,6 +55,9 @@ def create_snapshot(*, project_id: str) -> dict:
                 Snapshot.objects.create(id=sid, content=content, engine_version=version)
         except IntegrityError:  # created by a concurrent request: same id, same content
             pass
+    from playground.impact import versions  # the project's version history (issue 35)
+
+    versions.record(state["id"], sid, state["version"])
     return {"id": sid, "url": f"/s/{sid}"}
 
 

@@ -1,0 +1,85 @@
+"""A project's version history: the snapshots taken of it (models.ProjectVersion), numbered 1, 2, … in order,
+and the snapshot it was forked from. Taking a snapshot records it (snapshot_service.create_snapshot); taking one
+of unchanged content adds no version."""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+
+from playground.impact.models import ProjectVersion
+from playground.models import Snapshot
+from playground.services import project_service
+from playground.core.errors import ServiceError
+
+HISTORY_LIMIT = 200  # versions listed (the newest)
+
+
+def record(project_id: str, snapshot_id: str, project_version: int) -> None:
+    """Number the snapshot as the project's next version, unless it is already its newest one."""
+    for _ in range(3):  # two snapshots at once both read the same last number: one retries
+        last = ProjectVersion.objects.filter(project_id=project_id).order_by("-number").first()
+        if last is not None and last.snapshot_id == snapshot_id:
+            return
+        try:
+            with transaction.atomic():
+                ProjectVersion.objects.create(
+                    project_id=project_id,
+                    number=(last.number if last else 0) + 1,
+                    snapshot_id=snapshot_id,
+                    project_version=project_version,
+                )
+            return
+        except IntegrityError:
+            continue
+
+
+def _policies(content: dict) -> list[str]:
+    from playground.impact import sides
+
+    return sides.policy_keys(content.get("documents") or [])
+
+
+def history(project_id: str) -> dict:
+    """{project, current, versions: [{number, snapshot, created, projectVersion, policies}], forkedFrom}, newest
+    version first."""
+    state = project_service.project_state(project_id)
+    rows = ProjectVersion.objects.filter(project_id=state["id"]).select_related("snapshot").order_by("-number")
+    versions = [
+        {
+            "number": row.number,
+            "snapshot": row.snapshot_id,
+            "created": row.created.isoformat(),
+            "projectVersion": row.project_version,
+            "title": row.snapshot.content.get("title") or "",
+            "policies": _policies(row.snapshot.content),
+        }
+        for row in rows[:HISTORY_LIMIT]
+    ]
+    origin = None
+    if state["forkedFrom"]:
+        snapshot = Snapshot.objects.filter(pk=state["forkedFrom"]).first()
+        if snapshot is not None:
+            origin = {
+                "snapshot": snapshot.id,
+                "created": snapshot.created.isoformat(),
+                "title": snapshot.content.get("title") or "",
+                "policies": _policies(snapshot.content),
+            }
+    return {
+        "project": state["id"],
+        "title": state["title"],
+        "current": {"projectVersion": state["version"], "updated": state["updated"], "policies": _policies(state)},
+        "versions": versions,
+        "forkedFrom": origin,
+    }
+
+
+def content_of(project_id: str, number: int) -> dict:
+    """The snapshot content of version `number` of the project; 404 naming the versions it has."""
+    row = ProjectVersion.objects.filter(project_id=project_id, number=number).select_related("snapshot").first()
+    if row is None:
+        newest = ProjectVersion.objects.filter(project_id=project_id).aggregate(n=Max("number"))["n"]
+        has = f"it has versions 1–{newest}" if newest else "it has none yet: take a snapshot to keep one"
+        raise ServiceError("not_found", f"project {project_id} has no version {number} ({has})", 404)
+    return row.snapshot.content
