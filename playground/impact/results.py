@@ -37,14 +37,38 @@ def _changes(job: BatchJob) -> Iterator[dict]:
 
 
 def _source(job: BatchJob) -> dict:
-    return {"corpus": (job.documents or {}).get("corpus"), "files": job.sources}
+    """What the corpus's reader said (the report's `source`, evaluator/batch/impact/SCHEMA.md): a dump's object
+    count, or the audit reader's counts, summed over the files."""
+    names = ", ".join(source.get("name", "") for source in job.sources)
+    if (job.documents or {}).get("corpus") != "auditLog":
+        return {"format": "objects", "source": names, "objects": job.total}
+    merged: dict[str, Any] = {"source": names, "skipped": {}, "levels": {}, "unknownResources": []}
+    for source in job.sources:
+        for key, value in source.items():
+            if key in ("skipped", "levels"):
+                for reason, count in value.items():
+                    merged[key][reason] = merged[key].get(reason, 0) + count
+            elif key == "unknownResources":
+                merged[key] += value
+            elif isinstance(value, int) and not isinstance(value, bool):
+                merged[key] = merged.get(key, 0) + value
+            elif key not in merged:
+                merged[key] = value
+    merged["noRequestBodies"] = all(source.get("noRequestBodies") for source in job.sources)
+    return merged
 
 
 def report(job_id: Any, token: str | None) -> dict:
     """{job, summary, source, inputErrors}: the counts of the whole run."""
     job = impact_job(job_id, token)
     _finished(job)
-    return {"job": state(job), "summary": job.summary, "source": _source(job), "inputErrors": job.warnings}
+    return {
+        "job": state(job),
+        "summary": job.summary,
+        "source": _source(job),
+        "files": job.sources,
+        "inputErrors": job.warnings,
+    }
 
 
 def _matches(change: dict, query: str, category: str, policy: str, namespace: str | None, user: str) -> bool:
