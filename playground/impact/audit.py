@@ -50,7 +50,9 @@ def _nothing_to_replay(sources: list[dict]) -> str:
     for source in sources:
         skipped = ", ".join(f"{count:,} {reason}" for reason, count in source["skipped"].items() if count)
         malformed = f", {source['malformed']:,} malformed lines" if source["malformed"] else ""
-        reasons.append(f"{source['name']}: {source['events']:,} events{malformed}" + (f" (skipped: {skipped})" if skipped else ""))
+        reasons.append(
+            f"{source['name']}: {source['events']:,} events{malformed}" + (f" (skipped: {skipped})" if skipped else "")
+        )
     bodies = any(source["noRequestBodies"] for source in sources)
     why = (
         "the log holds no request bodies: replay needs create, update and delete events logged at level Request "

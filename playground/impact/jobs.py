@@ -45,7 +45,9 @@ def create(base: Any, head: Any, kind: Any, uploads: list[tuple[str, bytes | str
     corpus_kind, items, sources, warnings = corpus.read(uploads, corpus.clean_kind(kind))
     if len(items) > settings.PLAYGROUND_BATCH_MAX_OBJECTS:
         raise ServiceError(
-            "too_large", f"more than {settings.PLAYGROUND_BATCH_MAX_OBJECTS:,} requests; replay the corpus in parts", 413
+            "too_large",
+            f"more than {settings.PLAYGROUND_BATCH_MAX_OBJECTS:,} requests; replay the corpus in parts",
+            413,
         )
     objects = [item["request"].get("object") for item in items]
     objects = [o for o in objects if isinstance(o, dict)]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('batch', '0001_initial'),
+        ("batch", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='batchjob',
-            name='kind',
-            field=models.CharField(default='batch', max_length=10),
+            model_name="batchjob",
+            name="kind",
+            field=models.CharField(default="batch", max_length=10),
         ),
     ]

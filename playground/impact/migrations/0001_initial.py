@@ -5,27 +5,33 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('playground', '0001_squashed_0004'),
+        ("playground", "0001_squashed_0004"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ProjectVersion',
+            name="ProjectVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('project_id', models.CharField(db_index=True, max_length=64)),
-                ('number', models.PositiveIntegerField()),
-                ('project_version', models.PositiveBigIntegerField(default=0)),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('snapshot', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='versions', to='playground.snapshot')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("project_id", models.CharField(db_index=True, max_length=64)),
+                ("number", models.PositiveIntegerField()),
+                ("project_version", models.PositiveBigIntegerField(default=0)),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                (
+                    "snapshot",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="versions", to="playground.snapshot"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['project_id', 'number'],
-                'constraints': [models.UniqueConstraint(fields=('project_id', 'number'), name='one_version_per_number')],
+                "ordering": ["project_id", "number"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("project_id", "number"), name="one_version_per_number")
+                ],
             },
         ),
     ]

@@ -71,5 +71,6 @@ def audit_event(index: int, replicas: int, verb: str = "create", user: str = "al
 def audit_log(replicas: list[int], users: tuple[str, ...] = ("alice", "bob")) -> str:
     """One create event per replica count, alternating users, spread over two hours."""
     return "".join(
-        json.dumps(audit_event(i, n, user=users[i % len(users)], hour=10 + i % 2)) + "\n" for i, n in enumerate(replicas)
+        json.dumps(audit_event(i, n, user=users[i % len(users)], hour=10 + i % 2)) + "\n"
+        for i, n in enumerate(replicas)
     )

@@ -146,9 +146,7 @@ def test_every_export_downloads_the_same_report(client, changed):
 def test_an_audit_log_replays_with_users_and_hours(client, changed):
     upload = io.BytesIO(audit_log(REPLICAS).encode())
     upload.name = "audit.log"
-    response = client.post(
-        JOBS, {"base": changed["id"], "baseVersion": "1", "head": changed["id"], "file": [upload]}
-    )
+    response = client.post(JOBS, {"base": changed["id"], "baseVersion": "1", "head": changed["id"], "file": [upload]})
     assert response.status_code == 201, response.content
     job = response.json()
     assert job["corpus"] == "auditLog" and job["total"] == len(REPLICAS)
@@ -191,11 +189,14 @@ def test_compare_with_another_project(client, changed):
 
 def test_bad_input_gets_a_clear_4xx(client, changed, settings):
     pid = changed["id"]
-    error = assert_error(create(client, changed, "apiVersion: v1\nkind: Pod\nmetadata: [unclosed\n"), 400, "invalid_objects")
+    error = assert_error(
+        create(client, changed, "apiVersion: v1\nkind: Pod\nmetadata: [unclosed\n"), 400, "invalid_objects"
+    )
     assert error["line"] and "pasted text" in error["message"]
     assert_error(create(client, changed, "a: \x00"), 400, "invalid_request")
     bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
-        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n" for i in range(9)
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+        for i in range(9)
     )
     error = assert_error(create(client, changed, bomb), 400, "invalid_objects")
     assert "excessive aliasing" in error["message"]
@@ -208,9 +209,15 @@ def test_bad_input_gets_a_clear_4xx(client, changed, settings):
     assert_error(create(client, changed, "a: 1", corpus="tcpdump"), 400, "invalid_request")
     assert_error(create(client, changed, "a: 1", colour="red"), 400, "invalid_request")
     assert_error(client.post(JOBS, [1], content_type="application/json"), 400, "invalid_request")
-    no_text = assert_error(client.post(JOBS, {"base": {"project": pid}, "head": {"project": pid}}, content_type="application/json"), 400, "invalid_request")
+    no_text = assert_error(
+        client.post(JOBS, {"base": {"project": pid}, "head": {"project": pid}}, content_type="application/json"),
+        400,
+        "invalid_request",
+    )
     assert no_text["path"] == "text"
-    assert_error(client.post(JOBS, {"base": pid, "head": pid, "baseVersion": "x", "text": "a: 1"}), 400, "invalid_request")
+    assert_error(
+        client.post(JOBS, {"base": pid, "head": pid, "baseVersion": "x", "text": "a: 1"}), 400, "invalid_request"
+    )
     assert_error(client.post(JOBS, {"base": pid, "head": pid, "colour": "red", "text": "a: 1"}), 400, "invalid_request")
     # a tar bomb: more than the archive reader accepts
     archive = io.BytesIO()
@@ -250,7 +257,9 @@ def test_jobs_need_their_token_and_stay_apart_from_batch_jobs(client, changed):
     assert_error(client.get(f"/api/v1/batch/jobs/{job['id']}/results", **auth(job["editToken"])), 404, "not_found")
     assert client.get(f"/api/v1/batch/jobs/{job['id']}", **auth(job["editToken"])).json()["done"] == 2
     assert_error(client.get(f"{JOBS}/{job['id']}/changes/99", **auth(job["editToken"])), 404, "not_found")
-    assert_error(client.get(f"{JOBS}/{job['id']}/changes?category=worse", **auth(job["editToken"])), 400, "invalid_request")
+    assert_error(
+        client.get(f"{JOBS}/{job['id']}/changes?category=worse", **auth(job["editToken"])), 400, "invalid_request"
+    )
     assert_error(client.get(f"{JOBS}/{job['id']}/changes?limit=x", **auth(job["editToken"])), 400, "invalid_request")
 
 
