@@ -10,15 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from evaluator import batch
+from evaluator.batch.impact import compare_chunk
 
 
 def compute(documents: Any, objects: list[dict], start: int, kubernetes_version: str | None) -> list[dict] | dict:
     """The rows of one chunk (objects numbered from `start`); for an impact job (documents {"base", "head"}),
-    the chunk's impact summary and changed requests (playground/impact/engine.py)."""
+    the chunk's impact summary and changed requests: {"summary", "changes"} (playground/impact: its replay items
+    through both policy sets)."""
     if isinstance(documents, dict):
-        from playground.impact import engine as impact_engine
-
-        return impact_engine.compute(documents, objects, kubernetes_version)
+        return compare_chunk(documents["base"], documents["head"], objects, kubernetes_version=kubernetes_version)
     rows = batch.run_chunk(documents, objects, start=start, kubernetes_version=kubernetes_version)
     return [dict(row) for row in rows]
 

@@ -2,8 +2,9 @@
 dump or an audit log), run as a job on the batch workers.
 
 versions (a project's version history: the snapshots taken of it, numbered), sides (a project, a version of
-it, or another project, as the documents a side runs), corpus (an upload to the items a job replays), jobs
-(create an impact job: a BatchJob of kind "impact", chunked and run by playground/batch's runner), engine (the
-one place calling evaluator.batch.impact), results (report, changed requests, exports), api, urls and views
-(thin). The engine side is evaluator/batch/impact.
+it, or another project, as the documents a side runs), corpus (an upload to the items a job replays), audit (an
+audit log's replay items, by the engine's reader), jobs (create an impact job: a BatchJob of kind "impact",
+chunked and run by playground/batch's runner, whose engine.compute runs evaluator.batch.impact.compare_chunk),
+results (report, changed requests, exports), api, urls and views (thin). The engine side is
+evaluator/batch/impact.
 """

@@ -1,10 +1,9 @@
 """A project's version history: the snapshots taken of it (models.ProjectVersion), numbered 1, 2, … in order,
-and the snapshot it was forked from. Taking a snapshot records it (snapshot_service.create_snapshot); taking one
+and the snapshot it was forked from. Taking a snapshot records it (snapshot_service.record_version); taking one
 of unchanged content adds no version."""
 
 from __future__ import annotations
 
-from django.db import IntegrityError, transaction
 from django.db.models import Max
 
 from playground.impact.models import ProjectVersion
@@ -13,25 +12,6 @@ from playground.services import project_service
 from playground.core.errors import ServiceError
 
 HISTORY_LIMIT = 200  # versions listed (the newest)
-
-
-def record(project_id: str, snapshot_id: str, project_version: int) -> None:
-    """Number the snapshot as the project's next version, unless it is already its newest one."""
-    for _ in range(3):  # two snapshots at once both read the same last number: one retries
-        last = ProjectVersion.objects.filter(project_id=project_id).order_by("-number").first()
-        if last is not None and last.snapshot_id == snapshot_id:
-            return
-        try:
-            with transaction.atomic():
-                ProjectVersion.objects.create(
-                    project_id=project_id,
-                    number=(last.number if last else 0) + 1,
-                    snapshot_id=snapshot_id,
-                    project_version=project_version,
-                )
-            return
-        except IntegrityError:
-            continue
 
 
 def _policies(content: dict) -> list[str]:
