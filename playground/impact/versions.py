@@ -30,6 +30,7 @@ def history(project_id: str) -> dict:
             "number": row.number,
             "snapshot": row.snapshot_id,
             "created": row.created.isoformat(),
+            "kept": row.created.strftime("%Y-%m-%d %H:%M UTC"),
             "projectVersion": row.project_version,
             "title": row.snapshot.content.get("title") or "",
             "policies": _policies(row.snapshot.content),

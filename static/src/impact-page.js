@@ -201,9 +201,10 @@ async function poll() {
 
 // -- the results ----------------------------------------------------------------------------------------------
 
-function table(node, head, rows) {
+// `numeric`: whether column i holds counts (right-aligned, as the batch page's tables).
+function table(node, head, rows, numeric = (i) => i > 0) {
   node.classList.add("batch-table");
-  replaceChildren(node, h("thead", {}, h("tr", {}, head.map((title, i) => h("th", { scope: "col", class: i ? "num" : undefined }, title)))),
+  replaceChildren(node, h("thead", {}, h("tr", {}, head.map((title, i) => h("th", { scope: "col", class: numeric(i) ? "num" : undefined }, title)))),
     h("tbody", {}, rows));
 }
 
@@ -272,14 +273,17 @@ async function loadChanges() {
   $("changes-count").textContent = page.count
     ? `${number(page.count)} changed request${page.count === 1 ? "" : "s"}; showing ${number(page.offset + 1)}–${number(last)}`
     : "No changed request matches.";
+  // data-label: the column's name, shown beside each cell where a phone stacks a row's cells (impact.css)
+  const cell = (label, attributes, ...children) => h("td", { ...attributes, dataset: { label } }, ...children);
   table($("changes-table"), ["#", "Request", "User", "Before", "After", "Change", ""], page.items.map((change) => h("tr", { dataset: { index: String(change.index) } },
-    h("td", { class: "num" }, change.line ? `${change.index} (line ${change.line})` : String(change.index)),
-    h("td", {}, requestLabel(change)),
-    h("td", {}, change.user || ""),
-    h("td", { class: "answer" }, answer(change.base)),
-    h("td", { class: "answer" }, answer(change.head)),
-    h("td", {}, change.categories.map((c) => h("span", { class: "category" }, badge(CATEGORY_WORDS[c] || c, c === "newlyDenied" || c === "newErrors" ? "denied" : c === "newlyAllowed" ? "allowed" : "warned")))),
-    h("td", {}, h("button", { type: "button", class: "btn btn-small", "aria-label": `Details of request ${change.index}: ${requestLabel(change)}`, onclick: () => detail(change) }, "Details")))));
+    cell("#", { class: "num" }, change.line ? `${change.index} (line ${change.line})` : String(change.index)),
+    cell("Request", {}, requestLabel(change)),
+    cell("User", {}, change.user || ""),
+    cell("Before", { class: "answer" }, answer(change.base)),
+    cell("After", { class: "answer" }, answer(change.head)),
+    cell("Change", {}, change.categories.map((c) => h("span", { class: "category" }, badge(CATEGORY_WORDS[c] || c, c === "newlyDenied" || c === "newErrors" ? "denied" : c === "newlyAllowed" ? "allowed" : "warned")))),
+    cell("", {}, h("button", { type: "button", class: "btn btn-small", "aria-label": `Details of request ${change.index}: ${requestLabel(change)}`, onclick: () => detail(change) }, "Details")))),
+  (i) => i === 0);
   $("page-prev").disabled = offset === 0;
   $("page-next").disabled = last >= page.count;
 }
