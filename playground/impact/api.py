@@ -36,13 +36,6 @@ NO_TEXT = "give the corpus as text (or upload files as multipart field `file`)"
 MULTIPART_FIELDS = {"base", "baseVersion", "head", "headVersion", "corpus", "text", "file"}
 
 
-class SideSerializer(serializers.Serializer):
-    project = strict.Text(help_text="A project id.")
-    version = strict.Integer(
-        required=False, allow_null=True, help_text="One of its versions (GET …/versions); left out: as it is now."
-    )
-
-
 class ImpactJobInSerializer(serializers.Serializer):
     """The JSON body creating an impact job (multipart uploads are read by `_multipart_inputs`)."""
 

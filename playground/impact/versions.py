@@ -4,6 +4,8 @@ of unchanged content adds no version."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.db.models import Max
 
 from playground.impact.models import ProjectVersion
@@ -50,7 +52,12 @@ def history(project_id: str) -> dict:
     return {
         "project": state["id"],
         "title": state["title"],
-        "current": {"projectVersion": state["version"], "updated": state["updated"], "policies": _policies(state)},
+        "current": {
+            "projectVersion": state["version"],
+            "updated": state["updated"],
+            "saved": datetime.fromisoformat(state["updated"]).strftime("%Y-%m-%d %H:%M UTC"),
+            "policies": _policies(state),
+        },
         "versions": versions,
         "forkedFrom": origin,
     }
