@@ -25,7 +25,16 @@ def read(uploads: list[tuple[str, bytes | str]]) -> tuple[list[dict], list[dict]
     warnings: list[dict] = []
     for name, data in uploads:
         log = AuditLog(_stream(data), name, start=len(items))
-        items.extend(log)
+        try:
+            items.extend(log)
+        except (ValueError, RecursionError) as exc:  # the reader should locate every line; this keeps a 4xx if not
+            raise ServiceError(
+                "invalid_audit_log",
+                f"{name}: the line after line {log.lines} cannot be read: {exc}",
+                document=name,
+                line=log.lines + 1,
+                path="file",
+            ) from None
         stats = log.stats()
         sources.append({"name": name, **stats})
         warnings += log.errors

@@ -269,3 +269,50 @@ def test_the_page_shows_the_version_history(client, changed):
     text = page.content.decode()
     assert "Version 1" in text and 'data-compare-version="1"' in text
     assert client.get("/p/missing/impact").status_code == 404
+
+
+def test_a_hostile_audit_log_is_located_line_by_line_and_the_rest_replays(client, changed):
+    good = audit_log([4, 2, 4]).splitlines()
+    hostile = [
+        good[0],
+        "[" * 100_000 + "]" * 100_000,  # nesting past any parser's depth
+        '{"kind": "Event", "apiVersion": "audit.k8s.io/v1", "level": NaN}',
+        good[1],
+        '{"kind": "Event", "apiVersion": "audit.k8s.io/v1", "verb": "create", "x": true',
+        "\x00\x01 not json",
+        good[2],
+    ]
+    upload = io.BytesIO(("\n".join(hostile) + "\n").encode() + b"\xff\xfe broken utf-8\n")
+    upload.name = "audit.log"
+    response = client.post(JOBS, {"base": changed["id"], "baseVersion": "1", "head": changed["id"], "file": [upload]})
+    assert response.status_code == 201, response.content
+    job = response.json()
+    assert job["total"] == 3 and job["corpus"] == "auditLog"
+    lines = sorted(w["line"] for w in job["warnings"] if w.get("line"))
+    assert {2, 3, 6}.issubset(lines), job["warnings"]
+    assert job["sources"][0]["malformed"] >= 4
+    finished(client, job)
+    report = client.get(f"{JOBS}/{job['id']}/report", **auth(job["editToken"])).json()
+    assert report["summary"]["newlyDenied"] == 2
+    assert report["source"]["malformed"] == job["sources"][0]["malformed"]
+    # nothing but malformed lines: refused, with the count
+    upload = io.BytesIO(b"{not json\n[1, 2]\n")
+    upload.name = "audit.log"
+    error = assert_error(
+        client.post(
+            JOBS,
+            {"base": changed["id"], "baseVersion": "1", "head": changed["id"], "corpus": "auditLog", "file": [upload]},
+        ),
+        400,
+        "no_requests",
+    )
+    assert "2 malformed lines" in error["message"]
+    # an integer of 5,000 digits: a clear 4xx naming where, never a server error
+    upload = io.BytesIO(("\n".join([good[0], '{"kind": "Event", "x": 1' + "0" * 5000 + "}", good[1]]) + "\n").encode())
+    upload.name = "audit.log"
+    response = client.post(JOBS, {"base": changed["id"], "baseVersion": "1", "head": changed["id"], "file": [upload]})
+    assert response.status_code in (201, 400), response.content
+    if response.status_code == 400:  # the reader stopped there (playground/impact/audit.py keeps it a 4xx)
+        assert response.json()["error"]["line"] == 2
+    else:  # the reader located it and replayed the rest
+        assert response.json()["total"] == 2 and 2 in [w.get("line") for w in response.json()["warnings"]]
