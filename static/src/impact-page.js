@@ -224,6 +224,8 @@ function renderSummary() {
       h("td", { class: "num" }, number(p.base?.denied)), h("td", { class: "num" }, number(p.head?.denied)))));
   table($("namespace-table"), ["Namespace", ...GROUP_HEADS.slice(0, 4)],
     Object.entries(s.namespaces || {}).map(([name, n]) => h("tr", {}, h("th", { scope: "row" }, name || "(cluster-scoped)"), cells(n, GROUP_COLUMNS.slice(0, 4)))));
+  table($("kind-table"), ["Kind", ...GROUP_HEADS.slice(0, 4)],
+    Object.entries(s.kinds || {}).map(([name, n]) => h("tr", {}, h("th", { scope: "row" }, name || "(no kind)"), cells(n, GROUP_COLUMNS.slice(0, 4)))));
   table($("user-table"), ["User", ...GROUP_HEADS.slice(0, 4)],
     Object.entries(s.users || {}).map(([name, n]) => h("tr", {}, h("th", { scope: "row" }, name || "(no user)"), cells(n, GROUP_COLUMNS.slice(0, 4)))));
   replaceChildren($("changes-policy"), h("option", { value: "" }, "Any policy"), Object.keys(s.policies || {}).map((name) => h("option", { value: name }, name)));
@@ -305,7 +307,9 @@ async function detail(change) {
   try {
     const found = await call(`/changes/${change.index}`);
     const { base, head } = found.change || change;
+    const notes = (found.change || change).notes || [];
     replaceChildren($("detail-body"),
+      notes.length ? h("ul", { class: "notes" }, notes.map((note) => h("li", {}, `Replay note: ${note}`))) : null,
       h("div", { class: "answers" }, answerCard("Before", base), answerCard("After", head)),
       h("h4", {}, "What changed (before → after)"),
       h("div", { class: "detail-block", dataset: { testid: "answer-diff" } }, diffView(base, head)),

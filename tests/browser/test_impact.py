@@ -104,6 +104,7 @@ def test_compare_a_kept_version_with_now_over_an_audit_log(axe_page, api, server
     row = page.locator("#policy-table tbody tr", has_text="max-replicas")
     expect(row.locator("td").nth(1)).to_have_text(str(NEWLY))  # the newly denied column
     expect(page.locator("#user-table tbody tr", has_text="bob").locator("td").nth(2)).to_have_text(str(BOB))
+    expect(page.locator("#kind-table tbody tr", has_text="Deployment").locator("td").nth(2)).to_have_text(str(NEWLY))
     expect(page.locator("#changes-count")).to_contain_text(f"{NEWLY} changed requests")
     no_violations(page)
 
