@@ -148,8 +148,9 @@ def _unusable_corpus(source: dict) -> list[dict]:
                     "severity": "error",
                     "source": name,
                     "message": f"the audit log holds no request bodies ({source['events']:,} events, none at level "
-                    "Request or RequestResponse): nothing can be replayed. Log the writes at level Request (or "
-                    "RequestResponse, for old objects) in the audit policy",
+                    "Request or RequestResponse): no create or update can be replayed"
+                    + (f" (only {source['replayed']:,} deletes, without their objects)" if source["replayed"] else "")
+                    + ". Log the writes at level Request (or RequestResponse, for old objects) in the audit policy",
                 }
             ]
     return []

@@ -176,6 +176,20 @@ class AuditLog:
 
     # --- one event ----------------------------------------------------------------------------------
     def _replay(self, event: dict, line: int, index: int) -> Item | None:
+        """The event's replay item (None: skipped, counted); then its response becomes the object's state."""
+        item = self._request_of(event, line, index)
+        response = event.get("responseObject")
+        verb = event.get("verb")
+        if verb in ("get", "create", "update", "patch") and _is_object(response) and event.get("stage") in _FINAL_STAGES:
+            status = _mapping(event.get("responseStatus"))
+            code = status.get("code") if isinstance(status.get("code"), int) else 200
+            query = parse_qs(urlsplit(_text(event.get("requestURI"))).query)
+            ref = _mapping(event.get("objectRef"))
+            if code < 300 and "All" not in query.get("dryRun", ()) and ref.get("resource") and not _connect_sub(ref):
+                self.index.put(self._key(ref), response)
+        return item
+
+    def _request_of(self, event: dict, line: int, index: int) -> Item | None:
         level = _text(event.get("level")) or "unknown"
         self.levels[level] = self.levels.get(level, 0) + 1
         request_object, response_object = event.get("requestObject"), event.get("responseObject")
@@ -193,9 +207,6 @@ class AuditLog:
         code = status.get("code") if isinstance(status.get("code"), int) else 200
         sub = _text(ref.get("subresource"))
         key = self._key(ref)
-        if code < 300 and not dry_run and isinstance(response_object, dict) and verb in ("get", *_OPERATIONS):
-            if response_object.get("kind") != "Status" and verb != "delete":
-                self.index.put(key, response_object)
         if verb in ("get", "list", "watch") and sub not in _CONNECT:
             return self._skip(f"read ({verb}): admission does not see it")
         if verb == "deletecollection":
@@ -367,6 +378,10 @@ class AuditLog:
             self.unknown[name] = {"line": line, "events": 1}
         else:
             entry["events"] += 1
+
+
+def _connect_sub(ref: Mapping[str, Any]) -> bool:
+    return _text(ref.get("subresource")) in _CONNECT
 
 
 def _is_object(value: Any) -> bool:

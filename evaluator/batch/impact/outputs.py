@@ -125,7 +125,9 @@ def _unusable_note(report: ImpactReport) -> str | None:
     if source.get("noRequestBodies"):
         return (
             f"the audit log holds no request bodies ({source.get('events', 0):,} events, none at level Request or "
-            "RequestResponse): nothing could be replayed -- this is not \"no changes\""
+            "RequestResponse): no create or update could be replayed"
+            + (f" (only {source['replayed']:,} deletes, without their objects)" if source.get("replayed") else "")
+            + " -- this is not \"no changes\""
         )
     return None
 
