@@ -29,7 +29,7 @@ Problem = tuple[int, int | None, str]  # (line, column, message)
 def _opened(stream: IO[bytes]) -> IO[bytes]:
     """The stream, inflated when it is gzip (peeked without consuming: a buffered reader)."""
     if not hasattr(stream, "peek"):
-        stream = io.BufferedReader(stream)  # type: ignore[arg-type]
+        stream = io.BufferedReader(stream)  # type: ignore[arg-type,type-var]
     head = stream.peek(2)[:2]  # type: ignore[attr-defined]
     return gzip.GzipFile(fileobj=stream) if head == GZIP_MAGIC else stream  # type: ignore[return-value]
 

@@ -25,7 +25,10 @@ USERS = (
     ("alice", ("dev", "team-a", "system:authenticated")),
     ("bob", ("dev", "team-b", "system:authenticated")),
     ("carol", ("sre", "platform-admins", "system:authenticated")),
-    ("system:serviceaccount:ci:deployer", ("system:serviceaccounts", "system:serviceaccounts:ci", "system:authenticated")),
+    (
+        "system:serviceaccount:ci:deployer",
+        ("system:serviceaccounts", "system:serviceaccounts:ci", "system:authenticated"),
+    ),
     ("system:serviceaccount:kube-system:replicaset-controller", ("system:serviceaccounts", "system:authenticated")),
 )
 IMAGES = ("nginx:1.27", "nginx:latest", "registry.example.com/api:v2", "redis:7", "busybox:latest", "postgres:16")
@@ -34,7 +37,9 @@ START = dt.datetime(2026, 12, 1, 8, 0, tzinfo=dt.UTC)
 _VAP = "admissionregistration.k8s.io/v1"
 
 
-def _vap(name: str, resources: list[str], groups: list[str], operations: list[str], validations: list[dict], **spec: Any) -> dict:
+def _vap(
+    name: str, resources: list[str], groups: list[str], operations: list[str], validations: list[dict], **spec: Any
+) -> dict:
     return {
         "apiVersion": _VAP,
         "kind": "ValidatingAdmissionPolicy",
@@ -85,22 +90,54 @@ def _kyverno_privileged(action: str) -> dict:
 
 def policy_change() -> tuple[list[dict], list[dict]]:
     """(base, head) policy documents."""
-    team_label = [{"expression": "has(object.metadata.labels) && 'team' in object.metadata.labels",
-                   "message": "every workload needs a team label"}]
-    latest = [{"expression": "object.spec.template.spec.containers.all(c, !c.image.endsWith(':latest'))",
-               "message": "images must not use the latest tag"}]
-    replicas_base = [{"expression": "object.spec.replicas <= 10", "messageExpression": "'at most 10 replicas, not ' + string(object.spec.replicas)"}]
-    replicas_head = [{"expression": "object.spec.replicas <= 6", "messageExpression": "'at most 6 replicas, not ' + string(object.spec.replicas)"}]
+    team_label = [
+        {
+            "expression": "has(object.metadata.labels) && 'team' in object.metadata.labels",
+            "message": "every workload needs a team label",
+        }
+    ]
+    latest = [
+        {
+            "expression": "object.spec.template.spec.containers.all(c, !c.image.endsWith(':latest'))",
+            "message": "images must not use the latest tag",
+        }
+    ]
+    replicas_base = [
+        {
+            "expression": "object.spec.replicas <= 10",
+            "messageExpression": "'at most 10 replicas, not ' + string(object.spec.replicas)",
+        }
+    ]
+    replicas_head = [
+        {
+            "expression": "object.spec.replicas <= 6",
+            "messageExpression": "'at most 6 replicas, not ' + string(object.spec.replicas)",
+        }
+    ]
     cm_base = [{"expression": "!has(object.data) || object.data.size() <= 8", "message": "too many keys"}]
     cm_head = [{"expression": "!has(object.data) || object.data.size() <= 4", "message": "too many keys"}]
-    protect = [{"expression": "request.userInfo.groups.exists(g, g == 'platform-admins' || g == 'system:serviceaccounts')",
-                "message": "only platform admins delete in kube-system"}]
+    protect = [
+        {
+            "expression": "request.userInfo.groups.exists(g, g == 'platform-admins' || g == 'system:serviceaccounts')",
+            "message": "only platform admins delete in kube-system",
+        }
+    ]
     scale = [{"expression": "object.spec.replicas <= 20", "message": "scale at most to 20"}]
-    no_exec = [{"expression": "!object.command.exists(c, c == 'sh' || c == 'bash') || request.userInfo.groups.exists(g, g == 'sre')",
-                "message": "interactive shells are for SRE"}]
+    no_exec = [
+        {
+            "expression": "!object.command.exists(c, c == 'sh' || c == 'bash') || request.userInfo.groups.exists(g, g == 'sre')",
+            "message": "interactive shells are for SRE",
+        }
+    ]
     common = [
-        _vap("protect-kube-system", ["*"], ["*"], ["DELETE"], protect,
-             matchConditions=[{"name": "kube-system", "expression": "request.namespace == 'kube-system'"}]),
+        _vap(
+            "protect-kube-system",
+            ["*"],
+            ["*"],
+            ["DELETE"],
+            protect,
+            matchConditions=[{"name": "kube-system", "expression": "request.namespace == 'kube-system'"}],
+        ),
         _binding("protect-kube-system", ["Deny"]),
         _vap("scale-limit", ["deployments/scale"], ["apps"], ["UPDATE"], scale),
         _binding("scale-limit", ["Deny"]),
@@ -246,15 +283,22 @@ def _event(rng: random.Random, cluster: _Cluster, serial: int, when: dt.datetime
         return _patch(rng, event, resource, obj)
     if roll < 0.70:
         event.update(verb="delete", requestURI=_uri(resource, namespace, name), responseObject=obj)
-        event["requestObject"] = {"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1", "propagationPolicy": "Background"}
+        event["requestObject"] = {
+            "kind": "DeleteOptions",
+            "apiVersion": "meta.k8s.io/v1",
+            "propagationPolicy": "Background",
+        }
         if namespace != "kube-system" or any(g in ("platform-admins", "system:serviceaccounts") for g in groups):
             del existing[key]
         return event
     if roll < 0.85:
         return _subresource(rng, event, resource, obj)
     if roll < 0.97:
-        event.update(verb="get", level="Metadata" if rng.random() < 0.5 else "RequestResponse",
-                     requestURI=_uri(resource, namespace, name))
+        event.update(
+            verb="get",
+            level="Metadata" if rng.random() < 0.5 else "RequestResponse",
+            requestURI=_uri(resource, namespace, name),
+        )
         if event["level"] == "RequestResponse":
             event["responseObject"] = obj
         return event
@@ -271,7 +315,13 @@ def _create(rng: random.Random, cluster: _Cluster, event: dict, resource: str, p
     event.update(
         verb="create",
         requestURI=_uri(resource, namespace, query="dryRun=All" if dry else "fieldManager=kubectl-client-side-apply"),
-        objectRef={"resource": resource, "namespace": namespace, "name": name, "apiGroup": group, "apiVersion": version},
+        objectRef={
+            "resource": resource,
+            "namespace": namespace,
+            "name": name,
+            "apiGroup": group,
+            "apiVersion": version,
+        },
         requestObject=obj,
         responseObject=obj,
         responseStatus={"metadata": {}, "code": 201},
@@ -294,7 +344,9 @@ def _update(rng: random.Random, cluster: _Cluster, event: dict, resource: str, o
         new["data"] = {f"key{i}": f"v{i}" for i in range(rng.choice((1, 3, 5, 7, 9)))}
     else:
         new.setdefault("metadata", {}).setdefault("labels", {})["touched"] = "yes"
-    event.update(verb="update", requestURI=_uri(resource, meta["namespace"], meta["name"]), requestObject=new, responseObject=new)
+    event.update(
+        verb="update", requestURI=_uri(resource, meta["namespace"], meta["name"]), requestObject=new, responseObject=new
+    )
     cluster.objects[resource][(meta["namespace"], meta["name"])] = new
     return event
 
@@ -326,7 +378,12 @@ def _subresource(rng: random.Random, event: dict, resource: str, obj: dict) -> d
             "spec": {"replicas": replicas},
         }
         ref["subresource"] = "scale"
-        event.update(verb="update", requestURI=_uri(resource, namespace, name, "scale"), requestObject=scale, responseObject=scale)
+        event.update(
+            verb="update",
+            requestURI=_uri(resource, namespace, name, "scale"),
+            requestObject=scale,
+            responseObject=scale,
+        )
         return event
     if resource == "pods":
         choice = rng.random()
@@ -334,18 +391,30 @@ def _subresource(rng: random.Random, event: dict, resource: str, obj: dict) -> d
             status = json.loads(json.dumps(obj))
             status["status"] = {"phase": rng.choice(("Pending", "Running"))}
             ref["subresource"] = "status"
-            event.update(verb="update", requestURI=_uri("pods", namespace, name, "status"), requestObject=status, responseObject=status)
+            event.update(
+                verb="update",
+                requestURI=_uri("pods", namespace, name, "status"),
+                requestObject=status,
+                responseObject=status,
+            )
             return event
         if choice < 0.7:
             command = rng.choice((("sh",), ("ls", "-l"), ("bash", "-c", "env")))
             query = "&".join(f"command={c}" for c in command) + "&container=main&stdin=true&tty=true"
             ref["subresource"] = "exec"
-            event.update(verb="create", requestURI=_uri("pods", namespace, name, "exec", query),
-                         responseStatus={"metadata": {}, "code": 101})
+            event.update(
+                verb="create",
+                requestURI=_uri("pods", namespace, name, "exec", query),
+                responseStatus={"metadata": {}, "code": 101},
+            )
             return event
         eviction = {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": name, "namespace": namespace}}
         ref["subresource"] = "eviction"
-        event.update(verb="create", requestURI=_uri("pods", namespace, name, "eviction"), requestObject=eviction,
-                     responseStatus={"metadata": {}, "code": 201})
+        event.update(
+            verb="create",
+            requestURI=_uri("pods", namespace, name, "eviction"),
+            requestObject=eviction,
+            responseStatus={"metadata": {}, "code": 201},
+        )
         return event
     return _update(rng, _Cluster(rng), event, resource, obj)

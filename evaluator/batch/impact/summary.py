@@ -81,11 +81,11 @@ class ImpactSummary:
                 if category in group:
                     group[category] += 1
         sides = ("base", "head")
-        for name, side in (((sides, base),) if not categories else (((sides[0],), base), ((sides[1],), head))):
+        for names, side in ((sides, base),) if not categories else (((sides[0],), base), ((sides[1],), head)):
             # an unchanged request (most of them) is counted once for both sides
             decisions = _decisions(side)
             worst = worst_by_policy(side)
-            for name_ in name:
+            for name_ in names:
                 counts = self.sides[name_]
                 for key, value in decisions.items():
                     counts[key] += value
@@ -160,4 +160,3 @@ class ImpactSummary:
 def _add_counts(target: dict[str, int], source: Mapping[str, int]) -> None:
     for key, value in source.items():
         target[key] = target.get(key, 0) + value
-

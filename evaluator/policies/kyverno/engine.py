@@ -170,7 +170,11 @@ def evaluate_policy(policy: dict, request: dict, documents: list, values: dict, 
     rules = autogen.compute_rules(policy, run.match.gvk[2])
     has_generate = bool(generate.generate_rules(policy))
     namespace = _policy_namespace(policy)
-    if has_generate or values.get("variables") or any(rule.get("validate") and applies(rule, run.match, namespace) for rule in rules):
+    if (
+        has_generate
+        or values.get("variables")
+        or any(rule.get("validate") and applies(rule, run.match, namespace) for rule in rules)
+    ):
         # only a policy with something to evaluate pays for the context (a mutate-only policy has nothing, nor
         # one whose rules match other requests: without variables the context's resource is the request's)
         _add_context(run, values)

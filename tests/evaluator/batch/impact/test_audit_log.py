@@ -23,7 +23,11 @@ def deployment(name: str, replicas: int = 1, namespace: str = "prod") -> dict:
 
 
 def event(verb: str, name: str, *, sub: str = "", query: str = "", code: int = 200, **fields: Any) -> dict:
-    uri = f"/apis/apps/v1/namespaces/prod/deployments/{name}" + (f"/{sub}" if sub else "") + (f"?{query}" if query else "")
+    uri = (
+        f"/apis/apps/v1/namespaces/prod/deployments/{name}"
+        + (f"/{sub}" if sub else "")
+        + (f"?{query}" if query else "")
+    )
     ref = {"resource": "deployments", "namespace": "prod", "name": name, "apiGroup": "apps", "apiVersion": "v1"}
     if sub:
         ref["subresource"] = sub
@@ -82,19 +86,37 @@ def test_a_delete_without_earlier_events_takes_the_object_its_response_holds():
 
 def test_dry_run_is_replayed_as_dry_run_and_stores_no_old_object():
     items, log = read(
-        event("create", "web", query="dryRun=All&fieldManager=kubectl", requestObject=deployment("web", 9), responseObject=deployment("web", 9), code=201),
+        event(
+            "create",
+            "web",
+            query="dryRun=All&fieldManager=kubectl",
+            requestObject=deployment("web", 9),
+            responseObject=deployment("web", 9),
+            code=201,
+        ),
         event("update", "web", requestObject=deployment("web", 3)),
     )
     dry, update = (i["request"] for i in items)
     assert dry["dryRun"] is True
-    assert dry["options"] == {"apiVersion": "meta.k8s.io/v1", "kind": "CreateOptions", "dryRun": ["All"], "fieldManager": "kubectl"}
+    assert dry["options"] == {
+        "apiVersion": "meta.k8s.io/v1",
+        "kind": "CreateOptions",
+        "dryRun": ["All"],
+        "fieldManager": "kubectl",
+    }
     assert update["oldObject"] is None  # the dry run stored nothing
     assert log.stats()["dryRun"] == 1
 
 
 def test_failed_requests_store_no_old_object():
     items, _ = read(
-        event("update", "web", requestObject=deployment("web", 7), responseObject={"kind": "Status", "code": 422}, code=422),
+        event(
+            "update",
+            "web",
+            requestObject=deployment("web", 7),
+            responseObject={"kind": "Status", "code": 422},
+            code=422,
+        ),
         event("update", "web", requestObject=deployment("web", 3)),
     )
     assert items[1]["request"]["oldObject"] is None
@@ -126,7 +148,12 @@ def test_patches_take_the_response_else_are_applied_to_the_old_object():
 
 
 def test_subresources_keep_their_own_objects_and_the_status_one_shares_the_parents():
-    scale = {"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "web", "namespace": "prod"}, "spec": {"replicas": 4}}
+    scale = {
+        "apiVersion": "autoscaling/v1",
+        "kind": "Scale",
+        "metadata": {"name": "web", "namespace": "prod"},
+        "spec": {"replicas": 4},
+    }
     items, _ = read(
         event("create", "web", requestObject=deployment("web", 1), responseObject=deployment("web", 1), code=201),
         event("update", "web", sub="scale", requestObject=scale, responseObject=scale),
@@ -139,13 +166,20 @@ def test_subresources_keep_their_own_objects_and_the_status_one_shares_the_paren
 
 
 def test_pods_exec_is_a_connect_with_the_options_the_query_names():
-    exec_event = event("create", "web", sub="exec", query="command=sh&command=-c&container=main&stdin=true&tty=true", code=101)
+    exec_event = event(
+        "create", "web", sub="exec", query="command=sh&command=-c&container=main&stdin=true&tty=true", code=101
+    )
     exec_event["objectRef"].update(resource="pods", apiGroup="")
     items, _ = read(exec_event)
     request = items[0]["request"]
     assert request["operation"] == "CONNECT"
     assert request["object"] == {
-        "apiVersion": "v1", "kind": "PodExecOptions", "stdin": True, "tty": True, "container": "main", "command": ["sh", "-c"],
+        "apiVersion": "v1",
+        "kind": "PodExecOptions",
+        "stdin": True,
+        "tty": True,
+        "container": "main",
+        "command": ["sh", "-c"],
     }
     assert request["kind"]["kind"] == "PodExecOptions"
 
@@ -175,12 +209,19 @@ def test_what_is_skipped_is_counted_by_reason():
 
 
 def test_a_log_without_bodies_says_so():
-    items, log = read(*({k: v for k, v in e.items() if k not in ("requestObject", "responseObject")} | {"level": "Metadata"} for e in audit_events(40)))
+    items, log = read(
+        *(
+            {k: v for k, v in e.items() if k not in ("requestObject", "responseObject")} | {"level": "Metadata"}
+            for e in audit_events(40)
+        )
+    )
     stats = log.stats()
     assert stats["events"] == 40 and stats["noRequestBodies"] is True
     # a delete needs no body (policies on its user and namespace still decide); it is replayed, noted
     assert items and {i["request"]["operation"] for i in items} == {"DELETE"}
-    assert all(i["notes"] == ["old object not in the log before this event: replayed with oldObject null"] for i in items)
+    assert all(
+        i["notes"] == ["old object not in the log before this event: replayed with oldObject null"] for i in items
+    )
     assert stats["levels"] == {"Metadata": 40}
 
 
@@ -199,16 +240,32 @@ def test_an_unknown_resource_is_reported_once_with_its_count():
     events = []
     for i in range(3):
         e = event("create", f"w{i}", requestObject=widget, code=201)
-        e["objectRef"] = {"resource": "widgets", "namespace": "prod", "name": f"w{i}", "apiGroup": "example.com", "apiVersion": "v1"}
+        e["objectRef"] = {
+            "resource": "widgets",
+            "namespace": "prod",
+            "name": f"w{i}",
+            "apiGroup": "example.com",
+            "apiVersion": "v1",
+        }
         events.append(e)
     items, log = read(*events)
-    assert len(items) == 3 and items[0]["request"]["kind"] == {"group": "example.com", "version": "v1", "kind": "Widget"}
+    assert len(items) == 3 and items[0]["request"]["kind"] == {
+        "group": "example.com",
+        "version": "v1",
+        "kind": "Widget",
+    }
     assert log.stats()["unknownResources"] == [{"resource": "widgets.example.com/v1", "line": 1, "events": 3}]
 
 
 def test_the_old_object_index_is_bounded():
-    events = [event("create", f"d{i}", requestObject=deployment(f"d{i}"), responseObject=deployment(f"d{i}"), code=201) for i in range(5)]
-    events += [event("update", "d0", requestObject=deployment("d0", 2)), event("update", "d4", requestObject=deployment("d4", 2))]
+    events = [
+        event("create", f"d{i}", requestObject=deployment(f"d{i}"), responseObject=deployment(f"d{i}"), code=201)
+        for i in range(5)
+    ]
+    events += [
+        event("update", "d0", requestObject=deployment("d0", 2)),
+        event("update", "d4", requestObject=deployment("d4", 2)),
+    ]
     items, log = read(*events, max_objects=3)
     assert items[5]["request"]["oldObject"] is None  # d0 was let go
     assert items[6]["request"]["oldObject"] is not None

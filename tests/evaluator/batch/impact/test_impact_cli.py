@@ -23,7 +23,9 @@ def files(tmp_path: Path) -> dict[str, Path]:
     for i, doc in enumerate(head):
         (tmp_path / "head" / f"{i:02}-{doc['metadata']['name']}.yaml").write_text(yaml.safe_dump(doc))
     (tmp_path / "audit.log").write_text("".join(audit_log_lines(200, seed=2)))
-    creates = [e["requestObject"] for e in audit_events(200, seed=2) if e.get("verb") == "create" and e.get("requestObject")]
+    creates = [
+        e["requestObject"] for e in audit_events(200, seed=2) if e.get("verb") == "create" and e.get("requestObject")
+    ]
     (tmp_path / "dump.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": creates}))
     return {p.name: p for p in tmp_path.iterdir()}
 
@@ -49,12 +51,36 @@ def test_an_audit_log_in_every_output(capsys, files):
 
 
 def test_no_change_passes_the_gate(capsys, files):
-    out, _ = impact(capsys, "--base", files["base.yaml"], "--head", files["base.yaml"], "--audit-log", files["audit.log"], "--fail-on", "changed", status=0)
+    out, _ = impact(
+        capsys,
+        "--base",
+        files["base.yaml"],
+        "--head",
+        files["base.yaml"],
+        "--audit-log",
+        files["audit.log"],
+        "--fail-on",
+        "changed",
+        status=0,
+    )
     assert out.startswith("0 of ")
 
 
 def test_a_dump(capsys, files):
-    data = json.loads(impact(capsys, "--base", files["base.yaml"], "--head", files["head"], "--objects", files["dump.yaml"], "-o", "json", status=1)[0])
+    data = json.loads(
+        impact(
+            capsys,
+            "--base",
+            files["base.yaml"],
+            "--head",
+            files["head"],
+            "--objects",
+            files["dump.yaml"],
+            "-o",
+            "json",
+            status=1,
+        )[0]
+    )
     assert data["source"]["format"] == "objects" and data["summary"]["operations"].keys() == {"CREATE"}
 
 
@@ -69,10 +95,38 @@ def test_a_git_revision(capsys, files, tmp_path, monkeypatch):
     subprocess.run([*git, "commit", "-qm", "base"], check=True)
     (repo / "policies" / "p.yaml").write_text("")
     monkeypatch.chdir(repo)
-    from_git = json.loads(impact(capsys, "--base", "HEAD:policies/", "--head", files["head"], "--audit-log", files["audit.log"], "-o", "json", status=1)[0])
-    from_file = json.loads(impact(capsys, "--base", files["base.yaml"], "--head", files["head"], "--audit-log", files["audit.log"], "-o", "json", status=1)[0])
+    from_git = json.loads(
+        impact(
+            capsys,
+            "--base",
+            "HEAD:policies/",
+            "--head",
+            files["head"],
+            "--audit-log",
+            files["audit.log"],
+            "-o",
+            "json",
+            status=1,
+        )[0]
+    )
+    from_file = json.loads(
+        impact(
+            capsys,
+            "--base",
+            files["base.yaml"],
+            "--head",
+            files["head"],
+            "--audit-log",
+            files["audit.log"],
+            "-o",
+            "json",
+            status=1,
+        )[0]
+    )
     assert from_git["summary"] == from_file["summary"]
-    _, err = impact(capsys, "--base", "nosuchrev:policies/", "--head", files["head"], "--audit-log", files["audit.log"], status=2)
+    _, err = impact(
+        capsys, "--base", "nosuchrev:policies/", "--head", files["head"], "--audit-log", files["audit.log"], status=2
+    )
     assert "nosuchrev:policies/: error: no such file, and no git revision 'nosuchrev' here" in err
 
 
@@ -81,7 +135,9 @@ def test_unusable_input_is_located(capsys, files, tmp_path):
     bad.write_text("apiVersion: v1\nkind: [\n")
     out, err = impact(capsys, "--base", bad, "--head", files["head"], "--audit-log", files["audit.log"], status=2)
     assert out.startswith("UNUSABLE INPUT") and f"{bad}:3:1: error:" in err
-    _, err = impact(capsys, "--base", files["base.yaml"], "--head", files["head"], "--audit-log", tmp_path / "missing.log", status=2)
+    _, err = impact(
+        capsys, "--base", files["base.yaml"], "--head", files["head"], "--audit-log", tmp_path / "missing.log", status=2
+    )
     assert "missing.log: error: cannot read file" in err
     empty = tmp_path / "empty.log"
     empty.write_text("\n")
@@ -95,7 +151,10 @@ def test_unusable_input_is_located(capsys, files, tmp_path):
 
 def test_a_metadata_log_is_unusable_and_says_why(capsys, files, tmp_path):
     log = tmp_path / "metadata.log"
-    events = ({k: v for k, v in e.items() if k not in ("requestObject", "responseObject")} | {"level": "Metadata"} for e in audit_events(50))
+    events = (
+        {k: v for k, v in e.items() if k not in ("requestObject", "responseObject")} | {"level": "Metadata"}
+        for e in audit_events(50)
+    )
     log.write_text("".join(json.dumps(e) + "\n" for e in events))
     out, err = impact(capsys, "--base", files["base.yaml"], "--head", files["head"], "--audit-log", log, status=2)
     assert "holds no request bodies (50 events" in err and "NOTHING REPLAYED" in out

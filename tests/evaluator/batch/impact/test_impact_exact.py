@@ -102,7 +102,11 @@ def test_a_dump_is_admitted_as_batch_admits_it():
     objects = [e["requestObject"] for e in _creates(80)]
     report = impact.run_impact(base, head, impact.object_items(objects))
     before, after = run_chunk(base, objects), run_chunk(head, objects)
-    changed = [i for i, (b, h) in enumerate(zip(before, after, strict=True)) if (b["allowed"], b["message"], b["policies"]) != (h["allowed"], h["message"], h["policies"])]
+    changed = [
+        i
+        for i, (b, h) in enumerate(zip(before, after, strict=True))
+        if (b["allowed"], b["message"], b["policies"]) != (h["allowed"], h["message"], h["policies"])
+    ]
     assert [c["index"] for c in report.changes] == changed
     for change in report.changes:
         row = after[change["index"]]

@@ -39,7 +39,10 @@ def hostile_report(changes: int) -> impact.ImpactReport:
     head = [dict(d) for d in head]
     for doc in head:
         if doc["metadata"]["name"] == "configmap-keys" and doc["kind"] == "ValidatingAdmissionPolicy":
-            doc["spec"] = {**doc["spec"], "validations": [{"expression": "false", "message": "=HYPERLINK(\"x\") <b>|" + "m" * 500}]}
+            doc["spec"] = {
+                **doc["spec"],
+                "validations": [{"expression": "false", "message": '=HYPERLINK("x") <b>|' + "m" * 500}],
+            }
     return impact.run_impact(base, head, impact.object_items(objects))
 
 
@@ -47,9 +50,33 @@ def test_json_has_the_schema_keys(report):
     data = json.loads(impact.render(report, "json"))
     assert data["schema"] == impact.SCHEMA_VERSION
     assert set(data) == {"schema", "summary", "changes", "changesOmitted", "source", "inputErrors"}
-    assert set(data["summary"]) >= {"requests", "changed", *impact.CATEGORIES, "base", "head", "policies", "namespaces", "kinds", "users", "operations", "timeline"}
+    assert set(data["summary"]) >= {
+        "requests",
+        "changed",
+        *impact.CATEGORIES,
+        "base",
+        "head",
+        "policies",
+        "namespaces",
+        "kinds",
+        "users",
+        "operations",
+        "timeline",
+    }
     change = data["changes"][0]
-    assert set(change) >= {"index", "line", "time", "operation", "kind", "namespace", "name", "user", "categories", "base", "head"}
+    assert set(change) >= {
+        "index",
+        "line",
+        "time",
+        "operation",
+        "kind",
+        "namespace",
+        "name",
+        "user",
+        "categories",
+        "base",
+        "head",
+    }
     assert data["inputErrors"][0]["line"] == 301 and data["source"]["malformed"] == 1
     assert impact.ImpactReport.from_dict(data).as_dict() == data
 
@@ -57,7 +84,9 @@ def test_json_has_the_schema_keys(report):
 def test_markdown_is_a_capped_pr_comment(report):
     text = impact.render(report, "markdown")
     summary = report.summary.as_dict()
-    assert text.startswith(f"### Policy change impact: {summary['changed']:,} of {summary['requests']:,} requests change")
+    assert text.startswith(
+        f"### Policy change impact: {summary['changed']:,} of {summary['requests']:,} requests change"
+    )
     assert "<details open><summary>By policy" in text and "<details><summary>Changed requests (first 50" in text
     assert len(text.encode()) < MARKDOWN_LIMIT
 
@@ -92,7 +121,7 @@ def test_csv_has_one_line_per_change_and_quotes_formulas(report):
     report = hostile_report(3)
     report.changes[0]["user"] = "=SUM(A1)"  # a user name from an audit log is anything
     hostile = list(csv.DictReader(io.StringIO(impact.render(report, "csv"))))
-    assert hostile[0]["headMessage"].startswith("configmaps \"cm-0\" is forbidden")
+    assert hostile[0]["headMessage"].startswith('configmaps "cm-0" is forbidden')
     assert hostile[0]["user"] == "'=SUM(A1)"
 
 
@@ -105,7 +134,11 @@ def test_text_lists_the_changes_and_the_source(report):
 def test_the_gate():
     report = hostile_report(2)
     assert impact.gate(report) == 1 and impact.gate(report, "never") == 0 and impact.gate(report, "changed") == 1
-    same = impact.run_impact(policy_change()[0], policy_change()[0], impact.object_items([{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}]))
+    same = impact.run_impact(
+        policy_change()[0],
+        policy_change()[0],
+        impact.object_items([{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}]),
+    )
     assert [impact.gate(same, f) for f in impact.FAIL_ON] == [0, 0, 0, 0]
 
 
