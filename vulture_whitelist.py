@@ -9,6 +9,11 @@ used. Each line names one; a line whose code is gone is harmless, but remove it 
 # script; a task kept referenced so it is not collected; the shape of a typed dict.
 __getattr__  # (evaluator/__init__.py)
 apiVersion  # (evaluator/batch/rows.py)
+auditID  # (evaluator/batch/impact/items.py, compare.py)
+changedPolicies  # (evaluator/batch/impact/compare.py)
+subResource  # (evaluator/batch/impact/items.py)
+dryRun  # (evaluator/batch/impact/items.py)
+_.configmap  # (evaluator/batch/impact/sample_log.py: called by getattr, as deployment and pod)
 _.log_errors  # (evaluator/cel/library/regex.py)
 console  # (evaluator/cli/__init__.py)
 exception_handler  # (playground/api/errors.py)

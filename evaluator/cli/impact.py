@@ -87,7 +87,9 @@ def _counter(stream: IO[str], total: int | None) -> Callable[[int], None]:
 class _Corpus:
     """The requests to compare, read lazily, and what their reader says of them."""
 
-    def __init__(self, items: Iterable[Item], total: int | None, describe: Callable[[], dict], errors: Callable[[], list]):
+    def __init__(
+        self, items: Iterable[Item], total: int | None, describe: Callable[[], dict], errors: Callable[[], list]
+    ):
         self.items, self.total, self.describe, self.errors = items, total, describe, errors
 
 
@@ -148,8 +150,9 @@ def _unusable_corpus(source: dict) -> list[dict]:
                     "severity": "error",
                     "source": name,
                     "message": f"the audit log holds no request bodies ({source['events']:,} events, none at level "
-                    "Request or RequestResponse): nothing can be replayed. Log the writes at level Request (or "
-                    "RequestResponse, for old objects) in the audit policy",
+                    "Request or RequestResponse): no create or update can be replayed"
+                    + (f" (only {source['replayed']:,} deletes, without their objects)" if source["replayed"] else "")
+                    + ". Log the writes at level Request (or RequestResponse, for old objects) in the audit policy",
                 }
             ]
     return []
@@ -189,8 +192,16 @@ def run(args: argparse.Namespace) -> int:
     if corpus is not None and not any(is_error(p) for p in problems):
         progress = _counter(sys.stderr, corpus.total) if args.draw_progress(args) else None
         options = {} if args.max_changes is None else {"max_changes": args.max_changes}
-        run_impact(base, head, corpus.items, jobs=args.jobs, kubernetes_version=version, on_progress=progress,
-                   report=report, **options)
+        run_impact(
+            base,
+            head,
+            corpus.items,
+            jobs=args.jobs,
+            kubernetes_version=version,
+            on_progress=progress,
+            report=report,
+            **options,
+        )
         if progress is not None:
             sys.stderr.write("\n")
         report.source = corpus.describe()

@@ -58,7 +58,8 @@ def _from_disk(spec: str) -> tuple[list[str], list[dict]]:
     )
     if path.is_dir() and not files:
         return [], [_problem(spec, "no .yaml, .yml or .json file in this directory")]
-    texts, problems = [], []
+    texts: list[str] = []
+    problems: list[dict] = []
     for file in files:
         try:
             texts.append(NamedText(file.read_text(encoding="utf-8"), str(file)))
@@ -89,7 +90,8 @@ def _from_git(spec: str) -> tuple[list[str], list[dict]]:
             return [], [_problem(spec, f"{inner or '/'} is not in revision {rev}")]
         single = names == [inner]
         names = [n for n in names if single or n.lower().endswith(SUFFIXES)]
-        texts, problems = [], []
+        texts: list[str] = []
+        problems: list[dict] = []
         for name in sorted(names):
             shown = _git("show", f"{rev}:{name}")
             source = f"{rev}:{name}"

@@ -150,8 +150,10 @@ class AuditLog:
                 {"severity": "warning", "source": self.source, "line": line, "column": column, "message": message}
             )
 
-    def _skip(self, reason: str) -> None:
+    def _skip(self, reason: str) -> Item | None:
+        """None (the event is not replayed), counted under `reason`."""
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
+        return None
 
     def stats(self) -> dict[str, Any]:
         """What the reader saw: `{format, source, lines, events, replayed, skipped: {reason: n}, malformed,
@@ -176,6 +178,24 @@ class AuditLog:
 
     # --- one event ----------------------------------------------------------------------------------
     def _replay(self, event: dict, line: int, index: int) -> Item | None:
+        """The event's replay item (None: skipped, counted); then its response becomes the object's state."""
+        item = self._request_of(event, line, index)
+        response = event.get("responseObject")
+        verb = event.get("verb")
+        if (
+            verb in ("get", "create", "update", "patch")
+            and isinstance(response, dict)
+            and _is_object(response)
+            and event.get("stage") in _FINAL_STAGES
+        ):
+            query = parse_qs(urlsplit(_text(event.get("requestURI"))).query)
+            ref = _mapping(event.get("objectRef"))
+            dry_run = "All" in query.get("dryRun", ())
+            if _code(event) < 300 and not dry_run and ref.get("resource") and not _connect_sub(ref):
+                self.index.put(self._key(ref), response)
+        return item
+
+    def _request_of(self, event: dict, line: int, index: int) -> Item | None:
         level = _text(event.get("level")) or "unknown"
         self.levels[level] = self.levels.get(level, 0) + 1
         request_object, response_object = event.get("requestObject"), event.get("responseObject")
@@ -189,13 +209,9 @@ class AuditLog:
             return self._skip("not a resource request (no objectRef)")
         query = parse_qs(urlsplit(_text(event.get("requestURI"))).query)
         dry_run = "All" in query.get("dryRun", ())
-        status = _mapping(event.get("responseStatus"))
-        code = status.get("code") if isinstance(status.get("code"), int) else 200
+        code = _code(event)
         sub = _text(ref.get("subresource"))
         key = self._key(ref)
-        if code < 300 and not dry_run and isinstance(response_object, dict) and verb in ("get", *_OPERATIONS):
-            if response_object.get("kind") != "Status" and verb != "delete":
-                self.index.put(key, response_object)
         if verb in ("get", "list", "watch") and sub not in _CONNECT:
             return self._skip(f"read ({verb}): admission does not see it")
         if verb == "deletecollection":
@@ -367,6 +383,16 @@ class AuditLog:
             self.unknown[name] = {"line": line, "events": 1}
         else:
             entry["events"] += 1
+
+
+def _code(event: Mapping[str, Any]) -> int:
+    """The response's HTTP status (200 when the event has none)."""
+    code = _mapping(event.get("responseStatus")).get("code")
+    return code if isinstance(code, int) else 200
+
+
+def _connect_sub(ref: Mapping[str, Any]) -> bool:
+    return _text(ref.get("subresource")) in _CONNECT
 
 
 def _is_object(value: Any) -> bool:

@@ -29,7 +29,7 @@ Problem = tuple[int, int | None, str]  # (line, column, message)
 def _opened(stream: IO[bytes]) -> IO[bytes]:
     """The stream, inflated when it is gzip (peeked without consuming: a buffered reader)."""
     if not hasattr(stream, "peek"):
-        stream = io.BufferedReader(stream)  # type: ignore[arg-type]
+        stream = io.BufferedReader(stream)  # type: ignore[arg-type,type-var]
     head = stream.peek(2)[:2]  # type: ignore[attr-defined]
     return gzip.GzipFile(fileobj=stream) if head == GZIP_MAGIC else stream  # type: ignore[return-value]
 
@@ -73,7 +73,7 @@ def _loads(text: bytes) -> Any:
 def _where(text: bytes) -> tuple[int | None, str]:
     """(column, message) of a JSON syntax error, in the standard library's words."""
     try:
-        json.loads(text)
+        json.loads(text.rstrip(b"\r\n"))
     except json.JSONDecodeError as exc:
         return exc.colno, f"not JSON: {exc.msg}"
     except (UnicodeDecodeError, RecursionError) as exc:
@@ -180,10 +180,11 @@ def _event_list(first: bytes, stream: IO[bytes], first_line: int) -> Iterator[tu
     buf = _Buffer(first, stream, first_line)
     decoder = json.JSONDecoder()
 
-    def problem(message: str) -> tuple[int, Any, Problem]:
-        line = buf.line()
-        start = buf.text.rfind("\n", 0, buf.pos) + 1
-        return line, None, (line, buf.pos - start + 1, message)
+    def problem(message: str, at: int | None = None) -> tuple[int, Any, Problem]:
+        pos = buf.pos if at is None else at
+        line = buf.line_base + buf.text.count("\n", 0, pos)
+        start = buf.text.rfind("\n", 0, pos) + 1
+        return line, None, (line, pos - start + 1, message)
 
     if buf.skip_space() != "{":
         yield problem("not JSON: expected an EventList object")
@@ -226,6 +227,6 @@ def _event_list(first: bytes, stream: IO[bytes], first_line: int) -> Iterator[tu
                 yield from _checked(item, line)
                 buf.drop_read()
     except json.JSONDecodeError as exc:
-        yield problem(f"not JSON: {exc.msg}; the rest of the EventList is not read")
+        yield problem(f"not JSON: {exc.msg}; the rest of the EventList is not read", exc.pos)
     except RecursionError:
         yield problem("not JSON: nested too deeply; the rest of the EventList is not read")

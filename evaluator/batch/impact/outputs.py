@@ -15,7 +15,7 @@ import csv
 import html
 import io
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evaluator.batch.exports import _cell
@@ -125,7 +125,9 @@ def _unusable_note(report: ImpactReport) -> str | None:
     if source.get("noRequestBodies"):
         return (
             f"the audit log holds no request bodies ({source.get('events', 0):,} events, none at level Request or "
-            "RequestResponse): nothing could be replayed -- this is not \"no changes\""
+            "RequestResponse): no create or update could be replayed"
+            + (f" (only {source['replayed']:,} deletes, without their objects)" if source.get("replayed") else "")
+            + ' -- this is not "no changes"'
         )
     return None
 
@@ -209,7 +211,9 @@ def _table(title: str, rows: list[tuple[str, Mapping[str, Any]]], first: str, op
     out.append(f"| {first} | changed | " + " | ".join(_TITLES[c] for c in CATEGORIES) + " |")
     out.append("|" + " --- |" * (len(CATEGORIES) + 2))
     for key, entry in shown:
-        out.append(f"| {_md(key, 120)} | {entry['changed']:,} | " + " | ".join(f"{entry[c]:,}" for c in CATEGORIES) + " |")
+        out.append(
+            f"| {_md(key, 120)} | {entry['changed']:,} | " + " | ".join(f"{entry[c]:,}" for c in CATEGORIES) + " |"
+        )
     if len(rows) > len(shown):
         out.append("")
         out.append(f"… and {len(rows) - len(shown):,} more")
@@ -222,7 +226,7 @@ def _ranked(groups: Mapping[str, Mapping[str, Any]], empty: str) -> list[tuple[s
     return sorted(changed, key=lambda kv: (-kv[1]["newlyDenied"], -kv[1]["changed"], kv[0]))
 
 
-def _change_rows(changes: list[Mapping[str, Any]], count: int) -> list[str]:
+def _change_rows(changes: Sequence[Mapping[str, Any]], count: int) -> list[str]:
     out = ["| where | request | change | base | head |", "| --- | --- | --- | --- | --- |"]
     for change in changes[:count]:
         out.append(
@@ -267,7 +271,10 @@ def _markdown(report: ImpactReport, change_rows: int) -> str:
     out += _table("By user", _ranked(summary["users"], "(none)"), "user")
     if report.changes:
         total = summary["changed"]
-        out += [f"<details><summary>Changed requests (first {min(change_rows, len(report.changes)):,} of {total:,})</summary>", ""]
+        out += [
+            f"<details><summary>Changed requests (first {min(change_rows, len(report.changes)):,} of {total:,})</summary>",
+            "",
+        ]
         out += _change_rows(report.changes, change_rows)
         out += ["", "</details>", ""]
     source = _source_lines(report.source)

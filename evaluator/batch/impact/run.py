@@ -157,11 +157,11 @@ def _pooled(
                     if retry:
                         piece, attempts = retry.pop(0)
                     else:
-                        piece = next(pieces, None) if not exhausted else None
-                        if piece is None:
+                        following = next(pieces, None) if not exhausted else None
+                        if following is None:
                             exhausted = True
                             break
-                        attempts = 0
+                        piece, attempts = following, 0
                     if attempts >= max_attempts:
                         first, last = piece[0]["index"], piece[-1]["index"]
                         raise ChunkFailed(f"the worker running requests {first}..{last} died {max_attempts} times")

@@ -80,13 +80,18 @@ class ImpactSummary:
             for category in categories:
                 if category in group:
                     group[category] += 1
-        for name, side in (("base", base), ("head", head)):
-            for key, value in _decisions(side).items():
-                self.sides[name][key] += value
-            for policy, (kind, worst, _) in worst_by_policy(side).items():
-                entry = self._policy(policy, kind)
-                if worst:
-                    entry[name][worst] += 1
+        sides = ("base", "head")
+        for names, side in ((sides, base),) if not categories else (((sides[0],), base), ((sides[1],), head)):
+            # an unchanged request (most of them) is counted once for both sides
+            decisions = _decisions(side)
+            worst = worst_by_policy(side)
+            for name_ in names:
+                counts = self.sides[name_]
+                for key, value in decisions.items():
+                    counts[key] += value
+                for policy, (kind, outcome, _) in worst.items():
+                    if outcome:
+                        self._policy(policy, kind)[name_][outcome] += 1
         for policy, (kind, _, _, policy_categories) in per_policy.items():
             entry = self._policy(policy, kind)
             entry["changed"] += 1
@@ -155,4 +160,3 @@ class ImpactSummary:
 def _add_counts(target: dict[str, int], source: Mapping[str, int]) -> None:
     for key, value in source.items():
         target[key] = target.get(key, 0) + value
-
