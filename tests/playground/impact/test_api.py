@@ -318,11 +318,6 @@ def test_a_hostile_audit_log_is_located_line_by_line_and_the_rest_replays(client
         assert response.json()["total"] == 2 and 2 in [w.get("line") for w in response.json()["warnings"]]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine: AuditLog indexes an event's own responseObject before it looks up that event's old object, "
-    "so an update replays with its new state as oldObject and no note (evaluator/batch/impact/audit_log.py)",
-)
 def test_an_update_whose_old_object_the_log_never_showed_is_replayed_with_a_note(client, changed):
     from tests.playground.impact.corpora import audit_event
 
