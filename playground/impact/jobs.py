@@ -36,8 +36,14 @@ def _refuse_unloadable(side: dict, path: str) -> None:
 
 def create(base: Any, head: Any, kind: Any, uploads: list[tuple[str, bytes | str]]) -> tuple[dict, str]:
     """A queued impact job and its edit token."""
-    base_side = sides.resolve(sides.clean(base, "base"), "base")
-    head_side = sides.resolve(sides.clean(head, "head"), "head")
+    base, head = sides.clean(base, "base"), sides.clean(head, "head")
+    if base == head:
+        raise ServiceError(
+            "same_sides",
+            "base and head are the same policy set: compare a kept version with the project now, or another project",
+            path="head",
+        )
+    base_side, head_side = sides.resolve(base, "base"), sides.resolve(head, "head")
     if not base_side["policies"] and not head_side["policies"]:
         raise ServiceError("no_policies", "neither side has an admission policy: there is nothing to compare")
     _refuse_unloadable(base_side, "base")

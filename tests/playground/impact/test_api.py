@@ -207,6 +207,8 @@ def test_bad_input_gets_a_clear_4xx(client, changed, settings):
     assert_error(create(client, changed, "a: 1", head="abc"), 400, "invalid_request")
     assert_error(create(client, changed, "a: 1", head={"project": pid, "colour": 1}), 400, "invalid_request")
     assert_error(create(client, changed, "a: 1", corpus="tcpdump"), 400, "invalid_request")
+    same = assert_error(create(client, changed, "a: 1", base={"project": pid}), 400, "same_sides")
+    assert same["path"] == "head" and "same policy set" in same["message"]
     assert_error(create(client, changed, "a: 1", colour="red"), 400, "invalid_request")
     assert_error(client.post(JOBS, [1], content_type="application/json"), 400, "invalid_request")
     no_text = assert_error(
