@@ -10,9 +10,12 @@ from typing import Any
 
 from evaluator.batch import compiled, read_objects, with_namespaces
 from evaluator.batch.impact import AuditLog, ImpactReport, ImpactSummary, object_items, render, run_impact
-from evaluator.cli.located import is_error
 
 MAX_CHANGES = 500  # changed requests an answer lists at most (the summary counts every one)
+
+
+def _is_error(problem: dict) -> bool:
+    return problem.get("severity", "error") == "error"
 
 
 def _objects_corpus(text: str) -> tuple[list, list[dict], dict, list[dict]]:
@@ -55,7 +58,7 @@ def impact_of(
         problems += [
             {**p, "source": f"{name}: {p.get('source') or 'document'}"} for p in compiled(documents, version).errors
         ]
-    errors = [p for p in problems if is_error(p)]
+    errors = [p for p in problems if _is_error(p)]
     report = ImpactReport(ImpactSummary())
     if not errors:
         keep = max(0, min(int(max_changes), MAX_CHANGES))
