@@ -101,12 +101,30 @@ def changes(job_id: Any, token: str | None, params: Any) -> dict:
         raise edge.invalid(f"must be one of {', '.join(impact.CATEGORIES)}", "category")
     offset = int_param(params, "offset", 0, 10**9)
     limit = int_param(params, "limit", 50, PAGE_LIMIT)
+    if not (query or category or policy or user or namespace is not None):
+        return _page(job, offset, limit)
     items, count = [], 0
     for change in _changes(job):
         if _matches(change, query, category, policy, namespace, user):
             if offset <= count < offset + limit:
                 items.append(change)
             count += 1
+    return {"count": count, "offset": offset, "limit": limit, "items": items}
+
+
+def _page(job: BatchJob, offset: int, limit: int) -> dict:
+    """An unfiltered page: each chunk keeps exactly its changed requests, as many as its summary's `changed`, so
+    only the chunks the page falls in are read."""
+    chunks = BatchChunk.objects.filter(job=job).order_by("index")
+    count = sum(part["changed"] for part in chunks.values_list("summary", flat=True) if part)
+    items: list[dict] = []
+    seen = 0
+    for chunk_id, part in chunks.values_list("id", "summary"):
+        size = part["changed"] if part else 0
+        if seen + size > offset and len(items) < limit:
+            rows = BatchChunk.objects.filter(id=chunk_id).values_list("rows", flat=True).first() or []
+            items += rows[max(0, offset - seen) : max(0, offset - seen) + limit - len(items)]
+        seen += size
     return {"count": count, "offset": offset, "limit": limit, "items": items}
 
 

@@ -332,3 +332,15 @@ def test_an_update_whose_old_object_the_log_never_showed_is_replayed_with_a_note
     change = client.get(f"{JOBS}/{job['id']}/changes/0", **auth(job["editToken"])).json()["change"]
     assert change["operation"] == "UPDATE" and change["categories"] == ["newlyDenied"]
     assert any("old object" in note for note in change["notes"]), change["notes"]
+
+
+def test_unfiltered_pages_read_only_their_chunks_and_match_a_full_scan(client, changed):
+    job = create(client, changed, replicas_dump(REPLICAS)).json()
+    finished(client, job)
+    headers = auth(job["editToken"])
+    every = client.get(f"{JOBS}/{job['id']}/changes?q=web&limit=200", **headers).json()  # a filter: the full scan
+    assert every["count"] == NEWLY
+    for offset, limit in ((0, 5), (3, 7), (NEWLY - 2, 10), (NEWLY, 5), (NEWLY + 4, 5)):
+        page = client.get(f"{JOBS}/{job['id']}/changes?offset={offset}&limit={limit}", **headers).json()
+        assert page["count"] == NEWLY
+        assert [c["index"] for c in page["items"]] == [c["index"] for c in every["items"][offset : offset + limit]]
