@@ -7,15 +7,40 @@ policy logs at Metadata level), never run as "0 changes"."""
 from __future__ import annotations
 
 import io
+import zlib
+
+from django.conf import settings
 
 from evaluator.batch.impact import AuditLog
 from playground.core.errors import ServiceError
 
 WARNINGS_KEPT = 200
+GZIP_MAGIC = b"\x1f\x8b"
 
 
-def _stream(data: bytes | str) -> io.BytesIO:
-    return io.BytesIO(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
+def inflated(data: bytes | str, name: str) -> bytes:
+    """The log's bytes, a gzip upload inflated here under the upload limit (PLAYGROUND_BATCH_MAX_BYTES), so a
+    small archive cannot unfold into gigabytes in the web process."""
+    if isinstance(data, str):
+        return data.encode("utf-8", "surrogatepass")
+    if data[:2] != GZIP_MAGIC:
+        return data
+    limit = settings.PLAYGROUND_BATCH_MAX_BYTES
+    out, rest = bytearray(), data
+    try:
+        while rest[:2] == GZIP_MAGIC:  # one member after another, as gzip writes appended logs
+            member = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            out += member.decompress(rest, limit + 1 - len(out))
+            if len(out) > limit or member.unconsumed_tail:
+                raise ServiceError(
+                    "too_large", f"{name}: the log inflates past {limit:,} bytes; the limit is {limit:,} bytes", 413
+                )
+            if not member.eof:
+                raise ServiceError("invalid_audit_log", f"{name}: the gzip data ends before its end", path="file")
+            rest = member.unused_data
+    except zlib.error as exc:
+        raise ServiceError("invalid_audit_log", f"{name}: not readable gzip data: {exc}", path="file") from None
+    return bytes(out)
 
 
 def read(uploads: list[tuple[str, bytes | str]]) -> tuple[list[dict], list[dict], list[dict]]:
@@ -24,9 +49,18 @@ def read(uploads: list[tuple[str, bytes | str]]) -> tuple[list[dict], list[dict]
     sources: list[dict] = []
     warnings: list[dict] = []
     for name, data in uploads:
-        log = AuditLog(_stream(data), name, start=len(items))
+        log = AuditLog(
+            io.BytesIO(inflated(data, name)), name, start=len(items), max_bytes=settings.PLAYGROUND_BATCH_MAX_BYTES
+        )
         try:
-            items.extend(log)
+            for item in log:
+                items.append(item)
+                if len(items) > settings.PLAYGROUND_BATCH_MAX_OBJECTS:
+                    raise ServiceError(
+                        "too_large",
+                        f"more than {settings.PLAYGROUND_BATCH_MAX_OBJECTS:,} requests; replay the log in parts",
+                        413,
+                    )
         except (ValueError, RecursionError) as exc:  # the reader should locate every line; this keeps a 4xx if not
             raise ServiceError(
                 "invalid_audit_log",

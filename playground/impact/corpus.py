@@ -6,6 +6,7 @@ audit line is counted and located, and the rest still replays, as the CLI does."
 
 from __future__ import annotations
 
+import zlib
 from typing import Any
 
 from django.conf import settings
@@ -29,9 +30,14 @@ def clean_kind(kind: Any) -> str | None:
 
 
 def _looks_like_audit(data: bytes | str) -> bool:
-    """An audit log's first record is an audit.k8s.io Event (JSON lines) or EventList."""
+    """An audit log's first record is an audit.k8s.io Event (JSON lines) or EventList (gzip or not)."""
     head = data[:4096]
     if isinstance(head, bytes):
+        if head[:2] == b"\x1f\x8b":
+            try:
+                head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data[:65536], 4096)
+            except zlib.error:
+                return False
         head = head.decode("utf-8", "replace")
     return head.lstrip().startswith("{") and "audit.k8s.io/" in head
 

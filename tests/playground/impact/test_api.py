@@ -344,3 +344,29 @@ def test_unfiltered_pages_read_only_their_chunks_and_match_a_full_scan(client, c
         page = client.get(f"{JOBS}/{job['id']}/changes?offset={offset}&limit={limit}", **headers).json()
         assert page["count"] == NEWLY
         assert [c["index"] for c in page["items"]] == [c["index"] for c in every["items"][offset : offset + limit]]
+
+
+def test_a_gzip_audit_log_is_told_apart_and_a_gzip_bomb_is_refused(client, changed, settings):
+    import gzip
+
+    def post(data: bytes):
+        upload = io.BytesIO(data)
+        upload.name = "audit.log.gz"
+        return client.post(JOBS, {"base": changed["id"], "baseVersion": "1", "head": changed["id"], "file": [upload]})
+
+    compressed = gzip.compress(audit_log(REPLICAS).encode())
+    job = post(compressed).json()
+    assert job["corpus"] == "auditLog" and job["total"] == len(REPLICAS)
+    finished(client, job)
+    # two members (an appended log) read as one
+    assert post(gzip.compress(audit_log([4]).encode()) + gzip.compress(audit_log([4]).encode())).json()["total"] == 2
+    settings.PLAYGROUND_BATCH_MAX_BYTES = 1_000_000
+    bomb = gzip.compress(audit_log([4]).encode() + b" " * 50_000_000 + b"\n")  # 50 MB of blanks in ~50 KB
+    assert len(bomb) < 100_000
+    error = assert_error(post(bomb), 413, "too_large")
+    assert "inflates past" in error["message"]
+    truncated = assert_error(post(compressed[: len(compressed) // 2]), 400, "invalid_audit_log")
+    assert "ends before its end" in truncated["message"]
+    settings.PLAYGROUND_BATCH_MAX_BYTES = 10**8
+    settings.PLAYGROUND_BATCH_MAX_OBJECTS = 10
+    assert_error(post(compressed), 413, "too_large")
