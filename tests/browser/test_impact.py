@@ -91,6 +91,7 @@ def test_compare_a_kept_version_with_now_over_an_audit_log(axe_page, api, server
         "Replica limits version 1 → Replica limits (now), over an audit log"
     )
     expect(page.locator("#impact-progress")).to_have_js_property("value", len(REPLICAS))
+    expect(page.locator("#impact-progress")).to_have_attribute("data-source", "socket")  # streamed, not polled
     expect(page.locator("#progress-text")).to_contain_text(
         f"{len(REPLICAS)} / {len(REPLICAS)} requests · {NEWLY} newly denied"
     )
