@@ -53,3 +53,16 @@ def test_a_chunk_that_always_kills_its_worker_fails(monkeypatch):
     monkeypatch.setattr(run_module, "compare_chunk", dying(None))
     with pytest.raises(ChunkFailed, match="requests 32..47 died 2 times"):
         impact.run_impact(base, head, items(), jobs=2, chunk_size=16, start_method="fork", max_attempts=2)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_cancelled_stops_after_a_chunk(jobs):
+    from evaluator.batch.parallel import Cancelled
+
+    base, head = policy_change()
+    seen: list[int] = []
+    with pytest.raises(Cancelled, match="cancelled after 16 requests"):
+        impact.run_impact(
+            base, head, items(), jobs=jobs, chunk_size=16, on_progress=seen.append, cancelled=lambda: bool(seen)
+        )
+    assert seen == [16]
