@@ -54,7 +54,13 @@ def register(commands: Any) -> None:
         default="denied",
         help="exit 1 when a request is newly denied (default), newly denied or warned, changed at all, or never",
     )
-    parser.add_argument("--max-changes", type=_count, default=None, metavar="N", help="changed requests listed")
+    parser.add_argument(
+        "--max-changes",
+        type=_count,
+        default=None,
+        metavar="N",
+        help="changed requests listed (default 20,000; all are counted)",
+    )
     from evaluator.cli.batch import _draw_progress, _jobs
     from evaluator.cli.simulate_command import add_version_argument
 

@@ -31,6 +31,7 @@ out; `oldObjectsEvicted` counts what it let go), so memory stays flat over any l
 from __future__ import annotations
 
 import copy
+import zlib
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from typing import IO, Any
@@ -127,6 +128,12 @@ class AuditLog:
 
     # --- reading ------------------------------------------------------------------------------------
     def __iter__(self) -> Iterator[Item]:
+        try:
+            yield from self._items()
+        except (OSError, EOFError, zlib.error) as exc:  # a broken gzip stream, a failing disk
+            self._problem(self.lines + 1, None, f"cannot read the log further: {exc}")
+
+    def _items(self) -> Iterator[Item]:
         index = self.start
         for line, event, problem in events(self.stream):
             if line == 0:

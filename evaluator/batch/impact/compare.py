@@ -21,7 +21,17 @@ from evaluator.batch.engine import compiled
 from evaluator.batch.impact.items import Identity, Item, identity
 from evaluator.batch.rows import Outcome, outcomes, policy_key
 
-__all__ = ["Side", "Change", "CATEGORIES", "side_of", "compare", "policy_changes", "compare_chunk", "worst_by_policy"]
+__all__ = [
+    "Side",
+    "Change",
+    "CATEGORIES",
+    "side_of",
+    "compare",
+    "policy_changes",
+    "compare_chunk",
+    "worst_by_policy",
+    "explain",
+]
 
 # the request-level categories, in the order reports show them
 CATEGORIES = ("newlyDenied", "newlyAllowed", "newlyWarned", "newErrors", "messageChanged", "newlyAudited")
@@ -186,3 +196,14 @@ def compare_chunk(
                 }
             )
     return {"summary": summary.as_dict(), "changes": changes}
+
+
+def explain(
+    base_documents: Any, head_documents: Any, request: Any, *, kubernetes_version: str | None = None
+) -> dict[str, Any]:
+    """`{"base": result, "head": result}`: one request's full `simulate` results (traces, AdmissionReview,
+    kubectl text) under both sets, for a drill-down into a change (its item's `request`)."""
+    return {
+        "base": compiled(base_documents, kubernetes_version).run(request),
+        "head": compiled(head_documents, kubernetes_version).run(request),
+    }

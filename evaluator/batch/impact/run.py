@@ -3,9 +3,10 @@
 Items are read from an iterator as the workers need them (at most `jobs * IN_FLIGHT` chunks are out at
 once), so a 1 GB audit log never sits in memory: what stays is the summary and the changed requests (at
 most `max_changes`, the lowest indexes; the rest are counted in `changesOmitted`). Workers compile both
-policy sets once (engine.compiled). A worker that dies breaks the pool: the chunks it had not returned run
-again in a new pool, at most `max_attempts` times each (then `ChunkFailed`). `jobs <= 1` runs in this
-process. `cancelled()` is asked after each chunk (then `Cancelled`).
+policy sets once (engine.compiled). A worker that dies breaks the pool: the chunks in flight run again in
+a new pool, one at a time until they are all through, so a chunk that kills its worker is found; after
+`max_attempts` deaths on its own it fails the run (`ChunkFailed`, naming its requests). `jobs <= 1` runs
+in this process. `cancelled()` is asked after each chunk (then `Cancelled`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ from evaluator.batch.parallel import Cancelled, ChunkFailed
 __all__ = ["ImpactReport", "run_impact", "SCHEMA_VERSION", "MAX_CHANGES", "CHUNK_SIZE"]
 
 SCHEMA_VERSION = "impact/v1"
-MAX_CHANGES = 100_000  # changed requests kept in a report (the summary counts every one)
+# changed requests kept in a report, the lowest indexes (the summary counts every one): each is a few KB in
+# memory, so a log of millions of requests keeps its report in ~100 MB; `max_changes` raises it
+MAX_CHANGES = 20_000
 CHUNK_SIZE = 200
 IN_FLIGHT = 4  # chunks queued per worker
 
@@ -141,46 +144,52 @@ def _pooled(
     max_attempts: int,
     start_method: str | None,
 ) -> None:
-    """Keep `jobs * IN_FLIGHT` chunks queued; on a broken pool, queue the unfinished ones again first."""
+    """Keep `jobs * IN_FLIGHT` chunks queued. When a worker dies the pool breaks and every chunk in flight
+    is lost: they become suspects, run again one at a time in a new pool, so the chunk that kills its
+    worker is the one counted (and named by ChunkFailed), not its neighbours."""
     context = multiprocessing.get_context(start_method)
-    retry: list[tuple[list[Item], int]] = []  # (chunk, attempts so far)
+    suspects: list[tuple[list[Item], int]] = []  # (chunk, times it killed its worker running alone)
     exhausted = False
     while True:
         pool = ProcessPoolExecutor(
             max_workers=jobs, mp_context=context, initializer=_start_worker, initargs=(base, head, version)
         )
         running: dict[Future, tuple[list[Item], int]] = {}
-        broken = False
         try:
             while True:
-                while not broken and len(running) < jobs * IN_FLIGHT:
-                    if retry:
-                        piece, attempts = retry.pop(0)
-                    else:
-                        following = next(pieces, None) if not exhausted else None
+                if suspects:
+                    if not running:
+                        piece, deaths = suspects.pop(0)
+                        running[pool.submit(_task, piece)] = (piece, deaths)
+                else:
+                    while not exhausted and len(running) < jobs * IN_FLIGHT:
+                        following = next(pieces, None)
                         if following is None:
                             exhausted = True
                             break
-                        piece, attempts = following, 0
-                    if attempts >= max_attempts:
-                        first, last = piece[0]["index"], piece[-1]["index"]
-                        raise ChunkFailed(f"the worker running requests {first}..{last} died {max_attempts} times")
-                    running[pool.submit(_task, piece)] = (piece, attempts + 1)
+                        running[pool.submit(_task, following)] = (following, 0)
                 if not running:
                     return
                 ready, _ = wait(running, return_when=FIRST_COMPLETED)
+                lost: list[tuple[list[Item], int]] = []
                 for future in ready:
-                    piece, attempts = running.pop(future)
+                    piece, deaths = running.pop(future)
                     try:
                         chunk = future.result()
                     except BrokenProcessPool:
-                        broken = True
-                        retry.append((piece, attempts))
+                        lost.append((piece, deaths))
                         continue
                     finished(chunk)
-                if broken:
-                    retry.extend(running.values())  # their results are lost with the pool: run them again
+                if lost:
+                    lost += running.values()  # their results went with the pool
                     running.clear()
+                    if len(lost) == 1:  # it ran alone: it killed its worker
+                        piece, deaths = lost[0]
+                        if deaths + 1 >= max_attempts:
+                            first, last = piece[0]["index"], piece[-1]["index"]
+                            raise ChunkFailed(f"the worker running requests {first}..{last} died {max_attempts} times")
+                        lost = [(piece, deaths + 1)]
+                    suspects = sorted(lost + suspects, key=lambda s: s[0][0]["index"])
                     break
         finally:
             pool.shutdown(wait=True, cancel_futures=True)

@@ -325,3 +325,37 @@ def test_the_log_is_read_as_it_is_replayed_not_whole():
     for _ in range(10):
         next(items)
     assert stream.pos < len(data) / 10
+
+
+def test_a_broken_gzip_stream_is_a_located_problem():
+    whole = gzip.compress("".join(json.dumps(e) + "\n" for e in audit_events(50)).encode())
+    for data in (b"\x1f\x8b not gzip at all", whole[: len(whole) // 2]):
+        log = AuditLog(io.BytesIO(data))
+        items = list(log)
+        assert log.errors[-1]["message"].startswith("cannot read the log further: ")
+        assert log.errors[-1]["line"] == log.stats()["lines"] + 1
+        assert len(items) < 50
+
+
+def test_events_with_fields_of_any_type_are_replayed_or_skipped_never_raise():
+    import random
+
+    from evaluator.batch.impact import run_impact
+    from evaluator.batch.impact.sample_log import policy_change
+
+    rng = random.Random(1)
+    values = [None, 1, "x", [], {}, [1], {"a": 1}, True, 10**30, "\u0000", {"kind": "Status"}]
+    lines = []
+    for e in audit_events(200, seed=9):
+        for _ in range(rng.randint(1, 3)):
+            e[rng.choice([*e, "objectRef", "user", "impersonatedUser", "responseStatus"])] = rng.choice(values)
+        if isinstance(e.get("objectRef"), dict):
+            e["objectRef"][rng.choice(["resource", "namespace", "name", "apiGroup", "subresource"])] = rng.choice(
+                values
+            )
+        lines.append(json.dumps(e))
+    log = AuditLog(io.BytesIO(("\n".join(lines) + "\n" + "[" * 5000 + "]" * 5000 + "\n").encode()))
+    report = run_impact(*policy_change(), log)
+    stats = log.stats()
+    assert stats["events"] + stats["malformed"] == 201
+    assert report.summary.totals["requests"] == stats["replayed"] == stats["events"] - sum(stats["skipped"].values())

@@ -168,3 +168,36 @@ def test_malformed_lines_are_warnings_and_the_rest_replays(capsys, files, tmp_pa
     out, err = impact(capsys, "--base", files["base.yaml"], "--head", files["head"], "--audit-log", log, status=1)
     assert f"{log}:5:27: warning: not JSON: Expecting value" in err
     assert "1 malformed lines" in out
+
+
+def test_a_live_cluster_is_listed_for_the_kinds_both_sets_match(capsys, files, monkeypatch):
+    from evaluator.batch import cluster
+
+    creates = yaml.safe_load(files["dump.yaml"].read_text())["items"]
+    asked: dict = {}
+
+    def list_objects(kubeconfig, context=None, documents=()):
+        asked.update(kubeconfig=kubeconfig, context=context, documents=len(documents))
+        return creates, []
+
+    monkeypatch.setattr(cluster, "list_objects", list_objects)
+    monkeypatch.setattr(cluster, "list_namespaces", lambda kubeconfig, context=None: ([], []))
+    out, _ = impact(
+        capsys,
+        "--base",
+        files["base.yaml"],
+        "--head",
+        files["head"],
+        "--kubeconfig",
+        "kc",
+        "--context",
+        "dev",
+        "-o",
+        "json",
+        status=1,
+    )
+    data = json.loads(out)
+    base, head = policy_change()
+    assert asked == {"kubeconfig": "kc", "context": "dev", "documents": len(base) + len(head)}
+    assert data["source"] == {"format": "cluster", "source": "kc", "objects": len(creates)}
+    assert data["summary"]["requests"] == len(creates)

@@ -119,3 +119,12 @@ def _creates(count: int) -> list[dict]:
     from evaluator.batch.impact.sample_log import audit_events
 
     return [e for e in audit_events(count * 4, seed=3) if e.get("verb") == "create" and e.get("requestObject")][:count]
+
+
+def test_explain_gives_both_full_results_of_a_change(corpus):
+    base, head, _, items, report = corpus
+    change = next(c for c in report.changes if "newlyDenied" in c["categories"])
+    request = next(i["request"] for i in items if i["index"] == change["index"])
+    full = impact.explain(base, head, request)
+    assert side_of(full["base"]) == change["base"] and side_of(full["head"]) == change["head"]
+    assert full["head"]["kubectl"]["text"].startswith("Error from server")
