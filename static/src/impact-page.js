@@ -217,7 +217,7 @@ function renderSummary() {
   replaceChildren($("totals"), [["requests", s.requests], ["changed", s.changed], ["newlyDenied", s.newlyDenied], ["newlyAllowed", s.newlyAllowed],
     ["newlyWarned", s.newlyWarned], ["newErrors", s.newErrors], ["messageChanged", s.messageChanged]].map(([key, value]) =>
     h("div", { class: `total total-${key === "newlyDenied" ? "denied" : key === "newlyAllowed" ? "allowed" : key === "newlyWarned" ? "warned" : key}`, dataset: { testid: `total-${key}` } },
-      h("strong", {}, number(value)), h("span", {}, CATEGORY_WORDS[key] || key))));
+      h("strong", {}, number(value)), h("span", {}, key === "newErrors" ? "new errors" : CATEGORY_WORDS[key] || key))));
   const policyColumns = GROUP_COLUMNS.slice(1);
   table($("policy-table"), ["Policy", ...GROUP_HEADS.slice(1), "denied before", "denied after"],
     Object.entries(s.policies || {}).map(([name, p]) => h("tr", {}, h("th", { scope: "row" }, name), cells(p, policyColumns),
