@@ -54,7 +54,13 @@ def read(uploads: list[tuple[str, bytes | str]], kind: str | None) -> tuple[str,
         if isinstance(data, str) and edge.text_problem(data):
             raise edge.invalid(edge.text_problem(data) or "", "text")
     if kind is None:
-        kind = AUDIT if all(_looks_like_audit(data) for _, data in uploads) else OBJECTS
+        audit = [name for name, data in uploads if _looks_like_audit(data)]
+        if audit and len(audit) < len(uploads):
+            raise edge.invalid(
+                f"{audit[0]} is an audit log and the rest are not: compare over dumps or over audit logs, not both",
+                "file",
+            )
+        kind = AUDIT if audit else OBJECTS
     if kind == OBJECTS:
         objects, sources = inputs.read_inputs(uploads)
         return kind, list(object_items(objects)), sources, []

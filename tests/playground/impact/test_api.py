@@ -365,6 +365,12 @@ def test_a_gzip_audit_log_is_told_apart_and_a_gzip_bomb_is_refused(client, chang
     assert len(bomb) < 100_000
     error = assert_error(post(bomb), 413, "too_large")
     assert "inflates past" in error["message"]
+    mixed = io.BytesIO(replicas_dump([4]).encode())
+    mixed.name = "dump.yaml"
+    log = io.BytesIO(compressed)
+    log.name = "audit.log.gz"
+    both = {"base": changed["id"], "baseVersion": "1", "head": changed["id"], "file": [log, mixed]}
+    assert "not both" in assert_error(client.post(JOBS, both), 400, "invalid_request")["message"]
     truncated = assert_error(post(compressed[: len(compressed) // 2]), 400, "invalid_audit_log")
     assert "ends before its end" in truncated["message"]
     settings.PLAYGROUND_BATCH_MAX_BYTES = 10**8
