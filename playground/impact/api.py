@@ -164,6 +164,12 @@ class ImpactChangeView(APIView):
         return Response(results.change(job_id, _token(request), index))
 
 
+class ImpactChangeResultsView(APIView):
+    @extend_schema(parameters=[JOB_TOKEN], responses={200: dict, **ERRORS, 409: ErrorSerializer})
+    def get(self, request, job_id, index):
+        return Response(results.full_results(job_id, _token(request), index))
+
+
 class ImpactExportView(APIView):
     @extend_schema(
         parameters=[JOB_TOKEN],

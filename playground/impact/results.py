@@ -8,10 +8,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from evaluator.batch import impact
+from evaluator.batch.engine import documents_key
 from playground.batch.models import BatchChunk, BatchJob
 from playground.batch.results import int_param, text_param
 from playground.core import edge
 from playground.core.errors import ServiceError
+from playground.evaluation import pool
+from playground.impact import explain
 from playground.impact.jobs import impact_job, state
 
 PAGE_LIMIT = 200
@@ -140,6 +143,17 @@ def change(job_id: Any, token: str | None, index: int) -> dict:
     item = chunk.inputs[index - chunk.start]
     found = next((c for c in chunk.rows or () if c["index"] == index), None)
     return {"index": index, "change": found, "request": item["request"], "line": item.get("line")}
+
+
+def full_results(job_id: Any, token: str | None, index: int) -> dict:
+    """One request's full results on both sides, recomputed now in the evaluation workers (traces included)."""
+    job = impact_job(job_id, token)
+    _finished(job)
+    found = change(job_id, token, index)
+    version = job.kubernetes_version or None
+    key = documents_key(job.documents["head"], version)
+    results = pool.call(explain.both, job.documents, found["request"], version, key=key)
+    return {"index": index, **results}
 
 
 def export(job_id: Any, token: str | None, fmt: str) -> tuple[str, str, str]:

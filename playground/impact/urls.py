@@ -15,5 +15,10 @@ urlpatterns = [
     path(
         "api/v1/impact/jobs/<str:job_id>/changes/<int:index>", api.ImpactChangeView.as_view(), name="api-impact-change"
     ),
+    path(
+        "api/v1/impact/jobs/<str:job_id>/changes/<int:index>/results",
+        api.ImpactChangeResultsView.as_view(),
+        name="api-impact-change-results",
+    ),
     path("api/v1/impact/jobs/<str:job_id>/export/<str:fmt>", api.ImpactExportView.as_view(), name="api-impact-export"),
 ]

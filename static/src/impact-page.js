@@ -9,7 +9,7 @@ import { api, describeError } from "./api.js";
 import { diffView, yamlText } from "./diff.js";
 import { h, replaceChildren } from "./dom.js";
 import { pageData } from "./page-data.js";
-import { badge } from "./results.js";
+import { badge, requestCard } from "./results.js";
 import { followTheme, renderCharts } from "./impact-charts.js";
 import { ReconnectingSocket } from "./socket.js";
 
@@ -314,12 +314,29 @@ async function detail(change) {
       h("h4", {}, "What changed (before → after)"),
       h("div", { class: "detail-block", dataset: { testid: "answer-diff" } }, diffView(base, head)),
       h("details", { class: "result-section" }, h("summary", {}, "The request replayed"),
-        h("pre", { class: "code detail-block" }, yamlText(found.request))));
+        h("pre", { class: "code detail-block" }, yamlText(found.request))),
+      h("h4", {}, "Both results in full"),
+      h("div", { class: "answers", id: "full-results" }, h("p", { class: "muted" }, "Evaluating…")));
+    fullResults(change);
   } catch (error) {
     replaceChildren($("detail-body"), h("p", { class: "error-text" }, describeError(error.error)));
   }
   box.focus();
   box.scrollIntoView({ block: "start" });
+}
+
+/** Both sides' whole answers (traces, AdmissionReview), recomputed on demand by the server. */
+async function fullResults(change) {
+  const label = requestLabel(change);
+  try {
+    const full = await call(`/changes/${change.index}/results`);
+    if ($("full-results")) {
+      replaceChildren($("full-results"), requestCard({ id: `base-${change.index}`, name: `Before: ${label}`, result: full.base }),
+        requestCard({ id: `head-${change.index}`, name: `After: ${label}`, result: full.head }));
+    }
+  } catch (error) {
+    if ($("full-results")) replaceChildren($("full-results"), h("p", { class: "error-text" }, describeError(error.error)));
+  }
 }
 
 async function download(fmt) {

@@ -119,6 +119,10 @@ def test_compare_a_kept_version_with_now_over_an_audit_log(axe_page, api, server
     diff = page.locator("[data-testid=answer-diff] .diff-add")
     expect(diff.first).to_be_visible()
     assert "allowed: false" in " ".join(diff.all_text_contents())
+    full = page.locator("#full-results .result-card")
+    expect(full).to_have_count(2)
+    expect(full.nth(0).locator("[data-testid=decision]")).to_have_text("Allowed")
+    expect(full.nth(1).locator("[data-testid=decision]")).to_have_text("Denied")
     shot(page, "impact-1440")
 
     data = json.loads(download(page, "json"))

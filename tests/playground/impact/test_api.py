@@ -115,6 +115,10 @@ def test_a_dump_between_a_version_and_now_counts_exactly_what_the_change_denies(
     detail = client.get(f"{JOBS}/{job['id']}/changes/{first['index']}", **auth(job["editToken"])).json()
     assert detail["change"]["index"] == first["index"]
     assert detail["request"]["object"]["spec"]["replicas"] == REPLICAS[first["index"]]
+    full = client.get(f"{JOBS}/{job['id']}/changes/{first['index']}/results", **auth(job["editToken"])).json()
+    assert full["base"]["allowed"] is True and full["head"]["allowed"] is False
+    assert full["head"]["status"]["message"] == first["head"]["message"]
+    assert full["head"]["policies"][0]["trace"]  # the whole answer, traces included
     unchanged = REPLICAS.index(9)
     assert client.get(f"{JOBS}/{job['id']}/changes/{unchanged}", **auth(job["editToken"])).json()["change"] is None
 
