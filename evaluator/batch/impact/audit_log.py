@@ -118,6 +118,7 @@ class AuditLog:
         self.stream, self.source, self.start = stream, source, start
         self.index = _Index(max_objects, max_bytes)
         self.mapper = builtin_mapper()
+        self._kinds: dict[tuple[GVR, str], Any] = {}
         self.layout = "lines"
         self.lines = self.events = self.replayed = self.malformed = 0
         self.missing_old = self.dry_run = self.impersonated = self.bodies = 0
@@ -186,7 +187,8 @@ class AuditLog:
     # --- one event ----------------------------------------------------------------------------------
     def _replay(self, event: dict, line: int, index: int) -> Item | None:
         """The event's replay item (None: skipped, counted); then its response becomes the object's state."""
-        item = self._request_of(event, line, index)
+        query = _query(event.get("requestURI"))
+        item = self._request_of(event, line, index, query)
         response = event.get("responseObject")
         verb = event.get("verb")
         if (
@@ -195,14 +197,13 @@ class AuditLog:
             and _is_object(response)
             and event.get("stage") in _FINAL_STAGES
         ):
-            query = parse_qs(urlsplit(_text(event.get("requestURI"))).query)
             ref = _mapping(event.get("objectRef"))
             dry_run = "All" in query.get("dryRun", ())
             if _code(event) < 300 and not dry_run and ref.get("resource") and not _connect_sub(ref):
                 self.index.put(self._key(ref), response)
         return item
 
-    def _request_of(self, event: dict, line: int, index: int) -> Item | None:
+    def _request_of(self, event: dict, line: int, index: int, query: Mapping[str, list[str]]) -> Item | None:
         level = _text(event.get("level")) or "unknown"
         self.levels[level] = self.levels.get(level, 0) + 1
         request_object, response_object = event.get("requestObject"), event.get("responseObject")
@@ -214,7 +215,6 @@ class AuditLog:
             return self._skip(f"stage {event.get('stage')}: replayed once, from its ResponseComplete event")
         if not ref.get("resource"):
             return self._skip("not a resource request (no objectRef)")
-        query = parse_qs(urlsplit(_text(event.get("requestURI"))).query)
         dry_run = "All" in query.get("dryRun", ())
         code = _code(event)
         sub = _text(ref.get("subresource"))
@@ -322,7 +322,11 @@ class AuditLog:
         group, version = _text(ref.get("apiGroup")), _text(ref.get("apiVersion"))
         resource = GVR(group, version, _text(ref.get("resource")))
         sub = _text(ref.get("subresource"))
-        kind = self.mapper.kind_for(resource, sub)
+        kind = self._kinds.get((resource, sub), False)
+        if kind is False:  # one lookup per resource (the mapping's own is per request)
+            if len(self._kinds) >= 4096:  # resources come from the log: a bound
+                self._kinds.clear()
+            kind = self._kinds[(resource, sub)] = self.mapper.kind_for(resource, sub)
         source = obj if obj is not None else old
         request: dict[str, Any] = {
             "uid": _text(event.get("auditID")),
@@ -390,6 +394,13 @@ class AuditLog:
             self.unknown[name] = {"line": line, "events": 1}
         else:
             entry["events"] += 1
+
+
+def _query(uri: Any) -> dict[str, list[str]]:
+    """The request URI's query parameters (most URIs have none: no parsing then)."""
+    if not isinstance(uri, str) or "?" not in uri:
+        return {}
+    return parse_qs(urlsplit(uri).query)
 
 
 def _code(event: Mapping[str, Any]) -> int:

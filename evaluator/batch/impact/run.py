@@ -148,6 +148,8 @@ def _pooled(
     is lost: they become suspects, run again one at a time in a new pool, so the chunk that kills its
     worker is the one counted (and named by ChunkFailed), not its neighbours."""
     context = multiprocessing.get_context(start_method)
+    compiled(base, version)  # forked workers inherit both compiled sets; errors show here first
+    compiled(head, version)
     suspects: list[tuple[list[Item], int]] = []  # (chunk, times it killed its worker running alone)
     exhausted = False
     while True:

@@ -6,7 +6,8 @@ Per request: `requests`, `changed`, each category of compare.CATEGORIES, and the
 user, operation and -- for requests with a time (audit logs) -- per hour (`timeline`, UTC,
 `2026-12-01T10:00Z`). Per policy: how many requests it newly denies, allows, warns, audits, errs on or words
 differently, and its worst outcome per request on each side (`base`/`head`: admitted, denied, warned,
-audited, error). Every group has `requests` and `changed` beside the categories.
+audited, error), and per hour how many requests it changed and newly denied (`policyTimeline`, only for
+policies that changed something). Every group has `requests` and `changed` beside the categories.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ class ImpactSummary:
         self.sides = {"base": dict.fromkeys(DECISIONS, 0), "head": dict.fromkeys(DECISIONS, 0)}
         self.groups: dict[str, dict[str, dict[str, int]]] = {name: {} for name in GROUPS}
         self.policies: dict[str, dict[str, Any]] = {}
+        self.policy_timeline: dict[str, dict[str, dict[str, int]]] = {}
 
     def add(
         self,
@@ -97,6 +99,10 @@ class ImpactSummary:
             entry["changed"] += 1
             for category in policy_categories:
                 entry[category] += 1
+            if hour is not None:
+                counts = self.policy_timeline.setdefault(policy, {}).setdefault(hour, {"changed": 0, "newlyDenied": 0})
+                counts["changed"] += 1
+                counts["newlyDenied"] += 1 if "newlyDenied" in policy_categories else 0
 
     def _policy(self, key: str, kind: str) -> dict[str, Any]:
         entry = self.policies.get(key)
@@ -126,6 +132,10 @@ class ImpactSummary:
                     target[name] += value
             for name in ("base", "head"):
                 _add_counts(target[name], entry[name])
+        for key, hours in other.policy_timeline.items():
+            mine_hours = self.policy_timeline.setdefault(key, {})
+            for hour, counts in hours.items():
+                _add_counts(mine_hours.setdefault(hour, {"changed": 0, "newlyDenied": 0}), counts)
         return self
 
     def as_dict(self) -> dict[str, Any]:
@@ -138,6 +148,9 @@ class ImpactSummary:
                 k: {**v, "base": dict(v["base"]), "head": dict(v["head"])} for k, v in sorted(self.policies.items())
             },
             **{name: {k: dict(v) for k, v in sorted(self.groups[name].items())} for name in GROUPS},
+            "policyTimeline": {
+                k: {hour: dict(c) for hour, c in sorted(v.items())} for k, v in sorted(self.policy_timeline.items())
+            },
         }
 
     @classmethod
@@ -148,6 +161,9 @@ class ImpactSummary:
         summary.groups = {name: {k: dict(v) for k, v in data.get(name, {}).items()} for name in GROUPS}
         summary.policies = {
             k: {**v, "base": dict(v["base"]), "head": dict(v["head"])} for k, v in data.get("policies", {}).items()
+        }
+        summary.policy_timeline = {
+            k: {hour: dict(c) for hour, c in v.items()} for k, v in data.get("policyTimeline", {}).items()
         }
         return summary
 

@@ -128,3 +128,12 @@ def test_explain_gives_both_full_results_of_a_change(corpus):
     full = impact.explain(base, head, request)
     assert side_of(full["base"]) == change["base"] and side_of(full["head"]) == change["head"]
     assert full["head"]["kubectl"]["text"].startswith("Error from server")
+
+
+def test_the_policy_timeline_adds_up_to_each_policys_counts(corpus):
+    summary = corpus[4].summary.as_dict()
+    assert summary["policyTimeline"].keys() == {k for k, v in summary["policies"].items() if v["changed"]}
+    for key, hours in summary["policyTimeline"].items():
+        assert sum(c["changed"] for c in hours.values()) == summary["policies"][key]["changed"]
+        assert sum(c["newlyDenied"] for c in hours.values()) == summary["policies"][key]["newlyDenied"]
+        assert hours.keys() <= summary["timeline"].keys()
