@@ -1,5 +1,6 @@
 // The compare page's charts (Chart.js bar charts, registered as the batch page registers them): requests newly
-// denied per policy and per namespace, and, for an audit log, the changes per hour. Colours come from the
+// denied per policy and per namespace, and, for an audit log, per hour the requests each policy newly denies
+// (the summary's policyTimeline) beside the hour's other changes. Colours come from the
 // page's CSS variables and follow the dark-mode switch. Each canvas is an image labelled by its caption and
 // described by its figures; the tables beside the charts carry the same figures for screen readers.
 
@@ -9,6 +10,7 @@ Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, To
 
 const MAX_BARS = 15;
 const MAX_HOURS = 168; // a week of hours; a longer log shows its last week
+const PALETTE_SIZE = 6; // policies drawn apart over time; the figure's description names every one
 const charts = new Map();
 
 function colours() {
@@ -74,14 +76,24 @@ export function renderCharts(summary) {
   const figure = document.getElementById("time-figure");
   if (figure) figure.hidden = !hours.length;
   if (!hours.length) return;
-  const series = [["newlyDenied", "newly denied", c.bad], ["newlyAllowed", "newly allowed", c.ok], ["newlyWarned", "newly warned", c.warn],
-    ["messageChanged", "message changed", c.mut], ["newErrors", "new errors", c.muted]];
+  // Newly denied per policy and hour (policyTimeline), stacked; the other changes of each hour beside them.
+  const perPolicy = Object.entries(summary.policyTimeline || {})
+    .map(([name, byHour]) => [name, hours.map(([hour]) => byHour[hour]?.newlyDenied || 0)])
+    .filter(([, data]) => data.some((n) => n > 0))
+    .sort((a, b) => b[1].reduce((x, y) => x + y, 0) - a[1].reduce((x, y) => x + y, 0) || a[0].localeCompare(b[0]))
+    .slice(0, PALETTE_SIZE);
+  const palette = [c.bad, c.warn, c.mut, c.fg, c.muted, c.ok];
+  const others = hours.map(([, n]) => Math.max(0, (n.changed || 0) - (n.newlyDenied || 0)));
   draw("chart-time", {
     type: "bar",
     data: {
       labels: hours.map(([hour]) => hour.slice(5, 16).replace("T", " ")),
-      datasets: series.map(([key, label, colour]) => ({ label, data: hours.map(([, n]) => n[key] || 0), backgroundColor: colour }))
-        .filter((set, i) => i === 0 || set.data.some((n) => n > 0)),
+      datasets: [
+        ...(perPolicy.length
+          ? perPolicy.map(([name, data], i) => ({ label: `${name}: newly denied`, data, backgroundColor: palette[i % palette.length] }))
+          : [{ label: "newly denied", data: hours.map(([, n]) => n.newlyDenied || 0), backgroundColor: c.bad }]),
+        { label: "other changes", data: others, backgroundColor: c.grid },
+      ].filter((set, i) => i === 0 || set.data.some((n) => n > 0)),
     },
   });
   describe("chart-time", hours.filter(([, n]) => n.changed).map(([hour, n]) => `${hour}: ${n.newlyDenied} newly denied of ${n.changed} changed`).join("; ") || "no change at any hour");

@@ -161,6 +161,7 @@ def test_an_audit_log_replays_with_users_and_hours(client, changed):
     assert sum(u["newlyDenied"] for u in summary["users"].values()) == NEWLY
     assert set(summary["timeline"]) == {"2026-12-01T10:00Z", "2026-12-01T11:00Z"}
     assert sum(h["newlyDenied"] for h in summary["timeline"].values()) == NEWLY
+    assert sum(h["newlyDenied"] for h in summary["policyTimeline"]["max-replicas"].values()) == NEWLY
     bob = client.get(f"{JOBS}/{job['id']}/changes?user=bob&limit=200", **auth(job["editToken"])).json()
     assert bob["count"] == summary["users"]["bob"]["newlyDenied"]
     assert all(c["line"] for c in bob["items"])  # located by the log's line
