@@ -5,7 +5,8 @@ in the supervised evaluation workers under the REST API's rate limit and size li
 
 Tools: simulate (one request against documents, the same result as POST /api/v1/evaluate gives per
 request), evaluate_cel, typecheck (the ValidatingAdmissionPolicies' type checks), run_tests (a project file,
-as `admission-playground test` runs it). Each takes `kubernetes_version` ("1.31"; default the newest) as the
+as `admission-playground test` runs it), impact (base vs head documents over objects or an audit log: what
+would the change break, as `admission-playground impact` and POST /api/v1/impact/jobs answer). Each takes `kubernetes_version` ("1.31"; default the newest) as the
 API and `--kubernetes-version` do, and reports the release it simulated as `kubernetesVersion`. Every call is
 bounded like the engine (CEL cost and deadline) and never raises for bad input: problems come back in the
 result. Inputs beyond the size limits, and calls the runner refuses (a bound exceeded, too many calls), are
@@ -27,8 +28,10 @@ NAME = "admission-playground"
 INSTRUCTIONS = (
     "Simulate Kubernetes admission (ValidatingAdmissionPolicy, MutatingAdmissionPolicy, Kyverno) "
     "for documents (policies, bindings, params, namespaces as YAML texts) and a request (an object, "
-    "an AdmissionRequest or an AdmissionReview), evaluate CEL, type-check policies, and run a "
-    "project's expected outcomes. Give kubernetes_version (e.g. 1.31) to simulate an older API server."
+    "an AdmissionRequest or an AdmissionReview), evaluate CEL, type-check policies, run a "
+    "project's expected outcomes, and compare two policy sets over a cluster dump or an audit log "
+    "(impact: what would this policy change break?). Give kubernetes_version (e.g. 1.31) to simulate an "
+    "older API server."
 )
 
 
@@ -113,7 +116,30 @@ def run_tests(project: str, kubernetes_version: str | None = None) -> dict[str, 
     return {**json.loads(as_json([report])), "kubernetesVersion": version}
 
 
-TOOLS = (simulate, evaluate_cel, typecheck, run_tests)
+def impact(
+    base_documents: list[str],
+    head_documents: list[str],
+    objects: str | None = None,
+    audit_log: str | None = None,
+    kubernetes_version: str | None = None,
+    max_changes: int = 50,
+) -> dict[str, Any]:
+    """What would this policy change break? Compare the policy documents before (base) and after (head) over
+    a corpus: `objects` (a cluster dump: YAML, JSON or a List; each object a CREATE) or `audit_log` (an
+    audit.k8s.io/v1 log, JSON lines or an EventList, at level Request or RequestResponse: every create,
+    update and delete replayed as its user sent it). Returns the counts (newly denied, newly allowed, newly
+    warned, changed messages, new errors; per policy, namespace, kind, user and hour), the first
+    `max_changes` changed requests with both answers, a Markdown summary fit for a pull request, and the
+    located input problems."""
+    from evaluator.mcp_impact import impact_of
+
+    version, problem = _version(kubernetes_version)
+    if problem:
+        return {"summary": None, "errors": _problem(problem)}
+    return json_safe(impact_of(list(base_documents), list(head_documents), objects, audit_log, version, max_changes))
+
+
+TOOLS = (simulate, evaluate_cel, typecheck, run_tests, impact)
 TOOL_NAMES = frozenset(tool.__name__ for tool in TOOLS)
 
 
@@ -127,16 +153,20 @@ class SizeLimits:
 
     def problem(self, arguments: dict[str, Any]) -> str | None:
         """Why these tool arguments are too large, or None."""
-        documents = arguments.get("documents") or []
-        if len(documents) > self.items:
-            return f"documents: {len(documents)} items; the limit is {self.items}"
-        sizes = [len(str(t).encode("utf-8", "surrogatepass")) for t in documents]
+        sizes: list[int] = []
+        for key in ("documents", "base_documents", "head_documents"):
+            documents = arguments.get(key) or []
+            if len(documents) > self.items:
+                return f"{key}: {len(documents)} items; the limit is {self.items}"
+            sizes += [len(str(t).encode("utf-8", "surrogatepass")) for t in documents]
         for key in ("request", "expression"):
             if arguments.get(key) is not None:
                 sizes.append(len(str(arguments[key]).encode("utf-8", "surrogatepass")))
         if any(size > self.document_bytes for size in sizes):
             return f"a text is {max(sizes)} bytes; the limit is {self.document_bytes} bytes a document"
-        total = sum(sizes) + len(str(arguments.get("project") or "").encode("utf-8", "surrogatepass"))
+        # a corpus (impact's objects or audit log) is held to the project limit as a whole, not a document's
+        corpus = ("project", "objects", "audit_log")
+        total = sum(sizes) + sum(len(str(arguments.get(k) or "").encode("utf-8", "surrogatepass")) for k in corpus)
         if total > self.project_bytes:
             return f"the input is {total} bytes; the limit is {self.project_bytes} bytes a project"
         return None

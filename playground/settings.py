@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "playground.apps.PlaygroundConfig",
     "playground.workshops.apps.WorkshopsConfig",  # issue 8: teaching workshops
     "playground.batch.apps.BatchConfig",  # issue 22: batch simulation jobs
+    "playground.impact.apps.ImpactConfig",  # issue 35: policy-change impact (version history)
 ]
 
 MIDDLEWARE = [

@@ -21,6 +21,7 @@ urlpatterns = [
     path(
         "", include("playground.batch.urls")
     ),  # issue 22: /p/<id>/batch, /api/v1/batch/  # issue 8: /workshops, /w/<code>, /api/v1/workshops/
+    path("", include("playground.impact.urls")),  # issue 35: /p/<id>/impact, /api/v1/impact/, …/versions
     path("api/v1/", include("playground.api.urls")),
     path("api/schema", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema-slash"),

@@ -7,7 +7,7 @@ import path from "node:path";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const options = {
-  entryPoints: ["editor-page", "gallery", "cel-page", "landing", "my-projects", "workshop-index", "workshop-student", "workshop-teacher", "workshop-author", "batch-page"].map((name) => path.join(here, "src", `${name}.js`)),
+  entryPoints: ["editor-page", "gallery", "cel-page", "landing", "my-projects", "workshop-index", "workshop-student", "workshop-teacher", "workshop-author", "batch-page", "impact-page"].map((name) => path.join(here, "src", `${name}.js`)),
   outdir: path.join(here, "dist"),
   bundle: true,
   format: "esm",

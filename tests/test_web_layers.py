@@ -18,11 +18,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 WEB = ROOT / "playground"
-APPS = ("workshops", "batch")  # apps spanning layers: their models and services are units of their own
+APPS = ("workshops", "batch", "impact")  # apps spanning layers: their models and services are units of their own
 
 # Bottom to top; a unit not named here is a transport (top) and may import any of these.
 LAYERS = [
-    {"playground.models", "playground.workshops.models", "playground.batch.models"},
+    {"playground.models", "playground.workshops.models", "playground.batch.models", "playground.impact.models"},
     {"playground.core"},
     {"playground.evaluation"},
     {"playground.collab"},

@@ -16,6 +16,8 @@ process pool) share it. The pieces, each in its own module:
   process pool that re-runs the chunks of a worker that died, and stops when `cancelled()` says so.
 - `evaluator.batch.cluster.list_objects(kubeconfig, context=)`: the objects of a live cluster the policies
   match, read-only (needs the `kubernetes` client; imported only there).
+- `evaluator.batch.impact` (a subpackage, imported on its own): two policy sets over a dump or a replayed
+  audit log, and what the change does (see its docstring).
 
 See README.md in this folder for the Row and Summary shapes.
 """

@@ -1,8 +1,9 @@
-"""The engine's command line, without Django: simulate | batch | kyverno-test | test | mcp.
+"""The engine's command line, without Django: simulate | batch | impact | kyverno-test | test | mcp.
 
-`simulate` decides one request, `batch` runs a cluster dump and sums up what would be denied, `kyverno-test`
-runs a Kyverno test folder as `kyverno test` does. Installed as the `admission-playground` console script;
-`python -m evaluator` is the same command.
+`simulate` decides one request, `batch` runs a cluster dump and sums up what would be denied, `impact`
+compares two policy sets over a dump, a cluster or an audit log, `kyverno-test` runs a Kyverno test folder
+as `kyverno test` does. Installed as the `admission-playground` console script; `python -m evaluator` is
+the same command.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ PROG = "admission-playground"
 COMMANDS = {
     "simulate": "evaluator.cli.simulate_command",
     "batch": "evaluator.cli.batch",
+    "impact": "evaluator.cli.impact",
     "kyverno-test": "evaluator.cli.kyverno_test",
     "test": "evaluator.cli.test_command",
     "mcp": "evaluator.mcp_server",

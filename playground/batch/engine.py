@@ -7,11 +7,18 @@ compiles once.
 
 from __future__ import annotations
 
+from typing import Any
+
 from evaluator import batch
+from evaluator.batch.impact import compare_chunk
 
 
-def compute(documents: list[dict], objects: list[dict], start: int, kubernetes_version: str | None) -> list[dict]:
-    """The rows of one chunk (objects numbered from `start`)."""
+def compute(documents: Any, objects: list[dict], start: int, kubernetes_version: str | None) -> list[dict] | dict:
+    """The rows of one chunk (objects numbered from `start`); for an impact job (documents {"base", "head"}),
+    the chunk's impact summary and changed requests: {"summary", "changes"} (playground/impact: its replay items
+    through both policy sets)."""
+    if isinstance(documents, dict):
+        return compare_chunk(documents["base"], documents["head"], objects, kubernetes_version=kubernetes_version)
     rows = batch.run_chunk(documents, objects, start=start, kubernetes_version=kubernetes_version)
     return [dict(row) for row in rows]
 

@@ -13,6 +13,9 @@ class BatchJob(models.Model):
 
     id = models.CharField(primary_key=True, max_length=32)
     project_id = models.CharField(max_length=64, db_index=True)  # the source; the job keeps its own copy
+    # "batch": one policy set over objects (documents: a list); "impact": base vs head over objects or audit
+    # requests (documents: {"base": [...], "head": [...]}; playground/impact). kinds.py says what differs.
+    kind = models.CharField(max_length=10, default="batch")
     title = models.CharField(max_length=200, blank=True, default="")
     documents = models.JSONField()  # the chosen policies with the project's other documents, as objects
     policies = models.JSONField(default=list)  # names of the chosen policies

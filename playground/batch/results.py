@@ -11,7 +11,8 @@ import io
 from evaluator import batch
 from evaluator.batch.engine import documents_key
 from playground.batch import engine
-from playground.batch.jobs import get_job, job_state
+from playground.batch import kinds
+from playground.batch.jobs import get_job as any_job, job_state
 from playground.batch.models import BatchChunk, BatchJob
 from playground.evaluation import pool
 from playground.core import edge
@@ -23,6 +24,14 @@ EXPORTS = {
     "policyreport": ("application/yaml", "policy-reports.yaml"),
     "csv": ("text/csv; charset=utf-8", "batch-results.csv"),
 }
+
+
+def get_job(job_id: Any, token: str | None) -> BatchJob:
+    """A batch job (an impact job's results have their own shape and endpoints: playground/impact)."""
+    job = any_job(job_id, token)
+    if job.kind != kinds.BATCH:
+        raise ServiceError("not_found", "batch job not found (this is an impact job: /api/v1/impact/jobs/…)", 404)
+    return job
 
 
 def _finished(job: BatchJob) -> None:
@@ -65,13 +74,15 @@ def _matches(row: dict, query: str, policy: str, outcome: str, namespace: str | 
     return True
 
 
-def _param(params: Any, name: str, default: str = "") -> str:
+def text_param(params: Any, name: str, default: str = "") -> str:
+    """A query parameter as checked text (at most 500 characters)."""
     value = params.get(name, default)
     edge.check_text(value, name)
     return value[:500]
 
 
-def _int_param(params: Any, name: str, default: int, maximum: int) -> int:
+def int_param(params: Any, name: str, default: int, maximum: int) -> int:
+    """A query parameter as a whole number from 0 to `maximum`, or a 400 naming it."""
     value = params.get(name)
     if value in (None, ""):
         return default
@@ -85,13 +96,13 @@ def affected_objects(job_id: Any, token: str | None, params: Any) -> dict:
     object order, `limit` from `offset`, with the count of all matches."""
     job = get_job(job_id, token)
     _finished(job)
-    query = _param(params, "q").strip().casefold()
-    policy, outcome, kind = _param(params, "policy"), _param(params, "outcome"), _param(params, "kind")
-    namespace = _param(params, "namespace") if "namespace" in params else None
+    query = text_param(params, "q").strip().casefold()
+    policy, outcome, kind = text_param(params, "policy"), text_param(params, "outcome"), text_param(params, "kind")
+    namespace = text_param(params, "namespace") if "namespace" in params else None
     if outcome and outcome not in OUTCOMES:
         raise edge.invalid(f"must be one of {', '.join(OUTCOMES)}", "outcome")
-    offset = _int_param(params, "offset", 0, 10**9)
-    limit = _int_param(params, "limit", 50, PAGE_LIMIT)
+    offset = int_param(params, "offset", 0, 10**9)
+    limit = int_param(params, "limit", 50, PAGE_LIMIT)
     items, count = [], 0
     for row in _rows(job):
         if affected(row) and _matches(row, query, policy, outcome, namespace, kind):

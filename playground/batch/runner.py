@@ -31,15 +31,14 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import timedelta
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import close_old_connections, connection, transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
-from evaluator.batch import Summary
-from playground.batch import progress
+from playground.batch import kinds, progress
 from playground.batch.models import BatchChunk, BatchJob
 from playground.core import outage
 from playground.core.database import release_connection
@@ -51,7 +50,8 @@ class WorkerLost(Exception):
     """The process computing a chunk died: the chunk is given back (release) and sent again at once."""
 
 
-Compute = Callable[[list, list, int, "str | None"], list]
+# documents (a list; {"base", "head"} for impact), inputs, start, Kubernetes version -> rows (kinds.py)
+Compute = Callable[[Any, list, int, "str | None"], "list | dict"]
 ACTIVE = (BatchJob.QUEUED, BatchJob.RUNNING)
 DATABASE_ATTEMPTS = 4  # tries of one database step of a chunk (claim, keep, finish)
 T = TypeVar("T")
@@ -115,9 +115,9 @@ def claim(chunk_id: int) -> BatchChunk | None:
     return chunk
 
 
-def store(chunk: BatchChunk, rows: list[dict]) -> bool:
+def store(chunk: BatchChunk, computed: list | dict) -> bool:
     """Keep the rows if this worker still holds the chunk (same attempt, lease not given away)."""
-    summary = Summary.from_rows(rows).as_dict()
+    rows, summary = kinds.rows_and_summary(computed)
     kept = _retrying(_keep, chunk, rows, summary)
     if kept:
         _retrying(finish_if_complete, chunk.job_id)
@@ -132,7 +132,7 @@ def _keep(chunk: BatchChunk, rows: list[dict], summary: dict) -> int:
         ).update(status=BatchChunk.DONE, rows=rows, summary=summary, finished=timezone.now(), lease_until=None)
         if kept:
             BatchJob.objects.filter(id=chunk.job_id).update(
-                done=F("done") + chunk.size, denied=F("denied") + summary["denied"]
+                done=F("done") + chunk.size, denied=F("denied") + kinds.denied(summary)
             )
     return kept
 
@@ -183,11 +183,10 @@ def finish_if_complete(job_id: str) -> bool:
     for the caller that made it done."""
     if BatchChunk.objects.filter(job_id=job_id).exclude(status=BatchChunk.DONE).exists():
         return False
-    summary = Summary()
-    for part in BatchChunk.objects.filter(job_id=job_id).values_list("summary", flat=True):
-        summary.merge(Summary.from_dict(part))
+    kind = BatchJob.objects.filter(id=job_id).values_list("kind", flat=True).first() or kinds.BATCH
+    summary = kinds.merged(kind, BatchChunk.objects.filter(job_id=job_id).values_list("summary", flat=True))
     finished = BatchJob.objects.filter(id=job_id, status=BatchJob.RUNNING).update(
-        status=BatchJob.DONE, summary=summary.as_dict(), finished=timezone.now()
+        status=BatchJob.DONE, summary=summary, finished=timezone.now()
     )
     return bool(finished)
 

@@ -9,6 +9,7 @@ from importlib import metadata
 from django.db import IntegrityError, transaction
 
 from evaluator.cel.versions import NEWEST
+from playground.impact.models import ProjectVersion
 from playground.models import Snapshot
 from playground.services import project_service
 from playground.core import tokens
@@ -45,7 +46,8 @@ def snapshot_id(content: dict, version: str) -> str:
 
 def create_snapshot(*, project_id: str) -> dict:
     """Snapshot the project as it is now; the same content (and engine) always gives the same id."""
-    content = snapshot_content(project_service.project_state(project_id))
+    state = project_service.project_state(project_id)
+    content = snapshot_content(state)
     version = engine_version()
     sid = snapshot_id(content, version)
     if not Snapshot.objects.filter(pk=sid).exists():
@@ -54,7 +56,28 @@ def create_snapshot(*, project_id: str) -> dict:
                 Snapshot.objects.create(id=sid, content=content, engine_version=version)
         except IntegrityError:  # created by a concurrent request: same id, same content
             pass
+    record_version(state["id"], sid, state["version"])
     return {"id": sid, "url": f"/s/{sid}"}
+
+
+def record_version(project_id: str, snapshot_id: str, project_version: int) -> None:
+    """Number the snapshot as the project's next version (its version history, playground/impact), unless it
+    is already its newest one: a snapshot of unchanged content adds no version."""
+    for _ in range(3):  # two snapshots at once both read the same last number: the second tries again
+        last = ProjectVersion.objects.filter(project_id=project_id).order_by("-number").first()
+        if last is not None and last.snapshot_id == snapshot_id:
+            return
+        try:
+            with transaction.atomic():
+                ProjectVersion.objects.create(
+                    project_id=project_id,
+                    number=(last.number if last else 0) + 1,
+                    snapshot_id=snapshot_id,
+                    project_version=project_version,
+                )
+            return
+        except IntegrityError:
+            continue
 
 
 def _snapshot(snapshot_id: str) -> Snapshot:

@@ -59,6 +59,20 @@ def finished_batch_job(api, project_id: str, count: int = 40) -> dict:
     return job
 
 
+def finished_impact_job(api, project_id: str, count: int = 40) -> dict:
+    """An impact job (the project's version 1 against the project now) over `count` objects, run to the end."""
+    body = {"base": {"project": project_id, "version": 1}, "head": {"project": project_id}, "text": batch_dump(count)}
+    status, job = api("POST", "/api/v1/impact/jobs", body)
+    assert status == 201, job
+    deadline = time.monotonic() + 60
+    state = job
+    while state["status"] in ("queued", "running") and time.monotonic() < deadline:
+        time.sleep(0.2)
+        status, state = api("GET", f"/api/v1/impact/jobs/{job['id']}", token=job["editToken"])
+    assert state["status"] == "done", state
+    return job
+
+
 def site_pages(api) -> list[SitePage]:
     """Create a project, a snapshot and a workshop room, and list every page with its main actions."""
     status, project = api("POST", "/api/v1/projects", project_body(title="Layout check"))
@@ -66,6 +80,7 @@ def site_pages(api) -> list[SitePage]:
     status, snapshot = api("POST", f"/api/v1/projects/{project['id']}/snapshots", {}, token=project["editToken"])
     assert status == 201, snapshot
     batch = finished_batch_job(api, project["id"])
+    impact = finished_impact_job(api, project["id"])
     status, room = api("POST", "/api/v1/workshops/rooms", {"set": "admission-basics", "title": "Layout class"})
     assert status == 201, room
     code = room["code"]
@@ -92,6 +107,17 @@ def site_pages(api) -> list[SitePage]:
             {
                 f"admission-playground:batch:{project['id']}": json.dumps(
                     {"id": batch["id"], "token": batch["editToken"]}
+                )
+            },
+        ),
+        SitePage(
+            "impact",
+            f"/p/{project['id']}/impact",
+            "#totals .total",
+            ["#btn-compare", "#impact-files", "#base-choice", "#head-choice"],
+            {
+                f"admission-playground:impact:{project['id']}": json.dumps(
+                    {"id": impact["id"], "token": impact["editToken"]}
                 )
             },
         ),

@@ -28,6 +28,7 @@ PAGE_NAMES = [
     "example",
     "project",
     "batch",
+    "impact",
     "snapshot",
     "embed",
     "workshops",

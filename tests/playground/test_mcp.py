@@ -22,7 +22,7 @@ from tests.playground.playground_fixtures import costly_policies
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = yaml.safe_load((ROOT / "playground" / "examples" / "seed-vap-basic-deny.yaml").read_text())
-TOOLS = {"simulate", "evaluate_cel", "typecheck", "run_tests"}
+TOOLS = {"simulate", "evaluate_cel", "typecheck", "run_tests", "impact"}
 DOCUMENTS = [d["text"] for d in EXAMPLE["documents"]]
 REQUEST = EXAMPLE["requests"][0]["text"]
 

@@ -169,8 +169,14 @@ def evaluate_policy(policy: dict, request: dict, documents: list, values: dict, 
     run = _policy_run(policy, request, documents, values, exceptions, context=False)
     rules = autogen.compute_rules(policy, run.match.gvk[2])
     has_generate = bool(generate.generate_rules(policy))
-    if has_generate or values.get("variables") or any(rule.get("validate") for rule in rules):
-        # only a policy with something to evaluate pays for the context (a mutate-only policy has nothing)
+    namespace = _policy_namespace(policy)
+    if (
+        has_generate
+        or values.get("variables")
+        or any(rule.get("validate") and applies(rule, run.match, namespace) for rule in rules)
+    ):
+        # only a policy with something to evaluate pays for the context (a mutate-only policy has nothing, nor
+        # one whose rules match other requests: without variables the context's resource is the request's)
         _add_context(run, values)
     out = {
         "kind": policy.get("kind", "ClusterPolicy"),

@@ -1,0 +1,108 @@
+// The compare page's charts (Chart.js bar charts, registered as the batch page registers them): requests newly
+// denied per policy and per namespace, and, for an audit log, per hour the requests each policy newly denies
+// (the summary's policyTimeline) beside the hour's other changes. Colours come from the
+// page's CSS variables and follow the dark-mode switch. Each canvas is an image labelled by its caption and
+// described by its figures; the tables beside the charts carry the same figures for screen readers.
+
+import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from "chart.js";
+
+Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
+
+const MAX_BARS = 15;
+const MAX_HOURS = 168; // a week of hours; a longer log shows its last week
+const PALETTE_SIZE = 6; // policies drawn apart over time; the figure's description names every one
+const charts = new Map();
+
+function colours() {
+  const style = getComputedStyle(document.documentElement);
+  const v = (name) => style.getPropertyValue(name).trim();
+  return { ok: v("--ok"), bad: v("--bad"), warn: v("--warn"), mut: v("--mut"), muted: v("--muted"), fg: v("--fg"), grid: v("--border") };
+}
+
+function draw(id, config) {
+  charts.get(id)?.destroy();
+  const canvas = document.getElementById(id);
+  if (!canvas) return;
+  const c = colours();
+  charts.set(id, new Chart(canvas, {
+    ...config,
+    options: {
+      animation: false,
+      responsive: true,
+      maintainAspectRatio: false,
+      indexAxis: config.horizontal ? "y" : "x",
+      plugins: { legend: { display: config.data.datasets.length > 1, labels: { color: c.fg } } },
+      scales: {
+        x: { stacked: true, ticks: { color: c.fg, precision: 0 }, grid: { color: c.grid } },
+        y: { stacked: true, ticks: { color: c.fg, precision: 0 }, grid: { color: c.grid } },
+      },
+    },
+  }));
+}
+
+function describe(id, text) {
+  document.getElementById(id)?.setAttribute("aria-description", text);
+}
+
+function newlyDenied(entries) {
+  return entries.filter(([, n]) => n.newlyDenied > 0)
+    .sort((a, b) => b[1].newlyDenied - a[1].newlyDenied || a[0].localeCompare(b[0])).slice(0, MAX_BARS);
+}
+
+/** Draw (or redraw) the charts from an impact summary (evaluator.batch.impact.ImpactSummary.as_dict()). */
+export function renderCharts(summary) {
+  const c = colours();
+  const policies = newlyDenied(Object.entries(summary.policies || {}));
+  draw("chart-policy", {
+    type: "bar",
+    horizontal: true,
+    data: {
+      labels: policies.map(([name]) => name),
+      datasets: [{ label: "newly denied", data: policies.map(([, p]) => p.newlyDenied), backgroundColor: c.bad }],
+    },
+  });
+  describe("chart-policy", policies.map(([name, p]) => `${name}: ${p.newlyDenied} newly denied`).join("; ") || "no policy denies anything newly");
+  const namespaces = newlyDenied(Object.entries(summary.namespaces || {}));
+  draw("chart-namespace", {
+    type: "bar",
+    horizontal: true,
+    data: {
+      labels: namespaces.map(([name]) => name || "(cluster-scoped)"),
+      datasets: [{ label: "newly denied", data: namespaces.map(([, n]) => n.newlyDenied), backgroundColor: c.bad }],
+    },
+  });
+  describe("chart-namespace", namespaces.map(([name, n]) => `${name || "cluster-scoped"}: ${n.newlyDenied}`).join("; ") || "no request newly denied");
+  const hours = Object.entries(summary.timeline || {}).sort((a, b) => a[0].localeCompare(b[0])).slice(-MAX_HOURS);
+  const figure = document.getElementById("time-figure");
+  if (figure) figure.hidden = !hours.length;
+  if (!hours.length) return;
+  // Newly denied per policy and hour (policyTimeline), stacked; the other changes of each hour beside them.
+  const perPolicy = Object.entries(summary.policyTimeline || {})
+    .map(([name, byHour]) => [name, hours.map(([hour]) => byHour[hour]?.newlyDenied || 0)])
+    .filter(([, data]) => data.some((n) => n > 0))
+    .sort((a, b) => b[1].reduce((x, y) => x + y, 0) - a[1].reduce((x, y) => x + y, 0) || a[0].localeCompare(b[0]))
+    .slice(0, PALETTE_SIZE);
+  const palette = [c.bad, c.warn, c.mut, c.fg, c.muted, c.ok];
+  const others = hours.map(([, n]) => Math.max(0, (n.changed || 0) - (n.newlyDenied || 0)));
+  draw("chart-time", {
+    type: "bar",
+    data: {
+      labels: hours.map(([hour]) => hour.slice(5, 16).replace("T", " ")),
+      datasets: [
+        ...(perPolicy.length
+          ? perPolicy.map(([name, data], i) => ({ label: `${name}: newly denied`, data, backgroundColor: palette[i % palette.length] }))
+          : [{ label: "newly denied", data: hours.map(([, n]) => n.newlyDenied || 0), backgroundColor: c.bad }]),
+        { label: "other changes", data: others, backgroundColor: c.grid },
+      ].filter((set, i) => i === 0 || set.data.some((n) => n > 0)),
+    },
+  });
+  describe("chart-time", hours.filter(([, n]) => n.changed).map(([hour, n]) => `${hour}: ${n.newlyDenied} newly denied of ${n.changed} changed`).join("; ") || "no change at any hour");
+}
+
+/** Keep the charts' colours in step with the theme switch. */
+export function followTheme(getSummary) {
+  new MutationObserver(() => {
+    const summary = getSummary();
+    if (summary) renderCharts(summary);
+  }).observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme"] });
+}
