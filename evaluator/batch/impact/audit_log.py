@@ -246,7 +246,14 @@ class AuditLog:
                 notes.append("old object not in the log before this event: replayed with oldObject null")
         if operation == "DELETE":
             if code < 300 and not dry_run:
-                self.index.drop(key)
+                if (
+                    isinstance(response_object, dict)
+                    and _is_object(response_object)
+                    and _mapping(response_object.get("metadata")).get("deletionTimestamp")
+                ):
+                    self.index.put(key, response_object)  # finalizers hold it: it lives on, marked for deletion
+                else:
+                    self.index.drop(key)
             obj = None
         elif verb == "patch":
             obj = self._patched(request_object, response_object, old, code, notes)
