@@ -11,7 +11,8 @@ becomes a replay item (items.py) with the request as the API server gave it to a
   (`responseObject`), else the patch applied to the old object (a JSON merge patch or a JSON Patch), noted;
 - `oldObject` (update, patch, delete): the object as the log last showed it -- the `responseObject` of an
   earlier successful, not dry-run, request for it (a get, create, update or patch; the status subresource's
-  responses are the object too) -- else, for a delete, its own `responseObject`; when neither holds it the
+  responses are the object too; a delete its finalizers hold, whose response is the object marked for
+  deletion) -- else, for a delete, its own `responseObject`; when neither holds it the
   request is replayed with a null old object and a note says so;
 - `dryRun` and the `options` (CreateOptions, UpdateOptions, PatchOptions, DeleteOptions) from the request
   URI's query (`dryRun=All`, `fieldManager`, `force`, `propagationPolicy`, `gracePeriodSeconds`); a dry-run
@@ -246,7 +247,14 @@ class AuditLog:
                 notes.append("old object not in the log before this event: replayed with oldObject null")
         if operation == "DELETE":
             if code < 300 and not dry_run:
-                self.index.drop(key)
+                if (
+                    isinstance(response_object, dict)
+                    and _is_object(response_object)
+                    and _mapping(response_object.get("metadata")).get("deletionTimestamp")
+                ):
+                    self.index.put(key, response_object)  # finalizers hold it: it lives on, marked for deletion
+                else:
+                    self.index.drop(key)
             obj = None
         elif verb == "patch":
             obj = self._patched(request_object, response_object, old, code, notes)

@@ -359,3 +359,18 @@ def test_events_with_fields_of_any_type_are_replayed_or_skipped_never_raise():
     stats = log.stats()
     assert stats["events"] + stats["malformed"] == 201
     assert report.summary.totals["requests"] == stats["replayed"] == stats["events"] - sum(stats["skipped"].values())
+
+
+def test_an_object_its_finalizers_keep_stays_the_old_object_of_later_updates():
+    terminating = deployment("web", 2) | {
+        "metadata": {"name": "web", "namespace": "prod", "deletionTimestamp": "2026-12-01T10:00:00Z"}
+    }
+    items, _ = read(
+        event("create", "web", requestObject=deployment("web", 1), responseObject=deployment("web", 1), code=201),
+        event("delete", "web", responseObject=terminating),
+        event("update", "web", requestObject=deployment("web", 3)),
+        event("delete", "other", responseObject=deployment("other")),
+        event("update", "other", requestObject=deployment("other", 3)),
+    )
+    assert items[2]["request"]["oldObject"]["metadata"]["deletionTimestamp"] == "2026-12-01T10:00:00Z"
+    assert items[4]["request"]["oldObject"] is None  # deleted: gone from the index
