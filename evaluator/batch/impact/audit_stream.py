@@ -18,6 +18,8 @@ from typing import IO, Any
 
 import orjson
 
+from evaluator.cel.errors import long_number_message
+
 __all__ = ["events", "MAX_EVENT_BYTES", "Problem"]
 
 MAX_EVENT_BYTES = 64 * 1024 * 1024  # one event (a line, an item of an EventList)
@@ -70,15 +72,16 @@ def _loads(text: bytes) -> Any:
         return None
 
 
-def _where(text: bytes) -> tuple[int | None, str]:
-    """(column, message) of a JSON syntax error, in the standard library's words."""
+def _slow_read(text: bytes) -> tuple[Any, tuple[int | None, str] | None]:
+    """The line read by the standard library, or the (column, message) of why it is not JSON."""
     try:
-        json.loads(text.rstrip(b"\r\n"))
+        return json.loads(text.rstrip(b"\r\n")), None
     except json.JSONDecodeError as exc:
-        return exc.colno, f"not JSON: {exc.msg}"
+        return None, (exc.colno, f"not JSON: {exc.msg}")
     except (UnicodeDecodeError, RecursionError) as exc:
-        return None, f"not JSON: {exc.__class__.__name__}"
-    return None, "not JSON"
+        return None, (None, f"not JSON: {exc.__class__.__name__}")
+    except ValueError as exc:  # more digits than Python converts
+        return None, (None, long_number_message(exc) or f"not JSON: {exc}")
 
 
 def _lines(first: bytes, line_no: int, stream: IO[bytes]) -> Iterator[tuple[int, Any, Problem | None]]:
@@ -98,9 +101,10 @@ def _one_line(raw: bytes, line_no: int) -> Iterator[tuple[int, Any, Problem | No
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        column, message = _where(raw)
-        yield line_no, None, (line_no, column, message)
-        return
+        data, problem = _slow_read(raw)  # orjson refuses integers past 64 bits; the standard library reads them
+        if problem is not None:
+            yield line_no, None, (line_no, *problem)
+            return
     if isinstance(data, dict) and data.get("kind") == "EventList" and isinstance(data.get("items"), list):
         for item in data["items"]:
             yield from _checked(item, line_no)

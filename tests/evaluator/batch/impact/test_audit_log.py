@@ -235,6 +235,21 @@ def test_malformed_lines_are_located_and_the_rest_replays():
     assert log.stats()["malformed"] == 2
 
 
+def test_numbers_past_64_bits_are_read_and_past_python_s_digit_limit_are_located():
+    """orjson refuses integers past 64 bits: such a line is still an event; one past 4,300 digits is a warning."""
+    big = deployment("web")
+    big["metadata"]["annotations"] = {"n": "1"}
+    big["spec"]["replicas"] = 10**30
+    huge = json.dumps(event("create", "huge", requestObject=deployment("huge"), code=201))
+    huge = huge.replace('"code": 201', '"code": 201, "x": ' + "9" * 5000)
+    good = event("create", "ok", requestObject=deployment("ok"), code=201)
+    items, log = read(event("create", "web", requestObject=big, code=201), huge, good)
+    assert [i["line"] for i in items] == [1, 3]
+    assert items[0]["request"]["object"]["spec"]["replicas"] == 1e30  # past int64: a float, as Kubernetes decodes it
+    assert [(e["line"], e["severity"]) for e in log.errors] == [(2, "warning")]
+    assert "4,300 digits" in log.errors[0]["message"]
+
+
 def test_an_unknown_resource_is_reported_once_with_its_count():
     widget = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w", "namespace": "prod"}}
     events = []
