@@ -44,6 +44,21 @@ function describe(id, text) {
   document.getElementById(id)?.setAttribute("aria-description", text);
 }
 
+// An empty bar chart reads as "not drawn yet": with nothing to draw, its box gives way to a sentence.
+function showEmpty(id, empty, text) {
+  const box = document.getElementById(id)?.closest(".chart-box");
+  if (!box) return;
+  box.style.display = empty ? "none" : "";
+  let note = box.nextElementSibling;
+  if (!note?.classList.contains("chart-empty")) {
+    note = document.createElement("p");
+    note.className = "chart-empty muted";
+    box.after(note);
+  }
+  note.textContent = text;
+  note.hidden = !empty;
+}
+
 function newlyDenied(entries) {
   return entries.filter(([, n]) => n.newlyDenied > 0)
     .sort((a, b) => b[1].newlyDenied - a[1].newlyDenied || a[0].localeCompare(b[0])).slice(0, MAX_BARS);
@@ -61,6 +76,7 @@ export function renderCharts(summary) {
       datasets: [{ label: "newly denied", data: policies.map(([, p]) => p.newlyDenied), backgroundColor: c.bad }],
     },
   });
+  showEmpty("chart-policy", !policies.length, "No policy newly denies anything.");
   describe("chart-policy", policies.map(([name, p]) => `${name}: ${p.newlyDenied} newly denied`).join("; ") || "no policy denies anything newly");
   const namespaces = newlyDenied(Object.entries(summary.namespaces || {}));
   draw("chart-namespace", {
@@ -71,6 +87,7 @@ export function renderCharts(summary) {
       datasets: [{ label: "newly denied", data: namespaces.map(([, n]) => n.newlyDenied), backgroundColor: c.bad }],
     },
   });
+  showEmpty("chart-namespace", !namespaces.length, "No namespace has a newly denied request.");
   describe("chart-namespace", namespaces.map(([name, n]) => `${name || "cluster-scoped"}: ${n.newlyDenied}`).join("; ") || "no request newly denied");
   const hours = Object.entries(summary.timeline || {}).sort((a, b) => a[0].localeCompare(b[0])).slice(-MAX_HOURS);
   const figure = document.getElementById("time-figure");
