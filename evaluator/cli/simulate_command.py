@@ -23,7 +23,7 @@ from evaluator.admission.loading import NamedText
 from evaluator.cli.commands import UNUSABLE, add_command, add_output_argument
 from evaluator.cli.located import is_error, located
 from evaluator.cli.render import render_result
-from evaluator.cli.yaml_text import parse_documents, without_document
+from evaluator.cli.yaml_text import chunks, parse_documents, read_chunk, without_document
 from evaluator.k8s import kinds
 from evaluator.simulation import simulate
 
@@ -103,16 +103,20 @@ def request_position(documents: list[Any]) -> int | None:
         if _is_request(doc):
             return i
     for i in range(len(documents) - 1, -1, -1):
-        doc = documents[i]
-        kind = doc.get("kind") if isinstance(doc, dict) else None
-        if (
-            isinstance(doc, dict)
-            and kind not in CLUSTER_KINDS
-            and not str(kind).endswith("List")
-            and not _is_param(doc, documents)
-        ):
+        if _could_be_request(documents[i], documents):
             return i
     return None
+
+
+def _could_be_request(doc: Any, documents: list[Any]) -> bool:
+    """Not an AdmissionRequest, but an object that is not cluster state (`documents` for their bindings)."""
+    kind = doc.get("kind") if isinstance(doc, dict) else None
+    return (
+        isinstance(doc, dict)
+        and kind not in CLUSTER_KINDS
+        and not str(kind).endswith("List")
+        and not _is_param(doc, documents)
+    )
 
 
 def _is_param(doc: dict, documents: list[Any]) -> bool:
@@ -155,21 +159,53 @@ def _parse(text: str, name: str) -> tuple[list[Any], list[dict]]:
     return records, [{"severity": "error", **p.to_dict()} for p in problems]
 
 
+# A document is read before the request is chosen only when its text could make it one (`_is_request`: the
+# words below, or a backslash, the only way a quoted scalar spells a word without its letters in a row) or
+# could name a param (a binding), or when it is among the last documents looked at: a large input of
+# cluster objects is read once, by the engine, instead of twice.
+_REQUEST_WORDS = ("AdmissionReview", "operation", "object", "\\")
+_BINDING_WORDS = ("Binding", "\\")
+
+
 def _choose_request(files: list[tuple[str, str]]) -> tuple[list[str], Any, str | None, list[dict]]:
-    """(texts without the request document, request, the name of its file, the files' YAML problems) from
-    the -f files."""
-    found, problems = [], []
-    for position, (name, text) in enumerate(files):
-        documents, file_problems = parse_documents(text, name)
-        found += [(position, line, data) for line, data in documents]
-        problems += file_problems
-    chosen = request_position([data for _, _, data in found])
+    """(texts without the request document, request, the name of its file, the files' YAML problems: only
+    when no request is found) from the -f files; the request is the one `request_position` chooses."""
+    pieces = [(position, offset, chunk) for position, (_, text) in enumerate(files) for offset, chunk in chunks(text)]
+    read: dict[int, tuple[int, Any] | None] = {}
+
+    def document(i: int) -> tuple[int, Any] | None:
+        if i not in read:
+            position, offset, chunk = pieces[i]
+            read[i] = read_chunk(offset, chunk, files[position][0])[0]
+        return read[i]
+
+    chosen = next(
+        (
+            i
+            for i, (_, _, chunk) in enumerate(pieces)
+            if any(word in chunk for word in _REQUEST_WORDS) and (found := document(i)) and _is_request(found[1])
+        ),
+        None,
+    )
+    if chosen is None:
+        bindings = [
+            found[1]
+            for i, (_, _, chunk) in enumerate(pieces)
+            if any(word in chunk for word in _BINDING_WORDS) and (found := document(i))
+        ]
+        for i in range(len(pieces) - 1, -1, -1):
+            found = document(i)
+            if found is not None and _could_be_request(found[1], bindings):
+                chosen = i
+                break
     texts = [text for _, text in files]
     if chosen is None:
+        problems = [problem for name, text in files for problem in parse_documents(text, name)[1]]
         return texts, None, None, problems
-    position, line, data = found[chosen]
+    position = pieces[chosen][0]
+    line, data = read[chosen]  # type: ignore[misc]  # read when chosen
     texts[position] = without_document(texts[position], line)
-    return texts, data, files[position][0], problems
+    return texts, data, files[position][0], []
 
 
 def run(args: argparse.Namespace) -> int:
