@@ -16,6 +16,7 @@ import argparse
 import datetime as dt
 import json
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -98,12 +99,19 @@ def _is_request(doc: Any) -> bool:
     )
 
 
-def request_position(documents: list[Any]) -> int | None:
-    for i, doc in enumerate(documents):
-        if _is_request(doc):
+def request_position(
+    documents: Sequence[Any],
+    may_be_request: Callable[[int], bool] | None = None,
+    may_be_binding: Callable[[int], bool] | None = None,
+) -> int | None:
+    """The index of the request among `documents` (None entries: documents that could not be read). The
+    predicates say which documents can be skipped unread: only those for which they say False."""
+    for i in range(len(documents)):
+        if (may_be_request is None or may_be_request(i)) and _is_request(documents[i]):
             return i
+    bindings = [documents[i] for i in range(len(documents)) if may_be_binding is None or may_be_binding(i)]
     for i in range(len(documents) - 1, -1, -1):
-        if _could_be_request(documents[i], documents):
+        if _could_be_request(documents[i], bindings):
             return i
     return None
 
@@ -167,43 +175,48 @@ _REQUEST_WORDS = ("AdmissionReview", "operation", "object", "\\")
 _BINDING_WORDS = ("Binding", "\\")
 
 
+class _Documents(Sequence[Any]):
+    """The documents of the -f files, each read when first indexed (None: empty or broken)."""
+
+    def __init__(self, files: list[tuple[str, str]]) -> None:
+        self.files = files
+        self.pieces = [
+            (position, offset, chunk) for position, (_, text) in enumerate(files) for offset, chunk in chunks(text)
+        ]
+        self.read: dict[int, tuple[int, Any] | None] = {}
+
+    def __len__(self) -> int:
+        return len(self.pieces)
+
+    def __getitem__(self, i: Any) -> Any:
+        found = self.located(i)
+        return None if found is None else found[1]
+
+    def located(self, i: int) -> tuple[int, Any] | None:
+        """(1-based first line, data) of document `i`, or None."""
+        if i not in self.read:
+            position, offset, chunk = self.pieces[i]
+            self.read[i] = read_chunk(offset, chunk, self.files[position][0])[0]
+        return self.read[i]
+
+    def mentions(self, i: int, words: tuple[str, ...]) -> bool:
+        chunk = self.pieces[i][2]
+        return any(word in chunk for word in words)
+
+
 def _choose_request(files: list[tuple[str, str]]) -> tuple[list[str], Any, str | None, list[dict]]:
     """(texts without the request document, request, the name of its file, the files' YAML problems: only
     when no request is found) from the -f files; the request is the one `request_position` chooses."""
-    pieces = [(position, offset, chunk) for position, (_, text) in enumerate(files) for offset, chunk in chunks(text)]
-    read: dict[int, tuple[int, Any] | None] = {}
-
-    def document(i: int) -> tuple[int, Any] | None:
-        if i not in read:
-            position, offset, chunk = pieces[i]
-            read[i] = read_chunk(offset, chunk, files[position][0])[0]
-        return read[i]
-
-    chosen = next(
-        (
-            i
-            for i, (_, _, chunk) in enumerate(pieces)
-            if any(word in chunk for word in _REQUEST_WORDS) and (found := document(i)) and _is_request(found[1])
-        ),
-        None,
+    documents = _Documents(files)
+    chosen = request_position(
+        documents, lambda i: documents.mentions(i, _REQUEST_WORDS), lambda i: documents.mentions(i, _BINDING_WORDS)
     )
-    if chosen is None:
-        bindings = [
-            found[1]
-            for i, (_, _, chunk) in enumerate(pieces)
-            if any(word in chunk for word in _BINDING_WORDS) and (found := document(i))
-        ]
-        for i in range(len(pieces) - 1, -1, -1):
-            found = document(i)
-            if found is not None and _could_be_request(found[1], bindings):
-                chosen = i
-                break
     texts = [text for _, text in files]
     if chosen is None:
         problems = [problem for name, text in files for problem in parse_documents(text, name)[1]]
         return texts, None, None, problems
-    position = pieces[chosen][0]
-    line, data = read[chosen]  # type: ignore[misc]  # read when chosen
+    position = documents.pieces[chosen][0]
+    line, data = documents.located(chosen)  # type: ignore[misc]  # the chosen one was read
     texts[position] = without_document(texts[position], line)
     return texts, data, files[position][0], []
 
