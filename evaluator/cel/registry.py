@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import builtins
 import sys
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -158,6 +159,7 @@ class LibraryRegistry(Registry):
         self._load: Callable[[str], Any] | None = None
         self._origins: dict[int, tuple[str, int]] = {}  # id(overload) -> (declaring module, sequence)
         self._unsorted: set[str] = set()
+        self._lock = threading.RLock()  # a name is asked for again while its module imports (optional.py)
 
     def defer(self, declared_by: dict[str, list[str]], order: list[str], load: Callable[[str], Any]) -> None:
         self._declared_by = {name: tuple(modules) for name, modules in declared_by.items()}
@@ -177,14 +179,16 @@ class LibraryRegistry(Registry):
         self._origins[builtins.id(new)] = self._origins[builtins.id(old)]
 
     def _complete(self, name: str) -> None:
-        modules = self._declared_by.pop(name, None)
-        if modules and self._load is not None:
-            for module in modules:
-                self._load(module)
-        if self._unsorted:
-            for touched in self._unsorted:
-                self._functions[touched].sort(key=self._position)
-            self._unsorted.clear()
+        with self._lock:  # another thread sees the name pending until its modules are all imported
+            modules = self._declared_by.get(name)
+            if modules and self._load is not None:
+                for module in modules:
+                    self._load(module)
+            self._declared_by.pop(name, None)
+            if self._unsorted:
+                for touched in self._unsorted:
+                    self._functions[touched].sort(key=self._position)
+                self._unsorted.clear()
 
     def _position(self, overload: Overload) -> tuple[int, int]:
         module, sequence = self._origins[builtins.id(overload)]
