@@ -21,13 +21,16 @@ COPY . /app
 COPY --from=frontend /src/static/dist /app/static/dist
 # collectstatic publishes the built assets only: static/src, static/tests and the build script stay out
 # (playground.staticfiles.BuiltAssetsOnly). It needs no secret: the key is checked when the server starts.
-# Cold start of every process (web, evaluation workers, CLI): the sources' bytecode and the CEL parser's
-# tables are made here, once, not by each process at start (PYTHONDONTWRITEBYTECODE keeps processes from
-# writing; /app is read-only to the runtime user).
+# Cold start of every process (web, evaluation workers, CLI): the sources' bytecode, the CEL parser's
+# tables and the CLI's compiled dataclass methods are made here, once, not by each process at start
+# (PYTHONDONTWRITEBYTECODE keeps processes from writing; /app is read-only to the runtime user).
 ENV ADMISSION_PLAYGROUND_CACHE_DIR=/app/.cache
 RUN pip install . \
     && python -m compileall -q /app/evaluator /app/playground \
     && python -c "from evaluator.cel.grammar import parser; parser()" \
+    && python -c "from evaluator.cli.dataclass_code import install; install(); \
+import evaluator.cli.simulate_command, evaluator.cli.batch, evaluator.cli.kyverno_test, evaluator.cli.test_command, \
+evaluator.mcp_server; from evaluator.policies import load_kinds; load_kinds()" \
     && python manage.py collectstatic --noinput --verbosity 0 \
     && useradd --system --uid 10001 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin playground
 

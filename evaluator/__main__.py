@@ -2,6 +2,6 @@
 
 import sys
 
-from evaluator.cli import main
+from evaluator.cli import process_main
 
-sys.exit(main())
+sys.exit(process_main())

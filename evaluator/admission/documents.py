@@ -25,6 +25,7 @@ from evaluator.k8s import kinds
 from evaluator.k8s.kinds import ADMISSION_GROUP, APIEXTENSIONS_GROUP, CUSTOM_RESOURCE_DEFINITION, RBAC_GROUP, RBAC_KINDS
 
 _SEPARATOR = re.compile(r"^(---|\.\.\.)(\s.*)?$")
+_MARKERS = ("---", "...")  # what a separator line starts with: a cheaper test of each line first
 
 
 @dataclass
@@ -34,11 +35,44 @@ class Document:
     line: int | None = 1  # None: given as an object, not text
     source: str | None = None
     list_index: int | None = None
-    positions: dict[str, Position] | None = field(default=None, repr=False, compare=False)
-    scalars: dict[str, ScalarSource] | None = field(default=None, repr=False, compare=False)
     # Index of the text or object this document came from in a list given to the engine (None: the input
     # was one text, and `index` is the YAML document's index in it).
     position: int | None = None
+    # Where its fields are (`positions`, `scalars`) is worked out from its text when first asked for: most
+    # documents of a large input are never located, and walking each one's nodes cost more than reading it.
+    _text: tuple[str, int] | None = field(default=None, init=False, repr=False, compare=False)
+    _positions: dict[str, Position] | None = field(default=None, init=False, repr=False, compare=False)
+    _scalars: dict[str, ScalarSource] | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def positions(self) -> dict[str, Position] | None:
+        """Each field path's (line, column) in the text; None for a document given as an object."""
+        if self._text is not None:
+            self._locate_fields()
+        return self._positions
+
+    @positions.setter
+    def positions(self, value: dict[str, Position] | None) -> None:
+        self._text, self._positions = None, value
+
+    @property
+    def scalars(self) -> dict[str, ScalarSource] | None:
+        """Each string field's source (source_map.py), to point inside an expression."""
+        if self._text is not None:
+            self._locate_fields()
+        return self._scalars
+
+    @scalars.setter
+    def scalars(self, value: dict[str, ScalarSource] | None) -> None:
+        self._text, self._scalars = None, value
+
+    def _locate_fields(self) -> None:
+        chunk, offset = self._text  # type: ignore[misc]
+        self._text = None
+        node = _compose(chunk)  # the same text, so the same nodes as when the document was read
+        if node is not None:
+            self._positions = node_positions(node, offset)
+            self._scalars = scalar_sources(node, SourceText(chunk, offset))
 
     @property
     def api_version(self) -> str:
@@ -167,7 +201,7 @@ def _split(text: str) -> list[tuple[int, str]]:
     chunks: list[tuple[int, str]] = []
     start, lines = 0, []
     for number, line in enumerate(text.splitlines()):
-        if _SEPARATOR.match(line):
+        if line[:3] in _MARKERS and _SEPARATOR.match(line):
             chunks.append((start, "\n".join(lines)))
             rest = line[3:].strip()
             start, lines = number, ([" " * 3 + " " + rest] if rest and line.startswith("---") else [])
@@ -191,18 +225,28 @@ def _duplicate(key: str, key_node: yaml.Node, first_line: int) -> None:
     raise _DuplicateKey(key, first_line, key_node.start_mark)
 
 
-def _parse(chunk: str) -> tuple[Any, yaml.Node | None]:
+def _parse(chunk: str) -> tuple[Any, yaml.Node | None, bool]:
+    """(data, node, plain): `plain` when the data was built straight from the nodes, which are then as the
+    parser composed them (the loader's constructor flattens merge keys into their mapping's node)."""
     loader = _Loader(chunk)
     try:
         node = loader.get_single_node()
         if node is None:
-            return None, None
+            return None, None, True
         try:  # a plain document (no alias: nothing to expand) is built directly
-            return plain_data(loader, node, _key_text, _duplicate, chunk), node
+            return plain_data(loader, node, _key_text, _duplicate, chunk), node, True
         except Unusual:
             pass
         check_aliases(node, chunk)  # before anything walks (and so expands) the tree
-        return loader.construct_document(node), node
+        return loader.construct_document(node), node, False
+    finally:
+        loader.dispose()
+
+
+def _compose(chunk: str) -> yaml.Node | None:
+    loader = _Loader(chunk)
+    try:
+        return loader.get_single_node()
     finally:
         loader.dispose()
 
@@ -224,7 +268,7 @@ def load_documents(
             continue
         line = start + _first_content_line(chunk) + 1
         try:
-            data, node = _parse(chunk)
+            data, node, plain = _parse(chunk)
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             problem = " ".join(p for p in (exc.context, exc.problem) if p) or str(exc)
@@ -249,12 +293,15 @@ def load_documents(
             before = len(documents)
             _accept(data, index, line, source, documents, errors)
             if positions and node is not None:
-                _attach_positions(documents[before:], node, start, chunk)
+                _attach_positions(documents[before:], node, start, chunk, plain)
         index += 1
     return documents, errors
 
 
-def _attach_positions(documents: list[Document], node: yaml.Node, offset: int, chunk: str) -> None:
+def _attach_positions(documents: list[Document], node: yaml.Node, offset: int, chunk: str, plain: bool) -> None:
+    if plain and len(documents) == 1 and documents[0].list_index is None:
+        documents[0]._text = (chunk, offset)  # located when first asked (the usual document: one object)
+        return
     source = SourceText(chunk, offset)
     items = None
     if isinstance(node, yaml.MappingNode):
@@ -368,9 +415,10 @@ def index_documents(documents: Iterable[Document]) -> DocumentIndex:
     index = DocumentIndex()
     seen: dict[tuple, tuple[str, Document]] = {}
     for doc in documents:
-        identity = (doc.group, doc.kind, doc.namespace, doc.name)
-        role = _ROLE_LISTS.get(doc.kind) if doc.group == ADMISSION_GROUP else None
-        role = role or _other_role(doc)
+        group, kind = doc.group, doc.kind
+        identity = (group, kind, doc.namespace, doc.name)
+        role = _ROLE_LISTS.get(kind) if group == ADMISSION_GROUP else None
+        role = role or _other_role(group, kind)
         if doc.name and identity in seen:
             old_role, old_doc = seen[identity]
             getattr(index, old_role).remove(old_doc)
@@ -389,10 +437,10 @@ def index_documents(documents: Iterable[Document]) -> DocumentIndex:
     return index
 
 
-def _other_role(doc: Document) -> str:
-    if doc.kind == CUSTOM_RESOURCE_DEFINITION and doc.group == APIEXTENSIONS_GROUP:
+def _other_role(group: str, kind: str) -> str:
+    if kind == CUSTOM_RESOURCE_DEFINITION and group == APIEXTENSIONS_GROUP:
         return "crds"
-    if doc.kind in RBAC_KINDS and doc.group == RBAC_GROUP:
+    if kind in RBAC_KINDS and group == RBAC_GROUP:
         return "rbac"
     return "params"
 

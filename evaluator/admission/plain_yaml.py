@@ -31,22 +31,26 @@ class RememberingResolver:
     resolver for every scalar, and a cluster dump repeats the same keys and values thousands of times
     (no path resolvers are used, so the tag depends on the value and its style alone)."""
 
+    _resolved: dict[tuple[str, bool], str] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._resolved = {}  # per loader class: each has its own resolvers
+
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-        if kind is not yaml.ScalarNode or not implicit or not implicit[0] or type(value) is not str:
-            return super().resolve(kind, value, implicit)  # type: ignore[misc]
-        cache = _RESOLVED.get(type(self))  # per loader class: each has its own resolvers
-        if cache is None:
-            cache = _RESOLVED[type(self)] = {}
-        key = (value, implicit[1])  # `implicit` is (plain, quoted), and plain is true here
-        found = cache.get(key)
-        if found is None:
-            if len(cache) >= 1 << 16:
-                cache.clear()
-            found = cache[key] = super().resolve(kind, value, implicit)  # type: ignore[misc]
-        return found
+        if kind is _SCALAR and implicit and implicit[0] and type(value) is str:
+            key = (value, implicit[1])  # `implicit` is (plain, quoted), and plain is true here
+            cache = self._resolved
+            found = cache.get(key)
+            if found is None:
+                if len(cache) >= 1 << 16:
+                    cache.clear()
+                found = cache[key] = super().resolve(kind, value, implicit)  # type: ignore[misc]
+            return found
+        return super().resolve(kind, value, implicit)  # type: ignore[misc]
 
 
-_RESOLVED: dict[type, dict[tuple[str, bool], str]] = {}
+_SCALAR = yaml.ScalarNode
 
 
 def plain_data(
@@ -69,7 +73,7 @@ def _build(loader: Any, node: yaml.Node, seen: set[int] | None, key: Any, duplic
             raise Unusual("alias")
         seen.add(id(node))
     kind = type(node)
-    if kind is yaml.ScalarNode:
+    if kind is _SCALAR:
         if node.tag == _STR:
             return node.value
         if node.tag == _MERGE:
@@ -81,9 +85,13 @@ def _build(loader: Any, node: yaml.Node, seen: set[int] | None, key: Any, duplic
         out: dict = {}
         lines: dict[Any, int] = {}
         for key_node, value_node in node.value:
-            if key_node.tag == _VALUE:  # `=`: SafeConstructor reads it as a string key
-                raise Unusual("value key")
-            name = _build(loader, key_node, seen, key, duplicate)
+            # a string without an anchor to check (the most common key and value) is taken here, not built
+            if seen is None and type(key_node) is _SCALAR and key_node.tag == _STR:
+                name = key_node.value
+            else:
+                if key_node.tag == _VALUE:  # `=`: SafeConstructor reads it as a string key
+                    raise Unusual("value key")
+                name = _build(loader, key_node, seen, key, duplicate)
             if key is not None:
                 name = key(name)
             try:
@@ -93,7 +101,10 @@ def _build(loader: Any, node: yaml.Node, seen: set[int] | None, key: Any, duplic
                 lines[name] = key_node.start_mark.line
             except TypeError:  # unhashable: the loader words the error
                 raise Unusual("unhashable key") from None
-            out[name] = _build(loader, value_node, seen, key, duplicate)
+            if seen is None and type(value_node) is _SCALAR and value_node.tag == _STR:
+                out[name] = value_node.value
+            else:
+                out[name] = _build(loader, value_node, seen, key, duplicate)
         return out
     if kind is yaml.SequenceNode:
         if node.tag != _SEQ:

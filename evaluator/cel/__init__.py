@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 
-import_module(f"{__name__}.library")  # registers every function library before any program compiles
+import_module(f"{__name__}.library")  # the function libraries, each imported when a name of its is looked up
 
 _ENVS: dict[tuple, Env] = {}
 _MAX_ENVS = 256

@@ -29,6 +29,8 @@ from pathlib import Path
 
 import lark
 
+from evaluator.cache_dir import cache_dir
+
 _EDITS = [
     # Member syntax: optional select/index and quoted field names.
     (
@@ -196,17 +198,9 @@ _lock = threading.Lock()
 _parser: lark.Lark | None = None
 
 
-def _cache_dir() -> Path | None:
-    configured = os.environ.get("ADMISSION_PLAYGROUND_CACHE_DIR")
-    if configured is not None:
-        return Path(configured) if configured else None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "admission-playground"
-
-
 def parser_cache_path(text: str) -> Path | None:
     """Where the parser built from grammar `text` is kept (None: caching is off)."""
-    directory = _cache_dir()
+    directory = cache_dir()
     if directory is None:
         return None
     key = "\0".join(

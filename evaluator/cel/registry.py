@@ -13,6 +13,9 @@ Implementations take and return CEL values (see values.py) and raise `CELEvalErr
 
 from __future__ import annotations
 
+import builtins
+import sys
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -120,6 +123,11 @@ class Registry:
         self._functions.setdefault(name, []).append(overload)
         return overload
 
+    def substitute(self, old: Overload, new: Overload) -> None:
+        """Put `new` in the place of `old` among the overloads of its name."""
+        overloads = self._functions[old.name]
+        overloads[next(i for i, o in enumerate(overloads) if o is old)] = new
+
     def extended(self) -> "Registry":
         """A copy to declare more overloads in (e.g. a test's own functions), leaving this one as it is."""
         copy = Registry()
@@ -136,7 +144,93 @@ class Registry:
         return name in self._functions
 
 
-REGISTRY = Registry()
+class LibraryRegistry(Registry):
+    """The Kubernetes library's registry, whose modules are imported when a name they declare is first asked
+    for (cold start: a simulation of simple policies never imports the IP, URL, format or quantity modules).
+
+    `defer(declared_by, order, load)` gives, per function name, the modules declaring it (an overload or a
+    constant validator) and their order of registration when every module is imported at once; a name's
+    overloads are kept in that order whichever module was imported first, so resolution is unchanged."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._declared_by: dict[str, tuple[str, ...]] = {}
+        self._rank: dict[str, int] = {}
+        self._load: Callable[[str], Any] | None = None
+        self._origins: dict[int, tuple[str, int]] = {}  # id(overload) -> (declaring module, sequence)
+        self._unsorted: set[str] = set()
+        self._lock = threading.RLock()  # a name is asked for again while its module imports (optional.py)
+
+    def defer(self, declared_by: dict[str, list[str]], order: list[str], load: Callable[[str], Any]) -> None:
+        self._declared_by = {name: tuple(modules) for name, modules in declared_by.items()}
+        self._rank = {module: rank for rank, module in enumerate(order)}
+        self._load = load
+
+    def add(
+        self, signature: str, impl: Callable[..., Any], *, cost: CostFn | int | None = None, id: str | None = None
+    ) -> Overload:
+        overload = super().add(signature, impl, cost=cost, id=id)
+        self._origins[builtins.id(overload)] = (declaring_module(), len(self._origins))
+        self._unsorted.add(overload.name)
+        return overload
+
+    def substitute(self, old: Overload, new: Overload) -> None:
+        super().substitute(old, new)
+        self._origins[builtins.id(new)] = self._origins[builtins.id(old)]
+
+    def _complete(self, name: str) -> None:
+        with self._lock:  # another thread sees the name pending until its modules are all imported
+            modules = self._declared_by.get(name)
+            if modules and self._load is not None:
+                for module in modules:
+                    self._load(module)
+            self._declared_by.pop(name, None)
+            if self._unsorted:
+                for touched in self._unsorted:
+                    self._functions[touched].sort(key=self._position)
+                self._unsorted.clear()
+
+    def _position(self, overload: Overload) -> tuple[int, int]:
+        module, sequence = self._origins[builtins.id(overload)]
+        return self._rank.get(module, len(self._rank)), sequence
+
+    def origin(self, overload: Overload) -> str:
+        """The module that declared `overload` (for `library/declarations.py`)."""
+        return self._origins[builtins.id(overload)][0]
+
+    def _complete_all(self) -> None:
+        for name in list(self._declared_by):
+            self._complete(name)
+        self._complete("")
+
+    def overloads(self, name: str) -> list[Overload]:
+        if name in self._declared_by or self._unsorted:
+            self._complete(name)
+        return self._functions.get(name, [])
+
+    def __contains__(self, name: str) -> bool:
+        if name in self._declared_by or self._unsorted:
+            self._complete(name)
+        return name in self._functions
+
+    def names(self) -> list[str]:
+        self._complete_all()
+        return super().names()
+
+    def extended(self) -> Registry:
+        self._complete_all()
+        return super().extended()
+
+
+def declaring_module() -> str:
+    """The module whose body is running (the library module declaring, even through a shared helper)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_name != "<module>":
+        frame = frame.f_back  # type: ignore[assignment]
+    return frame.f_globals.get("__name__", "") if frame is not None else ""
+
+
+REGISTRY = LibraryRegistry()
 
 
 def function(*signatures: str, cost: CostFn | int | None = None, registry: Registry = REGISTRY):
@@ -165,7 +259,13 @@ _CONSTANT_VALIDATORS: dict[str, list[tuple[Validator, bool | None]]] = {}
 def constant_validator(name: str, validator: Validator, *, member: bool | None = None) -> None:
     """Register a check of constant arguments; `member` limits it to the member or the global form."""
     _CONSTANT_VALIDATORS.setdefault(name, []).append((validator, member))
+    VALIDATOR_ORIGINS.setdefault(name, set()).add(declaring_module())
 
 
 def constant_validators(name: str, member: bool) -> list[Validator]:
+    if name in REGISTRY._declared_by:  # its library module may declare checks and no overload of that name
+        REGISTRY._complete(name)
     return [v for v, m in _CONSTANT_VALIDATORS.get(name, []) if m is None or m == member]
+
+
+VALIDATOR_ORIGINS: dict[str, set[str]] = {}  # name -> the modules declaring its constant checks

@@ -105,15 +105,38 @@ def _introduced(overload: Overload) -> int:
     return _NAME_GATES.get((module, overload.name), _MODULE_GATES.get(module, 0))
 
 
+class _GatedRegistry(Registry):
+    """REGISTRY's overloads that a compatibility version has, each name filtered when first asked for (so a
+    name's library module is imported only then, as REGISTRY does)."""
+
+    def __init__(self, environment_minor: int) -> None:
+        super().__init__()
+        self._minor = environment_minor
+        self._asked: set[str] = set()
+
+    def overloads(self, name: str) -> list[Overload]:
+        if name not in self._asked:
+            kept = [o for o in REGISTRY.overloads(name) if _introduced(o) <= self._minor]
+            if kept:
+                self._functions[name] = kept
+            self._asked.add(name)
+        return self._functions.get(name, [])
+
+    def __contains__(self, name: str) -> bool:
+        return bool(self.overloads(name))
+
+    def names(self) -> list[str]:
+        return [name for name in REGISTRY.names() if self.overloads(name)]
+
+    def extended(self) -> Registry:
+        self.names()
+        return super().extended()
+
+
 @functools.lru_cache(maxsize=None)
 def registry_for(environment_minor: int) -> Registry:
     """The function registry of a compatibility version: overloads introduced later are left out."""
-    registry = Registry()
-    for name in REGISTRY.names():
-        for overload in REGISTRY.overloads(name):
-            if _introduced(overload) <= environment_minor:
-                registry._functions.setdefault(name, []).append(overload)
-    return registry
+    return _GatedRegistry(environment_minor)
 
 
 def macro_available(name: str, nargs: int, environment_minor: int | None) -> bool:

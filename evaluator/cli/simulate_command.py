@@ -17,6 +17,7 @@ import argparse
 import datetime as dt
 import json
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from evaluator.admission.loading import NamedText
 from evaluator.cli.commands import UNUSABLE, add_command, add_output_argument
 from evaluator.cli.located import is_error, located
 from evaluator.cli.render import render_result
-from evaluator.cli.yaml_text import parse_documents, without_document
+from evaluator.cli.yaml_text import chunks, parse_documents, read_chunk, without_document
 from evaluator.k8s import kinds
 from evaluator.simulation import simulate
 
@@ -102,21 +103,32 @@ def _is_request(doc: Any) -> bool:
     )
 
 
-def request_position(documents: list[Any]) -> int | None:
-    for i, doc in enumerate(documents):
-        if _is_request(doc):
+def request_position(
+    documents: Sequence[Any],
+    may_be_request: Callable[[int], bool] | None = None,
+    may_be_binding: Callable[[int], bool] | None = None,
+) -> int | None:
+    """The index of the request among `documents` (None entries: documents that could not be read). The
+    predicates say which documents can be skipped unread: only those for which they say False."""
+    for i in range(len(documents)):
+        if (may_be_request is None or may_be_request(i)) and _is_request(documents[i]):
             return i
+    bindings = [documents[i] for i in range(len(documents)) if may_be_binding is None or may_be_binding(i)]
     for i in range(len(documents) - 1, -1, -1):
-        doc = documents[i]
-        kind = doc.get("kind") if isinstance(doc, dict) else None
-        if (
-            isinstance(doc, dict)
-            and kind not in CLUSTER_KINDS
-            and not str(kind).endswith("List")
-            and not _is_param(doc, documents)
-        ):
+        if _could_be_request(documents[i], bindings):
             return i
     return None
+
+
+def _could_be_request(doc: Any, documents: list[Any]) -> bool:
+    """Not an AdmissionRequest, but an object that is not cluster state (`documents` for their bindings)."""
+    kind = doc.get("kind") if isinstance(doc, dict) else None
+    return (
+        isinstance(doc, dict)
+        and kind not in CLUSTER_KINDS
+        and not str(kind).endswith("List")
+        and not _is_param(doc, documents)
+    )
 
 
 def _is_param(doc: dict, documents: list[Any]) -> bool:
@@ -159,21 +171,58 @@ def _parse(text: str, name: str) -> tuple[list[Any], list[dict]]:
     return records, [{"severity": "error", **p.to_dict()} for p in problems]
 
 
+# A document is read before the request is chosen only when its text could make it one (`_is_request`: the
+# words below, or a backslash, the only way a quoted scalar spells a word without its letters in a row) or
+# could name a param (a binding), or when it is among the last documents looked at: a large input of
+# cluster objects is read once, by the engine, instead of twice.
+_REQUEST_WORDS = ("AdmissionReview", "operation", "object", "\\")
+_BINDING_WORDS = ("Binding", "\\")
+
+
+class _Documents(Sequence[Any]):
+    """The documents of the -f files, each read when first indexed (None: empty or broken)."""
+
+    def __init__(self, files: list[tuple[str, str]]) -> None:
+        self.files = files
+        self.pieces = [
+            (position, offset, chunk) for position, (_, text) in enumerate(files) for offset, chunk in chunks(text)
+        ]
+        self.read: dict[int, tuple[int, Any] | None] = {}
+
+    def __len__(self) -> int:
+        return len(self.pieces)
+
+    def __getitem__(self, i: Any) -> Any:
+        found = self.located(i)
+        return None if found is None else found[1]
+
+    def located(self, i: int) -> tuple[int, Any] | None:
+        """(1-based first line, data) of document `i`, or None."""
+        if i not in self.read:
+            position, offset, chunk = self.pieces[i]
+            self.read[i] = read_chunk(offset, chunk, self.files[position][0])[0]
+        return self.read[i]
+
+    def mentions(self, i: int, words: tuple[str, ...]) -> bool:
+        chunk = self.pieces[i][2]
+        return any(word in chunk for word in words)
+
+
 def _choose_request(files: list[tuple[str, str]]) -> tuple[list[str], Any, str | None, list[dict]]:
-    """(texts without the request document, request, the name of its file, the files' YAML problems) from
-    the -f files."""
-    found, problems = [], []
-    for position, (name, text) in enumerate(files):
-        documents, file_problems = parse_documents(text, name)
-        found += [(position, line, data) for line, data in documents]
-        problems += file_problems
-    chosen = request_position([data for _, _, data in found])
+    """(texts without the request document, request, the name of its file, the files' YAML problems: only
+    when no request is found) from the -f files; the request is the one `request_position` chooses."""
+    documents = _Documents(files)
+    chosen = request_position(
+        documents, lambda i: documents.mentions(i, _REQUEST_WORDS), lambda i: documents.mentions(i, _BINDING_WORDS)
+    )
     texts = [text for _, text in files]
     if chosen is None:
+        problems = [problem for name, text in files for problem in parse_documents(text, name)[1]]
         return texts, None, None, problems
-    position, line, data = found[chosen]
+    position = documents.pieces[chosen][0]
+    line, data = documents.located(chosen)  # type: ignore[misc]  # the chosen one was read
     texts[position] = without_document(texts[position], line)
-    return texts, data, files[position][0], problems
+    return texts, data, files[position][0], []
 
 
 def run(args: argparse.Namespace) -> int:

@@ -83,7 +83,16 @@ def concerned_packages(documents: Iterable[Any]) -> set[str]:
     """The policy packages a document set needs: those with a document of theirs, and the undeclared ones."""
     packages = declared_packages()
     needed = {p.package for p in packages if p.always}
+    seen: set[tuple[Any, Any]] = set()  # what `concerns` reads: a large input repeats a few kinds
     for document in documents:
+        if len(needed) == len(packages):
+            break
+        if isinstance(document, Mapping):
+            kind, api_version = document.get("kind"), document.get("apiVersion")
+            shape = (kind if isinstance(kind, str) else None, api_version if isinstance(api_version, str) else None)
+            if shape in seen:
+                continue
+            seen.add(shape)
         for package in packages:
             if package.package not in needed and package.concerns(document):
                 needed.add(package.package)

@@ -59,10 +59,9 @@ def or_value(o: Optional, default: Any) -> Any:
 
 def _any_receiver(name: str, impl: Any) -> None:
     """cel-go plans `orValue` specially (evalOptionalOrValue) without checking the receiver's kind at run time."""
-    overloads = REGISTRY.overloads(name)
-    for i, o in enumerate(overloads):
+    for o in list(REGISTRY.overloads(name)):
         if o.impl is impl:
-            overloads[i] = replace(o, checks=(lambda _v: True,) + o.checks[1:])
+            REGISTRY.substitute(o, replace(o, checks=(lambda _v: True,) + o.checks[1:]))
 
 
 _any_receiver("orValue", or_value)

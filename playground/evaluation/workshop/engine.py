@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from evaluator.cel.library import load_all as load_cel_library
 from evaluator.policies import load_kinds
 from playground.evaluation import service as evaluation
 from playground.core.expectations import actual_outcome, result_message
@@ -128,6 +129,7 @@ def warm_up() -> None:
     only the policy packages its documents need (evaluator.policies.load_kinds), so the warm-up imports them
     all first: the first Kyverno or CRD project a worker sees must not pay for the imports."""
     load_kinds()
+    load_cel_library()  # each CEL library module is otherwise imported by the first expression naming it
     for documents in (_WARM_UP_POLICY, _WARM_UP_KYVERNO):
         loaded = evaluation.load_documents([documents])
         evaluation.run_request(loaded, _WARM_UP_REQUEST)
