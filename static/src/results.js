@@ -112,7 +112,7 @@ function kyvernoView(kyverno) {
         h("td", {}, `${policy.namespace ? `${policy.namespace}/` : ""}${policy.policy}`),
         h("td", {}, rule.rule || (rule.autogen ? `autogen-${rule.autogen}` : (policy.mode || policy.mutations ? policy.kind : ""))),
         h("td", {}, badge(rule.result || "?", outcomeKind(rule.result))),
-        h("td", {}, rule.action ?? ""),
+        h("td", { class: "word" }, rule.action ?? ""),
         h("td", {}, rule.message ?? "")));
     }
     if (policy.refused) { // the API server refused the request on the policy's webhook matchConditions
