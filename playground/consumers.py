@@ -223,8 +223,11 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
 
     # -- helpers -----------------------------------------------------------------------------------------
 
+    def runner(self) -> live.ProjectRunner:
+        return live.runner_for(self.project_id, self.group_send_message)
+
     def schedule_evaluation(self, version: int, state: dict | None = None) -> None:
-        live.runner_for(self.project_id, self.group_send_message).request_within(self.bucket, version, state)
+        self.runner().request_within(self.bucket, version, state)
 
     async def ack(self, message: dict, version: int, item_id) -> None:
         self.latest = max(self.latest, version)

@@ -6,6 +6,8 @@ import { h, replaceChildren, jsonBlock } from "./dom.js";
 import { requestCard, documentErrorsView } from "./results.js";
 import { gotoLink, messageNode, textIndex } from "./locations.js";
 
+const CLOCK_FIELDS = new Set(["requestReceivedTimestamp", "stageTimestamp"]);
+
 export class ResultsPane {
   constructor(root) {
     this.root = root;
@@ -74,8 +76,9 @@ export class ResultsPane {
     const key = String(entry.id ?? entry.name);
     this.entries.set(key, entry);
     const old = [...this.cards.children].find((c) => c.dataset.requestId === key);
-    // An edit often leaves most results as they were: their cards stay (no rebuild, no layout to redo).
-    const signature = JSON.stringify(entry);
+    // An edit often leaves most results as they were: their cards stay (no rebuild, no layout to redo). The
+    // audit event's clock readings differ every time and decide nothing.
+    const signature = JSON.stringify(entry, (key, value) => (CLOCK_FIELDS.has(key) ? undefined : value));
     if (old && this.signatures.get(key) === signature) {
       old.classList.remove("stale");
       return;
