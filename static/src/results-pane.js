@@ -37,6 +37,7 @@ export class ResultsPane {
    * frame that showed them. */
   latency(ms) {
     this.latencyNote.textContent = `· shown ${Math.round(ms)} ms after your keystroke`;
+    this.latencyNote.title = "From the keystroke to the frame that showed this result, measured in this page";
     this.latencyNote.dataset.ms = String(Math.round(ms));
   }
 
