@@ -12,10 +12,6 @@ from playground.collab import authority
 from playground.core.database import db
 from playground.core.errors import ServiceError
 
-if TYPE_CHECKING:
-    from playground.core.rate_limit import TokenBucket
-    from playground.services.live import ProjectRunner
-
 NAME_MAX = 40
 
 
@@ -43,10 +39,8 @@ class CollabHandlers:
 
         async def send_json(self, content, close: bool = False) -> None: ...
         async def broadcast(self, message: dict, exclude_self: bool = False) -> None: ...
-        def schedule_evaluation(self, version: int, state: dict | None = None) -> None: ...
-        def runner(self) -> ProjectRunner: ...
-
-        bucket: TokenBucket
+        def evaluate_early(self, target, item_id, version, updates) -> None: ...
+        def evaluate_saved(self, target: str, item: dict, version: int) -> None: ...
 
     async def on_push(self, message: dict) -> None:
         target, item_id = message.get("target"), message.get("id")
@@ -104,20 +98,7 @@ class CollabHandlers:
             # At once, no wait for more typing: the page sends its next push only once this one's results are
             # shown (static/src/feedback.js), and while the project's runner is busy a newer version only raises
             # what it evaluates next (services/live.py), so a burst costs at most one evaluation more.
-            self.schedule_evaluation(version, self.runner().derive(target, answer["item"], version))
-
-    def evaluate_early(self, target, item_id, version, updates) -> None:
-        """While a push is being saved, start evaluating the text it will save, when that is known: the push
-        was made on the newest text this room evaluated (nothing to rebase over)."""
-        runner = self.runner()
-        base = runner.state or runner.last
-        key = "documents" if target == "document" else "requests"
-        item = next((i for i in (base or {}).get(key, []) if i["id"] == item_id), None)
-        if item is None or item.get("collabVersion") != version:
-            return
-        text = authority.text_after(item["text"], updates)
-        if text is not None:
-            runner.start_early(self.bucket, target, item_id, text)
+            self.evaluate_saved(target, answer["item"], version)
 
     async def on_pull(self, message: dict) -> None:
         target, item_id = message.get("target"), message.get("id")
