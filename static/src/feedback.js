@@ -78,12 +78,16 @@ export class EditFeedback {
     this.update();
   }
 
-  /** A new connection (or a lost one): every push is sent again by the resync; nothing is waited for. */
-  reset() {
-    for (const entry of this.inflight) this.typedSince = Math.min(this.typedSince ?? entry.since, entry.since);
+  /** A new connection: nothing is waited for any more. What is still unsent (`unsent`) goes again with the
+   * resync; what was saved is answered by the connection's first evaluation, of `version` or newer. */
+  reset(unsent, version) {
+    let since = this.typedSince;
+    for (const entry of this.inflight) since = Math.min(since ?? entry.since, entry.since);
     this.inflight = [];
-    this.needed = -1;
+    this.typedSince = unsent ? (since ?? this.now()) : null;
     clearTimeout(this.timer);
+    this.timer = null;
+    if (since !== null) this.need(version);
     this.update();
   }
 

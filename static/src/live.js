@@ -40,7 +40,7 @@ export class LiveProject {
         const hello = { type: "hello", version: this.version, name: this.name };
         if (this.token) hello.token = this.token;
         this.socket.send(hello);
-        this.feedback.reset(); // what was on its way is sent again below
+        this.feedback.reset(this.unsent() > 0, this.version); // what is unsent goes again below
         for (const sync of this.syncs.values()) sync.resync();
         this.showSaved();
       },

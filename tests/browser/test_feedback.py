@@ -234,3 +234,17 @@ def test_two_tabs_typing_together_converge_on_one_text_and_one_fresh_result(brow
     finally:
         for context in contexts:
             context.close()
+
+
+def test_a_connection_dropped_while_an_answer_is_on_its_way_ends_fresh_not_stale(hooked, open_project, api):
+    page, created = open_fresh(open_project, api)
+    at_end_of_message(page)
+    page.keyboard.type("?")
+    page.evaluate("window.__playground.live.socket.drop()")  # the answer to that push may never come on it
+    page.keyboard.type("!")
+    expect(page.locator("#conn-state")).to_have_attribute("data-state", "open")
+    expect(shown_message(page)).to_contain_text(MESSAGE + "?!")
+    expect(page.locator("#results")).to_have_attribute("aria-busy", "false")
+    expect(page.locator("#save-state")).to_have_attribute("data-state", "saved")
+    status, project = api("GET", f"/api/v1/projects/{created['id']}")
+    assert MESSAGE + "?!" in project["documents"][0]["text"]
