@@ -16,6 +16,7 @@ from urllib.parse import parse_qs
 
 from django.conf import settings
 
+from playground.collab import authority
 from playground.collab.consumer import CollabHandlers, clean_name
 from playground.evaluation import pool
 from playground.services import document_service, live, presence, project_service
@@ -223,8 +224,28 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
 
     # -- helpers -----------------------------------------------------------------------------------------
 
+    def runner(self) -> live.ProjectRunner:
+        return live.runner_for(self.project_id, self.group_send_message)
+
+    def evaluate_early(self, target, item_id, version, updates) -> None:
+        """While a push is being saved, start evaluating the text it will save, when that is known: the push
+        was made on the newest text this room evaluated (nothing to rebase over)."""
+        runner = self.runner()
+        base = runner.state or runner.last
+        key = "documents" if target == "document" else "requests"
+        item = next((i for i in (base or {}).get(key, []) if i["id"] == item_id), None)
+        if item is None or item.get("collabVersion") != version:
+            return
+        text = authority.text_after(item["text"], updates)
+        if text is not None:
+            runner.start_early(self.bucket, target, item_id, text)
+
+    def evaluate_saved(self, target: str, item: dict, version: int) -> None:
+        """Evaluate the version a push saved, from the saved item (no need to read the project again)."""
+        self.schedule_evaluation(version, self.runner().derive(target, item, version))
+
     def schedule_evaluation(self, version: int, state: dict | None = None) -> None:
-        live.runner_for(self.project_id, self.group_send_message).request_within(self.bucket, version, state)
+        self.runner().request_within(self.bucket, version, state)
 
     async def ack(self, message: dict, version: int, item_id) -> None:
         self.latest = max(self.latest, version)

@@ -84,6 +84,21 @@ def push(*, project_id: str, token: str | None, target: str, item_id, version, u
     return _behind(target, model.objects.get(pk=item_id), base)
 
 
+def text_after(text: str, updates) -> str | None:
+    """The text a push of `updates` saves when the pusher missed nothing (made on the text's newest version):
+    known before the save, so its evaluation can start meanwhile. None when they do not apply to `text` (the
+    push itself then says why)."""
+    try:
+        pushed = _updates(updates)
+        units = change_sets.units(change_sets.normalise(text))
+        _check_lengths(pushed, len(units))
+        for update in pushed:
+            units = update.changes.apply_units(units)
+        return change_sets.from_units(units)
+    except (ServiceError, ValueError, TypeError, KeyError, IndexError):
+        return None
+
+
 def _push(project_id, token, target, model, item_id, base, pushed: list[Update]) -> dict:
     with transaction.atomic():
         try:

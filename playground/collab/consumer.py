@@ -6,7 +6,6 @@ supplies what the class body declares.
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
 from playground.collab import authority
@@ -14,9 +13,6 @@ from playground.core.database import db
 from playground.core.errors import ServiceError
 
 NAME_MAX = 40
-# Keystrokes arrive as separate pushes; a burst is evaluated once, at its newest version (the evaluation of an
-# older version cannot be stopped once a worker has it, so starting one per keystroke only delays the newest).
-EVALUATE_AFTER_TYPING_SECONDS = 0.08
 
 
 def clean_name(value) -> str:
@@ -38,16 +34,17 @@ class CollabHandlers:
     connection_id: str
     display_name: str
     latest: int
-    typing_timer: asyncio.TimerHandle | None = None
 
     if TYPE_CHECKING:
 
         async def send_json(self, content, close: bool = False) -> None: ...
         async def broadcast(self, message: dict, exclude_self: bool = False) -> None: ...
-        def schedule_evaluation(self, version: int, state: dict | None = None) -> None: ...
+        def evaluate_early(self, target, item_id, version, updates) -> None: ...
+        def evaluate_saved(self, target: str, item: dict, version: int) -> None: ...
 
     async def on_push(self, message: dict) -> None:
         target, item_id = message.get("target"), message.get("id")
+        self.evaluate_early(target, item_id, message.get("version"), message.get("updates"))
         answer = await db(authority.push)(
             project_id=self.project_id,
             token=self.token,
@@ -98,14 +95,10 @@ class CollabHandlers:
             }
         )
         if added:
-            self.evaluate_after_typing(version)
-
-    def evaluate_after_typing(self, version: int) -> None:
-        if self.typing_timer is not None:
-            self.typing_timer.cancel()
-        self.typing_timer = asyncio.get_running_loop().call_later(
-            EVALUATE_AFTER_TYPING_SECONDS, self.schedule_evaluation, version
-        )
+            # At once, no wait for more typing: the page sends its next push only once this one's results are
+            # shown (static/src/feedback.js), and while the project's runner is busy a newer version only raises
+            # what it evaluates next (services/live.py), so a burst costs at most one evaluation more.
+            self.evaluate_saved(target, answer["item"], version)
 
     async def on_pull(self, message: dict) -> None:
         target, item_id = message.get("target"), message.get("id")
@@ -142,9 +135,7 @@ class CollabHandlers:
         )
 
     async def cursor_gone(self) -> None:
-        """The connection leaves: its cursor goes, and so does an evaluation it was about to start."""
-        if self.typing_timer is not None:
-            self.typing_timer.cancel()
+        """The connection leaves: its cursor goes."""
         await self.broadcast({"type": "cursor", "connection": self.connection_id, "gone": True}, exclude_self=True)
 
 

@@ -49,16 +49,21 @@ const indicators = {
   saved(state, version) {
     const node = $("save-state");
     if (!node) return;
-    node.dataset.state = state;
-    node.textContent = { saved: `Saved · v${version ?? "—"}`, saving: "Saving…", unsaved: "Editing…",
+    // Called on every keystroke and ack: an unchanged indicator is not rewritten (each write costs a layout).
+    if (node.dataset.state !== state) node.dataset.state = state;
+    setText(node, { saved: `Saved · v${version ?? "—"}`, saving: "Saving…", unsaved: "Editing…",
       offline: "Offline — your changes will be sent", "offline-clean": "Offline", error: "Save failed",
-      readonly: "Read-only" }[state] || state;
+      readonly: "Read-only" }[state] || state);
   },
   viewers(count) {
     const node = $("viewers");
     if (node) node.textContent = `${count} viewer${count === 1 ? "" : "s"}`;
   },
 };
+
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
 
 function banner(text) {
   const node = $("mode-banner");

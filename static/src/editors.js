@@ -143,7 +143,10 @@ export function createEditor(parent, options) {
         selection: { anchor: head }, annotations: remote.of(true) });
     },
     setServerErrors(errors) {
-      view.dispatch({ effects: setServerErrors.of(errors || []) });
+      // Every result brings the errors again, mostly the same: re-linting then would only cost the keystroke.
+      const next = errors || [];
+      if (JSON.stringify(next) === JSON.stringify(view.state.field(serverErrorsField))) return;
+      view.dispatch({ effects: setServerErrors.of(next) });
       forceLinting(view);
     },
     setReadOnly(value) {

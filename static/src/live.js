@@ -1,11 +1,14 @@
 // The live project: texts are co-edited with the server as the authority (collab.js), names, expected
 // outcomes and structure edits go as messages, results stream back with no click. Reconnects resync every
-// text by version and send whatever was typed while offline; nothing typed is dropped.
+// text by version and send whatever was typed while offline; nothing typed is dropped. Typing is sent at once;
+// while its evaluation is on its way further typing is held and goes as one push when the answer comes
+// (feedback.js), and the results shown meanwhile are marked stale.
 
 import { ReconnectingSocket } from "./socket.js";
 import { itemKey } from "./workspace.js";
 import { CollabSync } from "./collab.js";
 import { debounce } from "./dom.js";
+import { EditFeedback } from "./feedback.js";
 
 const CURSOR_DELAY_MS = 80;
 
@@ -24,6 +27,10 @@ export class LiveProject {
     this.canEdit = false;
     this.tokenPending = false; // a connection's first state predates its hello (the token's answer follows)
     this.online = false;
+    this.feedback = new EditFeedback({
+      onStale: (stale) => ui.results.markStale?.(stale),
+      onRelease: () => this.flushAll(),
+    });
     const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
     const path = wsPath || `/ws/projects/${encodeURIComponent(projectId)}/`;
     this.socket = new ReconnectingSocket(`${scheme}//${window.location.host}${path}`, {
@@ -33,6 +40,7 @@ export class LiveProject {
         const hello = { type: "hello", version: this.version, name: this.name };
         if (this.token) hello.token = this.token;
         this.socket.send(hello);
+        this.feedback.reset(this.unsent() > 0, this.version); // what is unsent goes again below
         for (const sync of this.syncs.values()) sync.resync();
         this.showSaved();
       },
@@ -71,8 +79,12 @@ export class LiveProject {
     let sync = this.syncs.get(key);
     if (!sync || sync.host !== entry.editor) {
       sync = new CollabSync({ target, id, host: entry.editor, send: (message) => {
+        const push = message.type === "push";
+        if (push && this.feedback.awaiting) return 0; // held: sent when the evaluation on its way is shown
         const clientSeq = ++this.seq;
-        return this.socket.send({ ...message, clientSeq }) ? clientSeq : 0;
+        if (!this.socket.send({ ...message, clientSeq })) return 0;
+        if (push) this.feedback.sent(clientSeq);
+        return clientSeq;
       } });
       this.syncs.set(key, sync);
     }
@@ -81,6 +93,7 @@ export class LiveProject {
 
   /** A local change of a text (the editor already holds it; the collab state keeps it until confirmed). */
   edit(target, id) {
+    this.feedback.typed();
     this.sync(target, id)?.push();
     this.showSaved();
   }
@@ -155,6 +168,8 @@ export class LiveProject {
       }
       case "updates": {
         this.bumpVersion(message.version);
+        if (message.rejected) this.feedback.dropped(message.clientSeq);
+        else if (message.by != null) this.feedback.need(message.version); // another editor's change
         this.sync(message.target, message.id)?.receive(message);
         this.showSaved();
         break;
@@ -164,6 +179,7 @@ export class LiveProject {
         if (typeof message.collabVersion === "number" && message.updates) {
           const sync = this.sync(message.target, message.id);
           sync?.ack(message);
+          this.feedback.acked(message.clientSeq, message.version);
           // The cursor waits for typing to be confirmed (positions then agree): show it to the others now.
           if (sync?.host.view?.hasFocus) this.selection(message.target, message.id);
         }
@@ -173,6 +189,7 @@ export class LiveProject {
       }
       case "edited": {
         this.bumpVersion(message.version);
+        this.feedback.need(message.version);
         const entry = workspace.get(message.target, message.id);
         if (entry) workspace.update(entry, { name: message.name, expected: message.expected });
         if (typeof message.collabVersion === "number") this.sync(message.target, message.id)?.resync(message.collabVersion);
@@ -202,15 +219,20 @@ export class LiveProject {
         results.result(message.version, message.request, workspace.requestOrder());
         workspace.setRequestErrors(message.request?.id, message.request?.result);
         break;
-      case "done":
+      case "done": {
+        const since = this.feedback.answered(message.version); // held typing is sent first
         results.done(message.version, message.ms, workspace.requestOrder());
+        if (since !== null) afterNextPaint(() => results.latency?.(performance.now() - since));
         break;
+      }
       case "viewers":
         indicators.viewers(message.count);
         break;
       case "error": {
         if (message.clientSeq != null && this.pending.delete(message.clientSeq)) indicators.saved("error", this.version);
         for (const sync of this.syncs.values()) sync.failed(message.clientSeq);
+        if (message.clientSeq != null) this.feedback.dropped(message.clientSeq);
+        else this.feedback.release(); // an evaluation that failed: no answer is coming
         if (message.error?.code === "not_found") this.dropGone();
         this.ui.onError?.(message.error || {});
         break;
@@ -244,4 +266,14 @@ export class LiveProject {
   dropGone() {
     for (const [key, sync] of this.syncs) if (!this.ui.workspace.get(sync.target, sync.id)) this.syncs.delete(key);
   }
+}
+
+/** Run `fn` once the frame showing the current DOM has been rendered (a message posted from its
+ * requestAnimationFrame runs after that frame). */
+function afterNextPaint(fn) {
+  requestAnimationFrame(() => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => fn();
+    channel.port2.postMessage(null);
+  });
 }

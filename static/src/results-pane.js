@@ -1,20 +1,44 @@
 // The right column: evaluation status, configuration errors, one card per sample request (in the
-// workspace's order), streamed in as results arrive; cards of an older version are dimmed, not removed.
+// workspace's order), streamed in as results arrive; cards of an older version are dimmed, not removed, and
+// while the results shown predate an edit the whole column is marked stale (class, aria-busy, a cue).
 
 import { h, replaceChildren, jsonBlock } from "./dom.js";
 import { requestCard, documentErrorsView } from "./results.js";
 import { gotoLink, messageNode, textIndex } from "./locations.js";
 
+const CLOCK_FIELDS = new Set(["requestReceivedTimestamp", "stageTimestamp"]);
+
 export class ResultsPane {
   constructor(root) {
+    this.root = root;
     this.status = h("p", { class: "eval-status", "aria-live": "polite", dataset: { testid: "eval-status" } }, "Waiting for results…");
+    // Not live regions: a cue per keystroke, or a figure per result, would be read out all the time.
+    this.staleCue = h("span", { class: "stale-cue", dataset: { testid: "stale-cue" } }, "Stale: updating…");
+    this.latencyNote = h("span", { class: "eval-latency muted", dataset: { testid: "eval-latency" } });
     this.general = h("div", { class: "general-errors" });
     this.typecheckBox = h("div", { class: "typecheck-box" });
     this.cards = h("div", { class: "result-cards" });
     this.version = -1;
     this.blocked = false; // a document has an error: the type check cannot be complete
     this.entries = new Map();
-    replaceChildren(root, this.status, this.general, this.typecheckBox, this.cards);
+    this.signatures = new Map(); // request key → the entry its card shows, as JSON
+    replaceChildren(root, h("div", { class: "eval-bar" }, this.status, this.latencyNote, this.staleCue),
+      this.general, this.typecheckBox, this.cards);
+    this.markStale(false);
+  }
+
+  /** The results shown do not reflect the newest edit (yet): kept on screen, marked, never cleared. */
+  markStale(stale) {
+    this.root.classList.toggle("results-stale", stale);
+    this.root.setAttribute("aria-busy", stale ? "true" : "false");
+  }
+
+  /** How long the oldest keystroke these results answer waited for them, measured in the page up to the
+   * frame that showed them. */
+  latency(ms) {
+    this.latencyNote.textContent = `· shown ${Math.round(ms)} ms after your keystroke`;
+    this.latencyNote.title = "From the keystroke to the frame that showed this result, measured in this page";
+    this.latencyNote.dataset.ms = String(Math.round(ms));
   }
 
   evaluating(version) {
@@ -52,17 +76,28 @@ export class ResultsPane {
     if (version != null && version < this.version) return;
     const key = String(entry.id ?? entry.name);
     this.entries.set(key, entry);
-    const card = requestCard(entry);
     const old = [...this.cards.children].find((c) => c.dataset.requestId === key);
+    // An edit often leaves most results as they were: their cards stay (no rebuild, no layout to redo). The
+    // audit event's clock readings differ every time and decide nothing.
+    const signature = JSON.stringify(entry, (key, value) => (CLOCK_FIELDS.has(key) ? undefined : value));
+    if (old && this.signatures.get(key) === signature) {
+      old.classList.remove("stale");
+      return;
+    }
+    this.signatures.set(key, signature);
+    const card = requestCard(entry);
     if (old) old.replaceWith(card);
-    else this.cards.appendChild(card);
-    this.sort(order);
+    else {
+      this.cards.appendChild(card);
+      this.sort(order);
+    }
   }
 
   done(version, ms, order) {
     if (version != null && version < this.version) return;
     const keep = new Set(order.map((r) => String(r.id)));
     for (const card of [...this.cards.children]) if (!keep.has(card.dataset.requestId)) card.remove();
+    this.sort(order);
     const failures = [...this.entries.values()].filter((e) => keep.has(String(e.id)) && e.verdict === "fail").length;
     const passes = [...this.entries.values()].filter((e) => keep.has(String(e.id)) && e.verdict === "pass").length;
     const tests = passes + failures ? ` · tests: ${passes} passed, ${failures} failed` : "";
@@ -89,10 +124,12 @@ export class ResultsPane {
     this.status.dataset.state = "error";
   }
 
+  /** Cards in the workspace's order (moved only when out of place). */
   sort(order) {
     const rank = new Map(order.map((r, index) => [String(r.id), index]));
     const cards = [...this.cards.children].sort((a, b) =>
       (rank.get(a.dataset.requestId) ?? 1e9) - (rank.get(b.dataset.requestId) ?? 1e9));
+    if (cards.every((card, index) => this.cards.children[index] === card)) return;
     for (const card of cards) this.cards.appendChild(card);
   }
 }

@@ -1,10 +1,12 @@
 """A late push through the real project consumer: saved at once, its ack carries what the pusher missed and
 its own change as saved, the others get only the new change."""
 
+import asyncio
+
 import pytest
 from channels.db import database_sync_to_async
 
-from playground.services import project_service
+from playground.services import live, project_service
 from tests.playground.test_consumer import TIMEOUT, connect, receive_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -47,3 +49,21 @@ async def test_a_late_push_is_rebased_and_acknowledged_with_what_was_missed():
     assert saved["documents"][0]["text"] == ">hello!"
     for ws in (first, second):
         await ws.disconnect(timeout=TIMEOUT)
+
+
+async def test_a_push_is_evaluated_at_once_with_no_wait_for_more_typing():
+    """The page holds its next push until this one's results are shown, so the server must not wait for more
+    typing: by the time the pusher reads its ack, the project's runner has been asked for that version."""
+    project_id, token, doc = await database_sync_to_async(create)()
+    ws = await connect(project_id)
+    await ws.send_json_to({"type": "hello", "token": token, "version": 0})
+    await receive_until(ws, "state", lambda m: m["canEdit"])
+    await ws.send_json_to(push(doc, 0, [5, [0, "!"]], "me", 1))
+    ack, _ = await receive_until(ws, "ack", lambda m: m["clientSeq"] == 1)
+    for _ in range(5):  # the handler's last steps after its ack; no clock time passes
+        await asyncio.sleep(0)
+    runner = live._RUNNERS.get(project_id)  # the project's runner, made by the first evaluation it was asked for
+    assert runner is not None and runner.wanted == ack["version"]
+    done, _ = await receive_until(ws, "done", lambda m: m["version"] == ack["version"])
+    assert done["version"] == ack["version"]
+    await ws.disconnect(timeout=TIMEOUT)

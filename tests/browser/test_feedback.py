@@ -1,0 +1,250 @@
+"""Feedback while typing: an edit goes to the server at once, typing while its evaluation is on its way is
+held and sent as one push when the answer comes, the results shown meanwhile stay on screen marked stale,
+nothing typed is lost, and two tabs typing together still converge.
+
+The page's frames are watched through a hook installed before its scripts (every WebSocket.send, and
+whether it ran inside a timer callback: a debounce sends from one), and the server's answers are held back
+where a test needs an evaluation in flight (Playwright's WebSocket routing, which passes every other frame
+through unchanged)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.helpers import editor, project_body
+
+pytestmark = pytest.mark.browser
+
+MESSAGE = "replicas must be at most 5"
+EVALUATION = {"evaluating", "documentErrors", "result", "done", "typecheck"}
+
+# Records every frame the page sends, and whether a timer callback (setTimeout/setInterval) sent it.
+SEND_HOOK = """
+(() => {
+  const sent = window.__sent = [];
+  let inTimer = 0;
+  for (const name of ["setTimeout", "setInterval"]) {
+    const original = window[name];
+    window[name] = function (callback, ...rest) {
+      if (typeof callback !== "function") return original.call(this, callback, ...rest);
+      return original.call(this, function (...args) {
+        inTimer += 1;
+        try { return callback.apply(this, args); } finally { inTimer -= 1; }
+      }, ...rest);
+    };
+  }
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    try { sent.push({ message: JSON.parse(data), fromTimer: inTimer > 0, at: performance.now() }); } catch {}
+    return send.call(this, data);
+  };
+})();
+"""
+
+
+def pushes(page) -> list[dict]:
+    return [frame for frame in page.evaluate("window.__sent") if frame["message"]["type"] == "push"]
+
+
+def at_end_of_message(page, document: int = 0) -> None:
+    """Focus the policy's editor with the cursor at the end of its message (inside the quotes)."""
+    page.evaluate(
+        """([message, index]) => {
+          const entry = [...window.__playground.workspace.items.values()].filter((e) => e.target === 'document')[index];
+          const view = entry.editor.view;
+          const at = view.state.doc.toString().indexOf(message) + message.length;
+          view.focus();
+          view.dispatch({ selection: { anchor: at } });
+        }""",
+        [MESSAGE, document],
+    )
+
+
+def policy_text(page) -> str:
+    return page.evaluate(
+        "() => [...window.__playground.workspace.items.values()].find((e) => e.target === 'document').editor.getText()"
+    )
+
+
+def shown_message(page):
+    return page.locator(".result-card [data-testid=kubectl]").first
+
+
+class HeldAnswers:
+    """Routes the page's project socket through the test: frames pass unchanged both ways, except the
+    server's evaluation messages while `hold` is on, which wait until `release()`."""
+
+    def __init__(self, page):
+        self.hold = False
+        self.held: list[str] = []
+        self.route = None
+        page.route_web_socket(re.compile(r"/ws/projects/"), self._connect)
+
+    def _connect(self, route) -> None:
+        self.route = route
+        server = route.connect_to_server()
+        route.on_message(lambda message: server.send(message))
+        server.on_message(self._from_server)
+
+    def _from_server(self, message) -> None:
+        if self.hold and json.loads(message).get("type") in EVALUATION:
+            self.held.append(message)
+        else:
+            self.route.send(message)
+
+    def release(self) -> None:
+        self.hold = False
+        held, self.held = self.held, []
+        for message in held:
+            self.route.send(message)
+
+
+@pytest.fixture
+def hooked(page):
+    page.add_init_script(SEND_HOOK)
+    return page
+
+
+def open_fresh(open_project, api):
+    status, created = api("POST", "/api/v1/projects", project_body(title="Feedback"))
+    assert status == 201
+    page = open_project(created)
+    expect(shown_message(page)).to_contain_text(MESSAGE)
+    expect(page.locator("#results")).to_have_attribute("aria-busy", "false")
+    return page, created
+
+
+def test_the_first_keystroke_on_an_idle_server_is_sent_at_once_and_its_result_follows(hooked, open_project, api):
+    page, _ = open_fresh(open_project, api)
+    at_end_of_message(page)
+    before = len(pushes(page))
+    page.keyboard.type("!")
+    # Read straight after the keystroke was handled, no waiting: a debounced client has sent nothing yet.
+    sent = pushes(page)[before:]
+    assert len(sent) == 1, sent
+    assert sent[0]["fromTimer"] is False  # sent while handling the keystroke, not by a timer later
+    text = policy_text(page)
+    at = text.index(MESSAGE) + len(MESSAGE)
+    assert [u["changes"] for u in sent[0]["message"]["updates"]] == [[at, [0, "!"], len(text) - at - 1]]
+    expect(shown_message(page)).to_contain_text(MESSAGE + "!")
+    expect(page.locator("#results")).to_have_attribute("aria-busy", "false")
+    # The latency shown is the page's own measure, from the keystroke to the frame that showed its result.
+    expect(page.locator("[data-testid=eval-latency]")).to_contain_text(re.compile(r"shown \d+ ms after your keystroke"))
+
+
+def test_typing_while_an_evaluation_is_in_flight_is_held_then_sent_as_one_push_and_stale_results_stay(
+    hooked, open_project, api
+):
+    held = HeldAnswers(hooked)
+    page, created = open_fresh(open_project, api)
+    results = page.locator("#results")
+    at_end_of_message(page)
+    # However slow this machine, the held answer is awaited (the page otherwise stops waiting after a second).
+    page.evaluate("window.__playground.live.feedback.wait = 60000")
+    held.hold = True
+    before = len(pushes(page))
+    page.keyboard.type("1")
+    expect(results).to_have_class(re.compile(r"\bresults-stale\b"))
+    expect(results).to_have_attribute("aria-busy", "true")
+    expect(page.locator("[data-testid=stale-cue]")).to_be_visible()
+    page.keyboard.type("234", delay=30)
+    page.wait_for_timeout(300)  # its evaluation is held: nothing more may go meanwhile
+    sent = pushes(page)[before:]
+    assert len(sent) == 1, [frame["message"] for frame in sent]
+    # The previous result is still on screen (not cleared), dimmed and marked, while the answer is awaited.
+    expect(shown_message(page)).to_contain_text(MESSAGE)
+    expect(shown_message(page)).not_to_contain_text(MESSAGE + "1")
+    expect(page.locator(".result-card")).to_have_count(1)
+    assert float(page.locator(".result-card").first.evaluate("card => getComputedStyle(card).opacity")) < 1
+    held.release()
+    # The answer came: the rest goes as one push, carrying every keystroke typed meanwhile.
+    expect(shown_message(page)).to_contain_text(MESSAGE + "1234")
+    sent = pushes(page)[before:]
+    assert len(sent) == 2, [frame["message"] for frame in sent]
+    assert len(sent[1]["message"]["updates"]) == 3
+    expect(results).to_have_attribute("aria-busy", "false")
+    expect(results).not_to_have_class(re.compile(r"\bresults-stale\b"))
+    expect(page.locator("[data-testid=stale-cue]")).to_be_hidden()
+    expect(page.locator("#save-state")).to_have_attribute("data-state", "saved")
+
+
+def test_fast_typing_loses_no_keystroke_and_the_result_shown_is_the_final_texts(hooked, open_project, api):
+    page, created = open_fresh(open_project, api)
+    at_end_of_message(page)
+    typed = " - ask the platform team for an exception, then try again"
+    page.keyboard.type(typed, delay=5)
+    expect(shown_message(page)).to_contain_text(MESSAGE + typed)
+    expect(page.locator("#results")).to_have_attribute("aria-busy", "false")
+    expect(page.locator("#save-state")).to_have_attribute("data-state", "saved")
+    status, project = api("GET", f"/api/v1/projects/{created['id']}")
+    assert status == 200
+    assert project["documents"][0]["text"] == policy_text(page)
+    assert MESSAGE + typed in project["documents"][0]["text"]
+    # Coalesced: fewer pushes than keystrokes (typing went on while an evaluation was on its way).
+    assert 1 <= len(pushes(page)) < len(typed)
+
+
+def test_two_tabs_typing_together_converge_on_one_text_and_one_fresh_result(browser, server_url, api):
+    status, created = api("POST", "/api/v1/projects", project_body(title="Two typists"))
+    assert status == 201
+    pages, contexts = [], []
+    try:
+        for name in ("Ada", "Grace"):
+            context = browser.new_context(viewport={"width": 1440, "height": 1000})
+            context.set_default_timeout(15_000)
+            contexts.append(context)
+            page = context.new_page()
+            page.goto(server_url + "/")
+            page.evaluate(
+                "([id, token, name]) => { localStorage.setItem('admission-playground:token:' + id, token);"
+                " localStorage.setItem('admission-playground:name', name); }",
+                [created["id"], created["editToken"], name],
+            )
+            page.goto(f"{server_url}/p/{created['id']}")
+            page.wait_for_selector(".cm-content[contenteditable=true]")
+            expect(shown_message(page)).to_contain_text(MESSAGE)
+            pages.append(page)
+        first, second = pages
+        at_end_of_message(first)
+        first.keyboard.type(" +A", delay=10)
+        expect(editor(second, "document", 0)).to_contain_text("+A")
+        for round_ in range(3):
+            for page, who in ((first, "a"), (second, "b")):
+                # Each types at the start of the document, a line of its own, while the other's results arrive.
+                page.evaluate(
+                    "() => { const e = [...window.__playground.workspace.items.values()].find((x) => x.target === 'document');"
+                    " e.editor.view.focus(); e.editor.view.dispatch({ selection: { anchor: 0 } }); }"
+                )
+                page.keyboard.type(f"# {who}{round_}\n", delay=5)
+        for page in pages:
+            expect(page.locator("#save-state")).to_have_attribute("data-state", "saved", timeout=20_000)
+            expect(page.locator("#results")).to_have_attribute("aria-busy", "false", timeout=20_000)
+        texts = [policy_text(page) for page in pages]
+        assert texts[0] == texts[1]
+        for marker in ("+A", "# a0", "# a1", "# a2", "# b0", "# b1", "# b2"):
+            assert marker in texts[0]
+        for page in pages:
+            expect(shown_message(page)).to_contain_text(MESSAGE + " +A")
+        status, project = api("GET", f"/api/v1/projects/{created['id']}")
+        assert project["documents"][0]["text"] == texts[0]
+    finally:
+        for context in contexts:
+            context.close()
+
+
+def test_a_connection_dropped_while_an_answer_is_on_its_way_ends_fresh_not_stale(hooked, open_project, api):
+    page, created = open_fresh(open_project, api)
+    at_end_of_message(page)
+    page.keyboard.type("?")
+    page.evaluate("window.__playground.live.socket.drop()")  # the answer to that push may never come on it
+    page.keyboard.type("!")
+    expect(page.locator("#conn-state")).to_have_attribute("data-state", "open")
+    expect(shown_message(page)).to_contain_text(MESSAGE + "?!")
+    expect(page.locator("#results")).to_have_attribute("aria-busy", "false")
+    expect(page.locator("#save-state")).to_have_attribute("data-state", "saved")
+    status, project = api("GET", f"/api/v1/projects/{created['id']}")
+    assert MESSAGE + "?!" in project["documents"][0]["text"]
