@@ -323,7 +323,8 @@ def _normalized(request: Any, mapper: Any, source: str) -> tuple[NormalizedReque
     naming the request by `source`."""
     errors: list[dict[str, Any]] = []
     if isinstance(request, str):
-        records, load_errors = load_documents(request, source)
+        # Only the data is used: the request's errors come from the YAML reader, located already.
+        records, load_errors = load_documents(request, source, positions=False)
         errors += [{"severity": "error", **e.to_dict(), "source": source, "document": None} for e in load_errors]
         request = records[0].data if records else None
     normalized = normalize_request(request, mapper, copy_objects=False)
