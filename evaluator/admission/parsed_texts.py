@@ -1,5 +1,6 @@
 """Document texts parsed once: an edit in the live editor changes one text of a project, and the others (and
-every other project's copy of the same example) are read again on each evaluation otherwise.
+every other project's copy of the same example) are read again on each evaluation otherwise; a policy edit
+runs every sample request again, each read from its text.
 
 `load_documents` answers as `documents.load_documents` does, from a bounded cache of what each (text, name)
 parsed to. Each call gets Document records of its own, holding copies of the parsed data (later stages may
@@ -37,29 +38,33 @@ def copied(value: Any) -> Any:
     return copy.deepcopy(value)  # anything else YAML can make (a set, bytes): rare
 
 
+Key = tuple[str, "str | None", bool]  # (text, source, with positions)
+
+
 class _Cache:
-    """(text, source) -> (records, errors), least recently used first out, bounded in entries and characters."""
+    """(text, source, positions) -> (records, errors), least recently used first out, bounded in entries and
+    characters."""
 
     def __init__(self) -> None:
-        self.entries: OrderedDict[tuple[str, str | None], tuple[list[Document], list[LoadError]]] = OrderedDict()
+        self.entries: OrderedDict[Key, tuple[list[Document], list[LoadError]]] = OrderedDict()
         self.chars = 0
         self.lock = threading.Lock()
 
-    def get(self, key: tuple[str, str | None]) -> tuple[list[Document], list[LoadError]] | None:
+    def get(self, key: Key) -> tuple[list[Document], list[LoadError]] | None:
         with self.lock:
             found = self.entries.get(key)
             if found is not None:
                 self.entries.move_to_end(key)
             return found
 
-    def put(self, key: tuple[str, str | None], value: tuple[list[Document], list[LoadError]]) -> None:
+    def put(self, key: Key, value: tuple[list[Document], list[LoadError]]) -> None:
         with self.lock:
             if key in self.entries:
                 return
             self.entries[key] = value
             self.chars += len(key[0])
             while len(self.entries) > MAX_ENTRIES or self.chars > MAX_TOTAL_CHARS:
-                (text, _), _ = self.entries.popitem(last=False)
+                (text, _, _), _ = self.entries.popitem(last=False)
                 self.chars -= len(text)
 
     def clear(self) -> None:
@@ -71,14 +76,16 @@ class _Cache:
 _CACHE = _Cache()
 
 
-def load_documents(text: str, source: str | None = None) -> tuple[list[Document], list[LoadError]]:
-    """`documents.load_documents(text, source)` (with positions), parsing each text once."""
+def load_documents(
+    text: str, source: str | None = None, positions: bool = True
+) -> tuple[list[Document], list[LoadError]]:
+    """`documents.load_documents(text, source, positions)`, parsing each text once."""
     if not isinstance(text, str) or len(text) > MAX_TEXT_CHARS:
-        return parse_documents(text, source)
-    key = (str(text), source)
+        return parse_documents(text, source, positions)
+    key = (str(text), source, positions)
     found = _CACHE.get(key)
     if found is None:
-        found = parse_documents(text, source)
+        found = parse_documents(text, source, positions)
         _CACHE.put(key, found)
     records, errors = found
     return [replace(record, data=copied(record.data)) for record in records], list(errors)

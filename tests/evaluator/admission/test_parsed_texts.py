@@ -78,4 +78,4 @@ def test_the_cache_is_bounded(monkeypatch):
     assert parsed_texts._CACHE.chars <= parsed_texts.MAX_TOTAL_CHARS
     big = TEXT + "#" * parsed_texts.MAX_TEXT_CHARS
     assert parsed_texts.load_documents(big, "t") == load_documents(big, "t")
-    assert all(text != big for text, _ in parsed_texts._CACHE.entries)
+    assert all(key[0] != big for key in parsed_texts._CACHE.entries)
