@@ -34,7 +34,6 @@ import random
 import logging
 from collections.abc import Awaitable, Callable
 
-from channels.consumer import get_handler_name
 from channels.db import aclose_old_connections
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
@@ -128,7 +127,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             return
         try:
             async with self.turn:
-                await self.handle(message)
+                await super().dispatch(message)
         except StopConsumer:
             raise
         except Exception as exc:
@@ -140,17 +139,6 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             outage.report(f"{self.area} leaving", exc)
             await aclose_old_connections()
             raise StopConsumer() from None
-
-    async def handle(self, message: dict) -> None:
-        """channels' `AsyncConsumer.dispatch` less its `aclose_old_connections` before every message: a hop to
-        the database thread and back (~0.1 ms of CPU) for each keystroke and each room message, to tidy
-        connections that every database call here tidies anyway (`core/database.db`: channels'
-        `DatabaseSyncToAsync` closes old connections around each call; the PostgreSQL threads keep and
-        check their own)."""
-        handler = getattr(self, get_handler_name(message), None)
-        if handler is None:
-            raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
 
     async def close_unavailable(self, exc: BaseException, seq=None) -> None:
         """Tell the client a backing service is down and close with 4503 (once); the page reconnects."""
