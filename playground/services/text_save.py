@@ -1,5 +1,5 @@
 """The save of an edited text (a keystroke in the editor): the same rules and rows as
-`document_service.update_item`, in four statements instead of eight.
+`document_service.update_item`, in four statements of its own instead of seven (the edit guards ask their own).
 
 Every keystroke of every editor is one such save, so it skips the ORM's query building: the project's version
 is bumped with its token read in one UPDATE ... RETURNING (a refused token rolls it back), the item is read
