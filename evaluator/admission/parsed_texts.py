@@ -21,7 +21,7 @@ from evaluator.admission.documents import load_documents as parse_documents
 
 MAX_ENTRIES = 256
 MAX_TEXT_CHARS = 64 * 1024  # a bigger text (a dump) is parsed each time: it is seldom read twice
-MAX_TOTAL_CHARS = 4 * 1024 * 1024  # the texts held, all entries together
+MAX_TOTAL_CHARS = 1024 * 1024  # the texts held, all entries together (parsed, with positions: ~27 bytes a character)
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 
