@@ -15,13 +15,12 @@ import datetime as dt
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from evaluator.admission import loading
+from evaluator.admission import loading, parsed_texts
 from evaluator.admission.cluster import ClusterIndex
 from evaluator.admission.expressions import make_authorizers
 from evaluator.admission.matching import exempt_reason
 from evaluator.admission.policy_kind import MUTATING, UNCHANGED, KindOutcome, RequestContext, Setup
 from evaluator.admission.request import NormalizedRequest, normalize_request
-from evaluator.admission.documents import load_documents
 from evaluator.admission.result import admission_result, bad_request, crash, internal_error, kind_defaults
 from evaluator.admission.phases import phase_entries, response_patch
 from evaluator.admission.trace_location import locate_traces
@@ -323,7 +322,8 @@ def _normalized(request: Any, mapper: Any, source: str) -> tuple[NormalizedReque
     naming the request by `source`."""
     errors: list[dict[str, Any]] = []
     if isinstance(request, str):
-        records, load_errors = load_documents(request, source)
+        # Only the data is used: the request's errors come from the YAML reader, located already.
+        records, load_errors = parsed_texts.load_documents(request, source, positions=False)
         errors += [{"severity": "error", **e.to_dict(), "source": source, "document": None} for e in load_errors]
         request = records[0].data if records else None
     normalized = normalize_request(request, mapper, copy_objects=False)

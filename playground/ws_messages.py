@@ -13,7 +13,7 @@ from typing import Any
 
 from rest_framework.serializers import Serializer
 
-from playground.api.strict import validated
+from playground.api.strict import validated_message
 from playground.core import edge, limits
 from playground.core.errors import ServiceError
 
@@ -43,7 +43,7 @@ def parse_client_message(
     if not isinstance(kind, str) or kind not in messages:
         shown = kind if isinstance(kind, str) else edge.json_type(kind)
         raise ServiceError("invalid_message", f"unknown message type {shown!r}", path="type")
-    return validated(messages[kind], message, code="invalid_message", known_only=False)
+    return validated_message(messages[kind], message, code="invalid_message")
 
 
 def client_seq(message: Any) -> int | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from evaluator.admission import parsed_texts
 from evaluator.admission.documents import Document, deduplicate, load_documents, load_objects
 from evaluator.admission.error_location import locate
 from evaluator.admission.hints import hint_for
@@ -92,7 +93,7 @@ def _load_list(documents: list[Any]) -> tuple[list[Document], list[dict]]:
     texts = [(i, d) for i, d in enumerate(documents) if isinstance(d, str)]
     objects = [(i, d) for i, d in enumerate(documents) if not isinstance(d, str)]
     for number, (position, text) in enumerate(texts):
-        loaded, problems = load_documents(text, text_source(number, text))
+        loaded, problems = parsed_texts.load_documents(text, text_source(number, text))
         for record in loaded:
             record.position = position
         records += loaded

@@ -186,8 +186,8 @@ def record_replacement(project: Project, target: str, item, old_text: str, clien
     """A whole-text save (REST, a client without co-editing) enters the history as the smallest change, so
     co-editors rebase onto it instead of losing what they typed. Call inside the saving transaction, before
     `item.save()`; it sets `item.collab_version`."""
-    changes = change_sets.between(change_sets.normalise(old_text), change_sets.normalise(item.text))
-    if not changes or changes == [change_sets.length(change_sets.normalise(old_text))]:
+    changes = replacement(old_text, item.text)
+    if changes is None:
         return
     item.collab_version += 1
     TextChange.objects.create(
@@ -198,6 +198,15 @@ def record_replacement(project: Project, target: str, item, old_text: str, clien
         changes=changes,
         client_id=client_id,
     )
+
+
+def replacement(old_text: str, new_text: str) -> list | None:
+    """The smallest change from one text to the other, as the history records it; None when they read the
+    same once normalised (nothing to record). Its JSON form: a list."""
+    changes = change_sets.between(change_sets.normalise(old_text), change_sets.normalise(new_text))
+    if not changes or changes == [change_sets.length(change_sets.normalise(old_text))]:
+        return None
+    return changes
 
 
 def forget(target: str, item_id: int) -> None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 
+import orjson
+
 import evaluator.cel as cel
 from evaluator import mcp_server
 from evaluator.expression import evaluate_expression
@@ -33,8 +35,18 @@ def evaluate_texts(
     results = []
     for text in request_texts:
         result = evaluation.run_request(loaded, text)
-        results.append((_summary(result), json.dumps(result)))
+        results.append((_summary(result), encode_result(result)))
     return errors, results
+
+
+def encode_result(result: dict) -> str:
+    """A result as JSON text: orjson's (compact, several times faster), or the standard encoder's for what
+    orjson refuses (text with lone surrogates, integers beyond 64 bits, keys that are not text). The same
+    JSON value either way."""
+    try:
+        return orjson.dumps(result).decode()
+    except TypeError:  # orjson.JSONEncodeError
+        return json.dumps(result)
 
 
 def typecheck(texts: list[str], kubernetes_version: str | None = None) -> dict:

@@ -19,6 +19,7 @@ from playground.core.errors import not_found
 from playground.core.expectations import clean_expected
 from playground.core.access import authorize
 from playground.core.items import item_dict
+from playground.services import text_save
 from playground.services.project_service import bump_version, get_project
 
 TARGETS: dict[str, type[Document] | type[SampleRequest]] = {"document": Document, "request": SampleRequest}
@@ -126,6 +127,10 @@ def update_item(
     model = TARGETS[target]
     if text is not None:
         limits.check_text(text, name)
+        if name is None and isinstance(expected, _Unset) and text_save.can_save(project_id, target, item_id):
+            saved = text_save.save_text(project_id=project_id, token=token, target=target, item_id=item_id, text=text)
+            if saved is not None:  # else near the size limit: counted exactly below
+                return saved
     with transaction.atomic():
         project = bump_version(project_id, token)
         item = _row(model, project_id, target, item_id, lock=True)
