@@ -20,6 +20,9 @@ def fresh_process_state():
     """Every test starts with this process's caches and live runners empty, so none passes (or fails) because
     an earlier test warmed or filled them. The one place such state is reset; a test never clears it itself.
     (Worker processes keep their own caches: results are the same either way, only faster.)"""
+    from django.core.cache import cache
+
+    from playground.api.throttles import EvaluationThrottle
     from playground.evaluation import live_jobs as evaluation_jobs, service as evaluation_service
     from playground.services import live
 
@@ -27,6 +30,8 @@ def fresh_process_state():
         evaluation_service.clear_caches()
         evaluation_jobs.clear_caches()
         live._RUNNERS.clear()
+        # The test client's evaluation rate count (127.0.0.1): otherwise the tests before one use up its quota.
+        cache.delete(EvaluationThrottle.cache_format % {"scope": EvaluationThrottle.scope, "ident": "127.0.0.1"})
 
     reset()
     yield
