@@ -7,7 +7,7 @@ one when that serves it). Lists page with `limit`/`continue` and stop at a cap: 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,9 +15,12 @@ from evaluator.cluster.client import ReadOnlyClient
 from evaluator.cluster.errors import ClusterError
 from evaluator.cluster.kinds import NEVER
 
-__all__ = ["Resource", "ClusterReader", "PAGE_SIZE"]
+__all__ = ["Resource", "ClusterReader", "PAGE_SIZE", "Progress"]
 
 PAGE_SIZE = 500
+# After each page of a list: (the kind as `resource.group`, objects read so far, how many the list holds when
+# the API server says so (`remainingItemCount`), else None).
+Progress = Callable[[str, int, "int | None"], None]
 
 
 @dataclass(frozen=True)
@@ -45,11 +48,12 @@ class Resource:
 
 
 class ClusterReader:
-    """Reads what the allow-list names; everything else is a `not_allowed` error before any call is made."""
+    """Reads what the allow-list names; everything else is a `not_allowed` error before any call is made.
+    `allowed=None` (the CLI, reading with its user's own credentials) allows every kind but Secrets."""
 
-    def __init__(self, client: ReadOnlyClient, allowed: frozenset[str]):
+    def __init__(self, client: ReadOnlyClient, allowed: frozenset[str] | None):
         self.client = client
-        self.allowed = allowed - NEVER
+        self.allowed = None if allowed is None else allowed - NEVER
         self._resources: list[Resource] | None = None
         self.discovery_errors: dict[str, ClusterError] = {}  # group -> why its discovery failed
 
@@ -134,12 +138,13 @@ class ClusterReader:
         return resource
 
     def check_allowed(self, resource: Resource, name: str = "") -> None:
-        if resource.label() not in self.allowed:
+        label = resource.label()
+        if label in NEVER or (self.allowed is not None and label not in self.allowed):
             raise ClusterError(
-                name or resource.label(),
+                name or label,
                 "not_allowed",
-                f"{resource.label()} is not in this playground's allow-list of cluster kinds"
-                + (" (Secrets are never read)" if resource.label() in NEVER else ""),
+                f"{label} is not in this playground's allow-list of cluster kinds"
+                + (" (Secrets are never read)" if label in NEVER else ""),
             )
 
     def count(
@@ -164,12 +169,23 @@ class ClusterReader:
         return total, True
 
     def list(
-        self, resource: Resource, namespace: str | None = None, selector: str | None = None, cap: int = 1000
+        self,
+        resource: Resource,
+        namespace: str | None = None,
+        selector: str | None = None,
+        cap: int = 1000,
+        progress: Progress | None = None,
     ) -> list[dict]:
-        """Every object (with apiVersion and kind, without managedFields); `too_large` past `cap`."""
+        """Every object (with apiVersion and kind, without managedFields); `too_large` past `cap`. `progress`
+        hears after each page how far the list is."""
         self.check_allowed(resource)
         found: list[dict] = []
-        for item, announced in self._pages(resource, namespace, selector):
+
+        def paged(announced: int) -> None:
+            if progress is not None:
+                progress(resource.label(), len(found), announced or None)
+
+        for item, announced in self._pages(resource, namespace, selector, paged):
             if len(found) == cap or announced > cap:  # announced: what the first page says the list holds
                 where = f" in namespace {namespace}" if namespace else ""
                 raise ClusterError(
@@ -186,8 +202,15 @@ class ClusterReader:
         what = f"{resource.label()} {namespace + '/' if namespace else ''}{name}"
         return as_object(self.client.get(resource.path(namespace, name), what=what), resource)
 
-    def _pages(self, resource: Resource, namespace: str | None, selector: str | None) -> Iterator[tuple[dict, int]]:
-        """(item, how many items the list announced it holds: `remainingItemCount` + the first page, else 0)."""
+    def _pages(
+        self,
+        resource: Resource,
+        namespace: str | None,
+        selector: str | None,
+        paged: Callable[[int], None] | None = None,
+    ) -> Iterator[tuple[dict, int]]:
+        """(item, how many items the list announced it holds: `remainingItemCount` + the first page, else 0);
+        `paged(announced)` once the consumer has taken a page's items."""
         token, announced = None, 0
         while True:
             query = _query(selector, PAGE_SIZE) + ([("continue", token)] if token else [])
@@ -197,6 +220,8 @@ class ClusterReader:
             if token is None and isinstance(meta.get("remainingItemCount"), int):
                 announced = len(items) + meta["remainingItemCount"]
             yield from ((item, announced) for item in items)
+            if paged is not None:
+                paged(announced)
             token = meta.get("continue")
             if not token:
                 return

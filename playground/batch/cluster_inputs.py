@@ -8,7 +8,7 @@ from __future__ import annotations
 from django.conf import settings
 
 from evaluator.cluster import ClusterError, ClusterReader, ReadOnlyClient
-from evaluator.batch.cluster_objects import objects_for
+from evaluator.batch.cluster import objects_for
 from playground.core.database import release_connection
 from playground.core.errors import ServiceError
 from playground.services import cluster_service
