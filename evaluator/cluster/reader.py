@@ -14,6 +14,7 @@ from typing import Any
 from evaluator.cluster.client import ReadOnlyClient
 from evaluator.cluster.errors import ClusterError
 from evaluator.cluster.kinds import NEVER
+from evaluator.cluster.selector import name_problem, namespace_problem, selector_problem
 
 __all__ = ["Resource", "ClusterReader", "PAGE_SIZE", "Progress"]
 
@@ -41,6 +42,14 @@ class Resource:
         return f"{self.resource}.{self.group}" if self.group else self.resource
 
     def path(self, namespace: str | None = None, name: str | None = None) -> str:
+        """The URL path; a namespace or name that is not one URL segment is refused (a ClusterError), so no
+        `../` can leave this resource's path (and its allow-list check)."""
+        for field, wrong in (
+            ("namespace", namespace and namespace_problem(namespace)),
+            ("name", name is not None and name_problem(name)),
+        ):
+            if wrong:
+                raise ClusterError(self.label(), "invalid", f"{field}: {wrong}")
         base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
         if namespace and self.namespaced:
             base += f"/namespaces/{namespace}"
@@ -153,7 +162,7 @@ class ClusterReader:
         """(how many objects, exact?): counted without loading them (`remainingItemCount`), else by paging
         up to `cap` + 1 (then inexact: "more than cap")."""
         self.check_allowed(resource)
-        query = _query(selector, 1)
+        query = _query(selector, 1, resource.label())
         page = self.client.get(resource.path(namespace), query, what=resource.label())
         meta = page.get("metadata") or {}
         items = len(page.get("items") or ())
@@ -213,7 +222,7 @@ class ClusterReader:
         `paged(announced)` once the consumer has taken a page's items."""
         token, announced = None, 0
         while True:
-            query = _query(selector, PAGE_SIZE) + ([("continue", token)] if token else [])
+            query = _query(selector, PAGE_SIZE, resource.label()) + ([("continue", token)] if token else [])
             page = self.client.get(resource.path(namespace), query, what=resource.label())
             items = [item for item in page.get("items") or () if isinstance(item, dict)]
             meta = page.get("metadata") or {}
@@ -227,7 +236,11 @@ class ClusterReader:
                 return
 
 
-def _query(selector: str | None, limit: int) -> list[tuple[str, Any]]:
+def _query(selector: str | None, limit: int, what: str) -> list[tuple[str, Any]]:
+    """A list's query; a label selector the API server would refuse (or a huge one) is never sent."""
+    wrong = selector_problem(selector) if selector else None
+    if wrong:
+        raise ClusterError(what, "invalid", f"labelSelector: {wrong}")
     return [("limit", limit)] + ([("labelSelector", selector)] if selector else [])
 
 

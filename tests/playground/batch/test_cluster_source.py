@@ -73,6 +73,13 @@ def test_narrowed_by_namespace_and_selector_and_failed_kinds_are_warnings(client
 def test_refusals(client, project, connected, settings):
     bad = create(client, project, {"kinds": "Deployment"})
     assert bad.status_code == 400 and bad.json()["error"]["path"] == "cluster.kinds"
+    for field, value in (
+        ("labelSelector", "env in (dev"),
+        ("labelSelector", "a=" + "b" * 10_000),
+        ("namespace", "a/.."),
+    ):
+        refused = create(client, project, {field: value})
+        assert refused.status_code == 400 and refused.json()["error"]["path"] == f"cluster.{field}", refused.content
     both = client.post(JOBS, {"project": project["id"], "text": "x", "cluster": {}}, content_type="application/json")
     assert both.status_code == 400 and both.json()["error"]["path"] == "cluster"
     settings.PLAYGROUND_CLUSTER_CONTEXT = "gone"
