@@ -95,7 +95,9 @@ def test_refusals(client, project, connected, settings):
     gone = create(client, project, {}).json()  # the job is created; its read fails, saying why
     local.wait(timeout=60)
     state = client.get(f"{JOBS}/{gone['id']}", **auth(gone["editToken"])).json()
-    assert state["status"] == "failed" and state["error"].startswith("cannot read discovery: the cluster is unreachable")
+    assert state["status"] == "failed" and state["error"].startswith(
+        "cannot read discovery: the cluster is unreachable"
+    )
     settings.PLAYGROUND_CLUSTER = ""
     off = create(client, project, {})
     assert off.status_code == 404 and off.json()["error"]["code"] == "cluster_not_configured"
