@@ -71,7 +71,11 @@ function showProgress(state) {
   const parts = [`${number(state.done)} / ${number(state.total)} objects`];
   if (state.done) parts.push(`${number(state.denied)} denied`);
   if (state.rate) parts.push(`${number(Math.round(state.rate))}/s`);
-  if (state.status === "reading") parts.splice(0, 1, readingText(state.sources?.[0]));
+  if (state.status === "reading") {
+    const source = state.sources?.[0];
+    parts.splice(0, 1, readingText(source));
+    if (source?.reading?.total) [bar.max, bar.value] = [source.reading.total, source.reading.read];
+  }
   if (state.status === "queued") {
     parts.push(state.waitingSeconds >= WORKER_HINT_SECONDS
       ? `waiting for a worker for ${duration(state.waitingSeconds)}: is a batch worker running? (README, "Batch")`
