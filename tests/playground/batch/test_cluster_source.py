@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
-from playground.batch import local
+from django.utils import timezone
+
+from playground.batch import local, runner
+from playground.batch.models import BatchChunk, BatchJob
 from tests.fake_apiserver import FakeCluster, sample_cluster, serving, write_kubeconfig
 from tests.playground.batch.conftest import auth
 
@@ -131,3 +135,29 @@ def test_the_read_reports_progress_per_kind_and_names_a_forbidden_kind(client, p
     assert [k["kind"] for k in forbidden] == ["statefulsets.apps"]
     assert forbidden[0]["error"].startswith("cannot read statefulsets.apps: 403 Forbidden")
     assert [w["message"].split(":")[0] for w in state["warnings"]] == ["cannot read statefulsets.apps"]
+
+
+def test_a_read_cancelled_midway_queues_nothing(client, project, connected):
+    connected.page_size["deployments.apps"] = 1
+    connected.slow["deployments.apps"] = 0.5
+    job = create(client, project, {"kinds": ["Deployment"]}).json()
+    cancelled = client.post(f"{JOBS}/{job['id']}/cancel", **auth(job["editToken"]))
+    assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
+    local.wait(timeout=60)
+    state = client.get(f"{JOBS}/{job['id']}", **auth(job["editToken"])).json()
+    assert state["status"] == "cancelled" and state["total"] == 0
+    assert BatchChunk.objects.filter(job_id=job["id"]).count() == 0
+
+
+def test_a_reader_lost_fails_the_job_once_the_deadline_and_a_lease_passed(
+    client, project, connected, settings, monkeypatch
+):
+    monkeypatch.setattr(runner, "dispatch_read", lambda job_id: None)  # the read's worker died before reading
+    settings.PLAYGROUND_CLUSTER_DEADLINE_SECONDS = 5
+    job = create(client, project, {}).json()
+    assert client.get(f"{JOBS}/{job['id']}", **auth(job["editToken"])).json()["status"] == "reading"
+    BatchJob.objects.filter(id=job["id"]).update(
+        created=timezone.now() - timedelta(seconds=5 + settings.PLAYGROUND_BATCH_LEASE_SECONDS + 1)
+    )
+    state = client.get(f"{JOBS}/{job['id']}", **auth(job["editToken"])).json()
+    assert state["status"] == "failed" and state["error"].startswith("the worker reading the cluster stopped")
