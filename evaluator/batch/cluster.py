@@ -1,18 +1,18 @@
-"""`list_objects(kubeconfig_path, context)`: the objects of a live cluster that a policy set could act on.
+"""The objects of a live cluster that a policy set could act on: `read_cluster` (the CLI's `batch --kubeconfig`)
+and `objects_for` (the same selection over a given reader, the web app's batch jobs).
 
-Read-only: only discovery (`GET /api`, `/apis`, `/api/v1`, `/apis/<group>/<version>`) and `list` calls
-(paginated with `limit`/`continue`) are made, through evaluator/cluster's GET-only client with the kubeconfig's
-credentials. Which resources: those the policies match for a CREATE -- the `resourceRules` of
-ValidatingAdmissionPolicies, MutatingAdmissionPolicies and Kyverno ValidatingPolicies' `matchConstraints`,
-and Kyverno ClusterPolicy/Policy `match` kinds (`Pod`, `apps/v1/Deployment`, `*`) -- resolved against the
-cluster's discovery, one version per group (the preferred one when it matches), top-level resources that
-can be listed and created, never Secrets (a warning says so). `kinds` overrides that with Kyverno-style kind selectors. Listed items get their
-`apiVersion`/`kind` back (a list response leaves them out) and lose `metadata.managedFields`. Never raises
-for the cluster's answers: an unreachable server or a forbidden list is an error entry, the rest is kept.
+Both read through evaluator/cluster's `ClusterReader` (GET-only client, one discovery and list code path,
+never Secrets: a warning says so). Which resources: those the policies match for a CREATE -- the
+`resourceRules` of ValidatingAdmissionPolicies, MutatingAdmissionPolicies and Kyverno ValidatingPolicies'
+`matchConstraints`, and Kyverno ClusterPolicy/Policy `match` kinds (`Pod`, `apps/v1/Deployment`, `*`) --
+among the creatable top-level resources the reader discovered (one version each), or the `kinds` named.
+Never raises for the cluster's answers: an unreachable server is one problem; a forbidden list, or an API group
+whose discovery failed (an aggregated API answering 503), is a problem naming it and why, and the rest is read.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -20,42 +20,26 @@ from typing import Any
 from evaluator.admission import loading
 from evaluator.admission.matching import rule_mismatch
 from evaluator.batch.rows import mapping_at
+from evaluator.cluster.client import Connection, ReadOnlyClient
 from evaluator.cluster.errors import ClusterError
-from evaluator.cluster.kinds import NEVER
-from evaluator.k8s.restmapping import GVK, GVR
+from evaluator.cluster.kinds import NAMESPACES, NEVER
+from evaluator.cluster.reader import ClusterReader, Progress, Resource
+from evaluator.k8s.restmapping import GVR
 from evaluator.admission.policy_kind import KIND_SELECTOR, provided
 from evaluator.policies import load_kinds
 
-__all__ = ["list_objects", "list_namespaces", "matched_resources", "Resource", "selectors_of", "PAGE_SIZE"]
-
-PAGE_SIZE = 500
+__all__ = [
+    "list_objects",
+    "list_namespaces",
+    "matched_resources",
+    "objects_for",
+    "read_cluster",
+    "Resource",
+    "selectors_of",
+]
 TIMEOUT = 30  # seconds per call
 DEADLINE = 3600  # seconds for the whole listing: a dump of a big cluster takes a while
 _SOURCE = "cluster"
-
-
-@dataclass(frozen=True)
-class Resource:
-    group: str
-    version: str
-    resource: str
-    kind: str
-    namespaced: bool
-
-    @property
-    def api_version(self) -> str:
-        return GVK(self.group, self.version, self.kind).api_version
-
-    @property
-    def path(self) -> str:
-        return (
-            f"/apis/{self.group}/{self.version}/{self.resource}"
-            if self.group
-            else f"/api/{self.version}/{self.resource}"
-        )
-
-    def label(self) -> str:
-        return f"{self.resource}.{self.group}" if self.group else self.resource
 
 
 @dataclass
@@ -126,61 +110,6 @@ def matched_resources(discovered: list[Resource], preferred: Mapping[str, str], 
     return sorted(chosen.values(), key=lambda r: (r.group, r.resource))
 
 
-class _Cluster:
-    """The few GET calls made, through the one read-only client (evaluator/cluster/client.py)."""
-
-    def __init__(self, kubeconfig_path: str, context: str | None):
-        from evaluator.cluster.client import Connection, ReadOnlyClient
-
-        self.client = ReadOnlyClient(Connection(kubeconfig_path, context, timeout=TIMEOUT, deadline=DEADLINE)).open()
-
-    def get(self, path: str, query: list[tuple[str, Any]] | None = None) -> dict:
-        """The JSON body of `GET path` (a ClusterError otherwise)."""
-        return self.client.get(path, query)
-
-    def close(self) -> None:
-        self.client.close()
-
-    def discover(self) -> tuple[list[Resource], dict[str, str]]:
-        """(every listable, creatable top-level resource at every served version, group -> preferred version)."""
-        preferred: dict[str, str] = {"": "v1"}
-        versions = [("", v) for v in self.get("/api").get("versions") or ()]
-        for group in self.get("/apis").get("groups") or ():
-            name = group.get("name") or ""
-            preferred[name] = (group.get("preferredVersion") or {}).get("version") or ""
-            versions += [(name, v.get("version")) for v in group.get("versions") or () if v.get("version")]
-        found = [resource for group, version in versions for resource in self._resources(group, version)]
-        return found, preferred
-
-    def _resources(self, group: str, version: str) -> Iterator[Resource]:
-        """The listable, creatable top-level resources of one group version (no subresources)."""
-        path = f"/apis/{group}/{version}" if group else f"/api/{version}"
-        for item in self.get(path).get("resources") or ():
-            verbs = item.get("verbs") or ()
-            if "/" not in item.get("name", "/") and "list" in verbs and "create" in verbs:
-                yield Resource(group, version, item["name"], item.get("kind") or "", bool(item.get("namespaced")))
-
-    def list(self, resource: Resource) -> Iterator[dict]:
-        token = None
-        while True:
-            query: list[tuple[str, Any]] = [("limit", PAGE_SIZE)] + ([("continue", token)] if token else [])
-            page = self.get(resource.path, query)
-            for item in page.get("items") or ():
-                if isinstance(item, dict):
-                    yield _as_object(item, resource)
-            token = (page.get("metadata") or {}).get("continue")
-            if not token:
-                return
-
-
-def _as_object(item: dict, resource: Resource) -> dict:
-    obj = {"apiVersion": resource.api_version, "kind": resource.kind, **item}
-    meta = obj.get("metadata")
-    if isinstance(meta, dict) and "managedFields" in meta:
-        obj["metadata"] = {k: v for k, v in meta.items() if k != "managedFields"}
-    return obj
-
-
 def _problem(message: str) -> dict:
     return {"severity": "error", "message": message, "source": _SOURCE, "document": None, "line": None}
 
@@ -190,6 +119,111 @@ def _reason(exc: Exception) -> str:
     return exc.detail if isinstance(exc, ClusterError) else f"{type(exc).__name__}: {exc}"
 
 
+def _open(kubeconfig_path: str, context: str | None) -> ReadOnlyClient:
+    return ReadOnlyClient(Connection(kubeconfig_path, context, timeout=TIMEOUT, deadline=DEADLINE)).open()
+
+
+def _served_groups(reader: ClusterReader) -> Iterator[ClusterError]:
+    """One error per API group whose discovery failed: its kinds are unknown, so none of them was read."""
+    for group, cause in sorted(reader.discovery_errors.items()):
+        yield ClusterError(
+            f"API group {group}", cause.reason, f"its discovery failed, so none of its kinds was read: {cause.detail}"
+        )
+
+
+def _matched(reader: ClusterReader, documents: Any) -> tuple[list[Resource], list[ClusterError]]:
+    """(the served, creatable resources `documents`' policies match for a CREATE, a warning per Secret kind)."""
+    served = [r for r in reader.resources() if "create" in r.verbs]
+    preferred = {r.group: r.version for r in served}  # one version per resource already: the one read
+    matched = matched_resources(served, preferred, selectors_of(documents))
+    skipped = [
+        ClusterError(r.label(), "not_allowed", "Secrets are never read", verb="list")
+        for r in matched
+        if r.label() in NEVER
+    ]
+    return [r for r in matched if r.label() not in NEVER], skipped
+
+
+def objects_for(
+    reader: ClusterReader,
+    documents: Any,
+    *,
+    kinds: Iterable[str] | None = None,
+    namespace: str | None = None,
+    selector: str | None = None,
+    cap: int,
+    progress: Progress | None = None,
+) -> tuple[list[dict], list[dict], list[ClusterError]]:
+    """(objects, the cluster's Namespace objects, errors naming each kind (or API group) not read and why): the
+    kinds `documents`' policies match, or `kinds` (as a user names them); each kind whole or not at all, `cap`
+    objects in all. Raises ClusterError only when the cluster cannot be read at all (unreachable, refused
+    credentials, discovery of the core API failed, out of time)."""
+    errors: list[ClusterError] = []
+    resources: list[Resource] = []
+    if kinds is None:
+        resources, errors = _matched(reader, documents)
+        errors += _served_groups(reader)
+    else:
+        for kind in kinds:
+            try:
+                resources.append(reader.resolve(kind))
+            except ClusterError as exc:
+                errors.append(exc)
+    objects: list[dict] = []
+    for resource in resources:
+        try:
+            objects += reader.list(resource, namespace, selector, cap - len(objects), progress)
+        except ClusterError as exc:
+            if exc.reason == "timeout" and reader.client.remaining() <= 0:
+                raise
+            errors.append(exc)
+    namespaces: list[dict] = []
+    found = reader.find(NAMESPACES)
+    if found is not None:
+        try:
+            namespaces = reader.list(found, cap=cap, progress=progress)
+        except ClusterError as exc:
+            errors.append(exc)
+    return objects, namespaces, errors
+
+
+def _as_problem(exc: ClusterError) -> dict:
+    """A kind not read, as the CLI reports input problems; a Secret kind skipped is only a warning."""
+    if exc.reason == "not_allowed":
+        return {**_problem(f"not listing {exc.what}: {exc.detail}"), "severity": "warning"}
+    return _problem(f"cannot list {exc.what}: {exc.detail}")
+
+
+def read_cluster(
+    kubeconfig_path: str,
+    context: str | None = None,
+    *,
+    documents: Any = None,
+    kinds: Iterable[str] | None = None,
+    progress: Progress | None = None,
+) -> tuple[list[dict], list[dict], list[dict]]:
+    """(objects, Namespace objects, problems) of the cluster `kubeconfig_path` names: what `documents`'
+    policies match (or `kinds`), through evaluator/cluster's reader with no cap but time."""
+    try:
+        client = _open(kubeconfig_path, context)
+    except ClusterError as exc:  # a missing file, an unknown context, a broken kubeconfig
+        return [], [], [_problem(f"cannot use kubeconfig {kubeconfig_path}: {_reason(exc)}")]
+    try:
+        reader = ClusterReader(client, None)
+        try:
+            reader.resources()
+        except ClusterError as exc:
+            return [], [], [_problem(f"discovery failed: {_reason(exc)}")]
+        objects, namespaces, errors = objects_for(
+            reader, documents or [], kinds=kinds, cap=sys.maxsize, progress=progress
+        )
+    except ClusterError as exc:  # out of time, or the credentials refused midway
+        return [], [], [_problem(f"cannot list {exc.what}: {exc.detail}")]
+    finally:
+        client.close()
+    return objects, namespaces, [_as_problem(e) for e in errors]
+
+
 def list_objects(
     kubeconfig_path: str,
     context: str | None = None,
@@ -197,43 +231,12 @@ def list_objects(
     documents: Any = None,
     kinds: Iterable[str] | None = None,
 ) -> tuple[list[dict], list[dict]]:
-    """(objects, errors): the cluster's objects of the resources `documents`' policies match (or `kinds`)."""
-    selectors = Selectors([], list(kinds)) if kinds is not None else selectors_of(documents or [])
-    try:
-        cluster = _Cluster(kubeconfig_path, context)
-    except Exception as exc:  # a missing file, an unknown context, a broken kubeconfig
-        return [], [_problem(f"cannot use kubeconfig {kubeconfig_path}: {_reason(exc)}")]
-    objects: list[dict] = []
-    errors: list[dict] = []
-    try:
-        try:
-            discovered, preferred = cluster.discover()
-        except Exception as exc:
-            return [], [_problem(f"discovery failed: {_reason(exc)}")]
-        for resource in matched_resources(discovered, preferred, selectors):
-            if resource.label() in NEVER:  # Secrets are never read, whatever the policies match
-                errors.append(
-                    {**_problem(f"not listing {resource.label()}: Secrets are never read"), "severity": "warning"}
-                )
-                continue
-            try:
-                objects += cluster.list(resource)
-            except Exception as exc:  # forbidden for this user, gone meanwhile: the others still count
-                errors.append(_problem(f"cannot list {resource.label()}: {_reason(exc)}"))
-    finally:
-        cluster.close()
-    return objects, errors
+    """(objects, problems): the cluster's objects of the resources `documents`' policies match (or `kinds`)."""
+    objects, _, problems = read_cluster(kubeconfig_path, context, documents=documents, kinds=kinds)
+    return objects, problems
 
 
 def list_namespaces(kubeconfig_path: str, context: str | None = None) -> tuple[list[dict], list[dict]]:
-    """(Namespace objects, errors): the cluster's namespaces, whose labels namespaceSelectors read."""
-    try:
-        cluster = _Cluster(kubeconfig_path, context)
-    except Exception as exc:
-        return [], [_problem(f"cannot use kubeconfig {kubeconfig_path}: {_reason(exc)}")]
-    try:
-        return list(cluster.list(Resource("", "v1", "namespaces", "Namespace", False))), []
-    except Exception as exc:
-        return [], [_problem(f"cannot list namespaces: {_reason(exc)}")]
-    finally:
-        cluster.close()
+    """(Namespace objects, problems): the cluster's namespaces, whose labels namespaceSelectors read."""
+    _, namespaces, problems = read_cluster(kubeconfig_path, context, kinds=[])
+    return namespaces, problems

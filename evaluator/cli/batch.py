@@ -133,11 +133,27 @@ def _read_object_files(paths: list[str]) -> tuple[list[Any], list[dict]]:
 
 def _from_cluster(args: argparse.Namespace, documents: list[Any]) -> tuple[list[Any], list[Any], list[dict]]:
     """(objects, the cluster's namespaces, errors)."""
-    from evaluator.batch.cluster import list_namespaces, list_objects
+    from evaluator.batch.cluster import read_cluster
 
-    objects, errors = list_objects(args.kubeconfig, args.context, documents=documents)
-    namespaces, problems = list_namespaces(args.kubeconfig, args.context)
-    return objects, namespaces, errors + problems
+    progress = reading_progress() if _draw_progress(args) else None
+    return read_cluster(args.kubeconfig, args.context, documents=documents, progress=progress)
+
+
+def reading_progress(stream: IO[str] | None = None) -> Callable[[str, int, int | None], None]:
+    """One line per kind being read, redrawn per page: `reading deployments.apps: 300/1,000`."""
+    out = stream or sys.stderr
+    open_line: list[str] = []  # the kind whose line is not ended yet
+
+    def draw(kind: str, read: int, total: int | None) -> None:
+        if open_line and open_line[0] != kind:
+            out.write("\n")
+        out.write(f"\rreading {kind}: {read:,}" + (f"/{total:,}" if total else "") + "\x1b[K")
+        open_line[:] = [] if total is not None and read >= total else [kind]
+        if not open_line:
+            out.write("\n")
+        out.flush()
+
+    return draw
 
 
 def _policy_files(paths: list[str]) -> tuple[list[str], list[Any], list[dict]]:

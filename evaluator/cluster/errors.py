@@ -16,6 +16,7 @@ REASONS = (
     "forbidden",  # 403: RBAC forbids this read
     "not_found",  # 404: no such kind or object
     "not_allowed",  # the playground's allow-list does not name this kind (Secrets never)
+    "invalid",  # a namespace, name or label selector the API server would refuse: never sent
     "too_large",  # more objects (or bytes) than the cap
     "failed",  # any other answer of the API server
 )

@@ -7,17 +7,21 @@ one when that serves it). Lists page with `limit`/`continue` and stop at a cap: 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from evaluator.cluster.client import ReadOnlyClient
 from evaluator.cluster.errors import ClusterError
 from evaluator.cluster.kinds import NEVER
+from evaluator.cluster.selector import name_problem, namespace_problem, selector_problem
 
-__all__ = ["Resource", "ClusterReader", "PAGE_SIZE"]
+__all__ = ["Resource", "ClusterReader", "PAGE_SIZE", "Progress"]
 
 PAGE_SIZE = 500
+# After each page of a list: (the kind as `resource.group`, objects read so far, how many the list holds when
+# the API server says so (`remainingItemCount`), else None).
+Progress = Callable[[str, int, "int | None"], None]
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,14 @@ class Resource:
         return f"{self.resource}.{self.group}" if self.group else self.resource
 
     def path(self, namespace: str | None = None, name: str | None = None) -> str:
+        """The URL path; a namespace or name that is not one URL segment is refused (a ClusterError), so no
+        `../` can leave this resource's path (and its allow-list check)."""
+        for field, wrong in (
+            ("namespace", namespace and namespace_problem(namespace)),
+            ("name", name is not None and name_problem(name)),
+        ):
+            if wrong:
+                raise ClusterError(self.label(), "invalid", f"{field}: {wrong}")
         base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
         if namespace and self.namespaced:
             base += f"/namespaces/{namespace}"
@@ -45,11 +57,12 @@ class Resource:
 
 
 class ClusterReader:
-    """Reads what the allow-list names; everything else is a `not_allowed` error before any call is made."""
+    """Reads what the allow-list names; everything else is a `not_allowed` error before any call is made.
+    `allowed=None` (the CLI, reading with its user's own credentials) allows every kind but Secrets."""
 
-    def __init__(self, client: ReadOnlyClient, allowed: frozenset[str]):
+    def __init__(self, client: ReadOnlyClient, allowed: frozenset[str] | None):
         self.client = client
-        self.allowed = allowed - NEVER
+        self.allowed = None if allowed is None else allowed - NEVER
         self._resources: list[Resource] | None = None
         self.discovery_errors: dict[str, ClusterError] = {}  # group -> why its discovery failed
 
@@ -134,12 +147,13 @@ class ClusterReader:
         return resource
 
     def check_allowed(self, resource: Resource, name: str = "") -> None:
-        if resource.label() not in self.allowed:
+        label = resource.label()
+        if label in NEVER or (self.allowed is not None and label not in self.allowed):
             raise ClusterError(
-                name or resource.label(),
+                name or label,
                 "not_allowed",
-                f"{resource.label()} is not in this playground's allow-list of cluster kinds"
-                + (" (Secrets are never read)" if resource.label() in NEVER else ""),
+                f"{label} is not in this playground's allow-list of cluster kinds"
+                + (" (Secrets are never read)" if label in NEVER else ""),
             )
 
     def count(
@@ -148,7 +162,7 @@ class ClusterReader:
         """(how many objects, exact?): counted without loading them (`remainingItemCount`), else by paging
         up to `cap` + 1 (then inexact: "more than cap")."""
         self.check_allowed(resource)
-        query = _query(selector, 1)
+        query = _query(selector, 1, resource.label())
         page = self.client.get(resource.path(namespace), query, what=resource.label())
         meta = page.get("metadata") or {}
         items = len(page.get("items") or ())
@@ -164,12 +178,23 @@ class ClusterReader:
         return total, True
 
     def list(
-        self, resource: Resource, namespace: str | None = None, selector: str | None = None, cap: int = 1000
+        self,
+        resource: Resource,
+        namespace: str | None = None,
+        selector: str | None = None,
+        cap: int = 1000,
+        progress: Progress | None = None,
     ) -> list[dict]:
-        """Every object (with apiVersion and kind, without managedFields); `too_large` past `cap`."""
+        """Every object (with apiVersion and kind, without managedFields); `too_large` past `cap`. `progress`
+        hears after each page how far the list is."""
         self.check_allowed(resource)
         found: list[dict] = []
-        for item, announced in self._pages(resource, namespace, selector):
+
+        def paged(announced: int) -> None:
+            if progress is not None:
+                progress(resource.label(), len(found), announced or None)
+
+        for item, announced in self._pages(resource, namespace, selector, paged):
             if len(found) == cap or announced > cap:  # announced: what the first page says the list holds
                 where = f" in namespace {namespace}" if namespace else ""
                 raise ClusterError(
@@ -186,23 +211,36 @@ class ClusterReader:
         what = f"{resource.label()} {namespace + '/' if namespace else ''}{name}"
         return as_object(self.client.get(resource.path(namespace, name), what=what), resource)
 
-    def _pages(self, resource: Resource, namespace: str | None, selector: str | None) -> Iterator[tuple[dict, int]]:
-        """(item, how many items the list announced it holds: `remainingItemCount` + the first page, else 0)."""
+    def _pages(
+        self,
+        resource: Resource,
+        namespace: str | None,
+        selector: str | None,
+        paged: Callable[[int], None] | None = None,
+    ) -> Iterator[tuple[dict, int]]:
+        """(item, how many items the list announced it holds: `remainingItemCount` + the first page, else 0);
+        `paged(announced)` once the consumer has taken a page's items."""
         token, announced = None, 0
         while True:
-            query = _query(selector, PAGE_SIZE) + ([("continue", token)] if token else [])
+            query = _query(selector, PAGE_SIZE, resource.label()) + ([("continue", token)] if token else [])
             page = self.client.get(resource.path(namespace), query, what=resource.label())
             items = [item for item in page.get("items") or () if isinstance(item, dict)]
             meta = page.get("metadata") or {}
             if token is None and isinstance(meta.get("remainingItemCount"), int):
                 announced = len(items) + meta["remainingItemCount"]
             yield from ((item, announced) for item in items)
+            if paged is not None:
+                paged(announced)
             token = meta.get("continue")
             if not token:
                 return
 
 
-def _query(selector: str | None, limit: int) -> list[tuple[str, Any]]:
+def _query(selector: str | None, limit: int, what: str) -> list[tuple[str, Any]]:
+    """A list's query; a label selector the API server would refuse (or a huge one) is never sent."""
+    wrong = selector_problem(selector) if selector else None
+    if wrong:
+        raise ClusterError(what, "invalid", f"labelSelector: {wrong}")
     return [("limit", limit)] + ([("labelSelector", selector)] if selector else [])
 
 

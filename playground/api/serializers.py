@@ -12,6 +12,7 @@ from rest_framework import serializers
 
 from playground.api import strict
 
+from evaluator.cluster.selector import name_problem, namespace_problem, selector_problem
 from evaluator.expectations import OUTCOMES
 
 
@@ -121,10 +122,49 @@ class SnapshotRefSerializer(serializers.Serializer):
 
 
 # issue 37: load from a connected cluster (playground/api/cluster_views.py)
-class ClusterObjectQuerySerializer(serializers.Serializer):
-    kind = strict.Text(help_text="Deployment, apps/v1/Deployment or deployments.apps")
-    namespace = strict.Text(required=False, allow_null=True, help_text="only this namespace (default: all)")
-    labelSelector = strict.Text(required=False, allow_null=True, help_text="e.g. team=a,tier!=db")
+def _checked_by(problem):
+    """A field validator from an evaluator check (None when fine): its text is the 400's message."""
+
+    def check(value: str) -> None:
+        wrong = problem(value) if value else None
+        if wrong:
+            raise serializers.ValidationError(wrong)
+
+    return check
+
+
+def _kind_given(value: str) -> None:
+    if not value.strip():
+        raise serializers.ValidationError("Required value: name a kind (Deployment, apps/v1/Deployment)")
+
+
+class _KnownFields(serializers.Serializer):
+    """A nested object whose unknown fields are refused (a misspelt `labelselector` would read everything)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError({unknown[0]: f"unknown field (expected {', '.join(self.fields)})"})
+        return super().to_internal_value(data)
+
+
+class ClusterObjectQuerySerializer(_KnownFields):
+    kind = strict.Text(
+        allow_blank=False, help_text="Deployment, apps/v1/Deployment or deployments.apps", validators=[_kind_given]
+    )
+    namespace = strict.Text(
+        required=False,
+        allow_null=True,
+        help_text="only this namespace (default: all)",
+        validators=[_checked_by(namespace_problem)],
+    )
+    labelSelector = strict.Text(
+        required=False,
+        allow_null=True,
+        help_text="e.g. team=a,tier!=db",
+        validators=[_checked_by(selector_problem)],
+    )
 
 
 class ClusterSelectionSerializer(serializers.Serializer):
@@ -141,10 +181,10 @@ class ClusterRefreshSerializer(serializers.Serializer):
     )
 
 
-class ClusterObjectRefSerializer(serializers.Serializer):
-    kind = strict.Text()
-    namespace = strict.Text(required=False, allow_null=True)
-    name = strict.Text()
+class ClusterObjectRefSerializer(_KnownFields):
+    kind = strict.Text(allow_blank=False, validators=[_kind_given])
+    namespace = strict.Text(required=False, allow_null=True, validators=[_checked_by(namespace_problem)])
+    name = strict.Text(allow_blank=False, validators=[_checked_by(name_problem)])
 
 
 class ClusterSampleRequestSerializer(serializers.Serializer):

@@ -14,6 +14,7 @@ from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from evaluator.cluster.selector import namespace_problem, selector_problem
 from playground.api.parsers import LocatedJSONParser
 from playground.api import strict
 from playground.api.serializers import ErrorSerializer
@@ -79,10 +80,13 @@ def _cluster_spec(spec: dict) -> dict:
         isinstance(kinds, list) and all(isinstance(k, str) and k and not edge.text_problem(k) for k in kinds)
     ):
         raise edge.invalid("must be an array of kind names", "cluster.kinds")
-    for field in ("namespace", "labelSelector"):
+    for field, check in (("namespace", namespace_problem), ("labelSelector", selector_problem)):
         value = spec.get(field)
         if value is not None and (not isinstance(value, str) or edge.text_problem(value)):
             raise edge.invalid("must be a string", f"cluster.{field}")
+        wrong = check(value) if value else None
+        if wrong:
+            raise edge.invalid(wrong, f"cluster.{field}")
     return {"kinds": kinds, "namespace": spec.get("namespace"), "labelSelector": spec.get("labelSelector")}
 
 

@@ -44,7 +44,7 @@ class BatchJobConsumer(RoomConsumer):
         self.job_id = self.key = self.scope["url_route"]["kwargs"]["job_id"]
         self.group = progress.group_name(self.job_id)
         self.joined = self.finished = False
-        self.shown: tuple | None = None  # (status, done, denied) last sent
+        self.shown: tuple | None = None  # (status, done, denied, reading) last sent
         self.next_refresh = 0.0
         self.pending: asyncio.Task | None = None
         self.showing = asyncio.Lock()  # one read-and-send at a time: messages never go back in time
@@ -119,4 +119,6 @@ class BatchJobConsumer(RoomConsumer):
 
 
 def _seen(state: dict) -> tuple:
-    return state["status"], state["done"], state["denied"]
+    """What a watcher is shown: while the cluster is read, how far (the kind and count in its source)."""
+    reading = state["sources"][0].get("reading") if state["status"] == "reading" and state["sources"] else None
+    return state["status"], state["done"], state["denied"], str(reading)

@@ -27,7 +27,8 @@ def create_job(
     project_id: Any, chosen: Any, uploads: list[tuple[str, bytes | str]], cluster: dict | None = None
 ) -> tuple[dict, str]:
     """A queued job and its edit token; its chunks are sent to the workers once the job is committed. With
-    `cluster` ({kinds, namespace, labelSelector}) the objects are read from the connected cluster instead."""
+    `cluster` ({kinds, namespace, labelSelector}) the job is `reading` first: a worker reads its objects from the
+    connected cluster, with progress, then queues its chunks (cluster_inputs.py)."""
     if not isinstance(project_id, str) or not project_id:
         raise ServiceError(
             "invalid_request", "project: give the id of the project whose policies to run", path="project"
@@ -36,15 +37,10 @@ def create_job(
     project_objects, warnings = inputs.project_objects(state["documents"])
     documents, keys = inputs.choose(project_objects, chosen)
     inputs.refuse_unloadable(inputs.policies_of(project_objects, state["kubernetesVersion"]), keys)
-    if cluster is not None:
-        from playground.batch import cluster_inputs
-
-        objects, namespaces, sources, read_warnings = cluster_inputs.read(documents, cluster)
-        warnings = warnings + read_warnings
-        documents = with_namespaces(documents, namespaces + objects)
-    else:
-        objects, sources = inputs.read_inputs(uploads)
-        documents = with_namespaces(documents, objects)
+    if cluster is not None:  # read on a worker, the job's first phase (cluster_inputs.py)
+        return _reading_job(state, documents, keys, warnings, cluster)
+    objects, sources = inputs.read_inputs(uploads)
+    documents = with_namespaces(documents, objects)
     token = tokens.new_token()
     size = settings.PLAYGROUND_BATCH_CHUNK_SIZE
     with transaction.atomic():
@@ -68,6 +64,29 @@ def create_job(
         )
         chunk_ids = list(job.chunks.values_list("id", flat=True))
         transaction.on_commit(lambda: runner.dispatch(chunk_ids))
+    return job_state(job), token
+
+
+def _reading_job(state: dict, documents: list, keys: list, warnings: list, cluster: dict) -> tuple[dict, str]:
+    """A job whose objects a worker reads from the connected cluster first, with progress."""
+    from playground.batch import cluster_inputs
+
+    source = cluster_inputs.source_of(cluster)
+    token = tokens.new_token()
+    with transaction.atomic():
+        job = BatchJob.objects.create(
+            id=tokens.new_project_id(16),
+            project_id=state["id"],
+            title=state["title"][:200],
+            documents=documents,
+            policies=keys,
+            kubernetes_version=state["kubernetesVersion"],
+            sources=[source],
+            warnings=warnings,
+            status=BatchJob.READING,
+            edit_token_hash=tokens.hash_token(token),
+        )
+        transaction.on_commit(lambda: runner.dispatch_read(job.id))
     return job_state(job), token
 
 

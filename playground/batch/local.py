@@ -28,6 +28,7 @@ _threads: ThreadPoolExecutor | None = None
 _processes: ProcessPoolExecutor | None = None
 _pending: dict[int, tuple[int, Future]] = {}  # chunk id -> (the submission's number, its future)
 _submissions = 0
+_reads: list[Future] = []  # cluster reads (submit_read), which then submit their job's chunks
 _current = threading.local()  # the chunk id this pool thread runs (a chunk given back is sent again from it)
 
 
@@ -83,6 +84,26 @@ def submit(chunk_ids: list[int]) -> None:
                 _pending[chunk_id] = (_submissions, _threads.submit(_run, chunk_id, _submissions))
 
 
+def _read(job_id: str) -> None:
+    from playground.batch import cluster_inputs
+
+    try:
+        cluster_inputs.read_job(job_id)
+    except Exception:  # a future nobody reads: say it here (read_job has failed the job already)
+        logger.exception("batch job %s: the cluster could not be read", job_id)
+    finally:
+        connection.close()
+
+
+def submit_read(job_id: str) -> None:
+    """Read a job's objects from the cluster in one of the pool's threads (its chunks follow from there)."""
+    global _threads
+    with _lock:
+        if _threads is None:
+            _threads = ThreadPoolExecutor(max(1, settings.PLAYGROUND_BATCH_PROCESSES), thread_name_prefix="batch")
+        _reads.append(_threads.submit(_read, job_id))
+
+
 def orphans(queued: list[int]) -> list[int]:
     """The queued chunks this process is not holding (sent by a process that has since stopped)."""
     with _lock:
@@ -102,7 +123,8 @@ def wait(timeout: float | None = None) -> None:
     shutdown)."""
     while True:
         with _lock:
-            futures = [future for _, future in _pending.values() if not future.done()]
+            _reads[:] = [future for future in _reads if not future.done()]
+            futures = [future for _, future in _pending.values() if not future.done()] + _reads
         if not futures:
             return
         for future in futures:

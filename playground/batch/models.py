@@ -8,7 +8,8 @@ from django.db import models
 
 class BatchJob(models.Model):
     QUEUED, RUNNING, DONE, CANCELLED, FAILED = "queued", "running", "done", "cancelled", "failed"
-    STATUSES = [(s, s) for s in (QUEUED, RUNNING, DONE, CANCELLED, FAILED)]
+    READING = "reading"  # its objects are being read from the connected cluster (cluster_inputs.py), no chunk yet
+    STATUSES = [(s, s) for s in (READING, QUEUED, RUNNING, DONE, CANCELLED, FAILED)]
     FINISHED = (DONE, CANCELLED, FAILED)
 
     id = models.CharField(primary_key=True, max_length=32)
@@ -20,7 +21,8 @@ class BatchJob(models.Model):
     documents = models.JSONField()  # the chosen policies with the project's other documents, as objects
     policies = models.JSONField(default=list)  # names of the chosen policies
     kubernetes_version = models.CharField(max_length=8, blank=True, default="")
-    sources = models.JSONField(default=list)  # [{name, objects}] per uploaded file or pasted text
+    sources = models.JSONField(default=list)  # [{name, objects}] per uploaded file or pasted text; a cluster's
+    # also {cluster: what to read, reading: {kind, read, total} while it is read, kinds: [{kind, read|error}]}
     warnings = models.JSONField(default=list)  # located problems of the input that did not stop the job
     total = models.PositiveIntegerField(default=0)
     done = models.PositiveIntegerField(default=0)

@@ -52,7 +52,7 @@ class WorkerLost(Exception):
 
 # documents (a list; {"base", "head"} for impact), inputs, start, Kubernetes version -> rows (kinds.py)
 Compute = Callable[[Any, list, int, "str | None"], "list | dict"]
-ACTIVE = (BatchJob.QUEUED, BatchJob.RUNNING)
+ACTIVE = (BatchJob.READING, BatchJob.QUEUED, BatchJob.RUNNING)
 DATABASE_ATTEMPTS = 4  # tries of one database step of a chunk (claim, keep, finish)
 T = TypeVar("T")
 
@@ -170,6 +170,12 @@ def fail(chunk: BatchChunk, message: str) -> None:
         _fail_job(chunk.job_id, message)
 
 
+def fail_job(job_id: str, message: str) -> None:
+    """Stop an active job, saying why (its cluster could not be read, say)."""
+    with transaction.atomic():
+        _fail_job(job_id, message)
+
+
 def _fail_job(job_id: str, message: str) -> None:
     if BatchJob.objects.filter(id=job_id, status__in=ACTIVE).update(
         status=BatchJob.FAILED, error=message, finished=timezone.now()
@@ -270,6 +276,12 @@ def recover(job: BatchJob) -> list[int]:
     A chunk lost PLAYGROUND_BATCH_ATTEMPTS times fails the job (something in it may crash workers)."""
     if job.status not in ACTIVE:
         return []
+    if job.status == BatchJob.READING:  # no chunk yet; its read stops at the deadline, a lost reader never ends
+        from playground.batch.cluster_inputs import stalled_before
+
+        if job.created < timezone.now() - stalled_before():
+            fail_job(job.id, "the worker reading the cluster stopped (crashed or was killed); the job was stopped")
+        return []
     if finish_if_complete(job.id):  # every chunk kept, but the last worker stopped before it said the job was done
         progress.changed(job.id)
         return []
@@ -321,6 +333,25 @@ def dispatch(chunk_ids: list[int]) -> None:
         from playground.batch import local
 
         local.submit(chunk_ids)
+
+
+def dispatch_read(job_id: str) -> None:
+    """Send a `reading` job's cluster read (cluster_inputs.read_job) to the configured backend."""
+    if settings.PLAYGROUND_BATCH_BACKEND == "celery":
+        from kombu.exceptions import OperationalError
+
+        from playground.batch import tasks
+        from playground.celery_app import app  # noqa: F401  (the broker settings, before the first send)
+
+        try:
+            tasks.read_cluster.delay(job_id)
+        except OperationalError as exc:
+            outage.report("batch broker", exc)
+            fail_job(job_id, "the batch broker is down: the cluster could not be read; try again")
+    else:
+        from playground.batch import local
+
+        local.submit_read(job_id)
 
 
 def lease_left(chunk_id: int) -> float | None:

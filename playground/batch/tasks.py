@@ -29,6 +29,14 @@ def run_chunk(self, chunk_id: int) -> bool:
     return False
 
 
+@shared_task(name="playground.batch.read_cluster", ignore_result=True)
+def read_cluster(job_id: str) -> None:
+    """A job's first phase when its objects come from the connected cluster (cluster_inputs.py)."""
+    from playground.batch import cluster_inputs
+
+    cluster_inputs.read_job(job_id)
+
+
 @worker_ready.connect(weak=False)
 def _start_sweeper(**_: object) -> None:
     """Each worker's main process looks for lost chunks every few seconds (sweeper.py); connected here, where

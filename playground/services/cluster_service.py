@@ -255,7 +255,7 @@ def sample_request_from(
             try:
                 return reader.get(reader.resolve(ref["kind"]), ref.get("namespace") or None, ref["name"])
             except ClusterError as exc:
-                code = {"not_found": 404, "not_allowed": 400}.get(exc.reason, 502)
+                code = {"not_found": 404, "not_allowed": 400, "invalid": 400}.get(exc.reason, 502)
                 raise ServiceError(f"cluster_{exc.reason}", exc.message, code, path=exc.what) from None
 
         obj = _read(read)

@@ -71,6 +71,11 @@ function showProgress(state) {
   const parts = [`${number(state.done)} / ${number(state.total)} objects`];
   if (state.done) parts.push(`${number(state.denied)} denied`);
   if (state.rate) parts.push(`${number(Math.round(state.rate))}/s`);
+  if (state.status === "reading") {
+    const source = state.sources?.[0];
+    parts.splice(0, 1, readingText(source));
+    if (source?.reading?.total) [bar.max, bar.value] = [source.reading.total, source.reading.read];
+  }
   if (state.status === "queued") {
     parts.push(state.waitingSeconds >= WORKER_HINT_SECONDS
       ? `waiting for a worker for ${duration(state.waitingSeconds)}: is a batch worker running? (README, "Batch")`
@@ -82,13 +87,22 @@ function showProgress(state) {
   if (state.status === "failed") parts.push("failed");
   $("progress-text").textContent = parts.join(" · ");
   $("progress-text").dataset.status = state.status;
-  $("btn-cancel").hidden = !["queued", "running"].includes(state.status);
+  $("btn-cancel").hidden = !["reading", "queued", "running"].includes(state.status);
   $("job-error").hidden = !state.error;
   $("job-error").textContent = state.error || "";
   const warnings = state.warnings || [];
   $("job-warnings").hidden = !warnings.length;
   replaceChildren($("job-warnings"), warnings.slice(0, 10).map((w) =>
     h("li", {}, `Warning: ${w.source || "project"}${w.line ? ` line ${w.line}` : ""}: ${w.message}`)));
+}
+
+/** How far the cluster read is: "reading deployments.apps: 300 / 1,000" (the kinds read so far before it). */
+function readingText(source) {
+  const now = source?.reading;
+  if (!now) return `reading ${source?.name || "the cluster"}…`;
+  const done = (source.kinds || []).filter((k) => k.kind !== now.kind && k.read != null).length;
+  const of = now.total != null ? ` / ${number(now.total)}` : "";
+  return `reading ${now.kind}: ${number(now.read)}${of}` + (done ? ` (${done} kind${done === 1 ? "" : "s"} read)` : "");
 }
 
 /** Follow the job over its socket (socket.js, tried again after 1, 2, 4… up to 30 s); poll while it is not open
@@ -150,7 +164,7 @@ async function poll() {
   if (watching?.isOpen) return; // the socket is back while this look was under way: it follows the job now
   $("batch-progress").dataset.source = "poll";
   showProgress(state);
-  if (["queued", "running"].includes(state.status)) {
+  if (["reading", "queued", "running"].includes(state.status)) {
     polling = setTimeout(poll, POLL_MS);
     return;
   }

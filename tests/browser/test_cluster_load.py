@@ -127,3 +127,32 @@ def test_the_batch_page_takes_its_objects_from_the_cluster(page, connected_url, 
     expect(page.locator("#affected-table tbody tr")).to_have_count(1)
     expect(page.locator("#affected-table tbody tr").first).to_contain_text("Deployment team-a/web")
     assert {method for method, *_ in cluster.requests} == {"GET"}
+
+
+def test_the_batch_page_shows_the_cluster_read_under_way_and_names_a_forbidden_kind(
+    page, connected_url, cluster, screenshot
+):
+    """The read runs on a worker with progress: Deployments come one per page, each a while, and the bar's
+    text says how far ("reading deployments.apps: 1 / 3"); StatefulSets are forbidden (403), which the job
+    names as a warning while it runs the rest."""
+    api = api_client(connected_url)
+    status, created = api("POST", "/api/v1/projects", project_body())
+    assert status == 201
+    cluster.page_size["deployments.apps"] = 1
+    cluster.slow["deployments.apps"] = 0.8
+    try:
+        page.goto(f"{connected_url}/p/{created['id']}/batch")
+        page.check("#batch-from-cluster")
+        page.fill("#batch-cluster-kinds", "Deployment, StatefulSet")
+        page.click("#btn-run")
+        text = page.locator("#progress-text")
+        expect(text).to_have_attribute("data-status", "reading", timeout=30_000)
+        expect(text).to_contain_text("reading deployments.apps: 1 / 3", timeout=30_000)
+        screenshot("batch-reading-the-cluster")
+        expect(text).to_have_attribute("data-status", "done", timeout=60_000)
+    finally:
+        cluster.page_size.pop("deployments.apps")
+        cluster.slow.pop("deployments.apps")
+    expect(page.locator("[data-testid=total-objects] strong")).to_have_text("3")
+    expect(page.locator("#job-warnings li")).to_have_count(1)
+    expect(page.locator("#job-warnings li").first).to_contain_text("cannot read statefulsets.apps: 403 Forbidden")

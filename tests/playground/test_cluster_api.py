@@ -221,3 +221,61 @@ def test_sample_request_from_the_cluster_and_bad_input(client, project, connecte
     empty = load(client, project, {})
     assert empty.status_code == 400 and "choose something to load" in empty.json()["error"]["message"]
     assert not any("secrets" in p for p in connected.paths())
+
+
+HOSTILE = [
+    ("count", {"objects": "Deployment"}, "objects"),
+    ("count", {"objects": [{"kind": 5}]}, "objects.0.kind"),
+    ("count", {"objects": [{"kind": ""}]}, "objects.0.kind"),
+    ("count", {"objects": [{"kind": "Depl\x00oyment"}]}, "objects[0].kind"),
+    ("count", {"objects": [{"kind": "Deployment", "labelSelector": "a=" + "b" * 200_000}]}, "objects.0.labelSelector"),
+    ("count", {"objects": [{"kind": "Deployment", "labelSelector": "a=b\x00"}]}, "objects[0].labelSelector"),
+    ("count", {"objects": [{"kind": "Deployment", "labelSelector": "env in (dev"}]}, "objects.0.labelSelector"),
+    ("load", {"objects": [{"kind": "Deployment", "labelSelector": "!!=x"}]}, "objects.0.labelSelector"),
+    ("count", {"objects": [{"kind": "Deployment", "namespace": "team-a/../kube-system"}]}, "objects.0.namespace"),
+    ("count", {"objects": [{"kind": "Deployment", "labelselector": "app=web"}]}, "objects.0.labelselector"),
+    ("count", {"policies": "yes"}, "policies"),
+    (
+        "sample",
+        {"operation": "CREATE", "object": {"kind": "Deployment", "name": "../../../api/v1/secrets"}},
+        "object.name",
+    ),
+    (
+        "sample",
+        {"operation": "CREATE", "object": {"kind": "Deployment", "namespace": "a/b", "name": "web"}},
+        "object.namespace",
+    ),
+    ("sample", {"operation": "CREATE", "object": {"kind": "Deployment", "name": ""}}, "object.name"),
+    ("refresh", {"documentIds": ["x"]}, "documentIds.0"),
+]
+
+
+@pytest.mark.parametrize(("endpoint", "body", "field"), HOSTILE, ids=[f"{e}-{f}" for e, _, f in HOSTILE])
+def test_hostile_bodies_are_a_400_naming_the_field_and_never_reach_the_cluster(
+    client, project, connected, endpoint, body, field
+):
+    url = {
+        "count": "/api/v1/cluster/count",
+        "load": f"/api/v1/projects/{project['id']}/cluster/load",
+        "refresh": f"/api/v1/projects/{project['id']}/cluster/refresh",
+        "sample": f"/api/v1/projects/{project['id']}/cluster/sample-request",
+    }[endpoint]
+    response = post(client, url, body, project["editToken"])
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    assert error["path"] == field and error["message"].startswith(f"{field}: ")
+    assert connected.requests == []  # refused before any call to the cluster
+
+
+def test_an_unknown_kind_is_named_and_the_other_kinds_still_count(client, connected):
+    counted = post(
+        client, "/api/v1/cluster/count", {"objects": [{"kind": "NoSuchKind"}, {"kind": "Deployment"}]}
+    ).json()
+    assert [k["resource"] for k in counted["kinds"]] == ["deployments.apps"]
+    assert counted["errors"] == [
+        {
+            "kind": "NoSuchKind",
+            "reason": "not_found",
+            "message": "cannot read NoSuchKind: the cluster serves no such kind",
+        }
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -10,7 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.batch.cluster import Resource, list_namespaces, list_objects, matched_resources, selectors_of
+from evaluator.batch.cluster import (
+    Resource,
+    list_namespaces,
+    list_objects,
+    matched_resources,
+    read_cluster,
+    selectors_of,
+)
+from evaluator.cli.batch import reading_progress
 from tests.fake_apiserver import TOKEN, FakeCluster, serving, write_kubeconfig
 
 from .policies import DOCUMENTS
@@ -109,6 +118,57 @@ def test_secrets_are_never_listed_even_when_a_policy_matches_every_kind(kubeconf
         0
     ].items()
     assert not any("secrets" in path for path in cluster.paths())
+
+
+EVERY_KIND = {
+    "apiVersion": "kyverno.io/v1",
+    "kind": "ClusterPolicy",
+    "metadata": {"name": "p"},
+    "spec": {"rules": [{"name": "r", "match": {"any": [{"resources": {"kinds": ["*"]}}]}}]},
+}
+
+
+def test_one_broken_api_group_costs_only_its_kinds(tmp_path: Path):
+    """An aggregated API whose server is down answers 503 to its discovery: that group is reported with the
+    reason, every other group is still discovered and listed."""
+    cluster = recorded_cluster()
+    cluster.add("metrics.k8s.io", "v1beta1", "podmetrics", "PodMetrics", True, verbs=("get", "list", "create"))
+    cluster.broken_groups = {"metrics.k8s.io"}
+    with serving(cluster) as url:
+        objects, namespaces, errors = read_cluster(
+            str(write_kubeconfig(tmp_path / "kubeconfig", url)), documents=[EVERY_KIND]
+        )
+    assert {o["kind"] for o in objects} >= {"Pod", "Deployment", "ConfigMap", "Namespace"}
+    assert [n["metadata"]["name"] for n in namespaces] == ["default", "team-a"]
+    broken = [e for e in errors if "metrics.k8s.io" in e["message"]]
+    assert broken == [
+        {
+            "severity": "error",
+            "message": "cannot list API group metrics.k8s.io: its discovery failed, so none of its kinds was read: "
+            "503 Service Unavailable: the server is currently unable to handle the request",
+            "source": "cluster",
+            "document": None,
+            "line": None,
+        }
+    ]
+    assert "/apis/metrics.k8s.io/v1beta1/podmetrics" not in cluster.paths()
+    assert "/apis/apps/v1/deployments" in cluster.paths()  # the groups after the broken one still read
+
+
+def test_reading_reports_progress_per_page_and_kind(kubeconfig: Path):
+    heard: list[tuple[str, int, int | None]] = []
+    objects, _, _ = read_cluster(str(kubeconfig), kinds=["Deployment"], progress=lambda *a: heard.append(a))
+    assert len(objects) == 2
+    # Deployments come one per page; the fake server announces the total (remainingItemCount)
+    assert heard[:2] == [("deployments.apps", 1, 2), ("deployments.apps", 2, 2)]
+    assert heard[-1][0] == "namespaces"
+    out = io.StringIO()
+    draw = reading_progress(out)
+    for step in heard:
+        draw(*step)
+    lines = out.getvalue().split("\n")  # one line per kind, redrawn (\r) per page
+    assert lines[0] == "\rreading deployments.apps: 1/2\x1b[K\rreading deployments.apps: 2/2\x1b[K"
+    assert lines[1] == "\rreading namespaces: 2\x1b[K"  # one page: the list says no total
 
 
 def test_kinds_override_the_policies(kubeconfig: Path):

@@ -17,6 +17,7 @@ from django.conf import settings as django_settings
 
 from playground.batch import consumer, jobs
 from playground.batch.models import BatchChunk, BatchJob
+from tests.fake_apiserver import sample_cluster, serving, write_kubeconfig
 from tests.playground.batch.dumps import denied_count, dump
 from tests.playground.batch.test_progress_socket import until_finished, watch
 
@@ -119,11 +120,31 @@ def workers(settings, tmp_path):
 
 def wait_for_end(state: dict, token: str, workers: Workers, timeout: float = 180) -> dict:
     deadline = time.monotonic() + timeout
-    while state["status"] in ("queued", "running") and time.monotonic() < deadline:
+    while state["status"] in ("reading", "queued", "running") and time.monotonic() < deadline:
         time.sleep(0.2)
         state = jobs.status(state["id"], token)  # also sends again the chunks of a lost worker
     assert state["status"] == "done", (state, workers.output())
     return state
+
+
+def test_a_cluster_read_runs_on_a_celery_worker_as_the_jobs_first_phase(project, workers, settings, tmp_path):
+    cluster = sample_cluster()
+    with serving(cluster) as url:
+        kubeconfig = str(write_kubeconfig(tmp_path / "kubeconfig", url))
+        workers.env.update(
+            PLAYGROUND_CLUSTER="kubeconfig", PLAYGROUND_CLUSTER_KUBECONFIG=kubeconfig, PLAYGROUND_CLUSTER_CONTEXT="fake"
+        )
+        settings.PLAYGROUND_CLUSTER = "kubeconfig"
+        settings.PLAYGROUND_CLUSTER_KUBECONFIG = kubeconfig
+        settings.PLAYGROUND_CLUSTER_CONTEXT = "fake"
+        workers.start()
+        state, token = jobs.create_job(project["id"], None, [], {"kinds": ["Deployment", "StatefulSet"]})
+        assert state["status"] == "reading"
+        state = wait_for_end(state, token, workers)
+    assert state["total"] == 3 and state["sources"][0]["objects"] == 3
+    assert [w["message"].split(":")[0] for w in state["warnings"]] == ["cannot read statefulsets.apps"]
+    assert "playground.batch.read_cluster" in workers.output()
+    assert {method for method, *_ in cluster.requests} == {"GET"}
 
 
 def test_a_job_runs_on_a_celery_worker_with_exact_totals(project, workers, settings):
