@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import yaml
@@ -65,6 +65,13 @@ class Document:
     @scalars.setter
     def scalars(self, value: dict[str, ScalarSource] | None) -> None:
         self._text, self._scalars = None, value
+
+    def with_data(self, data: Any) -> Document:
+        """A copy holding `data` and located as this one is: `dataclasses.replace` would drop the text its
+        positions are worked out from (an init=False field), and with it every field's line and column."""
+        twin = replace(self, data=data)
+        twin._text, twin._positions, twin._scalars = self._text, self._positions, self._scalars
+        return twin
 
     def _locate_fields(self) -> None:
         chunk, offset = self._text  # type: ignore[misc]

@@ -13,7 +13,6 @@ from __future__ import annotations
 import copy
 import threading
 from collections import OrderedDict
-from dataclasses import replace
 from typing import Any
 
 from evaluator.admission.documents import Document, LoadError
@@ -88,7 +87,7 @@ def load_documents(
         found = parse_documents(text, source, positions)
         _CACHE.put(key, found)
     records, errors = found
-    return [replace(record, data=copied(record.data)) for record in records], list(errors)
+    return [record.with_data(copied(record.data)) for record in records], list(errors)
 
 
 def clear() -> None:
