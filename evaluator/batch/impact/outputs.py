@@ -195,11 +195,12 @@ def _source_lines(source: Mapping[str, Any]) -> list[str]:
 
 
 def _md(value: Any, limit: int = MESSAGE_CHARS) -> str:
-    """Text of the inputs as one Markdown table cell: cut, HTML-escaped, pipes and newlines neutralised."""
-    text = "" if value is None else str(value)
+    """Text of the inputs as one Markdown table cell: one line (a Kyverno message's indented lines read as
+    single spaces), cut, HTML-escaped, pipes neutralised."""
+    text = "" if value is None else " ".join(str(value).split())
     if len(text) > limit:
         text = text[: limit - 1] + "…"
-    text = html.escape(text, quote=False).replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+    text = html.escape(text, quote=False).replace("|", "\\|")
     return text.replace("`", "'")
 
 

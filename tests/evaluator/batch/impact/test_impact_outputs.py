@@ -146,3 +146,8 @@ def test_a_log_without_bodies_is_said_plainly():
     report = impact.ImpactReport(impact.ImpactSummary(), source={"events": 12, "replayed": 0, "noRequestBodies": True})
     assert "holds no request bodies" in impact.render(report, "text")
     assert "Nothing replayed" in impact.render(report, "markdown")
+
+
+def test_a_markdown_cell_reads_a_multi_line_message_as_one_line_of_single_spaces():
+    cell = impact.outputs._md("admission webhook denied the request:\n\n  resource Pod/x was blocked\n    rule: fail")
+    assert cell == "admission webhook denied the request: resource Pod/x was blocked rule: fail"
