@@ -16,14 +16,13 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import close_old_connections, transaction
-from django.utils import timezone
 
 from evaluator.batch import with_namespaces
 from evaluator.batch.cluster import objects_for
 from evaluator.cluster import ClusterError, ClusterReader, ReadOnlyClient
 from evaluator.cluster.client import cluster_label
 from playground.batch import progress
-from playground.batch.models import BatchChunk, BatchJob
+from playground.batch.models import BatchJob
 from playground.core.database import release_connection
 from playground.services import cluster_service
 
@@ -118,7 +117,6 @@ def _queue(job: BatchJob, objects: list[dict], namespaces: list[dict], heard: _P
 
     source = {**heard.source, "objects": len(objects), "reading": None, "kinds": heard.kinds}
     warnings = [{"severity": "warning", "source": "cluster", "message": e.message} for e in errors]
-    size = settings.PLAYGROUND_BATCH_CHUNK_SIZE
     with transaction.atomic():
         queued = BatchJob.objects.filter(id=job.id, status=BatchJob.READING).update(
             status=BatchJob.QUEUED,
@@ -129,12 +127,5 @@ def _queue(job: BatchJob, objects: list[dict], namespaces: list[dict], heard: _P
         )
         if not queued:  # cancelled while reading
             return
-        now = timezone.now()
-        BatchChunk.objects.bulk_create(
-            BatchChunk(job_id=job.id, index=n, start=start, size=len(part), inputs=part, dispatched=now)
-            for n, start in enumerate(range(0, len(objects), size))
-            for part in [objects[start : start + size]]
-        )
-        chunk_ids = list(BatchChunk.objects.filter(job_id=job.id).values_list("id", flat=True))
+        runner.queue_chunks(job.id, objects)
         progress.changed(job.id)
-        transaction.on_commit(lambda: runner.dispatch(chunk_ids))

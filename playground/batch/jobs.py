@@ -42,7 +42,6 @@ def create_job(
     objects, sources = inputs.read_inputs(uploads)
     documents = with_namespaces(documents, objects)
     token = tokens.new_token()
-    size = settings.PLAYGROUND_BATCH_CHUNK_SIZE
     with transaction.atomic():
         job = BatchJob.objects.create(
             id=tokens.new_project_id(16),
@@ -56,14 +55,7 @@ def create_job(
             total=len(objects),
             edit_token_hash=tokens.hash_token(token),
         )
-        now = timezone.now()
-        BatchChunk.objects.bulk_create(
-            BatchChunk(job=job, index=n, start=start, size=len(part), inputs=part, dispatched=now)
-            for n, start in enumerate(range(0, len(objects), size))
-            for part in [objects[start : start + size]]
-        )
-        chunk_ids = list(job.chunks.values_list("id", flat=True))
-        transaction.on_commit(lambda: runner.dispatch(chunk_ids))
+        runner.queue_chunks(job.id, objects)
     return job_state(job), token
 
 

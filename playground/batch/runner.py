@@ -312,6 +312,21 @@ def recover(job: BatchJob) -> list[int]:
     return resend
 
 
+def queue_chunks(job_id: str, items: list) -> list[int]:
+    """Cut a job's inputs into chunks of PLAYGROUND_BATCH_CHUNK_SIZE and send them once the caller's transaction
+    commits (a worker must find them saved): the one rule every way of starting a job uses."""
+    size = settings.PLAYGROUND_BATCH_CHUNK_SIZE
+    now = timezone.now()
+    BatchChunk.objects.bulk_create(
+        BatchChunk(job_id=job_id, index=n, start=start, size=len(part), inputs=part, dispatched=now)
+        for n, start in enumerate(range(0, len(items), size))
+        for part in [items[start : start + size]]
+    )
+    chunk_ids = list(BatchChunk.objects.filter(job_id=job_id).values_list("id", flat=True))
+    transaction.on_commit(lambda: dispatch(chunk_ids))
+    return chunk_ids
+
+
 def dispatch(chunk_ids: list[int]) -> None:
     """Send chunks to the configured backend: Celery workers, or this server's local pool. With the broker
     down the chunks stay queued in the database and are sent again once the job is looked at after a lease

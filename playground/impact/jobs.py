@@ -10,12 +10,11 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
 from evaluator.batch import with_namespaces
 from playground.batch import kinds, runner
 from playground.batch.jobs import get_job, job_state
-from playground.batch.models import BatchChunk, BatchJob
+from playground.batch.models import BatchJob
 from playground.core import tokens
 from playground.core.errors import ServiceError
 from playground.impact import corpus, sides
@@ -64,7 +63,6 @@ def create(base: Any, head: Any, kind: Any, uploads: list[tuple[str, bytes | str
         "sides": {name: _described(side) for name, side in (("base", base_side), ("head", head_side))},
     }
     token = tokens.new_token()
-    size = settings.PLAYGROUND_BATCH_CHUNK_SIZE
     with transaction.atomic():
         job = BatchJob.objects.create(
             id=tokens.new_project_id(16),
@@ -79,14 +77,7 @@ def create(base: Any, head: Any, kind: Any, uploads: list[tuple[str, bytes | str
             total=len(items),
             edit_token_hash=tokens.hash_token(token),
         )
-        now = timezone.now()
-        BatchChunk.objects.bulk_create(
-            BatchChunk(job=job, index=n, start=start, size=len(part), inputs=part, dispatched=now)
-            for n, start in enumerate(range(0, len(items), size))
-            for part in [items[start : start + size]]
-        )
-        chunk_ids = list(job.chunks.values_list("id", flat=True))
-        transaction.on_commit(lambda: runner.dispatch(chunk_ids))
+        runner.queue_chunks(job.id, items)
     return state(job), token
 
 
