@@ -150,6 +150,7 @@ export function createEditor(parent, options) {
       forceLinting(view);
     },
     setReadOnly(value) {
+      if (view.state.readOnly === value && view.state.facet(EditorView.editable) === !value) return; // each project state asks again
       view.dispatch({ effects: readOnly.reconfigure([EditorState.readOnly.of(value), EditorView.editable.of(!value)]) });
     },
     focus: () => view.focus(),

@@ -15,6 +15,16 @@ function kindOf(text) {
   return kinds.length ? [...new Set(kinds)].join(", ") : "";
 }
 
+/** Put `panels` in `host` in this order, moving only those out of place: moving a node blurs what has focus
+ * inside it, so re-appending every panel on each project state sent the keystrokes of whoever was typing
+ * nowhere. */
+function placeInOrder(host, panels) {
+  panels.forEach((panel, index) => {
+    const there = host.children[index];
+    if (there !== panel) host.insertBefore(panel, there ?? null);
+  });
+}
+
 export class Workspace {
   /**
    * hosts: {documents: Element, requests: Element}
@@ -64,8 +74,8 @@ export class Workspace {
         }
       }
       this.order[target] = list.map((item, index) => itemKey(target, item.id ?? index));
-      const host = this.hosts[target === "document" ? "documents" : "requests"];
-      for (const key of this.order[target]) host.appendChild(this.items.get(key).panel);
+      placeInOrder(this.hosts[target === "document" ? "documents" : "requests"],
+        this.order[target].map((key) => this.items.get(key).panel));
     }
   }
 
