@@ -8,6 +8,7 @@ end is missing. `make test-browser` runs them (CI's browser pass); plain `make t
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -15,6 +16,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -58,12 +60,13 @@ def _wait_until_up(url: str, process: subprocess.Popen, log: Path, timeout: floa
     raise RuntimeError(f"daphne did not answer within {timeout}s:\n{log.read_text()[-4000:]}")
 
 
-@pytest.fixture(scope="session")
-def server_url(tmp_path_factory):
-    """A live daphne serving the whole app (pages, API, ws/projects/…), gallery loaded."""
+@contextlib.contextmanager
+def live_daphne(workdir: Path, settings: dict[str, str], manage: tuple[tuple[str, ...], ...]) -> Iterator[str]:
+    """A daphne on a free port over a SQLite database of its own in `workdir` (the in-memory channel layer,
+    no evaluation rate limit), after the `manage.py` commands given; `settings` are further environment
+    variables. Yields its URL; stopped on exit."""
     if not (ROOT / "static" / "dist" / "editor-page.js").exists():
         pytest.skip("the front end is not built: run `make frontend` (static/dist/ is missing)")
-    workdir = tmp_path_factory.mktemp("browser-server")
     env = {
         **os.environ,
         "DATABASE_URL": f"sqlite:///{workdir / 'db.sqlite3'}",
@@ -71,14 +74,11 @@ def server_url(tmp_path_factory):
         "REDIS_URL": "",
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "PLAYGROUND_EVALUATION_RATE": "100000/min",
-        # Batch jobs in small chunks on one pool process: a 1,000-object job then takes long enough for the
-        # page's progress bar to be seen moving (tests/browser/test_batch.py).
-        "PLAYGROUND_BATCH_CHUNK_SIZE": "20",
-        "PLAYGROUND_BATCH_PROCESSES": "1",
         "DJANGO_SETTINGS_MODULE": "playground.settings",
+        **settings,
     }
     python = sys.executable
-    for command in (["migrate", "--noinput", "-v0"], ["load_examples"]):
+    for command in manage:
         subprocess.run([python, "manage.py", *command], cwd=ROOT, env=env, check=True, capture_output=True)
     port = _free_port()
     log = workdir / "daphne.log"
@@ -100,6 +100,18 @@ def server_url(tmp_path_factory):
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+@pytest.fixture(scope="session")
+def server_url(tmp_path_factory):
+    """A live daphne serving the whole app (pages, API, ws/projects/…), gallery loaded."""
+    # Batch jobs in small chunks on one pool process: a 1,000-object job then takes long enough for the
+    # page's progress bar to be seen moving (tests/browser/test_batch.py).
+    settings = {"PLAYGROUND_BATCH_CHUNK_SIZE": "20", "PLAYGROUND_BATCH_PROCESSES": "1"}
+    with live_daphne(
+        tmp_path_factory.mktemp("browser-server"), settings, (("migrate", "--noinput", "-v0"), ("load_examples",))
+    ) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -4,15 +4,12 @@ loaded policy denies. A server without a connection shows no such button (tests/
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import ROOT, _free_port, _wait_until_up
+from tests.browser.conftest import live_daphne
 from tests.browser.helpers import api_client, card, project_body
 from tests.fake_apiserver import FakeCluster, sample_cluster, serving, write_kubeconfig
 
@@ -27,42 +24,14 @@ def cluster() -> FakeCluster:
 @pytest.fixture(scope="module")
 def connected_url(tmp_path_factory, cluster: FakeCluster) -> Iterator[str]:
     """A daphne like the suite's, with PLAYGROUND_CLUSTER pointing at the fake API server."""
-    if not (ROOT / "static" / "dist" / "editor-page.js").exists():
-        pytest.skip("the front end is not built: run `make frontend` (static/dist/ is missing)")
     workdir = tmp_path_factory.mktemp("cluster-server")
     with serving(cluster) as api_server:
-        env = {
-            **os.environ,
-            "DATABASE_URL": f"sqlite:///{workdir / 'db.sqlite3'}",
-            "DEBUG": "1",
-            "REDIS_URL": "",
-            "ALLOWED_HOSTS": "127.0.0.1,localhost",
-            "PLAYGROUND_EVALUATION_RATE": "100000/min",
-            "DJANGO_SETTINGS_MODULE": "playground.settings",
+        settings = {
             "PLAYGROUND_CLUSTER": "kubeconfig",
             "PLAYGROUND_CLUSTER_KUBECONFIG": str(write_kubeconfig(workdir / "kubeconfig", api_server)),
         }
-        subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
-        port = _free_port()
-        log = workdir / "daphne.log"
-        with log.open("w") as out:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "playground.asgi:application"],
-                cwd=ROOT,
-                env=env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
-        url = f"http://127.0.0.1:{port}"
-        try:
-            _wait_until_up(url, process, log)
+        with live_daphne(workdir, settings, (("migrate", "--noinput", "-v0"),)) as url:
             yield url
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
 
 
 def test_load_policies_namespaces_and_deployments_then_see_the_decision(page, connected_url, cluster, screenshot):
