@@ -6,6 +6,8 @@ import json
 import urllib.error
 import urllib.request
 
+from playwright.sync_api import expect
+
 from tests.playground.playground_fixtures import binding, deployment, policy
 
 
@@ -63,3 +65,21 @@ def api_client(server_url: str):
             return error.code, json.loads(error.read() or b"null")
 
     return call
+
+
+def open_with_token(browser, server_url, created, name):
+    """A browser context of its own, holding the project's edit token and the display name `name`, on the
+    project's editor page once connected and saved: (context, page)."""
+    context = browser.new_context(viewport={"width": 1440, "height": 1000})
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    page.goto(server_url + "/")
+    page.evaluate(
+        "([id, token, name]) => { localStorage.setItem('admission-playground:token:' + id, token);"
+        " localStorage.setItem('admission-playground:name', name); }",
+        [created["id"], created["editToken"], name],
+    )
+    page.goto(f"{server_url}/p/{created['id']}")
+    page.wait_for_selector("#conn-state[data-state=open]")
+    expect(page.locator("#save-state")).to_have_attribute("data-state", "saved")
+    return context, page

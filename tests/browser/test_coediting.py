@@ -6,25 +6,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.helpers import editor, project_body
+from tests.browser.helpers import editor, open_with_token, project_body
 
 pytestmark = pytest.mark.browser
-
-
-def open_with_token(browser, server_url, created, name):
-    context = browser.new_context(viewport={"width": 1440, "height": 1000})
-    context.set_default_timeout(15_000)
-    page = context.new_page()
-    page.goto(server_url + "/")
-    page.evaluate(
-        "([id, token, name]) => { localStorage.setItem('admission-playground:token:' + id, token);"
-        " localStorage.setItem('admission-playground:name', name); }",
-        [created["id"], created["editToken"], name],
-    )
-    page.goto(f"{server_url}/p/{created['id']}")
-    page.wait_for_selector("#conn-state[data-state=open]")
-    expect(page.locator("#save-state")).to_have_attribute("data-state", "saved")
-    return context, page
 
 
 def type_at_end(page, text):

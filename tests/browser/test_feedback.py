@@ -15,7 +15,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.helpers import editor, project_body
+from tests.browser.helpers import editor, open_with_token, project_body
 
 pytestmark = pytest.mark.browser
 
@@ -200,16 +200,7 @@ CURSOR_AT = """([spot, message]) => {
 
 
 def open_as(browser, server_url, created, name):
-    context = browser.new_context(viewport={"width": 1440, "height": 1000})
-    context.set_default_timeout(15_000)
-    page = context.new_page()
-    page.goto(server_url + "/")
-    page.evaluate(
-        "([id, token, name]) => { localStorage.setItem('admission-playground:token:' + id, token);"
-        " localStorage.setItem('admission-playground:name', name); }",
-        [created["id"], created["editToken"], name],
-    )
-    page.goto(f"{server_url}/p/{created['id']}")
+    context, page = open_with_token(browser, server_url, created, name)
     page.wait_for_selector(".cm-content[contenteditable=true]")
     expect(shown_message(page)).to_contain_text(MESSAGE)
     return context, page
