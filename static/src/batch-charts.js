@@ -1,49 +1,10 @@
-// The batch page's charts (Chart.js, registered piecemeal so only bar charts are bundled): denials by policy,
-// by namespace, and the outcome counts over the whole object set. Colours come from the page's CSS variables
-// and follow the dark-mode switch. Each canvas is an image labelled by its caption; the tables beside the
-// charts carry the same figures for screen readers.
+// The batch page's charts (bar-charts.js): denials by policy, by namespace, and the outcome counts over the
+// whole object set; the tables beside the charts carry the same figures for screen readers.
 
-import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from "chart.js";
-
-Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
-
-const MAX_BARS = 15;
-const charts = new Map();
-
-function colours() {
-  const style = getComputedStyle(document.documentElement);
-  const v = (name) => style.getPropertyValue(name).trim();
-  return { ok: v("--ok"), bad: v("--bad"), warn: v("--warn"), mut: v("--mut"), muted: v("--muted"), fg: v("--fg"), grid: v("--border"), accent: v("--accent") };
-}
+import { MAX_BARS, colours, describe, draw, redrawOnThemeChange } from "./bar-charts.js";
 
 function top(entries, key) {
   return entries.filter(([, counts]) => counts[key] > 0).sort((a, b) => b[1][key] - a[1][key] || a[0].localeCompare(b[0])).slice(0, MAX_BARS);
-}
-
-function draw(id, config) {
-  charts.get(id)?.destroy();
-  const canvas = document.getElementById(id);
-  if (!canvas) return;
-  const c = colours();
-  const chart = new Chart(canvas, {
-    ...config,
-    options: {
-      animation: false,
-      responsive: true,
-      maintainAspectRatio: false,
-      indexAxis: config.horizontal ? "y" : "x",
-      plugins: { legend: { display: config.data.datasets.length > 1, labels: { color: c.fg } } },
-      scales: {
-        x: { stacked: true, ticks: { color: c.fg, precision: 0 }, grid: { color: c.grid } },
-        y: { stacked: true, ticks: { color: c.fg, precision: 0 }, grid: { color: c.grid } },
-      },
-    },
-  });
-  charts.set(id, chart);
-}
-
-function describe(id, text) {
-  document.getElementById(id)?.setAttribute("aria-description", text);
 }
 
 /** Draw (or redraw) the three charts from a job summary (evaluator.batch.Summary.as_dict()). */
@@ -86,8 +47,5 @@ export function renderCharts(summary) {
 
 /** Keep the charts' colours in step with the theme switch. */
 export function followTheme(getSummary) {
-  new MutationObserver(() => {
-    const summary = getSummary();
-    if (summary) renderCharts(summary);
-  }).observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme"] });
+  redrawOnThemeChange(getSummary, renderCharts);
 }

@@ -12,7 +12,7 @@ import { h, replaceChildren } from "./dom.js";
 import { pageData } from "./page-data.js";
 import { badge, requestCard } from "./results.js";
 import { followTheme, renderCharts } from "./batch-charts.js";
-import { ReconnectingSocket } from "./socket.js";
+import { JobFollower } from "./job-follow.js";
 
 const data = pageData();
 const JOBS = `${data.apiBase}batch/jobs`;
@@ -24,9 +24,6 @@ const $ = (id) => document.getElementById(id);
 let job = null; // {id, token}
 let summary = null;
 let offset = 0;
-let polling = null;
-let watching = null; // the job's progress socket (a ReconnectingSocket)
-const RETRY_MS = [1000, 2000, 4000, 8000, 16000, 30000];
 
 /** After this long with no chunk taken, the progress line asks whether a worker runs at all. */
 const WORKER_HINT_SECONDS = 30;
@@ -105,72 +102,25 @@ function readingText(source) {
   return `reading ${now.kind}: ${number(now.read)}${of}` + (done ? ` (${done} kind${done === 1 ? "" : "s"} read)` : "");
 }
 
-/** Follow the job over its socket (socket.js, tried again after 1, 2, 4… up to 30 s); poll while it is not open
- *  (it cannot connect or closed before the job ended; a refused token too: the poll then forgets the job). */
-function follow() {
-  stopFollowing();
-  if (!job) return;
-  if (typeof WebSocket === "undefined") {
-    poll();
-    return;
-  }
-  const followed = job;
-  const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
-  const socket = new ReconnectingSocket(`${scheme}//${window.location.host}/ws/batch/${encodeURIComponent(followed.id)}/`, {
-    retryDelay: (attempt) => RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)],
-    onOpen: () => socket.send({ type: "hello", token: followed.token }),
-    onMessage: (message) => {
-      if (watching !== socket || !["state", "progress", "finished"].includes(message.type) || !message.job) return;
-      $("batch-progress").dataset.source = "socket";
-      showProgress(message.job);
-      if (message.type === "finished") {
-        stopFollowing();
-        if (message.job.status === "done") showResults();
-      }
-    },
-    onStatus: (status) => {
-      if (watching === socket && (status === "closed" || status === "failed")) poll();
-    },
-  });
-  watching = socket;
-  socket.connect();
-}
-
-function stopFollowing() {
-  clearTimeout(polling);
-  const socket = watching;
-  watching = null;
-  socket?.stop();
-}
-
-async function poll() {
-  clearTimeout(polling);
-  if (!job || watching?.isOpen) return;
-  let state;
-  try {
-    state = await call("");
-  } catch (error) {
-    if (error.status === 404 || error.status === 403) {
-      stopFollowing();
-      remember(null);
-      job = null;
-      $("progress-box").hidden = true;
-      return;
-    }
+const follower = new JobFollower({
+  fetchState: () => call(""),
+  show: (state, source) => {
+    $("batch-progress").dataset.source = source;
+    showProgress(state);
+  },
+  ended: (state) => (state.status === "done" ? showResults() : undefined),
+  gone: () => {
+    remember(null);
+    job = null;
+    $("progress-box").hidden = true;
+  },
+  unreachable: (error) => {
     $("progress-text").textContent = `Reconnecting… (${describeError(error.error)})`;
-    polling = setTimeout(poll, POLL_MS * 4);
-    return;
-  }
-  if (watching?.isOpen) return; // the socket is back while this look was under way: it follows the job now
-  $("batch-progress").dataset.source = "poll";
-  showProgress(state);
-  if (["reading", "queued", "running"].includes(state.status)) {
-    polling = setTimeout(poll, POLL_MS);
-    return;
-  }
-  stopFollowing(); // over: nothing more to follow
-  if (state.status === "done") await showResults();
-}
+  },
+  pollMs: POLL_MS,
+});
+
+const follow = () => follower.follow(job);
 
 function countCells(counts, keys) {
   return keys.map((key) => h("td", { class: "num" }, number(counts[key])));

@@ -1,50 +1,12 @@
-// The compare page's charts (Chart.js bar charts, registered as the batch page registers them): requests newly
-// denied per policy and per namespace, and, for an audit log, per hour the requests each policy newly denies
-// (the summary's policyTimeline) beside the hour's other changes. Colours come from the
-// page's CSS variables and follow the dark-mode switch. Each canvas is an image labelled by its caption and
-// described by its figures; the tables beside the charts carry the same figures for screen readers.
+// The compare page's charts (bar-charts.js): requests newly denied per policy and per namespace, and, for an
+// audit log, per hour the requests each policy newly denies (the summary's policyTimeline) beside the hour's
+// other changes; the tables beside the charts carry the same figures for screen readers.
 
-import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from "chart.js";
+import { MAX_BARS, colours, describe, draw, redrawOnThemeChange } from "./bar-charts.js";
 
-Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
-
-const MAX_BARS = 15;
 const MAX_HOURS = 168; // a week of hours; a longer log shows its last week
 const PALETTE_SIZE = 6; // policies drawn apart over time; the figure's description names every one
-const charts = new Map();
 
-function colours() {
-  const style = getComputedStyle(document.documentElement);
-  const v = (name) => style.getPropertyValue(name).trim();
-  return { ok: v("--ok"), bad: v("--bad"), warn: v("--warn"), mut: v("--mut"), muted: v("--muted"), fg: v("--fg"), grid: v("--border") };
-}
-
-function draw(id, config) {
-  charts.get(id)?.destroy();
-  const canvas = document.getElementById(id);
-  if (!canvas) return;
-  const c = colours();
-  charts.set(id, new Chart(canvas, {
-    ...config,
-    options: {
-      animation: false,
-      responsive: true,
-      maintainAspectRatio: false,
-      indexAxis: config.horizontal ? "y" : "x",
-      plugins: { legend: { display: config.data.datasets.length > 1, labels: { color: c.fg } } },
-      scales: {
-        x: { stacked: true, ticks: { color: c.fg, precision: 0 }, grid: { color: c.grid } },
-        y: { stacked: true, ticks: { color: c.fg, precision: 0 }, grid: { color: c.grid } },
-      },
-    },
-  }));
-}
-
-function describe(id, text) {
-  document.getElementById(id)?.setAttribute("aria-description", text);
-}
-
-// An empty bar chart reads as "not drawn yet": with nothing to draw, its box gives way to a sentence.
 function showEmpty(id, empty, text) {
   const box = document.getElementById(id)?.closest(".chart-box");
   if (!box) return;
@@ -118,8 +80,5 @@ export function renderCharts(summary) {
 
 /** Keep the charts' colours in step with the theme switch. */
 export function followTheme(getSummary) {
-  new MutationObserver(() => {
-    const summary = getSummary();
-    if (summary) renderCharts(summary);
-  }).observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme"] });
+  redrawOnThemeChange(getSummary, renderCharts);
 }

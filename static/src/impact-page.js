@@ -11,14 +11,13 @@ import { h, replaceChildren } from "./dom.js";
 import { pageData } from "./page-data.js";
 import { badge, requestCard } from "./results.js";
 import { followTheme, renderCharts } from "./impact-charts.js";
-import { ReconnectingSocket } from "./socket.js";
+import { JobFollower } from "./job-follow.js";
 
 const data = pageData();
 const JOBS = `${data.apiBase}impact/jobs`;
 const STORE = `admission-playground:impact:${data.projectId}`;
 const POLL_MS = 500;
 const PAGE = 25;
-const RETRY_MS = [1000, 2000, 4000, 8000, 16000, 30000];
 const CATEGORY_WORDS = {
   newlyDenied: "newly denied", newlyAllowed: "newly allowed", newlyWarned: "newly warned",
   newErrors: "new error", messageChanged: "message changed", newlyAudited: "newly audited",
@@ -28,8 +27,6 @@ const $ = (id) => document.getElementById(id);
 let job = null; // {id, token}
 let summary = null;
 let offset = 0;
-let polling = null;
-let watching = null;
 
 function remembered() {
   try {
@@ -134,70 +131,27 @@ function showProgress(state) {
     h("li", {}, `Warning: ${w.source || "input"}${w.line ? ` line ${w.line}` : ""}: ${w.message}`)));
 }
 
-function follow() {
-  stopFollowing();
-  if (!job) return;
-  if (typeof WebSocket === "undefined") {
-    poll();
-    return;
-  }
-  const followed = job;
-  const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
-  const socket = new ReconnectingSocket(`${scheme}//${window.location.host}/ws/batch/${encodeURIComponent(followed.id)}/`, {
-    retryDelay: (attempt) => RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)],
-    onOpen: () => socket.send({ type: "hello", token: followed.token }),
-    onMessage: (message) => {
-      if (watching !== socket || !["state", "progress", "finished"].includes(message.type) || !message.job) return;
-      $("impact-progress").dataset.source = "socket";
-      showProgress(message.job);
-      if (message.type === "finished") {
-        stopFollowing();
-        poll(); // the final state with the sides, then the results
-      }
-    },
-    onStatus: (status) => {
-      if (watching === socket && (status === "closed" || status === "failed")) poll();
-    },
-  });
-  watching = socket;
-  socket.connect();
-}
-
-function stopFollowing() {
-  clearTimeout(polling);
-  const socket = watching;
-  watching = null;
-  socket?.stop();
-}
-
-async function poll() {
-  clearTimeout(polling);
-  if (!job || watching?.isOpen) return;
-  let state;
-  try {
-    state = await call("");
-  } catch (error) {
-    if (error.status === 404 || error.status === 403) {
-      stopFollowing();
-      remember(null);
-      job = null;
-      $("progress-box").hidden = true;
-      return;
-    }
+const follower = new JobFollower({
+  fetchState: () => call(""),
+  show: (state, source) => {
+    if (source === "socket") $("impact-progress").dataset.source = "socket";
+    else $("impact-progress").dataset.source ||= "poll";
+    showProgress(state);
+  },
+  // The socket's last word has no sides: the final state comes over REST, then the results.
+  ended: (state, source) => (source === "socket" ? follower.poll() : state.status === "done" ? showResults() : undefined),
+  gone: () => {
+    remember(null);
+    job = null;
+    $("progress-box").hidden = true;
+  },
+  unreachable: (error) => {
     $("progress-text").textContent = `Reconnecting… (${describeError(error.error)})`;
-    polling = setTimeout(poll, POLL_MS * 4);
-    return;
-  }
-  if (watching?.isOpen) return;
-  $("impact-progress").dataset.source ||= "poll";
-  showProgress(state);
-  if (["queued", "running"].includes(state.status)) {
-    polling = setTimeout(poll, POLL_MS);
-    return;
-  }
-  stopFollowing();
-  if (state.status === "done") await showResults();
-}
+  },
+  pollMs: POLL_MS,
+});
+
+const follow = () => follower.follow(job);
 
 // -- the results ----------------------------------------------------------------------------------------------
 
