@@ -12,7 +12,7 @@ const charts = new Map();
 export function colours() {
   const style = getComputedStyle(document.documentElement);
   const v = (name) => style.getPropertyValue(name).trim();
-  return { ok: v("--ok"), bad: v("--bad"), warn: v("--warn"), mut: v("--mut"), muted: v("--muted"), fg: v("--fg"), grid: v("--border"), accent: v("--accent") };
+  return { ok: v("--ok"), bad: v("--bad"), warn: v("--warn"), mut: v("--mut"), muted: v("--muted"), fg: v("--fg"), grid: v("--border") };
 }
 
 /** Draw (or redraw) the bar chart on canvas `id`: stacked, horizontal when `config.horizontal`. */
