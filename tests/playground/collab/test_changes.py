@@ -61,3 +61,25 @@ text = st.text(alphabet=st.sampled_from(list("ab\n é😀")), max_size=30)
 def test_between_turns_old_into_new_with_a_small_change(old, new):
     change_set = changes.between(old, new)
     assert changes.apply(old, change_set) == new if change_set else old == new
+
+
+@settings(max_examples=300, deadline=None)
+@given(text, text)
+def test_between_keeps_the_longest_common_head_and_tail(old, new):
+    """The change replaces only what lies between the longest common head and the longest common tail left
+    beside it, as a character-by-character comparison finds them (between compares by halving)."""
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    if old == new:
+        return
+    inserted = new[head : len(new) - tail]
+    expected = [changes.length(old[:head])] if head else []
+    removed = changes.length(old[head : len(old) - tail])
+    expected.append([removed, *inserted.split("\n")] if inserted else [removed])
+    if tail:
+        expected.append(changes.length(old[len(old) - tail :]))
+    assert changes.between(old, new) == expected
