@@ -36,6 +36,7 @@ from collections.abc import Awaitable, Callable
 
 from channels.db import aclose_old_connections
 from channels.exceptions import StopConsumer
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from rest_framework.serializers import Serializer
 
@@ -127,7 +128,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             return
         try:
             async with self.turn:
-                await super().dispatch(message)
+                await self.handle(message)
         except StopConsumer:
             raise
         except Exception as exc:
@@ -139,6 +140,15 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             outage.report(f"{self.area} leaving", exc)
             await aclose_old_connections()
             raise StopConsumer() from None
+
+    async def handle(self, message: dict) -> None:
+        """channels' own dispatch, without the `aclose_old_connections` it runs before every message: that is a
+        round trip to the sync thread per keystroke and per room message, for connections these consumers never
+        use (their database calls go through core/database.db, which looks after its own connections)."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def close_unavailable(self, exc: BaseException, seq=None) -> None:
         """Tell the client a backing service is down and close with 4503 (once); the page reconnects."""
