@@ -20,6 +20,34 @@ def content_hash(*parts) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+def remembered_hash(*parts) -> str:
+    """`content_hash` of parts made of text (nested in tuples), remembered for the texts hashed last: a keystroke
+    hashes the room's texts several times (its early start, its evaluation, its type check), each text
+    otherwise costing a JSON encoding and a SHA-256 of its length every time. Held up to
+    REMEMBERED_MAX_CHARS characters of keys, then forgotten all at once."""
+    found = _REMEMBERED.get(parts)
+    if found is None:
+        found = content_hash(*parts)
+        global _remembered_chars
+        with _REMEMBERED_LOCK:
+            _remembered_chars += _chars(parts)
+            if _remembered_chars > REMEMBERED_MAX_CHARS:
+                _REMEMBERED.clear()
+                _remembered_chars = _chars(parts)
+            _REMEMBERED[parts] = found
+    return found
+
+
+def _chars(parts) -> int:
+    return sum(_chars(part) if isinstance(part, tuple) else len(part) if isinstance(part, str) else 1 for part in parts)
+
+
+REMEMBERED_MAX_CHARS = 8 * 1024 * 1024
+_REMEMBERED: dict[tuple, str] = {}
+_REMEMBERED_LOCK = threading.Lock()
+_remembered_chars = 0
+
+
 class LRUCache:
     def __init__(self, maxsize: int, max_weight: int | None = None, weigh: Callable[[Any], int] | None = None):
         self.maxsize = maxsize

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from playground.evaluation import jobs, pool
 from playground.evaluation import service as evaluation
 from playground.core.expectations import verdict
-from playground.core.result_cache import LRUCache, content_hash
+from playground.core.result_cache import LRUCache, remembered_hash
 
 # (documents key, request key) -> (summary, result JSON): at most 4,096 results and 32 MiB of their JSON, so
 # a few large results cannot hold the server's memory up (a workshop's 4,096 hold about 15 MiB).
@@ -44,7 +44,7 @@ async def evaluate(
     started earlier moves `timing["started"]` back to its start, so the time reported is the evaluation's."""
     key = documents_key(texts, kubernetes_version)
     # a request's name is in its errors: a renamed request is another result
-    request_keys = [(key, content_hash("request", text, getattr(text, "name", ""))) for text in request_texts]
+    request_keys = [(key, remembered_hash("request", text, getattr(text, "name", ""))) for text in request_texts]
     results = [_ENCODED.get(request_key) for request_key in request_keys]
     loaded = _LOADED.get(key)
     missing = [i for i, result in enumerate(results) if result is None]

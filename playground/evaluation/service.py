@@ -17,7 +17,7 @@ from evaluator import Simulation
 from evaluator.admission.loading import NamedText
 from evaluator.json_safe import json_safe
 from playground.core.expectations import verdict
-from playground.core.result_cache import LRUCache, content_hash
+from playground.core.result_cache import LRUCache, remembered_hash
 
 _SIMULATIONS = LRUCache(maxsize=64)
 _RESULTS = LRUCache(maxsize=4096)
@@ -81,10 +81,10 @@ def named_requests(requests: list[dict]) -> list[str]:
 def documents_key(texts: list[str], kubernetes_version: str | None = None) -> str:
     """The cache key of a document set (texts and the names they go by) as one Kubernetes release sees it
     (None: the newest)."""
-    named = [[getattr(text, "name", ""), text] for text in texts]
+    named = tuple((getattr(text, "name", ""), text) for text in texts)
     if kubernetes_version is None:
-        return content_hash("documents", named)
-    return content_hash("documents", named, kubernetes_version)
+        return remembered_hash("documents", named)
+    return remembered_hash("documents", named, kubernetes_version)
 
 
 def load_documents(texts: list[str], kubernetes_version: str | None = None) -> LoadedDocuments:
@@ -103,7 +103,7 @@ def run_request(loaded: LoadedDocuments, text: str, name: str | None = None) -> 
     """The engine's result for one request text (cached); JSON-safe. The request's errors name it `name`
     (the editor's request name; default: the name of a `NamedText`)."""
     name = name or getattr(text, "name", None)
-    key = (loaded.key, content_hash("request", text, name or ""))
+    key = (loaded.key, remembered_hash("request", text, name or ""))
     result = _RESULTS.get(key)
     if result is None:
         with loaded.lock:  # one Simulation is not meant to run two requests at once

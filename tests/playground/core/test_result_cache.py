@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from playground.core.result_cache import LRUCache
+from playground.core import result_cache
+from playground.core.result_cache import LRUCache, content_hash, remembered_hash
 from playground.evaluation import live_jobs
 
 
@@ -40,3 +41,14 @@ def test_the_live_result_cache_holds_at_most_its_bytes():
         assert live_jobs._ENCODED.get(("documents", "63")) is not None  # the newest are kept
     finally:
         live_jobs._ENCODED.clear()
+
+
+def test_a_remembered_hash_is_the_content_hash_and_its_memory_is_bounded(monkeypatch):
+    monkeypatch.setattr(result_cache, "REMEMBERED_MAX_CHARS", 100)
+    named = (("policies", "a" * 30), ("params", "b" * 30))
+    assert remembered_hash("documents", named, "1.30") == content_hash("documents", [list(n) for n in named], "1.30")
+    assert remembered_hash("request", "c" * 30, "pod") == content_hash("request", "c" * 30, "pod")
+    assert ("request", "c" * 30, "pod") in result_cache._REMEMBERED
+    remembered_hash("request", "d" * 60, "pod")  # past 100 characters of keys: the older ones are forgotten
+    assert list(result_cache._REMEMBERED) == [("request", "d" * 60, "pod")]
+    assert remembered_hash("request", "c" * 30, "pod") == content_hash("request", "c" * 30, "pod")
