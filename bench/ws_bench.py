@@ -11,6 +11,7 @@ creates -- and afterwards drops -- a PostgreSQL database of its own, never the o
    (--quick: 10 s), each participant typing its own text (no shared cache entries); time to `done` of each
    edit's version. Target: 0 errors, p95 <= 150 ms. Bounded in count (seconds/2 + 1 edits a client) and time.
 
+Each client sends `hello {bundle: true}` as the page does, so an evaluation's messages come as one frame.
 The client runs on the same machine as the server (loopback), so its CPU use counts against the server.
 CPU per edit (workshop): the server process's and its evaluation workers' CPU over the workshop (connecting
 included) over its edits, sampled every half second so that a worker recycled meanwhile still counts.
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import json
 import os
 import random
@@ -246,6 +248,7 @@ class Client:
         self.seq = 0
         self.errors: list[str] = []
         self.ack_ms: list[float] = []
+        self.backlog: collections.deque = collections.deque()  # messages of a bundle not yet looked at
 
     async def __aenter__(self) -> "Client":
         self.ws = await connect(
@@ -254,6 +257,8 @@ class Client:
             max_size=None,
             open_timeout=30,
         )
+        # as the page does: each evaluation's messages in one frame (the initial one may come before this is read)
+        await self.ws.send(json.dumps({"type": "hello", "version": self.project.get("version"), "bundle": True}))
         await self.until(lambda m: m["type"] == "done")  # the initial evaluation
         return self
 
@@ -263,7 +268,10 @@ class Client:
     async def until(self, predicate, timeout: float = EDIT_TIMEOUT) -> dict:
         async with asyncio.timeout(timeout):
             while True:
-                message = json.loads(await self.ws.recv())
+                if not self.backlog:
+                    message = json.loads(await self.ws.recv())
+                    self.backlog.extend(message["messages"] if message["type"] == "bundle" else [message])
+                message = self.backlog.popleft()
                 if message["type"] == "error":
                     self.errors.append(json.dumps(message["error"]))
                 if predicate(message):

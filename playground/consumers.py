@@ -23,7 +23,7 @@ from playground.services import document_service, live, presence, project_servic
 from playground.core import access, outage
 from playground.core.database import db
 from playground.core.errors import ServiceError
-from playground.services.notify import encode, group_name, room_event
+from playground.services.notify import bundle, encode, group_name, room_event
 from playground.ws import RoomConsumer
 from playground.api.messages import PROJECT_MESSAGES
 from playground.ws_messages import client_seq
@@ -59,6 +59,7 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
     left = False
     viewers = 1
     display_name = "Guest"
+    bundles = False  # the client asked (hello) for each evaluation's messages in one `bundle` frame
 
     async def connect(self):
         self.project_id = self.key = self.scope["url_route"]["kwargs"]["project_id"]
@@ -129,6 +130,8 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
     # -- client → server (checked and dispatched by RoomConsumer.receive) -------------------------------
 
     async def on_hello(self, message: dict) -> None:
+        if "bundle" in message:
+            self.bundles = message["bundle"]
         if "name" in message:
             self.display_name = clean_name(message["name"])
         if isinstance(message.get("token"), str) and message["token"] != self.token:
@@ -262,10 +265,17 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
     async def send_message(self, message) -> None:
         """Send a message, an already-encoded one, or a batch (as one frame per message)."""
         if isinstance(message, live.Batch):
-            for item in message.messages:
-                await self.send(text_data=encode(item))
+            await self.send_texts([encode(item) for item in message.messages])
         else:
             await self.send(text_data=encode(message))
+
+    async def send_texts(self, texts: list[str]) -> None:
+        """Encoded messages of one version: one `bundle` frame when the client asked for them, else a frame each."""
+        if self.bundles and len(texts) > 1:
+            await self.send(text_data=bundle(texts))
+            return
+        for text in texts:
+            await self.send(text_data=text)
 
     async def send_state(self, state: dict, viewers: int) -> None:
         self.latest = max(self.latest, state["version"])
@@ -326,7 +336,6 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
             await self.send_json(message)
             return
         if kind == "batch":
-            for text in event["texts"]:
-                await self.send(text_data=text)
+            await self.send_texts(event["texts"])
             return
         await self.send(text_data=event["text"])

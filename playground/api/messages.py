@@ -39,6 +39,7 @@ class ProjectHello(Message):
     version = strict.Integer(required=False, allow_null=True)
     name = strict.Text(required=False, allow_null=True)
     token = strict.Text(required=False, allow_null=True)
+    bundle = strict.Boolean(required=False)
 
 
 class Edit(RequestInSerializer, ItemMessage):

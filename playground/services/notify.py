@@ -23,6 +23,12 @@ def encode(message) -> str:
     return message.text if isinstance(message, live.Encoded) else json.dumps(message)
 
 
+def bundle(texts: list[str]) -> str:
+    """Several encoded messages as one `bundle` frame (for a client that asked for them in its hello): each
+    frame costs the server its framing and a write, and an evaluation is a handful of messages."""
+    return '{"type": "bundle", "messages": [' + ", ".join(texts) + "]}"
+
+
 def room_event(message, exclude: str | None = None) -> dict:
     """A group message carrying its JSON already encoded: encoded once, not copied and re-encoded per viewer."""
     if isinstance(message, live.Batch):

@@ -37,7 +37,8 @@ export class LiveProject {
       onOpen: () => {
         this.online = true;
         this.tokenPending = Boolean(this.token);
-        const hello = { type: "hello", version: this.version, name: this.name };
+        // bundle: each evaluation's messages (documentErrors, the results, done) arrive as one frame
+        const hello = { type: "hello", version: this.version, name: this.name, bundle: true };
         if (this.token) hello.token = this.token;
         this.socket.send(hello);
         this.feedback.reset(this.unsent() > 0, this.version); // what is unsent goes again below
@@ -144,6 +145,9 @@ export class LiveProject {
   receive(message) {
     const { results, workspace, indicators } = this.ui;
     switch (message.type) {
+      case "bundle":
+        for (const part of message.messages || []) this.receive(part);
+        break;
       case "state": {
         this.version = message.version;
         if (this.tokenPending && message.canEdit === false) {

@@ -131,6 +131,42 @@ async def test_hello_resyncs_a_client_that_is_behind_only():
     await ws.disconnect(timeout=TIMEOUT)
 
 
+async def test_a_client_that_asks_for_bundles_gets_each_evaluation_in_one_frame_in_order():
+    """hello {bundle: true}: documentErrors, every result and done of a version come as one `bundle` frame,
+    alone in a room and through the group beside a viewer who did not ask (and still gets a frame each)."""
+    state, token = await make_project()
+    editor = await connect(state["id"], token)
+    await receive_until(editor, "done")
+    await editor.send_json_to({"type": "hello", "version": state["version"], "bundle": True})
+    req_id = state["requests"][0]["id"]
+
+    async def edit_and_read_frames(ws, replicas, seq):
+        await ws.send_json_to(
+            {"type": "edit", "target": "request", "id": req_id, "text": deployment(replicas), "clientSeq": seq}
+        )
+        ack, _ = await receive_until(ws, "ack", lambda m: m["clientSeq"] == seq)
+        bundle, _ = await receive_until(ws, "bundle", lambda m: m["messages"][-1]["version"] == ack["version"])
+        return ack, bundle
+
+    ack, bundle = await edit_and_read_frames(editor, 8, 1)
+    parts = bundle["messages"]
+    assert [m["type"] for m in parts] == ["documentErrors", "result", "result", "done"]
+    assert {m["version"] for m in parts} == {ack["version"]}
+    assert [m["request"]["name"] for m in parts[1:3]] == ["small", "big"]
+    assert parts[1]["request"]["result"]["allowed"] is False
+
+    viewer = await connect(state["id"])
+    await receive_until(viewer, "done")
+    await receive_until(editor, "viewers", lambda m: m["count"] == 2)
+    ack, bundle = await edit_and_read_frames(editor, 2, 2)
+    assert [m["type"] for m in bundle["messages"]] == ["documentErrors", "result", "result", "done"]
+    done, seen = await receive_until(viewer, "done", lambda m: m["version"] == ack["version"])
+    one_by_one = [m for m in seen if m.get("version") == ack["version"] and m["type"] != "edited"]
+    assert one_by_one == bundle["messages"]  # the same messages, a frame each for who did not ask
+    await viewer.disconnect(timeout=TIMEOUT)
+    await editor.disconnect(timeout=TIMEOUT)
+
+
 async def test_superseded_versions_are_not_sent():
     state, token = await make_project()
     ws = await connect(state["id"], token)
