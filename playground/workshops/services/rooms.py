@@ -138,8 +138,14 @@ def refuse_locked_fork(project: Project) -> None:
     """Edit guard (core/edit_guards.py): a student's fork of the room's current exercise is read-only once
     the teacher's locking time box is over, whichever way the edit comes (workshop socket, project REST
     endpoints, the co-editing socket). Asked on every save: most projects are no fork, which one plain
-    statement tells (the ORM's query building cost more than the query)."""
+    statement tells once (the ORM's query building cost more than the query); after that it is remembered
+    (`_NOT_FORKS`)."""
+    if project.pk in _NOT_FORKS:
+        return
     if not _is_fork(project.pk):
+        if len(_NOT_FORKS) >= NOT_FORKS_KEPT:
+            _NOT_FORKS.clear()
+        _NOT_FORKS.add(project.pk)
         return
     fork = ExerciseFork.objects.filter(project_id=project.pk).select_related("participant__room").first()
     if fork is None:
@@ -148,6 +154,13 @@ def refuse_locked_fork(project: Project) -> None:
     exercise = current_exercise(room)
     if fork.exercise_id == exercise.id and time_is_up(time_box(room, exercise)):
         raise time_up()
+
+
+# Projects an authorised edit found to be no fork. That never changes: a fork's row is written before its edit
+# token leaves `participants.fork_for`, and guards run only once the token is checked (core/access.py), so no
+# edit can find a fork before its row exists.
+_NOT_FORKS: set[str] = set()
+NOT_FORKS_KEPT = 100_000
 
 
 def _is_fork(project_id: str) -> bool:
