@@ -138,13 +138,13 @@ class ValidatingAdmissionPolicies:
     def type_checks(self) -> dict[str, dict]:
         """`evaluator.typecheck` of every ValidatingAdmissionPolicy (by name), computed once per document set."""
         if self._type_checks is None:
-            from evaluator.typechecking import typecheck
+            from evaluator.typechecking.remembered import remembered_typecheck
 
             checks = {}
             for policy in self.policies:
                 name = str((policy.get("metadata") or {}).get("name") or "(unnamed)")
                 try:
-                    checks[name] = typecheck(policy, self.documents)
+                    checks[name] = remembered_typecheck(policy, self.documents)
                 except Exception as exc:  # a checker bug must not hide the decision
                     checks[name] = {"error": f"type checking failed: {type(exc).__name__}: {exc}"}
                     continue
