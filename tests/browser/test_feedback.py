@@ -20,7 +20,7 @@ from tests.browser.helpers import editor, open_with_token, project_body
 pytestmark = pytest.mark.browser
 
 MESSAGE = "replicas must be at most 5"
-EVALUATION = {"evaluating", "documentErrors", "result", "done", "typecheck"}
+EVALUATION = {"evaluating", "documentErrors", "result", "done", "typecheck", "bundle"}
 
 # Records every frame the page sends, and whether a timer callback (setTimeout/setInterval) sent it.
 SEND_HOOK = """
