@@ -263,7 +263,7 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
         )
 
     async def send_message(self, message) -> None:
-        """Send a message, an already-encoded one, or a batch (as one frame per message)."""
+        """Send a message, an already-encoded one, or a batch (one frame per message, or one `bundle`)."""
         if isinstance(message, live.Batch):
             await self.send_texts([encode(item) for item in message.messages])
         else:
