@@ -12,12 +12,14 @@ creates -- and afterwards drops -- a PostgreSQL database of its own, never the o
    edit's version. Target: 0 errors, p95 <= 150 ms. Bounded in count (seconds/2 + 1 edits a client) and time.
 
 Each client sends `hello {bundle: true}` as the page does, so an evaluation's messages come as one frame.
+An edit is an `edit` message with the whole text (older clients, scripts), or with --push a co-editing `push`
+of the change, as the page sends typing.
 The client runs on the same machine as the server (loopback), so its CPU use counts against the server.
 CPU per edit (workshop): the server process's and its evaluation workers' CPU over the workshop (connecting
 included) over its edits, sampled every half second so that a worker recycled meanwhile still counts.
 
     .venv/bin/python bench/ws_bench.py [--quick] [--clients 100] [--seconds 60] [--keystrokes 120] [--json]
-                                       [--postgres [URL]] [--redis [URL]]
+                                       [--postgres [URL]] [--redis [URL]] [--push]
 """
 
 from __future__ import annotations
@@ -41,6 +43,9 @@ from pathlib import Path
 from websockets.asyncio.client import connect
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from playground.collab.changes import between  # noqa: E402 (a push's change set, as CodeMirror's JSON)
+
 PYTHON = sys.executable
 EXAMPLE = "workshop-reference"
 EDIT_TIMEOUT = 10.0  # seconds: an edit without its `done` by then counts as an error
@@ -82,8 +87,9 @@ class Server:
 
     start_seconds = 30  # until /healthz answers
 
-    def __init__(self, redis_url: str | None, postgres_url: str | None = None):
+    def __init__(self, redis_url: str | None, postgres_url: str | None = None, push: bool = False):
         self.tmp = tempfile.TemporaryDirectory(prefix="ws-bench-")
+        self.push = push  # its clients edit with co-editing pushes, as the page does, instead of whole texts
         self.port = free_port()
         # --postgres names a server: the bench makes its own database there (never the one in the URL, which
         # may hold someone's data) and drops it afterwards.
@@ -245,6 +251,13 @@ class Client:
     def __init__(self, server: Server, project: dict):
         self.server = server
         self.project = project
+        self.push = server.push
+        # each text's content and co-editing version as the server holds them (a push is made on them)
+        self.texts = {
+            (target, item["id"]): (item["text"], item["collabVersion"])
+            for target, key in (("document", "documents"), ("request", "requests"))
+            for item in project[key]
+        }
         self.seq = 0
         self.errors: list[str] = []
         self.ack_ms: list[float] = []
@@ -281,10 +294,15 @@ class Client:
         """Send one edit; (client-observed ms to the awaited message, server `done.ms` when awaited)."""
         self.seq += 1
         started = time.perf_counter()
-        await self.ws.send(
-            json.dumps({"type": "edit", "target": target, "id": item["id"], "text": text, "clientSeq": self.seq})
-        )
+        old, collab_version = self.texts[(target, item["id"])]
+        if self.push:  # as the page sends typing: the change, on the version it was made on
+            update = {"changes": between(old, text), "clientID": f"bench-{self.project['id']}"}
+            message = {"type": "push", "version": collab_version, "updates": [update]}
+        else:
+            message = {"type": "edit", "text": text}
+        await self.ws.send(json.dumps({**message, "target": target, "id": item["id"], "clientSeq": self.seq}))
         ack = await self.until(lambda m: m["type"] == "ack" and m["clientSeq"] == self.seq)
+        self.texts[(target, item["id"])] = (text, ack.get("collabVersion"))
         self.ack_ms.append((time.perf_counter() - started) * 1000)
         version = ack["version"]
         if wait_for == "result":
@@ -480,23 +498,29 @@ def main() -> int:
         help="a PostgreSQL server URL: the bench creates a database of its own there (ws_bench_<pid>) and drops "
         "it afterwards; the URL's own database is never touched (default: SQLite)",
     )
+    parser.add_argument(
+        "--push",
+        action="store_true",
+        help="edit as the page does, with co-editing pushes of each change, not `edit` messages of whole texts",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     seconds = args.seconds or (10.0 if args.quick else 60.0)
     count = args.keystrokes or (40 if args.quick else 120)
-    with Server(args.redis, args.postgres) as server:
+    with Server(args.redis, args.postgres, args.push) as server:
         report = {
             "keystrokes": asyncio.run(keystrokes(server, count)),
             "workshop": asyncio.run(workshop(server, args.clients, seconds)),
             "channel_layer": "redis" if args.redis else "in-memory",
             "database": "postgresql" if args.postgres else "sqlite",
+            "edits": "push" if args.push else "edit",
         }
     if args.json:
         print(json.dumps(report, indent=2))
     else:
         keys, shop = report["keystrokes"], report["workshop"]
         print(
-            f"keystrokes ({report['database']}, {report['channel_layer']} layer): policy edit -> done {keys['policy_edit_to_done_ms']}, "
+            f"keystrokes ({report['database']}, {report['channel_layer']} layer, {report['edits']} messages): policy edit -> done {keys['policy_edit_to_done_ms']}, "
             f"server done.ms {keys['server_done_ms']}, request edit -> result {keys['request_edit_to_result_ms']}, "
             f"errors {keys['errors']}"
         )
