@@ -8,6 +8,8 @@ client's `receiveUpdates` takes as one step (see `playground/collab/__init__.py`
 
 from __future__ import annotations
 
+from functools import partial
+
 from django.db import IntegrityError, transaction
 
 from playground.collab import changes as change_sets
@@ -18,10 +20,12 @@ from playground.core import limits
 from playground.core.errors import ServiceError, not_found
 from playground.core.access import authorize
 from playground.core.items import item_dict
+from playground.services import text_save
 
 TARGETS = {"document": Document, "request": SampleRequest}
 MAX_UPDATES_PER_PUSH = 200
 HISTORY_KEPT = 5_000  # changes kept per text; a client further behind than this reloads the text
+PRUNE_EVERY = 500  # the history is pruned each time a text's version reaches a multiple of this
 CLIENT_ID_MAX = 64
 
 
@@ -76,12 +80,42 @@ def push(*, project_id: str, token: str | None, target: str, item_id, version, u
     item_id = _int(item_id, "id")
     base = _int(version, "version")
     pushed = _updates(updates)
+    if text_save.can_save(project_id, target, item_id):  # the usual push: made on the newest text
+        plan = partial(_applying, base, pushed)
+        saved = text_save.save(project_id=project_id, token=token, target=target, item_id=item_id, plan=plan)
+        if saved is not None:
+            added = [{"changes": update.changes.to_json(), "clientID": update.client_id} for update in pushed]
+            item = saved["item"]
+            return {
+                "accepted": True,
+                "item": item,
+                "version": saved["version"],
+                "from": base,
+                "collabVersion": item["collabVersion"],
+                "updates": added,
+                "added": len(added),
+            }
     for _attempt in range(3):
         try:
             return _push(project_id, token, target, model, item_id, base, pushed)
         except IntegrityError:  # another process saved a change on this version first: rebase over it too
             continue
     return _behind(target, model.objects.get(pk=item_id), base)
+
+
+def _applying(base: int, pushed: list[Update], stored: text_save.Stored) -> tuple[str, list[tuple[list, str]]]:
+    """The short save's plan for a push made on the stored text's version (as `_push` saves it: nothing missed,
+    nothing to rebase); any other push, or one that makes the history due for pruning, goes the ORM's way."""
+    kept = stored.collab_version + len(pushed)
+    if base != stored.collab_version or (kept % PRUNE_EVERY == 0 and kept > HISTORY_KEPT):
+        raise text_save.Fallback
+    text = change_sets.units(change_sets.normalise(stored.text))
+    _check_lengths(pushed, len(text))
+    for update in pushed:
+        text = update.changes.apply_units(text)
+    saved = change_sets.from_units(text)
+    limits.check_text(saved, stored.name)
+    return saved, [(update.changes.to_json(), update.client_id) for update in pushed]
 
 
 def text_after(text: str, updates) -> str | None:
@@ -186,7 +220,7 @@ def record_replacement(project: Project, target: str, item, old_text: str, clien
     """A whole-text save (REST, a client without co-editing) enters the history as the smallest change, so
     co-editors rebase onto it instead of losing what they typed. Call inside the saving transaction, before
     `item.save()`; it sets `item.collab_version`."""
-    changes = replacement(old_text, item.text)
+    changes = change_sets.replacement(old_text, item.text)
     if changes is None:
         return
     item.collab_version += 1
@@ -200,21 +234,12 @@ def record_replacement(project: Project, target: str, item, old_text: str, clien
     )
 
 
-def replacement(old_text: str, new_text: str) -> list | None:
-    """The smallest change from one text to the other, as the history records it; None when they read the
-    same once normalised (nothing to record). Its JSON form: a list."""
-    changes = change_sets.between(change_sets.normalise(old_text), change_sets.normalise(new_text))
-    if not changes or changes == [change_sets.length(change_sets.normalise(old_text))]:
-        return None
-    return changes
-
-
 def forget(target: str, item_id: int) -> None:
     TextChange.objects.filter(target=target, item_id=item_id).delete()
 
 
 def _prune(target: str, item) -> None:
-    if item.collab_version % 500 == 0 and item.collab_version > HISTORY_KEPT:
+    if item.collab_version % PRUNE_EVERY == 0 and item.collab_version > HISTORY_KEPT:
         TextChange.objects.filter(
             target=target, item_id=item.pk, version__lte=item.collab_version - HISTORY_KEPT
         ).delete()

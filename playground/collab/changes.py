@@ -180,6 +180,15 @@ def between(old: str, new: str) -> list:
     return sections
 
 
+def replacement(old_text: str, new_text: str) -> list | None:
+    """The smallest change from one text to the other, as the history records it; None when they read the
+    same once normalised (nothing to record). Its JSON form: a list."""
+    changes = between(normalise(old_text), normalise(new_text))
+    if not changes or changes == [length(normalise(old_text))]:
+        return None
+    return changes
+
+
 def _longest(same, limit: int) -> int:
     """The largest n <= limit with same(n), for a `same` true up to some n and false beyond (a common prefix or
     suffix): found by halving, so the characters are compared by slices at C speed, not one by one in Python

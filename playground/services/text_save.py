@@ -1,18 +1,24 @@
-"""The save of an edited text (a keystroke in the editor): the same rules and rows as
-`document_service.update_item`, in four statements of its own instead of seven (the edit guards ask their own).
+"""The save of an edited text (a keystroke in the editor): the same rules and rows as the ORM's, in a few
+statements of its own instead of the ORM's many (the edit guards ask their own).
 
 Every keystroke of every editor is one such save, so it skips the ORM's query building: the project's version
 is bumped with its token read in one UPDATE ... RETURNING (a refused token rolls it back), the item is read
-and locked with the project's text total in one SELECT, then the co-editing history's row and the item are
-written. A change of name or expected outcome, or a project near its size limit, takes the ORM path.
+and locked with the project's text total in one SELECT, then the co-editing history's rows and the item are
+written. What is written is a plan's: a whole text (`save_text`, for `document_service.update_item`) or a
+co-editing push (`collab/authority.py`). A plan may send the save the general way (`Fallback`): a change of
+name or expected outcome, a project near its size limit, a push that missed changes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+from typing import NamedTuple
+
 from django.db import connection, transaction
 from django.utils import timezone
 
-from playground.collab import authority
+from playground.collab import changes as change_sets
 from playground.core import edge, limits
 from playground.core.access import authorize
 from playground.core.errors import not_found
@@ -70,13 +76,43 @@ def can_save(project_id, target: str, item_id) -> bool:
     )
 
 
-class _NearLimit(Exception):
-    """The project may be near its size limit: count bytes exactly on the ORM path."""
+class Fallback(Exception):
+    """Raised by a plan: this save takes the general (ORM) path instead (a project near its size limit, a push
+    that missed changes, a history due for pruning)."""
+
+
+class Stored(NamedTuple):
+    """What a plan is told of the item as it is stored (read and locked in the save's transaction)."""
+
+    name: str
+    text: str
+    collab_version: int
+    others: int  # the other items' characters
+
+
+# (old item) -> (the text to save, the co-editing history rows it adds: [(change set JSON, client id)])
+Plan = Callable[[Stored], tuple[str, list[tuple[list, str]]]]
 
 
 def save_text(*, project_id: str, token: str | None, target: str, item_id: int, text: str) -> dict | None:
     """Save `text` as the item's new text: {"item", "version"} as `update_item` returns, or None when the
     project is near its size limit (the caller then saves it the general way, counting bytes)."""
+    return save(project_id=project_id, token=token, target=target, item_id=item_id, plan=partial(_replacing, text))
+
+
+def _replacing(text: str, stored: Stored) -> tuple[str, list[tuple[list, str]]]:
+    """A whole-text save: the text as given, entering the history as the smallest change (`record_replacement`)."""
+    if text == stored.text:
+        return text, []
+    if (stored.others + len(text)) * 4 > limits.project_limit():
+        raise Fallback
+    changes = change_sets.replacement(stored.text, text)
+    return text, ([] if changes is None else [(changes, "server")])
+
+
+def save(*, project_id: str, token: str | None, target: str, item_id: int, plan: Plan) -> dict | None:
+    """Bump the project's version (checking the token), read and lock the item, and write what `plan` makes
+    of it: {"item", "version"}, or None when the plan raised Fallback (nothing was saved)."""
     statements = _sql(target)
     now = timezone.now()
     stamp = connection.ops.adapt_datetimefield_value(now)
@@ -84,13 +120,13 @@ def save_text(*, project_id: str, token: str | None, target: str, item_id: int, 
     # the placeholders in order: the two sums' (the item's own table leaves the item out), the item's
     sums = [project_id, item_id, project_id] if model is Document else [project_id, project_id, item_id]
     reads = [(statements["bump"], [stamp, project_id]), (statements["read"], [*sums, project_id, item_id])]
+    write = partial(_checked_write, statements, project_id, token, target, item_id, plan, stamp)
     try:
         if _can_pipeline():
-            return _save_pipelined(statements, reads, project_id, token, target, item_id, text, stamp)
+            return _save_pipelined(reads, write)
         with transaction.atomic(), connection.cursor() as cursor:
-            bumped, found = _read(cursor, cursor, reads)
-            return _checked_write(cursor, statements, bumped, found, project_id, token, target, item_id, text, stamp)
-    except _NearLimit:
+            return write(cursor, *_read(cursor, cursor, reads))
+    except Fallback:
         return None
 
 
@@ -106,22 +142,12 @@ def _read(bumping, reading, reads) -> tuple:
     return bumping.fetchone(), reading.fetchone()
 
 
-def _checked_write(cursor, statements, bumped, found, project_id, token, target, item_id, text, stamp) -> dict:
-    if bumped is None:
-        raise not_found("project")
-    version, token_hash = bumped
-    authorize(Project(id=project_id, version=version, edit_token_hash=token_hash), token)
-    if found is None:
-        raise not_found(target)
-    return _write(cursor, statements, project_id, target, item_id, text, version, stamp, found)
-
-
 def _can_pipeline() -> bool:
     """PostgreSQL, in autocommit and outside any transaction: the save may then run its own."""
     return connection.vendor == "postgresql" and not connection.in_atomic_block and connection.get_autocommit()
 
 
-def _save_pipelined(statements, reads, project_id, token, target, item_id, text, stamp) -> dict:
+def _save_pipelined(reads, write) -> dict:
     """The save on PostgreSQL in two round trips instead of one per statement (psycopg's pipeline mode): BEGIN
     with the version bump and the item's read, then the writes with COMMIT. Django's own transaction would
     add one for each change of autocommit; each round trip is a wait and a wake-up of the thread, and with
@@ -129,34 +155,37 @@ def _save_pipelined(statements, reads, project_id, token, target, item_id, text,
     with connection.connection.pipeline(), connection.cursor() as cursor, connection.cursor() as reading:
         cursor.execute("BEGIN")
         try:
-            bumped, found = _read(cursor, reading, reads)
-            saved = _checked_write(cursor, statements, bumped, found, project_id, token, target, item_id, text, stamp)
+            saved = write(cursor, *_read(cursor, reading, reads))
         except BaseException:
-            cursor.execute("ROLLBACK")  # a refusal, or a failed statement (the next sync clears the failure)
+            cursor.execute("ROLLBACK")  # a refusal, a fallback, or a failed statement (the next sync clears it)
             raise
         cursor.execute("COMMIT")
         return saved
 
 
-def _write(cursor, statements, project_id, target, item_id, text, version, stamp, found) -> dict:
+def _checked_write(statements, project_id, token, target, item_id, plan: Plan, stamp, cursor, bumped, found) -> dict:
+    if bumped is None:
+        raise not_found("project")
+    version, token_hash = bumped
+    authorize(Project(id=project_id, version=version, edit_token_hash=token_hash), token)
+    if found is None:
+        raise not_found(target)
     model = TARGETS[target]
     if model is SampleRequest:
         name, old_text, position, collab_version, expected, others = found
-        field = SampleRequest._meta.get_field("expected")
-        expected = field.from_db_value(expected, None, connection)
+        expected = SampleRequest._meta.get_field("expected").from_db_value(expected, None, connection)
     else:
         name, old_text, position, collab_version, others = found
         expected = None
-    if text == old_text:
+    text, rows = plan(Stored(name, old_text, collab_version, int(others)))
+    if text == old_text and not rows:
         cursor.execute(statements["write_version"], [version, stamp, item_id])
     else:
-        if (int(others) + len(text)) * 4 > limits.project_limit():
-            raise _NearLimit
-        changes = authority.replacement(old_text, text)
-        if changes is not None:
+        prepare = TextChange._meta.get_field("changes").get_db_prep_save
+        for changes, client_id in rows:
             collab_version += 1
-            value = TextChange._meta.get_field("changes").get_db_prep_save(changes, connection)
-            cursor.execute(statements["change"], [project_id, target, item_id, collab_version, value, "server"])
+            value = prepare(changes, connection)
+            cursor.execute(statements["change"], [project_id, target, item_id, collab_version, value, client_id])
         cursor.execute(statements["write_text"], [text, collab_version, version, stamp, item_id])
     item = {
         "id": item_id,

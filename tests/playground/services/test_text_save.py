@@ -127,3 +127,73 @@ def test_a_project_over_its_size_limit_is_refused_either_way(path, request, sett
         document_service.update_item(**fields, text=POLICY + "é" * 6)  # 11 characters, 12 bytes: over
     assert refused.value.code == "too_large"
     assert rows(state["id"]) == before
+
+
+def pushes(state: dict, token: str) -> list:
+    """A run of co-editing pushes: typing, a non-BMP character, a push behind the history (rebased), two
+    refused ones (wrong length, over the text limit); each answer or refusal, without ids."""
+    from playground.collab import authority
+
+    request = state["requests"][0]
+    answers = []
+    for version, changes, client in [
+        (0, [len(REQUEST), [0, "# a"]], "one"),
+        (1, [len(REQUEST) + 3, [0, " 𝄞"]], "one"),
+        (1, [[0, "# b", ""], len(REQUEST) + 3], "two"),  # made before "one"'s second push: rebased over it
+        (3, [1, [0, "x"]], "one"),  # the wrong length: refused
+        (3, [len(REQUEST) + 10, [0, "y" * 70_000]], "one"),  # over the text's limit: refused
+    ]:
+        try:
+            answer = authority.push(
+                project_id=state["id"],
+                token=token,
+                target="request",
+                item_id=request["id"],
+                version=version,
+                updates=[{"changes": changes, "clientID": client}],
+            )
+        except ServiceError as refused:
+            answers.append((refused.code, refused.status))
+            continue
+        assert answer["item"].pop("id") == request["id"]
+        answer["item"].pop("origin", None)
+        answers.append(answer)
+    return answers
+
+
+def statements_of_one_push() -> int:
+    """The statements a push typed on the newest text takes."""
+    from playground.collab import authority
+
+    state, token = project()
+    item = state["documents"][0]
+    with CaptureQueriesContext(connection) as captured:
+        authority.push(
+            project_id=state["id"],
+            token=token,
+            target="document",
+            item_id=item["id"],
+            version=0,
+            updates=[{"changes": [len(POLICY), [0, "#"]], "clientID": "one"}],
+        )
+    return len(captured.captured_queries)
+
+
+def test_a_push_takes_the_short_save_and_answers_and_stores_what_the_orm_push_does(monkeypatch, settings):
+    settings.PLAYGROUND_MAX_DOCUMENT_BYTES = 64_000
+    short_state, short_token = project()
+    short_statements = statements_of_one_push()
+    short = pushes(short_state, short_token)
+    monkeypatch.setattr(text_save, "can_save", lambda *args: False)
+    general_state, general_token = project()
+    assert pushes(general_state, general_token) == short
+    assert short_statements < statements_of_one_push()
+    assert rows(short_state["id"]) == rows(general_state["id"])
+    assert [a if isinstance(a, tuple) else a["collabVersion"] for a in short] == [
+        1,
+        2,
+        3,
+        ("invalid_message", 400),
+        ("too_large", 413),
+    ]
+    assert short[2]["updates"][0]["clientID"] == "one"  # what "two" missed, then its own
