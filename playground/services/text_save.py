@@ -122,44 +122,60 @@ def save(*, project_id: str, token: str | None, target: str, item_id: int, plan:
     reads = [(statements["bump"], [stamp, project_id]), (statements["read"], [*sums, project_id, item_id])]
     write = partial(_checked_write, statements, project_id, token, target, item_id, plan, stamp)
     try:
-        if _can_pipeline():
-            return _save_pipelined(reads, write)
+        if _can_batch():
+            return _save_batched(reads, write)
         with transaction.atomic(), connection.cursor() as cursor:
-            return write(cursor, *_read(cursor, cursor, reads))
+            return write(cursor, *_read(cursor, reads))
     except Fallback:
         return None
 
 
-def _read(bumping, reading, reads) -> tuple:
-    """Bump the version and read the item; with two cursors in a pipeline, both go out before either answer."""
+def _read(cursor, reads) -> tuple:
+    """Bump the version, then read the item."""
     (bump, bump_params), (read, read_params) = reads
-    bumping.execute(bump, bump_params)
-    if reading is bumping:
-        bumped = bumping.fetchone()
-        reading.execute(read, read_params)
-        return bumped, reading.fetchone()
-    reading.execute(read, read_params)
-    return bumping.fetchone(), reading.fetchone()
+    cursor.execute(bump, bump_params)
+    bumped = cursor.fetchone()
+    cursor.execute(read, read_params)
+    return bumped, cursor.fetchone()
 
 
-def _can_pipeline() -> bool:
+def _can_batch() -> bool:
     """PostgreSQL, in autocommit and outside any transaction: the save may then run its own."""
     return connection.vendor == "postgresql" and not connection.in_atomic_block and connection.get_autocommit()
 
 
-def _save_pipelined(reads, write) -> dict:
-    """The save on PostgreSQL in two round trips instead of one per statement (psycopg's pipeline mode): BEGIN
-    with the version bump and the item's read, then the writes with COMMIT. Django's own transaction would
-    add one for each change of autocommit; each round trip is a wait and a wake-up of the thread, and with
-    four statements and the transaction's two they were most of the save's cost."""
-    with connection.connection.pipeline(), connection.cursor() as cursor, connection.cursor() as reading:
-        cursor.execute("BEGIN")
+class _Batch:
+    """Statements kept to be sent together (a cursor's `execute`, without answers)."""
+
+    def __init__(self):
+        self.statements: list[str] = []
+        self.params: list = []
+
+    def execute(self, statement: str, params: list) -> None:
+        self.statements.append(statement)
+        self.params += params
+
+
+def _save_batched(reads, write) -> dict:
+    """The save on PostgreSQL in two round trips of one query each instead of one per statement: BEGIN with
+    the version bump and the item's read, then the writes with COMMIT, each sent as one text (the cursor
+    binds the values on the client: the statements travel in the simple protocol, which takes several at
+    once). Each round trip is a wait and a wake-up of the thread, and each statement psycopg's own work:
+    with four statements and the transaction's two they were most of the save's cost."""
+    (bump, bump_params), (read, read_params) = reads
+    with connection.cursor() as cursor:
         try:
-            saved = write(cursor, *_read(cursor, reading, reads))
+            cursor.execute(f"BEGIN; {bump}; {read}", [*bump_params, *read_params])
+            cursor.nextset()
+            bumped = cursor.fetchone()
+            cursor.nextset()
+            found = cursor.fetchone()
+            batch = _Batch()
+            saved = write(batch, bumped, found)
         except BaseException:
-            cursor.execute("ROLLBACK")  # a refusal, a fallback, or a failed statement (the next sync clears it)
+            cursor.execute("ROLLBACK")  # a refusal, a fallback, a failed statement: nothing of it is kept
             raise
-        cursor.execute("COMMIT")
+        cursor.execute("; ".join([*batch.statements, "COMMIT"]), batch.params)
         return saved
 
 
