@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import evaluator
 from evaluator import Simulation
 from evaluator.admission.loading import NamedText
-from evaluator.json_safe import json_safe
+from evaluator.json_safe import json_safe, needs_json_safe
 from playground.core.expectations import verdict
 from playground.core.result_cache import LRUCache, remembered_hash
 
@@ -108,7 +108,7 @@ def run_request(loaded: LoadedDocuments, text: str, name: str | None = None) -> 
     if result is None:
         with loaded.lock:  # one Simulation is not meant to run two requests at once
             raw = loaded.simulation.run(text, type_checks=False, request_name=name)
-        result = json_safe(raw)
+        result = json_safe(raw) if needs_json_safe(raw) else raw  # a run's result is its own: no copy needed
         _RESULTS.put(key, result)
     return result
 
