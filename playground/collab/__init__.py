@@ -8,5 +8,6 @@ round trip); the client receives what it missed followed by its own changes as s
 `receiveUpdates` (one change at a time) brings it to the same text. Undo stays per user because remote changes never enter the local history.
 
 `changes` is CodeMirror's change-set arithmetic in Python, `rebase` the rebase, `authority` stores and
-serves the history.
+serves the history, and `text_save` is the short save of one text and its history rows that a keystroke takes
+(a push made on the newest text, or a whole-text edit).
 """

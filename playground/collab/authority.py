@@ -20,7 +20,7 @@ from playground.core import limits
 from playground.core.errors import ServiceError, not_found
 from playground.core.access import authorize
 from playground.core.items import item_dict
-from playground.services import text_save
+from playground.collab import text_save
 
 TARGETS = {"document": Document, "request": SampleRequest}
 MAX_UPDATES_PER_PUSH = 200

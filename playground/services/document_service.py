@@ -19,7 +19,7 @@ from playground.core.errors import not_found
 from playground.core.expectations import clean_expected
 from playground.core.access import authorize
 from playground.core.items import item_dict
-from playground.services import text_save
+from playground.collab import text_save
 from playground.services.project_service import bump_version, get_project
 
 TARGETS: dict[str, type[Document] | type[SampleRequest]] = {"document": Document, "request": SampleRequest}

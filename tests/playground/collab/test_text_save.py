@@ -1,4 +1,4 @@
-"""The short save of an edited text (playground/services/text_save.py) leaves the same rows and answers as the
+"""The short save of an edited text (playground/collab/text_save.py) leaves the same rows and answers as the
 general save (`document_service.update_item` through the ORM), refusals included."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from django.test.utils import CaptureQueriesContext
 
 from playground.core.errors import ServiceError
 from playground.models import Document, Project, SampleRequest, TextChange
-from playground.services import document_service, project_service, text_save
+from playground.collab import text_save
+from playground.services import document_service, project_service
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
