@@ -109,11 +109,7 @@ def _applying(base: int, pushed: list[Update], stored: text_save.Stored) -> tupl
     kept = stored.collab_version + len(pushed)
     if base != stored.collab_version or (kept % PRUNE_EVERY == 0 and kept > HISTORY_KEPT):
         raise text_save.Fallback
-    text = change_sets.units(change_sets.normalise(stored.text))
-    _check_lengths(pushed, len(text))
-    for update in pushed:
-        text = update.changes.apply_units(text)
-    saved = change_sets.from_units(text)
+    saved = _applied(stored.text, pushed)
     limits.check_text(saved, stored.name)
     return saved, [(update.changes.to_json(), update.client_id) for update in pushed]
 
@@ -123,12 +119,7 @@ def text_after(text: str, updates) -> str | None:
     known before the save, so its evaluation can start meanwhile. None when they do not apply to `text` (the
     push itself then says why)."""
     try:
-        pushed = _updates(updates)
-        units = change_sets.units(change_sets.normalise(text))
-        _check_lengths(pushed, len(units))
-        for update in pushed:
-            units = update.changes.apply_units(units)
-        return change_sets.from_units(units)
+        return _applied(text, _updates(updates))
     except (ServiceError, ValueError, TypeError, KeyError, IndexError):
         return None
 
@@ -184,6 +175,15 @@ def _push(project_id, token, target, model, item_id, base, pushed: list[Update])
         "updates": missed + saved,
         "added": len(saved),
     }
+
+
+def _applied(text: str, pushed: list[Update]) -> str:
+    """The text after a push made on it (nothing missed); raises when a change does not fit the text."""
+    units = change_sets.units(change_sets.normalise(text))
+    _check_lengths(pushed, len(units))
+    for update in pushed:
+        units = update.changes.apply_units(units)
+    return change_sets.from_units(units)
 
 
 def _check_lengths(pushed: list[Update], length: int) -> None:
