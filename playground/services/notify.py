@@ -8,9 +8,9 @@ viewer sees a change that could still be rolled back.
 
 from __future__ import annotations
 
-import json
 from functools import partial
 
+from playground.core import json_text
 from playground.services import broadcast, live
 from playground.services.project_service import project_state
 
@@ -20,7 +20,7 @@ def group_name(project_id: str) -> str:
 
 
 def encode(message) -> str:
-    return message.text if isinstance(message, live.Encoded) else json.dumps(message)
+    return message.text if isinstance(message, live.Encoded) else json_text.dumps(message)
 
 
 def bundle(texts: list[str]) -> str:
@@ -51,7 +51,7 @@ def room_event(message, exclude: str | None = None) -> dict:
         "type": "room.message",
         "kind": message.get("type"),
         "version": message.get("version"),
-        "text": json.dumps(message),
+        "text": json_text.dumps(message),
         "exclude": exclude,
     }
 
