@@ -39,3 +39,58 @@ def test_each_release_is_its_own_check():
     with simulating("1.28"):
         assert warnings(remembered_typecheck(vap)) and remembered_typecheck(vap) == typecheck(vap)
     assert warnings(remembered_typecheck(vap)) == []
+
+
+def _gallery_policies() -> list[dict]:
+    """Every ValidatingAdmissionPolicy of the example gallery."""
+    from pathlib import Path
+
+    import yaml
+
+    found = []
+    for path in sorted(Path(__file__).resolve().parents[3].joinpath("playground/examples").glob("*.yaml")):
+        for document in yaml.safe_load(path.read_text()).get("documents") or []:
+            for obj in yaml.safe_load_all(document.get("text") or ""):
+                if isinstance(obj, dict) and obj.get("kind") == "ValidatingAdmissionPolicy":
+                    found.append(obj)
+    return found
+
+
+def test_what_no_check_reads_is_not_part_of_the_key_and_changes_no_check():
+    """A validation's static message and reason, and the metadata, are never compiled: a policy that differs
+    only there is checked exactly as the original, so the remembered check is shared."""
+    policies = _gallery_policies()
+    assert len(policies) > 40
+    for original in policies:
+        renamed = {**original, "metadata": {"name": "another"}}
+        spec = renamed.get("spec") or {}
+        renamed["spec"] = {
+            **spec,
+            "validations": [
+                {**v, "message": f"typed {i}", "reason": "Forbidden"} if isinstance(v, dict) else v
+                for i, v in enumerate(spec.get("validations") or [])
+            ],
+        }
+        assert typecheck(renamed, [renamed]) == typecheck(original, [original])
+        assert remembered_typecheck(renamed, [renamed]) == typecheck(original, [original])
+
+
+def test_an_expression_or_message_expression_edit_is_checked_again():
+    quiet = policy({"expression": "object.spec.replicas > 1", "message": "m"})
+    loud = policy({"expression": "object.spec.replicas > 'x'", "message": "m"})
+    loud_message = policy({"expression": "object.spec.replicas > 1", "messageExpression": "object.nope"})
+    assert warnings(remembered_typecheck(quiet)) == []
+    assert warnings(remembered_typecheck(loud)) and warnings(remembered_typecheck(loud_message))
+
+
+def test_a_message_edit_reuses_the_remembered_check(monkeypatch):
+    from evaluator.typechecking import remembered
+
+    first = policy({"expression": "object.spec.replicas > 'x'", "message": "one"})
+    remembered_typecheck(first)
+    checks = []
+    monkeypatch.setattr(remembered, "typecheck", lambda *args: checks.append(args) or typecheck(*args))
+    typed = policy({"expression": "object.spec.replicas > 'x'", "message": "one, and more"})
+    assert remembered_typecheck(typed) == typecheck(first) and checks == []
+    remembered_typecheck(policy({"expression": "object.spec.replicas > 'y'", "message": "one"}))
+    assert len(checks) == 1
