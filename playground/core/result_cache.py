@@ -86,6 +86,10 @@ class LRUCache:
     def __len__(self) -> int:
         return len(self._data)
 
+    def __contains__(self, key) -> bool:
+        """Whether `key` is held (neither a hit nor a miss, and not moved up)."""
+        return key in self._data
+
     def clear(self) -> None:
         with self._lock:
             self._data.clear()

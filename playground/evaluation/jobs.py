@@ -6,15 +6,16 @@ as JSON text (big results are encoded once, in the worker, never parsed again in
 
 from __future__ import annotations
 
-import json
-
-import orjson
-
 import evaluator.cel as cel
 from evaluator import mcp_server
 from evaluator.expression import evaluate_expression
+from playground.core import json_text
 from playground.evaluation import service as evaluation
 from playground.evaluation.workshop import engine
+
+# Type checks of document sets up to this size come with their evaluation (`evaluate_texts`): a few
+# policies' checks cost less than a round trip, and a big set's would hold its results up.
+EAGER_TYPECHECK_CHARS = 16 * 1024
 
 
 def _summary(result: dict) -> dict:
@@ -27,26 +28,25 @@ def _summary(result: dict) -> dict:
 
 
 def evaluate_texts(
-    texts: list[str], request_texts: list[str], kubernetes_version: str | None = None
+    texts: list[str], request_texts: list[str], kubernetes_version: str | None = None, with_typecheck: bool = False
 ) -> tuple[dict, list[tuple[dict, str]]]:
-    """The live room: document errors and, per request text, (summary, result as JSON text)."""
+    """The live room: document errors and, per request text, (summary, result as JSON text). `with_typecheck`
+    adds the type checks (`typecheck`) for a small document set: the room shows them a moment later, and
+    asking for them then would cost another round trip to the worker that holds these documents anyway."""
     loaded = evaluation.load_documents(texts, kubernetes_version)
     errors = {"document_errors": loaded.document_errors, "general_errors": loaded.general_errors}
     results = []
     for text in request_texts:
         result = evaluation.run_request(loaded, text)
         results.append((_summary(result), encode_result(result)))
+    if with_typecheck and sum(len(text) for text in texts) <= EAGER_TYPECHECK_CHARS:
+        errors["typecheck"] = loaded.typecheck()
     return errors, results
 
 
 def encode_result(result: dict) -> str:
-    """A result as JSON text: orjson's (compact, several times faster), or the standard encoder's for what
-    orjson refuses (text with lone surrogates, integers beyond 64 bits, keys that are not text). The same
-    JSON value either way."""
-    try:
-        return orjson.dumps(result).decode()
-    except TypeError:  # orjson.JSONEncodeError
-        return json.dumps(result)
+    """A result as JSON text, encoded once, here in the worker (json_text.dumps)."""
+    return json_text.dumps(result)
 
 
 def typecheck(texts: list[str], kubernetes_version: str | None = None) -> dict:

@@ -8,13 +8,13 @@ policies; an unchanged request costs no round trip at all.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import Callable
 
 from playground.evaluation import jobs, pool
 from playground.evaluation import service as evaluation
 from playground.core.expectations import verdict
+from playground.core import json_text
 from playground.core.result_cache import LRUCache, remembered_hash
 
 # (documents key, request key) -> (summary, result JSON): at most 4,096 results and 32 MiB of their JSON, so
@@ -83,8 +83,17 @@ def _forget(work: tuple, job: asyncio.Future) -> None:
 
 async def _compute(texts, request_texts, kubernetes_version, key, abandoned) -> tuple[dict, list]:
     loaded, computed = await pool.run(
-        jobs.evaluate_texts, texts, request_texts, kubernetes_version, key=key, abandoned=abandoned
+        jobs.evaluate_texts,
+        texts,
+        request_texts,
+        kubernetes_version,
+        key not in _TYPECHECKS,
+        key=key,
+        abandoned=abandoned,
     )
+    checks = loaded.pop("typecheck", None)
+    if checks is not None:  # `typecheck` will find them here
+        _TYPECHECKS.put(key, checks)
     _LOADED.put(key, loaded)
     return loaded, computed
 
@@ -116,7 +125,7 @@ async def typecheck(
 def result_message_text(version: int, request: dict, summary: dict, result_json: str) -> str:
     """The `result` message as JSON text, splicing in the already-encoded result."""
     outcome, message = verdict(request.get("expected"), summary)
-    head = json.dumps(
+    head = json_text.dumps(
         {
             "id": request.get("id"),
             "name": request.get("name"),

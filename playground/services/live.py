@@ -64,8 +64,9 @@ async def stream_evaluation(
     evaluation takes a while; then, once the documents have been still for a moment, typecheck. False if
     dropped as superseded.
 
-    Type checking comes last, in its own worker: it is a diagnostic of the policies, slower than evaluating
-    them, and a newer edit makes it moot."""
+    Type checking comes last: it is a diagnostic of the policies and a newer edit makes it moot. A small
+    document set's checks come back with its evaluation and wait here; a big set's are asked of a worker
+    only once the documents are still."""
     version = state["version"]
     timing = {"started": time.perf_counter()}  # earlier if the evaluation joins one started during the save
     texts = evaluation_service.named_texts(state["documents"])

@@ -121,3 +121,31 @@ async def test_a_job_its_starter_gave_up_is_asked_again_by_a_caller_who_still_wa
     _, [(summary, _)] = await joiner
     assert summary["allowed"] is False
     assert len(calls) == 2  # the starter's job, then the joiner's own
+
+
+async def test_a_small_document_sets_type_checks_come_with_its_evaluation(settings, monkeypatch):
+    """No second round trip to the worker for them; a big set's are asked for apart (they would hold its
+    results up)."""
+    from playground.evaluation import jobs, pool
+
+    settings.PLAYGROUND_EVALUATION_PROCESSES = 0
+    run, calls = pool.run, []
+
+    async def counted(function, *args, **kwargs):
+        calls.append(function.__name__)
+        return await run(function, *args, **kwargs)
+
+    monkeypatch.setattr(pool, "run", counted)
+    texts = [POLICY, BINDING]
+    await evaluation_jobs.evaluate(texts, [deployment(9)])
+    checks = await evaluation_jobs.typecheck(texts)
+    assert calls == ["evaluate_texts"] and checks == jobs.typecheck(texts)
+    assert "max-replicas" in checks
+    await evaluation_jobs.evaluate(texts, [deployment(2)])  # the same documents: not asked again
+    assert calls == ["evaluate_texts"] * 2
+
+    monkeypatch.setattr(jobs, "EAGER_TYPECHECK_CHARS", len(POLICY))
+    bigger = [POLICY, BINDING + "\n# a comment\n"]
+    await evaluation_jobs.evaluate(bigger, [deployment(9)])
+    assert await evaluation_jobs.typecheck(bigger) == checks
+    assert calls == ["evaluate_texts"] * 3 + ["typecheck"]
