@@ -17,7 +17,7 @@ from evaluator.admission.documents import Document, deduplicate, load_documents,
 from evaluator.admission.error_location import locate
 from evaluator.admission.hints import hint_for
 from evaluator.admission.expressions import compile_check
-from evaluator.admission.validation import prepare
+from evaluator.admission.remembered_prepare import remembered_prepare
 from evaluator.k8s.kinds import ADMISSION_GROUP, ADMISSION_KINDS
 
 __all__ = ["load", "default_and_validate", "deduplicate", "located", "text_source", "NamedText"]
@@ -119,7 +119,7 @@ def default_and_validate(
                 kept.append(record)
             continue
         try:
-            prepared = prepare(record.data, compile_check if enforce else None)
+            prepared = remembered_prepare(record.data, compile_check if enforce else None)
         except Exception as exc:  # a bug in validation must cost this document only
             problems.append(
                 located(

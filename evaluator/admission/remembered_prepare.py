@@ -1,0 +1,37 @@
+"""Defaulting and create-time validation of admission objects, remembered per object: an edit in the live
+editor loads the whole document set again, and every policy and binding the edit left alone would be
+defaulted, validated and compiled again.
+
+What `validation.prepare` makes depends only on the object, whether expressions are compiled (the API
+server's compile check, for the release simulated) and that release, so those are the key. Each caller
+gets its own copy of the defaulted object (later stages may change it); the errors and warnings are shared
+(nothing changes them).
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Mapping
+
+from evaluator.admission.parsed_texts import copied
+from evaluator.admission.validation import CompileCheck, PreparedObject, prepare
+from evaluator.cel.memo import RecentMemo
+from evaluator.cel.versions import active_version
+
+_PREPARED: RecentMemo[PreparedObject] = RecentMemo(1024)
+
+
+def remembered_prepare(obj: Mapping, compile_check: CompileCheck | None = None) -> PreparedObject:
+    """`prepare(obj, compile_check)`, made once per object, compile check and release."""
+    try:  # exact: key order, NaN, -0.0, int against float all tell apart
+        key = (pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL), compile_check, active_version())
+    except Exception:  # an object pickle refuses: prepared each time, never wrongly shared
+        return prepare(obj, compile_check)
+    found = _PREPARED.find(key)
+    if found is None:
+        found = _PREPARED.keep(key, prepare(obj, compile_check))
+    return PreparedObject(copied(found.object), list(found.errors), list(found.warnings))
+
+
+def clear() -> None:
+    _PREPARED.clear()
