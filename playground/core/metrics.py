@@ -5,6 +5,7 @@ the consumers can count without importing the transports; what is read at scrape
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from concurrent.futures import CancelledError, Future
@@ -54,8 +55,8 @@ def observe_evaluation(job: Callable, future: Future) -> Future:
     started = time.perf_counter()
 
     def done(finished: Future) -> None:
-        EVALUATION_SECONDS.labels(kind).observe(time.perf_counter() - started)
-        EVALUATIONS.labels(kind, _outcome(finished)).inc()
+        _labelled(EVALUATION_SECONDS, kind).observe(time.perf_counter() - started)
+        _labelled(EVALUATIONS, kind, _outcome(finished)).inc()
 
     future.add_done_callback(done)
     return future
@@ -70,4 +71,11 @@ def websocket_closed(area: str) -> None:
 
 
 def websocket_message(area: str, kind: object, known: dict) -> None:
-    WEBSOCKET_MESSAGES.labels(area, kind if isinstance(kind, str) and kind in known else "invalid").inc()
+    _labelled(WEBSOCKET_MESSAGES, area, kind if isinstance(kind, str) and kind in known else "invalid").inc()
+
+
+@functools.cache
+def _labelled(metric, *labels: str):
+    """`metric.labels(*labels)`, looked up once (a lookup takes a lock; every job and message counts). The
+    label values are few: job and message kinds, areas, outcomes."""
+    return metric.labels(*labels)

@@ -43,6 +43,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 
 from playground.evaluation import jobs, worker
 from playground.core import metrics
@@ -390,12 +392,22 @@ class EvaluationPool:
 
 _POOL: EvaluationPool | None = None
 _LOCK = threading.Lock()
+_LIMITS: Limits | None = None  # the settings' limits, read once (every job asks for the pool)
+
+
+@receiver(setting_changed)
+def _settings_changed(setting: str, **kwargs) -> None:
+    global _LIMITS
+    if setting.startswith("PLAYGROUND_EVALUATION_"):
+        _LIMITS = None
 
 
 def pool() -> EvaluationPool:
     """The process's pool, made from the settings (made again when they changed: tests override them)."""
-    global _POOL
-    limits = Limits.from_settings()
+    global _POOL, _LIMITS
+    limits = _LIMITS
+    if limits is None:
+        limits = _LIMITS = Limits.from_settings()
     with _LOCK:
         if _POOL is None or _POOL.limits != limits:
             if _POOL is not None:
