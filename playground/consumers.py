@@ -297,6 +297,8 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
             self.schedule_evaluation(version)
 
     async def broadcast(self, message: dict, exclude_self: bool = False) -> None:
+        if exclude_self and self.alone():
+            return  # no one else to tell (a co-editing change of a room of one: most edits)
         await self.to_room(room_event(message, self.channel_name if exclude_self else None))
 
     async def group_send_message(self, message) -> None:
@@ -309,10 +311,14 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
         sees its state before the results that follow it. A second viewer's join makes the count two (its
         `viewers` broadcast) and messages go through the group again; until then it has its own first
         evaluation of the state it joined at."""
-        if self.viewers == 1 and self.joined and not self.left:
+        if self.alone():
             await self.room_message(event)
             return
         await self.channel_layer.group_send(self.group, event)
+
+    def alone(self) -> bool:
+        """This connection is the room's one viewer (as the room's last `viewers` count said)."""
+        return self.viewers == 1 and self.joined and not self.left
 
     # -- group → this connection -------------------------------------------------------------------------
 
