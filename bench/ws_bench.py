@@ -447,12 +447,19 @@ async def workshop(server: Server, clients: int, seconds: float) -> dict:
     await asyncio.sleep(0)  # the first sample before any edit
     sessions_before = server.database_sessions()
     started = time.monotonic()
+
+    async def when_connected() -> dict:
+        await barrier.event.wait()
+        return meter.used()
+
+    connected = asyncio.create_task(when_connected())
     async with asyncio.timeout(seconds + 90):  # bounded even if the server stalls
         await asyncio.gather(
             *(participant(server, p, seconds, timed, server_ms, errors, rng, acks, barrier) for p in projects)
         )
     sampling.cancel()
     cpu_used = meter.used()
+    cpu_connecting = await connected
     sessions = server.database_sessions() - sessions_before
     latencies = [ms for _, ms in timed]
     cpu_ms_per_edit = {part: round(seconds * 1000 / max(1, len(timed)), 2) for part, seconds in cpu_used.items()}
@@ -469,6 +476,10 @@ async def workshop(server: Server, clients: int, seconds: float) -> dict:
         "server_done_ms": summary(server_ms),
         "edit_to_ack_ms": summary(acks),
         "server_cpu_ms_per_edit": cpu_ms_per_edit,
+        # of which the 100 connections (each with its first evaluation), before any edit
+        "connecting_cpu_ms_per_edit": {
+            part: round(seconds * 1000 / max(1, len(timed)), 2) for part, seconds in cpu_connecting.items()
+        },
         "database_connections_per_edit": round(sessions / max(1, len(timed)), 3) if server.postgres_url else None,
         "load_average": os.getloadavg(),
         "p95_by_5s_window": {f"{k}s": round(percentile(v, 0.95), 1) for k, v in sorted(per_window.items())},
@@ -532,7 +543,8 @@ def main() -> int:
         if shop["database_connections_per_edit"] is not None:
             print(f"workshop PostgreSQL connections opened per edit: {shop['database_connections_per_edit']}")
         print(
-            f"workshop CPU ms per edit {shop['server_cpu_ms_per_edit']} (connections included); "
+            f"workshop CPU ms per edit {shop['server_cpu_ms_per_edit']} (connections included: "
+            f"{shop['connecting_cpu_ms_per_edit']}); "
             f"load average at the end {shop['load_average']}"
         )
         for sample in keys["error_samples"] + shop["error_samples"]:
