@@ -37,7 +37,9 @@ def evaluate_texts(
     errors = {"document_errors": loaded.document_errors, "general_errors": loaded.general_errors}
     results = []
     for text in request_texts:
-        result = evaluation.run_request(loaded, text)
+        # Kept encoded by the server (live_jobs), not here too: a workshop's thousands of results held ~90 MiB
+        # a worker, and every idle collection walked them.
+        result = evaluation.run_request(loaded, text, keep=False)
         results.append((_summary(result), encode_result(result)))
     if with_typecheck and sum(len(text) for text in texts) <= EAGER_TYPECHECK_CHARS:
         errors["typecheck"] = loaded.typecheck()

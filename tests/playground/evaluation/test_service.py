@@ -21,6 +21,20 @@ def test_results_are_cached_by_content_hash():
     assert stats["results"]["misses"] == 2 and stats["simulations"]["misses"] == 1
 
 
+def test_the_live_rooms_results_are_not_kept_in_the_worker_but_one_kept_there_is_used():
+    """The server keeps the live room's results (encoded); a REST evaluation's kept result still serves it."""
+    from playground.evaluation import jobs
+
+    texts = evaluation_service.named_texts([{"name": "p", "text": POLICY}, {"name": "b", "text": BINDING}])
+    _, [(summary, result_json)] = jobs.evaluate_texts(texts, [deployment(9)])
+    assert summary["allowed"] is False and json.loads(result_json)["allowed"] is False
+    assert len(evaluation_service._RESULTS) == 0
+    kept = evaluation_service.run_request(evaluation_service.load_documents(texts), deployment(2))
+    assert len(evaluation_service._RESULTS) == 1
+    _, [(summary, result_json)] = jobs.evaluate_texts(texts, [deployment(2)])
+    assert json.loads(result_json) == kept and evaluation_service.cache_stats()["results"]["hits"] == 1
+
+
 def test_request_errors_are_kept_apart_from_document_errors():
     result = evaluation_service.evaluate(
         [{"id": 1, "name": "p", "text": POLICY}],
