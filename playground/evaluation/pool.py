@@ -99,6 +99,33 @@ def resident_mb(pid: int) -> float | None:
     return pages * os.sysconf("SC_PAGE_SIZE") / (1024 * 1024)
 
 
+class _ResidentMemory:
+    """`resident_mb` of one process after each of its jobs, from a /proc file opened once: an open, a read and
+    a close each time cost more than the rest of the job's bookkeeping in the server. Its supervisor thread
+    alone uses it."""
+
+    def __init__(self) -> None:
+        self.pid: int | None = None
+        self.fd: int | None = None
+
+    def mb(self, pid: int) -> float | None:
+        try:
+            if pid != self.pid or self.fd is None:
+                self.close()
+                self.fd = os.open(f"/proc/{pid}/statm", os.O_RDONLY)
+                self.pid = pid
+            pages = int(os.pread(self.fd, 256, 0).split()[1])
+        except (OSError, ValueError, IndexError):  # gone (a pid used again is opened afresh), or not Linux
+            self.close()
+            return None
+        return pages * os.sysconf("SC_PAGE_SIZE") / (1024 * 1024)
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+        self.pid = self.fd = None
+
+
 def _failed() -> ServiceError:
     return ServiceError(
         "evaluation_failed",
@@ -142,6 +169,7 @@ class _Worker:
         self.process = None
         self.conn = None
         self.ready = False  # the current process finished its warm-up
+        self.resident = _ResidentMemory()
         self.stopping = False
         self.thread = threading.Thread(target=self._supervise, name=f"evaluation-worker-{index}", daemon=True)
         self.thread.start()
@@ -216,7 +244,7 @@ class _Worker:
         reason = None
         if limits.max_jobs and self.jobs_run >= limits.max_jobs:
             reason = f"it ran {self.jobs_run} evaluations"
-        elif limits.recycle_mb and (mb := resident_mb(process.pid)) is not None and mb > limits.recycle_mb:
+        elif limits.recycle_mb and (mb := self.resident.mb(process.pid)) is not None and mb > limits.recycle_mb:
             reason = f"its resident memory is {mb:.0f} MiB (limit {limits.recycle_mb} MiB)"
         if reason is None:
             return
@@ -332,6 +360,7 @@ class _Worker:
 
     def _kill(self) -> None:
         self.ready = False
+        self.resident.close()
         process, conn = self.process, self.conn
         if process is not None and process.is_alive():
             process.kill()

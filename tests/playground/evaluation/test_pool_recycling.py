@@ -62,3 +62,23 @@ def test_a_very_low_memory_limit_replaces_the_worker_after_every_job_and_fails_n
     assert len(set(pids)) == 3  # a fresh worker for each
     assert wait_for(lambda: worker()["recycled"] == 6)  # counted once the answered job's worker is replaced
     assert worker()["restarts"] == 0
+
+
+def test_resident_memory_read_from_one_open_file_is_what_proc_says_and_follows_a_new_process():
+    import os
+    import subprocess
+    import sys
+
+    memory = pool._ResidentMemory()
+    own = memory.mb(os.getpid())
+    assert own is not None and abs(own - pool.resident_mb(os.getpid())) < 16
+    fd = memory.fd
+    assert memory.mb(os.getpid()) is not None and memory.fd == fd  # the same file, read again
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        assert memory.mb(child.pid) is not None and memory.pid == child.pid
+    finally:
+        child.kill()
+        child.wait()
+    assert memory.mb(child.pid) is None and memory.fd is None  # gone: nothing held open
+    memory.close()
