@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 import time
+import types
 from concurrent.futures import ThreadPoolExecutor
 
 from asgiref.sync import SyncToAsync
@@ -76,10 +77,26 @@ class _ReturnConnection(_Counted):
 def db(function):
     connection = connections["default"]
     if connection.vendor != "postgresql":
-        return DatabaseSyncToAsync(function)
-    if connection.settings_dict.get("OPTIONS", {}).get("pool"):
-        return _ReturnConnection(function, thread_sensitive=False, executor=_THREADS)
-    return _KeepConnection(function, thread_sensitive=False, executor=_THREADS)
+        kind: type[SyncToAsync] = DatabaseSyncToAsync
+    elif connection.settings_dict.get("OPTIONS", {}).get("pool"):
+        kind = _ReturnConnection
+    else:
+        kind = _KeepConnection
+    if type(function) is not types.FunctionType:  # a bound method (a consumer's): made each time, never kept
+        return _wrapped(kind, function)
+    found = _WRAPPED.get((kind, function))
+    if found is None:  # a module's function: one wrapper, kept (an edit's save is one call of a few)
+        found = _WRAPPED[(kind, function)] = _wrapped(kind, function)
+    return found
+
+
+_WRAPPED: dict[tuple, SyncToAsync] = {}
+
+
+def _wrapped(kind: type[SyncToAsync], function) -> SyncToAsync:
+    if kind is DatabaseSyncToAsync:
+        return kind(function)
+    return kind(function, thread_sensitive=False, executor=_THREADS)
 
 
 def wait_for_calls(timeout: float = 30.0) -> None:
