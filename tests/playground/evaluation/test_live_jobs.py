@@ -149,3 +149,15 @@ async def test_a_small_document_sets_type_checks_come_with_its_evaluation(settin
     await evaluation_jobs.evaluate(bigger, [deployment(9)])
     assert await evaluation_jobs.typecheck(bigger) == checks
     assert calls == ["evaluate_texts"] * 3 + ["typecheck"]
+
+
+def test_a_type_check_that_fails_costs_the_evaluation_nothing(settings, monkeypatch):
+    from playground.evaluation import jobs
+    from playground.evaluation import service
+
+    def broken(self):
+        raise RuntimeError("a checker bug")
+
+    monkeypatch.setattr(service.LoadedDocuments, "typecheck", broken)
+    errors, [(summary, _)] = jobs.evaluate_texts([POLICY, BINDING], [deployment(9)], None, True)
+    assert summary["allowed"] is False and "typecheck" not in errors
