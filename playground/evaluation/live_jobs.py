@@ -122,6 +122,12 @@ async def typecheck(
     return checks
 
 
+def known_typecheck(texts: list[str], kubernetes_version: str | None = None) -> dict | None:
+    """The type checks of these texts when this process holds them already (None: a worker would be asked)."""
+    key = documents_key(texts, kubernetes_version)
+    return _TYPECHECKS.get(key) if key in _TYPECHECKS else None
+
+
 def result_message_text(version: int, request: dict, summary: dict, result_json: str) -> str:
     """The `result` message as JSON text, splicing in the already-encoded result."""
     outcome, message = verdict(request.get("expected"), summary)

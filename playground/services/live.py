@@ -105,6 +105,12 @@ async def stream_evaluation(
         {"type": "done", "version": version, "ms": round((time.perf_counter() - timing["started"]) * 1000, 2)}
     )
     await send(Batch(version, tuple(messages)))
+    if (
+        memo is not None
+        and "typecheck" in memo
+        and jobs.known_typecheck(texts, kubernetes_version) == memo["typecheck"]
+    ):
+        return True  # the room was sent these type checks already (most edits: a request, a message)
     task = asyncio.create_task(_typecheck_later(version, texts, send, superseded, memo, kubernetes_version))
     _BACKGROUND.add(task)  # keep a reference until it finishes
     task.add_done_callback(_BACKGROUND.discard)

@@ -169,3 +169,34 @@ def test_an_edit_starts_evaluating_what_it_will_save_only_when_the_runner_is_idl
     bucket.take()
     runner.start_early(bucket, "request", 1, "kind: Pod")  # over its rate: the evaluation is deferred
     assert len(started) == 1
+
+
+def test_type_checks_the_room_has_are_not_checked_or_sent_again_but_new_ones_are(settings, monkeypatch):
+    from tests.playground.playground_fixtures import BINDING, POLICY, deployment
+
+    settings.PLAYGROUND_EVALUATION_PROCESSES = 0
+    monkeypatch.setattr(live, "TYPECHECK_DELAY_SECONDS", 0.0)
+    documents = [{"id": 1, "name": "p", "text": POLICY}, {"id": 2, "name": "b", "text": BINDING}]
+    state = {"version": 1, "documents": documents, "requests": [], "kubernetesVersion": None}
+    sent: list = []
+
+    async def send(message) -> None:
+        sent.append(message)
+
+    async def evaluate(state: dict) -> list[str]:
+        sent.clear()
+        assert await live.stream_evaluation(state, send, memo=memo)
+        waiting.append(len(live._BACKGROUND))  # a type check waiting for the documents to be still
+        await asyncio.gather(*live._BACKGROUND)
+        return kinds(sent)
+
+    waiting: list[int] = []
+
+    memo: dict = {}
+    request = {"id": 1, "name": "r", "text": deployment(9), "expected": None}
+    assert asyncio.run(evaluate(state))[-1] == "typecheck"
+    assert "typecheck" not in asyncio.run(evaluate({**state, "version": 2, "requests": [request]}))
+    retyped = POLICY.replace("object.spec.replicas <= 5", "object.spec.replicas <= 'five'")
+    edited = {**state, "version": 3, "documents": [{**documents[0], "text": retyped}, documents[1]]}
+    assert asyncio.run(evaluate(edited))[-1] == "typecheck"  # a new warning: sent
+    assert waiting == [1, 0, 1]
