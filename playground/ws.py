@@ -40,7 +40,7 @@ from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from rest_framework.serializers import Serializer
 
-from playground.core import drain, metrics, outage
+from playground.core import drain, json_text, metrics, outage
 from playground.core.errors import ServiceError, forbidden
 from playground.core.rate_limit import TokenBucket
 from playground.ws_messages import client_seq, error_message, internal_error, parse_client_message
@@ -189,6 +189,10 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
     async def send_json(self, content, close=False) -> None:
         if not self.closing:
             await super().send_json(content, close)
+
+    @classmethod
+    async def encode_json(cls, content) -> str:
+        return json_text.dumps(content)  # as the room's other messages (every edit's ack is one)
 
     async def websocket_disconnect(self, message):
         metrics.websocket_closed(self.area)
