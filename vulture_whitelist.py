@@ -66,6 +66,7 @@ CELERY_WORKER_MAX_TASKS_PER_CHILD  # (playground/settings.py, read by Celery: ce
 CELERY_WORKER_MAX_MEMORY_PER_CHILD  # (playground/settings.py, read by Celery: celery_app.py)
 _start_sweeper  # (playground/batch/tasks.py, a Celery worker_ready receiver)
 _settings_changed  # (playground/evaluation/pool.py, a setting_changed receiver: tests change the pool's limits)
+encode_json  # (playground/ws.py, channels' AsyncJsonWebsocketConsumer calls it to encode send_json's content)
 CACHES  # (playground/settings.py)
 CACHES  # (playground/settings.py)
 LOGGING  # (playground/settings.py)
