@@ -10,12 +10,11 @@ gets its own copy of the defaulted object (later stages may change it); the erro
 
 from __future__ import annotations
 
-import pickle
 from collections.abc import Mapping
 
 from evaluator.admission.parsed_texts import copied
 from evaluator.admission.validation import CompileCheck, PreparedObject, prepare
-from evaluator.cel.memo import RecentMemo
+from evaluator.cel.memo import RecentMemo, exact_key
 from evaluator.cel.versions import active_version
 
 _PREPARED: RecentMemo[PreparedObject] = RecentMemo(1024)
@@ -23,13 +22,9 @@ _PREPARED: RecentMemo[PreparedObject] = RecentMemo(1024)
 
 def remembered_prepare(obj: Mapping, compile_check: CompileCheck | None = None) -> PreparedObject:
     """`prepare(obj, compile_check)`, made once per object, compile check and release."""
-    try:  # exact: key order, NaN, -0.0, int against float all tell apart
-        key = (pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL), compile_check, active_version())
-    except Exception:  # an object pickle refuses: prepared each time, never wrongly shared
-        return prepare(obj, compile_check)
-    found = _PREPARED.find(key)
-    if found is None:
-        found = _PREPARED.keep(key, prepare(obj, compile_check))
+    exact = exact_key(obj)
+    key = None if exact is None else (exact, compile_check, active_version())
+    found = _PREPARED.remember(key, lambda: prepare(obj, compile_check))
     return PreparedObject(copied(found.object), list(found.errors), list(found.warnings))
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import pickle
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
 V = TypeVar("V")
@@ -40,3 +41,19 @@ class RecentMemo(Generic[V]):
 
     def __len__(self) -> int:
         return len(self._items)
+
+    def remember(self, key: Hashable | None, make: Callable[[], V]) -> V:
+        """The value kept under `key`, made by `make()` and kept on a miss; made every time for a None key."""
+        if key is None:
+            return make()
+        found = self.find(key)
+        return found if found is not None else self.keep(key, make())
+
+
+def exact_key(value: object) -> bytes | None:
+    """Plain data as a memo key that tells apart what equality does not (key order, NaN, -0.0, int against
+    float): its pickle. None for what pickle refuses: then nothing is remembered, never wrongly shared."""
+    try:
+        return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        return None

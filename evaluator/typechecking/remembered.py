@@ -11,11 +11,10 @@ copy to locate.
 from __future__ import annotations
 
 import copy
-import pickle
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evaluator.cel.memo import RecentMemo
+from evaluator.cel.memo import RecentMemo, exact_key
 from evaluator.cel.versions import active_version
 from evaluator.k8s import schemas
 from evaluator.typechecking.policy import typecheck
@@ -26,23 +25,10 @@ _UNCOMPILED = frozenset({"message", "reason"})  # a validation's fields the chec
 
 def remembered_typecheck(policy: Mapping[str, Any], documents: Sequence[Any] = ()) -> dict:
     """`typecheck(policy, documents)`, computed once per policy, CRDs and release."""
-    key = _key(policy, documents)
-    if key is None:
-        return typecheck(policy, documents)
-    found = _CHECKS.find(key)
-    if found is None:
-        found = _CHECKS.keep(key, typecheck(policy, documents))
-    return copy.deepcopy(found)
-
-
-def _key(policy: Mapping[str, Any], documents: Sequence[Any]) -> tuple | None:
-    """What the check reads of the policy and its CRDs, pickled (exact: key order, NaN, -0.0, int against
-    float all tell apart), with the release; None for what cannot be pickled (the check then runs every time)."""
     crds = [d for d in documents if isinstance(d, Mapping) and schemas.is_crd(d)]
-    try:
-        return (pickle.dumps([_checked(policy), crds], protocol=pickle.HIGHEST_PROTOCOL), active_version())
-    except Exception:  # an object pickle refuses: checked each time, never wrongly shared
-        return None
+    read = exact_key([_checked(policy), crds])  # what the check reads of the policy, and the CRDs
+    key = None if read is None else (read, active_version())
+    return copy.deepcopy(_CHECKS.remember(key, lambda: typecheck(policy, documents)))
 
 
 def _checked(policy: Any) -> Any:
