@@ -92,11 +92,15 @@ class Limits:
 def resident_mb(pid: int) -> float | None:
     """A process's resident memory in MiB, from /proc (Linux); None where it cannot be read."""
     try:
-        with open(f"/proc/{pid}/statm") as statm:
-            pages = int(statm.read().split()[1])
+        with open(f"/proc/{pid}/statm", "rb") as statm:
+            return _statm_mb(statm.read())
     except (OSError, ValueError, IndexError):
         return None
-    return pages * os.sysconf("SC_PAGE_SIZE") / (1024 * 1024)
+
+
+def _statm_mb(statm: bytes) -> float:
+    """The resident MiB /proc/<pid>/statm gives (its second field, in pages)."""
+    return int(statm.split()[1]) * os.sysconf("SC_PAGE_SIZE") / (1024 * 1024)
 
 
 class _ResidentMemory:
@@ -114,11 +118,10 @@ class _ResidentMemory:
                 self.close()
                 self.fd = os.open(f"/proc/{pid}/statm", os.O_RDONLY)
                 self.pid = pid
-            pages = int(os.pread(self.fd, 256, 0).split()[1])
+            return _statm_mb(os.pread(self.fd, 256, 0))
         except (OSError, ValueError, IndexError):  # gone (a pid used again is opened afresh), or not Linux
             self.close()
             return None
-        return pages * os.sysconf("SC_PAGE_SIZE") / (1024 * 1024)
 
     def close(self) -> None:
         if self.fd is not None:

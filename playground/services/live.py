@@ -105,11 +105,7 @@ async def stream_evaluation(
         {"type": "done", "version": version, "ms": round((time.perf_counter() - timing["started"]) * 1000, 2)}
     )
     await send(Batch(version, tuple(messages)))
-    if (
-        memo is not None
-        and "typecheck" in memo
-        and jobs.known_typecheck(texts, kubernetes_version) == memo["typecheck"]
-    ):
+    if _room_has(memo, jobs.known_typecheck(texts, kubernetes_version)):
         return True  # the room was sent these type checks already (most edits: a request, a message)
     task = asyncio.create_task(_typecheck_later(version, texts, send, superseded, memo, kubernetes_version))
     _BACKGROUND.add(task)  # keep a reference until it finishes
@@ -147,6 +143,11 @@ class _Notice:
 _BACKGROUND: set[asyncio.Task] = set()
 
 
+def _room_has(memo: dict | None, typecheck: dict | None) -> bool:
+    """The room (memo) was last sent exactly these type checks."""
+    return memo is not None and typecheck is not None and memo.get("typecheck") == typecheck
+
+
 async def _typecheck_later(
     version: int,
     texts: list[str],
@@ -162,7 +163,7 @@ async def _typecheck_later(
         if superseded():
             return
         typecheck = await jobs.typecheck(texts, kubernetes_version, abandoned=superseded)
-        if superseded() or (memo is not None and memo.get("typecheck") == typecheck):
+        if superseded() or _room_has(memo, typecheck):
             return
         if memo is not None:
             memo["typecheck"] = typecheck
