@@ -50,10 +50,15 @@ class RecentMemo(Generic[V]):
         return found if found is not None else self.keep(key, make())
 
 
-def exact_key(value: object) -> bytes | None:
+EXACT_KEY_MAX_BYTES = 64 * 1024  # a bigger value is not remembered: a memo's bound is a count of entries
+
+
+def exact_key(value: object, max_bytes: int = EXACT_KEY_MAX_BYTES) -> bytes | None:
     """Plain data as a memo key that tells apart what equality does not (key order, NaN, -0.0, int against
-    float): its pickle. None for what pickle refuses: then nothing is remembered, never wrongly shared."""
+    float): its pickle. None for what pickle refuses, and for a value over `max_bytes` pickled (a memo of a
+    thousand such keys would hold a worker's memory up): then nothing is remembered."""
     try:
-        return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        key = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:
         return None
+    return key if len(key) <= max_bytes else None

@@ -26,7 +26,9 @@ _UNCOMPILED = frozenset({"message", "reason"})  # a validation's fields the chec
 def remembered_typecheck(policy: Mapping[str, Any], documents: Sequence[Any] = ()) -> dict:
     """`typecheck(policy, documents)`, computed once per policy, CRDs and release."""
     crds = [d for d in documents if isinstance(d, Mapping) and schemas.is_crd(d)]
-    read = exact_key([_checked(policy), crds])  # what the check reads of the policy, and the CRDs
+    # what the check reads of the policy, and the CRDs: their schemas are big, and a check against them is
+    # what most deserves remembering (512 entries)
+    read = exact_key([_checked(policy), crds], max_bytes=1024 * 1024)
     key = None if read is None else (read, active_version())
     return copy.deepcopy(_CHECKS.remember(key, lambda: typecheck(policy, documents)))
 

@@ -3,7 +3,7 @@ what equality does not."""
 
 from __future__ import annotations
 
-from evaluator.cel.memo import RecentMemo, exact_key
+from evaluator.cel.memo import EXACT_KEY_MAX_BYTES, RecentMemo, exact_key
 
 
 def test_remember_makes_once_per_key_keeps_the_most_recent_and_never_keeps_a_none_key():
@@ -29,3 +29,5 @@ def test_exact_key_tells_apart_what_equality_does_not_and_refuses_what_pickle_re
     assert exact_key([1]) != exact_key([1.0]) and exact_key([0.0]) != exact_key([-0.0])
     assert exact_key({"x": [1, "y"]}) == exact_key({"x": [1, "y"]})
     assert exact_key({"f": lambda: 1}) is None
+    assert exact_key("x" * (EXACT_KEY_MAX_BYTES - 100)) is not None
+    assert exact_key("x" * EXACT_KEY_MAX_BYTES) is None  # too big to keep
