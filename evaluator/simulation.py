@@ -10,24 +10,23 @@ documented in evaluator/SCHEMA.md.
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from evaluator.admission import loading, parsed_texts
+from evaluator.admission import loading
 from evaluator.admission.cluster import ClusterIndex
 from evaluator.admission.expressions import make_authorizers
 from evaluator.admission.matching import exempt_reason
 from evaluator.admission.policy_kind import MUTATING, UNCHANGED, KindOutcome, RequestContext, Setup
-from evaluator.admission.request import NormalizedRequest, normalize_request
+from evaluator.admission.parsed_texts import copied
+from evaluator.admission.read_request import owned, read_request
 from evaluator.admission.result import admission_result, bad_request, crash, internal_error, kind_defaults
 from evaluator.admission.phases import phase_entries, response_patch
 from evaluator.admission.trace_location import locate_traces
 from evaluator.authz import CachingAuthorizer, RBACAuthorizer
 from evaluator.cel.versions import NEWEST, parse_version, simulating
 from evaluator.k8s.defaulting import default_object, redefault
-from evaluator.k8s.defaulting.requests import default_request
 from evaluator.k8s.served_versions import unserved_reason
 from evaluator.k8s.kinds import CUSTOM_RESOURCE_DEFINITION
 from evaluator.k8s.restmapping import RESTMapper, builtin_mapper
@@ -218,7 +217,7 @@ class Simulation:
                 defaulter=defaulter,
                 defaulting=defaulting,
                 kubernetes_version=version,
-                policy_objects=objects,
+                policy_objects=tuple(copied(o) for o in objects),  # the request's are a remembered read's
             )
         return found if found._failure is None else None
 
@@ -234,21 +233,16 @@ class Simulation:
     ) -> dict[str, Any]:
         document_errors = list(self.errors)
         source = request_source(request, request_name)
-        normalized, request_errors = _normalized(request, self.cluster.mapper, source)
+        read = read_request(request, self.cluster.mapper, source, self.defaulting)
         keys = {key: value if make is None else make() for key, make, value in self._key_defaults}
-        if normalized.request is None or normalized.errors:
-            return bad_request(_owned(normalized.request, {}) or {}, document_errors, request_errors, keys)
-        widened = self._widened(normalized.request)
+        if read.request is None:
+            return bad_request(owned(read.normalized.request, {}) or {}, document_errors, read.errors, keys)
+        widened = self._widened(read.normalized.request)
         if widened is not None:  # its kind answers this request: run it where that kind is loaded
             return widened._run(
                 request, now=now, trace=trace, full=full, type_checks=type_checks, request_name=request_name
             )
-        request = normalized.request
-        given = {side: request.get(side) for side in _SIDES}
-        defaulted: dict[str, list[str]] = {"object": [], "oldObject": []}
-        if self.defaulting:  # once per request, before any policy: the object as the API server decodes it
-            request, defaulted = default_request(request)  # a defaulted side is a fresh copy already
-        request = _owned(request, given)
+        request, request_errors, defaulted = read.request, read.errors, read.defaulted
         request_errors += self._unknown_namespace(request.get("namespace"), source)
         exempt = exempt_reason(request)
         if exempt is not None:
@@ -317,21 +311,6 @@ def request_source(request: Any, name: str | None = None) -> str:
     return "request"
 
 
-def _normalized(request: Any, mapper: Any, source: str) -> tuple[NormalizedRequest, list[dict[str, Any]]]:
-    """The request read (YAML/JSON text or an object) and normalised, and its errors and warnings, each
-    naming the request by `source`."""
-    errors: list[dict[str, Any]] = []
-    if isinstance(request, str):
-        # Only the data is used: the request's errors come from the YAML reader, located already.
-        records, load_errors = parsed_texts.load_documents(request, source, positions=False)
-        errors += [{"severity": "error", **e.to_dict(), "source": source, "document": None} for e in load_errors]
-        request = records[0].data if records else None
-    normalized = normalize_request(request, mapper, copy_objects=False)
-    errors += [{"severity": "error", **e.to_dict(), "source": source, "document": None} for e in normalized.errors]
-    errors += [{"severity": "warning", "source": source, "message": w, "document": None} for w in normalized.warnings]
-    return normalized, errors
-
-
 def _refused(errors: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
     """The first error of each document the API server refused, by (kind, name): in enforce mode a refused
     document's errors are errors, else warnings."""
@@ -340,22 +319,6 @@ def _refused(errors: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, An
         if error.get("severity") == "error" and error.get("kind"):
             refused.setdefault((error["kind"], error.get("name") or ""), error)
     return refused
-
-
-_SIDES = ("object", "oldObject")
-
-
-def _owned(request: dict[str, Any] | None, given: Mapping[str, Any]) -> dict[str, Any] | None:
-    """`request` with a private copy of each object still shared with the caller's input (`given`: the
-    objects as normalisation left them), so that no result aliases the input nor another result. Objects
-    defaulting replaced are copies already: each object is copied once per request."""
-    if request is None:
-        return None
-    for side in _SIDES:
-        value = request.get(side)
-        if value is not None and (side not in given or value is given[side]):
-            request = {**request, side: copy.deepcopy(value)}
-    return request
 
 
 def _reinvoke(

@@ -1,0 +1,109 @@
+"""A sample request read, normalised and defaulted once per text: a policy edit in the live editor runs every
+sample request of the project again, and none of their texts changed.
+
+What a request text becomes before any policy sees it depends only on that text, the name its errors go by,
+the resource mapping (the built-in one unless the documents hold CRDs), whether objects are defaulted and the
+release simulated: those are the key. Each run gets a private copy of the request (its objects end up in
+the result, and later stages may change them); a request that could not be read is read again every time
+(it is seldom run twice, and its result echoes what normalisation left).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from evaluator.admission import parsed_texts
+from evaluator.admission.parsed_texts import copied
+from evaluator.admission.request import NormalizedRequest, normalize_request
+from evaluator.cel.memo import RecentMemo
+from evaluator.cel.versions import active_version
+from evaluator.k8s.defaulting.requests import default_request
+
+SIDES = ("object", "oldObject")
+MAX_REMEMBERED_CHARS = 64 * 1024  # a bigger request (a dump's object) is read each time
+
+
+@dataclass(frozen=True)
+class ReadRequest:
+    """`normalized` as normalisation left it and its errors and warnings (`errors`); when it is usable,
+    `request`: the request as policies see it (objects defaulted when asked, owned by this run), and the
+    paths defaulting filled in, by side."""
+
+    normalized: NormalizedRequest
+    errors: list[dict[str, Any]]
+    request: dict[str, Any] | None = None
+    defaulted: dict[str, list[str]] | None = None
+    mapper: Any = None  # held, so that the mapper whose id is in the key is never another one
+
+    def private(self) -> ReadRequest:
+        """A copy for one run: nothing in it is shared with another run's."""
+        return ReadRequest(
+            self.normalized,
+            [dict(error) for error in self.errors],
+            copied(self.request),
+            {side: list(paths) for side, paths in (self.defaulted or {}).items()},
+        )
+
+
+_READ: RecentMemo[ReadRequest] = RecentMemo(512)
+
+
+def read_request(request: Any, mapper: Any, source: str, defaulting: bool) -> ReadRequest:
+    """The request (text or object) read for one run."""
+    if not isinstance(request, str) or len(request) > MAX_REMEMBERED_CHARS:
+        return _read(request, mapper, source, defaulting)
+    key = (str(request), source, id(mapper), defaulting, active_version())
+    found = _READ.find(key)
+    if found is None or found.mapper is not mapper:
+        found = _read(request, mapper, source, defaulting)
+        if found.request is None:
+            return found  # not kept: its normalized request is this run's own
+        _READ.keep(key, found)
+    return found.private()
+
+
+def _read(request: Any, mapper: Any, source: str, defaulting: bool) -> ReadRequest:
+    normalized, errors = normalized_request(request, mapper, source)
+    if normalized.request is None or normalized.errors:
+        return ReadRequest(normalized, errors)
+    usable = normalized.request
+    given = {side: usable.get(side) for side in SIDES}
+    defaulted: dict[str, list[str]] = {"object": [], "oldObject": []}
+    if defaulting:  # once per request, before any policy: the object as the API server decodes it
+        usable, defaulted = default_request(usable)  # a defaulted side is a fresh copy already
+    return ReadRequest(normalized, errors, owned(usable, given), defaulted, mapper)
+
+
+def normalized_request(request: Any, mapper: Any, source: str) -> tuple[NormalizedRequest, list[dict[str, Any]]]:
+    """The request read (YAML/JSON text or an object) and normalised, and its errors and warnings, each
+    naming the request by `source`."""
+    errors: list[dict[str, Any]] = []
+    if isinstance(request, str):
+        # Only the data is used: the request's errors come from the YAML reader, located already.
+        records, load_errors = parsed_texts.load_documents(request, source, positions=False)
+        errors += [{"severity": "error", **e.to_dict(), "source": source, "document": None} for e in load_errors]
+        request = records[0].data if records else None
+    normalized = normalize_request(request, mapper, copy_objects=False)
+    errors += [{"severity": "error", **e.to_dict(), "source": source, "document": None} for e in normalized.errors]
+    errors += [{"severity": "warning", "source": source, "message": w, "document": None} for w in normalized.warnings]
+    return normalized, errors
+
+
+def owned(request: dict[str, Any] | None, given: Mapping[str, Any]) -> dict[str, Any] | None:
+    """`request` with a private copy of each object still shared with the caller's input (`given`: the
+    objects as normalisation left them), so that no result aliases the input nor another result. Objects
+    defaulting replaced are copies already: each object is copied once per request."""
+    if request is None:
+        return None
+    for side in SIDES:
+        value = request.get(side)
+        if value is not None and (side not in given or value is given[side]):
+            request = {**request, side: copy.deepcopy(value)}
+    return request
+
+
+def clear() -> None:
+    _READ.clear()
