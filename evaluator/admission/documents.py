@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -232,7 +232,10 @@ def _duplicate(key: str, key_node: yaml.Node, first_line: int) -> None:
     raise _DuplicateKey(key, first_line, key_node.start_mark)
 
 
-def _parse(chunk: str) -> tuple[Any, yaml.Node | None, bool]:
+Parsed = tuple[Any, "yaml.Node | None", bool]
+
+
+def parse_chunk(chunk: str) -> Parsed:
     """(data, node, plain): `plain` when the data was built straight from the nodes, which are then as the
     parser composed them (the loader's constructor flattens merge keys into their mapping's node)."""
     loader = _Loader(chunk)
@@ -259,12 +262,13 @@ def _compose(chunk: str) -> yaml.Node | None:
 
 
 def load_documents(
-    text: str, source: str | None = None, positions: bool = True
+    text: str, source: str | None = None, positions: bool = True, parse: Callable[[str], Parsed] | None = None
 ) -> tuple[list[Document], list[LoadError]]:
     """Parse multi-document YAML/JSON text. Returns (documents, errors); never raises.
 
     With ``positions`` each document records where its fields are (``Document.location(path)``);
-    turn it off for large dumps where only whole-document locations matter."""
+    turn it off for large dumps where only whole-document locations matter. ``parse`` reads one YAML
+    document (default: ``parse_chunk``); what it returns is never changed here."""
     documents: list[Document] = []
     errors: list[LoadError] = []
     if not isinstance(text, str):
@@ -275,7 +279,7 @@ def load_documents(
             continue
         line = start + _first_content_line(chunk) + 1
         try:
-            data, node, plain = _parse(chunk)
+            data, node, plain = (parse or parse_chunk)(chunk)
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             problem = " ".join(p for p in (exc.context, exc.problem) if p) or str(exc)

@@ -5,7 +5,8 @@ runs every sample request again, each read from its text.
 `load_documents` answers as `documents.load_documents` does, from a bounded cache of what each (text, name)
 parsed to. Each call gets Document records of its own, holding copies of the parsed data (later stages may
 replace or change a record's data); what no stage changes (field positions, scalar sources, load errors)
-is shared.
+is shared. A text seen for the first time is read one YAML document at a time, each also remembered: an
+edit changes one of a file's documents, and the others need not be parsed again.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from evaluator.admission.documents import Document, LoadError
+from evaluator.admission.documents import Document, LoadError, Parsed, parse_chunk
 from evaluator.admission.documents import load_documents as parse_documents
 
 MAX_ENTRIES = 256
@@ -75,6 +76,40 @@ class _Cache:
 _CACHE = _Cache()
 
 
+class _Chunks:
+    """One YAML document's text -> what `parse_chunk` made of it, bounded in characters; what it holds is
+    only ever read (the records made of it go into `_CACHE`, and callers get copies)."""
+
+    def __init__(self) -> None:
+        self.entries: OrderedDict[str, Parsed] = OrderedDict()
+        self.chars = 0
+        self.lock = threading.Lock()
+
+    def parse(self, chunk: str) -> Parsed:
+        with self.lock:
+            found = self.entries.get(chunk)
+            if found is not None:
+                self.entries.move_to_end(chunk)
+                return found
+        found = parse_chunk(chunk)  # a YAML error raises: nothing is kept
+        with self.lock:
+            if chunk not in self.entries:
+                self.entries[chunk] = found
+                self.chars += len(chunk)
+                while self.chars > MAX_TOTAL_CHARS:
+                    old, _ = self.entries.popitem(last=False)
+                    self.chars -= len(old)
+        return found
+
+    def clear(self) -> None:
+        with self.lock:
+            self.entries.clear()
+            self.chars = 0
+
+
+_CHUNKS = _Chunks()
+
+
 def load_documents(
     text: str, source: str | None = None, positions: bool = True
 ) -> tuple[list[Document], list[LoadError]]:
@@ -84,7 +119,7 @@ def load_documents(
     key = (str(text), source, positions)
     found = _CACHE.get(key)
     if found is None:
-        found = parse_documents(text, source, positions)
+        found = parse_documents(text, source, positions, _CHUNKS.parse)
         _CACHE.put(key, found)
     records, errors = found
     return [record.with_data(copied(record.data)) for record in records], list(errors)
@@ -92,3 +127,4 @@ def load_documents(
 
 def clear() -> None:
     _CACHE.clear()
+    _CHUNKS.clear()

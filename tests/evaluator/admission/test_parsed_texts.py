@@ -79,3 +79,30 @@ def test_the_cache_is_bounded(monkeypatch):
     big = TEXT + "#" * parsed_texts.MAX_TEXT_CHARS
     assert parsed_texts.load_documents(big, "t") == load_documents(big, "t")
     assert all(key[0] != big for key in parsed_texts._CACHE.entries)
+
+
+def test_an_edit_parses_only_the_document_it_changed(monkeypatch):
+    """A new text is read one YAML document at a time, each remembered: the documents an edit left alone are
+    not parsed again, and the records (data, lines, field positions) are those of a fresh parse."""
+    documents = [TEXT.replace("name: c", f"name: c{n}") for n in range(3)]
+    parsed: list[str] = []
+    parse = parsed_texts.parse_chunk
+    monkeypatch.setattr(parsed_texts, "parse_chunk", lambda chunk: parsed.append(chunk) or parse(chunk))
+    parsed_texts.load_documents("---\n".join(documents), "t")
+    assert len(parsed) == 3
+    documents[1] = documents[1].replace("a: '1'", "a: '2'") + "# a comment\n"
+    edited = "---\n".join(documents)
+    records, errors = parsed_texts.load_documents(edited, "t")
+    assert len(parsed) == 4 and "a: '2'" in parsed[-1]
+    fresh, fresh_errors = load_documents(edited, "t")
+    assert errors == fresh_errors
+    assert [(r.data, r.line, r.index) for r in records] == [(r.data, r.line, r.index) for r in fresh]
+    assert [r.location("data.b") for r in records] == [r.location("data.b") for r in fresh]
+    assert records[2].location("metadata.name") == fresh[2].location("metadata.name")
+
+
+def test_a_document_that_does_not_parse_is_not_remembered():
+    broken = TEXT + "---\na: [1\n"
+    assert parsed_texts.load_documents(broken, "t") == load_documents(broken, "t")
+    assert all("a: [1" not in chunk for chunk in parsed_texts._CHUNKS.entries)
+    assert list(parsed_texts._CHUNKS.entries) == [TEXT.rstrip("\n")]
