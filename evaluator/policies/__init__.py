@@ -87,16 +87,32 @@ def concerned_packages(documents: Iterable[Any]) -> set[str]:
     for document in documents:
         if len(needed) == len(packages):
             break
-        if isinstance(document, Mapping):
-            kind, api_version = document.get("kind"), document.get("apiVersion")
-            shape = (kind if isinstance(kind, str) else None, api_version if isinstance(api_version, str) else None)
-            if shape in seen:
-                continue
+        if not isinstance(document, Mapping):
+            continue  # no package reads it (the undeclared ones are needed already)
+        kind, api_version = document.get("kind"), document.get("apiVersion")
+        shape = (kind if isinstance(kind, str) else None, api_version if isinstance(api_version, str) else None)
+        if shape not in seen:
             seen.add(shape)
-        for package in packages:
-            if package.package not in needed and package.concerns(document):
-                needed.add(package.package)
+            needed |= _packages_of(shape)
     return needed
+
+
+def _packages_of(shape: tuple[str | None, str | None]) -> frozenset[str]:
+    """The declared packages that read documents of this (kind, apiVersion), worked out once per shape: every
+    load and every request (`Simulation._widened`) asks, mostly about the same few kinds."""
+    found = _BY_SHAPE.get(shape)
+    if found is None:
+        kind, api_version = shape
+        document = {"kind": kind, "apiVersion": api_version}  # all that `concerns` reads
+        found = frozenset(p.package for p in declared_packages() if not p.always and p.concerns(document))
+        if len(_BY_SHAPE) >= MAX_SHAPES:  # the shapes come from user input: bounded
+            _BY_SHAPE.clear()
+        _BY_SHAPE[shape] = found
+    return found
+
+
+MAX_SHAPES = 4096
+_BY_SHAPE: dict[tuple[str | None, str | None], frozenset[str]] = {}
 
 
 def load_kinds(documents: Iterable[Any] | None = None) -> set[str]:

@@ -93,3 +93,24 @@ def test_a_validating_admission_policy_run_imports_no_kyverno_crd_or_webhook_pac
     assert done.stdout.split("\n")[0] == (
         "False ['evaluator.policies.mutating', 'evaluator.policies.validating'] ['crdValidation', 'kyverno', 'mutation']"
     )
+
+
+def test_the_packages_a_shape_concerns_are_those_each_package_says():
+    """`concerned_packages` works out each (kind, apiVersion) once; the answer is each package's `concerns`."""
+    declared = policies.declared_packages()
+    shapes = [
+        {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy"},
+        {"apiVersion": "kyverno.io/v1", "kind": "ClusterPolicy"},
+        {"apiVersion": "policies.kyverno.io/v1alpha1", "kind": "ValidatingPolicy"},
+        {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition"},
+        {"apiVersion": "apps/v1", "kind": "Deployment"},
+        {"apiVersion": 3, "kind": ["not", "text"]},
+        {"kind": "MutatingAdmissionPolicy"},
+        {"apiVersion": "admissionregistration.k8s.io/v1"},
+    ]
+    for shape in shapes:
+        expected = {p.package for p in declared if p.always or p.concerns(shape)}
+        assert policies.concerned_packages([shape]) == expected, shape
+        assert policies.concerned_packages([dict(shape), shape]) == expected  # the second time: remembered
+    everything = {p.package for p in declared if p.always or any(p.concerns(s) for s in shapes)}
+    assert policies.concerned_packages(shapes) == everything
