@@ -24,6 +24,10 @@ go to the least busy worker. Each worker has a supervisor thread in the server t
   running to the wall-clock bound. Shorter jobs are left to finish: killing a worker costs its warm caches
   and a restart, far more than the few milliseconds a normal evaluation has left.
 
+A job awaited on the event loop (``run``: the live room, workshops) whose worker is idle is exchanged by the loop
+itself (lane.py), under the same bounds: the worker is lent to it (``busy`` is held by whoever talks to the
+process) and its supervisor is woken only to start it again or recycle it.
+
 ``PLAYGROUND_EVALUATION_PROCESSES=0`` runs jobs in threads of this process instead (tests, debugging): no
 bounds beyond the engine's own, no supervision needed.
 """
@@ -41,12 +45,13 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from multiprocessing.reduction import ForkingPickler
 
 from django.conf import settings
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 
-from playground.evaluation import jobs, worker
+from playground.evaluation import jobs, lane, worker
 from playground.core import metrics
 from playground.core.errors import ServiceError
 
@@ -173,19 +178,51 @@ class _Worker:
         self.conn = None
         self.ready = False  # the current process finished its warm-up
         self.resident = _ResidentMemory()
+        self.lane_resident = _ResidentMemory()  # the event loop's, for jobs it exchanges itself (lane.py)
+        # Held by whoever talks to the process: the supervisor thread, or the event loop for a job it lent.
+        self.busy = threading.Lock()
         self.stopping = False
         self.thread = threading.Thread(target=self._supervise, name=f"evaluation-worker-{index}", daemon=True)
         self.thread.start()
 
     # -- called from any thread --------------------------------------------------------------------------
 
-    def submit(self, future: Future, function, args: tuple, abandoned: Callable[[], bool] | None = None) -> None:
+    def submit(
+        self,
+        future: Future,
+        function,
+        args: tuple,
+        abandoned: Callable[[], bool] | None = None,
+        attempts: tuple[int, ...] = (1, 2),
+    ) -> None:
         with self.pending_lock:
             if self.pending >= self.limits.queue_size:
                 future.set_exception(_busy())
                 return
             self.pending += 1
-        self.jobs.put((future, function, args, abandoned))
+        self.jobs.put((future, function, args, abandoned, attempts))
+
+    def lend(self) -> bool:
+        """Lend the idle, ready process to the caller (the event loop, lane.py) for one job: True when it is
+        now the caller's until `give_back`. Never waits: a worker with jobs queued or under way is not lent."""
+        if self.stopping or self.pending or not self.available() or not self.busy.acquire(blocking=False):
+            return False
+        if self.conn is None or not self.ready:  # it changed hands meanwhile
+            self.busy.release()
+            return False
+        with self.pending_lock:
+            self.pending += 1
+        return True
+
+    def give_back(self, killed: bool) -> None:
+        """The lent job is over. The supervisor is woken only when it has something to do: start the process
+        again (`killed`), or recycle it (checked here, with the loop's own reading of its memory)."""
+        due = not killed and self._recycle_reason(self.lane_resident) is not None
+        with self.pending_lock:
+            self.pending -= 1
+        self.busy.release()
+        if killed or due:
+            self.jobs.put(())
 
     def stop(self) -> None:
         self.stopping = True
@@ -219,36 +256,51 @@ class _Worker:
                 item = ()
             if item is None:
                 break
-            try:
-                self._ensure_started()
-            except _Died:
-                logger.error("evaluation worker %d could not start", self.index)
-            if item:
-                future, function, args, abandoned = item
-                try:
-                    if not future.set_running_or_notify_cancel():  # cancelled while queued
-                        continue
-                    if _asks(abandoned):  # superseded while queued
-                        future.set_exception(Abandoned("the evaluation was abandoned before it started"))
-                    else:
-                        self._run(future, function, args, abandoned)
-                        self._recycle_if_due()
-                finally:
-                    with self.pending_lock:
-                        self.pending -= 1
+            with self.busy:
+                self._handle(item)
         self._kill()
+
+    def _handle(self, item: tuple) -> None:
+        """One job, or () (idle, or woken after a lent job): the process started again if it died, recycled
+        if due."""
+        try:
+            self._ensure_started()
+        except _Died:
+            logger.error("evaluation worker %d could not start", self.index)
+        if not item:
+            self._recycle_if_due()
+            return
+        future, function, args, abandoned, attempts = item
+        try:
+            if not future.set_running_or_notify_cancel():  # cancelled while queued
+                return
+            if _asks(abandoned):  # superseded while queued
+                future.set_exception(Abandoned("the evaluation was abandoned before it started"))
+            else:
+                self._run(future, function, args, abandoned, attempts)
+                self._recycle_if_due()
+        finally:
+            with self.pending_lock:
+                self.pending -= 1
+
+    def _recycle_reason(self, resident: _ResidentMemory) -> str | None:
+        """Why the worker is due to be replaced (its job count or memory limit), or None."""
+        process = self.process
+        if process is None:
+            return None
+        limits = self.limits
+        if limits.max_jobs and self.jobs_run >= limits.max_jobs:
+            return f"it ran {self.jobs_run} evaluations"
+        if limits.recycle_mb and (mb := resident.mb(process.pid)) is not None and mb > limits.recycle_mb:
+            return f"its resident memory is {mb:.0f} MiB (limit {limits.recycle_mb} MiB)"
+        return None
 
     def _recycle_if_due(self) -> None:
         """After a job was answered: replace the worker when it reached its job count or memory limit."""
         process = self.process
         if process is None or not process.is_alive():
             return
-        limits = self.limits
-        reason = None
-        if limits.max_jobs and self.jobs_run >= limits.max_jobs:
-            reason = f"it ran {self.jobs_run} evaluations"
-        elif limits.recycle_mb and (mb := self.resident.mb(process.pid)) is not None and mb > limits.recycle_mb:
-            reason = f"its resident memory is {mb:.0f} MiB (limit {limits.recycle_mb} MiB)"
+        reason = self._recycle_reason(self.resident)
         if reason is None:
             return
         logger.info("evaluation worker %d (pid %s) recycled: %s", self.index, process.pid, reason)
@@ -296,8 +348,15 @@ class _Worker:
             raise _Died("the worker did not become ready")
         self.ready = True
 
-    def _run(self, future: Future, function, args: tuple, abandoned: Callable[[], bool] | None = None) -> None:
-        for attempt in (1, 2):
+    def _run(
+        self,
+        future: Future,
+        function,
+        args: tuple,
+        abandoned: Callable[[], bool] | None = None,
+        attempts: tuple[int, ...] = (1, 2),
+    ) -> None:
+        for attempt in attempts:
             if attempt == 2 and _asks(abandoned):
                 future.set_exception(Abandoned("the evaluation was abandoned"))
                 return
@@ -306,34 +365,41 @@ class _Worker:
                     self._ensure_started()
                 reply = self._exchange(function, args, abandoned)
             except _Died:
-                logger.warning(
-                    "evaluation worker %d died during %s (attempt %d)",
-                    self.index,
-                    getattr(function, "__name__", function),
-                    attempt,
-                )
+                self.died_under(function, attempt)
                 continue
-            if reply[0] == "ok":
-                future.set_result(reply[1])
-            elif reply[0] == "error":
-                future.set_exception(reply[1])
-            elif reply[0] == "abandoned":
-                logger.info(
-                    "evaluation worker %d stopped: %s was abandoned while it ran",
-                    self.index,
-                    getattr(function, "__name__", function),
-                )
-                future.set_exception(Abandoned("the evaluation was abandoned while it ran; its worker was replaced"))
-            else:  # "timeout" / "memory": the worker was over its bounds; it is replaced, the job not retried
-                logger.warning(
-                    "evaluation worker %d exceeded its %s bound in %s",
-                    self.index,
-                    reply[0],
-                    getattr(function, "__name__", function),
-                )
-                future.set_exception(self.limits.exceeded())
+            self.settle(future, function, reply)
             return
         future.set_exception(_failed())
+
+    def died_under(self, function, attempt: int) -> None:
+        logger.warning(
+            "evaluation worker %d died during %s (attempt %d)",
+            self.index,
+            getattr(function, "__name__", function),
+            attempt,
+        )
+
+    def settle(self, future: Future, function, reply: tuple) -> None:
+        """Answer `future` with the worker's reply to `function`."""
+        if reply[0] == "ok":
+            future.set_result(reply[1])
+        elif reply[0] == "error":
+            future.set_exception(reply[1])
+        elif reply[0] == "abandoned":
+            logger.info(
+                "evaluation worker %d stopped: %s was abandoned while it ran",
+                self.index,
+                getattr(function, "__name__", function),
+            )
+            future.set_exception(Abandoned("the evaluation was abandoned while it ran; its worker was replaced"))
+        else:  # "timeout" / "memory": the worker was over its bounds; it is replaced, the job not retried
+            logger.warning(
+                "evaluation worker %d exceeded its %s bound in %s",
+                self.index,
+                reply[0],
+                getattr(function, "__name__", function),
+            )
+            future.set_exception(self.limits.exceeded())
 
     def _exchange(self, function, args: tuple, abandoned: Callable[[], bool] | None = None) -> tuple:
         if self.conn is None or self.process is None or not self.process.is_alive():
@@ -389,18 +455,22 @@ class EvaluationPool:
     def submit(self, function, *args, key: str | None = None, abandoned: Callable[[], bool] | None = None) -> Future:
         if self.threads is not None:
             return self.threads.submit(function, *args)
-        if key is None:
-            chosen = min(self.workers, key=lambda w: w.pending)
-        else:
-            digest = hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest()
-            chosen = self.workers[int.from_bytes(digest, "big") % len(self.workers)]
-            if not chosen.available():
-                ready = [w for w in self.workers if w.available()]
-                if ready:
-                    chosen = min(ready, key=lambda w: w.pending)
         future: Future = Future()
-        chosen.submit(future, function, args, abandoned)
+        self.choose(key).submit(future, function, args, abandoned)
         return future
+
+    def choose(self, key: str | None) -> _Worker:
+        """The worker for a job: by key (its caches hold that document set), unless that one is starting
+        again while another is ready; without a key, the least busy."""
+        if key is None:
+            return min(self.workers, key=lambda w: w.pending)
+        digest = hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest()
+        chosen = self.workers[int.from_bytes(digest, "big") % len(self.workers)]
+        if not chosen.available():
+            ready = [w for w in self.workers if w.available()]
+            if ready:
+                chosen = min(ready, key=lambda w: w.pending)
+        return chosen
 
     def slots(self) -> int:
         return len(self.workers) or THREADS_WITHOUT_PROCESSES
@@ -455,7 +525,10 @@ def submit(job, *args, key: str | None = None, abandoned: Callable[[], bool] | N
 async def run(job, *args, key: str | None = None, abandoned: Callable[[], bool] | None = None):
     """Await a job. Cancelling the awaiting task (a client left) abandons it: not started if queued, stopped if
     it runs on. `abandoned()` (asked from the supervisor thread) does the same while the caller still awaits:
-    the job then raises Abandoned."""
+    the job then raises Abandoned. A job for an idle worker is exchanged by the event loop itself (lane.py)."""
+    lent = _lend(job, args, key)
+    if lent is not None:
+        return await _on_loop(*lent, abandoned)
     left = threading.Event()
 
     def gone() -> bool:
@@ -467,6 +540,68 @@ async def run(job, *args, key: str | None = None, abandoned: Callable[[], bool] 
     except asyncio.CancelledError:
         left.set()
         raise
+
+
+def _lend(job, args: tuple, key: str | None) -> tuple[_Worker, object, tuple, bytes] | None:
+    """(worker, job, args, the job pickled) when the worker this job goes to is idle and lends itself to the
+    event loop, and the job fits its pipe; else None (the supervisor thread takes it)."""
+    evaluation_pool = pool()
+    if evaluation_pool.threads is not None:
+        return None
+    worker = evaluation_pool.choose(key)
+    if not worker.lend():
+        return None
+    try:
+        pickled = bytes(ForkingPickler.dumps((job, args)))
+    except BaseException:
+        worker.give_back(killed=False)
+        raise
+    if len(pickled) > lane.MAX_JOB_BYTES:
+        worker.give_back(killed=False)
+        return None
+    return worker, job, args, pickled
+
+
+async def _on_loop(worker: _Worker, job, args: tuple, pickled: bytes, abandoned: Callable[[], bool] | None):
+    """The lent worker's job, run to its end even when the caller leaves (it is then given up after its grace
+    second, as the supervisor would)."""
+    left = False
+
+    def gone() -> bool:
+        return left or _asks(abandoned)
+
+    future: Future = metrics.observe_evaluation(job, Future())
+    exchange = asyncio.ensure_future(_exchange_on_loop(worker, job, args, pickled, gone, future))
+    exchange.add_done_callback(lambda done: done.cancelled() or done.exception())  # the caller may have left
+    try:
+        return await asyncio.shield(exchange)
+    except asyncio.CancelledError:
+        left = True
+        raise
+
+
+async def _exchange_on_loop(worker: _Worker, job, args: tuple, pickled: bytes, gone, future: Future):
+    reply = None
+    worker.jobs_run += 1
+    try:
+        reply = await lane.answer(
+            worker.conn, pickled, worker.limits.timeout_seconds, gone, ABANDONED_GRACE_SECONDS, POLL_SECONDS
+        )
+    except lane.Died:
+        pass
+    finally:
+        stopped = reply is None or reply[0] not in ("ok", "error")  # over a bound, given up, dead: replaced
+        if stopped:
+            worker._kill()
+        worker.give_back(killed=stopped)
+    if reply is None:  # died under the job: retried once, by the supervisor (which starts a new process)
+        worker.died_under(job, 1)
+        if worker.stopping:  # the server is going: no supervisor is left to retry it
+            raise _failed()
+        worker.submit(future, job, args, gone, attempts=(2,))
+        return await asyncio.wrap_future(future)
+    worker.settle(future, job, reply)
+    return future.result()
 
 
 def call(job, *args, key: str | None = None):

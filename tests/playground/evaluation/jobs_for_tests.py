@@ -52,3 +52,11 @@ def hold(megabytes: int) -> int:
     block = bytearray(b"\x01" * (megabytes * 1024 * 1024))
     _held.append(block)
     return os.getpid()
+
+
+def fail(message: str) -> None:
+    raise ValueError(message)
+
+
+def echo(value):
+    return value

@@ -15,16 +15,6 @@ from playground.core.errors import ServiceError
 from tests.playground.evaluation import jobs_for_tests as t
 
 
-@pytest.fixture
-def one_worker(settings):
-    settings.PLAYGROUND_EVALUATION_PROCESSES = 1
-    settings.PLAYGROUND_EVALUATION_TIMEOUT_SECONDS = 10
-    settings.PLAYGROUND_EVALUATION_MEMORY_MB = 512
-    assert pool.wait_until_started()
-    yield pool
-    pool.shutdown()
-
-
 def wait_for(condition, seconds: float = 30.0) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
