@@ -270,8 +270,11 @@ class Client:
             max_size=None,
             open_timeout=30,
         )
-        # as the page does: each evaluation's messages in one frame (the initial one may come before this is read)
-        await self.ws.send(json.dumps({"type": "hello", "version": self.project.get("version"), "bundle": True}))
+        # as the page does: each evaluation's messages in one frame, a result it has as `unchanged` (the initial
+        # evaluation may come before this is read)
+        await self.ws.send(
+            json.dumps({"type": "hello", "version": self.project.get("version"), "bundle": True, "unchanged": True})
+        )
         await self.until(lambda m: m["type"] == "done")  # the initial evaluation
         return self
 

@@ -23,7 +23,7 @@ from playground.services import document_service, live, presence, project_servic
 from playground.core import access, outage
 from playground.core.database import db
 from playground.core.errors import ServiceError
-from playground.services.notify import bundle, encode, group_name, room_event
+from playground.services.notify import bundle, encode, group_name, room_event, unchanged_forms
 from playground.ws import RoomConsumer
 from playground.api.messages import PROJECT_MESSAGES
 from playground.ws_messages import client_seq
@@ -60,11 +60,15 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
     viewers = 1
     display_name = "Guest"
     bundles = False  # the client asked (hello) for each evaluation's messages in one `bundle` frame
+    # The client keeps each request's last result (hello `unchanged`): a result this connection sent it last
+    # goes as `unchanged`. `shown` is what it sent: request id -> the result's digest.
+    keeps_results = False
 
     async def connect(self):
         self.project_id = self.key = self.scope["url_route"]["kwargs"]["project_id"]
         self.group = group_name(self.project_id)
         self.connection_id = secrets.token_hex(4)
+        self.shown: dict[str, int] = {}
         self.latest = 0
         self.initial: asyncio.Task | None = None
         # Older clients and scripts may still put the token in the URL; the page sends it in `hello`.
@@ -132,6 +136,9 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
     async def on_hello(self, message: dict) -> None:
         if "bundle" in message:
             self.bundles = message["bundle"]
+        if "unchanged" in message:
+            self.keeps_results = message["unchanged"]
+            self.shown.clear()
         if "name" in message:
             self.display_name = clean_name(message["name"])
         if isinstance(message.get("token"), str) and message["token"] != self.token:
@@ -221,6 +228,8 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
 
     async def on_evaluate(self, message: dict) -> None:
         self.limit("evaluations")
+        if message.get("full"):  # the client lacks a result it was told is unchanged: every result in full
+            self.shown.clear()
         version = await db(project_service.current_version)(self.project_id)
         self.latest = max(self.latest, version)
         live.runner_for(self.project_id, self.group_send_message).request(version)
@@ -265,17 +274,30 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
     async def send_message(self, message) -> None:
         """Send a message, an already-encoded one, or a batch (one frame per message, or one `bundle`)."""
         if isinstance(message, live.Batch):
-            await self.send_texts([encode(item) for item in message.messages])
+            await self.send_texts([encode(item) for item in message.messages], unchanged_forms(message))
         else:
             await self.send(text_data=encode(message))
 
-    async def send_texts(self, texts: list[str]) -> None:
-        """Encoded messages of one version: one `bundle` frame when the client asked for them, else a frame each."""
+    async def send_texts(self, texts: list[str], unchanged: list | None = None) -> None:
+        """Encoded messages of one version: one `bundle` frame when the client asked for them, else a frame each.
+        A client that keeps results gets `unchanged` (its form from `unchanged`) for a result it has."""
+        if self.keeps_results and unchanged:
+            texts = [self.as_shown(text, form) for text, form in zip(texts, unchanged)]
         if self.bundles and len(texts) > 1:
             await self.send(text_data=bundle(texts))
             return
         for text in texts:
             await self.send(text_data=text)
+
+    def as_shown(self, text: str, form: list | None) -> str:
+        """`text`, or its `unchanged` form when this client was last sent the same result for that request."""
+        if form is None:
+            return text
+        request_id, digest, unchanged = form
+        if self.shown.get(request_id) == digest:
+            return unchanged
+        self.shown[request_id] = digest
+        return text
 
     async def send_state(self, state: dict, viewers: int) -> None:
         self.latest = max(self.latest, state["version"])
@@ -342,6 +364,6 @@ class ProjectConsumer(CollabHandlers, RoomConsumer):
             await self.send_json(message)
             return
         if kind == "batch":
-            await self.send_texts(event["texts"])
+            await self.send_texts(event["texts"], event.get("unchanged"))
             return
         await self.send(text_data=event["text"])

@@ -40,6 +40,11 @@ class ProjectHello(Message):
     name = strict.Text(required=False, allow_null=True)
     token = strict.Text(required=False, allow_null=True)
     bundle = strict.Boolean(required=False)
+    unchanged = strict.Boolean(required=False)
+
+
+class Evaluate(Message):
+    full = strict.Boolean(required=False)
 
 
 class Edit(RequestInSerializer, ItemMessage):
@@ -84,7 +89,7 @@ PROJECT_MESSAGES: dict[str, type[Message]] = {
     "delete": ItemMessage,
     "rename": Rename,
     "meta": Meta,
-    "evaluate": Empty,
+    "evaluate": Evaluate,
     "push": Push,
     "pull": Pull,
     "cursor": Cursor,

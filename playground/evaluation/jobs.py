@@ -6,6 +6,8 @@ as JSON text (big results are encoded once, in the worker, never parsed again in
 
 from __future__ import annotations
 
+import datetime as dt
+
 import evaluator.cel as cel
 from evaluator import mcp_server
 from evaluator.expression import evaluate_expression
@@ -28,18 +30,23 @@ def _summary(result: dict) -> dict:
 
 
 def evaluate_texts(
-    texts: list[str], request_texts: list[str], kubernetes_version: str | None = None, with_typecheck: bool = False
+    texts: list[str],
+    request_texts: list[str],
+    kubernetes_version: str | None = None,
+    with_typecheck: bool = False,
+    received: list[dt.datetime] | None = None,
 ) -> tuple[dict, list[tuple[dict, str]]]:
     """The live room: document errors and, per request text, (summary, result as JSON text). `with_typecheck`
     adds the type checks (`typecheck`) for a small document set: the room shows them a moment later, and
-    asking for them then would cost another round trip to the worker that holds these documents anyway."""
+    asking for them then would cost another round trip to the worker that holds these documents anyway.
+    `received`: when each request was received (its audit event's clock), default now."""
     loaded = evaluation.load_documents(texts, kubernetes_version)
     errors = {"document_errors": loaded.document_errors, "general_errors": loaded.general_errors}
     results = []
-    for text in request_texts:
+    for index, text in enumerate(request_texts):
         # Kept encoded by the server (live_jobs), not here too: a workshop's thousands of results held ~90 MiB
         # a worker, and every idle collection walked them.
-        result = evaluation.run_request(loaded, text, keep=False)
+        result = evaluation.run_request(loaded, text, keep=False, now=received[index] if received else None)
         results.append((_summary(result), encode_result(result)))
     if with_typecheck and sum(len(text) for text in texts) <= EAGER_TYPECHECK_CHARS:
         try:

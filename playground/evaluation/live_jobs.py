@@ -8,6 +8,7 @@ policies; an unchanged request costs no round trip at all.
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import time
 from collections.abc import Callable
 
@@ -22,6 +23,12 @@ from playground.core.result_cache import LRUCache, remembered_hash
 ENCODED_MAX_BYTES = 32 * 1024 * 1024
 _ENCODED = LRUCache(maxsize=4096, max_weight=ENCODED_MAX_BYTES, weigh=lambda entry: len(entry[1]) + 256)
 _LOADED = LRUCache(maxsize=256)  # documents key -> the document errors
+# request key -> when this server first evaluated that request text: its audit event's clock. A request's
+# result then changes only when something it depends on changes, and a room is told "unchanged" otherwise.
+_RECEIVED = LRUCache(maxsize=4096)
+# A result's digest: equal texts, equal digests (within this process); held to 52 bits, a JSON number any
+# client reads exactly.
+DIGEST_BITS = (1 << 52) - 1
 _TYPECHECKS = LRUCache(maxsize=256)
 # Worker jobs under way, by what they compute: a second ask for the same work joins the first (an edit's
 # early start, see `start`, and the room's evaluation once the edit is saved).
@@ -55,7 +62,14 @@ async def evaluate(
             if job is None or job.done():  # a finished job's failure is not handed to a new caller
                 job, started = (
                     asyncio.ensure_future(
-                        _compute(texts, [request_texts[i] for i in missing], kubernetes_version, key, abandoned)
+                        _compute(
+                            texts,
+                            [request_texts[i] for i in missing],
+                            [_received(request_keys[i]) for i in missing],
+                            kubernetes_version,
+                            key,
+                            abandoned,
+                        )
                     ),
                     time.perf_counter(),
                 )
@@ -81,13 +95,22 @@ def _forget(work: tuple, job: asyncio.Future) -> None:
         del _IN_FLIGHT[work]
 
 
-async def _compute(texts, request_texts, kubernetes_version, key, abandoned) -> tuple[dict, list]:
+def _received(request_key: tuple) -> dt.datetime:
+    received = _RECEIVED.get(request_key[1])
+    if received is None:
+        received = dt.datetime.now(dt.timezone.utc)
+        _RECEIVED.put(request_key[1], received)
+    return received
+
+
+async def _compute(texts, request_texts, received, kubernetes_version, key, abandoned) -> tuple[dict, list]:
     loaded, computed = await pool.run(
         jobs.evaluate_texts,
         texts,
         request_texts,
         kubernetes_version,
         key not in _TYPECHECKS,
+        received,
         key=key,
         abandoned=abandoned,
     )
@@ -128,9 +151,11 @@ def known_typecheck(texts: list[str], kubernetes_version: str | None = None) -> 
     return _TYPECHECKS.get(key) if key in _TYPECHECKS else None
 
 
-def result_message_text(version: int, request: dict, summary: dict, result_json: str) -> str:
-    """The `result` message as JSON text, splicing in the already-encoded result."""
+def result_messages(version: int, request: dict, summary: dict, result_json: str) -> tuple[str, int, str]:
+    """The `result` message as JSON text (the already-encoded result spliced in), the result's digest, and the
+    message that says the result is unchanged (the same head, with `unchanged` instead of the result)."""
     outcome, message = verdict(request.get("expected"), summary)
+    digest = hash(result_json) & DIGEST_BITS
     head = json_text.dumps(
         {
             "id": request.get("id"),
@@ -138,9 +163,11 @@ def result_message_text(version: int, request: dict, summary: dict, result_json:
             "expected": request.get("expected"),
             "verdict": outcome,
             "verdictMessage": message,
+            "digest": digest,
         }
     )
-    return f'{{"type": "result", "version": {int(version)}, "request": {head[:-1]}, "result": {result_json}}}}}'
+    envelope = f'{{"type": "result", "version": {int(version)}, "request": {head[:-1]}'
+    return f'{envelope}, "result": {result_json}}}}}', digest, f'{envelope}, "unchanged": true}}}}'
 
 
 def clear_caches() -> None:
@@ -148,3 +175,4 @@ def clear_caches() -> None:
     _ENCODED.clear()
     _LOADED.clear()
     _TYPECHECKS.clear()
+    _RECEIVED.clear()

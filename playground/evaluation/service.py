@@ -9,6 +9,7 @@ runs in the evaluation workers (playground/evaluation), never in the server proc
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
 from dataclasses import dataclass, field
 
@@ -99,16 +100,19 @@ def load_documents(texts: list[str], kubernetes_version: str | None = None) -> L
     return loaded
 
 
-def run_request(loaded: LoadedDocuments, text: str, name: str | None = None, keep: bool = True) -> dict:
+def run_request(
+    loaded: LoadedDocuments, text: str, name: str | None = None, keep: bool = True, now: dt.datetime | None = None
+) -> dict:
     """The engine's result for one request text (cached); JSON-safe. The request's errors name it `name`
     (the editor's request name; default: the name of a `NamedText`). `keep=False` leaves a new result out of
-    the cache, for a caller that keeps it itself (the live room keeps its results encoded, in the server)."""
+    the cache, for a caller that keeps it itself (the live room keeps its results encoded, in the server).
+    `now` is when the request was received (default: now)."""
     name = name or getattr(text, "name", None)
     key = (loaded.key, remembered_hash("request", text, name or ""))
     result = _RESULTS.get(key)
     if result is None:
         with loaded.lock:  # one Simulation is not meant to run two requests at once
-            raw = loaded.simulation.run(text, type_checks=False, request_name=name)
+            raw = loaded.simulation.run(text, type_checks=False, request_name=name, now=now)
         result = json_safe(raw) if needs_json_safe(raw) else raw  # a run's result is its own: no copy needed
         if keep:
             _RESULTS.put(key, result)

@@ -33,11 +33,14 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Encoded:
-    """A message already encoded as JSON text (big results are encoded once, in the worker)."""
+    """A message already encoded as JSON text (big results are encoded once, in the worker). A result also
+    carries (request id, its digest, the `unchanged` message in its place): a connection whose client keeps
+    results sends that instead when it sent this client the same result last (consumers.py)."""
 
     kind: str
     version: int
     text: str
+    unchanged: tuple[str, int, str] | None = None
 
 
 Send = Callable[["dict | Encoded | Batch"], Awaitable[None]]
@@ -86,7 +89,7 @@ async def stream_evaluation(
         await notice.settle()
     if superseded():
         return False
-    messages = [
+    messages: list[dict | Encoded] = [
         {
             "type": "documentErrors",
             "version": version,
@@ -97,10 +100,9 @@ async def stream_evaluation(
             "errors": loaded["general_errors"],
         }
     ]
-    messages.extend(
-        Encoded("result", version, jobs.result_message_text(version, request, summary, result_json))
-        for request, (summary, result_json) in zip(state["requests"], results)
-    )
+    for request, (summary, result_json) in zip(state["requests"], results):
+        text, digest, unchanged = jobs.result_messages(version, request, summary, result_json)
+        messages.append(Encoded("result", version, text, (str(request["id"]), digest, unchanged)))
     messages.append(
         {"type": "done", "version": version, "ms": round((time.perf_counter() - timing["started"]) * 1000, 2)}
     )

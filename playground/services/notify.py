@@ -29,6 +29,13 @@ def bundle(texts: list[str]) -> str:
     return '{"type": "bundle", "messages": [' + ", ".join(texts) + "]}"
 
 
+def unchanged_forms(batch) -> list:
+    """Per message of a batch: [request id, digest, the `unchanged` message] for a result, else None."""
+    return [
+        list(item.unchanged) if isinstance(item, live.Encoded) and item.unchanged else None for item in batch.messages
+    ]
+
+
 def room_event(message, exclude: str | None = None) -> dict:
     """A group message carrying its JSON already encoded: encoded once, not copied and re-encoded per viewer."""
     if isinstance(message, live.Batch):
@@ -37,6 +44,7 @@ def room_event(message, exclude: str | None = None) -> dict:
             "kind": "batch",
             "version": message.version,
             "texts": [encode(item) for item in message.messages],
+            "unchanged": unchanged_forms(message),
             "exclude": exclude,
         }
     if isinstance(message, live.Encoded):

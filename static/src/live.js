@@ -37,8 +37,9 @@ export class LiveProject {
       onOpen: () => {
         this.online = true;
         this.tokenPending = Boolean(this.token);
-        // bundle: each evaluation's messages (documentErrors, the results, done) arrive as one frame
-        const hello = { type: "hello", version: this.version, name: this.name, bundle: true };
+        // bundle: each evaluation's messages (documentErrors, the results, done) arrive as one frame;
+        // unchanged: a result this connection sent already comes as `unchanged` (we keep the last of each)
+        const hello = { type: "hello", version: this.version, name: this.name, bundle: true, unchanged: true };
         if (this.token) hello.token = this.token;
         this.socket.send(hello);
         this.feedback.reset(this.unsent() > 0, this.version); // what is unsent goes again below
@@ -135,6 +136,19 @@ export class LiveProject {
     return ok;
   }
 
+  /** An `unchanged` result: the entry kept for that request (the same digest) with the verdict of now; null
+   * when this page does not hold it (the server is then asked for every result in full, once). */
+  unchanged(head) {
+    const kept = this.ui.results.kept?.(head.id);
+    if (kept && kept.digest === head.digest) {
+      const entry = { ...head, result: kept.result };
+      delete entry.unchanged;
+      return entry;
+    }
+    if (this.online) this.socket.send({ type: "evaluate", full: true });
+    return null;
+  }
+
   evaluateNow() {
     this.flushAll();
     this.send({ type: "evaluate" });
@@ -219,10 +233,13 @@ export class LiveProject {
         results.typecheck(message.version, message.typecheck);
         workspace.setDocumentErrors(undefined, message.typecheck);
         break;
-      case "result":
-        results.result(message.version, message.request, workspace.requestOrder());
-        workspace.setRequestErrors(message.request?.id, message.request?.result);
+      case "result": {
+        const entry = message.request?.unchanged ? this.unchanged(message.request) : message.request;
+        if (!entry) break; // not kept here (shown from elsewhere): every result comes again in full
+        results.result(message.version, entry, workspace.requestOrder());
+        workspace.setRequestErrors(entry.id, entry.result);
         break;
+      }
       case "done": {
         const since = this.feedback.answered(message.version); // held typing is sent first
         results.done(message.version, message.ms, workspace.requestOrder());

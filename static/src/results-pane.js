@@ -71,6 +71,11 @@ export class ResultsPane {
     replaceChildren(this.typecheckBox, typecheck && Object.keys(typecheck).length ? typecheckView(typecheck, this.blocked) : null);
   }
 
+  /** The entry shown for a request (by id), with its result: what an `unchanged` result message refers to. */
+  kept(id) {
+    return this.entries.get(String(id));
+  }
+
   /** One request's entry {id, name, result, expected, verdict, verdictMessage}. */
   result(version, entry, order) {
     if (version != null && version < this.version) return;

@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.helpers import card, editor, project_body
+from tests.playground.playground_fixtures import deployment
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=20_000)  # a loaded CI machine evaluates slower than a laptop
@@ -212,3 +213,38 @@ def test_a_mistyped_room_code_gets_a_page_with_a_way_back(page, server_url):
     expect(page.locator(".error-page")).to_contain_text("no room with code NOPE99 — check the code")
     page.get_by_role("link", name="Home").click()
     page.wait_for_url(server_url + "/")
+
+
+def test_results_an_edit_left_alone_come_as_unchanged_and_stay_on_their_cards(page, api, open_project):
+    """The page keeps each request's last result: an edit that changes one result gets the others as
+    `unchanged` (no result in the frame), and their cards stay as they were, never asking again."""
+    body = project_body(title="Unchanged results")
+    body["requests"].append({"name": "two replicas", "text": deployment(2), "expected": {"outcome": "allowed"}})
+    status, created = api("POST", "/api/v1/projects", body)
+    assert status == 201
+    unchanged = []
+    page.on(
+        "websocket",
+        lambda ws: ws.on(
+            "framereceived", lambda payload: unchanged.append(payload) if '"unchanged": true' in payload else None
+        ),
+    )
+    full_asks = count_sent(page, lambda payload: '"full":' in payload)
+    open_project(created)
+    denied, allowed = card(page, 0), card(page, 1)
+    expect(denied.locator("[data-testid=decision]")).to_have_text("Denied")
+    expect(allowed.locator("[data-testid=decision]")).to_have_text("Allowed")
+    editor(page, "request", 1).locator(".cm-line", has_text="replicas: 2").click()
+    page.keyboard.press("End")
+    page.keyboard.press("Backspace")
+    page.keyboard.type("3")
+    for _ in range(200):  # the edit's evaluation: the denied request's result is unchanged
+        if unchanged:
+            break
+        page.wait_for_timeout(100)
+    expect(page.locator("#save-state")).to_have_attribute("data-state", "saved")
+    expect(allowed.locator("[data-testid=decision]")).to_have_text("Allowed")
+    expect(denied.locator("[data-testid=decision]")).to_have_text("Denied")
+    expect(denied).to_contain_text("replicas must be at most 5")
+    assert unchanged, "the denied request's result came again in full"
+    assert not full_asks

@@ -167,6 +167,60 @@ async def test_a_client_that_asks_for_bundles_gets_each_evaluation_in_one_frame_
     await editor.disconnect(timeout=TIMEOUT)
 
 
+async def test_a_client_that_keeps_results_is_sent_only_the_results_that_changed():
+    """hello {unchanged: true}: a result this connection last sent the client comes as `unchanged` (its digest,
+    the head with the verdict of now, no result), a changed one in full; alone in a room and through the group
+    beside a viewer who did not ask (who still gets every result in full). evaluate {full: true} (the client
+    lacks one) sends every result in full again."""
+    state, token = await make_project()
+    editor = await connect(state["id"], token)
+    await receive_until(editor, "done")
+    await editor.send_json_to({"type": "hello", "version": state["version"], "unchanged": True})
+    small_id, big_id = (r["id"] for r in state["requests"])
+    seq = 0
+
+    async def results_after(message) -> dict:
+        nonlocal seq
+        seq += 1
+        await editor.send_json_to({**message, "clientSeq": seq})
+        ack, _ = await receive_until(editor, "ack", lambda m: m["clientSeq"] == seq)
+        _, seen = await receive_until(editor, "done", lambda m: m["version"] == ack["version"])
+        return {m["request"]["name"]: {**m["request"], "at": m["version"]} for m in seen if m["type"] == "result"}
+
+    def edit(item_id, text=None, expected=None) -> dict:
+        fields = {"text": text} if text is not None else {"expected": expected}
+        return {"type": "edit", "target": "request", "id": item_id, **fields}
+
+    first = await results_after(edit(big_id, deployment(8)))
+    assert all("result" in r and "unchanged" not in r for r in first.values())  # after the hello: all in full
+    second = await results_after(edit(big_id, deployment(7)))
+    kept = {k: v for k, v in first["small"].items() if k not in ("result", "at")}
+    assert second["small"] == {**kept, "unchanged": True, "at": second["big"]["at"]}
+    assert second["big"]["result"]["allowed"] is False and second["big"]["digest"] != first["big"]["digest"]
+    third = await results_after(edit(small_id, expected={"allowed": False}))
+    assert third["small"]["unchanged"] is True and third["small"]["verdict"] == "fail"  # the verdict of now
+    assert third["small"]["digest"] == first["small"]["digest"] and third["big"]["unchanged"] is True
+
+    viewer = await connect(state["id"])
+    await receive_until(viewer, "done")
+    await receive_until(editor, "viewers", lambda m: m["count"] == 2)
+    fourth = await results_after(edit(big_id, deployment(6)))
+    assert fourth["small"]["unchanged"] is True and "result" in fourth["big"]
+    _, seen = await receive_until(viewer, "done", lambda m: m["version"] == fourth["big"]["at"])
+    shown = [m["request"] for m in seen if m["type"] == "result" and m["version"] == fourth["big"]["at"]]
+    assert len(shown) == 2 and all("result" in r for r in shown)  # who did not ask: every result in full
+
+    seq += 1
+    await editor.send_json_to({"type": "evaluate", "full": True, "clientSeq": seq})
+    _, seen = await receive_until(editor, "done")
+    assert sorted(m["request"]["name"] for m in seen if m["type"] == "result" and "result" in m["request"]) == [
+        "big",
+        "small",
+    ]
+    await viewer.disconnect(timeout=TIMEOUT)
+    await editor.disconnect(timeout=TIMEOUT)
+
+
 async def test_superseded_versions_are_not_sent():
     state, token = await make_project()
     ws = await connect(state["id"], token)

@@ -17,12 +17,16 @@ async def test_live_jobs_give_the_same_results_in_threads_and_processes(settings
     (big_summary, big_json), (small_summary, _) = results
     assert big_summary["allowed"] is False and small_summary["allowed"] is True
     assert "no greater than 5" in json.loads(big_json)["status"]["message"]
-    text = evaluation_jobs.result_message_text(
-        3, {"id": 7, "name": "big", "expected": {"allowed": False}}, big_summary, big_json
-    )
+    request = {"id": 7, "name": "big", "expected": {"allowed": False}}
+    text, digest, unchanged = evaluation_jobs.result_messages(3, request, big_summary, big_json)
     message = json.loads(text)
     assert message["type"] == "result" and message["version"] == 3
     assert message["request"]["verdict"] == "pass" and message["request"]["result"]["allowed"] is False
+    assert message["request"]["digest"] == digest < 2**52
+    short = json.loads(unchanged)  # the same message, `unchanged` in place of the result
+    assert short["request"].pop("unchanged") is True and "result" not in short["request"]
+    assert {**short["request"], "result": message["request"]["result"]} == message["request"]
+    assert evaluation_jobs.result_messages(4, request, big_summary, str(big_json))[1] == digest
     assert "max-replicas" in await evaluation_jobs.typecheck(texts)
 
 
@@ -161,3 +165,19 @@ def test_a_type_check_that_fails_costs_the_evaluation_nothing(settings, monkeypa
     monkeypatch.setattr(service.LoadedDocuments, "typecheck", broken)
     errors, [(summary, _)] = jobs.evaluate_texts([POLICY, BINDING], [deployment(9)], None, True)
     assert summary["allowed"] is False and "typecheck" not in errors
+
+
+async def test_a_result_an_edit_did_not_concern_is_the_same_text(settings):
+    """Each request keeps the clock it was first received at (its audit event's timestamps): a policy edit
+    leaves the result of a request it does not decide byte for byte as it was, so the room can say so."""
+    from tests.playground.playground_fixtures import policy
+
+    settings.PLAYGROUND_EVALUATION_PROCESSES = 0
+    evaluation_jobs.clear_caches()
+    requests = [deployment(9), deployment(1)]
+    _, before = await evaluation_jobs.evaluate([POLICY, BINDING], requests)
+    _, after = await evaluation_jobs.evaluate([policy(message='"at most 5 replicas"'), BINDING], requests)
+    assert after[1][1] == before[1][1]  # allowed either way: nothing of it changed
+    assert after[0][1] != before[0][1] and "at most 5 replicas" in after[0][1]
+    received = json.loads(after[0][1])["auditEvent"]["requestReceivedTimestamp"]
+    assert received == json.loads(before[0][1])["auditEvent"]["requestReceivedTimestamp"]
