@@ -583,9 +583,12 @@ async def _on_loop(worker: _Worker, job, args: tuple, pickled: bytes, abandoned:
 async def _exchange_on_loop(worker: _Worker, job, args: tuple, pickled: bytes, gone, future: Future):
     reply = None
     worker.jobs_run += 1
+    conn = worker.conn  # the server's shutdown may close it meanwhile: the job then finds it gone (Died)
     try:
+        if conn is None:
+            raise lane.Died()
         reply = await lane.answer(
-            worker.conn, pickled, worker.limits.timeout_seconds, gone, ABANDONED_GRACE_SECONDS, POLL_SECONDS
+            conn, pickled, worker.limits.timeout_seconds, gone, ABANDONED_GRACE_SECONDS, POLL_SECONDS
         )
     except lane.Died:
         pass
