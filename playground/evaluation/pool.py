@@ -571,8 +571,16 @@ async def _on_loop(worker: _Worker, job, args: tuple, pickled: bytes, abandoned:
         return left or _asks(abandoned)
 
     future: Future = metrics.observe_evaluation(job, Future())
-    exchange = asyncio.ensure_future(_exchange_on_loop(worker, job, args, pickled, gone, future))
-    exchange.add_done_callback(lambda done: done.cancelled() or done.exception())  # the caller may have left
+    started: list[bool] = []  # the exchange began: from then on it gives the worker back itself
+    exchange = asyncio.ensure_future(_exchange_on_loop(worker, job, args, pickled, gone, future, started))
+
+    def settled(done: asyncio.Future) -> None:
+        if not started:  # cancelled before it began (its event loop closed): the worker was never used
+            worker.give_back(killed=False)
+        if not done.cancelled():
+            done.exception()  # retrieved: the caller may have left
+
+    exchange.add_done_callback(settled)
     try:
         return await asyncio.shield(exchange)
     except asyncio.CancelledError:
@@ -580,7 +588,10 @@ async def _on_loop(worker: _Worker, job, args: tuple, pickled: bytes, abandoned:
         raise
 
 
-async def _exchange_on_loop(worker: _Worker, job, args: tuple, pickled: bytes, gone, future: Future):
+async def _exchange_on_loop(
+    worker: _Worker, job, args: tuple, pickled: bytes, gone, future: Future, started: list[bool]
+):
+    started.append(True)
     reply = None
     worker.jobs_run += 1
     conn = worker.conn  # the server's shutdown may close it meanwhile: the job then finds it gone (Died)

@@ -129,3 +129,28 @@ def test_a_short_job_given_up_within_its_grace_second_finishes(one_worker, lent)
 
     assert asyncio.run(scenario()) == 0.3 and lent
     assert pool.call(t.pid) == worker
+
+
+def test_a_lent_worker_is_given_back_however_its_job_ends(one_worker, lent):
+    """The exchange cancelled before it began (its event loop closing at once), or while under way (a test's
+    loop ending, a server stopping): either way the worker is given back, not held by a job that is over."""
+    worker = pool.pool().workers[0]
+
+    async def cancelled_before_it_began() -> None:
+        caller = asyncio.ensure_future(pool.run(t.sleep, 0))
+        await asyncio.sleep(0)  # the caller lent the worker and scheduled the exchange, which has not run yet
+        (exchange,) = asyncio.all_tasks() - {caller, asyncio.current_task()}
+        exchange.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await caller
+
+    async def loop_ends_under_way() -> None:
+        asyncio.ensure_future(pool.run(t.sleep, 0.5))
+        await asyncio.sleep(0.1)
+
+    for scenario in (cancelled_before_it_began, loop_ends_under_way):
+        idle()
+        asyncio.run(scenario())
+        assert wait_for(lambda: not worker.busy.locked() and worker.pending == 0, 5), scenario.__name__
+        assert pool.call(t.pid) > 0
+    assert len(lent) == 1  # the first exchange never began
