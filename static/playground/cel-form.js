@@ -64,3 +64,5 @@ async function evaluate(event) {
 }
 
 form.addEventListener("submit", evaluate);
+// Served disabled: a click before this ran would reload the page and lose the expression (as dom.js onSubmit).
+for (const button of form.querySelectorAll("[data-needs-script]")) button.disabled = false;

@@ -8,7 +8,7 @@
 // server goes in through textContent (dom.js), never as markup.
 
 import { api, describeError } from "./api.js";
-import { h, replaceChildren } from "./dom.js";
+import { h, onSubmit, replaceChildren } from "./dom.js";
 import { pageData } from "./page-data.js";
 import { badge, requestCard } from "./results.js";
 import { followTheme, renderCharts } from "./batch-charts.js";
@@ -336,7 +336,7 @@ function refilter() {
   }, 250);
 }
 
-$("batch-form").addEventListener("submit", run);
+onSubmit($("batch-form"), run);
 $("btn-cancel").addEventListener("click", cancel);
 $("affected-search").addEventListener("input", refilter);
 $("affected-outcome").addEventListener("change", refilter);

@@ -98,6 +98,18 @@ export function jsonBlock(title, value, { open = false, testid } = {}) {
 }
 
 /** Debounce: run `fn` once `ms` after the last call. `.flush()` runs it now, `.cancel()` drops it. */
+/** Handle a form in the page: these forms have no action, and a native submit would reload the page with the
+ *  choices in its URL and the chosen files lost. Their submit buttons are served disabled (`data-needs-script`)
+ *  so a click before this module ran does nothing (nor does Enter: a disabled default button blocks implicit
+ *  submission); they are enabled once `handler` is in place. */
+export function onSubmit(form, handler) {
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    handler(event);
+  });
+  for (const button of form.querySelectorAll("[data-needs-script]")) button.disabled = false;
+}
+
 export function debounce(fn, ms) {
   let timer = null;
   let lastArgs = [];

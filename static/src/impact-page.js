@@ -7,7 +7,7 @@
 
 import { api, describeError } from "./api.js";
 import { diffView, yamlText } from "./diff.js";
-import { h, replaceChildren } from "./dom.js";
+import { h, onSubmit, replaceChildren } from "./dom.js";
 import { pageData } from "./page-data.js";
 import { badge, requestCard } from "./results.js";
 import { followTheme, renderCharts } from "./impact-charts.js";
@@ -370,7 +370,7 @@ function refilter() {
   }, 250);
 }
 
-$("impact-form").addEventListener("submit", run);
+onSubmit($("impact-form"), run);
 for (const select of [$("base-choice"), $("head-choice")]) select.addEventListener("change", () => showOther(select));
 for (const button of document.querySelectorAll("[data-compare-version]")) button.addEventListener("click", () => compareWithVersion(button.dataset.compareVersion));
 $("btn-other").addEventListener("click", compareWithOther);

@@ -3,7 +3,7 @@
 // (every solution passes all its checks, every starter fails one); then import it or download it.
 
 import { api, ApiError } from "./api.js";
-import { h, replaceChildren } from "./dom.js";
+import { h, onSubmit, replaceChildren } from "./dom.js";
 import { pageData } from "./page-data.js";
 import { joinNamed, splitNamed } from "./workshop-room.js";
 
@@ -128,7 +128,7 @@ async function check() {
   }
 }
 
-$("set-form").addEventListener("submit", (event) => { event.preventDefault(); check(); });
+onSubmit($("set-form"), check);
 $("add-exercise").addEventListener("click", () => exerciseBox().querySelector(".ex-title").focus());
 $("import-set").addEventListener("click", async () => {
   try {

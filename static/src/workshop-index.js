@@ -1,6 +1,6 @@
 // The set list: open a room (the teacher token goes to localStorage, never into a URL) or join by code.
 import { api } from "./api.js";
-import { h } from "./dom.js";
+import { h, onSubmit } from "./dom.js";
 import { pageData } from "./page-data.js";
 
 const data = pageData();
@@ -17,8 +17,8 @@ for (const button of document.querySelectorAll(".open-room")) {
     }
   });
 }
-document.getElementById("join-by-code")?.addEventListener("submit", (event) => {
-  event.preventDefault();
+const joinByCode = document.getElementById("join-by-code");
+if (joinByCode) onSubmit(joinByCode, () => {
   const code = document.getElementById("join-code").value.trim().toUpperCase().replace(/[^A-Z0-9]/g, "");
   if (code) location.assign(`/w/${code}`);
 });

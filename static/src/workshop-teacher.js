@@ -1,7 +1,7 @@
 // The teacher's dashboard: live progress per student and exercise, watch a student's editor live (read-only,
 // with the engine's markers), time boxes, co-teacher links, share, advance, close.
 import { api } from "./api.js";
-import { debounce, h, replaceChildren, setSanitisedHtml } from "./dom.js";
+import { debounce, h, onSubmit, replaceChildren, setSanitisedHtml } from "./dom.js";
 import { createEditor } from "./editors.js";
 import { pageData } from "./page-data.js";
 import { countdown, documentsView, roomSocket, splitDocuments } from "./workshop-room.js";
@@ -226,8 +226,7 @@ $("reveal-solution").addEventListener("click", () => {
 });
 $("close-room").addEventListener("click", () => { if (confirm("Close the room for everyone?")) socket.send({ type: "close" }); });
 $("unwatch").addEventListener("click", () => { socket.send({ type: "unwatch" }); watching = null; $("watch").hidden = true; });
-$("time-box-form").addEventListener("submit", (event) => {
-  event.preventDefault();
+onSubmit($("time-box-form"), () => {
   socket.send({ type: "timeBox", minutes: Number.parseInt($("time-box-minutes").value, 10) || 0, locks: $("time-box-locks").checked });
 });
 /** A co-teacher link: the dashboard with every control, under a token of its own (asking again replaces it). */
@@ -241,16 +240,14 @@ $("coteacher-create").addEventListener("click", async () => {
   }
 });
 setInterval(() => document.querySelectorAll("td.ws-cell").forEach(paintStuck), 15_000);
-$("stuck-form").addEventListener("submit", (event) => {
-  event.preventDefault();
+onSubmit($("stuck-form"), () => {
   socket.send({ type: "stuckMinutes", minutes: Number.parseInt($("stuck-minutes").value, 10) || 0 });
 });
 $("copy-teacher-link").addEventListener("click", async () => {
   $("teacher-link").select();
   try { await navigator.clipboard.writeText($("teacher-link").value); $("copy-teacher-link").textContent = "Copied"; } catch { /* selected: copy by hand */ }
 });
-$("announce-form").addEventListener("submit", (event) => {
-  event.preventDefault();
+onSubmit($("announce-form"), () => {
   socket.send({ type: "announce", text: $("announce-text").value });
 });
 $("present").addEventListener("click", () => { presenting = true; socket.send({ type: "present", documents: presenterDocuments() }); });

@@ -170,3 +170,41 @@ def test_on_a_phone_each_policy_tuple_is_a_card_whose_first_line_is_its_outcome(
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
     finally:
         context.close()
+
+
+SUBMITS = "button[type=submit], button:not([type]), input[type=submit]"
+
+
+@pytest.mark.parametrize("name", PAGE_NAMES)
+def test_no_form_is_sent_by_the_browser_before_the_page_script_runs(browser, server_url, pages, name):
+    """A form the page's script sends has no action: sent by the browser itself (a click in a slow load, before
+    the script ran), it reloads the page with the choices in its URL and the chosen files lost. Its submit
+    buttons are served disabled and enabled by the script, so neither a click nor Enter sends it."""
+    site_page = pages[name]
+    context = browser.new_context(viewport=dict(zip(("width", "height"), WIDTHS["laptop"])))
+    context.add_init_script("".join(f"localStorage.setItem({k!r}, {v!r});" for k, v in site_page.storage.items()))
+    try:
+        context.route("**/*.js", lambda route: route.abort())  # the scripts never arrive
+        page = context.new_page()
+        page.goto(server_url + site_page.path)
+        served = page.url
+        forms = page.locator("form:not([method=dialog])")
+        for index in range(forms.count()):
+            form = forms.nth(index)
+            if not form.is_visible():
+                continue
+            for button in form.locator(SUBMITS).all():
+                expect(button).to_be_disabled()
+                button.click(force=True)
+            for field in form.locator("input:not([type]), input[type=text], input[type=search]").all():
+                if field.is_visible() and field.is_editable():
+                    field.press("Enter")
+        page.wait_for_timeout(300)
+        assert page.url == served, f"a form was sent by the browser: {page.url}"
+        context.unroute("**/*.js")
+        page.goto(server_url + site_page.path)
+        expect(page.locator(site_page.ready).first).to_be_visible()
+        for button in page.locator("[data-needs-script]").all():
+            expect(button).to_be_enabled()
+    finally:
+        context.close()
