@@ -12,14 +12,14 @@ edit changes one of a file's documents, and the others need not be parsed again.
 from __future__ import annotations
 
 import copy
-import threading
-from collections import OrderedDict
 from typing import Any
 
 from evaluator.admission.documents import Document, LoadError, Parsed, parse_chunk
 from evaluator.admission.documents import load_documents as parse_documents
+from evaluator.cel.memo import RecentMemo
 
 MAX_ENTRIES = 256
+MAX_CHUNKS = 4096  # YAML documents
 MAX_TEXT_CHARS = 64 * 1024  # a bigger text (a dump) is parsed each time: it is seldom read twice
 MAX_TOTAL_CHARS = 1024 * 1024  # the texts held, all entries together (parsed, with positions: ~27 bytes a character)
 
@@ -38,76 +38,19 @@ def copied(value: Any) -> Any:
     return copy.deepcopy(value)  # anything else YAML can make (a set, bytes): rare
 
 
-Key = tuple[str, "str | None", bool]  # (text, source, with positions)
+def _text_chars(key: tuple[str, str | None, bool]) -> int:
+    return len(key[0])
 
 
-class _Cache:
-    """(text, source, positions) -> (records, errors), least recently used first out, bounded in entries and
-    characters."""
-
-    def __init__(self) -> None:
-        self.entries: OrderedDict[Key, tuple[list[Document], list[LoadError]]] = OrderedDict()
-        self.chars = 0
-        self.lock = threading.Lock()
-
-    def get(self, key: Key) -> tuple[list[Document], list[LoadError]] | None:
-        with self.lock:
-            found = self.entries.get(key)
-            if found is not None:
-                self.entries.move_to_end(key)
-            return found
-
-    def put(self, key: Key, value: tuple[list[Document], list[LoadError]]) -> None:
-        with self.lock:
-            if key in self.entries:
-                return
-            self.entries[key] = value
-            self.chars += len(key[0])
-            while len(self.entries) > MAX_ENTRIES or self.chars > MAX_TOTAL_CHARS:
-                (text, _, _), _ = self.entries.popitem(last=False)
-                self.chars -= len(text)
-
-    def clear(self) -> None:
-        with self.lock:
-            self.entries.clear()
-            self.chars = 0
+# (text, source, with positions) -> (records, errors)
+_CACHE: RecentMemo[tuple[list[Document], list[LoadError]]] = RecentMemo(MAX_ENTRIES, MAX_TOTAL_CHARS, _text_chars)
+# One YAML document's text -> what `parse_chunk` made of it: only ever read (the records made of it go into
+# `_CACHE`, and callers get copies). A chunk that does not parse raises: nothing is kept.
+_CHUNKS: RecentMemo[Parsed] = RecentMemo(MAX_CHUNKS, MAX_TOTAL_CHARS, len)
 
 
-_CACHE = _Cache()
-
-
-class _Chunks:
-    """One YAML document's text -> what `parse_chunk` made of it, bounded in characters; what it holds is
-    only ever read (the records made of it go into `_CACHE`, and callers get copies)."""
-
-    def __init__(self) -> None:
-        self.entries: OrderedDict[str, Parsed] = OrderedDict()
-        self.chars = 0
-        self.lock = threading.Lock()
-
-    def parse(self, chunk: str) -> Parsed:
-        with self.lock:
-            found = self.entries.get(chunk)
-            if found is not None:
-                self.entries.move_to_end(chunk)
-                return found
-        found = parse_chunk(chunk)  # a YAML error raises: nothing is kept
-        with self.lock:
-            if chunk not in self.entries:
-                self.entries[chunk] = found
-                self.chars += len(chunk)
-                while self.chars > MAX_TOTAL_CHARS:
-                    old, _ = self.entries.popitem(last=False)
-                    self.chars -= len(old)
-        return found
-
-    def clear(self) -> None:
-        with self.lock:
-            self.entries.clear()
-            self.chars = 0
-
-
-_CHUNKS = _Chunks()
+def _parse_chunk(chunk: str) -> Parsed:
+    return _CHUNKS.remember(chunk, lambda: parse_chunk(chunk))
 
 
 def load_documents(
@@ -116,12 +59,10 @@ def load_documents(
     """`documents.load_documents(text, source, positions)`, parsing each text once."""
     if not isinstance(text, str) or len(text) > MAX_TEXT_CHARS:
         return parse_documents(text, source, positions)
-    key = (str(text), source, positions)
-    found = _CACHE.get(key)
-    if found is None:
-        found = parse_documents(text, source, positions, _CHUNKS.parse)
-        _CACHE.put(key, found)
-    records, errors = found
+    text = str(text)
+    records, errors = _CACHE.remember(
+        (text, source, positions), lambda: parse_documents(text, source, positions, _parse_chunk)
+    )
     return [record.with_data(copied(record.data)) for record in records], list(errors)
 
 

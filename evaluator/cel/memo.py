@@ -13,12 +13,17 @@ V = TypeVar("V")
 
 class RecentMemo(Generic[V]):
     """Keeps the `size` most recently used values: `find`, and on a miss make the value and `keep` it (two
-    threads may then make the same value: the later one is kept)."""
+    threads may then make the same value: the later one is kept). With `weigh` (a key's weight, such as its
+    text's length), the values kept also weigh at most `max_weight` together: a count alone would let a few
+    big keys hold a worker's memory up."""
 
-    def __init__(self, size: int):
+    def __init__(self, size: int, max_weight: int = 0, weigh: Callable[[Hashable], int] | None = None):
         self._items: OrderedDict[Hashable, V] = OrderedDict()
         self._size = size
         self._lock = threading.Lock()
+        self._weigh = weigh
+        self._max_weight = max_weight
+        self.weight = 0  # of the keys held, by `weigh`
 
     def find(self, key: Hashable) -> V | None:
         with self._lock:
@@ -29,18 +34,31 @@ class RecentMemo(Generic[V]):
 
     def keep(self, key: Hashable, value: V) -> V:
         """Remember `value` (made outside the lock, so a slow compile holds up no other thread)."""
+        weigh = self._weigh
         with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+            elif weigh is not None:
+                self.weight += weigh(key)
             self._items[key] = value
-            if len(self._items) > self._size:
-                self._items.popitem(last=False)
+            while len(self._items) > self._size or (weigh is not None and self.weight > self._max_weight):
+                old, _ = self._items.popitem(last=False)
+                if weigh is not None:
+                    self.weight -= weigh(old)
         return value
 
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self.weight = 0
 
     def __len__(self) -> int:
         return len(self._items)
+
+    def keys(self) -> list[Hashable]:
+        """The keys held, least recently used first."""
+        with self._lock:
+            return list(self._items)
 
     def remember(self, key: Hashable | None, make: Callable[[], V]) -> V:
         """The value kept under `key`, made by `make()` and kept on a miss; made every time for a None key."""

@@ -14,6 +14,7 @@ import evaluator
 from evaluator.admission import parsed_texts
 from evaluator.admission.documents import load_documents
 from evaluator.admission.loading import NamedText
+from evaluator.cel.memo import RecentMemo
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[3] / "playground" / "examples").glob("*.yaml"))
 NOW = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
@@ -68,17 +69,19 @@ def test_errors_and_names_are_as_parsed():
 
 
 def test_the_cache_is_bounded(monkeypatch):
-    monkeypatch.setattr(parsed_texts, "MAX_ENTRIES", 5)
+    monkeypatch.setattr(parsed_texts, "_CACHE", RecentMemo(5, parsed_texts.MAX_TOTAL_CHARS, parsed_texts._text_chars))
     for n in range(20):
         parsed_texts.load_documents(TEXT + f"# {n}\n", "t")
-    assert len(parsed_texts._CACHE.entries) == 5
-    monkeypatch.setattr(parsed_texts, "MAX_TOTAL_CHARS", len(TEXT) * 2 + 20)
-    parsed_texts.load_documents(TEXT + "# new\n", "t")
-    assert len(parsed_texts._CACHE.entries) == 2
-    assert parsed_texts._CACHE.chars <= parsed_texts.MAX_TOTAL_CHARS
+    assert len(parsed_texts._CACHE) == 5
+    chars = len(TEXT) * 2 + 20
+    monkeypatch.setattr(parsed_texts, "_CACHE", RecentMemo(5, chars, parsed_texts._text_chars))
+    for n in range(3):
+        parsed_texts.load_documents(TEXT + f"# new {n}\n", "t")
+    assert len(parsed_texts._CACHE) == 2
+    assert parsed_texts._CACHE.weight == sum(len(key[0]) for key in parsed_texts._CACHE.keys()) <= chars
     big = TEXT + "#" * parsed_texts.MAX_TEXT_CHARS
     assert parsed_texts.load_documents(big, "t") == load_documents(big, "t")
-    assert all(key[0] != big for key in parsed_texts._CACHE.entries)
+    assert all(key[0] != big for key in parsed_texts._CACHE.keys())
 
 
 def test_an_edit_parses_only_the_document_it_changed(monkeypatch):
@@ -104,5 +107,5 @@ def test_an_edit_parses_only_the_document_it_changed(monkeypatch):
 def test_a_document_that_does_not_parse_is_not_remembered():
     broken = TEXT + "---\na: [1\n"
     assert parsed_texts.load_documents(broken, "t") == load_documents(broken, "t")
-    assert all("a: [1" not in chunk for chunk in parsed_texts._CHUNKS.entries)
-    assert list(parsed_texts._CHUNKS.entries) == [TEXT.rstrip("\n")]
+    assert all("a: [1" not in chunk for chunk in parsed_texts._CHUNKS.keys())
+    assert list(parsed_texts._CHUNKS.keys()) == [TEXT.rstrip("\n")]

@@ -31,3 +31,19 @@ def test_exact_key_tells_apart_what_equality_does_not_and_refuses_what_pickle_re
     assert exact_key({"f": lambda: 1}) is None
     assert exact_key("x" * (EXACT_KEY_MAX_BYTES - 100)) is not None
     assert exact_key("x" * EXACT_KEY_MAX_BYTES) is None  # too big to keep
+
+
+def test_a_weighed_memo_keeps_its_keys_under_the_weight_bound_least_recently_used_out():
+    memo: RecentMemo[str] = RecentMemo(10, max_weight=10, weigh=len)
+    memo.keep("aaaa", "1")
+    memo.keep("bbbb", "2")
+    assert memo.find("aaaa") == "1"  # now the most recently used
+    memo.keep("cccc", "3")  # 12 > 10: "bbbb", the least recently used, goes
+    assert memo.keys() == ["aaaa", "cccc"] and memo.weight == 8
+    memo.keep("aaaa", "1 again")  # kept again: weighed once
+    assert memo.weight == 8 and memo.keys() == ["cccc", "aaaa"]
+    memo.keep("x" * 11, "too big")  # heavier than the bound alone: nothing else is kept, nor it
+    assert len(memo) == 0 and memo.weight == 0
+    memo.keep("dd", "4")
+    memo.clear()
+    assert memo.weight == 0 and memo.keys() == []
