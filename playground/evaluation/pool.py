@@ -45,6 +45,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import NamedTuple
 from multiprocessing.reduction import ForkingPickler
 
 from django.conf import settings
@@ -154,6 +155,17 @@ class Abandoned(Exception):
     """The job was given up by its caller while it ran; its worker was stopped and replaced."""
 
 
+class _Job(NamedTuple):
+    """A job for a worker's supervisor: the future it answers, what to run, whether its caller gave it up, and
+    its attempts (a worker that dies under attempt 1 is started again for attempt 2)."""
+
+    future: Future
+    function: Callable
+    args: tuple
+    abandoned: Callable[[], bool] | None = None
+    attempts: tuple[int, ...] = (1, 2)
+
+
 def _asks(abandoned: Callable[[], bool] | None) -> bool:
     try:
         return abandoned is not None and bool(abandoned())
@@ -187,20 +199,13 @@ class _Worker:
 
     # -- called from any thread --------------------------------------------------------------------------
 
-    def submit(
-        self,
-        future: Future,
-        function,
-        args: tuple,
-        abandoned: Callable[[], bool] | None = None,
-        attempts: tuple[int, ...] = (1, 2),
-    ) -> None:
+    def submit(self, job: _Job) -> None:
         with self.pending_lock:
             if self.pending >= self.limits.queue_size:
-                future.set_exception(_busy())
+                job.future.set_exception(_busy())
                 return
             self.pending += 1
-        self.jobs.put((future, function, args, abandoned, attempts))
+        self.jobs.put(job)
 
     def lend(self) -> bool:
         """Lend the idle, ready process to the caller (the event loop, lane.py) for one job: True when it is
@@ -260,24 +265,23 @@ class _Worker:
                 self._handle(item)
         self._kill()
 
-    def _handle(self, item: tuple) -> None:
+    def _handle(self, item: _Job | tuple) -> None:
         """One job, or () (idle, or woken after a lent job): the process started again if it died, recycled
         if due."""
         try:
             self._ensure_started()
         except _Died:
             logger.error("evaluation worker %d could not start", self.index)
-        if not item:
+        if not isinstance(item, _Job):
             self._recycle_if_due()
             return
-        future, function, args, abandoned, attempts = item
         try:
-            if not future.set_running_or_notify_cancel():  # cancelled while queued
+            if not item.future.set_running_or_notify_cancel():  # cancelled while queued
                 return
-            if _asks(abandoned):  # superseded while queued
-                future.set_exception(Abandoned("the evaluation was abandoned before it started"))
+            if _asks(item.abandoned):  # superseded while queued
+                item.future.set_exception(Abandoned("the evaluation was abandoned before it started"))
             else:
-                self._run(future, function, args, abandoned, attempts)
+                self._run(item)
                 self._recycle_if_due()
         finally:
             with self.pending_lock:
@@ -348,28 +352,21 @@ class _Worker:
             raise _Died("the worker did not become ready")
         self.ready = True
 
-    def _run(
-        self,
-        future: Future,
-        function,
-        args: tuple,
-        abandoned: Callable[[], bool] | None = None,
-        attempts: tuple[int, ...] = (1, 2),
-    ) -> None:
-        for attempt in attempts:
-            if attempt == 2 and _asks(abandoned):
-                future.set_exception(Abandoned("the evaluation was abandoned"))
+    def _run(self, job: _Job) -> None:
+        for attempt in job.attempts:
+            if attempt == 2 and _asks(job.abandoned):
+                job.future.set_exception(Abandoned("the evaluation was abandoned"))
                 return
             try:
                 if attempt == 2:
                     self._ensure_started()
-                reply = self._exchange(function, args, abandoned)
+                reply = self._exchange(job.function, job.args, job.abandoned)
             except _Died:
-                self.died_under(function, attempt)
+                self.died_under(job.function, attempt)
                 continue
-            self.settle(future, function, reply)
+            self.settle(job.future, job.function, reply)
             return
-        future.set_exception(_failed())
+        job.future.set_exception(_failed())
 
     def died_under(self, function, attempt: int) -> None:
         logger.warning(
@@ -456,7 +453,7 @@ class EvaluationPool:
         if self.threads is not None:
             return self.threads.submit(function, *args)
         future: Future = Future()
-        self.choose(key).submit(future, function, args, abandoned)
+        self.choose(key).submit(_Job(future, function, args, abandoned))
         return future
 
     def choose(self, key: str | None) -> _Worker:
@@ -612,7 +609,7 @@ async def _exchange_on_loop(
         worker.died_under(job, 1)
         if worker.stopping:  # the server is going: no supervisor is left to retry it
             raise _failed()
-        worker.submit(future, job, args, gone, attempts=(2,))
+        worker.submit(_Job(future, job, args, gone, attempts=(2,)))
         return await asyncio.wrap_future(future)
     worker.settle(future, job, reply)
     return future.result()
