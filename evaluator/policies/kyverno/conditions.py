@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
+from evaluator.cel.memo import exact_key
+
 from . import operators
 from .context import Context
 from .variables import SubstitutionError, substitute_read
@@ -70,3 +74,74 @@ def evaluate_conditions(ctx: Context, conditions: object) -> tuple[bool, str]:
     if any_result and all_result:
         return True, _join(true_msgs, "; ")
     return False, _join(false_msgs, "; ")
+
+
+def remembered_outcome(ctx: Context, conditions: object) -> tuple[bool, str]:
+    """`evaluate_conditions`, kept for the context's data when its answer depends on that data alone: every
+    Pod Security rule has the same precondition (`{{ request.operation || 'BACKGROUND' }}` is not DELETE),
+    asked of the one context data a request's policies share. Conditions that call a function (which may
+    read the clock) or a context entry still to load are evaluated each time."""
+    if conditions is None or not ctx.reads_data_alone():
+        return evaluate_conditions(ctx, conditions)
+    key = _key(conditions)
+    if key is None:
+        return evaluate_conditions(ctx, conditions)
+    outcomes = held_for(ctx.data, _outcomes)
+    found = outcomes.get((key, ctx.operation))
+    if found is None:
+        try:
+            found = (evaluate_conditions(ctx, conditions), None)
+        except ConditionError as err:
+            found = (None, str(err))
+        outcomes[(key, ctx.operation)] = found
+    if found[1] is not None:
+        raise ConditionError(found[1])
+    return found[0]
+
+
+def _key(conditions: object) -> bytes | None:
+    """The conditions' exact form (their pickle), or None when they call a function or reference a
+    pattern; worked out once per conditions object of a policy (kept with it: its id stays its own)."""
+    found = _keys.get(id(conditions))
+    if found is not None and found[0] is conditions:
+        return found[1]
+    key = None if _calls(conditions) else exact_key(conditions)
+    if len(_keys) >= _KEYS_SIZE:
+        _keys.clear()
+    _keys[id(conditions)] = (conditions, key)
+    return key
+
+
+def _calls(document: object) -> bool:
+    if isinstance(document, str):
+        return "(" in document or "&" in document
+    if isinstance(document, dict):
+        return any(_calls(k) or _calls(v) for k, v in document.items())
+    if isinstance(document, list):
+        return any(_calls(item) for item in document)
+    return False
+
+
+DATA_HELD = 8
+
+
+def held_for(data: dict, store: OrderedDict[int, tuple[dict, dict]]) -> dict:
+    """What `store` keeps for `data`, by identity (data is never changed in place), for the few data most
+    recently asked about: a request's context data holds its object, and a foreach's elements each make data
+    of their own, which must not push out the data the request's other policies share."""
+    found = store.get(id(data))
+    if found is not None and found[0] is data:
+        store.move_to_end(id(data))
+        return found[1]
+    kept: dict = {}
+    store[id(data)] = (data, kept)
+    store.move_to_end(id(data))
+    while len(store) > DATA_HELD:
+        store.popitem(last=False)
+    return kept
+
+
+_KEYS_SIZE = 4096
+# id(data) -> (data, {(conditions' key, operation): ((passed, message), None) or (None, error)})
+_outcomes: OrderedDict[int, tuple[dict, dict]] = OrderedDict()
+_keys: dict[int, tuple[object, bytes | None]] = {}

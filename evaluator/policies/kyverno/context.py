@@ -64,6 +64,11 @@ class Context:
             f"elementIndex{nesting}": index,
         }
 
+    def reads_data_alone(self) -> bool:
+        """Whether a query's answer depends on `data` alone: no deferred entry a query may load, none that
+        cannot be loaded offline (its error names it)."""
+        return not self._loaders and not self.unavailable
+
     # --- deferred entries ---
     def add_deferred(self, name: str, loader: Callable[[], None]) -> None:
         regex = re.compile(r"(?:\A|\Z|\s|[^.0-9A-Za-z])" + re.escape(name) + r"\b")

@@ -46,7 +46,7 @@ def load_and_check_preconditions(
     except ContextError as err:
         return RuleResponse(name, ERROR, f"failed to load context: {err}")
     try:
-        passed, msg = conditions.evaluate_conditions(ctx, preconditions)
+        passed, msg = conditions.remembered_outcome(ctx, preconditions)
     except conditions.ConditionError as err:
         return RuleResponse(name, ERROR, f"failed to evaluate preconditions: {err}")
     if not passed:
