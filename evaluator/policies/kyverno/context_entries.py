@@ -31,6 +31,8 @@ class ContextLoader:
 
     def _for_rule(self, table: dict) -> dict:
         """Values given for a rule also apply to its autogen rules (`kyverno test`'s GetPolicyRule)."""
+        if not table:
+            return {}
         for prefix in ("", "autogen-", "autogen-cronjob-"):
             if self.rule_name.startswith(prefix) and self.rule_name[len(prefix) :] in table:
                 return table[self.rule_name[len(prefix) :]] or {}

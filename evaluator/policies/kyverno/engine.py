@@ -70,7 +70,16 @@ def _request_key(request: dict) -> tuple:
 
 
 def _same(key: tuple, request: dict) -> bool:
-    return all(a is b for a, b in zip(key, _request_key(request)))
+    """`key` is `_request_key(request)`, part for part by identity (asked once per policy and request)."""
+    get = request.get
+    return (
+        key[0] is request
+        and key[1] is get("object")
+        and key[2] is get("oldObject")
+        and key[3] is get("operation")
+        and key[4] is get("userInfo")
+        and key[5] is get("kind")
+    )
 
 
 def _base_data(request: dict, info: RequestInfo, values: dict, has_user: bool, object_later: bool) -> tuple[dict, str]:
@@ -229,6 +238,18 @@ def _request_gvk(request: dict, resource: dict) -> tuple[str, str, str]:
 
 
 def _offline_data(policy: dict, documents: list, values: dict) -> OfflineData:
+    """What a policy's rules may read offline. Without values for them (a batch, most simulations) it
+    depends on the documents and the policy's namespace alone, and is kept for the last documents: every
+    policy of every request asks (rules only read it; generate copies the documents it writes)."""
+    if not any(values.get(key) for key in _OFFLINE_VALUES):
+        kept = _offline_kept
+        if kept[0] is not documents:
+            kept[:] = [documents, {}]
+        namespace = _policy_namespace(policy)
+        found = kept[1].get(namespace)
+        if found is None:
+            found = kept[1][namespace] = OfflineData(documents=list(documents), policy_namespace=namespace)
+        return found
     policy_name = _policy_name(policy)
     rule_values = values.get("ruleValues") or {}
     return OfflineData(
@@ -240,6 +261,10 @@ def _offline_data(policy: dict, documents: list, values: dict) -> OfflineData:
         api_calls=list(values.get("apiCallResponses") or []),
         serve_api_calls=bool(values.get("apiCallsFromDocuments")),
     )
+
+
+_OFFLINE_VALUES = ("ruleValues", "foreachValues", "globalContext", "apiCallResponses", "apiCallsFromDocuments")
+_offline_kept: list = [None, {}]  # [documents, {policy namespace: OfflineData}]
 
 
 def _resource_from_context(ctx: Context, resource: dict, operation: str) -> dict:
