@@ -208,6 +208,7 @@ class Validator:
 
     def _elements(self, inp: RuleInput, foreach: dict, elements: list) -> tuple[RuleResponse, int]:
         ctx = inp.ctx
+        child = Validator(self.rule, foreach, self.nesting + 1, foreach.get("context"))
         ctx.checkpoint()
         try:
             apply_count = 0
@@ -231,7 +232,6 @@ class Validator:
                 child_input = RuleInput(
                     ctx, inp.resource, inp.operation, inp.loader, element if scoped else inp.element, inp.extra
                 )
-                child = Validator(self.rule, foreach, self.nesting + 1, foreach.get("context"))
                 inp.loader.on_foreach_element(ctx, self.rule, index)
                 r = child.validate(child_input)
                 if r is None or r.status == SKIP:

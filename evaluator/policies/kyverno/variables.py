@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 
@@ -22,6 +23,16 @@ class SubstitutionError(Exception):
 
 def _find_all(regex: re.Pattern[str], value: str) -> list[str]:
     return [m.group(0) for m in regex.finditer(value)]
+
+
+def _variables_in(value: str) -> tuple[str, ...]:
+    """The `{{ }}` variables in `value`, each with the character before it; a policy's strings are read once."""
+    return _policy_variables(value) if len(value) <= 1024 else tuple(_find_all(REGEX_VARIABLES, value))
+
+
+@functools.lru_cache(maxsize=4096)
+def _policy_variables(value: str) -> tuple[str, ...]:
+    return tuple(_find_all(REGEX_VARIABLES, value))
 
 
 def _trim_variable(v: str) -> tuple[str, bool]:
@@ -215,7 +226,7 @@ def _substitute_variables(ctx: Context, value: object, path: str) -> object:
     if not isinstance(value, str) or "{{" not in value:
         return value
     is_delete = ctx.query_operation() == "DELETE"
-    found = _find_all(REGEX_VARIABLES, value)
+    found = _variables_in(value)
     while found:
         original = value
         shallow = False
@@ -245,5 +256,6 @@ def _substitute_variables(ctx: Context, value: object, path: str) -> object:
                 substituted = str(substituted).replace("{{", "\\{{") if isinstance(substituted, str) else substituted
             text = substituted if isinstance(substituted, str) else to_json(substituted)
             value = value.replace(prefix_char + v, prefix_char + text, 1)
-        found = [] if shallow else _find_all(REGEX_VARIABLES, value)
+        # what a variable resolved to seldom holds `{{` (the pattern needs it): no second scan then
+        found = () if shallow or "{{" not in value else _variables_in(value)
     return value.replace("\\{{", "{{")
