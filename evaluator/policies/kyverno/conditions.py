@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 
 from evaluator.cel.memo import exact_key
@@ -129,16 +130,20 @@ def held_for(data: dict, store: OrderedDict[int, tuple[dict, dict]]) -> dict:
     """What `store` keeps for `data`, by identity (data is never changed in place), for the few data most
     recently asked about: a request's context data holds its object, and a foreach's elements each make data
     of their own, which must not push out the data the request's other policies share."""
-    found = store.get(id(data))
-    if found is not None and found[0] is data:
+    with _held_lock:  # the engine may run in several threads (a server without worker processes)
+        found = store.get(id(data))
+        if found is not None and found[0] is data:
+            store.move_to_end(id(data))
+            return found[1]
+        kept: dict = {}
+        store[id(data)] = (data, kept)
         store.move_to_end(id(data))
-        return found[1]
-    kept: dict = {}
-    store[id(data)] = (data, kept)
-    store.move_to_end(id(data))
-    while len(store) > DATA_HELD:
-        store.popitem(last=False)
-    return kept
+        while len(store) > DATA_HELD:
+            store.popitem(last=False)
+        return kept
+
+
+_held_lock = threading.Lock()
 
 
 _KEYS_SIZE = 4096

@@ -242,9 +242,9 @@ def _offline_data(policy: dict, documents: list, values: dict) -> OfflineData:
     depends on the documents and the policy's namespace alone, and is kept for the last documents: every
     policy of every request asks (rules only read it; generate copies the documents it writes)."""
     if not any(values.get(key) for key in _OFFLINE_VALUES):
-        kept = _offline_kept
-        if kept[0] is not documents:
-            kept[:] = [documents, {}]
+        kept = _offline_kept[0]
+        if kept is None or kept[0] is not documents:  # swapped whole: a thread holds its own documents' pair
+            kept = _offline_kept[0] = (documents, {})
         namespace = _policy_namespace(policy)
         found = kept[1].get(namespace)
         if found is None:
@@ -264,7 +264,7 @@ def _offline_data(policy: dict, documents: list, values: dict) -> OfflineData:
 
 
 _OFFLINE_VALUES = ("ruleValues", "foreachValues", "globalContext", "apiCallResponses", "apiCallsFromDocuments")
-_offline_kept: list = [None, {}]  # [documents, {policy namespace: OfflineData}]
+_offline_kept: list[tuple[list, dict[str, OfflineData]] | None] = [None]  # (documents, {policy namespace: data})
 
 
 def _resource_from_context(ctx: Context, resource: dict, operation: str) -> dict:
