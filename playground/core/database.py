@@ -54,6 +54,11 @@ class _Counted(SyncToAsync):
         return super().thread_handler(loop, *args, **kwargs)
 
 
+class _CountedDatabase(_Counted, DatabaseSyncToAsync):
+    """Channels' database wrapper (SQLite: its one database thread, connections closed as it closes them),
+    counted like the others: a disconnect cut short leaves its write running there too."""
+
+
 class _KeepConnection(_Counted):
     def call(self, loop, *args, **kwargs):
         connection = connections["default"]
@@ -77,7 +82,7 @@ class _ReturnConnection(_Counted):
 def db(function):
     connection = connections["default"]
     if connection.vendor != "postgresql":
-        kind: type[SyncToAsync] = DatabaseSyncToAsync
+        kind: type[SyncToAsync] = _CountedDatabase
     elif connection.settings_dict.get("OPTIONS", {}).get("pool"):
         kind = _ReturnConnection
     else:
@@ -94,17 +99,19 @@ _WRAPPED: dict[tuple, SyncToAsync] = {}
 
 
 def _wrapped(kind: type[SyncToAsync], function) -> SyncToAsync:
-    if kind is DatabaseSyncToAsync:
+    if kind is _CountedDatabase:
         return kind(function)
     return kind(function, thread_sensitive=False, executor=_THREADS)
 
 
 def wait_for_calls(timeout: float = 30.0) -> None:
     """Wait until no call runs or waits in the database threads (tests wait before the test database is
-    flushed, which a write still under way would deadlock)."""
+    flushed, which a write still under way would deadlock; on SQLite the flush fails: "table is locked")."""
     deadline = time.monotonic() + timeout
     with _CALLS:
-        while _running or not _THREADS._work_queue.empty():
+        while (
+            _running or not _THREADS._work_queue.empty() or not SyncToAsync.single_thread_executor._work_queue.empty()
+        ):
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError(f"database calls still under way after {timeout:.0f} s")
