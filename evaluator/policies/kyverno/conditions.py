@@ -9,7 +9,7 @@ from evaluator.cel.memo import exact_key
 
 from . import operators
 from .context import Context
-from .variables import SubstitutionError, substitute_read
+from .variables import SubstitutionError, remembered, substitute_read
 
 
 class ConditionError(Exception):
@@ -102,15 +102,12 @@ def remembered_outcome(ctx: Context, conditions: object) -> tuple[bool, str]:
 
 def _key(conditions: object) -> bytes | None:
     """The conditions' exact form (their pickle), or None when they call a function or reference a
-    pattern; worked out once per conditions object of a policy (kept with it: its id stays its own)."""
-    found = _keys.get(id(conditions))
-    if found is not None and found[0] is conditions:
-        return found[1]
-    key = None if _calls(conditions) else exact_key(conditions)
-    if len(_keys) >= _KEYS_SIZE:
-        _keys.clear()
-    _keys[id(conditions)] = (conditions, key)
-    return key
+    pattern; worked out once per conditions object of a policy."""
+    return remembered(conditions, _exact_form, _keys)
+
+
+def _exact_form(conditions: object) -> bytes | None:
+    return None if _calls(conditions) else exact_key(conditions)
 
 
 def _calls(document: object) -> bool:
@@ -146,7 +143,6 @@ def held_for(data: dict, store: OrderedDict[int, tuple[dict, dict]]) -> dict:
 _held_lock = threading.Lock()
 
 
-_KEYS_SIZE = 4096
 # id(data) -> (data, {(conditions' key, operation): ((passed, message), None) or (None, error)})
 _outcomes: OrderedDict[int, tuple[dict, dict]] = OrderedDict()
 _keys: dict[int, tuple[object, bytes | None]] = {}

@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
+from collections.abc import Callable
+from typing import TypeVar
 
 from . import anchors as A
 from .context import Context, ContextError
@@ -15,6 +17,9 @@ REGEX_VARIABLES = re.compile(r"(^|[^\\])(\{\{(?:\{[^{}]*\}|[^{}])*\}\})")
 REGEX_VARIABLE_INIT = re.compile(r"^\{\{(\{[^{}]*\}|[^{}])*\}\}")
 REGEX_REFERENCES = re.compile(r"^\$\(.[^ ]*\)|[^\\]\$\(.[^ ]*\)")
 REGEX_ESCAPED_REFERENCES = re.compile(r"\\\$\(.[^ )]*\)")
+
+
+R = TypeVar("R")
 
 
 class SubstitutionError(Exception):
@@ -86,7 +91,7 @@ def _has_references(document: object) -> bool:
     return isinstance(document, str) and "$(" in document
 
 
-def _remembered(document: object, check, memo: dict[int, tuple[object, bool]]) -> bool:
+def remembered(document: object, check: Callable[[object], R], memo: dict[int, tuple[object, R]]) -> R:
     """`check(document)`, worked out once per map or list of a policy (kept with it, so that its id stays
     its own; a policy's patterns and conditions are read, never changed in place)."""
     if not isinstance(document, (dict, list)):
@@ -107,7 +112,7 @@ _references_memo: dict[int, tuple[object, bool]] = {}
 
 
 def is_plain(document: object) -> bool:
-    return _remembered(document, _plain, _plain_memo)
+    return remembered(document, _plain, _plain_memo)
 
 
 def substitute_read(ctx: Context, document: object) -> object:
@@ -122,7 +127,7 @@ def substitute_all(ctx: Context, document: object) -> object:
     """SubstituteAll: references first, then variables. Raises SubstitutionError."""
     if is_plain(document):
         return _rebuilt(document)
-    if _remembered(document, _has_references, _references_memo):
+    if remembered(document, _has_references, _references_memo):
         document = _traverse(document, _substitute_references)
     return _traverse(document, lambda v, p, r: _substitute_variables(ctx, v, p))
 
