@@ -45,8 +45,8 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import NamedTuple
 from multiprocessing.reduction import ForkingPickler
+from typing import NamedTuple
 
 from django.conf import settings
 from django.core.signals import setting_changed

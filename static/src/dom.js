@@ -97,7 +97,6 @@ export function jsonBlock(title, value, { open = false, testid } = {}) {
     copyButton(() => text));
 }
 
-/** Debounce: run `fn` once `ms` after the last call. `.flush()` runs it now, `.cancel()` drops it. */
 /** Handle a form in the page: these forms have no action, and a native submit would reload the page with the
  *  choices in its URL and the chosen files lost. Their submit buttons are served disabled (`data-needs-script`)
  *  so a click before this module ran does nothing (nor does Enter: a disabled default button blocks implicit
@@ -110,6 +109,7 @@ export function onSubmit(form, handler) {
   for (const button of form.querySelectorAll("[data-needs-script]")) button.disabled = false;
 }
 
+/** Debounce: run `fn` once `ms` after the last call. `.flush()` runs it now, `.cancel()` drops it. */
 export function debounce(fn, ms) {
   let timer = null;
   let lastArgs = [];
