@@ -11,9 +11,10 @@ This bench replays the jobs those workers get, in this process and in the same o
 set-up (`jobs.warm_up`, the idle collector) and its arguments and answers pickled as the pool sends them:
 `--projects` projects (forks of `workshop-reference`), each alternating a policy edit (a new document set: load,
 six requests, type checks) and a request edit (one request), interleaved at random (seeded). It reports the CPU
-per edit twice: jobs back to back (`hot`: the work, steady to a few per cent between runs, for comparing two
-trees) and with `--gap-ms` of sleep before each job (`paced`: ws_bench's pace, the machine's wake-up cost
-included). Medians of `--rounds` rounds.
+per edit twice: jobs back to back (`hot`: the work itself, with no server or clients beside it) and with
+`--gap-ms` of sleep before each job (`paced`: ws_bench's pace, the machine's wake-up cost included). Medians of
+`--rounds` rounds, the two kinds alternated so that a drift of the machine touches both alike; compare two trees
+by alternating whole runs too (the medians of one tree moved by up to 10% between runs on a VM).
 
 Target: hot <= 3 ms an edit (half of the issue's 6 ms an edit for the server and its workers together).
 """
