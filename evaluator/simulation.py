@@ -249,7 +249,7 @@ class Simulation:
             result = admission_result(request, [], document_errors, request_errors, exempt, now, full)
             result.update(keys, typeChecking=None, defaulted=defaulted)
             return result
-        context = RequestContext(request, self._authorizers, trace=trace, full=full, now=now)
+        context = RequestContext(request, self._authorizers, trace=trace, full=full, now=now, origin=read.origin)
         phases: list[dict[str, Any]] = []
         ran, final = self._through_chain(request, context, phases)
         outcomes = [outcome for _, outcome in ran]

@@ -36,3 +36,12 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip_postgres)
         if "browser" in item.keywords and not has_browser:
             item.add_marker(skip_browser)
+
+
+@pytest.fixture(autouse=True)
+def _no_dispatch_kept_by_an_earlier_test():
+    """Every test starts with no policy dispatch kept for reuse (evaluator/policies/validating/reuse.py): a test
+    that patches the engine, or counts what it runs, must see it run."""
+    from evaluator.policies.validating import reuse
+
+    reuse.clear()

@@ -157,6 +157,9 @@ class RequestContext:
     full: bool = True  # False: only the verdict matters (no audit Event etc.)
     now: dt.datetime | None = None
     reinvocation: Reinvocation = field(default_factory=Reinvocation)
+    # What `original` was read from when it was remembered (read_request's entry, standing for its content;
+    # None otherwise): a kind may keep what it made of the request under it while the request is `original`.
+    origin: Any = None
 
 
 @dataclass

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from evaluator.admission import parsed_texts
@@ -37,6 +37,9 @@ class ReadRequest:
     request: dict[str, Any] | None = None
     defaulted: dict[str, list[str]] | None = None
     mapper: Any = None  # held, so that the mapper whose id is in the key is never another one
+    # A run's copy: the remembered entry it was made from, which stands for the request's content (its key is
+    # all the request depends on): what a kind keeps of a request may be kept under it.
+    origin: ReadRequest | None = field(default=None, compare=False)
 
     def private(self) -> ReadRequest:
         """A copy for one run: nothing in it is shared with another run's."""
@@ -45,6 +48,7 @@ class ReadRequest:
             [dict(error) for error in self.errors],
             copied(self.request),
             {side: list(paths) for side, paths in (self.defaulted or {}).items()},
+            origin=self,
         )
 
 

@@ -24,6 +24,7 @@ from evaluator.admission.dispatcher import BindingTuples, PolicyDispatcher
 from evaluator.admission.evaluation import Inputs
 from evaluator.admission.params import param_key
 from evaluator.k8s.kinds import VALIDATING_BINDING, VALIDATING_POLICY
+from evaluator.policies.validating import reuse
 from evaluator.policies.validating.compiler import CompiledPolicy, compile_policy
 from evaluator.policies.validating.lean import LeanTuple, lean_tuple
 from evaluator.policies.validating.records import (
@@ -77,6 +78,20 @@ class CompileCache:
         self._meta: dict[int, tuple[Mapping, tuple[str, list[str], str]]] = {}
         self._bindings: dict[int, _BindingMeta] = {}
         self._uses_request: bool | None = None
+        self._cluster_key: tuple[bytes | None] | None = None  # reuse.cluster_key, once
+        self._policy_keys: dict[int, tuple[Mapping, bytes | None]] = {}
+
+    def cluster_key(self) -> bytes | None:
+        if self._cluster_key is None:
+            self._cluster_key = (reuse.cluster_key(self.tuples.cluster),)
+        return self._cluster_key[0]
+
+    def policy_key(self, policy: Mapping, bindings: list[Mapping]) -> bytes | None:
+        """`reuse.policy_key`, once per policy (its bindings are the document set's, fixed with it)."""
+        hit = self._policy_keys.get(id(policy))
+        if hit is None or hit[0] is not policy:
+            hit = self._policy_keys[id(policy)] = (policy, reuse.policy_key(policy, bindings))
+        return hit[1]
 
     def uses_request(self) -> bool:
         """Whether any bound policy's expression names `request`: if none does, no request gets a CEL
@@ -166,6 +181,9 @@ class Dispatcher:
         self.cluster = cluster
         self.trace = trace
         self.authorizer_factory = authorizer_factory
+        # What the request was read from, when that stands for it (the caller sets it, as the factory): a
+        # policy's dispatch is then reused where nothing it depends on changed (validating/reuse.py).
+        self.origin: Any = None
         self.cache = cache or CompileCache(cluster)
         self._authorizers: tuple[Any, Any] | None = None
         self._views: act.RequestViews | None = None
@@ -177,9 +195,20 @@ class Dispatcher:
         out = DispatchResult()
         self._authorizers = None
         try:
+            part = reuse.request_part(self.origin, self.cache.cluster_key(), self.trace)
             for policy, bindings in self.cache.tuples.hooks():
                 try:
+                    policy_part = None if part is None else self.cache.policy_key(policy, bindings)
+                    if part is None or policy_part is None:
+                        self._dispatch_policy(policy, bindings, request, out)
+                        continue
+                    kept = reuse.find(part, policy_part, out.warnings)
+                    if kept is not None:
+                        reuse.replay(kept, out)
+                        continue
+                    before = reuse.mark(out)
                     self._dispatch_policy(policy, bindings, request, out)
+                    reuse.keep(part, policy_part, before, out)
                 except Exception as exc:  # our bug: fail this policy as the server fails on unexpected errors
                     out.policies.append(
                         self._config_error(out, policy, None, f"internal error: {type(exc).__name__}: {exc}")

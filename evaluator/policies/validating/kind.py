@@ -114,10 +114,13 @@ class ValidatingAdmissionPolicies:
     def evaluate(self, request: Mapping[str, Any], context: RequestContext) -> KindOutcome:
         dispatcher = self._dispatcher(context.trace)
         dispatcher.authorizer_factory = context.authorizers
+        # a request no mutation changed stands for itself by what it was read from (validating/reuse.py)
+        dispatcher.origin = context.origin if request is context.original else None
         try:
             outcome = dispatcher.dispatch(request)
         finally:  # the factory refers to the simulation, which holds this kind: no cycle is left behind
             dispatcher.authorizer_factory = None
+            dispatcher.origin = None
         return KindOutcome(
             records=outcome.policies,
             denial=_denial(context.original, outcome),
