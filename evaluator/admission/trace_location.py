@@ -48,6 +48,14 @@ def row_path(spec: Mapping[str, Any], section: str, row: Mapping[str, Any]) -> s
     return None
 
 
+def needs_locating(record: Mapping[str, Any]) -> bool:
+    """Whether `locate_traces` changes this record (an error of its own, or a trace row with one)."""
+    trace = record.get("trace")
+    if trace is None or not (type(trace) is dict or isinstance(trace, Mapping)):
+        return False
+    return bool(record.get("error")) or _has_error(trace)
+
+
 def _has_error(trace: Mapping[str, Any]) -> bool:
     """`_error_rows` has one (written out: it runs for every record of every traced request)."""
     for rows in trace.values():
@@ -72,11 +80,9 @@ def locate_traces(policies: list[dict], find_document: Callable[[str, str], Any]
     with an error; ``find_document(kind, name)`` gives the policy's loaded document or None. The records
     are one kind's (`kind`: its name, for records that do not say theirs)."""
     for record in policies:
-        trace = record.get("trace")
-        if trace is None or not (type(trace) is dict or isinstance(trace, Mapping)):
-            continue
-        if not (record.get("error") or _has_error(trace)):
+        if not needs_locating(record):
             continue  # the common case: nothing to locate, no document to look up
+        trace = record["trace"]
         document = find_document(record.get("kind") or kind, record.get("policy") or "")
         _locate_rows(trace, document)
         if record.get("error") and not record.get("hint"):

@@ -201,14 +201,10 @@ class Dispatcher:
                     policy_part = None if part is None else self.cache.policy_key(policy, bindings)
                     if part is None or policy_part is None:
                         self._dispatch_policy(policy, bindings, request, out)
-                        continue
-                    kept = reuse.find(part, policy_part, out.warnings)
-                    if kept is not None:
-                        reuse.replay(kept, out)
-                        continue
-                    before = reuse.mark(out)
-                    self._dispatch_policy(policy, bindings, request, out)
-                    reuse.keep(part, policy_part, before, out)
+                    else:
+                        self._dispatch_reusing(
+                            reuse.look_up(part, policy_part, out.warnings), policy, bindings, request, out
+                        )
                 except Exception as exc:  # our bug: fail this policy as the server fails on unexpected errors
                     out.policies.append(
                         self._config_error(out, policy, None, f"internal error: {type(exc).__name__}: {exc}")
@@ -226,6 +222,20 @@ class Dispatcher:
             failures = out.validation_failures[:MAX_VALIDATION_FAILURES]
             out.audit_annotations[VALIDATION_FAILURE_KEY] = _go_json(failures)
         return out
+
+    def _dispatch_reusing(
+        self, lookup: reuse.Lookup, policy: Mapping, bindings: list[Mapping], request: Mapping, out: DispatchResult
+    ) -> None:
+        """The policy's dispatch replayed when it is kept; else made, and kept if it was made once before."""
+        if lookup.kept is not None:
+            reuse.replay(lookup.kept, out)
+        elif not lookup.seen:
+            self._dispatch_policy(policy, bindings, request, out)
+            reuse.made_once(lookup)
+        else:
+            before = reuse.mark(out)
+            self._dispatch_policy(policy, bindings, request, out)
+            reuse.keep(lookup, before, out)
 
     # -- one policy -------------------------------------------------------------------------------
     def _config_error(self, out: DispatchResult, policy: Mapping, binding: Mapping | None, error: str) -> dict:

@@ -15,8 +15,8 @@ nothing cost more than the reuse saved.
 
 It is a shortcut (off under `shortcuts.off()`, which the property tests compare it with), and only for traced
 runs: the live editor's and REST's, where one request meets the same policies again and again. Nothing is
-kept that may not recur: a dispatch that raised, or whose records hold an error (a wall-clock guard's timeout
-depends on the machine's load, and an error's place in the documents is filled in after the dispatch), and no
+kept that may not recur: a dispatch that raised, or whose records hold an error that is placed in the documents
+after the dispatch (a wall-clock guard's timeout, which depends on the machine's load, is one), and no
 policy whose params are themselves policies or bindings (left out of the cluster's key), nor a cluster with
 CRDs (its REST mapping is made per document set).
 """
@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 
 from evaluator import shortcuts
 from evaluator.admission.cluster import ClusterIndex, group_version
+from evaluator.admission.trace_location import needs_locating
 from evaluator.cel.memo import RecentMemo, exact_key
 from evaluator.cel.versions import active_version
 from evaluator.k8s.kinds import ADMISSION_GROUP, VALIDATING_BINDING, VALIDATING_POLICY
@@ -106,16 +107,27 @@ def request_part(origin: Any, cluster: bytes | None, trace: bool) -> RequestPart
     return RequestPart((cluster, id(origin), active_version()), origin)
 
 
-def _key(part: RequestPart, policy: bytes, warnings: list[str]) -> tuple:
-    return (part.key, policy, tuple(warnings))
+class Lookup(NamedTuple):
+    """A policy's dispatch looked up: its key, the request's origin, and what is kept (a pickled Added, or
+    None) or whether it was made once before."""
+
+    key: tuple
+    origin: Any
+    kept: bytes | None
+    seen: bool
 
 
-def find(part: RequestPart, policy: bytes, warnings: list[str]) -> bytes | None:
-    """The kept dispatch, or None (not kept yet: then `keep` it)."""
-    found = _ADDED.find(_key(part, policy, warnings))
-    if found is None or found[0] is not part.origin or found[1] is _SEEN:
-        return None
-    return found[1]
+def look_up(part: RequestPart, policy: bytes, warnings: list[str]) -> Lookup:
+    key = (part.key, policy, tuple(warnings))
+    found = _ADDED.find(key)
+    if found is None or found[0] is not part.origin:
+        return Lookup(key, part.origin, None, False)
+    return Lookup(key, part.origin, None if found[1] is _SEEN else found[1], True)
+
+
+def made_once(lookup: Lookup) -> None:
+    """Mark the dispatch made for the first time (what it added is kept only if it is made again)."""
+    _ADDED.keep(lookup.key, (lookup.origin, _SEEN))
 
 
 def mark(out: Any) -> Mark:
@@ -128,16 +140,12 @@ def mark(out: Any) -> Mark:
     )
 
 
-def keep(part: RequestPart, policy: bytes, before: Mark, out: Any) -> None:
-    """Mark the dispatch made once; keep what it added to `out` since `before` the second time, pickled: each
-    replay unpickles copies of its own (the result's records are changed later)."""
-    key = _key(part, policy, out.warnings[: before.warnings])
-    seen = _ADDED.find(key)
-    if seen is None or seen[0] is not part.origin:
-        _ADDED.keep(key, (part.origin, _SEEN))
-        return
+def keep(lookup: Lookup, before: Mark, out: Any) -> None:
+    """Keep what the dispatch added to `out` since `before`, pickled: each replay unpickles copies of its own
+    (the result's records are changed later). Not kept: records that `locate_traces` changes afterwards (an
+    error, placed in this document set's documents; a wall-clock timeout is one)."""
     records = out.policies[before.policies :]
-    if any(_has_error(record) for record in records):
+    if any(needs_locating(record) for record in records):
         return
     annotations = [
         (name, value)
@@ -156,7 +164,7 @@ def keep(part: RequestPart, policy: bytes, before: Mark, out: Any) -> None:
     except Exception:  # a value pickle refuses: not kept
         return
     if len(kept) <= MAX_KEPT_BYTES:
-        _ADDED.keep(key, (part.origin, kept))
+        _ADDED.keep(lookup.key, (lookup.origin, kept))
 
 
 def replay(kept: bytes, out: Any) -> None:
@@ -177,14 +185,3 @@ def clear() -> None:
 def _is_hook(doc: Mapping) -> bool:
     found = group_version(doc.get("apiVersion"))
     return found is not None and found[0] == ADMISSION_GROUP and doc.get("kind") in _HOOK_KINDS
-
-
-def _has_error(record: Mapping) -> bool:
-    if record.get("error") is not None or record.get("outcome") == "error":
-        return True
-    trace = record.get("trace")
-    if isinstance(trace, Mapping):
-        for rows in trace.values():
-            if isinstance(rows, list) and any(isinstance(row, Mapping) and row.get("error") for row in rows):
-                return True
-    return False
