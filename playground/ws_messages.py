@@ -14,6 +14,7 @@ from typing import Any
 from rest_framework.serializers import Serializer
 
 from playground.api.strict import validated_message
+from playground.collab.changes import nul_passes
 from playground.core import edge, limits
 from playground.core.errors import ServiceError
 
@@ -34,7 +35,7 @@ def parse_client_message(
             raise ServiceError("invalid_json", "a binary message must be UTF-8 JSON") from None
     if len(text_data) > limits.document_limit() + TOO_LARGE_SLACK:
         raise ServiceError("too_large", "message is larger than the document limit", 413)
-    message = edge.loads(text_data)
+    message = edge.loads(text_data, nul_passes)
     if not isinstance(message, dict):
         raise ServiceError("invalid_message", "a message must be a JSON object")
     if messages is None:

@@ -16,7 +16,7 @@ from playground.collab import changes as change_sets
 from playground.collab.changes import ChangeSet
 from playground.collab.rebase import Update, rebase
 from playground.models import Document, Project, SampleRequest, TextChange
-from playground.core import limits
+from playground.core import edge, limits
 from playground.core.errors import ServiceError, not_found
 from playground.core.access import authorize
 from playground.core.items import item_dict
@@ -110,8 +110,24 @@ def _applying(base: int, pushed: list[Update], stored: text_save.Stored) -> tupl
     if base != stored.collab_version or (kept % PRUNE_EVERY == 0 and kept > HISTORY_KEPT):
         raise text_save.Fallback
     saved = _applied(stored.text, pushed)
-    limits.check_text(saved, stored.name)
+    _check_saveable(saved, stored.name)
     return saved, [(update.changes.to_json(), update.client_id) for update in pushed]
+
+
+def _check_saveable(text: str, name: str) -> None:
+    """The text a push makes can be saved: within the size limit, and with no NUL (PostgreSQL cannot store
+    it). A push whose text holds one is refused, placed where the NUL is; the editor keeps it as typed, and
+    the push that removes it saves everything typed meanwhile (`changes.nul_passes`)."""
+    limits.check_text(text, name)
+    if "\x00" in text:
+        line, column = edge.unstorable_at(text) or (None, None)
+        raise ServiceError(
+            "invalid_request",
+            f"{name}: {edge.NUL_PROBLEM}; it is not saved, nor anything typed after it, until the NUL is removed",
+            document=name,
+            line=line,
+            column=column,
+        )
 
 
 def text_after(text: str, updates) -> str | None:
@@ -119,9 +135,10 @@ def text_after(text: str, updates) -> str | None:
     known before the save, so its evaluation can start meanwhile. None when they do not apply to `text` (the
     push itself then says why)."""
     try:
-        return _applied(text, _updates(updates))
+        after = _applied(text, _updates(updates))
     except (ServiceError, ValueError, TypeError, KeyError, IndexError):
         return None
+    return None if "\x00" in after else after  # such a push is refused
 
 
 def _push(project_id, token, target, model, item_id, base, pushed: list[Update]) -> dict:
@@ -147,7 +164,7 @@ def _push(project_id, token, target, model, item_id, base, pushed: list[Update])
         saved = [{"changes": update.changes.to_json(), "clientID": update.client_id} for update in added]
         if added:
             item.text = change_sets.from_units(text)
-            limits.check_text(item.text, item.name)
+            _check_saveable(item.text, item.name)
             project.version += 1
             project.save(update_fields=["version", "updated"])
             first = item.collab_version + 1

@@ -15,9 +15,18 @@ replaces n units with the lines joined by "\\n".
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from typing import Any
+
 from playground.core.errors import ServiceError
 
 MAX_SECTIONS = 100_000
+# What a change stores and sends in place of a NUL, which PostgreSQL cannot store: one UTF-16 unit, as NUL
+# is, so every position stays where it was. A text holding a NUL is never saved (authority.push refuses it),
+# so this is only ever seen between a NUL typed and its removal, in the changes of one push.
+NUL_STAND_IN = "\ufffd"
+_INSERTED_LINE = re.compile(r"updates\[\d+\]\.changes\[\d+\]\[[1-9]\d*\]")
 
 
 def invalid(message: str) -> ServiceError:
@@ -50,6 +59,17 @@ def from_units(text: str) -> str:
 def length(text: str) -> int:
     """The text's length as CodeMirror counts it (UTF-16 code units)."""
     return len(units(text))
+
+
+def _inserted_line(path: str) -> bool:
+    return _INSERTED_LINE.fullmatch(path) is not None
+
+
+def nul_passes(message: Any) -> Callable[[str], bool] | None:
+    """For the input checks (`core.edge`): a push's inserted lines may hold NUL. A NUL pasted and deleted
+    again within one push must not make the push, and with it everything typed after it, unsaveable; a text
+    that still holds one is refused by the authority, placed at its line and column."""
+    return _inserted_line if isinstance(message, dict) and message.get("type") == "push" else None
 
 
 def check(changes) -> list:
@@ -94,6 +114,7 @@ class ChangeSet:
         return cls(sections, inserted)
 
     def to_json(self) -> list:
+        """The change set's JSON as stored and sent: a NUL inserted is written as NUL_STAND_IN."""
         parts: list = []
         for index in range(0, len(self.sections), 2):
             size, ins = self.sections[index], self.sections[index + 1]
@@ -102,7 +123,7 @@ class ChangeSet:
             elif ins == 0:
                 parts.append([size])
             else:
-                parts.append([size, *from_units(self._inserted(index >> 1)).split("\n")])
+                parts.append([size, *from_units(self._inserted(index >> 1)).replace("\x00", NUL_STAND_IN).split("\n")])
         return parts
 
     def _inserted(self, index: int) -> str:

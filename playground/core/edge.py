@@ -9,6 +9,7 @@ client gets a 400 in the one error shape, never a 500 or a dropped socket.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from evaluator.k8s.json_kinds import json_kind
@@ -24,10 +25,13 @@ def invalid(message: str, path: str | None = None, code: str = "invalid_request"
     return ServiceError(code, f"{path}: {message}" if path else message, 400, path=path)
 
 
+NUL_PROBLEM = "contains a NUL character"
+
+
 def text_problem(value: str) -> str | None:
     """Why a string cannot be stored, or None."""
     if "\x00" in value:
-        return "contains a NUL character"
+        return NUL_PROBLEM
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
@@ -35,13 +39,31 @@ def text_problem(value: str) -> str | None:
     return None
 
 
+def unstorable_at(value: str) -> tuple[int, int] | None:
+    """(line, column), both from 1, of the first character of `value` that cannot be stored; None if none."""
+    for offset, character in enumerate(value):
+        if character == "\x00" or "\ud800" <= character <= "\udfff":
+            line = value.count("\n", 0, offset) + 1
+            return line, offset - (value.rfind("\n", 0, offset) + 1) + 1
+    return None
+
+
+def text_error(value: str, path: str | None = None, code: str = "invalid_request") -> ServiceError | None:
+    """The error for a string that cannot be stored, placed at its first such character; None if it can be."""
+    problem = text_problem(value)
+    if problem is None:
+        return None
+    line, column = unstorable_at(value) or (None, None)
+    return ServiceError(code, f"{path}: {problem}" if path else problem, 400, path=path, line=line, column=column)
+
+
 def check_text(value: Any, path: str) -> str:
     """A string fit for the database; raises otherwise."""
     if not isinstance(value, str):
         raise invalid(f"must be a string, not {json_type(value)}", path)
-    problem = text_problem(value)
-    if problem:
-        raise invalid(problem, path)
+    error = text_error(value, path)
+    if error is not None:
+        raise error
     return value
 
 
@@ -62,9 +84,7 @@ def json_type(value: Any) -> str:
 
 
 def _scalar_problem(item: Any) -> str | None:
-    """What is wrong with a leaf value (strings, numbers; booleans and null are always fine)."""
-    if isinstance(item, str):
-        return text_problem(item)
+    """What is wrong with a leaf value other than a string (numbers; booleans and null are always fine)."""
     if isinstance(item, bool) or item is None:
         return None
     if isinstance(item, int):
@@ -87,8 +107,9 @@ def _children(item: Any, where: str) -> list[tuple[Any, str]]:
     return members
 
 
-def check_json(value: Any, path: str = "") -> Any:
-    """Walk parsed JSON (iteratively: depth is what is being checked) and raise on the first bad value."""
+def check_json(value: Any, path: str = "", nul_passes: Callable[[str], bool] | None = None) -> Any:
+    """Walk parsed JSON (iteratively: depth is what is being checked) and raise on the first bad value. A string
+    at a path `nul_passes` accepts may hold NUL characters: its owner stores it only without them."""
     stack = [(value, path, 0)]
     while stack:
         item, where, depth = stack.pop()
@@ -96,6 +117,13 @@ def check_json(value: Any, path: str = "") -> Any:
             raise invalid(f"nested more than {MAX_DEPTH} levels deep", where or None)
         if isinstance(item, (dict, list)):
             stack.extend((child, at, depth + 1) for child, at in _children(item, where))
+            continue
+        if isinstance(item, str):
+            if nul_passes is not None and "\x00" in item and nul_passes(where):
+                item = item.replace("\x00", "")
+            error = text_error(item, where or None)
+            if error is not None:
+                raise error
             continue
         problem = _scalar_problem(item)
         if problem:
@@ -107,8 +135,9 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not valid JSON")
 
 
-def loads(text: str) -> Any:
-    """Parse and check JSON text; ServiceError ``invalid_json`` with line and column when it is not JSON."""
+def loads(text: str, nul_passes: Callable[[Any], Callable[[str], bool] | None] | None = None) -> Any:
+    """Parse and check JSON text; ServiceError ``invalid_json`` with line and column when it is not JSON.
+    `nul_passes(value)` may name, for the parsed value, the paths whose strings may hold NUL (`check_json`)."""
     try:
         value = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
@@ -117,4 +146,4 @@ def loads(text: str) -> Any:
         raise ServiceError("invalid_json", f"invalid JSON: nested more than {MAX_DEPTH} levels deep") from None
     except ValueError as exc:  # NaN/Infinity, or an integer of more than 4,300 digits
         raise ServiceError("invalid_json", f"invalid JSON: {exc}") from None
-    return check_json(value)
+    return check_json(value, nul_passes=nul_passes(value) if nul_passes is not None else None)

@@ -54,13 +54,15 @@ export class CollabSync {
     return true;
   }
 
-  /** The server refused our push with an error (rate, size, a dropped worker): nothing was saved; the
-   * changes stay unsent and are pushed again after a pause. */
-  failed(clientSeq) {
+  /** The server refused our push with an error: nothing was saved, and the changes stay unsent. One that may
+   * pass later (rate, a dropped worker) is pushed again after a pause; one refused for what the text holds
+   * (a NUL, the size limit: a 4xx other than 429) waits for the next change typed here, which may mend it. */
+  failed(clientSeq, error) {
     if (!this.inflight || clientSeq !== this.inflightSeq) return false;
     this.inflight = false;
     clearTimeout(this.retry);
-    this.retry = setTimeout(() => this.push(), 500);
+    const status = error?.status;
+    if (!(status >= 400 && status < 500 && status !== 429)) this.retry = setTimeout(() => this.push(), 500);
     return true;
   }
 

@@ -250,8 +250,9 @@ export class LiveProject {
         indicators.viewers(message.count);
         break;
       case "error": {
-        if (message.clientSeq != null && this.pending.delete(message.clientSeq)) indicators.saved("error", this.version);
-        for (const sync of this.syncs.values()) sync.failed(message.clientSeq);
+        let refused = message.clientSeq != null && this.pending.delete(message.clientSeq);
+        for (const sync of this.syncs.values()) refused = sync.failed(message.clientSeq, message.error) || refused;
+        if (refused) indicators.saved("error", this.version);
         if (message.clientSeq != null) this.feedback.dropped(message.clientSeq);
         else this.feedback.release(); // an evaluation that failed: no answer is coming
         if (message.error?.code === "not_found") this.dropGone();

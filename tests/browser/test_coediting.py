@@ -104,3 +104,38 @@ def test_an_edit_link_gives_another_browser_the_edit_right_and_revoking_takes_it
     finally:
         owner_context.close()
         other_context.close()
+
+
+def test_a_nul_typed_is_refused_where_it_is_and_once_removed_everything_typed_since_is_saved(browser, server_url, api):
+    """PostgreSQL cannot store a NUL. The push that holds one is refused with its line and column and the page
+    says it did not save (it used to retry the same push forever: nothing typed after the NUL was ever saved);
+    deleting the NUL saves everything, and the co-editor ends with the same text."""
+    status, created = api("POST", "/api/v1/projects", project_body(title="NUL"))
+    assert status == 201
+    first_context, first = open_with_token(browser, server_url, created, "Ada")
+    second_context, second = open_with_token(browser, server_url, created, "Grace")
+    try:
+        lines = request_text(first).count("\n")
+        type_at_end(first, "\n# a")
+        first.keyboard.insert_text("\x00")
+        first.keyboard.type("b", delay=15)
+        expect(first.locator("#save-state")).to_have_attribute("data-state", "error")
+        toast = first.locator(".toast-error").last
+        expect(toast).to_contain_text(f"(line {lines + 2}, column 4)")
+        expect(toast).to_contain_text("contains a NUL character")
+        first.keyboard.type("\n# typed after it", delay=15)
+        expect(first.locator("#save-state")).to_have_attribute("data-state", "error")
+        status, project = api("GET", f"/api/v1/projects/{created['id']}")
+        assert "# typed after it" not in project["requests"][0]["text"]
+        for _ in range(len("b\n# typed after it")):  # back to just after the NUL, and delete it
+            first.keyboard.press("ArrowLeft")
+        first.keyboard.press("Backspace")
+        expect(first.locator("#save-state")).to_have_attribute("data-state", "saved")
+        status, project = api("GET", f"/api/v1/projects/{created['id']}")
+        saved = project["requests"][0]["text"]
+        assert saved.endswith("\n# ab\n# typed after it") and saved == request_text(first)
+        expect(editor(second, "request", 0)).to_contain_text("# typed after it")
+        assert request_text(second) == saved
+    finally:
+        first_context.close()
+        second_context.close()

@@ -61,6 +61,31 @@ def test_text_must_be_storable():
     assert (error.message, error.path) == ("title: contains a NUL character", "title")
 
 
+def test_an_unstorable_character_is_placed_at_its_line_and_column():
+    error = ws_refusal({"type": "edit", "target": "request", "id": 1, "text": "a: 1\nb: x\x00y\n"})
+    assert (error.message, error.path, error.line, error.column) == ("text: contains a NUL character", "text", 2, 5)
+    error = ws_refusal({"type": "edit", "target": "request", "id": 1, "text": "\n\n  \ud800"})
+    assert (error.path, error.line, error.column) == ("text", 3, 3)
+    assert "lone surrogate" in error.message
+
+
+PUSH = {"type": "push", "target": "document", "id": 1, "version": 0, "clientSeq": 1}
+
+
+def test_a_push_may_carry_a_nul_in_what_it_inserts_and_nowhere_else():
+    """A NUL typed and deleted again within one push must not make everything typed after it unsaveable: the
+    authority refuses a text that still holds one (collab/authority.py), and stores U+FFFD in its history."""
+    changes = [5, [0, "a\x00b", ""]]
+    message = parse_client_message(json.dumps({**PUSH, "updates": [{"changes": changes, "clientID": "c"}]}), None)
+    assert message["updates"][0]["changes"] == changes
+    error = ws_refusal({**PUSH, "updates": [{"changes": changes, "clientID": "c\x00"}]})
+    assert error.path == "updates[0].clientID"
+    error = ws_refusal({**PUSH, "updates": [{"changes": [5, [0, "\ud800"]], "clientID": "c"}]})
+    assert "lone surrogate" in error.message  # no stand-in keeps a position for half a character
+    error = ws_refusal({"type": "edit", "target": "document", "id": 1, "text": "x", "updates": [[0, [0, "\x00"]]]})
+    assert error.path is not None and "NUL" in error.message
+
+
 def test_text_is_kept_exactly_as_typed():
     assert validated(RequestInSerializer, {"name": "", "text": "  a: 1\n\n"}) == {"name": "", "text": "  a: 1\n\n"}
 

@@ -3,6 +3,7 @@
 import pytest
 
 from playground.collab import authority
+from playground.collab import changes as change_sets
 from playground.models import TextChange
 from playground.services import document_service, project_service
 from playground.core.errors import ServiceError
@@ -127,3 +128,40 @@ def test_deleting_a_text_forgets_its_history(project):
     push(project, 0, [5, [0, "1"]])
     document_service.delete_item(project_id=project_id, token=token, target="document", item_id=doc)
     assert not TextChange.objects.exists()
+
+
+# -- a NUL typed and removed again (PostgreSQL cannot store it) ---------------------------------------------
+
+
+def test_a_push_whose_text_holds_a_nul_is_refused_where_the_nul_is(project):
+    with pytest.raises(ServiceError) as refused:
+        push(project, 0, [5, [0, "", "b\x00c"]])
+    error = refused.value
+    assert (error.code, error.status, error.document, error.line, error.column) == (
+        "invalid_request",
+        400,
+        "a.yaml",
+        2,
+        2,
+    )
+    assert "contains a NUL character" in error.message and "until the NUL is removed" in error.message
+    assert project_service.project_state(project[0])["documents"][0]["text"] == "hello"
+    assert not TextChange.objects.exists()
+
+
+@pytest.mark.parametrize("late", [False, True], ids=["newest version", "rebased"])
+def test_a_nul_removed_within_the_push_saves_everything_typed_and_the_history_holds_a_stand_in(project, late):
+    """Typed after a NUL, then the NUL deleted: one push of three changes. The history stores U+FFFD for the NUL
+    (one UTF-16 unit, as the NUL), so a co-editor replaying it ends with the saved text."""
+    if late:
+        push(project, 0, [[0, ">"], 5], client="other")
+    answer = push(project, 0, [5, [0, "\x00"]], [6, [0, " world"]], [5, [1], 6], client="me")
+    assert answer["accepted"] and answer["item"]["text"] == (">hello world" if late else "hello world")
+    mine = [u["changes"] for u in answer["updates"] if u["clientID"] == "me"]
+    assert mine[0] == ([6, [0, "\ufffd"]] if late else [5, [0, "\ufffd"]])
+    stored = list(TextChange.objects.order_by("version").values_list("changes", flat=True))
+    assert "\x00" not in repr(stored) and "\ufffd" in repr(stored)
+    replayed = "hello"
+    for changes in stored:
+        replayed = change_sets.apply(replayed, changes)
+    assert replayed == answer["item"]["text"]
