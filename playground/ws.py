@@ -43,7 +43,7 @@ from rest_framework.serializers import Serializer
 from playground.core import drain, json_text, metrics, outage
 from playground.core.errors import ServiceError, forbidden
 from playground.core.rate_limit import TokenBucket
-from playground.ws_messages import client_seq, error_message, internal_error, parse_client_message
+from playground.ws_messages import client_seq, error_message, internal_error, parse_client_message, refused_seq
 
 logger = logging.getLogger(__name__)
 
@@ -280,7 +280,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
                 raise forbidden()
             await getattr(self, self.handlers[kind])(message)
         except ServiceError as exc:
-            await self.send_error(exc, client_seq(message))
+            await self.send_error(exc, client_seq(message) if message else refused_seq(text_data, bytes_data))
         except Exception as exc:
             if outage.is_outage(exc):
                 await self.close_unavailable(exc, client_seq(message))

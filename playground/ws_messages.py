@@ -8,6 +8,8 @@ names the field and never reaches a service or the database.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -45,6 +47,23 @@ def parse_client_message(
         shown = kind if isinstance(kind, str) else edge.json_type(kind)
         raise ServiceError("invalid_message", f"unknown message type {shown!r}", path="type")
     return validated_message(messages[kind], message, code="invalid_message")
+
+
+_TRAILING_SEQ = re.compile(r'"clientSeq"\s*:\s*(\d{1,15})\s*}\s*$')
+
+
+def refused_seq(text_data: str | None, bytes_data: bytes | None) -> int | None:
+    """The clientSeq of a message refused before it was read (too large, unstorable text, a field of the wrong
+    type), so its answer names it: the page waits for the answer to a push before it pushes again. A message
+    too large to read is only looked at where the page puts the seq, at its end."""
+    text = text_data if text_data is not None else (bytes_data or b"").decode("utf-8", "replace")
+    if len(text) > limits.document_limit() + TOO_LARGE_SLACK:
+        found = _TRAILING_SEQ.search(text[-64:])
+        return int(found.group(1)) if found else None
+    try:
+        return client_seq(json.loads(text))
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to read
+        return None
 
 
 def client_seq(message: Any) -> int | None:

@@ -71,6 +71,7 @@ class Meta(ProjectPatchSerializer, Message):
 class Push(ItemMessage):
     version = strict.Integer(required=False, allow_null=True)
     updates = strict.Array(required=False, allow_null=True)
+    squashed = strict.Boolean(required=False)
 
 
 class Pull(ItemMessage):

@@ -70,12 +70,15 @@ def _missed(target: str, item_id: int, since: int, current: int) -> list[dict] |
     return [{"changes": c, "clientID": client} for _, c, client in rows]
 
 
-def push(*, project_id: str, token: str | None, target: str, item_id, version, updates) -> dict:
+def push(*, project_id: str, token: str | None, target: str, item_id, version, updates, squashed: bool = False) -> dict:
     """Apply `updates` made on `version` of one text, rebased over the changes made since (`rebase.py`).
     Returns, once committed, {"accepted": True, "item", "version" (the project's), "from": version,
     "collabVersion", "updates": the changes the client missed followed by its own as saved, "added": how many
     of them are new}; or, when the history no longer reaches back to `version`, {"accepted": False, "from",
-    "collabVersion", "reset": True, "text"}."""
+    "collabVersion", "reset": True, "text"}. A `squashed` push (the page's unsent changes as one, after a
+    refusal) is never rebased: one made on an older version gets {"accepted": False, "updates": what it
+    missed}, and the page pushes again on top of them. Its client maps its changes over the missed ones one
+    by one, and mapping a composition can break a tie otherwise; pushed again, nothing is mapped here."""
     model = _model(target)
     item_id = _int(item_id, "id")
     base = _int(version, "version")
@@ -97,7 +100,7 @@ def push(*, project_id: str, token: str | None, target: str, item_id, version, u
             }
     for _attempt in range(3):
         try:
-            return _push(project_id, token, target, model, item_id, base, pushed)
+            return _push(project_id, token, target, model, item_id, base, pushed, squashed)
         except IntegrityError:  # another process saved a change on this version first: rebase over it too
             continue
     return _behind(target, model.objects.get(pk=item_id), base)
@@ -141,7 +144,7 @@ def text_after(text: str, updates) -> str | None:
     return None if "\x00" in after else after  # such a push is refused
 
 
-def _push(project_id, token, target, model, item_id, base, pushed: list[Update]) -> dict:
+def _push(project_id, token, target, model, item_id, base, pushed: list[Update], squashed: bool) -> dict:
     with transaction.atomic():
         try:
             project = Project.objects.select_for_update().get(pk=project_id)
@@ -153,7 +156,7 @@ def _push(project_id, token, target, model, item_id, base, pushed: list[Update])
         except model.DoesNotExist:
             raise not_found(target) from None
         missed = _missed(target, item.pk, base, item.collab_version) if base <= item.collab_version else None
-        if missed is None:
+        if missed is None or (squashed and missed):
             return _behind(target, item, base)
         text = change_sets.units(change_sets.normalise(item.text))
         over = [Update(ChangeSet.from_json(m["changes"]), m["clientID"]) for m in missed]

@@ -52,6 +52,7 @@ class CollabHandlers:
             item_id=item_id,
             version=message.get("version"),
             updates=message.get("updates"),
+            squashed=bool(message.get("squashed")),
         )
         if not answer["accepted"]:  # the history no longer reaches back to the client's version: the text
             await self.send_json(

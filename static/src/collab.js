@@ -10,6 +10,19 @@ import { collab, getClientID, getSyncedVersion, receiveUpdates, sendableUpdates 
 
 const PULL_AFTER_ACK_MS = 300;
 
+/**
+ * Unsent updates as one change (their composition) followed by empty ones: the library confirms its updates by
+ * count, so the count stays; what a later change undid is not sent at all. Only after a refusal, and marked
+ * `squashed`: the server never rebases such a push (a composition mapped over a co-editor's change at the same
+ * spot may break a tie otherwise than its parts, which this client maps in turn) but answers what it missed,
+ * and it goes again on top of that.
+ */
+function squashed(updates) {
+  const composed = updates.reduce((all, u) => all.compose(u.changes), ChangeSet.empty(updates[0].changes.length));
+  const empty = ChangeSet.empty(composed.newLength).toJSON();
+  return updates.map((u, i) => ({ clientID: u.clientID, changes: i === 0 ? composed.toJSON() : empty }));
+}
+
 /** The extensions a co-edited editor needs: the collab state plus the remote cursors. */
 export function collabExtensions(startVersion) {
   return [collab({ startVersion }), remoteCursors];
@@ -28,6 +41,7 @@ export class CollabSync {
     this.inflight = false;
     this.inflightSeq = null; // the clientSeq of the push on its way, to recognise an error answer
     this.retry = null;
+    this.squash = false; // a push was refused for what it carried: send the unsent changes as `squashed` does
     this.cursors = new Map(); // connection → {name, ranges, version}
   }
 
@@ -45,8 +59,10 @@ export class CollabSync {
     if (this.inflight) return false;
     const updates = sendableUpdates(this.host.state());
     if (!updates.length) return false;
+    const squash = this.squash && updates.length > 1;
     const message = { type: "push", target: this.target, id: this.id, version: this.version,
-      updates: updates.map((u) => ({ clientID: u.clientID, changes: u.changes.toJSON() })) };
+      updates: squash ? squashed(updates) : updates.map((u) => ({ clientID: u.clientID, changes: u.changes.toJSON() })) };
+    if (squash) message.squashed = true;
     const seq = this.send(message);
     if (!seq) return false;
     this.inflight = true;
@@ -56,13 +72,15 @@ export class CollabSync {
 
   /** The server refused our push with an error: nothing was saved, and the changes stay unsent. One that may
    * pass later (rate, a dropped worker) is pushed again after a pause; one refused for what the text holds
-   * (a NUL, the size limit: a 4xx other than 429) waits for the next change typed here, which may mend it. */
+   * (a NUL, the size limit: a 4xx other than 429) waits for the next change typed here, which may mend it, and
+   * is then sent squashed: what a later change undid (the NUL deleted, the paste cut) is no longer sent. */
   failed(clientSeq, error) {
     if (!this.inflight || clientSeq !== this.inflightSeq) return false;
     this.inflight = false;
     clearTimeout(this.retry);
     const status = error?.status;
-    if (!(status >= 400 && status < 500 && status !== 429)) this.retry = setTimeout(() => this.push(), 500);
+    if (status >= 400 && status < 500 && status !== 429) this.squash = true;
+    else this.retry = setTimeout(() => this.push(), 500);
     return true;
   }
 
@@ -98,6 +116,7 @@ export class CollabSync {
   /** Our push was saved (committed) by the server; the ack carries it back so the library confirms it. */
   ack(message) {
     this.inflight = false;
+    this.squash = false;
     this.receive(message);
     const expected = message.collabVersion;
     setTimeout(() => {

@@ -139,3 +139,36 @@ def test_a_nul_typed_is_refused_where_it_is_and_once_removed_everything_typed_si
     finally:
         first_context.close()
         second_context.close()
+
+
+def test_a_push_refused_for_what_it_carries_is_sent_squashed_once_mended(browser, server_url, api):
+    """A lone surrogate (half a character, no UTF-8 form) cannot be typed but can come in with a paste; the
+    server refuses it wherever it is. The page used to push the same changes again forever (and, as the
+    refusal named no clientSeq, waited for an answer that never came): once the half character is deleted,
+    the unsent changes go as one change and everything typed is saved."""
+    status, created = api("POST", "/api/v1/projects", project_body(title="Surrogate"))
+    assert status == 201
+    context, page = open_with_token(browser, server_url, created, "Ada")
+    try:
+        type_at_end(page, "\n# x")
+        expect(page.locator("#save-state")).to_have_attribute("data-state", "saved")
+        page.evaluate(
+            """() => { const item = [...window.__playground.workspace.items.values()]
+                 .find((e) => e.target === 'request');
+               const view = item.editor.view; view.dispatch({changes: {from: view.state.doc.length, insert: "\\ud800"}}); }"""
+        )
+        expect(page.locator("#save-state")).to_have_attribute("data-state", "error")
+        expect(page.locator(".toast-error").last).to_contain_text("lone surrogate")
+        page.keyboard.press("ControlOrMeta+End")
+        page.keyboard.type("y", delay=15)
+        expect(page.locator("#save-state")).to_have_attribute("data-state", "error")
+        page.keyboard.press("ArrowLeft")
+        page.keyboard.press("Backspace")
+        page.keyboard.press("ControlOrMeta+End")
+        page.keyboard.type("\n# typed after it", delay=15)
+        expect(page.locator("#save-state")).to_have_attribute("data-state", "saved")
+        status, project = api("GET", f"/api/v1/projects/{created['id']}")
+        saved = project["requests"][0]["text"]
+        assert saved.endswith("\n# xy\n# typed after it") and saved == request_text(page)
+    finally:
+        context.close()

@@ -13,7 +13,7 @@ from playground.api.serializers import ProjectPatchSerializer, RequestInSerializ
 from playground.api.strict import validated
 from playground.services import document_service, project_service
 from playground.core.errors import ServiceError
-from playground.ws_messages import parse_client_message
+from playground.ws_messages import parse_client_message, refused_seq
 from tests.playground.playground_fixtures import project_body
 
 pytestmark = pytest.mark.django_db
@@ -84,6 +84,20 @@ def test_a_push_may_carry_a_nul_in_what_it_inserts_and_nowhere_else():
     assert "lone surrogate" in error.message  # no stand-in keeps a position for half a character
     error = ws_refusal({"type": "edit", "target": "document", "id": 1, "text": "x", "updates": [[0, [0, "\x00"]]]})
     assert error.path is not None and "NUL" in error.message
+
+
+def test_a_refusal_names_the_clientseq_of_the_message_it_refuses(settings):
+    """The page waits for the answer to its push before it pushes again: a refusal made before the message was
+    read must still name it."""
+    surrogate = json.dumps({**PUSH, "clientSeq": 41, "updates": [{"changes": [[0, "\ud800"]], "clientID": "c"}]})
+    assert refused_seq(surrogate, None) == 41
+    assert refused_seq(None, surrogate.encode()) == 41
+    settings.PLAYGROUND_MAX_DOCUMENT_BYTES = 10
+    head = {key: value for key, value in PUSH.items() if key != "clientSeq"}
+    too_large = json.dumps({**head, "updates": [{"changes": [[0, "x" * 70_000]], "clientID": "c"}], "clientSeq": 7})
+    assert refused_seq(too_large, None) == 7  # not read: found where the page puts it, at the end
+    assert refused_seq(too_large[:-1] + ', "x": 1}', None) is None
+    assert refused_seq("{not json", None) is None and refused_seq("[" * 100_000, None) is None
 
 
 def test_text_is_kept_exactly_as_typed():

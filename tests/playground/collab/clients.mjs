@@ -8,6 +8,7 @@
 //   {filler: n, at: 0..1}           insert n "." characters
 //   {remove: 0..1}                  delete one filler "." (never part of a marker)
 //   {wait: ms} | {drop: true}       pause | lose the connection (typing goes on offline; it reconnects)
+//   {squash: true}                  push squashed from now until the next ack, as the page does after a refusal
 // and optionally `pace` (ms between a client's operations, ± 50 %; default 1–16 ms). It also reports every
 // keystroke → remote echo time: from typing a marker to another client receiving it.
 
@@ -126,6 +127,7 @@ class Client {
     let offlineFor = 0;
     for (const op of script) {
       if (op.wait) await sleep(op.wait);
+      else if (op.squash) this.sync.squash = true;
       else if (op.drop) {
         this.drop();
         offlineFor = 2;

@@ -165,3 +165,21 @@ def test_a_nul_removed_within_the_push_saves_everything_typed_and_the_history_ho
     for changes in stored:
         replayed = change_sets.apply(replayed, changes)
     assert replayed == answer["item"]["text"]
+
+
+def test_a_squashed_push_is_never_rebased_it_gets_what_it_missed_and_goes_again(project):
+    """The page squashes its unsent changes after a refusal; mapped as one over a co-editor's change it could
+    break a tie otherwise than the page, which maps them one by one, so the server answers what it missed."""
+    push(project, 0, [5, [0, "!"]], client="other")
+    project_id, token, doc = project
+    squashed = [{"changes": [[0, "ab"], 5], "clientID": "me"}, {"changes": [7], "clientID": "me"}]
+    answer = authority.push(
+        project_id=project_id, token=token, target="document", item_id=doc, version=0, updates=squashed, squashed=True
+    )
+    assert not answer["accepted"] and answer["updates"] == [{"changes": [5, [0, "!"]], "clientID": "other"}]
+    assert TextChange.objects.count() == 1
+    on_top = [{"changes": [[0, "ab"], 6], "clientID": "me"}, {"changes": [8], "clientID": "me"}]
+    answer = authority.push(
+        project_id=project_id, token=token, target="document", item_id=doc, version=1, updates=on_top, squashed=True
+    )
+    assert answer["accepted"] and answer["item"]["text"] == "abhello!" and answer["collabVersion"] == 3

@@ -120,6 +120,22 @@ def test_five_clients_typing_fast_at_the_same_place(server):
     assert len(stored["text"]) == sum(len(m) for m in markers_of(plans))
 
 
+def test_squashed_pushes_at_the_same_place_converge(server):
+    """After a refusal the page pushes its unsent changes squashed (one composition, then empty updates); such a
+    push is never rebased on the server, so five clients doing it while typing at one spot still converge."""
+    plans = [
+        [
+            step
+            for n in range(20)
+            for step in ([{"squash": True}] if n % 3 == c % 3 else []) + [{"insert": f"<c{c}-{n}>", "at": 1.0}]
+        ]
+        for c in range(CLIENT_COUNT)
+    ]
+    outcome, stored = run_clients(server, plans, text="")
+    assert_converged(outcome, stored, plans)
+    assert len(stored["text"]) == sum(len(m) for m in markers_of(plans))
+
+
 def test_typing_while_offline_is_sent_and_merged_on_reconnect(server):
     plans = [
         [

@@ -67,3 +67,26 @@ async def test_a_push_is_evaluated_at_once_with_no_wait_for_more_typing():
     done, _ = await receive_until(ws, "done", lambda m: m["version"] == ack["version"])
     assert done["version"] == ack["version"]
     await ws.disconnect(timeout=TIMEOUT)
+
+
+async def test_a_push_holding_a_nul_is_refused_by_its_clientseq_and_the_one_deleting_it_saves_both():
+    """The NUL is placed in the document (line and column), not in the message; a push refused by the input
+    checks (half a character) names its clientSeq too, so the page pushes again."""
+    project_id, token, doc = await database_sync_to_async(create)()
+    ws = await connect(project_id)
+    await ws.send_json_to({"type": "hello", "token": token, "version": 0})
+    await receive_until(ws, "state", lambda m: m["canEdit"])
+    await ws.send_json_to(push(doc, 0, [5, [0, "", "a\x00"]], "me", 3))
+    error, _ = await receive_until(ws, "error", lambda m: m.get("clientSeq") == 3)
+    assert (error["error"]["document"], error["error"]["line"], error["error"]["column"]) == ("a.yaml", 2, 2)
+    await ws.send_json_to(push(doc, 0, [5, [0, "\ud800"]], "me", 4))
+    error, _ = await receive_until(ws, "error", lambda m: m.get("clientSeq") == 4)
+    assert "lone surrogate" in error["error"]["message"]
+    message = push(doc, 0, [5, [0, "", "a\x00"]], "me", 5)
+    message["updates"].append({"changes": [7, [1]], "clientID": "me"})  # the NUL deleted
+    await ws.send_json_to(message)
+    ack, _ = await receive_until(ws, "ack", lambda m: m["clientSeq"] == 5)
+    assert ack["collabVersion"] == 2 and ack["updates"][0]["changes"] == [5, [0, "", "a\ufffd"]]
+    saved = await database_sync_to_async(project_service.project_state)(project_id)
+    assert saved["documents"][0]["text"] == "hello\na"
+    await ws.disconnect(timeout=TIMEOUT)
