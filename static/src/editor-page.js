@@ -215,6 +215,13 @@ function startProject() {
   setUpEditLink(projectId, () => getToken(projectId), live);
   // The fragment is read at load; an edit link pasted into this tab later only changes the hash.
   window.addEventListener("hashchange", () => live.useToken(adoptFragmentToken(projectId)));
+  // Leaving the page would lose typing the server refused to save (it is only in this tab until mended):
+  // the browser asks first. Ordinary unsent typing is not asked about, it is saved within a moment.
+  window.addEventListener("beforeunload", (event) => {
+    if (!live.refusedUnsent()) return;
+    event.preventDefault();
+    event.returnValue = "";
+  });
   window.__playground = { live, workspace, results }; // for debugging and browser tests
   if (titleInput) {
     titleInput.addEventListener("change", () => live.send({ type: "meta", title: titleInput.value }));

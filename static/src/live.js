@@ -104,6 +104,12 @@ export class LiveProject {
     if (this.syncs.size && this.online) this.sendCursor(itemKey(target, id));
   }
 
+  /** Typing the server refused to save (a NUL, over the size limit) and that is still unsent: only here. */
+  refusedUnsent() {
+    for (const sync of this.syncs.values()) if (sync.squash && sync.unsent) return true;
+    return false;
+  }
+
   unsent() {
     let count = this.pending.size;
     for (const sync of this.syncs.values()) count += sync.unsent;

@@ -127,6 +127,11 @@ def test_a_nul_typed_is_refused_where_it_is_and_once_removed_everything_typed_si
         expect(first.locator("#save-state")).to_have_attribute("data-state", "error")
         status, project = api("GET", f"/api/v1/projects/{created['id']}")
         assert "# typed after it" not in project["requests"][0]["text"]
+        asked = []  # leaving now would lose what is only in this tab: the browser asks first
+        first.on("dialog", lambda dialog: (asked.append(dialog.type), dialog.dismiss()))
+        first.evaluate("() => { window.location.href = '/'; }")
+        first.wait_for_timeout(500)
+        assert asked == ["beforeunload"] and "/p/" in first.url
         for _ in range(len("b\n# typed after it")):  # back to just after the NUL, and delete it
             first.keyboard.press("ArrowLeft")
         first.keyboard.press("Backspace")
@@ -136,6 +141,9 @@ def test_a_nul_typed_is_refused_where_it_is_and_once_removed_everything_typed_si
         assert saved.endswith("\n# ab\n# typed after it") and saved == request_text(first)
         expect(editor(second, "request", 0)).to_contain_text("# typed after it")
         assert request_text(second) == saved
+        first.reload()  # saved: nothing to ask about
+        first.wait_for_selector("#conn-state[data-state=open]")
+        assert asked == ["beforeunload"]
     finally:
         first_context.close()
         second_context.close()
