@@ -23,6 +23,12 @@ function squashed(updates) {
   return updates.map((u, i) => ({ clientID: u.clientID, changes: i === 0 ? composed.toJSON() : empty }));
 }
 
+/** A refusal for what a push carries (a NUL, the size limit: any 4xx but 429): sent again as it is, it fails again. */
+export function lastingRefusal(error) {
+  const status = error?.status;
+  return status >= 400 && status < 500 && status !== 429;
+}
+
 /** The extensions a co-edited editor needs: the collab state plus the remote cursors. */
 export function collabExtensions(startVersion) {
   return [collab({ startVersion }), remoteCursors];
@@ -78,8 +84,7 @@ export class CollabSync {
     if (!this.inflight || clientSeq !== this.inflightSeq) return false;
     this.inflight = false;
     clearTimeout(this.retry);
-    const status = error?.status;
-    if (status >= 400 && status < 500 && status !== 429) this.squash = true;
+    if (lastingRefusal(error)) this.squash = true;
     else this.retry = setTimeout(() => this.push(), 500);
     return true;
   }

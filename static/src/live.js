@@ -6,7 +6,7 @@
 
 import { ReconnectingSocket } from "./socket.js";
 import { itemKey } from "./workspace.js";
-import { CollabSync } from "./collab.js";
+import { CollabSync, lastingRefusal } from "./collab.js";
 import { debounce } from "./dom.js";
 import { EditFeedback } from "./feedback.js";
 
@@ -257,7 +257,8 @@ export class LiveProject {
         break;
       case "error": {
         let refused = message.clientSeq != null && this.pending.delete(message.clientSeq);
-        for (const sync of this.syncs.values()) refused = sync.failed(message.clientSeq, message.error) || refused;
+        const lasting = lastingRefusal(message.error); // "Save failed" for a push refused for good, not a 429
+        for (const sync of this.syncs.values()) refused = (sync.failed(message.clientSeq, message.error) && lasting) || refused;
         if (refused) indicators.saved("error", this.version);
         if (message.clientSeq != null) this.feedback.dropped(message.clientSeq);
         else this.feedback.release(); // an evaluation that failed: no answer is coming
