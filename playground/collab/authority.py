@@ -118,18 +118,18 @@ def _applying(base: int, pushed: list[Update], stored: text_save.Stored) -> tupl
 
 
 def _check_saveable(text: str, name: str) -> None:
-    """The text a push makes can be saved: within the size limit, and with no NUL (PostgreSQL cannot store
-    it). A push whose text holds one is refused, placed where the NUL is; the editor keeps it as typed, and
-    the push that removes it saves everything typed meanwhile (`changes.nul_passes`)."""
+    """The text a push makes can be saved: within the size limit, and storable (no NUL: PostgreSQL cannot store
+    it). A push whose text is not is refused, placed in the document where the character is; the editor keeps
+    it as typed, and the push that removes it saves everything typed meanwhile (`changes.nul_passes`)."""
     limits.check_text(text, name)
-    if "\x00" in text:
-        line, column = edge.unstorable_at(text) or (None, None)
+    unstorable = edge.text_error(text)
+    if unstorable is not None:
         raise ServiceError(
-            "invalid_request",
-            f"{name}: {edge.NUL_PROBLEM}; it is not saved, nor anything typed after it, until the NUL is removed",
+            unstorable.code,
+            f"{name}: {unstorable.message}; it is not saved, nor anything typed after it, until it is removed",
             document=name,
-            line=line,
-            column=column,
+            line=unstorable.line,
+            column=unstorable.column,
         )
 
 
@@ -141,7 +141,7 @@ def text_after(text: str, updates) -> str | None:
         after = _applied(text, _updates(updates))
     except (ServiceError, ValueError, TypeError, KeyError, IndexError):
         return None
-    return None if "\x00" in after else after  # such a push is refused
+    return None if edge.text_problem(after) else after  # such a push is refused
 
 
 def _push(project_id, token, target, model, item_id, base, pushed: list[Update], squashed: bool) -> dict:

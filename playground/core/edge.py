@@ -25,13 +25,10 @@ def invalid(message: str, path: str | None = None, code: str = "invalid_request"
     return ServiceError(code, f"{path}: {message}" if path else message, 400, path=path)
 
 
-NUL_PROBLEM = "contains a NUL character"
-
-
 def text_problem(value: str) -> str | None:
     """Why a string cannot be stored, or None."""
     if "\x00" in value:
-        return NUL_PROBLEM
+        return "contains a NUL character"
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
@@ -120,7 +117,7 @@ def check_json(value: Any, path: str = "", nul_passes: Callable[[str], bool] | N
             continue
         if isinstance(item, str):
             if nul_passes is not None and "\x00" in item and nul_passes(where):
-                item = item.replace("\x00", "")
+                item = item.replace("\x00", " ")  # the rest still checked, each character where it was
             error = text_error(item, where or None)
             if error is not None:
                 raise error

@@ -82,6 +82,8 @@ def test_a_push_may_carry_a_nul_in_what_it_inserts_and_nowhere_else():
     assert error.path == "updates[0].clientID"
     error = ws_refusal({**PUSH, "updates": [{"changes": [5, [0, "\ud800"]], "clientID": "c"}]})
     assert "lone surrogate" in error.message  # no stand-in keeps a position for half a character
+    error = ws_refusal({**PUSH, "updates": [{"changes": [5, [0, "a\x00\ud800"]], "clientID": "c"}]})
+    assert (error.line, error.column) == (1, 3)  # placed where it is, the NUL before it counted
     error = ws_refusal({"type": "edit", "target": "document", "id": 1, "text": "x", "updates": [[0, [0, "\x00"]]]})
     assert error.path is not None and "NUL" in error.message
 

@@ -144,7 +144,7 @@ def test_a_push_whose_text_holds_a_nul_is_refused_where_the_nul_is(project):
         2,
         2,
     )
-    assert "contains a NUL character" in error.message and "until the NUL is removed" in error.message
+    assert "contains a NUL character" in error.message and "until it is removed" in error.message
     assert project_service.project_state(project[0])["documents"][0]["text"] == "hello"
     assert not TextChange.objects.exists()
 
