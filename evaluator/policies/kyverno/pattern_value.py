@@ -6,6 +6,7 @@ pattern is therefore handled as a whole float, a Python int in a resource as an 
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable
@@ -27,6 +28,9 @@ EQUAL, MORE_EQUAL, LESS_EQUAL, NOT_EQUAL, MORE, LESS, IN_RANGE, NOT_IN_RANGE = (
 
 IN_RANGE_RE = re.compile(r"^([-|+]?\d+(?:\.\d+)?[A-Za-z]*)-([-|+]?\d+(?:\.\d+)?[A-Za-z]*)$")
 NOT_IN_RANGE_RE = re.compile(r"^([-|+]?\d+(?:\.\d+)?[A-Za-z]*)!-([-|+]?\d+(?:\.\d+)?[A-Za-z]*)$")
+
+
+Check = Callable[[object], bool]
 
 
 def is_number(v: object) -> bool:
@@ -111,14 +115,49 @@ def _validate_nil(value: object) -> bool:
     return False
 
 
+def checker(pattern: object) -> Callable[[object], bool]:
+    """`validate` with its pattern fixed (a string pattern parsed once): a policy's pattern leaf meets every
+    resource value the policy reads."""
+    if isinstance(pattern, str):
+        return functools.partial(_string_satisfied, pattern=pattern, checks=_string_checks(pattern))
+    return functools.partial(validate, pattern=pattern)
+
+
 def _validate_string_patterns(value: object, pattern: str) -> bool:
+    return _string_satisfied(value, pattern, _string_checks(pattern))
+
+
+def _string_satisfied(value: object, pattern: str, checks: tuple[tuple[Check, ...], ...]) -> bool:
     if isinstance(value, str) and value == pattern:
         return True
-    for condition in pattern.split("|"):
-        condition = condition.strip(" ")
-        if all(_validate_string_pattern(value, c.strip(" ")) for c in condition.split("&")):
+    for conjunction in checks:
+        for check in conjunction:
+            if not check(value):
+                break
+        else:
             return True
     return False
+
+
+# A pattern string this long or shorter is parsed once (a policy's patterns are few; a longer one is most
+# likely a substituted variable, different for each resource).
+_REMEMBERED_CHARS = 256
+
+
+def _string_checks(pattern: str) -> tuple[tuple[Check, ...], ...]:
+    """A string pattern's alternatives (`|`), each a conjunction (`&`) of checks: every resource value a
+    policy's pattern meets is checked against the same parsed operators, ranges and units."""
+    if len(pattern) <= _REMEMBERED_CHARS:
+        return _remembered_string_checks(pattern)
+    return _remembered_string_checks.__wrapped__(pattern)
+
+
+@functools.lru_cache(maxsize=4096)
+def _remembered_string_checks(pattern: str) -> tuple[tuple[Check, ...], ...]:
+    return tuple(
+        tuple(_condition_check(c.strip(" ")) for c in condition.strip(" ").split("&"))
+        for condition in pattern.split("|")
+    )
 
 
 def split_range(pattern: str, regex: re.Pattern[str]) -> tuple[str, str] | None:
@@ -126,21 +165,26 @@ def split_range(pattern: str, regex: re.Pattern[str]) -> tuple[str, str] | None:
     return (m.group(1), m.group(2)) if m else None
 
 
-def _validate_string_pattern(value: object, pattern: str) -> bool:
+def _condition_check(pattern: str) -> Check:
+    """One condition of a string pattern, parsed: an operator and its operand, or a range of two."""
     op = operator_of(pattern)
-    if op == IN_RANGE:
-        parts = split_range(pattern, IN_RANGE_RE)
-        return (
-            bool(parts)
-            and _validate_string_pattern(value, f">= {parts[0]}")
-            and _validate_string_pattern(value, f"<= {parts[1]}")
-        )
-    if op == NOT_IN_RANGE:
-        parts = split_range(pattern, NOT_IN_RANGE_RE)
-        return bool(parts) and (
-            _validate_string_pattern(value, f"< {parts[0]}") or _validate_string_pattern(value, f"> {parts[1]}")
-        )
-    return _validate_string(value, pattern[len(op) :].strip(), op)
+    if op in (IN_RANGE, NOT_IN_RANGE):
+        parts = split_range(pattern, IN_RANGE_RE if op == IN_RANGE else NOT_IN_RANGE_RE)
+        if not parts:
+            return _never
+        if op == IN_RANGE:
+            low, high = _condition_check(f">= {parts[0]}"), _condition_check(f"<= {parts[1]}")
+            return lambda value: low(value) and high(value)
+        below, above = _condition_check(f"< {parts[0]}"), _condition_check(f"> {parts[1]}")
+        return lambda value: below(value) or above(value)
+    operand = pattern[len(op) :].strip()
+    # a duration operand, then a quantity operand, compares by that unit when the value reads as one too
+    units = tuple((parse, expected) for parse in _UNIT_PARSERS if (expected := parse(operand)) is not None)
+    return functools.partial(_validate_string, operand=operand, op=op, units=units)
+
+
+def _never(value: object) -> bool:
+    return False
 
 
 def _number_to_string(value: object) -> str | None:
@@ -158,33 +202,36 @@ def _number_to_string(value: object) -> str | None:
     return None
 
 
+_COMPARISONS: dict[str, Callable[[int], bool]] = {
+    EQUAL: lambda result: result == 0,
+    NOT_EQUAL: lambda result: result != 0,
+    MORE: lambda result: result > 0,
+    LESS: lambda result: result < 0,
+    MORE_EQUAL: lambda result: result >= 0,
+    LESS_EQUAL: lambda result: result <= 0,
+}
+
+
 def _compare(result: int, op: str) -> bool | None:
-    return {
-        EQUAL: result == 0,
-        NOT_EQUAL: result != 0,
-        MORE: result > 0,
-        LESS: result < 0,
-        MORE_EQUAL: result >= 0,
-        LESS_EQUAL: result <= 0,
-    }.get(op)
+    comparison = _COMPARISONS.get(op)
+    return None if comparison is None else comparison(result)
 
 
-# a duration pattern, then a quantity pattern, compares by that unit when the value reads as one too
 _UNIT_PARSERS: tuple[Callable[[str], Any], ...] = (parse_duration, parse_quantity)
 
 
-def _validate_string(value: object, pattern: str, op: str) -> bool:
-    for parse in _UNIT_PARSERS:
-        expected = parse(pattern)
-        if expected is None:
-            continue
+def _validate_string(
+    value: object, *, operand: str, op: str, units: tuple[tuple[Callable[[str], Any], Any], ...]
+) -> bool:
+    """`units`: (parser, the operand as that unit) for each unit the operand reads as."""
+    for parse, expected in units:
         text = _number_to_string(value)
         actual = parse(text) if text is not None else None
         if actual is not None:
             res = _compare((actual > expected) - (actual < expected), op)
             if res is not None:
                 return res
-    return _compare_string(value, pattern, op)
+    return _compare_string(value, operand, op)
 
 
 def _format_float_e(v: float) -> str:

@@ -6,7 +6,8 @@ skip -> skip, empty path -> error, otherwise fail at that path.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import cast
 
 from evaluator.k8s.json_kinds import json_kind
 
@@ -67,7 +68,7 @@ def match_pattern(resource: object, pattern: object) -> A.PatternError | None:
     """validate.MatchPattern."""
     ac = _AnchorMap()
     try:
-        _validate_element(resource, pattern, "/", ac)
+        _node(pattern).check(resource, "/", ac)
     except A.PatternFailure as err:
         path = getattr(err, "_path", "")
         if A.is_conditional_error(err) or A.is_global_error(err):
@@ -85,22 +86,59 @@ def _fail(err: A.PatternFailure, path: str) -> A.PatternFailure:
     return err
 
 
-def _validate_element(resource: object, pattern: object, path: str, ac: _AnchorMap) -> None:
-    """Raises PatternFailure (with `_path`) on mismatch."""
-    if isinstance(pattern, dict):
-        if not isinstance(resource, dict):
-            raise _fail(
-                A.PatternFailure(
-                    f"pattern and resource have different structures. Path: {path}. "
-                    f"Expected {go_type(pattern)}, found {go_type(resource)}"
-                ),
-                path,
-            )
-        layout = _layout(pattern)
-        ac.check(layout[2], resource)
-        _validate_map(resource, pattern, path, ac, layout)
-        return
-    if isinstance(pattern, list):
+# --- a pattern compiled once: each map's anchors parsed and its keys ordered, each leaf's checks parsed ---
+#
+# Every resource a policy meets is walked against the same pattern, so what the pattern alone decides (which
+# keys are anchors, in what order keys are visited, how a string pattern reads) is worked out once per map of
+# a policy and kept with it (by identity: patterns are only read; a substituted pattern shares every map its
+# variables left alone). The walk over a resource follows validate.validateResourceElement.
+
+
+class _Node:
+    """A pattern element; `check` raises PatternFailure (with `_path`) when `resource` does not match."""
+
+    __slots__ = ("pattern",)
+
+    def __init__(self, pattern: object) -> None:
+        self.pattern = pattern
+
+    def check(self, resource: object, path: str, ac: _AnchorMap) -> None:
+        raise _fail(A.PatternFailure(f"failed at '{path}', pattern contains unknown type"), path)
+
+
+class _Leaf(_Node):
+    """A scalar pattern: every value of a list resource, or the resource itself, must satisfy it."""
+
+    __slots__ = ("satisfied",)
+
+    def __init__(self, pattern: object) -> None:
+        super().__init__(pattern)
+        self.satisfied = pattern_value.checker(pattern)
+
+    def check(self, resource: object, path: str, ac: _AnchorMap) -> None:
+        satisfied = self.satisfied
+        for value in resource if isinstance(resource, list) else (resource,):
+            if not satisfied(value):
+                raise _fail(
+                    A.PatternFailure(
+                        f"resource value '{sprint_int_aware(resource)}' does not match "
+                        f"'{_pattern_text(self.pattern)}' at path {path}"
+                    ),
+                    path,
+                )
+
+
+class _List(_Node):
+    """validateArray: a list of maps applies its first map to each element; a list of scalars its first
+    scalar to the whole list; any other list pairs elements by position."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, pattern: list) -> None:
+        super().__init__(pattern)
+        self.items = [_node(item) for item in pattern]
+
+    def check(self, resource: object, path: str, ac: _AnchorMap) -> None:
         if not isinstance(resource, list):
             raise _fail(
                 A.PatternFailure(
@@ -108,21 +146,143 @@ def _validate_element(resource: object, pattern: object, path: str, ac: _AnchorM
                 ),
                 path,
             )
-        _validate_array(resource, pattern, path, ac)
-        return
-    if pattern is None or isinstance(pattern, (str, int, float, bool)):
-        values = resource if isinstance(resource, list) else [resource]
-        for value in values:
-            if not pattern_value.validate(value, pattern):
+        items = self._items()
+        if not items:
+            raise _fail(A.PatternFailure("pattern Array empty"), path)
+        first = items[0]
+        if isinstance(first, _Map):
+            _check_pairs(((element, first) for element in resource), path, ac)
+        elif isinstance(first, _Leaf):
+            first.check(resource, path, ac)
+        else:
+            if len(resource) < len(items):
                 raise _fail(
                     A.PatternFailure(
-                        f"resource value '{sprint_int_aware(resource)}' does not match '{_pattern_text(pattern)}' "
-                        f"at path {path}"
+                        f"validate Array failed, array length mismatch, resource Array len is {len(resource)} "
+                        f"and pattern Array len is {len(items)}"
                     ),
-                    path,
+                    "",
                 )
-        return
-    raise _fail(A.PatternFailure(f"failed at '{path}', pattern contains unknown type"), path)
+            _check_pairs(zip(resource, items), path, ac)
+
+    def _items(self) -> list[_Node]:
+        """The elements' nodes, compiled again for an element replaced since (as each visit read it before)."""
+        items, pattern = self.items, cast(list, self.pattern)
+        if len(items) != len(pattern) or any(node.pattern is not item for node, item in zip(items, pattern)):
+            items = self.items = [_node(item) for item in pattern]
+        return items
+
+
+# (pattern key, its handler: None for a plain key, the key the handler reads, the value's node)
+_Entry = tuple[str, "Callable[[str, _Node, dict, str, _AnchorMap], None] | None", str, _Node]
+
+
+class _Map(_Node):
+    """A pattern map: its anchored entries in key order, then its plain ones in getSortedNestedAnchorResource
+    order; the keys `_AnchorMap.check` records; whether wildcard metadata keys make it depend on the resource."""
+
+    __slots__ = ("anchored", "plain", "recorded", "expands")
+
+    def __init__(self, pattern: dict) -> None:
+        super().__init__(pattern)
+        anchor_keys, plain = _split_anchors(pattern)
+        self.anchored = [_entry(key, pattern[key]) for key in sorted(anchor_keys)]
+        self.plain = [_entry(key, pattern[key]) for key in _sorted_resource_keys(plain)]
+        self.recorded = []
+        for key in pattern:
+            a = A.parse(key)
+            if a is not None and a.modifier in (A.CONDITION, A.EXISTENCE, A.NEGATION):
+                self.recorded.append((key, a))
+        _, meta = _get_pattern_value("metadata", pattern)
+        self.expands = isinstance(meta, dict) and any(
+            _string_map(tag, meta)[1] is not None for tag in ("labels", "annotations")
+        )
+
+    def check(self, resource: object, path: str, ac: _AnchorMap) -> None:
+        if not isinstance(resource, dict):
+            raise _fail(
+                A.PatternFailure(
+                    f"pattern and resource have different structures. Path: {path}. "
+                    f"Expected {go_type(self.pattern)}, found {go_type(resource)}"
+                ),
+                path,
+            )
+        ac.check(self.recorded, resource)
+        node = self
+        if self.expands:  # wildcard label and annotation keys, read as the resource's keys they match
+            expanded = expand_in_metadata(self.pattern, resource)
+            if expanded is not self.pattern:
+                node = _Map(expanded)
+        node._check_entries(resource, path, ac)
+
+    def _check_entries(self, resource: dict, path: str, ac: _AnchorMap) -> None:
+        skip_errors: list[A.PatternFailure] = []
+        apply_count = 0
+        pattern = self.pattern
+        for entry in self.anchored:
+            try:
+                _check_entry(entry, pattern, resource, path, ac)
+            except A.PatternFailure as err:
+                if A.is_conditional_error(err) or A.is_global_error(err):
+                    skip_errors.append(err)
+                    continue
+                if not any(not isinstance(e, A.PatternError) for e in skip_errors):
+                    raise
+                continue
+            apply_count += 1
+        if skip_errors:
+            direct = any(not isinstance(e, A.PatternError) for e in skip_errors)
+            if apply_count == 0 or direct:
+                raise _fail(A.PatternError(skip_errors, path, True), path)
+        for entry in self.plain:
+            _check_entry(entry, pattern, resource, path, ac)
+
+
+def _entry(key: str, value: object) -> _Entry:
+    """anchor.CreateElementHandler, chosen once: an anchor's handler, or None for a plain key (and for
+    `+()` add-if-not-present, which validate treats literally)."""
+    a = A.parse(key)
+    handler = _ANCHOR_HANDLERS.get(a.modifier) if a else None
+    return (key, handler, a.key if handler is not None and a is not None else key, _node(value))
+
+
+def _check_entry(entry: _Entry, pattern: dict, resource: dict, path: str, ac: _AnchorMap) -> None:
+    key, handler, anchor_key, node = entry
+    value = pattern[key]
+    if value is not node.pattern:  # replaced since it was compiled: read as it is now
+        node = _node(value)
+    if handler is not None:
+        handler(anchor_key, node, resource, f"{path}{anchor_key}/", ac)
+    elif node.pattern == "*":
+        if resource.get(key) is None:
+            raise _fail(A.PatternFailure(f"{path}/{key} not found"), path)
+    else:
+        node.check(resource.get(key), f"{path}{key}/", ac)
+
+
+def _node(pattern: object) -> _Node:
+    """The compiled form of a pattern element; a map's or list's is kept with it (by identity)."""
+    if isinstance(pattern, dict):
+        kind: type[_Node] = _Map
+    elif isinstance(pattern, list):
+        kind = _List
+    elif pattern is None or isinstance(pattern, (str, int, float, bool)):
+        return _Leaf(pattern)
+    else:
+        return _Node(pattern)
+    found = _nodes.get(id(pattern))
+    if found is not None and found[0] is pattern and found[2] == len(pattern):
+        return found[1]
+    node = kind(pattern)
+    if len(_nodes) >= _NODES_SIZE:
+        _nodes.clear()
+    _nodes[id(pattern)] = (pattern, node, len(pattern))
+    return node
+
+
+_NODES_SIZE = 8192
+# id(pattern) -> (the pattern, held so that its id stays its own; its node; its length when compiled)
+_nodes: dict[int, tuple[object, _Node, int]] = {}
 
 
 def _split_anchors(pattern: dict) -> tuple[dict, dict]:
@@ -157,92 +317,13 @@ def _sorted_resource_keys(plain: dict) -> list[str]:
     return front + back
 
 
-_Layout = tuple[list[str], list[str], list[tuple[str, A.Anchor]], bool, int]
-
-
-def _layout(pattern: dict) -> _Layout:
-    """A pattern map's (anchored entries in key order, plain entries in `_sorted_resource_keys` order, the
-    keys `_AnchorMap.check` records with their anchors, whether `expand_in_metadata` can change it), worked
-    out once per map of a policy (kept with it, so that its id stays its own; patterns are only read)."""
-    found = _layouts.get(id(pattern))
-    if found is not None and found[0] is pattern and found[1][4] == len(pattern):
-        return found[1]
-    anchor_keys, plain = _split_anchors(pattern)
-    recorded = []
-    for key in pattern:
-        a = A.parse(key)
-        if a is not None and a.modifier in (A.CONDITION, A.EXISTENCE, A.NEGATION):
-            recorded.append((key, a))
-    _, meta = _get_pattern_value("metadata", pattern)
-    expands = isinstance(meta, dict) and any(_string_map(tag, meta)[1] is not None for tag in ("labels", "annotations"))
-    layout = (sorted(anchor_keys), _sorted_resource_keys(plain), recorded, expands, len(pattern))
-    if len(_layouts) >= _LAYOUTS_SIZE:
-        _layouts.clear()
-    _layouts[id(pattern)] = (pattern, layout)
-    return layout
-
-
-_LAYOUTS_SIZE = 8192
-_layouts: dict[int, tuple[dict, _Layout]] = {}
-
-
-def _validate_map(resource: dict, pattern: dict, path: str, ac: _AnchorMap, layout: _Layout) -> None:
-    if layout[3]:
-        pattern = expand_in_metadata(pattern, resource)
-        layout = _layout(pattern)
-    anchored, plain, _, _, _ = layout
-    skip_errors: list[A.PatternFailure] = []
-    apply_count = 0
-    for key in anchored:
-        try:
-            _handle(key, pattern[key], resource, path, ac)
-        except A.PatternFailure as err:
-            if A.is_conditional_error(err) or A.is_global_error(err):
-                skip_errors.append(err)
-                continue
-            if not any(not isinstance(e, A.PatternError) for e in skip_errors):
-                raise
-            continue
-        apply_count += 1
-    if skip_errors:
-        direct = any(not isinstance(e, A.PatternError) for e in skip_errors)
-        if apply_count == 0 or direct:
-            raise _fail(A.PatternError(skip_errors, path, True), path)
-    for key in plain:
-        _handle(key, pattern[key], resource, path, ac)
-
-
-def _validate_array(resource: list, pattern: list, path: str, ac: _AnchorMap) -> None:
-    if not pattern:
-        raise _fail(A.PatternFailure("pattern Array empty"), path)
-    first = pattern[0]
-    if isinstance(first, dict):
-        _validate_array_of_maps(resource, first, path, ac)
-    elif first is None or isinstance(first, (str, int, float, bool)):
-        _validate_element(resource, first, path, ac)
-    else:
-        if len(resource) < len(pattern):
-            raise _fail(
-                A.PatternFailure(
-                    f"validate Array failed, array length mismatch, resource Array len is {len(resource)} "
-                    f"and pattern Array len is {len(pattern)}"
-                ),
-                "",
-            )
-        _validate_pairs(zip(resource, pattern), path, ac)
-
-
-def _validate_array_of_maps(resource: list, pattern: dict, path: str, ac: _AnchorMap) -> None:
-    _validate_pairs(((element, pattern) for element in resource), path, ac)
-
-
-def _validate_pairs(pairs: Iterable[tuple[object, object]], path: str, ac: _AnchorMap) -> None:
+def _check_pairs(pairs: Iterable[tuple[object, _Node]], path: str, ac: _AnchorMap) -> None:
     """Validate (resource, pattern) element pairs: a conditional or global anchor failure skips an element, and
     fails the array only when no element applied (Kyverno's applyCount)."""
     apply_count, skip_errors = 0, []
-    for i, (element, element_pattern) in enumerate(pairs):
+    for i, (element, node) in enumerate(pairs):
         try:
-            _validate_element(element, element_pattern, f"{path}{i}/", ac)
+            node.check(element, f"{path}{i}/", ac)
         except A.PatternFailure as err:
             if A.is_conditional_error(err) or A.is_global_error(err):
                 skip_errors.append(err)
@@ -253,47 +334,48 @@ def _validate_pairs(pairs: Iterable[tuple[object, object]], path: str, ac: _Anch
         raise _fail(A.PatternError(skip_errors, path, True), path)
 
 
-# --- anchor.CreateElementHandler: one handler per anchor, (key, pattern, resource, path of the key, ac) ---
+# --- anchor.CreateElementHandler: one handler per anchor, (key, value's node, resource, path of the key, ac) ---
 
 
-def _negation(key: str, pattern: object, resource: dict, current: str, ac: _AnchorMap) -> None:
+def _negation(key: str, node: _Node, resource: dict, current: str, ac: _AnchorMap) -> None:
     """X(key): the key must not be there."""
     if key in resource:
         raise _fail(A.AnchorError(A.NEGATION_MSG, f"{current} is not allowed"), current)
 
 
-def _equality(key: str, pattern: object, resource: dict, current: str, ac: _AnchorMap) -> None:
+def _equality(key: str, node: _Node, resource: dict, current: str, ac: _AnchorMap) -> None:
     """=(key): when the key is there, its value must match."""
     if key in resource:
-        _validate_element(resource[key], pattern, current, ac)
+        node.check(resource[key], current, ac)
 
 
-def _validate_under_anchor(kind: str, value: object, pattern: object, current: str, ac: _AnchorMap) -> None:
+def _check_under_anchor(kind: str, value: object, node: _Node, current: str, ac: _AnchorMap) -> None:
     """A mismatch under a conditional or global anchor is that anchor's error (which skips, not fails)."""
     try:
-        _validate_element(value, pattern, current, ac)
+        node.check(value, current, ac)
     except A.PatternFailure as err:
         raise _fail(A.AnchorError(kind, str(err)), getattr(err, "_path", current))
 
 
-def _condition(key: str, pattern: object, resource: dict, current: str, ac: _AnchorMap) -> None:
+def _condition(key: str, node: _Node, resource: dict, current: str, ac: _AnchorMap) -> None:
     """(key): the key must be there and match, else the element is skipped."""
     if key not in resource:
         raise _fail(A.AnchorError(A.CONDITIONAL_MSG, "conditional anchor key doesn't exist in the resource"), current)
-    _validate_under_anchor(A.CONDITIONAL_MSG, resource[key], pattern, current, ac)
+    _check_under_anchor(A.CONDITIONAL_MSG, resource[key], node, current, ac)
 
 
-def _global(key: str, pattern: object, resource: dict, current: str, ac: _AnchorMap) -> None:
+def _global(key: str, node: _Node, resource: dict, current: str, ac: _AnchorMap) -> None:
     """<(key): when the key is there and does not match, the whole rule is skipped."""
     if key in resource:
-        _validate_under_anchor(A.GLOBAL_MSG, resource[key], pattern, current, ac)
+        _check_under_anchor(A.GLOBAL_MSG, resource[key], node, current, ac)
 
 
-def _existence(key: str, pattern: object, resource: dict, current: str, ac: _AnchorMap) -> None:
+def _existence(key: str, node: _Node, resource: dict, current: str, ac: _AnchorMap) -> None:
     """^(key): when the key is there, each pattern map must match at least one element of its list."""
     if key not in resource:
         return
     value = resource[key]
+    pattern = node.pattern
     if not isinstance(value, list):
         raise _fail(
             A.PatternFailure(
@@ -302,15 +384,15 @@ def _existence(key: str, pattern: object, resource: dict, current: str, ac: _Anc
             ),
             current,
         )
-    if not isinstance(pattern, list):
+    if not isinstance(node, _List):
         raise _fail(
             A.PatternFailure(
                 f"invalid pattern type {go_type(pattern)}: Pattern has to be of list to compare against resource"
             ),
             current,
         )
-    for item in pattern:
-        if not isinstance(item, dict):
+    for item in node._items():
+        if not isinstance(item, _Map):
             raise _fail(
                 A.PatternFailure(
                     f"invalid pattern type {go_type(pattern)}: Pattern has to be of type map to compare against "
@@ -331,29 +413,10 @@ _ANCHOR_HANDLERS = {
 }
 
 
-def _plain_key(key: str, pattern: object, resource: dict, path: str, ac: _AnchorMap) -> None:
-    """The default handler: plain keys, and `+()` add-if-not-present, which validate treats literally."""
-    if pattern == "*":
-        if resource.get(key) is not None:
-            return
-        raise _fail(A.PatternFailure(f"{path}/{key} not found"), path)
-    _validate_element(resource.get(key), pattern, f"{path}{key}/", ac)
-
-
-def _handle(key: str, pattern: object, resource: dict, path: str, ac: _AnchorMap) -> None:
-    """anchor.CreateElementHandler(...).Handle."""
-    a = A.parse(key)
-    handler = _ANCHOR_HANDLERS.get(a.modifier) if a else None
-    if handler is None:
-        _plain_key(key, pattern, resource, path, ac)
-    else:
-        handler(a.key, pattern, resource, f"{path}{a.key}/", ac)
-
-
-def _any_element_matches(items: list, pattern: dict, path: str, ac: _AnchorMap) -> bool:
+def _any_element_matches(items: list, node: _Map, path: str, ac: _AnchorMap) -> bool:
     for i, element in enumerate(items):
         try:
-            _validate_element(element, pattern, f"{path}{i}/", ac)
+            node.check(element, f"{path}{i}/", ac)
             return True
         except A.PatternFailure:
             continue

@@ -70,6 +70,18 @@ def test_global_anchor_skips_whole_resource_or_applies_siblings():
     assert match_pattern(POD, pattern).path == "/spec/imagePullSecrets/"
 
 
+def test_a_pattern_walked_before_reads_what_was_replaced_in_it_since():
+    """A pattern's compiled form is kept with it (by identity); an element replaced in place is read anew."""
+    pattern = {"spec": {"containers": [{"image": "*:*"}]}}
+    assert match_pattern(POD, pattern) is None
+    pattern["spec"]["containers"][0] = {"image": "mysql*"}
+    assert match_pattern(POD, pattern).path == "/spec/containers/0/image/"
+    pattern["spec"]["containers"] = [{"name": "?"}]
+    assert match_pattern(POD, pattern) is None
+    pattern["spec"]["containers"].append({"name": "a"})  # a list of maps applies its first map to each element
+    assert match_pattern(POD, pattern) is None
+
+
 def test_scalar_operators():
     assert validate(5, ">3") and not validate(2, ">3")
     assert validate(5, "1-10") and not validate(11, "1-10")
