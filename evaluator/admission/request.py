@@ -159,17 +159,17 @@ class _Normalizer:
         self.out.namespaced = namespaced
         return self.out
 
-    # --- the common request: only the operation and the objects given ------------------------
+    # --- the common request: only the uid, the operation and the objects given ----------------
     def _plain(self) -> NormalizedRequest | None:
-        """`_general`'s answer for a request of at most `operation`, `object` and `oldObject` whose kind was
-        inferred without error before: everything but the name, namespace and objects is the same for every
-        such request of a kind and operation (a `_Template`), and so is most of the uid's JSON. None: take
-        the general way (which records the template for the next request)."""
+        """`_general`'s answer for a request of at most `uid`, `operation`, `object` and `oldObject` whose kind
+        was inferred without error before: everything but the uid, name, namespace and objects is the same for
+        every such request of a kind and operation (a `_Template`), and so is most of the inferred uid's JSON.
+        None: take the general way (which records the template for the next request)."""
         shape = self._plain_shape()
         if shape is None:
             return None
-        obj, old, source, operation, operation_given = shape
-        key = ("plain-request", source["apiVersion"], source["kind"], operation, operation_given)
+        obj, old, source, operation, operation_given, uid = shape
+        key = ("plain-request", source["apiVersion"], source["kind"], operation, operation_given, bool(uid))
         template = self.mapper.memo.get(key)
         if template is None:
             return self._remember_template(key)
@@ -179,13 +179,16 @@ class _Normalizer:
         else:
             obj = None if obj is None else dict(obj)
             old = None if old is None else dict(old)
-        return template.normalized(source, operation, obj, old)
+        return template.normalized(source, operation, obj, old, uid)
 
-    def _plain_shape(self) -> tuple[dict | None, dict | None, dict, str, bool] | None:
-        """(object, oldObject, the object the request is about, operation, whether it was given) of a plain
-        request (see `_plain`), or None."""
+    def _plain_shape(self) -> tuple[dict | None, dict | None, dict, str, bool, str] | None:
+        """(object, oldObject, the object the request is about, operation, whether it was given, the uid given
+        or "") of a plain request (see `_plain`), or None."""
         raw = self.raw
         if not raw.keys() <= _PLAIN_KEYS:
+            return None
+        uid = raw.get("uid") or ""
+        if type(uid) is not str:  # kept as given by the general way
             return None
         obj, old = raw.get("object"), raw.get("oldObject")
         if (obj is not None and type(obj) is not dict) or (old is not None and type(old) is not dict):
@@ -199,7 +202,7 @@ class _Normalizer:
             return None
         if type(source.get("apiVersion")) is not str or type(source.get("kind")) is not str:
             return None
-        return obj, old, source, operation, operation_given
+        return obj, old, source, operation, operation_given, uid
 
     def _remember_template(self, key: tuple) -> NormalizedRequest:
         """`_general`'s answer, and what it inferred as the template of requests like this one (when it
@@ -397,7 +400,7 @@ class _Normalizer:
         return {"apiVersion": "meta.k8s.io/v1", "kind": kind} if kind else None
 
 
-_PLAIN_KEYS = frozenset(("operation", "object", "oldObject"))
+_PLAIN_KEYS = frozenset(("uid", "operation", "object", "oldObject"))
 # The keys of a plain request that are its own containers, made anew for each (see `_Template.normalized`).
 _TEMPLATE_FILLED = ("kind", "resource", "requestKind", "requestResource", "userInfo", "options")
 # The request keys the uid's sorted JSON writes before and after the ones that differ between plain requests.
@@ -487,8 +490,11 @@ class _Template:
         self.head = _UID_PREFIX + head[:-1] + b","
         self.tail = b"," + tail[1:]
 
-    def normalized(self, source: dict, operation: str, obj: dict | None, old: dict | None) -> NormalizedRequest:
-        """The plain request about `source` with these objects (the caller's copies)."""
+    def normalized(
+        self, source: dict, operation: str, obj: dict | None, old: dict | None, uid: str = ""
+    ) -> NormalizedRequest:
+        """The plain request about `source` with these objects (the caller's copies) and `uid` (inferred when
+        "": the template is then one of requests that give none)."""
         name = _metadata_text(source, "name")
         request = self.request.copy()
         request["kind"] = self.kind.copy()
@@ -501,7 +507,7 @@ class _Template:
         request["object"] = obj
         request["oldObject"] = old
         request["options"] = None if self.options is None else self.options.copy()
-        request["uid"] = self.uid(request)
+        request["uid"] = uid or self.uid(request)
         return NormalizedRequest(request, [], list(self.warnings), list(self.inferred), self.namespaced)
 
     def uid(self, request: dict) -> str:

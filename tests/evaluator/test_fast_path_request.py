@@ -73,9 +73,15 @@ def _requests() -> list:
         {"object": {"apiVersion": 1, "kind": "Deployment"}},
         {"object": {"apiVersion": "apps/v1"}},
         {"object": {"apiVersion": "a/b/c", "kind": "X"}},
-        # not plain: the general way only
-        {"object": full, "name": "given"},
         {"object": full, "uid": "u"},
+        {"operation": "CREATE", "object": full, "uid": "batch-7"},
+        {"operation": "UPDATE", "object": full, "oldObject": no_namespace, "uid": "u"},
+        {"object": full, "uid": ""},
+        {"object": full, "uid": None},
+        # not plain: the general way only
+        {"object": full, "uid": 5},
+        {"object": full, "uid": ["u"]},
+        {"object": full, "name": "given"},
         {"object": full, "dryRun": True},
     ]
 
@@ -102,7 +108,7 @@ def test_a_plain_request_takes_the_template_on_the_second_time_and_shares_nothin
     mapper = builtin_mapper().with_crds([])[0]
     request = {"operation": "CREATE", "object": deployment(replicas=3)}
     normalize_request(request, mapper)
-    assert ("plain-request", "apps/v1", "Deployment", "CREATE", True) in mapper.memo
+    assert ("plain-request", "apps/v1", "Deployment", "CREATE", True, False) in mapper.memo
     first = normalize_request(request, mapper).request
     first["kind"]["kind"] = "Mutated"  # a caller's change reaches neither the template nor the next request
     first["options"]["kind"] = "Mutated"
