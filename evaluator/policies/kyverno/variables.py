@@ -30,14 +30,24 @@ def _find_all(regex: re.Pattern[str], value: str) -> list[str]:
     return [m.group(0) for m in regex.finditer(value)]
 
 
-def _variables_in(value: str) -> tuple[str, ...]:
-    """The `{{ }}` variables in `value`, each with the character before it; a policy's strings are read once."""
-    return _policy_variables(value) if len(value) <= 1024 else tuple(_find_all(REGEX_VARIABLES, value))
+def _parsed_variables(value: str) -> tuple[tuple[str, str, bool, str, bool], ...]:
+    """Each `{{ }}` variable of `value` as the substitution reads it: (as found, with the character before it;
+    without that character; whether it starts the text; the expression; whether it is shallow `{{- }}`)."""
+    return _policy_parsed_variables(value) if len(value) <= 1024 else _parse_variables(value)
 
 
 @functools.lru_cache(maxsize=4096)
-def _policy_variables(value: str) -> tuple[str, ...]:
-    return tuple(_find_all(REGEX_VARIABLES, value))
+def _policy_parsed_variables(value: str) -> tuple[tuple[str, str, bool, str, bool], ...]:
+    return _parse_variables(value)
+
+
+def _parse_variables(value: str) -> tuple[tuple[str, str, bool, str, bool], ...]:
+    parsed = []
+    for found in _find_all(REGEX_VARIABLES, value):
+        initial = bool(REGEX_VARIABLE_INIT.match(found))
+        v = found if initial else found[1:]
+        parsed.append((found, v, initial, *_trim_variable(v)))
+    return tuple(parsed)
 
 
 def _trim_variable(v: str) -> tuple[str, bool]:
@@ -125,6 +135,10 @@ def substitute_read(ctx: Context, document: object) -> object:
 
 def substitute_all(ctx: Context, document: object) -> object:
     """SubstituteAll: references first, then variables. Raises SubstitutionError."""
+    if isinstance(document, str):  # what the traversal does with a string alone (a condition's key, mostly)
+        if "$(" in document:
+            document = _substitute_references(document, "", document)
+        return _substitute_variables(ctx, document, "")
     if is_plain(document):
         return _rebuilt(document)
     if remembered(document, _has_references, _references_memo):
@@ -231,16 +245,11 @@ def _substitute_variables(ctx: Context, value: object, path: str) -> object:
     if not isinstance(value, str) or "{{" not in value:
         return value
     is_delete = ctx.query_operation() == "DELETE"
-    found = _variables_in(value)
+    found = _parsed_variables(value)
     while found:
         original = value
         shallow = False
-        for v in found:
-            initial = bool(REGEX_VARIABLE_INIT.match(v))
-            old = v
-            if not initial:
-                v = v[1:]
-            variable, shallow = _trim_variable(v)
+        for old, v, initial, variable, shallow in found:
             if variable == "@":
                 prefix = "target"
                 try:
@@ -262,5 +271,5 @@ def _substitute_variables(ctx: Context, value: object, path: str) -> object:
             text = substituted if isinstance(substituted, str) else to_json(substituted)
             value = value.replace(prefix_char + v, prefix_char + text, 1)
         # what a variable resolved to seldom holds `{{` (the pattern needs it): no second scan then
-        found = () if shallow or "{{" not in value else _variables_in(value)
+        found = () if shallow or "{{" not in value else _parsed_variables(value)
     return value.replace("\\{{", "{{")
