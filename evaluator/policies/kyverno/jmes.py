@@ -174,25 +174,21 @@ def _field(node: dict) -> Program:
 
 def _chain(node: dict) -> Program:
     """A subexpression or an index expression: each child on what the one before gave."""
-    steps = [compiled(child) for child in node["children"]]
-
-    def chain(value):
-        for step in steps:
-            value = step(value)
-        return value
-
-    return chain
+    return _in_turn([compiled(child) for child in node["children"]])
 
 
 def _pipe(node: dict) -> Program:
-    steps = [_soft(child) for child in node["children"]]
+    """As a chain, but a missing key on either side of a pipe gives null."""
+    return _in_turn([_soft(child) for child in node["children"]])
 
-    def pipe(value):
+
+def _in_turn(steps: list[Program]) -> Program:
+    def in_turn(value):
         for step in steps:
             value = step(value)
         return value
 
-    return pipe
+    return in_turn
 
 
 def _index(node: dict) -> Program:
