@@ -9,7 +9,8 @@ from evaluator.cel.memo import exact_key
 
 from . import operators
 from .context import Context
-from .variables import SubstitutionError, remembered, substitute_read
+from .identity_memo import remembered
+from .variables import SubstitutionError, substitute_read
 
 
 class ConditionError(Exception):

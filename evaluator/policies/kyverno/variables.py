@@ -5,21 +5,17 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
-from collections.abc import Callable
-from typing import TypeVar
 
 from . import anchors as A
 from .context import Context, ContextError
 from .gofmt import to_json
+from .identity_memo import remembered
 from .pattern_value import operator_of, EQUAL
 
 REGEX_VARIABLES = re.compile(r"(^|[^\\])(\{\{(?:\{[^{}]*\}|[^{}])*\}\})")
 REGEX_VARIABLE_INIT = re.compile(r"^\{\{(\{[^{}]*\}|[^{}])*\}\}")
 REGEX_REFERENCES = re.compile(r"^\$\(.[^ ]*\)|[^\\]\$\(.[^ ]*\)")
 REGEX_ESCAPED_REFERENCES = re.compile(r"\\\$\(.[^ )]*\)")
-
-
-R = TypeVar("R")
 
 
 class SubstitutionError(Exception):
@@ -101,22 +97,6 @@ def _has_references(document: object) -> bool:
     return isinstance(document, str) and "$(" in document
 
 
-def remembered(document: object, check: Callable[[object], R], memo: dict[int, tuple[object, R]]) -> R:
-    """`check(document)`, worked out once per map or list of a policy (kept with it, so that its id stays
-    its own; a policy's patterns and conditions are read, never changed in place)."""
-    if not isinstance(document, (dict, list)):
-        return check(document)
-    found = memo.get(id(document))
-    if found is not None and found[0] is document:
-        return found[1]
-    result = check(document)
-    if len(memo) >= _MEMO_SIZE:
-        memo.clear()
-    memo[id(document)] = (document, result)
-    return result
-
-
-_MEMO_SIZE = 8192
 _plain_memo: dict[int, tuple[object, bool]] = {}
 _references_memo: dict[int, tuple[object, bool]] = {}
 
