@@ -11,6 +11,7 @@ import jmespath
 from jmespath import exceptions as jexc
 from jmespath import visitor
 
+from .identity_memo import remembered
 from .jmes_functions import KyvernoFunctions
 
 
@@ -25,121 +26,41 @@ def _num(x: object) -> bool:
 
 
 class _Interpreter(visitor.TreeInterpreter):
-    def _soft(self, node, value):
-        """Visit where Kyverno swallows a missing key: it gives null, not an error."""
-        try:
-            return self.visit(node, value)
-        except NotFoundError:
-            return None
+    """What jmespath's functions call back into for an expression reference (`sort_by(list, &key)`): a node
+    is evaluated by its compiled form (`compiled`), which states Kyverno's rules; jmespath's own visits serve
+    only the node kinds the compiler leaves to it (slices, expression references)."""
 
-    def visit_field(self, node, value):
-        if isinstance(value, dict):
-            key = node["value"]
-            if key in value:
-                return value[key]
-            raise NotFoundError(key)
-        return None
+    def visit(self, node, value):
+        return _node_program(node)(value)
 
-    def visit_comparator(self, node, value):
-        left = self._soft(node["children"][0], value)
-        right = self._soft(node["children"][1], value)
-        op = node["value"]
-        if op in ("eq", "ne"):
-            eq = self.COMPARATOR_FUNC["eq"](left, right)
-            return eq if op == "eq" else not eq
-        if not (_num(left) and _num(right)):
-            return None
-        return self.COMPARATOR_FUNC[op](left, right)
-
-    def visit_function_expression(self, node, value):
-        args = [self._soft(child, value) for child in node["children"]]
-        return self._functions.call_function(node["value"], args)
-
-    def _collect(self, node, elements):
-        """A projection's right side over each element (read lazily), nulls dropped."""
-        collected = []
-        for element in elements:
-            current = self._soft(node, element)
-            if current is not None:
-                collected.append(current)
-        return collected
-
-    def visit_filter_projection(self, node, value):
-        base = self._soft(node["children"][0], value)
-        if not isinstance(base, list):
-            return None
-        condition = node["children"][2]
-        return self._collect(node["children"][1], (e for e in base if self._is_true(self._soft(condition, e))))
-
-    def visit_flatten(self, node, value):
-        try:
-            return super().visit_flatten(node, value)
-        except NotFoundError:
-            return None
-
-    def visit_multi_select_dict(self, node, value):
-        if value is None:
-            return None
-        return {child["value"]: self._soft(child, value) for child in node["children"]}
-
-    def visit_multi_select_list(self, node, value):
-        if value is None:
-            return None
-        return [self._soft(child, value) for child in node["children"]]
-
-    def visit_or_expression(self, node, value):
-        matched = self._soft(node["children"][0], value)
-        if self._is_false(matched):
-            matched = self._soft(node["children"][1], value)
-        return matched
-
-    def visit_and_expression(self, node, value):
-        matched = self._soft(node["children"][0], value)
-        if self._is_false(matched):
-            return matched
-        return self.visit(node["children"][1], value)
-
-    def visit_not_expression(self, node, value):
-        matched = self._soft(node["children"][0], value)
-        return self._is_false(matched)
-
-    def visit_pipe(self, node, value):
-        result = value
-        for child in node["children"]:
-            result = self._soft(child, result)
-        return result
-
-    def visit_projection(self, node, value):
-        base = self._soft(node["children"][0], value)
-        if not isinstance(base, list):
-            return None
-        return self._collect(node["children"][1], base)
-
-    def visit_value_projection(self, node, value):
-        base = self._soft(node["children"][0], value)
-        if not isinstance(base, dict):
-            return None
-        return self._collect(node["children"][1], base.values())
-
-    def _is_false(self, value):
-        return value == "" or value == [] or value == {} or value is None or value is False
+    def visit_by_kind(self, node, value):
+        """jmespath's own visit of `node`, by its kind (its children still go through `visit`)."""
+        return super().visit(node, value)
 
 
 # --- an expression compiled to closures ---
 #
 # A policy's expressions are searched once per object (a batch) or keystroke: each node of the parsed
-# expression becomes a closure once, so a search no longer dispatches on every node's type. Each closure
-# answers exactly as `_Interpreter` visits its node (the Kyverno rules above: where a missing key is
-# swallowed, where it propagates); node kinds seldom searched (slices, expression references) are left to the
-# interpreter.
+# expression becomes a closure once, so a search never dispatches on a node's kind. The closures are where
+# Kyverno's rules live (where a missing key is swallowed and where it propagates; ordering comparisons between
+# numbers only; what counts as false); node kinds seldom searched (slices, expression references) are left
+# to jmespath's own visits, whose children come back here.
 
 Program = Callable[[object], object]
 
 
 def compiled(node: dict) -> Program:
-    """`lambda value: _INTERPRETER.visit(node, value)`, compiled."""
+    """The closure that evaluates `node` as Kyverno does."""
     make = _COMPILERS.get(node["type"])
-    return make(node) if make is not None else functools.partial(_INTERPRETER.visit, node)
+    return make(node) if make is not None else functools.partial(_INTERPRETER.visit_by_kind, node)
+
+
+def _node_program(node: dict) -> Program:
+    """`compiled(node)`, kept with the node for the callbacks of expression references."""
+    return remembered(node, compiled, _programs)
+
+
+_programs: dict[int, tuple[object, Program]] = {}
 
 
 def _soft(node: dict) -> Program:
@@ -216,10 +137,9 @@ def _literal(node: dict) -> Program:
 
 def _comparator(node: dict) -> Program:
     op = node["value"]
-    if op not in _Interpreter.COMPARATOR_FUNC:
-        return functools.partial(_INTERPRETER.visit, node)
+    functions = visitor.TreeInterpreter.COMPARATOR_FUNC
     left, right = (_soft(child) for child in node["children"])
-    equals, compare = _Interpreter.COMPARATOR_FUNC["eq"], _Interpreter.COMPARATOR_FUNC[op]
+    equals, compare = functions["eq"], functions.get(op)
 
     def comparator(value):
         a, b = left(value), right(value)
@@ -228,6 +148,8 @@ def _comparator(node: dict) -> Program:
             return eq if op == "eq" else not eq
         if not (_num(a) and _num(b)):
             return None
+        if compare is None:  # not an operator the parser makes
+            raise KeyError(op)
         return compare(a, b)
 
     return comparator
