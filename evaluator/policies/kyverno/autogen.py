@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from .memos import Memo, remembered_under
 from .tree_copy import deep_copy
 from .variables import REGEX_REFERENCES
 
@@ -291,19 +292,10 @@ def compute_rules(policy: dict, kind: str) -> list[dict]:
     """autogen.ComputeRules(policy, kind): the rules Kyverno evaluates for a resource of `kind`. Computed
     once per (policy, kind): a batch asks for the same few kinds of each policy for every object (the policy
     is kept with its rules, so its id stays its own; policies are read, never changed in place)."""
-    key = (id(policy), kind)
-    found = _computed.get(key)
-    if found is not None and found[0] is policy:
-        return list(found[1])
-    rules = _compute_rules(policy, kind)
-    if len(_computed) >= _COMPUTED_SIZE:
-        _computed.clear()
-    _computed[key] = (policy, rules)
-    return list(rules)
+    return list(remembered_under((id(policy), kind), policy, _compute_rules, _computed, kind, size=2048))
 
 
-_COMPUTED_SIZE = 2048
-_computed: dict[tuple[int, str], tuple[dict, list[dict]]] = {}
+_computed: Memo = {}
 
 
 def _compute_rules(policy: dict, kind: str) -> list[dict]:

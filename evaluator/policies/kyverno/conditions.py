@@ -9,7 +9,7 @@ from evaluator.cel.memo import exact_key
 
 from . import operators
 from .context import Context
-from .identity_memo import remembered
+from .memos import Memo, remembered
 from .variables import SubstitutionError, substitute_read
 
 
@@ -146,4 +146,4 @@ _held_lock = threading.Lock()
 
 # id(data) -> (data, {(conditions' key, operation): ((passed, message), None) or (None, error)})
 _outcomes: OrderedDict[int, tuple[dict, dict]] = OrderedDict()
-_keys: dict[int, tuple[object, bytes | None]] = {}
+_keys: Memo = {}

@@ -11,7 +11,7 @@ import jmespath
 from jmespath import exceptions as jexc
 from jmespath import visitor
 
-from .identity_memo import remembered
+from .memos import Memo, remembered
 from .jmes_functions import KyvernoFunctions
 
 
@@ -60,7 +60,7 @@ def _node_program(node: dict) -> Program:
     return remembered(node, compiled, _programs)
 
 
-_programs: dict[int, tuple[object, Program]] = {}
+_programs: Memo = {}
 
 
 def _soft(node: dict) -> Program:

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from . import wildcard
+from .memos import Memo, remembered, remembered_under
 
 _VERSION = re.compile(r"^(v\d+((alpha|beta)\d+)?|\*)$")
 
@@ -329,27 +330,24 @@ def applies(rule: dict, m: MatchInput, policy_namespace: str = "") -> bool:
     if not m.resource or policy_namespace or not _kinds_only(rule):
         return matches_rule(rule, m, policy_namespace) is None
     key = (id(rule), m.gvk, m.subresource, m.operation)
-    found = _applies.get(key)
-    if found is not None and found[0] is rule:
-        return found[1]
-    result = matches_rule(rule, m, policy_namespace) is None
-    if len(_applies) >= _APPLIES_SIZE:
-        _applies.clear()
-    _applies[key] = (rule, result)
-    return result
+    return remembered_under(key, rule, _matched, _applies, m)
 
 
-_APPLIES_SIZE = 8192
-_applies: dict[tuple, tuple[dict, bool]] = {}
-_kinds_only_memo: dict[int, tuple[dict, bool]] = {}
+def _matched(rule: dict, m: MatchInput) -> bool:
+    return matches_rule(rule, m) is None
+
+
+_applies: Memo = {}
+_kinds_only_memo: Memo = {}
 
 
 def _kinds_only(rule: dict) -> bool:
+    return remembered(rule, _reads_kinds_only, _kinds_only_memo)
+
+
+def _reads_kinds_only(rule: dict) -> bool:
     """Whether the rule's match reads nothing of the request but its kind, subresource and operation: no
     exclude, no user fields, and resource filters of `kinds` and `operations` only."""
-    found = _kinds_only_memo.get(id(rule))
-    if found is not None and found[0] is rule:
-        return found[1]
     match = rule.get("match")
     result = False
     if not rule.get("exclude") and isinstance(match, dict):
@@ -367,7 +365,4 @@ def _kinds_only(rule: dict) -> bool:
             and set(f.get("resources") or {}) <= {"kinds", "operations"}
             for f in filters
         )
-    if len(_kinds_only_memo) >= _APPLIES_SIZE:
-        _kinds_only_memo.clear()
-    _kinds_only_memo[id(rule)] = (rule, result)
     return result

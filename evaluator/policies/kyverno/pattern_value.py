@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import wildcard
+from .memos import remembered_when_short
 from .units import parse_duration, parse_quantity
 
 EQUAL, MORE_EQUAL, LESS_EQUAL, NOT_EQUAL, MORE, LESS, IN_RANGE, NOT_IN_RANGE = (
@@ -139,21 +140,10 @@ def _string_satisfied(value: object, pattern: str, checks: tuple[tuple[Check, ..
     return False
 
 
-# A pattern string this long or shorter is parsed once (a policy's patterns are few; a longer one is most
-# likely a substituted variable, different for each resource).
-_REMEMBERED_CHARS = 256
-
-
+@remembered_when_short(256)
 def _string_checks(pattern: str) -> tuple[tuple[Check, ...], ...]:
     """A string pattern's alternatives (`|`), each a conjunction (`&`) of checks: every resource value a
     policy's pattern meets is checked against the same parsed operators, ranges and units."""
-    if len(pattern) <= _REMEMBERED_CHARS:
-        return _remembered_string_checks(pattern)
-    return _remembered_string_checks.__wrapped__(pattern)
-
-
-@functools.lru_cache(maxsize=4096)
-def _remembered_string_checks(pattern: str) -> tuple[tuple[Check, ...], ...]:
     return tuple(
         tuple(_condition_check(c.strip(" ")) for c in condition.strip(" ").split("&"))
         for condition in pattern.split("|")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import functools
+from .memos import remembered_when_short
 import re
 from fractions import Fraction
 
@@ -23,7 +23,7 @@ def parse_duration(text: str) -> int | None:
     """Nanoseconds of a Go duration string, or None when Go would reject it."""
     if not isinstance(text, str) or text == "":
         return None
-    return _duration(str(text)) if len(text) <= _REMEMBERED_CHARS else _duration.__wrapped__(text)
+    return _duration(str(text))
 
 
 # Every string a pattern compares is tried as a duration, then as a quantity: the short ones (all real
@@ -31,7 +31,7 @@ def parse_duration(text: str) -> int | None:
 _REMEMBERED_CHARS = 64
 
 
-@functools.lru_cache(maxsize=4096)
+@remembered_when_short(_REMEMBERED_CHARS)
 def _duration(s: str) -> int | None:
     sign = 1
     if s[0] in "+-":
@@ -79,10 +79,10 @@ def parse_quantity(text: str) -> Fraction | None:
     """Exact value of a Kubernetes quantity string, or None when it does not parse."""
     if not isinstance(text, str) or text == "":
         return None
-    return _quantity(str(text)) if len(text) <= _REMEMBERED_CHARS else _quantity.__wrapped__(text)
+    return _quantity(str(text))
 
 
-@functools.lru_cache(maxsize=4096)
+@remembered_when_short(_REMEMBERED_CHARS)
 def _quantity(text: str) -> Fraction | None:
     m = _QUANTITY.match(text)
     if not m:

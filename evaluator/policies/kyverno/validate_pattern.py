@@ -14,6 +14,7 @@ from evaluator.k8s.json_kinds import json_kind
 from . import anchors as A
 from . import pattern_value, wildcard
 from .gofmt import sprint, sprint_int_aware
+from .memos import Memo, remembered_under
 
 
 # Go's %T of a decoded JSON value, as Kyverno's messages print it
@@ -270,19 +271,11 @@ def _node(pattern: object) -> _Node:
         return _Leaf(pattern)
     else:
         return _Node(pattern)
-    found = _nodes.get(id(pattern))
-    if found is not None and found[0] is pattern and found[2] == len(pattern):
-        return found[1]
-    node = kind(pattern)
-    if len(_nodes) >= _NODES_SIZE:
-        _nodes.clear()
-    _nodes[id(pattern)] = (pattern, node, len(pattern))
-    return node
+    # stamped with its length: a key or an element added or removed since is compiled again
+    return remembered_under(id(pattern), pattern, kind, _nodes, stamp=len(pattern))
 
 
-_NODES_SIZE = 8192
-# id(pattern) -> (the pattern, held so that its id stays its own; its node; its length when compiled)
-_nodes: dict[int, tuple[object, _Node, int]] = {}
+_nodes: Memo = {}
 
 
 def _split_anchors(pattern: dict) -> tuple[dict, dict]:

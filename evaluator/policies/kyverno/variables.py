@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import functools
 import posixpath
 import re
 
 from . import anchors as A
 from .context import Context, ContextError
 from .gofmt import to_json
-from .identity_memo import remembered
+from .memos import Memo, remembered, remembered_when_short
 from .pattern_value import operator_of, EQUAL
 
 REGEX_VARIABLES = re.compile(r"(^|[^\\])(\{\{(?:\{[^{}]*\}|[^{}])*\}\})")
@@ -26,18 +25,10 @@ def _find_all(regex: re.Pattern[str], value: str) -> list[str]:
     return [m.group(0) for m in regex.finditer(value)]
 
 
+@remembered_when_short(1024)
 def _parsed_variables(value: str) -> tuple[tuple[str, str, bool, str, bool], ...]:
     """Each `{{ }}` variable of `value` as the substitution reads it: (as found, with the character before it;
     without that character; whether it starts the text; the expression; whether it is shallow `{{- }}`)."""
-    return _policy_parsed_variables(value) if len(value) <= 1024 else _parse_variables(value)
-
-
-@functools.lru_cache(maxsize=4096)
-def _policy_parsed_variables(value: str) -> tuple[tuple[str, str, bool, str, bool], ...]:
-    return _parse_variables(value)
-
-
-def _parse_variables(value: str) -> tuple[tuple[str, str, bool, str, bool], ...]:
     parsed = []
     for found in _find_all(REGEX_VARIABLES, value):
         initial = bool(REGEX_VARIABLE_INIT.match(found))
@@ -97,8 +88,8 @@ def _has_references(document: object) -> bool:
     return isinstance(document, str) and "$(" in document
 
 
-_plain_memo: dict[int, tuple[object, bool]] = {}
-_references_memo: dict[int, tuple[object, bool]] = {}
+_plain_memo: Memo = {}
+_references_memo: Memo = {}
 
 
 def is_plain(document: object) -> bool:
