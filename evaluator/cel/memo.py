@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import pickle
 import threading
 from collections import OrderedDict
@@ -9,6 +10,7 @@ from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
 V = TypeVar("V")
+R = TypeVar("R")
 
 
 class RecentMemo(Generic[V]):
@@ -80,3 +82,22 @@ def exact_key(value: object, max_bytes: int = EXACT_KEY_MAX_BYTES) -> bytes | No
     except Exception:
         return None
     return key if len(key) <= max_bytes else None
+
+
+def remembered_when_short(chars: int, size: int = 4096) -> Callable[[Callable[[str], R]], Callable[[str], R]]:
+    """A reading of a string, kept (least recently used dropped) when the string has at most `chars`
+    characters, made each time otherwise: the strings a policy repeats (patterns, units, variables) are
+    short, and a long one, most likely a value from a resource, would hold memory for nothing."""
+
+    def decorate(read: Callable[[str], R]) -> Callable[[str], R]:
+        kept = functools.lru_cache(maxsize=size)(read)
+
+        @functools.wraps(read)
+        def short_kept(text: str) -> R:
+            return kept(text) if len(text) <= chars else read(text)
+
+        short_kept.cache_info = kept.cache_info  # type: ignore[attr-defined]
+        short_kept.cache_clear = kept.cache_clear  # type: ignore[attr-defined]
+        return short_kept
+
+    return decorate

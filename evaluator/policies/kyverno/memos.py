@@ -1,16 +1,13 @@
-"""What the Kyverno engine works out once and keeps: by a policy's map or list (its identity), or by a short
-string (its value).
+"""What the Kyverno engine works out once per policy map or list, and keeps with it by identity.
 
 A policy is read, never changed in place, and a batch or a live room meets the same policy objects again and
 again: a result kept under the object's id (the object held beside it, so that the id stays its own) spares
-working it out again. The strings a policy compares (its patterns, variables, units) are few and short; a long
-one is most likely a value substituted from a resource, different each time, and is not kept. Every memo is
-bounded: cleared (or least recently used dropped) when full.
+working it out again. Every memo is bounded: cleared when full. (What is kept by a short string's value is
+`evaluator.cel.memo.remembered_when_short`.)
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
@@ -49,21 +46,3 @@ def remembered_under(
         memo.clear()
     memo[key] = (owner, result, stamp)
     return result
-
-
-def remembered_when_short(chars: int, size: int = 4096) -> Callable[[Callable[[str], R]], Callable[[str], R]]:
-    """A reading of a string, kept (least recently used dropped) when the string has at most `chars`
-    characters, made each time otherwise."""
-
-    def decorate(read: Callable[[str], R]) -> Callable[[str], R]:
-        kept = functools.lru_cache(maxsize=size)(read)
-
-        @functools.wraps(read)
-        def short_kept(text: str) -> R:
-            return kept(text) if len(text) <= chars else read(text)
-
-        short_kept.cache_info = kept.cache_info  # type: ignore[attr-defined]
-        short_kept.cache_clear = kept.cache_clear  # type: ignore[attr-defined]
-        return short_kept
-
-    return decorate

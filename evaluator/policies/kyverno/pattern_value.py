@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import wildcard
-from .memos import remembered_when_short
+from evaluator.cel.memo import remembered_when_short
 from .units import parse_duration, parse_quantity
 
 EQUAL, MORE_EQUAL, LESS_EQUAL, NOT_EQUAL, MORE, LESS, IN_RANGE, NOT_IN_RANGE = (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .memos import remembered_when_short
+from evaluator.cel.memo import remembered_when_short
 import re
 from fractions import Fraction
 

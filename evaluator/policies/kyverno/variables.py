@@ -8,7 +8,9 @@ import re
 from . import anchors as A
 from .context import Context, ContextError
 from .gofmt import to_json
-from .memos import Memo, remembered, remembered_when_short
+from evaluator.cel.memo import remembered_when_short
+
+from .memos import Memo, remembered
 from .pattern_value import operator_of, EQUAL
 
 REGEX_VARIABLES = re.compile(r"(^|[^\\])(\{\{(?:\{[^{}]*\}|[^{}])*\}\})")

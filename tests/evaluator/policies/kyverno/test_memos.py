@@ -1,6 +1,7 @@
 """The Kyverno engine's memos: a result is kept with the very object (or short string) it was made from, and
 made again when the object is another one, has changed its stamp, or the string is long."""
 
+from evaluator.cel.memo import remembered_when_short
 from evaluator.policies.kyverno import memos
 
 
@@ -64,7 +65,7 @@ def test_a_full_memo_is_cleared_not_grown():
 def test_a_short_string_is_read_once_and_a_long_one_each_time():
     reads = []
 
-    @memos.remembered_when_short(4, size=2)
+    @remembered_when_short(4, size=2)
     def read(text: str) -> int:
         """Its length."""
         reads.append(text)
