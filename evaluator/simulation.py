@@ -236,7 +236,8 @@ class Simulation:
         read = read_request(request, self.cluster.mapper, source, self.defaulting)
         keys = {key: value if make is None else make() for key, make, value in self._key_defaults}
         if read.request is None:
-            return bad_request(owned(read.normalized.request, {}) or {}, document_errors, read.errors, keys)
+            request_echo = owned(read.normalized.request, {}) or {}
+            return bad_request(request_echo, document_errors, read.errors, keys, read.rejection)
         widened = self._widened(read.normalized.request)
         if widened is not None:  # its kind answers this request: run it where that kind is loaded
             return widened._run(
@@ -246,7 +247,9 @@ class Simulation:
         request_errors += self._unknown_namespace(request.get("namespace"), source)
         exempt = exempt_reason(request)
         if exempt is not None:
-            result = admission_result(request, [], document_errors, request_errors, exempt, now, full)
+            result = admission_result(
+                request, [], document_errors, request_errors, exempt, now, full, decoding_warnings=read.warnings
+            )
             result.update(keys, typeChecking=None, defaulted=defaulted)
             return result
         context = RequestContext(request, self._authorizers, trace=trace, full=full, now=now, origin=read.origin)
@@ -257,7 +260,9 @@ class Simulation:
             for key, value in outcome.keys.items():
                 keys[key] = keys[key] + value if isinstance(value, list) and isinstance(keys.get(key), list) else value
         patch = response_patch(request.get("object"), final.get("object")) if full and phases else None
-        result = admission_result(request, outcomes, document_errors, request_errors, exempt, now, full, patch)
+        result = admission_result(
+            request, outcomes, document_errors, request_errors, exempt, now, full, patch, read.warnings
+        )
         result.update(keys, mutationPhases=phases)
         if trace:  # without traces there is no row to locate
             for kind, outcome in ran:

@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evaluator.admission import parsed_texts
+from evaluator.admission.decoding import decode_object
 from evaluator.admission.parsed_texts import copied
+from evaluator.admission.positions import locate
 from evaluator.admission.request import NormalizedRequest, normalize_request
 from evaluator.cel.memo import RecentMemo
 from evaluator.cel.versions import active_version
@@ -37,6 +39,11 @@ class ReadRequest:
     request: dict[str, Any] | None = None
     defaulted: dict[str, list[str]] | None = None
     mapper: Any = None  # held, so that the mapper whose id is in the key is never another one
+    # The API server's own status message when it refuses the request before admission (an object it
+    # cannot decode into its Go type); `request` is then None.
+    rejection: str | None = None
+    # The Warnings decoding gave the client (fields the object's type does not have, dropped).
+    warnings: tuple[str, ...] = ()
     # A run's copy: the remembered entry it was made from, which stands for the request's content (its key is
     # all the request depends on): what a kind keeps of a request may be kept under it.
     origin: ReadRequest | None = field(default=None, compare=False)
@@ -48,6 +55,7 @@ class ReadRequest:
             [dict(error) for error in self.errors],
             copied(self.request),
             {side: list(paths) for side, paths in (self.defaulted or {}).items()},
+            warnings=self.warnings,
             origin=self,
         )
 
@@ -77,8 +85,32 @@ def _read(request: Any, mapper: Any, source: str, defaulting: bool) -> ReadReque
     given = {side: usable.get(side) for side in SIDES}
     defaulted: dict[str, list[str]] = {"object": [], "oldObject": []}
     if defaulting:  # once per request, before any policy: the object as the API server decodes it
+        decoding = decode_object(usable)
+        if decoding is not None and decoding.refusal is not None:
+            error = {"severity": "error", "path": f"request.object.{decoding.path}", "message": decoding.refusal}
+            located = _position_in_text(request, source, decoding.path)
+            error.update({"line": located[0], "column": located[1]} if located else {})
+            error.update(source=source, document=None)
+            return ReadRequest(normalized, [*errors, error], None, None, mapper, decoding.refusal)
+        if decoding is not None and decoding.object is not None:
+            usable = {**usable, "object": decoding.object}
+        warnings = decoding.warnings if decoding is not None else ()
         usable, defaulted = default_request(usable)  # a defaulted side is a fresh copy already
+        return ReadRequest(normalized, errors, owned(usable, given), defaulted, mapper, warnings=warnings)
     return ReadRequest(normalized, errors, owned(usable, given), defaulted, mapper)
+
+
+def _position_in_text(request: Any, source: str, object_path: str) -> tuple[int, int] | None:
+    """Where a field of the request's object is in the request's text: under `request.object` of an
+    AdmissionReview, or at the top of an object given alone (None for a request given as data)."""
+    if not isinstance(request, str):
+        return None
+    records, _ = parsed_texts.load_documents(request, source)
+    positions = records[0].positions if records else None
+    if not positions:
+        return None
+    prefix = next((p for p in ("request.object", "object") if p in positions), "")
+    return locate(positions, f"{prefix}.{object_path}" if prefix else object_path)
 
 
 def normalized_request(request: Any, mapper: Any, source: str) -> tuple[NormalizedRequest, list[dict[str, Any]]]:

@@ -40,9 +40,12 @@ def admission_result(
     now: dt.datetime | None,
     full: bool = True,
     patch: str | None = None,
+    decoding_warnings: Iterable[str] = (),
 ) -> dict[str, Any]:
     """The result for a request every kind in `outcomes` (chain order) has seen; kind-owned keys are added
-    by the caller; `patch` is the base64 JSONPatch of an allowed mutation (`phases.response_patch`)."""
+    by the caller; `patch` is the base64 JSONPatch of an allowed mutation (`phases.response_patch`);
+    `decoding_warnings` the Warnings decoding the object gave, before admission (the AdmissionReview
+    response holds admission's own)."""
     denial = _first_denial(outcomes)
     allowed = denial is None
     status = status_object = None
@@ -52,9 +55,11 @@ def admission_result(
     annotations: dict[str, str] = {}
     for outcome in outcomes:
         annotations.update(outcome.audit_annotations)
-    warnings = client_warnings([w for o in outcomes for w in o.warnings])
+    raised = [w for o in outcomes for w in o.warnings]
+    admission_warnings = client_warnings(raised)
+    warnings = client_warnings([*decoding_warnings, *raised]) if decoding_warnings else admission_warnings
     policies = [r for o in outcomes for r in o.records]
-    response = admission_review(request, allowed, status, warnings, annotations) if full else None
+    response = admission_review(request, allowed, status, admission_warnings, annotations) if full else None
     if response is not None and allowed and patch:
         response["response"]["patchType"] = "JSONPatch"
         response["response"]["patch"] = patch
@@ -106,13 +111,24 @@ def error_keys(document_errors: list[dict], request_errors: list[dict]) -> dict[
 
 
 def bad_request(
-    request: Mapping[str, Any], document_errors: list[dict], request_errors: list[dict], kind_keys: Mapping[str, Any]
+    request: Mapping[str, Any],
+    document_errors: list[dict],
+    request_errors: list[dict],
+    kind_keys: Mapping[str, Any],
+    message: str | None = None,
 ) -> dict[str, Any]:
-    """The API server's 400 for a request it cannot decode or that lacks what admission needs."""
-    details = "; ".join(
-        e.get("message", "") for e in request_errors if e.get("severity") == "error" and "traceback" not in e
-    )
-    status = {"code": 400, "reason": "BadRequest", "message": f"invalid admission request: {details}"}
+    """The API server's 400 for a request it cannot decode (its own `message`, for an object of the wrong
+    types, which kubectl prints as any refusal) or that lacks what admission needs."""
+    refused_by_server = message is not None
+    if message is None:
+        details = "; ".join(
+            e.get("message", "") for e in request_errors if e.get("severity") == "error" and "traceback" not in e
+        )
+        message = f"invalid admission request: {details}"
+    status = {"code": 400, "reason": "BadRequest", "message": message}
+    kubectl = None
+    if refused_by_server:
+        kubectl = {"text": kubectl_text(request, status, []), "create": kubectl_create_text(request, status)}
     return {
         "allowed": False,
         "status": status,
@@ -129,7 +145,7 @@ def bad_request(
         **error_keys(document_errors, request_errors),
         "request": request or None,
         "exempt": None,
-        "kubectl": None,
+        "kubectl": kubectl,
         "summary": summary([]),
         **dict(kind_keys),
         "typeChecking": None,

@@ -20,7 +20,7 @@ from typing import Any
 
 from evaluator.policies.kyverno_vpol.cli_test import VpolTest, namespace_from_values, simple_constraints
 from evaluator.policies.kyverno_vpol.inputs import kubernetes_inputs
-from evaluator.policies.mutating.schema import schema_for
+from evaluator.k8s.object_schema import schema_for
 
 from evaluator.cel import to_json as to_plain
 

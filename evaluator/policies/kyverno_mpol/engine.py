@@ -22,7 +22,7 @@ from evaluator.policies.kyverno_vpol.engine import Inputs, exception_response
 from evaluator.policies.kyverno_vpol.libs import bindings as library_bindings
 from evaluator.policies.mutating.diff import json_patch_between, semantic_equal
 from evaluator.policies.mutating.patchers import run_mutation
-from evaluator.policies.mutating.schema import ObjectSchema
+from evaluator.k8s.object_schema import ObjectSchema
 
 from . import spec as sp
 from .compiler import CompiledMutatingPolicy

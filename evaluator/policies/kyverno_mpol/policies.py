@@ -17,7 +17,7 @@ from typing import Any
 
 from evaluator.policies.kyverno_vpol.spec import is_cel_exception
 from evaluator.policies.mutating.diff import json_patch_between
-from evaluator.policies.mutating.schema import ObjectSchema
+from evaluator.k8s.object_schema import ObjectSchema
 
 from . import autogen, spec as sp
 from .compiler import CompiledMutatingPolicy, compile_policy, mine

@@ -17,7 +17,7 @@ from typing import Any
 from evaluator.policies.kyverno_vpol.context import OfflineContext
 from evaluator.policies.kyverno_vpol.inputs import kubernetes_inputs
 from evaluator.policies.kyverno_vpol.stage import offline_context
-from evaluator.policies.mutating.schema import schema_for
+from evaluator.k8s.object_schema import schema_for
 
 from evaluator.admission.cluster import name_of
 from evaluator.k8s.namespaces import Namespaces

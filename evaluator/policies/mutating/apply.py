@@ -19,7 +19,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from evaluator.policies.mutating.schema import (
+from evaluator.k8s.object_schema import (
+    child_node,
     ANY,
     ASSOCIATIVE,
     ATOMIC,
@@ -31,7 +32,6 @@ from evaluator.policies.mutating.schema import (
     Node,
     ObjectSchema,
 )
-from evaluator.policies.mutating.typed import child_node
 
 
 class ApplyError(Exception):

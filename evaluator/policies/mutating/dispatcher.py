@@ -29,7 +29,7 @@ from evaluator.k8s.kinds import MUTATING_BINDING, MUTATING_POLICY
 from evaluator.policies.mutating.compiler import CompiledMutatingPolicy, compile_policy
 from evaluator.policies.mutating.diff import json_patch_between, semantic_equal
 from evaluator.policies.mutating.patchers import run_mutation
-from evaluator.policies.mutating.schema import schema_for
+from evaluator.k8s.object_schema import schema_for
 
 MUTATING_OPERATIONS = ("CREATE", "UPDATE", "CONNECT")
 

@@ -15,12 +15,12 @@ from typing import Any
 from evaluator.policies.mutating import jsonpatch as jp
 from evaluator.policies.mutating.apply import ApplyError, apply_configuration
 from evaluator.policies.mutating.compiler import APPLY_CONFIGURATION, JSON_PATCH, Mutation
-from evaluator.policies.mutating.schema import ObjectSchema
+from evaluator.admission.go_decode import decode_errors
+from evaluator.k8s.object_schema import ObjectSchema
 from evaluator.policies.mutating.typed import (
     ConversionError,
     cel_type_name,
     check_type_names,
-    decode_errors,
     drop_nulls,
     materialize_parents,
     to_json_value,

@@ -3,7 +3,7 @@
 import pytest
 
 from evaluator.policies.mutating.apply import ApplyError, apply_configuration
-from evaluator.policies.mutating.schema import schema_for
+from evaluator.k8s.object_schema import schema_for
 
 DEPLOYMENT = schema_for("apps/v1", "Deployment")
 POD = schema_for("v1", "Pod")

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from evaluator.policies.mutating import jsonpatch as jp
 from evaluator.policies.mutating.apply import ApplyError, apply_configuration
-from evaluator.policies.mutating.schema import schema_for
+from evaluator.k8s.object_schema import schema_for
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=3),

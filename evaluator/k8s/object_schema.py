@@ -1,9 +1,10 @@
-"""Structural schemas of the objects a MutatingAdmissionPolicy patches, as structured-merge-diff sees them.
+"""Structural schemas of Kubernetes objects, as structured-merge-diff (a patch's merge) and Go's decoder (a
+request's object) see them.
 
 Built-in kinds come from the Kubernetes OpenAPI definitions shipped by the `kubernetes-validate` package
 (its newest `vX.Y.Z-local/_definitions.json`, which keeps the `x-kubernetes-*` extensions); custom
 resources from the `openAPIV3Schema` of their CustomResourceDefinition. A schema node answers what the
-merge needs: struct / map / list / scalar, the list type (atomic, set, map + keys) and whether a
+merge and the decoder need: struct / map / list / scalar, the list type (atomic, set, map + keys) and whether a
 struct or map is atomic. Lists without `x-kubernetes-list-type` follow kube-openapi's schemaconv: a
 `merge` patch strategy with a merge key makes a map list, `merge` alone a set, anything else atomic.
 Everything loads lazily, once per process.
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from evaluator.k8s import schemas
@@ -53,6 +54,7 @@ class Node:
     scalar: str | None = None  # string, integer, number, boolean, ...
     format: str | None = None
     go_name: str = ""
+    go_type: str = ""  # a struct's Go type as Go's errors name it, with its package (`v1.DeploymentSpec`)
     open: bool = False  # unknown fields allowed (CRD preserve-unknown)
 
 
@@ -63,6 +65,7 @@ class Schema:
         self.definitions = definitions
         self.source = source
         self._nodes: dict[int, tuple[Any, Node]] = {}
+        self._refs: dict[str, dict] = {}
         self._gvk_index: dict[tuple[str, str, str], str] | None = None
 
     # -- definitions -----------------------------------------------------------------------------
@@ -77,15 +80,20 @@ class Schema:
         return self._gvk_index.get((group, version, kind))
 
     def ref(self, name: str) -> dict:
-        return {"$ref": f"#/$defs/{name}"}
+        """The same reference each time: nodes are kept by their raw schema's identity, and a fresh one
+        per object would be built again, and kept, for every object."""
+        found = self._refs.get(name)
+        if found is None:
+            found = self._refs[name] = {"$ref": f"#/$defs/{name}"}
+        return found
 
     # -- nodes -----------------------------------------------------------------------------------
     def node(self, raw: Any) -> Node:
-        if not isinstance(raw, Mapping):
-            return Node(ANY)
         hit = self._nodes.get(id(raw))
         if hit is not None and hit[0] is raw:
             return hit[1]
+        if not isinstance(raw, Mapping):
+            return Node(ANY)
         built = self._build(raw)
         self._nodes[id(raw)] = (raw, built)
         return built
@@ -107,7 +115,9 @@ class Schema:
             return Node(SCALAR, scalar=_SCALAR_DEFINITIONS[name], go_name=go_name)
         if name in _ANY_DEFINITIONS or name not in self.definitions:
             return Node(ANY, go_name=go_name)
-        return _with_extensions(self._build(self.definitions[name], go_name, depth + 1), raw)
+        built = _with_extensions(self._build(self.definitions[name], go_name, depth + 1), raw)
+        package = name.rsplit(".", 2)[-2] if name.count(".") >= 2 else ""
+        return replace(built, go_type=f"{package}.{go_name}") if built.kind == STRUCT and package else built
 
 
 def _build_inline(raw: Mapping[str, Any], go_name: str) -> Node:
@@ -152,8 +162,6 @@ def _types(raw: Mapping[str, Any]) -> list[str]:
 
 def _with_extensions(node: Node, raw: Mapping[str, Any]) -> Node:
     """Apply the x-kubernetes list/map extensions of `raw` (schemaconv's rules) to `node`."""
-    from dataclasses import replace
-
     if node.kind == LIST:
         list_type = raw.get("x-kubernetes-list-type")
         keys = tuple(str(k) for k in raw.get("x-kubernetes-list-map-keys") or ())
@@ -245,3 +253,17 @@ def _crd_schema(raw: Mapping[str, Any], builtin: Schema | None) -> tuple[Schema,
             properties["metadata"] = {"$ref": f"#/$defs/{OBJECT_META}"}
         root["properties"] = properties
     return schema, root
+
+
+# -- walks ------------------------------------------------------------------------------------------------
+def child_node(objschema: ObjectSchema, node: Node, token: str) -> Node:
+    """The schema node one step below `node` (a struct field, a map value or a list item)."""
+    schema = objschema.schema
+    if schema is None:
+        return Node(ANY)
+    if node.kind == STRUCT:
+        raw = node.fields.get(token)
+        return schema.node(raw) if raw is not None else Node(ANY)
+    if node.kind in (MAP, LIST):
+        return schema.node(node.element) if node.element is not None else Node(ANY)
+    return Node(ANY)

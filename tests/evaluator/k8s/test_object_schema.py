@@ -1,6 +1,6 @@
 """List types, merge keys and atomic structs of built-in types, read from the shipped OpenAPI definitions."""
 
-from evaluator.policies.mutating.schema import ASSOCIATIVE, ATOMIC, LIST, SET, schema_for
+from evaluator.k8s.object_schema import ASSOCIATIVE, ATOMIC, LIST, SET, schema_for
 
 
 def _walk(objschema, *path):
@@ -34,3 +34,21 @@ def test_atomic_structs_and_maps():
     assert _walk(deployment, "spec", "selector").atomic
     assert not _walk(deployment, "spec", "template").atomic
     assert _walk(deployment, "spec", "template", "spec", "nodeSelector").atomic
+
+
+def test_a_kind_is_resolved_once_however_many_objects_ask():
+    """Nodes are kept by their raw schema's identity: each object's lookup reads the same root, so
+    nothing is built, nor kept, again per object."""
+    first = schema_for("apps/v1", "Deployment")
+    first.root_node()
+    kept = len(first.schema._nodes)
+    for _ in range(50):
+        again = schema_for("apps/v1", "Deployment")
+        assert again.root is first.root and again.root_node() is first.root_node()
+    assert len(first.schema._nodes) == kept
+
+
+def test_a_struct_carries_its_go_type_with_its_package():
+    deployment = schema_for("apps/v1", "Deployment")
+    assert _walk(deployment, "spec").go_type == "v1.DeploymentSpec"
+    assert _walk(deployment, "metadata").go_type == "v1.ObjectMeta"

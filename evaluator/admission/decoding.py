@@ -1,0 +1,72 @@
+"""The API server decodes a request's object into its Go type before anything else reads it
+(apiserver handlers create.go / update.go, transformDecodeError):
+
+- a value of the wrong JSON type (`replicas: "3"`, a label given as a number), or a quantity or int-or-string
+  that does not parse, is a 400 BadRequest, and no admission plugin runs;
+- a field the type does not have is dropped, so no policy sees it: with a Warning (`unknown field
+  "spec.replica"`) under the request's `fieldValidation: Warn` (the default), silently under `Ignore`, and
+  under `Strict` (kubectl's default) the request is a 400 (`strict decoding error: unknown field ...`).
+
+Only built-in kinds have a Go type; a custom resource decodes into unstructured data, and its schema's
+pruning and validation come later.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from evaluator.admission.go_decode import (
+    decode_problems,
+    strict_decoding_error,
+    unknown_field_warning,
+    without_unknown_fields,
+)
+from evaluator.k8s.object_schema import schema_for
+
+# The operations whose object is the body the client sent (a DELETE's or CONNECT's is options).
+_DECODED_OPERATIONS = ("CREATE", "UPDATE")
+
+
+@dataclass(frozen=True)
+class Decoding:
+    """What decoding did to the request's object: `refusal`, the API server's 400 message (and `path`, where
+    in the object, for locating it), or the object as decoded (`object`: a private copy; None when
+    unchanged) and the Warnings the client gets."""
+
+    refusal: str | None = None
+    path: str = ""
+    object: Any = None
+    warnings: tuple[str, ...] = ()
+
+
+def decode_object(request: Mapping[str, Any]) -> Decoding | None:
+    """The request's object decoded as the API server decodes it; None when that changes nothing (or the
+    object has no Go type)."""
+    obj = request.get("object")
+    if request.get("operation") not in _DECODED_OPERATIONS or not isinstance(obj, Mapping):
+        return None
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str) or not kind:
+        return None
+    objschema = schema_for(api_version, kind)
+    wrong, unknown = decode_problems(obj, objschema)
+    refused = f'{kind} in version "{api_version.rpartition("/")[2]}" cannot be handled as a {kind}: '
+    if wrong:
+        return Decoding(refused + wrong[0].message, wrong[0].path)
+    if not unknown:
+        return None
+    validation = _field_validation(request)
+    if validation == "Strict":
+        return Decoding(refused + strict_decoding_error(unknown), unknown[0])
+    warnings = () if validation == "Ignore" else tuple(unknown_field_warning(u) for u in unknown)
+    return Decoding(object=copy.deepcopy(without_unknown_fields(obj, objschema)), warnings=warnings)
+
+
+def _field_validation(request: Mapping[str, Any]) -> str:
+    """The request's field validation directive (its options'), Warn when it gives none."""
+    options = request.get("options")
+    directive = options.get("fieldValidation") if isinstance(options, Mapping) else None
+    return directive if directive in ("Strict", "Ignore") else "Warn"
