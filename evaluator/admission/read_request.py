@@ -87,29 +87,45 @@ def _read(request: Any, mapper: Any, source: str, defaulting: bool) -> ReadReque
     if defaulting:  # once per request, before any policy: the object as the API server decodes it
         decoding = decode_object(usable)
         if decoding is not None and decoding.refusal is not None:
-            error = {"severity": "error", "path": f"request.object.{decoding.path}", "message": decoding.refusal}
-            located = _position_in_text(request, source, decoding.path)
-            error.update({"line": located[0], "column": located[1]} if located else {})
-            error.update(source=source, document=None)
+            error = _located(request, source, "object", decoding.path, "error", decoding.refusal)
             return ReadRequest(normalized, [*errors, error], None, None, mapper, decoding.refusal)
         if decoding is not None and decoding.object is not None:
             usable = {**usable, "object": decoding.object}
+        if decoding is not None and decoding.old_object is not None:
+            usable = {**usable, "oldObject": decoding.old_object}
+            # our own words (the API server has none: storage never holds such a field)
+            errors += [
+                _located(request, source, "oldObject", path, "warning", _DROPPED_FROM_OLD.format(path))
+                for path in decoding.old_dropped
+            ]
         warnings = decoding.warnings if decoding is not None else ()
         usable, defaulted = default_request(usable)  # a defaulted side is a fresh copy already
         return ReadRequest(normalized, errors, owned(usable, given), defaulted, mapper, warnings=warnings)
     return ReadRequest(normalized, errors, owned(usable, given), defaulted, mapper)
 
 
-def _position_in_text(request: Any, source: str, object_path: str) -> tuple[int, int] | None:
-    """Where a field of the request's object is in the request's text: under `request.object` of an
-    AdmissionReview, or at the top of an object given alone (None for a request given as data)."""
+_DROPPED_FROM_OLD = 'oldObject: unknown field "{}" dropped: an object in storage has only its type\'s fields'
+
+
+def _located(request: Any, source: str, side: str, path: str, severity: str, message: str) -> dict[str, Any]:
+    """A request error or warning about a field of one of its objects, with its line and column in the text."""
+    entry: dict[str, Any] = {"severity": severity, "path": f"request.{side}.{path}", "message": message}
+    located = _position_in_text(request, source, side, path)
+    entry.update({"line": located[0], "column": located[1]} if located else {})
+    return {**entry, "source": source, "document": None}
+
+
+def _position_in_text(request: Any, source: str, side: str, object_path: str) -> tuple[int, int] | None:
+    """Where a field of the request's object (`side`: object or oldObject) is in the request's text: under
+    `request.<side>` of an AdmissionReview, or at the top of an object given alone (None for a request given
+    as data)."""
     if not isinstance(request, str):
         return None
     records, _ = parsed_texts.load_documents(request, source)
     positions = records[0].positions if records else None
     if not positions:
         return None
-    prefix = next((p for p in ("request.object", "object") if p in positions), "")
+    prefix = next((p for p in (f"request.{side}", side) if p in positions), "")
     return locate(positions, f"{prefix}.{object_path}" if prefix else object_path)
 
 

@@ -169,3 +169,25 @@ def test_ignore_drops_it_silently_and_strict_refuses_the_request():
 def test_a_wrong_type_is_reported_before_an_unknown_field():
     result = evaluator.simulate(TYPO_CHECK, _with_typo("Strict").replace("replicas: 3", 'replicas: "3"'))
     assert "json: cannot unmarshal string" in result["status"]["message"]
+
+
+def test_an_old_object_is_read_as_stored_without_the_fields_its_type_lacks():
+    """The same typo in both objects: the body's is dropped with the API server's Warning, the old object's
+    (which storage could never hold) with our own; an immutability check then sees no difference."""
+    immutable = [
+        {
+            **REPLICAS_POLICY[0],
+            "spec": {**REPLICAS_POLICY[0]["spec"], "validations": [{"expression": "object.spec == oldObject.spec"}]},
+        },
+        REPLICAS_POLICY[1],
+    ]
+    head, body = _with_typo().replace("operation: CREATE", "operation: UPDATE").split("  object:\n", 1)
+    update = f"{head}  object:\n{body}  oldObject:\n{body}"
+    result = evaluator.simulate(immutable, update)
+    assert result["allowed"] is True
+    assert result["warnings"] == ['unknown field "spec.replica"']
+    [note] = [e for e in result["requestErrors"] if e["path"] == "request.oldObject.spec.replica"]
+    assert note["severity"] == "warning" and note["message"].startswith(
+        'oldObject: unknown field "spec.replica" dropped'
+    )
+    assert note["line"] == 25  # the old object's `replica:`
