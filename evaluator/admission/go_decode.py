@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from evaluator.cel.library.quantity import QuantityError, parse_quantity
+from evaluator.cel.library.quantity import ERR_FORMAT, QuantityError, parse_quantity
 from evaluator.cel.memo import remembered_when_short
 from evaluator.k8s.json_kinds import json_kind
 from evaluator.k8s.object_schema import ANY, LIST, MAP, SCALAR, STRUCT, Node, ObjectSchema, child_node
@@ -46,6 +46,7 @@ def _go_type(node: Node, objschema: ObjectSchema) -> str:
 
 # The kind words of Go's encoding/json errors ("cannot unmarshal number into ..."): one for every number.
 _GO_JSON_KINDS = {
+    "null": "null",
     "bool": "bool",
     "int": "number",
     "float": "number",
@@ -56,7 +57,9 @@ _GO_JSON_KINDS = {
 
 
 def _json_kind(value: Any) -> str:
-    return _GO_JSON_KINDS.get(json_kind(value), "null")
+    """Go's word for a value's JSON type (what JSON cannot hold, a YAML `!!binary`, reaches the API server as
+    the string kubectl writes for it)."""
+    return _GO_JSON_KINDS.get(json_kind(value), "string")
 
 
 def _number_text(value: Any) -> str:
@@ -91,7 +94,12 @@ def _quantity_error(text: str) -> str | None:
 def _custom_scalar(node: Node, value: Any, kind: str) -> None:
     """resource.Quantity and intstr.IntOrString decode themselves: their errors end the decoding."""
     if node.scalar == "quantity":
-        error = _quantity_error(value if kind == "string" else json.dumps(value))
+        if isinstance(value, str):
+            error = _quantity_error(value)
+        elif kind == "number":
+            error = _quantity_error(_number_text(value))
+        else:  # `true`, `{...}`, `[...]`, a `!!binary`'s base64: not a quantity's characters
+            error = ERR_FORMAT
         if error is not None:
             raise _Refused(error)
     elif node.scalar == "int-or-string" and kind != "string":

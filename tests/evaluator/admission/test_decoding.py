@@ -191,3 +191,18 @@ def test_an_old_object_is_read_as_stored_without_the_fields_its_type_lacks():
         'oldObject: unknown field "spec.replica" dropped'
     )
     assert note["line"] == 25  # the old object's `replica:`
+
+
+@pytest.mark.parametrize(
+    "value", ["!!binary aGVsbG8=", "!!set {a, b}", ".nan", "-.inf", "1e400", "99999999999999999999"]
+)
+@pytest.mark.parametrize("field", ["image", "resources: {limits: {cpu", "ports: [{containerPort", "securityContext"])
+def test_values_json_cannot_hold_get_an_answer_not_an_internal_error(field, value):
+    closing = "}" * field.count("{") + "]" * field.count("[")
+    pod = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  containers:\n"
+        f"  - name: c\n    {field}: {value}{closing}\n"
+    )
+    result = evaluator.simulate([], pod)
+    assert not [e for e in result["errors"] if "traceback" in e]
+    assert result["allowed"] or result["status"]["code"] == 400
