@@ -24,7 +24,6 @@ from typing import Any
 from evaluator.admission.go_decode import (
     decode_problems,
     strict_decoding_error,
-    unknown_field_warning,
     without_unknown_fields,
 )
 from evaluator.k8s.object_schema import ObjectSchema, schema_for
@@ -37,12 +36,12 @@ _DECODED_OPERATIONS = ("CREATE", "UPDATE")
 class Decoding:
     """What decoding did to the request's object: `refusal`, the API server's 400 message (and `path`, where
     in the object, for locating it), or the object as decoded (`object`: a private copy; None when
-    unchanged) and the Warnings the client gets."""
+    unchanged) and the paths of the fields dropped from it with a Warning to the client (`warned`)."""
 
     refusal: str | None = None
     path: str = ""
     object: Any = None
-    warnings: tuple[str, ...] = ()
+    warned: tuple[str, ...] = ()
     # The old object as storage holds it (`old_object`, a private copy; None when unchanged) and the paths
     # of the fields dropped from it: a stored object has only its type's fields, so a sample's old object
     # holds one only by a typo, and an UPDATE compared with it would see a difference the cluster never has.
@@ -92,8 +91,8 @@ def _decoded_body(request: Mapping[str, Any]) -> Decoding | None:
     validation = _field_validation(request)
     if validation == "Strict":
         return Decoding(refused + strict_decoding_error(unknown), unknown[0])
-    warnings = () if validation == "Ignore" else tuple(unknown_field_warning(u) for u in unknown)
-    return Decoding(object=copy.deepcopy(without_unknown_fields(obj, objschema)), warnings=warnings)
+    warned = () if validation == "Ignore" else tuple(unknown)
+    return Decoding(object=copy.deepcopy(without_unknown_fields(obj, objschema)), warned=warned)
 
 
 def _field_validation(request: Mapping[str, Any]) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 from evaluator.admission import parsed_texts
 from evaluator.admission.decoding import decode_object
+from evaluator.admission.go_decode import unknown_field_warning
 from evaluator.admission.parsed_texts import copied
 from evaluator.admission.positions import locate
 from evaluator.admission.request import NormalizedRequest, normalize_request
@@ -91,6 +92,10 @@ def _read(request: Any, mapper: Any, source: str, defaulting: bool) -> ReadReque
             return ReadRequest(normalized, [*errors, error], None, None, mapper, decoding.refusal)
         if decoding is not None and decoding.object is not None:
             usable = {**usable, "object": decoding.object}
+        warned = decoding.warned if decoding is not None else ()
+        warnings = tuple(unknown_field_warning(path) for path in warned)
+        # the Warning the client gets, also located in the text for the editor
+        errors += [_located(request, source, "object", path, "warning", w) for path, w in zip(warned, warnings)]
         if decoding is not None and decoding.old_object is not None:
             usable = {**usable, "oldObject": decoding.old_object}
             # our own words (the API server has none: storage never holds such a field)
@@ -98,7 +103,6 @@ def _read(request: Any, mapper: Any, source: str, defaulting: bool) -> ReadReque
                 _located(request, source, "oldObject", path, "warning", _DROPPED_FROM_OLD.format(path))
                 for path in decoding.old_dropped
             ]
-        warnings = decoding.warnings if decoding is not None else ()
         usable, defaulted = default_request(usable)  # a defaulted side is a fresh copy already
         return ReadRequest(normalized, errors, owned(usable, given), defaulted, mapper, warnings=warnings)
     return ReadRequest(normalized, errors, owned(usable, given), defaulted, mapper)

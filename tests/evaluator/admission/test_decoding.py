@@ -150,12 +150,15 @@ def test_a_field_the_type_does_not_have_is_dropped_with_a_warning(field_validati
     assert result["warnings"] == ['unknown field "spec.replica"']
     assert result["kubectl"]["text"] == 'Warning: unknown field "spec.replica"\ndeployment.apps/web created'
     assert "replica" not in result["request"]["object"]["spec"]
+    [located] = [e for e in result["requestErrors"] if e["path"] == "request.object.spec.replica"]
+    assert located["severity"] == "warning" and located["message"] == 'unknown field "spec.replica"'
+    assert located["line"] == 14  # for the editor's marker
     assert result["response"]["response"].get("warnings") is None  # not admission's: decoding's
 
 
 def test_ignore_drops_it_silently_and_strict_refuses_the_request():
     ignored = evaluator.simulate(TYPO_CHECK, _with_typo("Ignore"))
-    assert ignored["allowed"] is True and ignored["warnings"] == []
+    assert ignored["allowed"] is True and ignored["warnings"] == [] and ignored["requestErrors"] == []
     strict = evaluator.simulate(TYPO_CHECK, _with_typo("Strict"))
     assert strict["status"] == {
         "code": 400,
