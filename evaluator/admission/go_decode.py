@@ -91,36 +91,44 @@ def _quantity_error(text: str) -> str | None:
     return None
 
 
-def _custom_scalar(node: Node, value: Any, kind: str) -> None:
-    """resource.Quantity and intstr.IntOrString decode themselves: their errors end the decoding."""
-    if node.scalar == "quantity":
-        if isinstance(value, str):
-            error = _quantity_error(value)
-        elif kind == "number":
-            error = _quantity_error(_number_text(value))
-        else:  # `true`, `{...}`, `[...]`, a `!!binary`'s base64: not a quantity's characters
-            error = ERR_FORMAT
-        if error is not None:
-            raise _Refused(error)
-    elif node.scalar == "int-or-string" and kind != "string":
-        if kind != "number":
-            raise _Refused(f"json: cannot unmarshal {kind} into Go value of type int32")
-        if not _integer_fits(value, "int32"):
-            raise _Refused(f"json: cannot unmarshal number {_number_text(value)} into Go value of type int32")
+def _scalar_fits(node: Node, value: Any) -> bool:
+    """The one statement of what a Go scalar takes from JSON (a quantity and an int-or-string: what their
+    own decoders take). Both the walk and its shortcut for leaves read it."""
+    scalar = node.scalar
+    if isinstance(value, str):
+        if scalar == "quantity":
+            return _quantity_error(value) is None
+        return scalar in _TAKES_TEXT or scalar not in _KNOWN_SCALARS
+    if isinstance(value, bool):
+        return scalar == "boolean" or scalar not in _KNOWN_SCALARS
+    if isinstance(value, (int, float)):
+        if scalar == "integer" or scalar == "int-or-string":
+            return _integer_fits(value, _int_type(node) if scalar == "integer" else "int32")
+        if scalar == "quantity":
+            return _quantity_error(_number_text(value)) is None
+        return scalar == "number" or scalar not in _KNOWN_SCALARS
+    if json_kind(value) == "other":  # what JSON cannot hold reaches the API server as text
+        return scalar in _TAKES_TEXT or scalar not in _KNOWN_SCALARS
+    return scalar not in _KNOWN_SCALARS  # an object or an array
+
+
+_TAKES_TEXT = ("string", "int-or-string")  # and a quantity, when it parses
+_KNOWN_SCALARS = ("string", "integer", "number", "boolean", "int-or-string", "quantity")
 
 
 def _scalar_mismatch(node: Node, value: Any) -> str | None:
-    """Go's word for `value` when it does not fit the scalar `node` (None when it does)."""
-    kind = _json_kind(value)
-    if node.scalar in ("quantity", "int-or-string"):
-        _custom_scalar(node, value, kind)
+    """Go's word for `value` when it does not fit the scalar `node` (None when it does); a quantity's or an
+    int-or-string's own decoder ends the decoding with its error instead (`_Refused`)."""
+    if _scalar_fits(node, value):
         return None
-    if node.scalar == "integer":
-        if kind != "number":
-            return kind
-        return None if _integer_fits(value, _int_type(node)) else f"number {_number_text(value)}"
-    expected = {"string": "string", "number": "number", "boolean": "bool"}.get(node.scalar or "")
-    return None if expected is None or kind == expected else kind
+    kind = _json_kind(value)
+    number = f"number {_number_text(value)}" if kind == "number" else kind
+    if node.scalar == "quantity":  # resource.Quantity.UnmarshalJSON
+        text = value if isinstance(value, str) else _number_text(value) if kind == "number" else ""
+        raise _Refused((_quantity_error(text) if text else None) or ERR_FORMAT)
+    if node.scalar == "int-or-string":  # intstr.IntOrString.UnmarshalJSON: a non-string is an int32
+        raise _Refused(f"json: cannot unmarshal {number} into Go value of type int32")
+    return number if node.scalar == "integer" else kind
 
 
 @dataclass(frozen=True)
@@ -245,21 +253,8 @@ _FIELD_NODES: dict[int, tuple[Node, dict[str, Node]]] = {}  # bounded by the bui
 
 
 def _fits_at_once(node: Node, value: Any) -> bool:
-    """The common leaf, decided without the walk (most of an object is strings, booleans and small
-    integers): a value of the very type the scalar takes, or null."""
-    if value is None or node.kind == ANY:
-        return True
-    if node.kind != SCALAR:
-        return False
-    kind = type(value)
-    if kind is str:
-        scalar = node.scalar
-        return (
-            scalar == "string" or scalar == "int-or-string" or scalar == "quantity" and _quantity_error(value) is None
-        )
-    if kind is bool:
-        return node.scalar == "boolean"
-    return kind is int and node.scalar == "integer" and -(2**31) <= value < 2**31
+    """A leaf decided without the walk (most of an object is strings, booleans and small integers)."""
+    return value is None or node.kind == ANY or node.kind == SCALAR and _scalar_fits(node, value)
 
 
 # A step down an object: a struct's field, a list's index or a map's key.
