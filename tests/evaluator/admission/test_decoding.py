@@ -4,28 +4,16 @@ is a 400 BadRequest in its words, no policy runs, and the error points at the va
 import pytest
 
 import evaluator
+from tests.evaluator.fast_path_fixtures import DEPLOYMENTS, policy
 
-REPLICAS_POLICY = [
-    {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingAdmissionPolicy",
-        "metadata": {"name": "few-replicas"},
-        "spec": {
-            "matchConstraints": {
-                "resourceRules": [
-                    {"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["*"], "resources": ["deployments"]}
-                ]
-            },
-            "validations": [{"expression": "object.spec.replicas <= 5"}],
-        },
-    },
-    {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingAdmissionPolicyBinding",
-        "metadata": {"name": "few-replicas"},
-        "spec": {"policyName": "few-replicas", "validationActions": ["Deny"]},
-    },
-]
+
+def checking(expression: str) -> list[dict]:
+    """A policy with one validation on Deployments, for every operation, and its binding."""
+    every_operation = {"resourceRules": [{**DEPLOYMENTS[0], "operations": ["*"]}]}
+    return policy("check", {"matchConstraints": every_operation, "validations": [{"expression": expression}]})
+
+
+REPLICAS_POLICY = checking("object.spec.replicas <= 5")
 
 REVIEW = """apiVersion: admission.k8s.io/v1
 kind: AdmissionReview
@@ -76,7 +64,7 @@ def test_the_first_wrong_value_in_the_document_is_the_one_reported():
 def test_a_decodable_object_goes_on_to_admission(replicas):
     result = evaluator.simulate(REPLICAS_POLICY, review(replicas=replicas))
     assert result["allowed"] is (replicas == "3")
-    assert [p["policy"] for p in result["policies"]] == ["few-replicas"]
+    assert [p["policy"] for p in result["policies"]] == ["check"]
 
 
 def test_an_object_given_alone_is_located_at_the_top_of_its_text():
@@ -134,13 +122,7 @@ def _with_typo(field_validation=None):
     return text + options
 
 
-TYPO_CHECK = [
-    {
-        **REPLICAS_POLICY[0],
-        "spec": {**REPLICAS_POLICY[0]["spec"], "validations": [{"expression": "!has(object.spec.replica)"}]},
-    },
-    REPLICAS_POLICY[1],
-]
+TYPO_CHECK = checking("!has(object.spec.replica)")
 
 
 @pytest.mark.parametrize("field_validation", [None, "Warn"])
@@ -177,13 +159,7 @@ def test_a_wrong_type_is_reported_before_an_unknown_field():
 def test_an_old_object_is_read_as_stored_without_the_fields_its_type_lacks():
     """The same typo in both objects: the body's is dropped with the API server's Warning, the old object's
     (which storage could never hold) with our own; an immutability check then sees no difference."""
-    immutable = [
-        {
-            **REPLICAS_POLICY[0],
-            "spec": {**REPLICAS_POLICY[0]["spec"], "validations": [{"expression": "object.spec == oldObject.spec"}]},
-        },
-        REPLICAS_POLICY[1],
-    ]
+    immutable = checking("object.spec == oldObject.spec")
     head, body = _with_typo().replace("operation: CREATE", "operation: UPDATE").split("  object:\n", 1)
     update = f"{head}  object:\n{body}  oldObject:\n{body}"
     result = evaluator.simulate(immutable, update)
