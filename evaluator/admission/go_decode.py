@@ -174,7 +174,7 @@ def _pruned(value: Any, node: Node, objschema: ObjectSchema) -> Any:
     if node.kind == STRUCT and type(value) is dict:
         if node.open:
             return value
-        fields = _field_nodes(node, objschema)
+        fields = objschema.schema.fields_of(node)
         return {k: _pruned(v, fields[k], objschema) for k, v in value.items() if k in fields}
     if node.kind == MAP and type(value) is dict:
         element = child_node(objschema, node, "")
@@ -219,7 +219,7 @@ def _decode(
         type_errors.append(WrongType(message, _located(path)))
         return
     if node.kind == STRUCT:
-        fields, struct = _field_nodes(node, objschema), node.go_name or struct
+        fields, struct = objschema.schema.fields_of(node), node.go_name or struct
         for key, child_value in value.items():
             child = fields.get(key)
             if child is None:
@@ -238,18 +238,6 @@ def _decode(
                 path.append((step, key))
                 _decode(child_value, element, objschema, path, struct, type_errors, unknown)
                 path.pop()
-
-
-def _field_nodes(node: Node, objschema: ObjectSchema) -> dict[str, Node]:
-    """A struct's fields resolved, once per struct node (the node held, so that its id stays its own)."""
-    found = _FIELD_NODES.get(id(node))
-    if found is None or found[0] is not node:
-        node_of = objschema.schema.node
-        found = _FIELD_NODES[id(node)] = (node, {key: node_of(raw) for key, raw in node.fields.items()})
-    return found[1]
-
-
-_FIELD_NODES: dict[int, tuple[Node, dict[str, Node]]] = {}  # bounded by the built-in types' struct nodes
 
 
 def _fits_at_once(node: Node, value: Any) -> bool:

@@ -66,6 +66,7 @@ class Schema:
         self.source = source
         self._nodes: dict[int, tuple[Any, Node]] = {}
         self._refs: dict[str, dict] = {}
+        self._fields: dict[int, tuple[Node, dict[str, Node]]] = {}
         self._gvk_index: dict[tuple[str, str, str], str] | None = None
 
     # -- definitions -----------------------------------------------------------------------------
@@ -97,6 +98,13 @@ class Schema:
         built = self._build(raw)
         self._nodes[id(raw)] = (raw, built)
         return built
+
+    def fields_of(self, struct: Node) -> dict[str, Node]:
+        """A struct node's fields resolved, once per node (the node held, so that its id stays its own)."""
+        found = self._fields.get(id(struct))
+        if found is None or found[0] is not struct:
+            found = self._fields[id(struct)] = (struct, {key: self.node(raw) for key, raw in struct.fields.items()})
+        return found[1]
 
     def _build(self, raw: Mapping[str, Any], go_name: str = "", depth: int = 0) -> Node:
         ref = raw.get("$ref")
