@@ -4,8 +4,8 @@ request's object (and a patched object) before anything else reads it.
 A value of the wrong JSON type is `json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas
 of type int32` (encoding/json's UnmarshalTypeError: the innermost struct's Go name, the path of JSON field
 names with map keys and list indices dropped); Go's decoder goes on and reports the first one. A type that
-decodes itself (resource.Quantity, intstr.IntOrString) ends the decoding with its own error
-(`quantities must match the regular expression ...`). A field the type does not have is dropped, or is
+decodes itself (resource.Quantity, intstr.IntOrString, metav1.Time) ends the decoding with its own error
+(`quantities must match the regular expression ...`, `parsing time "yesterday" as ...`: `go_time`). A field the type does not have is dropped, or is
 `strict decoding error: unknown field "spec.containers[0].a"` under strict decoding. The Go types come from
 OpenAPI (`object_schema`). Custom resources decode into unstructured data: nothing here applies to them.
 """
@@ -18,6 +18,7 @@ from typing import Any
 
 from evaluator.cel.library.quantity import ERR_FORMAT, QuantityError, parse_quantity
 from evaluator.cel.memo import remembered_when_short
+from evaluator.k8s.go_time import RFC3339, RFC3339_MICRO, parse_error
 from evaluator.k8s.json_kinds import json_kind
 from evaluator.k8s.object_schema import ANY, LIST, MAP, SCALAR, STRUCT, Node, ObjectSchema, child_node
 
@@ -91,14 +92,32 @@ def _quantity_error(text: str) -> str | None:
     return None
 
 
+@remembered_when_short(64, size=1024)
+def _time_error(text: str) -> str | None:
+    return parse_error(RFC3339, text)
+
+
+@remembered_when_short(64, size=1024)
+def _micro_time_error(text: str) -> str | None:
+    return parse_error(RFC3339_MICRO, text)
+
+
+# metav1.Time and metav1.MicroTime decode themselves: a JSON string that Go's time.Parse reads in their layout.
+_TIME_ERRORS = {"Time": _time_error, "MicroTime": _micro_time_error}
+
+
 def _scalar_fits(node: Node, value: Any) -> bool:
-    """The one statement of what a Go scalar takes from JSON (a quantity and an int-or-string: what their
-    own decoders take). Both the walk and its shortcut for leaves read it."""
+    """The one statement of what a Go scalar takes from JSON (a quantity, an int-or-string and a time: what
+    their own decoders take). Both the walk and its shortcut for leaves read it."""
     scalar = node.scalar
     if isinstance(value, str):
         if scalar == "quantity":
             return _quantity_error(value) is None
+        if scalar == "string" and node.go_name in _TIME_ERRORS:
+            return _TIME_ERRORS[node.go_name](value) is None
         return scalar in _TAKES_TEXT or scalar not in _KNOWN_SCALARS
+    if node.go_name in _TIME_ERRORS and scalar == "string":
+        return json_kind(value) == "other"  # what JSON cannot hold reaches the API server as text
     if isinstance(value, bool):
         return scalar == "boolean" or scalar not in _KNOWN_SCALARS
     if isinstance(value, (int, float)):
@@ -128,6 +147,10 @@ def _scalar_mismatch(node: Node, value: Any) -> str | None:
         raise _Refused((_quantity_error(text) if text else None) or ERR_FORMAT)
     if node.scalar == "int-or-string":  # intstr.IntOrString.UnmarshalJSON: a non-string is an int32
         raise _Refused(f"json: cannot unmarshal {number} into Go value of type int32")
+    if node.go_name in _TIME_ERRORS:  # metav1.Time.UnmarshalJSON: a string, then time.Parse
+        if isinstance(value, str):
+            raise _Refused(_TIME_ERRORS[node.go_name](value) or "")
+        raise _Refused(f"json: cannot unmarshal {kind} into Go value of type string")
     return number if node.scalar == "integer" else kind
 
 

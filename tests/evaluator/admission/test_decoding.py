@@ -81,6 +81,18 @@ def test_an_object_given_alone_is_located_at_the_top_of_its_text():
     assert (error["line"], error["column"]) == (9, 7)
 
 
+def test_a_timestamp_go_cannot_parse_is_refused_in_gos_words_and_located():
+    text = review().replace("      name: web\n", "      name: web\n      creationTimestamp: 2024-01-01\n", 1)
+    result = evaluator.simulate(REPLICAS_POLICY, text)
+    assert result["status"]["message"] == (
+        'Deployment in version "v1" cannot be handled as a Deployment: parsing time "2024-01-01" as '
+        '"2006-01-02T15:04:05Z07:00": cannot parse "" as "T"'
+    )
+    assert result["policies"] == []
+    error = result["requestErrors"][0]
+    assert (error["path"], error["line"]) == ("request.object.metadata.creationTimestamp", 10)
+
+
 @pytest.mark.parametrize(
     "spec",
     [

@@ -1,6 +1,6 @@
 """Go's decoding of an object into its built-in type, in encoding/json's words: the first value of the wrong
 JSON type (its innermost struct, the JSON field names down to it, the Go type), or the error a type's own
-UnmarshalJSON stops at (quantities, int-or-strings)."""
+UnmarshalJSON stops at (quantities, int-or-strings, times)."""
 
 import pytest
 
@@ -100,6 +100,16 @@ def test_a_value_of_the_wrong_type(obj, message, path):
             "json: cannot unmarshal array into Go value of type int32",
             "spec.containers[0].livenessProbe.httpGet.port",
         ),
+        (
+            {**pod(), "metadata": {"name": "p", "creationTimestamp": "2024-01-01"}},
+            'parsing time "2024-01-01" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "T"',
+            "metadata.creationTimestamp",
+        ),
+        (  # metav1.Time reads a string with the standard library's decoder: Go's words name no struct field
+            {**pod(), "metadata": {"name": "p", "creationTimestamp": 1700000000}},
+            "json: cannot unmarshal number into Go value of type string",
+            "metadata.creationTimestamp",
+        ),
     ],
 )
 def test_a_types_own_decoding_stops_at_its_error(obj, message, path):
@@ -120,6 +130,7 @@ def test_a_types_own_error_wins_over_a_wrong_type_met_before_it():
         container(livenessProbe={"httpGet": {"port": "http"}}, ports=[{"containerPort": 80.0}]),
         pod(terminationGracePeriodSeconds=2**40, nodeSelector={"disk": "ssd"}, hostNetwork=False),
         pod(containers=None),  # null is every type's zero value
+        {**pod(), "metadata": {"name": "p", "creationTimestamp": None, "deletionTimestamp": "2024-01-02T3:04:05Z"}},
     ],
 )
 def test_values_go_can_decode(obj):
