@@ -21,6 +21,7 @@ from jmespath import functions as jfunctions
 
 from . import golayout, wildcard
 from evaluator.cel.library import quantity as k8s_quantity
+from evaluator.k8s import go_time
 
 from .gofmt import non_finite
 from .units import parse_duration
@@ -86,11 +87,11 @@ def _go_repl(template: str) -> Callable[[re.Match[str]], str]:
 
 
 def _parse_time(name: str, text: str) -> dt.datetime:
+    """time.Parse(time.RFC3339, text), as Kyverno's time functions read their arguments."""
     try:
-        t = text.replace("Z", "+00:00")
-        return dt.datetime.fromisoformat(t)
-    except ValueError:
-        raise _fmt(name, f'parsing time "{text}" as "2006-01-02T15:04:05Z07:00": cannot parse') from None
+        return go_time.parse(go_time.RFC3339, text)
+    except go_time.GoTimeError as exc:
+        raise _fmt(name, str(exc)) from None
 
 
 def _rfc3339(t: dt.datetime) -> str:
@@ -430,7 +431,7 @@ def _now_utc(a):
 
 def _parse_layout(name: str, layout: str, text: str) -> dt.datetime:
     """time.Parse(layout, text); an empty layout is RFC 3339 (Kyverno's default)."""
-    if not layout:
+    if not layout or layout == go_time.RFC3339:
         return _parse_time(name, text)
     try:
         return golayout.parse(layout, text)

@@ -91,3 +91,11 @@ def test_time_add_error_names_time_add():
     with pytest.raises((JMESPathError, FunctionError)) as info:
         search("time_add(`123`, '1h')", {})
     assert "time_add" in str(info.value) and "time_to_cron" not in str(info.value)
+
+
+def test_times_are_read_as_gos_time_parse_reads_them():
+    """time.Parse(time.RFC3339, ...): a date alone is refused in Go's words; a one-digit hour is taken."""
+    with pytest.raises((JMESPathError, FunctionError)) as info:
+        search("time_after('2021-01-02', '2021-01-01T00:00:00Z')", {})
+    assert str(info.value).endswith('parsing time "2021-01-02" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "T"')
+    assert search("time_after('2021-01-02T3:04:05Z', '2021-01-02T03:00:00Z')", {}) is True
