@@ -19,7 +19,7 @@ import yaml
 from evaluator.admission.yaml_aliases import safe_load
 from jmespath import functions as jfunctions
 
-from . import golayout, wildcard
+from . import wildcard
 from evaluator.cel.library import quantity as k8s_quantity
 from evaluator.k8s import go_time
 
@@ -431,11 +431,9 @@ def _now_utc(a):
 
 def _parse_layout(name: str, layout: str, text: str) -> dt.datetime:
     """time.Parse(layout, text); an empty layout is RFC 3339 (Kyverno's default)."""
-    if not layout or layout == go_time.RFC3339:
-        return _parse_time(name, text)
     try:
-        return golayout.parse(layout, text)
-    except ValueError as exc:
+        return go_time.parse(layout or go_time.RFC3339, text)
+    except go_time.GoTimeError as exc:
         raise _fmt(name, str(exc)) from None
 
 

@@ -76,3 +76,51 @@ def test_any_text_parses_or_gets_gos_error(value):
             assert str(error).startswith("parsing time ")
         else:
             assert parsed.tzinfo is not None
+
+
+ANSIC = "Mon Jan _2 15:04:05 2006"
+STAMP_NANO = "Jan _2 15:04:05.000000000"
+
+
+# Go's own expectations (time/format_test.go, parseErrorTests: the error contains the text).
+@pytest.mark.parametrize(
+    ("layout", "value", "error"),
+    [
+        (ANSIC, "Feb  4 21:00:60 2010", 'cannot parse "Feb  4 21:00:60 2010" as "Mon"'),
+        (ANSIC, "Thu Feb  4 21:00:57 @2010", 'cannot parse "@2010" as "2006"'),
+        (ANSIC, "Thu Feb  4 21:00:60 2010", "second out of range"),
+        (ANSIC, "Thu Feb  4 21:61:57 2010", "minute out of range"),
+        (ANSIC, "Thu Feb  4 24:00:60 2010", "hour out of range"),
+        ("Mon Jan _2 15:04:05.000 2006", "Thu Feb  4 23:00:59x01 2010", 'cannot parse "x01 2010" as ".000"'),
+        ("Mon Jan _2 15:04:05.000 2006", "Thu Feb  4 23:00:59.-123 2010", "fractional second out of range"),
+        (STAMP_NANO, "Dec  7 11:22:01.000000", 'cannot parse ".000000" as ".000000000"'),
+        (STAMP_NANO, "Dec  7 11:22:01.0000000000", 'extra text: "0"'),
+        (RFC3339, "2006-01-02T15:04:05Z07:00", 'parsing time "2006-01-02T15:04:05Z07:00": extra text: "07:00"'),
+        (RFC3339, "2006-01-02T15:04_abc", 'cannot parse "_abc" as ":"'),
+        (RFC3339, "2010-02-04T21:00:67.012345678-08:00", "second out of range"),
+        (RFC3339, "0000-01-01T00:00:.0+00:00", 'cannot parse ".0+00:00" as "05"'),
+        ("_2 January 06 15:04 MST", "4 --- 00 00:00 GMT", 'cannot parse "--- 00 00:00 GMT" as "January"'),
+        ("Jan _2 002 2006", "Feb  4 034 2006", "day-of-year does not match day"),
+        ("Jan _2 002 2006", "Feb  4 004 2006", "day-of-year does not match month"),
+        ('"2006-01-02T15:04:05Z07:00"', "0", 'as "\\"2006-01-02T15:04:05Z07:00\\"": cannot parse "0" as "\\""'),
+        (RFC3339, "0000-01-01T00:00:00+00:+0", 'cannot parse "+00:+0" as "Z07:00"'),
+        ("06-01-02", "a2-10-25", 'cannot parse "a2-10-25" as "06"'),
+        ("03:04PM", "12:03pM", 'cannot parse "pM" as "PM"'),
+    ],
+)
+def test_go_layouts_and_their_errors(layout, value, error):
+    assert error in parse_error(layout, value)
+
+
+@pytest.mark.parametrize(
+    ("layout", "value", "expected"),
+    [
+        # a zone Go does not know keeps the clock as read, with a zero offset
+        ("Jan 2, 2006 at 3:04pm (MST)", "Feb 3, 2013 at 7:54pm (PST)", "2013-02-03T19:54:00+00:00"),
+        ("Mon Jan 02 15:04:05 -0700 2006", "Sat Jan 02 15:04:05 -0700 2021", "2021-01-02T15:04:05-07:00"),
+        ("2006-01-02 15:04:05 MST", "2021-01-02 15:04:05 GMT+3", "2021-01-02T18:04:05+03:00"),
+        ("2006 002", "2024 060", "2024-02-29T00:00:00+00:00"),  # the 60th day of a leap year
+    ],
+)
+def test_go_layouts_read_the_time(layout, value, expected):
+    assert parse(layout, value).isoformat() == expected
