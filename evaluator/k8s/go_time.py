@@ -1,5 +1,6 @@
-"""Go's `time.Parse` (time/format.go's parse, read for its semantics): what Kubernetes decodes its timestamps with (metav1.Time, `time.RFC3339`;
-metav1.MicroTime, `2006-01-02T15:04:05.000000Z07:00`) and what Kyverno's time functions read.
+"""Go's `time.Parse` (time/format.go's parse, read for its semantics): what Kubernetes decodes its timestamps
+with (metav1.Time, `time.RFC3339`; metav1.MicroTime, `2006-01-02T15:04:05.000000Z07:00`) and what Kyverno's
+time functions read.
 
 The API server refuses an object whose `metadata.creationTimestamp` (or any other Time field) does not parse,
 with Go's own words: `parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as
@@ -28,7 +29,7 @@ DAY, UNDER_DAY, ZERO_DAY, UNDER_YEAR_DAY, ZERO_YEAR_DAY = "2", "_2", "02", "__2"
 HOUR, HOUR12, ZERO_HOUR12, MINUTE, ZERO_MINUTE, SECOND, ZERO_SECOND = "15", "3", "03", "4", "04", "5", "05"
 LONG_YEAR, YEAR, PM_UPPER, PM_LOWER, ZONE_NAME = "2006", "06", "PM", "pm", "MST"
 FRACTION0, FRACTION9 = ".0", ".9"  # with a digit count
-# Numeric zones: (text, may be `Z`, the offset's shape: hh, hhmm, hh:mm, hhmmss or hh:mm:ss)
+# Numeric zones: text -> (whether `Z` stands for UTC there, the offset's shape)
 _NUMERIC_ZONES = {
     "Z070000": (True, "hhmmss"),
     "Z07:00:00": (True, "hh:mm:ss"),
