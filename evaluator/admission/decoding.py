@@ -8,7 +8,8 @@
   under `Strict` (kubectl's default) the request is a 400 (`strict decoding error: unknown field ...`).
 
 An UPDATE's or DELETE's old object comes from storage, where an object has only its type's fields: one a
-sample's old object gives beyond them is dropped too (and named among the request's own warnings).
+sample's old object gives beyond them is dropped too (and named among the request's own warnings). A value
+there that its type cannot hold (a timestamp Go cannot parse) is kept as given, and named the same way.
 
 Only built-in kinds have a Go type; a custom resource decodes into unstructured data, and its schema's
 pruning and validation come later.
@@ -22,6 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from evaluator.admission.go_decode import (
+    WrongType,
     decode_problems,
     strict_decoding_error,
     without_unknown_fields,
@@ -47,6 +49,7 @@ class Decoding:
     # holds one only by a typo, and an UPDATE compared with it would see a difference the cluster never has.
     old_object: Any = None
     old_dropped: tuple[str, ...] = ()
+    old_wrong: tuple[WrongType, ...] = ()  # values of the old object no stored object holds (kept as given)
 
 
 def decode_object(request: Mapping[str, Any]) -> Decoding | None:
@@ -60,7 +63,9 @@ def decode_object(request: Mapping[str, Any]) -> Decoding | None:
     if objschema is None:
         return decoded
     wrong, unknown = decode_problems(old, objschema)
-    if wrong or not unknown:
+    if wrong:
+        return replace(decoded or Decoding(), old_wrong=tuple(wrong))
+    if not unknown:
         return decoded
     stored = copy.deepcopy(without_unknown_fields(old, objschema))
     return replace(decoded or Decoding(), old_object=stored, old_dropped=tuple(unknown))

@@ -103,12 +103,17 @@ def _read(request: Any, mapper: Any, source: str, defaulting: bool) -> ReadReque
                 _located(request, source, "oldObject", path, "warning", _DROPPED_FROM_OLD.format(path))
                 for path in decoding.old_dropped
             ]
+        errors += [
+            _located(request, source, "oldObject", wrong.path, "warning", _UNSTORABLE_IN_OLD.format(wrong.message))
+            for wrong in (decoding.old_wrong if decoding is not None else ())
+        ]
         usable, defaulted = default_request(usable)  # a defaulted side is a fresh copy already
         return ReadRequest(normalized, errors, owned(usable, given), defaulted, mapper, warnings=warnings)
     return ReadRequest(normalized, errors, owned(usable, given), defaulted, mapper)
 
 
 _DROPPED_FROM_OLD = 'oldObject: unknown field "{}" dropped: an object in storage has only its type\'s fields'
+_UNSTORABLE_IN_OLD = "oldObject: {}: no object in storage holds such a value (kept as given)"
 
 
 def _located(request: Any, source: str, side: str, path: str, severity: str, message: str) -> dict[str, Any]:

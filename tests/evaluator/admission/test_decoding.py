@@ -184,6 +184,24 @@ def test_an_old_object_is_read_as_stored_without_the_fields_its_type_lacks():
     assert note["line"] == 25  # the old object's `replica:`
 
 
+def test_an_old_object_value_no_stored_object_holds_is_named_and_kept():
+    """A hand-written old object with a date where a timestamp belongs: the API server would never have stored
+    it, so it is pointed out, in Go's words; the sample still runs with it as given."""
+    old = (
+        review(label="old")
+        .split("  object:\n", 1)[1]
+        .replace("      name: web\n", "      name: web\n      creationTimestamp: 2024-01-01\n", 1)
+    )
+    result = evaluator.simulate(REPLICAS_POLICY, review(operation="UPDATE", old="  oldObject:\n" + old))
+    assert result["allowed"] is True and result["status"] is None
+    [note] = result["requestErrors"]
+    assert (note["severity"], note["path"]) == ("warning", "request.oldObject.metadata.creationTimestamp")
+    assert note["message"] == (
+        'oldObject: parsing time "2024-01-01" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "T": '
+        "no object in storage holds such a value (kept as given)"
+    )
+
+
 @pytest.mark.parametrize(
     "value", ["!!binary aGVsbG8=", "!!set {a, b}", ".nan", "-.inf", "1e400", "99999999999999999999"]
 )
