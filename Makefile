@@ -27,9 +27,13 @@ run: install frontend migrate load-examples collectstatic
 # names only a framework uses in vulture_whitelist.py).
 # pytest exits 5 when it collects no test: make fails on any non-zero exit, so that fails too.
 # Browser tests run once, in `make test-browser` (CI's browser pass), not here.
+# The engine's tests (no database, server or worker process of their own) run on every core (pytest-xdist);
+# the rest, which start servers and evaluation workers and time them, one at a time.
+ENGINE_TESTS ?= tests/evaluator tests/conformance tests/golden
 test: install frontend
 	$(VENV)/bin/vulture
-	$(PY) -m pytest -m "not browser" $(PYTEST_ARGS)
+	$(PY) -m pytest -m "not browser" -n auto $(ENGINE_TESTS) $(PYTEST_ARGS)
+	$(PY) -m pytest -m "not browser" $(addprefix --ignore=,$(ENGINE_TESTS)) $(PYTEST_ARGS)
 
 # Playwright drives Debian's Chromium (/usr/bin/chromium) against a live daphne; skipped, saying so, without it.
 test-browser: install frontend
