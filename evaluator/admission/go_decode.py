@@ -5,9 +5,10 @@ A value of the wrong JSON type is `json: cannot unmarshal string into Go struct 
 of type int32` (encoding/json's UnmarshalTypeError: the innermost struct's Go name, the path of JSON field
 names with map keys and list indices dropped); Go's decoder goes on and reports the first one. A type that
 decodes itself (resource.Quantity, intstr.IntOrString, metav1.Time) ends the decoding with its own error
-(`quantities must match the regular expression ...`, `parsing time "yesterday" as ...`: `go_time`). A field the type does not have is dropped, or is
-`strict decoding error: unknown field "spec.containers[0].a"` under strict decoding. The Go types come from
-OpenAPI (`object_schema`). Custom resources decode into unstructured data: nothing here applies to them.
+(`quantities must match the regular expression ...`, `parsing time "yesterday" as ...`: `k8s/go_time.py`).
+A field the type does not have is dropped, or is `strict decoding error: unknown field "spec.containers[0].a"`
+under strict decoding. The Go types come from OpenAPI (`object_schema`). Custom resources decode into
+unstructured data: nothing here applies to them.
 """
 
 from __future__ import annotations
