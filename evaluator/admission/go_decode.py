@@ -117,7 +117,7 @@ def _scalar_fits(node: Node, value: Any) -> bool:
         if scalar == "string" and node.go_name in _TIME_ERRORS:
             return _TIME_ERRORS[node.go_name](value) is None
         return scalar in _TAKES_TEXT or scalar not in _KNOWN_SCALARS
-    if node.go_name in _TIME_ERRORS and scalar == "string":
+    if scalar == "string" and node.go_name in _TIME_ERRORS:
         return json_kind(value) == "other"  # what JSON cannot hold reaches the API server as text
     if isinstance(value, bool):
         return scalar == "boolean" or scalar not in _KNOWN_SCALARS

@@ -86,10 +86,11 @@ def _go_repl(template: str) -> Callable[[re.Match[str]], str]:
     return repl
 
 
-def _parse_time(name: str, text: str) -> dt.datetime:
-    """time.Parse(time.RFC3339, text), as Kyverno's time functions read their arguments."""
+def _parse_time(name: str, text: str, layout: str = "") -> dt.datetime:
+    """time.Parse(layout, text), as Kyverno's time functions read their arguments; an empty layout is RFC 3339
+    (Kyverno's default)."""
     try:
-        return go_time.parse(go_time.RFC3339, text)
+        return go_time.parse(layout or go_time.RFC3339, text)
     except go_time.GoTimeError as exc:
         raise _fmt(name, str(exc)) from None
 
@@ -429,18 +430,11 @@ def _now_utc(a):
     return _rfc3339(dt.datetime.now(dt.timezone.utc).replace(microsecond=0))
 
 
-def _parse_layout(name: str, layout: str, text: str) -> dt.datetime:
-    """time.Parse(layout, text); an empty layout is RFC 3339 (Kyverno's default)."""
-    try:
-        return go_time.parse(layout or go_time.RFC3339, text)
-    except go_time.GoTimeError as exc:
-        raise _fmt(name, str(exc)) from None
-
-
 def _time_since(a):
     layout = _arg("time_since", a, 0, "String")
-    start = _parse_layout("time_since", layout, _arg("time_since", a, 1, "String"))
-    end = _parse_layout("time_since", layout, a[2]) if a[2] else dt.datetime.now(dt.timezone.utc)
+    start = _parse_time("time_since", _arg("time_since", a, 1, "String"), layout)
+    until = _arg("time_since", a, 2, "String")  # Kyverno checks all three as strings; "" is now
+    end = _parse_time("time_since", until, layout) if until else dt.datetime.now(dt.timezone.utc)
     return _go_duration_string(int((end - start).total_seconds() * 1e9))
 
 
@@ -452,7 +446,7 @@ def _time_parse(a):
             return _rfc3339(dt.datetime.fromtimestamp(int(text), dt.timezone.utc))
         except ValueError:
             raise _fmt("time_parse", f'strconv.ParseInt: parsing "{text}": invalid syntax') from None
-    return _rfc3339(_parse_layout("time_parse", layout, text))
+    return _rfc3339(_parse_time("time_parse", text, layout))
 
 
 def _time_to_cron(a):

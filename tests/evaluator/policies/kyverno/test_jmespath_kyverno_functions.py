@@ -99,3 +99,8 @@ def test_times_are_read_as_gos_time_parse_reads_them():
         search("time_after('2021-01-02', '2021-01-01T00:00:00Z')", {})
     assert str(info.value).endswith('parsing time "2021-01-02" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "T"')
     assert search("time_after('2021-01-02T3:04:05Z', '2021-01-02T03:00:00Z')", {}) is True
+
+
+def test_time_since_checks_its_end_is_a_string():
+    with pytest.raises(FunctionError, match="time_since': argument #3 is not of type String"):
+        search("time_since('', '2021-01-02T15:04:05Z', `1`)", {})
