@@ -19,13 +19,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from callgrind import instructions
 
 TARGET_RATIO = 4.0
 
@@ -82,21 +83,6 @@ def timed(command: list[str], cwd: Path, env: dict[str, str], expect: int) -> fl
     return elapsed * 1000
 
 
-def instructions(command: list[str], cwd: Path, env: dict[str, str]) -> int:
-    """Instructions executed by one run of `command` (callgrind's `Collected`)."""
-    done = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    found = re.search(r"Collected : (\d+)", done.stderr)
-    if found is None:
-        raise SystemExit(f"callgrind printed no count:\n{done.stderr[-2000:]}")
-    return int(found.group(1))
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="7 runs instead of 21")
@@ -125,7 +111,9 @@ def main(argv: list[str] | None = None) -> int:
             bare_ms.append(timed(bare, args.tree, env, 0))
             simulate_ms.append(timed(simulate, args.tree, env, 1))
         counts = (
-            (instructions(bare, args.tree, env), instructions(simulate, args.tree, env)) if args.instructions else None
+            (instructions(bare, args.tree, env), instructions(simulate, args.tree, env, expect=1))
+            if args.instructions
+            else None
         )
     cold, base = statistics.median(simulate_ms), statistics.median(bare_ms)
     ratio = cold / base

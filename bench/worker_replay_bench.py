@@ -16,6 +16,9 @@ per edit twice: jobs back to back (`hot`: the work itself, with no server or cli
 `--rounds` rounds, the two kinds alternated so that a drift of the machine touches both alike; compare two trees
 by alternating whole runs too (the medians of one tree moved by up to 10% between runs on a VM).
 
+With --instructions it counts, instead, the instructions of `--edits` hot edits under callgrind (measured_part:
+one round less none): deterministic, for comparing two trees on a machine whose clock drifts.
+
 Target: hot <= 3 ms an edit (half of the issue's 6 ms an edit for the server and its workers together).
 """
 
@@ -103,9 +106,18 @@ def main() -> int:
     parser.add_argument("--projects", type=int, default=100)
     parser.add_argument("--gap-ms", type=float, default=40.0, help="sleep before each job of the paced rounds")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--instructions", action="store_true", help="count instructions under callgrind (valgrind)")
+    parser.add_argument("--measure", type=int, help=argparse.SUPPRESS)  # rounds to run hot, inside callgrind
     args = parser.parse_args()
     if args.quick:
         args.edits, args.rounds = 200, 2
+    if args.instructions:
+        from callgrind import measured_part
+
+        command = [sys.executable, __file__, "--edits", str(args.edits), "--projects", str(args.projects)]
+        count = measured_part(lambda reps: [*command, "--seed", str(args.seed), "--measure", str(reps - 1)], ROOT)
+        print(f"{args.edits} hot edits of {args.projects} projects: {count / args.edits:,.0f} instructions an edit")
+        return 0
 
     example = yaml.safe_load(EXAMPLE.read_text())
     documents = service.named_texts(example["documents"])
@@ -115,6 +127,10 @@ def main() -> int:
     jobs.warm_up()
     replay(projects, 100, 0.0, rng)  # every lazily built part of the engine, before the collector freezes it
     IdleCollector()  # the worker's collector set-up: warm state frozen, the oldest generation left to it
+    if args.measure is not None:
+        for _ in range(args.measure):
+            replay(projects, args.edits, 0.0, rng)
+        return 0
 
     figures: dict[str, list[dict]] = {"hot": [], "paced": []}
     for _ in range(args.rounds):  # alternated, so a drift of the machine touches both alike
