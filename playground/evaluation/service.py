@@ -20,7 +20,12 @@ from evaluator.json_safe import json_safe, needs_json_safe
 from playground.core.expectations import verdict
 from playground.core.result_cache import LRUCache, remembered_hash
 
-_SIMULATIONS = LRUCache(maxsize=64)
+# A workshop room is a hundred participants each editing a fork. Each policy edit makes a new set, sent to
+# either worker by its key, and the sets it replaced stay kept until pushed out: with 64 sets kept, a request
+# edit found its set pushed out one time in two (the workers' replay) and loaded it again. Bounded in count and
+# in the sets' characters (a loaded set holds 25-35 bytes of a worker's memory a character), which still keeps
+# one set of the biggest project.
+_SIMULATIONS = LRUCache(maxsize=256, max_weight=6 * 1024 * 1024, weigh=lambda loaded: sum(map(len, loaded.texts)))
 _RESULTS = LRUCache(maxsize=4096)
 
 

@@ -2,6 +2,8 @@
 
 import json
 
+from evaluator.admission.loading import NamedText
+
 from playground.evaluation import service as evaluation_service
 from tests.playground.playground_fixtures import BINDING, POLICY, deployment
 
@@ -33,6 +35,30 @@ def test_the_live_rooms_results_are_not_kept_in_the_worker_but_one_kept_there_is
     assert len(evaluation_service._RESULTS) == 1
     _, [(summary, result_json)] = jobs.evaluate_texts(texts, [deployment(2)])
     assert json.loads(result_json) == kept and evaluation_service.cache_stats()["results"]["hits"] == 1
+
+
+def test_a_hundred_rooms_document_sets_stay_loaded():
+    """A workshop's hundred forks, each with its own policy text: a request edit in any of them finds its set
+    loaded, without loading it again."""
+    sets = [[NamedText(POLICY.replace("replicas", f"replicas ({n})"), "p")] for n in range(100)]
+    for texts in sets:
+        evaluation_service.load_documents(texts)
+    assert evaluation_service.cache_stats()["simulations"] == {"hits": 0, "misses": 100}
+    for texts in sets:
+        evaluation_service.load_documents(texts)
+    assert evaluation_service.cache_stats()["simulations"] == {"hits": 100, "misses": 100}
+
+
+def test_loaded_document_sets_are_bounded_by_their_characters():
+    """A worker's loaded sets weigh at most their characters' bound together: two sets of 4 MiB of text
+    (the biggest project holds 5 MB) are not both kept, and the newest one is."""
+    big = [NamedText("# " + "x" * (4 * 1024 * 1024), "big")]
+    other = [NamedText("# " + "y" * (4 * 1024 * 1024), "other")]
+    evaluation_service.load_documents(big)
+    evaluation_service.load_documents(other)
+    evaluation_service.load_documents(other)
+    evaluation_service.load_documents(big)
+    assert evaluation_service.cache_stats()["simulations"] == {"hits": 1, "misses": 3}
 
 
 def test_request_errors_are_kept_apart_from_document_errors():
