@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .kept_errors import kept
+
 CONDITION, GLOBAL, NEGATION, ADD_IF_NOT_PRESENT, EQUALITY, EXISTENCE = "", "<", "X", "+", "=", "^"
 
 _ANCHOR_RE = re.compile(r"^([+<=X^])?\((.+)\)$", re.DOTALL)
@@ -63,7 +65,7 @@ class PatternError(PatternFailure):
     def __init__(self, errors: list[PatternFailure] | PatternFailure, path: str, skip: bool) -> None:
         errs = errors if isinstance(errors, list) else [errors]
         super().__init__("; ".join(str(e) for e in errs))
-        self.errors = errs
+        self.errors = [kept(e) for e in errs]
         self.path = path
         self.skip = skip
 

@@ -7,6 +7,7 @@ import re
 from typing import Callable
 
 from . import jmes
+from .kept_errors import kept
 from .tree_copy import deep_copy
 
 
@@ -116,7 +117,7 @@ class Context:
         try:
             return self._search(expression), None
         except ContextError as err:
-            return None, err
+            return None, kept(err)  # kept in `_answers`
 
     def _search(self, expression: str) -> object:
         try:

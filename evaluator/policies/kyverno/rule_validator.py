@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from . import conditions, validate_pattern
 from .context import Context, ContextError
 from .context_entries import ContextLoader
+from .kept_errors import kept
 from .variables import SubstitutionError, substitute_all, substitute_read
 
 PASS, FAIL, SKIP, ERROR = "pass", "fail", "skip", "error"
@@ -193,7 +194,7 @@ class Validator:
             except ContextError as err:
                 if "Unknown key" in str(err):
                     continue
-                list_error = err
+                list_error = kept(err)
                 continue
             elements = result if isinstance(result, list) else [result]
             resp, count = self._elements(inp, foreach, elements)

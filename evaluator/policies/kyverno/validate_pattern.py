@@ -14,6 +14,7 @@ from evaluator.k8s.json_kinds import json_kind
 from . import anchors as A
 from . import pattern_value, wildcard
 from .gofmt import sprint, sprint_int_aware
+from .kept_errors import kept
 from .memos import Memo, remembered_under
 
 
@@ -225,7 +226,7 @@ class _Map(_Node):
                 _check_entry(entry, pattern, resource, path, ac)
             except A.PatternFailure as err:
                 if A.is_conditional_error(err) or A.is_global_error(err):
-                    skip_errors.append(err)
+                    skip_errors.append(kept(err))
                     continue
                 if not any(not isinstance(e, A.PatternError) for e in skip_errors):
                     raise
@@ -319,7 +320,7 @@ def _check_pairs(pairs: Iterable[tuple[object, _Node]], path: str, ac: _AnchorMa
             node.check(element, f"{path}{i}/", ac)
         except A.PatternFailure as err:
             if A.is_conditional_error(err) or A.is_global_error(err):
-                skip_errors.append(err)
+                skip_errors.append(kept(err))
                 continue
             raise
         apply_count += 1

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from .. import anchors as A
 from .. import validate_pattern
+from ..kept_errors import kept
 
 CONDITION, GLOBAL, ADD = A.CONDITION, A.GLOBAL, A.ADD_IF_NOT_PRESENT
 
@@ -165,7 +166,7 @@ def _walk_list_of_maps(pattern: list, resource: Any) -> None:
             except ConditionFailed:
                 continue
             except GlobalConditionFailed as err:
-                last_global = err
+                last_global = kept(err)
                 continue
             if has_global:
                 any_global_passed = True
@@ -179,7 +180,10 @@ def _walk_list_of_maps(pattern: list, resource: Any) -> None:
             if has_global:
                 any_global_passed = True
         if not any_global_passed and last_global is not None:
-            raise last_global
+            try:
+                raise last_global
+            finally:
+                del last_global  # its traceback holds this frame: not the other way round too
 
 
 def _named_copy(pattern: list, element: Any, resource_element: Any) -> None:
