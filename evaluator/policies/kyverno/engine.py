@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from evaluator.admission.api_versions import split_api_version
 from evaluator.cel.errors import long_number_message
 
-from . import autogen, wildcard
+from . import wildcard
 from .context import Context
 from .context_entries import ContextLoader, OfflineData
 from .exceptions import matching_exceptions
 from .images import extract_images
 
-from .match import MatchInput, RequestInfo, applies, check_selector, matches_rule
-from .rule_validator import ERROR, FAIL, SKIP, RuleInput, RuleResponse, Validator, load_and_check_preconditions
+from .policy_facts import facts, validate_rules
+from .match import MatchInput, RequestInfo, all_apply, applies, check_selector, matches_rule
+from .rule_validator import ERROR, FAIL, SKIP, RuleInput, RuleResponse, load_and_check_preconditions, rule_validator
 from . import cel_rules, generate, pss
 
 
@@ -176,40 +178,46 @@ class PolicyRun:
 def evaluate_policy(policy: dict, request: dict, documents: list, values: dict, exceptions: list) -> dict:
     """One policy's result: a response for each validate rule that applies, the names of those that do not."""
     run = _policy_run(policy, request, documents, values, exceptions, context=False)
-    rules = autogen.compute_rules(policy, run.match.gvk[2])
-    has_generate = bool(generate.generate_rules(policy))
-    namespace = _policy_namespace(policy)
-    if (
-        has_generate
-        or values.get("variables")
-        or any(rule.get("validate") and applies(rule, run.match, namespace) for rule in rules)
-    ):
+    f = facts(policy)
+    rules = validate_rules(policy, run.match.gvk[2])
+    known = _known_verdicts(policy, rules, run, f.namespace, values)
+    if f.has_generate or values.get("variables") or any(known):
         # only a policy with something to evaluate pays for the context (a mutate-only policy has nothing, nor
         # one whose rules match other requests: without variables the context's resource is the request's)
+        resource = run.match.resource
         _add_context(run, values)
-    out = {
-        "kind": policy.get("kind", "ClusterPolicy"),
-        "policy": _policy_name(policy),
-        "namespace": _policy_namespace(policy),
-        "rules": [],
-        "notApplicable": [],
-    }
-    apply_one = (policy.get("spec") or {}).get("applyRules") == "One"
-    for rule in rules:
-        if not rule.get("validate"):
-            continue
-        resp = _applied_rule(run, rule)
+        if run.match.resource is not resource:  # the context's copy, which variables may have changed: ask again
+            known = all_apply(policy, rules, run.match, f.namespace) or []
+    out: dict[str, Any] = {"kind": f.kind, "policy": f.name, "namespace": f.namespace, "rules": [], "notApplicable": []}
+    for index, rule in enumerate(rules):
+        applied = known[index] if index < len(known) else applies(rule, run.match, f.namespace)
+        resp = _run_applied(run, rule) if applied else None
         if resp is None:
             out["notApplicable"].append(rule.get("name", ""))
             continue
         out["rules"].append(
             {"rule": resp.rule, "result": resp.status, "message": resp.message, "action": run.action(rule)}
         )
-        if apply_one and resp.status in ("pass", "fail"):
+        if f.apply_one and resp.status in ("pass", "fail"):
             break
-    if has_generate:
+    if f.has_generate:
         out["generate"] = generate.run_rules(run, values.get("generateSources"))
     return out
+
+
+def _known_verdicts(policy: dict, rules: list[dict], run: PolicyRun, namespace: str, values: dict) -> list[bool]:
+    """Whether the rules apply, as far as known before the context is built: every rule's when they select by
+    kind alone, else each rule's up to the first that applies (the loop asks the rest)."""
+    known = all_apply(policy, rules, run.match, namespace)
+    if known is not None:
+        return known
+    known = []
+    if not (facts(policy).has_generate or values.get("variables")):
+        for rule in rules:
+            known.append(applies(rule, run.match, namespace))
+            if known[-1]:
+                break
+    return known
 
 
 def generate_events(policies: list, request: dict, documents: list, values: dict, exceptions: list) -> list[dict]:
@@ -218,14 +226,6 @@ def generate_events(policies: list, request: dict, documents: list, values: dict
     event = generate.policy_events(_policy_run, request, documents, values, exceptions)
     others = generate.non_trigger_events(_policy_run, policies, request, documents, values, exceptions)
     return ([event] if event is not None else []) + others
-
-
-def _policy_name(policy: dict) -> str:
-    return (policy.get("metadata") or {}).get("name", "")
-
-
-def _policy_namespace(policy: dict) -> str:
-    return (policy.get("metadata") or {}).get("namespace", "") if policy.get("kind") == "Policy" else ""
 
 
 def _request_gvk(request: dict, resource: dict) -> tuple[str, str, str]:
@@ -241,20 +241,20 @@ def _offline_data(policy: dict, documents: list, values: dict) -> OfflineData:
     """What a policy's rules may read offline. Without values for them (a batch, most simulations) it
     depends on the documents and the policy's namespace alone, and is kept for the last documents: every
     policy of every request asks (rules only read it; generate copies the documents it writes)."""
-    if not any(values.get(key) for key in _OFFLINE_VALUES):
+    if not any(values[key] for key in _OFFLINE_VALUES & values.keys()):
         kept = _offline_kept[0]
         if kept is None or kept[0] is not documents:  # swapped whole: a thread holds its own documents' pair
             kept = _offline_kept[0] = (documents, {})
-        namespace = _policy_namespace(policy)
+        namespace = facts(policy).namespace
         found = kept[1].get(namespace)
         if found is None:
             found = kept[1][namespace] = OfflineData(documents=list(documents), policy_namespace=namespace)
         return found
-    policy_name = _policy_name(policy)
+    policy_name = facts(policy).name
     rule_values = values.get("ruleValues") or {}
     return OfflineData(
         documents=list(documents),
-        policy_namespace=_policy_namespace(policy),
+        policy_namespace=facts(policy).namespace,
         rule_values=rule_values.get(policy_name, rule_values.get("*", {})),
         foreach_values=(values.get("foreachValues") or {}).get(policy_name, {}),
         global_context=values.get("globalContext") or {},
@@ -263,7 +263,9 @@ def _offline_data(policy: dict, documents: list, values: dict) -> OfflineData:
     )
 
 
-_OFFLINE_VALUES = ("ruleValues", "foreachValues", "globalContext", "apiCallResponses", "apiCallsFromDocuments")
+_OFFLINE_VALUES = frozenset(
+    ("ruleValues", "foreachValues", "globalContext", "apiCallResponses", "apiCallsFromDocuments")
+)
 _offline_kept: list[tuple[list, dict[str, OfflineData]] | None] = [None]  # (documents, {policy namespace: data})
 
 
@@ -349,11 +351,10 @@ def _namespace_labels(documents: list, namespace: str) -> dict:
     return {}
 
 
-def _applied_rule(run: PolicyRun, rule: dict) -> RuleResponse | None:
-    """A rule's response, or None when it does not apply; the context is as before it afterwards."""
+def _run_applied(run: PolicyRun, rule: dict) -> RuleResponse | None:
+    """The response of a rule that applies (None: it has nothing to say, as a pattern on a DELETE); the
+    context is as before it afterwards."""
     name = rule.get("name", "")
-    if not applies(rule, run.match, _policy_namespace(run.policy)):
-        return None
     run.ctx.checkpoint()
     try:
         return _run_rule(run, rule)
@@ -403,13 +404,12 @@ def _namespace_of(resource: dict) -> str:
 def _pattern_rule(run: PolicyRun, rule: dict, loader: ContextLoader) -> RuleResponse | None:
     """pattern / anyPattern / deny / foreach; an enforced UPDATE that only keeps a violation the old object
     already had is skipped (allowExistingViolations)."""
-    v = rule.get("validate") or {}
-    resp = Validator(rule, v, 0, None).validate(RuleInput(run.ctx, run.resource, run.operation, loader))
+    resp = rule_validator(rule).validate(RuleInput(run.ctx, run.resource, run.operation, loader))
     if resp is None or resp.status != FAIL or not _allows_existing_violations(run, rule):
         return resp
     old = run.request.get("oldObject")
     if isinstance(old, dict) and old:
-        prior = _validate_old(rule, v, run.ctx, old, run.offline, run.match)
+        prior = _validate_old(rule, run.ctx, old, run.offline, run.match)
         if prior is not None and prior.status == FAIL:
             return RuleResponse(
                 rule.get("name", ""), SKIP, "skipping the rule evaluation as pre-existing violations are allowed"
@@ -425,7 +425,7 @@ def _allows_existing_violations(run: PolicyRun, rule: dict) -> bool:
     )
 
 
-def _validate_old(rule, v, ctx, old, offline, m) -> RuleResponse | None:
+def _validate_old(rule, ctx, old, offline, m) -> RuleResponse | None:
     ctx.checkpoint()
     try:
         ctx.set_object(old)
@@ -450,7 +450,7 @@ def _validate_old(rule, v, ctx, old, offline, m) -> RuleResponse | None:
         if matches_rule(rule, m_old) is not None:
             return RuleResponse(rule.get("name", ""), SKIP, "resource not matched")
         inp = RuleInput(ctx, old, "CREATE", ContextLoader(offline, rule.get("name", "")))
-        resp = Validator(rule, v, 0, None).validate(inp)
+        resp = rule_validator(rule).validate(inp)
         ctx.operation = saved_op
         return resp
     finally:

@@ -16,6 +16,8 @@ def _matches(block: dict, m: MatchInput) -> bool:
 
 def matching_exceptions(exceptions: list, policy: dict, rule_name: str, m: MatchInput, ctx) -> list[tuple[str, dict]]:
     """(key ns/name, exception) of the exceptions that apply to this policy rule and resource."""
+    if not exceptions:
+        return []
     meta = policy.get("metadata") or {}
     policy_key = (
         f"{meta['namespace']}/" if policy.get("kind") == "Policy" and meta.get("namespace") else ""

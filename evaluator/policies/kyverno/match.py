@@ -366,3 +366,24 @@ def _reads_kinds_only(rule: dict) -> bool:
             for f in filters
         )
     return result
+
+
+def all_apply(owner: dict, rules: list[dict], m: MatchInput, policy_namespace: str = "") -> list[bool] | None:
+    """`applies` of each of a policy's `rules` (for `m`'s kind), decided once per (policy, kind, subresource,
+    operation) when every rule selects by kinds and operations alone; None otherwise (ask rule by rule)."""
+    if not m.resource or policy_namespace:
+        return None
+    key = (id(owner), m.gvk, m.subresource, m.operation)
+    return remembered_under(key, owner, _all_apply, _all_applies, rules, m)
+
+
+def _all_apply(owner: dict, rules: list[dict], m: MatchInput) -> list[bool] | None:
+    try:
+        if not all(_kinds_only(rule) for rule in rules):
+            return None
+        return [_matched(rule, m) for rule in rules]
+    except Exception:  # a malformed rule: asked rule by rule, it fails where the engine meets it
+        return None
+
+
+_all_applies: Memo = {}

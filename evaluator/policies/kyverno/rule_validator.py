@@ -9,6 +9,7 @@ from . import conditions, validate_pattern
 from .context import Context, ContextError
 from .context_entries import ContextLoader
 from .kept_errors import kept
+from .memos import Memo, remembered, remembered_under
 from .variables import SubstitutionError, substitute_all, substitute_read
 
 PASS, FAIL, SKIP, ERROR = "pass", "fail", "skip", "error"
@@ -53,6 +54,22 @@ def load_and_check_preconditions(
     if not passed:
         return RuleResponse(name, SKIP, _join(["preconditions not met", msg], "; "))
     return None
+
+
+def rule_validator(rule: dict) -> Validator:
+    """The validator of a rule's validate block (it keeps nothing of a run, so one serves every request)."""
+    return remembered(rule, _rule_validator, _validators)
+
+
+def _rule_validator(rule: dict) -> Validator:
+    return Validator(rule, rule.get("validate") or {}, 0, None)
+
+
+def _foreach_validator(foreach: dict, rule: dict, nesting: int) -> Validator:
+    return Validator(rule, foreach, nesting, foreach.get("context"))
+
+
+_validators: Memo = {}
 
 
 class Validator:
@@ -209,7 +226,9 @@ class Validator:
 
     def _elements(self, inp: RuleInput, foreach: dict, elements: list) -> tuple[RuleResponse, int]:
         ctx = inp.ctx
-        child = Validator(self.rule, foreach, self.nesting + 1, foreach.get("context"))
+        # keyed by the rule too: a YAML alias may share one foreach between rules (the child holds its rule)
+        key = (id(foreach), id(self.rule), self.nesting + 1)
+        child = remembered_under(key, foreach, _foreach_validator, _validators, self.rule, self.nesting + 1)
         ctx.checkpoint()
         try:
             apply_count = 0

@@ -19,17 +19,12 @@ from ..context import ContextError
 from ..context_entries import ContextLoader
 from ..exceptions import matching_exceptions
 from ..match import matches_rule
+from ..policy_facts import generate_rules
 from . import labels
 from .pattern import CREATE, DELETE, DOWNSTREAM, UPDATE, GenerateError, Generation, generate
 from .store import Store, kind_of
 
 PASS, FAIL, SKIP, ERROR = "pass", "fail", "skip", "error"
-
-
-def generate_rules(policy: dict) -> list[dict]:
-    """The policy's generate rules (autogen never makes generate rules)."""
-    rules = (policy.get("spec") or {}).get("rules") or []
-    return [r for r in rules if isinstance(r, dict) and r.get("generate")]
 
 
 def event_entry(policy: dict, event: str, rules: list[dict]) -> dict:

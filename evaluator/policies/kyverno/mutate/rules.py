@@ -23,6 +23,7 @@ from ..engine import PolicyRun
 from ..exceptions import matching_exceptions
 from ..tree_copy import deep_copy
 from ..match import matches_rule
+from ..policy_facts import policy_namespace
 from ..rule_validator import ERROR, PASS, SKIP, load_and_check_preconditions
 from .. import conditions
 from ..variables import SubstitutionError, substitute_all
@@ -81,7 +82,7 @@ def mutate_rules(
         name = rule.get("name", "")
         match = dataclasses.replace(run.match, resource=resource)
         existing = bool(mutation.get("targets"))
-        if (existing and targets is None) or matches_rule(rule, match, _policy_namespace(run.policy)) is not None:
+        if (existing and targets is None) or matches_rule(rule, match, policy_namespace(run.policy)) is not None:
             not_applicable.append(name)  # mutate-existing rules do not run on the admission request
             continue
         if full_run is not None:
@@ -130,7 +131,7 @@ def _existing_rule(run: PolicyRun, rule: dict, resource: dict, match: Any, targe
                 return ForEach(run, rule, loader).mutate(rule["mutate"]["foreach"], target, 0)
             return _rule_patch(run, rule, target)
 
-        outcomes = existing.mutate_targets(rule, ctx, loader, targets, _policy_namespace(run.policy), patch_one)
+        outcomes = existing.mutate_targets(rule, ctx, loader, targets, policy_namespace(run.policy), patch_one)
     except Exception as err:  # a defect still comes out as this rule's error
         return [MutateRuleResult(name, ERROR, f"internal error while mutating with rule {name}: {err}", [], resource)]
     finally:
@@ -144,10 +145,6 @@ def _existing_rule(run: PolicyRun, rule: dict, resource: dict, match: Any, targe
             result.target = patched
         out.append(result)
     return out
-
-
-def _policy_namespace(policy: dict) -> str:
-    return (policy.get("metadata") or {}).get("namespace", "") if policy.get("kind") == "Policy" else ""
 
 
 def _success_message(obj: dict) -> str:
