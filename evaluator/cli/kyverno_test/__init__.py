@@ -1,6 +1,7 @@
 """`kyverno-test PATH...`: run Kyverno CLI test folders (kyverno-test.yaml) as `kyverno test` does.
 
-Exit status: 0 when every result row was evaluated and matched its expectation; 1 when a row failed,
+Exit status: 0 when every result row was evaluated and matched its expectation (a test file that declares
+no results is listed as EMPTY and, as `kyverno test` skips it, fails nothing); 1 when a row failed,
 errored or could not be evaluated (reported as skipped, with the reason), or a file could not be read;
 2 when a path does not exist or holds no kyverno-test.yaml. A broken folder is reported (YAML errors as
 FILE:LINE:COLUMN) and the other folders still run.

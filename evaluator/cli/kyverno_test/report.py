@@ -30,7 +30,8 @@ class FileReport:
 
     @property
     def passed(self) -> bool:
-        return self.verdict == "PASS"
+        """Nothing in it failed: a file that declares no results passes, as `kyverno test` skips it."""
+        return self.verdict in ("PASS", "EMPTY")
 
     def as_dict(self) -> dict[str, Any]:
         rows = [asdict(r) for r in self.rows]
@@ -98,5 +99,6 @@ def as_junit(reports: list[FileReport]) -> str:
 
 
 def exit_status(reports: list[FileReport]) -> int:
-    """0 when every file passed; 1 when a row failed, errored or was not evaluated, or a file broke."""
+    """0 when every file passed (or declared no results); 1 when a row failed, errored or was not evaluated, or a
+    file broke."""
     return 0 if reports and all(rep.passed for rep in reports) else 1

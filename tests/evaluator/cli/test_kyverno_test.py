@@ -182,6 +182,29 @@ def test_a_broken_folder_is_located_and_the_good_one_beside_it_still_runs(tmp_pa
     assert "Test Summary: 2 out of 3 results passed" in out
 
 
+def test_a_test_without_results_beside_a_good_one_passes_as_kyverno_test_skips_it(tmp_path, capsys):
+    """kyverno/policies' other/ensure-production-matches-staging declares no results: `kyverno test` runs
+    nothing for it and exits 0 when nothing else failed."""
+    good_folder(tmp_path)
+    empty = folder(
+        tmp_path,
+        "empty",
+        policy_yaml=CLUSTER_POLICY,
+        resources_yaml=PODS,
+        kyverno_test_yaml="""
+        apiVersion: cli.kyverno.io/v1alpha1
+        kind: Test
+        metadata: {name: t}
+        policies: [policy.yaml]
+        resources: [resources.yaml]
+        """,
+    )
+    status, out, _ = kyverno_test(capsys, str(tmp_path))
+    assert status == 0
+    assert f"EMPTY {empty / 'kyverno-test.yaml'}" in out
+    assert f"PASS {tmp_path / 'good' / 'kyverno-test.yaml'}" in out
+
+
 def test_a_broken_test_file_is_located(tmp_path, capsys):
     path = folder(tmp_path, "t", kyverno_test_yaml="results:\n- {policy: a\n")
     status, out, _ = kyverno_test(capsys, str(path))
