@@ -14,7 +14,7 @@ from .context_entries import ContextLoader, OfflineData
 from .exceptions import matching_exceptions
 from .images import extract_images
 
-from .policy_facts import facts, validate_rules
+from .policy_facts import PolicyFacts, facts, validate_rules
 from .match import MatchInput, RequestInfo, all_apply, applies, check_selector, matches_rule
 from .rule_validator import ERROR, FAIL, SKIP, RuleInput, RuleResponse, load_and_check_preconditions, rule_validator
 from . import cel_rules, generate, pss
@@ -180,7 +180,7 @@ def evaluate_policy(policy: dict, request: dict, documents: list, values: dict, 
     run = _policy_run(policy, request, documents, values, exceptions, context=False)
     f = facts(policy)
     rules = validate_rules(policy, run.match.gvk[2])
-    known = _known_verdicts(policy, rules, run, f.namespace, values)
+    known = _known_verdicts(policy, rules, run, f, values)
     if f.has_generate or values.get("variables") or any(known):
         # only a policy with something to evaluate pays for the context (a mutate-only policy has nothing, nor
         # one whose rules match other requests: without variables the context's resource is the request's)
@@ -205,16 +205,16 @@ def evaluate_policy(policy: dict, request: dict, documents: list, values: dict, 
     return out
 
 
-def _known_verdicts(policy: dict, rules: list[dict], run: PolicyRun, namespace: str, values: dict) -> list[bool]:
+def _known_verdicts(policy: dict, rules: list[dict], run: PolicyRun, f: PolicyFacts, values: dict) -> list[bool]:
     """Whether the rules apply, as far as known before the context is built: every rule's when they select by
     kind alone, else each rule's up to the first that applies (the loop asks the rest)."""
-    known = all_apply(policy, rules, run.match, namespace)
+    known = all_apply(policy, rules, run.match, f.namespace)
     if known is not None:
         return known
     known = []
-    if not (facts(policy).has_generate or values.get("variables")):
+    if not (f.has_generate or values.get("variables")):
         for rule in rules:
-            known.append(applies(rule, run.match, namespace))
+            known.append(applies(rule, run.match, f.namespace))
             if known[-1]:
                 break
     return known
