@@ -83,7 +83,9 @@ def remembered_outcome(ctx: Context, conditions: object) -> tuple[bool, str]:
     Pod Security rule has the same precondition (`{{ request.operation || 'BACKGROUND' }}` is not DELETE),
     asked of the one context data a request's policies share. Conditions that call a function (which may
     read the clock) or a context entry still to load are evaluated each time."""
-    if conditions is None or not ctx.reads_data_alone():
+    if conditions is None:
+        return True, ""  # no conditions (most rules): nothing to evaluate or keep
+    if not ctx.reads_data_alone():
         return evaluate_conditions(ctx, conditions)
     key = _key(conditions)
     if key is None:

@@ -50,6 +50,8 @@ class ContextLoader:
     def load(self, ctx: Context, entries: list) -> None:
         """Register the entries. Like `kyverno test`, an entry that needs a live cluster is not loaded at all
         (values may supply it); a query that then misses it says why."""
+        if not entries and not self.data.rule_values:
+            return  # most rules: nothing to load (asked for every rule of every object)
         self._initialize(ctx)
         for entry in entries or []:
             name = entry.get("name", "")

@@ -43,13 +43,10 @@ def load_and_check_preconditions(
 ) -> RuleResponse | None:
     """The first steps of every rule (and foreach entry): load its context entries, then check its
     preconditions; the response that stops the rule there, or None to go on."""
-    if entries or loader.data.rule_values:  # (most rules have neither: nothing to load)
-        try:
-            loader.load(ctx, entries)
-        except ContextError as err:
-            return RuleResponse(name, ERROR, f"failed to load context: {err}")
-    if preconditions is None:
-        return None
+    try:
+        loader.load(ctx, entries)
+    except ContextError as err:
+        return RuleResponse(name, ERROR, f"failed to load context: {err}")
     try:
         passed, msg = conditions.remembered_outcome(ctx, preconditions)
     except conditions.ConditionError as err:
