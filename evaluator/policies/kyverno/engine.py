@@ -241,20 +241,21 @@ def _offline_data(policy: dict, documents: list, values: dict) -> OfflineData:
     """What a policy's rules may read offline. Without values for them (a batch, most simulations) it
     depends on the documents and the policy's namespace alone, and is kept for the last documents: every
     policy of every request asks (rules only read it; generate copies the documents it writes)."""
+    f = facts(policy)
     if not any(values[key] for key in _OFFLINE_VALUES & values.keys()):
         kept = _offline_kept[0]
         if kept is None or kept[0] is not documents:  # swapped whole: a thread holds its own documents' pair
             kept = _offline_kept[0] = (documents, {})
-        namespace = facts(policy).namespace
+        namespace = f.namespace
         found = kept[1].get(namespace)
         if found is None:
             found = kept[1][namespace] = OfflineData(documents=list(documents), policy_namespace=namespace)
         return found
-    policy_name = facts(policy).name
+    policy_name = f.name
     rule_values = values.get("ruleValues") or {}
     return OfflineData(
         documents=list(documents),
-        policy_namespace=facts(policy).namespace,
+        policy_namespace=f.namespace,
         rule_values=rule_values.get(policy_name, rule_values.get("*", {})),
         foreach_values=(values.get("foreachValues") or {}).get(policy_name, {}),
         global_context=values.get("globalContext") or {},
